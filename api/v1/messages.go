@@ -1,0 +1,127 @@
+package v1
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TaskID names a task on the wire.
+type TaskID struct {
+	Connector string `json:"connector"`
+	Task      int    `json:"task"`
+}
+
+// String renders the id as Kafka Connect does: <connector>-<task>.
+func (t TaskID) String() string { return fmt.Sprintf("%s-%d", t.Connector, t.Task) }
+
+// RunningTask is an agent's account of one task it holds.
+type RunningTask struct {
+	ID         TaskID `json:"id"`
+	Generation int64  `json:"generation"`
+	State      string `json:"state"`
+	Trace      string `json:"trace,omitempty"`
+}
+
+// RegisterRequest announces an agent: its id, placement labels and the tasks
+// it already runs (non-empty after a coordinator restart).
+type RegisterRequest struct {
+	AgentID string            `json:"agent_id"`
+	Labels  map[string]string `json:"labels,omitempty"`
+	Tasks   []RunningTask     `json:"tasks"`
+}
+
+// Validate checks what the coordinator relies on.
+func (r *RegisterRequest) Validate() error {
+	if strings.TrimSpace(r.AgentID) == "" {
+		return Errorf(CodeBadRequest, "agent_id must not be empty")
+	}
+	return nil
+}
+
+// RegisterReply accepts an agent.
+type RegisterReply struct {
+	Type string `json:"type"`
+	// Term is the coordinator's leadership term.
+	Term int64 `json:"term"`
+	// LeaseMillis is how long the agent may go without a heartbeat.
+	LeaseMillis int64 `json:"lease_ms"`
+}
+
+// HeartbeatRequest keeps an agent's lease and reports its tasks.
+type HeartbeatRequest = RegisterRequest
+
+// HeartbeatReply answers a heartbeat. Unknown asks the agent to register
+// again (the coordinator does not know it, for example after losing its lease).
+type HeartbeatReply struct {
+	Type    string `json:"type"`
+	Term    int64  `json:"term"`
+	Unknown bool   `json:"unknown,omitempty"`
+}
+
+// StatusReport carries one task's state change, stamped with the generation
+// of the assignment it belongs to, so a late report from an older owner loses.
+type StatusReport struct {
+	AgentID    string   `json:"agent_id"`
+	ID         TaskID   `json:"id"`
+	Generation int64    `json:"generation"`
+	State      string   `json:"state"`
+	Trace      string   `json:"trace,omitempty"`
+	Topics     []string `json:"topics,omitempty"`
+}
+
+// Validate checks the report's shape.
+func (r *StatusReport) Validate() error {
+	switch r.State {
+	case StateRunning, StatePaused, StateFailed, StateUnassigned, StateRestarting:
+	default:
+		return Errorf(CodeBadRequest, "invalid task state %q", r.State)
+	}
+	if r.AgentID == "" || r.ID.Connector == "" || r.ID.Task < 0 {
+		return Errorf(CodeBadRequest, "status report needs agent_id and a task id")
+	}
+	return nil
+}
+
+// StatusReply acknowledges a status report.
+type StatusReply struct {
+	Type string `json:"type"`
+}
+
+// TaskAssignment is what an agent needs to run one task.
+type TaskAssignment struct {
+	ID         TaskID `json:"id"`
+	Generation int64  `json:"generation"`
+	// ConnectorConfig is the connector's whole config; TaskConfig the task's.
+	ConnectorConfig map[string]string `json:"connector_config"`
+	TaskConfig      map[string]string `json:"task_config"`
+	// Paused asks the agent to hold the task without processing records.
+	Paused bool `json:"paused"`
+}
+
+// AssignRequest starts tasks on an agent, or updates ones it runs: a task
+// with a newer generation is restarted with its new config; one with the same
+// generation only has its paused flag applied.
+type AssignRequest struct {
+	Term  int64            `json:"term"`
+	Tasks []TaskAssignment `json:"tasks"`
+}
+
+// AssignReply acknowledges an assignment.
+type AssignReply struct {
+	Type string `json:"type"`
+}
+
+// RevokeRequest stops tasks on an agent.
+type RevokeRequest struct {
+	Term  int64    `json:"term"`
+	Tasks []TaskID `json:"tasks"`
+}
+
+// RevokeReply is sent after every revoked task stopped, committed its last
+// offsets and closed its Kafka clients. Failed lists tasks whose stop
+// returned an error; they are stopped all the same.
+type RevokeReply struct {
+	Type    string   `json:"type"`
+	Stopped []TaskID `json:"stopped"`
+	Failed  []string `json:"failed,omitempty"`
+}

@@ -1,0 +1,90 @@
+// Package kafkautil holds the Kafka pieces the coordinator and agents share:
+// client options, internal topic creation, zombie fencing by transactional
+// id, a transactional writer, and the classification of Kafka's errors into
+// fenced, retriable and fatal.
+package kafkautil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ClientOpts returns the base options for a client of the given brokers.
+func ClientOpts(brokers string, clientID string) []kgo.Opt {
+	var seeds []string
+	for _, b := range strings.Split(brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			seeds = append(seeds, b)
+		}
+	}
+	return []kgo.Opt{
+		kgo.SeedBrokers(seeds...),
+		kgo.ClientID(clientID),
+		kgo.RetryTimeout(30 * time.Second),
+	}
+}
+
+// TopicSpec describes an internal topic.
+type TopicSpec struct {
+	Name       string
+	Partitions int32
+	Compacted  bool
+}
+
+// EnsureTopics creates the topics that do not exist yet. Replication uses the
+// broker default (-1), so one spec works on a single dev broker and a cluster.
+func EnsureTopics(ctx context.Context, adm *kadm.Client, specs ...TopicSpec) error {
+	for _, s := range specs {
+		var configs map[string]*string
+		if s.Compacted {
+			compact := "compact"
+			configs = map[string]*string{"cleanup.policy": &compact}
+		}
+		resp, err := adm.CreateTopic(ctx, s.Partitions, -1, configs, s.Name)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("create topic %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// EnsureTopicDefaults creates topic with the broker's default partition count
+// and replication, if it does not exist. Sources use it for their topics.
+func EnsureTopicDefaults(ctx context.Context, adm *kadm.Client, topic string) error {
+	resp, err := adm.CreateTopic(ctx, -1, -1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	return nil
+}
+
+// IsFenced reports whether err means a newer producer took over the
+// transactional id: the writer must stop and never retry.
+func IsFenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) ||
+		errors.Is(err, kerr.InvalidProducerEpoch) ||
+		errors.Is(err, kerr.InvalidTxnState) ||
+		errors.Is(err, kerr.TransactionalIDAuthorizationFailed)
+}
+
+// IsRetriable reports whether err is a transient coordinator condition that
+// a retry after a short wait resolves.
+func IsRetriable(err error) bool {
+	return errors.Is(err, kerr.ConcurrentTransactions) ||
+		errors.Is(err, kerr.CoordinatorLoadInProgress) ||
+		errors.Is(err, kerr.NotCoordinator) ||
+		errors.Is(err, kerr.CoordinatorNotAvailable)
+}

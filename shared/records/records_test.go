@@ -1,0 +1,115 @@
+package records
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestConfigRoundTrip(t *testing.T) {
+	tests := []struct {
+		name  string
+		key   string
+		value []byte
+		want  ConfigRecord
+	}{
+		{"connector", ConnectorKey("my-conn"), EncodeProperties(map[string]string{"a": "b"}),
+			ConfigRecord{Kind: KindConnector, Connector: "my-conn", Properties: map[string]string{"a": "b"}}},
+		{"connector tombstone", ConnectorKey("c"), nil, ConfigRecord{Kind: KindConnector, Connector: "c", Tombstone: true}},
+		{"target stopped", TargetStateKey("c"), EncodeTargetState(TargetStopped), ConfigRecord{Kind: KindTargetState, Connector: "c", TargetState: TargetStopped}},
+		{"target started", TargetStateKey("c"), EncodeTargetState(TargetStarted), ConfigRecord{Kind: KindTargetState, Connector: "c", TargetState: TargetStarted}},
+		{"task with dashes", TaskKey("a-b-3", 12), EncodeProperties(map[string]string{"x": "y"}),
+			ConfigRecord{Kind: KindTask, Connector: "a-b-3", Task: 12, Properties: map[string]string{"x": "y"}}},
+		{"commit", CommitKey("c"), EncodeCommit(3), ConfigRecord{Kind: KindCommit, Connector: "c", Count: 3}},
+		{"fencing", FencingKey("c"), EncodeFencing(2), ConfigRecord{Kind: KindFencing, Connector: "c", Count: 2}},
+		{"unknown", "session-key", []byte(`{"key":"x"}`), ConfigRecord{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeConfig(tt.key, tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTargetStateWireFormat(t *testing.T) {
+	// Kafka Connect's format: old workers read "state", which cannot say STOPPED.
+	if got := string(EncodeTargetState(TargetStopped)); got != `{"state":"PAUSED","state.v2":"STOPPED"}` {
+		t.Fatalf("got %s", got)
+	}
+	// A record written by an old worker has no state.v2.
+	rec, err := DecodeConfig(TargetStateKey("c"), []byte(`{"state":"PAUSED"}`))
+	if err != nil || rec.TargetState != TargetPaused {
+		t.Fatalf("got %+v %v", rec, err)
+	}
+	if _, err := DecodeConfig(TargetStateKey("c"), []byte(`{"state":"BOGUS"}`)); err == nil {
+		t.Fatal("want error for unknown state")
+	}
+}
+
+func TestMalformedTaskKey(t *testing.T) {
+	if _, err := DecodeConfig("task-nonumber", []byte(`{}`)); err == nil {
+		t.Fatal("want error")
+	}
+}
+
+func TestStatusRoundTrip(t *testing.T) {
+	rec, err := DecodeStatus(TaskStatusKey("c-1", 4), EncodeStatus("FAILED", "boom", "agent-1", 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Kind != StatusTask || rec.Connector != "c-1" || rec.Task != 4 || rec.Status.State != "FAILED" ||
+		*rec.Status.Trace != "boom" || rec.Status.WorkerID != "agent-1" || rec.Status.Generation != 7 {
+		t.Fatalf("got %+v", rec)
+	}
+	if got := string(EncodeStatus("RUNNING", "", "w", 1)); got != `{"state":"RUNNING","trace":null,"worker_id":"w","generation":1}` {
+		t.Fatalf("wire format: %s", got)
+	}
+	rec, err = DecodeStatus(TopicStatusKey("my:conn", "t.1"), EncodeTopicUse(TopicUse{Name: "t.1", Connector: "my:conn", DiscoverTimestamp: 5}))
+	if err != nil || rec.Kind != StatusTopic || rec.Topic != "t.1" || rec.Connector != "my:conn" || rec.TopicUse.DiscoverTimestamp != 5 {
+		t.Fatalf("topic record: %+v %v", rec, err)
+	}
+}
+
+func TestOffsetKeyCanonical(t *testing.T) {
+	key, err := EncodeOffsetKey("file-src", map[string]any{"z": json.Number("1"), "filename": "test.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(key) != `["file-src",{"filename":"test.txt","z":1}]` {
+		t.Fatalf("got %s", key)
+	}
+	// Kafka Connect may write fields in another order: same partition id.
+	name, p, ok := DecodeOffsetKey([]byte(`["file-src",{"z":1,"filename":"test.txt"}]`))
+	if !ok || name != "file-src" {
+		t.Fatalf("decode failed")
+	}
+	_, p2, _ := DecodeOffsetKey(key)
+	if PartitionID(p) != PartitionID(p2) {
+		t.Fatalf("ids differ: %s vs %s", PartitionID(p), PartitionID(p2))
+	}
+	for _, bad := range []string{`["c",null]`, `["c"]`, `{"a":1}`, `[1,{}]`, `not json`} {
+		if _, _, ok := DecodeOffsetKey([]byte(bad)); ok {
+			t.Errorf("%s: want not ok", bad)
+		}
+	}
+}
+
+func TestOffsetNumbersKeepForm(t *testing.T) {
+	v, err := DecodeOffsetValue([]byte(`{"a":5.0,"b":5,"c":123456789012345678901234567890}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := EncodeOffsetValue(v)
+	if string(out) != `{"a":5.0,"b":5,"c":123456789012345678901234567890}` {
+		t.Fatalf("numbers changed: %s", out)
+	}
+	if b, _ := EncodeOffsetValue(nil); b != nil {
+		t.Fatal("nil offset must be a tombstone")
+	}
+}
