@@ -20,6 +20,9 @@ type RunningTask struct {
 	Generation int64  `json:"generation"`
 	State      string `json:"state"`
 	Trace      string `json:"trace,omitempty"`
+	// ConfigHash echoes the assignment's hash, so a restarted coordinator can
+	// tell whether the agent runs the current config.
+	ConfigHash string `json:"config_hash,omitempty"`
 }
 
 // RegisterRequest announces an agent: its id, placement labels and the tasks
@@ -94,6 +97,8 @@ type TaskAssignment struct {
 	// ConnectorConfig is the connector's whole config; TaskConfig the task's.
 	ConnectorConfig map[string]string `json:"connector_config"`
 	TaskConfig      map[string]string `json:"task_config"`
+	// ConfigHash identifies the connector and task config of this generation.
+	ConfigHash string `json:"config_hash"`
 	// Paused asks the agent to hold the task without processing records.
 	Paused bool `json:"paused"`
 }

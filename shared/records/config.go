@@ -197,3 +197,9 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// Record is a key and value to append to a topic; a nil Value is a tombstone.
+type Record struct {
+	Key   string
+	Value []byte
+}

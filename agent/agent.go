@@ -1,0 +1,161 @@
+// Package agent is the Sluice agent: the sidecar that runs tasks next to a
+// worker host. It registers with the coordinator over NATS, heartbeats, runs
+// the tasks it is assigned and carries out offset operations (fencing,
+// transactional offset writes, consumer-group changes).
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sluice-io/sluice/agent/internal/offsets"
+	"github.com/sluice-io/sluice/agent/internal/runtime"
+	"github.com/sluice-io/sluice/agent/internal/transport"
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/version"
+)
+
+// Config configures an agent.
+type Config struct {
+	// ID names the agent; it must be stable across restarts of the agent.
+	ID     string
+	Labels map[string]string
+	// NATSURL and Brokers locate NATS and Kafka.
+	NATSURL      string
+	Brokers      string
+	GroupID      string
+	OffsetsTopic string
+	// WorkDir is where relative file paths resolve.
+	WorkDir        string
+	FlushInterval  time.Duration
+	KeyConverter   string
+	ValueConverter string
+	// ShutdownTimeout bounds the final commit of every task on Stop.
+	ShutdownTimeout time.Duration
+	Logger          *slog.Logger
+	// BeforeOffsetCommit is a test seam: see runtime.Config.
+	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+}
+
+// Validate checks the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.ID == "" {
+		errs = append(errs, errors.New("agent id must not be empty"))
+	}
+	if c.NATSURL == "" {
+		errs = append(errs, errors.New("a NATS URL is required"))
+	}
+	if c.Brokers == "" {
+		errs = append(errs, errors.New("Kafka brokers are required"))
+	}
+	if c.GroupID == "" || c.OffsetsTopic == "" {
+		errs = append(errs, errors.New("group id and offsets topic must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// Agent is a running agent.
+type Agent struct {
+	cfg       Config
+	log       *slog.Logger
+	nc        *nats.Conn
+	store     *offsetstore.Store
+	exec      *offsets.Executor
+	worker    *runtime.Worker
+	transport *transport.Transport
+}
+
+// New makes an agent; Start connects it.
+func New(cfg Config) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("agent config: %w", err)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.WorkDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("agent work dir: %w", err)
+		}
+		cfg.WorkDir = wd
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	return &Agent{cfg: cfg, log: cfg.Logger.With("agent", cfg.ID)}, nil
+}
+
+// ID returns the agent's id.
+func (a *Agent) ID() string { return a.cfg.ID }
+
+// Start connects to NATS and Kafka, serves the agent's endpoints and
+// registers with the coordinator (retrying until one answers).
+func (a *Agent) Start(ctx context.Context) error {
+	nc, err := nats.Connect(a.cfg.NATSURL, nats.Name("sluice-agent-"+a.cfg.ID), nats.MaxReconnects(-1))
+	if err != nil {
+		return fmt.Errorf("connect to NATS %s: %w", a.cfg.NATSURL, err)
+	}
+	a.nc = nc
+	kopts := kafkautil.ClientOpts(a.cfg.Brokers, "sluice-agent-"+a.cfg.ID)
+	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, kopts...); err != nil {
+		return err
+	}
+	if err := a.store.Start(ctx); err != nil {
+		// The coordinator creates the topic; tasks read it to its end when they start.
+		a.log.Warn("offsets topic not read yet", "err", err)
+	}
+	if a.exec, err = offsets.NewExecutor(a.log, kopts...); err != nil {
+		return err
+	}
+	a.worker = runtime.NewWorker(runtime.Config{
+		AgentID:            a.cfg.ID,
+		GroupID:            a.cfg.GroupID,
+		OffsetsTopic:       a.cfg.OffsetsTopic,
+		WorkDir:            a.cfg.WorkDir,
+		FlushInterval:      a.cfg.FlushInterval,
+		KeyConverter:       a.cfg.KeyConverter,
+		ValueConverter:     a.cfg.ValueConverter,
+		KafkaOpts:          kopts,
+		Registry:           plugins.Builtin(),
+		Offsets:            a.store,
+		Logger:             a.log,
+		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
+		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
+	})
+	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, Labels: a.cfg.Labels, Version: version.Version, Logger: a.log}, nc, a.worker, a.exec)
+	return a.transport.Start()
+}
+
+// Stop stops every task (each commits its offsets), then the transport and
+// the clients.
+func (a *Agent) Stop(ctx context.Context) error {
+	if a.worker != nil {
+		sctx, cancel := context.WithTimeout(ctx, a.cfg.ShutdownTimeout)
+		a.worker.StopAll(sctx)
+		cancel()
+	}
+	if a.transport != nil {
+		a.transport.Stop()
+	}
+	if a.exec != nil {
+		a.exec.Close()
+	}
+	if a.store != nil {
+		a.store.Close()
+	}
+	if a.nc != nil {
+		a.nc.Close()
+	}
+	return nil
+}

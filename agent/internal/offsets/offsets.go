@@ -1,0 +1,159 @@
+// Package offsets carries out offset changes on an agent (DESIGN §4):
+//
+//	source: fence every task transactional id ─► one transaction of offset
+//	        records (or tombstones) under task 0's id ─► commit
+//	sink:   commit / delete the group's offsets, or delete the group
+//
+// All or nothing: a failure before the commit leaves the previous offsets
+// in place. Errors are *v1.Error with the REST API's exact messages; the
+// cause is logged with the step that failed.
+package offsets
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// Executor applies OffsetsRequests.
+type Executor struct {
+	opts   []kgo.Opt
+	client *kgo.Client
+	admin  *kadm.Client
+	log    *slog.Logger
+}
+
+// NewExecutor makes an executor with the agent's base Kafka options.
+func NewExecutor(log *slog.Logger, opts ...kgo.Opt) (*Executor, error) {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Executor{opts: opts, client: cl, admin: kadm.NewClient(cl), log: log}, nil
+}
+
+// Close closes the executor's client.
+func (e *Executor) Close() { e.client.Close() }
+
+// Apply carries out req.
+func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) error {
+	switch req.Type {
+	case v1.TypeSource:
+		return e.source(ctx, req)
+	case v1.TypeSink:
+		if req.Op == v1.OffsetsOpReset {
+			return e.sinkReset(ctx, req)
+		}
+		return e.sinkAlter(ctx, req)
+	}
+	return v1.Errorf(v1.CodeBadRequest, "unknown connector type %q", req.Type)
+}
+
+func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
+	if err := kafkautil.Fence(ctx, e.client, req.FenceIDs...); err != nil {
+		e.log.Error("offsets: fencing failed", "connector", req.Connector, "err", err)
+		return v1.Errorf(v1.CodeInternal, "Failed to perform zombie fencing for source connector prior to modifying offsets")
+	}
+	if len(req.Writes) == 0 {
+		return nil
+	}
+	w, err := kafkautil.NewTxnWriter(req.TxnID, e.opts...)
+	if err != nil {
+		e.log.Error("offsets: writer", "connector", req.Connector, "err", err)
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+	}
+	defer w.Close()
+	recs := make([]*kgo.Record, len(req.Writes))
+	for i, wr := range req.Writes {
+		r := &kgo.Record{Topic: req.Topic, Key: []byte(wr.Key)}
+		if wr.Value != nil {
+			r.Value = []byte(*wr.Value)
+		}
+		recs[i] = r
+	}
+	if err := w.Write(ctx, recs...); err != nil {
+		e.log.Error("offsets: transactional write failed", "connector", req.Connector, "err", err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", req.Connector)
+		}
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+	}
+	return nil
+}
+
+// zombieAlter is the spec's 500 when the group still has live members.
+func zombieAlter(name string) error {
+	return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to alter its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", name)
+}
+
+func zombieReset(name string) error {
+	return v1.Errorf(v1.CodeInternal, "Failed to reset consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to reset its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", name)
+}
+
+// liveMember reports whether err means the group still has members.
+func liveMember(err error) bool {
+	return errors.Is(err, kerr.UnknownMemberID) || errors.Is(err, kerr.IllegalGeneration) ||
+		errors.Is(err, kerr.RebalanceInProgress) || errors.Is(err, kerr.GroupSubscribedToTopic) ||
+		errors.Is(err, kerr.NonEmptyGroup)
+}
+
+func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
+	commit := kadm.Offsets{}
+	del := kadm.TopicsSet{}
+	for _, o := range req.Offsets {
+		if o.Offset == nil {
+			del.Add(o.Topic, o.Partition)
+			continue
+		}
+		commit.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: *o.Offset, LeaderEpoch: -1})
+	}
+	if len(commit) > 0 {
+		resp, err := e.admin.CommitOffsets(ctx, req.Group, commit)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			e.log.Error("offsets: committing group offsets failed", "group", req.Group, "err", err)
+			if liveMember(err) {
+				return zombieAlter(req.Connector)
+			}
+			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", req.Connector)
+		}
+	}
+	if len(del) > 0 {
+		resp, err := e.admin.DeleteOffsets(ctx, req.Group, del)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+			e.log.Error("offsets: deleting group offsets failed", "group", req.Group, "err", err)
+			if liveMember(err) {
+				return zombieAlter(req.Connector)
+			}
+			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", req.Connector)
+		}
+	}
+	return nil
+}
+
+func (e *Executor) sinkReset(ctx context.Context, req v1.OffsetsRequest) error {
+	resp, err := e.admin.DeleteGroup(ctx, req.Group)
+	if err == nil {
+		err = resp.Err
+	}
+	if err == nil || errors.Is(err, kerr.GroupIDNotFound) {
+		return nil
+	}
+	e.log.Error("offsets: deleting group failed", "group", req.Group, "err", err)
+	if liveMember(err) {
+		return zombieReset(req.Connector)
+	}
+	return v1.Errorf(v1.CodeInternal, "Failed to reset consumer group offsets for sink connector %s", req.Connector)
+}

@@ -1,0 +1,202 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/converters"
+)
+
+// SinkGroupID is the consumer group of a sink connector: connect-<name>,
+// unless consumer.override.group.id says otherwise (as in Kafka Connect).
+func SinkGroupID(connector string, props map[string]string) string {
+	if g := props["consumer.override.group.id"]; g != "" {
+		return g
+	}
+	return "connect-" + connector
+}
+
+// sinkRunner drives a SinkTask: poll → convert → Put, and at each flush:
+// Flush the task, then commit the consumed offsets in the group. Rebalances
+// wait while a batch is being processed, and a revocation flushes and
+// commits first, so another member resumes exactly after the last record
+// this one delivered.
+type sinkRunner struct {
+	t       *task
+	task    connect.SinkTask
+	keyConv connect.Converter
+	valConv connect.Converter
+	client  *kgo.Client
+
+	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
+	started bool
+	topics  map[string]bool
+}
+
+func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
+	cc := t.assignment.ConnectorConfig
+	kc, err := converters.New(t.cfg.Registry, cc, t.cfg.KeyConverter, true)
+	if err != nil {
+		return nil, fmt.Errorf("key converter: %w", err)
+	}
+	vc, err := converters.New(t.cfg.Registry, cc, t.cfg.ValueConverter, false)
+	if err != nil {
+		return nil, fmt.Errorf("value converter: %w", err)
+	}
+	return &sinkRunner{t: t, task: st, keyConv: kc, valConv: vc, topics: map[string]bool{}}, nil
+}
+
+func (r *sinkRunner) open(ctx context.Context) error {
+	cc := r.t.assignment.ConnectorConfig
+	opts := append([]kgo.Opt{}, r.t.cfg.KafkaOpts...)
+	opts = append(opts,
+		kgo.ConsumerGroup(SinkGroupID(r.t.id.Connector, cc)),
+		kgo.DisableAutoCommit(),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			for topic := range m {
+				r.noteTopic(topic)
+			}
+		}),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) {
+			if err := r.commit(ctx); err != nil {
+				r.t.log.Warn("commit on revocation failed", "err", err)
+			}
+		}),
+	)
+	reset := kgo.NewOffset().AtStart()
+	if strings.EqualFold(cc["consumer.override.auto.offset.reset"], "latest") {
+		reset = kgo.NewOffset().AtEnd()
+	}
+	opts = append(opts, kgo.ConsumeResetOffset(reset))
+	if ms, err := strconv.Atoi(cc["consumer.override.session.timeout.ms"]); err == nil && ms > 0 {
+		opts = append(opts, kgo.SessionTimeout(time.Duration(ms)*time.Millisecond))
+	}
+	if ms, err := strconv.Atoi(cc["consumer.override.heartbeat.interval.ms"]); err == nil && ms > 0 {
+		opts = append(opts, kgo.HeartbeatInterval(time.Duration(ms)*time.Millisecond))
+	}
+	if rx := strings.TrimSpace(cc["topics.regex"]); rx != "" {
+		if _, err := regexp.Compile(rx); err != nil {
+			return fmt.Errorf("topics.regex: %w", err)
+		}
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(rx))
+	} else {
+		var topics []string
+		for _, t := range strings.Split(cc["topics"], ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				topics = append(topics, t)
+			}
+		}
+		if len(topics) == 0 {
+			return errors.New("a sink needs topics or topics.regex")
+		}
+		opts = append(opts, kgo.ConsumeTopics(topics...))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return fmt.Errorf("consumer: %w", err)
+	}
+	r.client = cl
+	if err := r.task.Start(ctx, connect.SinkTaskContext{WorkDir: r.t.cfg.WorkDir}, r.t.assignment.TaskConfig); err != nil {
+		return err
+	}
+	r.started = true
+	return nil
+}
+
+func (r *sinkRunner) noteTopic(topic string) {
+	r.mu.Lock()
+	isNew := !r.topics[topic]
+	r.topics[topic] = true
+	r.mu.Unlock()
+	if isNew {
+		r.t.reportTopics(topic)
+	}
+}
+
+func (r *sinkRunner) step(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	fetches := r.client.PollRecords(pctx, 1000)
+	cancel()
+	defer r.client.AllowRebalance()
+	fetches.EachError(func(topic string, p int32, err error) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) {
+			return
+		}
+		r.t.log.Warn("fetch error", "topic", topic, "partition", p, "err", err)
+	})
+	if fetches.Empty() {
+		return nil
+	}
+	batch := make([]connect.SinkRecord, 0, fetches.NumRecords())
+	var convErr error
+	fetches.EachRecord(func(kr *kgo.Record) {
+		if convErr != nil {
+			return
+		}
+		ks, k, err := r.keyConv.ToConnectData(kr.Topic, kr.Key)
+		if err != nil {
+			convErr = fmt.Errorf("convert key at %s-%d@%d: %w", kr.Topic, kr.Partition, kr.Offset, err)
+			return
+		}
+		vs, v, err := r.valConv.ToConnectData(kr.Topic, kr.Value)
+		if err != nil {
+			convErr = fmt.Errorf("convert value at %s-%d@%d: %w", kr.Topic, kr.Partition, kr.Offset, err)
+			return
+		}
+		sr := connect.SinkRecord{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset,
+			KeySchema: ks, Key: k, ValueSchema: vs, Value: v, Timestamp: kr.Timestamp}
+		for _, h := range kr.Headers {
+			sr.Headers = append(sr.Headers, connect.Header{Key: h.Key, Value: h.Value})
+		}
+		batch = append(batch, sr)
+	})
+	if convErr != nil {
+		return convErr
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.task.Put(ctx, batch); err != nil {
+		return fmt.Errorf("put: %w", err)
+	}
+	return nil
+}
+
+// commit flushes the task and commits every record handed to Put so far.
+func (r *sinkRunner) commit(ctx context.Context) error {
+	if r.client == nil || !r.started {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.task.Flush(ctx); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	if err := r.client.CommitUncommittedOffsets(ctx); err != nil {
+		return fmt.Errorf("commit offsets: %w", err)
+	}
+	return nil
+}
+
+func (r *sinkRunner) close() error {
+	var errs []error
+	if r.client != nil {
+		// Close leaves the group, so the group is empty once the task is
+		// confirmed stopped and offsets can be changed at once.
+		r.client.Close()
+	}
+	if r.started {
+		errs = append(errs, r.task.Stop())
+	}
+	return errors.Join(errs...)
+}

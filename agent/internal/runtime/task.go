@@ -1,0 +1,221 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// finalCommitTimeout bounds the last offset commit of a stopping task.
+const finalCommitTimeout = 15 * time.Second
+
+// runner is the type-specific part of a task: a source or a sink.
+type runner interface {
+	// open starts the plugin's task and the Kafka clients.
+	open(ctx context.Context) error
+	// step processes one batch; it should return within about a second.
+	step(ctx context.Context) error
+	// commit makes processed records' offsets durable.
+	commit(ctx context.Context) error
+	// close releases clients and stops the plugin's task.
+	close() error
+}
+
+type task struct {
+	cfg        Config
+	id         v1.TaskID
+	generation int64
+	assignment v1.TaskAssignment
+	log        *slog.Logger
+
+	mu     sync.Mutex
+	paused bool
+	state  string
+	trace  string
+	wake   chan struct{}
+
+	cancel   context.CancelFunc
+	done     chan struct{}
+	closeErr error
+}
+
+func newTask(cfg Config, a v1.TaskAssignment) *task {
+	return &task{
+		cfg:        cfg,
+		id:         a.ID,
+		generation: a.Generation,
+		assignment: a,
+		paused:     a.Paused,
+		state:      v1.StateUnassigned,
+		wake:       make(chan struct{}, 1),
+		done:       make(chan struct{}),
+		log:        cfg.Logger.With("task", a.ID.String(), "generation", a.Generation),
+	}
+}
+
+func (t *task) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	go t.run(ctx)
+}
+
+func (t *task) setPaused(p bool) {
+	t.mu.Lock()
+	t.paused = p
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *task) isPaused() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.paused
+}
+
+// stop asks the task to stop and waits until it has, or ctx ends.
+func (t *task) stop(ctx context.Context) error {
+	t.cancel()
+	select {
+	case <-t.done:
+		return t.closeErr
+	case <-ctx.Done():
+		return fmt.Errorf("task %s did not stop in time: %w", t.id, ctx.Err())
+	}
+}
+
+func (t *task) snapshot() v1.RunningTask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return v1.RunningTask{ID: t.id, Generation: t.generation, State: t.state, Trace: t.trace, ConfigHash: t.assignment.ConfigHash}
+}
+
+// setState records and reports a state change; topics, when given, are
+// reported even if the state did not change.
+func (t *task) setState(state, trace string, topics ...string) {
+	t.mu.Lock()
+	same := t.state == state && t.trace == trace
+	t.state, t.trace = state, trace
+	t.mu.Unlock()
+	if same && len(topics) == 0 {
+		return
+	}
+	t.cfg.Report(v1.StatusReport{AgentID: t.cfg.AgentID, ID: t.id, Generation: t.generation, State: state, Trace: trace, Topics: topics})
+}
+
+func (t *task) reportTopics(topics ...string) {
+	t.mu.Lock()
+	state, trace := t.state, t.trace
+	t.mu.Unlock()
+	t.setState(state, trace, topics...)
+}
+
+func (t *task) fail(err error) {
+	t.log.Error("task failed", "err", err)
+	t.setState(v1.StateFailed, err.Error())
+}
+
+func (t *task) run(ctx context.Context) {
+	defer close(t.done)
+	r, err := t.newRunner()
+	if err == nil {
+		err = r.open(ctx)
+		if err != nil {
+			t.closeErr = r.close()
+		}
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			t.fail(fmt.Errorf("start: %w", err))
+		}
+		<-ctx.Done()
+		return
+	}
+	last := time.Now()
+	for ctx.Err() == nil {
+		if t.isPaused() {
+			if t.snapshotState() != v1.StatePaused {
+				if err := r.commit(ctx); err != nil && ctx.Err() == nil {
+					t.failAndClose(ctx, r, err)
+					return
+				}
+				t.setState(v1.StatePaused, "")
+			}
+			select {
+			case <-t.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		if t.snapshotState() != v1.StateRunning {
+			t.setState(v1.StateRunning, "")
+		}
+		if err := r.step(ctx); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			t.failAndClose(ctx, r, err)
+			return
+		}
+		if time.Since(last) >= t.cfg.FlushInterval {
+			if err := r.commit(ctx); err != nil && ctx.Err() == nil {
+				if errors.Is(err, kafkautil.ErrFenced) {
+					t.failAndClose(ctx, r, err)
+					return
+				}
+				// Anything else may pass; the offsets are kept for the next try.
+				t.log.Warn("offset commit failed; will retry", "err", err)
+			}
+			last = time.Now()
+		}
+	}
+	// Stopping: commit what was processed, with a fresh deadline since the
+	// task's own context is already cancelled.
+	cctx, cancel := context.WithTimeout(context.Background(), finalCommitTimeout)
+	defer cancel()
+	commitErr := r.commit(cctx)
+	closeErr := r.close()
+	t.closeErr = errors.Join(commitErr, closeErr)
+	if t.closeErr != nil {
+		t.log.Error("task stopped with errors", "err", t.closeErr)
+	}
+}
+
+// failAndClose reports err, releases the task's clients at once (a fenced
+// task must not keep its producer) and waits to be revoked.
+func (t *task) failAndClose(ctx context.Context, r runner, err error) {
+	t.fail(err)
+	t.closeErr = r.close()
+	<-ctx.Done()
+}
+
+func (t *task) snapshotState() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.state
+}
+
+func (t *task) newRunner() (runner, error) {
+	class := t.assignment.ConnectorConfig["connector.class"]
+	p, ok := t.cfg.Registry.Lookup(class)
+	if !ok {
+		return nil, fmt.Errorf("unknown connector class %q", class)
+	}
+	switch c := p.NewConnector().(type) {
+	case connect.SourceConnector:
+		return newSourceRunner(t, c.NewTask())
+	case connect.SinkConnector:
+		return newSinkRunner(t, c.NewTask())
+	default:
+		return nil, fmt.Errorf("class %q is neither a source nor a sink connector", class)
+	}
+}

@@ -1,0 +1,159 @@
+// Package runtime runs an agent's tasks. A Worker holds one goroutine per
+// assigned task; the coordinator's assign and revoke commands start, update,
+// pause and stop them, and every state change is reported back.
+//
+//	Assign(gen N) ─► start ─► RUNNING ⇄ PAUSED ─► Revoke ─► final commit ─► clients closed ─► reply
+//	                   └─► FAILED (error, or fenced by a newer owner) ── stays until revoked or reassigned
+//
+// Source tasks commit their offsets in a Kafka transaction under the task's
+// transactional id; sink tasks commit in their consumer group.
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/offsetstore"
+)
+
+// Config configures a Worker.
+type Config struct {
+	AgentID string
+	// GroupID prefixes transactional ids: <group>-<connector>-<task>.
+	GroupID      string
+	OffsetsTopic string
+	WorkDir      string
+	// FlushInterval is how often a running task commits its offsets.
+	FlushInterval time.Duration
+	// KeyConverter and ValueConverter are the worker-level converter classes.
+	KeyConverter   string
+	ValueConverter string
+	KafkaOpts      []kgo.Opt
+	Registry       *plugins.Registry
+	Offsets        *offsetstore.Store
+	// Report receives every task state change; it must not block for long.
+	Report func(v1.StatusReport)
+	Logger *slog.Logger
+	// BeforeOffsetCommit, when set, runs inside a source task's offset
+	// transaction just before it commits: a seam for tests that hold a task
+	// mid-commit.
+	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+}
+
+// Worker runs tasks.
+type Worker struct {
+	cfg   Config
+	mu    sync.Mutex
+	tasks map[v1.TaskID]*task
+}
+
+// NewWorker makes a Worker.
+func NewWorker(cfg Config) *Worker {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = time.Second
+	}
+	if cfg.Report == nil {
+		cfg.Report = func(v1.StatusReport) {}
+	}
+	return &Worker{cfg: cfg, tasks: map[v1.TaskID]*task{}}
+}
+
+// Assign starts tasks, restarts those whose generation changed, and applies
+// the paused flag to the others.
+func (w *Worker) Assign(ctx context.Context, assignments []v1.TaskAssignment) {
+	for _, a := range assignments {
+		w.mu.Lock()
+		t := w.tasks[a.ID]
+		w.mu.Unlock()
+		if t != nil && t.generation == a.Generation {
+			t.setPaused(a.Paused)
+			continue
+		}
+		if t != nil {
+			// A newer generation replaces the running instance: stop it
+			// (committing its offsets) before the new one starts.
+			w.stopTask(ctx, t)
+		}
+		nt := newTask(w.cfg, a)
+		w.mu.Lock()
+		w.tasks[a.ID] = nt
+		w.mu.Unlock()
+		nt.start()
+	}
+}
+
+// Revoke stops tasks and returns once each stopped, committed its offsets
+// and closed its clients, or ctx ended. Unknown tasks count as stopped.
+func (w *Worker) Revoke(ctx context.Context, ids []v1.TaskID) (stopped []v1.TaskID, failed []string) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, id := range ids {
+		w.mu.Lock()
+		t := w.tasks[id]
+		w.mu.Unlock()
+		if t == nil {
+			stopped = append(stopped, id)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := w.stopTask(ctx, t)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", id, err))
+			}
+			if ctx.Err() == nil {
+				stopped = append(stopped, id)
+			}
+		}()
+	}
+	wg.Wait()
+	return stopped, failed
+}
+
+// stopTask stops t and forgets it once it has stopped.
+func (w *Worker) stopTask(ctx context.Context, t *task) error {
+	err := t.stop(ctx)
+	w.mu.Lock()
+	if w.tasks[t.id] == t {
+		delete(w.tasks, t.id)
+	}
+	w.mu.Unlock()
+	return err
+}
+
+// Running reports every task the worker holds.
+func (w *Worker) Running() []v1.RunningTask {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]v1.RunningTask, 0, len(w.tasks))
+	for _, t := range w.tasks {
+		out = append(out, t.snapshot())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID.String() < out[j].ID.String() })
+	return out
+}
+
+// StopAll stops every task, committing offsets; used on graceful shutdown.
+func (w *Worker) StopAll(ctx context.Context) {
+	w.mu.Lock()
+	ids := make([]v1.TaskID, 0, len(w.tasks))
+	for id := range w.tasks {
+		ids = append(ids, id)
+	}
+	w.mu.Unlock()
+	w.Revoke(ctx, ids)
+}

@@ -1,0 +1,249 @@
+// Package transport connects an agent to the coordinator over NATS: it
+// serves the agent's endpoints (assign, revoke) with nats.go micro, and keeps
+// a session with the leader (register, heartbeat, status reports).
+//
+//	start ─► register (retry with backoff) ─► heartbeat every lease/3 ─┐
+//	             ▲                                                      │
+//	             └──────── reply says "unknown" or the leader is gone ◄─┘
+//
+// Tasks keep running while no coordinator answers.
+package transport
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-kit/kit/endpoint"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+)
+
+// Worker is what the transport drives.
+type Worker interface {
+	Assign(ctx context.Context, assignments []v1.TaskAssignment)
+	Revoke(ctx context.Context, ids []v1.TaskID) (stopped []v1.TaskID, failed []string)
+	Running() []v1.RunningTask
+}
+
+// OffsetsApplier carries out offset operations.
+type OffsetsApplier interface {
+	Apply(ctx context.Context, req v1.OffsetsRequest) error
+}
+
+// Config configures the transport.
+type Config struct {
+	AgentID string
+	Labels  map[string]string
+	Version string
+	Logger  *slog.Logger
+}
+
+// Transport is an agent's NATS side.
+type Transport struct {
+	cfg     Config
+	nc      *nats.Conn
+	worker  Worker
+	offsets OffsetsApplier
+	svc     micro.Service
+
+	mu       sync.Mutex
+	term     int64 // newest leadership term seen
+	interval time.Duration
+
+	reports chan v1.StatusReport
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+}
+
+// New makes a transport; Start serves and begins the session.
+func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024)}
+}
+
+// Start mounts the agent's endpoints and starts the session loops.
+func (t *Transport) Start() error {
+	svc, err := micro.AddService(t.nc, micro.Config{
+		Name:        "sluice-agent",
+		Version:     t.cfg.Version,
+		Description: "Sluice agent " + t.cfg.AgentID,
+		Metadata:    map[string]string{"agent_id": t.cfg.AgentID},
+	})
+	if err != nil {
+		return err
+	}
+	t.svc = svc
+	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.AgentID)
+	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.AgentID)
+	if err := natsrpc.Mount(svc, "assign", assign, t.termGuard(t.assignEndpoint), func() any { return &v1.AssignRequest{} }); err != nil {
+		return err
+	}
+	if err := natsrpc.Mount(svc, "revoke", revoke, t.termGuard(t.revokeEndpoint), func() any { return &v1.RevokeRequest{} }); err != nil {
+		return err
+	}
+	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.AgentID)
+	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} }); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.cancel = cancel
+	t.done.Add(2)
+	go t.sessionLoop(ctx)
+	go t.reportLoop(ctx)
+	return nil
+}
+
+// Stop ends the session loops and the service (tasks are the worker's).
+func (t *Transport) Stop() {
+	if t.cancel != nil {
+		t.cancel()
+		t.done.Wait()
+	}
+	if t.svc != nil {
+		_ = t.svc.Stop()
+	}
+}
+
+// Report queues a task status report for the leader; when the queue is full
+// the report is dropped, since the next heartbeat carries every task's state.
+func (t *Transport) Report(r v1.StatusReport) {
+	select {
+	case t.reports <- r:
+	default:
+	}
+}
+
+// termGuard refuses a command from an older leadership term than the newest
+// seen, so a deposed coordinator cannot command this agent.
+func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
+	return func(ctx context.Context, req any) (any, error) {
+		var term int64
+		switch r := req.(type) {
+		case *v1.AssignRequest:
+			term = r.Term
+		case *v1.RevokeRequest:
+			term = r.Term
+		case *v1.OffsetsRequest:
+			term = r.Term
+		}
+		if !t.observeTerm(term) {
+			return nil, v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+		}
+		return next(ctx, req)
+	}
+}
+
+func (t *Transport) observeTerm(term int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if term < t.term {
+		return false
+	}
+	t.term = term
+	return true
+}
+
+func (t *Transport) currentTerm() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.term
+}
+
+func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*v1.AssignRequest)
+	t.worker.Assign(ctx, r.Tasks)
+	return v1.AssignReply{Type: v1.TypeAssignReply}, nil
+}
+
+func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*v1.RevokeRequest)
+	stopped, failed := t.worker.Revoke(ctx, r.Tasks)
+	return v1.RevokeReply{Type: v1.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
+}
+
+func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
+	if err := t.offsets.Apply(ctx, *req.(*v1.OffsetsRequest)); err != nil {
+		return nil, err
+	}
+	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+}
+
+func (t *Transport) registration() v1.RegisterRequest {
+	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running()}
+}
+
+func (t *Transport) sessionLoop(ctx context.Context) {
+	defer t.done.Done()
+	registered := false
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		if !registered {
+			var reply v1.RegisterReply
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := natsrpc.Call(rctx, t.nc, v1.SubjectCoordinatorRegister, t.registration(), &reply)
+			cancel()
+			if err != nil {
+				t.cfg.Logger.Debug("register failed; retrying", "err", err, "backoff", backoff)
+				sleep(ctx, backoff)
+				backoff = min(backoff*2, 2*time.Second)
+				continue
+			}
+			t.observeTerm(reply.Term)
+			t.mu.Lock()
+			t.interval = max(time.Duration(reply.LeaseMillis)*time.Millisecond/3, 50*time.Millisecond)
+			t.mu.Unlock()
+			registered, backoff = true, 100*time.Millisecond
+			t.cfg.Logger.Info("registered with coordinator", "term", reply.Term)
+		}
+		t.mu.Lock()
+		interval := t.interval
+		t.mu.Unlock()
+		sleep(ctx, interval)
+		if ctx.Err() != nil {
+			return
+		}
+		var hb v1.HeartbeatReply
+		hctx, cancel := context.WithTimeout(ctx, interval*2)
+		err := natsrpc.Call(hctx, t.nc, v1.SubjectCoordinatorHeartbeat, t.registration(), &hb)
+		cancel()
+		switch {
+		case err != nil:
+			t.cfg.Logger.Debug("heartbeat failed", "err", err)
+			registered = !v1.IsCode(err, v1.CodeUnavailable)
+		case hb.Unknown:
+			registered = false
+		default:
+			t.observeTerm(hb.Term)
+		}
+	}
+}
+
+func (t *Transport) reportLoop(ctx context.Context) {
+	defer t.done.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-t.reports:
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if err := natsrpc.Call(rctx, t.nc, v1.SubjectCoordinatorStatus, r, &v1.StatusReply{}); err != nil {
+				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,61 @@
+package v1
+
+// Offset operations are executed by an agent: the coordinator validates the
+// request and checks the connector's state, then sends one OffsetsRequest.
+const (
+	// SubjectAgentOffsetsAll is subscribed to by every agent.
+	SubjectAgentOffsetsAll = "sluice.v1.agent.*.offsets"
+	// SubjectAgentOffsets addresses the offsets endpoint of one agent.
+	SubjectAgentOffsets = "sluice.v1.agent.%s.offsets"
+
+	// TypeOffsetsReply is the Type of an OffsetsReply.
+	TypeOffsetsReply = "sluice.v1.offsets_reply"
+)
+
+// Offset operation kinds.
+const (
+	OffsetsOpAlter = "alter"
+	OffsetsOpReset = "reset"
+)
+
+// OffsetWrite is one offsets-topic record: the key's JSON text and the
+// value's JSON text, nil for a tombstone.
+type OffsetWrite struct {
+	Key   string  `json:"key"`
+	Value *string `json:"value"`
+}
+
+// SinkPartitionOffset is one partition of a sink's consumer group.
+type SinkPartitionOffset struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Offset is nil to delete the partition's committed offset.
+	Offset *int64 `json:"offset"`
+}
+
+// OffsetsRequest asks an agent to change a connector's offsets, all or
+// nothing.
+type OffsetsRequest struct {
+	Term      int64  `json:"term"`
+	Connector string `json:"connector"`
+	// Type is "source" or "sink"; Op is "alter" or "reset".
+	Type string `json:"type"`
+	Op   string `json:"op"`
+
+	// Source: every transactional id that may hold the connector's offsets
+	// is fenced first, then Writes go in one transaction under TxnID.
+	FenceIDs []string      `json:"fence_ids,omitempty"`
+	TxnID    string        `json:"txn_id,omitempty"`
+	Topic    string        `json:"topic,omitempty"`
+	Writes   []OffsetWrite `json:"writes,omitempty"`
+
+	// Sink: the group whose committed offsets change. Alter commits or
+	// deletes the listed partitions; reset deletes the group.
+	Group   string                `json:"group,omitempty"`
+	Offsets []SinkPartitionOffset `json:"offsets,omitempty"`
+}
+
+// OffsetsReply reports success; failures come back as an *Error.
+type OffsetsReply struct {
+	Type string `json:"type"`
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+	"go.uber.org/fx"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/embedded"
+)
+
+func devCommand() *cli.Command {
+	flags := append(coordinatorFlags(),
+		&cli.IntFlag{Name: "agents", Value: 2, Usage: "number of agents to run", EnvVars: env("agents")},
+		stringFlag("data-dir", ".sluice/dev", "where the embedded broker and NATS keep their data (kept across restarts)"),
+		stringFlag("nats-listen", "", "address of the embedded NATS server (default: a free loopback port)"),
+		stringFlag("kafka-listen", "", "address of the embedded Kafka broker (default: a free loopback port)"),
+		workDirFlag, flushFlag, keyConvFlag, valueConvFlag,
+	)
+	return &cli.Command{
+		Name:   "dev",
+		Usage:  "run everything in one process: embedded NATS and Kafka, a coordinator and agents",
+		Flags:  flags,
+		Action: runDev,
+	}
+}
+
+// devConfigs builds the coordinator's and the agents' configs for dev mode.
+func devConfigs(c *cli.Context, natsURL, brokers string) (coordinator.Config, []agent.Config, error) {
+	log := logger(c)
+	ccfg := coordinatorConfig(c, log)
+	ccfg.NATSURL, ccfg.Brokers = natsURL, brokers
+	var acfgs []agent.Config
+	for i := 1; i <= c.Int("agents"); i++ {
+		acfg, err := agentConfig(c, log)
+		if err != nil {
+			return ccfg, nil, err
+		}
+		acfg.ID = fmt.Sprintf("agent-%d", i)
+		acfg.NATSURL, acfg.Brokers = natsURL, brokers
+		acfgs = append(acfgs, acfg)
+	}
+	return ccfg, acfgs, nil
+}
+
+// devApp is the dev process's graph: one coordinator and the agents.
+func devApp(ccfg coordinator.Config, acfgs []agent.Config) []fx.Option {
+	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle) error {
+		for _, cfg := range acfgs {
+			a, err := agent.New(cfg)
+			if err != nil {
+				return err
+			}
+			lc.Append(fx.Hook{OnStart: a.Start, OnStop: a.Stop})
+		}
+		return nil
+	}))
+}
+
+func runDev(c *cli.Context) error {
+	dataDir := c.String("data-dir")
+	natsURL, brokers := c.String("nats"), c.String("kafka")
+	if natsURL == "" {
+		dir := filepath.Join(dataDir, "nats")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		ns, err := embedded.NATS(c.String("nats-listen"), dir)
+		if err != nil {
+			return err
+		}
+		defer ns.Shutdown()
+		natsURL = ns.ClientURL()
+	}
+	if brokers == "" {
+		dir := filepath.Join(dataDir, "kafka")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		kc, err := embedded.Kafka(c.String("kafka-listen"), dir)
+		if err != nil {
+			return err
+		}
+		defer kc.Close()
+		brokers = kc.ListenAddrs()[0]
+	}
+	ccfg, acfgs, err := devConfigs(c, natsURL, brokers)
+	if err != nil {
+		return err
+	}
+	var coord *coordinator.Coordinator
+	opts := append(devApp(ccfg, acfgs), fx.Populate(&coord))
+	return runApp(context.Background(), opts, func() {
+		fmt.Printf("sluice dev ready rest=http://%s nats=%s kafka=%s agents=%d\n", coord.Addr(), natsURL, brokers, len(acfgs))
+	})
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/labels"
+)
+
+// env is a flag's environment variable: SLUICE_ + the flag in upper case.
+func env(name string) []string {
+	return []string{"SLUICE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))}
+}
+
+func stringFlag(name, value, usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: name, Value: value, Usage: usage, EnvVars: env(name)}
+}
+
+func durationFlag(name string, value time.Duration, usage string) *cli.DurationFlag {
+	return &cli.DurationFlag{Name: name, Value: value, Usage: usage, EnvVars: env(name)}
+}
+
+const defaultConverter = "org.apache.kafka.connect.storage.StringConverter"
+
+// Flags shared by the commands that run Sluice processes.
+var (
+	natsFlag      = stringFlag("nats", "", "NATS server URL (nats://host:port)")
+	kafkaFlag     = stringFlag("kafka", "", "Kafka bootstrap servers (host:port[,host:port…])")
+	groupIDFlag   = stringFlag("group-id", "sluice", "the cluster's id: prefix of transactional ids and group of its internal clients")
+	configTopic   = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if missing)")
+	offsetsTopic  = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if missing)")
+	statusTopic   = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if missing)")
+	listenFlag    = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
+	advertiseFlag = stringFlag("advertised-address", "", "address shown as the coordinator's worker_id (default: the REST address)")
+	labelsFlag    = stringFlag("labels", "", "agent labels for placement (k=v,k=v)")
+	idFlag        = stringFlag("id", "", "agent id, stable across restarts (default: the host name)")
+	workDirFlag   = stringFlag("work-dir", "", "directory relative file paths resolve against (default: the current directory)")
+	leaseFlag     = durationFlag("agent-lease", 10*time.Second, "an agent that has not heartbeated for this long is lost")
+	shutdownFlag  = durationFlag("task-shutdown-timeout", 10*time.Second, "how long an operation waits for tasks to confirm they stopped")
+	flushFlag     = durationFlag("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
+	keyConvFlag   = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
+	valueConvFlag = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
+	logLevelFlag  = stringFlag("log-level", "info", "log level: debug, info, warn, error")
+)
+
+func coordinatorFlags() []cli.Flag {
+	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, logLevelFlag}
+}
+
+func agentFlags() []cli.Flag {
+	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, logLevelFlag}
+}
+
+func logger(c *cli.Context) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func coordinatorConfig(c *cli.Context, log *slog.Logger) coordinator.Config {
+	return coordinator.Config{
+		Listen:              c.String("listen"),
+		AdvertisedAddr:      c.String("advertised-address"),
+		NATSURL:             c.String("nats"),
+		Brokers:             c.String("kafka"),
+		GroupID:             c.String("group-id"),
+		ConfigTopic:         c.String("config-topic"),
+		OffsetsTopic:        c.String("offsets-topic"),
+		StatusTopic:         c.String("status-topic"),
+		AgentLease:          c.Duration("agent-lease"),
+		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
+		Logger:              log,
+	}
+}
+
+func agentConfig(c *cli.Context, log *slog.Logger) (agent.Config, error) {
+	lbls, err := labels.Parse(c.String("labels"))
+	if err != nil {
+		return agent.Config{}, err
+	}
+	id := c.String("id")
+	if id == "" {
+		if id, err = os.Hostname(); err != nil {
+			return agent.Config{}, err
+		}
+	}
+	return agent.Config{
+		ID:              id,
+		Labels:          lbls,
+		NATSURL:         c.String("nats"),
+		Brokers:         c.String("kafka"),
+		GroupID:         c.String("group-id"),
+		OffsetsTopic:    c.String("offsets-topic"),
+		WorkDir:         c.String("work-dir"),
+		FlushInterval:   c.Duration("offset-flush-interval"),
+		KeyConverter:    c.String("key-converter"),
+		ValueConverter:  c.String("value-converter"),
+		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
+		Logger:          log,
+	}, nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"go.uber.org/fx"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/coordinator"
+)
+
+// stopTimeout bounds a graceful stop: tasks commit their offsets within it.
+const stopTimeout = 30 * time.Second
+
+func coordinatorApp(cfg coordinator.Config) []fx.Option {
+	return []fx.Option{fx.NopLogger, fx.Supply(cfg), coordinator.Module}
+}
+
+func agentApp(cfg agent.Config) []fx.Option {
+	return []fx.Option{fx.NopLogger, fx.Supply(cfg), agent.Module}
+}
+
+func coordinatorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "coordinator",
+		Usage: "run a coordinator: the REST API, configs, scheduling",
+		Flags: coordinatorFlags(),
+		Action: func(c *cli.Context) error {
+			return runApp(c.Context, coordinatorApp(coordinatorConfig(c, logger(c))), nil)
+		},
+	}
+}
+
+func agentCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "agent",
+		Usage: "run an agent: the sidecar that runs tasks",
+		Flags: agentFlags(),
+		Action: func(c *cli.Context) error {
+			cfg, err := agentConfig(c, logger(c))
+			if err != nil {
+				return err
+			}
+			return runApp(c.Context, agentApp(cfg), nil)
+		},
+	}
+}
+
+// runApp starts an fx app, calls ready, waits for SIGINT/SIGTERM and stops
+// the app gracefully.
+func runApp(ctx context.Context, opts []fx.Option, ready func()) error {
+	app := fx.New(opts...)
+	if err := app.Err(); err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := app.Start(sctx); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if ready != nil {
+		ready()
+	}
+	<-app.Wait()
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancelStop()
+	return app.Stop(stopCtx)
+}

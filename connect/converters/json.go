@@ -1,0 +1,722 @@
+package converters
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-io/sluice/connect"
+)
+
+// JsonConverter's keys.
+const (
+	SchemasEnableConfig          = "schemas.enable"
+	SchemasCacheSizeConfig       = "schemas.cache.size"
+	DecimalFormatConfig          = "decimal.format"
+	ReplaceNullWithDefaultConfig = "replace.null.with.default"
+)
+
+// JSONConfigDef is JsonConverter's config definition.
+func JSONConfigDef() *connect.ConfigDef {
+	return baseConfigDef().
+		Define(connect.ConfigKey{Name: SchemasEnableConfig, Type: connect.TypeBoolean, Default: true,
+			Importance: connect.ImportanceHigh, Documentation: "Include schemas within each of the serialized values and keys.",
+			Group: "Schemas", OrderInGroup: 0, Width: connect.WidthMedium, DisplayName: "Enable Schemas"}).
+		Define(connect.ConfigKey{Name: SchemasCacheSizeConfig, Type: connect.TypeInt, Default: int32(1000),
+			Importance: connect.ImportanceHigh, Documentation: "The maximum number of schemas that can be cached in this converter instance.",
+			Group: "Schemas", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Schema Cache Size"}).
+		Define(connect.ConfigKey{Name: DecimalFormatConfig, Type: connect.TypeString, Default: "BASE64",
+			Validator:  connect.InCaseInsensitive("BASE64", "NUMERIC"),
+			Importance: connect.ImportanceLow,
+			Documentation: "Controls which format this converter will serialize decimals in." +
+				" This value is case insensitive and can be either 'BASE64' (default) or 'NUMERIC'",
+			Group: "Serialization", OrderInGroup: 0, Width: connect.WidthMedium, DisplayName: "Decimal Format"}).
+		Define(connect.ConfigKey{Name: ReplaceNullWithDefaultConfig, Type: connect.TypeBoolean, Default: true,
+			Importance:    connect.ImportanceLow,
+			Documentation: "Whether to replace fields that have a default value and that are null to the default value. When set to true, the default value is used, otherwise null is used.",
+			Group:         "Serialization", OrderInGroup: 1, Width: connect.WidthMedium, DisplayName: "Replace null with default"})
+}
+
+// JSON is Kafka's JsonConverter. With schemas.enable (the default) it writes
+// the envelope {"schema":{...},"payload":...} and requires it when reading;
+// without, it writes and reads plain JSON. Bytes are base64 strings, as
+// Jackson writes a binary node.
+type JSON struct {
+	schemasDisabled bool
+}
+
+// Configure implements connect.Converter.
+func (c *JSON) Configure(props map[string]string, isKey bool) error {
+	v, err := configure(JSONConfigDef(), props, isKey)
+	if err != nil {
+		return err
+	}
+	c.schemasDisabled = !v.Bool(SchemasEnableConfig)
+	return nil
+}
+
+// FromConnectData implements connect.Converter.
+func (c *JSON) FromConnectData(topic string, schema *connect.Schema, value any) ([]byte, error) {
+	if schema == nil && value == nil {
+		return nil, nil
+	}
+	var b bytes.Buffer
+	if !c.schemasDisabled {
+		b.WriteString(`{"schema":`)
+		writeSchema(&b, schema)
+		b.WriteString(`,"payload":`)
+	}
+	if err := writeValue(&b, schema, value); err != nil {
+		return nil, fmt.Errorf("Converting Kafka Connect data to byte[] failed due to serialization error: %w", err)
+	}
+	if !c.schemasDisabled {
+		b.WriteByte('}')
+	}
+	return b.Bytes(), nil
+}
+
+// jsonTypeName is JsonSchema's spelling: Connect's float32 and float64 are
+// "float" and "double" on the wire.
+func jsonTypeName(t string) string {
+	switch t {
+	case connect.SchemaTypeFloat32:
+		return "float"
+	case connect.SchemaTypeFloat64:
+		return "double"
+	}
+	return t
+}
+
+// writeSchema writes a schema with Jackson's field order: type, the nested
+// schemas, optional, then the optional metadata.
+func writeSchema(b *bytes.Buffer, s *connect.Schema) {
+	if s == nil {
+		b.WriteString("null")
+		return
+	}
+	writeSchemaFields(b, s, "")
+}
+
+func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) {
+	b.WriteString(`{"type":`)
+	writeString(b, jsonTypeName(s.Type))
+	switch s.Type {
+	case connect.SchemaTypeArray:
+		b.WriteString(`,"items":`)
+		writeSchema(b, s.ValueSchema)
+	case connect.SchemaTypeMap:
+		b.WriteString(`,"keys":`)
+		writeSchema(b, s.KeySchema)
+		b.WriteString(`,"values":`)
+		writeSchema(b, s.ValueSchema)
+	case connect.SchemaTypeStruct:
+		b.WriteString(`,"fields":[`)
+		for i, f := range s.Fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeSchemaFields(b, f.Schema, f.Name)
+		}
+		b.WriteByte(']')
+	}
+	b.WriteString(`,"optional":` + strconv.FormatBool(s.Optional))
+	if s.Name != "" {
+		b.WriteString(`,"name":`)
+		writeString(b, s.Name)
+	}
+	if s.Version != nil {
+		b.WriteString(`,"version":` + strconv.Itoa(int(*s.Version)))
+	}
+	if s.Doc != "" {
+		b.WriteString(`,"doc":`)
+		writeString(b, s.Doc)
+	}
+	if s.Parameters != nil {
+		b.WriteString(`,"parameters":{`)
+		keys := make([]string, 0, len(s.Parameters))
+		for k := range s.Parameters {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, k)
+			b.WriteByte(':')
+			writeString(b, s.Parameters[k])
+		}
+		b.WriteByte('}')
+	}
+	if fieldName != "" {
+		// Jackson appends the struct field's name after the field's schema.
+		b.WriteString(`,"field":`)
+		writeString(b, fieldName)
+	}
+	b.WriteByte('}')
+}
+
+// writeString escapes as Jackson does: quotes, backslashes and control
+// characters only (no HTML escaping).
+func writeString(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+func writeValue(b *bytes.Buffer, s *connect.Schema, v any) error {
+	if v == nil {
+		if s != nil && !s.Optional {
+			return fmt.Errorf("Conversion error: null value for field that is required and has no default value")
+		}
+		b.WriteString("null")
+		return nil
+	}
+	if s == nil {
+		return writeSchemaless(b, v)
+	}
+	switch s.Type {
+	case connect.SchemaTypeInt8, connect.SchemaTypeInt16, connect.SchemaTypeInt32, connect.SchemaTypeInt64:
+		n, ok := asInt(v)
+		if !ok {
+			return typeError(s, v)
+		}
+		b.WriteString(strconv.FormatInt(n, 10))
+	case connect.SchemaTypeFloat32:
+		f, ok := asFloat(v)
+		if !ok {
+			return typeError(s, v)
+		}
+		b.WriteString(javaFloat(f, 32))
+	case connect.SchemaTypeFloat64:
+		f, ok := asFloat(v)
+		if !ok {
+			return typeError(s, v)
+		}
+		b.WriteString(javaFloat(f, 64))
+	case connect.SchemaTypeBoolean:
+		x, ok := v.(bool)
+		if !ok {
+			return typeError(s, v)
+		}
+		b.WriteString(strconv.FormatBool(x))
+	case connect.SchemaTypeString:
+		x, ok := v.(string)
+		if !ok {
+			return typeError(s, v)
+		}
+		writeString(b, x)
+	case connect.SchemaTypeBytes:
+		x, ok := v.([]byte)
+		if !ok {
+			return typeError(s, v)
+		}
+		writeString(b, base64.StdEncoding.EncodeToString(x))
+	case connect.SchemaTypeArray:
+		rv := reflect.ValueOf(v)
+		if rv.Kind() != reflect.Slice {
+			return typeError(s, v)
+		}
+		b.WriteByte('[')
+		for i := range rv.Len() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeValue(b, s.ValueSchema, rv.Index(i).Interface()); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case connect.SchemaTypeMap:
+		return writeMap(b, s.KeySchema, s.ValueSchema, v)
+	case connect.SchemaTypeStruct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return typeError(s, v)
+		}
+		b.WriteByte('{')
+		for i, f := range s.Fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, f.Name)
+			b.WriteByte(':')
+			if err := writeValue(b, f.Schema, m[f.Name]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	default:
+		return fmt.Errorf("Couldn't translate unsupported schema type %s.", s.Type)
+	}
+	return nil
+}
+
+func typeError(s *connect.Schema, v any) error {
+	return fmt.Errorf("Invalid Java object for schema with type %s: %T", strings.ToUpper(s.Type), v)
+}
+
+// writeMap writes a map as a JSON object when its keys are strings, else as
+// an array of [key, value] pairs, as JsonConverter does. Keys are sorted so
+// the output is deterministic.
+func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Map {
+		return fmt.Errorf("Invalid Java object for schema with type MAP: %T", v)
+	}
+	keys := rv.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i].Interface()) < fmt.Sprint(keys[j].Interface()) })
+	objectMode := ks != nil && ks.Type == connect.SchemaTypeString
+	if ks == nil {
+		objectMode = true
+		for _, k := range keys {
+			if _, ok := k.Interface().(string); !ok {
+				objectMode = false
+			}
+		}
+	}
+	if objectMode {
+		b.WriteByte('{')
+	} else {
+		b.WriteByte('[')
+	}
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if objectMode {
+			writeString(b, fmt.Sprint(k.Interface()))
+			b.WriteByte(':')
+		} else {
+			b.WriteByte('[')
+			if err := writeValue(b, ks, k.Interface()); err != nil {
+				return err
+			}
+			b.WriteByte(',')
+		}
+		if err := writeValue(b, vs, rv.MapIndex(k).Interface()); err != nil {
+			return err
+		}
+		if !objectMode {
+			b.WriteByte(']')
+		}
+	}
+	if objectMode {
+		b.WriteByte('}')
+	} else {
+		b.WriteByte(']')
+	}
+	return nil
+}
+
+// writeSchemaless infers the JSON form from the Go value, as JsonConverter
+// does from the Java class when there is no schema.
+func writeSchemaless(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("null")
+	case string:
+		writeString(b, x)
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case []byte:
+		writeString(b, base64.StdEncoding.EncodeToString(x))
+	case json.Number:
+		b.WriteString(x.String())
+	case float32:
+		b.WriteString(javaFloat(float64(x), 32))
+	case float64:
+		b.WriteString(javaFloat(x, 64))
+	default:
+		if n, ok := asInt(v); ok {
+			b.WriteString(strconv.FormatInt(n, 10))
+			return nil
+		}
+		rv := reflect.ValueOf(v)
+		switch rv.Kind() {
+		case reflect.Slice, reflect.Array:
+			b.WriteByte('[')
+			for i := range rv.Len() {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if err := writeSchemaless(b, rv.Index(i).Interface()); err != nil {
+					return err
+				}
+			}
+			b.WriteByte(']')
+		case reflect.Map:
+			return writeMap(b, nil, nil, v)
+		default:
+			return fmt.Errorf("Couldn't convert %v to JSON.", v)
+		}
+	}
+	return nil
+}
+
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case json.Number:
+		n, err := x.Int64()
+		return n, err == nil
+	}
+	return 0, false
+}
+
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float32:
+		return float64(x), true
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	if n, ok := asInt(v); ok {
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// javaFloat writes a float as Jackson does (Float/Double.toString); NaN and
+// infinities, which JSON cannot hold, become strings as Jackson quotes them.
+func javaFloat(f float64, bits int) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return `"` + connect.JavaDouble(f) + `"`
+	}
+	if bits == 32 {
+		s := strconv.FormatFloat(f, 'g', -1, 32)
+		g, _ := strconv.ParseFloat(s, 64)
+		return connect.JavaDouble(g)
+	}
+	return connect.JavaDouble(f)
+}
+
+var errEnvelope = errors.New("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not contain additional fields." +
+	" If you are trying to deserialize plain JSON data, set schemas.enable=false in your converter configuration.")
+
+// ToConnectData implements connect.Converter.
+func (c *JSON) ToConnectData(topic string, data []byte) (*connect.Schema, any, error) {
+	if data == nil {
+		return nil, nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, nil, fmt.Errorf("Converting byte[] to Kafka Connect data failed due to serialization error: %w", err)
+	}
+	if c.schemasDisabled {
+		v, err := toConnect(nil, doc)
+		return nil, v, err
+	}
+	env, ok := doc.(map[string]any)
+	_, hasSchema := env["schema"]
+	_, hasPayload := env["payload"]
+	if !ok || len(env) != 2 || !hasSchema || !hasPayload {
+		return nil, nil, errEnvelope
+	}
+	schema, err := asConnectSchema(env["schema"])
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := toConnect(schema, env["payload"])
+	return schema, v, err
+}
+
+func asConnectSchema(node any) (*connect.Schema, error) {
+	if node == nil {
+		return nil, nil
+	}
+	m, ok := node.(map[string]any)
+	t, _ := m["type"].(string)
+	if !ok || t == "" {
+		return nil, errors.New("Schema must contain 'type' field")
+	}
+	s := &connect.Schema{}
+	switch t {
+	case "float":
+		s.Type = connect.SchemaTypeFloat32
+	case "double":
+		s.Type = connect.SchemaTypeFloat64
+	case connect.SchemaTypeBoolean, connect.SchemaTypeInt8, connect.SchemaTypeInt16, connect.SchemaTypeInt32,
+		connect.SchemaTypeInt64, connect.SchemaTypeBytes, connect.SchemaTypeString:
+		s.Type = t
+	case connect.SchemaTypeArray:
+		s.Type = t
+		items, ok := m["items"]
+		if !ok || items == nil {
+			return nil, errors.New("Array schema did not specify the element type")
+		}
+		var err error
+		if s.ValueSchema, err = asConnectSchema(items); err != nil {
+			return nil, err
+		}
+	case connect.SchemaTypeMap:
+		s.Type = t
+		var err error
+		if s.KeySchema, err = asConnectSchema(m["keys"]); err != nil {
+			return nil, err
+		}
+		if s.ValueSchema, err = asConnectSchema(m["values"]); err != nil {
+			return nil, err
+		}
+	case connect.SchemaTypeStruct:
+		s.Type = t
+		fields, ok := m["fields"].([]any)
+		if !ok {
+			return nil, errors.New("Struct schema's \"fields\" argument is not an array.")
+		}
+		for _, f := range fields {
+			fm, _ := f.(map[string]any)
+			name, ok := fm["field"].(string)
+			if !ok {
+				return nil, errors.New("Struct schema's field name not specified properly")
+			}
+			fs, err := asConnectSchema(f)
+			if err != nil {
+				return nil, err
+			}
+			s.Fields = append(s.Fields, connect.Field{Name: name, Schema: fs})
+		}
+	default:
+		return nil, fmt.Errorf("Unknown schema type: %s", t)
+	}
+	s.Optional, _ = m["optional"].(bool)
+	s.Name, _ = m["name"].(string)
+	s.Doc, _ = m["doc"].(string)
+	if n, ok := m["version"].(json.Number); ok {
+		if v, err := n.Int64(); err == nil {
+			v32 := int32(v)
+			s.Version = &v32
+		}
+	}
+	if p, ok := m["parameters"].(map[string]any); ok {
+		s.Parameters = map[string]string{}
+		for k, v := range p {
+			s.Parameters[k] = fmt.Sprint(v)
+		}
+	}
+	return s, nil
+}
+
+// toConnect converts decoded JSON to Connect data: with a schema to that
+// schema's Go types (int8…int64, float32/64, bool, string, []byte, []any,
+// map[string]any or map[any]any); without one integers become int64 and
+// other numbers float64, as JsonConverter infers.
+func toConnect(s *connect.Schema, node any) (any, error) {
+	if node == nil {
+		if s == nil || s.Optional {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("Invalid null value for required %s field", strings.ToUpper(s.Type))
+	}
+	if s == nil {
+		switch x := node.(type) {
+		case json.Number:
+			if n, err := x.Int64(); err == nil && !strings.ContainsAny(x.String(), ".eE") {
+				return n, nil
+			}
+			f, _ := x.Float64()
+			return f, nil
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				v, err := toConnect(nil, e)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = v
+			}
+			return out, nil
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				v, err := toConnect(nil, e)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = v
+			}
+			return out, nil
+		}
+		return node, nil
+	}
+	mismatch := func() error { return fmt.Errorf("Invalid %s value: %v", strings.ToUpper(s.Type), node) }
+	switch s.Type {
+	case connect.SchemaTypeInt8, connect.SchemaTypeInt16, connect.SchemaTypeInt32, connect.SchemaTypeInt64:
+		n, ok := node.(json.Number)
+		if !ok {
+			return nil, mismatch()
+		}
+		i, err := n.Int64()
+		if err != nil {
+			f, ferr := n.Float64()
+			if ferr != nil {
+				return nil, mismatch()
+			}
+			i = int64(f)
+		}
+		switch s.Type {
+		case connect.SchemaTypeInt8:
+			return int8(i), nil
+		case connect.SchemaTypeInt16:
+			return int16(i), nil
+		case connect.SchemaTypeInt32:
+			return int32(i), nil
+		}
+		return i, nil
+	case connect.SchemaTypeFloat32, connect.SchemaTypeFloat64:
+		n, ok := node.(json.Number)
+		if !ok {
+			return nil, mismatch()
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return nil, mismatch()
+		}
+		if s.Type == connect.SchemaTypeFloat32 {
+			return float32(f), nil
+		}
+		return f, nil
+	case connect.SchemaTypeBoolean:
+		b, ok := node.(bool)
+		if !ok {
+			return nil, mismatch()
+		}
+		return b, nil
+	case connect.SchemaTypeString:
+		str, ok := node.(string)
+		if !ok {
+			return nil, mismatch()
+		}
+		return str, nil
+	case connect.SchemaTypeBytes:
+		str, ok := node.(string)
+		if !ok {
+			return nil, errors.New("Invalid bytes field")
+		}
+		b, err := base64.StdEncoding.DecodeString(str)
+		if err != nil {
+			return nil, errors.New("Invalid bytes field")
+		}
+		return b, nil
+	case connect.SchemaTypeArray:
+		arr, ok := node.([]any)
+		if !ok {
+			return nil, mismatch()
+		}
+		out := make([]any, len(arr))
+		for i, e := range arr {
+			v, err := toConnect(s.ValueSchema, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case connect.SchemaTypeMap:
+		return mapToConnect(s, node)
+	case connect.SchemaTypeStruct:
+		obj, ok := node.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("Structs should be encoded as JSON objects, but found %T", node)
+		}
+		out := make(map[string]any, len(s.Fields))
+		for _, f := range s.Fields {
+			v, err := toConnect(f.Schema, obj[f.Name])
+			if err != nil {
+				return nil, err
+			}
+			out[f.Name] = v
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("Unknown schema type: %s", s.Type)
+}
+
+func mapToConnect(s *connect.Schema, node any) (any, error) {
+	if s.KeySchema == nil || s.KeySchema.Type == connect.SchemaTypeString {
+		obj, ok := node.(map[string]any)
+		if !ok {
+			return nil, errors.New("Maps with string fields should be encoded as JSON objects, but found " + fmt.Sprintf("%T", node))
+		}
+		out := make(map[string]any, len(obj))
+		for k, e := range obj {
+			v, err := toConnect(s.ValueSchema, e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = v
+		}
+		return out, nil
+	}
+	arr, ok := node.([]any)
+	if !ok {
+		return nil, errors.New("Maps with non-string fields should be encoded as JSON array of tuples, but found " + fmt.Sprintf("%T", node))
+	}
+	out := make(map[any]any, len(arr))
+	for _, e := range arr {
+		pair, ok := e.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, errors.New("Found invalid map entry instead of array tuple")
+		}
+		k, err := toConnect(s.KeySchema, pair[0])
+		if err != nil {
+			return nil, err
+		}
+		v, err := toConnect(s.ValueSchema, pair[1])
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}

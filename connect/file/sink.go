@@ -1,0 +1,155 @@
+package file
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+
+	"github.com/sluice-io/sluice/connect"
+)
+
+// SinkPlugin describes the file sink for the plugin registry.
+func SinkPlugin() *connect.Plugin {
+	return &connect.Plugin{
+		Class: SinkClass, Kind: connect.KindSink, Version: connect.Version,
+		Aliases:      []string{"FileStreamSink", "FileStreamSinkConnector"},
+		NewConnector: func() connect.Connector { return &SinkConnector{} },
+	}
+}
+
+// SinkConfigDef mirrors Kafka's FileStreamSinkConnector.CONFIG_DEF. The
+// topics and topics.regex keys are common to every sink connector.
+func SinkConfigDef() *connect.ConfigDef {
+	return connect.NewConfigDef().Define(connect.ConfigKey{Name: FileConfig, Type: connect.TypeString,
+		Importance:    connect.ImportanceHigh,
+		Documentation: "Destination filename. If not specified, the standard output will be used"})
+}
+
+// SinkConnector appends each record's value to a file as one line.
+type SinkConnector struct{}
+
+var (
+	_ connect.SinkConnector = (*SinkConnector)(nil)
+	_ connect.OffsetAlterer = (*SinkConnector)(nil)
+)
+
+// ConfigDef implements connect.Connector.
+func (*SinkConnector) ConfigDef() *connect.ConfigDef { return SinkConfigDef() }
+
+// Validate implements connect.Connector; the ConfigDef says everything.
+func (*SinkConnector) Validate(map[string]string) []connect.ConfigValue { return nil }
+
+// TaskConfigs implements connect.Connector: maxTasks identical tasks, which
+// share the topic partitions through the consumer group.
+func (*SinkConnector) TaskConfigs(props map[string]string, maxTasks int) ([]map[string]string, error) {
+	out := make([]map[string]string, maxTasks)
+	for i := range out {
+		out[i] = maps.Clone(props)
+	}
+	return out, nil
+}
+
+// NewTask implements connect.SinkConnector.
+func (*SinkConnector) NewTask() connect.SinkTask { return &SinkTask{} }
+
+// AlterOffsets implements connect.OffsetAlterer: the sink keeps no offsets
+// of its own and accepts any change, as Kafka's does.
+func (*SinkConnector) AlterOffsets(map[string]string, []connect.Offset) (bool, error) {
+	return true, nil
+}
+
+// SinkTask appends record values to a file, or to standard output when no
+// file is configured.
+type SinkTask struct {
+	file *os.File
+	w    *bufio.Writer
+}
+
+var _ connect.SinkTask = (*SinkTask)(nil)
+
+// Start implements connect.SinkTask.
+func (t *SinkTask) Start(ctx context.Context, tc connect.SinkTaskContext, props map[string]string) error {
+	v, err := SinkConfigDef().Parse(props)
+	if err != nil {
+		return err
+	}
+	name := v.String(FileConfig)
+	var out io.Writer = os.Stdout
+	if name != "" {
+		path := name
+		if !filepath.IsAbs(path) && tc.WorkDir != "" {
+			path = filepath.Join(tc.WorkDir, path)
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("Couldn't find or create file '%s' for FileStreamSinkTask: %w", name, err)
+		}
+		t.file, out = f, f
+	}
+	t.w = bufio.NewWriter(out)
+	return nil
+}
+
+// Put implements connect.SinkTask.
+func (t *SinkTask) Put(ctx context.Context, records []connect.SinkRecord) error {
+	for _, r := range records {
+		if _, err := t.w.WriteString(Line(r.Value)); err != nil {
+			return err
+		}
+		if err := t.w.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Line renders a record value as the sink writes it: a string as is, null
+// as "null" (as Java's println does), bytes as text and anything else as
+// JSON.
+func Line(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// Flush implements connect.SinkTask: buffered lines reach the file and the
+// file reaches the disk before the runtime commits the consumed offsets.
+func (t *SinkTask) Flush(ctx context.Context) error {
+	if err := t.w.Flush(); err != nil {
+		return err
+	}
+	if t.file != nil {
+		return t.file.Sync()
+	}
+	return nil
+}
+
+// Stop implements connect.SinkTask.
+func (t *SinkTask) Stop() error {
+	if t.w == nil {
+		return nil
+	}
+	err := t.w.Flush()
+	if t.file != nil {
+		if cerr := t.file.Close(); err == nil {
+			err = cerr
+		}
+		t.file = nil
+	}
+	return err
+}

@@ -1,0 +1,284 @@
+// Package generator holds Sluice's generator source connector, which makes
+// synthetic records at a steady rate: for load tests, demos and end-to-end
+// tests that need a source without an external system. Each of its streams
+// is an independent, resumable sequence with its own source partition.
+package generator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluice-io/sluice/connect"
+)
+
+// Class is the generator's class name.
+const Class = "io.sluice.connect.generator.GeneratorSourceConnector"
+
+// Config keys, and the source partition and offset fields.
+const (
+	TopicConfig       = "topic"
+	StreamsConfig     = "streams"
+	CountConfig       = "count"
+	RateConfig        = "rate"
+	RecordBytesConfig = "record.bytes"
+	// TaskStreamsConfig is set by TaskConfigs: the streams one task owns.
+	TaskStreamsConfig = "task.streams"
+
+	StreamField = "stream"
+	SeqField    = "seq"
+)
+
+// Plugin describes the generator for the plugin registry.
+func Plugin() *connect.Plugin {
+	return &connect.Plugin{
+		Class: Class, Kind: connect.KindSource, Version: connect.Version,
+		Aliases:      []string{"GeneratorSourceConnector", "GeneratorSource"},
+		NewConnector: func() connect.Connector { return &Connector{} },
+	}
+}
+
+// ConfigDef is the generator's config definition.
+func ConfigDef() *connect.ConfigDef {
+	return connect.NewConfigDef().
+		Define(connect.ConfigKey{Name: TopicConfig, Type: connect.TypeString, Required: true,
+			Validator: connect.NonEmptyString{}, Importance: connect.ImportanceHigh,
+			Documentation: "The topic to publish data to"}).
+		Define(connect.ConfigKey{Name: StreamsConfig, Type: connect.TypeInt, Default: int32(1),
+			Validator: connect.AtLeast(1), Importance: connect.ImportanceMedium,
+			Documentation: "The number of independent sequences, each its own source partition {\"stream\": <n>}. " +
+				"Streams are spread round-robin over the tasks; there are never more tasks than streams."}).
+		Define(connect.ConfigKey{Name: CountConfig, Type: connect.TypeLong, Default: int64(-1),
+			Validator: connect.AtLeast(-1), Importance: connect.ImportanceMedium,
+			Documentation: "The number of records each stream produces; -1 means no limit. " +
+				"Once every stream is done the tasks stay idle."}).
+		Define(connect.ConfigKey{Name: RateConfig, Type: connect.TypeInt, Default: int32(1000),
+			Validator: connect.AtLeast(1), Importance: connect.ImportanceMedium,
+			Documentation: "The number of records per second each task produces."}).
+		Define(connect.ConfigKey{Name: RecordBytesConfig, Type: connect.TypeInt, Default: int32(100),
+			Validator: connect.AtLeast(0), Importance: connect.ImportanceLow,
+			Documentation: "The length of each record value; values are never shorter than their fixed fields."})
+}
+
+// Connector splits the streams over tasks.
+type Connector struct{}
+
+var _ connect.SourceConnector = (*Connector)(nil)
+
+// ConfigDef implements connect.Connector.
+func (*Connector) ConfigDef() *connect.ConfigDef { return ConfigDef() }
+
+// Validate implements connect.Connector; the ConfigDef says everything.
+func (*Connector) Validate(map[string]string) []connect.ConfigValue { return nil }
+
+// TaskConfigs implements connect.Connector: min(maxTasks, streams) tasks,
+// task i owning streams i, i+n, i+2n, ….
+func (*Connector) TaskConfigs(props map[string]string, maxTasks int) ([]map[string]string, error) {
+	v, err := ConfigDef().Parse(props)
+	if err != nil {
+		return nil, err
+	}
+	streams := v.Int(StreamsConfig)
+	n := min(max(maxTasks, 1), streams)
+	owned := make([][]string, n)
+	for s := range streams {
+		owned[s%n] = append(owned[s%n], strconv.Itoa(s))
+	}
+	out := make([]map[string]string, n)
+	for i := range out {
+		out[i] = maps.Clone(props)
+		out[i][TaskStreamsConfig] = strings.Join(owned[i], ",")
+	}
+	return out, nil
+}
+
+// NewTask implements connect.SourceConnector.
+func (*Connector) NewTask() connect.SourceTask { return &Task{} }
+
+// maxBatch caps one Poll so that a high rate after a pause does not build
+// one huge batch.
+const maxBatch = 5000
+
+// idleWait bounds how long Poll waits for tokens or idles when done.
+const idleWait = 200 * time.Millisecond
+
+// Task produces the records of its streams, paced by a token bucket that
+// fills at rate tokens per second up to one second's worth.
+//
+//	Start: next seq per stream = committed seq + 1
+//	Poll:  refill tokens ──► none? wait ≤200ms ──► emit round-robin ──► …
+type Task struct {
+	topic       string
+	count       int64
+	rate        float64
+	recordBytes int
+	streams     []int64
+	next        []int64 // next seq per stream, parallel to streams
+	cursor      int     // round-robin position
+
+	tokens float64
+	last   time.Time
+	now    func() time.Time
+}
+
+var _ connect.SourceTask = (*Task)(nil)
+
+// Start implements connect.SourceTask.
+func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props map[string]string) error {
+	v, err := ConfigDef().Parse(props)
+	if err != nil {
+		return err
+	}
+	t.topic = v.String(TopicConfig)
+	t.count = v.Long(CountConfig)
+	t.rate = float64(v.Int(RateConfig))
+	t.recordBytes = v.Int(RecordBytesConfig)
+	owned := props[TaskStreamsConfig]
+	if _, set := props[TaskStreamsConfig]; !set {
+		for s := range v.Int(StreamsConfig) {
+			owned += "," + strconv.Itoa(s)
+		}
+	}
+	for _, s := range strings.Split(owned, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return errors.New("invalid " + TaskStreamsConfig + ": " + owned)
+		}
+		t.streams = append(t.streams, n)
+	}
+	t.next = make([]int64, len(t.streams))
+	if tc.Offsets != nil {
+		for i, s := range t.streams {
+			off, err := tc.Offsets.Offset(ctx, map[string]any{StreamField: s})
+			if err != nil {
+				return err
+			}
+			if seq, ok := asInt(off[SeqField]); ok {
+				t.next[i] = seq + 1
+			}
+		}
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	t.last = t.now()
+	return nil
+}
+
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case json.Number:
+		n, err := x.Int64()
+		return n, err == nil
+	case float64:
+		if x == math.Trunc(x) {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+func (t *Task) refill() {
+	now := t.now()
+	t.tokens = min(t.tokens+now.Sub(t.last).Seconds()*t.rate, t.rate)
+	t.last = now
+}
+
+func (t *Task) done() bool {
+	if t.count < 0 {
+		return false
+	}
+	for _, n := range t.next {
+		if n < t.count {
+			return false
+		}
+	}
+	return true
+}
+
+// Poll implements connect.SourceTask. It returns no records, not an error,
+// once every stream has produced count records.
+func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
+	if len(t.streams) == 0 || t.done() {
+		_ = sleep(ctx, idleWait)
+		return nil, nil
+	}
+	t.refill()
+	if t.tokens < 1 {
+		need := time.Duration((1 - t.tokens) / t.rate * float64(time.Second))
+		if err := sleep(ctx, min(need, idleWait)); err != nil || ctx.Err() != nil {
+			return nil, nil
+		}
+		t.refill()
+	}
+	n := min(int(t.tokens), maxBatch)
+	records := make([]connect.SourceRecord, 0, n)
+	for len(records) < n && !t.done() {
+		i := t.cursor
+		t.cursor = (t.cursor + 1) % len(t.streams)
+		if t.count >= 0 && t.next[i] >= t.count {
+			continue
+		}
+		records = append(records, t.record(t.streams[i], t.next[i]))
+		t.next[i]++
+	}
+	t.tokens -= float64(len(records))
+	return records, nil
+}
+
+func (t *Task) record(stream, seq int64) connect.SourceRecord {
+	s := strconv.FormatInt(stream, 10)
+	return connect.SourceRecord{
+		SourcePartition: map[string]any{StreamField: stream},
+		SourceOffset:    map[string]any{SeqField: seq},
+		Topic:           t.topic,
+		KeySchema:       connect.StringSchema,
+		Key:             s,
+		ValueSchema:     connect.StringSchema,
+		Value:           Value(stream, seq, t.recordBytes),
+		Timestamp:       t.now(),
+	}
+}
+
+// Value is the record value for seq of stream: the JSON text
+// {"stream":<s>,"seq":<n>,"payload":"<filler>"} padded with filler letters
+// to size bytes, or with no filler when size is smaller than that.
+func Value(stream, seq int64, size int) string {
+	head := `{"stream":` + strconv.FormatInt(stream, 10) + `,"seq":` + strconv.FormatInt(seq, 10) + `,"payload":"`
+	pad := max(size-len(head)-2, 0)
+	var b strings.Builder
+	b.Grow(len(head) + pad + 2)
+	b.WriteString(head)
+	for i := range pad {
+		b.WriteByte(byte('a' + (seq+int64(i))%26))
+	}
+	b.WriteString(`"}`)
+	return b.String()
+}
+
+// sleep waits for d or until ctx ends, and returns ctx's error then.
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// Stop implements connect.SourceTask.
+func (t *Task) Stop() error { return nil }

@@ -1,0 +1,126 @@
+package generator
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/connect"
+)
+
+func TestTaskConfigs(t *testing.T) {
+	c := &Connector{}
+	props := map[string]string{"topic": "t", "streams": "5"}
+	cfgs, err := c.TaskConfigs(props, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgs) != 2 || cfgs[0][TaskStreamsConfig] != "0,2,4" || cfgs[1][TaskStreamsConfig] != "1,3" || cfgs[0]["topic"] != "t" {
+		t.Errorf("configs = %v", cfgs)
+	}
+	if _, set := props[TaskStreamsConfig]; set {
+		t.Errorf("input props modified")
+	}
+	again, _ := c.TaskConfigs(props, 2)
+	if !reflect.DeepEqual(cfgs, again) {
+		t.Errorf("not deterministic")
+	}
+	if cfgs, _ := c.TaskConfigs(map[string]string{"topic": "t", "streams": "2"}, 8); len(cfgs) != 2 {
+		t.Errorf("more tasks than streams: %d", len(cfgs))
+	}
+	if _, err := c.TaskConfigs(map[string]string{}, 1); err == nil {
+		t.Errorf("missing topic accepted")
+	}
+	v := connect.FindValue(c.ConfigDef().Validate(map[string]string{"topic": "t", "streams": "0"}), "streams")
+	if len(v.Errors) != 1 || v.Errors[0] != "Invalid value 0 for configuration streams: Value must be at least 1" {
+		t.Errorf("streams errors = %q", v.Errors)
+	}
+}
+
+func TestValue(t *testing.T) {
+	v := Value(3, 12, 100)
+	if len(v) != 100 {
+		t.Errorf("len = %d", len(v))
+	}
+	var doc struct {
+		Stream  int64  `json:"stream"`
+		Seq     int64  `json:"seq"`
+		Payload string `json:"payload"`
+	}
+	if err := json.Unmarshal([]byte(v), &doc); err != nil || doc.Stream != 3 || doc.Seq != 12 {
+		t.Errorf("value %q: %+v %v", v, doc, err)
+	}
+	if got := Value(1, 2, 5); got != `{"stream":1,"seq":2,"payload":""}` {
+		t.Errorf("minimal = %q", got)
+	}
+}
+
+type offsets map[int64]int64
+
+func (o offsets) Offset(_ context.Context, p map[string]any) (map[string]any, error) {
+	if n, ok := o[p[StreamField].(int64)]; ok {
+		return map[string]any{SeqField: json.Number(json.Number(itoa(n)))}, nil
+	}
+	return nil, nil
+}
+
+func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func TestPollResumeCountAndRate(t *testing.T) {
+	clk := &clock{t: time.Unix(1000, 0)}
+	task := &Task{now: clk.now}
+	props := map[string]string{"topic": "t", "streams": "2", "count": "3", "rate": "10", TaskStreamsConfig: "0,1"}
+	if err := task.Start(context.Background(), connect.SourceTaskContext{Offsets: offsets{1: 0}}, props); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = clk.t.Add(time.Second) // 10 tokens
+	recs, err := task.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, r.Key.(string)+":"+itoa(r.SourceOffset[SeqField].(int64)))
+		if r.Topic != "t" || r.SourcePartition[StreamField] != r.SourcePartition[StreamField].(int64) || len(r.Value.(string)) != 100 {
+			t.Errorf("record = %+v", r)
+		}
+	}
+	// Stream 1 resumes after its committed seq 0; each stops at count 3.
+	if want := []string{"0:0", "1:1", "0:1", "1:2", "0:2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("records = %v, want %v", got, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if recs, err := task.Poll(ctx); recs != nil || err != nil {
+		t.Errorf("done poll = %v, %v", recs, err)
+	}
+}
+
+func TestPollPacing(t *testing.T) {
+	clk := &clock{t: time.Unix(0, 0)}
+	task := &Task{now: clk.now}
+	if err := task.Start(context.Background(), connect.SourceTaskContext{}, map[string]string{"topic": "t", "rate": "100"}); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = clk.t.Add(50 * time.Millisecond)
+	recs, _ := task.Poll(context.Background())
+	if len(recs) != 5 {
+		t.Errorf("after 50ms at 100/s: %d records", len(recs))
+	}
+	clk.t = clk.t.Add(time.Hour) // the bucket holds at most one second
+	recs, _ = task.Poll(context.Background())
+	if len(recs) != 100 {
+		t.Errorf("after a long pause: %d records", len(recs))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if recs, _ := task.Poll(ctx); len(recs) != 0 {
+		t.Errorf("no tokens: %d records", len(recs))
+	}
+}

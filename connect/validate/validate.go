@@ -1,0 +1,433 @@
+// Package validate checks connector configs the way Kafka Connect's
+// AbstractHerder.validateConnectorConfig does and renders the result as the
+// REST API's ConfigInfos: the framework keys (ConnectorConfig plus the
+// source or sink additions, plus Sluice's own), then the connector's keys,
+// then the keys of any converter the config names. It also builds the
+// create-time error message and the plugin config listing.
+package validate
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/plugins"
+)
+
+// Option adjusts validation to the worker's settings.
+type Option func(*options)
+
+type options struct {
+	keyConverter, valueConverter, headerConverter string
+}
+
+// WithWorkerConverters gives the worker-level key, value and header
+// converter classes ("" for none). As in Kafka 4.1+, they become the
+// defaults of key.converter, value.converter and header.converter.
+func WithWorkerConverters(key, value, header string) Option {
+	return func(o *options) { o.keyConverter, o.valueConverter, o.headerConverter = key, value, header }
+}
+
+// Connector validates a connector config. It returns the ConfigInfos (with
+// Name set to the connector.class value) and the connector's plugin. An
+// absent connector.class or one that names no connector is a *v1.Error with
+// code 400 and Kafka's message; config problems are not errors but entries
+// in the result (see ErrorMessage).
+func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (v1.ConfigInfos, *connect.Plugin, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cls, ok := props[ConnectorClassConfig]
+	if !ok {
+		return v1.ConfigInfos{}, nil, v1.Errorf(v1.CodeBadRequest, "Connector config %s contains no connector type", JavaMapString(props))
+	}
+	p, ok := reg.LookupConnector(cls)
+	if !ok {
+		return v1.ConfigInfos{}, nil, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(cls)}
+	}
+	def := enrich(baseDef(defsInput{
+		reg: reg, connector: p, connectorVersion: p.Version, recommend: true,
+		key:   converterDefault(reg, props, KeyConverterConfig, o.keyConverter),
+		value: converterDefault(reg, props, ValueConverterConfig, o.valueConverter),
+		hdr:   converterDefault(reg, props, HeaderConverterConfig, o.headerConverter),
+	}), props)
+	base := def.Validate(props)
+	checkConnectorVersion(p, props, base)
+	if p.Kind == connect.KindSink {
+		validateSink(props, base)
+	}
+
+	conn := p.NewConnector()
+	own := conn.ConfigDef()
+	if own == nil {
+		own = connect.NewConfigDef()
+	}
+	ownValues := mergeValues(own.Validate(props), conn.Validate(props))
+
+	// Kafka keeps the keys in a LinkedHashMap: a connector key that shadows
+	// a framework key keeps the framework key's position.
+	keys := def.Keys()
+	for _, k := range own.Keys() {
+		if i := slices.IndexFunc(keys, func(x connect.ConfigKey) bool { return x.Name == k.Name }); i >= 0 {
+			keys[i] = k
+		} else {
+			keys = append(keys, k)
+		}
+	}
+	groups := def.Groups()
+	for _, g := range own.Groups() {
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	infos := generateResult(cls, keys, append(base, ownValues...), groups)
+	for _, c := range []struct{ key, versionKey, typ string }{
+		{HeaderConverterConfig, HeaderConverterVersionConfig, "header"},
+		{KeyConverterConfig, KeyConverterVersionConfig, "key"},
+		{ValueConverterConfig, ValueConverterVersionConfig, "value"},
+	} {
+		if ci := converterInfos(reg, props, base, c.key, c.versionKey, c.typ); ci != nil {
+			infos = merge(infos, *ci)
+		}
+	}
+	return infos, p, nil
+}
+
+// converterDefault is Kafka 4.1's converterDefaults: with a worker converter
+// the key defaults to it; the version defaults to the version of the
+// converter in use.
+func converterDefault(reg *plugins.Registry, props map[string]string, key, worker string) converterDefaults {
+	own, set := props[key]
+	if !set && worker == "" {
+		return converterDefaults{}
+	}
+	var d converterDefaults
+	if worker != "" {
+		if p, ok := reg.Lookup(worker); ok {
+			d.class = connect.Class(p.Class)
+		} else {
+			d.class = connect.Class(worker)
+		}
+	}
+	name := worker
+	if set {
+		name = connect.JavaTrim(own)
+	}
+	if p, ok := reg.Lookup(name); ok {
+		d.version = p.Version
+	}
+	return d
+}
+
+// checkConnectorVersion rejects a connector.plugin.version that names a
+// version Sluice does not have. Sluice has one version of each plugin, so a
+// version range is accepted as is.
+func checkConnectorVersion(p *connect.Plugin, props map[string]string, values []connect.ConfigValue) {
+	want := connect.JavaTrim(props[ConnectorVersionConfig])
+	if want == "" || strings.ContainsAny(want, "[(") || want == p.Version {
+		return
+	}
+	msg := "Plugin " + p.Class + " with version " + want + " not found; available versions: " + p.Version
+	connect.FindValue(values, ConnectorVersionConfig).AddError(msg)
+}
+
+// mergeValues folds a connector's own Validate results into its ConfigDef
+// results: errors on a known key are added to it, other keys are appended.
+func mergeValues(values, extra []connect.ConfigValue) []connect.ConfigValue {
+	for _, e := range extra {
+		if v := connect.FindValue(values, e.Name); v != nil {
+			v.Errors = append(v.Errors, e.Errors...)
+			if e.Value != nil {
+				v.Value = e.Value
+			}
+			if len(e.RecommendedValues) > 0 {
+				v.RecommendedValues = e.RecommendedValues
+			}
+			v.Visible = e.Visible
+			continue
+		}
+		values = append(values, e)
+	}
+	return values
+}
+
+// enrich adds the "<alias>.type" keys that transforms and predicates
+// introduce (Kafka's ConnectorConfig.enrich). Sluice has no transformations
+// or predicates, so a type never resolves and nothing further is embedded.
+func enrich(d *connect.ConfigDef, props map[string]string) *connect.ConfigDef {
+	for _, e := range []struct{ config, group, kind, display string }{
+		{TransformsConfig, transformsGroup, "transformation", "Transformation"},
+		{PredicatesConfig, predicatesGroup, "predicate", "Predicate"},
+	} {
+		raw, ok := props[e.config]
+		if !ok {
+			continue
+		}
+		var seen []string
+		for _, alias := range connect.ParseList(raw) {
+			if slices.Contains(seen, alias) {
+				continue
+			}
+			seen = append(seen, alias)
+			prefix := e.config + "." + alias + "."
+			d.Define(connect.ConfigKey{Name: prefix + "type", Type: connect.TypeClass, Required: true,
+				Validator:  aliasTypeValidator(props, prefix, e.config == TransformsConfig),
+				Importance: connect.ImportanceHigh, Documentation: "Class for the '" + alias + "' " + e.kind + ".",
+				Group: e.group + ": " + alias, OrderInGroup: 0, Width: connect.WidthLong,
+				DisplayName: e.display + " type for " + alias, Recommender: emptyRecommender{}})
+		}
+	}
+	return d
+}
+
+// aliasTypeValidator is the type key's validator: for a transformation it
+// checks that negate comes with a predicate, as Kafka does.
+func aliasTypeValidator(props map[string]string, prefix string, transform bool) connect.Validator {
+	return connect.ValidatorFunc(func(name string, v any) error {
+		if transform {
+			_, negate := props[prefix+"negate"]
+			_, predicate := props[prefix+"predicate"]
+			if negate && !predicate {
+				return &connect.ConfigError{Message: "Config '" + prefix + "negate' was provided but there is no config '" +
+					prefix + "predicate' defining a predicate to be negated."}
+			}
+		}
+		return nil
+	})
+}
+
+type emptyRecommender struct{}
+
+// ValidValues implements connect.Recommender.
+func (emptyRecommender) ValidValues(string, map[string]any) []any { return nil }
+
+// Visible implements connect.Recommender.
+func (emptyRecommender) Visible(string, map[string]any) bool { return true }
+
+// validateSink is Kafka's SinkConnectorConfig.validate: exactly one of
+// topics and topics.regex, and the dead letter queue topic not among them.
+func validateSink(props map[string]string, values []connect.ConfigValue) {
+	topics, hasTopicsKey := props[TopicsConfig]
+	regex, hasRegexKey := props[TopicsRegexConfig]
+	dlq := connect.JavaTrim(props[DLQTopicNameConfig])
+	hasTopics := hasTopicsKey && connect.JavaTrim(topics) != ""
+	hasRegex := hasRegexKey && connect.JavaTrim(regex) != ""
+	add := func(name, msg string) { connect.FindValue(values, name).AddError(msg) }
+	if hasTopics && hasRegex {
+		msg := "topics and topics.regex are mutually exclusive options, but both are set."
+		add(TopicsConfig, msg)
+		add(TopicsRegexConfig, msg)
+	}
+	if !hasTopics && !hasRegex {
+		msg := "Must configure one of topics or topics.regex"
+		add(TopicsConfig, msg)
+		add(TopicsRegexConfig, msg)
+	}
+	if dlq == "" {
+		return
+	}
+	if hasTopics {
+		var list []string
+		for _, t := range connect.ParseList(topics) {
+			if t != "" && !slices.Contains(list, t) {
+				list = append(list, t)
+			}
+		}
+		if slices.Contains(list, dlq) {
+			add(TopicsConfig, "The DLQ topic '"+dlq+"' may not be included in the list of topics ('topics="+
+				connect.JavaString(list)+"') consumed by the connector")
+		}
+	}
+	if hasRegex {
+		if re, err := compileWhole(regex); err == nil && re.MatchString(dlq) {
+			add(TopicsRegexConfig, "The DLQ topic '"+dlq+"' may not be matched by the regex for the topics ('topics.regex="+
+				regex+"') consumed by the connector")
+		}
+	}
+}
+
+// converterInfos validates the props of a converter the connector config
+// names, under its prefix (Kafka's validateConverterConfig), or returns nil
+// when there is none or its class key already has errors.
+func converterInfos(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, key, versionKey, typ string) *v1.ConfigInfos {
+	cls, set := props[key]
+	kv, vv := connect.FindValue(base, key), connect.FindValue(base, versionKey)
+	if !set || kv == nil || len(kv.Errors) > 0 || (vv != nil && len(vv.Errors) > 0) {
+		return nil
+	}
+	p, ok := reg.Lookup(connect.JavaTrim(cls))
+	if !ok {
+		return nil // the class key already reported it
+	}
+	def := p.ConfigDef()
+	prefix := key + "."
+	sub := map[string]string{}
+	for k, v := range props {
+		if rest, ok := strings.CutPrefix(k, prefix); ok {
+			sub[rest] = v
+		}
+	}
+	if _, ok := sub["converter.type"]; !ok {
+		sub["converter.type"] = typ
+	}
+	return prefixedInfos(def, def.Validate(sub), prefix)
+}
+
+// prefixedInfos is Kafka's prefixedConfigInfos. Note that its error count
+// counts values with errors, not error messages.
+func prefixedInfos(def *connect.ConfigDef, values []connect.ConfigValue, prefix string) *v1.ConfigInfos {
+	out := &v1.ConfigInfos{Groups: []string{}, Configs: []v1.ConfigInfo{}}
+	for _, v := range values {
+		var info v1.ConfigInfo
+		if k, ok := def.Key(v.Name); ok {
+			if k.Group != "" && !slices.Contains(out.Groups, k.Group) {
+				out.Groups = append(out.Groups, k.Group)
+			}
+			info.Definition = keyInfo(k, prefix)
+		}
+		v.Name = prefix + v.Name
+		if len(v.Errors) > 0 {
+			out.ErrorCount++
+		}
+		info.Value = valueInfo(v)
+		out.Configs = append(out.Configs, info)
+	}
+	return out
+}
+
+// generateResult is Kafka's AbstractHerder.generateResult: values of keys
+// that have no definition come first, then one entry per key in order; the
+// error count is the number of error messages.
+func generateResult(name string, keys []connect.ConfigKey, values []connect.ConfigValue, groups []string) v1.ConfigInfos {
+	out := v1.ConfigInfos{Name: name, Groups: groups, Configs: []v1.ConfigInfo{}}
+	if out.Groups == nil {
+		out.Groups = []string{}
+	}
+	byName := map[string]connect.ConfigValue{}
+	defined := map[string]bool{}
+	for _, k := range keys {
+		defined[k.Name] = true
+	}
+	for _, v := range values {
+		byName[v.Name] = v // later results win, as in Kafka's HashMap
+		if !defined[v.Name] {
+			out.Configs = append(out.Configs, v1.ConfigInfo{Value: valueInfo(v)})
+			out.ErrorCount += len(v.Errors)
+		}
+	}
+	for _, k := range keys {
+		info := v1.ConfigInfo{Definition: keyInfo(k, "")}
+		if v, ok := byName[k.Name]; ok {
+			info.Value = valueInfo(v)
+			out.ErrorCount += len(v.Errors)
+		}
+		out.Configs = append(out.Configs, info)
+	}
+	return out
+}
+
+func merge(a, b v1.ConfigInfos) v1.ConfigInfos {
+	a.ErrorCount += b.ErrorCount
+	a.Configs = append(a.Configs, b.Configs...)
+	for _, g := range b.Groups {
+		if !slices.Contains(a.Groups, g) {
+			a.Groups = append(a.Groups, g)
+		}
+	}
+	return a
+}
+
+func keyInfo(k connect.ConfigKey, prefix string) v1.ConfigKeyInfo {
+	info := v1.ConfigKeyInfo{
+		Name: prefix + k.Name, Type: string(k.Type), Required: k.Required, DefaultValue: k.DefaultString(),
+		Importance: string(k.Importance), Documentation: k.Documentation, Order: k.OrderInGroup,
+		Width: string(k.Width), DisplayName: k.DisplayName, Dependents: append([]string{}, k.Dependents...),
+	}
+	if k.Group != "" {
+		g := k.Group
+		info.Group = &g
+	}
+	return info
+}
+
+func valueInfo(v connect.ConfigValue) v1.ConfigValueInfo {
+	return v1.ConfigValueInfo{
+		Name: v.Name, Value: v.Value, Visible: v.Visible,
+		RecommendedValues: append([]string{}, v.RecommendedValues...),
+		Errors:            append([]string{}, v.Errors...),
+	}
+}
+
+// ErrorMessage is the create-time message for invalid configs (Kafka's
+// AbstractHerder.maybeAddConfigErrors); "" when infos has no errors.
+func ErrorMessage(infos v1.ConfigInfos) string {
+	if infos.ErrorCount == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Connector configuration is invalid and contains the following ")
+	b.WriteString(connect.JavaString(infos.ErrorCount))
+	b.WriteString(" error(s):")
+	for _, c := range infos.Configs {
+		for _, e := range c.Value.Errors {
+			b.WriteString("\n" + e)
+		}
+	}
+	b.WriteString("\nYou can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+	return b.String()
+}
+
+// PluginConfig lists a plugin's config keys for GET
+// /connector-plugins/{plugin}/config. As in Kafka 4.1+, a connector's own
+// keys come first, then the framework keys it does not shadow (with
+// connector.plugin.version defaulting to its version); other plugins list
+// their own keys.
+func PluginConfig(p *connect.Plugin) []v1.ConfigKeyInfo {
+	out := []v1.ConfigKeyInfo{}
+	own := p.ConfigDef()
+	for _, k := range own.Keys() {
+		out = append(out, keyInfo(k, ""))
+	}
+	if !p.IsConnector() {
+		return out
+	}
+	// No registry is needed: it only feeds validators and recommenders.
+	base := baseDef(defsInput{connector: p, connectorVersion: p.Version})
+	for _, k := range base.Keys() {
+		if _, shadowed := own.Key(k.Name); !shadowed {
+			out = append(out, keyInfo(k, ""))
+		}
+	}
+	return out
+}
+
+// CheckPluginType is the validate endpoint's check that the body's
+// connector.class matches the plugin in the path: after removing a trailing
+// "Connector" from both, the class must end with the path name. The error is
+// a 400 with Kafka's message.
+func CheckPluginType(props map[string]string, pathPlugin string) error {
+	cls, ok := props[ConnectorClassConfig]
+	if !ok {
+		return nil
+	}
+	norm := func(s string) string { return strings.TrimSuffix(s, "Connector") }
+	if !strings.HasSuffix(norm(cls), norm(pathPlugin)) {
+		return v1.Errorf(v1.CodeBadRequest, "Included connector type %s does not match request type %s", cls, pathPlugin)
+	}
+	return nil
+}
+
+// JavaMapString renders props as Java's AbstractMap.toString, "{k1=v1,
+// k2=v2}", with keys sorted so that the text is deterministic (Java's
+// HashMap order is not something to reproduce).
+func JavaMapString(props map[string]string) string {
+	keys := slices.Sorted(maps.Keys(props))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + props[k]
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}

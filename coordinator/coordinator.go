@@ -1,0 +1,153 @@
+// Package coordinator is the Sluice coordinator: it serves the Kafka Connect
+// REST API, owns connector configs and target states in the config topic,
+// places tasks on agents and forwards offset operations to them over NATS.
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/coordinator/internal/herder"
+	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/version"
+)
+
+// Config configures a coordinator.
+type Config struct {
+	// Listen is the REST address; AdvertisedAddr, when set, is the address
+	// shown as the connector's worker_id (default: the bound address).
+	Listen         string
+	AdvertisedAddr string
+	NATSURL        string
+	Brokers        string
+	GroupID        string
+	ConfigTopic    string
+	OffsetsTopic   string
+	StatusTopic    string
+	// OffsetsPartitions and StatusPartitions size the internal topics.
+	OffsetsPartitions   int32
+	StatusPartitions    int32
+	AgentLease          time.Duration
+	TaskShutdownTimeout time.Duration
+	Logger              *slog.Logger
+}
+
+// Validate checks the config.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.NATSURL == "" {
+		errs = append(errs, errors.New("a NATS URL is required"))
+	}
+	if c.Brokers == "" {
+		errs = append(errs, errors.New("Kafka brokers are required"))
+	}
+	if c.GroupID == "" || c.ConfigTopic == "" || c.OffsetsTopic == "" || c.StatusTopic == "" {
+		errs = append(errs, errors.New("group id and topic names must not be empty"))
+	}
+	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("agent lease and task shutdown timeout must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Coordinator is a running coordinator.
+type Coordinator struct {
+	cfg    Config
+	log    *slog.Logger
+	nc     *nats.Conn
+	herder *herder.Herder
+	ln     net.Listener
+	srv    *http.Server
+}
+
+// New makes a coordinator; Start connects it and serves.
+func New(cfg Config) (*Coordinator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("coordinator config: %w", err)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.OffsetsPartitions <= 0 {
+		cfg.OffsetsPartitions = 25
+	}
+	if cfg.StatusPartitions <= 0 {
+		cfg.StatusPartitions = 5
+	}
+	return &Coordinator{cfg: cfg, log: cfg.Logger}, nil
+}
+
+// Addr is the REST address being served (after Start).
+func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
+
+// Start binds the REST port first (so /health answers "starting" while the
+// config topic is read), then starts the herder.
+func (c *Coordinator) Start(ctx context.Context) error {
+	ln, err := net.Listen("tcp", c.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", c.cfg.Listen, err)
+	}
+	c.ln = ln
+	workerID := c.cfg.AdvertisedAddr
+	if workerID == "" {
+		workerID = ln.Addr().String()
+	}
+	nc, err := nats.Connect(c.cfg.NATSURL, nats.Name("sluice-coordinator"), nats.MaxReconnects(-1))
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("connect to NATS %s: %w", c.cfg.NATSURL, err)
+	}
+	c.nc = nc
+	c.herder = herder.New(herder.Config{
+		WorkerID:            workerID,
+		GroupID:             c.cfg.GroupID,
+		ConfigTopic:         c.cfg.ConfigTopic,
+		OffsetsTopic:        c.cfg.OffsetsTopic,
+		StatusTopic:         c.cfg.StatusTopic,
+		OffsetsPartitions:   c.cfg.OffsetsPartitions,
+		StatusPartitions:    c.cfg.StatusPartitions,
+		AgentLease:          c.cfg.AgentLease,
+		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
+		KafkaOpts:           kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator"),
+		Version:             version.Version,
+		Commit:              version.Commit,
+		Logger:              c.log,
+	}, plugins.Builtin(), nc)
+	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log)), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			c.log.Error("REST server stopped", "err", err)
+		}
+	}()
+	if err := c.herder.Start(ctx); err != nil {
+		_ = c.srv.Close()
+		nc.Close()
+		return fmt.Errorf("start coordinator: %w", err)
+	}
+	c.log.Info("coordinator ready", "rest", "http://"+ln.Addr().String())
+	return nil
+}
+
+// Stop stops serving and closes the clients.
+func (c *Coordinator) Stop(ctx context.Context) error {
+	var errs []error
+	if c.srv != nil {
+		errs = append(errs, c.srv.Shutdown(ctx))
+	}
+	if c.herder != nil {
+		errs = append(errs, c.herder.Stop(ctx))
+	}
+	if c.nc != nil {
+		c.nc.Close()
+	}
+	return errors.Join(errs...)
+}

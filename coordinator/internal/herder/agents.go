@@ -1,0 +1,186 @@
+package herder
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// agentInfo is what the coordinator knows of an agent.
+type agentInfo struct {
+	id     string
+	labels map[string]string
+	// registered is false for an agent only presumed alive because the
+	// status topic says it ran tasks; it gets no new tasks until it registers.
+	registered bool
+	lastSeen   time.Time
+	// reported is the agent's last account of its tasks.
+	reported map[v1.TaskID]v1.RunningTask
+}
+
+// placement is where a task runs and which generation of it.
+type placement struct {
+	agent      string
+	generation int64
+	hash       string
+	paused     bool
+	// confirmed is set once the agent reported this generation.
+	confirmed bool
+}
+
+func (h *Herder) serveAgents() error {
+	svc, err := micro.AddService(h.nc, micro.Config{
+		Name:        "sluice-coordinator",
+		Version:     h.cfg.Version,
+		Description: "Sluice coordinator (leader endpoints)",
+		Metadata:    map[string]string{"worker_id": h.cfg.WorkerID},
+	})
+	if err != nil {
+		return fmt.Errorf("serve agent endpoints: %w", err)
+	}
+	h.svc = svc
+	if err := natsrpc.Mount(svc, "register", v1.SubjectCoordinatorRegister, h.registerEndpoint, func() any { return &v1.RegisterRequest{} }); err != nil {
+		return err
+	}
+	if err := natsrpc.Mount(svc, "heartbeat", v1.SubjectCoordinatorHeartbeat, h.heartbeatEndpoint, func() any { return &v1.HeartbeatRequest{} }); err != nil {
+		return err
+	}
+	return natsrpc.Mount(svc, "status", v1.SubjectCoordinatorStatus, h.statusEndpoint, func() any { return &v1.StatusReport{} })
+}
+
+func (h *Herder) registerEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*v1.RegisterRequest)
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	h.log.Info("agent registered", "agent", r.AgentID, "labels", r.Labels, "tasks", len(r.Tasks))
+	h.observeAgent(r, true)
+	return v1.RegisterReply{Type: v1.TypeRegisterReply, Term: h.term, LeaseMillis: h.cfg.AgentLease.Milliseconds()}, nil
+}
+
+func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*v1.HeartbeatRequest)
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	if !h.observeAgent(r, false) {
+		return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term, Unknown: true}, nil
+	}
+	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term}, nil
+}
+
+// observeAgent records a registration or heartbeat. A heartbeat from an
+// agent the coordinator does not know returns false: it must register.
+func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
+	h.mu.Lock()
+	a := h.agents[r.AgentID]
+	if a == nil || (!register && !a.registered) {
+		if !register {
+			h.mu.Unlock()
+			return false
+		}
+		a = &agentInfo{id: r.AgentID}
+		h.agents[r.AgentID] = a
+	}
+	a.registered = true
+	a.labels = maps.Clone(r.Labels)
+	a.lastSeen = time.Now()
+	a.reported = make(map[v1.TaskID]v1.RunningTask, len(r.Tasks))
+	for _, t := range r.Tasks {
+		a.reported[t.ID] = t
+		if t.Generation > h.gen {
+			h.gen = t.Generation
+		}
+		p := h.placed[t.ID]
+		switch {
+		case p == nil:
+			// Adopt: a restarted coordinator learns where tasks run.
+			h.placed[t.ID] = &placement{agent: a.id, generation: t.Generation, hash: t.ConfigHash, confirmed: true}
+		case p.agent == a.id && p.generation == t.Generation:
+			p.confirmed = true
+			if p.hash == "" {
+				p.hash = t.ConfigHash
+			}
+		}
+	}
+	h.mu.Unlock()
+	h.trigger()
+	for _, t := range r.Tasks {
+		h.recordTaskStatus(r.AgentID, t.ID, t.Generation, t.State, t.Trace, nil)
+	}
+	return true
+}
+
+func (h *Herder) statusEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*v1.StatusReport)
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	h.recordTaskStatus(r.AgentID, r.ID, r.Generation, r.State, r.Trace, r.Topics)
+	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+}
+
+// recordTaskStatus writes an agent's report of a task to the status topic,
+// unless it comes from an owner or generation that is no longer current.
+func (h *Herder) recordTaskStatus(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) {
+	h.mu.Lock()
+	p := h.placed[id]
+	current := p != nil && p.agent == agent && p.generation == gen
+	h.mu.Unlock()
+	if !current {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var recs []records.Record
+	if st, ok := h.statuses.State.Task(id.Connector, id.Task); !ok || st.State != state || st.Trace != trace || st.WorkerID != agent || st.Generation != gen {
+		if state != "" && state != v1.StateUnassigned {
+			recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(state, trace, agent, gen)})
+		}
+	}
+	known := map[string]bool{}
+	for _, t := range h.statuses.State.Topics(id.Connector) {
+		known[t] = true
+	}
+	for _, t := range topics {
+		if !known[t] {
+			recs = append(recs, records.Record{Key: records.TopicStatusKey(id.Connector, t), Value: records.EncodeTopicUse(records.TopicUse{
+				Name: t, Connector: id.Connector, Task: id.Task, DiscoverTimestamp: time.Now().UnixMilli(),
+			})})
+		}
+	}
+	if err := h.statuses.Write(ctx, recs...); err != nil {
+		h.log.Warn("status write failed", "task", id.String(), "err", err)
+	}
+}
+
+// adoptFromStatus presumes that the agents named in the status topic still
+// run their tasks, so a restarted coordinator neither marks them unassigned
+// nor places them elsewhere before those agents had a chance to report.
+func (h *Herder) adoptFromStatus(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if g := h.statuses.State.MaxGeneration(); g > h.gen {
+		h.gen = g
+	}
+	for conn, tasks := range h.statuses.State.TaskOwners() {
+		for n, st := range tasks {
+			if st.State != v1.StateRunning && st.State != v1.StatePaused && st.State != v1.StateFailed {
+				continue
+			}
+			a := h.agents[st.WorkerID]
+			if a == nil {
+				a = &agentInfo{id: st.WorkerID, lastSeen: now}
+				h.agents[st.WorkerID] = a
+			}
+			h.placed[v1.TaskID{Connector: conn, Task: n}] = &placement{agent: st.WorkerID, generation: st.Generation}
+		}
+	}
+}

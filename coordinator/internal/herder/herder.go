@@ -1,0 +1,193 @@
+// Package herder is the coordinator's brain: it answers the REST API's
+// operations, owns connector configs and target states (through the config
+// topic), turns them into task configs, places tasks on agents and keeps the
+// status topic current.
+//
+//	REST ─► Herder method ─► validate ─► per-connector lock ─► config topic (txn) ─► applied
+//	                                                                   │
+//	config change / agent heartbeat / lease tick ─► reconcile ─► task configs, placement,
+//	                                                 assign / revoke over NATS, statuses
+//
+// Requests on one connector are applied one at a time; different connectors
+// never wait for each other, and changing one never touches another's tasks.
+package herder
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/offsetstore"
+)
+
+// Config configures a Herder.
+type Config struct {
+	// WorkerID is shown as the connector's worker_id: the REST address.
+	WorkerID     string
+	GroupID      string
+	ConfigTopic  string
+	OffsetsTopic string
+	StatusTopic  string
+	// OffsetsPartitions and StatusPartitions size the internal topics when
+	// Sluice creates them.
+	OffsetsPartitions   int32
+	StatusPartitions    int32
+	AgentLease          time.Duration
+	TaskShutdownTimeout time.Duration
+	KafkaOpts           []kgo.Opt
+	Version             string
+	Commit              string
+	Logger              *slog.Logger
+}
+
+// Herder implements the coordinator's operations.
+type Herder struct {
+	cfg      Config
+	log      *slog.Logger
+	reg      *plugins.Registry
+	nc       *nats.Conn
+	admin    *kadm.Client
+	adminCl  *kgo.Client
+	configs  *store.ConfigStore
+	statuses *store.StatusStore
+	offsets  *offsetstore.Store
+	svc      micro.Service
+
+	ready     atomic.Bool
+	term      int64
+	clusterID string
+	locks     sync.Map // connector name → *sync.Mutex
+
+	mu     sync.Mutex
+	agents map[string]*agentInfo
+	placed map[v1.TaskID]*placement
+	gen    int64
+
+	kick   chan struct{}
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+}
+
+// New makes a Herder; Start connects it to Kafka and NATS.
+func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Herder{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		reg:    reg,
+		nc:     nc,
+		agents: map[string]*agentInfo{},
+		placed: map[v1.TaskID]*placement{},
+		kick:   make(chan struct{}, 1),
+	}
+}
+
+// Start creates the internal topics if needed, reads the config and status
+// topics to their end, serves the agents' endpoints and starts reconciling.
+func (h *Herder) Start(ctx context.Context) error {
+	cl, err := kgo.NewClient(h.cfg.KafkaOpts...)
+	if err != nil {
+		return fmt.Errorf("kafka admin client: %w", err)
+	}
+	h.adminCl, h.admin = cl, kadm.NewClient(cl)
+	if err := kafkautil.EnsureTopics(ctx, h.admin,
+		kafkautil.TopicSpec{Name: h.cfg.ConfigTopic, Partitions: 1, Compacted: true},
+		kafkautil.TopicSpec{Name: h.cfg.OffsetsTopic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
+		kafkautil.TopicSpec{Name: h.cfg.StatusTopic, Partitions: h.cfg.StatusPartitions, Compacted: true},
+	); err != nil {
+		return err
+	}
+	meta, err := h.admin.BrokerMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("read cluster metadata: %w", err)
+	}
+	h.clusterID = meta.Cluster
+	h.configs, err = store.NewConfigStore(h.cfg.ConfigTopic, h.cfg.GroupID+"-leader", func(key string, err error) {
+		h.log.Warn("skipping undecodable config record", "key", key, "err", err)
+	}, h.cfg.KafkaOpts...)
+	if err != nil {
+		return err
+	}
+	if err := h.configs.Start(ctx); err != nil {
+		return fmt.Errorf("read config topic: %w", err)
+	}
+	if h.statuses, err = store.NewStatusStore(h.cfg.StatusTopic, h.cfg.KafkaOpts...); err != nil {
+		return err
+	}
+	if err := h.statuses.Start(ctx); err != nil {
+		return fmt.Errorf("read status topic: %w", err)
+	}
+	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
+		return err
+	}
+	if err := h.offsets.Start(ctx); err != nil {
+		return fmt.Errorf("read offsets topic: %w", err)
+	}
+	// The term orders this coordinator's commands after any earlier one's.
+	h.term = time.Now().UnixMilli()
+	h.adoptFromStatus(time.Now())
+	if err := h.serveAgents(); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.done.Add(1)
+	go h.reconcileLoop(rctx)
+	h.ready.Store(true)
+	return nil
+}
+
+// Stop stops reconciling and serving, and closes the clients.
+func (h *Herder) Stop(ctx context.Context) error {
+	h.ready.Store(false)
+	if h.svc != nil {
+		_ = h.svc.Stop()
+	}
+	if h.cancel != nil {
+		h.cancel()
+		h.done.Wait()
+	}
+	if h.offsets != nil {
+		h.offsets.Close()
+	}
+	if h.statuses != nil {
+		h.statuses.Close()
+	}
+	if h.configs != nil {
+		h.configs.Close()
+	}
+	if h.adminCl != nil {
+		h.adminCl.Close()
+	}
+	return nil
+}
+
+// lock serialises requests on one connector.
+func (h *Herder) lock(name string) func() {
+	m, _ := h.locks.LoadOrStore(name, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// trigger asks the reconcile loop for a pass.
+func (h *Herder) trigger() {
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
+}

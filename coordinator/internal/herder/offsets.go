@@ -1,0 +1,366 @@
+package herder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// Success messages of spec §5.6: "definite" when the connector's own hook
+// took part, "framework" otherwise.
+const (
+	msgAlterDefinite   = "The offsets for this connector have been altered successfully"
+	msgAlterFramework  = "The Connect framework-managed offsets for this connector have been altered successfully. However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses."
+	msgResetDefinite   = "The offsets for this connector have been reset successfully"
+	msgResetFramework  = "The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses."
+	notStoppedTemplate = "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/%s/stop' endpoint"
+)
+
+// SinkGroupID is a sink connector's consumer group, as Kafka Connect names it.
+func SinkGroupID(name string, props map[string]string) string {
+	if g := props["consumer.override.group.id"]; g != "" {
+		return g
+	}
+	return "connect-" + name
+}
+
+// GetOffsets answers GET /connectors/{name}/offsets.
+func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error) {
+	c, ok := h.configs.State.Get(name)
+	if !ok {
+		return v1.ConnectorOffsets{}, notFound(name)
+	}
+	switch h.connectorType(c.Config) {
+	case v1.TypeSink:
+		return h.sinkOffsets(ctx, name, SinkGroupID(name, c.Config))
+	case v1.TypeSource:
+		if err := h.offsets.ReadToEnd(ctx); err != nil {
+			h.log.Error("reading the offsets topic failed", "connector", name, "err", err)
+			return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to retrieve offsets for source connector %s", name)
+		}
+		out := v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}
+		for _, e := range h.offsets.Entries(name) {
+			if e.Offset != nil {
+				out.Offsets = append(out.Offsets, v1.ConnectorOffset{Partition: e.Partition, Offset: e.Offset})
+			}
+		}
+		return out, nil
+	}
+	return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
+}
+
+func (h *Herder) sinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
+	resp, err := h.admin.FetchOffsets(ctx, group)
+	if err == nil {
+		err = resp.Error()
+	}
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}, nil
+	}
+	if err != nil {
+		h.log.Error("fetching group offsets failed", "connector", name, "group", group, "err", err)
+		return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to retrieve consumer group offsets for sink connector %s", name)
+	}
+	out := v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}
+	for _, o := range resp.Sorted() {
+		if o.At < 0 {
+			continue
+		}
+		out.Offsets = append(out.Offsets, v1.ConnectorOffset{
+			Partition: map[string]any{"kafka_topic": o.Topic, "kafka_partition": o.Partition},
+			Offset:    map[string]any{"kafka_offset": o.At},
+		})
+	}
+	return out, nil
+}
+
+// checkStopped is spec §5.2 step 3: the connector exists and is STOPPED
+// with no tasks.
+func (h *Herder) checkStopped(name string) (store.Connector, error) {
+	c, ok := h.configs.State.Get(name)
+	if !ok {
+		return c, notFound(name)
+	}
+	if c.TargetState != records.TargetStopped || len(c.Tasks) != 0 {
+		return c, v1.Errorf(v1.CodeBadRequest, notStoppedTemplate, name)
+	}
+	return c, nil
+}
+
+// AlterOffsets answers PATCH /connectors/{name}/offsets.
+func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error) {
+	unlock := h.lock(name)
+	defer unlock()
+	c, err := h.checkStopped(name)
+	if err != nil {
+		return v1.Message{}, err
+	}
+	definite, err := h.applyOffsets(ctx, name, c, offsetval.Collapse(offsets), v1.OffsetsOpAlter)
+	if err != nil {
+		return v1.Message{}, err
+	}
+	if definite {
+		return v1.Message{Message: msgAlterDefinite}, nil
+	}
+	return v1.Message{Message: msgAlterFramework}, nil
+}
+
+// ResetOffsets answers DELETE /connectors/{name}/offsets.
+func (h *Herder) ResetOffsets(ctx context.Context, name string) (v1.Message, error) {
+	unlock := h.lock(name)
+	defer unlock()
+	return h.resetLocked(ctx, name)
+}
+
+func (h *Herder) resetLocked(ctx context.Context, name string) (v1.Message, error) {
+	c, err := h.checkStopped(name)
+	if err != nil {
+		return v1.Message{}, err
+	}
+	definite, err := h.applyOffsets(ctx, name, c, nil, v1.OffsetsOpReset)
+	if err != nil {
+		return v1.Message{}, err
+	}
+	if definite {
+		return v1.Message{Message: msgResetDefinite}, nil
+	}
+	return v1.Message{Message: msgResetFramework}, nil
+}
+
+// deleteAndReset is DELETE /connectors/{name}?reset_offsets=true: reset the
+// offsets with the checks of DELETE …/offsets, then delete the connector. A
+// failed reset deletes nothing.
+func (h *Herder) deleteAndReset(ctx context.Context, name string) error {
+	unlock := h.lock(name)
+	defer unlock()
+	if _, err := h.resetLocked(ctx, name); err != nil {
+		return err
+	}
+	return h.writeDelete(ctx, name)
+}
+
+// applyOffsets validates, runs the connector's hook, waits for the tasks to
+// be confirmed stopped and has an agent write the change. entries is nil for
+// a reset.
+func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connector, entries []v1.ConnectorOffset, op string) (bool, error) {
+	plugin, ok := h.pluginOf(c.Config)
+	if !ok {
+		return false, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
+	}
+	req := v1.OffsetsRequest{Term: h.term, Connector: name, Op: op}
+	var hookOffsets []connect.Offset
+	switch plugin.Kind {
+	case connect.KindSource:
+		if op == v1.OffsetsOpAlter {
+			if err := offsetval.Source(entries); err != nil {
+				return false, err
+			}
+		}
+		if err := h.offsets.ReadToEnd(ctx); err != nil {
+			return false, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
+		}
+		writes, hook, err := h.sourceWrites(name, entries, op)
+		if err != nil {
+			return false, err
+		}
+		req.Type, req.Writes, req.Topic, hookOffsets = v1.TypeSource, writes, h.cfg.OffsetsTopic, hook
+		req.FenceIDs, req.TxnID = h.fenceIDs(name, c), transactionalID(h.cfg.GroupID, name, 0)
+	case connect.KindSink:
+		req.Type, req.Group = v1.TypeSink, SinkGroupID(name, c.Config)
+		if op == v1.OffsetsOpAlter {
+			parsed, err := offsetval.Sink(entries)
+			if err != nil {
+				return false, err
+			}
+			for _, p := range parsed {
+				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
+			}
+			hookOffsets = offsetval.ToConnect(entries)
+		} else {
+			current, err := h.sinkOffsets(ctx, name, req.Group)
+			if err != nil {
+				return false, v1.Errorf(v1.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
+			}
+			for _, o := range current.Offsets {
+				hookOffsets = append(hookOffsets, connect.Offset{Partition: o.Partition})
+			}
+		}
+	default:
+		return false, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
+	}
+	definite := false
+	if hook, ok := plugin.NewConnector().(connect.OffsetAlterer); ok {
+		var err error
+		if definite, err = hook.AlterOffsets(c.Config, hookOffsets); err != nil {
+			return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
+		}
+	}
+	h.awaitTasksStopped(ctx, name)
+	if err := h.sendOffsets(ctx, req); err != nil {
+		return false, err
+	}
+	if req.Type == v1.TypeSource {
+		if err := h.offsets.ReadToEnd(ctx); err != nil {
+			h.log.Warn("offsets written but not yet read back", "connector", name, "err", err)
+		}
+	}
+	return definite, nil
+}
+
+// sourceWrites turns entries into offsets-topic records. An altered
+// partition is written under its canonical key, and every other key
+// encoding seen for it is tombstoned, so it keeps a single identity; a reset
+// tombstones every key of every partition the connector has.
+func (h *Herder) sourceWrites(name string, entries []v1.ConnectorOffset, op string) ([]v1.OffsetWrite, []connect.Offset, error) {
+	known := map[string]offsetEntry{}
+	for _, e := range h.offsets.Entries(name) {
+		known[records.PartitionID(e.Partition)] = offsetEntry{partition: e.Partition, live: e.Offset != nil, rawKeys: e.RawKeys}
+	}
+	var writes []v1.OffsetWrite
+	var hook []connect.Offset
+	if op == v1.OffsetsOpReset {
+		ids := make([]string, 0, len(known))
+		for id := range known {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			e := known[id]
+			if !e.live {
+				continue
+			}
+			hook = append(hook, connect.Offset{Partition: e.partition})
+			for _, k := range e.rawKeys {
+				writes = append(writes, v1.OffsetWrite{Key: k})
+			}
+		}
+		return writes, hook, nil
+	}
+	for _, e := range entries {
+		key, err := records.EncodeOffsetKey(name, e.Partition)
+		if err != nil {
+			return nil, nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+		}
+		for _, k := range known[records.PartitionID(e.Partition)].rawKeys {
+			if k != string(key) {
+				writes = append(writes, v1.OffsetWrite{Key: k})
+			}
+		}
+		w := v1.OffsetWrite{Key: string(key)}
+		if e.Offset != nil {
+			val, err := records.EncodeOffsetValue(e.Offset)
+			if err != nil {
+				return nil, nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+			}
+			s := string(val)
+			w.Value = &s
+		}
+		writes = append(writes, w)
+		hook = append(hook, connect.Offset{Partition: e.Partition, Offset: e.Offset})
+	}
+	return writes, hook, nil
+}
+
+type offsetEntry struct {
+	partition map[string]any
+	live      bool
+	rawKeys   []string
+}
+
+// fenceIDs lists every transactional id that may hold the connector's
+// offsets: tasks never outnumber tasks.max, nor the last task-count record.
+func (h *Herder) fenceIDs(name string, c store.Connector) []string {
+	n := 1
+	if m, err := strconv.Atoi(c.Config["tasks.max"]); err == nil && m > n {
+		n = m
+	}
+	if fc := h.configs.State.FencingCount(name); fc > n {
+		n = fc
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = transactionalID(h.cfg.GroupID, name, i)
+	}
+	return ids
+}
+
+func transactionalID(group, connector string, task int) string {
+	return fmt.Sprintf("%s-%s-%d", group, connector, task)
+}
+
+// awaitTasksStopped waits, up to the task shutdown timeout, until no agent
+// reports running a task of the connector (DESIGN §4). Past the timeout the
+// operation proceeds: source tasks are fenced by it, and a live sink member
+// makes the agent answer the retry message.
+func (h *Herder) awaitTasksStopped(ctx context.Context, name string) {
+	deadline := time.Now().Add(h.cfg.TaskShutdownTimeout)
+	for {
+		var holders map[string][]v1.TaskID
+		h.mu.Lock()
+		holders = map[string][]v1.TaskID{}
+		for _, a := range h.agents {
+			for id := range a.reported {
+				if id.Connector == name {
+					holders[a.id] = append(holders[a.id], id)
+				}
+			}
+		}
+		h.mu.Unlock()
+		if len(holders) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		rctx, cancel := context.WithDeadline(ctx, deadline)
+		for agent, ids := range holders {
+			if _, err := h.revoke(rctx, agent, ids); err != nil && v1.IsCode(err, v1.CodeUnavailable) {
+				// The agent is gone: its tasks are fenced by the operation.
+				h.mu.Lock()
+				if a := h.agents[agent]; a != nil {
+					for _, id := range ids {
+						delete(a.reported, id)
+					}
+				}
+				h.mu.Unlock()
+			}
+		}
+		cancel()
+	}
+}
+
+// sendOffsets hands the operation to a live agent, trying the next one when
+// an agent cannot be reached.
+func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
+	h.mu.Lock()
+	var agents []string
+	for id, a := range h.agents {
+		if a.registered {
+			agents = append(agents, id)
+		}
+	}
+	h.mu.Unlock()
+	sort.Strings(agents)
+	for _, agent := range agents {
+		octx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		err := natsrpc.Call(octx, h.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if !v1.IsCode(err, v1.CodeUnavailable) {
+			return err
+		}
+		h.log.Warn("agent unreachable for an offsets operation; trying another", "agent", agent, "err", err)
+	}
+	return v1.Errorf(v1.CodeUnavailable, "No agent is available to %s offsets for connector %s", req.Op, req.Connector)
+}

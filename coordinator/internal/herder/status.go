@@ -1,0 +1,172 @@
+package herder
+
+import (
+	"context"
+	"net/http"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// ServerInfo answers GET /.
+func (h *Herder) ServerInfo(ctx context.Context) (v1.ServerInfo, error) {
+	return v1.ServerInfo{Version: h.cfg.Version, Commit: h.cfg.Commit, KafkaClusterID: h.clusterID}, nil
+}
+
+// Health answers GET /health.
+func (h *Herder) Health(ctx context.Context) (v1.Health, int) {
+	if !h.ready.Load() {
+		return v1.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
+	}
+	return v1.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "leader", Leader: h.cfg.WorkerID}, http.StatusOK
+}
+
+// ConnectorStatus answers GET /connectors/{name}/status.
+func (h *Herder) ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error) {
+	st, ok := h.statuses.State.Connector(name)
+	if !ok {
+		return v1.ConnectorStateInfo{}, v1.Errorf(v1.CodeNotFound, "No status found for connector %s", name)
+	}
+	c, _ := h.configs.State.Get(name)
+	out := v1.ConnectorStateInfo{
+		Name:      name,
+		Connector: v1.ConnectorState{State: st.State, WorkerID: st.WorkerID, Trace: st.Trace},
+		Tasks:     []v1.TaskState{},
+		Type:      h.connectorType(c.Config),
+	}
+	for _, n := range h.statuses.State.TaskIDs(name) {
+		ts, _ := h.statuses.State.Task(name, n)
+		out.Tasks = append(out.Tasks, v1.TaskState{ID: n, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace})
+	}
+	return out, nil
+}
+
+// TaskStatus answers GET /connectors/{name}/tasks/{task}/status.
+func (h *Herder) TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error) {
+	ts, ok := h.statuses.State.Task(name, task)
+	if !ok {
+		return v1.TaskState{}, v1.Errorf(v1.CodeNotFound, "No status found for task %s-%d", name, task)
+	}
+	return v1.TaskState{ID: task, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace}, nil
+}
+
+// ExpandConnectors answers GET /connectors?expand=...; connectors that
+// disappear during the lookup are left out.
+func (h *Herder) ExpandConnectors(ctx context.Context, status, info bool) (map[string]v1.ConnectorExpanded, error) {
+	out := map[string]v1.ConnectorExpanded{}
+	for _, c := range h.configs.State.All() {
+		var e v1.ConnectorExpanded
+		if info {
+			i := h.info(c)
+			e.Info = &i
+		}
+		if status {
+			st, err := h.ConnectorStatus(ctx, c.Name)
+			if err != nil {
+				continue
+			}
+			e.Status = &st
+		}
+		out[c.Name] = e
+	}
+	return out, nil
+}
+
+// RestartConnector restarts the connector and, with the flags, its tasks.
+func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error) {
+	unlock := h.lock(name)
+	defer unlock()
+	c, ok := h.configs.State.Get(name)
+	if !ok {
+		return nil, v1.Errorf(v1.CodeNotFound, "Unknown connector: %s", name)
+	}
+	if !includeTasks && !onlyFailed {
+		h.restartConnectorInstance(ctx, name, c.TargetState)
+		return nil, nil
+	}
+	state, err := h.ConnectorStatus(ctx, name)
+	if err != nil {
+		return nil, v1.Errorf(v1.CodeNotFound, "Status for connector %s not found", name)
+	}
+	restartConn := !onlyFailed || state.Connector.State == v1.StateFailed
+	var restartTasks []int
+	var recs []records.Record
+	if restartConn {
+		state.Connector.State = v1.StateRestarting
+		recs = append(recs, records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(v1.StateRestarting, "", h.cfg.WorkerID, 0)})
+	}
+	for i, t := range state.Tasks {
+		if includeTasks && (!onlyFailed || t.State == v1.StateFailed) {
+			restartTasks = append(restartTasks, t.ID)
+			state.Tasks[i].State = v1.StateRestarting
+			ts, _ := h.statuses.State.Task(name, t.ID)
+			recs = append(recs, records.Record{Key: records.TaskStatusKey(name, t.ID), Value: records.EncodeStatus(v1.StateRestarting, "", t.WorkerID, ts.Generation)})
+		}
+	}
+	if err := h.statuses.Write(ctx, recs...); err != nil {
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to restart connector %s: %v", name, err)
+	}
+	if restartConn {
+		h.restartConnectorInstance(ctx, name, c.TargetState)
+	}
+	h.restartTasks(name, restartTasks)
+	return &state, nil
+}
+
+// restartConnectorInstance re-runs the connector's task split (Sluice runs
+// the Connector part in the coordinator) and refreshes its status.
+func (h *Herder) restartConnectorInstance(ctx context.Context, name, target string) {
+	want := map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[target]
+	h.writeConnectorStatus(ctx, name, want, "")
+	h.trigger()
+}
+
+// restartTasks gives the tasks a new generation, so their agents restart them.
+func (h *Herder) restartTasks(name string, tasks []int) {
+	h.mu.Lock()
+	for _, n := range tasks {
+		if p := h.placed[v1.TaskID{Connector: name, Task: n}]; p != nil {
+			// An empty hash never matches the desired one: the next pass
+			// assigns the task again under a new generation.
+			p.hash = ""
+		}
+	}
+	h.mu.Unlock()
+	h.trigger()
+}
+
+// RestartTask restarts one task.
+func (h *Herder) RestartTask(ctx context.Context, name string, task int) error {
+	c, ok := h.configs.State.Get(name)
+	if !ok {
+		return v1.Errorf(v1.CodeNotFound, "Unknown connector: %s", name)
+	}
+	if task < 0 || task >= len(c.Tasks) || c.TargetState == records.TargetStopped {
+		return v1.Errorf(v1.CodeNotFound, "Unknown task: %s-%d", name, task)
+	}
+	h.restartTasks(name, []int{task})
+	return nil
+}
+
+// ConnectorTopics answers GET /connectors/{name}/topics.
+func (h *Herder) ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error) {
+	if _, ok := h.configs.State.Get(name); !ok {
+		return nil, notFound(name)
+	}
+	return map[string]v1.ActiveTopics{name: {Topics: h.statuses.State.Topics(name)}}, nil
+}
+
+// ResetConnectorTopics empties a connector's active topic set.
+func (h *Herder) ResetConnectorTopics(ctx context.Context, name string) error {
+	if _, ok := h.configs.State.Get(name); !ok {
+		return notFound(name)
+	}
+	var recs []records.Record
+	for _, t := range h.statuses.State.Topics(name) {
+		recs = append(recs, records.Record{Key: records.TopicStatusKey(name, t)})
+	}
+	if err := h.statuses.Write(ctx, recs...); err != nil {
+		return v1.Errorf(v1.CodeInternal, "Failed to reset the active topics of connector %s: %v", name, err)
+	}
+	return nil
+}

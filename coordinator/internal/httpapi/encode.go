@@ -1,0 +1,123 @@
+package httpapi
+
+// Response encoders: they pick the status code of each route (spec §1) and
+// write JSON; encodeError writes every non-2xx answer.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// encodeJSON answers 200 with the response as JSON.
+func encodeJSON(_ context.Context, w http.ResponseWriter, response any) error {
+	return writeJSON(w, http.StatusOK, response)
+}
+
+// encodeNoBody answers status with no body: 204 for Kafka Connect's void
+// methods, 202 for pause, resume and topics reset.
+func encodeNoBody(status int) func(context.Context, http.ResponseWriter, any) error {
+	return func(_ context.Context, w http.ResponseWriter, _ any) error {
+		w.WriteHeader(status)
+		return nil
+	}
+}
+
+func encodeHealth(_ context.Context, w http.ResponseWriter, response any) error {
+	h := response.(healthResponse)
+	status := h.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	return writeJSON(w, status, h.body)
+}
+
+func encodeCreated(ctx context.Context, w http.ResponseWriter, response any) error {
+	created := response.(v1.CreatedConnector)
+	setLocation(ctx, w, created.Name)
+	return writeJSON(w, http.StatusCreated, created)
+}
+
+func encodePutConfig(ctx context.Context, w http.ResponseWriter, response any) error {
+	resp := response.(putConfigResponse)
+	if !resp.created {
+		return writeJSON(w, http.StatusOK, resp.info)
+	}
+	setLocation(ctx, w, resp.info.Name)
+	return writeJSON(w, http.StatusCreated, resp.info)
+}
+
+// encodeRestart: a nil state means the old connector-only restart, a void
+// method upstream (204); with flags, 202 and the state shown.
+func encodeRestart(_ context.Context, w http.ResponseWriter, response any) error {
+	st := response.(*v1.ConnectorStateInfo)
+	if st == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	return writeJSON(w, http.StatusAccepted, st)
+}
+
+// baseURLKey holds the request's scheme and host, for Location headers,
+// which JAX-RS makes absolute against the request's base URI.
+type baseURLKey struct{}
+
+func putBaseURL(ctx context.Context, r *http.Request) context.Context {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return context.WithValue(ctx, baseURLKey{}, scheme+"://"+r.Host)
+}
+
+// setLocation points at the new connector. The name is path-escaped as one
+// segment ("/" too), so the URL leads back to the same connector.
+func setLocation(ctx context.Context, w http.ResponseWriter, name string) {
+	base, _ := ctx.Value(baseURLKey{}).(string)
+	w.Header().Set("Location", base+"/connectors/"+url.PathEscape(name))
+}
+
+// encodeError is the go-kit error encoder of every route: the status is the
+// error's code and the body {"error_code","message"} (spec §1). Errors that
+// are not *v1.Error are a 500 with their text, as v1.AsError says.
+func encodeError(_ context.Context, err error, w http.ResponseWriter) {
+	writeError(w, v1.AsError(err))
+}
+
+func writeError(w http.ResponseWriter, e *v1.Error) {
+	status := int(e.Code)
+	if status < 400 || status > 599 {
+		// A code that is no error status would make a success out of a
+		// failure (or panic in WriteHeader); answer what it is, a bug.
+		status = http.StatusInternalServerError
+	}
+	body := v1.ErrorBody{ErrorCode: status}
+	if e.Message != "" {
+		// Upstream shows null for an exception without a message.
+		msg := e.Message
+		body.Message = &msg
+	}
+	_ = writeJSON(w, status, body) // ErrorBody always marshals
+}
+
+// writeJSON marshals before writing anything, so that a value that does
+// not marshal still leaves room for a clean 500. A failed write is not
+// returned: the header is out, and the client has gone.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Jackson does not escape <, > and &; messages and configs must read
+	// the same as upstream's.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+	return nil
+}

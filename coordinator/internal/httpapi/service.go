@@ -1,0 +1,61 @@
+// Package httpapi is the coordinator's REST transport: it serves the Kafka
+// Connect REST API over go-kit endpoints, decoding requests strictly and
+// encoding every error as {"error_code","message"}. It holds no state; every
+// call goes to a Service.
+package httpapi
+
+import (
+	"context"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// Service is everything the REST API asks of the coordinator. Errors should be
+// *v1.Error; any other error is answered as a 500 with its text.
+type Service interface {
+	// ServerInfo is the body of GET /.
+	ServerInfo(ctx context.Context) (v1.ServerInfo, error)
+	// Health returns the health body and the HTTP status to answer with.
+	Health(ctx context.Context) (v1.Health, int)
+
+	ListConnectors(ctx context.Context) ([]string, error)
+	// ExpandConnectors answers GET /connectors with any expand parameter;
+	// both flags are false when only unknown values were given.
+	ExpandConnectors(ctx context.Context, status, info bool) (map[string]v1.ConnectorExpanded, error)
+	// CreateConnector creates a connector; the request was decoded but not
+	// validated beyond JSON types: Name is as sent (not trimmed), Config is
+	// never nil, InitialState is not checked, and InitialOffsets holds no
+	// null entry (the transport answers 400 for those two cases).
+	CreateConnector(ctx context.Context, req v1.CreateConnectorRequest) (v1.CreatedConnector, error)
+	GetConnector(ctx context.Context, name string) (v1.ConnectorInfo, error)
+	GetConnectorConfig(ctx context.Context, name string) (map[string]string, error)
+	// PutConnectorConfig creates or replaces; created tells which.
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info v1.ConnectorInfo, created bool, err error)
+	// PatchConnectorConfig merges patch into the config; a nil value removes the key.
+	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (v1.ConnectorInfo, error)
+	ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error)
+	TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, error)
+	// TaskStatus and RestartTask get any int32 task id, negative included.
+	TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error)
+	StopConnector(ctx context.Context, name string) error
+	PauseConnector(ctx context.Context, name string) error
+	ResumeConnector(ctx context.Context, name string) error
+	// RestartConnector with both flags false restarts the connector only and
+	// returns nil state (204); otherwise the state shown is returned (202).
+	RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error)
+	RestartTask(ctx context.Context, name string, task int) error
+	DeleteConnector(ctx context.Context, name string, resetOffsets bool) error
+	ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error)
+	ResetConnectorTopics(ctx context.Context, name string) error
+
+	ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error)
+	PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error)
+	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error)
+
+	GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error)
+	// AlterOffsets receives the offsets list as decoded (entries may hold nil
+	// maps, numbers are json.Number). It is never empty and has no null
+	// entry: the transport answers those with spec §5.2's 400s first.
+	AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error)
+	ResetOffsets(ctx context.Context, name string) (v1.Message, error)
+}

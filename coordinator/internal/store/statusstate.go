@@ -1,0 +1,153 @@
+package store
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// InstanceStatus is the status of a connector or a task.
+type InstanceStatus struct {
+	State      string
+	Trace      string
+	WorkerID   string
+	Generation int64
+}
+
+type taskKey struct {
+	connector string
+	task      int
+}
+
+// StatusState is the coordinator's view of the status topic.
+type StatusState struct {
+	mu         sync.RWMutex
+	connectors map[string]InstanceStatus
+	tasks      map[taskKey]InstanceStatus
+	topics     map[string]map[string]bool // connector -> topic set
+	maxGen     int64
+}
+
+// NewStatusState returns an empty state.
+func NewStatusState() *StatusState {
+	return &StatusState{
+		connectors: map[string]InstanceStatus{},
+		tasks:      map[taskKey]InstanceStatus{},
+		topics:     map[string]map[string]bool{},
+	}
+}
+
+// Apply feeds one decoded status record into the state. A task status with
+// an older generation than the one held is ignored, so a late report from a
+// task's previous owner never overwrites its successor's.
+func (s *StatusState) Apply(rec records.StatusRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch rec.Kind {
+	case records.StatusConnector:
+		if rec.Tombstone {
+			delete(s.connectors, rec.Connector)
+			return
+		}
+		s.connectors[rec.Connector] = toInstance(rec.Status)
+	case records.StatusTask:
+		k := taskKey{rec.Connector, rec.Task}
+		if rec.Tombstone {
+			delete(s.tasks, k)
+			return
+		}
+		st := toInstance(rec.Status)
+		if old, ok := s.tasks[k]; ok && st.Generation < old.Generation {
+			return
+		}
+		s.tasks[k] = st
+		if st.Generation > s.maxGen {
+			s.maxGen = st.Generation
+		}
+	case records.StatusTopic:
+		set := s.topics[rec.Connector]
+		if rec.Tombstone {
+			delete(set, rec.Topic)
+			return
+		}
+		if set == nil {
+			set = map[string]bool{}
+			s.topics[rec.Connector] = set
+		}
+		set[rec.Topic] = true
+	}
+}
+
+func toInstance(st *records.Status) InstanceStatus {
+	out := InstanceStatus{State: st.State, WorkerID: st.WorkerID, Generation: st.Generation}
+	if st.Trace != nil {
+		out.Trace = *st.Trace
+	}
+	return out
+}
+
+// Connector returns a connector's status.
+func (s *StatusState) Connector(name string) (InstanceStatus, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st, ok := s.connectors[name]
+	return st, ok
+}
+
+// Task returns a task's status.
+func (s *StatusState) Task(name string, task int) (InstanceStatus, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st, ok := s.tasks[taskKey{name, task}]
+	return st, ok
+}
+
+// TaskIDs returns the task numbers of name that have a status, sorted.
+func (s *StatusState) TaskIDs(name string) []int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var ids []int
+	for k := range s.tasks {
+		if k.connector == name {
+			ids = append(ids, k.task)
+		}
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+// Topics returns the topics a connector used, sorted.
+func (s *StatusState) Topics(name string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.topics[name]))
+	for t := range s.topics[name] {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MaxGeneration is the highest task generation seen, so a restarted
+// coordinator continues numbering above it.
+func (s *StatusState) MaxGeneration() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.maxGen
+}
+
+// TaskOwners returns, for each task with a live status, the worker that
+// reported it and its generation.
+func (s *StatusState) TaskOwners() map[string]map[int]InstanceStatus {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := map[string]map[int]InstanceStatus{}
+	for k, st := range s.tasks {
+		if out[k.connector] == nil {
+			out[k.connector] = map[int]InstanceStatus{}
+		}
+		out[k.connector][k.task] = st
+	}
+	return out
+}
