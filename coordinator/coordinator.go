@@ -137,6 +137,9 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	return nil
 }
 
+// RegisteredAgents is the number of agents currently registered.
+func (c *Coordinator) RegisteredAgents() int { return c.herder.RegisteredAgents() }
+
 // Stop stops serving and closes the clients.
 func (c *Coordinator) Stop(ctx context.Context) error {
 	var errs []error

@@ -140,6 +140,7 @@ func (t *task) run(ctx context.Context) {
 		<-ctx.Done()
 		return
 	}
+	t.log.Info("task started", "connector_task", t.id.String())
 	last := time.Now()
 	for ctx.Err() == nil {
 		if t.isPaused() {

@@ -184,3 +184,16 @@ func (h *Herder) adoptFromStatus(now time.Time) {
 		}
 	}
 }
+
+// RegisteredAgents counts the agents that registered and hold a lease.
+func (h *Herder) RegisteredAgents() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, a := range h.agents {
+		if a.registered {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,260 @@
+package harness
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/embedded"
+)
+
+// KafkaEnv names the environment variable that points the tests at a real
+// Kafka broker instead of the embedded one.
+const KafkaEnv = "SLUICE_TEST_KAFKA"
+
+// RealKafka reports whether the tests run against a real Kafka broker.
+func RealKafka() bool { return os.Getenv(KafkaEnv) != "" }
+
+// Options shape a test cluster.
+type Options struct {
+	// Agents is the number of agents (default 2).
+	Agents int
+	// Labels, when set, gives agent i the labels Labels[i].
+	Labels []map[string]string
+	// Lease is the agent lease (default 3s); ShutdownTimeout the task
+	// shutdown timeout (default 5s); FlushInterval the offset flush interval
+	// (default 200ms).
+	Lease           time.Duration
+	ShutdownTimeout time.Duration
+	FlushInterval   time.Duration
+	// ValueConverter overrides the worker-level value converter.
+	ValueConverter string
+	// BeforeOffsetCommit is passed to every agent (test seam).
+	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+}
+
+// Cluster is a running test cluster.
+type Cluster struct {
+	T       testing.TB
+	Prefix  string
+	NATSURL string
+	Brokers string
+	// WorkDir is the agents' working directory: relative file paths of file
+	// connectors resolve here.
+	WorkDir string
+	URL     string
+
+	Coordinator *coordinator.Coordinator
+	Agents      []*agent.Agent
+
+	opts      Options
+	coordCfg  coordinator.Config
+	agentCfgs []agent.Config
+	nats      *server.Server
+	kafka     *kfake.Cluster
+	logOn     *atomic.Bool
+}
+
+var unsafe = regexp.MustCompile(`[^a-zA-Z0-9]+`)
+
+// Start starts a cluster and registers its shutdown with t.Cleanup. It
+// returns once every agent registered with the coordinator.
+func Start(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	if opts.Agents == 0 {
+		opts.Agents = 2
+	}
+	if opts.Lease == 0 {
+		opts.Lease = 3 * time.Second
+	}
+	if opts.ShutdownTimeout == 0 {
+		opts.ShutdownTimeout = 5 * time.Second
+	}
+	if opts.FlushInterval == 0 {
+		opts.FlushInterval = 200 * time.Millisecond
+	}
+	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
+	ns, err := embedded.NATS("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.nats, c.NATSURL = ns, ns.ClientURL()
+	if brokers := os.Getenv(KafkaEnv); brokers != "" {
+		c.Brokers = brokers
+	} else {
+		kc, err := embedded.Kafka("", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.kafka, c.Brokers = kc, kc.ListenAddrs()[0]
+	}
+	c.logOn = &atomic.Bool{}
+	c.logOn.Store(true)
+	log := slog.New(slog.NewTextHandler(testWriter{t, c.logOn}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c.coordCfg = coordinator.Config{
+		Listen:              "127.0.0.1:0",
+		NATSURL:             c.NATSURL,
+		Brokers:             c.Brokers,
+		GroupID:             c.Prefix,
+		ConfigTopic:         c.Prefix + "-configs",
+		OffsetsTopic:        c.Prefix + "-offsets",
+		StatusTopic:         c.Prefix + "-status",
+		OffsetsPartitions:   5,
+		StatusPartitions:    2,
+		AgentLease:          opts.Lease,
+		TaskShutdownTimeout: opts.ShutdownTimeout,
+		Logger:              log.With("process", "coordinator"),
+	}
+	for i := 0; i < opts.Agents; i++ {
+		cfg := agent.Config{
+			ID:                 fmt.Sprintf("agent-%d", i+1),
+			NATSURL:            c.NATSURL,
+			Brokers:            c.Brokers,
+			GroupID:            c.Prefix,
+			OffsetsTopic:       c.coordCfg.OffsetsTopic,
+			WorkDir:            c.WorkDir,
+			FlushInterval:      opts.FlushInterval,
+			KeyConverter:       "org.apache.kafka.connect.storage.StringConverter",
+			ValueConverter:     "org.apache.kafka.connect.storage.StringConverter",
+			ShutdownTimeout:    opts.ShutdownTimeout,
+			Logger:             log.With("process", fmt.Sprintf("agent-%d", i+1)),
+			BeforeOffsetCommit: opts.BeforeOffsetCommit,
+		}
+		if opts.ValueConverter != "" {
+			cfg.ValueConverter = opts.ValueConverter
+		}
+		if i < len(opts.Labels) {
+			cfg.Labels = opts.Labels[i]
+		}
+		c.agentCfgs = append(c.agentCfgs, cfg)
+	}
+	t.Cleanup(c.shutdown)
+	c.StartCoordinator()
+	c.Agents = make([]*agent.Agent, opts.Agents)
+	for i := range c.agentCfgs {
+		c.StartAgent(i)
+	}
+	c.WaitAgents(opts.Agents)
+	return c
+}
+
+func uniquePrefix(t testing.TB) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	name := strings.Trim(unsafe.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(name) > 40 {
+		name = name[len(name)-40:]
+	}
+	return "t-" + name + "-" + hex.EncodeToString(b)
+}
+
+// Name returns a name unique to this cluster, for topics and connectors
+// that must not collide with other tests on a shared broker.
+func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
+
+// StartCoordinator starts (or restarts) the coordinator.
+func (c *Cluster) StartCoordinator() {
+	c.T.Helper()
+	co, err := coordinator.New(c.coordCfg)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := co.Start(ctx); err != nil {
+		c.T.Fatal(err)
+	}
+	c.Coordinator, c.URL = co, "http://"+co.Addr()
+	// Later restarts keep the same address, as a real deployment would.
+	c.coordCfg.Listen = co.Addr()
+}
+
+// StopCoordinator stops the coordinator.
+func (c *Cluster) StopCoordinator() {
+	if c.Coordinator == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = c.Coordinator.Stop(ctx)
+	c.Coordinator = nil
+}
+
+// StartAgent starts (or restarts) agent i.
+func (c *Cluster) StartAgent(i int) {
+	c.T.Helper()
+	a, err := agent.New(c.agentCfgs[i])
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := a.Start(ctx); err != nil {
+		c.T.Fatal(err)
+	}
+	c.Agents[i] = a
+}
+
+// StopAgent stops agent i gracefully: its tasks commit and stop.
+func (c *Cluster) StopAgent(i int) {
+	if c.Agents[i] == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = c.Agents[i].Stop(ctx)
+	c.Agents[i] = nil
+}
+
+// WaitAgents waits until n agents are registered, as GET /health's sibling
+// NATS service discovery shows them.
+func (c *Cluster) WaitAgents(n int) {
+	c.T.Helper()
+	Eventually(c.T, 20*time.Second, func() (bool, string) {
+		got := c.Coordinator.RegisteredAgents()
+		return got >= n, fmt.Sprintf("%d of %d agents registered", got, n)
+	})
+}
+
+func (c *Cluster) shutdown() {
+	for i := range c.Agents {
+		c.StopAgent(i)
+	}
+	c.StopCoordinator()
+	if c.kafka != nil {
+		c.kafka.Close()
+	}
+	if c.nats != nil {
+		c.nats.Shutdown()
+	}
+	c.logOn.Store(false)
+}
+
+// testWriter sends logs to the test's log, shown only when a test fails.
+// Logging stops when the cluster has shut down: a test's log must not be
+// written after the test ended.
+type testWriter struct {
+	t  testing.TB
+	on *atomic.Bool
+}
+
+func (w testWriter) Write(p []byte) (int, error) {
+	if w.on.Load() {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}

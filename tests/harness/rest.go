@@ -1,0 +1,172 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Response is a REST answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v (numbers as json.Number), failing the test
+// on error.
+func (r Response) JSON(t interface{ Fatalf(string, ...any) }, v any) {
+	dec := json.NewDecoder(bytes.NewReader(r.Body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Message is the "message" of an error or message body.
+func (r Response) Message() string {
+	var m struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(r.Body, &m)
+	return m.Message
+}
+
+func (r Response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body) }
+
+// Do sends a request to the coordinator. body may be nil, a string or []byte
+// (sent as is), or any value (sent as JSON).
+func (c *Cluster) Do(method, path string, body any) Response {
+	c.T.Helper()
+	return Do(c.T, c.URL, method, path, body)
+}
+
+// Do sends a request to baseURL and returns the answer.
+func Do(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, baseURL, method, path string, body any) Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("encode body: %v", err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, baseURL+path, rd)
+	if err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := (&http.Client{Timeout: 90 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// Must sends a request and fails the test unless the status is want.
+func (c *Cluster) Must(want int, method, path string, body any) Response {
+	c.T.Helper()
+	r := c.Do(method, path, body)
+	if r.Status != want {
+		c.T.Fatalf("%s %s: got %s, want status %d", method, path, r, want)
+	}
+	return r
+}
+
+// Status is a connector's status as GET …/status shows it.
+type Status struct {
+	Name      string `json:"name"`
+	Connector struct {
+		State    string `json:"state"`
+		WorkerID string `json:"worker_id"`
+		Trace    string `json:"trace"`
+	} `json:"connector"`
+	Tasks []struct {
+		ID       int    `json:"id"`
+		State    string `json:"state"`
+		WorkerID string `json:"worker_id"`
+		Trace    string `json:"trace"`
+	} `json:"tasks"`
+	Type string `json:"type"`
+}
+
+// Status reads a connector's status; ok is false on 404.
+func (c *Cluster) Status(name string) (Status, bool) {
+	c.T.Helper()
+	r := c.Do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	if r.Status == http.StatusNotFound {
+		return Status{}, false
+	}
+	if r.Status != http.StatusOK {
+		c.T.Fatalf("status of %s: %s", name, r)
+	}
+	var s Status
+	r.JSON(c.T, &s)
+	return s, true
+}
+
+// WaitState waits until the connector shows state and exactly tasks tasks,
+// all in taskState.
+func (c *Cluster) WaitState(name, state string, tasks int, taskState string) Status {
+	c.T.Helper()
+	var last Status
+	Eventually(c.T, 30*time.Second, func() (bool, string) {
+		s, ok := c.Status(name)
+		last = s
+		if !ok {
+			return false, "no status yet"
+		}
+		if s.Connector.State != state || len(s.Tasks) != tasks {
+			return false, fmt.Sprintf("connector %s with %d tasks: %+v", s.Connector.State, len(s.Tasks), s)
+		}
+		for _, ts := range s.Tasks {
+			if ts.State != taskState {
+				return false, fmt.Sprintf("task %d is %s (%s)", ts.ID, ts.State, ts.Trace)
+			}
+		}
+		return true, ""
+	})
+	return last
+}
+
+// Eventually polls cond every 50ms until it holds or timeout passes, then
+// fails the test with cond's last explanation.
+func Eventually(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, timeout time.Duration, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var why string
+	for {
+		var ok bool
+		if ok, why = cond(); ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not true after %v: %s", timeout, why)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

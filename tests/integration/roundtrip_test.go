@@ -1,0 +1,92 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// TestFileSourceToFileSinkRoundTrip moves a file through a topic into
+// another file and checks the copy line for line, across a pause, a stop and
+// a resume.
+func TestFileSourceToFileSinkRoundTrip(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	topic := c.Name("lines")
+	var want []string
+	for i := 1; i <= 200; i++ {
+		want = append(want, fmt.Sprintf("line %03d %s", i, strings.Repeat("x", i%17)))
+	}
+	writeLines(t, filepath.Join(c.WorkDir, "in.txt"), want[:100])
+
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "src", "config": map[string]string{
+		"connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "file": "in.txt", "topic": topic,
+	}})
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "sink", "config": map[string]string{
+		"connector.class": "FileStreamSink", "file": "out.txt", "topics": topic,
+	}})
+	c.WaitState("src", "RUNNING", 1, "RUNNING")
+	c.WaitState("sink", "RUNNING", 1, "RUNNING")
+	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), want[:100])
+
+	c.Must(http.StatusAccepted, "PUT", "/connectors/src/pause", nil)
+	c.WaitState("src", "PAUSED", 1, "PAUSED")
+	appendLines(t, filepath.Join(c.WorkDir, "in.txt"), want[100:150])
+	c.Must(http.StatusAccepted, "PUT", "/connectors/src/resume", nil)
+	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), want[:150])
+
+	c.Must(http.StatusNoContent, "PUT", "/connectors/src/stop", nil)
+	c.WaitState("src", "STOPPED", 0, "")
+	appendLines(t, filepath.Join(c.WorkDir, "in.txt"), want[150:])
+	c.Must(http.StatusAccepted, "PUT", "/connectors/src/resume", nil)
+	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), want)
+
+	if got := len(c.ReadTopic(topic)); got != len(want) {
+		t.Fatalf("topic holds %d records, want %d (no duplicates after pause, stop and resume)", got, len(want))
+	}
+}
+
+func writeLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFile waits until path holds exactly want, line for line.
+func waitFile(t *testing.T, path string, want []string) {
+	t.Helper()
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		data, _ := os.ReadFile(path)
+		got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(data) == 0 {
+			got = nil
+		}
+		if len(got) != len(want) {
+			return false, fmt.Sprintf("%d lines, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				return false, fmt.Sprintf("line %d: %q, want %q", i+1, got[i], want[i])
+			}
+		}
+		return true, ""
+	})
+}
