@@ -16,8 +16,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/agent"
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
 )
