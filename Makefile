@@ -1,0 +1,42 @@
+# Sluice — the two commands that matter: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+# Tests share a 2-core machine with a Kafka broker: keep parallelism modest.
+TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
+KAFKA ?= 127.0.0.1:9092
+
+.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka vet fmt
+
+## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
+run:
+	$(GO) run ./cmd/sluice dev --data-dir .sluice/dev
+
+## build: build bin/sluice
+build:
+	$(GO) build -o bin/sluice ./cmd/sluice
+
+## test: every test — unit, integration and end-to-end — on the embedded broker
+test: test-unit test-integration
+
+test-unit:
+	$(GO) test $(TEST_FLAGS) ./...
+
+test-integration:
+	cd tests && $(GO) test $(TEST_FLAGS) ./...
+
+## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven
+kafka-up:
+	./deploy/kafka/kafka-up.sh
+
+kafka-down:
+	./deploy/kafka/kafka-down.sh
+
+## test-kafka: the integration and end-to-end suites against the real broker (make kafka-up first)
+test-kafka:
+	cd tests && SLUICE_TEST_KAFKA=$(KAFKA) $(GO) test $(TEST_FLAGS) ./...
+
+vet:
+	$(GO) vet ./... && cd tests && $(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')

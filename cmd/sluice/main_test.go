@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"go.uber.org/fx"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/coordinator"
+)
+
+// TestFxGraphs checks that every binary's dependency graph is complete.
+func TestFxGraphs(t *testing.T) {
+	ccfg := coordinator.Config{NATSURL: "nats://127.0.0.1:4222", Brokers: "127.0.0.1:9092", GroupID: "g",
+		ConfigTopic: "c", OffsetsTopic: "o", StatusTopic: "s", AgentLease: time.Second, TaskShutdownTimeout: time.Second}
+	acfg := agent.Config{ID: "a", NATSURL: "nats://127.0.0.1:4222", Brokers: "127.0.0.1:9092", GroupID: "g", OffsetsTopic: "o"}
+	for name, opts := range map[string][]fx.Option{
+		"coordinator": coordinatorApp(ccfg),
+		"agent":       agentApp(acfg),
+		"dev":         devApp(ccfg, []agent.Config{acfg, acfg}),
+	} {
+		if err := fx.ValidateApp(opts...); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestFlagsFromEnvironment checks the SLUICE_<FLAG> convention and defaults.
+func TestFlagsFromEnvironment(t *testing.T) {
+	t.Setenv("SLUICE_GROUP_ID", "from-env")
+	t.Setenv("SLUICE_AGENT_LEASE", "7s")
+	t.Setenv("SLUICE_LABELS", "zone=a,host=h1")
+	app := cli.NewApp()
+	app.Writer = &bytes.Buffer{}
+	set := flag.NewFlagSet("test", flag.ContinueOnError)
+	for _, f := range append(coordinatorFlags(), labelsFlag, idFlag, workDirFlag, flushFlag, keyConvFlag, valueConvFlag) {
+		if err := f.Apply(set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := cli.NewContext(app, set, nil)
+	ccfg := coordinatorConfig(c, nil)
+	if ccfg.GroupID != "from-env" || ccfg.AgentLease != 7*time.Second || ccfg.ConfigTopic != "sluice-configs" ||
+		ccfg.TaskShutdownTimeout != 10*time.Second || ccfg.Listen != "127.0.0.1:8083" {
+		t.Fatalf("coordinator config: %+v", ccfg)
+	}
+	acfg, err := agentConfig(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acfg.Labels["zone"] != "a" || acfg.Labels["host"] != "h1" || acfg.FlushInterval != time.Second ||
+		acfg.ValueConverter != "org.apache.kafka.connect.storage.StringConverter" || acfg.ID == "" {
+		t.Fatalf("agent config: %+v", acfg)
+	}
+}
