@@ -1,0 +1,263 @@
+// Package leader elects one coordinator with a lease in a NATS JetStream
+// key-value bucket, an engine Sluice already runs, rather than a protocol of
+// its own:
+//
+//	campaign: Create(key) ──ok──► stamp term (= create revision) ──► leader
+//	             │ exists                                              │ every ttl/3:
+//	             ▼                                                     ▼ Update(key, lastRev)
+//	          follow (watch the key) ◄──── CAS fails / ctx ends ◄──── deposed
+//
+// The bucket's max age is the lease's time to live: an update writes a new
+// revision, so a renewed lease never ages out, and a leader that stops
+// renewing (crashed, paused, partitioned) loses the key after one TTL. A
+// per-key TTL is not used because an Update drops it.
+//
+// The term is the revision at which the lease was created. Revisions only
+// grow, so a newer leader always has a higher term; agents refuse commands
+// from an older term, and the leader-only NATS subjects name the term.
+package leader
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// Callbacks are called from the elector's goroutine, one at a time:
+// Elected when this process became leader, Deposed when it stopped being
+// leader. Elected's context is cancelled on deposition.
+type Callbacks struct {
+	Elected func(ctx context.Context, term int64)
+	Deposed func(term int64)
+}
+
+// Elector campaigns for and holds the lease.
+type Elector struct {
+	kv   jetstream.KeyValue
+	self v1.LeaderLease
+	ttl  time.Duration
+	cb   Callbacks
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	current v1.LeaderLease
+	changed chan struct{}
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// OpenBucket creates (or opens) a cluster's lease bucket with the given TTL.
+func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Duration) (jetstream.KeyValue, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:  v1.LeaderBucket(groupID),
+		History: 1,
+		TTL:     ttl,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open lease bucket %s (NATS must have JetStream enabled): %w", v1.LeaderBucket(groupID), err)
+	}
+	return kv, nil
+}
+
+// New makes an elector for this process, identified by id and reachable at
+// url (its REST address, where followers forward writes).
+func New(kv jetstream.KeyValue, id, url string, ttl time.Duration, cb Callbacks, log *slog.Logger) *Elector {
+	return &Elector{kv: kv, self: v1.LeaderLease{ID: id, URL: url}, ttl: ttl, cb: cb, log: log, changed: make(chan struct{})}
+}
+
+// Start campaigns in the background until Stop.
+func (e *Elector) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel, e.done = cancel, make(chan struct{})
+	go e.run(ctx)
+}
+
+// Stop stops campaigning; a leader resigns by deleting the key, so a
+// successor need not wait for the lease to expire.
+func (e *Elector) Stop() {
+	if e.cancel == nil {
+		return
+	}
+	e.cancel()
+	<-e.done
+}
+
+// Current returns the lease as last seen: who leads, at what term. A zero
+// Term means no leader is known.
+func (e *Elector) Current() v1.LeaderLease {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.current
+}
+
+// IsLeader reports whether this process holds the current lease.
+func (e *Elector) IsLeader() bool {
+	cur := e.Current()
+	return cur.Term != 0 && cur.ID == e.self.ID
+}
+
+// Changed returns a channel closed at the next change of Current.
+func (e *Elector) Changed() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+func (e *Elector) setCurrent(l v1.LeaderLease) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l == e.current {
+		return
+	}
+	e.current = l
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+func (e *Elector) run(ctx context.Context) {
+	defer close(e.done)
+	for ctx.Err() == nil {
+		term, rev, err := e.acquire(ctx)
+		if err != nil {
+			// Someone else leads (or NATS is unreachable): follow until the
+			// key disappears, then campaign again.
+			e.follow(ctx)
+			continue
+		}
+		e.lead(ctx, term, rev)
+	}
+}
+
+// acquire creates the key and stamps it with its own revision as the term.
+func (e *Elector) acquire(ctx context.Context) (term, rev uint64, err error) {
+	val, _ := json.Marshal(e.self)
+	rev, err = e.kv.Create(ctx, v1.LeaderKey, val)
+	if err != nil {
+		return 0, 0, err
+	}
+	lease := e.self
+	lease.Term = int64(rev)
+	val, _ = json.Marshal(lease)
+	rev2, err := e.kv.Update(ctx, v1.LeaderKey, val, rev)
+	if err != nil {
+		return 0, 0, err
+	}
+	return rev, rev2, nil
+}
+
+// lead holds the lease, renewing it, until a renewal fails or ctx ends.
+func (e *Elector) lead(ctx context.Context, term, rev uint64) {
+	lease := e.self
+	lease.Term = int64(term)
+	e.setCurrent(lease)
+	e.log.Info("elected leader", "term", term)
+	lctx, cancel := context.WithCancel(ctx)
+	if e.cb.Elected != nil {
+		e.cb.Elected(lctx, int64(term))
+	}
+	val, _ := json.Marshal(lease)
+	tick := time.NewTicker(e.ttl / 3)
+	defer tick.Stop()
+	lastOK := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			cancel()
+			e.depose(int64(term))
+			// Resign so a successor takes over without waiting a TTL.
+			dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = e.kv.Delete(dctx, v1.LeaderKey, jetstream.LastRevision(rev))
+			dcancel()
+			return
+		case <-tick.C:
+		}
+		// A renewal must land within the lease, or another may hold it.
+		rctx, rcancel := context.WithTimeout(ctx, e.ttl/3)
+		next, err := e.kv.Update(rctx, v1.LeaderKey, val, rev)
+		rcancel()
+		if err == nil {
+			rev, lastOK = next, time.Now()
+			continue
+		}
+		if time.Since(lastOK) < e.ttl*2/3 && !errors.Is(err, jetstream.ErrKeyExists) {
+			// A transient failure: retry at the next tick while the lease
+			// is surely still ours.
+			e.log.Warn("lease renewal failed; retrying", "term", term, "err", err)
+			continue
+		}
+		e.log.Warn("lost leadership", "term", term, "err", err)
+		cancel()
+		e.depose(int64(term))
+		return
+	}
+}
+
+func (e *Elector) depose(term int64) {
+	e.setCurrent(v1.LeaderLease{})
+	if e.cb.Deposed != nil {
+		e.cb.Deposed(term)
+	}
+}
+
+// follow watches the key and records the current leader until the key is
+// gone (deleted or expired), then returns so the caller campaigns.
+func (e *Elector) follow(ctx context.Context) {
+	w, err := e.kv.Watch(ctx, v1.LeaderKey)
+	if err != nil {
+		e.setCurrent(v1.LeaderLease{})
+		sleep(ctx, e.ttl/3)
+		return
+	}
+	defer func() { _ = w.Stop() }()
+	// Expiry by max age removes the message without a marker the watcher
+	// sees, so poll for absence as well.
+	poll := time.NewTicker(e.ttl / 3)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case entry, ok := <-w.Updates():
+			if !ok {
+				return
+			}
+			if entry == nil {
+				continue // end of the initial values
+			}
+			if entry.Operation() != jetstream.KeyValuePut {
+				e.setCurrent(v1.LeaderLease{})
+				return
+			}
+			var l v1.LeaderLease
+			if json.Unmarshal(entry.Value(), &l) == nil {
+				e.setCurrent(l)
+			}
+		case <-poll.C:
+			if _, err := e.kv.Get(ctx, v1.LeaderKey); errors.Is(err, jetstream.ErrKeyNotFound) {
+				e.setCurrent(v1.LeaderLease{})
+				return
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

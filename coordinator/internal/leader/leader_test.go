@@ -1,0 +1,128 @@
+package leader
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/embedded"
+)
+
+type recorder struct {
+	mu      sync.Mutex
+	elected []int64
+	deposed []int64
+}
+
+func (r *recorder) callbacks() Callbacks {
+	return Callbacks{
+		Elected: func(_ context.Context, term int64) { r.mu.Lock(); r.elected = append(r.elected, term); r.mu.Unlock() },
+		Deposed: func(term int64) { r.mu.Lock(); r.deposed = append(r.deposed, term); r.mu.Unlock() },
+	}
+}
+
+func (r *recorder) terms() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]int64(nil), r.elected...)
+}
+
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func setup(t *testing.T) *nats.Conn {
+	ns, err := embedded.NATS("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+func TestOneLeaderAndHandOver(t *testing.T) {
+	nc := setup(t)
+	ctx := context.Background()
+	ttl := time.Second
+	kv, err := OpenBucket(ctx, nc, "g.1", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := &recorder{}, &recorder{}
+	a := New(kv, "a", "http://a", ttl, ra.callbacks(), slog.Default())
+	b := New(kv, "b", "http://b", ttl, rb.callbacks(), slog.Default())
+	a.Start()
+	waitFor(t, 5*time.Second, a.IsLeader)
+	b.Start()
+	defer b.Stop()
+	waitFor(t, 5*time.Second, func() bool { return b.Current().ID == "a" })
+	if b.IsLeader() || b.Current().Term != a.Current().Term || b.Current().URL != "http://a" {
+		t.Fatalf("follower sees %+v, leader %+v", b.Current(), a.Current())
+	}
+	first := a.Current().Term
+	// Renewals keep the lease past several TTLs.
+	time.Sleep(2 * ttl)
+	if !a.IsLeader() || len(rb.terms()) != 0 {
+		t.Fatal("leadership moved while the leader renewed")
+	}
+	// A resigning leader hands over without waiting for the TTL.
+	start := time.Now()
+	a.Stop()
+	waitFor(t, 5*time.Second, b.IsLeader)
+	if time.Since(start) > ttl {
+		t.Fatalf("hand-over took %v, more than a TTL", time.Since(start))
+	}
+	if got := b.Current().Term; got <= first {
+		t.Fatalf("new term %d not above old term %d", got, first)
+	}
+	if len(ra.deposed) != 1 || ra.deposed[0] != first {
+		t.Fatalf("old leader deposed callbacks: %v", ra.deposed)
+	}
+}
+
+func TestStaleLeaseExpires(t *testing.T) {
+	nc := setup(t)
+	ctx := context.Background()
+	ttl := time.Second
+	kv, err := OpenBucket(ctx, nc, "g2", ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A leader that stopped renewing (crashed or paused).
+	val, _ := json.Marshal(v1.LeaderLease{ID: "ghost", URL: "http://ghost", Term: 1})
+	if _, err := kv.Create(ctx, v1.LeaderKey, val); err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{}
+	e := New(kv, "c", "http://c", ttl, r.callbacks(), slog.Default())
+	start := time.Now()
+	e.Start()
+	defer e.Stop()
+	waitFor(t, 5*time.Second, func() bool { return e.Current().ID == "ghost" })
+	waitFor(t, 10*time.Second, e.IsLeader)
+	if took := time.Since(start); took < ttl/2 {
+		t.Fatalf("took over after %v, before the stale lease could expire", took)
+	}
+	// The ghost, waking up, cannot renew: its revision is gone.
+	if _, err := kv.Update(ctx, v1.LeaderKey, val, 1); err == nil {
+		t.Fatal("a deposed leader's renewal succeeded")
+	}
+}
