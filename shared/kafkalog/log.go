@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -116,21 +118,13 @@ func (l *Log) run(ctx context.Context) {
 }
 
 // ReadToEnd waits until every committed record that existed when it was
-// called has been applied.
+// called has been applied. A topic created a moment ago may not be known to
+// every broker yet; such transient answers are retried until ctx ends.
 func (l *Log) ReadToEnd(ctx context.Context) error {
-	ends, err := l.admin.ListCommittedOffsets(ctx, l.topic)
+	want, err := l.endOffsets(ctx)
 	if err != nil {
-		return fmt.Errorf("kafkalog %s: list end offsets: %w", l.topic, err)
+		return err
 	}
-	if err := ends.Error(); err != nil {
-		return fmt.Errorf("kafkalog %s: list end offsets: %w", l.topic, err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Topic == l.topic {
-			want[o.Partition] = o.Offset
-		}
-	})
 	return l.waitUntil(ctx, func(next map[int32]int64) bool {
 		for p, end := range want {
 			if end > 0 && next[p] < end {
@@ -139,6 +133,35 @@ func (l *Log) ReadToEnd(ctx context.Context) error {
 		}
 		return true
 	})
+}
+
+// endOffsets lists the last stable offset of every partition.
+func (l *Log) endOffsets(ctx context.Context) (map[int32]int64, error) {
+	backoff := 50 * time.Millisecond
+	for {
+		ends, err := l.admin.ListCommittedOffsets(ctx, l.topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err == nil {
+			want := map[int32]int64{}
+			ends.Each(func(o kadm.ListedOffset) {
+				if o.Topic == l.topic {
+					want[o.Partition] = o.Offset
+				}
+			})
+			return want, nil
+		}
+		if !kerr.IsRetriable(err) && !errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return nil, fmt.Errorf("kafkalog %s: list end offsets: %w", l.topic, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("kafkalog %s: list end offsets: %w (last error: %v)", l.topic, ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }
 
 // WaitPast waits until the record at offset in partition has been consumed.

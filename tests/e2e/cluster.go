@@ -1,0 +1,391 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// Options shape a cluster of sluice processes.
+type Options struct {
+	// Agents is the number of agents started with the cluster (default 2),
+	// with ids agent-1, agent-2, …
+	Agents int
+	// Labels, when set, gives agent i the --labels value Labels[i].
+	Labels []string
+	// AgentLease (default 3s), TaskShutdownTimeout (default 5s) and
+	// FlushInterval (default 200ms) are the flags of the same names.
+	AgentLease          time.Duration
+	TaskShutdownTimeout time.Duration
+	FlushInterval       time.Duration
+	// CoordinatorArgs and AgentArgs are appended to every coordinator's and
+	// agent's flags (e.g. --exactly-once-source-support=enabled).
+	CoordinatorArgs []string
+	AgentArgs       []string
+}
+
+// Cluster is a coordinator and agents running as separate sluice
+// processes, on NATS and Kafka that live in the test process (or a real
+// Kafka broker, see harness.KafkaEnv).
+type Cluster struct {
+	T testing.TB
+	// Prefix is unique to this cluster: the group id, and the prefix of its
+	// topic and connector names.
+	Prefix  string
+	NATSURL string
+	Brokers string
+	// WorkDir is every agent's --work-dir.
+	WorkDir string
+	// URL is the coordinator's REST base URL; it stays the same across
+	// coordinator restarts.
+	URL         string
+	Coordinator *Proc
+	Agents      []*Proc
+
+	opts Options
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9]+`)
+
+// UniquePrefix is a name for t's cluster, unique across runs so that tests
+// can share one real broker: "e2e-<test name>-<random>".
+func UniquePrefix(t testing.TB) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	name := strings.Trim(unsafeChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(name) > 40 {
+		name = strings.TrimRight(name[:40], "-")
+	}
+	return "e2e-" + name + "-" + hex.EncodeToString(b)
+}
+
+// StartCluster starts NATS and Kafka (embedded, or the real broker of
+// SLUICE_TEST_KAFKA), a coordinator and opts.Agents agents, and returns once
+// the coordinator is healthy and every agent registered. Everything stops
+// at test cleanup.
+func StartCluster(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	if opts.Agents == 0 {
+		opts.Agents = 2
+	}
+	if opts.AgentLease == 0 {
+		opts.AgentLease = 3 * time.Second
+	}
+	if opts.TaskShutdownTimeout == 0 {
+		opts.TaskShutdownTimeout = 5 * time.Second
+	}
+	if opts.FlushInterval == 0 {
+		opts.FlushInterval = 200 * time.Millisecond
+	}
+	c := &Cluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
+	// Registered before any process, so these cleanups run after every
+	// process was killed.
+	ns, err := embedded.NATS("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	c.NATSURL = ns.ClientURL()
+	if brokers := os.Getenv(harness.KafkaEnv); brokers != "" {
+		c.Brokers = brokers
+	} else {
+		kc, err := embedded.Kafka("", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(kc.Close)
+		c.Brokers = kc.ListenAddrs()[0]
+	}
+
+	listen := FreeAddr(t)
+	c.URL = "http://" + listen
+	args := append([]string{"coordinator",
+		"--nats", c.NATSURL, "--kafka", c.Brokers, "--listen", listen,
+		"--group-id", c.Prefix,
+		"--config-topic", c.Prefix + "-configs",
+		"--offsets-topic", c.Prefix + "-offsets",
+		"--status-topic", c.Prefix + "-status",
+		"--agent-lease", opts.AgentLease.String(),
+		"--task-shutdown-timeout", opts.TaskShutdownTimeout.String(),
+		"--log-level", "info",
+	}, opts.CoordinatorArgs...)
+	c.Coordinator = StartProc(t, "coordinator", args...)
+	c.WaitHealthy()
+
+	mark := c.Coordinator.Mark()
+	var ids []string
+	for i := 0; i < opts.Agents; i++ {
+		var lbls string
+		if i < len(opts.Labels) {
+			lbls = opts.Labels[i]
+		}
+		id := fmt.Sprintf("agent-%d", i+1)
+		c.AddAgent(id, lbls)
+		ids = append(ids, id)
+	}
+	c.WaitRegistered(mark, ids...)
+	return c
+}
+
+// AddAgent starts another agent with the given id and labels (may be "").
+// It does not wait for the agent to register; see WaitRegistered.
+func (c *Cluster) AddAgent(id, labels string) *Proc {
+	c.T.Helper()
+	args := []string{"agent",
+		"--nats", c.NATSURL, "--kafka", c.Brokers, "--id", id,
+		"--work-dir", c.WorkDir,
+		"--group-id", c.Prefix,
+		"--offsets-topic", c.Prefix + "-offsets",
+		"--offset-flush-interval", c.opts.FlushInterval.String(),
+		"--task-shutdown-timeout", c.opts.TaskShutdownTimeout.String(),
+		"--log-level", "info",
+	}
+	if labels != "" {
+		args = append(args, "--labels", labels)
+	}
+	p := StartProc(c.T, id, append(args, c.opts.AgentArgs...)...)
+	c.Agents = append(c.Agents, p)
+	return p
+}
+
+// Agent returns the agent process with the given id, failing the test if
+// there is none.
+func (c *Cluster) Agent(id string) *Proc {
+	c.T.Helper()
+	for _, a := range c.Agents {
+		if a.Name() == id {
+			return a
+		}
+	}
+	c.T.Fatalf("no agent %q", id)
+	return nil
+}
+
+// Name returns base prefixed with the cluster's unique prefix, for topics,
+// connectors (their sink groups are connect-<name>) and other names that
+// must not collide on a shared broker.
+func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
+
+// WaitHealthy waits until GET /health answers 200, failing at once if the
+// coordinator process exits meanwhile.
+func (c *Cluster) WaitHealthy() {
+	c.T.Helper()
+	WaitHealthy(c.T, c.URL, 30*time.Second, c.Coordinator)
+}
+
+// WaitHealthy waits until baseURL's GET /health answers 200, treating
+// connection errors as "not yet"; it fails at once if one of procs (those
+// that must stay up meanwhile) exits.
+func WaitHealthy(t testing.TB, baseURL string, timeout time.Duration, procs ...*Proc) {
+	t.Helper()
+	client := &http.Client{Timeout: 2 * time.Second}
+	harness.Eventually(t, timeout, func() (bool, string) {
+		for _, p := range procs {
+			if !p.Running() {
+				code, _ := p.Wait(0)
+				t.Fatalf("%s exited with code %d before GET /health answered 200", p.Name(), code)
+			}
+		}
+		resp, err := client.Get(baseURL + "/health")
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, fmt.Sprintf("GET /health: %d", resp.StatusCode)
+	})
+}
+
+// WaitRegistered waits until the coordinator has logged, after m, that each
+// of the agents registered. The coordinator logs every registration, so
+// this sees re-registrations after an agent or coordinator restart.
+func (c *Cluster) WaitRegistered(m Mark, agentIDs ...string) {
+	c.T.Helper()
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		var missing []string
+		for _, p := range append([]*Proc{c.Coordinator}, c.Agents...) {
+			if !p.Running() && (p == c.Coordinator || slices.Contains(agentIDs, p.Name())) {
+				code, _ := p.Wait(0)
+				c.T.Fatalf("%s exited with code %d while waiting for registrations", p.Name(), code)
+			}
+		}
+		for _, id := range agentIDs {
+			if c.Coordinator.CountLogSince(m, `msg="agent registered"`, "agent="+id+" ") == 0 {
+				missing = append(missing, id)
+			}
+		}
+		return len(missing) == 0, fmt.Sprintf("not registered yet: %v", missing)
+	})
+}
+
+// Do sends a request to the coordinator (see harness.Do).
+func (c *Cluster) Do(method, path string, body any) harness.Response {
+	c.T.Helper()
+	return harness.Do(c.T, c.URL, method, path, body)
+}
+
+// Must sends a request and fails the test unless the status is want.
+func (c *Cluster) Must(want int, method, path string, body any) harness.Response {
+	c.T.Helper()
+	r := c.Do(method, path, body)
+	if r.Status != want {
+		c.T.Fatalf("%s %s: got %s, want status %d", method, path, r, want)
+	}
+	return r
+}
+
+// Status reads a connector's status; ok is false on 404.
+func (c *Cluster) Status(name string) (s harness.Status, ok bool) {
+	c.T.Helper()
+	r := c.Do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	if r.Status == http.StatusNotFound {
+		return s, false
+	}
+	if r.Status != http.StatusOK {
+		c.T.Fatalf("status of %s: %s", name, r)
+	}
+	r.JSON(c.T, &s)
+	return s, true
+}
+
+// WaitRunning waits until the connector and exactly tasks tasks are
+// RUNNING, and returns that status.
+func (c *Cluster) WaitRunning(name string, tasks int) harness.Status {
+	c.T.Helper()
+	var last harness.Status
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		s, ok := c.Status(name)
+		if !ok {
+			return false, "no status yet"
+		}
+		last = s
+		if s.Connector.State != "RUNNING" || len(s.Tasks) != tasks {
+			return false, fmt.Sprintf("connector %s with %d tasks: %+v", s.Connector.State, len(s.Tasks), s)
+		}
+		for _, ts := range s.Tasks {
+			if ts.State != "RUNNING" {
+				return false, fmt.Sprintf("task %d is %s on %q (%s)", ts.ID, ts.State, ts.WorkerID, ts.Trace)
+			}
+		}
+		return true, ""
+	})
+	return last
+}
+
+// ConnectorNames returns GET /connectors, sorted.
+func (c *Cluster) ConnectorNames() []string {
+	c.T.Helper()
+	var names []string
+	c.Must(http.StatusOK, http.MethodGet, "/connectors", nil).JSON(c.T, &names)
+	sort.Strings(names)
+	return names
+}
+
+// TaskStarts sums the "task started" lines of every agent after its mark in
+// marks (from Marks; agents without one count from the beginning), per
+// task id.
+func (c *Cluster) TaskStarts(marks map[string]Mark) map[string]int {
+	out := map[string]int{}
+	for _, a := range c.Agents {
+		for id, n := range a.TaskStarts(marks[a.Name()]) {
+			out[id] += n
+		}
+	}
+	return out
+}
+
+// Marks returns every agent's current log mark, by agent id.
+func (c *Cluster) Marks() map[string]Mark {
+	out := map[string]Mark{}
+	for _, a := range c.Agents {
+		out[a.Name()] = a.Mark()
+	}
+	return out
+}
+
+// CreateTopic creates topic with the given partition count and the
+// broker's default replication, so a test does not depend on the broker's
+// num.partitions.
+func (c *Cluster) CreateTopic(topic string, partitions int32) {
+	c.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kafkautil.ClientOpts(c.Brokers, c.Prefix+"-test-admin")...)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, -1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		c.T.Fatalf("create topic %s: %v", topic, err)
+	}
+}
+
+// ReadTopic reads every committed record of topic (read_committed), in
+// partition and offset order.
+func (c *Cluster) ReadTopic(topic string) []harness.Record {
+	c.T.Helper()
+	// harness.Cluster's reader needs only the test and the brokers.
+	return (&harness.Cluster{T: c.T, Brokers: c.Brokers}).ReadTopic(topic)
+}
+
+// WaitTask waits until task 0 of connector name satisfies ok (by state and
+// worker id); what describes the wait.
+func (c *Cluster) WaitTask(name string, ok func(state, worker string) bool, what string) {
+	c.T.Helper()
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		s, found := c.Status(name)
+		if !found || len(s.Tasks) == 0 {
+			return false, fmt.Sprintf("%s has no task status yet", name)
+		}
+		ts := s.Tasks[0]
+		return ok(ts.State, ts.WorkerID), fmt.Sprintf("%s-0 is %s on %q, want %s (%s)", name, ts.State, ts.WorkerID, what, ts.Trace)
+	})
+}
+
+// StartLines returns the "task started" lines of every agent after marks,
+// as evidence for a failure message.
+func (c *Cluster) StartLines(marks map[string]Mark) string {
+	var s string
+	for _, a := range c.Agents {
+		for _, l := range a.LogLinesSince(marks[a.Name()], `msg="task started"`) {
+			s += a.Name() + ": " + l + "\n"
+		}
+	}
+	return s
+}
+
+// Consistently checks cond every 50ms for the whole of d and fails the
+// test the first time it does not hold. It is for asserting that something
+// does not happen (a task restart) within a window in which it would.
+func Consistently(t testing.TB, d time.Duration, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		if ok, why := cond(); !ok {
+			t.Fatal(why)
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// readyRE is the one line `sluice dev` prints when it is ready.
+var readyRE = regexp.MustCompile(`^sluice dev ready rest=http://127\.0\.0\.1:(\d+) nats=nats://127\.0\.0\.1:(\d+) kafka=(127\.0\.0\.1:\d+) agents=2$`)
+
+// TestDevReadyLineHealthAndRestartKeepsConnectors starts `sluice dev` on a
+// fresh data dir and checks its ready line, GET /health and a clean exit on
+// SIGINT; then starts it again on the same data dir and checks that the
+// connectors created in the first run — one running, one created STOPPED —
+// came back with their configs and states, and that the running file source
+// did not send its lines a second time.
+func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
+	begin := time.Now()
+	dataDir := t.TempDir()
+	listen := FreeAddr(t)
+	dev := StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	brokers := waitReady(t, dev, listen, 1)
+	t.Logf("ready in %v", time.Since(begin).Round(time.Millisecond))
+	c := &Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
+	if r := c.Do(http.MethodGet, "/health", nil); r.Status != http.StatusOK {
+		t.Fatalf("GET /health right after the ready line: %s, want 200", r)
+	}
+
+	in := filepath.Join(t.TempDir(), "in.txt")
+	lines := []string{"one", "two", "three"}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topic := UniquePrefix(t) + "-lines"
+	running := map[string]string{
+		"connector.class": "FileStreamSource",
+		"file":            in,
+		"topic":           topic,
+	}
+	stopped := map[string]string{
+		"connector.class": "GeneratorSource",
+		"topic":           topic + "-gen",
+	}
+	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "file-src", "config": running})
+	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen-stopped", "config": stopped, "initial_state": "STOPPED"})
+	c.WaitRunning("file-src", 1)
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		n := len(c.ReadTopic(topic))
+		return n == len(lines), fmt.Sprintf("%d of %d lines in %s", n, len(lines), topic)
+	})
+
+	took := dev.Terminate(syscall.SIGINT, 10*time.Second)
+	t.Logf("first run exited 0 %v after SIGINT", took.Round(time.Millisecond))
+
+	// Same flags, same data dir: the embedded NATS and Kafka come back on new
+	// free ports, with their data.
+	dev.Restart()
+	c.Brokers = waitReady(t, dev, listen, 2)
+	if got, want := c.ConnectorNames(), []string{"file-src", "gen-stopped"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("GET /connectors after the restart: %v, want %v", got, want)
+	}
+	for name, cfg := range map[string]map[string]string{"file-src": running, "gen-stopped": stopped} {
+		var got map[string]string
+		c.Must(http.StatusOK, http.MethodGet, "/connectors/"+name+"/config", nil).JSON(t, &got)
+		for k, v := range cfg {
+			if got[k] != v {
+				t.Errorf("config of %s after the restart: %s=%q, want %q (all: %v)", name, k, got[k], v, got)
+			}
+		}
+	}
+	c.WaitRunning("file-src", 1)
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		s, ok := c.Status("gen-stopped")
+		return ok && s.Connector.State == "STOPPED" && len(s.Tasks) == 0, fmt.Sprintf("gen-stopped: %+v", s)
+	})
+	// The source resumed from its committed offset: nothing is sent twice.
+	// Append a line and wait for it, so the task had its chance to resend.
+	f, err := os.OpenFile(in, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("four\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	want := []string{"one", "two", "three", "four"}
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		var got []string
+		for _, r := range c.ReadTopic(topic) {
+			got = append(got, string(r.Value))
+		}
+		if len(got) > len(want) {
+			return true, "" // checked below
+		}
+		return reflect.DeepEqual(got, want), fmt.Sprintf("topic holds %q, want %q", got, want)
+	})
+	var got []string
+	for _, r := range c.ReadTopic(topic) {
+		got = append(got, string(r.Value))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after the restart the topic holds %q, want %q (no line sent twice)", got, want)
+	}
+
+	took = dev.Terminate(syscall.SIGINT, 10*time.Second)
+	t.Logf("second run exited 0 %v after SIGINT; total %v", took.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	if out := dev.StdoutLines(); len(out) != 2 {
+		t.Errorf("stdout over two runs: %q, want exactly one ready line per run", out)
+	}
+}
+
+// waitReady waits for the ready line of the n-th run of dev and checks that
+// it is the only line that run printed and that it names the REST address
+// given with --listen. It returns the embedded Kafka address.
+func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
+	t.Helper()
+	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+		if !dev.Running() {
+			t.Fatalf("sluice dev exited before it was ready")
+		}
+		got := len(dev.StdoutLines())
+		return got >= n, fmt.Sprintf("%d stdout lines, want %d", got, n)
+	})
+	out := dev.StdoutLines()
+	if len(out) != n {
+		t.Fatalf("stdout: %q, want exactly one line per run (%d)", out, n)
+	}
+	line := out[n-1]
+	m := readyRE.FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("ready line %q does not match %s", line, readyRE)
+	}
+	if want := listen[strings.LastIndexByte(listen, ':')+1:]; m[1] != want {
+		t.Fatalf("ready line %q names REST port %s, want %s (--listen %s)", line, m[1], want, listen)
+	}
+	return m[3]
+}
