@@ -3,11 +3,9 @@ package integration
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -49,44 +47,4 @@ func TestFileSourceToFileSinkRoundTrip(t *testing.T) {
 	if got := len(c.ReadTopic(topic)); got != len(want) {
 		t.Fatalf("topic holds %d records, want %d (no duplicates after pause, stop and resume)", got, len(want))
 	}
-}
-
-func writeLines(t *testing.T, path string, lines []string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func appendLines(t *testing.T, path string, lines []string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitFile waits until path holds exactly want, line for line.
-func waitFile(t *testing.T, path string, want []string) {
-	t.Helper()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		data, _ := os.ReadFile(path)
-		got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-		if len(data) == 0 {
-			got = nil
-		}
-		if len(got) != len(want) {
-			return false, fmt.Sprintf("%d lines, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if got[i] != want[i] {
-				return false, fmt.Sprintf("line %d: %q, want %q", i+1, got[i], want[i])
-			}
-		}
-		return true, ""
-	})
 }

@@ -140,7 +140,13 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 	for _, h := range rec.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 	}
-	r.producer.Produce(ctx, kr, func(_ *kgo.Record, err error) {
+	// A record handed to the producer must be delivered even when the task
+	// is stopped right after the poll: franz-go fails a buffered record whose
+	// context ends, and that failure would make the final commit drop the
+	// offsets of every record of the batch — including those already
+	// written — so the next owner would send them again. The final commit's
+	// Flush bounds the wait; close() fails whatever is still buffered.
+	r.producer.Produce(context.WithoutCancel(ctx), kr, func(_ *kgo.Record, err error) {
 		if err != nil {
 			r.mu.Lock()
 			if r.produceEr == nil {

@@ -147,6 +147,11 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 	}
 	unlock := h.lock(name)
 	defer unlock()
+	return h.writeConfigLocked(ctx, name, config)
+}
+
+// writeConfigLocked writes a validated config; the caller holds name's lock.
+func (h *Herder) writeConfigLocked(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
 	_, existed := h.configs.State.Get(name)
 	if err := h.configs.Write(ctx, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)}); err != nil {
 		return v1.ConnectorInfo{}, false, v1.Errorf(v1.CodeInternal, "Failed to write config of connector %s: %v", name, err)
@@ -161,9 +166,12 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 
 // PatchConnectorConfig merges patch into an existing connector's config.
 func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (v1.ConnectorInfo, error) {
+	// The lock is held from the read to the write: a DELETE landing in
+	// between must make the PATCH fail with 404, not re-create the
+	// connector from the merged config.
 	unlock := h.lock(name)
+	defer unlock()
 	c, ok := h.configs.State.Get(name)
-	unlock()
 	if !ok {
 		return v1.ConnectorInfo{}, notFound(name)
 	}
@@ -175,7 +183,14 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 			merged[k] = *v
 		}
 	}
-	info, _, err := h.PutConnectorConfig(ctx, name, merged)
+	merged, err := checkName(name, merged)
+	if err != nil {
+		return v1.ConnectorInfo{}, err
+	}
+	if err := h.validateConfig(merged); err != nil {
+		return v1.ConnectorInfo{}, err
+	}
+	info, _, err := h.writeConfigLocked(ctx, name, merged)
 	return info, err
 }
 

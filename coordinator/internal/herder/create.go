@@ -1,0 +1,260 @@
+package herder
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// Steps of a create with initial offsets, named in errors and in FaultHook.
+const (
+	StepFence        = "fencing"
+	StepSnapshot     = "reading the previous offsets"
+	StepWriteOffsets = "writing the initial offsets"
+	StepWriteConfig  = "writing the connector config"
+	StepRestore      = "restoring the previous offsets"
+)
+
+// initialOffsets is a validated initial_offsets list, ready to write.
+type initialOffsets struct {
+	kind     connect.Kind
+	entries  []v1.ConnectorOffset
+	sink     []offsetval.SinkOffset
+	definite bool
+}
+
+// checkInitialOffsets validates initial_offsets as PATCH would (without the
+// STOPPED check) and runs the connector's hook: spec §0.1 step 1.
+func (h *Herder) checkInitialOffsets(config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
+	for _, o := range offsets {
+		if o.Partition == nil && o.Offset == nil {
+			// Decoding cannot tell {} from null here; an entry with neither
+			// part is as empty as a null entry.
+			return nil, v1.Errorf(v1.CodeBadRequest, "Offset entries must not be null")
+		}
+	}
+	plugin, ok := h.pluginOf(config)
+	if !ok {
+		return nil, v1.Errorf(v1.CodeBadRequest, "%s", h.reg.UnknownConnectorMessage(config["connector.class"]))
+	}
+	in := &initialOffsets{kind: plugin.Kind, entries: offsetval.Collapse(offsets)}
+	switch plugin.Kind {
+	case connect.KindSource:
+		if err := offsetval.Source(in.entries); err != nil {
+			return nil, err
+		}
+	case connect.KindSink:
+		parsed, err := offsetval.Sink(in.entries)
+		if err != nil {
+			return nil, err
+		}
+		in.sink = parsed
+	}
+	if hook, ok := plugin.NewConnector().(connect.OffsetAlterer); ok {
+		definite, err := hook.AlterOffsets(config, offsetval.ToConnect(in.entries))
+		if err != nil {
+			return nil, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
+		}
+		in.definite = definite
+	}
+	return in, nil
+}
+
+// sourceSnapshot is what the offsets topic holds for a name: each raw key
+// with the partition's latest offset.
+type sourceSnapshot map[string]map[string]any
+
+// createWithOffsets runs spec §0.1 steps 3–6 for a name that does not exist;
+// the caller holds the name's lock. On a failure of the writes it removes
+// any config written and puts the previous offsets back.
+func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets) error {
+	c := store.Connector{Name: name, Config: config}
+	base := v1.OffsetsRequest{Term: h.term, Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
+		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: transactionalID(h.cfg.GroupID, name, 0)}
+	group := SinkGroupID(name, config)
+	if in.kind == connect.KindSink {
+		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = v1.TypeSink, group, nil, "", ""
+	}
+	fail := func(step string, err error) error {
+		return v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%s); nothing was changed", name, step, causeText(err))
+	}
+
+	// 3. Fence: no zombie may write under the name after the snapshot.
+	if in.kind == connect.KindSource {
+		if err := h.step(StepFence, func() error { return h.sendOffsets(ctx, base) }); err != nil {
+			return fail(StepFence, err)
+		}
+	}
+	// 4. Snapshot what the name holds now.
+	var src sourceSnapshot
+	var sink []v1.SinkPartitionOffset
+	if err := h.step(StepSnapshot, func() error {
+		var err error
+		src, sink, err = h.snapshot(ctx, name, group, in.kind)
+		return err
+	}); err != nil {
+		return fail(StepSnapshot, err)
+	}
+	// 5. Replace the stale offsets with the initial ones.
+	writeErr := h.step(StepWriteOffsets, func() error { return h.sendOffsets(ctx, h.replaceRequest(base, name, in, src, sink)) })
+	step := StepWriteOffsets
+	// 6. The config and target state, in one transaction.
+	if writeErr == nil {
+		step = StepWriteConfig
+		writeErr = h.step(StepWriteConfig, func() error {
+			return h.configs.Write(ctx,
+				records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)},
+				records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)})
+		})
+	}
+	if writeErr == nil {
+		return nil
+	}
+	return h.rollbackCreate(ctx, name, step, writeErr, base, in, src, sink)
+}
+
+// step runs fn unless the fault hook fails the step first.
+func (h *Herder) step(name string, fn func() error) error {
+	if h.cfg.FaultHook != nil {
+		if err := h.cfg.FaultHook(name); err != nil {
+			return err
+		}
+	}
+	return fn()
+}
+
+func (h *Herder) snapshot(ctx context.Context, name, group string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
+	if kind == connect.KindSink {
+		cur, err := h.sinkOffsets(ctx, name, group)
+		if err != nil {
+			return nil, nil, err
+		}
+		var out []v1.SinkPartitionOffset
+		for _, o := range cur.Offsets {
+			at := o.Offset["kafka_offset"].(int64)
+			out = append(out, v1.SinkPartitionOffset{Topic: o.Partition["kafka_topic"].(string), Partition: o.Partition["kafka_partition"].(int32), Offset: &at})
+		}
+		return nil, out, nil
+	}
+	if err := h.offsets.ReadToEnd(ctx); err != nil {
+		return nil, nil, err
+	}
+	snap := sourceSnapshot{}
+	for _, e := range h.offsets.Entries(name) {
+		if e.Offset == nil {
+			continue
+		}
+		for _, k := range e.RawKeys {
+			snap[k] = e.Offset
+		}
+	}
+	return snap, nil, nil
+}
+
+// replaceRequest builds step 5: source — one transaction of tombstones for
+// every stale key and the initial offsets; sink — delete every committed
+// partition not named, commit the named ones.
+func (h *Herder) replaceRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {
+	req := base
+	if in.kind == connect.KindSink {
+		named := map[string]bool{}
+		for _, o := range in.sink {
+			named[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] = true
+			req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset})
+		}
+		for _, o := range sink {
+			if !named[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] {
+				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
+			}
+		}
+		return req
+	}
+	initial := map[string]*string{}
+	for _, e := range in.entries {
+		key, _ := records.EncodeOffsetKey(name, e.Partition)
+		var val *string
+		if e.Offset != nil {
+			b, _ := records.EncodeOffsetValue(e.Offset)
+			s := string(b)
+			val = &s
+		}
+		initial[string(key)] = val
+	}
+	for _, k := range sortedKeys(src) {
+		if _, ok := initial[k]; !ok {
+			req.Writes = append(req.Writes, v1.OffsetWrite{Key: k})
+		}
+	}
+	for _, k := range sortedKeys(initial) {
+		req.Writes = append(req.Writes, v1.OffsetWrite{Key: k, Value: initial[k]})
+	}
+	return req
+}
+
+// rollbackCreate removes any config the create wrote and writes the
+// snapshot back, then answers spec §0.1's 500.
+func (h *Herder) rollbackCreate(ctx context.Context, name, step string, cause error, base v1.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) error {
+	h.log.Error("create with initial offsets failed; rolling back", "connector", name, "step", step, "err", cause)
+	if step == StepWriteConfig {
+		// The outcome of a failed config write may be unknown: tombstone
+		// both records so the connector surely does not exist.
+		if err := h.configs.Write(ctx, records.Record{Key: records.ConnectorKey(name)}, records.Record{Key: records.TargetStateKey(name)}); err != nil {
+			h.log.Error("removing the partly created connector failed", "connector", name, "err", err)
+		}
+	}
+	restoreErr := h.step(StepRestore, func() error { return h.sendOffsets(ctx, h.restoreRequest(base, name, in, src, sink)) })
+	if restoreErr == nil {
+		return v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
+	}
+	snap, _ := json.Marshal(map[string]any{"source": src, "sink": sink})
+	h.log.Error("restoring the previous offsets failed; they are recorded here in full", "connector", name, "err", restoreErr, "previous_offsets", string(snap))
+	return v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v), and restoring its previous offsets failed (%v); the previous offsets are in the coordinator log", name, step, causeText(cause), causeText(restoreErr))
+}
+
+// restoreRequest writes the snapshot back over whatever step 5 wrote.
+func (h *Herder) restoreRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {
+	req := base
+	if in.kind == connect.KindSink {
+		had := map[string]bool{}
+		for _, o := range sink {
+			had[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] = true
+			req.Offsets = append(req.Offsets, o)
+		}
+		for _, o := range in.sink {
+			if !had[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] {
+				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
+			}
+		}
+		return req
+	}
+	for _, k := range sortedKeys(src) {
+		b, _ := records.EncodeOffsetValue(src[k])
+		s := string(b)
+		req.Writes = append(req.Writes, v1.OffsetWrite{Key: k, Value: &s})
+	}
+	for _, e := range in.entries {
+		key, _ := records.EncodeOffsetKey(name, e.Partition)
+		if _, had := src[string(key)]; !had {
+			req.Writes = append(req.Writes, v1.OffsetWrite{Key: string(key)})
+		}
+	}
+	return req
+}
+
+func causeText(err error) string { return v1.AsError(err).Message }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
