@@ -39,6 +39,8 @@ type Config struct {
 	AgentLease          time.Duration
 	TaskShutdownTimeout time.Duration
 	Logger              *slog.Logger
+	// FaultHook is a test seam: see herder.Config.FaultHook.
+	FaultHook func(step string) error
 }
 
 // Validate checks the config.
@@ -121,6 +123,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		Version:             version.Version,
 		Commit:              version.Commit,
 		Logger:              c.log,
+		FaultHook:           c.cfg.FaultHook,
 	}, plugins.Builtin(), nc)
 	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

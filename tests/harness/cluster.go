@@ -43,6 +43,9 @@ type Options struct {
 	FlushInterval   time.Duration
 	// ValueConverter overrides the worker-level value converter.
 	ValueConverter string
+	// FaultHook is passed to the coordinator (test seam): it can fail a
+	// named step of a create with initial offsets.
+	FaultHook func(step string) error
 	// BeforeOffsetCommit is passed to every agent (test seam).
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
 }
@@ -118,6 +121,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		AgentLease:          opts.Lease,
 		TaskShutdownTimeout: opts.ShutdownTimeout,
 		Logger:              log.With("process", "coordinator"),
+		FaultHook:           opts.FaultHook,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{

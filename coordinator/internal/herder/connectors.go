@@ -96,25 +96,45 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 	if err := h.validateConfig(config); err != nil {
 		return v1.CreatedConnector{}, err
 	}
+	var initial *initialOffsets
+	if req.InitialOffsets != nil {
+		if initial, err = h.checkInitialOffsets(config, req.InitialOffsets); err != nil {
+			return v1.CreatedConnector{}, err
+		}
+	}
 	unlock := h.lock(name)
 	defer unlock()
 	if _, exists := h.configs.State.Get(name); exists {
 		return v1.CreatedConnector{}, v1.Errorf(v1.CodeConflict, "Connector %s already exists", name)
 	}
-	var recs []records.Record
-	if target != "" {
-		// Kafka Connect writes the target state first, so the connector
-		// never runs before it is paused or stopped.
-		recs = append(recs, records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)})
-	}
-	recs = append(recs, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)})
-	if err := h.configs.Write(ctx, recs...); err != nil {
-		return v1.CreatedConnector{}, v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %v", name, err)
+	var status *v1.Message
+	if initial != nil {
+		if target == "" {
+			target = records.TargetStarted
+		}
+		if err := h.createWithOffsets(ctx, name, target, config, initial); err != nil {
+			return v1.CreatedConnector{}, err
+		}
+		status = &v1.Message{Message: msgAlterFramework}
+		if initial.definite {
+			status.Message = msgAlterDefinite
+		}
+	} else {
+		var recs []records.Record
+		if target != "" {
+			// Kafka Connect writes the target state first, so the connector
+			// never runs before it is paused or stopped.
+			recs = append(recs, records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)})
+		}
+		recs = append(recs, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)})
+		if err := h.configs.Write(ctx, recs...); err != nil {
+			return v1.CreatedConnector{}, v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %v", name, err)
+		}
 	}
 	c, _ := h.configs.State.Get(name)
 	info := h.info(c)
 	info.Tasks = []v1.ConnectorTaskID{} // as distributed Kafka Connect answers a create
-	return v1.CreatedConnector{ConnectorInfo: info}, nil
+	return v1.CreatedConnector{ConnectorInfo: info, OffsetsStatus: status}, nil
 }
 
 // GetConnector returns a connector's info.

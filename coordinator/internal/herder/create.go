@@ -33,13 +33,6 @@ type initialOffsets struct {
 // checkInitialOffsets validates initial_offsets as PATCH would (without the
 // STOPPED check) and runs the connector's hook: spec §0.1 step 1.
 func (h *Herder) checkInitialOffsets(config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
-	for _, o := range offsets {
-		if o.Partition == nil && o.Offset == nil {
-			// Decoding cannot tell {} from null here; an entry with neither
-			// part is as empty as a null entry.
-			return nil, v1.Errorf(v1.CodeBadRequest, "Offset entries must not be null")
-		}
-	}
 	plugin, ok := h.pluginOf(config)
 	if !ok {
 		return nil, v1.Errorf(v1.CodeBadRequest, "%s", h.reg.UnknownConnectorMessage(config["connector.class"]))
