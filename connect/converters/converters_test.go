@@ -165,10 +165,13 @@ func TestByteArray(t *testing.T) {
 	if err != nil || string(b) != "x" {
 		t.Errorf("bytes = %q, %v", b, err)
 	}
-	if _, err := c.FromConnectData("t", connect.StringSchema, []byte("x")); err == nil || err.Error() != "Invalid schema type for ByteArrayConverter: STRING" {
+	if b, err := c.FromConnectData("t", connect.StringSchema, "héllo"); err != nil || string(b) != "héllo" {
+		t.Errorf("string value = %q, %v", b, err)
+	}
+	if _, err := c.FromConnectData("t", &connect.Schema{Type: "int64"}, int64(1)); err == nil || err.Error() != "Invalid schema type for ByteArrayConverter: INT64" {
 		t.Errorf("schema err = %v", err)
 	}
-	if _, err := c.FromConnectData("t", nil, "x"); err == nil || err.Error() != "ByteArrayConverter is not compatible with objects of type string" {
+	if _, err := c.FromConnectData("t", nil, 1.5); err == nil || err.Error() != "ByteArrayConverter is not compatible with objects of type float64" {
 		t.Errorf("type err = %v", err)
 	}
 	if s, v, _ := c.ToConnectData("t", []byte("y")); s != connect.OptionalBytesSchema || string(v.([]byte)) != "y" {

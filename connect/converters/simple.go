@@ -111,9 +111,12 @@ type ByteArray struct{}
 // Configure implements connect.Converter.
 func (ByteArray) Configure(map[string]string, bool) error { return nil }
 
-// FromConnectData implements connect.Converter.
+// FromConnectData implements connect.Converter. Unlike Kafka's, it also
+// carries string values (as their UTF-8 bytes): a string has one obvious byte
+// form, and refusing it only made sources such as the generator unusable
+// with this converter.
 func (ByteArray) FromConnectData(topic string, schema *connect.Schema, value any) ([]byte, error) {
-	if schema != nil && schema.Type != connect.SchemaTypeBytes {
+	if schema != nil && schema.Type != connect.SchemaTypeBytes && schema.Type != connect.SchemaTypeString {
 		return nil, fmt.Errorf("Invalid schema type for ByteArrayConverter: %s", strings.ToUpper(schema.Type))
 	}
 	switch v := value.(type) {
@@ -121,6 +124,8 @@ func (ByteArray) FromConnectData(topic string, schema *connect.Schema, value any
 		return nil, nil
 	case []byte:
 		return v, nil
+	case string:
+		return []byte(v), nil
 	}
 	return nil, fmt.Errorf("ByteArrayConverter is not compatible with objects of type %T", value)
 }

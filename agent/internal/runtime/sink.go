@@ -40,6 +40,9 @@ type sinkRunner struct {
 	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
 	started bool
 	topics  map[string]bool
+	// putFailed is set when Put failed: the polled batch was not delivered,
+	// so its offsets must never be committed (the group would skip it).
+	putFailed bool
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
@@ -167,6 +170,7 @@ func (r *sinkRunner) step(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.task.Put(ctx, batch); err != nil {
+		r.putFailed = true
 		return fmt.Errorf("put: %w", err)
 	}
 	return nil
@@ -179,6 +183,9 @@ func (r *sinkRunner) commit(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.putFailed {
+		return errors.New("not committing: the last batch was not delivered")
+	}
 	if err := r.task.Flush(ctx); err != nil {
 		return fmt.Errorf("flush: %w", err)
 	}
