@@ -39,6 +39,8 @@ type Config struct {
 	FlushInterval  time.Duration
 	KeyConverter   string
 	ValueConverter string
+	// ExactlyOnce writes source records and offsets in one transaction.
+	ExactlyOnce bool
 	// ShutdownTimeout bounds the final commit of every task on Stop.
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
@@ -126,6 +128,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		FlushInterval:      a.cfg.FlushInterval,
 		KeyConverter:       a.cfg.KeyConverter,
 		ValueConverter:     a.cfg.ValueConverter,
+		ExactlyOnce:        a.cfg.ExactlyOnce,
 		KafkaOpts:          kopts,
 		Registry:           plugins.Builtin(),
 		Offsets:            a.store,
@@ -137,16 +140,22 @@ func (a *Agent) Start(ctx context.Context) error {
 	return a.transport.Start()
 }
 
-// Stop stops every task (each commits its offsets), then the transport and
-// the clients.
+// Stop leaves the cluster gracefully: it stops taking commands and
+// heartbeating, stops every task (each commits its offsets), then tells the
+// coordinator it left — so its tasks move to other agents at once, without
+// waiting for the lease — and closes the clients. Commands stop first so the
+// coordinator cannot hand a task back to an agent that is shutting down.
 func (a *Agent) Stop(ctx context.Context) error {
+	if a.transport != nil {
+		a.transport.Stop()
+	}
 	if a.worker != nil {
 		sctx, cancel := context.WithTimeout(ctx, a.cfg.ShutdownTimeout)
 		a.worker.StopAll(sctx)
 		cancel()
 	}
 	if a.transport != nil {
-		a.transport.Stop()
+		a.transport.Deregister(ctx)
 	}
 	if a.exec != nil {
 		a.exec.Close()

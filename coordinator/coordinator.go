@@ -39,6 +39,9 @@ type Config struct {
 	AgentLease          time.Duration
 	TaskShutdownTimeout time.Duration
 	Logger              *slog.Logger
+	// ExactlyOnce maintains the tasks-fencing records of source connectors
+	// and fences a connector's task ids whenever its task count changes.
+	ExactlyOnce bool
 	// FaultHook is a test seam: see herder.Config.FaultHook.
 	FaultHook func(step string) error
 }
@@ -124,6 +127,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		Commit:              version.Commit,
 		Logger:              c.log,
 		FaultHook:           c.cfg.FaultHook,
+		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, plugins.Builtin(), nc)
 	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

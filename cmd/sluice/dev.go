@@ -33,7 +33,10 @@ func devCommand() *cli.Command {
 // devConfigs builds the coordinator's and the agents' configs for dev mode.
 func devConfigs(c *cli.Context, natsURL, brokers string) (coordinator.Config, []agent.Config, error) {
 	log := logger(c)
-	ccfg := coordinatorConfig(c, log)
+	ccfg, err := coordinatorConfig(c, log)
+	if err != nil {
+		return ccfg, nil, err
+	}
 	ccfg.NATSURL, ccfg.Brokers = natsURL, brokers
 	var acfgs []agent.Config
 	for i := 1; i <= c.Int("agents"); i++ {

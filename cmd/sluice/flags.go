@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -47,14 +48,15 @@ var (
 	keyConvFlag   = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
 	valueConvFlag = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
 	logLevelFlag  = stringFlag("log-level", "info", "log level: debug, info, warn, error")
+	eosFlag       = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
 )
 
 func coordinatorFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, logLevelFlag}
+	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, eosFlag, logLevelFlag}
 }
 
 func agentFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, logLevelFlag}
+	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}
 }
 
 func logger(c *cli.Context) *slog.Logger {
@@ -65,8 +67,26 @@ func logger(c *cli.Context) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-func coordinatorConfig(c *cli.Context, log *slog.Logger) coordinator.Config {
+// exactlyOnce reads --exactly-once-source-support: enabled or disabled, as
+// Kafka Connect spells it.
+func exactlyOnce(c *cli.Context) (bool, error) {
+	switch v := strings.ToLower(c.String("exactly-once-source-support")); v {
+	case "enabled":
+		return true, nil
+	case "disabled", "":
+		return false, nil
+	default:
+		return false, fmt.Errorf("--exactly-once-source-support must be enabled or disabled, not %q", v)
+	}
+}
+
+func coordinatorConfig(c *cli.Context, log *slog.Logger) (coordinator.Config, error) {
+	eos, err := exactlyOnce(c)
+	if err != nil {
+		return coordinator.Config{}, err
+	}
 	return coordinator.Config{
+		ExactlyOnce:         eos,
 		Listen:              c.String("listen"),
 		AdvertisedAddr:      c.String("advertised-address"),
 		NATSURL:             c.String("nats"),
@@ -78,11 +98,15 @@ func coordinatorConfig(c *cli.Context, log *slog.Logger) coordinator.Config {
 		AgentLease:          c.Duration("agent-lease"),
 		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		Logger:              log,
-	}
+	}, nil
 }
 
 func agentConfig(c *cli.Context, log *slog.Logger) (agent.Config, error) {
 	lbls, err := labels.Parse(c.String("labels"))
+	if err != nil {
+		return agent.Config{}, err
+	}
+	eos, err := exactlyOnce(c)
 	if err != nil {
 		return agent.Config{}, err
 	}
@@ -104,6 +128,7 @@ func agentConfig(c *cli.Context, log *slog.Logger) (agent.Config, error) {
 		KeyConverter:    c.String("key-converter"),
 		ValueConverter:  c.String("value-converter"),
 		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
+		ExactlyOnce:     eos,
 		Logger:          log,
 	}, nil
 }

@@ -43,7 +43,10 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		}
 	}
 	c := cli.NewContext(app, set, nil)
-	ccfg := coordinatorConfig(c, nil)
+	ccfg, err := coordinatorConfig(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if ccfg.GroupID != "from-env" || ccfg.AgentLease != 7*time.Second || ccfg.ConfigTopic != "sluice-configs" ||
 		ccfg.TaskShutdownTimeout != 10*time.Second || ccfg.Listen != "127.0.0.1:8083" {
 		t.Fatalf("coordinator config: %+v", ccfg)

@@ -29,7 +29,11 @@ func coordinatorCommand() *cli.Command {
 		Usage: "run a coordinator: the REST API, configs, scheduling",
 		Flags: coordinatorFlags(),
 		Action: func(c *cli.Context) error {
-			return runApp(c.Context, coordinatorApp(coordinatorConfig(c, logger(c))), nil)
+			cfg, err := coordinatorConfig(c, logger(c))
+			if err != nil {
+				return err
+			}
+			return runApp(c.Context, coordinatorApp(cfg), nil)
 		},
 	}
 }

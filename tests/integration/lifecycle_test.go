@@ -217,7 +217,8 @@ func TestLifecycleDataFlow(t *testing.T) {
 func TestLifecycleFailedTask(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("failing")
-	mustCreate(c, "f", generatorCfg(topic, "count", "5", "value.converter", classBytesConverter), "")
+	// A directory cannot be read as a file: the task fails on its first poll.
+	mustCreate(c, "f", fileSourceCfg(".", topic), "")
 	st := c.WaitState("f", "RUNNING", 1, "FAILED")
 	if st.Tasks[0].Trace == "" {
 		t.Fatalf("FAILED task without a trace: %+v", st)
@@ -240,7 +241,10 @@ func TestLifecycleFailedTask(t *testing.T) {
 	})
 	c.WaitState("f", "RUNNING", 1, "FAILED")
 
-	c.Must(200, "PATCH", "/connectors/f/config", map[string]any{"value.converter": nil})
+	writeLines(t, filepath.Join(c.WorkDir, "fixed.txt"), []string{"a", "b", "c", "d", "e"})
+	c.Must(200, "PATCH", "/connectors/f/config", map[string]any{"file": "fixed.txt"})
 	c.WaitState("f", "RUNNING", 1, "RUNNING")
-	checkStreams(t, waitRecords(c, topic, 5), 1, 5)
+	if recs := waitRecords(c, topic, 5); len(recs) != 5 || string(recs[4].Value) != "e" {
+		t.Fatalf("after the fix: %d records", len(recs))
+	}
 }

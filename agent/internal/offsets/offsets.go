@@ -85,6 +85,12 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 		}
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
+	// Reply only once read_committed readers see the change: the
+	// coordinator reads the topic to its end right after, so that a GET
+	// after the answer shows it, and tasks read it when they start.
+	if err := kafkautil.WaitCommitted(ctx, e.admin, recs...); err != nil {
+		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", req.Connector, "err", err)
+	}
 	return nil
 }
 

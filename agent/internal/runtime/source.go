@@ -17,18 +17,29 @@ import (
 )
 
 // sourceRunner drives a SourceTask: poll → convert → produce, and at each
-// flush: wait for the produced records, then commit the source offsets they
-// reached in one transaction under the task's transactional id. Fencing that
-// id (a newer owner, or an offsets change) makes the commit fail, and the
-// task stops without retrying.
+// flush commits the source offsets the produced records reached, in a Kafka
+// transaction under the task's transactional id:
+//
+//	exactly-once off: records through an idempotent producer; at a flush,
+//	                  wait for their acks, then a transaction of offsets only
+//	exactly-once on:  records and offsets in one transaction per flush
+//	                  interval, so read_committed readers see each record once
+//
+// Before the task starts, its transactional id is fenced, so a previous
+// owner (a zombie) can no longer commit. Fencing the id later (a newer owner,
+// or an offsets change) makes the commit fail, and the task stops without
+// retrying.
 type sourceRunner struct {
 	t        *task
 	task     connect.SourceTask
 	keyConv  connect.Converter
 	valConv  connect.Converter
-	producer *kgo.Client
+	plain    *kgo.Client // admin, and the producer when exactly-once is off
+	producer *kgo.Client // where records go: plain, or the transactional client
 	admin    *kadm.Client
 	offsets  *kafkautil.TxnWriter
+	eos      bool
+	inTxn    bool // exactly-once: a transaction is open
 
 	known map[string]bool // topics known to exist
 
@@ -37,6 +48,11 @@ type sourceRunner struct {
 	pending   map[string]connect.Offset // partition id → latest offset polled
 	started   bool
 }
+
+// errAborted marks a failed exactly-once commit: the transaction and its
+// records were aborted while the task had moved past them, so the task must
+// stop and be restarted from its committed offsets.
+var errAborted = errors.New("exactly-once transaction aborted")
 
 func newSourceRunner(t *task, st connect.SourceTask) (*sourceRunner, error) {
 	cc := t.assignment.ConnectorConfig
@@ -65,8 +81,14 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)
 	}
-	r.producer, r.admin = p, kadm.NewClient(p)
-	w, err := kafkautil.NewTxnWriter(TransactionalID(cfg.GroupID, r.t.id.Connector, r.t.id.Task), cfg.KafkaOpts...)
+	r.plain, r.producer, r.admin = p, p, kadm.NewClient(p)
+	txnID := TransactionalID(cfg.GroupID, r.t.id.Connector, r.t.id.Task)
+	// Fence first: a previous owner of this task may still be alive. Once
+	// fenced it cannot commit, so the offsets read next are final.
+	if err := kafkautil.Fence(ctx, p, txnID); err != nil {
+		return fmt.Errorf("fence previous owner: %w", err)
+	}
+	w, err := kafkautil.NewTxnWriter(txnID, cfg.KafkaOpts...)
 	if err != nil {
 		return fmt.Errorf("offset writer: %w", err)
 	}
@@ -75,6 +97,9 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		w.BeforeCommit = func(ctx context.Context) error { return cfg.BeforeOffsetCommit(ctx, id) }
 	}
 	r.offsets = w
+	if r.eos = cfg.ExactlyOnce; r.eos {
+		r.producer = w.Client()
+	}
 	// The task must see every offset committed before it starts.
 	if err := cfg.Offsets.ReadToEnd(ctx); err != nil {
 		return fmt.Errorf("read offsets: %w", err)
@@ -140,21 +165,19 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 	for _, h := range rec.Headers {
 		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 	}
+	if r.eos && !r.inTxn {
+		if err := r.producer.BeginTransaction(); err != nil {
+			return fmt.Errorf("begin transaction: %w", err)
+		}
+		r.inTxn = true
+	}
 	// A record handed to the producer must be delivered even when the task
 	// is stopped right after the poll: franz-go fails a buffered record whose
 	// context ends, and that failure would make the final commit drop the
 	// offsets of every record of the batch — including those already
 	// written — so the next owner would send them again. The final commit's
 	// Flush bounds the wait; close() fails whatever is still buffered.
-	r.producer.Produce(context.WithoutCancel(ctx), kr, func(_ *kgo.Record, err error) {
-		if err != nil {
-			r.mu.Lock()
-			if r.produceEr == nil {
-				r.produceEr = fmt.Errorf("produce to %s: %w", rec.Topic, err)
-			}
-			r.mu.Unlock()
-		}
-	})
+	r.producer.Produce(context.WithoutCancel(ctx), kr, r.noteProduceErr)
 	if rec.SourcePartition != nil {
 		r.mu.Lock()
 		r.pending[records.PartitionID(rec.SourcePartition)] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
@@ -169,11 +192,13 @@ func (r *sourceRunner) produceErr() error {
 	return r.produceEr
 }
 
-// commit waits until every record produced so far is acknowledged, then
-// writes the offsets they reached in one transaction.
+// commit makes the offsets of every record produced so far durable.
 func (r *sourceRunner) commit(ctx context.Context) error {
 	if r.producer == nil || r.offsets == nil {
 		return nil
+	}
+	if r.eos {
+		return r.commitExactlyOnce(ctx)
 	}
 	if err := r.producer.Flush(ctx); err != nil {
 		return fmt.Errorf("flush records: %w", err)
@@ -181,24 +206,13 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 	if err := r.produceErr(); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	batch := r.pending
-	r.pending = map[string]connect.Offset{}
-	r.mu.Unlock()
+	batch := r.takePending()
 	if len(batch) == 0 {
 		return nil
 	}
-	recs := make([]*kgo.Record, 0, len(batch))
-	for _, o := range batch {
-		key, err := records.EncodeOffsetKey(r.t.id.Connector, o.Partition)
-		if err != nil {
-			return err
-		}
-		val, err := records.EncodeOffsetValue(o.Offset)
-		if err != nil {
-			return err
-		}
-		recs = append(recs, &kgo.Record{Topic: r.t.cfg.OffsetsTopic, Key: key, Value: val})
+	recs, err := r.offsetRecords(batch)
+	if err != nil {
+		return err
 	}
 	if err := r.offsets.Write(ctx, recs...); err != nil {
 		if !errors.Is(err, kafkautil.ErrFenced) {
@@ -216,13 +230,103 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 	return nil
 }
 
+// commitExactlyOnce adds the offsets to the open transaction, which already
+// holds the records, and commits both together.
+func (r *sourceRunner) commitExactlyOnce(ctx context.Context) error {
+	batch := r.takePending()
+	if !r.inTxn && len(batch) == 0 {
+		return nil
+	}
+	if !r.inTxn {
+		if err := r.producer.BeginTransaction(); err != nil {
+			return r.abort(fmt.Errorf("begin transaction: %w", err))
+		}
+		r.inTxn = true
+	}
+	recs, err := r.offsetRecords(batch)
+	if err != nil {
+		return r.abort(err)
+	}
+	for _, kr := range recs {
+		r.producer.Produce(context.WithoutCancel(ctx), kr, r.noteProduceErr)
+	}
+	if err := r.producer.Flush(ctx); err != nil {
+		return r.abort(fmt.Errorf("flush: %w", err))
+	}
+	if err := r.produceErr(); err != nil {
+		return r.abort(err)
+	}
+	if r.offsets.BeforeCommit != nil {
+		if err := r.offsets.BeforeCommit(ctx); err != nil {
+			return r.abort(err)
+		}
+	}
+	if err := r.producer.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return r.abort(fmt.Errorf("commit transaction: %w", err))
+	}
+	r.inTxn = false
+	return nil
+}
+
+// abort ends a failed exactly-once transaction; nothing of it becomes
+// visible. The task cannot go on (its source has moved past the aborted
+// records), so the error is always fatal to it.
+func (r *sourceRunner) abort(cause error) error {
+	r.inTxn = false
+	if kafkautil.IsFenced(cause) {
+		return fmt.Errorf("%w: %w", kafkautil.ErrFenced, cause)
+	}
+	actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = r.producer.AbortBufferedRecords(actx)
+	if err := r.producer.EndTransaction(actx, kgo.TryAbort); err != nil && kafkautil.IsFenced(err) {
+		return fmt.Errorf("%w: %w", kafkautil.ErrFenced, cause)
+	}
+	return fmt.Errorf("%w: %w", errAborted, cause)
+}
+
+func (r *sourceRunner) noteProduceErr(rec *kgo.Record, err error) {
+	if err == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.produceEr == nil {
+		r.produceEr = fmt.Errorf("produce to %s: %w", rec.Topic, err)
+	}
+}
+
+func (r *sourceRunner) takePending() map[string]connect.Offset {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	batch := r.pending
+	r.pending = map[string]connect.Offset{}
+	return batch
+}
+
+func (r *sourceRunner) offsetRecords(batch map[string]connect.Offset) ([]*kgo.Record, error) {
+	recs := make([]*kgo.Record, 0, len(batch))
+	for _, o := range batch {
+		key, err := records.EncodeOffsetKey(r.t.id.Connector, o.Partition)
+		if err != nil {
+			return nil, err
+		}
+		val, err := records.EncodeOffsetValue(o.Offset)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, &kgo.Record{Topic: r.t.cfg.OffsetsTopic, Key: key, Value: val})
+	}
+	return recs, nil
+}
+
 func (r *sourceRunner) close() error {
 	var errs []error
 	if r.started {
 		errs = append(errs, r.task.Stop())
 	}
-	if r.producer != nil {
-		r.producer.Close()
+	if r.plain != nil {
+		r.plain.Close()
 	}
 	if r.offsets != nil {
 		r.offsets.Close()

@@ -169,7 +169,7 @@ func (t *task) run(ctx context.Context) {
 		}
 		if time.Since(last) >= t.cfg.FlushInterval {
 			if err := r.commit(ctx); err != nil && ctx.Err() == nil {
-				if errors.Is(err, kafkautil.ErrFenced) {
+				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, errAborted) {
 					t.failAndClose(ctx, r, err)
 					return
 				}

@@ -33,6 +33,9 @@ type Config struct {
 	WorkDir      string
 	// FlushInterval is how often a running task commits its offsets.
 	FlushInterval time.Duration
+	// ExactlyOnce makes source tasks write records and offsets in one
+	// transaction (--exactly-once-source-support=enabled).
+	ExactlyOnce bool
 	// KeyConverter and ValueConverter are the worker-level converter classes.
 	KeyConverter   string
 	ValueConverter string

@@ -225,6 +225,18 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 	}
 }
 
+// Deregister tells the coordinator this agent is leaving, after its tasks
+// stopped, so they are reassigned at once. Best effort: if no coordinator
+// answers, the lease expires instead.
+func (t *Transport) Deregister(ctx context.Context) {
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
+	if err := natsrpc.Call(dctx, t.nc, v1.SubjectCoordinatorDeregister, req, &v1.HeartbeatReply{}); err != nil {
+		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
+	}
+}
+
 func (t *Transport) reportLoop(ctx context.Context) {
 	defer t.done.Done()
 	for {

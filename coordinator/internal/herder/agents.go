@@ -52,7 +52,25 @@ func (h *Herder) serveAgents() error {
 	if err := natsrpc.Mount(svc, "heartbeat", v1.SubjectCoordinatorHeartbeat, h.heartbeatEndpoint, func() any { return &v1.HeartbeatRequest{} }); err != nil {
 		return err
 	}
+	if err := natsrpc.Mount(svc, "deregister", v1.SubjectCoordinatorDeregister, h.deregisterEndpoint, func() any { return &v1.RegisterRequest{} }); err != nil {
+		return err
+	}
 	return natsrpc.Mount(svc, "status", v1.SubjectCoordinatorStatus, h.statusEndpoint, func() any { return &v1.StatusReport{} })
+}
+
+// deregisterEndpoint forgets an agent that left gracefully (its tasks have
+// stopped and committed), so the next reconcile places them elsewhere.
+func (h *Herder) deregisterEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*v1.RegisterRequest)
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	delete(h.agents, r.AgentID)
+	h.mu.Unlock()
+	h.log.Info("agent left", "agent", r.AgentID)
+	h.trigger()
+	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term}, nil
 }
 
 func (h *Herder) registerEndpoint(ctx context.Context, req any) (any, error) {

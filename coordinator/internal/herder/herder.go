@@ -50,6 +50,8 @@ type Config struct {
 	Version             string
 	Commit              string
 	Logger              *slog.Logger
+	// ExactlyOnce: see coordinator.Config.ExactlyOnce.
+	ExactlyOnce bool
 	// FaultHook, when set, runs before each named step of a create with
 	// initial offsets (Step* constants) and fails the step with its error:
 	// a seam for tests that prove a failed create loses nothing.

@@ -58,7 +58,7 @@ func (h *Herder) reconcile(ctx context.Context) {
 		if c.TargetState == records.TargetStarted {
 			h.ensureTaskConfigs(ctx, c)
 		}
-		if c.TargetState == records.TargetStopped {
+		if c.TargetState == records.TargetStopped || !h.ensureFenced(ctx, c) {
 			continue
 		}
 		sel, _ := labels.Parse(c.Config[labels.SelectorKey])
@@ -268,6 +268,30 @@ func (h *Herder) pruneTaskStatuses(ctx context.Context) {
 	if err := h.statuses.Write(ctx, recs...); err != nil {
 		h.log.Warn("status prune failed", "err", err)
 	}
+}
+
+// ensureFenced keeps Kafka Connect's exactly-once invariant: before the
+// tasks of a new task count run, every transactional id an earlier
+// generation may hold is fenced, and the tasks-fencing record then says the
+// count that is safe to run. Without exactly-once support (or for sinks) it
+// has nothing to do. It reports whether the tasks may run.
+func (h *Herder) ensureFenced(ctx context.Context, c store.Connector) bool {
+	if !h.cfg.ExactlyOnce || len(c.Tasks) == 0 || c.FencingCount == len(c.Tasks) {
+		return true
+	}
+	if p, ok := h.pluginOf(c.Config); !ok || p.Kind != connect.KindSource {
+		return true
+	}
+	req := v1.OffsetsRequest{Term: h.term, Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.fenceIDs(c.Name, c)}
+	if err := h.sendOffsets(ctx, req); err != nil {
+		h.log.Warn("fencing before the new tasks start failed; retrying", "connector", c.Name, "err", err)
+		return false
+	}
+	if err := h.configs.Write(ctx, records.Record{Key: records.FencingKey(c.Name), Value: records.EncodeFencing(len(c.Tasks))}); err != nil {
+		h.log.Warn("writing the task-count record failed; retrying", "connector", c.Name, "err", err)
+		return false
+	}
+	return true
 }
 
 // ensureConnectorStatus keeps the connector's status in line with its target.
