@@ -38,10 +38,13 @@ type TopicSpec struct {
 	Compacted  bool
 }
 
-// EnsureTopics creates the topics that do not exist yet. Replication uses the
-// broker default (-1), so one spec works on a single dev broker and a cluster.
+// EnsureTopics creates the topics that do not exist yet, and returns once
+// every one of them is usable. Replication uses the broker default (-1), so
+// one spec works on a single dev broker and a cluster.
 func EnsureTopics(ctx context.Context, adm *kadm.Client, specs ...TopicSpec) error {
+	names := make([]string, 0, len(specs))
 	for _, s := range specs {
+		names = append(names, s.Name)
 		var configs map[string]*string
 		if s.Compacted {
 			compact := "compact"
@@ -55,7 +58,55 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, specs ...TopicSpec) err
 			return fmt.Errorf("create topic %s: %w", s.Name, err)
 		}
 	}
-	return nil
+	return WaitTopics(ctx, adm, names...)
+}
+
+// WaitTopics waits until every partition of each topic has a leader that
+// answers for it. A real broker acknowledges CreateTopics before every
+// broker's metadata has the topic; until then reads and offset lookups fail
+// with UNKNOWN_TOPIC_OR_PARTITION.
+func WaitTopics(ctx context.Context, adm *kadm.Client, topics ...string) error {
+	backoff := 20 * time.Millisecond
+	for {
+		err := topicsReady(ctx, adm, topics)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topics %v not ready: %w (last error: %v)", topics, ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 500*time.Millisecond)
+	}
+}
+
+func topicsReady(ctx context.Context, adm *kadm.Client, topics []string) error {
+	meta, err := adm.Metadata(ctx, topics...)
+	if err != nil {
+		return err
+	}
+	for _, t := range topics {
+		d, ok := meta.Topics[t]
+		switch {
+		case !ok:
+			return fmt.Errorf("topic %s: not in metadata", t)
+		case d.Err != nil:
+			return fmt.Errorf("topic %s: %w", t, d.Err)
+		case len(d.Partitions) == 0:
+			return fmt.Errorf("topic %s: no partitions yet", t)
+		}
+		for _, p := range d.Partitions {
+			if p.Err != nil || p.Leader < 0 {
+				return fmt.Errorf("topic %s partition %d: no leader yet (%v)", t, p.Partition, p.Err)
+			}
+		}
+	}
+	ends, err := adm.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return err
+	}
+	return ends.Error()
 }
 
 // EnsureTopicDefaults creates topic with the broker's default partition count
@@ -68,7 +119,7 @@ func EnsureTopicDefaults(ctx context.Context, adm *kadm.Client, topic string) er
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 		return fmt.Errorf("create topic %s: %w", topic, err)
 	}
-	return nil
+	return WaitTopics(ctx, adm, topic)
 }
 
 // IsFenced reports whether err means a newer producer took over the

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -14,8 +16,13 @@ import (
 var ErrFenced = errors.New("transactional writer fenced by a newer producer")
 
 // TxnWriter writes batches of records atomically under one transactional id.
+// It is safe for concurrent use: writes are serialised, since a
+// transactional id has at most one open transaction.
 type TxnWriter struct {
 	client *kgo.Client
+	// mu serialises Write: two concurrent writers on one client would try to
+	// begin a transaction while one is open, and fail.
+	mu     sync.Mutex
 	fenced bool
 	// BeforeCommit, when set, runs after the records were produced and before
 	// the commit: a seam for tests that hold a writer mid-commit.
@@ -46,6 +53,8 @@ func (w *TxnWriter) Client() *kgo.Client { return w.client }
 // records carry their offsets. On failure the transaction is aborted and
 // nothing is visible to read_committed readers.
 func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.fenced {
 		return ErrFenced
 	}
@@ -88,3 +97,57 @@ func (w *TxnWriter) fail(step string, cause error) error {
 
 // Close closes the writer's client.
 func (w *TxnWriter) Close() { w.client.Close() }
+
+// WaitCommitted waits until read_committed readers can see recs, which a
+// TxnWriter wrote and committed. Kafka acknowledges a commit once it is
+// decided, and writes the transaction markers to the partitions after that;
+// until then the last stable offset stays behind the records, and a reader
+// that reads "to the end" (to the last stable offset) misses them.
+func WaitCommitted(ctx context.Context, adm *kadm.Client, recs ...*kgo.Record) error {
+	want := map[string]map[int32]int64{}
+	for _, r := range recs {
+		if want[r.Topic] == nil {
+			want[r.Topic] = map[int32]int64{}
+		}
+		if o, ok := want[r.Topic][r.Partition]; !ok || r.Offset > o {
+			want[r.Topic][r.Partition] = r.Offset
+		}
+	}
+	topics := make([]string, 0, len(want))
+	for t := range want {
+		topics = append(topics, t)
+	}
+	backoff := 5 * time.Millisecond
+	for {
+		lso, err := adm.ListCommittedOffsets(ctx, topics...)
+		if err == nil {
+			err = visible(lso, want)
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("committed records not yet visible: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 200*time.Millisecond)
+	}
+}
+
+func visible(lso kadm.ListedOffsets, want map[string]map[int32]int64) error {
+	for t, parts := range want {
+		for p, off := range parts {
+			o, ok := lso.Lookup(t, p)
+			switch {
+			case !ok:
+				return fmt.Errorf("%s/%d: no last stable offset", t, p)
+			case o.Err != nil:
+				return fmt.Errorf("%s/%d: %w", t, p, o.Err)
+			case o.Offset <= off:
+				return fmt.Errorf("%s/%d: last stable offset %d, record at %d", t, p, o.Offset, off)
+			}
+		}
+	}
+	return nil
+}
