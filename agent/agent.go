@@ -136,7 +136,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
 		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
 	})
-	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, Labels: a.cfg.Labels, Version: version.Version, Logger: a.log}, nc, a.worker, a.exec)
+	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels, Version: version.Version, Logger: a.log}, nc, a.worker, a.exec)
 	return a.transport.Start()
 }
 

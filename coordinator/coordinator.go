@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
@@ -38,7 +39,11 @@ type Config struct {
 	StatusPartitions    int32
 	AgentLease          time.Duration
 	TaskShutdownTimeout time.Duration
-	Logger              *slog.Logger
+	// LeaderLease is how long a leader that stops renewing its lease (it
+	// crashed, hung or lost NATS) keeps it before another coordinator takes
+	// over.
+	LeaderLease time.Duration
+	Logger      *slog.Logger
 	// ExactlyOnce maintains the tasks-fencing records of source connectors
 	// and fences a connector's task ids whenever its task count changes.
 	ExactlyOnce bool
@@ -58,7 +63,7 @@ func (c *Config) Validate() error {
 	if c.GroupID == "" || c.ConfigTopic == "" || c.OffsetsTopic == "" || c.StatusTopic == "" {
 		errs = append(errs, errors.New("group id and topic names must not be empty"))
 	}
-	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 {
+	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 || c.LeaderLease < 0 {
 		errs = append(errs, errors.New("agent lease and task shutdown timeout must be positive"))
 	}
 	return errors.Join(errs...)
@@ -87,6 +92,9 @@ func New(cfg Config) (*Coordinator, error) {
 	}
 	if cfg.StatusPartitions <= 0 {
 		cfg.StatusPartitions = 5
+	}
+	if cfg.LeaderLease == 0 {
+		cfg.LeaderLease = 6 * time.Second
 	}
 	return &Coordinator{cfg: cfg, log: cfg.Logger}, nil
 }
@@ -122,6 +130,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,
 		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
+		LeaderLease:         c.cfg.LeaderLease,
 		KafkaOpts:           kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator"),
 		Version:             version.Version,
 		Commit:              version.Commit,
@@ -129,7 +138,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		FaultHook:           c.cfg.FaultHook,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, plugins.Builtin(), nc)
-	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log)), ReadHeaderTimeout: 10 * time.Second}
+	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log), httpapi.WithLeaderRouting(c.herder)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Error("REST server stopped", "err", err)
@@ -143,6 +152,9 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	c.log.Info("coordinator ready", "rest", "http://"+ln.Addr().String())
 	return nil
 }
+
+// Leader reports whether this coordinator leads, and the lease it follows.
+func (c *Coordinator) Leader() (bool, v1.LeaderLease) { return c.herder.Leader() }
 
 // RegisteredAgents is the number of agents currently registered.
 func (c *Coordinator) RegisteredAgents() int { return c.herder.RegisteredAgents() }

@@ -8,16 +8,6 @@ const (
 	// SubjectPrefix starts every Sluice subject.
 	SubjectPrefix = "sluice.v1"
 
-	// SubjectCoordinatorRegister is where an agent registers (leader only).
-	SubjectCoordinatorRegister = "sluice.v1.coordinator.register"
-	// SubjectCoordinatorHeartbeat is where an agent heartbeats (leader only).
-	SubjectCoordinatorHeartbeat = "sluice.v1.coordinator.heartbeat"
-	// SubjectCoordinatorStatus is where an agent reports task status (leader only).
-	SubjectCoordinatorStatus = "sluice.v1.coordinator.status"
-	// SubjectCoordinatorDeregister is where an agent that shuts down
-	// gracefully hands its tasks back at once (leader only).
-	SubjectCoordinatorDeregister = "sluice.v1.coordinator.deregister"
-
 	// SubjectAgentAssignAll is subscribed to by every agent; SubjectAgentAssign
 	// addresses one agent by id. The command starts or updates tasks.
 	SubjectAgentAssignAll = "sluice.v1.agent.*.task.assign"

@@ -48,11 +48,12 @@ var (
 	keyConvFlag   = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
 	valueConvFlag = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
 	logLevelFlag  = stringFlag("log-level", "info", "log level: debug, info, warn, error")
+	leaderLease   = durationFlag("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
 	eosFlag       = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
 )
 
 func coordinatorFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, eosFlag, logLevelFlag}
+	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag, logLevelFlag}
 }
 
 func agentFlags() []cli.Flag {
@@ -97,6 +98,7 @@ func coordinatorConfig(c *cli.Context, log *slog.Logger) (coordinator.Config, er
 		StatusTopic:         c.String("status-topic"),
 		AgentLease:          c.Duration("agent-lease"),
 		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
+		LeaderLease:         c.Duration("leader-lease"),
 		Logger:              log,
 	}, nil
 }

@@ -96,7 +96,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	c := &Cluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
 	// Registered before any process, so these cleanups run after every
 	// process was killed.
-	ns, err := embedded.NATS("", "")
+	ns, err := embedded.NATS("", t.TempDir()) // JetStream holds the leader lease
 	if err != nil {
 		t.Fatal(err)
 	}

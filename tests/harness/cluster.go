@@ -91,7 +91,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
 	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
-	ns, err := embedded.NATS("", "")
+	ns, err := embedded.NATS("", t.TempDir()) // JetStream holds the leader lease
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +120,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		StatusPartitions:    2,
 		AgentLease:          opts.Lease,
 		TaskShutdownTimeout: opts.ShutdownTimeout,
+		LeaderLease:         2 * time.Second,
 		Logger:              log.With("process", "coordinator"),
 		FaultHook:           opts.FaultHook,
 	}

@@ -11,12 +11,16 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -38,6 +42,8 @@ type OffsetsApplier interface {
 // Config configures the transport.
 type Config struct {
 	AgentID string
+	// GroupID names the cluster, and so the bucket of its leader lease.
+	GroupID string
 	Labels  map[string]string
 	Version string
 	Logger  *slog.Logger
@@ -53,7 +59,9 @@ type Transport struct {
 
 	mu       sync.Mutex
 	term     int64 // newest leadership term seen
+	leader   int64 // the term of the leader this agent is registered with
 	interval time.Duration
+	lease    jetstream.KeyValue
 
 	reports chan v1.StatusReport
 	cancel  context.CancelFunc
@@ -187,7 +195,10 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		if !registered {
 			var reply v1.RegisterReply
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err := natsrpc.Call(rctx, t.nc, v1.SubjectCoordinatorRegister, t.registration(), &reply)
+			term, err := t.currentLeader(rctx)
+			if err == nil {
+				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, term), t.registration(), &reply)
+			}
 			cancel()
 			if err != nil {
 				t.cfg.Logger.Debug("register failed; retrying", "err", err, "backoff", backoff)
@@ -198,6 +209,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			t.observeTerm(reply.Term)
 			t.mu.Lock()
 			t.interval = max(time.Duration(reply.LeaseMillis)*time.Millisecond/3, 50*time.Millisecond)
+			t.leader = reply.Term
 			t.mu.Unlock()
 			registered, backoff = true, 100*time.Millisecond
 			t.cfg.Logger.Info("registered with coordinator", "term", reply.Term)
@@ -211,11 +223,12 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		}
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
-		err := natsrpc.Call(hctx, t.nc, v1.SubjectCoordinatorHeartbeat, t.registration(), &hb)
+		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.leaderTerm()), t.registration(), &hb)
 		cancel()
 		switch {
 		case err != nil:
 			t.cfg.Logger.Debug("heartbeat failed", "err", err)
+			// No responder: the leader of that term is gone; find the new one.
 			registered = !v1.IsCode(err, v1.CodeUnavailable)
 		case hb.Unknown:
 			registered = false
@@ -232,7 +245,7 @@ func (t *Transport) Deregister(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
-	if err := natsrpc.Call(dctx, t.nc, v1.SubjectCoordinatorDeregister, req, &v1.HeartbeatReply{}); err != nil {
+	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
 		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
 	}
 }
@@ -245,12 +258,44 @@ func (t *Transport) reportLoop(ctx context.Context) {
 			return
 		case r := <-t.reports:
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := natsrpc.Call(rctx, t.nc, v1.SubjectCoordinatorStatus, r, &v1.StatusReply{}); err != nil {
+			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
 				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
 			}
 			cancel()
 		}
 	}
+}
+
+func (t *Transport) leaderTerm() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.leader
+}
+
+// currentLeader reads the leader lease and returns its term. The bucket
+// exists once a coordinator has started; until then, and while an election
+// runs (term 0), there is no leader to register with.
+func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
+	if t.lease == nil {
+		js, err := jetstream.New(t.nc)
+		if err != nil {
+			return 0, err
+		}
+		kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
+		if err != nil {
+			return 0, fmt.Errorf("leader lease bucket: %w", err)
+		}
+		t.lease = kv
+	}
+	entry, err := t.lease.Get(ctx, v1.LeaderKey)
+	if err != nil {
+		return 0, fmt.Errorf("leader lease: %w", err)
+	}
+	var l v1.LeaderLease
+	if err := json.Unmarshal(entry.Value(), &l); err != nil || l.Term == 0 {
+		return 0, errors.New("no leader elected yet")
+	}
+	return l.Term, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {

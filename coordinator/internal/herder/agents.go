@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
@@ -35,27 +36,36 @@ type placement struct {
 	confirmed bool
 }
 
-func (h *Herder) serveAgents() error {
+// serveAgents serves the leader-only endpoints on the subjects of term: a
+// deposed leader's subscriptions name an older term, so agents that read the
+// current lease never reach them.
+func (h *Herder) serveAgents(term int64) (micro.Service, error) {
 	svc, err := micro.AddService(h.nc, micro.Config{
-		Name:        "sluice-coordinator",
+		Name:        "sluice-leader",
 		Version:     h.cfg.Version,
-		Description: "Sluice coordinator (leader endpoints)",
-		Metadata:    map[string]string{"worker_id": h.cfg.WorkerID},
+		Description: "Sluice coordinator, leader endpoints",
+		Metadata:    map[string]string{"worker_id": h.cfg.WorkerID, "term": strconv.FormatInt(term, 10)},
 	})
 	if err != nil {
-		return fmt.Errorf("serve agent endpoints: %w", err)
+		return nil, fmt.Errorf("serve agent endpoints: %w", err)
 	}
-	h.svc = svc
-	if err := natsrpc.Mount(svc, "register", v1.SubjectCoordinatorRegister, h.registerEndpoint, func() any { return &v1.RegisterRequest{} }); err != nil {
-		return err
+	mounts := []struct {
+		name, subject string
+		ep            func(context.Context, any) (any, error)
+		req           func() any
+	}{
+		{"register", v1.SubjectLeaderRegister, h.registerEndpoint, func() any { return &v1.RegisterRequest{} }},
+		{"heartbeat", v1.SubjectLeaderHeartbeat, h.heartbeatEndpoint, func() any { return &v1.HeartbeatRequest{} }},
+		{"deregister", v1.SubjectLeaderDeregister, h.deregisterEndpoint, func() any { return &v1.RegisterRequest{} }},
+		{"status", v1.SubjectLeaderStatus, h.statusEndpoint, func() any { return &v1.StatusReport{} }},
 	}
-	if err := natsrpc.Mount(svc, "heartbeat", v1.SubjectCoordinatorHeartbeat, h.heartbeatEndpoint, func() any { return &v1.HeartbeatRequest{} }); err != nil {
-		return err
+	for _, m := range mounts {
+		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, term), m.ep, m.req); err != nil {
+			_ = svc.Stop()
+			return nil, err
+		}
 	}
-	if err := natsrpc.Mount(svc, "deregister", v1.SubjectCoordinatorDeregister, h.deregisterEndpoint, func() any { return &v1.RegisterRequest{} }); err != nil {
-		return err
-	}
-	return natsrpc.Mount(svc, "status", v1.SubjectCoordinatorStatus, h.statusEndpoint, func() any { return &v1.StatusReport{} })
+	return svc, nil
 }
 
 // deregisterEndpoint forgets an agent that left gracefully (its tasks have
@@ -70,7 +80,7 @@ func (h *Herder) deregisterEndpoint(ctx context.Context, req any) (any, error) {
 	h.mu.Unlock()
 	h.log.Info("agent left", "agent", r.AgentID)
 	h.trigger()
-	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term}, nil
+	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term.Load()}, nil
 }
 
 func (h *Herder) registerEndpoint(ctx context.Context, req any) (any, error) {
@@ -80,7 +90,7 @@ func (h *Herder) registerEndpoint(ctx context.Context, req any) (any, error) {
 	}
 	h.log.Info("agent registered", "agent", r.AgentID, "labels", r.Labels, "tasks", len(r.Tasks))
 	h.observeAgent(r, true)
-	return v1.RegisterReply{Type: v1.TypeRegisterReply, Term: h.term, LeaseMillis: h.cfg.AgentLease.Milliseconds()}, nil
+	return v1.RegisterReply{Type: v1.TypeRegisterReply, Term: h.term.Load(), LeaseMillis: h.cfg.AgentLease.Milliseconds()}, nil
 }
 
 func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
@@ -89,9 +99,9 @@ func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	if !h.observeAgent(r, false) {
-		return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term, Unknown: true}, nil
+		return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term.Load(), Unknown: true}, nil
 	}
-	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term}, nil
+	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term.Load()}, nil
 }
 
 // observeAgent records a registration or heartbeat. A heartbeat from an

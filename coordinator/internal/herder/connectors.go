@@ -128,7 +128,7 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 		}
 		recs = append(recs, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)})
 		if err := h.configs.Write(ctx, recs...); err != nil {
-			return v1.CreatedConnector{}, v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %v", name, err)
+			return v1.CreatedConnector{}, writeFailed(err, "Failed to create connector %s", name)
 		}
 	}
 	c, _ := h.configs.State.Get(name)
@@ -174,7 +174,7 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 func (h *Herder) writeConfigLocked(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
 	_, existed := h.configs.State.Get(name)
 	if err := h.configs.Write(ctx, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)}); err != nil {
-		return v1.ConnectorInfo{}, false, v1.Errorf(v1.CodeInternal, "Failed to write config of connector %s: %v", name, err)
+		return v1.ConnectorInfo{}, false, writeFailed(err, "Failed to write config of connector %s", name)
 	}
 	c, _ := h.configs.State.Get(name)
 	info := h.info(c)
@@ -241,7 +241,7 @@ func (h *Herder) StopConnector(ctx context.Context, name string) error {
 	}
 	recs := append(taskConfigRecords(name, nil), records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(records.TargetStopped)})
 	if err := h.configs.Write(ctx, recs...); err != nil {
-		return v1.Errorf(v1.CodeInternal, "Failed to stop connector %s: %v", name, err)
+		return writeFailed(err, "Failed to stop connector %s", name)
 	}
 	h.trigger()
 	return nil
@@ -264,7 +264,7 @@ func (h *Herder) setTarget(ctx context.Context, name, target string) error {
 		return unknown(name)
 	}
 	if err := h.configs.Write(ctx, records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)}); err != nil {
-		return v1.Errorf(v1.CodeInternal, "Failed to change the state of connector %s: %v", name, err)
+		return writeFailed(err, "Failed to change the state of connector %s", name)
 	}
 	h.trigger()
 	return nil
@@ -289,7 +289,7 @@ func (h *Herder) writeDelete(ctx context.Context, name string) error {
 		records.Record{Key: records.ConnectorKey(name)},
 		records.Record{Key: records.TargetStateKey(name)},
 	); err != nil {
-		return v1.Errorf(v1.CodeInternal, "Failed to delete connector %s: %v", name, err)
+		return writeFailed(err, "Failed to delete connector %s", name)
 	}
 	if err := h.statuses.Write(ctx, records.Record{Key: records.ConnectorStatusKey(name)}); err != nil {
 		h.log.Warn("removing connector status failed", "connector", name, "err", err)

@@ -69,7 +69,7 @@ type sourceSnapshot map[string]map[string]any
 // any config written and puts the previous offsets back.
 func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets) error {
 	c := store.Connector{Name: name, Config: config}
-	base := v1.OffsetsRequest{Term: h.term, Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
+	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
 		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: transactionalID(h.cfg.GroupID, name, 0)}
 	group := SinkGroupID(name, config)
 	if in.kind == connect.KindSink {

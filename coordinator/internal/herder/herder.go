@@ -3,6 +3,9 @@
 // topic), turns them into task configs, places tasks on agents and keeps the
 // status topic current.
 //
+//	every coordinator: follow the config, status and offsets topics; answer reads
+//	the leader only:   write configs and statuses, reconcile, command agents
+//
 //	REST ─► Herder method ─► validate ─► per-connector lock ─► config topic (txn) ─► applied
 //	                                                                   │
 //	config change / agent heartbeat / lease tick ─► reconcile ─► task configs, placement,
@@ -14,6 +17,7 @@ package herder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -21,12 +25,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -46,10 +50,12 @@ type Config struct {
 	StatusPartitions    int32
 	AgentLease          time.Duration
 	TaskShutdownTimeout time.Duration
-	KafkaOpts           []kgo.Opt
-	Version             string
-	Commit              string
-	Logger              *slog.Logger
+	// LeaderLease is how long a leader that stops renewing keeps the lease.
+	LeaderLease time.Duration
+	KafkaOpts   []kgo.Opt
+	Version     string
+	Commit      string
+	Logger      *slog.Logger
 	// ExactlyOnce: see coordinator.Config.ExactlyOnce.
 	ExactlyOnce bool
 	// FaultHook, when set, runs before each named step of a create with
@@ -69,10 +75,10 @@ type Herder struct {
 	configs  *store.ConfigStore
 	statuses *store.StatusStore
 	offsets  *offsetstore.Store
-	svc      micro.Service
+	elector  *leader.Elector
 
 	ready     atomic.Bool
-	term      int64
+	term      atomic.Int64 // the current leadership term; 0 when not leading
 	clusterID string
 	locks     sync.Map // connector name → *sync.Mutex
 
@@ -81,9 +87,10 @@ type Herder struct {
 	placed map[v1.TaskID]*placement
 	gen    int64
 
-	kick   chan struct{}
-	cancel context.CancelFunc
-	done   sync.WaitGroup
+	kick chan struct{}
+	// leading is the running leadership, nil while following.
+	leadMu  sync.Mutex
+	leading *leadership
 }
 
 // New makes a Herder; Start connects it to Kafka and NATS.
@@ -102,8 +109,10 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 	}
 }
 
-// Start creates the internal topics if needed, reads the config and status
-// topics to their end, serves the agents' endpoints and starts reconciling.
+// Start creates the internal topics if needed, reads the config, status and
+// offsets topics to their end and campaigns for leadership. It returns once
+// the coordinator can answer reads; writes are forwarded to the leader, and
+// leader-only work starts when this coordinator is elected.
 func (h *Herder) Start(ctx context.Context) error {
 	cl, err := kgo.NewClient(h.cfg.KafkaOpts...)
 	if err != nil {
@@ -122,7 +131,7 @@ func (h *Herder) Start(ctx context.Context) error {
 		return fmt.Errorf("read cluster metadata: %w", err)
 	}
 	h.clusterID = meta.Cluster
-	h.configs, err = store.NewConfigStore(h.cfg.ConfigTopic, h.cfg.GroupID+"-leader", func(key string, err error) {
+	h.configs, err = store.NewConfigStore(h.cfg.ConfigTopic, func(key string, err error) {
 		h.log.Warn("skipping undecodable config record", "key", key, "err", err)
 	}, h.cfg.KafkaOpts...)
 	if err != nil {
@@ -143,29 +152,22 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err := h.offsets.Start(ctx); err != nil {
 		return fmt.Errorf("read offsets topic: %w", err)
 	}
-	// The term orders this coordinator's commands after any earlier one's.
-	h.term = time.Now().UnixMilli()
-	h.adoptFromStatus(time.Now())
-	if err := h.serveAgents(); err != nil {
+	kv, err := leader.OpenBucket(ctx, h.nc, h.cfg.GroupID, h.cfg.LeaderLease)
+	if err != nil {
 		return err
 	}
-	rctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	h.done.Add(1)
-	go h.reconcileLoop(rctx)
+	h.elector = leader.New(kv, h.cfg.WorkerID+"/"+randomID(), "http://"+h.cfg.WorkerID, h.cfg.LeaderLease,
+		leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, h.log)
+	h.elector.Start()
 	h.ready.Store(true)
 	return nil
 }
 
-// Stop stops reconciling and serving, and closes the clients.
+// Stop resigns leadership, stops following and closes the clients.
 func (h *Herder) Stop(ctx context.Context) error {
 	h.ready.Store(false)
-	if h.svc != nil {
-		_ = h.svc.Stop()
-	}
-	if h.cancel != nil {
-		h.cancel()
-		h.done.Wait()
+	if h.elector != nil {
+		h.elector.Stop()
 	}
 	if h.offsets != nil {
 		h.offsets.Close()
@@ -196,4 +198,18 @@ func (h *Herder) trigger() {
 	case h.kick <- struct{}{}:
 	default:
 	}
+}
+
+// staleMessage is Kafka Connect's 409 for a request that raced a change of
+// configuration or, in Sluice, of leadership.
+const staleMessage = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
+
+// writeFailed turns a failed write into the REST error: a 409 when this
+// coordinator lost leadership mid-request (it may no longer write), a 500
+// naming the operation otherwise.
+func writeFailed(err error, what, name string) error {
+	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) {
+		return v1.Errorf(v1.CodeConflict, staleMessage)
+	}
+	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, name), err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -159,8 +160,9 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	if !ok {
 		return false, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
 	}
-	req := v1.OffsetsRequest{Term: h.term, Connector: name, Op: op}
+	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: op}
 	var hookOffsets []connect.Offset
+	negative := false // a negative sink offset: refused after the hook ran
 	switch plugin.Kind {
 	case connect.KindSource:
 		if op == v1.OffsetsOpAlter {
@@ -181,7 +183,9 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		req.Type, req.Group = v1.TypeSink, SinkGroupID(name, c.Config)
 		if op == v1.OffsetsOpAlter {
 			parsed, err := offsetval.Sink(entries)
-			if err != nil {
+			if errors.As(err, new(*offsetval.NegativeOffsetError)) {
+				negative = true
+			} else if err != nil {
 				return false, err
 			}
 			for _, p := range parsed {
@@ -207,7 +211,11 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 			return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
 		}
 	}
-	h.awaitTasksStopped(ctx, name)
+	if negative {
+		// Kafka Connect fails building the OffsetAndMetadata (spec §5.4).
+		return false, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for sink connector %s", name)
+	}
+	h.awaitTasksStopped(ctx, name, c)
 	if err := h.sendOffsets(ctx, req); err != nil {
 		return false, err
 	}
@@ -300,42 +308,68 @@ func transactionalID(group, connector string, task int) string {
 	return fmt.Sprintf("%s-%s-%d", group, connector, task)
 }
 
-// awaitTasksStopped waits, up to the task shutdown timeout, until no agent
-// reports running a task of the connector (DESIGN §4). Past the timeout the
-// operation proceeds: source tasks are fenced by it, and a live sink member
-// makes the agent answer the retry message.
-func (h *Herder) awaitTasksStopped(ctx context.Context, name string) {
-	deadline := time.Now().Add(h.cfg.TaskShutdownTimeout)
-	for {
-		var holders map[string][]v1.TaskID
-		h.mu.Lock()
-		holders = map[string][]v1.TaskID{}
-		for _, a := range h.agents {
-			for id := range a.reported {
-				if id.Connector == name {
-					holders[a.id] = append(holders[a.id], id)
-				}
+// awaitTasksStopped waits, up to the task shutdown timeout, until every
+// agent confirmed that it runs no task of the connector (DESIGN §4). The
+// agents' last reports are not enough: a task assigned since the last
+// heartbeat, or one whose revoke is still under way, is in none. So every
+// known agent is asked to revoke every task id the connector may have had;
+// an agent confirms a task it does not hold at once, and one it holds only
+// after the task stopped, committed and closed its clients. Past the
+// timeout the operation proceeds: source tasks are fenced by it, and a live
+// sink member makes the agent answer the retry message.
+func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Connector) {
+	ids := map[v1.TaskID]bool{}
+	for i := range len(h.fenceIDs(name, c)) {
+		ids[v1.TaskID{Connector: name, Task: i}] = true
+	}
+	h.mu.Lock()
+	agents := make([]string, 0, len(h.agents))
+	for _, a := range h.agents {
+		agents = append(agents, a.id)
+		for id := range a.reported {
+			if id.Connector == name {
+				ids[id] = true
 			}
 		}
-		h.mu.Unlock()
-		if len(holders) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			return
+	}
+	for id := range h.placed {
+		if id.Connector == name {
+			ids[id] = true
 		}
-		rctx, cancel := context.WithDeadline(ctx, deadline)
-		for agent, ids := range holders {
-			if _, err := h.revoke(rctx, agent, ids); err != nil && v1.IsCode(err, v1.CodeUnavailable) {
+	}
+	h.mu.Unlock()
+	list := make([]v1.TaskID, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Task < list[j].Task })
+
+	rctx, cancel := context.WithTimeout(ctx, h.cfg.TaskShutdownTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, agent := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reply, err := h.revoke(rctx, agent, list)
+			switch {
+			case err != nil && v1.IsCode(err, v1.CodeUnavailable):
 				// The agent is gone: its tasks are fenced by the operation.
 				h.mu.Lock()
 				if a := h.agents[agent]; a != nil {
-					for _, id := range ids {
+					for _, id := range list {
 						delete(a.reported, id)
 					}
 				}
 				h.mu.Unlock()
+			case err != nil:
+				h.log.Warn("offsets: an agent did not confirm the connector's tasks stopped", "connector", name, "agent", agent, "err", err)
+			case len(reply.Stopped) < len(list):
+				h.log.Warn("offsets: tasks did not stop within the task shutdown timeout", "connector", name, "agent", agent, "failed", reply.Failed)
 			}
-		}
-		cancel()
+		}()
 	}
+	wg.Wait()
 }
 
 // sendOffsets hands the operation to a live agent, trying the next one when

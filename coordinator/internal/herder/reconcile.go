@@ -31,8 +31,8 @@ type desiredTask struct {
 	selector   map[string]string
 }
 
+// reconcileLoop reconciles until ctx ends (leadership is revoked).
 func (h *Herder) reconcileLoop(ctx context.Context) {
-	defer h.done.Done()
 	tick := time.NewTicker(max(h.cfg.AgentLease/4, 50*time.Millisecond))
 	defer tick.Stop()
 	for {
@@ -195,7 +195,7 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 	rctx, cancel := context.WithTimeout(ctx, h.cfg.TaskShutdownTimeout)
 	defer cancel()
 	var reply v1.RevokeReply
-	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), v1.RevokeRequest{Term: h.term, Tasks: ids}, &reply)
+	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), v1.RevokeRequest{Term: h.term.Load(), Tasks: ids}, &reply)
 	if err == nil {
 		h.mu.Lock()
 		if a := h.agents[agent]; a != nil {
@@ -211,7 +211,7 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
 	for agent, tasks := range assigns {
 		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: h.term, Tasks: tasks}, &v1.AssignReply{})
+		err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: h.term.Load(), Tasks: tasks}, &v1.AssignReply{})
 		cancel()
 		if err != nil {
 			// The next heartbeat shows the task missing and it is sent again.
@@ -282,7 +282,7 @@ func (h *Herder) ensureFenced(ctx context.Context, c store.Connector) bool {
 	if p, ok := h.pluginOf(c.Config); !ok || p.Kind != connect.KindSource {
 		return true
 	}
-	req := v1.OffsetsRequest{Term: h.term, Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.fenceIDs(c.Name, c)}
+	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.fenceIDs(c.Name, c)}
 	if err := h.sendOffsets(ctx, req); err != nil {
 		h.log.Warn("fencing before the new tasks start failed; retrying", "connector", c.Name, "err", err)
 		return false

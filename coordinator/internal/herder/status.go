@@ -3,6 +3,7 @@ package herder
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/records"
@@ -18,7 +19,13 @@ func (h *Herder) Health(ctx context.Context) (v1.Health, int) {
 	if !h.ready.Load() {
 		return v1.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
 	}
-	return v1.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "leader", Leader: h.cfg.WorkerID}, http.StatusOK
+	health := v1.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "follower"}
+	leading, lease := h.Leader()
+	if leading {
+		health.Role = "leader"
+	}
+	health.Leader = strings.TrimPrefix(lease.URL, "http://")
+	return health, http.StatusOK
 }
 
 // ConnectorStatus answers GET /connectors/{name}/status.
@@ -104,7 +111,7 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 		}
 	}
 	if err := h.statuses.Write(ctx, recs...); err != nil {
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to restart connector %s: %v", name, err)
+		return nil, writeFailed(err, "Failed to restart connector %s", name)
 	}
 	if restartConn {
 		h.restartConnectorInstance(ctx, name, c.TargetState)
@@ -166,7 +173,7 @@ func (h *Herder) ResetConnectorTopics(ctx context.Context, name string) error {
 		recs = append(recs, records.Record{Key: records.TopicStatusKey(name, t)})
 	}
 	if err := h.statuses.Write(ctx, recs...); err != nil {
-		return v1.Errorf(v1.CodeInternal, "Failed to reset the active topics of connector %s: %v", name, err)
+		return writeFailed(err, "Failed to reset the active topics of connector %s", name)
 	}
 	return nil
 }

@@ -20,7 +20,8 @@ const MaxBodyBytes = 8 << 20
 type Option func(*options)
 
 type options struct {
-	logger *slog.Logger
+	logger     *slog.Logger
+	leadership Leadership
 }
 
 // WithLogger sets the logger the endpoint middleware writes to. A nil logger
@@ -62,7 +63,11 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		srv := kithttp.NewServer(ep, rt.decode, rt.encode, serverOpts...)
 		mux.Handle(rt.pattern, admit(srv))
 	}
-	return &handler{mux: mux}
+	var api http.Handler = &handler{mux: mux}
+	if o.leadership != nil {
+		api = routeToLeader(o.leadership, api)
+	}
+	return api
 }
 
 // handler puts the JSON error body on the answers ServeMux produces itself

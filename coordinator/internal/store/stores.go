@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -12,32 +14,86 @@ import (
 	"github.com/sluice-io/sluice/shared/records"
 )
 
-// ConfigStore follows the config topic into a ConfigState and writes to it
-// transactionally under the coordinator's own transactional id, so that a
-// newer coordinator's writer fences an older one and a batch (task configs
-// plus their commit plus a target state) is applied all or nothing.
-type ConfigStore struct {
-	State  *ConfigState
+// ErrNotLeader is returned by a write when this coordinator holds no
+// leader writer (it is a follower, or was deposed).
+var ErrNotLeader = errors.New("this coordinator is not the leader")
+
+// Writer is the leader's transactional writer, shared by the config and
+// status stores: a new leader's writer fences a deposed leader's, so a
+// deposed leader can write neither configs nor statuses.
+type Writer struct {
+	w *kafkautil.TxnWriter
+}
+
+// NewWriter opens the leader writer under txnID (<group.id>-leader).
+func NewWriter(txnID string, opts ...kgo.Opt) (*Writer, error) {
+	w, err := kafkautil.NewTxnWriter(txnID, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{w: w}, nil
+}
+
+// Close closes the writer.
+func (w *Writer) Close() { w.w.Close() }
+
+// follower is a followed topic whose writes go through the leader writer.
+type follower struct {
 	topic  string
 	log    *kafkalog.Log
-	writer *kafkautil.TxnWriter
-	// decodeErrors counts records that could not be decoded; they are skipped.
+	writer atomic.Pointer[Writer]
+}
+
+// SetWriter installs (or, with nil, removes) the leader writer.
+func (f *follower) SetWriter(w *Writer) { f.writer.Store(w) }
+
+// ReadToEnd waits until everything written so far has been applied.
+func (f *follower) ReadToEnd(ctx context.Context) error { return f.log.ReadToEnd(ctx) }
+
+// Write appends recs in one transaction and waits until they are applied.
+func (f *follower) Write(ctx context.Context, recs ...records.Record) error {
+	w := f.writer.Load()
+	if w == nil {
+		return ErrNotLeader
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	krs := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		krs[i] = &kgo.Record{Topic: f.topic, Key: []byte(r.Key), Value: r.Value}
+	}
+	if err := w.w.Write(ctx, krs...); err != nil {
+		return fmt.Errorf("write to %s: %w", f.topic, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, r := range krs {
+		if err := f.log.WaitPast(wctx, r.Partition, r.Offset); err != nil {
+			return fmt.Errorf("wait for write to %s to be applied: %w", f.topic, err)
+		}
+	}
+	return nil
+}
+
+// ConfigStore follows the config topic into a ConfigState. Only the leader
+// writes it, transactionally, so a batch (task configs plus their commit
+// plus a target state) is applied all or nothing and followers, reading
+// read_committed, never see half of one.
+type ConfigStore struct {
+	follower
+	State         *ConfigState
 	onDecodeError func(key string, err error)
 }
 
 // NewConfigStore makes a config store; call Start before use.
-func NewConfigStore(topic, txnID string, onDecodeError func(string, error), opts ...kgo.Opt) (*ConfigStore, error) {
-	s := &ConfigStore{State: NewConfigState(), topic: topic, onDecodeError: onDecodeError}
+func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*ConfigStore, error) {
+	s := &ConfigStore{State: NewConfigState(), onDecodeError: onDecodeError}
 	log, err := kafkalog.New(topic, s.apply, opts...)
 	if err != nil {
 		return nil, err
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, opts...)
-	if err != nil {
-		log.Close()
-		return nil, err
-	}
-	s.log, s.writer = log, w
+	s.topic, s.log = topic, log
 	return s, nil
 }
 
@@ -58,43 +114,23 @@ func (s *ConfigStore) Start(ctx context.Context) error {
 	return s.log.ReadToEnd(ctx)
 }
 
-// ReadToEnd waits until everything written so far has been applied.
-func (s *ConfigStore) ReadToEnd(ctx context.Context) error { return s.log.ReadToEnd(ctx) }
+// Close stops following.
+func (s *ConfigStore) Close() { s.log.Close() }
 
-// Write appends recs in one transaction and waits until they are applied.
-func (s *ConfigStore) Write(ctx context.Context, recs ...records.Record) error {
-	return writeAndWait(ctx, s.log, s.topic, func(ctx context.Context, krs []*kgo.Record) error {
-		return s.writer.Write(ctx, krs...)
-	}, recs)
-}
-
-// Close stops following and closes the clients.
-func (s *ConfigStore) Close() {
-	s.log.Close()
-	s.writer.Close()
-}
-
-// StatusStore follows the status topic into a StatusState and writes to it.
+// StatusStore follows the status topic into a StatusState.
 type StatusStore struct {
-	State    *StatusState
-	topic    string
-	log      *kafkalog.Log
-	producer *kgo.Client
+	follower
+	State *StatusState
 }
 
 // NewStatusStore makes a status store; call Start before use.
 func NewStatusStore(topic string, opts ...kgo.Opt) (*StatusStore, error) {
-	s := &StatusStore{State: NewStatusState(), topic: topic}
+	s := &StatusStore{State: NewStatusState()}
 	log, err := kafkalog.New(topic, s.apply, opts...)
 	if err != nil {
 		return nil, err
 	}
-	p, err := kgo.NewClient(append(append([]kgo.Opt{}, opts...), kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))...)
-	if err != nil {
-		log.Close()
-		return nil, fmt.Errorf("status producer: %w", err)
-	}
-	s.log, s.producer = log, p
+	s.topic, s.log = topic, log
 	return s, nil
 }
 
@@ -112,39 +148,5 @@ func (s *StatusStore) Start(ctx context.Context) error {
 	return s.log.ReadToEnd(ctx)
 }
 
-// ReadToEnd waits until everything written so far has been applied.
-func (s *StatusStore) ReadToEnd(ctx context.Context) error { return s.log.ReadToEnd(ctx) }
-
-// Write appends recs and waits until they are applied.
-func (s *StatusStore) Write(ctx context.Context, recs ...records.Record) error {
-	return writeAndWait(ctx, s.log, s.topic, func(ctx context.Context, krs []*kgo.Record) error {
-		return s.producer.ProduceSync(ctx, krs...).FirstErr()
-	}, recs)
-}
-
-// Close stops following and closes the clients.
-func (s *StatusStore) Close() {
-	s.log.Close()
-	s.producer.Close()
-}
-
-func writeAndWait(ctx context.Context, log *kafkalog.Log, topic string, produce func(context.Context, []*kgo.Record) error, recs []records.Record) error {
-	if len(recs) == 0 {
-		return nil
-	}
-	krs := make([]*kgo.Record, len(recs))
-	for i, r := range recs {
-		krs[i] = &kgo.Record{Topic: topic, Key: []byte(r.Key), Value: r.Value}
-	}
-	if err := produce(ctx, krs); err != nil {
-		return fmt.Errorf("write to %s: %w", topic, err)
-	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for _, r := range krs {
-		if err := log.WaitPast(wctx, r.Partition, r.Offset); err != nil {
-			return fmt.Errorf("wait for write to %s to be applied: %w", topic, err)
-		}
-	}
-	return nil
-}
+// Close stops following.
+func (s *StatusStore) Close() { s.log.Close() }

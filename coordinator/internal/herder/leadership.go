@@ -1,0 +1,142 @@
+package herder
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/micro"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// leadership is what a coordinator runs while it leads, Nomad-style: it is
+// switched on by establishLeadership and off by revokeLeadership.
+//
+//	elected(term) ─► fence <group>-leader ─► read topics to the end ─► adopt
+//	  task owners from statuses ─► writer on ─► agent endpoints of this term
+//	  ─► reconcile loop ─ … ─► deposed: everything off, writer closed
+type leadership struct {
+	term   int64
+	cancel context.CancelFunc
+	done   chan struct{}
+	writer *store.Writer
+	svc    micro.Service
+}
+
+// establishLeadership starts leader-only work for term. It returns at once
+// (the elector renews the lease meanwhile); the work stops when ctx ends.
+func (h *Herder) establishLeadership(ctx context.Context, term int64) {
+	lctx, cancel := context.WithCancel(ctx)
+	l := &leadership{term: term, cancel: cancel, done: make(chan struct{})}
+	h.leadMu.Lock()
+	h.leading = l
+	h.leadMu.Unlock()
+	go func() {
+		defer close(l.done)
+		backoff := 100 * time.Millisecond
+		for lctx.Err() == nil {
+			err := h.lead(lctx, l)
+			if err == nil {
+				return
+			}
+			h.log.Error("taking up leadership failed; retrying", "term", term, "err", err)
+			select {
+			case <-lctx.Done():
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 5*time.Second)
+		}
+	}()
+}
+
+// lead takes up leadership and runs the reconcile loop until ctx ends.
+func (h *Herder) lead(ctx context.Context, l *leadership) error {
+	txnID := h.cfg.GroupID + "-leader"
+	// Fence the previous leader's writer first: from here on it can write
+	// neither configs nor statuses, so what is read next is final.
+	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
+		return fmt.Errorf("fence the previous leader: %w", err)
+	}
+	w, err := store.NewWriter(txnID, h.cfg.KafkaOpts...)
+	if err != nil {
+		return err
+	}
+	for _, f := range []interface{ ReadToEnd(context.Context) error }{h.configs, h.statuses, h.offsets} {
+		if err := f.ReadToEnd(ctx); err != nil {
+			w.Close()
+			return fmt.Errorf("catch up before leading: %w", err)
+		}
+	}
+	h.mu.Lock()
+	h.agents = map[string]*agentInfo{}
+	h.placed = map[v1.TaskID]*placement{}
+	h.mu.Unlock()
+	h.term.Store(l.term)
+	h.adoptFromStatus(time.Now())
+	h.configs.SetWriter(w)
+	h.statuses.SetWriter(w)
+	l.writer = w
+	svc, err := h.serveAgents(l.term)
+	if err != nil {
+		h.configs.SetWriter(nil)
+		h.statuses.SetWriter(nil)
+		w.Close()
+		return err
+	}
+	l.svc = svc
+	h.log.Info("leading", "term", l.term)
+	h.reconcileLoop(ctx)
+	return nil
+}
+
+// revokeLeadership stops leader-only work; the elector has already
+// cancelled its context.
+func (h *Herder) revokeLeadership(term int64) {
+	h.leadMu.Lock()
+	l := h.leading
+	h.leading = nil
+	h.leadMu.Unlock()
+	if l == nil {
+		return
+	}
+	l.cancel()
+	<-l.done
+	if l.svc != nil {
+		_ = l.svc.Stop()
+	}
+	h.configs.SetWriter(nil)
+	h.statuses.SetWriter(nil)
+	if l.writer != nil {
+		l.writer.Close()
+	}
+	h.term.CompareAndSwap(term, 0)
+	h.log.Info("no longer leading", "term", term)
+}
+
+// Leader reports whether this coordinator leads, and the lease it follows.
+func (h *Herder) Leader() (bool, v1.LeaderLease) {
+	if h.elector == nil {
+		return false, v1.LeaderLease{}
+	}
+	return h.elector.IsLeader() && h.term.Load() != 0, h.elector.Current()
+}
+
+// CatchUp reads the config and status topics to their end, so a follower's
+// answer reflects every write the leader made before it.
+func (h *Herder) CatchUp(ctx context.Context) error {
+	if err := h.configs.ReadToEnd(ctx); err != nil {
+		return err
+	}
+	return h.statuses.ReadToEnd(ctx)
+}
+
+func randomID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

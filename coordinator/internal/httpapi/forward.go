@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// ForwardedHeader marks a request one coordinator forwarded to another.
+const ForwardedHeader = "X-Sluice-Forwarded"
+
+// Kafka Connect's 409s for requests that cannot reach the leader.
+const (
+	msgNoLeader    = "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."
+	msgConflicting = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
+)
+
+// Leadership is what request routing needs to know about the cluster.
+type Leadership interface {
+	// Leader reports whether this coordinator leads, and the current lease.
+	Leader() (bool, v1.LeaderLease)
+	// CatchUp reads the config and status topics to their end.
+	CatchUp(ctx context.Context) error
+}
+
+// WithLeaderRouting makes a follower forward every write to the leader, as
+// Kafka Connect workers do, and catch up with the leader's writes before it
+// answers a read, so a read right after a write through any coordinator
+// sees it.
+func WithLeaderRouting(l Leadership) Option {
+	return func(o *options) { o.leadership = l }
+}
+
+// routeToLeader wraps the API: reads are served here after catching up; writes are
+// served here by the leader and forwarded by a follower.
+//
+//	GET ─► follower: catch up ─► serve
+//	write ─► leader: serve
+//	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
+//	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
+func routeToLeader(l Leadership, api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leading, lease := l.Leader()
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if !leading {
+				ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+				_ = l.CatchUp(ctx) // a stale answer beats none; reads are eventually consistent
+				cancel()
+			}
+			api.ServeHTTP(w, r)
+			return
+		}
+		if leading {
+			api.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get(ForwardedHeader) != "" {
+			writeError(w, &v1.Error{Code: v1.CodeConflict, Message: msgConflicting})
+			return
+		}
+		target, err := url.Parse(lease.URL)
+		if lease.Term == 0 || lease.URL == "" || err != nil {
+			writeError(w, &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader})
+			return
+		}
+		proxy := &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(target)
+				pr.Out.Header.Set(ForwardedHeader, "1")
+			},
+			ModifyResponse: func(resp *http.Response) error {
+				if resp.StatusCode < 300 {
+					ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+					defer cancel()
+					_ = l.CatchUp(ctx)
+				}
+				return nil
+			},
+			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+				// The leader named by the lease does not answer: it may have
+				// just died, and its lease not yet expired.
+				writeError(w, &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader})
+			},
+		}
+		proxy.ServeHTTP(w, r)
+	})
+}
