@@ -130,12 +130,17 @@ func decodeCreate(_ context.Context, r *http.Request) (any, error) {
 	return req, nil
 }
 
-func decodePutConfig(_ context.Context, r *http.Request) (any, error) {
+// readConfigMap reads a body that is a flat config map.
+func readConfigMap(r *http.Request) (map[string]string, error) {
 	body, err := readJSON(r)
 	if err != nil {
 		return nil, err
 	}
-	config, err := stringMap("", "", body)
+	return stringMap("", "", body)
+}
+
+func decodePutConfig(_ context.Context, r *http.Request) (any, error) {
+	config, err := readConfigMap(r)
 	if err != nil {
 		return nil, err
 	}
@@ -179,11 +184,7 @@ func decodePlugin(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodeValidate(_ context.Context, r *http.Request) (any, error) {
-	body, err := readJSON(r)
-	if err != nil {
-		return nil, err
-	}
-	config, err := stringMap("", "", body)
+	config, err := readConfigMap(r)
 	if err != nil {
 		return nil, err
 	}
