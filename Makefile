@@ -5,7 +5,7 @@ GO ?= go
 TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
 KAFKA ?= 127.0.0.1:9092
 
-.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka vet fmt
+.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka bench vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -34,6 +34,10 @@ kafka-down:
 ## test-kafka: the integration and end-to-end suites against the real broker (make kafka-up first)
 test-kafka:
 	cd tests && SLUICE_TEST_KAFKA=$(KAFKA) $(GO) test $(TEST_FLAGS) ./...
+
+## bench: end-to-end benchmarks (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
+bench:
+	cd tests && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
 vet:
 	$(GO) vet ./... && cd tests && $(GO) vet ./...
