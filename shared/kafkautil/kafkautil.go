@@ -139,3 +139,23 @@ func IsRetriable(err error) bool {
 		errors.Is(err, kerr.NotCoordinator) ||
 		errors.Is(err, kerr.CoordinatorNotAvailable)
 }
+
+// Retry runs fn until it succeeds, fails with an error that IsRetriable
+// does not accept, or ctx ends (then the last error is returned). A group or
+// transaction coordinator answers COORDINATOR_NOT_AVAILABLE or
+// COORDINATOR_LOAD_IN_PROGRESS for a while after a broker starts, or moves.
+func Retry(ctx context.Context, fn func() error) error {
+	backoff := 20 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !IsRetriable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 500*time.Millisecond)
+	}
+}

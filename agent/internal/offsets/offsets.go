@@ -121,10 +121,13 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 		commit.Add(kadm.Offset{Topic: o.Topic, Partition: o.Partition, At: *o.Offset, LeaderEpoch: -1})
 	}
 	if len(commit) > 0 {
-		resp, err := e.admin.CommitOffsets(ctx, req.Group, commit)
-		if err == nil {
-			err = resp.Error()
-		}
+		err := kafkautil.Retry(ctx, func() error {
+			resp, err := e.admin.CommitOffsets(ctx, req.Group, commit)
+			if err == nil {
+				err = resp.Error()
+			}
+			return err
+		})
 		if err != nil {
 			e.log.Error("offsets: committing group offsets failed", "group", req.Group, "err", err)
 			if liveMember(err) {
@@ -134,10 +137,13 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 		}
 	}
 	if len(del) > 0 {
-		resp, err := e.admin.DeleteOffsets(ctx, req.Group, del)
-		if err == nil {
-			err = resp.Error()
-		}
+		err := kafkautil.Retry(ctx, func() error {
+			resp, err := e.admin.DeleteOffsets(ctx, req.Group, del)
+			if err == nil {
+				err = resp.Error()
+			}
+			return err
+		})
 		if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 			e.log.Error("offsets: deleting group offsets failed", "group", req.Group, "err", err)
 			if liveMember(err) {
@@ -150,10 +156,13 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 }
 
 func (e *Executor) sinkReset(ctx context.Context, req v1.OffsetsRequest) error {
-	resp, err := e.admin.DeleteGroup(ctx, req.Group)
-	if err == nil {
-		err = resp.Err
-	}
+	err := kafkautil.Retry(ctx, func() error {
+		resp, err := e.admin.DeleteGroup(ctx, req.Group)
+		if err == nil {
+			err = resp.Err
+		}
+		return err
+	})
 	if err == nil || errors.Is(err, kerr.GroupIDNotFound) {
 		return nil
 	}

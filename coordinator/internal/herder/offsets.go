@@ -9,12 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -63,10 +65,16 @@ func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffse
 }
 
 func (h *Herder) sinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
-	resp, err := h.admin.FetchOffsets(ctx, group)
-	if err == nil {
-		err = resp.Error()
-	}
+	var resp kadm.OffsetResponses
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err := kafkautil.Retry(rctx, func() error {
+		var err error
+		if resp, err = h.admin.FetchOffsets(rctx, group); err == nil {
+			err = resp.Error()
+		}
+		return err
+	})
 	if errors.Is(err, kerr.GroupIDNotFound) {
 		return v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}, nil
 	}
@@ -162,7 +170,6 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	}
 	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: op}
 	var hookOffsets []connect.Offset
-	negative := false // a negative sink offset: refused after the hook ran
 	switch plugin.Kind {
 	case connect.KindSource:
 		if op == v1.OffsetsOpAlter {
@@ -183,9 +190,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		req.Type, req.Group = v1.TypeSink, SinkGroupID(name, c.Config)
 		if op == v1.OffsetsOpAlter {
 			parsed, err := offsetval.Sink(entries)
-			if errors.As(err, new(*offsetval.NegativeOffsetError)) {
-				negative = true
-			} else if err != nil {
+			if err != nil {
 				return false, err
 			}
 			for _, p := range parsed {
@@ -210,10 +215,6 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		if definite, err = hook.AlterOffsets(c.Config, hookOffsets); err != nil {
 			return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
 		}
-	}
-	if negative {
-		// Kafka Connect fails building the OffsetAndMetadata (spec §5.4).
-		return false, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for sink connector %s", name)
 	}
 	h.awaitTasksStopped(ctx, name, c)
 	if err := h.sendOffsets(ctx, req); err != nil {

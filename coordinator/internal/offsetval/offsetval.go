@@ -100,23 +100,10 @@ type SinkOffset struct {
 	Offset *int64
 }
 
-// NegativeOffsetError reports a negative kafka_offset. Kafka Connect's
-// parser lets it pass, and the alter then fails when the offset is built
-// (spec §5.4): PATCH answers 500 "Failed to modify offsets for sink
-// connector <name>" after the connector's hook ran. It unwraps to a 400
-// *v1.Error for callers that reject it up front (create with
-// initial_offsets, spec §0.1).
-type NegativeOffsetError struct{ err *v1.Error }
-
-// Error implements error.
-func (e *NegativeOffsetError) Error() string { return e.err.Message }
-
-// Unwrap exposes the 400 *v1.Error.
-func (e *NegativeOffsetError) Unwrap() error { return e.err }
-
 // Sink parses sink offsets with Kafka Connect's checks, in its order. A
-// negative offset is reported only once every entry parsed, as a
-// *NegativeOffsetError, with the parsed offsets.
+// negative offset, which Kafka Connect's parser lets through (to fail later
+// with a 500), is Sluice's 400 (spec §0); it is reported only once every
+// entry parsed, so a malformed entry anywhere wins, as upstream.
 func Sink(entries []v1.ConnectorOffset) ([]SinkOffset, error) {
 	out := make([]SinkOffset, 0, len(entries))
 	var negative error
@@ -151,13 +138,16 @@ func Sink(entries []v1.ConnectorOffset) ([]SinkOffset, error) {
 				return nil, v1.Errorf(v1.CodeBadRequest, "Failed to parse the following Kafka offset value in the provided offsets: '%s'. Offset values for sink connectors need to be integers.", javaString(off))
 			}
 			if n < 0 && negative == nil {
-				negative = &NegativeOffsetError{v1.Errorf(v1.CodeBadRequest, "Offset values for sink connectors must not be negative: '%s'", javaString(off))}
+				negative = v1.Errorf(v1.CodeBadRequest, "Offset values for sink connectors must not be negative: '%s'", javaString(off))
 			}
 			so.Offset = &n
 		}
 		out = append(out, so)
 	}
-	return out, negative
+	if negative != nil {
+		return nil, negative
+	}
+	return out, nil
 }
 
 // parseJavaInt parses like Integer.parseInt / Long.parseLong: an optional
