@@ -46,6 +46,10 @@ type Config struct {
 	Logger          *slog.Logger
 	// BeforeOffsetCommit is a test seam: see runtime.Config.
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	// OffsetsHook is a test seam: see transport.Config. It runs before the
+	// agent applies each offsets request (fence, alter, reset) the
+	// coordinator sends; an error is answered instead of applying it.
+	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
 }
 
 // Validate checks the config.
@@ -136,7 +140,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
 		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
 	})
-	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels, Version: version.Version, Logger: a.log}, nc, a.worker, a.exec)
+	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels, Version: version.Version, Logger: a.log, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
 	return a.transport.Start()
 }
 

@@ -47,6 +47,11 @@ type Config struct {
 	Labels  map[string]string
 	Version string
 	Logger  *slog.Logger
+	// OffsetsHook is a test seam: when set, the offsets endpoint calls it
+	// with every offsets request before applying it, and answers its error
+	// instead when it returns one. Tests use it to hold an agent inside an
+	// offsets write (then kill it). Production code leaves it nil.
+	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
 }
 
 // Transport is an agent's NATS side.
@@ -177,7 +182,13 @@ func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 }
 
 func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
-	if err := t.offsets.Apply(ctx, *req.(*v1.OffsetsRequest)); err != nil {
+	r := *req.(*v1.OffsetsRequest)
+	if t.cfg.OffsetsHook != nil {
+		if err := t.cfg.OffsetsHook(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.offsets.Apply(ctx, r); err != nil {
 		return nil, err
 	}
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil

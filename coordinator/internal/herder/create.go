@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
@@ -110,8 +111,17 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	if writeErr == nil {
 		return nil
 	}
-	return h.rollbackCreate(ctx, name, step, writeErr, base, in, src, sink)
+	// The rollback must run even when the caller went away: a client that
+	// disconnects (or times out) cancels ctx, and a rollback on a cancelled
+	// context would leave the initial offsets in place of the previous ones.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	return h.rollbackCreate(rctx, name, step, writeErr, base, in, src, sink)
 }
+
+// rollbackTimeout bounds a create's rollback: removing the config and
+// restoring the snapshot (each agent tried gets up to 60 s in sendOffsets).
+const rollbackTimeout = 3 * time.Minute
 
 // step runs fn unless the fault hook fails the step first.
 func (h *Herder) step(name string, fn func() error) error {

@@ -386,9 +386,7 @@ func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
 	h.mu.Unlock()
 	sort.Strings(agents)
 	for _, agent := range agents {
-		octx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		err := natsrpc.Call(octx, h.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
-		cancel()
+		err := h.callWhileAlive(ctx, agent, req)
 		if err == nil {
 			return nil
 		}
@@ -398,4 +396,45 @@ func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
 		h.log.Warn("agent unreachable for an offsets operation; trying another", "agent", agent, "err", err)
 	}
 	return v1.Errorf(v1.CodeUnavailable, "No agent is available to %s offsets for connector %s", req.Op, req.Connector)
+}
+
+// offsetsCallTimeout bounds one offsets operation on one agent.
+const offsetsCallTimeout = 60 * time.Second
+
+// callWhileAlive sends req to agent and waits for the answer while the
+// agent holds its lease: an agent that dies mid-operation never answers, and
+// waiting out the whole timeout would hold the request for a minute. Its
+// loss is answered as "unavailable", so the caller moves to another agent;
+// retrying is safe, as every offsets operation is idempotent (fence, then
+// one transaction; or group commits of fixed values).
+func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.OffsetsRequest) error {
+	octx, cancel := context.WithTimeout(ctx, offsetsCallTimeout)
+	defer cancel()
+	lost := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-octx.Done():
+				return
+			case <-tick.C:
+				h.mu.Lock()
+				a := h.agents[agent]
+				h.mu.Unlock()
+				if a == nil {
+					close(lost)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	err := natsrpc.Call(octx, h.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
+	select {
+	case <-lost:
+		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)
+	default:
+	}
+	return err
 }
