@@ -44,3 +44,8 @@ vet:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+## conformance: the REST scenario list against Kafka Connect 4.4 and `sluice dev` on one broker; writes docs/conformance.md, fails on any MISMATCH
+.PHONY: conformance
+conformance:
+	./tests/conformance/run.sh

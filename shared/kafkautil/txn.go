@@ -15,6 +15,12 @@ import (
 // writer never writes again.
 var ErrFenced = errors.New("transactional writer fenced by a newer producer")
 
+// ErrWriterBroken is returned (wrapped) once a write was interrupted (its
+// context ended) mid-transaction: the transaction's outcome is unknown, and
+// an abort could disturb a newer owner of the id, so the writer is not used
+// again. Open a new one.
+var ErrWriterBroken = errors.New("transactional writer interrupted mid-transaction")
+
 // TxnWriter writes batches of records atomically under one transactional id.
 // It is safe for concurrent use: writes are serialised, since a
 // transactional id has at most one open transaction.
@@ -24,6 +30,7 @@ type TxnWriter struct {
 	// begin a transaction while one is open, and fail.
 	mu     sync.Mutex
 	fenced bool
+	broken bool
 	// BeforeCommit, when set, runs after the records were produced and before
 	// the commit: a seam for tests that hold a writer mid-commit.
 	BeforeCommit func(ctx context.Context) error
@@ -58,6 +65,9 @@ func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 	if w.fenced {
 		return ErrFenced
 	}
+	if w.broken {
+		return ErrWriterBroken
+	}
 	if len(recs) == 0 {
 		return nil
 	}
@@ -83,6 +93,14 @@ func (w *TxnWriter) fail(step string, cause error) error {
 		w.fenced = true
 		return fmt.Errorf("%s: %w: %w", step, ErrFenced, cause)
 	}
+	if errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded) {
+		// The transaction may or may not have committed, and the process
+		// may have been paused long enough for a successor to take the id:
+		// an abort now could bump the epoch under that successor. Leave the
+		// transaction to its timeout or its next owner's fencing.
+		w.broken = true
+		return fmt.Errorf("%s: %w: %w", step, ErrWriterBroken, cause)
+	}
 	// Abort what was produced so it never becomes visible; use a fresh
 	// context, the caller's may be the reason we failed.
 	actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -95,7 +113,17 @@ func (w *TxnWriter) fail(step string, cause error) error {
 	return fmt.Errorf("%s: %w", step, cause)
 }
 
-// Close closes the writer's client.
+// Usable reports whether the writer can still write: not fenced by a newer
+// producer of its id, nor interrupted mid-transaction.
+func (w *TxnWriter) Usable() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return !w.fenced && !w.broken
+}
+
+// Close closes the writer's client. It never aborts: an open transaction is
+// aborted by its timeout or by the id's next owner.
+
 func (w *TxnWriter) Close() { w.client.Close() }
 
 // WaitCommitted waits until read_committed readers can see recs, which a

@@ -97,6 +97,16 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		w.BeforeCommit = func(ctx context.Context) error { return cfg.BeforeOffsetCommit(ctx, id) }
 	}
 	r.offsets = w
+	// Take the transactional id now, not at the first write: franz-go
+	// initialises a transactional producer lazily, and an agent paused
+	// between this point and its first write (a zombie whose task has moved
+	// meanwhile) would, once resumed, bump the epoch past its successor's and
+	// fence the newer owner instead of being fenced. Holding an epoch from
+	// before the successor's fence makes every later write of this instance
+	// fail as fenced.
+	if _, _, err := w.Client().ProducerID(ctx); err != nil {
+		return fmt.Errorf("initialise transactional id %s: %w", txnID, err)
+	}
 	if r.eos = cfg.ExactlyOnce; r.eos {
 		r.producer = w.Client()
 	}

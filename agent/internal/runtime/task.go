@@ -168,8 +168,14 @@ func (t *task) run(ctx context.Context) {
 			return
 		}
 		if time.Since(last) >= t.cfg.FlushInterval {
-			if err := r.commit(ctx); err != nil && ctx.Err() == nil {
-				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, errAborted) {
+			// A commit is not cut off by a stop arriving meanwhile: an
+			// interrupted transaction would leave the writer unusable for
+			// the final commit.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalCommitTimeout)
+			err := r.commit(cctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, kafkautil.ErrWriterBroken) || errors.Is(err, errAborted) {
 					t.failAndClose(ctx, r, err)
 					return
 				}
@@ -188,7 +194,9 @@ func (t *task) run(ctx context.Context) {
 	t.closeErr = errors.Join(commitErr, closeErr)
 	if t.closeErr != nil {
 		t.log.Error("task stopped with errors", "err", t.closeErr)
+		return
 	}
+	t.log.Info("task stopped", "connector_task", t.id.String())
 }
 
 // failAndClose reports err, releases the task's clients at once (a fenced

@@ -232,6 +232,20 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		// The lease says who leads. A new term means a new leader to
+		// register with — the old one may be paused, still holding its
+		// subscriptions — and, from now on, commands of older terms are
+		// refused.
+		lctx, lcancel := context.WithTimeout(ctx, interval)
+		term, lerr := t.currentLeader(lctx)
+		lcancel()
+		if lerr == nil {
+			t.observeTerm(term)
+			if term != t.leaderTerm() {
+				registered = false
+				continue
+			}
+		}
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
 		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.leaderTerm()), t.registration(), &hb)

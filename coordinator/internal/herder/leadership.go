@@ -62,7 +62,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
 		return fmt.Errorf("fence the previous leader: %w", err)
 	}
-	w, err := store.NewWriter(txnID, h.cfg.KafkaOpts...)
+	w, err := store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
 	if err != nil {
 		return err
 	}
@@ -92,6 +92,41 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	h.log.Info("leading", "term", l.term)
 	h.reconcileLoop(ctx)
 	return nil
+}
+
+// ensureWriter replaces the leader writer if it became unusable while this
+// coordinator still leads: a deposed leader that woke up may have bumped the
+// id's epoch, or a write was interrupted. Fencing again and reopening lets
+// the rightful leader go on writing. It runs in the leadership goroutine.
+func (h *Herder) ensureWriter(ctx context.Context) {
+	h.leadMu.Lock()
+	l := h.leading
+	h.leadMu.Unlock()
+	if l == nil || l.writer == nil || l.writer.Usable() {
+		return
+	}
+	// Re-fencing fences whoever else holds the id: only the lease holder
+	// may do it. A deposed leader that woke up finds it no longer leads.
+	if !h.elector.Confirm(ctx, l.term) {
+		h.log.Warn("leader writer unusable and the lease is no longer ours; not re-fencing", "term", l.term)
+		return
+	}
+	h.log.Warn("leader writer unusable; fencing and reopening it", "term", l.term)
+	txnID := h.cfg.GroupID + "-leader"
+	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
+		h.log.Error("re-fencing the leader writer failed", "err", err)
+		return
+	}
+	w, err := store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
+	if err != nil {
+		h.log.Error("reopening the leader writer failed", "err", err)
+		return
+	}
+	old := l.writer
+	l.writer = w
+	h.configs.SetWriter(w)
+	h.statuses.SetWriter(w)
+	old.Close()
 }
 
 // revokeLeadership stops leader-only work; the elector has already
@@ -125,6 +160,10 @@ func (h *Herder) Leader() (bool, v1.LeaderLease) {
 	}
 	return h.elector.IsLeader() && h.term.Load() != 0, h.elector.Current()
 }
+
+// Ready reports whether the coordinator finished starting: its stores are
+// read and it can answer.
+func (h *Herder) Ready() bool { return h.ready.Load() }
 
 // CatchUp reads the config and status topics to their end, so a follower's
 // answer reflects every write the leader made before it.

@@ -51,6 +51,7 @@ func (h *Herder) reconcileLoop(ctx context.Context) {
 // reconcile makes the world match the committed configs: connector statuses,
 // task configs of started connectors, and the placement of every task.
 func (h *Herder) reconcile(ctx context.Context) {
+	h.ensureWriter(ctx)
 	conns := h.configs.State.All()
 	desired := map[v1.TaskID]desiredTask{}
 	for _, c := range conns {

@@ -25,7 +25,14 @@ type Leadership interface {
 	Leader() (bool, v1.LeaderLease)
 	// CatchUp reads the config and status topics to their end.
 	CatchUp(ctx context.Context) error
+	// Ready reports whether the coordinator finished starting.
+	Ready() bool
 }
+
+// msgStarting is GET /health's word while starting, used for every other
+// request too until the coordinator can answer.
+const msgStarting = "Worker is still starting up."
+
 
 // WithLeaderRouting makes a follower forward every write to the leader, as
 // Kafka Connect workers do, and catch up with the leader's writes before it
@@ -44,6 +51,14 @@ func WithLeaderRouting(l Leadership) Option {
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
 func routeToLeader(l Leadership, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !l.Ready() {
+			if r.URL.Path == "/health" {
+				api.ServeHTTP(w, r) // answers 503 "starting" itself
+				return
+			}
+			writeError(w, &v1.Error{Code: v1.CodeUnavailable, Message: msgStarting})
+			return
+		}
 		leading, lease := l.Leader()
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			if !leading {

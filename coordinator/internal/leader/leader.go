@@ -110,6 +110,19 @@ func (e *Elector) IsLeader() bool {
 	return cur.Term != 0 && cur.ID == e.self.ID
 }
 
+// Confirm reads the lease from NATS, not from memory, and reports whether
+// this process still holds it at term. A leader that was paused believes it
+// leads until its next renewal; before an act that could harm a successor it
+// asks here.
+func (e *Elector) Confirm(ctx context.Context, term int64) bool {
+	entry, err := e.kv.Get(ctx, v1.LeaderKey)
+	if err != nil {
+		return false
+	}
+	var l v1.LeaderLease
+	return json.Unmarshal(entry.Value(), &l) == nil && l.ID == e.self.ID && l.Term == term
+}
+
 // Changed returns a channel closed at the next change of Current.
 func (e *Elector) Changed() <-chan struct{} {
 	e.mu.Lock()

@@ -25,17 +25,28 @@ type Writer struct {
 	w *kafkautil.TxnWriter
 }
 
-// NewWriter opens the leader writer under txnID (<group.id>-leader).
-func NewWriter(txnID string, opts ...kgo.Opt) (*Writer, error) {
+// NewWriter opens the leader writer under txnID (<group.id>-leader) and
+// takes the id's producer epoch at once. franz-go would otherwise take it at
+// the first write, and a leader paused before that write would, once
+// resumed, take an epoch above its successor's and fence the rightful leader.
+func NewWriter(ctx context.Context, txnID string, opts ...kgo.Opt) (*Writer, error) {
 	w, err := kafkautil.NewTxnWriter(txnID, opts...)
 	if err != nil {
 		return nil, err
+	}
+	if _, _, err := w.Client().ProducerID(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("initialise transactional id %s: %w", txnID, err)
 	}
 	return &Writer{w: w}, nil
 }
 
 // Close closes the writer.
 func (w *Writer) Close() { w.w.Close() }
+
+// Usable reports whether the writer can still write: not fenced by a newer
+// producer of its id, nor interrupted mid-transaction.
+func (w *Writer) Usable() bool { return w.w.Usable() }
 
 // follower is a followed topic whose writes go through the leader writer.
 type follower struct {
@@ -63,7 +74,12 @@ func (f *follower) Write(ctx context.Context, recs ...records.Record) error {
 	for i, r := range recs {
 		krs[i] = &kgo.Record{Topic: f.topic, Key: []byte(r.Key), Value: r.Value}
 	}
-	if err := w.w.Write(ctx, krs...); err != nil {
+	// The transaction must not be cut off by the caller's context (a REST
+	// client leaving, or leadership ending): an interrupted transaction
+	// leaves the writer unusable. It is bounded on its own instead.
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := w.w.Write(tctx, krs...); err != nil {
 		return fmt.Errorf("write to %s: %w", f.topic, err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
