@@ -33,7 +33,6 @@ type Leadership interface {
 // request too until the coordinator can answer.
 const msgStarting = "Worker is still starting up."
 
-
 // WithLeaderRouting makes a follower forward every write to the leader, as
 // Kafka Connect workers do, and catch up with the leader's writes before it
 // answers a read, so a read right after a write through any coordinator
