@@ -5,7 +5,7 @@ GO ?= go
 TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
 KAFKA ?= 127.0.0.1:9092
 
-.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka bench vet fmt
+.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -35,8 +35,18 @@ kafka-down:
 test-kafka:
 	cd tests && SLUICE_TEST_KAFKA=$(KAFKA) $(GO) test $(TEST_FLAGS) ./...
 
-## bench: end-to-end benchmarks (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
+## bench: issue 9's scenarios for Sluice (BENCH_PEER=connect: also Kafka Connect 4.4, with ratios;
+## BENCH_SCALE=full: large sizes); prints a table, writes bench/results.json and bench/results.md.
+## Reuses a broker on 127.0.0.1:9092, else starts one (make kafka-up) and stops it at the end.
 bench:
+	@set -euo pipefail; started=; \
+	if ! (exec 3<>/dev/tcp/127.0.0.1/9092) 2>/dev/null; then ./deploy/kafka/kafka-up.sh; started=1; fi; \
+	trap 'if [[ -n $$started ]]; then ./deploy/kafka/kafka-down.sh; fi' EXIT; \
+	if [[ $${BENCH_PEER:-} == connect ]]; then CONNECT_JARS_ONLY=1 ./deploy/connect/connect-up.sh; fi; \
+	cd tests && BENCH_KAFKA=127.0.0.1:9092 $(GO) run ./benchrun
+
+## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
+bench-go:
 	cd tests && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
 vet:

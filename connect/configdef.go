@@ -371,6 +371,10 @@ func (d *ConfigDef) recommend(name string, parsed map[string]any, vals map[strin
 	}
 }
 
+// MissingMessage is Kafka's error for a required key that is absent, for
+// connectors whose Validate requires a key their ConfigDef leaves optional.
+func MissingMessage(name string) string { return missingMessage(name) }
+
 func missingMessage(name string) string {
 	return `Missing required configuration "` + name + `" which has no default value.`
 }

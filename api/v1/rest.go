@@ -54,19 +54,22 @@ type CreatedConnector struct {
 	OffsetsStatus *Message `json:"offsets_status,omitempty"`
 }
 
-// ConnectorState is the connector part of a status.
+// ConnectorState is the connector part of a status. Version is the
+// connector plugin's version (KIP-891).
 type ConnectorState struct {
 	State    string `json:"state"`
 	WorkerID string `json:"worker_id"`
 	Trace    string `json:"trace,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
-// TaskState is one task's status.
+// TaskState is one task's status. Version is the plugin's version (KIP-891).
 type TaskState struct {
 	ID       int    `json:"id"`
 	State    string `json:"state"`
 	WorkerID string `json:"worker_id"`
 	Trace    string `json:"trace,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
 // ConnectorStateInfo is the body of GET /connectors/{name}/status.
@@ -136,7 +139,7 @@ type ConfigKeyInfo struct {
 	Importance    string   `json:"importance"`
 	Documentation string   `json:"documentation"`
 	Group         *string  `json:"group"`
-	Order         int      `json:"order"`
+	Order         int      `json:"order_in_group"`
 	Width         string   `json:"width"`
 	DisplayName   string   `json:"display_name"`
 	Dependents    []string `json:"dependents"`

@@ -41,14 +41,15 @@ func SourcePlugin() *connect.Plugin {
 	}
 }
 
-// SourceConfigDef mirrors Kafka's FileStreamSourceConnector.CONFIG_DEF, except
-// that file is required and may not be empty.
+// SourceConfigDef mirrors Kafka's FileStreamSourceConnector.CONFIG_DEF key
+// for key, so GET /connector-plugins/…/config answers as Kafka Connect does;
+// Validate adds Sluice's one rule on top: file is required.
 func SourceConfigDef() *connect.ConfigDef {
 	return connect.NewConfigDef().
-		Define(connect.ConfigKey{Name: FileConfig, Type: connect.TypeString, Required: true,
-			Validator: connect.NonEmptyString{}, Importance: connect.ImportanceHigh,
+		Define(connect.ConfigKey{Name: FileConfig, Type: connect.TypeString,
+			Importance: connect.ImportanceHigh,
 			Documentation: "Source filename. Relative paths resolve against the working directory of the agent that runs the task. " +
-				"Required: Sluice does not read the standard input"}).
+				"Sluice requires it: an agent has no standard input to read"}).
 		Define(connect.ConfigKey{Name: TopicConfig, Type: connect.TypeString, Required: true,
 			Validator: connect.NonEmptyString{}, Importance: connect.ImportanceHigh,
 			Documentation: "The topic to publish data to"}).
@@ -68,8 +69,19 @@ var (
 // ConfigDef implements connect.Connector.
 func (*SourceConnector) ConfigDef() *connect.ConfigDef { return SourceConfigDef() }
 
-// Validate implements connect.Connector; the ConfigDef says everything.
-func (*SourceConnector) Validate(map[string]string) []connect.ConfigValue { return nil }
+// Validate implements connect.Connector: file must be given and not blank
+// (Kafka's connector would read the standard input, which a sidecar agent
+// does not have).
+func (*SourceConnector) Validate(props map[string]string) []connect.ConfigValue {
+	v, ok := props[FileConfig]
+	switch {
+	case !ok:
+		return []connect.ConfigValue{{Name: FileConfig, Errors: []string{connect.MissingMessage(FileConfig)}, Visible: true}}
+	case strings.TrimSpace(v) == "":
+		return []connect.ConfigValue{{Name: FileConfig, Value: &v, Errors: []string{"Invalid value " + v + " for configuration " + FileConfig + ": String must be non-empty"}, Visible: true}}
+	}
+	return nil
+}
 
 // TaskConfigs implements connect.Connector: one task, whatever tasks.max
 // says, since only one reader of a file makes sense.

@@ -7,7 +7,6 @@
 package validate
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -34,6 +33,10 @@ func WithWorkerConverters(key, value, header string) Option {
 // Name set to the connector.class value) and the connector's plugin. An
 // absent connector.class or one that names no connector is a *v1.Error with
 // code 400 and Kafka's message; config problems are not errors but entries
+// ErrNoConnectorType answers a config without connector.class, with Kafka
+// Connect 4.4's message (earlier versions printed the config map in it).
+var ErrNoConnectorType = &v1.Error{Code: v1.CodeBadRequest, Message: "Connector config contains no connector type"}
+
 // in the result (see ErrorMessage).
 func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (v1.ConfigInfos, *connect.Plugin, error) {
 	var o options
@@ -42,7 +45,7 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 	}
 	cls, ok := props[ConnectorClassConfig]
 	if !ok {
-		return v1.ConfigInfos{}, nil, v1.Errorf(v1.CodeBadRequest, "Connector config %s contains no connector type", JavaMapString(props))
+		return v1.ConfigInfos{}, nil, ErrNoConnectorType
 	}
 	p, ok := reg.LookupConnector(cls)
 	if !ok {
@@ -418,16 +421,4 @@ func CheckPluginType(props map[string]string, pathPlugin string) error {
 		return v1.Errorf(v1.CodeBadRequest, "Included connector type %s does not match request type %s", cls, pathPlugin)
 	}
 	return nil
-}
-
-// JavaMapString renders props as Java's AbstractMap.toString, "{k1=v1,
-// k2=v2}", with keys sorted so that the text is deterministic (Java's
-// HashMap order is not something to reproduce).
-func JavaMapString(props map[string]string) string {
-	keys := slices.Sorted(maps.Keys(props))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + props[k]
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -154,7 +154,7 @@ func TestErrors(t *testing.T) {
 func TestConnectorErrors(t *testing.T) {
 	reg := plugins.Builtin()
 	_, _, err := Connector(reg, map[string]string{"name": "c", "file": "x"})
-	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || e.Message != "Connector config {file=x, name=c} contains no connector type" {
+	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || e.Message != "Connector config contains no connector type" {
 		t.Errorf("no class: %#v", err)
 	}
 	_, _, err = Connector(reg, map[string]string{"connector.class": "Nope"})

@@ -25,6 +25,8 @@
 #   CONNECT_START_TIMEOUT  seconds to wait for the REST API (default 120)
 #   CONNECT_HEAP_OPTS      default "-Xmx384m -Xms128m"
 #   CONNECT_JVM_OPTS       default "-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+#   CONNECT_JARS_ONLY      1: only fill CONNECT_CACHE (step 1) and exit; start no
+#                          worker (make bench starts its own workers from the cache)
 #   JAVA_HOME              Java 17 or newer (else `java` on PATH)
 set -euo pipefail
 
@@ -88,6 +90,8 @@ else
 	mv "$tmp" "$cache"
 	log "jars: $(ls "$cache"/*.jar | wc -l) jars, $(du -sh "$cache" | cut -f1) in $(since "$t0")"
 fi
+
+if [[ ${CONNECT_JARS_ONLY:-} == 1 ]]; then exit 0; fi
 
 # --- 2. Fresh run dir -----------------------------------------------------------
 CONNECT_RUN_DIR=$run_dir "$here/connect-down.sh" >/dev/null

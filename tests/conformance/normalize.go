@@ -67,11 +67,29 @@ func (n normalizer) value(v any, key string, status int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
+		name, _ := x["name"].(string)
 		for k, e := range x {
 			nk := n.text(k)
 			switch k {
 			case "worker_id":
 				out[nk] = "<worker>"
+			case "documentation":
+				// Prose; Sluice documents what it does differently (spec §0).
+				out[nk] = "<doc>"
+			case "default_value":
+				if strings.HasSuffix(name, ".plugin.version") {
+					out[nk] = "<version>"
+					continue
+				}
+				out[nk] = n.value(e, k, status)
+			case "version":
+				// Plugin and worker versions differ by product (KIP-891
+				// adds them to statuses); their presence is what counts.
+				if _, ok := e.(string); ok {
+					out[nk] = "<version>"
+					continue
+				}
+				out[nk] = n.value(e, k, status)
 			case "trace":
 				out[nk] = "<trace>"
 			case "message":
@@ -88,6 +106,11 @@ func (n normalizer) value(v any, key string, status int) any {
 	case []any:
 		out := make([]any, 0, len(x))
 		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				if name, _ := m["name"].(string); strings.HasPrefix(name, "sluice.") {
+					continue // Sluice's own config keys (placement) have no upstream peer
+				}
+			}
 			out = append(out, n.value(e, key, status))
 		}
 		sort.SliceStable(out, func(i, j int) bool { return canonical(out[i]) < canonical(out[j]) })

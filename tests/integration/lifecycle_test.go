@@ -234,7 +234,7 @@ func TestLifecycleFailedTask(t *testing.T) {
 	// upstream's restart plan does, the answer keeps the task's last trace.
 	trace, _ := json.Marshal(st.Tasks[0].Trace)
 	wantJSON(t, c.Do("POST", "/connectors/f/restart?includeTasks=true&onlyFailed=true", nil), 202,
-		`{"name":"f","connector":{"state":"RUNNING","worker_id":"`+w+`"},"tasks":[{"id":0,"state":"RESTARTING","worker_id":"`+agent+`","trace":`+string(trace)+`}],"type":"source"}`)
+		`{"name":"f","connector":{"state":"RUNNING","version":"0.1.0","worker_id":"`+w+`"},"tasks":[{"id":0,"state":"RESTARTING","version":"0.1.0","worker_id":"`+agent+`","trace":`+string(trace)+`}],"type":"source"}`)
 	harness.Eventually(t, 10*time.Second, func() (bool, string) {
 		g := maxGen(taskGenerations(c, "f")[0])
 		return g > before, "task not restarted"

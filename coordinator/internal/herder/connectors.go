@@ -203,9 +203,10 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 			merged[k] = *v
 		}
 	}
-	merged, err := checkName(name, merged)
-	if err != nil {
-		return v1.ConnectorInfo{}, err
+	// Kafka Connect 4.4 does not check a patched name against the URL's (a
+	// PUT does): the merged config is validated and written as it is.
+	if _, ok := merged["name"]; !ok {
+		merged["name"] = name
 	}
 	if err := h.validateConfig(merged); err != nil {
 		return v1.ConnectorInfo{}, err

@@ -2,7 +2,7 @@ package herder
 
 import (
 	"context"
-	"strings"
+	"errors"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
@@ -39,11 +39,12 @@ func (h *Herder) ValidateConfig(ctx context.Context, plugin string, config map[s
 	infos, _, err := validate.Connector(h.reg, config)
 	if err != nil {
 		e := v1.AsError(err)
-		if e.Code == v1.CodeBadRequest && strings.Contains(e.Message, "contains no connector type") {
-			return v1.ConfigInfos{}, e
+		if errors.Is(err, validate.ErrNoConnectorType) {
+			return v1.ConfigInfos{}, e // Sluice's 400 (spec §0)
 		}
-		// Upstream wraps validation exceptions: 500 "<exception class>: <message>".
-		return v1.ConfigInfos{}, v1.Errorf(v1.CodeInternal, "org.apache.kafka.connect.errors.ConnectException: %s", e.Message)
+		// Kafka Connect 4.4 raises a bad class as a BadRequestException,
+		// which the validate resource wraps: 500 "<exception class>: <message>".
+		return v1.ConfigInfos{}, v1.Errorf(v1.CodeInternal, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: %s", e.Message)
 	}
 	return infos, nil
 }

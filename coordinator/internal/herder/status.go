@@ -35,15 +35,16 @@ func (h *Herder) ConnectorStatus(ctx context.Context, name string) (v1.Connector
 		return v1.ConnectorStateInfo{}, v1.Errorf(v1.CodeNotFound, "No status found for connector %s", name)
 	}
 	c, _ := h.configs.State.Get(name)
+	version := h.pluginVersion(c.Config)
 	out := v1.ConnectorStateInfo{
 		Name:      name,
-		Connector: v1.ConnectorState{State: st.State, WorkerID: st.WorkerID, Trace: st.Trace},
+		Connector: v1.ConnectorState{State: st.State, WorkerID: st.WorkerID, Trace: st.Trace, Version: version},
 		Tasks:     []v1.TaskState{},
 		Type:      h.connectorType(c.Config),
 	}
 	for _, n := range h.statuses.State.TaskIDs(name) {
 		ts, _ := h.statuses.State.Task(name, n)
-		out.Tasks = append(out.Tasks, v1.TaskState{ID: n, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace})
+		out.Tasks = append(out.Tasks, v1.TaskState{ID: n, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: version})
 	}
 	return out, nil
 }
@@ -54,7 +55,17 @@ func (h *Herder) TaskStatus(ctx context.Context, name string, task int) (v1.Task
 	if !ok {
 		return v1.TaskState{}, v1.Errorf(v1.CodeNotFound, "No status found for task %s-%d", name, task)
 	}
-	return v1.TaskState{ID: task, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace}, nil
+	c, _ := h.configs.State.Get(name)
+	return v1.TaskState{ID: task, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: h.pluginVersion(c.Config)}, nil
+}
+
+// pluginVersion is the version of a config's connector plugin, which
+// statuses show (KIP-891); empty when the class is unknown.
+func (h *Herder) pluginVersion(props map[string]string) string {
+	if p, ok := h.pluginOf(props); ok {
+		return p.Version
+	}
+	return ""
 }
 
 // ExpandConnectors answers GET /connectors?expand=...; connectors that
@@ -155,19 +166,16 @@ func (h *Herder) RestartTask(ctx context.Context, name string, task int) error {
 	return nil
 }
 
-// ConnectorTopics answers GET /connectors/{name}/topics.
+// ConnectorTopics answers GET /connectors/{name}/topics. Like Kafka Connect
+// 4.4 it answers for any name, known or not: the status topic may still hold
+// the topics of a deleted connector.
 func (h *Herder) ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error) {
-	if _, ok := h.configs.State.Get(name); !ok {
-		return nil, notFound(name)
-	}
 	return map[string]v1.ActiveTopics{name: {Topics: h.statuses.State.Topics(name)}}, nil
 }
 
-// ResetConnectorTopics empties a connector's active topic set.
+// ResetConnectorTopics empties a connector's active topic set (for any
+// name, as Kafka Connect 4.4 does).
 func (h *Herder) ResetConnectorTopics(ctx context.Context, name string) error {
-	if _, ok := h.configs.State.Get(name); !ok {
-		return notFound(name)
-	}
 	var recs []records.Record
 	for _, t := range h.statuses.State.Topics(name) {
 		recs = append(recs, records.Record{Key: records.TopicStatusKey(name, t)})
