@@ -127,14 +127,28 @@ func (w *Worker) Revoke(ctx context.Context, ids []v1.TaskID) (stopped []v1.Task
 	return stopped, failed
 }
 
-// stopTask stops t and forgets it once it has stopped.
+// stopTask stops t and forgets it once it has stopped. A task that did not
+// stop in time stays listed — it still runs, and the coordinator must keep
+// seeing it (and keep waiting) rather than believe it gone; it is forgotten
+// when it finally stops.
 func (w *Worker) stopTask(ctx context.Context, t *task) error {
 	err := t.stop(ctx)
-	w.mu.Lock()
-	if w.tasks[t.id] == t {
-		delete(w.tasks, t.id)
+	forget := func() {
+		w.mu.Lock()
+		if w.tasks[t.id] == t {
+			delete(w.tasks, t.id)
+		}
+		w.mu.Unlock()
 	}
-	w.mu.Unlock()
+	select {
+	case <-t.done:
+		forget()
+	default:
+		go func() {
+			<-t.done
+			forget()
+		}()
+	}
 	return err
 }
 
