@@ -88,6 +88,8 @@ type Herder struct {
 	gen    int64
 
 	kick chan struct{}
+	// assigning holds the agents an assignment is in flight to.
+	assigning sync.Map
 	// leading is the running leadership, nil while following.
 	leadMu  sync.Mutex
 	leading *leadership

@@ -209,15 +209,26 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 	return reply, err
 }
 
+// sendAssigns sends each agent its assignments without waiting for the
+// answers: an agent that hangs (paused, partitioned) must not hold up the
+// reconcile loop, which also notices lost agents. Assignments are
+// idempotent, and one still in flight to an agent is not sent again; a lost
+// one is sent again when the agent's next heartbeat shows the task missing.
 func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
+	term := h.term.Load()
 	for agent, tasks := range assigns {
-		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: h.term.Load(), Tasks: tasks}, &v1.AssignReply{})
-		cancel()
-		if err != nil {
-			// The next heartbeat shows the task missing and it is sent again.
-			h.log.Warn("assign failed", "agent", agent, "tasks", len(tasks), "err", err)
+		if _, busy := h.assigning.LoadOrStore(agent, true); busy {
+			continue
 		}
+		go func() {
+			defer h.assigning.Delete(agent)
+			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: term, Tasks: tasks}, &v1.AssignReply{})
+			if err != nil && ctx.Err() == nil {
+				h.log.Warn("assign failed", "agent", agent, "tasks", len(tasks), "err", err)
+			}
+		}()
 	}
 }
 
