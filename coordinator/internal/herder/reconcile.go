@@ -29,6 +29,10 @@ type desiredTask struct {
 	hash       string
 	paused     bool
 	selector   map[string]string
+	// hold keeps a running task as it is: its connector's new task configs
+	// are not committed yet, and restarting it now with the old ones would
+	// only restart it again once they are.
+	hold bool
 }
 
 // reconcileLoop reconciles until ctx ends (leadership is revoked).
@@ -56,8 +60,9 @@ func (h *Herder) reconcile(ctx context.Context) {
 	desired := map[v1.TaskID]desiredTask{}
 	for _, c := range conns {
 		h.ensureConnectorStatus(ctx, c)
+		hold := false
 		if c.TargetState == records.TargetStarted {
-			h.ensureTaskConfigs(ctx, c)
+			c, hold = h.ensureTaskConfigs(ctx, c)
 		}
 		if c.TargetState == records.TargetStopped || !h.ensureFenced(ctx, c) {
 			continue
@@ -66,7 +71,7 @@ func (h *Herder) reconcile(ctx context.Context) {
 		for i, tc := range c.Tasks {
 			id := v1.TaskID{Connector: c.Name, Task: i}
 			desired[id] = desiredTask{id: id, connConfig: c.Config, taskConfig: tc, hash: configHash(c.Config, tc),
-				paused: c.TargetState == records.TargetPaused, selector: sel}
+				paused: c.TargetState == records.TargetPaused, selector: sel, hold: hold}
 		}
 	}
 	assigns, revokes, unassigned, removed := h.plan(desired, time.Now())
@@ -137,6 +142,8 @@ func (h *Herder) plan(desired map[v1.TaskID]desiredTask, now time.Time) (assigns
 		p := h.placed[id]
 		a := h.agents[agent]
 		switch {
+		case p != nil && d.hold && p.paused == d.paused:
+			continue
 		case p == nil || p.hash != d.hash:
 			h.gen++
 			p = &placement{agent: agent, generation: h.gen, hash: d.hash, paused: d.paused}
@@ -324,29 +331,38 @@ func (h *Herder) writeConnectorStatus(ctx context.Context, name, state, trace st
 }
 
 // ensureTaskConfigs runs the connector's task split and commits the task
-// configs if they changed. A failure marks the connector FAILED.
-func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) {
+// configs if they changed. A failure marks the connector FAILED. It returns
+// the connector as it now stands, and hold when its committed task configs
+// are still not the ones its config calls for (its tasks are then left as
+// they run until they are).
+func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (store.Connector, bool) {
 	tasks, err := h.generateTaskConfigs(c.Config)
 	if err != nil {
 		h.writeConnectorStatus(ctx, c.Name, v1.StateFailed, err.Error())
-		return
+		return c, false
 	}
 	if reflect.DeepEqual(tasks, c.Tasks) {
 		if st, ok := h.statuses.State.Connector(c.Name); ok && st.State == v1.StateFailed {
 			h.writeConnectorStatus(ctx, c.Name, v1.StateRunning, "")
 		}
-		return
+		return c, false
 	}
 	unlock := h.lock(c.Name)
 	defer unlock()
 	// Re-check under the lock: a stop or delete may have landed meanwhile.
 	cur, ok := h.configs.State.Get(c.Name)
 	if !ok || cur.Version != c.Version || cur.TargetState != records.TargetStarted {
-		return
+		return c, true
 	}
 	if err := h.configs.Write(ctx, taskConfigRecords(c.Name, tasks)...); err != nil {
 		h.log.Warn("writing task configs failed", "connector", c.Name, "err", err)
+		return c, true
 	}
+	// Written and applied: plan with the new task configs in this pass.
+	if cur, ok = h.configs.State.Get(c.Name); !ok {
+		return c, true
+	}
+	return cur, !reflect.DeepEqual(tasks, cur.Tasks)
 }
 
 // generateTaskConfigs asks the connector plugin for its task configs, and
