@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -14,11 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/sluice-io/sluice/shared/embedded"
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -96,22 +89,8 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	c := &Cluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
 	// Registered before any process, so these cleanups run after every
 	// process was killed.
-	ns, err := embedded.NATS("", t.TempDir()) // JetStream holds the leader lease
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
-	c.NATSURL = ns.ClientURL()
-	if brokers := os.Getenv(harness.KafkaEnv); brokers != "" {
-		c.Brokers = brokers
-	} else {
-		kc, err := embedded.Kafka("", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(kc.Close)
-		c.Brokers = kc.ListenAddrs()[0]
-	}
+	be := harness.StartBackends(t)
+	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
 
 	listen := FreeAddr(t)
 	c.URL = "http://" + listen
@@ -318,25 +297,10 @@ func (c *Cluster) Marks() map[string]Mark {
 	return out
 }
 
-// CreateTopic creates topic with the given partition count and the
-// broker's default replication, so a test does not depend on the broker's
-// num.partitions.
+// CreateTopic creates topic with the given partition count.
 func (c *Cluster) CreateTopic(topic string, partitions int32) {
 	c.T.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(c.Brokers, c.Prefix+"-test-admin")...)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	defer cl.Close()
-	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, -1, nil, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		c.T.Fatalf("create topic %s: %v", topic, err)
-	}
+	harness.CreateTopic(c.T, c.Brokers, topic, partitions)
 }
 
 // ReadTopic reads every committed record of topic (read_committed), in

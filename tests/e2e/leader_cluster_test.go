@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,7 +18,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/tests/harness"
@@ -76,22 +74,9 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 	}
 	c := &leaderCluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts,
 		client: &http.Client{Timeout: 30 * time.Second}}
-	ns, err := embedded.NATS("", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
-	c.NATSURL = ns.ClientURL()
-	if brokers := os.Getenv(harness.KafkaEnv); brokers != "" {
-		c.Brokers = brokers
-	} else {
-		kc, err := embedded.Kafka("", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(kc.Close)
-		c.Brokers = kc.ListenAddrs()[0]
-	}
+	be := harness.StartBackends(t)
+	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
+	var err error
 	if c.nc, err = nats.Connect(c.NATSURL); err != nil {
 		t.Fatal(err)
 	}
@@ -346,20 +331,7 @@ func (c *leaderCluster) TaskStarts(marks map[string]Mark) map[string]int {
 // CreateTopic creates a topic with the given partition count.
 func (c *leaderCluster) CreateTopic(topic string, partitions int32) {
 	c.T.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(c.Brokers, c.Prefix+"-test-admin")...)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	defer cl.Close()
-	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, -1, nil, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		c.T.Fatalf("create topic %s: %v", topic, err)
-	}
+	harness.CreateTopic(c.T, c.Brokers, topic, partitions)
 }
 
 // rawRecord is a record with the producer that wrote it.

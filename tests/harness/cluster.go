@@ -13,13 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/twmb/franz-go/pkg/kfake"
-
 	"github.com/sluice-io/sluice/agent"
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/shared/embedded"
 )
 
 // KafkaEnv names the environment variable that points the tests at a real
@@ -67,8 +63,6 @@ type Cluster struct {
 	opts      Options
 	coordCfg  coordinator.Config
 	agentCfgs []agent.Config
-	nats      *server.Server
-	kafka     *kfake.Cluster
 	logOn     *atomic.Bool
 }
 
@@ -91,20 +85,8 @@ func Start(t testing.TB, opts Options) *Cluster {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
 	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
-	ns, err := embedded.NATS("", t.TempDir()) // JetStream holds the leader lease
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.nats, c.NATSURL = ns, ns.ClientURL()
-	if brokers := os.Getenv(KafkaEnv); brokers != "" {
-		c.Brokers = brokers
-	} else {
-		kc, err := embedded.Kafka("", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.kafka, c.Brokers = kc, kc.ListenAddrs()[0]
-	}
+	be := StartBackends(t)
+	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
 	c.logOn = &atomic.Bool{}
 	c.logOn.Store(true)
 	log := slog.New(slog.NewTextHandler(testWriter{t, c.logOn}, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -240,12 +222,6 @@ func (c *Cluster) shutdown() {
 		c.StopAgent(i)
 	}
 	c.StopCoordinator()
-	if c.kafka != nil {
-		c.kafka.Close()
-	}
-	if c.nats != nil {
-		c.nats.Shutdown()
-	}
 	c.logOn.Store(false)
 }
 
