@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/tests/e2e"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -47,30 +46,18 @@ func BenchmarkLeaderFailover(b *testing.B) {
 		b.Fatal(buildErr)
 	}
 	prefix := e2e.UniquePrefix(b)
-	ns, err := embedded.NATS("", b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(ns.Shutdown)
-	brokers := os.Getenv(harness.KafkaEnv)
-	if brokers == "" {
-		kc, err := embedded.Kafka("", "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(kc.Close)
-		brokers = kc.ListenAddrs()[0]
-	}
+	be := harness.StartBackends(b)
+	brokers := be.Brokers
 	var addrs []string
 	var coords []*e2e.Proc
 	for i := range 3 {
 		addr := e2e.FreeAddr(b)
 		addrs = append(addrs, addr)
 		coords = append(coords, e2e.StartProc(b, fmt.Sprintf("coordinator-%d", i), "coordinator",
-			"--nats", ns.ClientURL(), "--kafka", brokers, "--listen", addr, "--group-id", prefix,
+			"--nats", be.NATSURL, "--kafka", brokers, "--listen", addr, "--group-id", prefix,
 			"--config-topic", prefix+"-configs", "--offsets-topic", prefix+"-offsets", "--status-topic", prefix+"-status"))
 	}
-	e2e.StartProc(b, "agent-1", "agent", "--nats", ns.ClientURL(), "--kafka", brokers, "--id", "agent-1",
+	e2e.StartProc(b, "agent-1", "agent", "--nats", be.NATSURL, "--kafka", brokers, "--id", "agent-1",
 		"--work-dir", b.TempDir(), "--group-id", prefix, "--offsets-topic", prefix+"-offsets")
 	for i, addr := range addrs {
 		e2e.WaitHealthy(b, "http://"+addr, 60*time.Second, coords[i])
