@@ -1,0 +1,346 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Systems under test.
+const (
+	sysSluice  = "sluice"
+	sysConnect = "connect"
+)
+
+// node is one agent (Sluice) or one distributed worker (Kafka Connect).
+type node struct {
+	// id is the worker_id the REST status shows for the node's tasks.
+	id string
+	p  *proc
+	// url is a Connect worker's REST base URL ("" for an agent).
+	url string
+}
+
+// cluster is one running system: for Sluice a NATS server, a coordinator
+// and agents, all separate processes; for Kafka Connect distributed workers
+// of one group. Each cluster has its own prefix: group id, internal topics,
+// connector and topic names.
+type cluster struct {
+	sys    string
+	b      *bench
+	prefix string
+	dir    string
+	// props are extra worker properties (Connect only).
+	props map[string]string
+
+	nats     *proc
+	natsURL  string
+	coord    *proc
+	coordURL string
+	nodes    []*node
+	started  int
+}
+
+// startCluster starts a system with n agents or workers and waits until it
+// is ready: the coordinator healthy and every agent registered, or every
+// worker's REST API answering.
+func (b *bench) startCluster(sys, label string, n int, props map[string]string) (*cluster, error) {
+	b.clusters++
+	prefix := fmt.Sprintf("%s-%s-%s-%d", b.runID, sys, label, b.clusters)
+	dir := filepath.Join(b.tmp, prefix)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	c := &cluster{sys: sys, b: b, prefix: prefix, dir: dir, props: props}
+	if sys == sysSluice {
+		if err := c.startSluiceControl(); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	var pending []*node
+	for range n {
+		nd, err := c.launchNode()
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		pending = append(pending, nd)
+	}
+	for _, nd := range pending {
+		if err := c.waitNode(nd); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// startSluiceControl starts the NATS server (this program, re-executed as
+// `benchrun nats`) and the coordinator, with Sluice's default flags.
+func (c *cluster) startSluiceControl() error {
+	natsAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	c.nats, err = startProc(c.dir, "nats", c.b.self, []string{"nats", natsAddr, filepath.Join(c.dir, "jetstream")}, nil)
+	if err != nil {
+		return err
+	}
+	c.natsURL = "nats://" + natsAddr
+	if err := waitFor(30*time.Second, "NATS server on "+natsAddr, func() (bool, string) {
+		if !c.nats.running() {
+			return false, "exited: " + c.nats.tail(10)
+		}
+		conn, err := net.DialTimeout("tcp", natsAddr, time.Second)
+		if err != nil {
+			return false, err.Error()
+		}
+		conn.Close()
+		return true, ""
+	}); err != nil {
+		return err
+	}
+	listen, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	c.coordURL = "http://" + listen
+	c.coord, err = startProc(c.dir, "coordinator", c.b.sluiceBin, []string{"coordinator",
+		"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen,
+		"--group-id", c.prefix,
+		"--config-topic", c.prefix + "-configs",
+		"--offsets-topic", c.prefix + "-offsets",
+		"--status-topic", c.prefix + "-status",
+	}, nil)
+	if err != nil {
+		return err
+	}
+	return waitFor(60*time.Second, "coordinator GET /health = 200", func() (bool, string) {
+		if !c.coord.running() {
+			return false, "coordinator exited:\n" + c.coord.tail(20)
+		}
+		code, _, err := httpDo(http.MethodGet, c.coordURL+"/health", nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		return code == http.StatusOK, fmt.Sprintf("GET /health: %d", code)
+	})
+}
+
+// launchNode starts one more agent or worker without waiting for it.
+func (c *cluster) launchNode() (*node, error) {
+	c.started++
+	if c.sys == sysSluice {
+		id := fmt.Sprintf("agent-%d", c.started)
+		p, err := startProc(c.dir, id, c.b.sluiceBin, []string{"agent",
+			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id,
+			"--work-dir", c.dir,
+			"--group-id", c.prefix,
+			"--offsets-topic", c.prefix + "-offsets",
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		nd := &node{id: id, p: p}
+		c.nodes = append(c.nodes, nd)
+		return nd, nil
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("worker-%d", c.started)
+	propsPath := filepath.Join(c.dir, name+".properties")
+	if err := os.WriteFile(propsPath, []byte(c.workerProps(addr)), 0o644); err != nil {
+		return nil, err
+	}
+	args := append(append([]string{}, connectJVMOpts...),
+		"-Dlog4j2.configurationFile="+filepath.Join(c.b.root, "deploy", "connect", "log4j2.properties"),
+		"-cp", filepath.Join(c.b.connectCache, "*"),
+		"org.apache.kafka.connect.cli.ConnectDistributed", propsPath)
+	p, err := startProc(c.dir, name, c.b.java, args, nil)
+	if err != nil {
+		return nil, err
+	}
+	nd := &node{id: addr, p: p, url: "http://" + addr}
+	c.nodes = append(c.nodes, nd)
+	return nd, nil
+}
+
+// connectJVMOpts are the worker JVM's options: the heap the issue names
+// (-Xmx1g) and otherwise what bin/connect-distributed.sh gives a user
+// (kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS).
+var connectJVMOpts = []string{
+	"-Xmx1g",
+	"-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+	"-XX:+ExplicitGCInvokesConcurrent", "-XX:MaxInlineLevel=15", "-Djava.awt.headless=true",
+}
+
+// workerProps is a Connect worker's configuration: only what a worker
+// needs to run on one broker (replication factor 1), the converter Sluice
+// uses by default, and the REST listener; everything else is Connect's
+// default (offset.flush.interval.ms=60000, scheduled.rebalance.max.delay.ms
+// =300000, …) unless the cluster was given props.
+func (c *cluster) workerProps(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	props := map[string]string{
+		"bootstrap.servers":                 c.b.brokers,
+		"group.id":                          c.prefix,
+		"key.converter":                     "org.apache.kafka.connect.storage.StringConverter",
+		"value.converter":                   "org.apache.kafka.connect.storage.StringConverter",
+		"config.storage.topic":              c.prefix + "-configs",
+		"offset.storage.topic":              c.prefix + "-offsets",
+		"status.storage.topic":              c.prefix + "-status",
+		"config.storage.replication.factor": "1",
+		"offset.storage.replication.factor": "1",
+		"status.storage.replication.factor": "1",
+		"listeners":                         "http://" + addr,
+		"rest.advertised.host.name":         host,
+		"rest.advertised.port":              port,
+	}
+	for k, v := range c.props {
+		props[k] = v
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	sb.WriteString("# Written by tests/benchrun.\n")
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "%s=%s\n", k, props[k])
+	}
+	return sb.String()
+}
+
+// waitNode waits until an agent registered with the coordinator, or a
+// worker's GET / and GET /connectors answer 200.
+func (c *cluster) waitNode(nd *node) error {
+	if c.sys == sysSluice {
+		return waitFor(60*time.Second, nd.id+" registered", func() (bool, string) {
+			if !nd.p.running() {
+				return false, nd.id + " exited:\n" + nd.p.tail(20)
+			}
+			if !c.coord.running() {
+				return false, "coordinator exited:\n" + c.coord.tail(20)
+			}
+			return c.coord.countLog(0, `msg="agent registered"`, "agent="+nd.id+" ") > 0, "not registered yet"
+		})
+	}
+	return waitFor(180*time.Second, "Connect worker "+nd.url+" ready", func() (bool, string) {
+		if !nd.p.running() {
+			return false, "worker exited:\n" + nd.p.tail(30)
+		}
+		for _, path := range []string{"/", "/connectors"} {
+			code, _, err := httpDo(http.MethodGet, nd.url+path, nil)
+			if err != nil {
+				return false, err.Error()
+			}
+			if code != http.StatusOK {
+				return false, fmt.Sprintf("GET %s: %d", path, code)
+			}
+		}
+		return true, ""
+	})
+}
+
+// addNode starts one more agent or worker and waits until it is ready.
+func (c *cluster) addNode() (*node, error) {
+	nd, err := c.launchNode()
+	if err != nil {
+		return nil, err
+	}
+	return nd, c.waitNode(nd)
+}
+
+// alive returns the nodes that still run.
+func (c *cluster) alive() []*node {
+	var out []*node
+	for _, nd := range c.nodes {
+		if nd.p.running() {
+			out = append(out, nd)
+		}
+	}
+	return out
+}
+
+// url is the REST base URL: the coordinator's, or the first live worker's.
+func (c *cluster) url() string {
+	if c.sys == sysSluice {
+		return c.coordURL
+	}
+	for _, nd := range c.alive() {
+		return nd.url
+	}
+	return "http://127.0.0.1:1" // nothing runs: every call fails
+}
+
+// name prefixes base with the cluster's unique prefix.
+func (c *cluster) name(base string) string { return c.prefix + "-" + base }
+
+// taskStartLine is what a node logs once per task instance it starts.
+func (c *cluster) taskStartLine() string {
+	if c.sys == sysSluice {
+		return `msg="task started"`
+	}
+	return "Creating task " // org.apache.kafka.connect.runtime.Worker#startTask
+}
+
+// marks returns every node's current log offset.
+func (c *cluster) marks() map[*node]int64 {
+	m := map[*node]int64{}
+	for _, nd := range c.nodes {
+		m[nd] = nd.p.mark()
+	}
+	return m
+}
+
+// taskStarts counts the task instances the nodes started since marks
+// (nodes without a mark count from their beginning).
+func (c *cluster) taskStarts(marks map[*node]int64) int {
+	n := 0
+	for _, nd := range c.nodes {
+		n += nd.p.countLog(marks[nd], c.taskStartLine())
+	}
+	return n
+}
+
+// control returns the processes besides the nodes (Sluice's NATS server and
+// coordinator).
+func (c *cluster) control() []*proc {
+	var out []*proc
+	for _, p := range []*proc{c.nats, c.coord} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// close kills every process of the cluster. Its topics are deleted at the
+// end of the run (bench.cleanupTopics).
+func (c *cluster) close() {
+	for _, nd := range c.nodes {
+		_ = nd.p.kill()
+	}
+	for _, p := range c.control() {
+		_ = p.kill()
+	}
+}
+
+// freeAddr returns a loopback address whose port was free a moment ago.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}

@@ -1,0 +1,375 @@
+// Command benchrun is `make bench`: it runs the scenarios of issue 9 against
+// Sluice and, with BENCH_PEER=connect, against Apache Kafka Connect 4.4
+// distributed workers on the same broker, prints a table and writes
+// bench/results.json (and bench/results.md).
+//
+// Scenarios (sizes for BENCH_SCALE=default, full in parentheses):
+//
+//  1. offsets: PATCH (10 partitions), GET and DELETE offsets of a stopped
+//     file source, 200 of each, median and p99.
+//  2. lifecycle: create 100 (500) file sources STOPPED, resume all until
+//     RUNNING, stop all, resume all: wall time of each step.
+//  3. worker loss: 2 agents / 2 workers, 20 running file sources; SIGKILL
+//     the node with the most tasks, time until its tasks RUNNING elsewhere;
+//     start another node, count the running tasks stopped or moved.
+//  4. data plane: file source of 200k (1M) lines of 100 bytes to a topic,
+//     file sink of a topic to a file, generator source (Sluice only):
+//     records/s.
+//  5. footprint: RSS of an agent / a worker idle and with 100 running
+//     tasks; coordinator / worker with 1,000 (5,000) connectors.
+//
+// Every process runs on this machine; the broker is the one on BENCH_KAFKA
+// (default 127.0.0.1:9092), which `make bench` starts when none answers.
+// Each system gets its own group ids, internal topics, connector and topic
+// names (prefix bench-<run id>-<system>-…), deleted at the end.
+//
+// Environment: BENCH_PEER (connect or empty), BENCH_SCALE (default, full),
+// BENCH_SCENARIOS (e.g. 1,3; default all), BENCH_RUNS (default 3),
+// BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
+// (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
+// BENCH_KEEP=1 keeps the temp dir (logs) and the topics.
+//
+// `benchrun clean bench-<id>` deletes the topics and groups of a run that
+// was interrupted or kept (BENCH_KEEP=1).
+//
+// `benchrun render FILE` prints the table of a results.json again.
+//
+// `benchrun nats ADDR DIR` is internal: the NATS server (with JetStream in
+// DIR) that a Sluice cluster of the benchmark uses, as its own process so
+// that its memory can be measured.
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sluice-io/sluice/shared/embedded"
+)
+
+// bench is one benchmark run.
+type bench struct {
+	root, tmp, out string
+	self           string
+	sluiceBin      string
+	java           string
+	connectCache   string
+	brokers        string
+	runID          string
+	peer           string
+	full           bool
+	runs           int
+	scenarios      map[string]bool
+	keep           bool
+
+	sizes    sizes
+	kafka    *kafka
+	clusters int
+	rep      report
+}
+
+// sizes are the scale-dependent inputs.
+type sizes struct {
+	lifecycle   int // connectors in scenario 2
+	lines       int // records in scenario 4
+	coordConns  int // connectors in the coordinator footprint
+	footTasks   int // running tasks in the footprint
+	lossConns   int // running connectors in scenario 3
+	latencyOps  int // operations of each kind in scenario 1
+	defaultLoss int // rounds of the Connect-defaults worker loss
+}
+
+func main() {
+	if len(os.Args) == 4 && os.Args[1] == "nats" {
+		runNATS(os.Args[2], os.Args[3])
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "render" {
+		if err := render(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun render:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "clean" {
+		os.Exit(clean(os.Args[2]))
+	}
+	b, err := setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(2)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "benchrun: %v: stopping every process it started\n", s)
+		killAll()
+		os.Exit(130)
+	}()
+	code := b.run()
+	killAll()
+	b.cleanup()
+	os.Exit(code)
+}
+
+// runNATS serves NATS with JetStream until SIGTERM or SIGKILL.
+func runNATS(addr, dir string) {
+	ns, err := embedded.NATS(addr, dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "nats:", err)
+		os.Exit(1)
+	}
+	fmt.Println("nats ready on", ns.ClientURL())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	ns.Shutdown()
+}
+
+// clean deletes the topics and groups of an interrupted or BENCH_KEEP=1
+// run: `benchrun clean bench-<run id>`.
+func clean(runID string) int {
+	if !strings.HasPrefix(runID, "bench-") {
+		fmt.Fprintln(os.Stderr, "benchrun clean: the argument is a run id, bench-<number>")
+		return 2
+	}
+	k, err := dialKafka(envOr("BENCH_KAFKA", "127.0.0.1:9092"), runID+"-clean")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun clean:", err)
+		return 1
+	}
+	defer k.close()
+	n, err := k.deletePrefixed(runID)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun clean:", err)
+		return 1
+	}
+	k.deleteGroupsPrefixed(runID, "connect-"+runID)
+	fmt.Printf("deleted %d topics %s-* and their groups\n", n, runID)
+	return 0
+}
+
+// setup reads the environment, builds the sluice binary and checks the
+// broker and (for the peer) the Connect jars.
+func setup() (*bench, error) {
+	start := time.Now()
+	b := &bench{brokers: envOr("BENCH_KAFKA", "127.0.0.1:9092"), peer: os.Getenv("BENCH_PEER"),
+		full: os.Getenv("BENCH_SCALE") == "full", keep: os.Getenv("BENCH_KEEP") == "1"}
+	if b.peer != "" && b.peer != sysConnect {
+		return nil, fmt.Errorf("BENCH_PEER=%q: the only peer is connect", b.peer)
+	}
+	b.runs = 3
+	if v := os.Getenv("BENCH_RUNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("BENCH_RUNS=%q: want a positive integer", v)
+		}
+		b.runs = n
+	}
+	b.sizes = sizes{lifecycle: 100, lines: 200_000, coordConns: 1000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 1}
+	b.rep.Scale = "default"
+	if b.full {
+		b.sizes = sizes{lifecycle: 500, lines: 1_000_000, coordConns: 5000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 3}
+		b.rep.Scale = "full"
+	}
+	b.scenarios = map[string]bool{}
+	for _, s := range strings.Split(envOr("BENCH_SCENARIOS", "1,2,3,4,5"), ",") {
+		b.scenarios[strings.TrimSpace(s)] = true
+	}
+	b.rep.Peer = map[bool]string{true: sysConnect, false: "none"}[b.peer == sysConnect]
+	b.rep.Started = start.UTC().Format(time.RFC3339)
+	b.runID = fmt.Sprintf("bench-%d", start.Unix()%1_000_000)
+
+	var err error
+	if b.root, err = repoRoot(); err != nil {
+		return nil, err
+	}
+	b.out = envOr("BENCH_OUT", filepath.Join(b.root, "bench", "results.json"))
+	if b.self, err = os.Executable(); err != nil {
+		return nil, err
+	}
+	if b.tmp, err = os.MkdirTemp("", "sluice-bench-"); err != nil {
+		return nil, err
+	}
+	b.logf("run %s: scale %s, peer %s, %d runs, scenarios %s, broker %s, temp dir %s",
+		b.runID, b.rep.Scale, b.rep.Peer, b.runs, envOr("BENCH_SCENARIOS", "1,2,3,4,5"), b.brokers, b.tmp)
+	if b.kafka, err = dialKafka(b.brokers, b.runID+"-bench"); err != nil {
+		return nil, fmt.Errorf("%w (make bench starts one with make kafka-up when none answers on 127.0.0.1:9092)", err)
+	}
+	b.sluiceBin = filepath.Join(b.tmp, "sluice")
+	t0 := time.Now()
+	build := exec.Command("go", "build", "-o", b.sluiceBin, "./cmd/sluice")
+	build.Dir = b.root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build ./cmd/sluice: %v\n%s", err, out)
+	}
+	b.logf("built %s in %v", b.sluiceBin, time.Since(t0).Round(100*time.Millisecond))
+	b.java = "java"
+	if jh := os.Getenv("JAVA_HOME"); jh != "" {
+		b.java = filepath.Join(jh, "bin", "java")
+	}
+	if b.peer == sysConnect {
+		b.connectCache = envOr("CONNECT_CACHE", filepath.Join(b.root, ".cache", "connect-4.4.0"))
+		if _, err := os.Stat(filepath.Join(b.connectCache, ".complete")); err != nil {
+			return nil, fmt.Errorf("no Kafka Connect jars in %s: run CONNECT_JARS_ONLY=1 deploy/connect/connect-up.sh (make bench does)", b.connectCache)
+		}
+	}
+	b.rep.Machine = b.describe()
+	return b, nil
+}
+
+// run runs the chosen scenarios, prints the table and writes the results;
+// it returns the exit code.
+func (b *bench) run() int {
+	start := time.Now()
+	scen := []struct {
+		id   string
+		name string
+		fn   func() error
+	}{
+		{"1", "offsets latency", b.scenarioOffsets},
+		{"2", "lifecycle", b.scenarioLifecycle},
+		{"3", "worker loss", b.scenarioLoss},
+		{"4", "data plane", b.scenarioData},
+		{"5", "footprint", b.scenarioFootprint},
+	}
+	for _, s := range scen {
+		if !b.scenarios[s.id] {
+			continue
+		}
+		t0 := time.Now()
+		b.logf("scenario %s (%s)", s.id, s.name)
+		err := s.fn()
+		killAll() // whatever a failed scenario left running
+		if err != nil {
+			msg := fmt.Sprintf("scenario %s (%s): %v", s.id, s.name, err)
+			b.rep.Errors = append(b.rep.Errors, msg)
+			b.logf("FAILED %s", msg)
+		}
+		b.logf("scenario %s took %v", s.id, time.Since(t0).Round(time.Second))
+	}
+	b.rep.WallSecs = time.Since(start).Seconds()
+	b.computeRatios()
+	fmt.Println()
+	b.writeTable(os.Stdout)
+	for _, e := range b.rep.Errors {
+		fmt.Println("ERROR:", e)
+	}
+	if err := b.write(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun: write results:", err)
+		return 1
+	}
+	b.logf("wrote %s (and .md) after %v", b.out, time.Since(start).Round(time.Second))
+	if len(b.rep.Errors) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// cleanup deletes the run's topics and groups and the temp dir, unless
+// BENCH_KEEP=1 or a scenario failed (then the logs stay for inspection).
+func (b *bench) cleanup() {
+	if b.keep {
+		b.logf("kept %s and the topics %s-*", b.tmp, b.runID)
+		return
+	}
+	if n, err := b.kafka.deletePrefixed(b.runID); err != nil {
+		b.logf("deleting topics %s-*: %v", b.runID, err)
+	} else {
+		b.logf("deleted %d topics %s-*", n, b.runID)
+	}
+	b.kafka.deleteGroupsPrefixed(b.runID, "connect-"+b.runID)
+	b.kafka.close()
+	if len(b.rep.Errors) > 0 {
+		b.logf("logs kept in %s", b.tmp)
+		return
+	}
+	_ = os.RemoveAll(b.tmp)
+}
+
+// describe reads the machine description.
+func (b *bench) describe() machine {
+	m := machine{Cores: runtime.NumCPU(), Go: runtime.Version(), Broker: b.brokers}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+				kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+				m.MemoryGiB = float64(int(kb/(1<<20)*10)) / 10
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if out, err := exec.Command(b.java, "-version").CombinedOutput(); err == nil {
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "Runtime Environment") {
+				m.Java = strings.TrimSpace(l)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(data))
+	}
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m.Load = strings.Join(strings.Fields(string(data))[:3], " ")
+	}
+	return m
+}
+
+// systems are the systems this run measures, Sluice first.
+func (b *bench) systems() []string {
+	if b.peer == sysConnect {
+		return []string{sysSluice, sysConnect}
+	}
+	return []string{sysSluice}
+}
+
+// note adds a remark to the report.
+func (b *bench) note(format string, args ...any) {
+	b.rep.Notes = append(b.rep.Notes, fmt.Sprintf(format, args...))
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s benchrun: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// repoRoot is the directory holding go.work, found from the working
+// directory upwards.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.work above the working directory: run from the repository")
+		}
+		dir = parent
+	}
+}
