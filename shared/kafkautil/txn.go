@@ -123,7 +123,6 @@ func (w *TxnWriter) Usable() bool {
 
 // Close closes the writer's client. It never aborts: an open transaction is
 // aborted by its timeout or by the id's next owner.
-
 func (w *TxnWriter) Close() { w.client.Close() }
 
 // WaitCommitted waits until read_committed readers can see recs, which a

@@ -233,6 +233,7 @@ type testWriter struct {
 	on *atomic.Bool
 }
 
+// Write implements io.Writer.
 func (w testWriter) Write(p []byte) (int, error) {
 	if w.on.Load() {
 		w.t.Log(strings.TrimRight(string(p), "\n"))

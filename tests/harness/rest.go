@@ -36,6 +36,7 @@ func (r Response) Message() string {
 	return m.Message
 }
 
+// String renders the answer for failure messages.
 func (r Response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body) }
 
 // Do sends a request to the coordinator. body may be nil, a string or []byte

@@ -122,8 +122,10 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	return nil
 }
 
+// offsetReader gives a task the committed offsets of its connector.
 type offsetReader struct{ r *sourceRunner }
 
+// Offset implements connect.OffsetReader.
 func (o offsetReader) Offset(ctx context.Context, partition map[string]any) (map[string]any, error) {
 	return o.r.t.cfg.Offsets.Offset(o.r.t.id.Connector, partition), nil
 }

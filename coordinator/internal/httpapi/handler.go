@@ -76,6 +76,7 @@ type handler struct {
 	mux *http.ServeMux
 }
 
+// ServeHTTP implements http.Handler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := h.mux.Handler(r); pattern != "" {
 		h.mux.ServeHTTP(w, r)
@@ -136,14 +137,17 @@ type recorder struct {
 	body   bytes.Buffer
 }
 
+// Header implements http.ResponseWriter.
 func (r *recorder) Header() http.Header { return r.header }
 
+// WriteHeader implements http.ResponseWriter; the first status wins.
 func (r *recorder) WriteHeader(status int) {
 	if r.status == 0 {
 		r.status = status
 	}
 }
 
+// Write implements http.ResponseWriter.
 func (r *recorder) Write(b []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
 	return r.body.Write(b)
