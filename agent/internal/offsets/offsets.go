@@ -70,6 +70,13 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
 	defer w.Close()
+	// Take the epoch now, right after the fence: a writer that took it
+	// lazily at its first write, after a pause, could fence whoever took
+	// the id since (the task that resumed when the coordinator moved on).
+	if _, _, err := w.Client().ProducerID(ctx); err != nil {
+		e.log.Error("offsets: initialising the writer failed", "connector", req.Connector, "err", err)
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+	}
 	recs := make([]*kgo.Record, len(req.Writes))
 	for i, wr := range req.Writes {
 		r := &kgo.Record{Topic: req.Topic, Key: []byte(wr.Key)}

@@ -14,16 +14,8 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
+	"github.com/sluice-io/sluice/shared/records"
 )
-
-// SinkGroupID is the consumer group of a sink connector: connect-<name>,
-// unless consumer.override.group.id says otherwise (as in Kafka Connect).
-func SinkGroupID(connector string, props map[string]string) string {
-	if g := props["consumer.override.group.id"]; g != "" {
-		return g
-	}
-	return "connect-" + connector
-}
 
 // sinkRunner drives a SinkTask: poll → convert → Put, and at each flush:
 // Flush the task, then commit the consumed offsets in the group. Rebalances
@@ -62,7 +54,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 	cc := r.t.assignment.ConnectorConfig
 	opts := append([]kgo.Opt{}, r.t.cfg.KafkaOpts...)
 	opts = append(opts,
-		kgo.ConsumerGroup(SinkGroupID(r.t.id.Connector, cc)),
+		kgo.ConsumerGroup(records.SinkGroupID(r.t.id.Connector, cc)),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -165,6 +157,10 @@ func (r *sinkRunner) step(ctx context.Context) error {
 		batch = append(batch, sr)
 	})
 	if convErr != nil {
+		// The batch was polled but not delivered: never commit its offsets.
+		r.mu.Lock()
+		r.putFailed = true
+		r.mu.Unlock()
 		return convErr
 	}
 	r.mu.Lock()

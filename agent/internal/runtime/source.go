@@ -67,11 +67,6 @@ func newSourceRunner(t *task, st connect.SourceTask) (*sourceRunner, error) {
 	return &sourceRunner{t: t, task: st, keyConv: kc, valConv: vc, known: map[string]bool{}, pending: map[string]connect.Offset{}}, nil
 }
 
-// TransactionalID is a source task's transactional id: <group>-<connector>-<task>.
-func TransactionalID(groupID, connector string, task int) string {
-	return fmt.Sprintf("%s-%s-%d", groupID, connector, task)
-}
-
 func (r *sourceRunner) open(ctx context.Context) error {
 	cfg := r.t.cfg
 	p, err := kgo.NewClient(append(append([]kgo.Opt{}, cfg.KafkaOpts...),
@@ -82,7 +77,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		return fmt.Errorf("producer: %w", err)
 	}
 	r.plain, r.producer, r.admin = p, p, kadm.NewClient(p)
-	txnID := TransactionalID(cfg.GroupID, r.t.id.Connector, r.t.id.Task)
+	txnID := records.TransactionalID(cfg.GroupID, r.t.id.Connector, r.t.id.Task)
 	// Fence first: a previous owner of this task may still be alive. Once
 	// fenced it cannot commit, so the offsets read next are final.
 	if err := kafkautil.Fence(ctx, p, txnID); err != nil {

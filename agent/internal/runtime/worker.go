@@ -53,7 +53,11 @@ type Config struct {
 
 // Worker runs tasks.
 type Worker struct {
-	cfg   Config
+	cfg Config
+	// cmdMu runs assign and revoke commands one at a time: a revoke that
+	// confirmed a task stopped must not be followed by an assignment that
+	// was already under way starting it again.
+	cmdMu sync.Mutex
 	mu    sync.Mutex
 	tasks map[v1.TaskID]*task
 }
@@ -75,7 +79,15 @@ func NewWorker(cfg Config) *Worker {
 // Assign starts tasks, restarts those whose generation changed, and applies
 // the paused flag to the others.
 func (w *Worker) Assign(ctx context.Context, assignments []v1.TaskAssignment) {
+	w.cmdMu.Lock()
+	defer w.cmdMu.Unlock()
 	for _, a := range assignments {
+		if ctx.Err() != nil {
+			// The coordinator stopped waiting (this agent may have been
+			// paused past its lease and the task moved): starting it now
+			// would fence its new owner. The next heartbeat decides.
+			return
+		}
 		w.mu.Lock()
 		t := w.tasks[a.ID]
 		w.mu.Unlock()
@@ -99,6 +111,8 @@ func (w *Worker) Assign(ctx context.Context, assignments []v1.TaskAssignment) {
 // Revoke stops tasks and returns once each stopped, committed its offsets
 // and closed its clients, or ctx ended. Unknown tasks count as stopped.
 func (w *Worker) Revoke(ctx context.Context, ids []v1.TaskID) (stopped []v1.TaskID, failed []string) {
+	w.cmdMu.Lock()
+	defer w.cmdMu.Unlock()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for _, id := range ids {

@@ -71,8 +71,8 @@ type sourceSnapshot map[string]map[string]any
 func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets) error {
 	c := store.Connector{Name: name, Config: config}
 	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
-		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: transactionalID(h.cfg.GroupID, name, 0)}
-	group := SinkGroupID(name, config)
+		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}
+	group := records.SinkGroupID(name, config)
 	if in.kind == connect.KindSink {
 		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = v1.TypeSink, group, nil, "", ""
 	}

@@ -149,6 +149,10 @@ func (h *Herder) revokeLeadership(term int64) {
 	if l.writer != nil {
 		l.writer.Close()
 	}
+	h.mu.Lock()
+	h.agents = map[string]*agentInfo{}
+	h.placed = map[v1.TaskID]*placement{}
+	h.mu.Unlock()
 	h.term.CompareAndSwap(term, 0)
 	h.log.Info("no longer leading", "term", term)
 }

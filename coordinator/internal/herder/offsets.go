@@ -3,7 +3,6 @@ package herder
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"sync"
@@ -31,14 +30,6 @@ const (
 	notStoppedTemplate = "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/%s/stop' endpoint"
 )
 
-// SinkGroupID is a sink connector's consumer group, as Kafka Connect names it.
-func SinkGroupID(name string, props map[string]string) string {
-	if g := props["consumer.override.group.id"]; g != "" {
-		return g
-	}
-	return "connect-" + name
-}
-
 // GetOffsets answers GET /connectors/{name}/offsets.
 func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error) {
 	c, ok := h.configs.State.Get(name)
@@ -47,7 +38,7 @@ func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffse
 	}
 	switch h.connectorType(c.Config) {
 	case v1.TypeSink:
-		return h.sinkOffsets(ctx, name, SinkGroupID(name, c.Config))
+		return h.sinkOffsets(ctx, name, records.SinkGroupID(name, c.Config))
 	case v1.TypeSource:
 		if err := h.offsets.ReadToEnd(ctx); err != nil {
 			h.log.Error("reading the offsets topic failed", "connector", name, "err", err)
@@ -185,9 +176,9 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 			return false, err
 		}
 		req.Type, req.Writes, req.Topic, hookOffsets = v1.TypeSource, writes, h.cfg.OffsetsTopic, hook
-		req.FenceIDs, req.TxnID = h.fenceIDs(name, c), transactionalID(h.cfg.GroupID, name, 0)
+		req.FenceIDs, req.TxnID = h.fenceIDs(name, c), records.TransactionalID(h.cfg.GroupID, name, 0)
 	case connect.KindSink:
-		req.Type, req.Group = v1.TypeSink, SinkGroupID(name, c.Config)
+		req.Type, req.Group = v1.TypeSink, records.SinkGroupID(name, c.Config)
 		if op == v1.OffsetsOpAlter {
 			parsed, err := offsetval.Sink(entries)
 			if err != nil {
@@ -300,13 +291,9 @@ func (h *Herder) fenceIDs(name string, c store.Connector) []string {
 	}
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = transactionalID(h.cfg.GroupID, name, i)
+		ids[i] = records.TransactionalID(h.cfg.GroupID, name, i)
 	}
 	return ids
-}
-
-func transactionalID(group, connector string, task int) string {
-	return fmt.Sprintf("%s-%s-%d", group, connector, task)
 }
 
 // awaitTasksStopped waits, up to the task shutdown timeout, until every
@@ -408,7 +395,10 @@ const offsetsCallTimeout = 60 * time.Second
 // retrying is safe, as every offsets operation is idempotent (fence, then
 // one transaction; or group commits of fixed values).
 func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.OffsetsRequest) error {
-	octx, cancel := context.WithTimeout(ctx, offsetsCallTimeout)
+	// The deadline travels to the agent: bounded by the agent lease, an
+	// agent paused past it finds its request expired when it wakes, so it
+	// cannot write after the operation moved to another agent.
+	octx, cancel := context.WithTimeout(ctx, min(offsetsCallTimeout, h.cfg.AgentLease))
 	defer cancel()
 	lost := make(chan struct{})
 	go func() {
@@ -435,6 +425,11 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.Offset
 	case <-lost:
 		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)
 	default:
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
+		// The agent did not answer within its deadline, which it was sent:
+		// past it the agent cannot commit, so another agent may take over.
+		return v1.Errorf(v1.CodeUnavailable, "agent %s did not answer in time", agent)
 	}
 	return err
 }

@@ -247,9 +247,13 @@ func (h *Herder) writeTaskStatuses(ctx context.Context, unassigned, removed []v1
 		if st, ok := h.statuses.State.Task(id.Connector, id.Task); ok && st.State == v1.StateUnassigned {
 			continue
 		}
-		h.mu.Lock()
-		gen := h.gen
-		h.mu.Unlock()
+		// Keep the task's own generation: a cluster-wide one would be
+		// higher than the generation its agent reports when it comes back
+		// and adopts it, and that report would then be ignored.
+		var gen int64
+		if st, ok := h.statuses.State.Task(id.Connector, id.Task); ok {
+			gen = st.Generation
+		}
 		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, "", h.cfg.WorkerID, gen)})
 	}
 	for _, id := range removed {
