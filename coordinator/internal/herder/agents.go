@@ -32,8 +32,6 @@ type placement struct {
 	generation int64
 	hash       string
 	paused     bool
-	// confirmed is set once the agent reported this generation.
-	confirmed bool
 }
 
 // serveAgents serves the leader-only endpoints on the subjects of term: a
@@ -130,12 +128,10 @@ func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 		switch {
 		case p == nil:
 			// Adopt: a restarted coordinator learns where tasks run.
-			h.placed[t.ID] = &placement{agent: a.id, generation: t.Generation, hash: t.ConfigHash, confirmed: true}
-		case p.agent == a.id && p.generation == t.Generation:
-			p.confirmed = true
-			if p.hash == "" {
-				p.hash = t.ConfigHash
-			}
+			h.placed[t.ID] = &placement{agent: a.id, generation: t.Generation, hash: t.ConfigHash}
+		case p.agent == a.id && p.generation == t.Generation && p.hash == "":
+			// Adopted from the status topic: the agent now says which config it runs.
+			p.hash = t.ConfigHash
 		}
 	}
 	h.mu.Unlock()

@@ -188,10 +188,25 @@ func (h *Herder) Stop(ctx context.Context) error {
 
 // lock serialises requests on one connector.
 func (h *Herder) lock(name string) func() {
-	m, _ := h.locks.LoadOrStore(name, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
+	mu := h.mutex(name)
 	mu.Lock()
 	return mu.Unlock
+}
+
+// tryLock takes a connector's lock if it is free. The reconcile loop uses
+// it: a request holding the lock for long (a create rolling back) must not
+// stop the loop, which also notices lost agents.
+func (h *Herder) tryLock(name string) (func(), bool) {
+	mu := h.mutex(name)
+	if !mu.TryLock() {
+		return nil, false
+	}
+	return mu.Unlock, true
+}
+
+func (h *Herder) mutex(name string) *sync.Mutex {
+	m, _ := h.locks.LoadOrStore(name, &sync.Mutex{})
+	return m.(*sync.Mutex)
 }
 
 // trigger asks the reconcile loop for a pass.

@@ -351,7 +351,10 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (stor
 		}
 		return c, false
 	}
-	unlock := h.lock(c.Name)
+	unlock, ok := h.tryLock(c.Name)
+	if !ok {
+		return c, true // a request holds the connector: the next pass retries
+	}
 	defer unlock()
 	// Re-check under the lock: a stop or delete may have landed meanwhile.
 	cur, ok := h.configs.State.Get(c.Name)

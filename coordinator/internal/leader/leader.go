@@ -50,7 +50,6 @@ type Elector struct {
 
 	mu      sync.Mutex
 	current v1.LeaderLease
-	changed chan struct{}
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -76,7 +75,7 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Dur
 // New makes an elector for this process, identified by id and reachable at
 // url (its REST address, where followers forward writes).
 func New(kv jetstream.KeyValue, id, url string, ttl time.Duration, cb Callbacks, log *slog.Logger) *Elector {
-	return &Elector{kv: kv, self: v1.LeaderLease{ID: id, URL: url}, ttl: ttl, cb: cb, log: log, changed: make(chan struct{})}
+	return &Elector{kv: kv, self: v1.LeaderLease{ID: id, URL: url}, ttl: ttl, cb: cb, log: log}
 }
 
 // Start campaigns in the background until Stop.
@@ -123,22 +122,10 @@ func (e *Elector) Confirm(ctx context.Context, term int64) bool {
 	return json.Unmarshal(entry.Value(), &l) == nil && l.ID == e.self.ID && l.Term == term
 }
 
-// Changed returns a channel closed at the next change of Current.
-func (e *Elector) Changed() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.changed
-}
-
 func (e *Elector) setCurrent(l v1.LeaderLease) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if l == e.current {
-		return
-	}
 	e.current = l
-	close(e.changed)
-	e.changed = make(chan struct{})
 }
 
 func (e *Elector) run(ctx context.Context) {
