@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -28,28 +27,6 @@ func fileSrc(file string, pos int) map[string]any {
 	return map[string]any{"partition": map[string]any{"filename": file}, "offset": map[string]any{"position": pos}}
 }
 
-// canonOffsets renders offsets entries as sorted compact JSON.
-func canonOffsets(t testing.TB, entries []map[string]any) string {
-	t.Helper()
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		b, _ = json.Marshal(m)
-		out = append(out, string(b))
-	}
-	sort.Strings(out)
-	return "[" + strings.Join(out, ",") + "]"
-}
-
 // offsetsOf is GET /connectors/{name}/offsets, canonical.
 func (c *Cluster) offsetsOf(name string) string {
 	c.T.Helper()
@@ -57,7 +34,7 @@ func (c *Cluster) offsetsOf(name string) string {
 		Offsets []map[string]any `json:"offsets"`
 	}
 	c.Must(http.StatusOK, http.MethodGet, "/connectors/"+name+"/offsets", nil).JSON(c.T, &body)
-	return canonOffsets(c.T, body.Offsets)
+	return harness.CanonOffsets(c.T, body.Offsets)
 }
 
 // nameOffsets reads the offsets stored under a name with no connector: a
@@ -103,7 +80,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_state": "STOPPED"})
 	c.Must(http.StatusOK, http.MethodPatch, "/connectors/"+name+"/offsets", map[string]any{"offsets": previous})
 	c.Must(http.StatusNoContent, http.MethodDelete, "/connectors/"+name, nil)
-	want := canonOffsets(t, previous)
+	want := harness.CanonOffsets(t, previous)
 	if got := c.nameOffsets(name, config); got != want {
 		t.Fatalf("seeded offsets %s, want %s", got, want)
 	}
@@ -163,7 +140,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	if got := c.Do(http.MethodGet, "/connectors/"+name, nil); got.Status != http.StatusOK {
 		t.Fatalf("the connector does not exist after the create: %s", got)
 	}
-	if got, want := c.offsetsOf(name), canonOffsets(t, initial); got != want {
+	if got, want := c.offsetsOf(name), harness.CanonOffsets(t, initial); got != want {
 		t.Fatalf("offsets under %s after the create: %s, want exactly the initial %s", name, got, want)
 	}
 }
@@ -227,7 +204,7 @@ func TestCreateOffsetsCLI(t *testing.T) {
 		s, ok := c.Status(name)
 		return ok && s.Connector.State == "STOPPED" && len(s.Tasks) == 0, fmt.Sprintf("status %+v", s)
 	})
-	if got, want := c.offsetsOf(name), canonOffsets(t, []map[string]any{fileSrc("cli.txt", 14)}); got != want {
+	if got, want := c.offsetsOf(name), harness.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 14)}); got != want {
 		t.Fatalf("offsets %s, want %s", got, want)
 	}
 
@@ -235,7 +212,7 @@ func TestCreateOffsetsCLI(t *testing.T) {
 		t.Fatalf("sluice connectors resume: exit %d: %s", code, stderr)
 	}
 	c.WaitRunning(name, 1)
-	end := canonOffsets(t, []map[string]any{fileSrc("cli.txt", 28)})
+	end := harness.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 28)})
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
 		var got []string
 		for _, r := range c.ReadTopic(topic) {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -75,31 +73,6 @@ func coCreated(t testing.TB, r harness.Response, name string, config map[string]
 	wantJSON(t, r, http.StatusCreated, string(want))
 }
 
-// coCanon renders offset entries canonically: each entry as compact JSON,
-// sorted, so two lists compare as strings whatever their order.
-func coCanon(t testing.TB, entries []map[string]any) string {
-	t.Helper()
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		// Through JSON and back with UseNumber, so 30 and json.Number("30")
-		// render alike.
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		b, _ = json.Marshal(m)
-		out = append(out, string(b))
-	}
-	sort.Strings(out)
-	return "[" + strings.Join(out, ",") + "]"
-}
-
 // coOffsets is GET /connectors/{name}/offsets (which must answer 200),
 // canonical.
 func coOffsets(c *harness.Cluster, name string) string {
@@ -108,13 +81,13 @@ func coOffsets(c *harness.Cluster, name string) string {
 		Offsets []map[string]any `json:"offsets"`
 	}
 	c.Must(http.StatusOK, "GET", "/connectors/"+name+"/offsets", nil).JSON(c.T, &body)
-	return coCanon(c.T, body.Offsets)
+	return harness.CanonOffsets(c.T, body.Offsets)
 }
 
 // coWantOffsets fails unless connector name's offsets are exactly want.
 func coWantOffsets(c *harness.Cluster, name string, want ...map[string]any) {
 	c.T.Helper()
-	if got, exp := coOffsets(c, name), coCanon(c.T, want); got != exp {
+	if got, exp := coOffsets(c, name), harness.CanonOffsets(c.T, want); got != exp {
 		c.T.Fatalf("offsets of %s:\n got  %s\n want %s", name, got, exp)
 	}
 }
@@ -135,7 +108,7 @@ func coNameOffsets(c *harness.Cluster, name string, config map[string]string) st
 // exactly want.
 func coWantNameOffsets(c *harness.Cluster, name string, config map[string]string, want ...map[string]any) {
 	c.T.Helper()
-	if got, exp := coNameOffsets(c, name, config), coCanon(c.T, want); got != exp {
+	if got, exp := coNameOffsets(c, name, config), harness.CanonOffsets(c.T, want); got != exp {
 		c.T.Fatalf("offsets under the name %s:\n got  %s\n want %s", name, got, exp)
 	}
 }
@@ -200,7 +173,7 @@ func coBytes(lines []string) int {
 // its end), so nothing more can come.
 func coWaitTopic(c *harness.Cluster, name, topic string, want []string, offsets ...map[string]any) {
 	c.T.Helper()
-	exp := coCanon(c.T, offsets)
+	exp := harness.CanonOffsets(c.T, offsets)
 	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		off := coOffsets(c, name)
 		var got []string
@@ -216,7 +189,7 @@ func coWaitTopic(c *harness.Cluster, name, topic string, want []string, offsets 
 // topic partition 0 and its file holds exactly want.
 func coWaitSinkFile(c *harness.Cluster, name, topic string, end int, path string, want []string) {
 	c.T.Helper()
-	exp := coCanon(c.T, []map[string]any{coSink(topic, 0, end)})
+	exp := harness.CanonOffsets(c.T, []map[string]any{coSink(topic, 0, end)})
 	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		off := coOffsets(c, name)
 		data, _ := os.ReadFile(path)
