@@ -55,7 +55,8 @@ func (c *leaderCluster) others(i int) []int {
 //     SIGKILL in the middle of a stream of creates and offset PATCHes sent
 //     round-robin through the coordinators: every request either succeeded
 //     and its effect is visible through every surviving coordinator, or
-//     failed with an error (409 or 5xx) and had no effect;
+//     failed with an error (409 or 5xx) and had no effect, or was answered
+//     as forwarded to the leader as it died (outcome unknown, reported);
 //  4. a new leader is elected (another id, a higher term) and no task is
 //     restarted by the change: no new "task started" line, the same
 //     worker_id, every line delivered exactly once.
@@ -236,11 +237,16 @@ func (s *writeStream) stop() []streamReq {
 	return append([]streamReq(nil), s.reqs...)
 }
 
+// forwardIOError begins a follower's answer to a write its leader received
+// but died before answering (Kafka Connect's forwarding failure).
+const forwardIOError = "IO Error trying to forward REST request: "
+
 // checkWriteStream checks every request of a stream against what every
 // running coordinator shows afterwards: a success must be visible
 // everywhere, an error answer (409, 5xx) or a refused connection must have
 // had no effect. A request whose connection broke when its coordinator was
-// killed has an unknown outcome; it is only reported. All coordinators must
+// killed, or that a follower forwarded to the leader as it was killed (the
+// follower says so), has an unknown outcome; it is only reported. All coordinators must
 // agree.
 func checkWriteStream(t *testing.T, c *leaderCluster, reqs []streamReq, target string, killedAt time.Time) {
 	t.Helper()
@@ -294,6 +300,11 @@ func checkWriteStream(t *testing.T, c *leaderCluster, reqs []streamReq, target s
 			if !seen {
 				t.Errorf("request succeeded but its effect is not visible: %s", r)
 			}
+		case r.Err == nil && r.Resp.Status == http.StatusInternalServerError && strings.HasPrefix(r.Resp.Message(), forwardIOError):
+			// The follower forwarded it and the leader died before it
+			// answered: the follower says the outcome is unknown.
+			class = "500 forwarded, outcome unknown"
+			ambiguous = append(ambiguous, fmt.Sprintf("%s → effect visible: %v", r, seen))
 		case r.Err == nil && (r.Resp.Status == http.StatusConflict || r.Resp.Status >= 500):
 			class = fmt.Sprintf("%d %s", r.Resp.Status, r.Resp.Message())
 			if seen {

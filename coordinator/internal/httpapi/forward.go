@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -94,12 +97,32 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 				}
 				return nil
 			},
-			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
-				// The leader named by the lease does not answer: it may have
-				// just died, and its lease not yet expired.
-				writeError(w, &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader})
+			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+				writeError(w, forwardError(lease.URL, err))
 			},
 		}
 		proxy.ServeHTTP(w, r)
 	})
 }
+
+// forwardError is the answer to a write whose forwarding to the leader at
+// url failed with err.
+//
+// When no connection could be made, the leader never saw the request: it
+// has just died and its lease has not yet expired, so the answer is Kafka
+// Connect's 409 "no known leader", safe to retry. Any later failure (the
+// leader died or dropped the connection after the request was sent) leaves
+// the outcome unknown: the leader may have applied the write before it
+// died. Claiming a failure would be a lie, so the answer is Kafka Connect's
+// 500 for a failed forward, saying that the request may have been applied.
+func forwardError(url string, err error) *v1.Error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader}
+	}
+	return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("%s%v. The leader at %s may have applied the request before it failed: check the result before retrying.", msgForwardIOError, err, url)}
+}
+
+// msgForwardIOError begins Kafka Connect's message for a forward that failed
+// in transit.
+const msgForwardIOError = "IO Error trying to forward REST request: "
