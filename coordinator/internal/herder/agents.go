@@ -136,9 +136,14 @@ func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	}
 	h.mu.Unlock()
 	h.trigger()
+	// One write for the whole report: an agent whose hundred tasks all
+	// changed state (a resume, a restart) costs one status-topic write, not
+	// a hundred in a row while other agents' heartbeats wait.
+	var recs []records.Record
 	for _, t := range r.Tasks {
-		h.recordTaskStatus(r.AgentID, t.ID, t.Generation, t.State, t.Trace, nil)
+		recs = append(recs, h.taskStatusRecords(r.AgentID, t.ID, t.Generation, t.State, t.Trace, nil)...)
 	}
+	h.writeStatus(recs, "agent", r.AgentID)
 	return true
 }
 
@@ -154,15 +159,20 @@ func (h *Herder) statusEndpoint(ctx context.Context, req any) (any, error) {
 // recordTaskStatus writes an agent's report of a task to the status topic,
 // unless it comes from an owner or generation that is no longer current.
 func (h *Herder) recordTaskStatus(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) {
+	h.writeStatus(h.taskStatusRecords(agent, id, gen, state, trace, topics), "task", id.String())
+}
+
+// taskStatusRecords returns the status-topic records that an agent's report
+// of a task calls for: none when the report comes from an owner or
+// generation that is no longer current, or says nothing new.
+func (h *Herder) taskStatusRecords(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) []records.Record {
 	h.mu.Lock()
 	p := h.placed[id]
 	current := p != nil && p.agent == agent && p.generation == gen
 	h.mu.Unlock()
 	if !current {
-		return
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var recs []records.Record
 	if st, ok := h.statuses.State.Task(id.Connector, id.Task); !ok || st.State != state || st.Trace != trace || st.WorkerID != agent || st.Generation != gen {
 		if state != "" && state != v1.StateUnassigned {
@@ -180,8 +190,19 @@ func (h *Herder) recordTaskStatus(agent string, id v1.TaskID, gen int64, state, 
 			})})
 		}
 	}
+	return recs
+}
+
+// writeStatus writes recs to the status topic; a failure is logged with
+// whose report it was (the next report that differs writes again).
+func (h *Herder) writeStatus(recs []records.Record, kind, who string) {
+	if len(recs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if err := h.statuses.Write(ctx, recs...); err != nil {
-		h.log.Warn("status write failed", "task", id.String(), "err", err)
+		h.log.Warn("status write failed", kind, who, "err", err)
 	}
 }
 
