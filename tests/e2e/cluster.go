@@ -336,20 +336,3 @@ func (c *Cluster) StartLines(marks map[string]Mark) string {
 	}
 	return s
 }
-
-// Consistently checks cond every 50ms for the whole of d and fails the
-// test the first time it does not hold. It is for asserting that something
-// does not happen (a task restart) within a window in which it would.
-func Consistently(t testing.TB, d time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if ok, why := cond(); !ok {
-			t.Fatal(why)
-		}
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}

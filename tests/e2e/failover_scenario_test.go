@@ -100,7 +100,7 @@ func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	// Its reports carry an older generation: the status stays the
 	// successor's, RUNNING, while the zombie's reports come in and its
 	// tasks are revoked.
-	Consistently(t, 2*time.Second, func() (bool, string) {
+	harness.Consistently(t, 2*time.Second, func() (bool, string) {
 		got := c.Placement(name)
 		return maps.Equal(got, placed), fmt.Sprintf("task statuses %v after %s came back, want %v (the successors, RUNNING)", got, zombie.Name(), placed)
 	})

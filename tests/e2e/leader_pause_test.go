@@ -151,7 +151,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	agentMarks = c.Marks()
 	// A bounded wait past the agent lease: long enough for the old
 	// leader's reconcile loop to act had it not stepped down.
-	Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
+	harness.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
 		for _, name := range []string{src, sink} {
 			s, ok := c.Status(ni, name)
 			if !ok || len(s.Tasks) != 1 || s.Tasks[0].State != "RUNNING" || s.Tasks[0].WorkerID != placed[name+"-0"] {

@@ -119,7 +119,7 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 
 	// The tasks kept running where they were, through the leader change.
 	c.WaitAgentsRegistered(0, lease2.Term, 30*time.Second)
-	Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
+	harness.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
 		for _, name := range []string{src, sink} {
 			s, ok := c.Status(ni, name)
 			if !ok || len(s.Tasks) != 1 || s.Tasks[0].State != "RUNNING" || s.Tasks[0].WorkerID != placed[name+"-0"] {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestEndToEndCoordinatorAndAgentRestartsLoseNothing runs a coordinator and
@@ -91,7 +93,7 @@ func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 	waitDelivered(t, out, w, w.Count(), false)
 	// Reconciliation runs every lease/4; give it a few passes to restart
 	// something it should not.
-	Consistently(t, 2*time.Second, func() (bool, string) {
+	harness.Consistently(t, 2*time.Second, func() (bool, string) {
 		starts := c.TaskStarts(marks)
 		return len(starts) == 0, fmt.Sprintf("tasks restarted after the coordinator restart: %v\n%s", starts, c.StartLines(marks))
 	})
@@ -127,7 +129,7 @@ func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 	// The returning agent must not pull tasks back or make the survivor
 	// restart its own.
 	if before[sinkTask] != victim.Name() {
-		Consistently(t, 1500*time.Millisecond, func() (bool, string) {
+		harness.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
 			n := c.TaskStarts(marks)[sinkTask]
 			return n == 0, fmt.Sprintf("%s restarted %d time(s) although its agent %s kept running:\n%s",
 				sinkTask, n, before[sinkTask], c.StartLines(marks))
