@@ -111,15 +111,23 @@ type AssignRequest struct {
 	Tasks []TaskAssignment `json:"tasks"`
 }
 
-// AssignReply acknowledges an assignment.
+// AssignReply acknowledges an assignment. Refused lists the tasks the agent
+// did not start because a revoke voided their generation (see
+// RevokeRequest): the coordinator must place them anew, at a new generation.
 type AssignReply struct {
-	Type string `json:"type"`
+	Type    string   `json:"type"`
+	Refused []TaskID `json:"refused,omitempty"`
 }
 
-// RevokeRequest stops tasks on an agent.
+// RevokeRequest stops tasks on an agent. It also voids every assignment of
+// those tasks of the same term at generation Generation or older: one still
+// in flight when the revoke arrives (sent before it, delivered after) is
+// refused, so a task the coordinator was told had stopped never starts
+// behind its back — an offsets change relies on that.
 type RevokeRequest struct {
-	Term  int64    `json:"term"`
-	Tasks []TaskID `json:"tasks"`
+	Term       int64    `json:"term"`
+	Tasks      []TaskID `json:"tasks"`
+	Generation int64    `json:"generation,omitempty"`
 }
 
 // RevokeReply is sent after every revoked task stopped, committed its last

@@ -58,8 +58,20 @@ type Worker struct {
 	// confirmed a task stopped must not be followed by an assignment that
 	// was already under way starting it again.
 	cmdMu sync.Mutex
-	mu    sync.Mutex
-	tasks map[v1.TaskID]*task
+	// voided holds, per task, the newest (term, generation) a revoke voided:
+	// an assignment at or below it arrived after the revoke that should have
+	// followed it, and must not start. Guarded by cmdMu.
+	voided map[v1.TaskID]voidMark
+	mu     sync.Mutex
+	tasks  map[v1.TaskID]*task
+}
+
+// voidMark is a revoke's (term, generation): assignments of an older term,
+// or of the same term at this generation or older, are void.
+type voidMark struct{ term, gen int64 }
+
+func (m voidMark) voids(term, gen int64) bool {
+	return term < m.term || term == m.term && gen <= m.gen
 }
 
 // NewWorker makes a Worker.
@@ -73,12 +85,13 @@ func NewWorker(cfg Config) *Worker {
 	if cfg.Report == nil {
 		cfg.Report = func(v1.StatusReport) {}
 	}
-	return &Worker{cfg: cfg, tasks: map[v1.TaskID]*task{}}
+	return &Worker{cfg: cfg, tasks: map[v1.TaskID]*task{}, voided: map[v1.TaskID]voidMark{}}
 }
 
 // Assign starts tasks, restarts those whose generation changed, and applies
-// the paused flag to the others.
-func (w *Worker) Assign(ctx context.Context, assignments []v1.TaskAssignment) {
+// the paused flag to the others. It returns the assignments it refused
+// because a revoke of term had voided their generation.
+func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAssignment) (refused []v1.TaskID) {
 	w.cmdMu.Lock()
 	defer w.cmdMu.Unlock()
 	for _, a := range assignments {
@@ -86,7 +99,12 @@ func (w *Worker) Assign(ctx context.Context, assignments []v1.TaskAssignment) {
 			// The coordinator stopped waiting (this agent may have been
 			// paused past its lease and the task moved): starting it now
 			// would fence its new owner. The next heartbeat decides.
-			return
+			return refused
+		}
+		if m, ok := w.voided[a.ID]; ok && m.voids(term, a.Generation) {
+			w.cfg.Logger.Info("assignment refused: a later revoke voided it", "task", a.ID.String(), "generation", a.Generation)
+			refused = append(refused, a.ID)
+			continue
 		}
 		w.mu.Lock()
 		t := w.tasks[a.ID]
@@ -106,13 +124,22 @@ func (w *Worker) Assign(ctx context.Context, assignments []v1.TaskAssignment) {
 		w.mu.Unlock()
 		nt.start()
 	}
+	return refused
 }
 
 // Revoke stops tasks and returns once each stopped, committed its offsets
 // and closed its clients, or ctx ended. Unknown tasks count as stopped.
-func (w *Worker) Revoke(ctx context.Context, ids []v1.TaskID) (stopped []v1.TaskID, failed []string) {
+// Assignments of the tasks of term at generation voidGen or older that
+// arrive afterwards are refused (see v1.RevokeRequest).
+func (w *Worker) Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskID) (stopped []v1.TaskID, failed []string) {
 	w.cmdMu.Lock()
 	defer w.cmdMu.Unlock()
+	mark := voidMark{term: term, gen: voidGen}
+	for _, id := range ids {
+		if m, ok := w.voided[id]; !ok || !m.voids(mark.term, mark.gen) {
+			w.voided[id] = mark
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for _, id := range ids {
@@ -186,5 +213,5 @@ func (w *Worker) StopAll(ctx context.Context) {
 		ids = append(ids, id)
 	}
 	w.mu.Unlock()
-	w.Revoke(ctx, ids)
+	w.Revoke(ctx, 0, 0, ids)
 }

@@ -29,8 +29,10 @@ import (
 
 // Worker is what the transport drives.
 type Worker interface {
-	Assign(ctx context.Context, assignments []v1.TaskAssignment)
-	Revoke(ctx context.Context, ids []v1.TaskID) (stopped []v1.TaskID, failed []string)
+	Assign(ctx context.Context, term int64, assignments []v1.TaskAssignment) (refused []v1.TaskID)
+	// Revoke stops ids and voids their assignments of term at generation
+	// voidGen or older (v1.RevokeRequest).
+	Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskID) (stopped []v1.TaskID, failed []string)
 	Running() []v1.RunningTask
 }
 
@@ -171,13 +173,13 @@ func (t *Transport) currentTerm() int64 {
 
 func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.AssignRequest)
-	t.worker.Assign(ctx, r.Tasks)
-	return v1.AssignReply{Type: v1.TypeAssignReply}, nil
+	refused := t.worker.Assign(ctx, r.Term, r.Tasks)
+	return v1.AssignReply{Type: v1.TypeAssignReply, Refused: refused}, nil
 }
 
 func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.RevokeRequest)
-	stopped, failed := t.worker.Revoke(ctx, r.Tasks)
+	stopped, failed := t.worker.Revoke(ctx, r.Term, r.Generation, r.Tasks)
 	return v1.RevokeReply{Type: v1.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
 }
 

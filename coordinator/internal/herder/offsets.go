@@ -280,14 +280,12 @@ type offsetEntry struct {
 }
 
 // fenceIDs lists every transactional id that may hold the connector's
-// offsets: tasks never outnumber tasks.max, nor the last task-count record.
+// offsets: every task id the name ever had (a task of a since-lowered
+// tasks.max may still run on a cut-off agent), and up to tasks.max.
 func (h *Herder) fenceIDs(name string, c store.Connector) []string {
-	n := 1
+	n := max(1, h.configs.State.TaskIDBound(name))
 	if m, err := strconv.Atoi(c.Config["tasks.max"]); err == nil && m > n {
 		n = m
-	}
-	if fc := h.configs.State.FencingCount(name); fc > n {
-		n = fc
 	}
 	ids := make([]string, n)
 	for i := range ids {

@@ -199,11 +199,17 @@ func (h *Herder) sendRevokes(ctx context.Context, revokes map[string][]v1.TaskID
 	wg.Wait()
 }
 
+// revoke stops ids on agent, waiting up to the task shutdown timeout. It
+// also voids every assignment of those tasks issued so far: one still in
+// flight to the agent is refused when it arrives after the revoke.
 func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
 	rctx, cancel := context.WithTimeout(ctx, h.cfg.TaskShutdownTimeout)
 	defer cancel()
+	h.mu.Lock()
+	req := v1.RevokeRequest{Term: h.term.Load(), Tasks: ids, Generation: h.gen}
+	h.mu.Unlock()
 	var reply v1.RevokeReply
-	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), v1.RevokeRequest{Term: h.term.Load(), Tasks: ids}, &reply)
+	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), req, &reply)
 	if err == nil {
 		h.mu.Lock()
 		if a := h.agents[agent]; a != nil {
@@ -231,12 +237,35 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 			defer h.assigning.Delete(agent)
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: term, Tasks: tasks}, &v1.AssignReply{})
+			var reply v1.AssignReply
+			err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: term, Tasks: tasks}, &reply)
 			if err != nil && ctx.Err() == nil {
 				h.log.Warn("assign failed", "agent", agent, "tasks", len(tasks), "err", err)
 			}
+			if len(reply.Refused) > 0 {
+				h.forgetRefused(agent, tasks, reply.Refused)
+			}
 		}()
 	}
+}
+
+// forgetRefused drops the placements an agent refused (a revoke overtook
+// them), unless they changed since, so that the next pass places those
+// tasks again at a new generation instead of resending the void one.
+func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused []v1.TaskID) {
+	gens := make(map[v1.TaskID]int64, len(sent))
+	for _, a := range sent {
+		gens[a.ID] = a.Generation
+	}
+	h.mu.Lock()
+	for _, id := range refused {
+		if p := h.placed[id]; p != nil && p.agent == agent && p.generation == gens[id] {
+			delete(h.placed, id)
+		}
+	}
+	h.mu.Unlock()
+	h.log.Info("assignments refused: a revoke overtook them; placing them again", "agent", agent, "tasks", len(refused))
+	h.trigger()
 }
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the

@@ -18,6 +18,11 @@ type Connector struct {
 	Tasks []map[string]string
 	// FencingCount is the task count of the last tasks-fencing record, -1 if none.
 	FencingCount int
+	// taskHighWater is one above the highest task id ever written for this
+	// name, kept when tasks.max is lowered and when the connector is
+	// deleted: a task of a higher id may still run on an agent cut off
+	// from the cluster, and must be fenced before offsets change.
+	taskHighWater int
 	// Version grows with every change to this connector, so a request can
 	// tell whether the connector changed between its check and its write.
 	Version int64
@@ -87,7 +92,7 @@ func (s *ConfigState) Apply(rec records.ConfigRecord) {
 				delete(s.connectors, name)
 				// Keep the fencing count: a re-created connector's zombies
 				// are still fenced by it.
-				s.orphans[name] = &connectorEntry{Connector: Connector{Name: name, FencingCount: e.FencingCount}, pending: map[int]map[string]string{}}
+				s.orphans[name] = &connectorEntry{Connector: Connector{Name: name, FencingCount: e.FencingCount, taskHighWater: e.taskHighWater}, pending: map[int]map[string]string{}}
 			}
 			break
 		}
@@ -113,6 +118,7 @@ func (s *ConfigState) Apply(rec records.ConfigRecord) {
 			break
 		}
 		e.pending[rec.Task] = maps.Clone(rec.Properties)
+		e.taskHighWater = max(e.taskHighWater, rec.Task+1)
 	case records.KindCommit:
 		e := s.entry(name, true)
 		if rec.Tombstone {
@@ -130,6 +136,7 @@ func (s *ConfigState) Apply(rec records.ConfigRecord) {
 		}
 		if complete {
 			e.Tasks = tasks
+			e.taskHighWater = max(e.taskHighWater, rec.Count)
 		}
 		e.pending = map[int]map[string]string{}
 	case records.KindFencing:
@@ -159,15 +166,18 @@ func (s *ConfigState) Get(name string) (Connector, bool) {
 	return copyConnector(e.Connector), true
 }
 
-// FencingCount returns the last task-count record of name, connector or
-// not, and -1 when there is none.
-func (s *ConfigState) FencingCount(name string) int {
+// TaskIDBound returns how many task ids name may have had, connector or
+// not: one above the highest task id ever written for it, or the count of
+// its last task-count record if larger; 0 when there is neither. Since the
+// config topic keeps the latest record of every task key, the bound
+// survives restarts and compaction.
+func (s *ConfigState) TaskIDBound(name string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if e := s.entry(name, false); e != nil {
-		return e.FencingCount
+		return max(e.taskHighWater, e.FencingCount, 0)
 	}
-	return -1
+	return 0
 }
 
 // Names returns the connector names, sorted.

@@ -68,8 +68,45 @@ func TestTargetStateBeforeConfigAndTombstones(t *testing.T) {
 	if _, ok := s.Get("p"); ok || len(s.Names()) != 0 {
 		t.Fatal("deleted connector still listed")
 	}
-	if s.FencingCount("p") != 3 {
-		t.Fatalf("fencing count lost on delete: %d", s.FencingCount("p"))
+	if s.TaskIDBound("p") != 3 {
+		t.Fatalf("fencing count lost on delete: %d", s.TaskIDBound("p"))
+	}
+}
+
+// TestTaskIDBoundOutlivesFewerTasks: once a connector had 4 tasks, its
+// offsets may be held by task ids 0-3 even after it runs 1 task, or was
+// deleted and re-created, so all four are fenced before an offsets change.
+func TestTaskIDBoundOutlivesFewerTasks(t *testing.T) {
+	s := NewConfigState()
+	if s.TaskIDBound("b") != 0 {
+		t.Fatalf("unknown name: bound %d", s.TaskIDBound("b"))
+	}
+	apply(t, s, records.ConnectorKey("b"), records.EncodeProperties(map[string]string{"tasks.max": "4"}))
+	for i := range 4 {
+		apply(t, s, records.TaskKey("b", i), records.EncodeProperties(map[string]string{"n": "x"}))
+	}
+	apply(t, s, records.CommitKey("b"), records.EncodeCommit(4))
+	apply(t, s, records.TaskKey("b", 0), records.EncodeProperties(map[string]string{"n": "y"}))
+	apply(t, s, records.CommitKey("b"), records.EncodeCommit(1))
+	if c, _ := s.Get("b"); len(c.Tasks) != 1 || s.TaskIDBound("b") != 4 {
+		t.Fatalf("after lowering to 1 task: %d tasks, bound %d, want 1 and 4", len(c.Tasks), s.TaskIDBound("b"))
+	}
+	apply(t, s, records.ConnectorKey("b"), nil)
+	apply(t, s, records.ConnectorKey("b"), records.EncodeProperties(map[string]string{"tasks.max": "1"}))
+	if got := s.TaskIDBound("b"); got != 4 {
+		t.Fatalf("after delete and re-create: bound %d, want 4", got)
+	}
+	// A restarted coordinator reads only what compaction kept: the latest
+	// record of each task key, and the last commit.
+	r := NewConfigState()
+	apply(t, r, records.ConnectorKey("b"), records.EncodeProperties(map[string]string{"tasks.max": "1"}))
+	for i := 1; i < 4; i++ {
+		apply(t, r, records.TaskKey("b", i), records.EncodeProperties(map[string]string{"n": "x"}))
+	}
+	apply(t, r, records.TaskKey("b", 0), records.EncodeProperties(map[string]string{"n": "y"}))
+	apply(t, r, records.CommitKey("b"), records.EncodeCommit(1))
+	if got := r.TaskIDBound("b"); got != 4 {
+		t.Fatalf("after compaction and restart: bound %d, want 4", got)
 	}
 }
 
