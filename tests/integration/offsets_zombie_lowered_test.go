@@ -1,14 +1,11 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -21,32 +18,8 @@ import (
 // is aborted and never seen.
 func TestOffsetsZombieOfLoweredTasksMaxFenced(t *testing.T) {
 	const name = "zlow"
-	var armed atomic.Bool
-	held := make(chan struct{}, 1)
-	release := make(chan struct{})
-	hook := func(_ context.Context, id v1.TaskID) error {
-		if id.Connector != name || id.Task != 1 || !armed.CompareAndSwap(true, false) {
-			return nil
-		}
-		held <- struct{}{}
-		select {
-		case <-release:
-		case <-time.After(2 * time.Minute):
-		}
-		return nil
-	}
-	c := harness.Start(t, harness.Options{
-		Agents:             1,
-		ShutdownTimeout:    2 * time.Second,
-		FlushInterval:      time.Hour,
-		BeforeOffsetCommit: hook,
-	})
-	released := false
-	defer func() {
-		if !released {
-			close(release)
-		}
-	}()
+	z := startZombieCluster(t, name, 1)
+	c := z.c
 	topic := c.Name("lowered")
 	cfg := generatorCfg(topic, "streams", "2", "tasks.max", "2", "rate", "200")
 	mustCreate(c, name, cfg, "")
@@ -56,13 +29,9 @@ func TestOffsetsZombieOfLoweredTasksMaxFenced(t *testing.T) {
 	})
 
 	// Lower tasks.max: task 1 is revoked, and its final commit is held.
-	armed.Store(true)
+	z.arm()
 	c.Must(http.StatusOK, "PUT", "/connectors/"+name+"/config", cfgWith(cfg, "tasks.max", "1"))
-	select {
-	case <-held:
-	case <-time.After(30 * time.Second):
-		t.Fatal("task 1's final offset commit never started")
-	}
+	z.waitHeld()
 	c.Must(http.StatusNoContent, "PUT", "/connectors/"+name+"/stop", nil)
 
 	stream1 := map[string]any{"stream": json.Number("1")}
@@ -90,8 +59,7 @@ func TestOffsetsZombieOfLoweredTasksMaxFenced(t *testing.T) {
 	}
 
 	// Released, it cannot commit: nothing it wrote ever becomes visible.
-	close(release)
-	released = true
+	z.release()
 	harness.Consistently(t, 3*time.Second, func() (bool, string) {
 		if got := stream1Now(); got != want {
 			return false, "after the zombie was released, stream 1 is " + got + ", want " + want

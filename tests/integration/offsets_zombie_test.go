@@ -31,34 +31,8 @@ import (
 // read_committed reader ever sees the zombie's position, and the task stops.
 func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	const name = "zsrc"
-	var armed atomic.Bool
-	held := make(chan struct{}, 1)
-	release := make(chan struct{})
-	hook := func(_ context.Context, id v1.TaskID) error {
-		if id.Connector != name || !armed.CompareAndSwap(true, false) {
-			return nil
-		}
-		held <- struct{}{}
-		// A zombie ignores its context: only the test lets it go on.
-		select {
-		case <-release:
-		case <-time.After(2 * time.Minute):
-		}
-		return nil
-	}
-	c := harness.Start(t, harness.Options{
-		Agents:          1,
-		ShutdownTimeout: 2 * time.Second,
-		// No periodic commits: the only commit of the run is the final one.
-		FlushInterval:      time.Hour,
-		BeforeOffsetCommit: hook,
-	})
-	released := false
-	defer func() {
-		if !released {
-			close(release)
-		}
-	}()
+	z := startZombieCluster(t, name, -1)
+	c := z.c
 	topic := c.Name("zombie")
 	in := lines(1, 10)
 	writeLines(t, workPath(c, "zombie.txt"), in)
@@ -71,13 +45,9 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	wantOffsets(c, name, []offset{filePos("zombie.txt", posA)})
 
 	// Stop: the task's final commit (position Z) is held mid-transaction.
-	armed.Store(true)
+	z.arm()
 	c.Must(http.StatusNoContent, "PUT", "/connectors/"+name+"/stop", nil)
-	select {
-	case <-held:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the task's final offset commit never started")
-	}
+	z.waitHeld()
 	if !fileOpen(t, workPath(c, "zombie.txt")) {
 		t.Fatal("the held task should still hold its file open")
 	}
@@ -91,8 +61,7 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	}
 	wantOffsets(c, name, []offset{filePos("zombie.txt", posB)})
 
-	close(release)
-	released = true
+	z.release()
 	// The task finishes stopping: its file is closed once it has.
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
 		return !fileOpen(t, workPath(c, "zombie.txt")), "the zombie task still holds its file"
@@ -128,6 +97,65 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	// Resumed, the connector continues from the altered position.
 	c.Must(http.StatusAccepted, "PUT", "/connectors/"+name+"/resume", nil)
 	waitTopic(c, topic, concat(in[2:], in[5:]))
+}
+
+// zombieCluster is a one-agent cluster whose source tasks commit offsets
+// only when they stop (no periodic commits), with a task shutdown timeout
+// of 2s, and which can hold one task of one connector inside its next
+// offset commit — transaction open, offset record produced — until
+// released: a zombie that ignores its context.
+type zombieCluster struct {
+	c         *harness.Cluster
+	armed     atomic.Bool
+	held      chan struct{}
+	releaseCh chan struct{}
+	released  atomic.Bool
+}
+
+// startZombieCluster starts the cluster; the task held is task of
+// connector (any task when task is -1). The test's end releases a task
+// still held.
+func startZombieCluster(t *testing.T, connector string, task int) *zombieCluster {
+	z := &zombieCluster{held: make(chan struct{}, 1), releaseCh: make(chan struct{})}
+	hook := func(_ context.Context, id v1.TaskID) error {
+		if id.Connector != connector || (task >= 0 && id.Task != task) || !z.armed.CompareAndSwap(true, false) {
+			return nil
+		}
+		z.held <- struct{}{}
+		select {
+		case <-z.releaseCh:
+		case <-time.After(2 * time.Minute):
+		}
+		return nil
+	}
+	z.c = harness.Start(t, harness.Options{
+		Agents:             1,
+		ShutdownTimeout:    2 * time.Second,
+		FlushInterval:      time.Hour,
+		BeforeOffsetCommit: hook,
+	})
+	t.Cleanup(z.release)
+	return z
+}
+
+// arm holds the next offset commit of the chosen task.
+func (z *zombieCluster) arm() { z.armed.Store(true) }
+
+// waitHeld waits until the armed commit is held.
+func (z *zombieCluster) waitHeld() {
+	z.c.T.Helper()
+	select {
+	case <-z.held:
+	case <-time.After(30 * time.Second):
+		z.c.T.Fatal("the task's offset commit never started")
+	}
+}
+
+// release lets the held task go on; it may be called more than once.
+func (z *zombieCluster) release() {
+	if z.released.CompareAndSwap(false, true) {
+		close(z.releaseCh)
+	}
 }
 
 // fileOpen reports whether this process holds path open (the agents run
