@@ -74,7 +74,7 @@ func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 	if err := w.client.BeginTransaction(); err != nil {
 		return w.fail("begin transaction", err)
 	}
-	if err := w.client.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+	if err := w.produce(ctx, recs); err != nil {
 		return w.fail("produce", err)
 	}
 	if w.BeforeCommit != nil {
@@ -86,6 +86,30 @@ func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 		return w.fail("commit transaction", err)
 	}
 	return nil
+}
+
+// produce sends recs and waits until each is acknowledged. It flushes
+// rather than waiting for the client's linger (10ms by default): the
+// transaction is complete, nothing more will join the batch, and every
+// config, status and offsets write would otherwise pay the linger.
+func (w *TxnWriter) produce(ctx context.Context, recs []*kgo.Record) error {
+	var mu sync.Mutex
+	var first error
+	for _, r := range recs {
+		w.client.Produce(ctx, r, func(_ *kgo.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+		})
+	}
+	if err := w.client.Flush(ctx); err != nil {
+		return err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return first
 }
 
 func (w *TxnWriter) fail(step string, cause error) error {
@@ -144,7 +168,9 @@ func WaitCommitted(ctx context.Context, adm *kadm.Client, recs ...*kgo.Record) e
 	for t := range want {
 		topics = append(topics, t)
 	}
-	backoff := 5 * time.Millisecond
+	// The markers usually land within a few milliseconds of the commit:
+	// poll soon, then back off.
+	backoff := time.Millisecond
 	for {
 		lso, err := adm.ListCommittedOffsets(ctx, topics...)
 		if err == nil {
