@@ -20,6 +20,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/steptimer"
 )
 
 // Executor applies OffsetsRequests.
@@ -57,10 +58,15 @@ func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) error {
 }
 
 func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
+	steps := steptimer.New()
+	defer func() {
+		e.log.Debug("offsets: source operation", append([]any{"connector", req.Connector, "op", req.Op}, steps.Attrs()...)...)
+	}()
 	if err := kafkautil.Fence(ctx, e.client, req.FenceIDs...); err != nil {
 		e.log.Error("offsets: fencing failed", "connector", req.Connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to perform zombie fencing for source connector prior to modifying offsets")
 	}
+	steps.Done("fence")
 	if len(req.Writes) == 0 {
 		return nil
 	}
@@ -77,6 +83,7 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 		e.log.Error("offsets: initialising the writer failed", "connector", req.Connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
+	steps.Done("init")
 	recs := make([]*kgo.Record, len(req.Writes))
 	for i, wr := range req.Writes {
 		r := &kgo.Record{Topic: req.Topic, Key: []byte(wr.Key)}
@@ -92,12 +99,14 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 		}
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
+	steps.Done("write")
 	// Reply only once read_committed readers see the change: the
 	// coordinator reads the topic to its end right after, so that a GET
 	// after the answer shows it, and tasks read it when they start.
 	if err := kafkautil.WaitCommitted(ctx, e.admin, recs...); err != nil {
 		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", req.Connector, "err", err)
 	}
+	steps.Done("visible")
 	return nil
 }
 

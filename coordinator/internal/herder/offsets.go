@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/steptimer"
 )
 
 // Success messages of spec §5.6: "definite" when the connector's own hook
@@ -160,6 +161,10 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		return false, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
 	}
 	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: op}
+	steps := steptimer.New()
+	defer func() {
+		h.log.Debug("offsets: operation", append([]any{"connector", name, "op", op}, steps.Attrs()...)...)
+	}()
 	var hookOffsets []connect.Offset
 	switch plugin.Kind {
 	case connect.KindSource:
@@ -171,6 +176,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		if err := h.offsets.ReadToEnd(ctx); err != nil {
 			return false, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
 		}
+		steps.Done("read")
 		writes, hook, err := h.sourceWrites(name, entries, op)
 		if err != nil {
 			return false, err
@@ -207,14 +213,18 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 			return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
 		}
 	}
+	steps.Done("hook")
 	h.awaitTasksStopped(ctx, name, c)
+	steps.Done("stopped")
 	if err := h.sendOffsets(ctx, req); err != nil {
 		return false, err
 	}
+	steps.Done("agent")
 	if req.Type == v1.TypeSource {
 		if err := h.offsets.ReadToEnd(ctx); err != nil {
 			h.log.Warn("offsets written but not yet read back", "connector", name, "err", err)
 		}
+		steps.Done("read back")
 	}
 	return definite, nil
 }
