@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -16,24 +17,44 @@ import (
 var ErrFenced = errors.New("transactional writer fenced by a newer producer")
 
 // ErrWriterBroken is returned (wrapped) once a write was interrupted (its
-// context ended) mid-transaction: the transaction's outcome is unknown, and
-// an abort could disturb a newer owner of the id, so the writer is not used
-// again. Open a new one.
-var ErrWriterBroken = errors.New("transactional writer interrupted mid-transaction")
+// context ended) mid-transaction — the transaction's outcome is unknown, and
+// an abort could disturb a newer owner of the id — or once the broker
+// rejected the producer's sequence numbers. The writer is not used again.
+// Open a new one.
+var ErrWriterBroken = errors.New("transactional writer unusable: interrupted mid-transaction, or its producer state lost")
+
+// txnRetryBackoff is the first wait before retrying a transaction that
+// Kafka says is still completing (franz-go grows it if the state lasts).
+const txnRetryBackoff = 2 * time.Millisecond
 
 // TxnWriter writes batches of records atomically under one transactional id.
-// It is safe for concurrent use: writes are serialised, since a
-// transactional id has at most one open transaction.
+// It is safe for concurrent use. A transactional id has at most one open
+// transaction, so writes that arrive while one is being written wait, and
+// are then written together, in one transaction (group commit): a burst of
+// config and status changes costs a few transactions, not one each. Each
+// caller's records stay atomic (they are part of one atomic whole) and in
+// order.
 type TxnWriter struct {
 	client *kgo.Client
-	// mu serialises Write: two concurrent writers on one client would try to
-	// begin a transaction while one is open, and fail.
+	// mu is held by the caller that writes a transaction; fenced and broken
+	// are guarded by it.
 	mu     sync.Mutex
 	fenced bool
 	broken bool
+	// qmu guards queue: the writes waiting for the next transaction.
+	qmu   sync.Mutex
+	queue []*pendingWrite
 	// BeforeCommit, when set, runs after the records were produced and before
 	// the commit: a seam for tests that hold a writer mid-commit.
 	BeforeCommit func(ctx context.Context) error
+}
+
+// pendingWrite is one caller's records, waiting to be written; err is set
+// before done is closed.
+type pendingWrite struct {
+	recs []*kgo.Record
+	err  error
+	done chan struct{}
 }
 
 // NewTxnWriter makes a writer with transactional id txnID; opts are the base
@@ -41,8 +62,20 @@ type TxnWriter struct {
 func NewTxnWriter(txnID string, opts ...kgo.Opt) (*TxnWriter, error) {
 	all := append([]kgo.Opt{}, opts...)
 	all = append(all,
+		// One produce request in flight per broker: with several, the first
+		// batch to a partition that never held a record can be refused for a
+		// moment (its leader not yet known) while a later one lands; every
+		// retry of the first is then out of sequence (KAFKA-15591), and the
+		// writer is stuck. A transaction's records go out together anyway.
+		kgo.MaxProduceRequestsInflightPerBroker(1),
 		kgo.TransactionalID(txnID),
 		kgo.TransactionTimeout(60*time.Second),
+		// Kafka answers CONCURRENT_TRANSACTIONS to a transaction begun
+		// while the previous one's markers are still being written, which
+		// back-to-back writes (a burst of config changes) always hit.
+		// franz-go's 20ms default made each of them cost 20ms; the markers
+		// usually land within a few.
+		kgo.ConcurrentTransactionsBackoff(txnRetryBackoff),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
 	)
 	cl, err := kgo.NewClient(all...)
@@ -58,19 +91,61 @@ func (w *TxnWriter) Client() *kgo.Client { return w.client }
 
 // Write produces recs in one transaction and commits it. On success the
 // records carry their offsets. On failure the transaction is aborted and
-// nothing is visible to read_committed readers.
+// nothing is visible to read_committed readers. Writes of concurrent callers
+// may share the transaction; it is written under the context of the caller
+// that writes it, so callers should bound their writes alike.
 func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
+	if len(recs) == 0 {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.unusable()
+	}
+	p := &pendingWrite{recs: recs, done: make(chan struct{})}
+	w.qmu.Lock()
+	w.queue = append(w.queue, p)
+	w.qmu.Unlock()
+
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	select {
+	case <-p.done: // written with an earlier caller's transaction
+		return p.err
+	default:
+	}
+	// Write everything that queued up meanwhile, this caller's records among
+	// them, in one transaction.
+	w.qmu.Lock()
+	group := w.queue
+	w.queue = nil
+	w.qmu.Unlock()
+	var all []*kgo.Record
+	for _, g := range group {
+		all = append(all, g.recs...)
+	}
+	err := w.unusable()
+	if err == nil {
+		err = w.transaction(ctx, all)
+	}
+	for _, g := range group {
+		g.err = err
+		close(g.done)
+	}
+	return p.err
+}
+
+// unusable returns why the writer can no longer write, or nil. w.mu is held.
+func (w *TxnWriter) unusable() error {
 	if w.fenced {
 		return ErrFenced
 	}
 	if w.broken {
 		return ErrWriterBroken
 	}
-	if len(recs) == 0 {
-		return nil
-	}
+	return nil
+}
+
+// transaction writes recs in one transaction. w.mu is held.
+func (w *TxnWriter) transaction(ctx context.Context, recs []*kgo.Record) error {
 	if err := w.client.BeginTransaction(); err != nil {
 		return w.fail("begin transaction", err)
 	}
@@ -134,15 +209,29 @@ func (w *TxnWriter) fail(step string, cause error) error {
 		w.fenced = true
 		return fmt.Errorf("%s: %w: %w", step, ErrFenced, cause)
 	}
+	if lostProducerState(cause) {
+		// The broker no longer accepts this producer's sequence numbers:
+		// every later write would fail the same way. Its owner opens a new
+		// writer (a new epoch, sequences from zero).
+		w.broken = true
+		return fmt.Errorf("%s: %w: %w", step, ErrWriterBroken, cause)
+	}
 	return fmt.Errorf("%s: %w", step, cause)
 }
 
+// lostProducerState reports whether err means the broker and the producer
+// disagree on the producer's sequence numbers.
+func lostProducerState(err error) bool {
+	return errors.Is(err, kerr.OutOfOrderSequenceNumber) || errors.Is(err, kerr.UnknownProducerID) ||
+		errors.Is(err, kerr.InvalidProducerIDMapping)
+}
+
 // Usable reports whether the writer can still write: not fenced by a newer
-// producer of its id, nor interrupted mid-transaction.
+// producer of its id, nor broken (ErrWriterBroken).
 func (w *TxnWriter) Usable() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return !w.fenced && !w.broken
+	return w.unusable() == nil
 }
 
 // Close closes the writer's client. It never aborts: an open transaction is

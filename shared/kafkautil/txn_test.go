@@ -82,3 +82,64 @@ func TestTxnWriterFenced(t *testing.T) {
 		t.Fatalf("write on a fenced writer: %v, want ErrFenced", err)
 	}
 }
+
+// TestTxnWriterGroupCommit: writes that arrive while a transaction is being
+// written wait for it and then go out together in the next one, each
+// caller's records in order and all of them committed.
+func TestTxnWriterGroupCommit(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	w, err := NewTxnWriter("txn-group", kgo.SeedBrokers(kc.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var txns int
+	started, release := make(chan struct{}), make(chan struct{})
+	w.BeforeCommit = func(context.Context) error {
+		txns++
+		if txns == 1 {
+			close(started)
+			<-release
+		}
+		return nil
+	}
+	first := &kgo.Record{Topic: "t", Value: []byte("first")}
+	errs := make(chan error, 6)
+	go func() { errs <- w.Write(ctx, first) }()
+	<-started
+	const waiting = 5
+	recs := make([][]*kgo.Record, waiting)
+	for i := range waiting {
+		recs[i] = []*kgo.Record{{Topic: "t", Value: []byte(fmt.Sprint(i, "a"))}, {Topic: "t", Value: []byte(fmt.Sprint(i, "b"))}}
+		go func() { errs <- w.Write(ctx, recs[i]...) }()
+	}
+	for {
+		w.qmu.Lock()
+		n := len(w.queue)
+		w.qmu.Unlock()
+		if n == waiting {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	for range waiting + 1 {
+		if err := <-errs; err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	if txns != 2 {
+		t.Fatalf("%d transactions, want 2: the first alone, then the %d that waited together", txns, waiting)
+	}
+	for i, rs := range recs {
+		if rs[0].Offset <= first.Offset || rs[1].Offset <= rs[0].Offset {
+			t.Errorf("write %d: offsets %d, %d after the first's %d: want after it and in order", i, rs[0].Offset, rs[1].Offset, first.Offset)
+		}
+	}
+}

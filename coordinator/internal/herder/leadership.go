@@ -96,7 +96,8 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 
 // ensureWriter replaces the leader writer if it became unusable while this
 // coordinator still leads: a deposed leader that woke up may have bumped the
-// id's epoch, or a write was interrupted. Fencing again and reopening lets
+// id's epoch, a write was interrupted, or the broker lost the writer's
+// producer state. Fencing again and reopening lets
 // the rightful leader go on writing. It runs in the leadership goroutine.
 func (h *Herder) ensureWriter(ctx context.Context) {
 	h.leadMu.Lock()
