@@ -94,12 +94,17 @@ func (b *bench) add(scenario, system, figure, unit, better string, values []floa
 }
 
 // addLatency records a latency figure: median and p99 over every operation,
-// and the medians of its blocks as the values ratios pair.
-func (b *bench) addLatency(scenario, system, figure string, ops []float64, blocks []float64) {
+// and the medians of its blocks as the values ratios pair. Operations that
+// failed (failed of them, the first answering firstErr) are named in the
+// row's note.
+func (b *bench) addLatency(scenario, system, figure string, ops []float64, blocks []float64, failed int, firstErr string) {
 	p := p99(ops)
+	note := fmt.Sprintf("over %d operations in %d alternating blocks", len(ops), len(blocks))
+	if failed > 0 {
+		note += fmt.Sprintf("; %d more failed and are not timed (the first: %s)", failed, firstErr)
+	}
 	b.rep.Rows = append(b.rep.Rows, row{Scenario: scenario, System: system, Figure: figure, Unit: "ms",
-		Runs: len(ops), Median: median(ops), P99: &p, Better: "lower", Values: blocks,
-		Note: fmt.Sprintf("over %d operations in %d alternating blocks", len(ops), len(blocks))})
+		Runs: len(ops), Median: median(ops), P99: &p, Better: "lower", Values: blocks, Note: note})
 	b.logf("  %-8s %-48s median %s ms, p99 %s ms", system, figure, fmtNum(median(ops)), fmtNum(p))
 }
 
