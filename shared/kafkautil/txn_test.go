@@ -17,18 +17,7 @@ import (
 // commit their own transaction instead of failing to begin one while
 // another is open.
 func TestTxnWriterConcurrentWrites(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	w, err := NewTxnWriter("txn-test", kgo.SeedBrokers(kc.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	w, ctx := newTestWriter(t, "txn-test")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 8 {
@@ -87,18 +76,7 @@ func TestTxnWriterFenced(t *testing.T) {
 // written wait for it and then go out together in the next one, each
 // caller's records in order and all of them committed.
 func TestTxnWriterGroupCommit(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	w, err := NewTxnWriter("txn-group", kgo.SeedBrokers(kc.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	w, ctx := newTestWriter(t, "txn-group")
 	var txns int
 	started, release := make(chan struct{}), make(chan struct{})
 	w.BeforeCommit = func(context.Context) error {
@@ -142,4 +120,24 @@ func TestTxnWriterGroupCommit(t *testing.T) {
 			t.Errorf("write %d: offsets %d, %d after the first's %d: want after it and in order", i, rs[0].Offset, rs[1].Offset, first.Offset)
 		}
 	}
+}
+
+// newTestWriter starts a one-broker kfake cluster with topic "t" and a
+// writer with transactional id txnID on it, both closed when the test ends,
+// and a context bounding the test.
+func newTestWriter(t *testing.T, txnID string) (*TxnWriter, context.Context) {
+	t.Helper()
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	w, err := NewTxnWriter(txnID, kgo.SeedBrokers(kc.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return w, ctx
 }
