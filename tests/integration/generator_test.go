@@ -21,6 +21,28 @@ func waitRecords(c *harness.Cluster, topic string, n int) []harness.Record {
 	return recs
 }
 
+// waitEveryStream waits until each of the generator's streams has at least
+// n records in topic.
+func waitEveryStream(c *harness.Cluster, topic string, streams, n int) {
+	c.T.Helper()
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		per := map[int64]int{}
+		for _, r := range c.ReadTopic(topic) {
+			var g generated
+			if err := json.Unmarshal(r.Value, &g); err != nil {
+				c.T.Fatalf("record value %q: %v", r.Value, err)
+			}
+			per[g.Stream]++
+		}
+		for s := range streams {
+			if per[int64(s)] < n {
+				return false, fmt.Sprintf("records per stream %v, want at least %d in each of %d", per, n, streams)
+			}
+		}
+		return true, ""
+	})
+}
+
 // TestGeneratorStreams checks the generator's output: count records per
 // stream, each (stream, seq) exactly once, split over min(tasks.max,
 // streams) tasks, values of the documented shape and size.
@@ -84,7 +106,9 @@ func TestGeneratorResumesFromOffsets(t *testing.T) {
 	topic := c.Name("gen-resume")
 	mustCreate(c, "g", generatorCfg(topic, "streams", "3", "tasks.max", "3", "count", "150", "rate", "100", "record.bytes", "30"), "")
 	c.WaitState("g", "RUNNING", 3, "RUNNING")
-	waitRecords(c, topic, 60)
+	// Every task must have produced before the stop, or the resume would
+	// prove nothing for its stream: the tasks start at different moments.
+	waitEveryStream(c, topic, 3, 10)
 
 	c.Must(204, "PUT", "/connectors/g/stop", nil)
 	c.WaitState("g", "STOPPED", 0, "")
