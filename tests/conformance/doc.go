@@ -11,6 +11,12 @@
 // comparing, together with what legitimately differs (worker ids, traces,
 // array and object order, the text of upstream's Jackson 500s).
 //
+// A request answered with Kafka Connect's transient 500 "Request cannot be
+// completed because a rebalance is expected" is sent again (for up to 15 s):
+// a worker between assignments says it, and it is not what the scenarios
+// compare. Reads that upstream answers eventually-consistently (offsets right
+// after a reset) poll until settled, as status reads do.
+//
 // A scenario's verdict is "same", "deviation" (every difference is a named
 // §0 row) or "MISMATCH". cmd/conformance runs the list and writes
 // docs/conformance.md; `make conformance` starts everything it needs.

@@ -82,10 +82,17 @@ func (s System) runStep(ctx context.Context, st Step) Record {
 		deadline = time.Now().Add(st.Poll.timeout())
 	}
 	polls := 0
+	transientUntil := time.Now().Add(transientRetry)
 	for {
 		rec := s.send(ctx, st)
 		polls++
 		rec.Polls = polls
+		if transient(rec) && time.Now().Before(transientUntil) && ctx.Err() == nil {
+			// Kafka Connect's answer while its worker is between
+			// assignments: the same request succeeds moments later.
+			time.Sleep(300 * time.Millisecond)
+			continue
+		}
 		if st.Poll == nil || st.Poll.Until.matches(rec, s) {
 			return rec
 		}
@@ -98,6 +105,21 @@ func (s System) runStep(ctx context.Context, st Step) Record {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
+}
+
+// transientRetry bounds how long a request answered with a transient
+// rebalance error is sent again.
+const transientRetry = 15 * time.Second
+
+// msgRebalanceExpected is the message of a Kafka Connect worker that has
+// not yet joined the group's current assignment. It is transient, and not
+// part of what the scenarios compare: the request is sent again.
+const msgRebalanceExpected = "Request cannot be completed because a rebalance is expected"
+
+// transient reports whether rec is an answer worth sending the request
+// again for (see msgRebalanceExpected).
+func transient(rec Record) bool {
+	return rec.Err == "" && rec.Status >= 500 && bytes.Contains(rec.Body, []byte(msgRebalanceExpected))
 }
 
 // send sends a step's request once.
