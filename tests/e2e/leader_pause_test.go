@@ -77,6 +77,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// The successor changes the configuration: a new connector, and a new
 	// source config (its task restarts at a generation of the new leader).
 	after := c.Name("after")
+	srcGenBefore := c.TaskGenerations()[src+"-0"].Generation
 	c.Must(ni, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(after, topic))
 	srcConfig["tasks.max"] = "1"
 	c.Must(ni, http.StatusOK, http.MethodPut, "/connectors/"+src+"/config", srcConfig)
@@ -137,7 +138,9 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 		s, ok := c.Status(ni, src)
 		g := gens[src+"-0"]
 		running := ok && len(s.Tasks) == 1 && s.Tasks[0].State == "RUNNING"
-		return running && g.State == "RUNNING" && c.TaskStarts(agentMarks)[src+"-0"] == 1,
+		// The status topic must show the restarted task's own generation:
+		// the task logs its start before its RUNNING report is written.
+		return running && g.State == "RUNNING" && g.Generation != srcGenBefore && c.TaskStarts(agentMarks)[src+"-0"] == 1,
 			fmt.Sprintf("source after its config change: %+v, status topic %+v, starts %v; the successor logged %d fenced writes since SIGCONT, e.g. %q",
 				s, g, c.TaskStarts(agentMarks), len(fencedLines(c.Coords[ni], newMark)), first(fencedLines(c.Coords[ni], newMark)))
 	})
