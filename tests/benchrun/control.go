@@ -193,39 +193,26 @@ func (b *bench) scenarioLifecycle() error {
 			// answered is when the last request of a step was answered: the
 			// rest of the step is waiting for the status to converge.
 			var answered time.Time
+			// converge sends the step's requests, notes when the last was
+			// answered, then waits until every connector is in the state.
+			converge := func(send func() error, state string, cond func(connStatus) bool) func() error {
+				return func() error {
+					if err := send(); err != nil {
+						return err
+					}
+					answered = time.Now()
+					_, err := c.waitAll(names, timeout, state, cond)
+					return err
+				}
+			}
+			resume := func() error { return c.putAll(names, "resume") }
 			ops := []func() error{
-				func() error {
-					if err := c.createAll(names, "STOPPED", func(i int) map[string]string { return sourceCfg(files[i], topic) }); err != nil {
-						return err
-					}
-					answered = time.Now()
-					_, err := c.waitAll(names, timeout, "STOPPED", isStopped)
-					return err
-				},
-				func() error {
-					if err := c.putAll(names, "resume"); err != nil {
-						return err
-					}
-					answered = time.Now()
-					_, err := c.waitAll(names, timeout, "RUNNING", allRunning(1))
-					return err
-				},
-				func() error {
-					if err := c.putAll(names, "stop"); err != nil {
-						return err
-					}
-					answered = time.Now()
-					_, err := c.waitAll(names, timeout, "STOPPED", isStopped)
-					return err
-				},
-				func() error {
-					if err := c.putAll(names, "resume"); err != nil {
-						return err
-					}
-					answered = time.Now()
-					_, err := c.waitAll(names, timeout, "RUNNING", allRunning(1))
-					return err
-				},
+				converge(func() error {
+					return c.createAll(names, "STOPPED", func(i int) map[string]string { return sourceCfg(files[i], topic) })
+				}, "STOPPED", isStopped),
+				converge(resume, "RUNNING", allRunning(1)),
+				converge(func() error { return c.putAll(names, "stop") }, "STOPPED", isStopped),
+				converge(resume, "RUNNING", allRunning(1)),
 			}
 			if vals[sys] == nil {
 				vals[sys] = map[string][]float64{}

@@ -14,11 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -360,56 +357,12 @@ func (p producer) String() string { return fmt.Sprintf("%d/%d", p.ID, p.Epoch) }
 // committed.
 func (c *leaderCluster) ReadRaw(topic string) []rawRecord {
 	c.T.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(c.Brokers, c.Prefix+"-test-raw"),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
-		kgo.KeepControlRecords(),
-	)...)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	defer cl.Close()
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
-	if err != nil {
-		c.T.Fatalf("list end offsets of %s: %v", topic, err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Err == nil && o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	next := map[int32]int64{}
-	byPart := map[int32][]rawRecord{}
-	for done := false; !done; {
-		done = true
-		for p, end := range want {
-			if next[p] < end {
-				done = false
-			}
-		}
-		if done {
-			break
-		}
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			c.T.Fatalf("reading %s timed out", topic)
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			next[r.Partition] = r.Offset + 1
-			if !r.Attrs.IsControl() {
-				byPart[r.Partition] = append(byPart[r.Partition], rawRecord{Partition: r.Partition, Offset: r.Offset,
-					Key: string(r.Key), Value: r.Value, Producer: producer{r.ProducerID, r.ProducerEpoch}, Timestamp: r.Timestamp})
-			}
-		})
-	}
 	var out []rawRecord
-	for p := int32(0); len(byPart) > 0; p++ {
-		out = append(out, byPart[p]...)
-		delete(byPart, p)
+	for _, r := range harness.ReadLog(c.T, c.Brokers, c.Prefix+"-test-raw", topic, false) {
+		if !r.Attrs.IsControl() {
+			out = append(out, rawRecord{Partition: r.Partition, Offset: r.Offset,
+				Key: string(r.Key), Value: r.Value, Producer: producer{r.ProducerID, r.ProducerEpoch}, Timestamp: r.Timestamp})
+		}
 	}
 	return out
 }

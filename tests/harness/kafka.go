@@ -22,16 +22,50 @@ type Record struct {
 // partition and offset order (read_committed).
 func (c *Cluster) ReadTopic(topic string) []Record {
 	c.T.Helper()
+	var out []Record
+	for _, r := range ReadLog(c.T, c.Brokers, "test-reader", topic, true) {
+		if !r.Attrs.IsControl() {
+			out = append(out, Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
+		}
+	}
+	return out
+}
+
+// ReadLog reads every record of topic up to its end as it is now, control
+// records (transaction markers) included, in partition and offset order.
+// committed reads read_committed up to the last stable offset; otherwise
+// read_uncommitted up to the high watermark, so records of aborted or still
+// open transactions show too.
+func ReadLog(t interface {
+	Helper()
+	Fatal(...any)
+	Fatalf(string, ...any)
+}, brokers, clientID, topic string, committed bool) []*kgo.Record {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	admCl, err := kgo.NewClient(kafkautil.ClientOpts(c.Brokers, "test-reader")...)
-	if err != nil {
-		c.T.Fatal(err)
+	isolation := kgo.ReadUncommitted()
+	if committed {
+		isolation = kgo.ReadCommitted()
 	}
-	defer admCl.Close()
-	ends, err := kadm.NewClient(admCl).ListCommittedOffsets(ctx, topic)
+	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(brokers, clientID),
+		kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(isolation),
+		kgo.KeepControlRecords(),
+	)...)
 	if err != nil {
-		c.T.Fatalf("list offsets of %s: %v", topic, err)
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	list := adm.ListEndOffsets
+	if committed {
+		list = adm.ListCommittedOffsets
+	}
+	ends, err := list(ctx, topic)
+	if err != nil {
+		t.Fatalf("list end offsets of %s: %v", topic, err)
 	}
 	want := map[int32]int64{}
 	ends.Each(func(o kadm.ListedOffset) {
@@ -39,20 +73,7 @@ func (c *Cluster) ReadTopic(topic string) []Record {
 			want[o.Partition] = o.Offset
 		}
 	})
-	if len(want) == 0 {
-		return nil
-	}
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(c.Brokers, "test-reader"),
-		kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.KeepControlRecords(),
-	)...)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	defer cl.Close()
-	byPart := map[int32][]Record{}
+	byPart := map[int32][]*kgo.Record{}
 	next := map[int32]int64{}
 	done := func() bool {
 		for p, end := range want {
@@ -65,16 +86,14 @@ func (c *Cluster) ReadTopic(topic string) []Record {
 	for !done() {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			c.T.Fatalf("reading %s timed out", topic)
+			t.Fatalf("reading %s timed out", topic)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			next[r.Partition] = r.Offset + 1
-			if !r.Attrs.IsControl() {
-				byPart[r.Partition] = append(byPart[r.Partition], Record{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
-			}
+			byPart[r.Partition] = append(byPart[r.Partition], r)
 		})
 	}
-	var out []Record
+	var out []*kgo.Record
 	for p := int32(0); len(byPart) > 0; p++ {
 		out = append(out, byPart[p]...)
 		delete(byPart, p)

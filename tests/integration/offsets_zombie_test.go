@@ -14,11 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -206,55 +202,21 @@ func offsetKey(key []byte) (decodedKey, bool) {
 // topic-partition, in log order.
 func rawOffsetRecords(c *harness.Cluster, connector string, partition map[string]any) []rawRecord {
 	c.T.Helper()
-	topic := c.Prefix + "-offsets"
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ends, err := c.Admin().ListEndOffsets(ctx, topic)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			want[o.Partition] = o.Offset
-		}
-	})
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(c.Brokers, "test-raw-reader"),
-		kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchIsolationLevel(kgo.ReadUncommitted()), kgo.KeepControlRecords())...)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	defer cl.Close()
 	byPart := map[int32][]rawRecord{}
 	home := int32(-1)
-	next := map[int32]int64{}
-	for done := false; !done; {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			c.T.Fatalf("reading %s read_uncommitted timed out", topic)
+	for _, r := range harness.ReadLog(c.T, c.Brokers, "test-raw-reader", c.Prefix+"-offsets", false) {
+		rr := rawRecord{offset: r.Offset, producerID: r.ProducerID, control: r.Attrs.IsControl(), value: r.Value}
+		if rr.control {
+			rr.marker = "abort"
+			if len(r.Key) >= 4 && binary.BigEndian.Uint16(r.Key[2:4]) == 1 {
+				rr.marker = "commit"
+			}
+			byPart[r.Partition] = append(byPart[r.Partition], rr)
+			continue
 		}
-		fs.EachRecord(func(r *kgo.Record) {
-			next[r.Partition] = r.Offset + 1
-			rr := rawRecord{offset: r.Offset, producerID: r.ProducerID, control: r.Attrs.IsControl(), value: r.Value}
-			if rr.control {
-				rr.marker = "abort"
-				if len(r.Key) >= 4 && binary.BigEndian.Uint16(r.Key[2:4]) == 1 {
-					rr.marker = "commit"
-				}
-				byPart[r.Partition] = append(byPart[r.Partition], rr)
-				return
-			}
-			if k, ok := offsetKey(r.Key); ok && k.connector == connector && reflect.DeepEqual(k.partition, partition) {
-				home = r.Partition
-				byPart[r.Partition] = append(byPart[r.Partition], rr)
-			}
-		})
-		done = true
-		for p, end := range want {
-			if next[p] < end {
-				done = false
-			}
+		if k, ok := offsetKey(r.Key); ok && k.connector == connector && reflect.DeepEqual(k.partition, partition) {
+			home = r.Partition
+			byPart[r.Partition] = append(byPart[r.Partition], rr)
 		}
 	}
 	return byPart[home]
