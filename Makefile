@@ -43,7 +43,7 @@ bench:
 	if ! (exec 3<>/dev/tcp/127.0.0.1/9092) 2>/dev/null; then ./deploy/kafka/kafka-up.sh; started=1; fi; \
 	trap 'if [[ -n $$started ]]; then ./deploy/kafka/kafka-down.sh; fi' EXIT; \
 	if [[ $${BENCH_PEER:-} == connect ]]; then CONNECT_JARS_ONLY=1 ./deploy/connect/connect-up.sh; fi; \
-	cd tests && BENCH_KAFKA=127.0.0.1:9092 $(GO) run ./benchrun
+	(cd tests && BENCH_KAFKA=127.0.0.1:9092 $(GO) run ./benchrun)
 
 ## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
 bench-go:
