@@ -49,6 +49,8 @@ type Config struct {
 	ExactlyOnce bool
 	// FaultHook is a test seam: see herder.Config.FaultHook.
 	FaultHook func(step string) error
+	// BeforeStatusWrite is a test seam: see herder.Config.BeforeStatusWrite.
+	BeforeStatusWrite func(ctx context.Context) error
 }
 
 // Validate checks the config.
@@ -136,6 +138,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		Commit:              version.Commit,
 		Logger:              c.log,
 		FaultHook:           c.cfg.FaultHook,
+		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, plugins.Builtin(), nc)
 	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log), httpapi.WithLeaderRouting(c.herder)), ReadHeaderTimeout: 10 * time.Second}

@@ -42,6 +42,9 @@ type Options struct {
 	// FaultHook is passed to the coordinator (test seam): it can fail a
 	// named step of a create with initial offsets.
 	FaultHook func(step string) error
+	// BeforeStatusWrite is passed to the coordinator (test seam): it runs
+	// before each batch of status records is written.
+	BeforeStatusWrite func(ctx context.Context) error
 	// BeforeOffsetCommit is passed to every agent (test seam).
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
 }
@@ -105,6 +108,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		LeaderLease:         2 * time.Second,
 		Logger:              log.With("process", "coordinator"),
 		FaultHook:           opts.FaultHook,
+		BeforeStatusWrite:   opts.BeforeStatusWrite,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{

@@ -2,69 +2,28 @@ package herder
 
 import (
 	"context"
-	"fmt"
-	"maps"
-	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
-// agentInfo is what the coordinator knows of an agent.
-type agentInfo struct {
-	id     string
-	labels map[string]string
-	// registered is false for an agent only presumed alive because the
-	// status topic says it ran tasks; it gets no new tasks until it registers.
-	registered bool
-	lastSeen   time.Time
-	// reported is the agent's last account of its tasks.
-	reported map[v1.TaskID]v1.RunningTask
-}
-
-// placement is where a task runs and which generation of it.
-type placement struct {
-	agent      string
-	generation int64
-	hash       string
-	paused     bool
-}
-
-// serveAgents serves the leader-only endpoints on the subjects of term: a
-// deposed leader's subscriptions name an older term, so agents that read the
-// current lease never reach them.
+// serveAgents serves the leader-only endpoints of term.
 func (h *Herder) serveAgents(term int64) (micro.Service, error) {
-	svc, err := micro.AddService(h.nc, micro.Config{
-		Name:        "sluice-leader",
-		Version:     h.cfg.Version,
-		Description: "Sluice coordinator, leader endpoints",
-		Metadata:    map[string]string{"worker_id": h.cfg.WorkerID, "term": strconv.FormatInt(term, 10)},
+	return agentrpc.Serve(h.nc, h.cfg.GroupID, term, agentrpc.Service{Version: h.cfg.Version, WorkerID: h.cfg.WorkerID}, agentrpc.Endpoints{
+		Register:   h.registerEndpoint,
+		Heartbeat:  h.heartbeatEndpoint,
+		Deregister: h.deregisterEndpoint,
+		Status:     h.statusEndpoint,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("serve agent endpoints: %w", err)
-	}
-	mounts := []struct {
-		name, subject string
-		ep            func(context.Context, any) (any, error)
-		req           func() any
-	}{
-		{"register", v1.SubjectLeaderRegister, h.registerEndpoint, func() any { return &v1.RegisterRequest{} }},
-		{"heartbeat", v1.SubjectLeaderHeartbeat, h.heartbeatEndpoint, func() any { return &v1.HeartbeatRequest{} }},
-		{"deregister", v1.SubjectLeaderDeregister, h.deregisterEndpoint, func() any { return &v1.RegisterRequest{} }},
-		{"status", v1.SubjectLeaderStatus, h.statusEndpoint, func() any { return &v1.StatusReport{} }},
-	}
-	for _, m := range mounts {
-		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, term), m.ep, m.req); err != nil {
-			_ = svc.Stop()
-			return nil, err
-		}
-	}
-	return svc, nil
 }
+
+// The agent endpoints below update memory and answer at once: status
+// records go to the leadership's status queue, so a slow broker never holds
+// a heartbeat (and so never costs an agent its lease).
 
 // deregisterEndpoint forgets an agent that left gracefully (its tasks have
 // stopped and committed), so the next reconcile places them elsewhere.
@@ -74,7 +33,7 @@ func (h *Herder) deregisterEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	h.mu.Lock()
-	delete(h.agents, r.AgentID)
+	h.agents.Remove(r.AgentID)
 	h.mu.Unlock()
 	h.log.Info("agent left", "agent", r.AgentID)
 	h.trigger()
@@ -102,48 +61,31 @@ func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
 	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term.Load()}, nil
 }
 
-// observeAgent records a registration or heartbeat. A heartbeat from an
+// observeAgent records a registration or heartbeat, adopts the tasks the
+// agent reports that nothing else is placed for (a restarted coordinator
+// learns where tasks run), and queues their statuses. A heartbeat from an
 // agent the coordinator does not know returns false: it must register.
+// Reconcile runs again only when the report changed something.
 func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	h.mu.Lock()
-	a := h.agents[r.AgentID]
-	if a == nil || (!register && !a.registered) {
-		if !register {
-			h.mu.Unlock()
-			return false
-		}
-		a = &agentInfo{id: r.AgentID}
-		h.agents[r.AgentID] = a
-	}
-	a.registered = true
-	a.labels = maps.Clone(r.Labels)
-	a.lastSeen = time.Now()
-	a.reported = make(map[v1.TaskID]v1.RunningTask, len(r.Tasks))
-	for _, t := range r.Tasks {
-		a.reported[t.ID] = t
-		if t.Generation > h.gen {
-			h.gen = t.Generation
-		}
-		p := h.placed[t.ID]
-		switch {
-		case p == nil:
-			// Adopt: a restarted coordinator learns where tasks run.
-			h.placed[t.ID] = &placement{agent: a.id, generation: t.Generation, hash: t.ConfigHash}
-		case p.agent == a.id && p.generation == t.Generation && p.hash == "":
-			// Adopted from the status topic: the agent now says which config it runs.
-			p.hash = t.ConfigHash
+	known, changed := h.agents.Observe(r, register, time.Now())
+	if known {
+		for _, t := range r.Tasks {
+			h.placed.Adopt(r.AgentID, t)
 		}
 	}
 	h.mu.Unlock()
-	h.trigger()
-	// One write for the whole report: an agent whose hundred tasks all
-	// changed state (a resume, a restart) costs one status-topic write, not
-	// a hundred in a row while other agents' heartbeats wait.
+	if !known {
+		return false
+	}
+	if changed {
+		h.trigger()
+	}
 	var recs []records.Record
 	for _, t := range r.Tasks {
 		recs = append(recs, h.taskStatusRecords(r.AgentID, t.ID, t.Generation, t.State, t.Trace, nil)...)
 	}
-	h.writeStatus(recs, "agent", r.AgentID)
+	h.queueStatus(recs...)
 	return true
 }
 
@@ -152,14 +94,8 @@ func (h *Herder) statusEndpoint(ctx context.Context, req any) (any, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	h.recordTaskStatus(r.AgentID, r.ID, r.Generation, r.State, r.Trace, r.Topics)
+	h.queueStatus(h.taskStatusRecords(r.AgentID, r.ID, r.Generation, r.State, r.Trace, r.Topics)...)
 	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
-}
-
-// recordTaskStatus writes an agent's report of a task to the status topic,
-// unless it comes from an owner or generation that is no longer current.
-func (h *Herder) recordTaskStatus(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) {
-	h.writeStatus(h.taskStatusRecords(agent, id, gen, state, trace, topics), "task", id.String())
 }
 
 // taskStatusRecords returns the status-topic records that an agent's report
@@ -167,14 +103,13 @@ func (h *Herder) recordTaskStatus(agent string, id v1.TaskID, gen int64, state, 
 // generation that is no longer current, or says nothing new.
 func (h *Herder) taskStatusRecords(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) []records.Record {
 	h.mu.Lock()
-	p := h.placed[id]
-	current := p != nil && p.agent == agent && p.generation == gen
+	p, ok := h.placed.Get(id)
 	h.mu.Unlock()
-	if !current {
+	if !ok || p.Agent != agent || p.Generation != gen {
 		return nil
 	}
 	var recs []records.Record
-	if st, ok := h.statuses.State.Task(id.Connector, id.Task); !ok || st.State != state || st.Trace != trace || st.WorkerID != agent || st.Generation != gen {
+	if st, ok := h.taskStatus(id.Connector, id.Task); !ok || st.State != state || st.Trace != trace || st.WorkerID != agent || st.Generation != gen {
 		if state != "" && state != v1.StateUnassigned {
 			recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(state, trace, agent, gen)})
 		}
@@ -193,39 +128,20 @@ func (h *Herder) taskStatusRecords(agent string, id v1.TaskID, gen int64, state,
 	return recs
 }
 
-// writeStatus writes recs to the status topic; a failure is logged with
-// whose report it was (the next report that differs writes again).
-func (h *Herder) writeStatus(recs []records.Record, kind, who string) {
-	if len(recs) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := h.statuses.Write(ctx, recs...); err != nil {
-		h.log.Warn("status write failed", kind, who, "err", err)
-	}
-}
-
 // adoptFromStatus presumes that the agents named in the status topic still
 // run their tasks, so a restarted coordinator neither marks them unassigned
 // nor places them elsewhere before those agents had a chance to report.
 func (h *Herder) adoptFromStatus(now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if g := h.statuses.State.MaxGeneration(); g > h.gen {
-		h.gen = g
-	}
+	h.placed.ObserveGeneration(h.statuses.State.MaxGeneration())
 	for conn, tasks := range h.statuses.State.TaskOwners() {
 		for n, st := range tasks {
 			if st.State != v1.StateRunning && st.State != v1.StatePaused && st.State != v1.StateFailed {
 				continue
 			}
-			a := h.agents[st.WorkerID]
-			if a == nil {
-				a = &agentInfo{id: st.WorkerID, lastSeen: now}
-				h.agents[st.WorkerID] = a
-			}
-			h.placed[v1.TaskID{Connector: conn, Task: n}] = &placement{agent: st.WorkerID, generation: st.Generation}
+			h.agents.Presume(st.WorkerID, now)
+			h.placed.Presume(v1.TaskID{Connector: conn, Task: n}, st.WorkerID, st.Generation)
 		}
 	}
 }
@@ -234,11 +150,5 @@ func (h *Herder) adoptFromStatus(now time.Time) {
 func (h *Herder) RegisteredAgents() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := 0
-	for _, a := range h.agents {
-		if a.registered {
-			n++
-		}
-	}
-	return n
+	return len(h.agents.Registered())
 }

@@ -292,7 +292,7 @@ func (h *Herder) writeDelete(ctx context.Context, name string) error {
 	); err != nil {
 		return writeFailed(err, "Failed to delete connector %s", name)
 	}
-	if err := h.statuses.Write(ctx, records.Record{Key: records.ConnectorStatusKey(name)}); err != nil {
+	if err := h.writeStatus(ctx, records.Record{Key: records.ConnectorStatusKey(name)}); err != nil {
 		h.log.Warn("removing connector status failed", "connector", name, "err", err)
 	}
 	h.trigger()

@@ -30,7 +30,10 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
+	"github.com/sluice-io/sluice/coordinator/internal/placements"
+	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -62,6 +65,10 @@ type Config struct {
 	// initial offsets (Step* constants) and fails the step with its error:
 	// a seam for tests that prove a failed create loses nothing.
 	FaultHook func(step string) error
+	// BeforeStatusWrite is a test seam: it runs before each batch of status
+	// records is written (store.StatusQueueOptions.BeforeWrite). Tests block
+	// in it to stand for a stalled broker.
+	BeforeStatusWrite func(ctx context.Context) error
 }
 
 // Herder implements the coordinator's operations.
@@ -82,10 +89,15 @@ type Herder struct {
 	clusterID string
 	locks     sync.Map // connector name → *sync.Mutex
 
+	rpc *agentrpc.Client
+	// mu guards the agent registry and the placements together, so a plan
+	// sees both at one instant.
 	mu     sync.Mutex
-	agents map[string]*agentInfo
-	placed map[v1.TaskID]*placement
-	gen    int64
+	agents *registry.Registry
+	placed *placements.Table
+
+	// statusQ is the leadership's status writer, nil while following.
+	statusQ atomic.Pointer[store.StatusQueue]
 
 	kick chan struct{}
 	// assigning holds the agents an assignment is in flight to.
@@ -105,8 +117,9 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		log:    cfg.Logger,
 		reg:    reg,
 		nc:     nc,
-		agents: map[string]*agentInfo{},
-		placed: map[v1.TaskID]*placement{},
+		rpc:    agentrpc.NewClient(nc, cfg.GroupID),
+		agents: registry.New(cfg.AgentLease),
+		placed: placements.New(),
 		kick:   make(chan struct{}, 1),
 	}
 }

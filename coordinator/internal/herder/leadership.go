@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/placements"
+	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
@@ -72,15 +74,19 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 			return fmt.Errorf("catch up before leading: %w", err)
 		}
 	}
-	h.mu.Lock()
-	h.agents = map[string]*agentInfo{}
-	h.placed = map[v1.TaskID]*placement{}
-	h.mu.Unlock()
+	h.resetAgents()
 	h.term.Store(l.term)
 	h.adoptFromStatus(time.Now())
 	h.configs.SetWriter(w)
 	h.statuses.SetWriter(w)
 	l.writer = w
+	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, BeforeWrite: h.cfg.BeforeStatusWrite})
+	qctx, qcancel := context.WithCancel(ctx)
+	qdone := make(chan struct{})
+	go func() { defer close(qdone); q.Run(qctx) }()
+	defer func() { qcancel(); <-qdone }()
+	h.statusQ.Store(q)
+	defer h.statusQ.CompareAndSwap(q, nil)
 	svc, err := h.serveAgents(l.term)
 	if err != nil {
 		h.configs.SetWriter(nil)
@@ -150,12 +156,18 @@ func (h *Herder) revokeLeadership(term int64) {
 	if l.writer != nil {
 		l.writer.Close()
 	}
-	h.mu.Lock()
-	h.agents = map[string]*agentInfo{}
-	h.placed = map[v1.TaskID]*placement{}
-	h.mu.Unlock()
+	h.resetAgents()
 	h.term.CompareAndSwap(term, 0)
 	h.log.Info("no longer leading", "term", term)
+}
+
+// resetAgents forgets every agent and placement: a term starts from what
+// the topics and the agents' own reports say, never from an earlier term's memory.
+func (h *Herder) resetAgents() {
+	h.mu.Lock()
+	h.agents = registry.New(h.cfg.AgentLease)
+	h.placed = placements.New()
+	h.mu.Unlock()
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.

@@ -16,7 +16,6 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
-	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/steptimer"
 )
@@ -319,19 +318,12 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 		ids[v1.TaskID{Connector: name, Task: i}] = true
 	}
 	h.mu.Lock()
-	agents := make([]string, 0, len(h.agents))
-	for _, a := range h.agents {
-		agents = append(agents, a.id)
-		for id := range a.reported {
-			if id.Connector == name {
-				ids[id] = true
-			}
-		}
+	var agents []string
+	for _, a := range h.agents.Agents() {
+		agents = append(agents, a.ID)
 	}
-	for id := range h.placed {
-		if id.Connector == name {
-			ids[id] = true
-		}
+	for _, id := range append(h.agents.ReportedOf(name), h.placed.OfConnector(name)...) {
+		ids[id] = true
 	}
 	h.mu.Unlock()
 	list := make([]v1.TaskID, 0, len(ids))
@@ -352,11 +344,7 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 			case err != nil && v1.IsCode(err, v1.CodeUnavailable):
 				// The agent is gone: its tasks are fenced by the operation.
 				h.mu.Lock()
-				if a := h.agents[agent]; a != nil {
-					for _, id := range list {
-						delete(a.reported, id)
-					}
-				}
+				h.agents.ForgetReported(agent, list)
 				h.mu.Unlock()
 			case err != nil:
 				h.log.Warn("offsets: an agent did not confirm the connector's tasks stopped", "connector", name, "agent", agent, "err", err)
@@ -372,14 +360,8 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 // an agent cannot be reached.
 func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
 	h.mu.Lock()
-	var agents []string
-	for id, a := range h.agents {
-		if a.registered {
-			agents = append(agents, id)
-		}
-	}
+	agents := h.agents.Registered()
 	h.mu.Unlock()
-	sort.Strings(agents)
 	for _, agent := range agents {
 		err := h.callWhileAlive(ctx, agent, req)
 		if err == nil {
@@ -418,9 +400,9 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.Offset
 				return
 			case <-tick.C:
 				h.mu.Lock()
-				a := h.agents[agent]
+				alive := h.agents.Known(agent)
 				h.mu.Unlock()
-				if a == nil {
+				if !alive {
 					close(lost)
 					cancel()
 					return
@@ -428,7 +410,7 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.Offset
 			}
 		}
 	}()
-	err := natsrpc.Call(octx, h.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
+	err := h.rpc.Offsets(octx, agent, req)
 	select {
 	case <-lost:
 		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)

@@ -14,28 +14,15 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
-	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/coordinator/internal/planner"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
-	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
-// desiredTask is a task that should run, from the committed configs.
-type desiredTask struct {
-	id         v1.TaskID
-	connConfig map[string]string
-	taskConfig map[string]string
-	hash       string
-	paused     bool
-	selector   map[string]string
-	// hold keeps a running task as it is: its connector's new task configs
-	// are not committed yet, and restarting it now with the old ones would
-	// only restart it again once they are.
-	hold bool
-}
-
-// reconcileLoop reconciles until ctx ends (leadership is revoked).
+// reconcileLoop reconciles until ctx ends (leadership is revoked): on a
+// config change, when something asks for it (an agent's report changed, a
+// restart), and every lease/4 to notice lost agents.
 func (h *Herder) reconcileLoop(ctx context.Context) {
 	tick := time.NewTicker(max(h.cfg.AgentLease/4, 50*time.Millisecond))
 	defer tick.Stop()
@@ -57,9 +44,9 @@ func (h *Herder) reconcileLoop(ctx context.Context) {
 func (h *Herder) reconcile(ctx context.Context) {
 	h.ensureWriter(ctx)
 	conns := h.configs.State.All()
-	desired := map[v1.TaskID]desiredTask{}
+	desired := map[v1.TaskID]planner.Desired{}
 	for _, c := range conns {
-		h.ensureConnectorStatus(ctx, c)
+		h.ensureConnectorStatus(c)
 		hold := false
 		if c.TargetState == records.TargetStarted {
 			c, hold = h.ensureTaskConfigs(ctx, c)
@@ -70,117 +57,28 @@ func (h *Herder) reconcile(ctx context.Context) {
 		sel, _ := labels.Parse(c.Config[labels.SelectorKey])
 		for i, tc := range c.Tasks {
 			id := v1.TaskID{Connector: c.Name, Task: i}
-			desired[id] = desiredTask{id: id, connConfig: c.Config, taskConfig: tc, hash: configHash(c.Config, tc),
-				paused: c.TargetState == records.TargetPaused, selector: sel, hold: hold}
+			desired[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc),
+				Paused: c.TargetState == records.TargetPaused, Selector: sel, Hold: hold}
 		}
 	}
-	assigns, revokes, unassigned, removed := h.plan(desired, time.Now())
-	h.sendRevokes(ctx, revokes)
-	h.sendAssigns(ctx, assigns)
-	h.writeTaskStatuses(ctx, unassigned, removed)
+	out := h.plan(desired, time.Now())
+	h.sendRevokes(ctx, out.Revokes)
+	h.sendAssigns(ctx, out.Assigns)
+	h.writeTaskStatuses(out.Unassigned, out.Removed)
 }
 
-// plan expires lost agents, runs the scheduler and works out the commands
-// to send. It holds the lock but does no I/O.
-func (h *Herder) plan(desired map[v1.TaskID]desiredTask, now time.Time) (assigns map[string][]v1.TaskAssignment, revokes map[string][]v1.TaskID, unassigned, removed []v1.TaskID) {
+// plan expires lost agents and runs the planner on the agents and
+// placements of this instant, then installs the placements it computed.
+// It holds the lock but does no I/O.
+func (h *Herder) plan(desired map[v1.TaskID]planner.Desired, now time.Time) planner.Output {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	assigns, revokes = map[string][]v1.TaskAssignment{}, map[string][]v1.TaskID{}
-	for id, a := range h.agents {
-		if now.Sub(a.lastSeen) > h.cfg.AgentLease {
-			h.log.Warn("agent lost: lease expired", "agent", id, "last_seen", a.lastSeen)
-			delete(h.agents, id)
-		}
+	for _, a := range h.agents.Expire(now) {
+		h.log.Warn("agent lost: lease expired", "agent", a.ID, "last_seen", a.LastSeen)
 	}
-	var live []scheduler.Agent
-	for _, a := range h.agents {
-		if a.registered {
-			live = append(live, scheduler.Agent{ID: a.id, Labels: a.labels})
-		}
-	}
-	current := map[v1.TaskID]string{}
-	var tasks []scheduler.Task
-	for id, d := range desired {
-		p := h.placed[id]
-		if p != nil {
-			if a := h.agents[p.agent]; a != nil && !a.registered {
-				continue // presumed running on an agent not yet heard from
-			}
-			current[id] = p.agent
-		}
-		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.selector})
-	}
-	target := scheduler.Assign(tasks, live, current)
-
-	// Tasks that must stop where they are: no longer desired, moved, or
-	// their agent is gone.
-	for id, p := range h.placed {
-		_, want := desired[id]
-		a := h.agents[p.agent]
-		if a != nil && !a.registered && want {
-			continue
-		}
-		if agent, ok := target[id]; want && ok && agent == p.agent {
-			continue
-		}
-		if a != nil {
-			revokes[p.agent] = append(revokes[p.agent], id)
-		}
-		delete(h.placed, id)
-		if !want {
-			removed = append(removed, id)
-		}
-	}
-	for id, d := range desired {
-		agent, ok := target[id]
-		if !ok {
-			if p := h.placed[id]; p == nil {
-				unassigned = append(unassigned, id)
-			}
-			continue
-		}
-		p := h.placed[id]
-		a := h.agents[agent]
-		switch {
-		case p != nil && d.hold && p.paused == d.paused:
-			continue
-		case p == nil || p.hash != d.hash:
-			h.gen++
-			p = &placement{agent: agent, generation: h.gen, hash: d.hash, paused: d.paused}
-			h.placed[id] = p
-		case p.paused != d.paused:
-			p.paused = d.paused
-		default:
-			// Resend only what the agent does not report running at this generation.
-			if rt, ok := a.reported[id]; ok && rt.Generation == p.generation && (rt.State == v1.StatePaused) == p.paused {
-				continue
-			}
-		}
-		assigns[agent] = append(assigns[agent], v1.TaskAssignment{ID: id, Generation: p.generation, ConnectorConfig: d.connConfig,
-			TaskConfig: d.taskConfig, ConfigHash: d.hash, Paused: d.paused})
-	}
-	// Tasks an agent runs that are not placed on it: zombies. (A task placed
-	// on it at a newer generation is restarted by its assignment instead.)
-	for _, a := range h.agents {
-		if !a.registered {
-			continue
-		}
-		for id := range a.reported {
-			if p := h.placed[id]; (p == nil || p.agent != a.id) && !containsTask(revokes[a.id], id) {
-				revokes[a.id] = append(revokes[a.id], id)
-			}
-		}
-	}
-	return assigns, revokes, unassigned, removed
-}
-
-func containsTask(ids []v1.TaskID, id v1.TaskID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
+	out := planner.Plan(planner.Input{Desired: desired, Agents: h.agents.Agents(), Placements: h.placed.All(), Generation: h.placed.Generation()})
+	h.placed.Replace(out.Placements, out.Generation)
+	return out
 }
 
 // sendRevokes stops tasks, all agents in parallel, and waits (bounded by the
@@ -206,17 +104,12 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 	rctx, cancel := context.WithTimeout(ctx, h.cfg.TaskShutdownTimeout)
 	defer cancel()
 	h.mu.Lock()
-	req := v1.RevokeRequest{Term: h.term.Load(), Tasks: ids, Generation: h.gen}
+	req := v1.RevokeRequest{Term: h.term.Load(), Tasks: ids, Generation: h.placed.Generation()}
 	h.mu.Unlock()
-	var reply v1.RevokeReply
-	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), req, &reply)
+	reply, err := h.rpc.Revoke(rctx, agent, req)
 	if err == nil {
 		h.mu.Lock()
-		if a := h.agents[agent]; a != nil {
-			for _, id := range reply.Stopped {
-				delete(a.reported, id)
-			}
-		}
+		h.agents.ForgetReported(agent, reply.Stopped)
 		h.mu.Unlock()
 	}
 	return reply, err
@@ -237,8 +130,7 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 			defer h.assigning.Delete(agent)
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			var reply v1.AssignReply
-			err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: term, Tasks: tasks}, &reply)
+			reply, err := h.rpc.Assign(actx, agent, v1.AssignRequest{Term: term, Tasks: tasks})
 			if err != nil && ctx.Err() == nil {
 				h.log.Warn("assign failed", "agent", agent, "tasks", len(tasks), "err", err)
 			}
@@ -259,9 +151,7 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 	}
 	h.mu.Lock()
 	for _, id := range refused {
-		if p := h.placed[id]; p != nil && p.agent == agent && p.generation == gens[id] {
-			delete(h.placed, id)
-		}
+		h.placed.ForgetIf(id, agent, gens[id])
 	}
 	h.mu.Unlock()
 	h.log.Info("assignments refused: a revoke overtook them; placing them again", "agent", agent, "tasks", len(refused))
@@ -270,35 +160,34 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
 // statuses of tasks that no longer exist.
-func (h *Herder) writeTaskStatuses(ctx context.Context, unassigned, removed []v1.TaskID) {
+func (h *Herder) writeTaskStatuses(unassigned, removed []v1.TaskID) {
 	var recs []records.Record
 	for _, id := range unassigned {
-		if st, ok := h.statuses.State.Task(id.Connector, id.Task); ok && st.State == v1.StateUnassigned {
+		st, ok := h.taskStatus(id.Connector, id.Task)
+		if ok && st.State == v1.StateUnassigned {
 			continue
 		}
 		// Keep the task's own generation: a cluster-wide one would be
 		// higher than the generation its agent reports when it comes back
 		// and adopts it, and that report would then be ignored.
 		var gen int64
-		if st, ok := h.statuses.State.Task(id.Connector, id.Task); ok {
+		if ok {
 			gen = st.Generation
 		}
 		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, "", h.cfg.WorkerID, gen)})
 	}
 	for _, id := range removed {
-		if _, ok := h.statuses.State.Task(id.Connector, id.Task); ok {
+		if _, ok := h.taskStatus(id.Connector, id.Task); ok {
 			recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task)})
 		}
 	}
-	if err := h.statuses.Write(ctx, recs...); err != nil {
-		h.log.Warn("status write failed", "err", err)
-	}
+	h.queueStatus(recs...)
 	// Statuses of tasks beyond a connector's current task count (it shrank,
 	// or it stopped) are removed too.
-	h.pruneTaskStatuses(ctx)
+	h.pruneTaskStatuses()
 }
 
-func (h *Herder) pruneTaskStatuses(ctx context.Context) {
+func (h *Herder) pruneTaskStatuses() {
 	var recs []records.Record
 	for conn := range h.statuses.State.TaskOwners() {
 		c, ok := h.configs.State.Get(conn)
@@ -309,17 +198,15 @@ func (h *Herder) pruneTaskStatuses(ctx context.Context) {
 		for _, task := range h.statuses.State.TaskIDs(conn) {
 			if task >= n {
 				h.mu.Lock()
-				_, placed := h.placed[v1.TaskID{Connector: conn, Task: task}]
+				placed := h.placed.Placed(v1.TaskID{Connector: conn, Task: task})
 				h.mu.Unlock()
-				if !placed {
+				if _, has := h.taskStatus(conn, task); !placed && has {
 					recs = append(recs, records.Record{Key: records.TaskStatusKey(conn, task)})
 				}
 			}
 		}
 	}
-	if err := h.statuses.Write(ctx, recs...); err != nil {
-		h.log.Warn("status prune failed", "err", err)
-	}
+	h.queueStatus(recs...)
 }
 
 // ensureFenced keeps Kafka Connect's exactly-once invariant: before the
@@ -347,20 +234,22 @@ func (h *Herder) ensureFenced(ctx context.Context, c store.Connector) bool {
 }
 
 // ensureConnectorStatus keeps the connector's status in line with its target.
-func (h *Herder) ensureConnectorStatus(ctx context.Context, c store.Connector) {
+func (h *Herder) ensureConnectorStatus(c store.Connector) {
 	want := map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[c.TargetState]
-	st, ok := h.statuses.State.Connector(c.Name)
+	st, ok := h.connectorStatus(c.Name)
 	if ok && st.WorkerID == h.cfg.WorkerID && (st.State == want || st.State == v1.StateFailed && want == v1.StateRunning || st.State == v1.StateRestarting) {
 		return
 	}
-	h.writeConnectorStatus(ctx, c.Name, want, "")
+	h.queueConnectorStatus(c.Name, want, "")
 }
 
-func (h *Herder) writeConnectorStatus(ctx context.Context, name, state, trace string) {
-	rec := records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(state, trace, h.cfg.WorkerID, 0)}
-	if err := h.statuses.Write(ctx, rec); err != nil {
-		h.log.Warn("connector status write failed", "connector", name, "err", err)
-	}
+// queueConnectorStatus queues a connector's status record.
+func (h *Herder) queueConnectorStatus(name, state, trace string) {
+	h.queueStatus(connectorStatusRecord(name, state, trace, h.cfg.WorkerID))
+}
+
+func connectorStatusRecord(name, state, trace, workerID string) records.Record {
+	return records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(state, trace, workerID, 0)}
 }
 
 // ensureTaskConfigs runs the connector's task split and commits the task
@@ -371,12 +260,12 @@ func (h *Herder) writeConnectorStatus(ctx context.Context, name, state, trace st
 func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (store.Connector, bool) {
 	tasks, err := h.generateTaskConfigs(c.Config)
 	if err != nil {
-		h.writeConnectorStatus(ctx, c.Name, v1.StateFailed, err.Error())
+		h.queueConnectorStatus(c.Name, v1.StateFailed, err.Error())
 		return c, false
 	}
 	if reflect.DeepEqual(tasks, c.Tasks) {
-		if st, ok := h.statuses.State.Connector(c.Name); ok && st.State == v1.StateFailed {
-			h.writeConnectorStatus(ctx, c.Name, v1.StateRunning, "")
+		if st, ok := h.connectorStatus(c.Name); ok && st.State == v1.StateFailed {
+			h.queueConnectorStatus(c.Name, v1.StateRunning, "")
 		}
 		return c, false
 	}

@@ -99,7 +99,7 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 		return nil, v1.Errorf(v1.CodeNotFound, "Unknown connector: %s", name)
 	}
 	if !includeTasks && !onlyFailed {
-		h.restartConnectorInstance(ctx, name, c.TargetState)
+		h.restartConnectorInstance(name, c.TargetState)
 		return nil, nil
 	}
 	state, err := h.ConnectorStatus(ctx, name)
@@ -111,7 +111,7 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 	var recs []records.Record
 	if restartConn {
 		state.Connector.State = v1.StateRestarting
-		recs = append(recs, records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(v1.StateRestarting, "", h.cfg.WorkerID, 0)})
+		recs = append(recs, connectorStatusRecord(name, v1.StateRestarting, "", h.cfg.WorkerID))
 	}
 	for i, t := range state.Tasks {
 		if includeTasks && (!onlyFailed || t.State == v1.StateFailed) {
@@ -121,11 +121,11 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 			recs = append(recs, records.Record{Key: records.TaskStatusKey(name, t.ID), Value: records.EncodeStatus(v1.StateRestarting, "", t.WorkerID, ts.Generation)})
 		}
 	}
-	if err := h.statuses.Write(ctx, recs...); err != nil {
+	if err := h.writeStatus(ctx, recs...); err != nil {
 		return nil, writeFailed(err, "Failed to restart connector %s", name)
 	}
 	if restartConn {
-		h.restartConnectorInstance(ctx, name, c.TargetState)
+		h.restartConnectorInstance(name, c.TargetState)
 	}
 	h.restartTasks(name, restartTasks)
 	return &state, nil
@@ -133,9 +133,9 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 
 // restartConnectorInstance re-runs the connector's task split (Sluice runs
 // the Connector part in the coordinator) and refreshes its status.
-func (h *Herder) restartConnectorInstance(ctx context.Context, name, target string) {
+func (h *Herder) restartConnectorInstance(name, target string) {
 	want := map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[target]
-	h.writeConnectorStatus(ctx, name, want, "")
+	h.queueConnectorStatus(name, want, "")
 	h.trigger()
 }
 
@@ -143,11 +143,7 @@ func (h *Herder) restartConnectorInstance(ctx context.Context, name, target stri
 func (h *Herder) restartTasks(name string, tasks []int) {
 	h.mu.Lock()
 	for _, n := range tasks {
-		if p := h.placed[v1.TaskID{Connector: name, Task: n}]; p != nil {
-			// An empty hash never matches the desired one: the next pass
-			// assigns the task again under a new generation.
-			p.hash = ""
-		}
+		h.placed.Restart(v1.TaskID{Connector: name, Task: n})
 	}
 	h.mu.Unlock()
 	h.trigger()
@@ -180,7 +176,7 @@ func (h *Herder) ResetConnectorTopics(ctx context.Context, name string) error {
 	for _, t := range h.statuses.State.Topics(name) {
 		recs = append(recs, records.Record{Key: records.TopicStatusKey(name, t)})
 	}
-	if err := h.statuses.Write(ctx, recs...); err != nil {
+	if err := h.writeStatus(ctx, recs...); err != nil {
 		return writeFailed(err, "Failed to reset the active topics of connector %s", name)
 	}
 	return nil

@@ -151,3 +151,14 @@ func (s *StatusState) TaskOwners() map[string]map[int]InstanceStatus {
 	}
 	return out
 }
+
+// DecodeInstance reads a status record that is not applied yet (one still
+// queued for writing) as the state would hold it; false for a tombstone or
+// a record that is not a connector or task status.
+func DecodeInstance(r records.Record) (InstanceStatus, bool) {
+	rec, err := records.DecodeStatus(r.Key, r.Value)
+	if err != nil || rec.Tombstone || (rec.Kind != records.StatusConnector && rec.Kind != records.StatusTask) {
+		return InstanceStatus{}, false
+	}
+	return toInstance(rec.Status), true
+}

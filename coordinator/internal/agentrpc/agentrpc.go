@@ -1,0 +1,96 @@
+// Package agentrpc is the coordinator's side of the NATS contract with its
+// agents, in one place: the commands the leader sends to one agent (assign,
+// revoke, offsets) and the leader-only endpoints agents call (register,
+// heartbeat, deregister, status).
+//
+//	leader ──assign / revoke / offsets──► sluice.….agent.<id>.…   (Client)
+//	agent  ──register / heartbeat / status / deregister──► sluice.….leader.<term>.…   (Serve)
+//
+// It only moves messages: what they mean is the herder's.
+package agentrpc
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/go-kit/kit/endpoint"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+)
+
+// Client sends the leader's commands to agents of one cluster.
+type Client struct {
+	nc    *nats.Conn
+	group string
+}
+
+// NewClient returns a client for the agents of the cluster named group.
+func NewClient(nc *nats.Conn, group string) *Client { return &Client{nc: nc, group: group} }
+
+// Assign starts or updates tasks on agent.
+func (c *Client) Assign(ctx context.Context, agent string, req v1.AssignRequest) (v1.AssignReply, error) {
+	var reply v1.AssignReply
+	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), req, &reply)
+	return reply, err
+}
+
+// Revoke stops tasks on agent; it answers once they stopped and committed.
+func (c *Client) Revoke(ctx context.Context, agent string, req v1.RevokeRequest) (v1.RevokeReply, error) {
+	var reply v1.RevokeReply
+	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), req, &reply)
+	return reply, err
+}
+
+// Offsets has agent carry out an offsets operation.
+func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) error {
+	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
+}
+
+// Endpoints are the leader-only handlers agents call. Each receives the
+// decoded request pointer: *v1.RegisterRequest for register, heartbeat and
+// deregister, *v1.StatusReport for status.
+type Endpoints struct {
+	Register, Heartbeat, Deregister, Status endpoint.Endpoint
+}
+
+// Service describes the serving coordinator in micro's discovery.
+type Service struct {
+	Version  string
+	WorkerID string
+}
+
+// Serve mounts the leader endpoints of term. A deposed leader's
+// subscriptions name an older term, so agents that read the current lease
+// never reach them; stop the returned service when leadership ends.
+func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints) (micro.Service, error) {
+	svc, err := micro.AddService(nc, micro.Config{
+		Name:        "sluice-leader",
+		Version:     info.Version,
+		Description: "Sluice coordinator, leader endpoints",
+		Metadata:    map[string]string{"worker_id": info.WorkerID, "term": strconv.FormatInt(term, 10), "group_id": group},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("serve agent endpoints: %w", err)
+	}
+	mounts := []struct {
+		name, subject string
+		ep            endpoint.Endpoint
+		req           func() any
+	}{
+		{"register", v1.SubjectLeaderRegister, eps.Register, func() any { return &v1.RegisterRequest{} }},
+		{"heartbeat", v1.SubjectLeaderHeartbeat, eps.Heartbeat, func() any { return &v1.HeartbeatRequest{} }},
+		{"deregister", v1.SubjectLeaderDeregister, eps.Deregister, func() any { return &v1.RegisterRequest{} }},
+		{"status", v1.SubjectLeaderStatus, eps.Status, func() any { return &v1.StatusReport{} }},
+	}
+	for _, m := range mounts {
+		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, term), m.ep, m.req); err != nil {
+			_ = svc.Stop()
+			return nil, err
+		}
+	}
+	return svc, nil
+}

@@ -1,0 +1,140 @@
+// Package placements records where each task runs and at which generation.
+//
+// A generation is issued by the leader each time it places a task anew
+// (first placement, a move, a config change, a restart); an agent stamps
+// its status reports with it, so a late report from an older owner loses.
+// The counter only grows: it starts above every generation the status topic
+// and the agents' reports show, so a new leader never issues one twice.
+//
+//	plan ─► Set (new generation) ─► agent runs it ─► reports carry the generation
+//	restart ─► Restart (config hash cleared) ─► next plan places it at a new generation
+//	agent refused (a revoke overtook it) ─► ForgetIf ─► next plan places it again
+//
+// A Table is plain data and not safe for concurrent use: the herder guards
+// it and the agent registry with one mutex.
+package placements
+
+import (
+	"maps"
+	"math"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// Placement is where a task runs and which generation of it.
+type Placement struct {
+	Agent      string
+	Generation int64
+	// Hash identifies the connector and task config the agent was sent;
+	// empty when unknown (adopted from the status topic) or cleared to
+	// force a restart.
+	Hash   string
+	Paused bool
+}
+
+// Table is the placement of every placed task.
+type Table struct {
+	byTask map[v1.TaskID]Placement
+	gen    int64
+}
+
+// New returns an empty table.
+func New() *Table { return &Table{byTask: map[v1.TaskID]Placement{}} }
+
+// Get returns a task's placement.
+func (t *Table) Get(id v1.TaskID) (Placement, bool) {
+	p, ok := t.byTask[id]
+	return p, ok
+}
+
+// All returns a copy of every placement.
+func (t *Table) All() map[v1.TaskID]Placement { return maps.Clone(t.byTask) }
+
+// Replace installs a whole new table, as a plan computed it, with the
+// highest generation issued so far.
+func (t *Table) Replace(byTask map[v1.TaskID]Placement, gen int64) {
+	t.byTask = maps.Clone(byTask)
+	t.ObserveGeneration(gen)
+}
+
+// Generation is the highest generation issued or seen.
+func (t *Table) Generation() int64 { return t.gen }
+
+// ObserveGeneration raises the counter to gen, so the next generation
+// issued is above every one in use.
+func (t *Table) ObserveGeneration(gen int64) {
+	if gen > t.gen {
+		t.gen = gen
+	}
+}
+
+// Adopt records what an agent reports running when nothing is placed for
+// the task (a new leader learning where tasks run), and fills in the
+// config hash of a placement adopted from the status topic once its agent
+// says which config it runs. Any other report leaves the table as it is.
+func (t *Table) Adopt(agent string, rt v1.RunningTask) {
+	p, ok := t.byTask[rt.ID]
+	switch {
+	case !ok:
+		t.byTask[rt.ID] = Placement{Agent: agent, Generation: rt.Generation, Hash: rt.ConfigHash}
+	case p.Agent == agent && p.Generation == rt.Generation && p.Hash == "":
+		p.Hash = rt.ConfigHash
+		t.byTask[rt.ID] = p
+	}
+	t.ObserveGeneration(rt.Generation)
+}
+
+// Presume places a task on the owner the status topic names, at the
+// generation it names, with no known config hash.
+func (t *Table) Presume(id v1.TaskID, agent string, gen int64) {
+	t.byTask[id] = Placement{Agent: agent, Generation: gen}
+	t.ObserveGeneration(gen)
+}
+
+// Restart clears a placed task's config hash: an empty hash never matches
+// the desired one, so the next plan assigns the task again under a new
+// generation and its agent restarts it.
+func (t *Table) Restart(id v1.TaskID) {
+	if p, ok := t.byTask[id]; ok {
+		p.Hash = ""
+		t.byTask[id] = p
+	}
+}
+
+// ForgetIf drops a placement if it is still on agent at generation gen, so
+// that the next plan places the task again instead of resending a void
+// assignment. It reports whether it dropped it.
+func (t *Table) ForgetIf(id v1.TaskID, agent string, gen int64) bool {
+	if p, ok := t.byTask[id]; ok && p.Agent == agent && p.Generation == gen {
+		delete(t.byTask, id)
+		return true
+	}
+	return false
+}
+
+// Placed reports whether a task is placed.
+func (t *Table) Placed(id v1.TaskID) bool {
+	_, ok := t.byTask[id]
+	return ok
+}
+
+// OfConnector returns the placed tasks of a connector.
+func (t *Table) OfConnector(connector string) []v1.TaskID {
+	var out []v1.TaskID
+	for id := range t.byTask {
+		if id.Connector == connector {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// NextGeneration returns the generation after gen. It saturates instead of
+// wrapping: a counter at the largest int64 stays there rather than turning
+// negative, where every report would lose to an old one.
+func NextGeneration(gen int64) int64 {
+	if gen >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return gen + 1
+}

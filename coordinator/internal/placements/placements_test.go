@@ -1,0 +1,56 @@
+package placements
+
+import (
+	"math"
+	"testing"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+var id = v1.TaskID{Connector: "c", Task: 0}
+
+func TestAdopt(t *testing.T) {
+	tb := New()
+	tb.Adopt("a", v1.RunningTask{ID: id, Generation: 5, ConfigHash: "h"})
+	if p, _ := tb.Get(id); p != (Placement{Agent: "a", Generation: 5, Hash: "h"}) || tb.Generation() != 5 {
+		t.Fatalf("adopted = %+v, gen %d", p, tb.Generation())
+	}
+	// Another agent's report of the same task does not move it.
+	tb.Adopt("b", v1.RunningTask{ID: id, Generation: 4, ConfigHash: "old"})
+	if p, _ := tb.Get(id); p.Agent != "a" {
+		t.Fatalf("a report moved the placement: %+v", p)
+	}
+	// A placement presumed from the status topic learns its hash.
+	tb.Presume(id, "b", 7)
+	tb.Adopt("b", v1.RunningTask{ID: id, Generation: 7, ConfigHash: "h7"})
+	if p, _ := tb.Get(id); p != (Placement{Agent: "b", Generation: 7, Hash: "h7"}) {
+		t.Fatalf("presumed then reported = %+v", p)
+	}
+}
+
+func TestRestartAndForget(t *testing.T) {
+	tb := New()
+	tb.Replace(map[v1.TaskID]Placement{id: {Agent: "a", Generation: 3, Hash: "h"}}, 3)
+	tb.Restart(id)
+	if p, _ := tb.Get(id); p.Hash != "" {
+		t.Fatalf("restart kept the hash: %+v", p)
+	}
+	if tb.ForgetIf(id, "a", 2) || tb.ForgetIf(id, "b", 3) {
+		t.Fatal("ForgetIf dropped a placement that changed")
+	}
+	if !tb.ForgetIf(id, "a", 3) || tb.Placed(id) {
+		t.Fatal("ForgetIf kept the refused placement")
+	}
+}
+
+func TestGenerationsOnlyGrowAndSaturate(t *testing.T) {
+	tb := New()
+	tb.ObserveGeneration(9)
+	tb.ObserveGeneration(4)
+	if tb.Generation() != 9 {
+		t.Fatalf("generation went down: %d", tb.Generation())
+	}
+	if NextGeneration(9) != 10 || NextGeneration(math.MaxInt64) != math.MaxInt64 {
+		t.Fatal("NextGeneration must count up and saturate")
+	}
+}

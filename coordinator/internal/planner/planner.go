@@ -1,0 +1,192 @@
+// Package planner turns what should run into the commands that make it so.
+// Plan is a pure function of the desired tasks, the agents and the current
+// placements: no I/O, no clock, no locks, so every case — zombies, holds,
+// generations, selectors — is a table test.
+//
+//	desired tasks ─┐
+//	agents ────────┼─► Plan ─► revokes (stop first) ─► assigns ─► new placements
+//	placements ────┘           unassigned / removed (statuses to write)
+//
+// Placement itself is the scheduler's (sticky, least loaded); the planner
+// decides which commands a change of placement, config or target calls for,
+// and issues generations.
+package planner
+
+import (
+	"sort"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/placements"
+	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+)
+
+// Desired is a task that should run, from the committed configs.
+type Desired struct {
+	ID         v1.TaskID
+	ConnConfig map[string]string
+	TaskConfig map[string]string
+	// Hash identifies ConnConfig and TaskConfig; a change restarts the task.
+	Hash     string
+	Paused   bool
+	Selector map[string]string
+	// Hold keeps a running task as it is: its connector's new task configs
+	// are not committed yet, and restarting it now with the old ones would
+	// only restart it again once they are.
+	Hold bool
+}
+
+// Input is everything a plan depends on.
+type Input struct {
+	Desired map[v1.TaskID]Desired
+	// Agents are the agents that hold a lease, registered or presumed.
+	Agents     []registry.Agent
+	Placements map[v1.TaskID]placements.Placement
+	// Generation is the highest generation issued so far.
+	Generation int64
+}
+
+// Output is what the herder sends and writes.
+type Output struct {
+	// Revokes are sent first, and waited for: a moved task stops before it
+	// starts elsewhere.
+	Revokes map[string][]v1.TaskID
+	Assigns map[string][]v1.TaskAssignment
+	// Unassigned are desired tasks that no agent can run now.
+	Unassigned []v1.TaskID
+	// Removed are placed tasks that are no longer desired.
+	Removed []v1.TaskID
+	// Placements is the new placement table; Generation the highest
+	// generation issued.
+	Placements map[v1.TaskID]placements.Placement
+	Generation int64
+}
+
+// Plan works out the commands that make the agents run the desired tasks.
+// Each list in the output is sorted, so the same input gives the same
+// output.
+func Plan(in Input) Output {
+	out := Output{
+		Revokes:    map[string][]v1.TaskID{},
+		Assigns:    map[string][]v1.TaskAssignment{},
+		Placements: make(map[v1.TaskID]placements.Placement, len(in.Placements)),
+		Generation: in.Generation,
+	}
+	for id, p := range in.Placements {
+		out.Placements[id] = p
+	}
+	agents := make(map[string]registry.Agent, len(in.Agents))
+	var live []scheduler.Agent
+	for _, a := range in.Agents {
+		agents[a.ID] = a
+		if a.Registered {
+			live = append(live, scheduler.Agent{ID: a.ID, Labels: a.Labels})
+		}
+	}
+	// presumed: placed on an agent the status topic names but that has not
+	// registered yet. Such a task is left where it is until the agent
+	// registers or its lease runs out.
+	presumed := func(p placements.Placement) bool {
+		a, ok := agents[p.Agent]
+		return ok && !a.Registered
+	}
+
+	current := map[v1.TaskID]string{}
+	tasks := make([]scheduler.Task, 0, len(in.Desired))
+	for _, id := range sortedIDs(in.Desired) {
+		if p, ok := in.Placements[id]; ok {
+			if presumed(p) {
+				continue
+			}
+			current[id] = p.Agent
+		}
+		tasks = append(tasks, scheduler.Task{ID: id, Selector: in.Desired[id].Selector})
+	}
+	target := scheduler.Assign(tasks, live, current)
+
+	// Tasks that must stop where they are: no longer desired, moved, or
+	// their agent is gone.
+	for _, id := range sortedIDs(in.Placements) {
+		p := in.Placements[id]
+		_, want := in.Desired[id]
+		if want && presumed(p) {
+			continue
+		}
+		if agent, ok := target[id]; want && ok && agent == p.Agent {
+			continue
+		}
+		if _, ok := agents[p.Agent]; ok {
+			out.Revokes[p.Agent] = append(out.Revokes[p.Agent], id)
+		}
+		delete(out.Placements, id)
+		if !want {
+			out.Removed = append(out.Removed, id)
+		}
+	}
+	for _, id := range sortedIDs(in.Desired) {
+		d := in.Desired[id]
+		agent, ok := target[id]
+		if !ok {
+			if _, placed := out.Placements[id]; !placed {
+				out.Unassigned = append(out.Unassigned, id)
+			}
+			continue
+		}
+		p, placed := out.Placements[id]
+		switch {
+		case placed && d.Hold && p.Paused == d.Paused:
+			continue
+		case !placed || p.Hash != d.Hash:
+			out.Generation = placements.NextGeneration(out.Generation)
+			p = placements.Placement{Agent: agent, Generation: out.Generation, Hash: d.Hash, Paused: d.Paused}
+			out.Placements[id] = p
+		case p.Paused != d.Paused:
+			p.Paused = d.Paused
+			out.Placements[id] = p
+		default:
+			// Resend only what the agent does not report running at this generation.
+			if rt, ok := agents[agent].Reported[id]; ok && rt.Generation == p.Generation && (rt.State == v1.StatePaused) == p.Paused {
+				continue
+			}
+		}
+		out.Assigns[agent] = append(out.Assigns[agent], v1.TaskAssignment{ID: id, Generation: p.Generation,
+			ConnectorConfig: d.ConnConfig, TaskConfig: d.TaskConfig, ConfigHash: d.Hash, Paused: d.Paused})
+	}
+	// Tasks an agent runs that are not placed on it: zombies. (A task placed
+	// on it at a newer generation is restarted by its assignment instead.)
+	for _, a := range in.Agents {
+		if !a.Registered {
+			continue
+		}
+		for _, id := range sortedIDs(a.Reported) {
+			if p, ok := out.Placements[id]; (!ok || p.Agent != a.ID) && !contains(out.Revokes[a.ID], id) {
+				out.Revokes[a.ID] = append(out.Revokes[a.ID], id)
+			}
+		}
+	}
+	return out
+}
+
+func contains(ids []v1.TaskID, id v1.TaskID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedIDs returns a map's task ids in connector, then task order.
+func sortedIDs[V any](m map[v1.TaskID]V) []v1.TaskID {
+	ids := make([]v1.TaskID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].Connector != ids[j].Connector {
+			return ids[i].Connector < ids[j].Connector
+		}
+		return ids[i].Task < ids[j].Task
+	})
+	return ids
+}

@@ -1,0 +1,268 @@
+package planner
+
+import (
+	"maps"
+	"reflect"
+	"strconv"
+	"testing"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/placements"
+	"github.com/sluice-io/sluice/coordinator/internal/registry"
+)
+
+func tid(c string, n int) v1.TaskID { return v1.TaskID{Connector: c, Task: n} }
+
+func want(id v1.TaskID, hash string, mods ...func(*Desired)) Desired {
+	d := Desired{ID: id, Hash: hash, ConnConfig: map[string]string{"name": id.Connector}, TaskConfig: map[string]string{"task": hash}}
+	for _, m := range mods {
+		m(&d)
+	}
+	return d
+}
+
+func paused(d *Desired) { d.Paused = true }
+func hold(d *Desired)   { d.Hold = true }
+func selector(kv map[string]string) func(*Desired) {
+	return func(d *Desired) { d.Selector = kv }
+}
+
+func agent(id string, tasks ...v1.RunningTask) registry.Agent {
+	rep := map[v1.TaskID]v1.RunningTask{}
+	for _, t := range tasks {
+		rep[t.ID] = t
+	}
+	return registry.Agent{ID: id, Registered: true, Reported: rep}
+}
+
+func labelled(id string, l map[string]string) registry.Agent {
+	a := agent(id)
+	a.Labels = l
+	return a
+}
+
+func presumed(id string) registry.Agent { return registry.Agent{ID: id} }
+
+func running(id v1.TaskID, gen int64, state string) v1.RunningTask {
+	return v1.RunningTask{ID: id, Generation: gen, State: state}
+}
+
+func desired(ds ...Desired) map[v1.TaskID]Desired {
+	m := map[v1.TaskID]Desired{}
+	for _, d := range ds {
+		m[d.ID] = d
+	}
+	return m
+}
+
+// assigned summarises assignments as task → "agent@generation[/paused]".
+func assigned(out Output) map[v1.TaskID]string {
+	m := map[v1.TaskID]string{}
+	for a, tasks := range out.Assigns {
+		for _, t := range tasks {
+			s := a + "@" + strconv.FormatInt(t.Generation, 10)
+			if t.Paused {
+				s += "/paused"
+			}
+			m[t.ID] = s
+		}
+	}
+	return m
+}
+
+func TestPlan(t *testing.T) {
+	a, b := tid("c", 0), tid("c", 1)
+	cases := []struct {
+		name string
+		in   Input
+		// expectations
+		assigns    map[v1.TaskID]string
+		revokes    map[string][]v1.TaskID
+		unassigned []v1.TaskID
+		removed    []v1.TaskID
+		placed     map[v1.TaskID]placements.Placement
+		gen        int64
+	}{
+		{
+			name:    "new tasks spread over agents, one new generation each",
+			in:      Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{agent("x"), agent("y")}, Generation: 4},
+			assigns: map[v1.TaskID]string{a: "x@5", b: "y@6"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 5, Hash: "h"}, b: {Agent: "y", Generation: 6, Hash: "h"}},
+			gen:     6,
+		},
+		{
+			name: "a task its agent reports running at its generation is not sent again",
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			placed: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}},
+			gen:    3,
+		},
+		{
+			name: "a task missing from its agent's report is sent again at the same generation",
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			assigns: map[v1.TaskID]string{a: "x@3"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}},
+			gen:     3,
+		},
+		{
+			name: "a config change restarts the task where it is, at a new generation",
+			in: Input{Desired: desired(want(a, "new")), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			assigns: map[v1.TaskID]string{a: "x@4"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new"}},
+			gen:     4,
+		},
+		{
+			name: "a held task keeps running with its old config",
+			in: Input{Desired: desired(want(a, "new", hold)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			placed: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}},
+			gen:    3,
+		},
+		{
+			name: "a held task is still paused at once",
+			in: Input{Desired: desired(want(a, "new", hold, paused)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			assigns: map[v1.TaskID]string{a: "x@4/paused"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new", Paused: true}},
+			gen:     4,
+		},
+		{
+			name: "pausing keeps the generation",
+			in: Input{Desired: desired(want(a, "h", paused)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			assigns: map[v1.TaskID]string{a: "x@3/paused"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h", Paused: true}},
+			gen:     3,
+		},
+		{
+			name: "a task that is no longer desired is revoked and removed",
+			in: Input{Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			revokes: map[string][]v1.TaskID{"x": {a}},
+			removed: []v1.TaskID{a},
+			placed:  map[v1.TaskID]placements.Placement{},
+			gen:     3,
+		},
+		{
+			name: "a task whose agent is gone moves to a live one",
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("y")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			assigns: map[v1.TaskID]string{a: "y@4"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}},
+			gen:     4,
+		},
+		{
+			name: "a zombie — a task an agent runs that is placed elsewhere — is revoked",
+			in: Input{Desired: desired(want(a, "h")),
+				Agents:     []registry.Agent{agent("x", running(a, 2, v1.StateRunning)), agent("y", running(a, 3, v1.StateRunning))},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}}, Generation: 3},
+			revokes: map[string][]v1.TaskID{"x": {a}},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}},
+			gen:     3,
+		},
+		{
+			name: "a task of a presumed agent stays where it is, and gets no revoke",
+			in: Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{presumed("x"), agent("y")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 7}}, Generation: 7},
+			assigns: map[v1.TaskID]string{b: "y@8"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 7}, b: {Agent: "y", Generation: 8, Hash: "h"}},
+			gen:     8,
+		},
+		{
+			name:       "a selector no agent matches leaves the task unassigned",
+			in:         Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "b"}))), Agents: []registry.Agent{labelled("x", map[string]string{"zone": "a"})}},
+			unassigned: []v1.TaskID{a},
+			placed:     map[v1.TaskID]placements.Placement{},
+		},
+		{
+			name: "a task on an agent that no longer matches its selector moves",
+			in: Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "b"}))),
+				Agents:     []registry.Agent{labelled("x", map[string]string{"zone": "a"}), labelled("y", map[string]string{"zone": "b"})},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 1, Hash: "h"}}, Generation: 1},
+			revokes: map[string][]v1.TaskID{"x": {a}},
+			assigns: map[v1.TaskID]string{a: "y@2"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 2, Hash: "h"}},
+			gen:     2,
+		},
+		{
+			name:       "no agents: everything unassigned",
+			in:         Input{Desired: desired(want(a, "h"), want(b, "h"))},
+			unassigned: []v1.TaskID{a, b},
+			placed:     map[v1.TaskID]placements.Placement{},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.in
+			before := maps.Clone(in.Placements)
+			out := Plan(in)
+			if got := assigned(out); !reflect.DeepEqual(got, orEmpty(tc.assigns)) {
+				t.Errorf("assigns = %v, want %v", got, tc.assigns)
+			}
+			if !reflect.DeepEqual(out.Revokes, orEmptyRevokes(tc.revokes)) {
+				t.Errorf("revokes = %v, want %v", out.Revokes, tc.revokes)
+			}
+			if !reflect.DeepEqual(out.Unassigned, tc.unassigned) {
+				t.Errorf("unassigned = %v, want %v", out.Unassigned, tc.unassigned)
+			}
+			if !reflect.DeepEqual(out.Removed, tc.removed) {
+				t.Errorf("removed = %v, want %v", out.Removed, tc.removed)
+			}
+			if !reflect.DeepEqual(out.Placements, tc.placed) {
+				t.Errorf("placements = %v, want %v", out.Placements, tc.placed)
+			}
+			if out.Generation != tc.gen {
+				t.Errorf("generation = %d, want %d", out.Generation, tc.gen)
+			}
+			// Pure: the input is left as it was.
+			if !reflect.DeepEqual(before, in.Placements) {
+				t.Errorf("Plan changed its input placements")
+			}
+		})
+	}
+}
+
+func TestPlanIsDeterministic(t *testing.T) {
+	var ds []Desired
+	for c := range 5 {
+		for n := range 4 {
+			ds = append(ds, want(tid("conn-"+strconv.Itoa(c), n), "h"))
+		}
+	}
+	in := Input{Desired: desired(ds...), Agents: []registry.Agent{agent("x"), agent("y"), agent("z")}}
+	first := Plan(in)
+	for range 20 {
+		if again := Plan(in); !reflect.DeepEqual(first, again) {
+			t.Fatalf("two plans of one input differ:\n%v\n%v", first, again)
+		}
+	}
+}
+
+func TestPlanSaturatesGenerations(t *testing.T) {
+	const top = int64(^uint64(0) >> 1)
+	out := Plan(Input{Desired: desired(want(tid("c", 0), "h"), want(tid("c", 1), "h")), Agents: []registry.Agent{agent("x")}, Generation: top - 1})
+	if out.Generation != top {
+		t.Fatalf("generation = %d, want it to stop at %d", out.Generation, top)
+	}
+	for _, p := range out.Placements {
+		if p.Generation <= 0 {
+			t.Fatalf("a generation wrapped: %v", out.Placements)
+		}
+	}
+}
+
+func orEmpty(m map[v1.TaskID]string) map[v1.TaskID]string {
+	if m == nil {
+		return map[v1.TaskID]string{}
+	}
+	return m
+}
+
+func orEmptyRevokes(m map[string][]v1.TaskID) map[string][]v1.TaskID {
+	if m == nil {
+		return map[string][]v1.TaskID{}
+	}
+	return m
+}

@@ -1,0 +1,176 @@
+// Package registry is the leader's table of agents: which agents registered,
+// the labels they are placed by, when each was last heard from (its lease)
+// and the tasks each last reported running.
+//
+//	status topic names an owner ─► Presume ─► (not registered: gets no new tasks)
+//	register ─────────────────────► Observe(register) ─► registered
+//	heartbeat ────────────────────► Observe ─► lease renewed, report replaced
+//	lease runs out ───────────────► Expire ─► gone (its tasks move)
+//	graceful leave ───────────────► Remove ─► gone at once
+//
+// A Registry is plain data and is not safe for concurrent use: the herder
+// guards it and the placements with one mutex, so that a plan sees agents
+// and placements at the same instant. Time is passed in, never read.
+package registry
+
+import (
+	"maps"
+	"sort"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// Agent is what the coordinator knows of one agent.
+type Agent struct {
+	ID     string
+	Labels map[string]string
+	// Registered is false for an agent only presumed alive because the
+	// status topic says it ran tasks: it keeps those tasks, but gets no new
+	// ones until it registers.
+	Registered bool
+	// LastSeen is when the agent last registered or heartbeated.
+	LastSeen time.Time
+	// Reported is the agent's last account of the tasks it runs.
+	Reported map[v1.TaskID]v1.RunningTask
+}
+
+// Registry holds the agents of one leadership term.
+type Registry struct {
+	lease  time.Duration
+	agents map[string]*Agent
+}
+
+// New returns an empty registry whose agents lose their lease after lease
+// without a heartbeat.
+func New(lease time.Duration) *Registry {
+	return &Registry{lease: lease, agents: map[string]*Agent{}}
+}
+
+// Observe records a registration (register true) or a heartbeat at now.
+// A heartbeat from an agent the registry does not know, or only presumes,
+// is not accepted (known false): the agent must register. changed reports
+// whether anything a plan depends on changed: a new agent, other labels,
+// or a report that differs from the previous one.
+func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time) (known, changed bool) {
+	a := r.agents[req.AgentID]
+	if a == nil || !a.Registered {
+		if !register {
+			return false, false
+		}
+		if a == nil {
+			a = &Agent{ID: req.AgentID}
+			r.agents[req.AgentID] = a
+		}
+		changed = true
+	}
+	reported := make(map[v1.TaskID]v1.RunningTask, len(req.Tasks))
+	for _, t := range req.Tasks {
+		reported[t.ID] = t
+	}
+	changed = changed || !maps.Equal(a.Labels, req.Labels) || !maps.Equal(a.Reported, reported)
+	a.Registered = true
+	a.Labels = maps.Clone(req.Labels)
+	a.LastSeen = now
+	a.Reported = reported
+	return true, changed
+}
+
+// Presume adds an agent the status topic names as a task owner, as if heard
+// from at now, unless the registry knows it already. A restarted leader
+// uses it so that tasks are neither marked unassigned nor moved before
+// their agents had a lease's time to report.
+func (r *Registry) Presume(id string, now time.Time) {
+	if _, ok := r.agents[id]; !ok {
+		r.agents[id] = &Agent{ID: id, LastSeen: now, Reported: map[v1.TaskID]v1.RunningTask{}}
+	}
+}
+
+// Remove forgets an agent at once (it left gracefully). It reports whether
+// the agent was known.
+func (r *Registry) Remove(id string) bool {
+	_, ok := r.agents[id]
+	delete(r.agents, id)
+	return ok
+}
+
+// Expire removes and returns the agents not heard from within the lease
+// before now, sorted by id.
+func (r *Registry) Expire(now time.Time) []Agent {
+	var lost []Agent
+	for id, a := range r.agents {
+		if now.Sub(a.LastSeen) > r.lease {
+			lost = append(lost, copyAgent(a))
+			delete(r.agents, id)
+		}
+	}
+	sort.Slice(lost, func(i, j int) bool { return lost[i].ID < lost[j].ID })
+	return lost
+}
+
+// Get returns a copy of an agent.
+func (r *Registry) Get(id string) (Agent, bool) {
+	a, ok := r.agents[id]
+	if !ok {
+		return Agent{}, false
+	}
+	return copyAgent(a), true
+}
+
+// Known reports whether the registry holds the agent, registered or presumed.
+func (r *Registry) Known(id string) bool {
+	_, ok := r.agents[id]
+	return ok
+}
+
+// Agents returns copies of every agent, sorted by id.
+func (r *Registry) Agents() []Agent {
+	out := make([]Agent, 0, len(r.agents))
+	for _, a := range r.agents {
+		out = append(out, copyAgent(a))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Registered returns the ids of the agents that registered, sorted.
+func (r *Registry) Registered() []string {
+	var ids []string
+	for id, a := range r.agents {
+		if a.Registered {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// ForgetReported drops tasks from an agent's last report: the agent
+// confirmed they stopped, or it is gone and they are fenced.
+func (r *Registry) ForgetReported(agent string, ids []v1.TaskID) {
+	if a := r.agents[agent]; a != nil {
+		for _, id := range ids {
+			delete(a.Reported, id)
+		}
+	}
+}
+
+// ReportedOf returns every task of connector that any agent last reported.
+func (r *Registry) ReportedOf(connector string) []v1.TaskID {
+	var out []v1.TaskID
+	for _, a := range r.agents {
+		for id := range a.Reported {
+			if id.Connector == connector {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+func copyAgent(a *Agent) Agent {
+	c := *a
+	c.Labels = maps.Clone(a.Labels)
+	c.Reported = maps.Clone(a.Reported)
+	return c
+}

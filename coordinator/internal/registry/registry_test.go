@@ -1,0 +1,92 @@
+package registry
+
+import (
+	"testing"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func req(id string, tasks ...v1.RunningTask) *v1.RegisterRequest {
+	return &v1.RegisterRequest{AgentID: id, Labels: map[string]string{"zone": "a"}, Tasks: tasks}
+}
+
+func TestHeartbeatNeedsRegistration(t *testing.T) {
+	r := New(time.Second)
+	if known, _ := r.Observe(req("a"), false, t0); known {
+		t.Fatal("a heartbeat from an unknown agent was accepted")
+	}
+	r.Presume("a", t0)
+	if known, _ := r.Observe(req("a"), false, t0); known {
+		t.Fatal("a heartbeat from a presumed agent was accepted: it must register first")
+	}
+	if known, changed := r.Observe(req("a"), true, t0); !known || !changed {
+		t.Fatalf("register: known=%v changed=%v", known, changed)
+	}
+	if known, _ := r.Observe(req("a"), false, t0); !known {
+		t.Fatal("heartbeat after register refused")
+	}
+	if got := r.Registered(); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("registered = %v", got)
+	}
+}
+
+func TestObserveReportsChanges(t *testing.T) {
+	r := New(time.Second)
+	task := v1.RunningTask{ID: v1.TaskID{Connector: "c", Task: 0}, Generation: 1, State: v1.StateRunning}
+	r.Observe(req("a", task), true, t0)
+	if _, changed := r.Observe(req("a", task), false, t0.Add(time.Millisecond)); changed {
+		t.Fatal("an identical heartbeat counted as a change")
+	}
+	task.State = v1.StatePaused
+	if _, changed := r.Observe(req("a", task), false, t0.Add(2*time.Millisecond)); !changed {
+		t.Fatal("a changed task state was not a change")
+	}
+	other := req("a", task)
+	other.Labels = map[string]string{"zone": "b"}
+	if _, changed := r.Observe(other, false, t0.Add(3*time.Millisecond)); !changed {
+		t.Fatal("changed labels were not a change")
+	}
+	if _, changed := r.Observe(req("a"), false, t0.Add(4*time.Millisecond)); !changed {
+		t.Fatal("a task gone from the report was not a change")
+	}
+}
+
+func TestExpireByLease(t *testing.T) {
+	r := New(time.Second)
+	r.Observe(req("a"), true, t0)
+	r.Observe(req("b"), true, t0.Add(800*time.Millisecond))
+	r.Presume("c", t0)
+	if lost := r.Expire(t0.Add(time.Second)); len(lost) != 0 {
+		t.Fatalf("expired at exactly the lease: %v", lost)
+	}
+	lost := r.Expire(t0.Add(1500 * time.Millisecond))
+	if len(lost) != 2 || lost[0].ID != "a" || lost[1].ID != "c" {
+		t.Fatalf("lost = %v, want a and c", lost)
+	}
+	if !r.Known("b") || r.Known("a") {
+		t.Fatal("wrong agents left")
+	}
+}
+
+func TestCopiesAreIndependent(t *testing.T) {
+	r := New(time.Second)
+	id := v1.TaskID{Connector: "c", Task: 0}
+	r.Observe(req("a", v1.RunningTask{ID: id}), true, t0)
+	a, _ := r.Get("a")
+	a.Labels["zone"] = "changed"
+	delete(a.Reported, id)
+	again, _ := r.Get("a")
+	if again.Labels["zone"] != "a" || len(again.Reported) != 1 {
+		t.Fatalf("a copy changed the registry: %+v", again)
+	}
+	r.ForgetReported("a", []v1.TaskID{id})
+	if got := r.ReportedOf("c"); len(got) != 0 {
+		t.Fatalf("reported after forget: %v", got)
+	}
+	if !r.Remove("a") || r.Remove("a") {
+		t.Fatal("Remove should report whether the agent was known")
+	}
+}
