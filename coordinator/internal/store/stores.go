@@ -105,7 +105,7 @@ type ConfigStore struct {
 // NewConfigStore makes a config store; call Start before use.
 func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*ConfigStore, error) {
 	s := &ConfigStore{State: NewConfigState(), onDecodeError: onDecodeError}
-	log, err := kafkalog.New(topic, s.apply, opts...)
+	log, err := kafkalog.New(topic, s.applyRecord, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo
 	return s, nil
 }
 
-func (s *ConfigStore) apply(r *kgo.Record) {
+func (s *ConfigStore) applyRecord(r *kgo.Record) {
 	rec, err := records.DecodeConfig(string(r.Key), r.Value)
 	if err != nil {
 		if s.onDecodeError != nil {
@@ -142,7 +142,7 @@ type StatusStore struct {
 // NewStatusStore makes a status store; call Start before use.
 func NewStatusStore(topic string, opts ...kgo.Opt) (*StatusStore, error) {
 	s := &StatusStore{State: NewStatusState()}
-	log, err := kafkalog.New(topic, s.apply, opts...)
+	log, err := kafkalog.New(topic, s.applyRecord, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func NewStatusStore(topic string, opts ...kgo.Opt) (*StatusStore, error) {
 	return s, nil
 }
 
-func (s *StatusStore) apply(r *kgo.Record) {
+func (s *StatusStore) applyRecord(r *kgo.Record) {
 	rec, err := records.DecodeStatus(string(r.Key), r.Value)
 	if err != nil {
 		return
