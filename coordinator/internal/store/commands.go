@@ -176,5 +176,5 @@ func (s *ConfigStore) Apply(ctx context.Context, cmds ...Command) error {
 	if err != nil {
 		return err
 	}
-	return s.Write(ctx, recs...)
+	return s.write(ctx, recs...)
 }
