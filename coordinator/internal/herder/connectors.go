@@ -120,14 +120,7 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 			status.Message = msgAlterDefinite
 		}
 	} else {
-		var recs []records.Record
-		if target != "" {
-			// Kafka Connect writes the target state first, so the connector
-			// never runs before it is paused or stopped.
-			recs = append(recs, records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)})
-		}
-		recs = append(recs, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)})
-		if err := h.configs.Write(ctx, recs...); err != nil {
+		if err := h.configs.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target}); err != nil {
 			return v1.CreatedConnector{}, writeFailed(err, "Failed to create connector %s", name)
 		}
 	}
@@ -173,7 +166,7 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 // writeConfigLocked writes a validated config; the caller holds name's lock.
 func (h *Herder) writeConfigLocked(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
 	_, existed := h.configs.State.Get(name)
-	if err := h.configs.Write(ctx, records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)}); err != nil {
+	if err := h.configs.Apply(ctx, store.PutConnectorConfig{Name: name, Config: config}); err != nil {
 		return v1.ConnectorInfo{}, false, writeFailed(err, "Failed to write config of connector %s", name)
 	}
 	c, _ := h.configs.State.Get(name)
@@ -240,8 +233,7 @@ func (h *Herder) StopConnector(ctx context.Context, name string) error {
 	if _, ok := h.configs.State.Get(name); !ok {
 		return unknown(name)
 	}
-	recs := append(taskConfigRecords(name, nil), records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(records.TargetStopped)})
-	if err := h.configs.Write(ctx, recs...); err != nil {
+	if err := h.configs.Apply(ctx, store.StopConnector{Name: name}); err != nil {
 		return writeFailed(err, "Failed to stop connector %s", name)
 	}
 	h.trigger()
@@ -264,7 +256,7 @@ func (h *Herder) setTarget(ctx context.Context, name, target string) error {
 	if _, ok := h.configs.State.Get(name); !ok {
 		return unknown(name)
 	}
-	if err := h.configs.Write(ctx, records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)}); err != nil {
+	if err := h.configs.Apply(ctx, store.SetTargetState{Name: name, State: target}); err != nil {
 		return writeFailed(err, "Failed to change the state of connector %s", name)
 	}
 	h.trigger()
@@ -286,10 +278,7 @@ func (h *Herder) DeleteConnector(ctx context.Context, name string, resetOffsets 
 }
 
 func (h *Herder) writeDelete(ctx context.Context, name string) error {
-	if err := h.configs.Write(ctx,
-		records.Record{Key: records.ConnectorKey(name)},
-		records.Record{Key: records.TargetStateKey(name)},
-	); err != nil {
+	if err := h.configs.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
 		return writeFailed(err, "Failed to delete connector %s", name)
 	}
 	if err := h.writeStatus(ctx, records.Record{Key: records.ConnectorStatusKey(name)}); err != nil {

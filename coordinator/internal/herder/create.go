@@ -103,9 +103,7 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	if writeErr == nil {
 		step = StepWriteConfig
 		writeErr = h.step(StepWriteConfig, func() error {
-			return h.configs.Write(ctx,
-				records.Record{Key: records.TargetStateKey(name), Value: records.EncodeTargetState(target)},
-				records.Record{Key: records.ConnectorKey(name), Value: records.EncodeProperties(config)})
+			return h.configs.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target})
 		})
 	}
 	if writeErr == nil {
@@ -208,7 +206,7 @@ func (h *Herder) rollbackCreate(ctx context.Context, name, step string, cause er
 	if step == StepWriteConfig {
 		// The outcome of a failed config write may be unknown: tombstone
 		// both records so the connector surely does not exist.
-		if err := h.configs.Write(ctx, records.Record{Key: records.ConnectorKey(name)}, records.Record{Key: records.TargetStateKey(name)}); err != nil {
+		if err := h.configs.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
 			h.log.Error("removing the partly created connector failed", "connector", name, "err", err)
 		}
 	}

@@ -226,7 +226,7 @@ func (h *Herder) ensureFenced(ctx context.Context, c store.Connector) bool {
 		h.log.Warn("fencing before the new tasks start failed; retrying", "connector", c.Name, "err", err)
 		return false
 	}
-	if err := h.configs.Write(ctx, records.Record{Key: records.FencingKey(c.Name), Value: records.EncodeFencing(len(c.Tasks))}); err != nil {
+	if err := h.configs.Apply(ctx, store.PutFencingCount{Name: c.Name, Count: len(c.Tasks)}); err != nil {
 		h.log.Warn("writing the task-count record failed; retrying", "connector", c.Name, "err", err)
 		return false
 	}
@@ -279,7 +279,7 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (stor
 	if !ok || cur.Version != c.Version || cur.TargetState != records.TargetStarted {
 		return c, true
 	}
-	if err := h.configs.Write(ctx, taskConfigRecords(c.Name, tasks)...); err != nil {
+	if err := h.configs.Apply(ctx, store.PutTaskConfigs{Name: c.Name, Tasks: tasks}); err != nil {
 		h.log.Warn("writing task configs failed", "connector", c.Name, "err", err)
 		return c, true
 	}
@@ -327,16 +327,6 @@ func (h *Herder) generateTaskConfigs(props map[string]string) ([]map[string]stri
 		out[i] = m
 	}
 	return out, nil
-}
-
-// taskConfigRecords writes a task set the way Kafka Connect does: every task
-// config, then the commit record that makes them take effect together.
-func taskConfigRecords(name string, tasks []map[string]string) []records.Record {
-	recs := make([]records.Record, 0, len(tasks)+1)
-	for i, tc := range tasks {
-		recs = append(recs, records.Record{Key: records.TaskKey(name, i), Value: records.EncodeProperties(tc)})
-	}
-	return append(recs, records.Record{Key: records.CommitKey(name), Value: records.EncodeCommit(len(tasks))})
 }
 
 // configHash identifies a task's connector and task config, so a change of

@@ -61,8 +61,10 @@ func (f *follower) SetWriter(w *Writer) { f.writer.Store(w) }
 // ReadToEnd waits until everything written so far has been applied.
 func (f *follower) ReadToEnd(ctx context.Context) error { return f.log.ReadToEnd(ctx) }
 
-// Write appends recs in one transaction and waits until they are applied.
-func (f *follower) Write(ctx context.Context, recs ...records.Record) error {
+// write appends recs in one transaction and waits until they are applied.
+// It is unexported so that config records are written only through
+// ConfigStore.Apply's typed commands; StatusStore exports it as Write.
+func (f *follower) write(ctx context.Context, recs ...records.Record) error {
 	w := f.writer.Load()
 	if w == nil {
 		return ErrNotLeader
@@ -93,9 +95,9 @@ func (f *follower) Write(ctx context.Context, recs ...records.Record) error {
 }
 
 // ConfigStore follows the config topic into a ConfigState. Only the leader
-// writes it, transactionally, so a batch (task configs plus their commit
-// plus a target state) is applied all or nothing and followers, reading
-// read_committed, never see half of one.
+// writes it, transactionally and only through Apply's typed commands, so a
+// batch (task configs plus their commit plus a target state) is applied all
+// or nothing and followers, reading read_committed, never see half of one.
 type ConfigStore struct {
 	follower
 	State         *ConfigState
@@ -105,7 +107,7 @@ type ConfigStore struct {
 // NewConfigStore makes a config store; call Start before use.
 func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*ConfigStore, error) {
 	s := &ConfigStore{State: NewConfigState(), onDecodeError: onDecodeError}
-	log, err := kafkalog.New(topic, s.apply, opts...)
+	log, err := kafkalog.New(topic, s.applyRecord, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +115,7 @@ func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo
 	return s, nil
 }
 
-func (s *ConfigStore) apply(r *kgo.Record) {
+func (s *ConfigStore) applyRecord(r *kgo.Record) {
 	rec, err := records.DecodeConfig(string(r.Key), r.Value)
 	if err != nil {
 		if s.onDecodeError != nil {
@@ -142,7 +144,7 @@ type StatusStore struct {
 // NewStatusStore makes a status store; call Start before use.
 func NewStatusStore(topic string, opts ...kgo.Opt) (*StatusStore, error) {
 	s := &StatusStore{State: NewStatusState()}
-	log, err := kafkalog.New(topic, s.apply, opts...)
+	log, err := kafkalog.New(topic, s.applyRecord, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -150,12 +152,18 @@ func NewStatusStore(topic string, opts ...kgo.Opt) (*StatusStore, error) {
 	return s, nil
 }
 
-func (s *StatusStore) apply(r *kgo.Record) {
+func (s *StatusStore) applyRecord(r *kgo.Record) {
 	rec, err := records.DecodeStatus(string(r.Key), r.Value)
 	if err != nil {
 		return
 	}
 	s.State.Apply(rec)
+}
+
+// Write appends status records in one transaction and waits until they
+// are applied.
+func (s *StatusStore) Write(ctx context.Context, recs ...records.Record) error {
+	return s.write(ctx, recs...)
 }
 
 // Start follows the topic and returns once it has read to its end.

@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// Command is one change to the config topic. Commands are the only
+// producers of config records: the interface is sealed (its methods are
+// unexported) and ConfigStore offers no other write, so the ordering rules
+// Kafka Connect readers rely on live here, once, instead of at every call
+// site.
+//
+//	command             records, in order
+//	CreateConnector     [target-state-<name>], connector-<name>
+//	PutConnectorConfig  connector-<name>
+//	SetTargetState      target-state-<name>
+//	PutTaskConfigs      task-<name>-0 … task-<name>-<n-1>, commit-<name>
+//	StopConnector       commit-<name> {"tasks":0}, target-state-<name> STOPPED
+//	DeleteConnector     connector-<name> (null), target-state-<name> (null)
+//	PutFencingCount     tasks-fencing-<name>
+type Command interface {
+	// validate rejects a command whose records no reader would accept
+	// (DecodeConfig refuses an unknown target state, so every coordinator
+	// would skip it and the write would be silently lost).
+	validate() error
+	// records returns the command's records in the order they are written.
+	records() []records.Record
+}
+
+// CreateConnector writes a new connector's config. With TargetState set it
+// writes the target state first, as Kafka Connect does, so the connector
+// never runs before it is paused or stopped; with TargetState empty it
+// writes the config alone and the connector starts (STARTED).
+type CreateConnector struct {
+	Name   string
+	Config map[string]string
+	// TargetState is empty, or STARTED, PAUSED or STOPPED (records.Target*).
+	TargetState string
+}
+
+func (c CreateConnector) validate() error {
+	if c.TargetState == "" {
+		return nil
+	}
+	return checkTarget(c.TargetState)
+}
+
+func (c CreateConnector) records() []records.Record {
+	if c.TargetState == "" {
+		return PutConnectorConfig{Name: c.Name, Config: c.Config}.records()
+	}
+	return append(SetTargetState{Name: c.Name, State: c.TargetState}.records(),
+		PutConnectorConfig{Name: c.Name, Config: c.Config}.records()...)
+}
+
+// PutConnectorConfig writes a connector's config, creating the connector or
+// replacing its config; its target state stays as it is.
+type PutConnectorConfig struct {
+	Name   string
+	Config map[string]string
+}
+
+func (c PutConnectorConfig) validate() error { return nil }
+
+func (c PutConnectorConfig) records() []records.Record {
+	return []records.Record{{Key: records.ConnectorKey(c.Name), Value: records.EncodeProperties(c.Config)}}
+}
+
+// SetTargetState writes a connector's target state.
+type SetTargetState struct {
+	Name string
+	// State is STARTED, PAUSED or STOPPED (records.Target*).
+	State string
+}
+
+func (c SetTargetState) validate() error { return checkTarget(c.State) }
+
+func (c SetTargetState) records() []records.Record {
+	return []records.Record{{Key: records.TargetStateKey(c.Name), Value: records.EncodeTargetState(c.State)}}
+}
+
+// PutTaskConfigs writes a connector's task set as Kafka Connect does: every
+// task config, then the commit record naming their count, which makes them
+// take effect together (ConfigState holds task configs back until it).
+// No tasks writes the commit alone: an empty task set.
+type PutTaskConfigs struct {
+	Name  string
+	Tasks []map[string]string
+}
+
+func (c PutTaskConfigs) validate() error { return nil }
+
+func (c PutTaskConfigs) records() []records.Record {
+	recs := make([]records.Record, 0, len(c.Tasks)+1)
+	for i, tc := range c.Tasks {
+		recs = append(recs, records.Record{Key: records.TaskKey(c.Name, i), Value: records.EncodeProperties(tc)})
+	}
+	return append(recs, records.Record{Key: records.CommitKey(c.Name), Value: records.EncodeCommit(len(c.Tasks))})
+}
+
+// StopConnector stops a connector: its task set is emptied first, then its
+// target state becomes STOPPED, so a reader never sees a stopped connector
+// that still has tasks to run.
+type StopConnector struct {
+	Name string
+}
+
+func (c StopConnector) validate() error { return nil }
+
+func (c StopConnector) records() []records.Record {
+	return append(PutTaskConfigs{Name: c.Name}.records(),
+		SetTargetState{Name: c.Name, State: records.TargetStopped}.records()...)
+}
+
+// DeleteConnector removes a connector: tombstones for its config and its
+// target state. Its task configs and fencing count stay, as in Kafka
+// Connect: they bound the task ids a re-created connector must fence.
+type DeleteConnector struct {
+	Name string
+}
+
+func (c DeleteConnector) validate() error { return nil }
+
+func (c DeleteConnector) records() []records.Record {
+	return []records.Record{{Key: records.ConnectorKey(c.Name)}, {Key: records.TargetStateKey(c.Name)}}
+}
+
+// PutFencingCount writes the exactly-once task-count record
+// (tasks-fencing-<name>): every transactional id of an earlier task
+// generation has been fenced, and Count tasks may now run.
+type PutFencingCount struct {
+	Name  string
+	Count int
+}
+
+func (c PutFencingCount) validate() error {
+	if c.Count < 0 {
+		return fmt.Errorf("negative task count %d", c.Count)
+	}
+	return nil
+}
+
+func (c PutFencingCount) records() []records.Record {
+	return []records.Record{{Key: records.FencingKey(c.Name), Value: records.EncodeFencing(c.Count)}}
+}
+
+func checkTarget(state string) error {
+	switch state {
+	case records.TargetStarted, records.TargetPaused, records.TargetStopped:
+		return nil
+	}
+	return fmt.Errorf("unknown target state %q", state)
+}
+
+// encode validates cmds and returns their records, command after command.
+func encode(cmds []Command) ([]records.Record, error) {
+	var recs []records.Record
+	for _, cmd := range cmds {
+		if err := cmd.validate(); err != nil {
+			return nil, fmt.Errorf("invalid config command %T: %w", cmd, err)
+		}
+		recs = append(recs, cmd.records()...)
+	}
+	return recs, nil
+}
+
+// Apply writes the records of cmds, in the order given, in one transaction
+// through the leader writer, and returns once State has applied them. So
+// several commands in one call (a create and its first task set, say) take
+// effect all or nothing. An invalid command writes nothing.
+func (s *ConfigStore) Apply(ctx context.Context, cmds ...Command) error {
+	recs, err := encode(cmds)
+	if err != nil {
+		return err
+	}
+	return s.write(ctx, recs...)
+}
