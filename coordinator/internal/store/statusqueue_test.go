@@ -38,7 +38,7 @@ func (s *sink) written() []records.Record {
 	return out
 }
 
-func rec(key, value string) records.Record { return records.Record{Key: key, Value: []byte(value)} }
+func qrec(key, value string) records.Record { return records.Record{Key: key, Value: []byte(value)} }
 
 func run(t *testing.T, q *StatusQueue) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,13 +55,13 @@ func TestStatusQueueCoalescesAndKeepsOrder(t *testing.T) {
 		return nil
 	}})
 	run(t, q)
-	q.Enqueue(rec("k1", "a"), rec("k2", "a"))
-	q.Enqueue(rec("k1", "b"), rec("k3", "a"))
+	q.Enqueue(qrec("k1", "a"), qrec("k2", "a"))
+	q.Enqueue(qrec("k1", "b"), qrec("k3", "a"))
 	if r, ok := q.Pending("k1"); !ok || string(r.Value) != "b" {
 		t.Fatalf("pending k1 = %q %v, want the latest value", r.Value, ok)
 	}
 	close(hold)
-	if err := q.Write(context.Background(), rec("k4", "a")); err != nil {
+	if err := q.Write(context.Background(), qrec("k4", "a")); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -95,11 +95,11 @@ func TestStatusQueueEnqueueNeverWaitsOnAHeldWrite(t *testing.T) {
 		return nil
 	}})
 	run(t, q)
-	q.Enqueue(rec("k", "first")) // the loop takes it and is held
+	q.Enqueue(qrec("k", "first")) // the loop takes it and is held
 	done := make(chan struct{})
 	go func() {
 		for i := range 1000 {
-			q.Enqueue(rec("k", "v"), rec("other", string(rune('a'+i%26))))
+			q.Enqueue(qrec("k", "v"), qrec("other", string(rune('a'+i%26))))
 		}
 		close(done)
 	}()
@@ -110,7 +110,7 @@ func TestStatusQueueEnqueueNeverWaitsOnAHeldWrite(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := q.Write(wctx, rec("w", "x")); !errors.Is(err, context.DeadlineExceeded) {
+	if err := q.Write(wctx, qrec("w", "x")); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Write during a held write = %v, want its context's deadline", err)
 	}
 	close(hold)
@@ -122,7 +122,7 @@ func TestStatusQueueRetriesAFailedWrite(t *testing.T) {
 	run(t, q)
 	// The first attempt fails and says so to the waiting writer; the
 	// record stays queued and a later attempt writes it.
-	err := q.Write(context.Background(), rec("k", "v"))
+	err := q.Write(context.Background(), qrec("k", "v"))
 	if err == nil {
 		t.Fatal("a failed write was not reported to its waiter")
 	}
@@ -141,8 +141,8 @@ func TestStatusQueueRetriesAFailedWrite(t *testing.T) {
 func TestStatusQueueIsBounded(t *testing.T) {
 	s := &sink{}
 	q := NewStatusQueue(s.write, StatusQueueOptions{MaxKeys: 3})
-	q.Enqueue(rec("a", "1"), rec("b", "1"), rec("c", "1"), rec("d", "1"))
-	q.Enqueue(rec("a", "2")) // a queued key may still change
+	q.Enqueue(qrec("a", "1"), qrec("b", "1"), qrec("c", "1"), qrec("d", "1"))
+	q.Enqueue(qrec("a", "2")) // a queued key may still change
 	if q.Len() != 3 {
 		t.Fatalf("%d keys queued, want the bound of 3", q.Len())
 	}
