@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -43,7 +44,11 @@ type Config struct {
 	ExactlyOnce bool
 	// ShutdownTimeout bounds the final commit of every task on Stop.
 	ShutdownTimeout time.Duration
-	Logger          *slog.Logger
+	// Plugins are the plugins this agent can run (nil: the built-in ones).
+	// The agent announces them; the coordinator places a task only on an
+	// agent that has its plugin.
+	Plugins *plugins.Registry
+	Logger  *slog.Logger
 	// BeforeOffsetCommit is a test seam: see runtime.Config.
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
 	// OffsetsHook is a test seam: see transport.Config. It runs before the
@@ -124,6 +129,10 @@ func (a *Agent) Start(ctx context.Context) error {
 	if a.exec, err = offsets.NewExecutor(a.log, kopts...); err != nil {
 		return err
 	}
+	reg := a.cfg.Plugins
+	if reg == nil {
+		reg = plugins.Builtin()
+	}
 	a.worker = runtime.NewWorker(runtime.Config{
 		AgentID:            a.cfg.ID,
 		GroupID:            a.cfg.GroupID,
@@ -134,14 +143,34 @@ func (a *Agent) Start(ctx context.Context) error {
 		ValueConverter:     a.cfg.ValueConverter,
 		ExactlyOnce:        a.cfg.ExactlyOnce,
 		KafkaOpts:          kopts,
-		Registry:           plugins.Builtin(),
+		Registry:           reg,
 		Offsets:            a.store,
 		Logger:             a.log,
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
 		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
 	})
-	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels, Version: version.Version, Logger: a.log, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
+	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
+		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Logger: a.log, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
 	return a.transport.Start()
+}
+
+// pluginInfos lists what reg holds, as an agent announces it.
+func pluginInfos(reg *plugins.Registry) []v1.PluginInfo {
+	ps := reg.All()
+	out := make([]v1.PluginInfo, len(ps))
+	for i, p := range ps {
+		out[i] = v1.PluginInfo{Class: p.Class, Type: string(p.Kind), Version: p.Version}
+	}
+	return out
+}
+
+// settings are the agent settings that decide which tasks it accepts, as
+// it announces them to the coordinator.
+func (a *Agent) settings() map[string]string {
+	return map[string]string{
+		"exactly_once_source_support": strconv.FormatBool(a.cfg.ExactlyOnce),
+		"work_dir":                    a.cfg.WorkDir,
+	}
 }
 
 // Stop leaves the cluster gracefully: it stops taking commands and

@@ -26,11 +26,23 @@ type RunningTask struct {
 }
 
 // RegisterRequest announces an agent: its id, placement labels and the tasks
-// it already runs (non-empty after a coordinator restart).
+// it already runs (non-empty after a coordinator restart), and what it can
+// run: its Sluice version, its plugins and the settings that decide which
+// tasks it accepts. A task is placed only on an agent that has its plugin,
+// so a rolling upgrade that adds a plugin never sends its tasks to an agent
+// still on the old version.
 type RegisterRequest struct {
 	AgentID string            `json:"agent_id"`
 	Labels  map[string]string `json:"labels,omitempty"`
 	Tasks   []RunningTask     `json:"tasks"`
+	// Version is the agent's Sluice version.
+	Version string `json:"version,omitempty"`
+	// Plugins are the plugins the agent can run, by full class name.
+	Plugins []PluginInfo `json:"plugins,omitempty"`
+	// Settings are the agent's settings that decide what it accepts, such
+	// as whether it runs exactly-once source tasks; shown, not interpreted,
+	// unless a placement rule names one.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // Validate checks what the coordinator relies on.

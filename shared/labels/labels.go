@@ -5,6 +5,7 @@ package labels
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -30,6 +31,20 @@ func Parse(s string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// Format renders a label set as Parse reads it, keys sorted.
+func Format(set map[string]string) string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + set[k]
+	}
+	return strings.Join(parts, ",")
 }
 
 // Matches reports whether labels satisfy every key=value of selector.

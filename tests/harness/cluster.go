@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
 )
 
@@ -31,6 +32,8 @@ type Options struct {
 	Agents int
 	// Labels, when set, gives agent i the labels Labels[i].
 	Labels []map[string]string
+	// Plugins, when set and not nil at i, gives agent i only those plugins.
+	Plugins []*plugins.Registry
 	// Lease is the agent lease (default 3s); ShutdownTimeout the task
 	// shutdown timeout (default 5s); FlushInterval the offset flush interval
 	// (default 200ms).
@@ -130,6 +133,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}
 		if i < len(opts.Labels) {
 			cfg.Labels = opts.Labels[i]
+		}
+		if i < len(opts.Plugins) {
+			cfg.Plugins = opts.Plugins[i]
 		}
 		c.agentCfgs = append(c.agentCfgs, cfg)
 	}

@@ -48,7 +48,11 @@ type Config struct {
 	GroupID string
 	Labels  map[string]string
 	Version string
-	Logger  *slog.Logger
+	// Plugins and Settings say what the agent can run; they travel with
+	// every registration and heartbeat (v1.RegisterRequest).
+	Plugins  []v1.PluginInfo
+	Settings map[string]string
+	Logger   *slog.Logger
 	// OffsetsHook is a test seam: when set, the offsets endpoint calls it
 	// with every offsets request before applying it, and answers its error
 	// instead when it returns one. Tests use it to hold an agent inside an
@@ -197,7 +201,8 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 }
 
 func (t *Transport) registration() v1.RegisterRequest {
-	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running()}
+	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
+		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings}
 }
 
 func (t *Transport) sessionLoop(ctx context.Context) {

@@ -1,24 +1,31 @@
 package herder
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/validate"
 )
 
-// ListPlugins answers GET /connector-plugins.
+// ListPlugins answers GET /connector-plugins: the plugins the live agents
+// have, since those are what can run (followers forward the request to the
+// leader, which holds the agents' registrations).
 func (h *Herder) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error) {
-	ps := h.reg.All()
-	if connectorsOnly {
-		ps = h.reg.Connectors()
+	h.mu.Lock()
+	live := h.agents.Plugins()
+	h.mu.Unlock()
+	out := make([]v1.PluginInfo, 0, len(live))
+	for _, p := range live {
+		if connectorsOnly && p.Type != string(connect.KindSource) && p.Type != string(connect.KindSink) {
+			continue
+		}
+		out = append(out, p)
 	}
-	out := make([]v1.PluginInfo, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, v1.PluginInfo{Class: p.Class, Type: string(p.Kind), Version: p.Version})
-	}
+	slices.SortFunc(out, func(a, b v1.PluginInfo) int { return cmp.Compare(a.Class, b.Class) })
 	return out, nil
 }
 

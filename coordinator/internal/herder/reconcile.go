@@ -54,17 +54,26 @@ func (h *Herder) reconcile(ctx context.Context) {
 		if c.TargetState == records.TargetStopped || !h.ensureFenced(ctx, c) {
 			continue
 		}
-		sel, _ := labels.Parse(c.Config[labels.SelectorKey])
+		// A selector that does not parse places the tasks nowhere: running
+		// them anywhere could run a file source on a host without its file.
+		sel, selErr := labels.Parse(c.Config[labels.SelectorKey])
+		var selError, class string
+		if selErr != nil {
+			selError = selErr.Error()
+		}
+		if p, ok := h.pluginOf(c.Config); ok {
+			class = p.Class
+		}
 		for i, tc := range c.Tasks {
 			id := v1.TaskID{Connector: c.Name, Task: i}
 			desired[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc),
-				Paused: c.TargetState == records.TargetPaused, Selector: sel, Hold: hold}
+				Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: class, Hold: hold}
 		}
 	}
 	out := h.plan(desired, time.Now())
 	h.sendRevokes(ctx, out.Revokes)
 	h.sendAssigns(ctx, out.Assigns)
-	h.writeTaskStatuses(out.Unassigned, out.Removed)
+	h.writeTaskStatuses(out.Unassigned, out.Reasons, out.Removed)
 }
 
 // plan expires lost agents and runs the planner on the agents and
@@ -160,11 +169,11 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
 // statuses of tasks that no longer exist.
-func (h *Herder) writeTaskStatuses(unassigned, removed []v1.TaskID) {
+func (h *Herder) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID) {
 	var recs []records.Record
 	for _, id := range unassigned {
 		st, ok := h.taskStatus(id.Connector, id.Task)
-		if ok && st.State == v1.StateUnassigned {
+		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] {
 			continue
 		}
 		// Keep the task's own generation: a cluster-wide one would be
@@ -174,7 +183,7 @@ func (h *Herder) writeTaskStatuses(unassigned, removed []v1.TaskID) {
 		if ok {
 			gen = st.Generation
 		}
-		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, "", h.cfg.WorkerID, gen)})
+		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], h.cfg.WorkerID, gen)})
 	}
 	for _, id := range removed {
 		if _, ok := h.taskStatus(id.Connector, id.Task); ok {

@@ -47,7 +47,7 @@ func WithLeaderRouting(l Leadership) Option {
 // routeToLeader wraps the API: reads are served here after catching up; writes are
 // served here by the leader and forwarded by a follower.
 //
-//	GET ─► follower: catch up ─► serve
+//	GET ─► follower: catch up ─► serve (GET /connector-plugins: as a write)
 //	write ─► leader: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
@@ -62,7 +62,7 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 			return
 		}
 		leading, lease := l.Leader()
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !leaderRead(r) {
 			if !leading {
 				ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 				_ = l.CatchUp(ctx) // a stale answer beats none; reads are eventually consistent
@@ -103,6 +103,13 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 		}
 		proxy.ServeHTTP(w, r)
 	})
+}
+
+// leaderRead reports whether a read is answered from the leader's memory,
+// not from the topics every coordinator follows: the plugins list is what
+// the live agents registered, and only the leader holds registrations.
+func leaderRead(r *http.Request) bool {
+	return r.URL.Path == "/connector-plugins"
 }
 
 // forwardError is the answer to a write whose forwarding to the leader at

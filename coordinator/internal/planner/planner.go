@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/shared/labels"
 )
 
 // Desired is a task that should run, from the committed configs.
@@ -30,6 +31,13 @@ type Desired struct {
 	Hash     string
 	Paused   bool
 	Selector map[string]string
+	// SelectorError is why the connector's sluice.agent.selector does not
+	// parse; such a task runs nowhere (placement fails closed) until its
+	// config is fixed.
+	SelectorError string
+	// Plugin is the full class of the connector: only an agent that has it
+	// runs the task.
+	Plugin string
 	// Hold keeps a running task as it is: its connector's new task configs
 	// are not committed yet, and restarting it now with the old ones would
 	// only restart it again once they are.
@@ -52,8 +60,10 @@ type Output struct {
 	// starts elsewhere.
 	Revokes map[string][]v1.TaskID
 	Assigns map[string][]v1.TaskAssignment
-	// Unassigned are desired tasks that no agent can run now.
+	// Unassigned are desired tasks that no agent can run now; Reasons says
+	// why, for each, in words for the task's status trace.
 	Unassigned []v1.TaskID
+	Reasons    map[v1.TaskID]string
 	// Removed are placed tasks that are no longer desired.
 	Removed []v1.TaskID
 	// Placements is the new placement table; Generation the highest
@@ -70,6 +80,7 @@ func Plan(in Input) Output {
 		Revokes:    map[string][]v1.TaskID{},
 		Assigns:    map[string][]v1.TaskAssignment{},
 		Placements: make(map[v1.TaskID]placements.Placement, len(in.Placements)),
+		Reasons:    map[v1.TaskID]string{},
 		Generation: in.Generation,
 	}
 	for id, p := range in.Placements {
@@ -80,7 +91,11 @@ func Plan(in Input) Output {
 	for _, a := range in.Agents {
 		agents[a.ID] = a
 		if a.Registered {
-			live = append(live, scheduler.Agent{ID: a.ID, Labels: a.Labels})
+			plugins := make(map[string]bool, len(a.Plugins))
+			for class := range a.Plugins {
+				plugins[class] = true
+			}
+			live = append(live, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins})
 		}
 	}
 	// presumed: placed on an agent the status topic names but that has not
@@ -94,13 +109,17 @@ func Plan(in Input) Output {
 	current := map[v1.TaskID]string{}
 	tasks := make([]scheduler.Task, 0, len(in.Desired))
 	for _, id := range sortedIDs(in.Desired) {
+		d := in.Desired[id]
 		if p, ok := in.Placements[id]; ok {
-			if presumed(p) {
+			if presumed(p) && d.SelectorError == "" {
 				continue
 			}
 			current[id] = p.Agent
 		}
-		tasks = append(tasks, scheduler.Task{ID: id, Selector: in.Desired[id].Selector})
+		if d.SelectorError != "" {
+			continue // placed nowhere: revoked below wherever it runs
+		}
+		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin})
 	}
 	target := scheduler.Assign(tasks, live, current)
 
@@ -108,8 +127,8 @@ func Plan(in Input) Output {
 	// their agent is gone.
 	for _, id := range sortedIDs(in.Placements) {
 		p := in.Placements[id]
-		_, want := in.Desired[id]
-		if want && presumed(p) {
+		d, want := in.Desired[id]
+		if want && presumed(p) && d.SelectorError == "" {
 			continue
 		}
 		if agent, ok := target[id]; want && ok && agent == p.Agent {
@@ -129,6 +148,7 @@ func Plan(in Input) Output {
 		if !ok {
 			if _, placed := out.Placements[id]; !placed {
 				out.Unassigned = append(out.Unassigned, id)
+				out.Reasons[id] = unplacedReason(d, live)
 			}
 			continue
 		}
@@ -165,6 +185,27 @@ func Plan(in Input) Output {
 		}
 	}
 	return out
+}
+
+// unplacedReason says why no agent runs d.
+func unplacedReason(d Desired, live []scheduler.Agent) string {
+	if d.SelectorError != "" {
+		return "The task runs nowhere: its connector's sluice.agent.selector is invalid (" + d.SelectorError + ")"
+	}
+	if len(live) == 0 {
+		return "No agent is registered with the coordinator"
+	}
+	hasPlugin := false
+	for _, a := range live {
+		if d.Plugin == "" || a.Plugins[d.Plugin] {
+			hasPlugin = true
+			break
+		}
+	}
+	if !hasPlugin {
+		return "No live agent has the plugin " + d.Plugin
+	}
+	return "No live agent matches sluice.agent.selector " + labels.Format(d.Selector)
 }
 
 func contains(ids []v1.TaskID, id v1.TaskID) bool {

@@ -266,3 +266,75 @@ func orEmptyRevokes(m map[string][]v1.TaskID) map[string][]v1.TaskID {
 	}
 	return m
 }
+
+func withPlugins(a registry.Agent, classes ...string) registry.Agent {
+	a.Plugins = map[string]v1.PluginInfo{}
+	for _, c := range classes {
+		a.Plugins[c] = v1.PluginInfo{Class: c, Type: "source"}
+	}
+	return a
+}
+
+func plugin(class string) func(*Desired) { return func(d *Desired) { d.Plugin = class } }
+
+func TestPlanPlacesOnlyWhereThePluginIs(t *testing.T) {
+	a := tid("c", 0)
+	old, upgraded := withPlugins(agent("old"), "x.File"), withPlugins(agent("new"), "x.File", "x.Jdbc")
+	// The new plugin's task goes to the upgraded agent, however loaded.
+	out := Plan(Input{Desired: desired(want(a, "h", plugin("x.Jdbc"))), Agents: []registry.Agent{old, upgraded}})
+	if got := assigned(out); got[a] != "new@1" {
+		t.Fatalf("assigns = %v, want the task on the agent that has its plugin", got)
+	}
+	// An agent that lost the plugin (rolled back) gives the task up.
+	downgraded := withPlugins(agent("new", running(a, 1, v1.StateRunning)), "x.File")
+	out = Plan(Input{Desired: desired(want(a, "h", plugin("x.Jdbc"))), Agents: []registry.Agent{old, downgraded},
+		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "new", Generation: 1, Hash: "h"}}, Generation: 1})
+	if !reflect.DeepEqual(out.Revokes, map[string][]v1.TaskID{"new": {a}}) || len(out.Assigns) != 0 {
+		t.Fatalf("revokes %v assigns %v, want the task stopped and placed nowhere", out.Revokes, assigned(out))
+	}
+	if want := "No live agent has the plugin x.Jdbc"; out.Reasons[a] != want {
+		t.Fatalf("reason = %q, want %q", out.Reasons[a], want)
+	}
+}
+
+func TestPlanFailsClosedOnAnInvalidSelector(t *testing.T) {
+	a := tid("c", 0)
+	bad := func(d *Desired) { d.SelectorError = "Expected comma-separated key=value pairs" }
+	out := Plan(Input{Desired: desired(want(a, "h", bad)), Agents: []registry.Agent{agent("x", running(a, 2, v1.StateRunning))},
+		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 2, Hash: "h"}}, Generation: 2})
+	if !reflect.DeepEqual(out.Revokes, map[string][]v1.TaskID{"x": {a}}) || len(out.Assigns) != 0 {
+		t.Fatalf("revokes %v assigns %v: a task with an invalid selector must run nowhere", out.Revokes, assigned(out))
+	}
+	if !reflect.DeepEqual(out.Unassigned, []v1.TaskID{a}) || out.Reasons[a] == "" {
+		t.Fatalf("unassigned %v reasons %v", out.Unassigned, out.Reasons)
+	}
+	// Presumed owners do not keep it either.
+	out = Plan(Input{Desired: desired(want(a, "h", bad)), Agents: []registry.Agent{presumed("y")},
+		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 2}}, Generation: 2})
+	if len(out.Placements) != 0 {
+		t.Fatalf("placements %v, want none", out.Placements)
+	}
+}
+
+func TestPlanReasons(t *testing.T) {
+	a := tid("c", 0)
+	cases := []struct {
+		name   string
+		d      Desired
+		agents []registry.Agent
+		want   string
+	}{
+		{"no agents", want(a, "h"), nil, "No agent is registered with the coordinator"},
+		{"selector", want(a, "h", selector(map[string]string{"zone": "b", "host": "h1"})), []registry.Agent{labelled("x", map[string]string{"zone": "a"})},
+			"No live agent matches sluice.agent.selector host=h1,zone=b"},
+		{"plugin", want(a, "h", plugin("x.Jdbc")), []registry.Agent{withPlugins(agent("x"), "x.File")}, "No live agent has the plugin x.Jdbc"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := Plan(Input{Desired: desired(tc.d), Agents: tc.agents})
+			if out.Reasons[a] != tc.want {
+				t.Fatalf("reason = %q, want %q", out.Reasons[a], tc.want)
+			}
+		})
+	}
+}

@@ -33,6 +33,18 @@ type Agent struct {
 	LastSeen time.Time
 	// Reported is the agent's last account of the tasks it runs.
 	Reported map[v1.TaskID]v1.RunningTask
+	// Version, Plugins (full class name → plugin) and Settings are what
+	// the agent said it is and can run when it last registered or
+	// heartbeated.
+	Version  string
+	Plugins  map[string]v1.PluginInfo
+	Settings map[string]string
+}
+
+// Has reports whether the agent can run the plugin of class.
+func (a Agent) Has(class string) bool {
+	_, ok := a.Plugins[class]
+	return ok
 }
 
 // Registry holds the agents of one leadership term.
@@ -68,11 +80,17 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 	for _, t := range req.Tasks {
 		reported[t.ID] = t
 	}
-	changed = changed || !maps.Equal(a.Labels, req.Labels) || !maps.Equal(a.Reported, reported)
+	plugins := make(map[string]v1.PluginInfo, len(req.Plugins))
+	for _, p := range req.Plugins {
+		plugins[p.Class] = p
+	}
+	changed = changed || !maps.Equal(a.Labels, req.Labels) || !maps.Equal(a.Reported, reported) ||
+		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version
 	a.Registered = true
 	a.Labels = maps.Clone(req.Labels)
 	a.LastSeen = now
 	a.Reported = reported
+	a.Version, a.Plugins, a.Settings = req.Version, plugins, maps.Clone(req.Settings)
 	return true, changed
 }
 
@@ -155,6 +173,18 @@ func (r *Registry) ForgetReported(agent string, ids []v1.TaskID) {
 	}
 }
 
+// Plugins returns the union of the plugins of the registered agents, by
+// class: what the cluster can run now.
+func (r *Registry) Plugins() map[string]v1.PluginInfo {
+	out := map[string]v1.PluginInfo{}
+	for _, a := range r.agents {
+		if a.Registered {
+			maps.Copy(out, a.Plugins)
+		}
+	}
+	return out
+}
+
 // ReportedOf returns every task of connector that any agent last reported.
 func (r *Registry) ReportedOf(connector string) []v1.TaskID {
 	var out []v1.TaskID
@@ -172,5 +202,7 @@ func copyAgent(a *Agent) Agent {
 	c := *a
 	c.Labels = maps.Clone(a.Labels)
 	c.Reported = maps.Clone(a.Reported)
+	c.Plugins = maps.Clone(a.Plugins)
+	c.Settings = maps.Clone(a.Settings)
 	return c
 }

@@ -2,8 +2,8 @@
 // function of the tasks, the live agents and the current assignment, so it
 // is deterministic and tested without a cluster.
 //
-// It is sticky: a task stays where it runs as long as its agent is live and
-// still matches the task's selector, so adding a connector, an agent or a
+// It is sticky: a task stays where it runs as long as its agent is live,
+// still matches the task's selector and still has its plugin, so adding a connector, an agent or a
 // task never moves a running task. Only unplaced tasks are placed, each on
 // the matching agent that holds the fewest tasks (ties broken by agent id).
 package scheduler
@@ -19,12 +19,23 @@ import (
 type Agent struct {
 	ID     string
 	Labels map[string]string
+	// Plugins are the classes of the plugins the agent can run.
+	Plugins map[string]bool
 }
 
 // Task is a task to place.
 type Task struct {
 	ID       v1.TaskID
 	Selector map[string]string
+	// Plugin is the full class of the task's connector; a task runs only
+	// on an agent that has it. Empty places it on any agent.
+	Plugin string
+}
+
+// Fits reports whether agent a may run task t: it matches the task's
+// selector and has its plugin.
+func Fits(t Task, a Agent) bool {
+	return labels.Matches(t.Selector, a.Labels) && (t.Plugin == "" || a.Plugins[t.Plugin])
 }
 
 // Assign returns the new placement: task id → agent id. Tasks that no live
@@ -39,7 +50,7 @@ func Assign(tasks []Task, agents []Agent, current map[v1.TaskID]string) map[v1.T
 	var unplaced []Task
 	for _, t := range tasks {
 		if id, ok := current[t.ID]; ok {
-			if a, live := byID[id]; live && labels.Matches(t.Selector, a.Labels) {
+			if a, live := byID[id]; live && Fits(t, a) {
 				out[t.ID] = id
 				load[id]++
 				continue
@@ -53,7 +64,7 @@ func Assign(tasks []Task, agents []Agent, current map[v1.TaskID]string) map[v1.T
 	for _, t := range unplaced {
 		best := ""
 		for _, a := range sorted {
-			if !labels.Matches(t.Selector, a.Labels) {
+			if !Fits(t, a) {
 				continue
 			}
 			if best == "" || load[a.ID] < load[best] {
