@@ -5,7 +5,8 @@ package labels
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -35,14 +36,9 @@ func Parse(s string) (map[string]string, error) {
 
 // Format renders a label set as Parse reads it, keys sorted.
 func Format(set map[string]string) string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + set[k]
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		parts = append(parts, k+"="+set[k])
 	}
 	return strings.Join(parts, ",")
 }

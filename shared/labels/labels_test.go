@@ -29,3 +29,15 @@ func TestMatches(t *testing.T) {
 		t.Fatal("want no match")
 	}
 }
+
+func TestFormatRoundTrips(t *testing.T) {
+	set := map[string]string{"zone": "a", "host": "web-1", "empty": ""}
+	s := Format(set)
+	if s != "empty=,host=web-1,zone=a" {
+		t.Fatalf("Format = %q", s)
+	}
+	back, err := Parse(s)
+	if err != nil || len(back) != 3 || back["host"] != "web-1" || back["empty"] != "" {
+		t.Fatalf("Parse(Format) = %v, %v", back, err)
+	}
+}
