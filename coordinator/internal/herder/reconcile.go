@@ -415,8 +415,13 @@ func (h *Herder) generateTaskConfigs(props map[string]string) ([]map[string]stri
 			maxTasks = n
 		}
 	}
+	// A temporary instance, started and stopped for this one split.
 	conn := p.NewConnector()
-	tasks, err := conn.TaskConfigs(props, maxTasks)
+	if err := conn.Start(discardContext{}, props); err != nil {
+		return nil, err
+	}
+	tasks, err := conn.TaskConfigs(maxTasks)
+	_ = conn.Stop() // the split is done; a throwaway instance failing to stop must not fail it
 	if err != nil {
 		return nil, err
 	}
@@ -439,6 +444,13 @@ func (h *Herder) generateTaskConfigs(props map[string]string) ([]map[string]stri
 	}
 	return out, nil
 }
+
+// discardContext is the ConnectorContext of a temporary instance: it lives
+// for one split, so its requests have no one to reach.
+type discardContext struct{}
+
+func (discardContext) RequestTaskReconfiguration() {}
+func (discardContext) RaiseError(error)            {}
 
 // taskConfigRecords writes a task set the way Kafka Connect does: every task
 // config, then the commit record that makes them take effect together.
