@@ -5,15 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"maps"
 	"reflect"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
@@ -401,56 +399,12 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (stor
 	return cur, !reflect.DeepEqual(tasks, cur.Tasks)
 }
 
-// generateTaskConfigs asks the connector plugin for its task configs, and
-// adds what Kafka Connect adds: task.class, and a sink's topic selection.
+// generateTaskConfigs asks the connector plugin for its task configs, with
+// what Kafka Connect adds (task.class, a sink's topic selection), on a
+// temporary instance.
 func (h *Herder) generateTaskConfigs(props map[string]string) ([]map[string]string, error) {
-	class := props["connector.class"]
-	p, ok := h.reg.Lookup(class)
-	if !ok {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Failed to find any class that implements Connector and which name matches %s", class)
-	}
-	maxTasks := 1
-	if s := strings.TrimSpace(props["tasks.max"]); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			maxTasks = n
-		}
-	}
-	// A temporary instance, started and stopped for this one split.
-	conn := p.NewConnector()
-	if err := conn.Start(discardContext{}, props); err != nil {
-		return nil, err
-	}
-	tasks, err := conn.TaskConfigs(maxTasks)
-	_ = conn.Stop() // the split is done; a throwaway instance failing to stop must not fail it
-	if err != nil {
-		return nil, err
-	}
-	_, isSink := conn.(connect.SinkConnector)
-	out := make([]map[string]string, len(tasks))
-	for i, tc := range tasks {
-		m := maps.Clone(tc)
-		if m == nil {
-			m = map[string]string{}
-		}
-		m["task.class"] = strings.TrimSuffix(p.Class, "Connector") + "Task"
-		if isSink {
-			for _, k := range []string{"topics", "topics.regex"} {
-				if v, ok := props[k]; ok {
-					m[k] = v
-				}
-			}
-		}
-		out[i] = m
-	}
-	return out, nil
+	return instances.Generate(h.reg, props)
 }
-
-// discardContext is the ConnectorContext of a temporary instance: it lives
-// for one split, so its requests have no one to reach.
-type discardContext struct{}
-
-func (discardContext) RequestTaskReconfiguration() {}
-func (discardContext) RaiseError(error)            {}
 
 // taskConfigRecords writes a task set the way Kafka Connect does: every task
 // config, then the commit record that makes them take effect together.
