@@ -25,6 +25,24 @@ const (
 
 // Connector is the part of a plugin that validates a connector's config and
 // splits its work into task configs. Sluice runs it inside the coordinator.
+//
+// ConfigDef, Validate and OffsetAlterer's AlterOffsets are called on fresh
+// instances that are never started. An instance that runs the connector
+// goes through Kafka Connect's lifecycle, once:
+//
+//	new ──► Start(ctx, props) ──► TaskConfigs(max) ──► … TaskConfigs(max) ──► Stop()
+//	            │ error                   │ error: the runtime retries later
+//	            ▼                         ▼
+//	      FAILED, retried later     FAILED, the last good task configs keep running
+//
+// TaskConfigs is called after Start returned nil, never concurrently with
+// Start, Stop or itself, and only when the task configs may have changed:
+// after Start, and after the connector called RequestTaskReconfiguration. A
+// config change or a restart stops the instance and starts a new one; a
+// pause or a stop of the connector stops it, and a resume starts a new one
+// (as Kafka Connect stops a paused connector's Connector). Stop
+// is called exactly once for every successful Start (a failed Start is not
+// followed by Stop), and no method is called after it.
 type Connector interface {
 	// ConfigDef defines the connector's own config keys.
 	ConfigDef() *ConfigDef
@@ -32,10 +50,35 @@ type Connector interface {
 	// (for example that two keys agree). It returns one result per key it has
 	// an opinion on; ConfigDef's results are merged with these.
 	Validate(props map[string]string) []ConfigValue
+	// Start starts the connector with its whole config. ctx stays valid
+	// until Stop returns; the connector may keep it to talk back to the
+	// runtime, from any goroutine.
+	Start(ctx ConnectorContext, props map[string]string) error
 	// TaskConfigs splits the connector's work into at most maxTasks task
-	// configs. It must be deterministic: the same input gives the same output,
-	// so the coordinator can tell when the tasks really changed.
-	TaskConfigs(props map[string]string, maxTasks int) ([]map[string]string, error)
+	// configs. It must be deterministic for what the connector knows: the
+	// same knowledge gives the same output, so the runtime can tell when the
+	// tasks really changed.
+	TaskConfigs(maxTasks int) ([]map[string]string, error)
+	// Stop releases what Start acquired (connections, monitoring
+	// goroutines). The runtime ignores calls to the ConnectorContext made
+	// after Stop returned.
+	Stop() error
+}
+
+// ConnectorContext is how a started Connector talks back to the runtime
+// (Kafka Connect's ConnectorContext). Its methods return at once and are
+// safe to call from any goroutine.
+type ConnectorContext interface {
+	// RequestTaskReconfiguration asks the runtime to call TaskConfigs again,
+	// for example because the source system gained tables. The call happens
+	// later, on the runtime's schedule, and several requests may be served
+	// by one call.
+	RequestTaskReconfiguration()
+	// RaiseError says the connector has failed on its own, outside any call
+	// from the runtime. The connector is reported FAILED with err as its
+	// trace and stopped; its tasks keep running with their task configs,
+	// and a restart (or a config change) starts it again.
+	RaiseError(err error)
 }
 
 // SourceConnector is a Connector whose tasks read from an external system.

@@ -128,9 +128,15 @@ func TestSourceBadCommittedOffset(t *testing.T) {
 func TestSourceConnector(t *testing.T) {
 	c := &SourceConnector{}
 	props := map[string]string{"file": "f", "topic": "t", "tasks.max": "4"}
-	cfgs, _ := c.TaskConfigs(props, 4)
+	if err := c.Start(nil, props); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, _ := c.TaskConfigs(4)
 	if len(cfgs) != 1 || !reflect.DeepEqual(cfgs[0], props) {
 		t.Errorf("task configs = %v", cfgs)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
 	}
 	// file is optional in the definition (as in Kafka) and required by Validate.
 	if v := connect.FindValue(c.ConfigDef().Validate(map[string]string{"topic": ""}), "file"); v != nil && len(v.Errors) > 0 {
@@ -189,7 +195,13 @@ func TestSink(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "out.txt"), []byte("old\n"), 0o644)
 	c := &SinkConnector{}
-	cfgs, _ := c.TaskConfigs(map[string]string{"file": "out.txt"}, 3)
+	if err := c.Start(nil, map[string]string{"file": "out.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, _ := c.TaskConfigs(3)
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
 	if len(cfgs) != 3 {
 		t.Fatalf("task configs = %v", cfgs)
 	}

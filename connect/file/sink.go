@@ -31,7 +31,9 @@ func SinkConfigDef() *connect.ConfigDef {
 }
 
 // SinkConnector appends each record's value to a file as one line.
-type SinkConnector struct{}
+type SinkConnector struct {
+	props map[string]string
+}
 
 var (
 	_ connect.SinkConnector = (*SinkConnector)(nil)
@@ -44,15 +46,24 @@ func (*SinkConnector) ConfigDef() *connect.ConfigDef { return SinkConfigDef() }
 // Validate implements connect.Connector; the ConfigDef says everything.
 func (*SinkConnector) Validate(map[string]string) []connect.ConfigValue { return nil }
 
+// Start implements connect.Connector.
+func (c *SinkConnector) Start(_ connect.ConnectorContext, props map[string]string) error {
+	c.props = maps.Clone(props)
+	return nil
+}
+
 // TaskConfigs implements connect.Connector: maxTasks identical tasks, which
 // share the topic partitions through the consumer group.
-func (*SinkConnector) TaskConfigs(props map[string]string, maxTasks int) ([]map[string]string, error) {
+func (c *SinkConnector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
 	out := make([]map[string]string, maxTasks)
 	for i := range out {
-		out[i] = maps.Clone(props)
+		out[i] = maps.Clone(c.props)
 	}
 	return out, nil
 }
+
+// Stop implements connect.Connector.
+func (*SinkConnector) Stop() error { return nil }
 
 // NewTask implements connect.SinkConnector.
 func (*SinkConnector) NewTask() connect.SinkTask { return &SinkTask{} }

@@ -59,7 +59,9 @@ func SourceConfigDef() *connect.ConfigDef {
 }
 
 // SourceConnector reads a file line by line into a topic with one task.
-type SourceConnector struct{}
+type SourceConnector struct {
+	props map[string]string
+}
 
 var (
 	_ connect.SourceConnector = (*SourceConnector)(nil)
@@ -83,11 +85,21 @@ func (*SourceConnector) Validate(props map[string]string) []connect.ConfigValue 
 	return nil
 }
 
+// Start implements connect.Connector; the file is opened by the task, on
+// its agent, so there is nothing to check here.
+func (c *SourceConnector) Start(_ connect.ConnectorContext, props map[string]string) error {
+	c.props = maps.Clone(props)
+	return nil
+}
+
 // TaskConfigs implements connect.Connector: one task, whatever tasks.max
 // says, since only one reader of a file makes sense.
-func (*SourceConnector) TaskConfigs(props map[string]string, maxTasks int) ([]map[string]string, error) {
-	return []map[string]string{maps.Clone(props)}, nil
+func (c *SourceConnector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
+	return []map[string]string{maps.Clone(c.props)}, nil
 }
+
+// Stop implements connect.Connector.
+func (*SourceConnector) Stop() error { return nil }
 
 // NewTask implements connect.SourceConnector.
 func (*SourceConnector) NewTask() connect.SourceTask { return &SourceTask{} }

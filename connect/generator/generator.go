@@ -66,7 +66,10 @@ func ConfigDef() *connect.ConfigDef {
 }
 
 // Connector splits the streams over tasks.
-type Connector struct{}
+type Connector struct {
+	props   map[string]string
+	streams int
+}
 
 var _ connect.SourceConnector = (*Connector)(nil)
 
@@ -76,14 +79,21 @@ func (*Connector) ConfigDef() *connect.ConfigDef { return ConfigDef() }
 // Validate implements connect.Connector; the ConfigDef says everything.
 func (*Connector) Validate(map[string]string) []connect.ConfigValue { return nil }
 
-// TaskConfigs implements connect.Connector: min(maxTasks, streams) tasks,
-// task i owning streams i, i+n, i+2n, ….
-func (*Connector) TaskConfigs(props map[string]string, maxTasks int) ([]map[string]string, error) {
+// Start implements connect.Connector: a config the definition rejects
+// fails the connector here rather than in every task.
+func (c *Connector) Start(_ connect.ConnectorContext, props map[string]string) error {
 	v, err := ConfigDef().Parse(props)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	streams := v.Int(StreamsConfig)
+	c.props, c.streams = maps.Clone(props), v.Int(StreamsConfig)
+	return nil
+}
+
+// TaskConfigs implements connect.Connector: min(maxTasks, streams) tasks,
+// task i owning streams i, i+n, i+2n, ….
+func (c *Connector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
+	streams := c.streams
 	n := min(max(maxTasks, 1), streams)
 	owned := make([][]string, n)
 	for s := range streams {
@@ -91,11 +101,14 @@ func (*Connector) TaskConfigs(props map[string]string, maxTasks int) ([]map[stri
 	}
 	out := make([]map[string]string, n)
 	for i := range out {
-		out[i] = maps.Clone(props)
+		out[i] = maps.Clone(c.props)
 		out[i][TaskStreamsConfig] = strings.Join(owned[i], ",")
 	}
 	return out, nil
 }
+
+// Stop implements connect.Connector.
+func (*Connector) Stop() error { return nil }
 
 // NewTask implements connect.SourceConnector.
 func (*Connector) NewTask() connect.SourceTask { return &Task{} }

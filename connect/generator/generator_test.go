@@ -11,9 +11,17 @@ import (
 )
 
 func TestTaskConfigs(t *testing.T) {
-	c := &Connector{}
 	props := map[string]string{"topic": "t", "streams": "5"}
-	cfgs, err := c.TaskConfigs(props, 2)
+	split := func(props map[string]string, maxTasks int) ([]map[string]string, error) {
+		t.Helper()
+		c := &Connector{}
+		if err := c.Start(nil, props); err != nil {
+			return nil, err
+		}
+		defer c.Stop()
+		return c.TaskConfigs(maxTasks)
+	}
+	cfgs, err := split(props, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,16 +31,17 @@ func TestTaskConfigs(t *testing.T) {
 	if _, set := props[TaskStreamsConfig]; set {
 		t.Errorf("input props modified")
 	}
-	again, _ := c.TaskConfigs(props, 2)
+	again, _ := split(props, 2)
 	if !reflect.DeepEqual(cfgs, again) {
 		t.Errorf("not deterministic")
 	}
-	if cfgs, _ := c.TaskConfigs(map[string]string{"topic": "t", "streams": "2"}, 8); len(cfgs) != 2 {
+	if cfgs, _ := split(map[string]string{"topic": "t", "streams": "2"}, 8); len(cfgs) != 2 {
 		t.Errorf("more tasks than streams: %d", len(cfgs))
 	}
-	if _, err := c.TaskConfigs(map[string]string{}, 1); err == nil {
-		t.Errorf("missing topic accepted")
+	if _, err := split(map[string]string{}, 1); err == nil {
+		t.Errorf("missing topic accepted by Start")
 	}
+	c := &Connector{}
 	v := connect.FindValue(c.ConfigDef().Validate(map[string]string{"topic": "t", "streams": "0"}), "streams")
 	if len(v.Errors) != 1 || v.Errors[0] != "Invalid value 0 for configuration streams: Value must be at least 1" {
 		t.Errorf("streams errors = %q", v.Errors)

@@ -5,15 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"maps"
 	"reflect"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/planner"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
@@ -299,43 +297,11 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (stor
 	return cur, !reflect.DeepEqual(tasks, cur.Tasks)
 }
 
-// generateTaskConfigs asks the connector plugin for its task configs, and
-// adds what Kafka Connect adds: task.class, and a sink's topic selection.
+// generateTaskConfigs asks the connector plugin for its task configs, with
+// what Kafka Connect adds (task.class, a sink's topic selection), on a
+// temporary instance.
 func (h *Herder) generateTaskConfigs(props map[string]string) ([]map[string]string, error) {
-	class := props["connector.class"]
-	p, ok := h.reg.Lookup(class)
-	if !ok {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Failed to find any class that implements Connector and which name matches %s", class)
-	}
-	maxTasks := 1
-	if s := strings.TrimSpace(props["tasks.max"]); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 {
-			maxTasks = n
-		}
-	}
-	conn := p.NewConnector()
-	tasks, err := conn.TaskConfigs(props, maxTasks)
-	if err != nil {
-		return nil, err
-	}
-	_, isSink := conn.(connect.SinkConnector)
-	out := make([]map[string]string, len(tasks))
-	for i, tc := range tasks {
-		m := maps.Clone(tc)
-		if m == nil {
-			m = map[string]string{}
-		}
-		m["task.class"] = strings.TrimSuffix(p.Class, "Connector") + "Task"
-		if isSink {
-			for _, k := range []string{"topics", "topics.regex"} {
-				if v, ok := props[k]; ok {
-					m[k] = v
-				}
-			}
-		}
-		out[i] = m
-	}
-	return out, nil
+	return instances.Generate(h.reg, props)
 }
 
 // configHash identifies a task's connector and task config, so a change of

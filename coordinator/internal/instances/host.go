@@ -1,0 +1,129 @@
+package instances
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/plugins"
+)
+
+// Host is where connector instances run, one per connector name. The
+// Manager calls it from the connector's own worker, so for one name the
+// calls never overlap and always come in lifecycle order (Start, then any
+// number of TaskConfigs, then Stop); for different names they may run at
+// once. LocalHost runs the plugins in this process; a host that drives
+// them on an agent over NATS implements the same three calls.
+type Host interface {
+	// Start starts an instance of connector name with its config. cc is
+	// handed to the plugin's Start; what the plugin calls on it reaches the
+	// Manager. A failed Start leaves no instance behind.
+	Start(ctx context.Context, name string, props map[string]string, cc connect.ConnectorContext) (Plugin, error)
+	// TaskConfigs asks the started instance for at most maxTasks task
+	// configs, as the plugin returns them (the Manager adds what the
+	// framework adds).
+	TaskConfigs(ctx context.Context, name string, maxTasks int) ([]map[string]string, error)
+	// Stop stops the instance and forgets it. Stopping a name with no
+	// instance does nothing.
+	Stop(ctx context.Context, name string) error
+}
+
+// Plugin is what the Manager needs to know about a started instance's
+// plugin to finish its task configs.
+type Plugin struct {
+	// Class is the plugin's full class name, whatever alias the config used.
+	Class string
+	// Kind is connect.KindSource or connect.KindSink.
+	Kind connect.Kind
+}
+
+// LocalHost runs connector instances in this process, from the plugin
+// registry. It is safe for concurrent use.
+type LocalHost struct {
+	reg *plugins.Registry
+
+	mu        sync.Mutex
+	instances map[string]connect.Connector
+}
+
+var _ Host = (*LocalHost)(nil)
+
+// NewLocalHost returns a host that makes its instances from reg.
+func NewLocalHost(reg *plugins.Registry) *LocalHost {
+	return &LocalHost{reg: reg, instances: map[string]connect.Connector{}}
+}
+
+// Start implements Host.
+func (h *LocalHost) Start(_ context.Context, name string, props map[string]string, cc connect.ConnectorContext) (Plugin, error) {
+	h.mu.Lock()
+	_, running := h.instances[name]
+	h.mu.Unlock()
+	if running {
+		return Plugin{}, fmt.Errorf("connector %s is already started", name)
+	}
+	conn, p, err := startLocal(h.reg, props, cc)
+	if err != nil {
+		return Plugin{}, err
+	}
+	h.mu.Lock()
+	h.instances[name] = conn
+	h.mu.Unlock()
+	return p, nil
+}
+
+// TaskConfigs implements Host.
+func (h *LocalHost) TaskConfigs(_ context.Context, name string, maxTasks int) ([]map[string]string, error) {
+	conn, err := h.instance(name)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := conn.TaskConfigs(maxTasks)
+	if err != nil {
+		return nil, fmt.Errorf("computing the task configs of connector %s: %w", name, err)
+	}
+	return tasks, nil
+}
+
+// Stop implements Host.
+func (h *LocalHost) Stop(_ context.Context, name string) error {
+	h.mu.Lock()
+	conn, ok := h.instances[name]
+	delete(h.instances, name)
+	h.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if err := conn.Stop(); err != nil {
+		return fmt.Errorf("stopping connector %s: %w", name, err)
+	}
+	return nil
+}
+
+func (h *LocalHost) instance(name string) (connect.Connector, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	conn, ok := h.instances[name]
+	if !ok {
+		return nil, fmt.Errorf("connector %s is not started", name)
+	}
+	return conn, nil
+}
+
+// startLocal makes a fresh instance of the config's connector class and
+// starts it: the one place a plugin is started in the coordinator, for
+// LocalHost and for Generate alike.
+func startLocal(reg *plugins.Registry, props map[string]string, cc connect.ConnectorContext) (connect.Connector, Plugin, error) {
+	class := props["connector.class"]
+	p, ok := reg.LookupConnector(class)
+	if !ok {
+		return nil, Plugin{}, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(class)}
+	}
+	conn := p.NewConnector()
+	if err := conn.Start(cc, maps.Clone(props)); err != nil {
+		return nil, Plugin{}, fmt.Errorf("starting %s: %w", p.Class, err)
+	}
+	return conn, Plugin{Class: p.Class, Kind: p.Kind}, nil
+}
