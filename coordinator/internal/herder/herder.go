@@ -31,6 +31,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
@@ -96,8 +97,10 @@ type Herder struct {
 	agents *registry.Registry
 	placed *placements.Table
 
-	// statusQ is the leadership's status writer, nil while following.
-	statusQ atomic.Pointer[store.StatusQueue]
+	// statusQ is the leadership's status writer and instances its started
+	// connector instances; both nil while following.
+	statusQ   atomic.Pointer[store.StatusQueue]
+	instances atomic.Pointer[instances.Manager]
 
 	kick chan struct{}
 	// assigning holds the agents an assignment is in flight to.

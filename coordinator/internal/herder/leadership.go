@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -95,8 +96,25 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 		return err
 	}
 	l.svc = svc
+	m, err := instances.New(instances.Config{
+		Host:     instances.NewLocalHost(h.reg),
+		OnStatus: func(name string, st instances.Status) { h.queueConnectorStatus(name, st.State, st.Trace) },
+		Logger:   h.log,
+	})
+	if err != nil {
+		return err
+	}
+	h.instances.Store(m)
+	defer func() {
+		h.instances.CompareAndSwap(m, nil)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := m.Close(cctx); err != nil {
+			h.log.Warn("stopping connector instances", "err", err)
+		}
+	}()
 	h.log.Info("leading", "term", l.term)
-	h.reconcileLoop(ctx)
+	h.reconcileLoop(ctx, m)
 	return nil
 }
 

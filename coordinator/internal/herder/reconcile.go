@@ -21,16 +21,17 @@ import (
 // reconcileLoop reconciles until ctx ends (leadership is revoked): on a
 // config change, when something asks for it (an agent's report changed, a
 // restart), and every lease/4 to notice lost agents.
-func (h *Herder) reconcileLoop(ctx context.Context) {
+func (h *Herder) reconcileLoop(ctx context.Context, m *instances.Manager) {
 	tick := time.NewTicker(max(h.cfg.AgentLease/4, 50*time.Millisecond))
 	defer tick.Stop()
 	for {
-		changed := h.configs.State.Changed()
-		h.reconcile(ctx)
+		changed, computed := h.configs.State.Changed(), m.Changed()
+		h.reconcile(ctx, m)
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
+		case <-computed:
 		case <-h.kick:
 		case <-tick.C:
 		}
@@ -39,15 +40,20 @@ func (h *Herder) reconcileLoop(ctx context.Context) {
 
 // reconcile makes the world match the committed configs: connector statuses,
 // task configs of started connectors, and the placement of every task.
-func (h *Herder) reconcile(ctx context.Context) {
+func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 	h.ensureWriter(ctx)
 	conns := h.configs.State.All()
+	want := make([]instances.Connector, len(conns))
+	for i, c := range conns {
+		want[i] = instances.Connector{Name: c.Name, Config: c.Config, TargetState: c.TargetState}
+	}
+	m.Sync(want)
 	desired := map[v1.TaskID]planner.Desired{}
 	for _, c := range conns {
 		h.ensureConnectorStatus(c)
 		hold := false
 		if c.TargetState == records.TargetStarted {
-			c, hold = h.ensureTaskConfigs(ctx, c)
+			c, hold = h.ensureTaskConfigs(ctx, m, c)
 		}
 		if c.TargetState == records.TargetStopped || !h.ensureFenced(ctx, c) {
 			continue
@@ -259,21 +265,19 @@ func connectorStatusRecord(name, state, trace, workerID string) records.Record {
 	return records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(state, trace, workerID, 0)}
 }
 
-// ensureTaskConfigs runs the connector's task split and commits the task
-// configs if they changed. A failure marks the connector FAILED. It returns
-// the connector as it now stands, and hold when its committed task configs
-// are still not the ones its config calls for (its tasks are then left as
-// they run until they are).
-func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (store.Connector, bool) {
-	tasks, err := h.generateTaskConfigs(c.Config)
-	if err != nil {
-		h.queueConnectorStatus(c.Name, v1.StateFailed, err.Error())
-		return c, false
+// ensureTaskConfigs commits the task configs the connector's instance last
+// computed, if they differ from the committed ones. The instances manager
+// computes them only when they can change (a start, a config change, a
+// restart, the connector's own request) and reports failures on the
+// connector's status itself. It returns the connector as it now stands, and
+// hold when its committed task configs are still not the ones its config
+// calls for (its tasks are then left as they run until they are).
+func (h *Herder) ensureTaskConfigs(ctx context.Context, m *instances.Manager, c store.Connector) (store.Connector, bool) {
+	ts, ok := m.TaskConfigs(c.Name)
+	if !ok || !ts.Current {
+		return c, true // not computed yet for this config, or failing: keep what runs
 	}
-	if reflect.DeepEqual(tasks, c.Tasks) {
-		if st, ok := h.connectorStatus(c.Name); ok && st.State == v1.StateFailed {
-			h.queueConnectorStatus(c.Name, v1.StateRunning, "")
-		}
+	if reflect.DeepEqual(ts.Configs, c.Tasks) {
 		return c, false
 	}
 	unlock, ok := h.tryLock(c.Name)
@@ -286,7 +290,7 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (stor
 	if !ok || cur.Version != c.Version || cur.TargetState != records.TargetStarted {
 		return c, true
 	}
-	if err := h.configs.Apply(ctx, store.PutTaskConfigs{Name: c.Name, Tasks: tasks}); err != nil {
+	if err := h.configs.Apply(ctx, store.PutTaskConfigs{Name: c.Name, Tasks: ts.Configs}); err != nil {
 		h.log.Warn("writing task configs failed", "connector", c.Name, "err", err)
 		return c, true
 	}
@@ -294,14 +298,7 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, c store.Connector) (stor
 	if cur, ok = h.configs.State.Get(c.Name); !ok {
 		return c, true
 	}
-	return cur, !reflect.DeepEqual(tasks, cur.Tasks)
-}
-
-// generateTaskConfigs asks the connector plugin for its task configs, with
-// what Kafka Connect adds (task.class, a sink's topic selection), on a
-// temporary instance.
-func (h *Herder) generateTaskConfigs(props map[string]string) ([]map[string]string, error) {
-	return instances.Generate(h.reg, props)
+	return cur, !reflect.DeepEqual(ts.Configs, cur.Tasks)
 }
 
 // configHash identifies a task's connector and task config, so a change of

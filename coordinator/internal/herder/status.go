@@ -94,12 +94,12 @@ func (h *Herder) ExpandConnectors(ctx context.Context, status, info bool) (map[s
 func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error) {
 	unlock := h.lock(name)
 	defer unlock()
-	c, ok := h.configs.State.Get(name)
+	_, ok := h.configs.State.Get(name)
 	if !ok {
 		return nil, v1.Errorf(v1.CodeNotFound, "Unknown connector: %s", name)
 	}
 	if !includeTasks && !onlyFailed {
-		h.restartConnectorInstance(name, c.TargetState)
+		h.restartConnectorInstance(name)
 		return nil, nil
 	}
 	state, err := h.ConnectorStatus(ctx, name)
@@ -125,17 +125,19 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 		return nil, writeFailed(err, "Failed to restart connector %s", name)
 	}
 	if restartConn {
-		h.restartConnectorInstance(name, c.TargetState)
+		h.restartConnectorInstance(name)
 	}
 	h.restartTasks(name, restartTasks)
 	return &state, nil
 }
 
-// restartConnectorInstance re-runs the connector's task split (Sluice runs
-// the Connector part in the coordinator) and refreshes its status.
-func (h *Herder) restartConnectorInstance(name, target string) {
-	want := map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[target]
-	h.queueConnectorStatus(name, want, "")
+// restartConnectorInstance restarts the connector's instance (Sluice runs
+// the Connector part in the coordinator), which computes its task configs
+// again and reports its status.
+func (h *Herder) restartConnectorInstance(name string) {
+	if m := h.instances.Load(); m != nil {
+		m.Restart(name)
+	}
 	h.trigger()
 }
 
