@@ -51,6 +51,9 @@ type Config struct {
 	FaultHook func(step string) error
 	// BeforeStatusWrite is a test seam: see herder.Config.BeforeStatusWrite.
 	BeforeStatusWrite func(ctx context.Context) error
+	// Plugins are the plugins the coordinator validates configs with and
+	// runs the Connector part of (nil: the built-in ones).
+	Plugins *plugins.Registry
 }
 
 // Validate checks the config.
@@ -140,7 +143,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		FaultHook:           c.cfg.FaultHook,
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
-	}, plugins.Builtin(), nc)
+	}, c.plugins(), nc)
 	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log), httpapi.WithLeaderRouting(c.herder)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -175,4 +178,12 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 		c.nc.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// plugins returns the configured plugin registry, or the built-in one.
+func (c *Coordinator) plugins() *plugins.Registry {
+	if c.cfg.Plugins != nil {
+		return c.cfg.Plugins
+	}
+	return plugins.Builtin()
 }

@@ -34,6 +34,8 @@ type Options struct {
 	Labels []map[string]string
 	// Plugins, when set and not nil at i, gives agent i only those plugins.
 	Plugins []*plugins.Registry
+	// CoordinatorPlugins, when set, are the coordinator's plugins.
+	CoordinatorPlugins *plugins.Registry
 	// Lease is the agent lease (default 3s); ShutdownTimeout the task
 	// shutdown timeout (default 5s); FlushInterval the offset flush interval
 	// (default 200ms).
@@ -112,6 +114,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Logger:              log.With("process", "coordinator"),
 		FaultHook:           opts.FaultHook,
 		BeforeStatusWrite:   opts.BeforeStatusWrite,
+		Plugins:             opts.CoordinatorPlugins,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
