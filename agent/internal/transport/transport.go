@@ -89,21 +89,24 @@ func (t *Transport) Start() error {
 		Name:        "sluice-agent",
 		Version:     t.cfg.Version,
 		Description: "Sluice agent " + t.cfg.AgentID,
-		Metadata:    map[string]string{"agent_id": t.cfg.AgentID},
+		Metadata:    map[string]string{"agent_id": t.cfg.AgentID, "group_id": t.cfg.GroupID},
+		// The cluster's own queue group: another cluster's agent of the same
+		// id never shares a queue with this one.
+		QueueGroup: v1.QueueGroup(t.cfg.GroupID),
 	})
 	if err != nil {
 		return err
 	}
 	t.svc = svc
-	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.AgentID)
-	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.AgentID)
+	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.GroupID, t.cfg.AgentID)
+	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.GroupID, t.cfg.AgentID)
 	if err := natsrpc.Mount(svc, "assign", assign, t.termGuard(t.assignEndpoint), func() any { return &v1.AssignRequest{} }); err != nil {
 		return err
 	}
 	if err := natsrpc.Mount(svc, "revoke", revoke, t.termGuard(t.revokeEndpoint), func() any { return &v1.RevokeRequest{} }); err != nil {
 		return err
 	}
-	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.AgentID)
+	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.GroupID, t.cfg.AgentID)
 	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} }); err != nil {
 		return err
 	}
@@ -204,21 +207,36 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 	defer t.done.Done()
 	registered := false
 	backoff := 100 * time.Millisecond
+	var failingSince, warned time.Time
 	for ctx.Err() == nil {
 		if !registered {
 			var reply v1.RegisterReply
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			term, err := t.currentLeader(rctx)
 			if err == nil {
-				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, term), t.registration(), &reply)
+				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, t.cfg.GroupID, term), t.registration(), &reply)
 			}
 			cancel()
 			if err != nil {
-				t.cfg.Logger.Debug("register failed; retrying", "err", err, "backoff", backoff)
+				now := time.Now()
+				if failingSince.IsZero() {
+					failingSince = now
+				}
+				// A failure is normal while coordinators start or elect;
+				// one that lasts, or a leader refusing this agent's
+				// protocol, needs an operator, so it is warned about.
+				level := slog.LevelDebug
+				stuck := now.Sub(failingSince) >= registerWarnAfter || v1.IsCode(err, v1.CodeUpgradeRequired)
+				if stuck && now.Sub(warned) >= registerWarnEvery {
+					level, warned = slog.LevelWarn, now
+				}
+				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", v1.SubjectPrefix,
+					"err", err, "failing_for", now.Sub(failingSince).Round(time.Second), "backoff", backoff)
 				sleep(ctx, backoff)
 				backoff = min(backoff*2, 2*time.Second)
 				continue
 			}
+			failingSince = time.Time{}
 			t.observeTerm(reply.Term)
 			t.mu.Lock()
 			t.interval = max(time.Duration(reply.LeaseMillis)*time.Millisecond/3, 50*time.Millisecond)
@@ -250,7 +268,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		}
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
-		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.leaderTerm()), t.registration(), &hb)
+		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.cfg.GroupID, t.leaderTerm()), t.registration(), &hb)
 		cancel()
 		switch {
 		case err != nil:
@@ -272,7 +290,7 @@ func (t *Transport) Deregister(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
-	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
+	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.cfg.GroupID, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
 		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
 	}
 }
@@ -285,7 +303,7 @@ func (t *Transport) reportLoop(ctx context.Context) {
 			return
 		case r := <-t.reports:
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
+			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.cfg.GroupID, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
 				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
 			}
 			cancel()
@@ -324,6 +342,13 @@ func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
 	}
 	return l.Term, nil
 }
+
+// An agent that has failed to register for registerWarnAfter warns, at most
+// once every registerWarnEvery.
+const (
+	registerWarnAfter = 10 * time.Second
+	registerWarnEvery = 30 * time.Second
+)
 
 func sleep(ctx context.Context, d time.Duration) {
 	select {

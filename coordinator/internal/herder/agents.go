@@ -43,6 +43,7 @@ func (h *Herder) serveAgents(term int64) (micro.Service, error) {
 		Version:     h.cfg.Version,
 		Description: "Sluice coordinator, leader endpoints",
 		Metadata:    map[string]string{"worker_id": h.cfg.WorkerID, "term": strconv.FormatInt(term, 10)},
+		QueueGroup:  v1.QueueGroup(h.cfg.GroupID),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("serve agent endpoints: %w", err)
@@ -58,10 +59,14 @@ func (h *Herder) serveAgents(term int64) (micro.Service, error) {
 		{"status", v1.SubjectLeaderStatus, h.statusEndpoint, func() any { return &v1.StatusReport{} }},
 	}
 	for _, m := range mounts {
-		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, term), m.ep, m.req); err != nil {
+		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, h.cfg.GroupID, term), m.ep, m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
+	}
+	if err := h.refuseLegacyAgents(svc, term); err != nil {
+		_ = svc.Stop()
+		return nil, err
 	}
 	return svc, nil
 }

@@ -428,7 +428,7 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.Offset
 			}
 		}
 	}()
-	err := natsrpc.Call(octx, h.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
+	err := natsrpc.Call(octx, h.nc, v1.AgentSubject(v1.SubjectAgentOffsets, h.cfg.GroupID, agent), req, &v1.OffsetsReply{})
 	select {
 	case <-lost:
 		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)

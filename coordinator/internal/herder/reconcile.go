@@ -209,7 +209,7 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 	req := v1.RevokeRequest{Term: h.term.Load(), Tasks: ids, Generation: h.gen}
 	h.mu.Unlock()
 	var reply v1.RevokeReply
-	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), req, &reply)
+	err := natsrpc.Call(rctx, h.nc, v1.AgentSubject(v1.SubjectAgentRevoke, h.cfg.GroupID, agent), req, &reply)
 	if err == nil {
 		h.mu.Lock()
 		if a := h.agents[agent]; a != nil {
@@ -238,7 +238,7 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			var reply v1.AssignReply
-			err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), v1.AssignRequest{Term: term, Tasks: tasks}, &reply)
+			err := natsrpc.Call(actx, h.nc, v1.AgentSubject(v1.SubjectAgentAssign, h.cfg.GroupID, agent), v1.AssignRequest{Term: term, Tasks: tasks}, &reply)
 			if err != nil && ctx.Err() == nil {
 				h.log.Warn("assign failed", "agent", agent, "tasks", len(tasks), "err", err)
 			}
