@@ -68,7 +68,11 @@ type Transport struct {
 	term     int64 // newest leadership term seen
 	leader   int64 // the term of the leader this agent is registered with
 	interval time.Duration
-	lease    jetstream.KeyValue
+	// agentLease is the lease the leader granted; acked is when the last
+	// register or heartbeat that the leader answered was sent (monotonic).
+	agentLease time.Duration
+	acked      time.Time
+	lease      jetstream.KeyValue
 
 	reports chan v1.StatusReport
 	cancel  context.CancelFunc
@@ -188,6 +192,9 @@ func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 
 func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	r := *req.(*v1.OffsetsRequest)
+	if err := t.leaseCurrent(); err != nil {
+		return nil, err
+	}
 	if t.cfg.OffsetsHook != nil {
 		if err := t.cfg.OffsetsHook(ctx, r); err != nil {
 			return nil, err
@@ -197,6 +204,34 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+}
+
+// leaseCurrent refuses an offsets request unless the leader answered a
+// register or heartbeat sent less than a lease ago. A request's timeout
+// runs from when its handler starts, so it cannot tell that the request
+// waited while this process was paused or cut off; but past its lease the
+// leader may have declared this agent lost and moved the operation to
+// another agent, and applying it now could overwrite a later change. The
+// time is measured from when the acknowledged request was sent, before the
+// leader saw it, so the agent gives up no later than the leader does.
+func (t *Transport) leaseCurrent() error {
+	t.mu.Lock()
+	acked, lease := t.acked, t.agentLease
+	t.mu.Unlock()
+	if acked.IsZero() {
+		return v1.Errorf(v1.CodeUnavailable, "agent %s is not registered with a leader", t.cfg.AgentID)
+	}
+	if since := time.Since(acked); since > lease {
+		return v1.Errorf(v1.CodeUnavailable, "agent %s has not heard from the leader for %v, longer than its lease of %v: it may have been declared lost",
+			t.cfg.AgentID, since.Round(time.Millisecond), lease)
+	}
+	return nil
+}
+
+func (t *Transport) ack(sent time.Time) {
+	t.mu.Lock()
+	t.acked = sent
+	t.mu.Unlock()
 }
 
 func (t *Transport) registration() v1.RegisterRequest {
@@ -213,6 +248,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			var reply v1.RegisterReply
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			term, err := t.currentLeader(rctx)
+			sent := time.Now()
 			if err == nil {
 				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, t.cfg.GroupID, term), t.registration(), &reply)
 			}
@@ -239,8 +275,10 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			failingSince = time.Time{}
 			t.observeTerm(reply.Term)
 			t.mu.Lock()
-			t.interval = max(time.Duration(reply.LeaseMillis)*time.Millisecond/3, 50*time.Millisecond)
+			t.agentLease = time.Duration(reply.LeaseMillis) * time.Millisecond
+			t.interval = max(t.agentLease/3, 50*time.Millisecond)
 			t.leader = reply.Term
+			t.acked = sent
 			t.mu.Unlock()
 			registered, backoff = true, 100*time.Millisecond
 			t.cfg.Logger.Info("registered with coordinator", "term", reply.Term)
@@ -268,6 +306,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		}
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
+		sent := time.Now()
 		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.cfg.GroupID, t.leaderTerm()), t.registration(), &hb)
 		cancel()
 		switch {
@@ -279,6 +318,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			registered = false
 		default:
 			t.observeTerm(hb.Term)
+			t.ack(sent)
 		}
 	}
 }
