@@ -18,8 +18,11 @@ build:
 ## test: every test — unit, integration and end-to-end — on the embedded broker
 test: test-unit test-integration
 
+# The second line runs cmd/sluice's tests of its test seams, which only a
+# -tags sluicetest build has (the end-to-end tests build the binary so).
 test-unit:
 	$(GO) test $(TEST_FLAGS) ./...
+	$(GO) test $(TEST_FLAGS) -tags sluicetest ./cmd/sluice/
 
 test-integration:
 	cd tests && $(GO) test $(TEST_FLAGS) ./...
@@ -50,7 +53,7 @@ bench-go:
 	cd tests && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
 vet:
-	$(GO) vet ./... && cd tests && $(GO) vet ./...
+	$(GO) vet ./... && $(GO) vet -tags sluicetest ./cmd/sluice/ && cd tests && $(GO) vet ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

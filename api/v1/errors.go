@@ -18,6 +18,8 @@ const (
 	CodeConflict        Code = http.StatusConflict
 	CodeTooLarge        Code = http.StatusRequestEntityTooLarge
 	CodeUnsupportedType Code = http.StatusUnsupportedMediaType
+	// CodeUpgradeRequired answers a peer that speaks an older protocol.
+	CodeUpgradeRequired Code = http.StatusUpgradeRequired
 	CodeInternal        Code = http.StatusInternalServerError
 	CodeUnavailable     Code = http.StatusServiceUnavailable
 	CodeTimeout         Code = http.StatusGatewayTimeout

@@ -3,6 +3,7 @@ package v1
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 )
 
 // The leader lease lives in a NATS JetStream key-value bucket: creating the
@@ -14,16 +15,16 @@ const (
 	LeaderKey = "leader"
 
 	// SubjectLeaderRegister and its siblings are the leader-only endpoints of
-	// one term; a deposed leader's subscriptions name an older term, so an
-	// agent that read the current lease never reaches them.
-	SubjectLeaderRegister = "sluice.v1.leader.%d.register"
+	// one term of a group; a deposed leader's subscriptions name an older
+	// term, so an agent that read the current lease never reaches them.
+	SubjectLeaderRegister = SubjectPrefix + ".%s.leader.%s.register"
 	// SubjectLeaderHeartbeat is the heartbeat endpoint of a term.
-	SubjectLeaderHeartbeat = "sluice.v1.leader.%d.heartbeat"
+	SubjectLeaderHeartbeat = SubjectPrefix + ".%s.leader.%s.heartbeat"
 	// SubjectLeaderStatus is the status-report endpoint of a term.
-	SubjectLeaderStatus = "sluice.v1.leader.%d.status"
+	SubjectLeaderStatus = SubjectPrefix + ".%s.leader.%s.status"
 	// SubjectLeaderDeregister is where an agent that shuts down gracefully
 	// hands its tasks back at once.
-	SubjectLeaderDeregister = "sluice.v1.leader.%d.deregister"
+	SubjectLeaderDeregister = SubjectPrefix + ".%s.leader.%s.deregister"
 )
 
 // LeaderLease is the value of the lease key. Term is 0 between acquiring the
@@ -41,5 +42,14 @@ func LeaderBucket(groupID string) string {
 	return "sluice-leader-" + bucketUnsafe.ReplaceAllString(groupID, "_")
 }
 
-// LeaderSubject fills a leader subject template with a term.
-func LeaderSubject(template string, term int64) string { return fmt.Sprintf(template, term) }
+// LeaderSubject fills a leader subject template (SubjectLeader*) with a
+// group id, encoded with SubjectToken, and a term.
+func LeaderSubject(template, groupID string, term int64) string {
+	return fmt.Sprintf(template, SubjectToken(groupID), strconv.FormatInt(term, 10))
+}
+
+// LeaderSubjectAll fills a leader subject template with a group id and a
+// wildcard for the term: the endpoint of the group's leader of any term.
+func LeaderSubjectAll(template, groupID string) string {
+	return fmt.Sprintf(template, SubjectToken(groupID), "*")
+}

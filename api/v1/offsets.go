@@ -3,10 +3,9 @@ package v1
 // Offset operations are executed by an agent: the coordinator validates the
 // request and checks the connector's state, then sends one OffsetsRequest.
 const (
-	// SubjectAgentOffsetsAll is subscribed to by every agent.
-	SubjectAgentOffsetsAll = "sluice.v1.agent.*.offsets"
-	// SubjectAgentOffsets addresses the offsets endpoint of one agent.
-	SubjectAgentOffsets = "sluice.v1.agent.%s.offsets"
+	// SubjectAgentOffsets addresses the offsets endpoint of one agent of a
+	// group (see AgentSubject).
+	SubjectAgentOffsets = SubjectPrefix + ".%s.agent.%s.offsets"
 
 	// TypeOffsetsReply is the Type of an OffsetsReply.
 	TypeOffsetsReply = "sluice.v1.offsets_reply"

@@ -1,32 +1,118 @@
 package v1
 
-import "fmt"
-
-// NATS subjects come in pairs: a wildcard that a server subscribes to and a
-// template that addresses one target. The version is part of every subject.
-const (
-	// SubjectPrefix starts every Sluice subject.
-	SubjectPrefix = "sluice.v1"
-
-	// SubjectAgentAssignAll is subscribed to by every agent; SubjectAgentAssign
-	// addresses one agent by id. The command starts or updates tasks.
-	SubjectAgentAssignAll = "sluice.v1.agent.*.task.assign"
-	// SubjectAgentAssign addresses the assign endpoint of one agent.
-	SubjectAgentAssign = "sluice.v1.agent.%s.task.assign"
-	// SubjectAgentRevokeAll and SubjectAgentRevoke stop tasks; the reply
-	// comes only after the tasks stopped and committed their offsets.
-	SubjectAgentRevokeAll = "sluice.v1.agent.*.task.revoke"
-	// SubjectAgentRevoke addresses the revoke endpoint of one agent.
-	SubjectAgentRevoke = "sluice.v1.agent.%s.task.revoke"
+import (
+	"fmt"
+	"strconv"
+	"strings"
 )
 
-// AgentSubject fills an agent subject template with an agent id.
-func AgentSubject(template, agentID string) string {
-	return fmt.Sprintf(template, agentID)
+// NATS subjects of protocol version 2. Every subject names the cluster (its
+// group id) right after the version, so that clusters can share one NATS
+// server and its permissions can be written per cluster and role
+// (sluice.v2.<group>.>). The subject version changes only when the layout
+// does; messages keep their own Type names.
+//
+// Templates are filled by the builders below (AgentSubject, LeaderSubject and
+// their wildcard forms), which also encode the ids: never fill a template
+// with fmt.Sprintf.
+const (
+	// SubjectPrefix starts every Sluice subject of this protocol version.
+	SubjectPrefix = "sluice.v2"
+
+	// SubjectAgentAssign addresses the assign endpoint of one agent of a
+	// group; the command starts or updates tasks.
+	SubjectAgentAssign = SubjectPrefix + ".%s.agent.%s.task.assign"
+	// SubjectAgentRevoke addresses the revoke endpoint of one agent; the
+	// reply comes only after the tasks stopped and committed their offsets.
+	SubjectAgentRevoke = SubjectPrefix + ".%s.agent.%s.task.revoke"
+)
+
+// AgentSubject fills an agent subject template (SubjectAgent*) with a group
+// id and an agent id, each encoded with SubjectToken.
+func AgentSubject(template, groupID, agentID string) string {
+	return fmt.Sprintf(template, SubjectToken(groupID), SubjectToken(agentID))
+}
+
+// AgentSubjectAll fills an agent subject template with a group id and a
+// wildcard for the agent: the endpoint of every agent of the group.
+func AgentSubjectAll(template, groupID string) string {
+	return fmt.Sprintf(template, SubjectToken(groupID), "*")
+}
+
+// QueueGroup is the micro queue group of a cluster's endpoints. Each cluster
+// has its own, so that two clusters serving the same subject (which their
+// group ids already keep apart) never share one queue and a request is
+// never load-balanced to the other cluster.
+func QueueGroup(groupID string) string {
+	return SubjectPrefix + "." + SubjectToken(groupID)
+}
+
+// SubjectToken encodes an id — a group id, an agent id — as one NATS
+// subject token, the one way every subject does. Letters, digits, '_' and
+// '-' stand for themselves; every other byte of the id's UTF-8 text
+// (including '.', '*', '>', white space and '%' itself) becomes %XX in upper
+// case hex. The encoding is injective (distinct ids never share a token) and
+// reversible with ParseSubjectToken. The empty id, which no valid config
+// has, encodes to a lone "%" so that a subject never has an empty token.
+func SubjectToken(id string) string {
+	if id == "" {
+		return "%"
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(id))
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if tokenSafe(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xF])
+	}
+	return b.String()
+}
+
+// ParseSubjectToken decodes a token made by SubjectToken, so that a tool
+// reading subjects (a NATS monitor, a log) can name the group or agent.
+func ParseSubjectToken(token string) (string, error) {
+	if token == "%" {
+		return "", nil
+	}
+	if token == "" {
+		return "", fmt.Errorf("empty subject token")
+	}
+	var b strings.Builder
+	b.Grow(len(token))
+	for i := 0; i < len(token); i++ {
+		c := token[i]
+		switch {
+		case tokenSafe(c):
+			b.WriteByte(c)
+		case c == '%' && i+2 < len(token):
+			n, err := strconv.ParseUint(token[i+1:i+3], 16, 8)
+			// Only the upper case form is accepted, and only for bytes that
+			// need escaping: any other spelling is not SubjectToken's.
+			if err != nil || strings.ToUpper(token[i+1:i+3]) != token[i+1:i+3] || tokenSafe(byte(n)) {
+				return "", fmt.Errorf("subject token %q: bad escape at byte %d", token, i)
+			}
+			b.WriteByte(byte(n))
+			i += 2
+		default:
+			return "", fmt.Errorf("subject token %q: byte %d (%q) is not SubjectToken's", token, i, c)
+		}
+	}
+	return b.String(), nil
+}
+
+func tokenSafe(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
 // Message types, carried in the Type field of every reply so a reader can
-// tell which version of a message it holds.
+// tell which version of a message it holds. They version the message, not
+// the subject layout: a message that did not change keeps its type.
 const (
 	TypeRegisterReply  = "sluice.v1.register_reply"
 	TypeHeartbeatReply = "sluice.v1.heartbeat_reply"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/agent"
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/labels"
 )
@@ -134,34 +132,11 @@ func agentConfig(c *cli.Context, log *slog.Logger) (agent.Config, error) {
 		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		ExactlyOnce:     eos,
 		Logger:          log,
-		OffsetsHook:     holdOffsetsHook(os.Getenv(holdOffsetsEnv)),
+		OffsetsHook:     offsetsTestSeam(log),
 	}, nil
 }
 
-// holdOffsetsEnv names a hidden, test-only environment variable (no flag,
-// not in --help; never set it in production). SLUICE_TEST_HOLD_OFFSETS=<file>
-// makes the agent hold every offsets request that writes offsets (a source
-// alter or reset with records to write, a sink alter or reset; a fence-only
-// request passes): it creates <file> as a marker, then blocks until the
-// request's deadline, answering an error. The end-to-end tests use it to
-// kill an agent in the middle of an offsets write.
+// holdOffsetsEnv names a test-only environment variable that only a binary
+// built with -tags sluicetest reads (seam_on.go); the shipped binary ignores
+// it (seam_off.go).
 const holdOffsetsEnv = "SLUICE_TEST_HOLD_OFFSETS"
-
-// holdOffsetsHook returns the agent.Config.OffsetsHook for
-// SLUICE_TEST_HOLD_OFFSETS, or nil when marker is empty.
-func holdOffsetsHook(marker string) func(context.Context, v1.OffsetsRequest) error {
-	if marker == "" {
-		return nil
-	}
-	return func(ctx context.Context, req v1.OffsetsRequest) error {
-		writes := len(req.Writes) > 0 || (req.Type == v1.TypeSink && (len(req.Offsets) > 0 || req.Op == v1.OffsetsOpReset))
-		if !writes {
-			return nil
-		}
-		if err := os.WriteFile(marker, []byte(req.Connector+"\n"), 0o644); err != nil {
-			return v1.Errorf(v1.CodeInternal, "%s: write marker: %v", holdOffsetsEnv, err)
-		}
-		<-ctx.Done()
-		return v1.Errorf(v1.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, req.Connector)
-	}
-}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"flag"
+	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,15 +36,7 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("SLUICE_GROUP_ID", "from-env")
 	t.Setenv("SLUICE_AGENT_LEASE", "7s")
 	t.Setenv("SLUICE_LABELS", "zone=a,host=h1")
-	app := cli.NewApp()
-	app.Writer = &bytes.Buffer{}
-	set := flag.NewFlagSet("test", flag.ContinueOnError)
-	for _, f := range append(coordinatorFlags(), labelsFlag, idFlag, workDirFlag, flushFlag, keyConvFlag, valueConvFlag) {
-		if err := f.Apply(set); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c := cli.NewContext(app, set, nil)
+	c := flagContext(t, append(coordinatorFlags(), labelsFlag, idFlag, workDirFlag, flushFlag, keyConvFlag, valueConvFlag)...)
 	ccfg, err := coordinatorConfig(c, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -59,4 +53,33 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		acfg.ValueConverter != "org.apache.kafka.connect.storage.StringConverter" || acfg.ID == "" {
 		t.Fatalf("agent config: %+v", acfg)
 	}
+}
+
+// flagContext is a CLI context with flags applied, as a command would get
+// with no arguments: values come from the environment or the defaults.
+func flagContext(t *testing.T, flags ...cli.Flag) *cli.Context {
+	t.Helper()
+	app := cli.NewApp()
+	app.Writer = &bytes.Buffer{}
+	set := flag.NewFlagSet("test", flag.ContinueOnError)
+	for _, f := range flags {
+		if err := f.Apply(set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cli.NewContext(app, set, nil)
+}
+
+// seamAgentConfig builds the agent's config with SLUICE_TEST_HOLD_OFFSETS
+// set to a marker file, and returns it, the marker and what was logged.
+func seamAgentConfig(t *testing.T) (agent.Config, string, string) {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), "held")
+	t.Setenv(holdOffsetsEnv, marker)
+	var logs bytes.Buffer
+	acfg, err := agentConfig(flagContext(t, agentFlags()...), slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return acfg, marker, logs.String()
 }

@@ -1,8 +1,17 @@
 // Package natsrpc carries go-kit endpoints over NATS request/reply. Servers
 // mount endpoints on a nats.go micro service (which brings PING/INFO/STATS
 // discovery and the standard error headers); clients call them with Call.
-// Unlike go-kit's own NATS transport it keeps the caller's deadline, sent in
-// a header, and carries errors as *v1.Error through micro's error headers.
+// Unlike go-kit's own NATS transport it keeps the caller's deadline and
+// carries errors as *v1.Error through micro's error headers.
+//
+// The deadline travels as the time left, not as a point in time: hosts'
+// clocks need not agree. The caller converts its deadline into a timeout
+// when it sends; the server starts its own timer of that length when the
+// request reaches the handler. So the server gives up no earlier than the
+// caller, and later by the time the request took to reach the handler — in
+// transit, or waiting in a process that was paused. A server that must not
+// act on a request its caller already gave up on needs a guard of its own
+// (an agent checks that its lease with the leader is current).
 package natsrpc
 
 import (
@@ -20,14 +29,18 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
-// DeadlineHeader carries the caller's deadline as Unix milliseconds.
-const DeadlineHeader = "Sluice-Deadline"
+// TimeoutHeader carries the time the caller still waits for the reply, in
+// whole milliseconds, measured when the request is sent.
+const TimeoutHeader = "Sluice-Timeout"
 
-// defaultTimeout bounds a handler whose caller sent no deadline.
+// defaultTimeout bounds a handler whose caller sent no timeout, and a call
+// whose context has no deadline.
 const defaultTimeout = 30 * time.Second
 
 // Mount adds ep to svc as endpoint name on subject. newRequest returns a
-// pointer for the request JSON to decode into; ep receives that pointer.
+// pointer for the request JSON to decode into; ep receives that pointer, and
+// a context that ends when the caller's timeout, counted from the moment
+// the handler starts, has passed.
 func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newRequest func() any) error {
 	h := micro.HandlerFunc(func(req micro.Request) {
 		ctx, cancel := requestContext(req.Headers())
@@ -52,9 +65,15 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 	return nil
 }
 
+// requestContext bounds a handler by the caller's timeout, timed on this
+// process's own (monotonic) clock: no wall clock is read, so neither the
+// caller's clock nor this host's can skew it. A request without a valid
+// timeout — from a caller of an older protocol, which sent an absolute
+// deadline instead — gets the default: a point in time read off another
+// host's clock is never trusted.
 func requestContext(h micro.Headers) (context.Context, context.CancelFunc) {
-	if ms, err := strconv.ParseInt(h.Get(DeadlineHeader), 10, 64); err == nil {
-		return context.WithDeadline(context.Background(), time.UnixMilli(ms))
+	if ms, err := strconv.ParseInt(h.Get(TimeoutHeader), 10, 64); err == nil && ms > 0 {
+		return context.WithTimeout(context.Background(), time.Duration(ms)*time.Millisecond)
 	}
 	return context.WithTimeout(context.Background(), defaultTimeout)
 }
@@ -66,31 +85,59 @@ func respondError(req micro.Request, e *v1.Error) {
 	_ = req.Error(strconv.Itoa(int(e.Code)), e.Message, body)
 }
 
+// CallOption configures one Call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	now func() time.Time
+}
+
+// WithClock sets the clock the caller's context deadline is read against
+// (default time.Now): the deadline minus now is the timeout sent. Tests use
+// it to put the caller on a host whose clock is hours off.
+func WithClock(now func() time.Time) CallOption {
+	return func(o *callOptions) { o.now = now }
+}
+
 // Call sends req to subject and decodes the reply into resp. The context's
-// deadline bounds the wait and is passed to the server. A missing responder
-// is a *v1.Error with CodeUnavailable; a server error comes back as the
-// *v1.Error the server returned.
-func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any) error {
+// deadline bounds the wait, and the time left until it is sent to the
+// server (TimeoutHeader); without a deadline the call waits at most 30s. A
+// missing responder is a *v1.Error with CodeUnavailable, a deadline that
+// passes (before sending or while waiting) one with CodeTimeout; a server
+// error comes back as the *v1.Error the server returned.
+func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opts ...CallOption) error {
+	o := callOptions{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	data, err := json.Marshal(req)
 	if err != nil {
 		return fmt.Errorf("encode request for %s: %w", subject, err)
 	}
 	msg := nats.NewMsg(subject)
 	msg.Data = data
+	timeout := defaultTimeout
 	if dl, ok := ctx.Deadline(); ok {
-		msg.Header.Set(DeadlineHeader, strconv.FormatInt(dl.UnixMilli(), 10))
+		timeout = dl.Sub(o.now())
 	} else {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultTimeout)
 		defer cancel()
 	}
+	// Whole milliseconds, rounded down: the server must not outwait the
+	// caller by more than the request's transit.
+	ms := timeout.Milliseconds()
+	if ms <= 0 {
+		return timedOut(subject)
+	}
+	msg.Header.Set(TimeoutHeader, strconv.FormatInt(ms, 10))
 	reply, err := nc.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return v1.Errorf(v1.CodeUnavailable, "no responder on %s", subject)
 		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-			return &v1.Error{Code: v1.CodeTimeout, Message: fmt.Sprintf("request on %s timed out", subject)}
+			return timedOut(subject)
 		}
 		return fmt.Errorf("request on %s: %w", subject, err)
 	}
@@ -108,4 +155,8 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any) err
 		return fmt.Errorf("decode reply from %s: %w", subject, err)
 	}
 	return nil
+}
+
+func timedOut(subject string) *v1.Error {
+	return &v1.Error{Code: v1.CodeTimeout, Message: fmt.Sprintf("request on %s timed out", subject)}
 }

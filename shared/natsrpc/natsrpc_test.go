@@ -2,6 +2,7 @@ package natsrpc_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,13 +18,23 @@ type echo struct {
 	Text string `json:"text"`
 }
 
-func TestCallRoundTripErrorsAndDeadline(t *testing.T) {
+// remaining is what a handler saw: the time left until its context's
+// deadline, and whether it had one.
+type remaining struct {
+	left time.Duration
+	ok   bool
+}
+
+// serve starts an embedded NATS server and mounts an echo endpoint on
+// t.echo that reports the time its context had left on seen.
+func serve(t *testing.T) (*nats.Conn, chan remaining) {
+	t.Helper()
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go ns.Start()
-	defer ns.Shutdown()
+	t.Cleanup(ns.Shutdown)
 	if !ns.ReadyForConnections(5 * time.Second) {
 		t.Fatal("nats not ready")
 	}
@@ -31,14 +42,15 @@ func TestCallRoundTripErrorsAndDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
 	svc, err := micro.AddService(nc, micro.Config{Name: "test", Version: "0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sawDeadline bool
+	seen := make(chan remaining, 1)
 	err = natsrpc.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
-		_, sawDeadline = ctx.Deadline()
+		dl, ok := ctx.Deadline()
+		seen <- remaining{time.Until(dl), ok}
 		in := req.(*echo)
 		if in.Text == "fail" {
 			return nil, v1.Errorf(v1.CodeConflict, "conflict on %s", in.Text)
@@ -48,22 +60,118 @@ func TestCallRoundTripErrorsAndDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nc, seen
+}
 
+// within fails unless got lies in (want-slack, want].
+func within(t *testing.T, what string, got remaining, want time.Duration) {
+	t.Helper()
+	const slack = time.Second
+	if !got.ok || got.left > want || got.left <= want-slack {
+		t.Errorf("%s: handler had %v left (deadline %v), want just under %v", what, got.left, got.ok, want)
+	}
+}
+
+func TestCallRoundTripAndErrors(t *testing.T) {
+	nc, seen := serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var out echo
 	if err := natsrpc.Call(ctx, nc, "t.echo", echo{Text: "hi"}, &out); err != nil || out.Text != "re:hi" {
 		t.Fatalf("got %+v %v", out, err)
 	}
-	if !sawDeadline {
-		t.Fatal("handler did not get the caller's deadline")
-	}
-	err = natsrpc.Call(ctx, nc, "t.echo", echo{Text: "fail"}, &out)
+	within(t, "5s call", <-seen, 5*time.Second)
+	err := natsrpc.Call(ctx, nc, "t.echo", echo{Text: "fail"}, &out)
 	if e := v1.AsError(err); e.Code != v1.CodeConflict || e.Message != "conflict on fail" {
 		t.Fatalf("got %#v", err)
 	}
+	<-seen
 	err = natsrpc.Call(ctx, nc, "t.nobody", echo{}, &out)
 	if !v1.IsCode(err, v1.CodeUnavailable) {
 		t.Fatalf("no responders: got %v", err)
+	}
+	// Without a deadline the call, and so the handler, gets the default.
+	if err := natsrpc.Call(context.Background(), nc, "t.echo", echo{Text: "x"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	within(t, "call without a deadline", <-seen, 30*time.Second)
+	// A deadline that already passed is not sent at all.
+	past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancelPast()
+	if err := natsrpc.Call(past, nc, "t.echo", echo{Text: "late"}, &out); !v1.IsCode(err, v1.CodeTimeout) {
+		t.Fatalf("call past its deadline: got %v, want a timeout", err)
+	}
+	select {
+	case r := <-seen:
+		t.Fatalf("a call past its deadline reached the handler (%v left)", r.left)
+	default:
+	}
+}
+
+// skewedCtx is a context as a host whose clock is skew off sees it: its
+// deadline reads skew later than here, and it ends when its parent does.
+type skewedCtx struct {
+	context.Context
+	skew time.Duration
+}
+
+// Deadline implements context.Context.
+func (c skewedCtx) Deadline() (time.Time, bool) {
+	dl, ok := c.Context.Deadline()
+	return dl.Add(c.skew), ok
+}
+
+// TestCallerClockSkew puts the caller on a host whose clock is hours off:
+// its deadline, read on that clock, is 3s away, and the handler — on a
+// clock of its own — gets 3s, where an absolute deadline would have given it
+// hours, or nothing.
+func TestCallerClockSkew(t *testing.T) {
+	nc, seen := serve(t)
+	for _, skew := range []time.Duration{6 * time.Hour, -6 * time.Hour} {
+		t.Run(skew.String(), func(t *testing.T) {
+			clock := func() time.Time { return time.Now().Add(skew) }
+			parent, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			ctx := skewedCtx{parent, skew}
+			var out echo
+			if err := natsrpc.Call(ctx, nc, "t.echo", echo{Text: "skew"}, &out, natsrpc.WithClock(clock)); err != nil {
+				t.Fatal(err)
+			}
+			within(t, "skewed caller", <-seen, 3*time.Second)
+		})
+	}
+}
+
+// TestServerTrustsOnlyTheTimeout sends raw requests: a valid timeout is
+// used, and an absolute deadline (what protocol sluice.v1 sent) or a bad
+// timeout is ignored in favour of the default, however far off it is.
+func TestServerTrustsOnlyTheTimeout(t *testing.T) {
+	nc, seen := serve(t)
+	now := time.Now()
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+		want    time.Duration
+	}{
+		{"timeout", map[string]string{natsrpc.TimeoutHeader: "1500"}, 1500 * time.Millisecond},
+		{"timeout beats an absolute deadline", map[string]string{natsrpc.TimeoutHeader: "2000",
+			"Sluice-Deadline": strconv.FormatInt(now.Add(6*time.Hour).UnixMilli(), 10)}, 2 * time.Second},
+		{"absolute deadline hours ago", map[string]string{"Sluice-Deadline": strconv.FormatInt(now.Add(-6*time.Hour).UnixMilli(), 10)}, 30 * time.Second},
+		{"absolute deadline hours ahead", map[string]string{"Sluice-Deadline": strconv.FormatInt(now.Add(6*time.Hour).UnixMilli(), 10)}, 30 * time.Second},
+		{"negative timeout", map[string]string{natsrpc.TimeoutHeader: "-5"}, 30 * time.Second},
+		{"garbage timeout", map[string]string{natsrpc.TimeoutHeader: "soon"}, 30 * time.Second},
+		{"no header", nil, 30 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := nats.NewMsg("t.echo")
+			msg.Data = []byte(`{"text":"raw"}`)
+			for k, v := range tc.headers {
+				msg.Header.Set(k, v)
+			}
+			if _, err := nc.RequestMsg(msg, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			within(t, tc.name, <-seen, tc.want)
+		})
 	}
 }

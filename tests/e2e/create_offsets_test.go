@@ -17,9 +17,10 @@ import (
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
-// holdOffsetsEnv is the agent's test-only seam (cmd/sluice): an agent
-// started with it holds every offsets request that writes offsets, after
-// creating the marker file it names, until the request's deadline.
+// holdOffsetsEnv is the agent's test-only seam (cmd/sluice, compiled in by
+// -tags sluicetest, which BuildBinary passes): an agent started with it
+// holds every offsets request that writes offsets, after creating the marker
+// file it names, until the request's deadline.
 const holdOffsetsEnv = "SLUICE_TEST_HOLD_OFFSETS"
 
 // fileSrc is a file source offsets entry.
@@ -101,6 +102,10 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	held.Start()
 	c.Agents = append(c.Agents, held)
 	c.WaitRegistered(mark, "agent-0")
+	harness.Eventually(t, 5*time.Second, func() (bool, string) {
+		return held.CountLog("test seam active", holdOffsetsEnv) > 0,
+			fmt.Sprintf("agent-0 runs with %s but did not warn that a test seam is active", holdOffsetsEnv)
+	})
 
 	answer := make(chan harness.Response, 1)
 	began := time.Now()

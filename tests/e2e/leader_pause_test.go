@@ -97,7 +97,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// send, had it acted before it noticed).
 	agent := placed[src+"-0"]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent),
+	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, c.Prefix, agent),
 		v1.RevokeRequest{Term: lease.Term, Tasks: []v1.TaskID{{Connector: src, Task: 0}}}, &v1.RevokeReply{})
 	cancel()
 	if !v1.IsCode(err, v1.CodeConflict) {

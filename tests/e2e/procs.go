@@ -19,15 +19,22 @@ import (
 )
 
 // BinaryEnv names the environment variable that points the tests at a
-// prebuilt sluice binary instead of building one.
+// prebuilt sluice binary instead of building one; build it with the tags
+// BuildTags names, or the tests that use a test seam fail.
 const BinaryEnv = "SLUICE_E2E_BINARY"
+
+// BuildTags are the build tags of the binary the tests run: sluicetest
+// compiles in the test seams (cmd/sluice/seam_on.go) that the shipped
+// binary leaves out.
+const BuildTags = "sluicetest"
 
 // binary is the sluice binary the tests run, set by BuildBinary.
 var binary string
 
 // BuildBinary builds ./cmd/sluice of the main module (two levels above this
-// package) into dir, or takes the binary named by SLUICE_E2E_BINARY. It is
-// meant for TestMain: one build per test binary run.
+// package), test seams included (BuildTags), into dir, or takes the binary
+// named by SLUICE_E2E_BINARY. It is meant for TestMain: one build per test
+// binary run.
 func BuildBinary(dir string) (string, error) {
 	if b := os.Getenv(BinaryEnv); b != "" {
 		binary = b
@@ -42,10 +49,10 @@ func BuildBinary(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "sluice")
-	cmd := exec.Command(goTool, "build", "-o", out, "./cmd/sluice")
+	cmd := exec.Command(goTool, "build", "-tags", BuildTags, "-o", out, "./cmd/sluice")
 	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/sluice in %s: %w\n%s", root, err, msg)
+		return "", fmt.Errorf("go build -tags %s ./cmd/sluice in %s: %w\n%s", BuildTags, root, err, msg)
 	}
 	binary = out
 	return out, nil

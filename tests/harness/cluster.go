@@ -52,12 +52,25 @@ type Options struct {
 	BeforeStatusWrite func(ctx context.Context) error
 	// BeforeOffsetCommit is passed to every agent (test seam).
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	// OffsetsHook is passed to every agent (test seam): it sees each offsets
+	// request an agent of this cluster receives.
+	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
+	// Backends, when set, are the NATS server and broker to run on, shared
+	// with other clusters; by default the cluster starts its own.
+	Backends *Backends
+	// GroupID overrides the cluster's group id (default: its Prefix). The
+	// internal topics are named after the Prefix either way, so clusters
+	// sharing a broker never share a topic.
+	GroupID string
 }
 
 // Cluster is a running test cluster.
 type Cluster struct {
-	T       testing.TB
-	Prefix  string
+	T      testing.TB
+	Prefix string
+	// GroupID is the cluster's --group-id: its Prefix unless Options.GroupID
+	// set it.
+	GroupID string
 	NATSURL string
 	Brokers string
 	// WorkDir is the agents' working directory: relative file paths of file
@@ -93,8 +106,15 @@ func Start(t testing.TB, opts Options) *Cluster {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
 	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
-	be := StartBackends(t)
-	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
+	c.GroupID = c.Prefix
+	if opts.GroupID != "" {
+		c.GroupID = opts.GroupID
+	}
+	if opts.Backends == nil {
+		be := StartBackends(t)
+		opts.Backends = &be
+	}
+	c.NATSURL, c.Brokers = opts.Backends.NATSURL, opts.Backends.Brokers
 	c.logOn = &atomic.Bool{}
 	c.logOn.Store(true)
 	log := slog.New(slog.NewTextHandler(testWriter{t, c.logOn}, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -102,7 +122,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Listen:              "127.0.0.1:0",
 		NATSURL:             c.NATSURL,
 		Brokers:             c.Brokers,
-		GroupID:             c.Prefix,
+		GroupID:             c.GroupID,
 		ConfigTopic:         c.Prefix + "-configs",
 		OffsetsTopic:        c.Prefix + "-offsets",
 		StatusTopic:         c.Prefix + "-status",
@@ -121,7 +141,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ID:                 fmt.Sprintf("agent-%d", i+1),
 			NATSURL:            c.NATSURL,
 			Brokers:            c.Brokers,
-			GroupID:            c.Prefix,
+			GroupID:            c.GroupID,
 			OffsetsTopic:       c.coordCfg.OffsetsTopic,
 			WorkDir:            c.WorkDir,
 			FlushInterval:      opts.FlushInterval,
@@ -130,6 +150,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ShutdownTimeout:    opts.ShutdownTimeout,
 			Logger:             log.With("process", fmt.Sprintf("agent-%d", i+1)),
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
+			OffsetsHook:        opts.OffsetsHook,
 		}
 		if opts.ValueConverter != "" {
 			cfg.ValueConverter = opts.ValueConverter

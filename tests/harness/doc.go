@@ -2,7 +2,9 @@
 // server, a Kafka broker (an embedded kfake, or the Apache Kafka broker named
 // by SLUICE_TEST_KAFKA), one coordinator and agents — real processes' worth
 // of code talking real protocols, with no mocks. Every cluster gets its own
-// group id and topic names, so tests can share one real broker.
+// topic names and, unless Options.GroupID names one, its own group id, so
+// tests can share one real broker; Options.Backends lets several clusters of
+// one test share a NATS server and a broker too.
 //
 // Tests call harness.Start, drive the REST API with the helpers here, and
 // poll with Eventually rather than sleeping.

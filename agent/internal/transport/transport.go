@@ -72,7 +72,11 @@ type Transport struct {
 	term     int64 // newest leadership term seen
 	leader   int64 // the term of the leader this agent is registered with
 	interval time.Duration
-	lease    jetstream.KeyValue
+	// agentLease is the lease the leader granted; acked is when the last
+	// register or heartbeat that the leader answered was sent (monotonic).
+	agentLease time.Duration
+	acked      time.Time
+	lease      jetstream.KeyValue
 
 	reports chan v1.StatusReport
 	cancel  context.CancelFunc
@@ -93,21 +97,24 @@ func (t *Transport) Start() error {
 		Name:        "sluice-agent",
 		Version:     t.cfg.Version,
 		Description: "Sluice agent " + t.cfg.AgentID,
-		Metadata:    map[string]string{"agent_id": t.cfg.AgentID},
+		Metadata:    map[string]string{"agent_id": t.cfg.AgentID, "group_id": t.cfg.GroupID},
+		// The cluster's own queue group: another cluster's agent of the same
+		// id never shares a queue with this one.
+		QueueGroup: v1.QueueGroup(t.cfg.GroupID),
 	})
 	if err != nil {
 		return err
 	}
 	t.svc = svc
-	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.AgentID)
-	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.AgentID)
+	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.GroupID, t.cfg.AgentID)
+	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.GroupID, t.cfg.AgentID)
 	if err := natsrpc.Mount(svc, "assign", assign, t.termGuard(t.assignEndpoint), func() any { return &v1.AssignRequest{} }); err != nil {
 		return err
 	}
 	if err := natsrpc.Mount(svc, "revoke", revoke, t.termGuard(t.revokeEndpoint), func() any { return &v1.RevokeRequest{} }); err != nil {
 		return err
 	}
-	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.AgentID)
+	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.GroupID, t.cfg.AgentID)
 	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} }); err != nil {
 		return err
 	}
@@ -189,6 +196,9 @@ func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 
 func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	r := *req.(*v1.OffsetsRequest)
+	if err := t.leaseCurrent(); err != nil {
+		return nil, err
+	}
 	if t.cfg.OffsetsHook != nil {
 		if err := t.cfg.OffsetsHook(ctx, r); err != nil {
 			return nil, err
@@ -200,6 +210,34 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
 }
 
+// leaseCurrent refuses an offsets request unless the leader answered a
+// register or heartbeat sent less than a lease ago. A request's timeout
+// runs from when its handler starts, so it cannot tell that the request
+// waited while this process was paused or cut off; but past its lease the
+// leader may have declared this agent lost and moved the operation to
+// another agent, and applying it now could overwrite a later change. The
+// time is measured from when the acknowledged request was sent, before the
+// leader saw it, so the agent gives up no later than the leader does.
+func (t *Transport) leaseCurrent() error {
+	t.mu.Lock()
+	acked, lease := t.acked, t.agentLease
+	t.mu.Unlock()
+	if acked.IsZero() {
+		return v1.Errorf(v1.CodeUnavailable, "agent %s is not registered with a leader", t.cfg.AgentID)
+	}
+	if since := time.Since(acked); since > lease {
+		return v1.Errorf(v1.CodeUnavailable, "agent %s has not heard from the leader for %v, longer than its lease of %v: it may have been declared lost",
+			t.cfg.AgentID, since.Round(time.Millisecond), lease)
+	}
+	return nil
+}
+
+func (t *Transport) ack(sent time.Time) {
+	t.mu.Lock()
+	t.acked = sent
+	t.mu.Unlock()
+}
+
 func (t *Transport) registration() v1.RegisterRequest {
 	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
 		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings}
@@ -209,25 +247,43 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 	defer t.done.Done()
 	registered := false
 	backoff := 100 * time.Millisecond
+	var failingSince, warned time.Time
 	for ctx.Err() == nil {
 		if !registered {
 			var reply v1.RegisterReply
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			term, err := t.currentLeader(rctx)
+			sent := time.Now()
 			if err == nil {
-				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, term), t.registration(), &reply)
+				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, t.cfg.GroupID, term), t.registration(), &reply)
 			}
 			cancel()
 			if err != nil {
-				t.cfg.Logger.Debug("register failed; retrying", "err", err, "backoff", backoff)
+				now := time.Now()
+				if failingSince.IsZero() {
+					failingSince = now
+				}
+				// A failure is normal while coordinators start or elect;
+				// one that lasts, or a leader refusing this agent's
+				// protocol, needs an operator, so it is warned about.
+				level := slog.LevelDebug
+				stuck := now.Sub(failingSince) >= registerWarnAfter || v1.IsCode(err, v1.CodeUpgradeRequired)
+				if stuck && now.Sub(warned) >= registerWarnEvery {
+					level, warned = slog.LevelWarn, now
+				}
+				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", v1.SubjectPrefix,
+					"err", err, "failing_for", now.Sub(failingSince).Round(time.Second), "backoff", backoff)
 				sleep(ctx, backoff)
 				backoff = min(backoff*2, 2*time.Second)
 				continue
 			}
+			failingSince = time.Time{}
 			t.observeTerm(reply.Term)
 			t.mu.Lock()
-			t.interval = max(time.Duration(reply.LeaseMillis)*time.Millisecond/3, 50*time.Millisecond)
+			t.agentLease = time.Duration(reply.LeaseMillis) * time.Millisecond
+			t.interval = max(t.agentLease/3, 50*time.Millisecond)
 			t.leader = reply.Term
+			t.acked = sent
 			t.mu.Unlock()
 			registered, backoff = true, 100*time.Millisecond
 			t.cfg.Logger.Info("registered with coordinator", "term", reply.Term)
@@ -255,7 +311,8 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		}
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
-		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.leaderTerm()), t.registration(), &hb)
+		sent := time.Now()
+		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.cfg.GroupID, t.leaderTerm()), t.registration(), &hb)
 		cancel()
 		switch {
 		case err != nil:
@@ -266,6 +323,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			registered = false
 		default:
 			t.observeTerm(hb.Term)
+			t.ack(sent)
 		}
 	}
 }
@@ -277,7 +335,7 @@ func (t *Transport) Deregister(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
-	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
+	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.cfg.GroupID, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
 		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
 	}
 }
@@ -290,7 +348,7 @@ func (t *Transport) reportLoop(ctx context.Context) {
 			return
 		case r := <-t.reports:
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
+			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.cfg.GroupID, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
 				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
 			}
 			cancel()
@@ -329,6 +387,13 @@ func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
 	}
 	return l.Term, nil
 }
+
+// An agent that has failed to register for registerWarnAfter warns, at most
+// once every registerWarnEvery.
+const (
+	registerWarnAfter = 10 * time.Second
+	registerWarnEvery = 30 * time.Second
+)
 
 func sleep(ctx context.Context, d time.Duration) {
 	select {

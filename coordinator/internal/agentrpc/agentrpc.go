@@ -12,6 +12,7 @@ package agentrpc
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 
 	"github.com/go-kit/kit/endpoint"
@@ -34,20 +35,20 @@ func NewClient(nc *nats.Conn, group string) *Client { return &Client{nc: nc, gro
 // Assign starts or updates tasks on agent.
 func (c *Client) Assign(ctx context.Context, agent string, req v1.AssignRequest) (v1.AssignReply, error) {
 	var reply v1.AssignReply
-	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentAssign, agent), req, &reply)
+	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentAssign, c.group, agent), req, &reply)
 	return reply, err
 }
 
 // Revoke stops tasks on agent; it answers once they stopped and committed.
 func (c *Client) Revoke(ctx context.Context, agent string, req v1.RevokeRequest) (v1.RevokeReply, error) {
 	var reply v1.RevokeReply
-	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, agent), req, &reply)
+	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, c.group, agent), req, &reply)
 	return reply, err
 }
 
 // Offsets has agent carry out an offsets operation.
 func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) error {
-	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentOffsets, agent), req, &v1.OffsetsReply{})
+	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentOffsets, c.group, agent), req, &v1.OffsetsReply{})
 }
 
 // Endpoints are the leader-only handlers agents call. Each receives the
@@ -57,10 +58,12 @@ type Endpoints struct {
 	Register, Heartbeat, Deregister, Status endpoint.Endpoint
 }
 
-// Service describes the serving coordinator in micro's discovery.
+// Service describes the serving coordinator in micro's discovery, and
+// where it logs.
 type Service struct {
 	Version  string
 	WorkerID string
+	Logger   *slog.Logger
 }
 
 // Serve mounts the leader endpoints of term. A deposed leader's
@@ -72,6 +75,8 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		Version:     info.Version,
 		Description: "Sluice coordinator, leader endpoints",
 		Metadata:    map[string]string{"worker_id": info.WorkerID, "term": strconv.FormatInt(term, 10), "group_id": group},
+		// Per cluster: clusters sharing a NATS server never share a queue.
+		QueueGroup: v1.QueueGroup(group),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("serve agent endpoints: %w", err)
@@ -87,10 +92,15 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		{"status", v1.SubjectLeaderStatus, eps.Status, func() any { return &v1.StatusReport{} }},
 	}
 	for _, m := range mounts {
-		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, term), m.ep, m.req); err != nil {
+		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, group, term), m.ep, m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
+	}
+	// Agents of an older protocol are told why nobody answers them.
+	if err := refuseLegacyAgents(svc, term, info.Logger); err != nil {
+		_ = svc.Stop()
+		return nil, err
 	}
 	return svc, nil
 }

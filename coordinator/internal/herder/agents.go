@@ -13,7 +13,7 @@ import (
 
 // serveAgents serves the leader-only endpoints of term.
 func (h *Herder) serveAgents(term int64) (micro.Service, error) {
-	return agentrpc.Serve(h.nc, h.cfg.GroupID, term, agentrpc.Service{Version: h.cfg.Version, WorkerID: h.cfg.WorkerID}, agentrpc.Endpoints{
+	return agentrpc.Serve(h.nc, h.cfg.GroupID, term, agentrpc.Service{Version: h.cfg.Version, WorkerID: h.cfg.WorkerID, Logger: h.log}, agentrpc.Endpoints{
 		Register:   h.registerEndpoint,
 		Heartbeat:  h.heartbeatEndpoint,
 		Deregister: h.deregisterEndpoint,

@@ -385,9 +385,10 @@ const offsetsCallTimeout = 60 * time.Second
 // retrying is safe, as every offsets operation is idempotent (fence, then
 // one transaction; or group commits of fixed values).
 func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.OffsetsRequest) error {
-	// The deadline travels to the agent: bounded by the agent lease, an
-	// agent paused past it finds its request expired when it wakes, so it
-	// cannot write after the operation moved to another agent.
+	// The timeout travels to the agent, bounded by the agent lease; an
+	// agent paused past its lease refuses the request when it wakes (its
+	// transport checks that its lease is current), so it cannot write
+	// after the operation moved to another agent.
 	octx, cancel := context.WithTimeout(ctx, min(offsetsCallTimeout, h.cfg.AgentLease))
 	defer cancel()
 	lost := make(chan struct{})

@@ -1,0 +1,110 @@
+package v1_test
+
+import (
+	"strings"
+	"testing"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// validToken reports whether tok can stand as one token of a NATS subject
+// that is published to: non-empty, no separator, no wildcard, no white space.
+func validToken(tok string) bool {
+	return tok != "" && !strings.ContainsAny(tok, ".*> \t\r\n\f\v")
+}
+
+func TestSubjectToken(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{"sluice", "sluice"},
+		{"agent-1", "agent-1"},
+		{"a_b", "a_b"},
+		{"connect.prod", "connect%2Eprod"},
+		{"a*b", "a%2Ab"},
+		{">", "%3E"},
+		{"web 1", "web%201"},
+		{"tab\there", "tab%09here"},
+		{"100%", "100%25"},
+		{"%2E", "%252E"},
+		{"zoné", "zon%C3%A9"},
+		{"節点", "%E7%AF%80%E7%82%B9"},
+		{"", "%"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			got := v1.SubjectToken(tc.id)
+			if got != tc.want {
+				t.Errorf("SubjectToken(%q) = %q, want %q", tc.id, got, tc.want)
+			}
+			if !validToken(got) {
+				t.Errorf("SubjectToken(%q) = %q is not a valid subject token", tc.id, got)
+			}
+			back, err := v1.ParseSubjectToken(got)
+			if err != nil || back != tc.id {
+				t.Errorf("ParseSubjectToken(%q) = %q, %v; want %q", got, back, err, tc.id)
+			}
+		})
+	}
+}
+
+// TestSubjectTokenInjective checks that ids which a lossy encoding (such as
+// replacing every unsafe character with '_') would merge stay distinct.
+func TestSubjectTokenInjective(t *testing.T) {
+	ids := []string{
+		"connect.prod", "connect_prod", "connect-prod", "connect prod", "connect*prod", "connect>prod",
+		"connect%2Eprod", "connect%prod", "connectprod", "Connect.prod", "connect.prod.", ".connect.prod",
+		"a*b", "a.b", "a>b", "a b", "a_b", "*", ">", ".", " ", "_", "%", "", "é", "e\u0301", "%C3%A9",
+	}
+	seen := map[string]string{}
+	for _, id := range ids {
+		tok := v1.SubjectToken(id)
+		if other, ok := seen[tok]; ok {
+			t.Errorf("%q and %q share the token %q", id, other, tok)
+		}
+		seen[tok] = id
+	}
+	// Every byte value round-trips, alone and next to safe characters.
+	for c := 0; c < 256; c++ {
+		id := "x" + string([]byte{byte(c)}) + "y"
+		tok := v1.SubjectToken(id)
+		if !validToken(tok) {
+			t.Errorf("byte %#x: token %q is not a valid subject token", c, tok)
+		}
+		if back, err := v1.ParseSubjectToken(tok); err != nil || back != id {
+			t.Errorf("byte %#x: ParseSubjectToken(%q) = %q, %v", c, tok, back, err)
+		}
+	}
+}
+
+// TestParseSubjectTokenRejects checks that only SubjectToken's own spelling
+// decodes, so decoding stays the inverse of encoding.
+func TestParseSubjectTokenRejects(t *testing.T) {
+	for _, tok := range []string{"", "a.b", "a*b", "%2", "%G1", "%2e", "%41", "a b", "é"} {
+		if id, err := v1.ParseSubjectToken(tok); err == nil {
+			t.Errorf("ParseSubjectToken(%q) = %q, want an error", tok, id)
+		}
+	}
+}
+
+func TestSubjects(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{v1.AgentSubject(v1.SubjectAgentAssign, "connect.prod", "web 1"), "sluice.v2.connect%2Eprod.agent.web%201.task.assign"},
+		{v1.AgentSubject(v1.SubjectAgentRevoke, "sluice", "agent-1"), "sluice.v2.sluice.agent.agent-1.task.revoke"},
+		{v1.AgentSubject(v1.SubjectAgentOffsets, "g", "a*b"), "sluice.v2.g.agent.a%2Ab.offsets"},
+		{v1.AgentSubjectAll(v1.SubjectAgentAssign, "connect.prod"), "sluice.v2.connect%2Eprod.agent.*.task.assign"},
+		{v1.LeaderSubject(v1.SubjectLeaderRegister, "connect.prod", 7), "sluice.v2.connect%2Eprod.leader.7.register"},
+		{v1.LeaderSubject(v1.SubjectLeaderHeartbeat, "g", 1), "sluice.v2.g.leader.1.heartbeat"},
+		{v1.LeaderSubject(v1.SubjectLeaderStatus, "g", 12), "sluice.v2.g.leader.12.status"},
+		{v1.LeaderSubject(v1.SubjectLeaderDeregister, "g", 3), "sluice.v2.g.leader.3.deregister"},
+		{v1.LeaderSubjectAll(v1.SubjectLeaderRegister, ">"), "sluice.v2.%3E.leader.*.register"},
+		{v1.QueueGroup("connect.prod"), "sluice.v2.connect%2Eprod"},
+		{v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, 4), "sluice.v1.leader.4.register"},
+		{v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, 4), "sluice.v1.leader.4.heartbeat"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	// The same agent id in two groups is two subjects.
+	if v1.AgentSubject(v1.SubjectAgentAssign, "a", "agent-1") == v1.AgentSubject(v1.SubjectAgentAssign, "b", "agent-1") {
+		t.Error("two groups share an agent subject")
+	}
+}

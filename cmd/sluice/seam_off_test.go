@@ -1,0 +1,20 @@
+//go:build !sluicetest
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestShippedBinaryIgnoresTestSeam: without -tags sluicetest the agent has
+// no offsets hook, and says nothing of one, even with the variable set.
+func TestShippedBinaryIgnoresTestSeam(t *testing.T) {
+	acfg, _, logs := seamAgentConfig(t)
+	if acfg.OffsetsHook != nil {
+		t.Fatalf("%s set: the shipped binary installed an offsets hook", holdOffsetsEnv)
+	}
+	if strings.Contains(logs, "seam") {
+		t.Fatalf("the shipped binary logged about a test seam: %s", logs)
+	}
+}

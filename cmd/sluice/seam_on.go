@@ -1,0 +1,47 @@
+//go:build sluicetest
+
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// offsetsTestSeam returns the agent's offsets hook in a binary built with
+// -tags sluicetest (the end-to-end tests build it so): SLUICE_TEST_HOLD_OFFSETS
+// set, it holds offsets writes (holdOffsetsHook) and warns that a test seam
+// is active, so a tagged binary that reached a real deployment says so.
+func offsetsTestSeam(log *slog.Logger) func(context.Context, v1.OffsetsRequest) error {
+	marker := os.Getenv(holdOffsetsEnv)
+	if marker == "" {
+		return nil
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Warn("test seam active: offsets writes are held until their deadline; never run this in production",
+		"env", holdOffsetsEnv, "marker", marker)
+	return holdOffsetsHook(marker)
+}
+
+// holdOffsetsHook makes the agent hold every offsets request that writes
+// offsets (a source alter or reset with records to write, a sink alter or
+// reset; a fence-only request passes): it creates marker, then blocks until
+// the request's deadline, answering an error. The end-to-end tests use it to
+// kill an agent in the middle of an offsets write.
+func holdOffsetsHook(marker string) func(context.Context, v1.OffsetsRequest) error {
+	return func(ctx context.Context, req v1.OffsetsRequest) error {
+		writes := len(req.Writes) > 0 || (req.Type == v1.TypeSink && (len(req.Offsets) > 0 || req.Op == v1.OffsetsOpReset))
+		if !writes {
+			return nil
+		}
+		if err := os.WriteFile(marker, []byte(req.Connector+"\n"), 0o644); err != nil {
+			return v1.Errorf(v1.CodeInternal, "%s: write marker: %v", holdOffsetsEnv, err)
+		}
+		<-ctx.Done()
+		return v1.Errorf(v1.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, req.Connector)
+	}
+}

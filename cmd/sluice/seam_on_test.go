@@ -1,0 +1,42 @@
+//go:build sluicetest
+
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// TestTaggedBinaryHoldsOffsets: with -tags sluicetest and the variable set,
+// the agent warns that a test seam is active, lets a fence-only request
+// through and holds a write until its deadline, leaving the marker.
+func TestTaggedBinaryHoldsOffsets(t *testing.T) {
+	acfg, marker, logs := seamAgentConfig(t)
+	if acfg.OffsetsHook == nil {
+		t.Fatalf("%s set: no offsets hook", holdOffsetsEnv)
+	}
+	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "test seam active") || !strings.Contains(logs, holdOffsetsEnv) {
+		t.Fatalf("no warning that a test seam is active: %q", logs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := acfg.OffsetsHook(ctx, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, FenceIDs: []string{"g-c-0"}}); err != nil {
+		t.Fatalf("a fence-only request was held: %v", err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("a fence-only request left the marker: %v", err)
+	}
+	value := "{}"
+	err := acfg.OffsetsHook(ctx, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, Writes: []v1.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
+	if !v1.IsCode(err, v1.CodeTimeout) || ctx.Err() == nil {
+		t.Fatalf("a write: got %v (context %v), want it held until its deadline", err, ctx.Err())
+	}
+	if data, err := os.ReadFile(marker); err != nil || string(data) != "c\n" {
+		t.Fatalf("marker after a held write: %q, %v", data, err)
+	}
+}

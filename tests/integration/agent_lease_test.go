@@ -1,0 +1,58 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// TestAgentRefusesOffsetsPastItsLease: a request's timeout runs from when
+// the agent handles it, so an agent that was cut off from the leader (or
+// paused) with the request waiting must tell from its own lease that the
+// leader may have moved on: past its lease it refuses offsets requests as
+// unavailable, until it has registered again.
+func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1, Lease: time.Second})
+	nc, err := nats.Connect(c.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	subject := v1.AgentSubject(v1.SubjectAgentOffsets, c.GroupID, c.Agents[0].ID())
+	fence := func(term int64) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req := v1.OffsetsRequest{Term: term, Connector: "fenced", Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
+			FenceIDs: []string{c.GroupID + "-fenced-0"}}
+		return natsrpc.Call(ctx, nc, subject, req, &v1.OffsetsReply{})
+	}
+	_, lease := c.Coordinator.Leader()
+	if err := fence(lease.Term); err != nil {
+		t.Fatalf("a registered agent refused: %v", err)
+	}
+
+	c.StopCoordinator()
+	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+		err := fence(lease.Term)
+		return v1.IsCode(err, v1.CodeUnavailable) && strings.Contains(err.Error(), "longer than its lease"),
+			fmt.Sprintf("an agent cut off from its leader answered %v", err)
+	})
+
+	c.StartCoordinator()
+	c.WaitAgents(1)
+	_, lease = c.Coordinator.Leader()
+	// The coordinator counts the agent before the agent has read the
+	// coordinator's answer.
+	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+		err := fence(lease.Term)
+		return err == nil, fmt.Sprintf("the agent, registered again, answered %v", err)
+	})
+}

@@ -1,0 +1,166 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// sharedNames are the connectors both clusters create, under the same names.
+var sharedNames = []string{"src-1", "src-2", "src-3"}
+
+// TestTwoClustersShareNATS runs two clusters on one NATS server and one
+// broker: different group ids (one of them "connect.prod", whose '.' must
+// not split a subject token), different internal topics, but the same agent
+// ids and the same connector names. Each cluster must run only its own
+// tasks — a file source reads its file relative to the agent's working
+// directory, which differs per cluster, so a task run by the other
+// cluster's agent would produce the other cluster's lines — list only its
+// own connectors, and send its offsets operations only to its own agents.
+func TestTwoClustersShareNATS(t *testing.T) {
+	be := harness.StartBackends(t)
+	var hitsA, hitsB atomic.Int32
+	count := func(n *atomic.Int32) func(context.Context, v1.OffsetsRequest) error {
+		return func(context.Context, v1.OffsetsRequest) error { n.Add(1); return nil }
+	}
+	a := harness.Start(t, harness.Options{Agents: 2, Backends: &be, GroupID: "connect.prod", OffsetsHook: count(&hitsA)})
+	b := harness.Start(t, harness.Options{Agents: 2, Backends: &be, OffsetsHook: count(&hitsB)})
+	if a.GroupID == b.GroupID || a.NATSURL != b.NATSURL || a.Brokers != b.Brokers {
+		t.Fatalf("clusters: groups %q and %q on NATS %s / %s", a.GroupID, b.GroupID, a.NATSURL, b.NATSURL)
+	}
+	for i := range a.Agents {
+		if a.Agents[i].ID() != b.Agents[i].ID() {
+			t.Fatalf("agent %d: ids %q and %q, want the same", i, a.Agents[i].ID(), b.Agents[i].ID())
+		}
+	}
+	_, leaseA := a.Coordinator.Leader()
+	_, leaseB := b.Coordinator.Leader()
+	t.Logf("terms: %s %d, %s %d", a.GroupID, leaseA.Term, b.GroupID, leaseB.Term)
+
+	clusters := []struct {
+		c    *harness.Cluster
+		tag  string
+		only string
+	}{{a, "a", "only-a"}, {b, "cluster-b", "only-b"}}
+	want := map[*harness.Cluster]map[string][]string{}
+	for _, cl := range clusters {
+		want[cl.c] = map[string][]string{}
+		for _, name := range sharedNames {
+			ls := make([]string, 30)
+			for i := range ls {
+				ls[i] = fmt.Sprintf("%s %s line %02d", cl.tag, name, i)
+			}
+			writeLines(t, filepath.Join(cl.c.WorkDir, name+".txt"), ls)
+			want[cl.c][name] = ls
+			fileSource(cl.c, name, name+".txt", cl.c.Name(name), "")
+		}
+		mustCreate(cl.c, cl.only, generatorCfg(cl.c.Name(cl.only)), "STOPPED")
+	}
+
+	agentIDs := []string{a.Agents[0].ID(), a.Agents[1].ID()}
+	for _, cl := range clusters {
+		c := cl.c
+		for _, name := range sharedNames {
+			st := c.WaitState(name, "RUNNING", 1, "RUNNING")
+			if st.Connector.WorkerID != workerID(c) {
+				t.Errorf("%s/%s: connector worker_id %s, want its own coordinator %s", c.GroupID, name, st.Connector.WorkerID, workerID(c))
+			}
+			if !slices.Contains(agentIDs, st.Tasks[0].WorkerID) {
+				t.Errorf("%s/%s: task runs on %q, want one of %v", c.GroupID, name, st.Tasks[0].WorkerID, agentIDs)
+			}
+			waitTopicValues(c, c.Name(name), want[c][name])
+			waitOffsets(c, name, []offset{filePos(name+".txt", bytesOf(want[c][name]))})
+		}
+		var names []string
+		c.Must(http.StatusOK, "GET", "/connectors", nil).JSON(t, &names)
+		slices.Sort(names)
+		if exp := append([]string{cl.only}, sharedNames...); !slices.Equal(names, exp) {
+			t.Errorf("%s: GET /connectors = %v, want %v", c.GroupID, names, exp)
+		}
+	}
+
+	// Offsets operations: each reaches only its own cluster's agents and
+	// changes only its own cluster's offsets.
+	for _, cl := range clusters {
+		cl.c.Must(http.StatusNoContent, "PUT", "/connectors/src-1/stop", nil)
+		cl.c.WaitState("src-1", "STOPPED", 0, "")
+	}
+	// The tags differ in length, so the two files' end positions differ.
+	endB := filePos("src-1.txt", bytesOf(want[b]["src-1"]))
+	beforeA, beforeB := hitsA.Load(), hitsB.Load()
+	patch(t, a, "src-1", body(filePos("src-1.txt", 7)), http.StatusOK, msgAlterDefinite)
+	if hitsA.Load() == beforeA || hitsB.Load() != beforeB {
+		t.Errorf("PATCH on %s: offsets requests seen by its agents %d→%d, by %s's %d→%d; want only its own",
+			a.GroupID, beforeA, hitsA.Load(), b.GroupID, beforeB, hitsB.Load())
+	}
+	wantOffsets(a, "src-1", []offset{filePos("src-1.txt", 7)})
+	wantOffsets(b, "src-1", []offset{endB})
+
+	beforeA, beforeB = hitsA.Load(), hitsB.Load()
+	expect(t, b, "DELETE", "/connectors/src-1/offsets", nil, http.StatusOK, msgResetDefinite)
+	if hitsB.Load() == beforeB || hitsA.Load() != beforeA {
+		t.Errorf("DELETE offsets on %s: offsets requests seen by its agents %d→%d, by %s's %d→%d; want only its own",
+			b.GroupID, beforeB, hitsB.Load(), a.GroupID, beforeA, hitsA.Load())
+	}
+	wantOffsets(b, "src-1", []offset{})
+	wantOffsets(a, "src-1", []offset{filePos("src-1.txt", 7)})
+	// The other connectors of both kept running where they were.
+	for _, cl := range clusters {
+		for _, name := range sharedNames[1:] {
+			cl.c.WaitState(name, "RUNNING", 1, "RUNNING")
+			waitTopicValues(cl.c, cl.c.Name(name), want[cl.c][name])
+		}
+	}
+}
+
+// TestLegacyAgentIsToldToUpgrade: an agent that still speaks protocol
+// sluice.v1 registers (or heartbeats) on the old subjects of the current
+// term; the leader answers with CodeUpgradeRequired naming the agent, so the
+// old agent's log says why it never joins.
+func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1, GroupID: "connect.prod"})
+	_, lease := c.Coordinator.Leader()
+	nc, err := nats.Connect(c.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, tmpl := range []string{v1.LegacySubjectLeaderRegister, v1.LegacySubjectLeaderHeartbeat} {
+		subject := v1.LegacyLeaderSubject(tmpl, lease.Term)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := natsrpc.Call(ctx, nc, subject, v1.RegisterRequest{AgentID: "old-agent"}, &v1.RegisterReply{})
+		cancel()
+		if !v1.IsCode(err, v1.CodeUpgradeRequired) || !strings.Contains(err.Error(), "upgrade agent old-agent") ||
+			!strings.Contains(err.Error(), v1.SubjectPrefix) {
+			t.Errorf("%s: got %v, want a %d naming the agent and %s", subject, err, v1.CodeUpgradeRequired, v1.SubjectPrefix)
+		}
+	}
+	// The old agent did not join.
+	if n := c.Coordinator.RegisteredAgents(); n != 1 {
+		t.Errorf("%d agents registered, want 1", n)
+	}
+}
+
+// waitTopicValues waits until topic holds exactly want, in order.
+func waitTopicValues(c *harness.Cluster, topic string, want []string) {
+	c.T.Helper()
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		var got []string
+		for _, r := range c.ReadTopic(topic) {
+			got = append(got, string(r.Value))
+		}
+		return slices.Equal(got, want), fmt.Sprintf("topic %s holds %q, want %q", topic, got, want)
+	})
+}
