@@ -9,9 +9,11 @@
 // when it sends; the server starts its own timer of that length when the
 // request reaches the handler. So the server gives up no earlier than the
 // caller, and later by the time the request took to reach the handler — in
-// transit, or waiting in a process that was paused. A server that must not
-// act on a request its caller already gave up on needs a guard of its own
-// (an agent checks that its lease with the leader is current).
+// transit, waiting behind earlier requests of the same endpoint (unless it
+// is mounted Concurrently), or waiting in a process that was paused. A
+// server that must not act on a request its caller already gave up on
+// needs a guard of its own (an agent checks that its lease with the leader
+// is current).
 package natsrpc
 
 import (
@@ -37,14 +39,34 @@ const TimeoutHeader = "Sluice-Timeout"
 // whose context has no deadline.
 const defaultTimeout = 30 * time.Second
 
+// MountOption configures Mount.
+type MountOption func(*mountOptions)
+
+type mountOptions struct {
+	slots chan struct{} // nil: one request at a time
+}
+
+// Concurrently has the endpoint handle up to n requests at once, each from
+// the moment it arrives, instead of one after the other. A request that
+// waited behind others would start its caller's timeout only when its turn
+// came, and could be acted on after its caller gave up and went elsewhere.
+// A request that arrives while n are in hand is refused at once as
+// unavailable, so that its caller can try another server rather than wait.
+func Concurrently(n int) MountOption {
+	return func(o *mountOptions) { o.slots = make(chan struct{}, max(n, 1)) }
+}
+
 // Mount adds ep to svc as endpoint name on subject. newRequest returns a
 // pointer for the request JSON to decode into; ep receives that pointer, and
 // a context that ends when the caller's timeout, counted from the moment
-// the handler starts, has passed.
-func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newRequest func() any) error {
-	h := micro.HandlerFunc(func(req micro.Request) {
-		ctx, cancel := requestContext(req.Headers())
-		defer cancel()
+// the handler starts, has passed. Without Concurrently, requests are handled
+// one at a time, in the order they arrive.
+func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newRequest func() any, opts ...MountOption) error {
+	var o mountOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	handle := func(ctx context.Context, req micro.Request) {
 		in := newRequest()
 		if err := json.Unmarshal(req.Data(), in); err != nil {
 			respondError(req, v1.Errorf(v1.CodeBadRequest, "decode %s request: %v", name, err))
@@ -58,6 +80,26 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 		if err := req.RespondJSON(out); err != nil {
 			respondError(req, v1.Errorf(v1.CodeInternal, "encode %s reply: %v", name, err))
 		}
+	}
+	h := micro.HandlerFunc(func(req micro.Request) {
+		ctx, cancel := requestContext(req.Headers())
+		if o.slots == nil {
+			defer cancel()
+			handle(ctx, req)
+			return
+		}
+		select {
+		case o.slots <- struct{}{}:
+		default:
+			cancel()
+			respondError(req, v1.Errorf(v1.CodeUnavailable, "%s on %s is busy: %d requests in hand", name, subject, cap(o.slots)))
+			return
+		}
+		go func() {
+			defer func() { <-o.slots }()
+			defer cancel()
+			handle(ctx, req)
+		}()
 	})
 	if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subject)); err != nil {
 		return fmt.Errorf("mount %s on %s: %w", name, subject, err)

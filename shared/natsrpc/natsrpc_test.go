@@ -29,6 +29,26 @@ type remaining struct {
 // t.echo that reports the time its context had left on seen.
 func serve(t *testing.T) (*nats.Conn, chan remaining) {
 	t.Helper()
+	nc, svc := service(t)
+	seen := make(chan remaining, 1)
+	err := natsrpc.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
+		dl, ok := ctx.Deadline()
+		seen <- remaining{time.Until(dl), ok}
+		in := req.(*echo)
+		if in.Text == "fail" {
+			return nil, v1.Errorf(v1.CodeConflict, "conflict on %s", in.Text)
+		}
+		return echo{Text: "re:" + in.Text}, nil
+	}, func() any { return &echo{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, seen
+}
+
+// service starts an embedded NATS server and a micro service on it.
+func service(t *testing.T) (*nats.Conn, micro.Service) {
+	t.Helper()
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)
@@ -47,20 +67,7 @@ func serve(t *testing.T) (*nats.Conn, chan remaining) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := make(chan remaining, 1)
-	err = natsrpc.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
-		dl, ok := ctx.Deadline()
-		seen <- remaining{time.Until(dl), ok}
-		in := req.(*echo)
-		if in.Text == "fail" {
-			return nil, v1.Errorf(v1.CodeConflict, "conflict on %s", in.Text)
-		}
-		return echo{Text: "re:" + in.Text}, nil
-	}, func() any { return &echo{} })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nc, seen
+	return nc, svc
 }
 
 // within fails unless got lies in (want-slack, want].
@@ -173,5 +180,40 @@ func TestServerTrustsOnlyTheTimeout(t *testing.T) {
 			}
 			within(t, tc.name, <-seen, tc.want)
 		})
+	}
+}
+
+// TestConcurrentlyHandlesRequestsAsTheyArrive: an endpoint mounted
+// Concurrently answers a request while an earlier one is still in hand
+// (mounted plainly, it would wait behind it, its timeout started late), and
+// refuses at once, as unavailable, one more than its limit.
+func TestConcurrentlyHandlesRequestsAsTheyArrive(t *testing.T) {
+	nc, svc := service(t)
+	held, release := make(chan struct{}, 2), make(chan struct{})
+	defer close(release)
+	err := natsrpc.Mount(svc, "hold", "t.hold", func(ctx context.Context, req any) (any, error) {
+		if req.(*echo).Text == "hold" {
+			held <- struct{}{}
+			<-release
+		}
+		return echo{Text: "done"}, nil
+	}, func() any { return &echo{} }, natsrpc.Concurrently(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(text string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return natsrpc.Call(ctx, nc, "t.hold", echo{Text: text}, &echo{})
+	}
+	go func() { _ = call("hold") }()
+	<-held
+	if err := call("quick"); err != nil {
+		t.Fatalf("a request beside one in hand: %v", err)
+	}
+	go func() { _ = call("hold") }()
+	<-held
+	if err := call("quick"); !v1.IsCode(err, v1.CodeUnavailable) {
+		t.Fatalf("a request beyond the limit: got %v, want unavailable at once", err)
 	}
 }

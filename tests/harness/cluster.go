@@ -55,6 +55,10 @@ type Options struct {
 	// OffsetsHook is passed to every agent (test seam): it sees each offsets
 	// request an agent of this cluster receives.
 	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
+	// AgentOffsetsHook is OffsetsHook told which agent (its index) sees the
+	// request, for tests that hold up one agent and not another. It runs
+	// after OffsetsHook.
+	AgentOffsetsHook func(agent int, ctx context.Context, req v1.OffsetsRequest) error
 	// Backends, when set, are the NATS server and broker to run on, shared
 	// with other clusters; by default the cluster starts its own.
 	Backends *Backends
@@ -150,7 +154,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ShutdownTimeout:    opts.ShutdownTimeout,
 			Logger:             log.With("process", fmt.Sprintf("agent-%d", i+1)),
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
-			OffsetsHook:        opts.OffsetsHook,
+			OffsetsHook:        agentOffsetsHook(opts, i),
 		}
 		if opts.ValueConverter != "" {
 			cfg.ValueConverter = opts.ValueConverter
@@ -171,6 +175,22 @@ func Start(t testing.TB, opts Options) *Cluster {
 	}
 	c.WaitAgents(opts.Agents)
 	return c
+}
+
+// agentOffsetsHook is agent i's offsets hook: the cluster-wide one, then the
+// one told the agent's index.
+func agentOffsetsHook(opts Options, i int) func(ctx context.Context, req v1.OffsetsRequest) error {
+	if opts.AgentOffsetsHook == nil {
+		return opts.OffsetsHook
+	}
+	return func(ctx context.Context, req v1.OffsetsRequest) error {
+		if opts.OffsetsHook != nil {
+			if err := opts.OffsetsHook(ctx, req); err != nil {
+				return err
+			}
+		}
+		return opts.AgentOffsetsHook(i, ctx, req)
+	}
 }
 
 func uniquePrefix(t testing.TB) string {

@@ -43,8 +43,14 @@ func NewExecutor(log *slog.Logger, opts ...kgo.Opt) (*Executor, error) {
 // Close closes the executor's client.
 func (e *Executor) Close() { e.client.Close() }
 
-// Apply carries out req.
+// Apply carries out req, unless its caller's time ran out before it could
+// start: the coordinator may have handed the operation to another agent
+// and moved on to the next one, which this one must not overwrite.
 func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) error {
+	if err := ctx.Err(); err != nil {
+		e.log.Warn("offsets: request not applied: its caller stopped waiting before it could start", "connector", req.Connector, "op", req.Op, "err", err)
+		return v1.Errorf(v1.CodeTimeout, "offsets request for connector %s arrived too late to be applied", req.Connector)
+	}
 	switch req.Type {
 	case v1.TypeSource:
 		return e.source(ctx, req)

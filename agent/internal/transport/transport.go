@@ -115,7 +115,13 @@ func (t *Transport) Start() error {
 		return err
 	}
 	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.GroupID, t.cfg.AgentID)
-	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} }); err != nil {
+	// Offsets requests are handled as they arrive, not one after another:
+	// one that waited behind others would start its timeout late and could
+	// be applied after the coordinator gave up on it and handed the
+	// operation to another agent, beside or after the operations that
+	// followed.
+	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} },
+		natsrpc.Concurrently(maxOffsetsInFlight)); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -145,6 +151,11 @@ func (t *Transport) Report(r v1.StatusReport) {
 	default:
 	}
 }
+
+// maxOffsetsInFlight bounds the offsets requests an agent works on at once;
+// one more is refused as unavailable, and the coordinator tries another
+// agent.
+const maxOffsetsInFlight = 32
 
 // termGuard refuses a command from an older leadership term than the newest
 // seen, so a deposed coordinator cannot command this agent.
