@@ -98,7 +98,7 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 	}
 	var initial *initialOffsets
 	if req.InitialOffsets != nil {
-		if initial, err = h.checkInitialOffsets(config, req.InitialOffsets); err != nil {
+		if initial, err = h.checkInitialOffsets(ctx, name, config, req.InitialOffsets); err != nil {
 			return v1.CreatedConnector{}, err
 		}
 	}

@@ -33,7 +33,7 @@ type initialOffsets struct {
 
 // checkInitialOffsets validates initial_offsets as PATCH would (without the
 // STOPPED check) and runs the connector's hook: spec §0.1 step 1.
-func (h *Herder) checkInitialOffsets(config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
+func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
 	plugin, ok := h.pluginOf(config)
 	if !ok {
 		return nil, v1.Errorf(v1.CodeBadRequest, "%s", h.reg.UnknownConnectorMessage(config["connector.class"]))
@@ -47,6 +47,9 @@ func (h *Herder) checkInitialOffsets(config map[string]string, offsets []v1.Conn
 	case connect.KindSink:
 		parsed, err := offsetval.Sink(in.entries)
 		if err != nil {
+			return nil, err
+		}
+		if err := h.checkSinkPartitions(ctx, name, parsed); err != nil {
 			return nil, err
 		}
 		in.sink = parsed

@@ -189,6 +189,9 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 			if err != nil {
 				return false, err
 			}
+			if err := h.checkSinkPartitions(ctx, name, parsed); err != nil {
+				return false, err
+			}
 			for _, p := range parsed {
 				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
 			}

@@ -221,3 +221,43 @@ func ToConnect(entries []v1.ConnectorOffset) []connect.Offset {
 	}
 	return out
 }
+
+// SinkTopics lists the topics that offsets name, each once, in order, for
+// the metadata lookup that SinkPartitions needs; an empty name is left out,
+// as SinkPartitions refuses it without a lookup.
+func SinkTopics(offsets []SinkOffset) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range offsets {
+		if o.Topic != "" && !seen[o.Topic] {
+			seen[o.Topic] = true
+			out = append(out, o.Topic)
+		}
+	}
+	return out
+}
+
+// SinkPartitions checks that every partition offsets names exists, given
+// the partition count of each topic that exists (a topic missing from
+// counts does not). Kafka would refuse such an entry only once an agent
+// sent it, as a 500 that hides which one was wrong; this names it. The
+// first bad entry wins.
+func SinkPartitions(offsets []SinkOffset, counts map[string]int) error {
+	for _, o := range offsets {
+		bad := func(why string) error {
+			return v1.Errorf(v1.CodeBadRequest, "Cannot alter the offset of partition %d of topic '%s': %s", o.Partition, o.Topic, why)
+		}
+		n, exists := counts[o.Topic]
+		switch {
+		case o.Topic == "":
+			return bad("a topic name must not be empty")
+		case o.Partition < 0:
+			return bad("partition numbers must not be negative")
+		case !exists:
+			return bad("the topic does not exist")
+		case int(o.Partition) >= n:
+			return bad(fmt.Sprintf("the topic has %d partition(s)", n))
+		}
+	}
+	return nil
+}

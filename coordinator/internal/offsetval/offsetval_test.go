@@ -94,3 +94,30 @@ func TestCollapseLastWins(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+func TestSinkPartitions(t *testing.T) {
+	counts := map[string]int{"one": 1, "three": 3}
+	tests := []struct {
+		name    string
+		offsets []SinkOffset
+		want    string
+	}{
+		{"existing partitions", []SinkOffset{{Topic: "one", Partition: 0}, {Topic: "three", Partition: 2}}, ""},
+		{"negative", []SinkOffset{{Topic: "one", Partition: -1}}, "Cannot alter the offset of partition -1 of topic 'one': partition numbers must not be negative"},
+		{"past the last", []SinkOffset{{Topic: "three", Partition: 3}}, "Cannot alter the offset of partition 3 of topic 'three': the topic has 3 partition(s)"},
+		{"empty topic", []SinkOffset{{Topic: "", Partition: 0}}, "Cannot alter the offset of partition 0 of topic '': a topic name must not be empty"},
+		{"unknown topic", []SinkOffset{{Topic: "nope", Partition: 0}}, "Cannot alter the offset of partition 0 of topic 'nope': the topic does not exist"},
+		{"first bad entry wins", []SinkOffset{{Topic: "one", Partition: 0}, {Topic: "nope", Partition: 0}, {Topic: "one", Partition: 5}},
+			"Cannot alter the offset of partition 0 of topic 'nope': the topic does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := msg(SinkPartitions(tt.offsets, counts)); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if got := SinkTopics([]SinkOffset{{Topic: "b"}, {Topic: ""}, {Topic: "a"}, {Topic: "b"}}); len(got) != 2 || got[0] != "b" || got[1] != "a" {
+		t.Fatalf("SinkTopics: got %q, want [b a]", got)
+	}
+}

@@ -1,0 +1,48 @@
+package herder
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// checkSinkPartitions refuses sink offsets that name a partition the
+// broker does not have, before any is sent to an agent: Kafka would refuse
+// the whole change there, as a 500 that does not say which entry was wrong.
+func (h *Herder) checkSinkPartitions(ctx context.Context, name string, offsets []offsetval.SinkOffset) error {
+	counts := map[string]int{}
+	if topics := offsetval.SinkTopics(offsets); len(topics) > 0 {
+		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		var details kadm.TopicDetails
+		err := kafkautil.Retry(mctx, func() error {
+			var err error
+			if details, err = h.admin.ListTopics(mctx, topics...); err != nil {
+				return err
+			}
+			for _, d := range details {
+				if d.Err != nil && !errors.Is(d.Err, kerr.UnknownTopicOrPartition) {
+					return d.Err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			h.log.Error("reading the metadata of the topics of a sink offsets change failed", "connector", name, "topics", topics, "err", err)
+			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", name)
+		}
+		for topic, d := range details {
+			if d.Err == nil {
+				counts[topic] = len(d.Partitions)
+			}
+		}
+	}
+	return offsetval.SinkPartitions(offsets, counts)
+}
