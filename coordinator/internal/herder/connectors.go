@@ -57,6 +57,9 @@ func (h *Herder) validateConfig(props map[string]string) error {
 	if infos.ErrorCount > 0 {
 		return v1.Errorf(v1.CodeBadRequest, "%s", validate.ErrorMessage(infos))
 	}
+	if h.connectorType(props) == v1.TypeSink {
+		return checkGroupID(props["name"], props)
+	}
 	return nil
 }
 
@@ -88,6 +91,9 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 		if target, ok = initialStates[strings.ToUpper(req.InitialState)]; !ok {
 			return v1.CreatedConnector{}, v1.Errorf(v1.CodeBadRequest, "Invalid initial_state '%s': must be one of RUNNING, PAUSED, STOPPED", req.InitialState)
 		}
+	}
+	if err := h.checkNewName(name); err != nil {
+		return v1.CreatedConnector{}, err
 	}
 	config, err := checkName(name, req.Config)
 	if err != nil {
@@ -151,6 +157,11 @@ func (h *Herder) GetConnectorConfig(ctx context.Context, name string) (map[strin
 // PutConnectorConfig creates a connector or replaces its config, keeping its
 // target state.
 func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
+	if _, exists := h.configs.State.Get(name); !exists {
+		if err := h.checkNewName(name); err != nil {
+			return v1.ConnectorInfo{}, false, err
+		}
+	}
 	config, err := checkName(name, config)
 	if err != nil {
 		return v1.ConnectorInfo{}, false, err

@@ -1,0 +1,53 @@
+package herder
+
+import (
+	"unicode/utf8"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// shownNameRunes is how much of an overlong name or id an error shows: enough
+// to recognise it, never the megabyte a client sent.
+const shownNameRunes = 64
+
+// checkNewName refuses a name for a new connector that Sluice could create
+// but not then serve: '.' and '..', which a URL path cannot address, and a
+// name whose tasks' transactional ids would exceed what the Kafka client
+// accepts (its tasks would fail at their first start). The message shows
+// only the start of a long name.
+func (h *Herder) checkNewName(name string) error {
+	if name == "." || name == ".." {
+		return v1.Errorf(v1.CodeBadRequest, "Connector name '%s' is not allowed: '.' and '..' cannot be addressed in a URL", name)
+	}
+	if limit := records.MaxNameBytes(h.cfg.GroupID); len(name) > limit {
+		return v1.Errorf(v1.CodeBadRequest, "Connector name '%s' is too long: %d bytes, and at most %d are allowed, so that the transactional ids of its tasks (<group.id>-<name>-<task>) stay within %d bytes",
+			shorten(name), len(name), limit, records.MaxTransactionalIDBytes)
+	}
+	return nil
+}
+
+// checkGroupID refuses a sink config whose consumer group id (connect-<name>,
+// or consumer.override.group.id) Kafka cannot hold.
+func checkGroupID(name string, config map[string]string) error {
+	if g := records.SinkGroupID(name, config); len(g) > records.MaxGroupIDBytes {
+		return v1.Errorf(v1.CodeBadRequest, "The consumer group id '%s' of connector '%s' is too long: %d bytes, and Kafka allows at most %d",
+			shorten(g), shorten(name), len(g), records.MaxGroupIDBytes)
+	}
+	return nil
+}
+
+// shorten returns s, or its first shownNameRunes runes and an ellipsis.
+func shorten(s string) string {
+	if utf8.RuneCountInString(s) <= shownNameRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == shownNameRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
