@@ -102,6 +102,9 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 	if err := h.validateConfig(config); err != nil {
 		return v1.CreatedConnector{}, err
 	}
+	if err := h.checkConfigSize(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target}); err != nil {
+		return v1.CreatedConnector{}, err
+	}
 	var initial *initialOffsets
 	if req.InitialOffsets != nil {
 		if initial, err = h.checkInitialOffsets(ctx, name, config, req.InitialOffsets); err != nil {
@@ -169,6 +172,9 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 	if err := h.validateConfig(config); err != nil {
 		return v1.ConnectorInfo{}, false, err
 	}
+	if err := h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config}); err != nil {
+		return v1.ConnectorInfo{}, false, err
+	}
 	unlock := h.lock(name)
 	defer unlock()
 	return h.writeConfigLocked(ctx, name, config)
@@ -213,6 +219,9 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 		merged["name"] = name
 	}
 	if err := h.validateConfig(merged); err != nil {
+		return v1.ConnectorInfo{}, err
+	}
+	if err := h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: merged}); err != nil {
 		return v1.ConnectorInfo{}, err
 	}
 	info, _, err := h.writeConfigLocked(ctx, name, merged)

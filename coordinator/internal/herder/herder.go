@@ -155,6 +155,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
 	if err := h.configs.Start(ctx); err != nil {
 		return fmt.Errorf("read config topic: %w", err)
 	}
@@ -238,11 +239,15 @@ func (h *Herder) trigger() {
 const staleMessage = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
 
 // writeFailed turns a failed write into the REST error: a 409 when this
-// coordinator lost leadership mid-request (it may no longer write), a 500
-// naming the operation otherwise.
+// coordinator lost leadership mid-request (it may no longer write), a 413
+// for records the config topic cannot take (the limit changed since the
+// request was checked), a 500 naming the operation otherwise.
 func writeFailed(err error, what, name string) error {
 	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) {
 		return v1.Errorf(v1.CodeConflict, staleMessage)
+	}
+	if tl := (*store.TooLargeError)(nil); errors.As(err, &tl) {
+		return v1.Errorf(v1.CodeTooLarge, "%s: %v", fmt.Sprintf(what, name), err)
 	}
 	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, name), err)
 }

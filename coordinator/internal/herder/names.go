@@ -1,9 +1,12 @@
 package herder
 
 import (
+	"context"
+	"errors"
 	"unicode/utf8"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -33,6 +36,21 @@ func checkGroupID(name string, config map[string]string) error {
 	if g := records.SinkGroupID(name, config); len(g) > records.MaxGroupIDBytes {
 		return v1.Errorf(v1.CodeBadRequest, "The consumer group id '%s' of connector '%s' is too long: %d bytes, and Kafka allows at most %d",
 			shorten(g), shorten(name), len(g), records.MaxGroupIDBytes)
+	}
+	return nil
+}
+
+// checkConfigSize refuses, before anything changes, a config write whose
+// record the config topic would refuse: the broker's answer, after the
+// fact, was a 500 "MESSAGE_TOO_LARGE".
+func (h *Herder) checkConfigSize(ctx context.Context, cmd store.Command) error {
+	err := h.configs.Check(ctx, cmd)
+	var tl *store.TooLargeError
+	if errors.As(err, &tl) && tl.Key != "" {
+		return v1.Errorf(v1.CodeTooLarge, "Connector configuration is too large: its record in the config topic would be %d bytes, over the topic's limit of %d bytes", tl.Bytes, tl.Limit)
+	}
+	if err != nil {
+		return v1.Errorf(v1.CodeTooLarge, "Connector configuration is too large: %v", err)
 	}
 	return nil
 }

@@ -170,11 +170,40 @@ func encode(cmds []Command) ([]records.Record, error) {
 // Apply writes the records of cmds, in the order given, in one transaction
 // through the leader writer, and returns once State has applied them. So
 // several commands in one call (a create and its first task set, say) take
-// effect all or nothing. An invalid command writes nothing.
+// effect all or nothing. An invalid command, or records too large to write
+// (a *TooLargeError, see Check), write nothing.
 func (s *ConfigStore) Apply(ctx context.Context, cmds ...Command) error {
-	recs, err := encode(cmds)
+	recs, err := s.encodeChecked(ctx, cmds)
 	if err != nil {
 		return err
 	}
 	return s.write(ctx, recs...)
+}
+
+// Check reports whether Apply could write cmds: the commands are valid,
+// each record fits the config topic's largest record (with a limit set,
+// see SetRecordLimit) and all of them fit MaxWriteBytes. A size that does
+// not fit is a *TooLargeError. It writes nothing, so a caller can refuse a
+// request before it changes anything else.
+func (s *ConfigStore) Check(ctx context.Context, cmds ...Command) error {
+	_, err := s.encodeChecked(ctx, cmds)
+	return err
+}
+
+// SetRecordLimit makes Check and Apply measure each record against l.
+func (s *ConfigStore) SetRecordLimit(l *RecordLimit) { s.limit.Store(l) }
+
+func (s *ConfigStore) encodeChecked(ctx context.Context, cmds []Command) ([]records.Record, error) {
+	recs, err := encode(cmds)
+	if err != nil {
+		return nil, err
+	}
+	limit := producerBatchMaxBytes - recordFraming
+	if l := s.limit.Load(); l != nil {
+		limit = l.Max(ctx)
+	}
+	if err := checkSizes(recs, limit); err != nil {
+		return nil, err
+	}
+	return recs, nil
 }

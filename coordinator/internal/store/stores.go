@@ -102,6 +102,7 @@ type ConfigStore struct {
 	follower
 	State         *ConfigState
 	onDecodeError func(key string, err error)
+	limit         atomic.Pointer[RecordLimit]
 }
 
 // NewConfigStore makes a config store; call Start before use.
