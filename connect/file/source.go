@@ -25,8 +25,11 @@ const (
 	TopicConfig     = "topic"
 	BatchSizeConfig = "batch.size"
 
-	// DefaultBatchSize is the most records one Poll returns by default.
+	// DefaultBatchSize is the most records one Poll returns by default,
+	// and MaxBatchSize the most batch.size may ask for: a poll holds its
+	// records, read whole lines, in memory.
 	DefaultBatchSize = 2000
+	MaxBatchSize     = 100_000
 
 	FilenameField = "filename"
 	PositionField = "position"
@@ -54,6 +57,9 @@ func SourceConfigDef() *connect.ConfigDef {
 			Validator: connect.NonEmptyString{}, Importance: connect.ImportanceHigh,
 			Documentation: "The topic to publish data to"}).
 		Define(connect.ConfigKey{Name: BatchSizeConfig, Type: connect.TypeInt, Default: int32(DefaultBatchSize),
+			// Kafka's key has no validator; Sluice bounds it from above only,
+			// so every value Kafka takes below the bound is still taken.
+			Validator:     connect.Range{Max: MaxBatchSize},
 			Importance:    connect.ImportanceLow,
 			Documentation: "The maximum number of records the source task can read from the file each time it is polled"})
 }

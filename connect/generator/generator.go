@@ -43,6 +43,17 @@ func Plugin() *connect.Plugin {
 	}
 }
 
+// Bounds of the generator's settings: generous for load tests, and small
+// enough that no value makes the coordinator (the task split lists every
+// stream) or an agent (a poll holds its records) allocate without bound.
+// The rate allocates nothing (a poll is cut at maxBatch records and
+// maxBatchBytes); its bound only keeps it a sane number.
+const (
+	MaxStreams     = 10_000
+	MaxRate        = 1_000_000_000
+	MaxRecordBytes = 1 << 20
+)
+
 // ConfigDef is the generator's config definition.
 func ConfigDef() *connect.ConfigDef {
 	return connect.NewConfigDef().
@@ -50,19 +61,19 @@ func ConfigDef() *connect.ConfigDef {
 			Validator: connect.NonEmptyString{}, Importance: connect.ImportanceHigh,
 			Documentation: "The topic to publish data to"}).
 		Define(connect.ConfigKey{Name: StreamsConfig, Type: connect.TypeInt, Default: int32(1),
-			Validator: connect.AtLeast(1), Importance: connect.ImportanceMedium,
-			Documentation: "The number of independent sequences, each its own source partition {\"stream\": <n>}. " +
+			Validator: connect.Between(1, MaxStreams), Importance: connect.ImportanceMedium,
+			Documentation: "The number of independent sequences, each its own source partition {\"stream\": <n>}, at most 10000. " +
 				"Streams are spread round-robin over the tasks; there are never more tasks than streams."}).
 		Define(connect.ConfigKey{Name: CountConfig, Type: connect.TypeLong, Default: int64(-1),
 			Validator: connect.AtLeast(-1), Importance: connect.ImportanceMedium,
 			Documentation: "The number of records each stream produces; -1 means no limit. " +
 				"Once every stream is done the tasks stay idle."}).
 		Define(connect.ConfigKey{Name: RateConfig, Type: connect.TypeInt, Default: int32(1000),
-			Validator: connect.AtLeast(1), Importance: connect.ImportanceMedium,
-			Documentation: "The number of records per second each task produces."}).
+			Validator: connect.Between(1, MaxRate), Importance: connect.ImportanceMedium,
+			Documentation: "The number of records per second each task produces, at most 1000000000 (in effect unlimited)."}).
 		Define(connect.ConfigKey{Name: RecordBytesConfig, Type: connect.TypeInt, Default: int32(100),
-			Validator: connect.AtLeast(0), Importance: connect.ImportanceLow,
-			Documentation: "The length of each record value; values are never shorter than their fixed fields."})
+			Validator: connect.Between(0, MaxRecordBytes), Importance: connect.ImportanceLow,
+			Documentation: "The length of each record value, at most 1048576 (1 MiB); values are never shorter than their fixed fields."})
 }
 
 // Connector splits the streams over tasks.
@@ -113,9 +124,13 @@ func (*Connector) Stop() error { return nil }
 // NewTask implements connect.SourceConnector.
 func (*Connector) NewTask() connect.SourceTask { return &Task{} }
 
-// maxBatch caps one Poll so that a high rate after a pause does not build
-// one huge batch.
-const maxBatch = 5000
+// maxBatch and maxBatchBytes cap one Poll so that a high rate after a
+// pause does not build one huge batch: at most 5000 records, and at most
+// 4 MiB of values (but always one record).
+const (
+	maxBatch      = 5000
+	maxBatchBytes = 4 << 20
+)
 
 // idleWait bounds how long Poll waits for tokens or idles when done.
 const idleWait = 200 * time.Millisecond
@@ -236,7 +251,7 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 		}
 		t.refill()
 	}
-	n := min(int(t.tokens), maxBatch)
+	n := min(int(t.tokens), maxBatch, max(maxBatchBytes/max(t.recordBytes, 1), 1))
 	records := make([]connect.SourceRecord, 0, n)
 	for len(records) < n && !t.done() {
 		i := t.cursor

@@ -133,3 +133,33 @@ func TestPollPacing(t *testing.T) {
 		t.Errorf("no tokens: %d records", len(recs))
 	}
 }
+
+// TestPollBoundedByBytes: however many tokens a high rate gives, one poll
+// holds at most 4 MiB of values (and always at least one record), so large
+// records cannot make a task allocate without bound.
+func TestPollBoundedByBytes(t *testing.T) {
+	tests := []struct {
+		recordBytes string
+		want        int
+	}{
+		{"100", maxBatch},
+		{"1048576", 4},
+		{"1000000", 4},
+		{"0", maxBatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.recordBytes, func(t *testing.T) {
+			clk := &clock{t: time.Unix(0, 0)}
+			task := &Task{now: clk.now}
+			props := map[string]string{"topic": "t", "rate": "1000000", "record.bytes": tt.recordBytes}
+			if err := task.Start(context.Background(), connect.SourceTaskContext{}, props); err != nil {
+				t.Fatal(err)
+			}
+			clk.t = clk.t.Add(time.Second)
+			recs, _ := task.Poll(context.Background())
+			if len(recs) != tt.want {
+				t.Fatalf("%d records of %s bytes in one poll, want %d", len(recs), tt.recordBytes, tt.want)
+			}
+		})
+	}
+}

@@ -46,6 +46,12 @@ const (
 	AgentSelectorConfig = "sluice.agent.selector"
 )
 
+// MaxTasks bounds tasks.max (Kafka sets no upper bound): the coordinator
+// builds a connector's task configs, and fences and revokes every task id up
+// to tasks.max for an offsets change, so an unbounded value could make it
+// allocate without bound.
+const MaxTasks = 10_000
+
 // Group names, as Kafka spells them, and Sluice's.
 const (
 	commonGroup        = "Common"
@@ -181,7 +187,7 @@ func baseDef(in defsInput) *connect.ConfigDef {
 		OrderInGroup: next(), Width: connect.WidthMedium, DisplayName: "Connector version",
 		Recommender: rec(connectorVersionRecommender{reg})})
 	d.Define(connect.ConfigKey{Name: TasksMaxConfig, Type: connect.TypeInt, Default: int32(1),
-		Validator: connect.AtLeast(1), Importance: connect.ImportanceHigh,
+		Validator: connect.Between(1, MaxTasks), Importance: connect.ImportanceHigh,
 		Documentation: "Maximum number of tasks to use for this connector.", Group: commonGroup, OrderInGroup: next(),
 		Width: connect.WidthShort, DisplayName: "Tasks max"})
 	d.Define(connect.ConfigKey{Name: TasksMaxEnforceConfig, Type: connect.TypeBoolean, Default: true,
