@@ -231,3 +231,29 @@ func TestSink(t *testing.T) {
 		t.Errorf("unwritable file accepted")
 	}
 }
+
+// TestSourceBoundedPoll: a poll holds at most 4 MiB of lines, however large
+// batch.size is, and a line that never ends fails the task once it passes
+// 8 MiB instead of being read into memory to the end of the file.
+func TestSourceBoundedPoll(t *testing.T) {
+	dir := t.TempDir()
+	line := string(make([]byte, 1<<20-1)) + "\n"
+	var body []byte
+	for range 10 {
+		body = append(body, line...)
+	}
+	os.WriteFile(filepath.Join(dir, "in.txt"), body, 0o644)
+	task := startSource(t, dir, map[string]string{"file": "in.txt", "topic": "t", "batch.size": "100000"}, nil)
+	for _, want := range []int{4, 4, 2} {
+		recs, err := task.Poll(context.Background())
+		if err != nil || len(recs) != want {
+			t.Fatalf("poll: %d lines of 1 MiB (%v), want %d", len(recs), err, want)
+		}
+	}
+
+	os.WriteFile(filepath.Join(dir, "endless.txt"), make([]byte, 9<<20), 0o644)
+	endless := startSource(t, dir, map[string]string{"file": "endless.txt", "topic": "t"}, nil)
+	if _, err := endless.Poll(context.Background()); err == nil {
+		t.Fatal("a 9 MiB line without an end was read whole")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -22,6 +23,16 @@ const idleWait = 200 * time.Millisecond
 
 // readChunk is how much the task reads from the file at a time.
 const readChunk = 64 << 10
+
+// maxPollBytes and maxLineBytes bound what a task holds: a poll returns
+// once its lines reach 4 MiB (whatever batch.size allows), and a line that
+// grows past 8 MiB without ending fails the task rather than being read
+// into memory until the file ends. (Kafka's producer refuses a record of
+// about 1 MB anyway.)
+const (
+	maxPollBytes = 4 << 20
+	maxLineBytes = 8 << 20
+)
 
 // SourceTask reads complete lines from a file. Its position is the byte
 // offset just after the last line it emitted.
@@ -99,11 +110,15 @@ func (t *SourceTask) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 		t.file, t.warned = f, false
 	}
 	var records []connect.SourceRecord
+	size := 0
 	buf := make([]byte, readChunk)
 	for {
-		records = t.extract(records)
-		if len(records) >= t.batchSize {
+		records = t.extract(records, &size)
+		if len(records) >= t.batchSize || size >= maxPollBytes {
 			return records, nil
+		}
+		if len(t.pending) > maxLineBytes {
+			return records, fmt.Errorf("the line at byte %d of %s is longer than %d bytes: the file source reads lines of at most that", t.position, t.filename, maxLineBytes)
 		}
 		n, err := t.file.Read(buf)
 		if n > 0 {
@@ -121,11 +136,12 @@ func (t *SourceTask) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 }
 
 // extract appends a record for each complete line in pending, up to the
-// batch size. Lines end in \n, \r\n or \r; a \r at the end of pending waits
-// for the next byte, as it may start a \r\n. A partial last line stays in
-// pending until its terminator arrives.
-func (t *SourceTask) extract(records []connect.SourceRecord) []connect.SourceRecord {
-	for len(records) < t.batchSize {
+// batch size and until the lines' bytes, counted in size, reach
+// maxPollBytes. Lines end in \n, \r\n or \r; a \r at the end of pending
+// waits for the next byte, as it may start a \r\n. A partial last line
+// stays in pending until its terminator arrives.
+func (t *SourceTask) extract(records []connect.SourceRecord, size *int) []connect.SourceRecord {
+	for len(records) < t.batchSize && *size < maxPollBytes {
 		i := bytes.IndexAny(t.pending, "\r\n")
 		if i < 0 {
 			return records
@@ -143,6 +159,7 @@ func (t *SourceTask) extract(records []connect.SourceRecord) []connect.SourceRec
 		line := strings.ToValidUTF8(string(t.pending[:i]), "\uFFFD")
 		t.pending = t.pending[next:]
 		t.position += int64(next)
+		*size += next
 		records = append(records, connect.SourceRecord{
 			SourcePartition: t.partition(),
 			SourceOffset:    map[string]any{PositionField: t.position},

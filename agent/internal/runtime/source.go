@@ -49,6 +49,11 @@ type sourceRunner struct {
 	started   bool
 }
 
+// maxBufferedBytes bounds the records a source task's producer holds
+// until Kafka acknowledges them (franz-go bounds only their count, 10,000 by
+// default, which at large records is gigabytes): past it, producing waits.
+const maxBufferedBytes = 64 << 20
+
 // errAborted marks a failed exactly-once commit: the transaction and its
 // records were aborted while the task had moved past them, so the task must
 // stop and be restarted from its committed offsets.
@@ -72,6 +77,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	p, err := kgo.NewClient(append(append([]kgo.Opt{}, cfg.KafkaOpts...),
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
 		kgo.ProducerLinger(5*time.Millisecond),
+		kgo.MaxBufferedBytes(maxBufferedBytes),
 	)...)
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)
@@ -83,7 +89,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	if err := kafkautil.Fence(ctx, p, txnID); err != nil {
 		return fmt.Errorf("fence previous owner: %w", err)
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, cfg.KafkaOpts...)
+	w, err := kafkautil.NewTxnWriter(txnID, append(append([]kgo.Opt{}, cfg.KafkaOpts...), kgo.MaxBufferedBytes(maxBufferedBytes))...)
 	if err != nil {
 		return fmt.Errorf("offset writer: %w", err)
 	}
