@@ -97,9 +97,10 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	l.svc = svc
 	m, err := instances.New(instances.Config{
-		Host:     instances.NewLocalHost(h.reg),
-		OnStatus: func(name string, st instances.Status) { h.queueConnectorStatus(name, st.State, st.Trace) },
-		Logger:   h.log,
+		Host:       instances.NewLocalHost(h.reg),
+		OnStatus:   func(name string, st instances.Status) { h.queueConnectorStatus(name, st.State, st.Trace) },
+		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
+		Logger:     h.log,
 	})
 	if err != nil {
 		return err

@@ -17,8 +17,9 @@
 //	        FAILED; Start again   FAILED; TaskConfigs      ├─ config change, Restart ─► Stop ─► Start
 //	        after the backoff     again after the backoff  ├─ RaiseError ─► Stop ─► FAILED until a
 //	                              (last good task configs  │     Restart, a config change or a resume
-//	                               stay published)         └─ PAUSED, STOPPED ─► Stop; task configs kept
-//	                                                          deleted, Close ─► Stop; the worker ends
+//	                               stay published); or,    └─ PAUSED, STOPPED ─► Stop; task configs kept
+//	                              refused by CheckTasks:      deleted, Close ─► Stop; the worker ends
+//	                              Stop ─► FAILED as after RaiseError
 //
 // Task configs are recomputed only when an instance starts (the first time,
 // after a config change, a restart or a resume) and when the connector
@@ -97,7 +98,13 @@ type Config struct {
 	// AfterFunc schedules a retry; nil means time.AfterFunc. Tests pass a
 	// fake clock's to step through the backoff without waiting.
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
-	Logger    *slog.Logger
+	// CheckTasks, when set, vets a connector's finished task configs before
+	// they are published. An error (task configs that cannot be stored)
+	// fails the connector with the error as its trace, and it stays FAILED
+	// until a restart, a config change or a new target state: a retry would
+	// compute the same task configs and be refused again.
+	CheckTasks func(name string, tasks []map[string]string) error
+	Logger     *slog.Logger
 }
 
 // Validate checks the config and fills in the defaults.

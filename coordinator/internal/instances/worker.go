@@ -155,7 +155,20 @@ func (w *worker) computeTasks(config map[string]string) bool {
 		return false
 	}
 	w.needTasks = false
-	w.m.publish(w.in, finish(w.plugin, config, tasks), config)
+	finished := finish(w.plugin, config, tasks)
+	if check := w.m.cfg.CheckTasks; check != nil {
+		if err := check(w.in.name, finished); err != nil {
+			// Deterministic: the same config computes the same task
+			// configs, so they are not computed again until something
+			// changes (a restart, a config change, a new target state).
+			w.down()
+			w.failed = true
+			w.m.cfg.Logger.Warn("connector's task configs refused; it stays failed until its config changes or it is restarted", "connector", w.in.name, "err", err)
+			w.report(Status{State: v1.StateFailed, Trace: err.Error()})
+			return false
+		}
+	}
+	w.m.publish(w.in, finished, config)
 	return true
 }
 

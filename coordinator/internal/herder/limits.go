@@ -3,6 +3,7 @@ package herder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"unicode/utf8"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -51,6 +52,17 @@ func (h *Herder) checkConfigSize(ctx context.Context, cmd store.Command) error {
 	}
 	if err != nil {
 		return v1.Errorf(v1.CodeTooLarge, "Connector configuration is too large: %v", err)
+	}
+	return nil
+}
+
+// checkTaskConfigs refuses task configs the config topic cannot take, so
+// that the instances manager fails the connector with a trace saying why
+// rather than publishing them: the reconcile loop would otherwise try, and
+// fail, to write them on every pass.
+func (h *Herder) checkTaskConfigs(ctx context.Context, name string, tasks []map[string]string) error {
+	if err := h.configs.Check(ctx, store.PutTaskConfigs{Name: name, Tasks: tasks}); err != nil {
+		return fmt.Errorf("The task configs of the connector cannot be stored: %w. Make them smaller: change the connector's config, or restart it, to compute them again", err)
 	}
 	return nil
 }

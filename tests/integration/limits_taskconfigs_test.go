@@ -1,0 +1,72 @@
+package integration
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// TestTaskConfigsTooLargeFailTheConnector: task configs that the config
+// topic cannot take — one task's record over the topic's limit, or the set
+// over 8 MiB in all — are never written: the connector shows FAILED with a
+// trace saying why and what to do, without tasks, and it is not retried;
+// a config that fits makes it run.
+func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	topic := c.Name("wide")
+	// A generator task config is the connector's config plus task.class and
+	// task.streams (some 80 bytes): a config whose record (Kafka Connect's
+	// {"properties":{…}}, keyed connector-<name>) is 30 bytes under the
+	// limit makes its task's record too large.
+	const genName = "one-task-over-the-record-limit"
+	gen := cfgOf("connector.class", classGenerator, "topic", topic, "rate", "1", "name", genName, "padding", "")
+	base, _ := json.Marshal(map[string]any{"properties": gen})
+	gen["padding"] = strings.Repeat("g", configRecordLimit-30-len("connector-"+genName)-len(base))
+	tests := []struct {
+		name   string
+		config map[string]string
+		trace  string
+	}{
+		{strings.ReplaceAll(genName, "-", " "), gen, "over the config topic's limit of 999912 bytes"},
+		{"the set over 8 MiB", cfgOf("connector.class", classFileSink, "topics", topic, "file", "wide.txt", "tasks.max", "10",
+			"padding", strings.Repeat("s", 900_000)), "over the limit of 8388608 bytes for one write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := on(c, t)
+			name := strings.ReplaceAll(tt.name, " ", "-")
+			mustCreate(c, name, tt.config, "")
+			var st harness.Status
+			harness.Eventually(t, 30*time.Second, func() (bool, string) {
+				st, _ = c.Status(name)
+				return st.Connector.State == "FAILED", "connector " + st.Connector.State
+			})
+			if !strings.Contains(st.Connector.Trace, "task configs") || !strings.Contains(st.Connector.Trace, tt.trace) ||
+				!strings.Contains(st.Connector.Trace, "change the connector's config, or restart it") || len(st.Tasks) != 0 {
+				t.Fatalf("status %+v: want FAILED, no tasks, a trace naming the limit (%q)", st, tt.trace)
+			}
+			wantJSON(t, c.Must(http.StatusOK, "GET", "/connectors/"+name+"/tasks", nil), http.StatusOK, `[]`)
+			for _, r := range c.ReadTopic(c.Prefix + "-configs") {
+				if strings.HasPrefix(string(r.Key), "task-"+name+"-") || string(r.Key) == "commit-"+name {
+					t.Fatalf("a task record was written: %s", r.Key)
+				}
+			}
+			// Not retried: it stays FAILED, with the same trace.
+			harness.Consistently(t, 2*time.Second, func() (bool, string) {
+				now, _ := c.Status(name)
+				return now.Connector.State == "FAILED" && now.Connector.Trace == st.Connector.Trace, "status became " + now.Connector.State
+			})
+			// A config that fits runs.
+			delete(tt.config, "padding")
+			c.Must(http.StatusOK, "PUT", "/connectors/"+name+"/config", tt.config)
+			harness.Eventually(t, 30*time.Second, func() (bool, string) {
+				now, _ := c.Status(name)
+				return now.Connector.State == "RUNNING" && len(now.Tasks) > 0, "connector " + now.Connector.State
+			})
+		})
+	}
+}
