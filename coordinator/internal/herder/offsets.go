@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -295,10 +295,7 @@ type offsetEntry struct {
 // offsets: every task id the name ever had (a task of a since-lowered
 // tasks.max may still run on a cut-off agent), and up to tasks.max.
 func (h *Herder) fenceIDs(name string, c store.Connector) []string {
-	n := max(1, h.configs.State.TaskIDBound(name))
-	if m, err := strconv.Atoi(c.Config["tasks.max"]); err == nil && m > n {
-		n = m
-	}
+	n := max(h.configs.State.TaskIDBound(name), instances.MaxTasks(c.Config))
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = records.TransactionalID(h.cfg.GroupID, name, i)

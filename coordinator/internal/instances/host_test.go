@@ -14,7 +14,7 @@ func TestMaxTasks(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
 		want int
-	}{{"3", 3}, {" 2 ", 2}, {"", 1}, {"x", 1}, {"0", 1}, {"-4", 1}} {
+	}{{"3", 3}, {" 2 ", 2}, {"", 1}, {"x", 1}, {"0", 1}, {"-4", 1}, {"10000", 10000}, {"2147483647", 10000}} {
 		if got := MaxTasks(map[string]string{"tasks.max": tt.in}); got != tt.want {
 			t.Errorf("MaxTasks(%q) = %d, want %d", tt.in, got, tt.want)
 		}

@@ -8,14 +8,17 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/validate"
 )
 
 // MaxTasks is a config's tasks.max as the task split sees it: 1 when it is
-// unset or not a positive integer (validation has rejected such configs
-// already; this only keeps a stored one from breaking the split).
+// unset or not a positive integer, and at most validate.MaxTasks
+// (validation has rejected such configs already; this only keeps one
+// stored before, or written by another tool, from breaking the split or
+// making a plugin build billions of task configs).
 func MaxTasks(props map[string]string) int {
-	if n, err := strconv.Atoi(strings.TrimSpace(props["tasks.max"])); err == nil && n > 0 {
-		return n
+	if n, err := strconv.Atoi(strings.TrimSpace(props[validate.TasksMaxConfig])); err == nil && n > 0 {
+		return min(n, validate.MaxTasks)
 	}
 	return 1
 }
