@@ -238,11 +238,11 @@ func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
 	for _, l := range r.Levels {
 		names, err := t.cfg.Loggers.SetLevel(l.Logger, l.Level)
 		if err != nil {
-			t.cfg.Logger.Warn("cluster log level not applied", "logger", l.Logger, "level", l.Level, "err", err)
+			t.cfg.Logger.Warn("ignoring a cluster log level", "namespace", l.Logger, "log_level", l.Level, "err", err)
 			continue
 		}
 		if len(names) > 0 {
-			t.cfg.Logger.Info("log level set", "logger", l.Logger, "level", l.Level, "scope", "cluster", "changed", names)
+			t.cfg.Logger.Info("log level set", "namespace", l.Logger, "log_level", l.Level, "scope", "cluster", "changed", names)
 		}
 		changed = append(changed, names...)
 	}

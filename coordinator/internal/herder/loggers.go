@@ -47,7 +47,7 @@ func (h *Herder) LoggerLevel(_ context.Context, name string) (v1.LoggerLevel, er
 // SetWorkerLoggerLevel sets a level on this process's loggers only and
 // returns the names of those whose level changed.
 func (h *Herder) SetWorkerLoggerLevel(_ context.Context, namespace, level string) ([]string, error) {
-	h.log.Info("setting log level", "logger", namespace, "level", level, "scope", "worker")
+	h.log.Info("setting log level", "namespace", namespace, "log_level", level, "scope", "worker")
 	changed, err := h.cfg.Loggers.SetLevel(namespace, level)
 	if err != nil {
 		return nil, fmt.Errorf("set the level of logger %s: %w", namespace, err)
@@ -68,9 +68,9 @@ func (h *Herder) SetClusterLoggerLevel(ctx context.Context, namespace, level str
 // this process's loggers. A level Sluice does not know (a record written by
 // hand) is skipped, as Kafka Connect skips it.
 func (h *Herder) applyClusterLevel(namespace, level string) {
-	h.log.Info("setting log level", "logger", namespace, "level", level, "scope", "cluster")
+	h.log.Info("setting log level", "namespace", namespace, "log_level", level, "scope", "cluster")
 	if _, err := h.cfg.Loggers.SetLevel(namespace, level); err != nil {
-		h.log.Warn("ignoring a cluster log level", "logger", namespace, "level", level, "err", err)
+		h.log.Warn("ignoring a cluster log level", "namespace", namespace, "log_level", level, "err", err)
 	}
 }
 
