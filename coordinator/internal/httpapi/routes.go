@@ -16,8 +16,9 @@ type route struct {
 	encode   kithttp.EncodeResponseFunc
 }
 
-// routes is the REST API of spec §3 and §5, and /admin/loggers. Path wildcards arrive
-// URL-decoded (a name "a/b" is sent as a%2Fb and matches one segment).
+// routes is the REST API of spec §3 and §5, and /admin/loggers. Path
+// wildcards arrive URL-decoded (a name "a/b" is sent as a%2Fb and matches
+// one segment).
 func routes() []route {
 	return []route{
 		{"GET /{$}", "server_info", makeServerInfo, decodeNone, encodeJSON},
