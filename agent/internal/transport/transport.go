@@ -41,6 +41,12 @@ type OffsetsApplier interface {
 	Apply(ctx context.Context, req v1.OffsetsRequest) error
 }
 
+// LevelSetter sets log levels: the process's named loggers
+// (shared/logging.Loggers).
+type LevelSetter interface {
+	SetLevel(namespace, level string) (changed []string, err error)
+}
+
 // Config configures the transport.
 type Config struct {
 	AgentID string
@@ -53,6 +59,9 @@ type Config struct {
 	Plugins  []v1.PluginInfo
 	Settings map[string]string
 	Logger   *slog.Logger
+	// Loggers receive the cluster's log levels the leader sends (nil: the
+	// loggers endpoint is not served).
+	Loggers LevelSetter
 	// OffsetsHook is a test seam: when set, the offsets endpoint calls it
 	// with every offsets request before applying it, and answers its error
 	// instead when it returns one. Tests use it to hold an agent inside an
@@ -118,6 +127,12 @@ func (t *Transport) Start() error {
 	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} }); err != nil {
 		return err
 	}
+	if t.cfg.Loggers != nil {
+		loggers := v1.AgentSubject(v1.SubjectAgentLoggers, t.cfg.GroupID, t.cfg.AgentID)
+		if err := natsrpc.Mount(svc, "loggers", loggers, t.termGuard(t.loggersEndpoint), func() any { return &v1.LoggersRequest{} }); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel = cancel
 	t.done.Add(2)
@@ -158,6 +173,8 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 			term = r.Term
 		case *v1.OffsetsRequest:
 			term = r.Term
+		case *v1.LoggersRequest:
+			term = r.Term
 		}
 		if !t.observeTerm(term) {
 			return nil, v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
@@ -184,12 +201,14 @@ func (t *Transport) currentTerm() int64 {
 
 func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.AssignRequest)
+	t.cfg.Logger.Debug("assign received", "term", r.Term, "tasks", len(r.Tasks))
 	refused := t.worker.Assign(ctx, r.Term, r.Tasks)
 	return v1.AssignReply{Type: v1.TypeAssignReply, Refused: refused}, nil
 }
 
 func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.RevokeRequest)
+	t.cfg.Logger.Debug("revoke received", "term", r.Term, "tasks", len(r.Tasks), "generation", r.Generation)
 	stopped, failed := t.worker.Revoke(ctx, r.Term, r.Generation, r.Tasks)
 	return v1.RevokeReply{Type: v1.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
 }
@@ -208,6 +227,26 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+}
+
+// loggersEndpoint sets the cluster's log levels, in the order given. A
+// level this agent does not know is skipped with a warning, as Kafka Connect
+// skips one read from its config topic, so the others still apply.
+func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
+	r := req.(*v1.LoggersRequest)
+	var changed []string
+	for _, l := range r.Levels {
+		names, err := t.cfg.Loggers.SetLevel(l.Logger, l.Level)
+		if err != nil {
+			t.cfg.Logger.Warn("ignoring a cluster log level", "namespace", l.Logger, "log_level", l.Level, "err", err)
+			continue
+		}
+		if len(names) > 0 {
+			t.cfg.Logger.Info("log level set", "namespace", l.Logger, "log_level", l.Level, "scope", "cluster", "changed", names)
+		}
+		changed = append(changed, names...)
+	}
+	return v1.LoggersReply{Type: v1.TypeLoggersReply, Changed: changed}, nil
 }
 
 // leaseCurrent refuses an offsets request unless the leader answered a

@@ -1,9 +1,9 @@
 // Package agentrpc is the coordinator's side of the NATS contract with its
 // agents, in one place: the commands the leader sends to one agent (assign,
-// revoke, offsets) and the leader-only endpoints agents call (register,
+// revoke, offsets, loggers) and the leader-only endpoints agents call (register,
 // heartbeat, deregister, status).
 //
-//	leader ──assign / revoke / offsets──► sluice.….agent.<id>.…   (Client)
+//	leader ──assign / revoke / offsets / loggers──► sluice.….agent.<id>.…   (Client)
 //	agent  ──register / heartbeat / status / deregister──► sluice.….leader.<term>.…   (Serve)
 //
 // It only moves messages: what they mean is the herder's.
@@ -49,6 +49,11 @@ func (c *Client) Revoke(ctx context.Context, agent string, req v1.RevokeRequest)
 // Offsets has agent carry out an offsets operation.
 func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) error {
 	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentOffsets, c.group, agent), req, &v1.OffsetsReply{})
+}
+
+// Loggers sets the cluster's log levels on agent.
+func (c *Client) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
+	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentLoggers, c.group, agent), req, &v1.LoggersReply{})
 }
 
 // Endpoints are the leader-only handlers agents call. Each receives the
