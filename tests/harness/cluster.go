@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/embedded"
 )
 
 // KafkaEnv names the environment variable that points the tests at a real
@@ -62,6 +64,12 @@ type Options struct {
 	// internal topics are named after the Prefix either way, so clusters
 	// sharing a broker never share a topic.
 	GroupID string
+	// NATSMaxPayload, when set and Backends is not, starts the cluster's
+	// NATS server with this max_payload instead of NATS's 1 MiB.
+	NATSMaxPayload int32
+	// LogLevel is the level the processes log at (nil: warn); every line
+	// counts in Cluster.LogLines.
+	LogLevel slog.Leveler
 }
 
 // Cluster is a running test cluster.
@@ -85,7 +93,12 @@ type Cluster struct {
 	coordCfg  coordinator.Config
 	agentCfgs []agent.Config
 	logOn     *atomic.Bool
+	logLines  *atomic.Int64
 }
+
+// LogLines counts the log lines the cluster's processes wrote so far, at
+// Options.LogLevel or above: a test can bound how much a fault makes them log.
+func (c *Cluster) LogLines() int64 { return c.logLines.Load() }
 
 var unsafe = regexp.MustCompile(`[^a-zA-Z0-9]+`)
 
@@ -111,13 +124,21 @@ func Start(t testing.TB, opts Options) *Cluster {
 		c.GroupID = opts.GroupID
 	}
 	if opts.Backends == nil {
-		be := StartBackends(t)
+		var nopts []embedded.NATSOption
+		if opts.NATSMaxPayload > 0 {
+			nopts = append(nopts, embedded.MaxPayload(opts.NATSMaxPayload))
+		}
+		be := StartBackends(t, nopts...)
 		opts.Backends = &be
+	}
+	if opts.LogLevel == nil {
+		opts.LogLevel = slog.LevelWarn
 	}
 	c.NATSURL, c.Brokers = opts.Backends.NATSURL, opts.Backends.Brokers
 	c.logOn = &atomic.Bool{}
 	c.logOn.Store(true)
-	log := slog.New(slog.NewTextHandler(testWriter{t, c.logOn}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c.logLines = &atomic.Int64{}
+	log := slog.New(slog.NewTextHandler(testWriter{t, c.logOn, c.logLines}, &slog.HandlerOptions{Level: opts.LogLevel}))
 	c.coordCfg = coordinator.Config{
 		Listen:              "127.0.0.1:0",
 		NATSURL:             c.NATSURL,
@@ -263,12 +284,14 @@ func (c *Cluster) shutdown() {
 // Logging stops when the cluster has shut down: a test's log must not be
 // written after the test ended.
 type testWriter struct {
-	t  testing.TB
-	on *atomic.Bool
+	t     testing.TB
+	on    *atomic.Bool
+	lines *atomic.Int64
 }
 
 // Write implements io.Writer.
 func (w testWriter) Write(p []byte) (int, error) {
+	w.lines.Add(int64(bytes.Count(p, []byte("\n"))))
 	if w.on.Load() {
 		w.t.Log(strings.TrimRight(string(p), "\n"))
 	}
