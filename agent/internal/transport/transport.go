@@ -39,6 +39,8 @@ type Worker interface {
 // OffsetsApplier carries out offset operations.
 type OffsetsApplier interface {
 	Apply(ctx context.Context, req v1.OffsetsRequest) error
+	// Replace replaces every offset of a source connector.
+	Replace(ctx context.Context, req v1.OffsetsReplaceRequest) error
 }
 
 // Config configures the transport.
@@ -53,10 +55,12 @@ type Config struct {
 	Plugins  []v1.PluginInfo
 	Settings map[string]string
 	Logger   *slog.Logger
-	// OffsetsHook is a test seam: when set, the offsets endpoint calls it
-	// with every offsets request before applying it, and answers its error
-	// instead when it returns one. Tests use it to hold an agent inside an
-	// offsets write (then kill it). Production code leaves it nil.
+	// OffsetsHook is a test seam: when set, the offsets endpoints call it
+	// with every offsets request before applying it (a replace as the
+	// OffsetsRequest of its Writes, with Op reset when it has none), and
+	// answer its error instead when it returns one. Tests use it to hold
+	// an agent inside an offsets write (then kill it). Production code
+	// leaves it nil.
 	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
 }
 
@@ -106,16 +110,25 @@ func (t *Transport) Start() error {
 		return err
 	}
 	t.svc = svc
-	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.GroupID, t.cfg.AgentID)
-	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.GroupID, t.cfg.AgentID)
-	if err := natsrpc.Mount(svc, "assign", assign, t.termGuard(t.assignEndpoint), func() any { return &v1.AssignRequest{} }); err != nil {
-		return err
+	// Every endpoint also takes requests too large for one NATS message,
+	// in chunks: a large config's assignment, an offsets change of many
+	// partitions.
+	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
+	for _, m := range []struct {
+		name, template string
+		ep             endpoint.Endpoint
+		req            func() any
+	}{
+		{"assign", v1.SubjectAgentAssign, t.assignEndpoint, func() any { return &v1.AssignRequest{} }},
+		{"revoke", v1.SubjectAgentRevoke, t.revokeEndpoint, func() any { return &v1.RevokeRequest{} }},
+		{"offsets", v1.SubjectAgentOffsets, t.offsetsEndpoint, func() any { return &v1.OffsetsRequest{} }},
+		{"offsets-replace", v1.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &v1.OffsetsReplaceRequest{} }},
+	} {
+		if err := chunks.Mount(svc, m.name, t.subject(m.template), t.termGuard(m.ep), m.req); err != nil {
+			return err
+		}
 	}
-	if err := natsrpc.Mount(svc, "revoke", revoke, t.termGuard(t.revokeEndpoint), func() any { return &v1.RevokeRequest{} }); err != nil {
-		return err
-	}
-	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.GroupID, t.cfg.AgentID)
-	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} }); err != nil {
+	if err := chunks.Serve(svc, "chunk", t.subject(v1.SubjectAgentChunk)); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -124,6 +137,11 @@ func (t *Transport) Start() error {
 	go t.sessionLoop(ctx)
 	go t.reportLoop(ctx)
 	return nil
+}
+
+// subject fills an agent subject template with this agent's group and id.
+func (t *Transport) subject(template string) string {
+	return v1.AgentSubject(template, t.cfg.GroupID, t.cfg.AgentID)
 }
 
 // Stop ends the session loops and the service (tasks are the worker's).
@@ -157,6 +175,8 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 		case *v1.RevokeRequest:
 			term = r.Term
 		case *v1.OffsetsRequest:
+			term = r.Term
+		case *v1.OffsetsReplaceRequest:
 			term = r.Term
 		}
 		if !t.observeTerm(term) {
@@ -210,6 +230,27 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
 }
 
+func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
+	r := *req.(*v1.OffsetsReplaceRequest)
+	if err := t.leaseCurrent(); err != nil {
+		return nil, err
+	}
+	if t.cfg.OffsetsHook != nil {
+		view := v1.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
+			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes}
+		if len(r.Writes) == 0 {
+			view.Op = v1.OffsetsOpReset
+		}
+		if err := t.cfg.OffsetsHook(ctx, view); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.offsets.Replace(ctx, r); err != nil {
+		return nil, err
+	}
+	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+}
+
 // leaseCurrent refuses an offsets request unless the leader answered a
 // register or heartbeat sent less than a lease ago. A request's timeout
 // runs from when its handler starts, so it cannot tell that the request
@@ -255,7 +296,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			term, err := t.currentLeader(rctx)
 			sent := time.Now()
 			if err == nil {
-				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, t.cfg.GroupID, term), t.registration(), &reply)
+				err = t.callLeader(rctx, v1.SubjectLeaderRegister, term, t.registration(), &reply)
 			}
 			cancel()
 			if err != nil {
@@ -312,7 +353,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
 		sent := time.Now()
-		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.cfg.GroupID, t.leaderTerm()), t.registration(), &hb)
+		err := t.callLeader(hctx, v1.SubjectLeaderHeartbeat, t.leaderTerm(), t.registration(), &hb)
 		cancel()
 		switch {
 		case err != nil:
@@ -335,7 +376,7 @@ func (t *Transport) Deregister(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
-	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.cfg.GroupID, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
+	if err := t.callLeader(dctx, v1.SubjectLeaderDeregister, t.leaderTerm(), req, &v1.HeartbeatReply{}); err != nil {
 		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
 	}
 }
@@ -348,12 +389,19 @@ func (t *Transport) reportLoop(ctx context.Context) {
 			return
 		case r := <-t.reports:
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.cfg.GroupID, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
+			if err := t.callLeader(rctx, v1.SubjectLeaderStatus, t.leaderTerm(), r, &v1.StatusReply{}); err != nil {
 				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
 			}
 			cancel()
 		}
 	}
+}
+
+// callLeader calls the leader endpoint template of term; a request too
+// large for one NATS message (a heartbeat of many tasks) goes in chunks.
+func (t *Transport) callLeader(ctx context.Context, template string, term int64, req, resp any) error {
+	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term), req, resp,
+		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term)))
 }
 
 func (t *Transport) leaderTerm() int64 {

@@ -37,6 +37,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
 
@@ -103,6 +104,8 @@ type Herder struct {
 	instances atomic.Pointer[instances.Manager]
 
 	kick chan struct{}
+	// warn rate-limits warnings whose cause repeats (bounds.go).
+	warn *logthrottle.Limiter
 	// assigning holds the agents an assignment is in flight to.
 	assigning sync.Map
 	// leading is the running leadership, nil while following.
@@ -124,6 +127,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		agents: registry.New(cfg.AgentLease),
 		placed: placements.New(),
 		kick:   make(chan struct{}, 1),
+		warn:   logthrottle.New(warnEvery),
 	}
 }
 
