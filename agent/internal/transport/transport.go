@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
@@ -80,7 +81,11 @@ type Transport struct {
 	// register or heartbeat that the leader answered was sent (monotonic).
 	agentLease time.Duration
 	acked      time.Time
-	lease      jetstream.KeyValue
+
+	kvMu  sync.Mutex
+	lease jetstream.KeyValue // opened by leaseBucket
+	// warn rate-limits the warnings about refused commands.
+	warn *logthrottle.Limiter
 
 	reports chan v1.StatusReport
 	cancel  context.CancelFunc
@@ -92,7 +97,8 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024)}
+	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024),
+		warn: logthrottle.New(time.Minute)}
 }
 
 // Start mounts the agent's endpoints and starts the session loops.
@@ -165,7 +171,9 @@ func (t *Transport) Report(r v1.StatusReport) {
 }
 
 // termGuard refuses a command from an older leadership term than the newest
-// seen, so a deposed coordinator cannot command this agent.
+// seen, so a deposed coordinator cannot command this agent, and one from a
+// term beyond the lease's, which no leader holds: taking it as the newest
+// would make the agent refuse its leader from then on.
 func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
 		var term int64
@@ -179,11 +187,35 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 		case *v1.OffsetsReplaceRequest:
 			term = r.Term
 		}
-		if !t.observeTerm(term) {
-			return nil, v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+		if err := t.checkTerm(ctx, term); err != nil {
+			if t.warn.Due(fmt.Sprintf("term/%d", v1.AsError(err).Code), time.Now()) {
+				t.cfg.Logger.Warn("refused a command", "err", err)
+			}
+			return nil, err
 		}
 		return next(ctx, req)
 	}
+}
+
+// checkTerm accepts a command of term: the newest term seen, or a newer one
+// the leader lease confirms (a new leader's first commands can arrive
+// before this agent read its lease).
+func (t *Transport) checkTerm(ctx context.Context, term int64) error {
+	seen := t.currentTerm()
+	if term > seen {
+		lease, err := t.currentLeader(ctx)
+		if err != nil {
+			return v1.Errorf(v1.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
+		}
+		t.observeTerm(lease)
+		if term > lease {
+			return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: no leader holds it (the lease's term is %d)", t.cfg.AgentID, term, lease)
+		}
+	}
+	if !t.observeTerm(term) {
+		return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+	}
+	return nil
 }
 
 func (t *Transport) observeTerm(term int64) bool {
@@ -414,18 +446,11 @@ func (t *Transport) leaderTerm() int64 {
 // exists once a coordinator has started; until then, and while an election
 // runs (term 0), there is no leader to register with.
 func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
-	if t.lease == nil {
-		js, err := jetstream.New(t.nc)
-		if err != nil {
-			return 0, err
-		}
-		kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
-		if err != nil {
-			return 0, fmt.Errorf("leader lease bucket: %w", err)
-		}
-		t.lease = kv
+	kv, err := t.leaseBucket(ctx)
+	if err != nil {
+		return 0, err
 	}
-	entry, err := t.lease.Get(ctx, v1.LeaderKey)
+	entry, err := kv.Get(ctx, v1.LeaderKey)
 	if err != nil {
 		return 0, fmt.Errorf("leader lease: %w", err)
 	}
@@ -434,6 +459,26 @@ func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
 		return 0, errors.New("no leader elected yet")
 	}
 	return l.Term, nil
+}
+
+// leaseBucket opens the lease bucket once; the session loop and the
+// command endpoints both read it.
+func (t *Transport) leaseBucket(ctx context.Context) (jetstream.KeyValue, error) {
+	t.kvMu.Lock()
+	defer t.kvMu.Unlock()
+	if t.lease != nil {
+		return t.lease, nil
+	}
+	js, err := jetstream.New(t.nc)
+	if err != nil {
+		return nil, fmt.Errorf("leader lease bucket: %w", err)
+	}
+	kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
+	if err != nil {
+		return nil, fmt.Errorf("leader lease bucket: %w", err)
+	}
+	t.lease = kv
+	return kv, nil
 }
 
 // An agent that has failed to register for registerWarnAfter warns, at most

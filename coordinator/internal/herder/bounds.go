@@ -9,8 +9,13 @@ import (
 	"github.com/sluice-io/sluice/shared/records"
 )
 
-// Sizes that come from the wire are bounded here:
+// Numbers and sizes that come from the wire are bounded here:
 //
+//   - Generations are issued only by the leader. A report (register,
+//     heartbeat, status) carrying one beyond any it issued or read from the
+//     status topic is ignored — the task is not adopted at it, nor does the
+//     counter move to it — and the planner revokes or replaces the instance
+//     the agent runs, as it does any zombie.
 //   - A refused or failed command is logged once per cause and warnEvery,
 //     and retried at the reconcile loop's pace, never in a loop of its own.
 //   - An assignment that cannot be sent at all (larger than the agent puts
@@ -22,6 +27,28 @@ const warnEvery = time.Minute
 
 // warnDue reports whether a warning about key may be logged now.
 func (h *Herder) warnDue(key string) bool { return h.warn.Due(key, time.Now()) }
+
+// issuedGeneration reports whether gen is one this leader may have issued:
+// positive, and at most the highest generation it issued or read from the
+// status topic. A restarted leader starts from the status topic's highest,
+// so the generations its predecessor recorded remain acceptable.
+func (h *Herder) issuedGeneration(gen int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return gen > 0 && gen <= h.placed.Generation()
+}
+
+// ignoreGeneration logs, once per agent and period, that a report of
+// agent named a generation this leader never issued.
+func (h *Herder) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
+	if h.warnDue("generation/" + agent) {
+		h.mu.Lock()
+		issued := h.placed.Generation()
+		h.mu.Unlock()
+		h.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
+			"agent", agent, "task", id.String(), "generation", gen, "highest_issued", issued)
+	}
+}
 
 // assignFailed handles a batch of assignments whose request failed. A task
 // whose assignment alone is too large to send is marked FAILED, with the

@@ -171,8 +171,13 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 		h.placed.ForgetIf(id, agent, gens[id])
 	}
 	h.mu.Unlock()
-	h.log.Info("assignments refused: a revoke overtook them; placing them again", "agent", agent, "tasks", len(refused))
-	h.trigger()
+	// Placed again at once the first time; refusals that repeat (a revoke
+	// voided generations this leader has yet to issue) wait for the next
+	// tick, and are logged once a period, so that they never loop hot.
+	if h.warnDue("refused/" + agent) {
+		h.log.Info("assignments refused: a revoke overtook them; placing them again", "agent", agent, "tasks", len(refused))
+		h.trigger()
+	}
 }
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
