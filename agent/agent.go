@@ -142,7 +142,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		// The coordinator creates the topic; tasks read it to its end when they start.
 		a.log.Warn("offsets topic not read yet", "err", err)
 	}
-	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), kopts...); err != nil {
+	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kopts...); err != nil {
 		return err
 	}
 	reg := a.cfg.Plugins

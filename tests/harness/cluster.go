@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/embedded"
 )
 
 // KafkaEnv names the environment variable that points the tests at a real
@@ -61,6 +63,12 @@ type Options struct {
 	// internal topics are named after the Prefix either way, so clusters
 	// sharing a broker never share a topic.
 	GroupID string
+	// NATSMaxPayload, when set and Backends is not, starts the cluster's
+	// NATS server with this max_payload instead of NATS's 1 MiB.
+	NATSMaxPayload int32
+	// LogLevel is the level the processes log at (nil: warn); every line
+	// counts in Cluster.LogLines.
+	LogLevel slog.Leveler
 }
 
 // Cluster is a running test cluster.
@@ -89,6 +97,10 @@ type Cluster struct {
 	extra int
 }
 
+// LogLines counts the log lines the cluster's processes wrote so far, at
+// Options.LogLevel or above: a test can bound how much a fault makes them log.
+func (c *Cluster) LogLines() int64 { return int64(c.logs.count()) }
+
 var unsafe = regexp.MustCompile(`[^a-zA-Z0-9]+`)
 
 // Start starts a cluster and registers its shutdown with t.Cleanup. It
@@ -107,13 +119,20 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
+	if opts.LogLevel == nil {
+		opts.LogLevel = LogLevel
+	}
 	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
 	c.GroupID = c.Prefix
 	if opts.GroupID != "" {
 		c.GroupID = opts.GroupID
 	}
 	if opts.Backends == nil {
-		be := StartBackends(t)
+		var nopts []embedded.NATSOption
+		if opts.NATSMaxPayload > 0 {
+			nopts = append(nopts, embedded.MaxPayload(opts.NATSMaxPayload))
+		}
+		be := StartBackends(t, nopts...)
 		opts.Backends = &be
 	}
 	c.NATSURL, c.Brokers = opts.Backends.NATSURL, opts.Backends.Brokers

@@ -10,8 +10,9 @@ import (
 	"github.com/sluice-io/sluice/shared/logging"
 )
 
-// LogLevel is the root level every process of a test cluster starts at:
-// what the test log shows unless a test changes it (PUT /admin/loggers).
+// LogLevel is the root level every process of a test cluster starts at
+// unless Options.LogLevel says otherwise: what the test log shows unless a
+// test changes it (PUT /admin/loggers).
 const LogLevel = slog.LevelWarn
 
 // loggers are the named loggers of one process of the cluster, made anew at
@@ -21,7 +22,7 @@ const LogLevel = slog.LevelWarn
 func (c *Cluster) loggers(process string) *logging.Loggers {
 	w := testWriter{t: c.T, on: c.logOn, capture: c.logs}
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: logging.LevelAll})
-	return logging.New(h.WithAttrs([]slog.Attr{slog.String("process", process)}), LogLevel)
+	return logging.New(h.WithAttrs([]slog.Attr{slog.String("process", process)}), c.opts.LogLevel.Level())
 }
 
 // Logged returns the lines the cluster's processes have logged so far that
@@ -41,6 +42,12 @@ func (l *logCapture) add(line string) {
 	l.mu.Lock()
 	l.lines = append(l.lines, line)
 	l.mu.Unlock()
+}
+
+func (l *logCapture) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.lines)
 }
 
 func (l *logCapture) match(parts []string) []string {

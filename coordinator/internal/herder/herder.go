@@ -38,6 +38,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
 
@@ -108,6 +109,8 @@ type Herder struct {
 	instances atomic.Pointer[instances.Manager]
 
 	kick chan struct{}
+	// warn rate-limits warnings whose cause repeats (bounds.go).
+	warn *logthrottle.Limiter
 	// assigning holds the agents an assignment is in flight to.
 	assigning sync.Map
 	// leading is the running leadership, nil while following.
@@ -139,6 +142,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 			kick:       make(chan struct{}, 1),
 			registered: map[string]bool{},
 		},
+		warn: logthrottle.New(warnEvery),
 	}
 }
 
