@@ -21,6 +21,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/version"
 )
@@ -48,7 +49,13 @@ type Config struct {
 	// The agent announces them; the coordinator places a task only on an
 	// agent that has its plugin.
 	Plugins *plugins.Registry
-	Logger  *slog.Logger
+	// Loggers are the process's named loggers (shared/logging); the levels
+	// the coordinator sends (PUT /admin/loggers?scope=cluster) are set on
+	// them. Nil: loggers of the agent's own, over Logger's handler.
+	Loggers *logging.Loggers
+	// Logger is where the agent logs when Loggers is nil (nil:
+	// slog.Default()).
+	Logger *slog.Logger
 	// BeforeOffsetCommit is a test seam: see runtime.Config.
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
 	// OffsetsHook is a test seam: see transport.Config. It runs before the
@@ -91,8 +98,11 @@ func New(cfg Config) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("agent config: %w", err)
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
+	if cfg.Loggers == nil {
+		if cfg.Logger == nil {
+			cfg.Logger = slog.Default()
+		}
+		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	if cfg.WorkDir == "" {
 		wd, err := os.Getwd()
@@ -104,7 +114,13 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
-	return &Agent{cfg: cfg, log: cfg.Logger.With("agent", cfg.ID)}, nil
+	return &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}, nil
+}
+
+// logger is the named logger of one of the agent's components, each line
+// naming the agent (several may share a process).
+func (c *Config) logger(name string) *slog.Logger {
+	return c.Loggers.Logger(name).With("agent", c.ID)
 }
 
 // ID returns the agent's id.
@@ -126,7 +142,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		// The coordinator creates the topic; tasks read it to its end when they start.
 		a.log.Warn("offsets topic not read yet", "err", err)
 	}
-	if a.exec, err = offsets.NewExecutor(a.log, kopts...); err != nil {
+	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kopts...); err != nil {
 		return err
 	}
 	reg := a.cfg.Plugins
@@ -145,12 +161,13 @@ func (a *Agent) Start(ctx context.Context) error {
 		KafkaOpts:          kopts,
 		Registry:           reg,
 		Offsets:            a.store,
-		Logger:             a.log,
+		Logger:             a.cfg.logger(logging.AgentTasks),
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
 		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
-		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Logger: a.log, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
+		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Logger: a.cfg.logger(logging.AgentTransport),
+		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
 	return a.transport.Start()
 }
 

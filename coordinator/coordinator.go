@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -43,7 +44,16 @@ type Config struct {
 	// crashed, hung or lost NATS) keeps it before another coordinator takes
 	// over.
 	LeaderLease time.Duration
-	Logger      *slog.Logger
+	// Loggers are the process's named loggers (shared/logging), whose
+	// levels GET and PUT /admin/loggers show and change: a worker-scope
+	// change applies to them, so in a process that also runs agents (sluice
+	// dev) it applies to those agents too. Nil: loggers of the coordinator's
+	// own, over Logger's handler.
+	Loggers *logging.Loggers
+	// Logger is where the coordinator logs when Loggers is nil (nil:
+	// slog.Default()). Its handler's own level bounds what can be logged:
+	// PUT /admin/loggers can raise the level above it, never lower it below.
+	Logger *slog.Logger
 	// ExactlyOnce maintains the tasks-fencing records of source connectors
 	// and fences a connector's task ids whenever its task count changes.
 	ExactlyOnce bool
@@ -89,8 +99,11 @@ func New(cfg Config) (*Coordinator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
+	if cfg.Loggers == nil {
+		if cfg.Logger == nil {
+			cfg.Logger = slog.Default()
+		}
+		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	if cfg.OffsetsPartitions <= 0 {
 		cfg.OffsetsPartitions = 25
@@ -101,7 +114,7 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
 	}
-	return &Coordinator{cfg: cfg, log: cfg.Logger}, nil
+	return &Coordinator{cfg: cfg, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
 }
 
 // Addr is the REST address being served (after Start).
@@ -139,12 +152,13 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		KafkaOpts:           kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator"),
 		Version:             version.Version,
 		Commit:              version.Commit,
-		Logger:              c.log,
+		Logger:              c.cfg.Loggers.Logger(logging.Herder),
+		Loggers:             c.cfg.Loggers,
 		FaultHook:           c.cfg.FaultHook,
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, c.plugins(), nc)
-	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.log), httpapi.WithLeaderRouting(c.herder)), ReadHeaderTimeout: 10 * time.Second}
+	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder)), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Error("REST server stopped", "err", err)

@@ -117,7 +117,10 @@ type TaskAssignment struct {
 
 // AssignRequest starts tasks on an agent, or updates ones it runs: a task
 // with a newer generation is restarted with its new config; one with the same
-// generation only has its paused flag applied.
+// generation only has its paused flag applied — unless its ConfigHash
+// differs from the one the agent runs, which makes it another instance (a
+// restarted leader may issue a number its predecessor issued but never
+// recorded).
 type AssignRequest struct {
 	Term  int64            `json:"term"`
 	Tasks []TaskAssignment `json:"tasks"`

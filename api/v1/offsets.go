@@ -1,11 +1,16 @@
 package v1
 
 // Offset operations are executed by an agent: the coordinator validates the
-// request and checks the connector's state, then sends one OffsetsRequest.
+// request and checks the connector's state, then sends one OffsetsRequest,
+// or one OffsetsReplaceRequest for a change that replaces all of a source
+// connector's offsets (a reset, a create's initial offsets).
 const (
 	// SubjectAgentOffsets addresses the offsets endpoint of one agent of a
 	// group (see AgentSubject).
 	SubjectAgentOffsets = SubjectPrefix + ".%s.agent.%s.offsets"
+	// SubjectAgentOffsetsReplace addresses the endpoint of one agent that
+	// replaces all of a source connector's offsets (OffsetsReplaceRequest).
+	SubjectAgentOffsetsReplace = SubjectPrefix + ".%s.agent.%s.offsets.replace"
 
 	// TypeOffsetsReply is the Type of an OffsetsReply.
 	TypeOffsetsReply = "sluice.v1.offsets_reply"
@@ -52,6 +57,27 @@ type OffsetsRequest struct {
 	// deletes the listed partitions; reset deletes the group.
 	Group   string                `json:"group,omitempty"`
 	Offsets []SinkPartitionOffset `json:"offsets,omitempty"`
+}
+
+// OffsetsReplaceRequest asks an agent to replace all of a source
+// connector's offsets with Writes, all or nothing: it fences every id in
+// FenceIDs, then reads the offsets topic to its end itself and writes, in
+// one transaction under TxnID, a tombstone for every key of every partition
+// of the connector that holds an offset, except the keys Writes names, and
+// then Writes. A reset is a replace with no Writes.
+//
+// The agent reading the keys itself keeps the request as small as what the
+// caller adds, however many partitions the connector accumulated; an
+// OffsetsRequest would carry a tombstone for every one of them. Reading
+// after fencing also catches a partition a zombie task wrote after the
+// coordinator last read the topic.
+type OffsetsReplaceRequest struct {
+	Term      int64         `json:"term"`
+	Connector string        `json:"connector"`
+	FenceIDs  []string      `json:"fence_ids"`
+	TxnID     string        `json:"txn_id"`
+	Topic     string        `json:"topic"`
+	Writes    []OffsetWrite `json:"writes,omitempty"`
 }
 
 // OffsetsReply reports success; failures come back as an *Error.

@@ -31,16 +31,18 @@ func devCommand() *cli.Command {
 }
 
 // devConfigs builds the coordinator's and the agents' configs for dev mode.
+// They share one set of loggers, the process's: a worker-scope change of
+// /admin/loggers applies to the whole dev process, agents included.
 func devConfigs(c *cli.Context, natsURL, brokers string) (coordinator.Config, []agent.Config, error) {
-	log := logger(c)
-	ccfg, err := coordinatorConfig(c, log)
+	lg := loggers(c)
+	ccfg, err := coordinatorConfig(c, lg)
 	if err != nil {
 		return ccfg, nil, err
 	}
 	ccfg.NATSURL, ccfg.Brokers = natsURL, brokers
 	var acfgs []agent.Config
 	for i := 1; i <= c.Int("agents"); i++ {
-		acfg, err := agentConfig(c, log)
+		acfg, err := agentConfig(c, lg)
 		if err != nil {
 			return ccfg, nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/labels"
+	"github.com/sluice-io/sluice/shared/logging"
 )
 
 // env is a flag's environment variable: SLUICE_ + the flag in upper case.
@@ -47,7 +48,7 @@ var (
 	flushFlag     = durationFlag("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
 	keyConvFlag   = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
 	valueConvFlag = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
-	logLevelFlag  = stringFlag("log-level", "info", "log level: debug, info, warn, error")
+	logLevelFlag  = stringFlag("log-level", "info", "log level at start: debug, info, warn, error (or TRACE … OFF); PUT /admin/loggers changes it at run time")
 	leaderLease   = durationFlag("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
 	eosFlag       = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
 )
@@ -60,12 +61,28 @@ func agentFlags() []cli.Flag {
 	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}
 }
 
-func logger(c *cli.Context) *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		level = slog.LevelInfo
+// loggers are the process's named loggers, text on stderr, the root logger
+// at --log-level: slog's names (debug, info, warn, error, debug+2) or
+// Kafka Connect's (TRACE … OFF); anything else is info. In sluice dev, the
+// coordinator and the agents share them, so /admin/loggers there covers the
+// whole process.
+func loggers(c *cli.Context) *logging.Loggers {
+	level, _, ok := logging.ParseLevel(c.String("log-level"))
+	if !ok {
+		if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+			level = slog.LevelInfo
+		}
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return logging.NewText(os.Stderr, level)
+}
+
+// rootLogger is lg's root logger, or nil without loggers (tests build
+// configs without them).
+func rootLogger(lg *logging.Loggers) *slog.Logger {
+	if lg == nil {
+		return nil
+	}
+	return lg.Logger(logging.Root)
 }
 
 // exactlyOnce reads --exactly-once-source-support: enabled or disabled, as
@@ -81,7 +98,7 @@ func exactlyOnce(c *cli.Context) (bool, error) {
 	}
 }
 
-func coordinatorConfig(c *cli.Context, log *slog.Logger) (coordinator.Config, error) {
+func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config, error) {
 	eos, err := exactlyOnce(c)
 	if err != nil {
 		return coordinator.Config{}, err
@@ -99,11 +116,12 @@ func coordinatorConfig(c *cli.Context, log *slog.Logger) (coordinator.Config, er
 		AgentLease:          c.Duration("agent-lease"),
 		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		LeaderLease:         c.Duration("leader-lease"),
-		Logger:              log,
+		Loggers:             lg,
+		Logger:              rootLogger(lg),
 	}, nil
 }
 
-func agentConfig(c *cli.Context, log *slog.Logger) (agent.Config, error) {
+func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 	lbls, err := labels.Parse(c.String("labels"))
 	if err != nil {
 		return agent.Config{}, err
@@ -131,8 +149,9 @@ func agentConfig(c *cli.Context, log *slog.Logger) (agent.Config, error) {
 		ValueConverter:  c.String("value-converter"),
 		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		ExactlyOnce:     eos,
-		Logger:          log,
-		OffsetsHook:     offsetsTestSeam(log),
+		Loggers:         lg,
+		Logger:          rootLogger(lg),
+		OffsetsHook:     offsetsTestSeam(rootLogger(lg)),
 	}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/logging"
 )
 
 // TestFxGraphs checks that every binary's dependency graph is complete.
@@ -77,9 +78,43 @@ func seamAgentConfig(t *testing.T) (agent.Config, string, string) {
 	marker := filepath.Join(t.TempDir(), "held")
 	t.Setenv(holdOffsetsEnv, marker)
 	var logs bytes.Buffer
-	acfg, err := agentConfig(flagContext(t, agentFlags()...), slog.New(slog.NewTextHandler(&logs, nil)))
+	acfg, err := agentConfig(flagContext(t, agentFlags()...), logging.NewText(&logs, slog.LevelInfo))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return acfg, marker, logs.String()
+}
+
+// TestLogLevelFlag: --log-level takes slog's names and Kafka Connect's, and
+// sets the root logger that /admin/loggers shows.
+func TestLogLevelFlag(t *testing.T) {
+	for flagValue, want := range map[string]string{
+		"info": "INFO", "debug": "DEBUG", "WARN": "WARN", "trace": "TRACE", "OFF": "OFF", "debug+2": "DEBUG+2", "loud": "INFO",
+	} {
+		t.Run(flagValue, func(t *testing.T) {
+			t.Setenv("SLUICE_LOG_LEVEL", flagValue)
+			info, _ := loggers(flagContext(t, logLevelFlag)).Level(logging.Root)
+			if info.Level != want {
+				t.Fatalf("root level %q, want %q", info.Level, want)
+			}
+		})
+	}
+}
+
+// TestDevSharesLoggers: in sluice dev the coordinator and every agent log
+// through the same loggers, the process's, which a worker-scope
+// /admin/loggers change sets.
+func TestDevSharesLoggers(t *testing.T) {
+	ccfg, acfgs, err := devConfigs(flagContext(t, devCommand().Flags...), "nats://127.0.0.1:4222", "127.0.0.1:9092")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ccfg.Loggers == nil || len(acfgs) == 0 {
+		t.Fatalf("coordinator loggers %v, %d agents", ccfg.Loggers, len(acfgs))
+	}
+	for _, acfg := range acfgs {
+		if acfg.Loggers != ccfg.Loggers {
+			t.Fatalf("agent %s has loggers of its own", acfg.ID)
+		}
+	}
 }

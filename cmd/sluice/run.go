@@ -29,7 +29,7 @@ func coordinatorCommand() *cli.Command {
 		Usage: "run a coordinator: the REST API, configs, scheduling",
 		Flags: coordinatorFlags(),
 		Action: func(c *cli.Context) error {
-			cfg, err := coordinatorConfig(c, logger(c))
+			cfg, err := coordinatorConfig(c, loggers(c))
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ func agentCommand() *cli.Command {
 		Usage: "run an agent: the sidecar that runs tasks",
 		Flags: agentFlags(),
 		Action: func(c *cli.Context) error {
-			cfg, err := agentConfig(c, logger(c))
+			cfg, err := agentConfig(c, loggers(c))
 			if err != nil {
 				return err
 			}

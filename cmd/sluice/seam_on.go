@@ -28,13 +28,14 @@ func offsetsTestSeam(log *slog.Logger) func(context.Context, v1.OffsetsRequest) 
 }
 
 // holdOffsetsHook makes the agent hold every offsets request that writes
-// offsets (a source alter or reset with records to write, a sink alter or
-// reset; a fence-only request passes): it creates marker, then blocks until
-// the request's deadline, answering an error. The end-to-end tests use it to
+// offsets (a source alter with records to write, a source reset — whose
+// tombstones the agent works out itself —, a sink alter or reset; a
+// fence-only request passes): it creates marker, then blocks until the
+// request's deadline, answering an error. The end-to-end tests use it to
 // kill an agent in the middle of an offsets write.
 func holdOffsetsHook(marker string) func(context.Context, v1.OffsetsRequest) error {
 	return func(ctx context.Context, req v1.OffsetsRequest) error {
-		writes := len(req.Writes) > 0 || (req.Type == v1.TypeSink && (len(req.Offsets) > 0 || req.Op == v1.OffsetsOpReset))
+		writes := len(req.Writes) > 0 || req.Op == v1.OffsetsOpReset || (req.Type == v1.TypeSink && len(req.Offsets) > 0)
 		if !writes {
 			return nil
 		}

@@ -13,9 +13,19 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
+// NATSOption adjusts the embedded NATS server.
+type NATSOption func(*server.Options)
+
+// MaxPayload sets the server's max_payload: the largest message it accepts
+// (NATS's default is 1 MiB). Tests lower it to exercise messages that must
+// be split without sending megabytes.
+func MaxPayload(n int32) NATSOption {
+	return func(o *server.Options) { o.MaxPayload = n }
+}
+
 // NATS starts a NATS server on listen ("" or "host:0" for a free loopback
 // port). When storeDir is set, JetStream is enabled and keeps its data there.
-func NATS(listen, storeDir string) (*server.Server, error) {
+func NATS(listen, storeDir string, opts ...NATSOption) (*server.Server, error) {
 	host, port, err := splitListen(listen)
 	if err != nil {
 		return nil, fmt.Errorf("nats listen address: %w", err)
@@ -23,12 +33,15 @@ func NATS(listen, storeDir string) (*server.Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT // nats-server reads 0 as its default port, 4222
 	}
-	opts := &server.Options{Host: host, Port: port, NoLog: true, NoSigs: true}
+	sopts := &server.Options{Host: host, Port: port, NoLog: true, NoSigs: true}
 	if storeDir != "" {
-		opts.JetStream = true
-		opts.StoreDir = storeDir
+		sopts.JetStream = true
+		sopts.StoreDir = storeDir
 	}
-	ns, err := server.NewServer(opts)
+	for _, o := range opts {
+		o(sopts)
+	}
+	ns, err := server.NewServer(sopts)
 	if err != nil {
 		return nil, fmt.Errorf("start NATS: %w", err)
 	}

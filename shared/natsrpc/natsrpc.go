@@ -14,6 +14,11 @@
 // server that must not act on a request its caller already gave up on
 // needs a guard of its own (an agent checks that its lease with the leader
 // is current).
+//
+// Every message must fit the NATS server's max_payload, which the
+// connection reports: a larger request travels in chunks to an Assembler
+// (chunks.go), or is refused before sending with a *v1.Error naming the
+// limit, never with NATS's bare "maximum payload exceeded".
 package natsrpc
 
 import (
@@ -52,8 +57,10 @@ type mountOptions struct {
 // came, and could be acted on after its caller gave up and went elsewhere.
 // A request that arrives while n are in hand is refused at once as
 // unavailable, so that its caller can try another server rather than wait.
+// Endpoints mounted with the same option share its n.
 func Concurrently(n int) MountOption {
-	return func(o *mountOptions) { o.slots = make(chan struct{}, max(n, 1)) }
+	slots := make(chan struct{}, max(n, 1))
+	return func(o *mountOptions) { o.slots = slots }
 }
 
 // Mount adds ep to svc as endpoint name on subject. newRequest returns a
@@ -66,26 +73,11 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 	for _, opt := range opts {
 		opt(&o)
 	}
-	handle := func(ctx context.Context, req micro.Request) {
-		in := newRequest()
-		if err := json.Unmarshal(req.Data(), in); err != nil {
-			respondError(req, v1.Errorf(v1.CodeBadRequest, "decode %s request: %v", name, err))
-			return
-		}
-		out, err := ep(ctx, in)
-		if err != nil {
-			respondError(req, v1.AsError(err))
-			return
-		}
-		if err := req.RespondJSON(out); err != nil {
-			respondError(req, v1.Errorf(v1.CodeInternal, "encode %s reply: %v", name, err))
-		}
-	}
 	h := micro.HandlerFunc(func(req micro.Request) {
 		ctx, cancel := requestContext(req.Headers())
 		if o.slots == nil {
 			defer cancel()
-			handle(ctx, req)
+			serve(ctx, req, name, req.Data(), ep, newRequest)
 			return
 		}
 		select {
@@ -98,13 +90,31 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 		go func() {
 			defer func() { <-o.slots }()
 			defer cancel()
-			handle(ctx, req)
+			serve(ctx, req, name, req.Data(), ep, newRequest)
 		}()
 	})
 	if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subject)); err != nil {
 		return fmt.Errorf("mount %s on %s: %w", name, subject, err)
 	}
 	return nil
+}
+
+// serve decodes data, the request for endpoint name, runs ep on it and
+// answers req with the reply or the error.
+func serve(ctx context.Context, req micro.Request, name string, data []byte, ep endpoint.Endpoint, newRequest func() any) {
+	in := newRequest()
+	if err := json.Unmarshal(data, in); err != nil {
+		respondError(req, v1.Errorf(v1.CodeBadRequest, "decode %s request: %v", name, err))
+		return
+	}
+	out, err := ep(ctx, in)
+	if err != nil {
+		respondError(req, v1.AsError(err))
+		return
+	}
+	if err := req.RespondJSON(out); err != nil {
+		respondError(req, v1.Errorf(v1.CodeInternal, "encode %s reply: %v", name, err))
+	}
 }
 
 // requestContext bounds a handler by the caller's timeout, timed on this
@@ -131,7 +141,8 @@ func respondError(req micro.Request, e *v1.Error) {
 type CallOption func(*callOptions)
 
 type callOptions struct {
-	now func() time.Time
+	now   func() time.Time
+	chunk string
 }
 
 // WithClock sets the clock the caller's context deadline is read against
@@ -141,12 +152,27 @@ func WithClock(now func() time.Time) CallOption {
 	return func(o *callOptions) { o.now = now }
 }
 
+// ChunkVia lets Call send a request that does not fit one NATS message in
+// chunks to subject, the receiver's chunk endpoint (an Assembler's; see
+// v1.RequestChunk). Without it such a request is refused before sending.
+func ChunkVia(subject string) CallOption {
+	return func(o *callOptions) { o.chunk = subject }
+}
+
+// headerRoom is what a request's headers take of the NATS max_payload,
+// which counts headers and data together: the timeout header and NATS's
+// framing need well under it.
+const headerRoom = 256
+
 // Call sends req to subject and decodes the reply into resp. The context's
 // deadline bounds the wait, and the time left until it is sent to the
 // server (TimeoutHeader); without a deadline the call waits at most 30s. A
 // missing responder is a *v1.Error with CodeUnavailable, a deadline that
 // passes (before sending or while waiting) one with CodeTimeout; a server
-// error comes back as the *v1.Error the server returned.
+// error comes back as the *v1.Error the server returned. A request larger
+// than the NATS server's max_payload goes in chunks when ChunkVia names a
+// chunk endpoint, and is otherwise refused with CodeTooLarge naming the
+// limit.
 func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opts ...CallOption) error {
 	o := callOptions{now: time.Now}
 	for _, opt := range opts {
@@ -156,39 +182,23 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 	if err != nil {
 		return fmt.Errorf("encode request for %s: %w", subject, err)
 	}
-	msg := nats.NewMsg(subject)
-	msg.Data = data
-	timeout := defaultTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		timeout = dl.Sub(o.now())
-	} else {
+	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultTimeout)
 		defer cancel()
+		o.now = time.Now // the deadline just set is on this clock
 	}
-	// Whole milliseconds, rounded down: the server must not outwait the
-	// caller by more than the request's transit.
-	ms := timeout.Milliseconds()
-	if ms <= 0 {
-		return timedOut(subject)
+	var reply *nats.Msg
+	if limit := nc.MaxPayload(); limit > 0 && int64(len(data))+headerRoom > limit {
+		if o.chunk == "" {
+			return v1.Errorf(v1.CodeTooLarge, "request of %d bytes on %s exceeds the NATS server's max_payload of %d bytes", len(data), subject, limit)
+		}
+		reply, err = sendChunks(ctx, nc, o, subject, data, limit)
+	} else {
+		reply, err = request(ctx, nc, o, subject, data)
 	}
-	msg.Header.Set(TimeoutHeader, strconv.FormatInt(ms, 10))
-	reply, err := nc.RequestMsgWithContext(ctx, msg)
 	if err != nil {
-		if errors.Is(err, nats.ErrNoResponders) {
-			return v1.Errorf(v1.CodeUnavailable, "no responder on %s", subject)
-		}
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-			return timedOut(subject)
-		}
-		return fmt.Errorf("request on %s: %w", subject, err)
-	}
-	if code := reply.Header.Get(micro.ErrorCodeHeader); code != "" {
-		n, _ := strconv.Atoi(code)
-		if n == 0 {
-			n = int(v1.CodeInternal)
-		}
-		return &v1.Error{Code: v1.Code(n), Message: reply.Header.Get(micro.ErrorHeader)}
+		return err
 	}
 	if resp == nil {
 		return nil
@@ -197,6 +207,39 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 		return fmt.Errorf("decode reply from %s: %w", subject, err)
 	}
 	return nil
+}
+
+// request sends data to subject with the time left until ctx's deadline,
+// and returns the reply, or the error it carries.
+func request(ctx context.Context, nc *nats.Conn, o callOptions, subject string, data []byte) (*nats.Msg, error) {
+	msg := nats.NewMsg(subject)
+	msg.Data = data
+	dl, _ := ctx.Deadline()
+	// Whole milliseconds, rounded down: the server must not outwait the
+	// caller by more than the request's transit.
+	ms := dl.Sub(o.now()).Milliseconds()
+	if ms <= 0 {
+		return nil, timedOut(subject)
+	}
+	msg.Header.Set(TimeoutHeader, strconv.FormatInt(ms, 10))
+	reply, err := nc.RequestMsgWithContext(ctx, msg)
+	if err != nil {
+		if errors.Is(err, nats.ErrNoResponders) {
+			return nil, v1.Errorf(v1.CodeUnavailable, "no responder on %s", subject)
+		}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+			return nil, timedOut(subject)
+		}
+		return nil, fmt.Errorf("request on %s: %w", subject, err)
+	}
+	if code := reply.Header.Get(micro.ErrorCodeHeader); code != "" {
+		n, _ := strconv.Atoi(code)
+		if n == 0 {
+			n = int(v1.CodeInternal)
+		}
+		return nil, &v1.Error{Code: v1.Code(n), Message: reply.Header.Get(micro.ErrorHeader)}
+	}
+	return reply, nil
 }
 
 func timedOut(subject string) *v1.Error {

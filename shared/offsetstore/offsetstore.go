@@ -15,6 +15,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/kafkalog"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -37,15 +38,16 @@ type entry struct {
 
 // Store is the followed offsets topic.
 type Store struct {
-	log *kafkalog.Log
-	mu  sync.RWMutex
+	topic string
+	log   *kafkalog.Log
+	mu    sync.RWMutex
 	// byConn: connector → partition id → entry.
 	byConn map[string]map[string]*entry
 }
 
 // New makes a store following topic; call Start before use.
 func New(topic string, opts ...kgo.Opt) (*Store, error) {
-	s := &Store{byConn: map[string]map[string]*entry{}}
+	s := &Store{topic: topic, byConn: map[string]map[string]*entry{}}
 	log, err := kafkalog.New(topic, s.apply, opts...)
 	if err != nil {
 		return nil, err
@@ -79,6 +81,9 @@ func (s *Store) apply(r *kgo.Record) {
 	e.rawKeys[string(r.Key)] = true
 	e.offset = off
 }
+
+// Topic is the offsets topic the store follows.
+func (s *Store) Topic() string { return s.topic }
 
 // Start follows the topic and returns once it has read to its end.
 func (s *Store) Start(ctx context.Context) error {
@@ -123,4 +128,28 @@ func (s *Store) Entries(connector string) []Entry {
 		out = append(out, Entry{Partition: e.partition, Offset: e.offset, RawKeys: keys})
 	}
 	return out
+}
+
+// Replace returns the records that replace every offset of one connector,
+// whose entries are given, with writes: a tombstone for every key of every
+// partition that holds an offset, unless writes name that key, then writes.
+// With no writes it is a reset. The coordinator and the agent both build
+// replacements with it, so both mean the same by a reset.
+func Replace(entries []Entry, writes []v1.OffsetWrite) []v1.OffsetWrite {
+	named := make(map[string]bool, len(writes))
+	for _, w := range writes {
+		named[w.Key] = true
+	}
+	var out []v1.OffsetWrite
+	for _, e := range entries {
+		if e.Offset == nil {
+			continue
+		}
+		for _, k := range e.RawKeys {
+			if !named[k] {
+				out = append(out, v1.OffsetWrite{Key: k})
+			}
+		}
+	}
+	return append(out, writes...)
 }

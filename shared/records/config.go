@@ -22,6 +22,7 @@ const (
 	prefixTask        = "task-"
 	prefixCommit      = "commit-"
 	prefixFencing     = "tasks-fencing-"
+	prefixLogger      = "logger-cluster-"
 )
 
 // ConfigKind says what a config-topic record is about.
@@ -35,6 +36,8 @@ const (
 	KindTask
 	KindCommit
 	KindFencing
+	// KindLoggerLevel is a cluster-wide log level (KIP-976).
+	KindLoggerLevel
 )
 
 // ConfigRecord is a decoded config-topic record. Tombstone is set when the
@@ -47,7 +50,10 @@ type ConfigRecord struct {
 	// TargetState is STARTED, PAUSED or STOPPED.
 	TargetState string
 	// Count is the task count of a commit or fencing record.
-	Count     int
+	Count int
+	// Logger and Level are a logger level record's namespace and level.
+	Logger    string
+	Level     string
 	Tombstone bool
 }
 
@@ -66,6 +72,10 @@ func CommitKey(name string) string { return prefixCommit + name }
 // FencingKey is the config-topic key of the exactly-once task-count record.
 func FencingKey(name string) string { return prefixFencing + name }
 
+// LoggerKey is the config-topic key of a cluster-wide log level, as Kafka
+// Connect names it: logger-cluster-<namespace>.
+func LoggerKey(namespace string) string { return prefixLogger + namespace }
+
 type propertiesValue struct {
 	Properties map[string]string `json:"properties"`
 }
@@ -81,6 +91,10 @@ type commitValue struct {
 
 type fencingValue struct {
 	TaskCount int `json:"task-count"`
+}
+
+type loggerValue struct {
+	Level *string `json:"level"`
 }
 
 // EncodeProperties encodes a connector or task config value.
@@ -108,9 +122,12 @@ func EncodeCommit(tasks int) []byte { return mustJSON(commitValue{Tasks: tasks})
 // EncodeFencing encodes an exactly-once task-count record.
 func EncodeFencing(count int) []byte { return mustJSON(fencingValue{TaskCount: count}) }
 
+// EncodeLoggerLevel encodes a cluster-wide log level record: {"level":<level>}.
+func EncodeLoggerLevel(level string) []byte { return mustJSON(loggerValue{Level: &level}) }
+
 // DecodeConfig decodes a config-topic record. Records of kinds Sluice does
 // not use decode as KindUnknown without error, so a topic shared with Kafka
-// Connect (session keys, restart requests, logger levels) reads cleanly.
+// Connect (session keys, restart requests) reads cleanly.
 func DecodeConfig(key string, value []byte) (ConfigRecord, error) {
 	rec := ConfigRecord{Tombstone: value == nil}
 	switch {
@@ -148,6 +165,18 @@ func DecodeConfig(key string, value []byte) (ConfigRecord, error) {
 				return rec, fmt.Errorf("decode %s: %w", key, err)
 			}
 			rec.Count = v.TaskCount
+		}
+	case strings.HasPrefix(key, prefixLogger):
+		rec.Kind, rec.Logger = KindLoggerLevel, strings.TrimPrefix(key, prefixLogger)
+		if value != nil {
+			var v loggerValue
+			if err := json.Unmarshal(value, &v); err != nil {
+				return rec, fmt.Errorf("decode %s: %w", key, err)
+			}
+			if v.Level == nil {
+				return rec, fmt.Errorf("decode %s: no level", key)
+			}
+			rec.Level = *v.Level
 		}
 	case strings.HasPrefix(key, prefixTask):
 		name, task, ok := splitTaskKey(strings.TrimPrefix(key, prefixTask))

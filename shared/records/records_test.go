@@ -22,6 +22,11 @@ func TestConfigRoundTrip(t *testing.T) {
 			ConfigRecord{Kind: KindTask, Connector: "a-b-3", Task: 12, Properties: map[string]string{"x": "y"}}},
 		{"commit", CommitKey("c"), EncodeCommit(3), ConfigRecord{Kind: KindCommit, Connector: "c", Count: 3}},
 		{"fencing", FencingKey("c"), EncodeFencing(2), ConfigRecord{Kind: KindFencing, Connector: "c", Count: 2}},
+		{"logger level", LoggerKey("io.sluice.agent"), EncodeLoggerLevel("DEBUG"),
+			ConfigRecord{Kind: KindLoggerLevel, Logger: "io.sluice.agent", Level: "DEBUG"}},
+		{"logger level as Kafka Connect writes it", "logger-cluster-org.apache.kafka.connect", []byte(`{"level":"debug"}`),
+			ConfigRecord{Kind: KindLoggerLevel, Logger: "org.apache.kafka.connect", Level: "debug"}},
+		{"logger level tombstone", LoggerKey("root"), nil, ConfigRecord{Kind: KindLoggerLevel, Logger: "root", Tombstone: true}},
 		{"unknown", "session-key", []byte(`{"key":"x"}`), ConfigRecord{}},
 	}
 	for _, tt := range tests {
@@ -49,6 +54,19 @@ func TestTargetStateWireFormat(t *testing.T) {
 	}
 	if _, err := DecodeConfig(TargetStateKey("c"), []byte(`{"state":"BOGUS"}`)); err == nil {
 		t.Fatal("want error for unknown state")
+	}
+}
+
+// TestLoggerLevelRecords: Kafka Connect writes {"level":<string>}; a record
+// without one, or with another type, is refused (and so skipped by readers).
+func TestLoggerLevelRecords(t *testing.T) {
+	if got := string(EncodeLoggerLevel("WARN")); got != `{"level":"WARN"}` {
+		t.Fatalf("encoded %s", got)
+	}
+	for _, v := range []string{`{}`, `{"level":null}`, `{"level":5}`, `"DEBUG"`} {
+		if _, err := DecodeConfig(LoggerKey("root"), []byte(v)); err == nil {
+			t.Errorf("%s decoded without error", v)
+		}
 	}
 }
 

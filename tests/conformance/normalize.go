@@ -151,7 +151,7 @@ func (n normalizer) view(rec Record) string {
 		if m, ok := body.(map[string]any); ok {
 			keys := []string{}
 			for k := range m {
-				keys = append(keys, k)
+				keys = append(keys, n.text(k)) // names carry the system's prefix
 			}
 			sort.Strings(keys)
 			v["keys"] = keys

@@ -21,10 +21,11 @@ type Backends struct {
 
 // StartBackends starts an embedded NATS server with JetStream (which holds
 // the leader lease) and, unless SLUICE_TEST_KAFKA names a real broker, an
-// embedded Kafka broker. Both stop at t's cleanup.
-func StartBackends(t testing.TB) Backends {
+// embedded Kafka broker. Both stop at t's cleanup. opts adjust the NATS
+// server (embedded.MaxPayload).
+func StartBackends(t testing.TB, opts ...embedded.NATSOption) Backends {
 	t.Helper()
-	ns, err := embedded.NATS("", t.TempDir())
+	ns, err := embedded.NATS("", t.TempDir(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/embedded"
 )
 
 // KafkaEnv names the environment variable that points the tests at a real
@@ -66,6 +67,12 @@ type Options struct {
 	// internal topics are named after the Prefix either way, so clusters
 	// sharing a broker never share a topic.
 	GroupID string
+	// NATSMaxPayload, when set and Backends is not, starts the cluster's
+	// NATS server with this max_payload instead of NATS's 1 MiB.
+	NATSMaxPayload int32
+	// LogLevel is the level the processes log at (nil: warn); every line
+	// counts in Cluster.LogLines.
+	LogLevel slog.Leveler
 }
 
 // Cluster is a running test cluster.
@@ -89,7 +96,14 @@ type Cluster struct {
 	coordCfg  coordinator.Config
 	agentCfgs []agent.Config
 	logOn     *atomic.Bool
+	logs      *logCapture
+	// extra counts the coordinators StartExtraCoordinator started.
+	extra int
 }
+
+// LogLines counts the log lines the cluster's processes wrote so far, at
+// Options.LogLevel or above: a test can bound how much a fault makes them log.
+func (c *Cluster) LogLines() int64 { return int64(c.logs.count()) }
 
 var unsafe = regexp.MustCompile(`[^a-zA-Z0-9]+`)
 
@@ -109,19 +123,26 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
+	if opts.LogLevel == nil {
+		opts.LogLevel = LogLevel
+	}
 	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
 	c.GroupID = c.Prefix
 	if opts.GroupID != "" {
 		c.GroupID = opts.GroupID
 	}
 	if opts.Backends == nil {
-		be := StartBackends(t)
+		var nopts []embedded.NATSOption
+		if opts.NATSMaxPayload > 0 {
+			nopts = append(nopts, embedded.MaxPayload(opts.NATSMaxPayload))
+		}
+		be := StartBackends(t, nopts...)
 		opts.Backends = &be
 	}
 	c.NATSURL, c.Brokers = opts.Backends.NATSURL, opts.Backends.Brokers
 	c.logOn = &atomic.Bool{}
 	c.logOn.Store(true)
-	log := slog.New(slog.NewTextHandler(testWriter{t, c.logOn}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c.logs = &logCapture{}
 	c.coordCfg = coordinator.Config{
 		Listen:              "127.0.0.1:0",
 		NATSURL:             c.NATSURL,
@@ -135,7 +156,6 @@ func Start(t testing.TB, opts Options) *Cluster {
 		AgentLease:          opts.Lease,
 		TaskShutdownTimeout: opts.ShutdownTimeout,
 		LeaderLease:         2 * time.Second,
-		Logger:              log.With("process", "coordinator"),
 		FaultHook:           opts.FaultHook,
 		BeforeStatusWrite:   opts.BeforeStatusWrite,
 		Plugins:             opts.CoordinatorPlugins,
@@ -152,7 +172,6 @@ func Start(t testing.TB, opts Options) *Cluster {
 			KeyConverter:       "org.apache.kafka.connect.storage.StringConverter",
 			ValueConverter:     "org.apache.kafka.connect.storage.StringConverter",
 			ShutdownTimeout:    opts.ShutdownTimeout,
-			Logger:             log.With("process", fmt.Sprintf("agent-%d", i+1)),
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
 			OffsetsHook:        agentOffsetsHook(opts, i),
 		}
@@ -207,10 +226,40 @@ func uniquePrefix(t testing.TB) string {
 // that must not collide with other tests on a shared broker.
 func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
 
-// StartCoordinator starts (or restarts) the coordinator.
+// StartCoordinator starts (or restarts) the coordinator. Each start has
+// loggers of its own at the harness's level, as a restarted process would.
 func (c *Cluster) StartCoordinator() {
 	c.T.Helper()
-	co, err := coordinator.New(c.coordCfg)
+	co := c.startCoordinator(c.coordCfg, "coordinator")
+	c.Coordinator, c.URL = co, "http://"+co.Addr()
+	// Later restarts keep the same address, as a real deployment would.
+	c.coordCfg.Listen = co.Addr()
+}
+
+// StartExtraCoordinator starts one more coordinator of the cluster, on a
+// port of its own, and stops it at the test's cleanup; it follows the
+// leader or takes over as any coordinator does. Its log lines carry
+// process=coordinator-<n>, n counting from 2. Requests reach it at the URL
+// returned (Do sends them); the cluster's own helpers keep using c.URL.
+func (c *Cluster) StartExtraCoordinator() (*coordinator.Coordinator, string) {
+	c.T.Helper()
+	c.extra++
+	cfg := c.coordCfg
+	cfg.Listen = "127.0.0.1:0"
+	co := c.startCoordinator(cfg, fmt.Sprintf("coordinator-%d", c.extra+1))
+	c.T.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = co.Stop(ctx)
+	})
+	return co, "http://" + co.Addr()
+}
+
+// startCoordinator starts a coordinator of cfg whose logs name process.
+func (c *Cluster) startCoordinator(cfg coordinator.Config, process string) *coordinator.Coordinator {
+	c.T.Helper()
+	cfg.Loggers = c.loggers(process)
+	co, err := coordinator.New(cfg)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -219,9 +268,7 @@ func (c *Cluster) StartCoordinator() {
 	if err := co.Start(ctx); err != nil {
 		c.T.Fatal(err)
 	}
-	c.Coordinator, c.URL = co, "http://"+co.Addr()
-	// Later restarts keep the same address, as a real deployment would.
-	c.coordCfg.Listen = co.Addr()
+	return co
 }
 
 // StopCoordinator stops the coordinator.
@@ -235,10 +282,13 @@ func (c *Cluster) StopCoordinator() {
 	c.Coordinator = nil
 }
 
-// StartAgent starts (or restarts) agent i.
+// StartAgent starts (or restarts) agent i, with loggers of its own at the
+// harness's level, as a restarted process would.
 func (c *Cluster) StartAgent(i int) {
 	c.T.Helper()
-	a, err := agent.New(c.agentCfgs[i])
+	cfg := c.agentCfgs[i]
+	cfg.Loggers = c.loggers(cfg.ID)
+	a, err := agent.New(cfg)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -277,20 +327,4 @@ func (c *Cluster) shutdown() {
 	}
 	c.StopCoordinator()
 	c.logOn.Store(false)
-}
-
-// testWriter sends logs to the test's log, shown only when a test fails.
-// Logging stops when the cluster has shut down: a test's log must not be
-// written after the test ended.
-type testWriter struct {
-	t  testing.TB
-	on *atomic.Bool
-}
-
-// Write implements io.Writer.
-func (w testWriter) Write(p []byte) (int, error) {
-	if w.on.Load() {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
 }

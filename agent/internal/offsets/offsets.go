@@ -2,6 +2,9 @@
 //
 //	source: fence every task transactional id ─► one transaction of offset
 //	        records (or tombstones) under task 0's id ─► commit
+//	replace (source): fence ─► read the offsets topic to its end ─► one
+//	        transaction: a tombstone for every key the connector has, then
+//	        the new offsets ─► commit
 //	sink:   commit / delete the group's offsets, or delete the group
 //
 // All or nothing: a failure before the commit leaves the previous offsets
@@ -12,6 +15,7 @@ package offsets
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -20,24 +24,27 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/steptimer"
 )
 
-// Executor applies OffsetsRequests.
+// Executor applies OffsetsRequests and OffsetsReplaceRequests.
 type Executor struct {
 	opts   []kgo.Opt
 	client *kgo.Client
 	admin  *kadm.Client
+	store  *offsetstore.Store
 	log    *slog.Logger
 }
 
-// NewExecutor makes an executor with the agent's base Kafka options.
-func NewExecutor(log *slog.Logger, opts ...kgo.Opt) (*Executor, error) {
+// NewExecutor makes an executor with the agent's base Kafka options; store
+// is the agent's view of the offsets topic, which a replace reads.
+func NewExecutor(log *slog.Logger, store *offsetstore.Store, opts ...kgo.Opt) (*Executor, error) {
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("offsets executor client: %w", err)
 	}
-	return &Executor{opts: opts, client: cl, admin: kadm.NewClient(cl), log: log}, nil
+	return &Executor{opts: opts, client: cl, admin: kadm.NewClient(cl), store: store, log: log}, nil
 }
 
 // Close closes the executor's client.
@@ -47,9 +54,8 @@ func (e *Executor) Close() { e.client.Close() }
 // start: the coordinator may have handed the operation to another agent
 // and moved on to the next one, which this one must not overwrite.
 func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) error {
-	if err := ctx.Err(); err != nil {
-		e.log.Warn("offsets: request not applied: its caller stopped waiting before it could start", "connector", req.Connector, "op", req.Op, "err", err)
-		return v1.Errorf(v1.CodeTimeout, "offsets request for connector %s arrived too late to be applied", req.Connector)
+	if err := e.inTime(ctx, req.Connector, req.Op); err != nil {
+		return err
 	}
 	switch req.Type {
 	case v1.TypeSource:
@@ -68,49 +74,103 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 	defer func() {
 		e.log.Debug("offsets: source operation", append([]any{"connector", req.Connector, "op", req.Op}, steps.Attrs()...)...)
 	}()
-	if err := kafkautil.Fence(ctx, e.client, req.FenceIDs...); err != nil {
-		e.log.Error("offsets: fencing failed", "connector", req.Connector, "err", err)
+	if err := e.fence(ctx, req.Connector, req.FenceIDs, steps); err != nil {
+		return err
+	}
+	return e.write(ctx, req.Connector, req.TxnID, req.Topic, req.Writes, steps)
+}
+
+// inTime refuses a request whose caller's time ran out before it could
+// start.
+func (e *Executor) inTime(ctx context.Context, connector, op string) error {
+	if err := ctx.Err(); err != nil {
+		e.log.Warn("offsets: request not applied: its caller stopped waiting before it could start", "connector", connector, "op", op, "err", err)
+		return v1.Errorf(v1.CodeTimeout, "offsets request for connector %s arrived too late to be applied", connector)
+	}
+	return nil
+}
+
+// Replace carries out req: every offset of the connector is replaced by
+// req.Writes (none for a reset), in one transaction, after fencing; as
+// Apply, not once its caller's time ran out.
+func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) error {
+	if err := e.inTime(ctx, req.Connector, "replace"); err != nil {
+		return err
+	}
+	steps := steptimer.New()
+	defer func() {
+		e.log.Debug("offsets: source replace", append([]any{"connector", req.Connector, "writes", len(req.Writes)}, steps.Attrs()...)...)
+	}()
+	if req.Topic != e.store.Topic() {
+		e.log.Error("offsets: replace names another offsets topic than this agent follows", "connector", req.Connector, "topic", req.Topic, "agent_topic", e.store.Topic())
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+	}
+	if err := e.fence(ctx, req.Connector, req.FenceIDs, steps); err != nil {
+		return err
+	}
+	// Read only now: after the fence no task of the connector can add a
+	// partition, so every key it has is in what is read.
+	if err := e.store.ReadToEnd(ctx); err != nil {
+		e.log.Error("offsets: reading the offsets topic failed", "connector", req.Connector, "err", err)
+		return v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
+	}
+	steps.Done("read")
+	writes := offsetstore.Replace(e.store.Entries(req.Connector), req.Writes)
+	return e.write(ctx, req.Connector, req.TxnID, req.Topic, writes, steps)
+}
+
+// fence fences ids, so that no task of the connector commits offsets
+// after this point.
+func (e *Executor) fence(ctx context.Context, connector string, ids []string, steps *steptimer.Timer) error {
+	if err := kafkautil.Fence(ctx, e.client, ids...); err != nil {
+		e.log.Error("offsets: fencing failed", "connector", connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to perform zombie fencing for source connector prior to modifying offsets")
 	}
 	steps.Done("fence")
-	if len(req.Writes) == 0 {
+	return nil
+}
+
+// write writes writes to topic in one transaction under txnID and waits
+// until read_committed readers see them.
+func (e *Executor) write(ctx context.Context, connector, txnID, topic string, writes []v1.OffsetWrite, steps *steptimer.Timer) error {
+	if len(writes) == 0 {
 		return nil
 	}
-	w, err := kafkautil.NewTxnWriter(req.TxnID, e.opts...)
+	w, err := kafkautil.NewTxnWriter(txnID, e.opts...)
 	if err != nil {
-		e.log.Error("offsets: writer", "connector", req.Connector, "err", err)
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+		e.log.Error("offsets: writer", "connector", connector, "err", err)
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
 	}
 	defer w.Close()
 	// Take the epoch now, right after the fence: a writer that took it
 	// lazily at its first write, after a pause, could fence whoever took
 	// the id since (the task that resumed when the coordinator moved on).
 	if _, _, err := w.Client().ProducerID(ctx); err != nil {
-		e.log.Error("offsets: initialising the writer failed", "connector", req.Connector, "err", err)
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+		e.log.Error("offsets: initialising the writer failed", "connector", connector, "err", err)
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
 	}
 	steps.Done("init")
-	recs := make([]*kgo.Record, len(req.Writes))
-	for i, wr := range req.Writes {
-		r := &kgo.Record{Topic: req.Topic, Key: []byte(wr.Key)}
+	recs := make([]*kgo.Record, len(writes))
+	for i, wr := range writes {
+		r := &kgo.Record{Topic: topic, Key: []byte(wr.Key)}
 		if wr.Value != nil {
 			r.Value = []byte(*wr.Value)
 		}
 		recs[i] = r
 	}
 	if err := w.Write(ctx, recs...); err != nil {
-		e.log.Error("offsets: transactional write failed", "connector", req.Connector, "err", err)
+		e.log.Error("offsets: transactional write failed", "connector", connector, "err", err)
 		if errors.Is(err, context.DeadlineExceeded) {
-			return v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", req.Connector)
+			return v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", connector)
 		}
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
 	}
 	steps.Done("write")
 	// Reply only once read_committed readers see the change: the
 	// coordinator reads the topic to its end right after, so that a GET
 	// after the answer shows it, and tasks read it when they start.
 	if err := kafkautil.WaitCommitted(ctx, e.admin, recs...); err != nil {
-		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", req.Connector, "err", err)
+		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", connector, "err", err)
 	}
 	steps.Done("visible")
 	return nil

@@ -21,6 +21,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
 
@@ -64,6 +65,8 @@ type Worker struct {
 	voided map[v1.TaskID]voidMark
 	mu     sync.Mutex
 	tasks  map[v1.TaskID]*task
+	// warn rate-limits the log of refused assignments.
+	warn *logthrottle.Limiter
 }
 
 // voidMark is a revoke's (term, generation): assignments of an older term,
@@ -85,7 +88,7 @@ func NewWorker(cfg Config) *Worker {
 	if cfg.Report == nil {
 		cfg.Report = func(v1.StatusReport) {}
 	}
-	return &Worker{cfg: cfg, tasks: map[v1.TaskID]*task{}, voided: map[v1.TaskID]voidMark{}}
+	return &Worker{cfg: cfg, tasks: map[v1.TaskID]*task{}, voided: map[v1.TaskID]voidMark{}, warn: logthrottle.New(time.Minute)}
 }
 
 // Assign starts tasks, restarts those whose generation changed, and applies
@@ -102,14 +105,22 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			return refused
 		}
 		if m, ok := w.voided[a.ID]; ok && m.voids(term, a.Generation) {
-			w.cfg.Logger.Info("assignment refused: a later revoke voided it", "task", a.ID.String(), "generation", a.Generation)
+			// Once per period: the coordinator places a refused task again,
+			// and a revoke that voided generations it has yet to issue would
+			// otherwise log at every pass.
+			if w.warn.Due("voided", time.Now()) {
+				w.cfg.Logger.Info("assignment refused: a later revoke voided it", "task", a.ID.String(), "generation", a.Generation)
+			}
 			refused = append(refused, a.ID)
 			continue
 		}
 		w.mu.Lock()
 		t := w.tasks[a.ID]
 		w.mu.Unlock()
-		if t != nil && t.generation == a.Generation {
+		// The same generation with another config is another instance: a
+		// restarted leader may issue a number its predecessor issued but
+		// never recorded.
+		if t != nil && t.generation == a.Generation && t.assignment.ConfigHash == a.ConfigHash {
 			t.setPaused(a.Paused)
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/plugins"
 )
 
 func TestVoidMark(t *testing.T) {
@@ -42,5 +43,45 @@ func TestRevokeVoidsAssignmentsInFlight(t *testing.T) {
 	}
 	if got := w.Running(); len(got) != 0 {
 		t.Fatalf("a refused assignment started a task: %+v", got)
+	}
+}
+
+// TestSameGenerationAnotherConfigRestarts: an assignment at the generation
+// a task runs, with the same config hash, only sets its paused flag; with
+// another config hash it is another instance, and the task restarts with
+// it. (A restarted leader can issue a number its predecessor issued but
+// never recorded: it does not adopt generations it cannot know of.)
+func TestSameGenerationAnotherConfigRestarts(t *testing.T) {
+	w := NewWorker(Config{Registry: plugins.Builtin()})
+	ctx := context.Background()
+	defer w.StopAll(ctx)
+	id := v1.TaskID{Connector: "c", Task: 0}
+	a := v1.TaskAssignment{ID: id, Generation: 7, ConfigHash: "h1", ConnectorConfig: map[string]string{"connector.class": "not.installed"}}
+	instance := func() *task {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.tasks[id]
+	}
+	w.Assign(ctx, 1, []v1.TaskAssignment{a})
+	first := instance()
+	for _, tc := range []struct {
+		name    string
+		change  func(*v1.TaskAssignment)
+		restart bool
+	}{
+		{"paused flag", func(a *v1.TaskAssignment) { a.Paused = true }, false},
+		{"same again", func(*v1.TaskAssignment) {}, false},
+		{"another config", func(a *v1.TaskAssignment) { a.ConfigHash = "h2" }, true},
+	} {
+		tc.change(&a)
+		w.Assign(ctx, 1, []v1.TaskAssignment{a})
+		now := instance()
+		if restarted := now != first; restarted != tc.restart {
+			t.Errorf("%s: restarted %v, want %v", tc.name, restarted, tc.restart)
+		}
+		if got := w.Running(); len(got) != 1 || got[0].ConfigHash != a.ConfigHash || got[0].Generation != 7 {
+			t.Errorf("%s: running %+v, want one instance at generation 7 with hash %s", tc.name, got, a.ConfigHash)
+		}
+		first = now
 	}
 }

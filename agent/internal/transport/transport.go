@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
@@ -39,6 +40,14 @@ type Worker interface {
 // OffsetsApplier carries out offset operations.
 type OffsetsApplier interface {
 	Apply(ctx context.Context, req v1.OffsetsRequest) error
+	// Replace replaces every offset of a source connector.
+	Replace(ctx context.Context, req v1.OffsetsReplaceRequest) error
+}
+
+// LevelSetter sets log levels: the process's named loggers
+// (shared/logging.Loggers).
+type LevelSetter interface {
+	SetLevel(namespace, level string) (changed []string, err error)
 }
 
 // Config configures the transport.
@@ -53,10 +62,15 @@ type Config struct {
 	Plugins  []v1.PluginInfo
 	Settings map[string]string
 	Logger   *slog.Logger
-	// OffsetsHook is a test seam: when set, the offsets endpoint calls it
-	// with every offsets request before applying it, and answers its error
-	// instead when it returns one. Tests use it to hold an agent inside an
-	// offsets write (then kill it). Production code leaves it nil.
+	// Loggers receive the cluster's log levels the leader sends (nil: the
+	// loggers endpoint is not served).
+	Loggers LevelSetter
+	// OffsetsHook is a test seam: when set, the offsets endpoints call it
+	// with every offsets request before applying it (a replace as the
+	// OffsetsRequest of its Writes, with Op reset when it has none), and
+	// answer its error instead when it returns one. Tests use it to hold
+	// an agent inside an offsets write (then kill it). Production code
+	// leaves it nil.
 	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
 }
 
@@ -76,7 +90,11 @@ type Transport struct {
 	// register or heartbeat that the leader answered was sent (monotonic).
 	agentLease time.Duration
 	acked      time.Time
-	lease      jetstream.KeyValue
+
+	kvMu  sync.Mutex
+	lease jetstream.KeyValue // opened by leaseBucket
+	// warn rate-limits the warnings about refused commands.
+	warn *logthrottle.Limiter
 
 	reports chan v1.StatusReport
 	cancel  context.CancelFunc
@@ -88,7 +106,8 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024)}
+	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024),
+		warn: logthrottle.New(time.Minute)}
 }
 
 // Start mounts the agent's endpoints and starts the session loops.
@@ -106,23 +125,41 @@ func (t *Transport) Start() error {
 		return err
 	}
 	t.svc = svc
-	assign := v1.AgentSubject(v1.SubjectAgentAssign, t.cfg.GroupID, t.cfg.AgentID)
-	revoke := v1.AgentSubject(v1.SubjectAgentRevoke, t.cfg.GroupID, t.cfg.AgentID)
-	if err := natsrpc.Mount(svc, "assign", assign, t.termGuard(t.assignEndpoint), func() any { return &v1.AssignRequest{} }); err != nil {
+	// Every endpoint also takes requests too large for one NATS message,
+	// in chunks: a large config's assignment, an offsets change of many
+	// partitions.
+	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
+	offsetsSlots := natsrpc.Concurrently(maxOffsetsInFlight)
+	for _, m := range []struct {
+		name, template string
+		ep             endpoint.Endpoint
+		req            func() any
+	}{
+		{"assign", v1.SubjectAgentAssign, t.assignEndpoint, func() any { return &v1.AssignRequest{} }},
+		{"revoke", v1.SubjectAgentRevoke, t.revokeEndpoint, func() any { return &v1.RevokeRequest{} }},
+		{"offsets", v1.SubjectAgentOffsets, t.offsetsEndpoint, func() any { return &v1.OffsetsRequest{} }},
+		{"offsets-replace", v1.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &v1.OffsetsReplaceRequest{} }},
+	} {
+		var opts []natsrpc.MountOption
+		if m.name == "offsets" || m.name == "offsets-replace" {
+			// Offsets requests are handled as they arrive, not one after
+			// another: one that waited behind others would start its
+			// timeout late and could be applied after the coordinator gave
+			// up on it and handed the operation to another agent, beside or
+			// after the operations that followed.
+			opts = append(opts, offsetsSlots)
+		}
+		if err := chunks.Mount(svc, m.name, t.subject(m.template), t.termGuard(m.ep), m.req, opts...); err != nil {
+			return err
+		}
+	}
+	if err := chunks.Serve(svc, "chunk", t.subject(v1.SubjectAgentChunk)); err != nil {
 		return err
 	}
-	if err := natsrpc.Mount(svc, "revoke", revoke, t.termGuard(t.revokeEndpoint), func() any { return &v1.RevokeRequest{} }); err != nil {
-		return err
-	}
-	offsets := v1.AgentSubject(v1.SubjectAgentOffsets, t.cfg.GroupID, t.cfg.AgentID)
-	// Offsets requests are handled as they arrive, not one after another:
-	// one that waited behind others would start its timeout late and could
-	// be applied after the coordinator gave up on it and handed the
-	// operation to another agent, beside or after the operations that
-	// followed.
-	if err := natsrpc.Mount(svc, "offsets", offsets, t.termGuard(t.offsetsEndpoint), func() any { return &v1.OffsetsRequest{} },
-		natsrpc.Concurrently(maxOffsetsInFlight)); err != nil {
-		return err
+	if t.cfg.Loggers != nil {
+		if err := chunks.Mount(svc, "loggers", t.subject(v1.SubjectAgentLoggers), t.termGuard(t.loggersEndpoint), func() any { return &v1.LoggersRequest{} }); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel = cancel
@@ -130,6 +167,11 @@ func (t *Transport) Start() error {
 	go t.sessionLoop(ctx)
 	go t.reportLoop(ctx)
 	return nil
+}
+
+// subject fills an agent subject template with this agent's group and id.
+func (t *Transport) subject(template string) string {
+	return v1.AgentSubject(template, t.cfg.GroupID, t.cfg.AgentID)
 }
 
 // Stop ends the session loops and the service (tasks are the worker's).
@@ -158,7 +200,9 @@ func (t *Transport) Report(r v1.StatusReport) {
 const maxOffsetsInFlight = 32
 
 // termGuard refuses a command from an older leadership term than the newest
-// seen, so a deposed coordinator cannot command this agent.
+// seen, so a deposed coordinator cannot command this agent, and one from a
+// term beyond the lease's, which no leader holds: taking it as the newest
+// would make the agent refuse its leader from then on.
 func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
 		var term int64
@@ -169,12 +213,40 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 			term = r.Term
 		case *v1.OffsetsRequest:
 			term = r.Term
+		case *v1.LoggersRequest:
+			term = r.Term
+		case *v1.OffsetsReplaceRequest:
+			term = r.Term
 		}
-		if !t.observeTerm(term) {
-			return nil, v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+		if err := t.checkTerm(ctx, term); err != nil {
+			if t.warn.Due(fmt.Sprintf("term/%d", v1.AsError(err).Code), time.Now()) {
+				t.cfg.Logger.Warn("refused a command", "err", err)
+			}
+			return nil, err
 		}
 		return next(ctx, req)
 	}
+}
+
+// checkTerm accepts a command of term: the newest term seen, or a newer one
+// the leader lease confirms (a new leader's first commands can arrive
+// before this agent read its lease).
+func (t *Transport) checkTerm(ctx context.Context, term int64) error {
+	seen := t.currentTerm()
+	if term > seen {
+		lease, err := t.currentLeader(ctx)
+		if err != nil {
+			return v1.Errorf(v1.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
+		}
+		t.observeTerm(lease)
+		if term > lease {
+			return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: no leader holds it (the lease's term is %d)", t.cfg.AgentID, term, lease)
+		}
+	}
+	if !t.observeTerm(term) {
+		return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+	}
+	return nil
 }
 
 func (t *Transport) observeTerm(term int64) bool {
@@ -195,12 +267,14 @@ func (t *Transport) currentTerm() int64 {
 
 func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.AssignRequest)
+	t.cfg.Logger.Debug("assign received", "term", r.Term, "tasks", len(r.Tasks))
 	refused := t.worker.Assign(ctx, r.Term, r.Tasks)
 	return v1.AssignReply{Type: v1.TypeAssignReply, Refused: refused}, nil
 }
 
 func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.RevokeRequest)
+	t.cfg.Logger.Debug("revoke received", "term", r.Term, "tasks", len(r.Tasks), "generation", r.Generation)
 	stopped, failed := t.worker.Revoke(ctx, r.Term, r.Generation, r.Tasks)
 	return v1.RevokeReply{Type: v1.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
 }
@@ -216,6 +290,49 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 		}
 	}
 	if err := t.offsets.Apply(ctx, r); err != nil {
+		return nil, err
+	}
+	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+}
+
+// loggersEndpoint sets the cluster's log levels, in the order given. A
+// level this agent does not know is skipped with a warning, as Kafka Connect
+// skips one read from its config topic, so the others still apply.
+func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
+	r := req.(*v1.LoggersRequest)
+	var changed []string
+	for _, l := range r.Levels {
+		names, err := t.cfg.Loggers.SetLevel(l.Logger, l.Level)
+		if err != nil {
+			t.cfg.Logger.Warn("ignoring a cluster log level", "namespace", l.Logger, "log_level", l.Level, "err", err)
+			continue
+		}
+		if len(names) > 0 {
+			t.cfg.Logger.Info("log level set", "namespace", l.Logger, "log_level", l.Level, "scope", "cluster", "changed", names)
+		}
+		changed = append(changed, names...)
+	}
+	return v1.LoggersReply{Type: v1.TypeLoggersReply, Changed: changed}, nil
+}
+
+// replaceEndpoint carries out a source offsets replace (a reset, or a
+// create's initial offsets) once the agent's lease is current.
+func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
+	r := *req.(*v1.OffsetsReplaceRequest)
+	if err := t.leaseCurrent(); err != nil {
+		return nil, err
+	}
+	if t.cfg.OffsetsHook != nil {
+		view := v1.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
+			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes}
+		if len(r.Writes) == 0 {
+			view.Op = v1.OffsetsOpReset
+		}
+		if err := t.cfg.OffsetsHook(ctx, view); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.offsets.Replace(ctx, r); err != nil {
 		return nil, err
 	}
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
@@ -266,7 +383,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			term, err := t.currentLeader(rctx)
 			sent := time.Now()
 			if err == nil {
-				err = natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderRegister, t.cfg.GroupID, term), t.registration(), &reply)
+				err = t.callLeader(rctx, v1.SubjectLeaderRegister, term, t.registration(), &reply)
 			}
 			cancel()
 			if err != nil {
@@ -323,7 +440,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		var hb v1.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
 		sent := time.Now()
-		err := natsrpc.Call(hctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, t.cfg.GroupID, t.leaderTerm()), t.registration(), &hb)
+		err := t.callLeader(hctx, v1.SubjectLeaderHeartbeat, t.leaderTerm(), t.registration(), &hb)
 		cancel()
 		switch {
 		case err != nil:
@@ -346,7 +463,7 @@ func (t *Transport) Deregister(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
-	if err := natsrpc.Call(dctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderDeregister, t.cfg.GroupID, t.leaderTerm()), req, &v1.HeartbeatReply{}); err != nil {
+	if err := t.callLeader(dctx, v1.SubjectLeaderDeregister, t.leaderTerm(), req, &v1.HeartbeatReply{}); err != nil {
 		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
 	}
 }
@@ -359,12 +476,19 @@ func (t *Transport) reportLoop(ctx context.Context) {
 			return
 		case r := <-t.reports:
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := natsrpc.Call(rctx, t.nc, v1.LeaderSubject(v1.SubjectLeaderStatus, t.cfg.GroupID, t.leaderTerm()), r, &v1.StatusReply{}); err != nil {
+			if err := t.callLeader(rctx, v1.SubjectLeaderStatus, t.leaderTerm(), r, &v1.StatusReply{}); err != nil {
 				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
 			}
 			cancel()
 		}
 	}
+}
+
+// callLeader calls the leader endpoint template of term; a request too
+// large for one NATS message (a heartbeat of many tasks) goes in chunks.
+func (t *Transport) callLeader(ctx context.Context, template string, term int64, req, resp any) error {
+	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term), req, resp,
+		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term)))
 }
 
 func (t *Transport) leaderTerm() int64 {
@@ -377,18 +501,11 @@ func (t *Transport) leaderTerm() int64 {
 // exists once a coordinator has started; until then, and while an election
 // runs (term 0), there is no leader to register with.
 func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
-	if t.lease == nil {
-		js, err := jetstream.New(t.nc)
-		if err != nil {
-			return 0, err
-		}
-		kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
-		if err != nil {
-			return 0, fmt.Errorf("leader lease bucket: %w", err)
-		}
-		t.lease = kv
+	kv, err := t.leaseBucket(ctx)
+	if err != nil {
+		return 0, err
 	}
-	entry, err := t.lease.Get(ctx, v1.LeaderKey)
+	entry, err := kv.Get(ctx, v1.LeaderKey)
 	if err != nil {
 		return 0, fmt.Errorf("leader lease: %w", err)
 	}
@@ -397,6 +514,26 @@ func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
 		return 0, errors.New("no leader elected yet")
 	}
 	return l.Term, nil
+}
+
+// leaseBucket opens the lease bucket once; the session loop and the
+// command endpoints both read it.
+func (t *Transport) leaseBucket(ctx context.Context) (jetstream.KeyValue, error) {
+	t.kvMu.Lock()
+	defer t.kvMu.Unlock()
+	if t.lease != nil {
+		return t.lease, nil
+	}
+	js, err := jetstream.New(t.nc)
+	if err != nil {
+		return nil, fmt.Errorf("leader lease bucket: %w", err)
+	}
+	kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
+	if err != nil {
+		return nil, fmt.Errorf("leader lease bucket: %w", err)
+	}
+	t.lease = kv
+	return kv, nil
 }
 
 // An agent that has failed to register for registerWarnAfter warns, at most

@@ -1,9 +1,9 @@
 // Package agentrpc is the coordinator's side of the NATS contract with its
 // agents, in one place: the commands the leader sends to one agent (assign,
-// revoke, offsets) and the leader-only endpoints agents call (register,
+// revoke, offsets, loggers) and the leader-only endpoints agents call (register,
 // heartbeat, deregister, status).
 //
-//	leader ──assign / revoke / offsets──► sluice.….agent.<id>.…   (Client)
+//	leader ──assign / revoke / offsets / loggers──► sluice.….agent.<id>.…   (Client)
 //	agent  ──register / heartbeat / status / deregister──► sluice.….leader.<term>.…   (Serve)
 //
 // It only moves messages: what they mean is the herder's.
@@ -32,23 +32,35 @@ type Client struct {
 // NewClient returns a client for the agents of the cluster named group.
 func NewClient(nc *nats.Conn, group string) *Client { return &Client{nc: nc, group: group} }
 
-// Assign starts or updates tasks on agent.
-func (c *Client) Assign(ctx context.Context, agent string, req v1.AssignRequest) (v1.AssignReply, error) {
-	var reply v1.AssignReply
-	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentAssign, c.group, agent), req, &reply)
-	return reply, err
-}
-
-// Revoke stops tasks on agent; it answers once they stopped and committed.
-func (c *Client) Revoke(ctx context.Context, agent string, req v1.RevokeRequest) (v1.RevokeReply, error) {
-	var reply v1.RevokeReply
-	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, c.group, agent), req, &reply)
-	return reply, err
+// call sends req to the agent endpoint template of agent; a request too
+// large for one NATS message goes in chunks to the agent's chunk endpoint.
+func (c *Client) call(ctx context.Context, template, agent string, req, resp any) error {
+	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(template, c.group, agent), req, resp,
+		natsrpc.ChunkVia(v1.AgentSubject(v1.SubjectAgentChunk, c.group, agent)))
 }
 
 // Offsets has agent carry out an offsets operation.
 func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) error {
-	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentOffsets, c.group, agent), req, &v1.OffsetsReply{})
+	return c.call(ctx, v1.SubjectAgentOffsets, agent, req, &v1.OffsetsReply{})
+}
+
+// ReplaceOffsets has agent replace every offset of a source connector
+// (v1.OffsetsReplaceRequest). An agent of an older version, which does not
+// serve the replace endpoint, is sent legacy() instead: the OffsetsRequest
+// of the same change, with a tombstone for every key, as it expects.
+func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.OffsetsReplaceRequest, legacy func() v1.OffsetsRequest) error {
+	err := c.call(ctx, v1.SubjectAgentOffsetsReplace, agent, req, &v1.OffsetsReply{})
+	if !v1.IsCode(err, v1.CodeUnavailable) {
+		return err
+	}
+	// No responder: an older agent, or none at all — which the legacy
+	// request finds out as well.
+	return c.Offsets(ctx, agent, legacy())
+}
+
+// Loggers sets the cluster's log levels on agent.
+func (c *Client) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
+	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentLoggers, c.group, agent), req, &v1.LoggersReply{})
 }
 
 // Endpoints are the leader-only handlers agents call. Each receives the
@@ -91,11 +103,18 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		{"deregister", v1.SubjectLeaderDeregister, eps.Deregister, func() any { return &v1.RegisterRequest{} }},
 		{"status", v1.SubjectLeaderStatus, eps.Status, func() any { return &v1.StatusReport{} }},
 	}
+	// A request too large for one NATS message (a heartbeat of many
+	// tasks) comes in chunks.
+	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
 	for _, m := range mounts {
-		if err := natsrpc.Mount(svc, m.name, v1.LeaderSubject(m.subject, group, term), m.ep, m.req); err != nil {
+		if err := chunks.Mount(svc, m.name, v1.LeaderSubject(m.subject, group, term), m.ep, m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
+	}
+	if err := chunks.Serve(svc, "chunk", v1.LeaderSubject(v1.SubjectLeaderChunk, group, term)); err != nil {
+		_ = svc.Stop()
+		return nil, err
 	}
 	// Agents of an older protocol are told why nobody answers them.
 	if err := refuseLegacyAgents(svc, term, info.Logger); err != nil {

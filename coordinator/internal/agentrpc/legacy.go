@@ -3,12 +3,12 @@ package agentrpc
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
@@ -23,10 +23,10 @@ const legacyWarnEvery = time.Minute
 // only, rather than on every term, keeps the refusal away from another
 // cluster's v1 leader that may share the NATS server.
 func refuseLegacyAgents(svc micro.Service, term int64, log *slog.Logger) error {
-	warn := newWarnLimiter(legacyWarnEvery)
+	warn := logthrottle.New(legacyWarnEvery)
 	refuse := func(ctx context.Context, req any) (any, error) {
 		r := req.(*v1.RegisterRequest)
-		if warn.due(r.AgentID, time.Now()) {
+		if warn.Due(r.AgentID, time.Now()) {
 			log.Warn("an agent speaking an older protocol tried to join; upgrade it",
 				"agent", r.AgentID, "protocol", "sluice.v1", "want", v1.SubjectPrefix)
 		}
@@ -42,33 +42,4 @@ func refuseLegacyAgents(svc micro.Service, term int64, log *slog.Logger) error {
 		}
 	}
 	return nil
-}
-
-// warnLimiter says whether a warning about a key is due: at most one per key
-// per interval.
-type warnLimiter struct {
-	every time.Duration
-	mu    sync.Mutex
-	last  map[string]time.Time
-}
-
-// maxWarnKeys bounds the limiter's memory: the keys come from the network.
-const maxWarnKeys = 1024
-
-func newWarnLimiter(every time.Duration) *warnLimiter {
-	return &warnLimiter{every: every, last: map[string]time.Time{}}
-}
-
-func (w *warnLimiter) due(key string, now time.Time) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if t, ok := w.last[key]; ok && now.Sub(t) < w.every {
-		return false
-	}
-	if len(w.last) >= maxWarnKeys {
-		// Forgetting every key costs at most one extra warning each.
-		clear(w.last)
-	}
-	w.last[key] = now
-	return true
 }

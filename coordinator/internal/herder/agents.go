@@ -47,6 +47,7 @@ func (h *Herder) registerEndpoint(ctx context.Context, req any) (any, error) {
 	}
 	h.log.Info("agent registered", "agent", r.AgentID, "labels", r.Labels, "tasks", len(r.Tasks))
 	h.observeAgent(r, true)
+	h.loggersRegistered(r.AgentID)
 	return v1.RegisterReply{Type: v1.TypeRegisterReply, Term: h.term.Load(), LeaseMillis: h.cfg.AgentLease.Milliseconds()}, nil
 }
 
@@ -69,12 +70,20 @@ func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
 func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	h.mu.Lock()
 	known, changed := h.agents.Observe(r, register, time.Now())
+	var forged []v1.RunningTask
 	if known {
 		for _, t := range r.Tasks {
-			h.placed.Adopt(r.AgentID, t)
+			if !h.placed.Adopt(r.AgentID, t) {
+				forged = append(forged, t)
+			}
 		}
 	}
 	h.mu.Unlock()
+	// A task at a generation never issued stays in the agent's report, so
+	// that the planner replaces or revokes that instance as a zombie.
+	for _, t := range forged {
+		h.ignoreGeneration("heartbeat", r.AgentID, t.ID, t.Generation)
+	}
 	if !known {
 		return false
 	}
@@ -93,6 +102,10 @@ func (h *Herder) statusEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.StatusReport)
 	if err := r.Validate(); err != nil {
 		return nil, err
+	}
+	if !h.issuedGeneration(r.Generation) {
+		h.ignoreGeneration("status", r.AgentID, r.ID, r.Generation)
+		return v1.StatusReply{Type: v1.TypeStatusReply}, nil
 	}
 	h.queueStatus(h.taskStatusRecords(r.AgentID, r.ID, r.Generation, r.State, r.Trace, r.Topics)...)
 	return v1.StatusReply{Type: v1.TypeStatusReply}, nil

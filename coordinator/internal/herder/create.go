@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -100,7 +101,7 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 		return fail(StepSnapshot, err)
 	}
 	// 5. Replace the stale offsets with the initial ones.
-	writeErr := h.step(StepWriteOffsets, func() error { return h.sendOffsets(ctx, h.replaceRequest(base, name, in, src, sink)) })
+	writeErr := h.step(StepWriteOffsets, func() error { return h.replace(ctx, base, name, in, sink) })
 	step := StepWriteOffsets
 	// 6. The config and target state, in one transaction.
 	if writeErr == nil {
@@ -162,12 +163,14 @@ func (h *Herder) snapshot(ctx context.Context, name, group string, kind connect.
 	return snap, nil, nil
 }
 
-// replaceRequest builds step 5: source — one transaction of tombstones for
-// every stale key and the initial offsets; sink — delete every committed
-// partition not named, commit the named ones.
-func (h *Herder) replaceRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {
-	req := base
+// replace is step 5: source — one transaction of tombstones for every
+// stale key and the initial offsets, which the agent works out from the
+// offsets topic itself (so the request is as small as the initial offsets,
+// however many partitions the name accumulated); sink — delete every
+// committed partition not named, commit the named ones.
+func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name string, in *initialOffsets, sink []v1.SinkPartitionOffset) error {
 	if in.kind == connect.KindSink {
+		req := base
 		named := map[string]bool{}
 		for _, o := range in.sink {
 			named[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] = true
@@ -178,7 +181,7 @@ func (h *Herder) replaceRequest(base v1.OffsetsRequest, name string, in *initial
 				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
-		return req
+		return h.sendOffsets(ctx, req)
 	}
 	initial := map[string]*string{}
 	for _, e := range in.entries {
@@ -191,15 +194,13 @@ func (h *Herder) replaceRequest(base v1.OffsetsRequest, name string, in *initial
 		}
 		initial[string(key)] = val
 	}
-	for _, k := range sortedKeys(src) {
-		if _, ok := initial[k]; !ok {
-			req.Writes = append(req.Writes, v1.OffsetWrite{Key: k})
-		}
-	}
+	var writes []v1.OffsetWrite
 	for _, k := range sortedKeys(initial) {
-		req.Writes = append(req.Writes, v1.OffsetWrite{Key: k, Value: initial[k]})
+		writes = append(writes, v1.OffsetWrite{Key: k, Value: initial[k]})
 	}
-	return req
+	legacy := base
+	legacy.Writes = offsetstore.Replace(h.offsets.Entries(name), writes)
+	return h.sendReplace(ctx, legacy, writes)
 }
 
 // rollbackCreate removes any config the create wrote and writes the

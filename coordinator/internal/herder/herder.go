@@ -37,6 +37,8 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
 
@@ -60,6 +62,10 @@ type Config struct {
 	Version     string
 	Commit      string
 	Logger      *slog.Logger
+	// Loggers are the process's named loggers: GET and PUT /admin/loggers
+	// show and change them, and every cluster-wide level read from the
+	// config topic is set on them.
+	Loggers *logging.Loggers
 	// ExactlyOnce: see coordinator.Config.ExactlyOnce.
 	ExactlyOnce bool
 	// FaultHook, when set, runs before each named step of a create with
@@ -103,17 +109,25 @@ type Herder struct {
 	instances atomic.Pointer[instances.Manager]
 
 	kick chan struct{}
+	// warn rate-limits warnings whose cause repeats (bounds.go).
+	warn *logthrottle.Limiter
 	// assigning holds the agents an assignment is in flight to.
 	assigning sync.Map
 	// leading is the running leadership, nil while following.
 	leadMu  sync.Mutex
 	leading *leadership
+	// loggerPush is the leadership's state of sending the cluster's log
+	// levels to agents (loggers.go).
+	loggerPush loggerPush
 }
 
 // New makes a Herder; Start connects it to Kafka and NATS.
 func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Loggers == nil {
+		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	return &Herder{
 		cfg:    cfg,
@@ -124,6 +138,11 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		agents: registry.New(cfg.AgentLease),
 		placed: placements.New(),
 		kick:   make(chan struct{}, 1),
+		loggerPush: loggerPush{
+			kick:       make(chan struct{}, 1),
+			registered: map[string]bool{},
+		},
+		warn: logthrottle.New(warnEvery),
 	}
 }
 
@@ -156,6 +175,7 @@ func (h *Herder) Start(ctx context.Context) error {
 		return err
 	}
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
+	h.configs.OnLoggerLevel(h.applyClusterLevel)
 	if err := h.configs.Start(ctx); err != nil {
 		return fmt.Errorf("read config topic: %w", err)
 	}
@@ -242,12 +262,12 @@ const staleMessage = "Cannot complete request momentarily due to stale configura
 // coordinator lost leadership mid-request (it may no longer write), a 413
 // for records the config topic cannot take (the limit changed since the
 // request was checked), a 500 naming the operation otherwise.
-func writeFailed(err error, what, name string) error {
+func writeFailed(err error, what string, args ...any) error {
 	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) {
 		return v1.Errorf(v1.CodeConflict, staleMessage)
 	}
 	if tl := (*store.TooLargeError)(nil); errors.As(err, &tl) {
-		return v1.Errorf(v1.CodeTooLarge, "%s: %v", fmt.Sprintf(what, name), err)
+		return v1.Errorf(v1.CodeTooLarge, "%s: %v", fmt.Sprintf(what, args...), err)
 	}
-	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, name), err)
+	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
 }

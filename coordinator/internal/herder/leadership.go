@@ -22,7 +22,7 @@ import (
 //
 //	elected(term) ─► fence <group>-leader ─► read topics to the end ─► adopt
 //	  task owners from statuses ─► writer on ─► agent endpoints of this term
-//	  ─► reconcile loop ─ … ─► deposed: everything off, writer closed
+//	  ─► reconcile loop, log levels to agents ─ … ─► deposed: everything off, writer closed
 type leadership struct {
 	term   int64
 	cancel context.CancelFunc
@@ -114,6 +114,9 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 			h.log.Warn("stopping connector instances", "err", err)
 		}
 	}()
+	pushed := make(chan struct{})
+	go func() { defer close(pushed); h.loggersLoop(ctx, l.term) }()
+	defer func() { <-pushed }()
 	h.log.Info("leading", "term", l.term)
 	h.reconcileLoop(ctx, m)
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/steptimer"
 )
@@ -218,7 +219,13 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	steps.Done("hook")
 	h.awaitTasksStopped(ctx, name, c)
 	steps.Done("stopped")
-	if err := h.sendOffsets(ctx, req); err != nil {
+	send := h.sendOffsets
+	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
+		// The agent works a reset out from the offsets topic itself, so
+		// the request stays small however many partitions accumulated.
+		send = func(ctx context.Context, req v1.OffsetsRequest) error { return h.sendReplace(ctx, req, nil) }
+	}
+	if err := send(ctx, req); err != nil {
 		return false, err
 	}
 	steps.Done("agent")
@@ -238,27 +245,18 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 func (h *Herder) sourceWrites(name string, entries []v1.ConnectorOffset, op string) ([]v1.OffsetWrite, []connect.Offset, error) {
 	known := map[string]offsetEntry{}
 	for _, e := range h.offsets.Entries(name) {
-		known[records.PartitionID(e.Partition)] = offsetEntry{partition: e.Partition, live: e.Offset != nil, rawKeys: e.RawKeys}
+		known[records.PartitionID(e.Partition)] = offsetEntry{rawKeys: e.RawKeys}
 	}
 	var writes []v1.OffsetWrite
 	var hook []connect.Offset
 	if op == v1.OffsetsOpReset {
-		ids := make([]string, 0, len(known))
-		for id := range known {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			e := known[id]
-			if !e.live {
-				continue
-			}
-			hook = append(hook, connect.Offset{Partition: e.partition})
-			for _, k := range e.rawKeys {
-				writes = append(writes, v1.OffsetWrite{Key: k})
+		all := h.offsets.Entries(name)
+		for _, e := range all {
+			if e.Offset != nil {
+				hook = append(hook, connect.Offset{Partition: e.Partition})
 			}
 		}
-		return writes, hook, nil
+		return offsetstore.Replace(all, nil), hook, nil
 	}
 	for _, e := range entries {
 		key, err := records.EncodeOffsetKey(name, e.Partition)
@@ -286,9 +284,7 @@ func (h *Herder) sourceWrites(name string, entries []v1.ConnectorOffset, op stri
 }
 
 type offsetEntry struct {
-	partition map[string]any
-	live      bool
-	rawKeys   []string
+	rawKeys []string
 }
 
 // fenceIDs lists every transactional id that may hold the connector's
@@ -359,11 +355,32 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 // sendOffsets hands the operation to a live agent, trying the next one when
 // an agent cannot be reached.
 func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
+	return h.tryAgents(ctx, req.Op, req.Connector, func(ctx context.Context, agent string) error {
+		return h.rpc.Offsets(ctx, agent, req)
+	})
+}
+
+// sendReplace has a live agent replace every source offset of the
+// connector of legacy with writes (v1.OffsetsReplaceRequest). legacy is the
+// same change as an OffsetsRequest, a tombstone for every key included, for
+// an agent of a version that does not serve replace.
+func (h *Herder) sendReplace(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) error {
+	req := v1.OffsetsReplaceRequest{Term: legacy.Term, Connector: legacy.Connector, FenceIDs: legacy.FenceIDs,
+		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes}
+	return h.tryAgents(ctx, legacy.Op, legacy.Connector, func(ctx context.Context, agent string) error {
+		return h.rpc.ReplaceOffsets(ctx, agent, req, func() v1.OffsetsRequest { return legacy })
+	})
+}
+
+// tryAgents runs call on a live agent, trying the next one when an agent
+// cannot be reached; op and connector name the operation in the answer
+// when none can.
+func (h *Herder) tryAgents(ctx context.Context, op, connector string, call func(ctx context.Context, agent string) error) error {
 	h.mu.Lock()
 	agents := h.agents.Registered()
 	h.mu.Unlock()
 	for _, agent := range agents {
-		err := h.callWhileAlive(ctx, agent, req)
+		err := h.callWhileAlive(ctx, agent, call)
 		if err == nil {
 			return nil
 		}
@@ -372,7 +389,7 @@ func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
 		}
 		h.log.Warn("agent unreachable for an offsets operation; trying another", "agent", agent, "err", err)
 	}
-	return v1.Errorf(v1.CodeUnavailable, "No agent is available to %s offsets for connector %s", req.Op, req.Connector)
+	return v1.Errorf(v1.CodeUnavailable, "No agent is available to %s offsets for connector %s", op, connector)
 }
 
 // offsetsCallTimeout bounds one offsets operation on one agent.
@@ -384,7 +401,7 @@ const offsetsCallTimeout = 60 * time.Second
 // loss is answered as "unavailable", so the caller moves to another agent;
 // retrying is safe, as every offsets operation is idempotent (fence, then
 // one transaction; or group commits of fixed values).
-func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.OffsetsRequest) error {
+func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx context.Context, agent string) error) error {
 	// The timeout travels to the agent, bounded by the agent lease; an
 	// agent paused past its lease refuses the request when it wakes (its
 	// transport checks that its lease is current), so it cannot write
@@ -411,7 +428,7 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, req v1.Offset
 			}
 		}
 	}()
-	err := h.rpc.Offsets(octx, agent, req)
+	err := call(octx, agent)
 	select {
 	case <-lost:
 		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)

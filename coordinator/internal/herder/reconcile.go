@@ -133,6 +133,8 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 // reconcile loop, which also notices lost agents. Assignments are
 // idempotent, and one still in flight to an agent is not sent again; a lost
 // one is sent again when the agent's next heartbeat shows the task missing.
+// They go in requests that each fit one NATS message, so a failed one
+// (a config too large to send) holds up no other.
 func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
 	term := h.term.Load()
 	for agent, tasks := range assigns {
@@ -143,12 +145,14 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 			defer h.assigning.Delete(agent)
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			reply, err := h.rpc.Assign(actx, agent, v1.AssignRequest{Term: term, Tasks: tasks})
-			if err != nil && ctx.Err() == nil {
-				h.log.Warn("assign failed", "agent", agent, "tasks", len(tasks), "err", err)
+			refused, failed := h.rpc.Assign(actx, agent, term, tasks)
+			if ctx.Err() == nil {
+				for _, f := range failed {
+					h.assignFailed(agent, f)
+				}
 			}
-			if len(reply.Refused) > 0 {
-				h.forgetRefused(agent, tasks, reply.Refused)
+			if len(refused) > 0 {
+				h.forgetRefused(agent, tasks, refused)
 			}
 		}()
 	}
@@ -167,8 +171,13 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 		h.placed.ForgetIf(id, agent, gens[id])
 	}
 	h.mu.Unlock()
-	h.log.Info("assignments refused: a revoke overtook them; placing them again", "agent", agent, "tasks", len(refused))
-	h.trigger()
+	// Placed again at once the first time; refusals that repeat (a revoke
+	// voided generations this leader has yet to issue) wait for the next
+	// tick, and are logged once a period, so that they never loop hot.
+	if h.warnDue("refused/" + agent) {
+		h.log.Info("assignments refused: a revoke overtook them; placing them again", "agent", agent, "tasks", len(refused))
+		h.trigger()
+	}
 }
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the

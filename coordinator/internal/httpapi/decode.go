@@ -245,6 +245,13 @@ func plain(v any) any {
 	return v
 }
 
+// maxOffsetsPerRequest bounds the entries of one offsets list (PATCH
+// …/offsets, initial_offsets). Each entry becomes records of one Kafka
+// transaction and part of one request to an agent, so one list's work has
+// to be bounded; a larger change takes several PATCHes, as each only adds
+// to what is stored.
+const maxOffsetsPerRequest = 10000
+
 // offsetList binds a List<ConnectorOffset> (PATCH offsets, initial_offsets).
 // null leaves nil; [] gives a non-nil empty slice. A null element cannot be
 // told apart from {"partition":null,"offset":null} once bound, so it is
@@ -259,6 +266,9 @@ func offsetList(field string, dst *[]v1.ConnectorOffset, hasNull *bool) func(any
 		arr, ok := v.([]any)
 		if !ok {
 			return errWrongType(field, "array")
+		}
+		if len(arr) > maxOffsetsPerRequest {
+			return errTooManyOffsets(len(arr))
 		}
 		out := make([]v1.ConnectorOffset, len(arr))
 		for i, el := range arr {
@@ -300,6 +310,10 @@ func errWrongType(field, kind string) *v1.Error {
 func errUnrecognized(field string) *v1.Error {
 	// Names are quoted as Jackson does, without escaping.
 	return v1.Errorf(v1.CodeBadRequest, "Unrecognized field \"%s\"", field)
+}
+
+func errTooManyOffsets(n int) *v1.Error {
+	return v1.Errorf(v1.CodeTooLarge, "Too many offsets in one request: %d entries (limit %d)", n, maxOffsetsPerRequest)
 }
 
 func errTooLarge() *v1.Error {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -150,6 +151,10 @@ func TestTransportErrors(t *testing.T) {
 			status: 413, msg: "Request body too large (limit 8 MiB)"},
 		{name: "too large chunked", method: "POST", path: "/connectors", body: struct{ io.Reader }{strings.NewReader(big)},
 			status: 413, msg: "Request body too large (limit 8 MiB)"},
+		{name: "too many offsets", method: "PATCH", path: "/connectors/a/offsets", body: strings.NewReader(offsetsBody(`{"offsets":%s}`, maxOffsetsPerRequest+1)),
+			status: 413, msg: "Too many offsets in one request: 10001 entries (limit 10000)"},
+		{name: "too many initial offsets", method: "POST", path: "/connectors", body: strings.NewReader(offsetsBody(`{"name":"a","config":{},"initial_offsets":%s}`, maxOffsetsPerRequest+1)),
+			status: 413, msg: "Too many offsets in one request: 10001 entries (limit 10000)"},
 		{name: "service error", method: "GET", path: "/connectors/a",
 			setup:  func(f *fake) { f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector a not found") },
 			status: 404, msg: "Connector a not found"},
@@ -213,4 +218,9 @@ func TestMediaTypesAccepted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// offsetsBody fills format's %s with a list of n offsets entries.
+func offsetsBody(format string, n int) string {
+	return fmt.Sprintf(format, "["+strings.TrimSuffix(strings.Repeat(`{"partition":{"f":"x"},"offset":{"p":1}},`, n), ",")+"]")
 }

@@ -48,7 +48,7 @@ func WithLeaderRouting(l Leadership) Option {
 // served here by the leader and forwarded by a follower.
 //
 //	GET ─► follower: catch up ─► serve (GET /connector-plugins: as a write)
-//	write ─► leader: serve
+//	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
 func routeToLeader(l Leadership, api http.Handler) http.Handler {
@@ -71,7 +71,7 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 			api.ServeHTTP(w, r)
 			return
 		}
-		if leading {
+		if leading || servedHere(r) {
 			api.ServeHTTP(w, r)
 			return
 		}

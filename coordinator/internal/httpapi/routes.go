@@ -16,8 +16,9 @@ type route struct {
 	encode   kithttp.EncodeResponseFunc
 }
 
-// routes is the REST API of spec §3 and §5. Path wildcards arrive
-// URL-decoded (a name "a/b" is sent as a%2Fb and matches one segment).
+// routes is the REST API of spec §3 and §5, and /admin/loggers. Path
+// wildcards arrive URL-decoded (a name "a/b" is sent as a%2Fb and matches
+// one segment).
 func routes() []route {
 	return []route{
 		{"GET /{$}", "server_info", makeServerInfo, decodeNone, encodeJSON},
@@ -48,5 +49,9 @@ func routes() []route {
 		{"GET /connector-plugins", "list_plugins", makeListPlugins, decodePlugins, encodeJSON},
 		{"GET /connector-plugins/{plugin}/config", "plugin_config", makePluginConfig, decodePlugin, encodeJSON},
 		{"PUT /connector-plugins/{plugin}/config/validate", "validate_config", makeValidateConfig, decodeValidate, encodeJSON},
+
+		{"GET /admin/loggers", "list_loggers", makeListLoggers, decodeNone, encodeJSON},
+		{"GET /admin/loggers/{name}", "get_logger", makeGetLogger, decodeName, encodeJSON},
+		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel},
 	}
 }

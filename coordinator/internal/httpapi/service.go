@@ -58,4 +58,18 @@ type Service interface {
 	// entry: the transport answers those with spec §5.2's 400s first.
 	AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error)
 	ResetOffsets(ctx context.Context, name string) (v1.Message, error)
+
+	// LoggerLevels answers GET /admin/loggers: this process's loggers that
+	// are not OFF, by name.
+	LoggerLevels(ctx context.Context) (map[string]v1.LoggerLevel, error)
+	// LoggerLevel answers GET /admin/loggers/{name}; an unknown logger is a
+	// 404 "Logger <name> not found.".
+	LoggerLevel(ctx context.Context, name string) (v1.LoggerLevel, error)
+	// SetWorkerLoggerLevel sets level on namespace (and what is below it)
+	// in this process only, and returns the names of the loggers whose
+	// level changed. level is valid (logging.ParseLevel), in any case.
+	SetWorkerLoggerLevel(ctx context.Context, namespace, level string) ([]string, error)
+	// SetClusterLoggerLevel sets level on namespace in every coordinator
+	// and agent of the cluster; level is valid, as above.
+	SetClusterLoggerLevel(ctx context.Context, namespace, level string) error
 }

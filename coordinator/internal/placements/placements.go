@@ -4,7 +4,9 @@
 // (first placement, a move, a config change, a restart); an agent stamps
 // its status reports with it, so a late report from an older owner loses.
 // The counter only grows: it starts above every generation the status topic
-// and the agents' reports show, so a new leader never issues one twice.
+// shows, so a new leader does not issue one its predecessor recorded, and it
+// moves only when the leader issues one: a report of a generation beyond it
+// is not adopted.
 //
 //	plan ─► Set (new generation) ─► agent runs it ─► reports carry the generation
 //	restart ─► Restart (config hash cleared) ─► next plan places it at a new generation
@@ -72,7 +74,13 @@ func (t *Table) ObserveGeneration(gen int64) {
 // the task (a new leader learning where tasks run), and fills in the
 // config hash of a placement adopted from the status topic once its agent
 // says which config it runs. Any other report leaves the table as it is.
-func (t *Table) Adopt(agent string, rt v1.RunningTask) {
+// A report of a generation never issued (see Issued) is not adopted, and
+// Adopt returns false: generations come from the leader alone, and a
+// counter that followed a forged one would skip ahead, or saturate.
+func (t *Table) Adopt(agent string, rt v1.RunningTask) bool {
+	if !t.Issued(rt.Generation) {
+		return false
+	}
 	p, ok := t.byTask[rt.ID]
 	switch {
 	case !ok:
@@ -81,8 +89,16 @@ func (t *Table) Adopt(agent string, rt v1.RunningTask) {
 		p.Hash = rt.ConfigHash
 		t.byTask[rt.ID] = p
 	}
-	t.ObserveGeneration(rt.Generation)
+	return true
 }
+
+// Issued reports whether gen may have been issued: positive, and at most
+// the highest generation issued or seen in the status topic. A restarted
+// leader starts from the status topic's highest, so every generation its
+// predecessor recorded passes; one its predecessor issued but never
+// recorded does not, and the task is replaced (at a new generation)
+// rather than adopted.
+func (t *Table) Issued(gen int64) bool { return gen > 0 && gen <= t.gen }
 
 // Presume places a task on the owner the status topic names, at the
 // generation it names, with no known config hash.

@@ -11,8 +11,11 @@ var id = v1.TaskID{Connector: "c", Task: 0}
 
 func TestAdopt(t *testing.T) {
 	tb := New()
-	tb.Adopt("a", v1.RunningTask{ID: id, Generation: 5, ConfigHash: "h"})
-	if p, _ := tb.Get(id); p != (Placement{Agent: "a", Generation: 5, Hash: "h"}) || tb.Generation() != 5 {
+	tb.ObserveGeneration(7) // the status topic's highest
+	if !tb.Adopt("a", v1.RunningTask{ID: id, Generation: 5, ConfigHash: "h"}) {
+		t.Fatal("a recorded generation was not adopted")
+	}
+	if p, _ := tb.Get(id); p != (Placement{Agent: "a", Generation: 5, Hash: "h"}) || tb.Generation() != 7 {
 		t.Fatalf("adopted = %+v, gen %d", p, tb.Generation())
 	}
 	// Another agent's report of the same task does not move it.
@@ -25,6 +28,23 @@ func TestAdopt(t *testing.T) {
 	tb.Adopt("b", v1.RunningTask{ID: id, Generation: 7, ConfigHash: "h7"})
 	if p, _ := tb.Get(id); p != (Placement{Agent: "b", Generation: 7, Hash: "h7"}) {
 		t.Fatalf("presumed then reported = %+v", p)
+	}
+}
+
+// TestAdoptRefusesGenerationsNeverIssued: a report of a generation beyond
+// the highest issued or recorded, or not positive, neither places the task
+// nor moves the counter, however large it is.
+func TestAdoptRefusesGenerationsNeverIssued(t *testing.T) {
+	other := v1.TaskID{Connector: "c", Task: 1}
+	for _, gen := range []int64{8, 999999, math.MaxInt64 - 1, math.MaxInt64, 0, -1, math.MinInt64} {
+		tb := New()
+		tb.ObserveGeneration(7)
+		if tb.Adopt("a", v1.RunningTask{ID: other, Generation: gen}) {
+			t.Errorf("generation %d adopted, with 7 the highest issued", gen)
+		}
+		if tb.Placed(other) || tb.Generation() != 7 {
+			t.Errorf("generation %d: placed %v, counter %d; want unplaced at 7", gen, tb.Placed(other), tb.Generation())
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -21,6 +22,7 @@ import (
 //	StopConnector       commit-<name> {"tasks":0}, target-state-<name> STOPPED
 //	DeleteConnector     connector-<name> (null), target-state-<name> (null)
 //	PutFencingCount     tasks-fencing-<name>
+//	SetLoggerLevel      logger-cluster-<namespace>
 type Command interface {
 	// validate rejects a command whose records no reader would accept
 	// (DecodeConfig refuses an unknown target state, so every coordinator
@@ -145,6 +147,31 @@ func (c PutFencingCount) validate() error {
 
 func (c PutFencingCount) records() []records.Record {
 	return []records.Record{{Key: records.FencingKey(c.Name), Value: records.EncodeFencing(c.Count)}}
+}
+
+// SetLoggerLevel writes a cluster-wide log level (KIP-976) as Kafka
+// Connect does: logger-cluster-<namespace> {"level":<level>}. Every
+// coordinator applies it as it reads it, and the leader sends it to the
+// agents. The level is written as log4j spells it (DEBUG for debug).
+type SetLoggerLevel struct {
+	Namespace string
+	// Level is a log4j level name, in any case (logging.ParseLevel).
+	Level string
+}
+
+func (c SetLoggerLevel) validate() error {
+	if c.Namespace == "" {
+		return fmt.Errorf("empty logger namespace")
+	}
+	if _, _, ok := logging.ParseLevel(c.Level); !ok {
+		return fmt.Errorf("invalid log level %q", c.Level)
+	}
+	return nil
+}
+
+func (c SetLoggerLevel) records() []records.Record {
+	_, name, _ := logging.ParseLevel(c.Level)
+	return []records.Record{{Key: records.LoggerKey(c.Namespace), Value: records.EncodeLoggerLevel(name)}}
 }
 
 func checkTarget(state string) error {

@@ -88,6 +88,12 @@ func TestCommandRecords(t *testing.T) {
 		{"fencing count",
 			PutFencingCount{Name: "c", Count: 3},
 			[]rec{{"tasks-fencing-c", val(`{"task-count":3}`)}}},
+		{"cluster log level, spelled as log4j does",
+			SetLoggerLevel{Namespace: "io.sluice.agent", Level: " debug"},
+			[]rec{{"logger-cluster-io.sluice.agent", val(`{"level":"DEBUG"}`)}}},
+		{"cluster log level of the root, named as sent",
+			SetLoggerLevel{Namespace: "ROOT", Level: "OFF"},
+			[]rec{{"logger-cluster-ROOT", val(`{"level":"OFF"}`)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +152,10 @@ func TestInvalidCommands(t *testing.T) {
 			[]Command{CreateConnector{Name: "c", TargetState: "paused"}}, `unknown target state "paused"`},
 		{"negative fencing count",
 			[]Command{PutFencingCount{Name: "c", Count: -1}}, "negative task count -1"},
+		{"invalid log level",
+			[]Command{SetLoggerLevel{Namespace: "root", Level: "LOUD"}}, `invalid log level "LOUD"`},
+		{"empty logger namespace",
+			[]Command{SetLoggerLevel{Level: "INFO"}}, "empty logger namespace"},
 		{"one invalid command in a batch",
 			[]Command{PutConnectorConfig{Name: "c"}, SetTargetState{Name: "c", State: "BOGUS"}}, `unknown target state "BOGUS"`},
 	}

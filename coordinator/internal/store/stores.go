@@ -100,14 +100,17 @@ func (f *follower) write(ctx context.Context, recs ...records.Record) error {
 // or nothing and followers, reading read_committed, never see half of one.
 type ConfigStore struct {
 	follower
-	State         *ConfigState
+	State *ConfigState
+	// Loggers are the cluster-wide log levels the topic holds.
+	Loggers       *LoggerLevels
 	onDecodeError func(key string, err error)
+	onLoggerLevel func(namespace, level string)
 	limit         atomic.Pointer[RecordLimit]
 }
 
 // NewConfigStore makes a config store; call Start before use.
 func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*ConfigStore, error) {
-	s := &ConfigStore{State: NewConfigState(), onDecodeError: onDecodeError}
+	s := &ConfigStore{State: NewConfigState(), Loggers: NewLoggerLevels(), onDecodeError: onDecodeError}
 	log, err := kafkalog.New(topic, s.applyRecord, opts...)
 	if err != nil {
 		return nil, err
@@ -124,8 +127,20 @@ func (s *ConfigStore) applyRecord(r *kgo.Record) {
 		}
 		return
 	}
+	if rec.Kind == records.KindLoggerLevel {
+		s.Loggers.Apply(rec)
+		if !rec.Tombstone && s.onLoggerLevel != nil {
+			s.onLoggerLevel(rec.Logger, rec.Level)
+		}
+		return
+	}
 	s.State.Apply(rec)
 }
+
+// OnLoggerLevel has fn called with every cluster-wide log level read, in
+// the topic's order, before the record counts as applied: a read after a
+// write (or after ReadToEnd) finds the level set. Call it before Start.
+func (s *ConfigStore) OnLoggerLevel(fn func(namespace, level string)) { s.onLoggerLevel = fn }
 
 // Start follows the topic and returns once it has read to its end.
 func (s *ConfigStore) Start(ctx context.Context) error {

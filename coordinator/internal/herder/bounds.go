@@ -1,0 +1,74 @@
+package herder
+
+import (
+	"fmt"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// Numbers and sizes that come from the wire are bounded here:
+//
+//   - Generations are issued only by the leader. A report (register,
+//     heartbeat, status) carrying one beyond any it issued or read from the
+//     status topic is ignored — the task is not adopted at it, nor does the
+//     counter move to it — and the planner revokes or replaces the instance
+//     the agent runs, as it does any zombie.
+//   - A refused or failed command is logged once per cause and warnEvery,
+//     and retried at the reconcile loop's pace, never in a loop of its own.
+//   - An assignment that cannot be sent at all (larger than the agent puts
+//     together from chunks) fails its task, with a trace naming the limit,
+//     and holds up no other assignment.
+
+// warnEvery is how often one cause of a repeated warning is logged.
+const warnEvery = time.Minute
+
+// warnDue reports whether a warning about key may be logged now.
+func (h *Herder) warnDue(key string) bool { return h.warn.Due(key, time.Now()) }
+
+// issuedGeneration reports whether gen is one this leader may have issued:
+// positive, and at most the highest generation it issued or read from the
+// status topic. A restarted leader starts from the status topic's highest,
+// so the generations its predecessor recorded remain acceptable.
+func (h *Herder) issuedGeneration(gen int64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return gen > 0 && gen <= h.placed.Generation()
+}
+
+// ignoreGeneration logs, once per agent and period, that a report of
+// agent named a generation this leader never issued.
+func (h *Herder) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
+	if h.warnDue("generation/" + agent) {
+		h.mu.Lock()
+		issued := h.placed.Generation()
+		h.mu.Unlock()
+		h.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
+			"agent", agent, "task", id.String(), "generation", gen, "highest_issued", issued)
+	}
+}
+
+// assignFailed handles a batch of assignments whose request failed. A task
+// whose assignment alone is too large to send is marked FAILED, with the
+// limit in its trace; the other failures are logged (rate-limited) and
+// retried by the next reconcile pass.
+func (h *Herder) assignFailed(agent string, f agentrpc.AssignFailure) {
+	e := v1.AsError(f.Err)
+	if e.Code == v1.CodeTooLarge && len(f.Tasks) == 1 {
+		a := f.Tasks[0]
+		trace := fmt.Sprintf("The task's assignment cannot be sent to agent %s: %s", agent, e.Message)
+		if st, ok := h.taskStatus(a.ID.Connector, a.ID.Task); !ok || st.State != v1.StateFailed || st.Trace != trace {
+			h.queueStatus(records.Record{Key: records.TaskStatusKey(a.ID.Connector, a.ID.Task),
+				Value: records.EncodeStatus(v1.StateFailed, trace, agent, a.Generation)})
+		}
+		if h.warnDue("assign-too-large/" + a.ID.String()) {
+			h.log.Warn("assignment too large to send; the task is failed", "agent", agent, "task", a.ID.String(), "err", e.Message)
+		}
+		return
+	}
+	if h.warnDue(fmt.Sprintf("assign-failed/%s/%d", agent, e.Code)) {
+		h.log.Warn("assign failed; retrying on the next pass", "agent", agent, "tasks", len(f.Tasks), "err", f.Err)
+	}
+}
