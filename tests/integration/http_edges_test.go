@@ -94,6 +94,8 @@ func TestHTTPUnusualPaths(t *testing.T) {
 		{"/connectors/a//status", 400, "Ambiguous URI empty segment"},
 		{"/connectors/%2e%2e", 400, "Ambiguous URI path segment"},
 		{"/connectors/a/%2E/", 400, "Ambiguous URI path segment"},
+		{"/connectors/lo%c", 400, `HTTP 400 Bad Request: invalid URL escape "%c"`},
+		{"/connectors/lo%", 400, `HTTP 400 Bad Request: invalid URL escape "%"`},
 		{"/..", 400, `HTTP 400 Bad Request: ".." above the root in the path`},
 		{"/connectors/../..", 400, `HTTP 400 Bad Request: ".." above the root in the path`},
 		{"/connectors/.", 404, "Connector . not found"},
@@ -110,6 +112,39 @@ func TestHTTPUnusualPaths(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHTTPMalformedRequests: what Go's HTTP server refuses itself, before
+// any handler, is answered with the JSON error body too.
+func TestHTTPMalformedRequests(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	big := "X-Big: " + strings.Repeat("x", 100<<10)
+	tests := []struct {
+		name, request string
+		status        int
+		msg           string
+	}{
+		{"headers over 64 KiB", harness.RawRequest("GET", "/connectors", []string{big}, ""), 431, "Request headers too large (limit 64 KiB)"},
+		{"garbage request line", "garbage\r\n\r\n", 400, `HTTP 400 Bad Request: malformed HTTP request "garbage"`},
+		{"no Host header", "GET /connectors HTTP/1.1\r\n\r\n", 400, "HTTP 400 Bad Request: missing required Host header"},
+		{"malformed header", "GET /connectors HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, `HTTP 400 Bad Request: malformed MIME header: missing colon: "no colon"`},
+		{"HTTP/2 request line", "GET /connectors HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP 505 HTTP Version Not Supported: unsupported protocol version"},
+		{"unknown transfer encoding", "POST /connectors HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "HTTP 501 Not Implemented: Unsupported transfer encoding"},
+		{"unknown expectation", harness.RawRequest("PUT", "/connectors/a/stop", []string{"Expect: magic"}, ""), 417, "HTTP 417 Expectation Failed: only 100-continue is supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ans := c.Raw(t, tt.request, 10*time.Second)
+			wantError(t, ans.Response, tt.status, tt.msg)
+			if ct := ans.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		})
+	}
+	t.Run("headers under 64 KiB", func(t *testing.T) {
+		ans := c.Raw(t, harness.RawRequest("GET", "/connectors", []string{"X-Big: " + strings.Repeat("x", 60<<10)}, ""), 10*time.Second)
+		wantJSON(t, ans.Response, 200, `[]`)
+	})
 }
 
 // TestHTTPContentType: the media type checks of Kafka Connect 4.4. A body
@@ -165,4 +200,31 @@ func TestHTTPContentType(t *testing.T) {
 	if got := listNames(c); len(got) != 0 {
 		t.Fatalf("connectors created: %v", got)
 	}
+}
+
+// TestHTTPSlowRequests: a client that is slow to send its request cannot
+// hold the REST server: a body that stops arriving is answered 408 and the
+// connection closed once the body bound passes; headers that never end get
+// the connection closed once the header bound passes.
+func TestHTTPSlowRequests(t *testing.T) {
+	const headerBound, bodyBound = 300 * time.Millisecond, 500 * time.Millisecond
+	c := harness.Start(t, harness.Options{Agents: 1, ReadHeaderTimeout: headerBound, ReadBodyTimeout: bodyBound})
+
+	t.Run("short body", func(t *testing.T) {
+		req := "POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+		ans := c.Raw(t, req, 10*time.Second)
+		wantError(t, ans.Response, 408, "Request body not received in time (limit 500ms)")
+		if !ans.Closed {
+			t.Errorf("connection left open after the answer")
+		}
+		if ans.After < bodyBound || ans.After > bodyBound+3*time.Second {
+			t.Errorf("answered after %v, want about %v", ans.After, bodyBound)
+		}
+	})
+	t.Run("headers never end", func(t *testing.T) {
+		ans := c.Raw(t, "GET /connectors HTTP/1.1\r\nHost: x\r\n", 10*time.Second)
+		if !ans.Closed || ans.After > headerBound+3*time.Second {
+			t.Fatalf("closed %v after %v (answer %s), want closed after about %v", ans.Closed, ans.After, ans.Response, headerBound)
+		}
+	})
 }

@@ -55,8 +55,12 @@ func readJSON(r *http.Request) (any, error) {
 	data, err := io.ReadAll(body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var timedOut *bodyTimeoutError
+		switch {
+		case errors.As(err, &tooLarge):
 			return nil, errTooLarge()
+		case errors.As(err, &timedOut):
+			return nil, &v1.Error{Code: v1.Code(http.StatusRequestTimeout), Message: timedOut.Error()}
 		}
 		return nil, errInvalidJSON(err.Error())
 	}
@@ -319,5 +323,5 @@ func errUnrecognized(field string) *v1.Error {
 }
 
 func errTooLarge() *v1.Error {
-	return v1.Errorf(v1.CodeTooLarge, "Request body too large (limit 8 MiB)")
+	return v1.Errorf(v1.CodeTooLarge, "Request body too large (limit %s)", sizeText(MaxBodyBytes))
 }
