@@ -60,7 +60,7 @@ func readJSON(r *http.Request) (any, error) {
 		case errors.As(err, &tooLarge):
 			return nil, errTooLarge()
 		case errors.As(err, &timedOut):
-			return nil, &v1.Error{Code: v1.Code(http.StatusRequestTimeout), Message: timedOut.Error()}
+			return nil, timedOut.apiError()
 		}
 		return nil, errInvalidJSON(err.Error())
 	}

@@ -98,6 +98,12 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 				return nil
 			},
 			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+				if timedOut := bodyTimedOut(r); timedOut != nil {
+					// The client's body stopped arriving: the leader got
+					// a part of it, which it cannot apply.
+					writeError(w, timedOut.apiError())
+					return
+				}
 				writeError(w, forwardError(lease.URL, err))
 			},
 		}
@@ -124,12 +130,6 @@ func leaderRead(r *http.Request) bool {
 // 500 for a failed forward, saying that the request may have been applied.
 func forwardError(url string, err error) *v1.Error {
 	var op *net.OpError
-	var timedOut *bodyTimeoutError
-	if errors.As(err, &timedOut) {
-		// The client's body stopped arriving: the leader got a part of it
-		// and refuses it, or will.
-		return &v1.Error{Code: v1.Code(http.StatusRequestTimeout), Message: timedOut.Error()}
-	}
 	if errors.As(err, &op) && op.Op == "dial" {
 		return &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader}
 	}

@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
 // Limits bound what one request may hold of the REST server before it is
@@ -91,6 +94,11 @@ func (e *bodyTimeoutError) Error() string {
 	return fmt.Sprintf("Request body not received in time (limit %s)", e.limit)
 }
 
+// apiError is the answer to a request whose body was cut off.
+func (e *bodyTimeoutError) apiError() *v1.Error {
+	return &v1.Error{Code: v1.Code(http.StatusRequestTimeout), Message: e.Error()}
+}
+
 // boundBody gives a request's body limit to arrive, counted from when its
 // handler starts, that is once its headers are in. A read past it fails
 // with *bodyTimeoutError, which the decoders answer with a 408 naming the
@@ -100,9 +108,10 @@ func (e *bodyTimeoutError) Error() string {
 // long-running handler is not cut off.)
 func boundBody(limit time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		deadline := time.Now().Add(limit)
 		if r.Body != nil && r.Body != http.NoBody &&
-			http.NewResponseController(w).SetReadDeadline(time.Now().Add(limit)) == nil {
-			r.Body = &timedBody{ReadCloser: r.Body, limit: limit}
+			http.NewResponseController(w).SetReadDeadline(deadline) == nil {
+			r.Body = &timedBody{ReadCloser: r.Body, limit: limit, deadline: deadline}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -111,16 +120,33 @@ func boundBody(limit time.Duration, next http.Handler) http.Handler {
 // timedBody is a request body read under boundBody's deadline.
 type timedBody struct {
 	io.ReadCloser
-	limit time.Duration
+	limit    time.Duration
+	deadline time.Time
+	ended    atomic.Bool // the whole body was read
 }
 
 // Read implements io.Reader.
 func (b *timedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	switch {
+	case errors.Is(err, io.EOF):
+		b.ended.Store(true)
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		err = &bodyTimeoutError{limit: b.limit}
 	}
 	return n, err
+}
+
+// bodyTimedOut is the error of r's body when its bound passed before the
+// body ended, nil otherwise. It is for a reader of the body that sees only
+// the consequence: net/http cancels a request's context when a read on its
+// connection fails, so a forward to the leader fails as cancelled.
+func bodyTimedOut(r *http.Request) *bodyTimeoutError {
+	b, ok := r.Body.(*timedBody)
+	if !ok || b.ended.Load() || time.Now().Before(b.deadline) {
+		return nil
+	}
+	return &bodyTimeoutError{limit: b.limit}
 }
 
 // jsonErrorsListener hands out connections that turn net/http's own
