@@ -23,6 +23,13 @@ import (
 	"github.com/sluice-io/sluice/shared/version"
 )
 
+// The defaults of Config's REST limits.
+const (
+	DefaultReadHeaderTimeout = httpapi.DefaultReadHeaderTimeout
+	DefaultReadBodyTimeout   = httpapi.DefaultReadBodyTimeout
+	DefaultMaxHeaderBytes    = httpapi.DefaultMaxHeaderBytes
+)
+
 // Config configures a coordinator.
 type Config struct {
 	// Listen is the REST address; AdvertisedAddr, when set, is the address
@@ -64,6 +71,16 @@ type Config struct {
 	// Plugins are the plugins the coordinator validates configs with and
 	// runs the Connector part of (nil: the built-in ones).
 	Plugins *plugins.Registry
+
+	// ReadHeaderTimeout, ReadBodyTimeout and MaxHeaderBytes bound what one
+	// REST request may hold of the server before it is answered: the time
+	// its line and headers may take to arrive, the time its body may take
+	// once the headers are in, and the size of its line and headers (zero:
+	// the Default… constants, 10s, 30s and 64 KiB). A slow or endless
+	// client is cut off, not waited for.
+	ReadHeaderTimeout time.Duration
+	ReadBodyTimeout   time.Duration
+	MaxHeaderBytes    int
 }
 
 // Validate checks the config.
@@ -81,6 +98,9 @@ func (c *Config) Validate() error {
 	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 || c.LeaderLease < 0 {
 		errs = append(errs, errors.New("agent lease and task shutdown timeout must be positive"))
 	}
+	if c.ReadHeaderTimeout < 0 || c.ReadBodyTimeout < 0 || c.MaxHeaderBytes < 0 {
+		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -91,7 +111,7 @@ type Coordinator struct {
 	nc     *nats.Conn
 	herder *herder.Herder
 	ln     net.Listener
-	srv    *http.Server
+	srv    *httpapi.Server
 }
 
 // New makes a coordinator; Start connects it and serves.
@@ -158,7 +178,8 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, c.plugins(), nc)
-	c.srv = &http.Server{Handler: httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder)), ReadHeaderTimeout: 10 * time.Second}
+	c.srv = httpapi.NewServer(httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder)),
+		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
 		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Error("REST server stopped", "err", err)

@@ -28,6 +28,10 @@ func durationFlag(name string, value time.Duration, usage string) *cli.DurationF
 	return &cli.DurationFlag{Name: name, Value: value, Usage: usage, EnvVars: env(name)}
 }
 
+func intFlag(name string, value int, usage string) *cli.IntFlag {
+	return &cli.IntFlag{Name: name, Value: value, Usage: usage, EnvVars: env(name)}
+}
+
 const defaultConverter = "org.apache.kafka.connect.storage.StringConverter"
 
 // Flags shared by the commands that run Sluice processes.
@@ -51,10 +55,14 @@ var (
 	logLevelFlag  = stringFlag("log-level", "info", "log level at start: debug, info, warn, error (or TRACE … OFF); PUT /admin/loggers changes it at run time")
 	leaderLease   = durationFlag("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
 	eosFlag       = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
+	headerTimeout = durationFlag("rest-read-header-timeout", coordinator.DefaultReadHeaderTimeout, "a REST request's line and headers must arrive within this, or the connection is closed")
+	bodyTimeout   = durationFlag("rest-read-body-timeout", coordinator.DefaultReadBodyTimeout, "a REST request's body must arrive within this once its headers are in, or it is answered 408")
+	headerBytes   = intFlag("rest-max-header-bytes", coordinator.DefaultMaxHeaderBytes, "largest REST request line and headers, in bytes; larger ones are answered 431")
 )
 
 func coordinatorFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag, logLevelFlag}
+	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
+		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}
 }
 
 func agentFlags() []cli.Flag {
@@ -116,6 +124,9 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		AgentLease:          c.Duration("agent-lease"),
 		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		LeaderLease:         c.Duration("leader-lease"),
+		ReadHeaderTimeout:   c.Duration("rest-read-header-timeout"),
+		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
+		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),
 	}, nil

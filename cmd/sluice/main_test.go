@@ -37,13 +37,15 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("SLUICE_GROUP_ID", "from-env")
 	t.Setenv("SLUICE_AGENT_LEASE", "7s")
 	t.Setenv("SLUICE_LABELS", "zone=a,host=h1")
+	t.Setenv("SLUICE_REST_READ_BODY_TIMEOUT", "5s")
 	c := flagContext(t, append(coordinatorFlags(), labelsFlag, idFlag, workDirFlag, flushFlag, keyConvFlag, valueConvFlag)...)
 	ccfg, err := coordinatorConfig(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ccfg.GroupID != "from-env" || ccfg.AgentLease != 7*time.Second || ccfg.ConfigTopic != "sluice-configs" ||
-		ccfg.TaskShutdownTimeout != 10*time.Second || ccfg.Listen != "127.0.0.1:8083" {
+		ccfg.TaskShutdownTimeout != 10*time.Second || ccfg.Listen != "127.0.0.1:8083" ||
+		ccfg.ReadHeaderTimeout != 10*time.Second || ccfg.ReadBodyTimeout != 5*time.Second || ccfg.MaxHeaderBytes != 64<<10 {
 		t.Fatalf("coordinator config: %+v", ccfg)
 	}
 	acfg, err := agentConfig(c, nil)

@@ -58,3 +58,45 @@ func TestCompare(t *testing.T) {
 		t.Fatalf("the initial_state row applies to another scenario: %+v", v)
 	}
 }
+
+// TestCompareServerRefusals: an HTML page (or no body) from Kafka Connect's
+// web server and Sluice's JSON error body with the same status and reason
+// make the §0 row; a different reason is a mismatch.
+func TestCompareServerRefusals(t *testing.T) {
+	rules, err := LoadRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := Scenario{Name: "unusual-paths", Steps: []Step{{ID: "p", Method: "GET", Path: "//connectors"}}}
+	page := func(status int, reason string) Record {
+		return Record{Step: sc.Steps[0], Status: status, Body: []byte("<html>\n<head>\n<title>Error " + itoa(status) + " " + reason + "</title>\n</head></html>")}
+	}
+	body := func(status int, msg string) Record {
+		return Record{Step: sc.Steps[0], Status: status, Body: []byte(`{"error_code":` + itoa(status) + `,"message":"` + msg + `"}`)}
+	}
+	tests := []struct {
+		name     string
+		up, sl   Record
+		wantWord string
+	}{
+		{"empty segment", page(400, "Ambiguous URI empty segment"), body(400, "Ambiguous URI empty segment"), Deviation},
+		{"empty segment, Jetty's JSON", Record{Step: sc.Steps[0], Status: 400, Body: []byte(`{ "message":"Ambiguous URI empty segment", "url":"http://h//connectors", "status":"400" }`)},
+			body(400, "Ambiguous URI empty segment"), Deviation},
+		{"Jetty's JSON, another reason", Record{Step: sc.Steps[0], Status: 400, Body: []byte(`{ "message":"Ambiguous URI empty segment", "url":"http://h//connectors", "status":"400" }`)},
+			body(400, "Ambiguous URI path segment"), Mismatch},
+		{"escaped dot", page(400, "Ambiguous URI path segment"), body(400, "Ambiguous URI path segment"), Deviation},
+		{"bad escape", page(400, "Bad Request"), body(400, `HTTP 400 Bad Request: invalid URL escape \"%c\"`), Deviation},
+		{"headers too large", page(431, "Request Header Fields Too Large"), body(431, "Request headers too large (limit 64 KiB)"), Deviation},
+		{"malformed Content-Type", Record{Step: sc.Steps[0], Status: 400}, body(400, `Invalid Content-Type header \"garbage\"`), Deviation},
+		{"another reason", page(400, "Ambiguous URI empty segment"), body(400, "Ambiguous URI path segment"), Mismatch},
+		{"another status", page(400, "Ambiguous URI empty segment"), body(404, "Ambiguous URI empty segment"), Mismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Compare(sc, rules, System{}, System{}, []Record{tt.up}, []Record{tt.sl})
+			if v.Word != tt.wantWord {
+				t.Fatalf("verdict %+v, want %s", v, tt.wantWord)
+			}
+		})
+	}
+}

@@ -126,23 +126,33 @@ func transient(rec Record) bool {
 func (s System) send(ctx context.Context, st Step) Record {
 	path := s.expand(st.Path)
 	rec := Record{Step: st, Request: st.Method + " " + path}
+	pad := func(text string) string {
+		if st.Pad > 0 {
+			text = strings.Replace(text, "@PAD@", strings.Repeat("x", st.Pad), 1)
+		}
+		return text
+	}
 	var body io.Reader
 	switch {
 	case st.Raw != nil:
-		raw := s.expand(*st.Raw)
-		if st.Pad > 0 {
-			raw = strings.Replace(raw, "@PAD@", strings.Repeat("x", st.Pad), 1)
-		}
-		body = strings.NewReader(raw)
+		body = strings.NewReader(pad(s.expand(*st.Raw)))
 	case st.Body != nil:
 		body = strings.NewReader(s.expand(string(st.Body)))
 	}
-	req, err := http.NewRequestWithContext(ctx, st.Method, s.URL+path, body)
+	target := s.URL + path
+	if st.RawTarget {
+		target = s.URL + "/"
+	}
+	req, err := http.NewRequestWithContext(ctx, st.Method, target, body)
 	if err != nil {
 		rec.Err = err.Error()
 		return rec
 	}
-	if body != nil || st.ContentType != "" {
+	if st.RawTarget {
+		// An opaque URL is written into the request line as it is.
+		req.URL.Opaque = path
+	}
+	if (body != nil || st.ContentType != "") && !st.NoContentType {
 		ct := st.ContentType
 		if ct == "" {
 			ct = "application/json"
@@ -150,6 +160,9 @@ func (s System) send(ctx context.Context, st Step) Record {
 		req.Header.Set("Content-Type", ct)
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, v := range st.Headers {
+		req.Header.Set(k, pad(s.expand(v)))
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		rec.Err = err.Error()

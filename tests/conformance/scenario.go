@@ -48,6 +48,14 @@ type Step struct {
 	Raw         *string         `json:"raw,omitempty"`
 	Pad         int             `json:"pad,omitempty"`
 	ContentType string          `json:"content_type,omitempty"`
+	// NoContentType sends the body without a Content-Type header.
+	NoContentType bool `json:"no_content_type,omitempty"`
+	// Headers are sent with the request; Pad fills an "@PAD@" in a value
+	// too, for requests with large headers.
+	Headers map[string]string `json:"headers,omitempty"`
+	// RawTarget sends Path as the request target exactly as written, for
+	// targets that are no valid URL (a bad escape such as %c).
+	RawTarget bool `json:"raw_target,omitempty"`
 	// Compare is what of the answer is compared: full (default), status,
 	// message, keys (top-level key names), fields (the top-level values of
 	// Keys), state (a status body's name, type and states, for polls whose
@@ -121,6 +129,9 @@ func LoadSuite() (*Suite, error) {
 			}
 			if st.Body != nil && st.Raw != nil {
 				return nil, fmt.Errorf("scenario %s step %s: both body and raw", sc.Name, st.ID)
+			}
+			if st.NoContentType && st.ContentType != "" {
+				return nil, fmt.Errorf("scenario %s step %s: both content_type and no_content_type", sc.Name, st.ID)
 			}
 		}
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// Backends, when set, are the NATS server and broker to run on, shared
 	// with other clusters; by default the cluster starts its own.
 	Backends *Backends
+	// ReadHeaderTimeout and ReadBodyTimeout, when set, bound how long the
+	// coordinator's REST server waits for a request's headers and body.
+	ReadHeaderTimeout time.Duration
+	ReadBodyTimeout   time.Duration
 	// GroupID overrides the cluster's group id (default: its Prefix). The
 	// internal topics are named after the Prefix either way, so clusters
 	// sharing a broker never share a topic.
@@ -159,6 +163,8 @@ func Start(t testing.TB, opts Options) *Cluster {
 		FaultHook:           opts.FaultHook,
 		BeforeStatusWrite:   opts.BeforeStatusWrite,
 		Plugins:             opts.CoordinatorPlugins,
+		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
+		ReadBodyTimeout:     opts.ReadBodyTimeout,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{

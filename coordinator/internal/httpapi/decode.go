@@ -11,6 +11,7 @@ package httpapi
 // makes our choice the same and deterministic.
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -32,15 +33,34 @@ type jsonMember struct {
 
 // readJSON reads the request body and parses it. An empty body is invalid
 // JSON: every route that calls this requires a body.
+//
+// A body sent without a Content-Type is refused (415), as Jersey finds no
+// reader for it; an empty one is not, as Jersey then reads no entity at all.
 func readJSON(r *http.Request) (any, error) {
+	body := io.Reader(r.Body)
+	if r.Header.Get("Content-Type") == "" {
+		hasBody := r.ContentLength > 0
+		if r.ContentLength < 0 { // chunked: whether a byte comes tells
+			br := bufio.NewReader(r.Body)
+			_, err := br.Peek(1)
+			hasBody, body = err == nil, br
+		}
+		if hasBody {
+			return nil, jerseyError(http.StatusUnsupportedMediaType)
+		}
+	}
 	if r.ContentLength > MaxBodyBytes {
 		return nil, errTooLarge()
 	}
-	data, err := io.ReadAll(r.Body)
+	data, err := io.ReadAll(body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		var timedOut *bodyTimeoutError
+		switch {
+		case errors.As(err, &tooLarge):
 			return nil, errTooLarge()
+		case errors.As(err, &timedOut):
+			return nil, timedOut.apiError()
 		}
 		return nil, errInvalidJSON(err.Error())
 	}
@@ -317,5 +337,5 @@ func errTooManyOffsets(n int) *v1.Error {
 }
 
 func errTooLarge() *v1.Error {
-	return v1.Errorf(v1.CodeTooLarge, "Request body too large (limit 8 MiB)")
+	return v1.Errorf(v1.CodeTooLarge, "Request body too large (limit %s)", sizeText(MaxBodyBytes))
 }

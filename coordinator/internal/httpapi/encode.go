@@ -89,6 +89,12 @@ func encodeError(_ context.Context, err error, w http.ResponseWriter) {
 }
 
 func writeError(w http.ResponseWriter, e *v1.Error) {
+	status, body := errorReply(e)
+	_ = writeJSON(w, status, body) // ErrorBody always marshals
+}
+
+// errorReply is the status and body that answer e.
+func errorReply(e *v1.Error) (int, v1.ErrorBody) {
 	status := int(e.Code)
 	if status < 400 || status > 599 {
 		// A code that is no error status would make a success out of a
@@ -101,23 +107,32 @@ func writeError(w http.ResponseWriter, e *v1.Error) {
 		msg := e.Message
 		body.Message = &msg
 	}
-	_ = writeJSON(w, status, body) // ErrorBody always marshals
+	return status, body
 }
 
 // writeJSON marshals before writing anything, so that a value that does
 // not marshal still leaves room for a clean 500. A failed write is not
 // returned: the header is out, and the client has gone.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
+	data, err := marshalJSON(v)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+	return nil
+}
+
+// marshalJSON is v as every answer writes it, with a final newline.
+func marshalJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Jackson does not escape <, > and &; messages and configs must read
 	// the same as upstream's.
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	return buf.Bytes(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -131,7 +132,13 @@ func TestTransportErrors(t *testing.T) {
 	}{
 		{name: "unknown path", method: "GET", path: "/nope", status: 404, msg: "HTTP 404 Not Found"},
 		{name: "unknown sub-path", method: "GET", path: "/connectors/a/b/c", status: 404, msg: "HTTP 404 Not Found"},
-		{name: "trailing slash", method: "GET", path: "/connectors/", status: 404, msg: "HTTP 404 Not Found"},
+		{name: "trailing slash and wrong method", method: "DELETE", path: "/connectors/", status: 405, msg: "HTTP 405 Method Not Allowed", allow: "GET, HEAD, POST"},
+		{name: "two trailing slashes", method: "GET", path: "/connectors//", status: 400, msg: "Ambiguous URI empty segment"},
+		{name: "empty segment", method: "GET", path: "//connectors", status: 400, msg: "Ambiguous URI empty segment"},
+		{name: "escaped dot segment", method: "GET", path: "/connectors/a/%2e/status", status: 400, msg: "Ambiguous URI path segment"},
+		{name: "above the root", method: "GET", path: "/a/../..", status: 400, msg: `HTTP 400 Bad Request: ".." above the root in the path`},
+		{name: "dot segment is no step", method: "GET", path: "/./connectors", status: 404, msg: "HTTP 404 Not Found"},
+		{name: "dot-dot segment is no step", method: "GET", path: "/connectors/a/../a", status: 404, msg: "HTTP 404 Not Found"},
 		{name: "task not an int", method: "GET", path: "/connectors/a/tasks/x/status", status: 404, msg: "HTTP 404 Not Found"},
 		{name: "task beyond int32", method: "POST", path: "/connectors/a/tasks/2147483648/restart", status: 404, msg: "HTTP 404 Not Found"},
 		{name: "wrong method", method: "DELETE", path: "/connectors", status: 405, msg: "HTTP 405 Method Not Allowed", allow: "GET, HEAD, POST"},
@@ -144,7 +151,25 @@ func TestTransportErrors(t *testing.T) {
 		{name: "bad media type on a bodiless route", method: "PUT", path: "/connectors/a/stop",
 			headers: []string{"Content-Type", "text/plain"}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
 		{name: "malformed media type", method: "PUT", path: "/connectors/a/config", body: strings.NewReader(`{}`),
-			headers: []string{"Content-Type", "application/json; =x"}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+			headers: []string{"Content-Type", "application/json; =x"}, status: 400, msg: `Invalid Content-Type header "application/json; =x"`},
+		{name: "media type without subtype", method: "PUT", path: "/connectors/a/stop",
+			headers: []string{"Content-Type", "json"}, status: 400, msg: `Invalid Content-Type header "json"`},
+		{name: "JSON suffix type", method: "PUT", path: "/connectors/a/stop",
+			headers: []string{"Content-Type", "application/problem+json"}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+		{name: "bad media type on a read", method: "GET", path: "/connectors/a/status",
+			headers: []string{"Content-Type", "text/plain"}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+		{name: "bad media type on a delete", method: "DELETE", path: "/connectors/a",
+			headers: []string{"Content-Type", "text/plain"}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+		{name: "body without media type", method: "POST", path: "/connectors", body: strings.NewReader(`{"name":"a","config":{}}`),
+			headers: []string{"Content-Type", ""}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+		{name: "chunked body without media type", method: "PATCH", path: "/connectors/a/offsets", body: struct{ io.Reader }{strings.NewReader(`{}`)},
+			headers: []string{"Content-Type", ""}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+		{name: "large body without media type", method: "PUT", path: "/connectors/a/config", body: strings.NewReader(big),
+			headers: []string{"Content-Type", ""}, status: 415, msg: "HTTP 415 Unsupported Media Type"},
+		{name: "empty body without media type", method: "PUT", path: "/connector-plugins/X/config/validate", body: strings.NewReader(""),
+			headers: []string{"Content-Type", ""}, status: 400, msg: "Invalid JSON in request body: unexpected end of JSON input"},
+		{name: "empty chunked body without media type", method: "POST", path: "/connectors", body: struct{ io.Reader }{strings.NewReader("")},
+			headers: []string{"Content-Type", ""}, status: 400, msg: "Invalid JSON in request body: unexpected end of JSON input"},
 		{name: "404 before 415", method: "POST", path: "/nope", body: strings.NewReader(`{}`),
 			headers: []string{"Content-Type", "text/plain"}, status: 404, msg: "HTTP 404 Not Found"},
 		{name: "too large with length", method: "POST", path: "/connectors", body: strings.NewReader(big),
@@ -205,15 +230,29 @@ func TestTransportErrors(t *testing.T) {
 	}
 }
 
-// TestMediaTypesAccepted: JSON with parameters, any case, or no
-// Content-Type at all reaches the Service.
+// TestMediaTypesAccepted: JSON with parameters, in any case or as a
+// wildcard reaches the Service; so does any media type on the root and
+// health routes, and a body without one on a route that reads no body.
 func TestMediaTypesAccepted(t *testing.T) {
-	for _, ct := range []string{"application/json", "application/json; charset=UTF-8", "Application/JSON", ""} {
-		t.Run(ct, func(t *testing.T) {
+	tests := []struct {
+		method, path, body, ct string
+		status                 int
+	}{
+		{"PUT", "/connectors/a/config", `{"k":"v"}`, "application/json", 200},
+		{"PUT", "/connectors/a/config", `{"k":"v"}`, "application/json; charset=UTF-8", 200},
+		{"PUT", "/connectors/a/config", `{"k":"v"}`, "Application/JSON", 200},
+		{"PUT", "/connectors/a/config", `{"k":"v"}`, "application/*", 200},
+		{"PUT", "/connectors/a/config", `{"k":"v"}`, "*/*", 200},
+		{"PUT", "/connectors/a/stop", `{"k":"v"}`, "", 204},
+		{"GET", "/", "", "text/plain", 200},
+		{"GET", "/health", "", "text/plain", 503},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path+" "+tt.ct, func(t *testing.T) {
 			f := newFake()
 			srv := serve(t, f)
-			got := do(t, srv, "PUT", "/connectors/a/config", `{"k":"v"}`, "Content-Type", ct)
-			if got.status != 200 {
+			got := do(t, srv, tt.method, tt.path, tt.body, "Content-Type", tt.ct)
+			if got.status != tt.status {
 				t.Fatalf("got %d %s", got.status, got.body)
 			}
 		})
@@ -223,4 +262,45 @@ func TestMediaTypesAccepted(t *testing.T) {
 // offsetsBody fills format's %s with a list of n offsets entries.
 func offsetsBody(format string, n int) string {
 	return fmt.Sprintf(format, "["+strings.TrimSuffix(strings.Repeat(`{"partition":{"f":"x"},"offset":{"p":1}},`, n), ",")+"]")
+}
+
+// TestTrailingSlash: a path with one trailing slash reaches the route of
+// the path without it, with its path values; so does one with a dot
+// segment as a name, as Jersey matches it.
+func TestTrailingSlash(t *testing.T) {
+	tests := []struct {
+		method, path, body string
+		call               string
+		args               []any
+	}{
+		{"GET", "/connectors/", "", "ListConnectors", []any{}},
+		{"POST", "/connectors/", `{"name":"a","config":{}}`, "CreateConnector",
+			[]any{v1.CreateConnectorRequest{Name: "a", Config: map[string]string{}}}},
+		{"GET", "/connectors/a%2Fb/", "", "GetConnector", []any{"a/b"}},
+		{"GET", "/connectors/a%2F", "", "GetConnector", []any{"a/"}},
+		{"GET", "/connectors/./", "", "GetConnector", []any{"."}},
+		{"GET", "/connectors/..", "", "GetConnector", []any{".."}},
+		{"GET", "/connectors/a/tasks/1/status/", "", "TaskStatus", []any{"a", 1}},
+		{"DELETE", "/connectors/a/?reset_offsets=true", "", "DeleteConnector", []any{"a", true}},
+		{"PUT", "/connector-plugins/X/config/validate/", `{}`, "ValidateConfig", []any{"X", map[string]string{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			f := newFake()
+			srv := serve(t, f)
+			got := do(t, srv, tt.method, tt.path, tt.body)
+			if got.status >= 300 {
+				t.Fatalf("got %d %s", got.status, got.body)
+			}
+			args, ok := f.called(tt.call)
+			if !ok {
+				t.Fatalf("%s not called; calls: %v", tt.call, f.calls)
+			}
+			if len(args) != 0 || len(tt.args) != 0 {
+				if !reflect.DeepEqual(args, tt.args) {
+					t.Errorf("%s args = %#v, want %#v", tt.call, args, tt.args)
+				}
+			}
+		})
+	}
 }

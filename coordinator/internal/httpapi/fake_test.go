@@ -25,6 +25,9 @@ type fake struct {
 	created  bool                   // PutConnectorConfig's answer
 	restart  *v1.ConnectorStateInfo // RestartConnector's answer
 	expanded map[string]v1.ConnectorExpanded
+	// hold, when set, runs in PutConnectorConfig with its context: it can
+	// keep the request in the Service, and fail it.
+	hold func(ctx context.Context) error
 }
 
 func newFake() *fake {
@@ -90,6 +93,11 @@ func (f *fake) GetConnectorConfig(ctx context.Context, name string) (map[string]
 }
 
 func (f *fake) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
+	if f.hold != nil {
+		if err := f.hold(ctx); err != nil {
+			return v1.ConnectorInfo{}, false, err
+		}
+	}
 	return info(name), f.created, f.record("PutConnectorConfig", name, config)
 }
 

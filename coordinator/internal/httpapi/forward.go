@@ -98,6 +98,12 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 				return nil
 			},
 			ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+				if timedOut := bodyTimedOut(r); timedOut != nil {
+					// The client's body stopped arriving: the leader got
+					// a part of it, which it cannot apply.
+					writeError(w, timedOut.apiError())
+					return
+				}
 				writeError(w, forwardError(lease.URL, err))
 			},
 		}

@@ -1,14 +1,17 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
@@ -86,5 +89,41 @@ func TestForwardFailures(t *testing.T) {
 				t.Error("a follower served a write itself")
 			}
 		})
+	}
+}
+
+// TestForwardSlowBody: a write whose body stops arriving at a follower is
+// answered 408 by the follower once its body bound passes, not as a failed
+// forward.
+func TestForwardSlowBody(t *testing.T) {
+	leader := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer leader.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(NewHandler(newFake(), WithLeaderRouting(follower{url: leader.URL})), Limits{ReadBodyTimeout: 200 * time.Millisecond})
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := errorBody(408, "Request body not received in time (limit 200ms)"); resp.StatusCode != 408 || strings.TrimSpace(string(body)) != want {
+		t.Fatalf("got %d %s, want 408 %s", resp.StatusCode, body, want)
 	}
 }

@@ -1,11 +1,11 @@
 package httpapi
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"mime"
 	"net/http"
+	"strings"
 
 	kithttp "github.com/go-kit/kit/transport/http"
 
@@ -38,10 +38,16 @@ func WithLogger(l *slog.Logger) Option {
 //
 // Request flow:
 //
-//	request ─► routing (ServeMux) ──no route──► 404 / 405 JSON error
+//	request ─► canonicalPaths: Jetty's refusals (400), one trailing slash off
 //	              │
 //	              ▼
-//	           admit: media type (415), body limit (413 on read)
+//	           leader routing (WithLeaderRouting): forward a follower's writes
+//	              │
+//	              ▼
+//	           routing (ServeMux) ──no route──► 404 / 405 JSON error
+//	              │
+//	              ▼
+//	           admit: media type (400, 415), body limit (413 on read)
 //	              │
 //	              ▼
 //	           go-kit server: decode ─► logging ─► endpoint ─► Service
@@ -61,14 +67,19 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	for _, rt := range routes() {
 		ep := logging(o.logger, rt.op)(rt.endpoint(svc))
 		srv := kithttp.NewServer(ep, rt.decode, rt.encode, serverOpts...)
-		mux.Handle(rt.pattern, admit(srv))
+		mux.Handle(rt.pattern, admit(!anyMediaType[rt.op], srv))
 	}
 	var api http.Handler = &handler{mux: mux}
 	if o.leadership != nil {
 		api = routeToLeader(o.leadership, api)
 	}
-	return api
+	return canonicalPaths(api)
 }
+
+// anyMediaType are the operations of Kafka Connect's RootResource, which
+// declares no media type it consumes: a request with any Content-Type
+// reaches them.
+var anyMediaType = map[string]bool{"server_info": true, "health": true}
 
 // handler puts the JSON error body on the answers ServeMux produces itself
 // (404, 405), which Kafka Connect clients parse like any other error.
@@ -78,26 +89,23 @@ type handler struct {
 
 // ServeHTTP implements http.Handler.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = dotsAsNames(r)
 	if _, pattern := h.mux.Handler(r); pattern != "" {
 		h.mux.ServeHTTP(w, r)
 		return
 	}
-	// No route: let the mux decide what it would answer (404, 405 with
-	// Allow, or a redirect to a cleaned path), then rewrite error answers.
+	// No route: let the mux decide between 404 and 405 (with Allow). A
+	// path it would redirect (to a cleaned or slash-ended form) is no path
+	// of the API either: canonicalPaths and dotsAsNames leave none that
+	// Jersey would route.
 	rec := &recorder{header: http.Header{}}
 	h.mux.ServeHTTP(rec, r)
-	if rec.status >= 400 {
-		if allow := rec.header.Get("Allow"); allow != "" {
-			w.Header().Set("Allow", allow)
-		}
-		writeError(w, jerseyError(rec.status))
+	if rec.status != http.StatusMethodNotAllowed {
+		writeError(w, jerseyError(http.StatusNotFound))
 		return
 	}
-	for k, vs := range rec.header {
-		w.Header()[k] = vs
-	}
-	w.WriteHeader(rec.status)
-	_, _ = w.Write(rec.body.Bytes())
+	w.Header().Set("Allow", rec.header.Get("Allow"))
+	writeError(w, jerseyError(rec.status))
 }
 
 // jerseyError is the error Jersey raises for a status it produces before a
@@ -106,23 +114,22 @@ func jerseyError(status int) *v1.Error {
 	return &v1.Error{Code: v1.Code(status), Message: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}
 }
 
-// admit applies what Jersey checks after routing and before binding: a body
-// sent as anything but JSON is refused. It also caps the body, so that a
-// decoder reading it sees an *http.MaxBytesError past MaxBodyBytes.
+// admit applies what Jersey checks after routing and before binding: a
+// request sent as anything but JSON is refused (415), one whose
+// Content-Type does not parse is a bad request (400). It also caps the
+// body, so that a decoder reading it sees an *http.MaxBytesError past
+// MaxBodyBytes.
 //
-// Only a present Content-Type is checked (a missing one is accepted, as in
-// Jersey), whether or not the route reads a body, as Jersey matches
-// @Consumes on the header alone.
-func admit(next http.Handler) http.Handler {
+// Only a present Content-Type is checked here (readJSON refuses a body
+// without one), whatever the method and whether or not the route reads a
+// body, as Jersey matches @Consumes on the header alone. checkMedia is
+// false for routes that consume any media type.
+func admit(checkMedia bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodPost, http.MethodPut, http.MethodPatch:
-			if ct := r.Header.Get("Content-Type"); ct != "" {
-				mt, _, err := mime.ParseMediaType(ct)
-				if err != nil || mt != "application/json" {
-					writeError(w, jerseyError(http.StatusUnsupportedMediaType))
-					return
-				}
+		if checkMedia {
+			if e := checkMediaType(r.Header.Get("Content-Type")); e != nil {
+				writeError(w, e)
+				return
 			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
@@ -130,11 +137,28 @@ func admit(next http.Handler) http.Handler {
 	})
 }
 
+// checkMediaType checks a Content-Type against @Consumes(application/json)
+// as JAX-RS matches media types: wildcards match, parameters do not count,
+// and application/<x>+json is another type.
+func checkMediaType(ct string) *v1.Error {
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	typ, sub, _ := strings.Cut(mt, "/")
+	if err != nil || typ == "" || sub == "" {
+		return v1.Errorf(v1.CodeBadRequest, "Invalid Content-Type header %q", ct)
+	}
+	if (typ != "*" && typ != "application") || (sub != "*" && sub != "json") {
+		return jerseyError(http.StatusUnsupportedMediaType)
+	}
+	return nil
+}
+
 // recorder captures what ServeMux answers for an unrouted request.
 type recorder struct {
 	header http.Header
 	status int
-	body   bytes.Buffer
 }
 
 // Header implements http.ResponseWriter.
@@ -147,8 +171,8 @@ func (r *recorder) WriteHeader(status int) {
 	}
 }
 
-// Write implements http.ResponseWriter.
+// Write implements http.ResponseWriter; the body is not kept.
 func (r *recorder) Write(b []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
-	return r.body.Write(b)
+	return len(b), nil
 }

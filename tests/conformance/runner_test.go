@@ -1,0 +1,90 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/textproto"
+	"strconv"
+	"testing"
+)
+
+// TestSendShapes: a step's request goes out as the step says: a raw target
+// as written, a body without a Content-Type, padded headers.
+func TestSendShapes(t *testing.T) {
+	reqs := recordRequests(t)
+	sys := System{URL: "http://" + reqs.addr, ConnPrefix: "p-"}
+	tests := []struct {
+		name string
+		step Step
+		want seen
+	}{
+		{"raw target", Step{Method: "GET", Path: "/connectors/${c}lo%c", RawTarget: true}, seen{line: "GET /connectors/p-lo%c HTTP/1.1"}},
+		{"target as parsed", Step{Method: "GET", Path: "//connectors/${c}a"}, seen{line: "GET //connectors/p-a HTTP/1.1"}},
+		{"body as JSON", Step{Method: "POST", Path: "/connectors", Body: []byte(`{}`)}, seen{line: "POST /connectors HTTP/1.1", ct: "application/json"}},
+		{"body without a Content-Type", Step{Method: "POST", Path: "/connectors", Body: []byte(`{}`), NoContentType: true}, seen{line: "POST /connectors HTTP/1.1"}},
+		{"padded header", Step{Method: "GET", Path: "/", Headers: map[string]string{"X-Padding": "<@PAD@>"}, Pad: 3}, seen{line: "GET / HTTP/1.1", pad: "<xxx>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if rec := sys.send(context.Background(), tt.step); rec.Err != "" || rec.Status != 200 {
+				t.Fatalf("record %+v", rec)
+			}
+			if got := <-reqs.seen; got != tt.want {
+				t.Fatalf("sent %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// seen is what recordRequests saw of one request.
+type seen struct{ line, ct, pad string }
+
+type recorded struct {
+	addr string
+	seen chan seen
+}
+
+// recordRequests serves HTTP/1.1 by hand, so that it sees request lines
+// net/http would refuse, and answers every request 200.
+func recordRequests(t *testing.T) recorded {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	r := recorded{addr: ln.Addr().String(), seen: make(chan seen, 1)}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				tp := textproto.NewReader(bufio.NewReader(conn))
+				for {
+					line, err := tp.ReadLine()
+					if err != nil {
+						return
+					}
+					h, err := tp.ReadMIMEHeader()
+					if err != nil {
+						return
+					}
+					n, _ := strconv.Atoi(h.Get("Content-Length"))
+					if _, err := io.CopyN(io.Discard, tp.R, int64(n)); err != nil {
+						return
+					}
+					r.seen <- seen{line: line, ct: h.Get("Content-Type"), pad: h.Get("X-Padding")}
+					if _, err := io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return r
+}
