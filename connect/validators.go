@@ -16,6 +16,19 @@ type Range struct {
 	Min, Max any
 }
 
+// IfSet runs V only on a value that is set and parsed: a bound Sluice adds
+// to a key Kafka defines without a validator, so that a value that does not
+// parse reports only its parse error, as Kafka does for such a key.
+type IfSet struct{ V Validator }
+
+// EnsureValid implements Validator.
+func (v IfSet) EnsureValid(name string, value any) error {
+	if value == nil {
+		return nil
+	}
+	return v.V.EnsureValid(name, value)
+}
+
 // AtLeast is Kafka's Range.atLeast.
 func AtLeast(min any) Range { return Range{Min: min} }
 

@@ -59,7 +59,7 @@ func SourceConfigDef() *connect.ConfigDef {
 		Define(connect.ConfigKey{Name: BatchSizeConfig, Type: connect.TypeInt, Default: int32(DefaultBatchSize),
 			// Kafka's key has no validator; Sluice bounds it from above only,
 			// so every value Kafka takes below the bound is still taken.
-			Validator:     connect.Range{Max: MaxBatchSize},
+			Validator:     connect.IfSet{V: connect.Range{Max: MaxBatchSize}},
 			Importance:    connect.ImportanceLow,
 			Documentation: "The maximum number of records the source task can read from the file each time it is polled"})
 }

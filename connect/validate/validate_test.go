@@ -113,6 +113,10 @@ func TestErrors(t *testing.T) {
 		{"converter prop", src("value.converter", "JsonConverter", "value.converter.schemas.enable", "perhaps"), map[string][]string{
 			"value.converter.schemas.enable": {"Invalid value perhaps for configuration schemas.enable: Expected value to be either true or false"}}},
 		{"selector", src("sluice.agent.selector", "zone=a, host=web-1"), map[string][]string{}},
+		// Kafka defines batch.size without a validator: a value that does
+		// not parse reports its parse error only, not also Sluice's bound.
+		{"unparsable batch.size", src("batch.size", "lots"), map[string][]string{"batch.size": {"Invalid value lots for configuration batch.size: Not a number of type INT"}}},
+		{"batch.size over the bound", src("batch.size", "100001"), map[string][]string{"batch.size": {"Invalid value 100001 for configuration batch.size: Value must be no more than 100000"}}},
 		{"bad selector", src("sluice.agent.selector", "zone"), map[string][]string{"sluice.agent.selector": {"Invalid value zone for configuration sluice.agent.selector: " + errSelectorShape.Error()}}},
 		{"plugin version", src("connector.plugin.version", "9.9"), map[string][]string{"connector.plugin.version": {"Plugin org.apache.kafka.connect.file.FileStreamSourceConnector with version 9.9 not found; available versions: 0.1.0"}}},
 		{"sink without topics", sink(), map[string][]string{
