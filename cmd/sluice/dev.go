@@ -90,6 +90,9 @@ func runDev(c *cli.Context) error {
 			return err
 		}
 		defer kc.Close()
+		if kc.Recovered() {
+			logger(c).Info("embedded Kafka: the last run did not stop cleanly; its data was recovered", "dir", dir)
+		}
 		brokers = kc.ListenAddrs()[0]
 	}
 	ccfg, acfgs, err := devConfigs(c, natsURL, brokers)
