@@ -165,6 +165,16 @@ func (c *Coordinator) Leader() (bool, v1.LeaderLease) { return c.herder.Leader()
 // RegisteredAgents is the number of agents currently registered.
 func (c *Coordinator) RegisteredAgents() int { return c.herder.RegisteredAgents() }
 
+// StopAssigning makes the coordinator send no more task assignments. Call
+// it before stopping every agent of a cluster that runs in one process
+// (sluice dev), so that agents leaving one after the other hand no tasks to
+// each other. It is a no-op before Start.
+func (c *Coordinator) StopAssigning() {
+	if c.herder != nil {
+		c.herder.StopAssigning()
+	}
+}
+
 // Stop stops serving and closes the clients.
 func (c *Coordinator) Stop(ctx context.Context) error {
 	var errs []error

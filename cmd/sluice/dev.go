@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
@@ -51,18 +53,53 @@ func devConfigs(c *cli.Context, natsURL, brokers string) (coordinator.Config, []
 	return ccfg, acfgs, nil
 }
 
-// devApp is the dev process's graph: one coordinator and the agents.
+// devApp is the dev process's graph: one coordinator and the agents. The
+// agents stop before the coordinator (fx stops in reverse order), and a
+// shutdown hands nothing over: the coordinator first stops assigning, then
+// every agent stops at once, each stopping its own tasks.
 func devApp(ccfg coordinator.Config, acfgs []agent.Config) []fx.Option {
-	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle) error {
-		for _, cfg := range acfgs {
+	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator) error {
+		agents := make([]*agent.Agent, len(acfgs))
+		for i, cfg := range acfgs {
 			a, err := agent.New(cfg)
 			if err != nil {
 				return err
 			}
-			lc.Append(fx.Hook{OnStart: a.Start, OnStop: a.Stop})
+			agents[i] = a
 		}
+		lc.Append(fx.Hook{
+			OnStart: func(ctx context.Context) error {
+				for i, a := range agents {
+					if err := a.Start(ctx); err != nil {
+						// fx stops only hooks that started: stop
+						// the agents this one started, and a.
+						return errors.Join(fmt.Errorf("start agent %s: %w", a.ID(), err), stopAgents(ctx, agents[:i+1]))
+					}
+				}
+				return nil
+			},
+			OnStop: func(ctx context.Context) error {
+				coord.StopAssigning()
+				return stopAgents(ctx, agents)
+			},
+		})
 		return nil
 	}))
+}
+
+// stopAgents stops the agents in parallel.
+func stopAgents(ctx context.Context, agents []*agent.Agent) error {
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() {
+			if err := a.Stop(ctx); err != nil {
+				errs[i] = fmt.Errorf("stop agent %s: %w", a.ID(), err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func runDev(c *cli.Context) error {

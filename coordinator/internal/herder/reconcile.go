@@ -134,6 +134,9 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 // idempotent, and one still in flight to an agent is not sent again; a lost
 // one is sent again when the agent's next heartbeat shows the task missing.
 func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
+	if h.assignStopped.Load() {
+		return
+	}
 	term := h.term.Load()
 	for agent, tasks := range assigns {
 		if _, busy := h.assigning.LoadOrStore(agent, true); busy {
