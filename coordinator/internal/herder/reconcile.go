@@ -175,12 +175,15 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 }
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
-// statuses of tasks that no longer exist.
+// statuses of tasks that no longer exist. An UNASSIGNED task has no worker
+// id: no agent runs it. (Kafka Connect shows the worker that last ran it,
+// which writes UNASSIGNED as it lets the task go; the coordinator is no
+// worker, and most of these tasks never ran anywhere.)
 func (h *Herder) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID) {
 	var recs []records.Record
 	for _, id := range unassigned {
 		st, ok := h.taskStatus(id.Connector, id.Task)
-		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] {
+		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] && st.WorkerID == "" {
 			continue
 		}
 		// Keep the task's own generation: a cluster-wide one would be
@@ -190,7 +193,7 @@ func (h *Herder) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID
 		if ok {
 			gen = st.Generation
 		}
-		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], h.cfg.WorkerID, gen)})
+		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], "", gen)})
 	}
 	for _, id := range removed {
 		if _, ok := h.taskStatus(id.Connector, id.Task); ok {
