@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -210,3 +213,41 @@ func TestDevSigintStopsEveryTaskOnceWithoutErrors(t *testing.T) {
 // taskEndRE picks how a task ended, the agent and the task id out of an
 // agent's "task stopped" or "task failed" line.
 var taskEndRE = regexp.MustCompile(`msg="task (stopped|failed)" agent=(\S+) task=(\S+)`)
+
+// TestDevVersionShowsBuildCommit checks that `sluice --version` and GET /
+// show the commit stamped into the binary (vcs.revision, "-dirty" for a
+// changed checkout), or "unknown" for a binary built without one.
+func TestDevVersionShowsBuildCommit(t *testing.T) {
+	info, err := buildinfo.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "unknown"
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		want = rev
+		if settings["vcs.modified"] == "true" {
+			want += "-dirty"
+		}
+	}
+	t.Logf("the binary's commit: %s", want)
+	out, err := exec.Command(binary, "--version").Output()
+	if err != nil {
+		t.Fatalf("sluice --version: %v", err)
+	}
+	if !strings.Contains(string(out), "("+want+")") {
+		t.Errorf("sluice --version printed %q, want the commit (%s)", out, want)
+	}
+
+	listen := FreeAddr(t)
+	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
+	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	var root v1.ServerInfo
+	c.Must(http.StatusOK, http.MethodGet, "/", nil).JSON(t, &root)
+	if root.Commit != want {
+		t.Errorf("GET / says commit %q, want %q", root.Commit, want)
+	}
+}
