@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
@@ -86,5 +87,32 @@ func TestForwardFailures(t *testing.T) {
 				t.Error("a follower served a write itself")
 			}
 		})
+	}
+}
+
+// stalledFollower is a follower whose catching up with the topics hangs:
+// its broker is slow or unreachable.
+type stalledFollower struct{ follower }
+
+func (stalledFollower) CatchUp(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestHealthDoesNotWaitForCatchUp: GET /health answers from memory at once,
+// also on a follower that cannot catch up with the topics, so a probe with
+// Kubernetes' one-second timeout gets its answer.
+func TestHealthDoesNotWaitForCatchUp(t *testing.T) {
+	f := newFake()
+	srv := httptest.NewServer(NewHandler(f, WithLeaderRouting(stalledFollower{})))
+	defer srv.Close()
+	client := &http.Client{Timeout: time.Second}
+	resp, err := client.Get(srv.URL + "/health")
+	if err != nil {
+		t.Fatalf("GET /health on a follower that cannot catch up: %v", err)
+	}
+	resp.Body.Close()
+	if _, called := f.called("Health"); !called {
+		t.Fatalf("GET /health answered %d without asking the service", resp.StatusCode)
 	}
 }
