@@ -24,8 +24,9 @@ import (
 
 // Config configures a coordinator.
 type Config struct {
-	// Listen is the REST address; AdvertisedAddr, when set, is the address
-	// shown as the connector's worker_id (default: the bound address).
+	// Listen is the REST address; AdvertisedAddr, when set, is the
+	// host:port the other coordinators forward writes to, also shown as the
+	// connector's worker_id (default: the bound address).
 	Listen         string
 	AdvertisedAddr string
 	NATSURL        string
@@ -70,6 +71,13 @@ func (c *Config) Validate() error {
 	}
 	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 || c.LeaderLease < 0 {
 		errs = append(errs, errors.New("agent lease and task shutdown timeout must be positive"))
+	}
+	if c.AdvertisedAddr != "" {
+		// Followers forward writes to http://<advertised address>: without
+		// a port they would reach port 80 and answer "no known leader".
+		if host, port, err := net.SplitHostPort(c.AdvertisedAddr); err != nil || host == "" || port == "" {
+			errs = append(errs, fmt.Errorf("advertised address %q must be host:port, the REST address other coordinators forward writes to", c.AdvertisedAddr))
+		}
 	}
 	return errors.Join(errs...)
 }
