@@ -1,21 +1,15 @@
 package deploy
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // manifestDir holds the shipped Kubernetes manifests.
@@ -44,8 +38,9 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 // forward writes to), probes GET /health, and runs bounded, non-root and
 // read-only.
 func TestCoordinatorManifest(t *testing.T) {
-	d := only[*appsv1.Deployment](t, decodeManifest(t, filepath.Join(manifestDir, "coordinator.yaml")))
-	c := container(t, d.Spec.Template.Spec, "coordinator")
+	objs := decodeManifest(t, filepath.Join(manifestDir, "coordinator.yaml"))
+	d := only[*appsv1.Deployment](t, objs)
+	c := container(t, objs, "coordinator")
 	restPort := port(t, c, "rest")
 
 	env := map[string]corev1.EnvVar{}
@@ -98,8 +93,9 @@ func TestCoordinatorManifest(t *testing.T) {
 // example: bounded, non-root and read-only (it writes only to the shared
 // volume its tasks' files are on).
 func TestAgentSidecarManifest(t *testing.T) {
-	s := only[*appsv1.StatefulSet](t, decodeManifest(t, filepath.Join(manifestDir, "agent-sidecar.yaml")))
-	c := container(t, s.Spec.Template.Spec, "sluice-agent")
+	objs := decodeManifest(t, filepath.Join(manifestDir, "agent-sidecar.yaml"))
+	s := only[*appsv1.StatefulSet](t, objs)
+	c := container(t, objs, "sluice-agent")
 	checkBoundedNonRoot(t, s.Spec.Template.Spec, c)
 }
 
@@ -143,47 +139,14 @@ func checkBoundedNonRoot(t *testing.T, pod corev1.PodSpec, c corev1.Container) {
 	}
 }
 
-// decodeManifest decodes every YAML document of path strictly into the API
-// type its kind names.
+// decodeManifest decodes path strictly, failing the test if it cannot.
 func decodeManifest(t *testing.T, path string) []any {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	objs, err := harness.DecodeManifest(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := k8syaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []any
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var tm metav1.TypeMeta
-		if err := yaml.Unmarshal(doc, &tm); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		var obj any
-		switch tm.APIVersion + " " + tm.Kind {
-		case "apps/v1 Deployment":
-			obj = &appsv1.Deployment{}
-		case "apps/v1 StatefulSet":
-			obj = &appsv1.StatefulSet{}
-		case "v1 Service":
-			obj = &corev1.Service{}
-		default:
-			t.Fatalf("%s: a document of kind %q %q, which this test does not know", path, tm.APIVersion, tm.Kind)
-		}
-		if err := yaml.UnmarshalStrict(doc, obj); err != nil {
-			t.Fatalf("%s: %s %s does not decode strictly: %v", path, tm.APIVersion, tm.Kind, err)
-		}
-		objs = append(objs, obj)
-	}
+	return objs
 }
 
 // only returns the one object of type T among objs.
@@ -202,15 +165,13 @@ func only[T any](t *testing.T, objs []any) T {
 	return found[0]
 }
 
-func container(t *testing.T, pod corev1.PodSpec, name string) corev1.Container {
+func container(t *testing.T, objs []any, name string) corev1.Container {
 	t.Helper()
-	for _, c := range pod.Containers {
-		if c.Name == name {
-			return c
-		}
+	c, err := harness.ManifestContainer(objs, name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no container %q", name)
-	return corev1.Container{}
+	return c
 }
 
 // port returns the number of c's port called name, as a string.
