@@ -5,15 +5,22 @@ GO ?= go
 TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
 KAFKA ?= 127.0.0.1:9092
 
+# The commit GET / and --version show is the one Go stamps into a binary
+# built in a git checkout: go build stamps by default, go run only with
+# -buildvcs=true. Go finds no checkout in a linked worktree (its .git is a
+# file; golang/go#58218) and cannot stamp without git: the commit is then
+# "unknown".
+BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
+
 .PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
-	$(GO) run ./cmd/sluice dev --data-dir .sluice/dev
+	$(GO) run $(BUILDVCS) ./cmd/sluice dev --data-dir .sluice/dev
 
 ## build: build bin/sluice
 build:
-	$(GO) build -o bin/sluice ./cmd/sluice
+	$(GO) build $(BUILDVCS) -o bin/sluice ./cmd/sluice
 
 ## test: every test — unit, integration and end-to-end — on the embedded broker
 test: test-unit test-integration

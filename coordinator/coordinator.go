@@ -32,8 +32,9 @@ const (
 
 // Config configures a coordinator.
 type Config struct {
-	// Listen is the REST address; AdvertisedAddr, when set, is the address
-	// shown as the connector's worker_id (default: the bound address).
+	// Listen is the REST address; AdvertisedAddr, when set, is the
+	// host:port the other coordinators forward writes to, also shown as the
+	// connector's worker_id (default: the bound address).
 	Listen         string
 	AdvertisedAddr string
 	NATSURL        string
@@ -100,6 +101,13 @@ func (c *Config) Validate() error {
 	}
 	if c.ReadHeaderTimeout < 0 || c.ReadBodyTimeout < 0 || c.MaxHeaderBytes < 0 {
 		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
+	}
+	if c.AdvertisedAddr != "" {
+		// Followers forward writes to http://<advertised address>: without
+		// a port they would reach port 80 and answer "no known leader".
+		if host, port, err := net.SplitHostPort(c.AdvertisedAddr); err != nil || host == "" || port == "" {
+			errs = append(errs, fmt.Errorf("advertised address %q must be host:port, the REST address other coordinators forward writes to", c.AdvertisedAddr))
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -199,6 +207,16 @@ func (c *Coordinator) Leader() (bool, v1.LeaderLease) { return c.herder.Leader()
 
 // RegisteredAgents is the number of agents currently registered.
 func (c *Coordinator) RegisteredAgents() int { return c.herder.RegisteredAgents() }
+
+// StopAssigning makes the coordinator send no more task assignments. Call
+// it before stopping every agent of a cluster that runs in one process
+// (sluice dev), so that agents leaving one after the other hand no tasks to
+// each other. It is a no-op before Start.
+func (c *Coordinator) StopAssigning() {
+	if c.herder != nil {
+		c.herder.StopAssigning()
+	}
+}
 
 // Stop stops serving and closes the clients.
 func (c *Coordinator) Stop(ctx context.Context) error {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
@@ -12,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/logging"
 )
 
 func devCommand() *cli.Command {
@@ -33,8 +36,7 @@ func devCommand() *cli.Command {
 // devConfigs builds the coordinator's and the agents' configs for dev mode.
 // They share one set of loggers, the process's: a worker-scope change of
 // /admin/loggers applies to the whole dev process, agents included.
-func devConfigs(c *cli.Context, natsURL, brokers string) (coordinator.Config, []agent.Config, error) {
-	lg := loggers(c)
+func devConfigs(c *cli.Context, lg *logging.Loggers, natsURL, brokers string) (coordinator.Config, []agent.Config, error) {
 	ccfg, err := coordinatorConfig(c, lg)
 	if err != nil {
 		return ccfg, nil, err
@@ -53,23 +55,59 @@ func devConfigs(c *cli.Context, natsURL, brokers string) (coordinator.Config, []
 	return ccfg, acfgs, nil
 }
 
-// devApp is the dev process's graph: one coordinator and the agents.
+// devApp is the dev process's graph: one coordinator and the agents. The
+// agents stop before the coordinator (fx stops in reverse order), and a
+// shutdown hands nothing over: the coordinator first stops assigning, then
+// every agent stops at once, each stopping its own tasks.
 func devApp(ccfg coordinator.Config, acfgs []agent.Config) []fx.Option {
-	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle) error {
-		for _, cfg := range acfgs {
+	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator) error {
+		agents := make([]*agent.Agent, len(acfgs))
+		for i, cfg := range acfgs {
 			a, err := agent.New(cfg)
 			if err != nil {
 				return err
 			}
-			lc.Append(fx.Hook{OnStart: a.Start, OnStop: a.Stop})
+			agents[i] = a
 		}
+		lc.Append(fx.Hook{
+			OnStart: func(ctx context.Context) error {
+				for i, a := range agents {
+					if err := a.Start(ctx); err != nil {
+						// fx stops only hooks that started: stop
+						// the agents this one started, and a.
+						return errors.Join(fmt.Errorf("start agent %s: %w", a.ID(), err), stopAgents(ctx, agents[:i+1]))
+					}
+				}
+				return nil
+			},
+			OnStop: func(ctx context.Context) error {
+				coord.StopAssigning()
+				return stopAgents(ctx, agents)
+			},
+		})
 		return nil
 	}))
+}
+
+// stopAgents stops the agents in parallel.
+func stopAgents(ctx context.Context, agents []*agent.Agent) error {
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() {
+			if err := a.Stop(ctx); err != nil {
+				errs[i] = fmt.Errorf("stop agent %s: %w", a.ID(), err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func runDev(c *cli.Context) error {
 	dataDir := c.String("data-dir")
 	natsURL, brokers := c.String("nats"), c.String("kafka")
+	lg := loggers(c)
 	if natsURL == "" {
 		dir := filepath.Join(dataDir, "nats")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -92,9 +130,12 @@ func runDev(c *cli.Context) error {
 			return err
 		}
 		defer kc.Close()
+		if kc.Recovered() {
+			rootLogger(lg).Info("embedded Kafka: the last run did not stop cleanly; its data was recovered", "dir", dir)
+		}
 		brokers = kc.ListenAddrs()[0]
 	}
-	ccfg, acfgs, err := devConfigs(c, natsURL, brokers)
+	ccfg, acfgs, err := devConfigs(c, lg, natsURL, brokers)
 	if err != nil {
 		return err
 	}

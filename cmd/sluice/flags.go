@@ -43,7 +43,7 @@ var (
 	offsetsTopic  = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if missing)")
 	statusTopic   = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if missing)")
 	listenFlag    = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
-	advertiseFlag = stringFlag("advertised-address", "", "address shown as the coordinator's worker_id (default: the REST address)")
+	advertiseFlag = stringFlag("advertised-address", "", "host:port the other coordinators forward writes to, and the coordinator's worker_id (default: the REST address)")
 	labelsFlag    = stringFlag("labels", "", "agent labels for placement (k=v,k=v)")
 	idFlag        = stringFlag("id", "", "agent id, stable across restarts (default: the host name)")
 	workDirFlag   = stringFlag("work-dir", "", "directory relative file paths resolve against (default: the current directory)")

@@ -107,7 +107,8 @@ func TestLogLevelFlag(t *testing.T) {
 // through the same loggers, the process's, which a worker-scope
 // /admin/loggers change sets.
 func TestDevSharesLoggers(t *testing.T) {
-	ccfg, acfgs, err := devConfigs(flagContext(t, devCommand().Flags...), "nats://127.0.0.1:4222", "127.0.0.1:9092")
+	c := flagContext(t, devCommand().Flags...)
+	ccfg, acfgs, err := devConfigs(c, loggers(c), "nats://127.0.0.1:4222", "127.0.0.1:9092")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,14 @@
 package embedded
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -53,31 +58,106 @@ func NATS(listen, storeDir string, opts ...NATSOption) (*server.Server, error) {
 	return ns, nil
 }
 
+// runningMarker names a file that exists in a broker's data dir while a
+// broker runs on it. Found at start, it says the last broker there did not
+// stop cleanly: it crashed or was killed.
+const runningMarker = "sluice-broker-running"
+
+// Broker is the embedded Kafka broker. Close it to stop it cleanly.
+type Broker struct {
+	*kfake.Cluster
+	marker    string
+	recovered bool
+	closeOnce sync.Once
+}
+
+// Recovered reports whether the broker's data dir was left by a broker that
+// did not stop cleanly, and was recovered before this one started.
+func (b *Broker) Recovered() bool { return b.recovered }
+
+// Close stops the broker; with a data dir, it saves its state there first.
+func (b *Broker) Close() {
+	b.closeOnce.Do(func() {
+		b.Cluster.Close()
+		if b.marker != "" {
+			// Only now is the data dir whole: a crash during Close
+			// leaves the marker, and the next start recovers.
+			_ = os.Remove(b.marker)
+		}
+	})
+}
+
 // Kafka starts a single-broker kfake cluster on listen ("" for a free
 // loopback port). When dataDir is set the broker persists its data there and
 // reloads it on the next start. New topics get one partition by default, as
 // with Apache Kafka's num.partitions.
-func Kafka(listen, dataDir string) (*kfake.Cluster, error) {
+//
+// A broker that did not stop cleanly (kill -9, a crash) may leave the end of
+// an append-only state log torn: a SIGKILL can cut a write to a file short.
+// kfake then reads groups.log (committed offsets) and pids.log (producer
+// ids and epochs) up to the tear and ignores the rest, but goes on appending
+// after the tear, so everything written after the restart would be lost at
+// the next one: a sink would start again from an old commit, or from the
+// beginning. So after an unclean stop, the data dir is first loaded by a
+// broker that is closed at once — a clean close writes those logs anew,
+// whole, from what was loaded — and only then is the broker started.
+func Kafka(listen, dataDir string) (*Broker, error) {
 	_, port, err := splitListen(listen)
 	if err != nil {
 		return nil, fmt.Errorf("kafka listen address: %w", err)
 	}
+	b := &Broker{}
+	if dataDir != "" {
+		if b.recovered, err = recoverUncleanStop(dataDir); err != nil {
+			return nil, err
+		}
+		b.marker = filepath.Join(dataDir, runningMarker)
+		if err := os.WriteFile(b.marker, nil, 0o644); err != nil {
+			return nil, fmt.Errorf("embedded Kafka data dir: %w", err)
+		}
+	}
+	opts := kafkaOpts(dataDir)
+	if port != 0 {
+		opts = append(opts, kfake.Ports(port))
+	}
+	if b.Cluster, err = kfake.NewCluster(opts...); err != nil {
+		return nil, fmt.Errorf("start embedded Kafka: %w", err)
+	}
+	return b, nil
+}
+
+// kafkaOpts are the options of every embedded broker on dataDir.
+func kafkaOpts(dataDir string) []kfake.Opt {
 	opts := []kfake.Opt{
 		kfake.NumBrokers(1),
 		kfake.DefaultNumPartitions(1),
 		kfake.ClusterID("sluice-dev"),
 	}
-	if port != 0 {
-		opts = append(opts, kfake.Ports(port))
-	}
 	if dataDir != "" {
 		opts = append(opts, kfake.DataDir(dataDir))
 	}
-	c, err := kfake.NewCluster(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("start embedded Kafka: %w", err)
+	return opts
+}
+
+// recoverUncleanStop loads and cleanly closes dataDir if the broker that
+// last ran on it did not stop cleanly, and reports whether it did so.
+func recoverUncleanStop(dataDir string) (bool, error) {
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return false, fmt.Errorf("embedded Kafka data dir: %w", err)
 	}
-	return c, nil
+	_, err := os.Stat(filepath.Join(dataDir, runningMarker))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("embedded Kafka data dir: %w", err)
+	}
+	c, err := kfake.NewCluster(kafkaOpts(dataDir)...)
+	if err != nil {
+		return false, fmt.Errorf("recover embedded Kafka data in %s after an unclean stop: %w", dataDir, err)
+	}
+	c.Close()
+	return true, nil
 }
 
 func splitListen(listen string) (string, int, error) {

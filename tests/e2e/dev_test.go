@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -144,4 +147,107 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 		t.Fatalf("ready line %q names REST port %s, want %s (--listen %s)", line, m[1], want, listen)
 	}
 	return m[3]
+}
+
+// TestDevSigintStopsEveryTaskOnceWithoutErrors runs `sluice dev` with a few
+// dozen connectors spread over its two agents and stops it with SIGINT. A
+// clean shutdown stops every task once, where it runs: no agent takes over
+// the tasks of an agent that left before it, and nothing is logged at ERROR
+// (a task handed to an agent that is closing its clients fails).
+func TestDevSigintStopsEveryTaskOnceWithoutErrors(t *testing.T) {
+	listen := FreeAddr(t)
+	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
+	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	prefix := UniquePrefix(t)
+	out := t.TempDir()
+	const sources, sinks = 24, 12
+	var names []string
+	for i := range sources {
+		name := fmt.Sprintf("gen-%d", i)
+		c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
+			"connector.class": "GeneratorSource", "topic": fmt.Sprintf("%s-%d", prefix, i), "rate": "20"}})
+		names = append(names, name)
+	}
+	for i := range sinks {
+		name := fmt.Sprintf("sink-%d", i)
+		c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
+			"connector.class": "FileStreamSink", "topics": fmt.Sprintf("%s-%d", prefix, i),
+			"file": filepath.Join(out, name+".txt")}})
+		names = append(names, name)
+	}
+	ranOn := map[string]string{} // task id → agent
+	perAgent := map[string]int{}
+	for _, name := range names {
+		s := c.WaitRunning(name, 1)
+		ranOn[name+"-0"] = s.Tasks[0].WorkerID
+		perAgent[s.Tasks[0].WorkerID]++
+	}
+	if len(perAgent) != 2 {
+		t.Fatalf("tasks run on %v, want both agents", perAgent)
+	}
+
+	mark := dev.Mark()
+	took := dev.Terminate(syscall.SIGINT, 30*time.Second)
+	t.Logf("exited 0 %v after SIGINT (tasks per agent: %v)", took.Round(time.Millisecond), perAgent)
+	if started := dev.TaskStarts(mark); len(started) > 0 {
+		t.Errorf("tasks started during the shutdown (handed over from an agent that left): %v", started)
+	}
+	// Every task ends once, where it ran: a handed-over task also ends on
+	// the agent it was handed to (stopped, or failed as that agent closes).
+	ended := map[string][]string{}
+	for _, line := range dev.LogLinesSince(mark, `msg="task `) {
+		if m := taskEndRE.FindStringSubmatch(line); m != nil {
+			ended[m[3]] = append(ended[m[3]], m[2]+" ("+m[1]+")")
+		}
+	}
+	for id, agent := range ranOn {
+		if got := ended[id]; len(got) != 1 || got[0] != agent+" (stopped)" {
+			t.Errorf("task %s ran on %s; during the shutdown it ended as %v, want once, stopped on %s", id, agent, got, agent)
+		}
+	}
+	if errs := dev.LogLines("level=ERROR"); len(errs) > 0 {
+		t.Errorf("%d ERROR lines, want none; the first: %s", len(errs), errs[0])
+	}
+}
+
+// taskEndRE picks how a task ended, the agent and the task id out of an
+// agent's "task stopped" or "task failed" line.
+var taskEndRE = regexp.MustCompile(`msg="task (stopped|failed)" agent=(\S+) task=(\S+)`)
+
+// TestDevVersionShowsBuildCommit checks that `sluice --version` and GET /
+// show the commit stamped into the binary (vcs.revision, "-dirty" for a
+// changed checkout), or "unknown" for a binary built without one.
+func TestDevVersionShowsBuildCommit(t *testing.T) {
+	info, err := buildinfo.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "unknown"
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		want = rev
+		if settings["vcs.modified"] == "true" {
+			want += "-dirty"
+		}
+	}
+	t.Logf("the binary's commit: %s", want)
+	out, err := exec.Command(binary, "--version").Output()
+	if err != nil {
+		t.Fatalf("sluice --version: %v", err)
+	}
+	if !strings.Contains(string(out), "("+want+")") {
+		t.Errorf("sluice --version printed %q, want the commit (%s)", out, want)
+	}
+
+	listen := FreeAddr(t)
+	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
+	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	var root v1.ServerInfo
+	c.Must(http.StatusOK, http.MethodGet, "/", nil).JSON(t, &root)
+	if root.Commit != want {
+		t.Errorf("GET / says commit %q, want %q", root.Commit, want)
+	}
 }

@@ -31,8 +31,8 @@ type leaderOptions struct {
 }
 
 // leaderCluster is several `sluice coordinator` processes of one group
-// (same --group-id, NATS, Kafka and topics, distinct --listen addresses)
-// and agents, all separate processes, on NATS and Kafka that live in the
+// (same --group-id, NATS, Kafka and topics, distinct REST ports, listen and
+// advertised addresses as deploy/k8s/coordinator.yaml sets them) and agents, all separate processes, on NATS and Kafka that live in the
 // test process (or the real broker of SLUICE_TEST_KAFKA).
 type leaderCluster struct {
 	T       testing.TB
@@ -80,10 +80,14 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 	t.Cleanup(c.nc.Close)
 
 	for i := range opts.Coordinators {
+		// Each listens and advertises itself as the shipped manifest has a
+		// pod do, with 127.0.0.1 for the pod's IP: on every interface, and
+		// as <pod IP>:<port> to the other coordinators, which forward
+		// writes there.
 		addr := FreeAddr(t)
 		c.Addrs = append(c.Addrs, addr)
-		c.Coords = append(c.Coords, StartProc(t, fmt.Sprintf("coordinator-%d", i),
-			"coordinator", "--nats", c.NATSURL, "--kafka", c.Brokers, "--listen", addr,
+		p := NewProc(t, fmt.Sprintf("coordinator-%d", i),
+			"coordinator", "--nats", c.NATSURL, "--kafka", c.Brokers,
 			"--group-id", c.Prefix,
 			"--config-topic", c.Prefix+"-configs",
 			"--offsets-topic", c.Prefix+"-offsets",
@@ -91,7 +95,10 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 			"--leader-lease", opts.LeaderLease.String(),
 			"--agent-lease", opts.AgentLease.String(),
 			"--task-shutdown-timeout", "5s",
-			"--log-level", "info"))
+			"--log-level", "info")
+		p.Env = ManifestEnv(t, addr)
+		p.Start()
+		c.Coords = append(c.Coords, p)
 	}
 	for i := range c.Coords {
 		WaitHealthy(t, c.URL(i), 60*time.Second, c.Coords[i])

@@ -11,7 +11,8 @@ import (
 
 // TestPlacementSelector checks that sluice.agent.selector confines a
 // connector's tasks to matching agents, and that a task no live agent
-// matches is UNASSIGNED (DESIGN §3, issue 2 §5).
+// matches is UNASSIGNED (DESIGN §3, issue 2 §5), with a trace saying so and
+// no worker_id: no agent runs it (the coordinator's address is no worker).
 func TestPlacementSelector(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 3, Labels: []map[string]string{
 		{"zone": "a"},
@@ -23,14 +24,15 @@ func TestPlacementSelector(t *testing.T) {
 	tests := []struct {
 		name, selector string
 		tasks          int
-		allowed        map[string]bool // nil: UNASSIGNED
+		allowed        map[string]bool // nil: UNASSIGNED, with selector as its trace names it
+		trace          string
 	}{
-		{"zone-b", "zone=b", 4, map[string]bool{"agent-2": true, "agent-3": true}},
-		{"zone-b-host", "zone=b,host=h3", 3, map[string]bool{"agent-3": true}},
-		{"zone-a", " zone = a ", 2, map[string]bool{"agent-1": true}},
-		{"anywhere", "", 3, map[string]bool{"agent-1": true, "agent-2": true, "agent-3": true}},
-		{"nowhere", "zone=c", 2, nil},
-		{"partial-match", "zone=a,host=h3", 1, nil},
+		{"zone-b", "zone=b", 4, map[string]bool{"agent-2": true, "agent-3": true}, ""},
+		{"zone-b-host", "zone=b,host=h3", 3, map[string]bool{"agent-3": true}, ""},
+		{"zone-a", " zone = a ", 2, map[string]bool{"agent-1": true}, ""},
+		{"anywhere", "", 3, map[string]bool{"agent-1": true, "agent-2": true, "agent-3": true}, ""},
+		{"nowhere", "zone=c", 2, nil, "zone=c"},
+		{"partial-match", "zone=a,host=h3", 1, nil, "host=h3,zone=a"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,9 +43,13 @@ func TestPlacementSelector(t *testing.T) {
 			mustCreate(c, tt.name, cfg, "")
 			if tt.allowed == nil {
 				st := c.WaitState(tt.name, "RUNNING", tt.tasks, "UNASSIGNED")
+				want := "No live agent matches sluice.agent.selector " + tt.trace
 				for _, ts := range st.Tasks {
-					if ts.WorkerID == "" {
-						t.Errorf("UNASSIGNED task %d has no worker_id", ts.ID)
+					if ts.WorkerID != "" {
+						t.Errorf("UNASSIGNED task %d has worker_id %q, want \"\": no agent runs it", ts.ID, ts.WorkerID)
+					}
+					if ts.Trace != want {
+						t.Errorf("UNASSIGNED task %d has trace %q, want %q", ts.ID, ts.Trace, want)
 					}
 				}
 				return

@@ -113,6 +113,8 @@ type Herder struct {
 	warn *logthrottle.Limiter
 	// assigning holds the agents an assignment is in flight to.
 	assigning sync.Map
+	// assignStopped is set by StopAssigning: no assignment is sent again.
+	assignStopped atomic.Bool
 	// leading is the running leadership, nil while following.
 	leadMu  sync.Mutex
 	leading *leadership
@@ -222,6 +224,14 @@ func (h *Herder) Stop(ctx context.Context) error {
 	}
 	return nil
 }
+
+// StopAssigning makes this coordinator send no more assignments, for as
+// long as it runs. It is for stopping a whole cluster that runs in one
+// process (sluice dev): called before the agents stop, the tasks of an agent
+// that leaves are not handed to an agent that is about to leave too (where
+// they would start only to be stopped, or fail as its clients close).
+// Revokes, statuses and agent registrations go on as before.
+func (h *Herder) StopAssigning() { h.assignStopped.Store(true) }
 
 // lock serialises requests on one connector.
 func (h *Herder) lock(name string) func() {

@@ -136,6 +136,9 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 // They go in requests that each fit one NATS message, so a failed one
 // (a config too large to send) holds up no other.
 func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
+	if h.assignStopped.Load() {
+		return
+	}
 	term := h.term.Load()
 	for agent, tasks := range assigns {
 		if _, busy := h.assigning.LoadOrStore(agent, true); busy {
@@ -181,12 +184,15 @@ func (h *Herder) forgetRefused(agent string, sent []v1.TaskAssignment, refused [
 }
 
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
-// statuses of tasks that no longer exist.
+// statuses of tasks that no longer exist. An UNASSIGNED task has no worker
+// id: no agent runs it. (Kafka Connect shows the worker that last ran it,
+// which writes UNASSIGNED as it lets the task go; the coordinator is no
+// worker, and most of these tasks never ran anywhere.)
 func (h *Herder) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID) {
 	var recs []records.Record
 	for _, id := range unassigned {
 		st, ok := h.taskStatus(id.Connector, id.Task)
-		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] {
+		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] && st.WorkerID == "" {
 			continue
 		}
 		// Keep the task's own generation: a cluster-wide one would be
@@ -196,7 +202,7 @@ func (h *Herder) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID
 		if ok {
 			gen = st.Generation
 		}
-		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], h.cfg.WorkerID, gen)})
+		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], "", gen)})
 	}
 	for _, id := range removed {
 		if _, ok := h.taskStatus(id.Connector, id.Task); ok {

@@ -47,17 +47,21 @@ func WithLeaderRouting(l Leadership) Option {
 // routeToLeader wraps the API: reads are served here after catching up; writes are
 // served here by the leader and forwarded by a follower.
 //
+//	GET /health ─► serve, at once
 //	GET ─► follower: catch up ─► serve (GET /connector-plugins: as a write)
 //	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
 func routeToLeader(l Leadership, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			// Answered from memory, at once: liveness and readiness
+			// probes must not wait for a slow broker to catch up. While
+			// starting it answers 503 "starting" itself.
+			api.ServeHTTP(w, r)
+			return
+		}
 		if !l.Ready() {
-			if r.URL.Path == "/health" {
-				api.ServeHTTP(w, r) // answers 503 "starting" itself
-				return
-			}
 			writeError(w, &v1.Error{Code: v1.CodeUnavailable, Message: msgStarting})
 			return
 		}

@@ -127,3 +127,30 @@ func TestForwardSlowBody(t *testing.T) {
 		t.Fatalf("got %d %s, want 408 %s", resp.StatusCode, body, want)
 	}
 }
+
+// stalledFollower is a follower whose catching up with the topics hangs:
+// its broker is slow or unreachable.
+type stalledFollower struct{ follower }
+
+func (stalledFollower) CatchUp(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestHealthDoesNotWaitForCatchUp: GET /health answers from memory at once,
+// also on a follower that cannot catch up with the topics, so a probe with
+// Kubernetes' one-second timeout gets its answer.
+func TestHealthDoesNotWaitForCatchUp(t *testing.T) {
+	f := newFake()
+	srv := httptest.NewServer(NewHandler(f, WithLeaderRouting(stalledFollower{})))
+	defer srv.Close()
+	client := &http.Client{Timeout: time.Second}
+	resp, err := client.Get(srv.URL + "/health")
+	if err != nil {
+		t.Fatalf("GET /health on a follower that cannot catch up: %v", err)
+	}
+	resp.Body.Close()
+	if _, called := f.called("Health"); !called {
+		t.Fatalf("GET /health answered %d without asking the service", resp.StatusCode)
+	}
+}
