@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
@@ -22,26 +21,9 @@ const chunkPayload = 16 << 10
 // echo endpoint on t.echo through an Assembler serving t.chunk.
 func serveChunked(t *testing.T, opts natsrpc.AssemblerOptions) *nats.Conn {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, MaxPayload: chunkPayload})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats not ready")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	svc, err := micro.AddService(nc, micro.Config{Name: "test", Version: "0.0.1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, svc := service(t, chunkPayload)
 	a := natsrpc.NewAssembler(opts)
-	err = a.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
+	err := a.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
 		in := req.(*echo)
 		if strings.HasPrefix(in.Text, "fail") {
 			return nil, v1.Errorf(v1.CodeConflict, "refused %d bytes", len(in.Text))

@@ -29,7 +29,7 @@ type remaining struct {
 // t.echo that reports the time its context had left on seen.
 func serve(t *testing.T) (*nats.Conn, chan remaining) {
 	t.Helper()
-	nc, svc := service(t)
+	nc, svc := service(t, 0)
 	seen := make(chan remaining, 1)
 	err := natsrpc.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
 		dl, ok := ctx.Deadline()
@@ -46,10 +46,11 @@ func serve(t *testing.T) (*nats.Conn, chan remaining) {
 	return nc, seen
 }
 
-// service starts an embedded NATS server and a micro service on it.
-func service(t *testing.T) (*nats.Conn, micro.Service) {
+// service starts an embedded NATS server and a micro service on it; a
+// maxPayload above 0 replaces NATS's default max_payload.
+func service(t *testing.T, maxPayload int32) (*nats.Conn, micro.Service) {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true, MaxPayload: maxPayload})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestServerTrustsOnlyTheTimeout(t *testing.T) {
 // (mounted plainly, it would wait behind it, its timeout started late), and
 // refuses at once, as unavailable, one more than its limit.
 func TestConcurrentlyHandlesRequestsAsTheyArrive(t *testing.T) {
-	nc, svc := service(t)
+	nc, svc := service(t, 0)
 	held, release := make(chan struct{}, 2), make(chan struct{})
 	defer close(release)
 	err := natsrpc.Mount(svc, "hold", "t.hold", func(ctx context.Context, req any) (any, error) {

@@ -77,24 +77,9 @@ func TestInvalidSelectorIsRefusedEverywhere(t *testing.T) {
 	mustCreate(c, name, cfg, "STOPPED")
 
 	bad := cfgWith(cfg, "sluice.agent.selector", "zone")
-	var infos struct {
-		ErrorCount int `json:"error_count"`
-		Configs    []struct {
-			Value struct {
-				Name   string   `json:"name"`
-				Errors []string `json:"errors"`
-			} `json:"value"`
-		} `json:"configs"`
-	}
-	c.Must(200, "PUT", "/connector-plugins/"+classGenerator+"/config/validate", cfgWith(bad, "name", name)).JSON(t, &infos)
-	failed := map[string][]string{}
-	for _, ci := range infos.Configs {
-		if len(ci.Value.Errors) > 0 {
-			failed[ci.Value.Name] = ci.Value.Errors
-		}
-	}
-	if infos.ErrorCount != 1 || len(failed["sluice.agent.selector"]) != 1 {
-		t.Fatalf("validate: error_count %d, errors %v; want one, on sluice.agent.selector", infos.ErrorCount, failed)
+	v := validateConfig(c, classGenerator, cfgWith(bad, "name", name))
+	if v.ErrorCount != 1 || len(v.Errors["sluice.agent.selector"]) != 1 {
+		t.Fatalf("validate: error_count %d, errors %v; want one, on sluice.agent.selector", v.ErrorCount, v.Errors)
 	}
 	const prefix = "Connector configuration is invalid and contains the following 1 error(s):"
 	for _, r := range []harness.Response{

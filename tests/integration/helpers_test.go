@@ -223,3 +223,33 @@ func waitFile(t *testing.T, path string, want []string) {
 		t.Fatalf("%s: %s", filepath.Base(path), last)
 	}
 }
+
+// validated is PUT /connector-plugins/{plugin}/config/validate's answer, as
+// far as most tests look at it: the error count and each key's errors.
+type validated struct {
+	ErrorCount int
+	// Errors maps each key that has errors to them.
+	Errors map[string][]string
+}
+
+// validateConfig asks the validate endpoint about config, which must answer 200.
+func validateConfig(c *harness.Cluster, plugin string, config map[string]string) validated {
+	c.T.Helper()
+	var got struct {
+		ErrorCount int `json:"error_count"`
+		Configs    []struct {
+			Value struct {
+				Name   string   `json:"name"`
+				Errors []string `json:"errors"`
+			} `json:"value"`
+		} `json:"configs"`
+	}
+	c.Must(http.StatusOK, "PUT", "/connector-plugins/"+plugin+"/config/validate", config).JSON(c.T, &got)
+	out := validated{ErrorCount: got.ErrorCount, Errors: map[string][]string{}}
+	for _, cv := range got.Configs {
+		if len(cv.Value.Errors) > 0 {
+			out.Errors[cv.Value.Name] = cv.Value.Errors
+		}
+	}
+	return out
+}

@@ -42,22 +42,8 @@ func TestSettingBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got struct {
-				ErrorCount int `json:"error_count"`
-				Configs    []struct {
-					Value struct {
-						Name   string   `json:"name"`
-						Errors []string `json:"errors"`
-					} `json:"value"`
-				} `json:"configs"`
-			}
-			c.Must(http.StatusOK, "PUT", "/connector-plugins/"+tt.plugin+"/config/validate", tt.config).JSON(t, &got)
-			var errs []string
-			for _, cv := range got.Configs {
-				if cv.Value.Name == tt.field {
-					errs = cv.Value.Errors
-				}
-			}
+			got := validateConfig(c, tt.plugin, tt.config)
+			errs := got.Errors[tt.field]
 			want := []string{}
 			if tt.err != "" {
 				want = []string{tt.err}
