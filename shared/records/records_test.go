@@ -3,7 +3,9 @@ package records
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestConfigRoundTrip(t *testing.T) {
@@ -129,5 +131,17 @@ func TestOffsetNumbersKeepForm(t *testing.T) {
 	}
 	if b, _ := EncodeOffsetValue(nil); b != nil {
 		t.Fatal("nil offset must be a tombstone")
+	}
+}
+
+func TestEncodeStatusCutsLongTraces(t *testing.T) {
+	long := strings.Repeat("é", MaxTraceBytes) // two bytes each: the cut falls inside a rune
+	rec, err := DecodeStatus(TaskStatusKey("c", 0), EncodeStatus("FAILED", long, "agent-1", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := *rec.Status.Trace
+	if len(trace) > MaxTraceBytes+64 || !strings.HasSuffix(trace, "(trace cut at 32 KiB)") || !utf8.ValidString(trace) {
+		t.Fatalf("trace of %d bytes, ends %q", len(trace), trace[len(trace)-40:])
 	}
 }

@@ -70,9 +70,18 @@ func TopicStatusKey(connector, topic string) string {
 	return prefixStatusTopic + topic + topicSeparator + connector
 }
 
-// EncodeStatus encodes a status value; an empty trace is written as null.
+// MaxTraceBytes bounds a status trace: a plugin's error text can be any
+// size, and one status record the broker refuses would hold up every
+// status write queued behind it.
+const MaxTraceBytes = 32 << 10
+
+// EncodeStatus encodes a status value; an empty trace is written as null,
+// and a trace over MaxTraceBytes is cut there, saying so.
 func EncodeStatus(state, trace, workerID string, generation int64) []byte {
 	s := Status{State: state, WorkerID: workerID, Generation: generation}
+	if len(trace) > MaxTraceBytes {
+		trace = strings.ToValidUTF8(trace[:MaxTraceBytes], "") + "\n… (trace cut at 32 KiB)"
+	}
 	if trace != "" {
 		s.Trace = &trace
 	}

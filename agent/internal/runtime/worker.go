@@ -128,6 +128,16 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			// A newer generation replaces the running instance: stop it
 			// (committing its offsets) before the new one starts.
 			w.stopTask(ctx, t)
+			select {
+			case <-t.done:
+			default:
+				// Still stopping when the request ran out (a long final
+				// flush): starting the new instance now would run two at
+				// once. The old one goes on stopping; the coordinator sends
+				// the assignment again, since this agent reports the task
+				// at its old generation, and then it starts.
+				continue
+			}
 		}
 		nt := newTask(w.cfg, a)
 		w.mu.Lock()

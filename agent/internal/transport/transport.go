@@ -281,9 +281,11 @@ func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 
 func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	r := *req.(*v1.OffsetsRequest)
-	if err := t.leaseCurrent(); err != nil {
+	ctx, cancel, err := t.whileLeaseCurrent(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer cancel()
 	if t.cfg.OffsetsHook != nil {
 		if err := t.cfg.OffsetsHook(ctx, r); err != nil {
 			return nil, err
@@ -319,9 +321,11 @@ func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
 // create's initial offsets) once the agent's lease is current.
 func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
 	r := *req.(*v1.OffsetsReplaceRequest)
-	if err := t.leaseCurrent(); err != nil {
+	ctx, cancel, err := t.whileLeaseCurrent(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer cancel()
 	if t.cfg.OffsetsHook != nil {
 		view := v1.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
 			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes}
@@ -358,6 +362,34 @@ func (t *Transport) leaseCurrent() error {
 			t.cfg.AgentID, since.Round(time.Millisecond), lease)
 	}
 	return nil
+}
+
+// whileLeaseCurrent checks the lease as leaseCurrent does and returns a
+// context that ends as soon as the lease no longer is: an operation still
+// running when the leader may declare this agent lost stops before it can
+// commit, since the leader may then have moved it to another agent (or, the
+// caller having left, released the connector to later changes).
+func (t *Transport) whileLeaseCurrent(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := t.leaseCurrent(); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if err := t.leaseCurrent(); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { cancel(nil) }, nil
 }
 
 func (t *Transport) ack(sent time.Time) {

@@ -132,7 +132,9 @@ func (h *Herder) taskStatusRecords(agent string, id v1.TaskID, gen int64, state,
 		known[t] = true
 	}
 	for _, t := range topics {
-		if !known[t] {
+		// Kafka's topic names are at most 249 characters: a longer one is
+		// no topic a task used, and its record could be too large to write.
+		if !known[t] && t != "" && len(t) <= maxTopicName {
 			recs = append(recs, records.Record{Key: records.TopicStatusKey(id.Connector, t), Value: records.EncodeTopicUse(records.TopicUse{
 				Name: t, Connector: id.Connector, Task: id.Task, DiscoverTimestamp: time.Now().UnixMilli(),
 			})})
@@ -140,6 +142,9 @@ func (h *Herder) taskStatusRecords(agent string, id v1.TaskID, gen int64, state,
 	}
 	return recs
 }
+
+// maxTopicName is the longest topic name Kafka accepts.
+const maxTopicName = 249
 
 // adoptFromStatus presumes that the agents named in the status topic still
 // run their tasks, so a restarted coordinator neither marks them unassigned

@@ -97,8 +97,13 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	l.svc = svc
 	m, err := instances.New(instances.Config{
-		Host:       instances.NewLocalHost(h.reg),
-		OnStatus:   func(name string, st instances.Status) { h.queueConnectorStatus(name, st.State, st.Trace) },
+		Host: instances.NewLocalHost(h.reg),
+		// This leadership's queue, not whichever is current when the report
+		// comes: an instance that outlives its leadership's Close (stuck in
+		// plugin code) must not write into the next term's statuses.
+		OnStatus: func(name string, st instances.Status) {
+			q.Enqueue(connectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
+		},
 		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
 		Logger:     h.log,
 	})

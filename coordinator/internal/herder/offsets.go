@@ -406,7 +406,10 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx
 	// agent paused past its lease refuses the request when it wakes (its
 	// transport checks that its lease is current), so it cannot write
 	// after the operation moved to another agent.
-	octx, cancel := context.WithTimeout(ctx, min(offsetsCallTimeout, h.cfg.AgentLease))
+	// The wait does not end with the caller's context: a REST client that
+	// leaves must not release the connector while the agent may still
+	// commit; the agent itself stops once its lease is no longer current.
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(offsetsCallTimeout, h.cfg.AgentLease))
 	defer cancel()
 	lost := make(chan struct{})
 	go func() {

@@ -121,13 +121,17 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 			recs = append(recs, records.Record{Key: records.TaskStatusKey(name, t.ID), Value: records.EncodeStatus(v1.StateRestarting, "", t.WorkerID, ts.Generation)})
 		}
 	}
-	if err := h.writeStatus(ctx, recs...); err != nil {
-		return nil, writeFailed(err, "Failed to restart connector %s", name)
-	}
+	err = h.writeStatus(ctx, recs...)
+	// Restart even when the write failed or timed out: the RESTARTING
+	// records stay queued and land later, and only the restart itself
+	// reports the connector and its tasks out of that state again.
 	if restartConn {
 		h.restartConnectorInstance(name)
 	}
 	h.restartTasks(name, restartTasks)
+	if err != nil {
+		return nil, writeFailed(err, "Failed to restart connector %s", name)
+	}
 	return &state, nil
 }
 

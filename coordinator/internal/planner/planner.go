@@ -154,7 +154,9 @@ func Plan(in Input) Output {
 		}
 		p, placed := out.Placements[id]
 		switch {
-		case placed && d.Hold && p.Paused == d.Paused:
+		case placed && d.Hold && p.Paused == d.Paused && runs(agents[agent], id, p.Generation):
+			// Held only while it runs: a task its agent lost (the agent
+			// restarted) is started again with what is committed.
 			continue
 		case !placed || p.Hash != d.Hash:
 			out.Generation = placements.NextGeneration(out.Generation)
@@ -206,6 +208,12 @@ func unplacedReason(d Desired, live []scheduler.Agent) string {
 		return "No live agent has the plugin " + d.Plugin
 	}
 	return "No live agent matches sluice.agent.selector " + labels.Format(d.Selector)
+}
+
+// runs reports whether a reports task id running at generation gen.
+func runs(a registry.Agent, id v1.TaskID, gen int64) bool {
+	rt, ok := a.Reported[id]
+	return ok && rt.Generation == gen
 }
 
 func contains(ids []v1.TaskID, id v1.TaskID) bool {

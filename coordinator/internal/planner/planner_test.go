@@ -121,6 +121,14 @@ func TestPlan(t *testing.T) {
 			gen:    3,
 		},
 		{
+			name: "a held task its agent lost is started again",
+			in: Input{Desired: desired(want(a, "new", hold)), Agents: []registry.Agent{agent("x")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			assigns: map[v1.TaskID]string{a: "x@4"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new"}},
+			gen:     4,
+		},
+		{
 			name: "a held task is still paused at once",
 			in: Input{Desired: desired(want(a, "new", hold, paused)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
 				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},

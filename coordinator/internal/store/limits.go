@@ -61,6 +61,7 @@ type RecordLimit struct {
 	mu      sync.Mutex
 	limit   int
 	fetched time.Time
+	asking  bool
 }
 
 // NewRecordLimit returns the record limit of topic, asked of the broker
@@ -74,16 +75,28 @@ func NewRecordLimit(admin *kadm.Client, topic string) *RecordLimit {
 // real limit then fails at the broker instead.
 func (l *RecordLimit) Max(ctx context.Context) int {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if time.Since(l.fetched) < recordLimitTTL {
+	if time.Since(l.fetched) < recordLimitTTL || l.asking {
+		// Known, or being asked by another caller: no caller waits on the
+		// broker behind another.
+		defer l.mu.Unlock()
 		return l.limit
 	}
+	l.asking = true
+	l.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if topicMax, err := l.topicMax(cctx); err == nil {
-		l.limit = min(topicMax, producerBatchMaxBytes) - recordFraming
-		l.fetched = time.Now()
+	topicMax, err := l.topicMax(cctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.asking = false
+	l.fetched = time.Now()
+	if err != nil {
+		// Ask again in a few seconds, not at every write: during a broker
+		// problem each would otherwise wait out the lookup's timeout.
+		l.fetched = l.fetched.Add(-recordLimitTTL + 5*time.Second)
+		return l.limit
 	}
+	l.limit = min(topicMax, producerBatchMaxBytes) - recordFraming
 	return l.limit
 }
 

@@ -34,6 +34,7 @@ type StatusQueue struct {
 	seq     uint64
 	waiters []waiter
 	dropped int
+	stopped bool
 	kick    chan struct{}
 }
 
@@ -95,6 +96,11 @@ func (q *StatusQueue) Write(ctx context.Context, recs ...records.Record) error {
 	}
 	done := make(chan error, 1)
 	q.mu.Lock()
+	if q.stopped {
+		// Its leadership is over: nothing would ever write them.
+		q.mu.Unlock()
+		return ErrNotLeader
+	}
 	seq := q.add(recs, true)
 	q.waiters = append(q.waiters, waiter{seq: seq, done: done})
 	q.mu.Unlock()
@@ -241,6 +247,7 @@ func (q *StatusQueue) finish(batch []queued, last uint64, err error) {
 func (q *StatusQueue) release(err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.stopped = true
 	for _, w := range q.waiters {
 		w.done <- err
 	}

@@ -153,3 +153,17 @@ func TestStatusQueueIsBounded(t *testing.T) {
 		t.Fatal("a key beyond the bound was queued")
 	}
 }
+
+func TestStatusQueueWriteAfterStopAnswersAtOnce(t *testing.T) {
+	q := NewStatusQueue((&sink{}).write, StatusQueueOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); q.Run(ctx) }()
+	cancel()
+	<-done
+	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer wcancel()
+	if err := q.Write(wctx, qrec("k", "v")); !errors.Is(err, ErrNotLeader) {
+		t.Fatalf("Write on a stopped queue = %v, want ErrNotLeader at once", err)
+	}
+}
