@@ -141,3 +141,45 @@ func newTestWriter(t *testing.T, txnID string) (*TxnWriter, context.Context) {
 	t.Cleanup(cancel)
 	return w, ctx
 }
+
+// TestFenceManyIDs: fencing many ids at once fences every one of them,
+// wherever it is in the list.
+func TestFenceManyIDs(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	opts := []kgo.Opt{kgo.SeedBrokers(kc.ListenAddrs()...)}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var ids []string
+	for i := range 100 {
+		ids = append(ids, fmt.Sprintf("txn-many-%d", i))
+	}
+	var writers []*TxnWriter
+	for _, id := range []string{ids[0], ids[57], ids[99]} {
+		w, err := NewTxnWriter(id, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if err := w.Write(ctx, &kgo.Record{Topic: "t", Value: []byte("a")}); err != nil {
+			t.Fatal(err)
+		}
+		writers = append(writers, w)
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := Fence(ctx, cl, ids...); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range writers {
+		if err := w.Write(ctx, &kgo.Record{Topic: "t", Value: []byte("b")}); !errors.Is(err, ErrFenced) {
+			t.Errorf("writer %d after fencing: %v, want ErrFenced", i, err)
+		}
+	}
+}
