@@ -25,14 +25,11 @@ const (
 	DefaultTimeout   = 2 * time.Second
 )
 
-// maxQueued bounds the records waiting in the producer for the broker: past
-// it a record is not queued but counted as unwritten, so a broker that is
-// gone for long cannot make the coordinator's memory grow.
-const maxQueued = 10000
-
-// deliveryTimeout is how long a queued record is retried before it counts
-// as unwritten.
-const deliveryTimeout = 2 * time.Minute
+// The defaults of Config.MaxQueued and Config.DeliveryTimeout.
+const (
+	defaultMaxQueued       = 10000
+	defaultDeliveryTimeout = 2 * time.Minute
+)
 
 // maxRecordBytes is the largest record value written with configs: below
 // the producer's and the broker's default 1 MB, so that the record of a
@@ -56,6 +53,13 @@ type Config struct {
 	KafkaOpts []kgo.Opt
 	// Logger is where unwritten records are reported.
 	Logger *slog.Logger
+	// MaxQueued and DeliveryTimeout bound the records waiting for the
+	// broker: how many (default 10000; past it a record is not queued but
+	// counted as unwritten, so a broker gone for long cannot make the
+	// coordinator's memory grow) and for how long each is retried
+	// (default 2 minutes) before it counts as unwritten.
+	MaxQueued       int
+	DeliveryTimeout time.Duration
 }
 
 // Log appends audit records to the audit topic and reads them back.
@@ -80,11 +84,17 @@ func New(cfg Config) (*Log, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.MaxQueued <= 0 {
+		cfg.MaxQueued = defaultMaxQueued
+	}
+	if cfg.DeliveryTimeout <= 0 {
+		cfg.DeliveryTimeout = defaultDeliveryTimeout
+	}
 	opts := append([]kgo.Opt{}, cfg.KafkaOpts...)
 	opts = append(opts,
 		kgo.DefaultProduceTopic(cfg.Topic),
-		kgo.MaxBufferedRecords(maxQueued),
-		kgo.RecordDeliveryTimeout(deliveryTimeout),
+		kgo.MaxBufferedRecords(cfg.MaxQueued),
+		kgo.RecordDeliveryTimeout(cfg.DeliveryTimeout),
 		kgo.ProducerLinger(0),
 	)
 	cl, err := kgo.NewClient(opts...)
@@ -123,7 +133,7 @@ func (l *Log) Unwritten() int64 { return l.unwritten.Load() }
 // to Config.Timeout. A record not taken by then stays queued and is
 // delivered when the broker answers: the write it records is not held up
 // longer. A record that cannot be queued or delivered is counted and
-// logged, never retried past deliveryTimeout: Sluice keeps serving writes
+// logged, never retried past Config.DeliveryTimeout: Sluice keeps serving writes
 // when the audit topic is unreachable rather than failing them.
 func (l *Log) Write(rec v1.AuditRecord) {
 	value, err := encode(rec)
@@ -131,7 +141,11 @@ func (l *Log) Write(rec v1.AuditRecord) {
 		l.lost(rec, err)
 		return
 	}
-	r := &kgo.Record{Key: []byte(rec.Connector), Value: value, Timestamp: rec.Time}
+	// The record's timestamp is when it is produced, at or after rec.Time,
+	// so a seek by time (Read) never skips it; and the producer counts its
+	// delivery timeout from it, which a write that took long must not use
+	// up.
+	r := &kgo.Record{Key: []byte(rec.Connector), Value: value}
 	done := make(chan struct{})
 	l.cl.TryProduce(context.Background(), r, func(_ *kgo.Record, err error) {
 		if err != nil {
@@ -174,7 +188,7 @@ func (l *Log) lost(rec v1.AuditRecord, err error) {
 	}
 	reason := err.Error()
 	if errors.Is(err, kgo.ErrMaxBuffered) {
-		reason = fmt.Sprintf("%d records are already waiting for the broker", maxQueued)
+		reason = fmt.Sprintf("%d records are already waiting for the broker", l.cfg.MaxQueued)
 	}
 	l.cfg.Logger.Error("AUDIT RECORD LOST: a REST write could not be recorded in the audit topic",
 		"topic", l.cfg.Topic, "operation", rec.Operation, "method", rec.Method, "path", rec.Path,

@@ -53,7 +53,9 @@ func (l *Log) Read(ctx context.Context, q Query) (v1.AuditLog, error) {
 	if len(matched) > q.Limit {
 		matched, out.More = matched[:q.Limit], true
 	}
-	out.Records = matched
+	if len(matched) > 0 {
+		out.Records = matched
+	}
 	return out, nil
 }
 
