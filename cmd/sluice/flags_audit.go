@@ -13,7 +13,6 @@ var (
 	auditTimeoutFlag   = durationFlag("audit-timeout", coordinator.DefaultAuditTimeout, "how long a REST write's answer waits for its audit record to be written; a record not written by then is delivered later or logged as lost")
 )
 
-
 // auditConfig reads the audit flags.
 func auditConfig(c *cli.Context) coordinator.AuditConfig {
 	return coordinator.AuditConfig{
