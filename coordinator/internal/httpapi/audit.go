@@ -33,7 +33,9 @@ type Audit struct {
 	Recorder Recorder
 	// States reads before and after; required.
 	States ConnectorStates
-	// Principal names the caller of a request (nil: audit.Anonymous).
+	// Principal names the caller of a request (nil: audit.Anonymous). It
+	// is asked after the request was served, with the request as it
+	// arrived.
 	Principal func(*http.Request) string
 	// Forwarded reports whether a request was forwarded by another
 	// coordinator, which recorded it already (nil: it carries
@@ -107,7 +109,7 @@ func auditWrites(a *Audit, lead Leadership, next http.Handler) http.Handler {
 			return
 		}
 		in := audit.Input{
-			Time: a.Now(), Principal: a.Principal(r), Source: r.RemoteAddr, Coordinator: a.Coordinator,
+			Time: a.Now(), Source: r.RemoteAddr, Coordinator: a.Coordinator,
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		}
 		op, name := match.match(r)
@@ -124,6 +126,9 @@ func auditWrites(a *Audit, lead Leadership, next http.Handler) http.Handler {
 		buf := &bufferedWriter{ResponseWriter: w}
 		next.ServeHTTP(buf, r)
 		in.Status, in.Body = buf.code(), buf.body.Bytes()
+		// Asked once the request was served, so that an authentication
+		// layer inside has seen it (a refused caller is recorded too).
+		in.Principal = a.Principal(r)
 		if in.Status < 300 {
 			catchUp(r.Context(), lead)
 		}
