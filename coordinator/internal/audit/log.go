@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -113,10 +114,30 @@ func (l *Log) Topic() string { return l.cfg.Topic }
 // one per key). An existing topic is left as it is.
 func (l *Log) EnsureTopic(ctx context.Context) error {
 	retention := strconv.FormatInt(l.cfg.Retention.Milliseconds(), 10)
-	return kafkautil.EnsureTopics(ctx, kadm.NewClient(l.cl), kafkautil.TopicSpec{
+	adm := kadm.NewClient(l.cl)
+	if err := kafkautil.EnsureTopics(ctx, adm, kafkautil.TopicSpec{
 		Name: l.cfg.Topic, Partitions: 1,
 		Configs: map[string]string{"cleanup.policy": "delete", "retention.ms": retention},
-	})
+	}); err != nil {
+		return err
+	}
+	l.checkPolicy(ctx, adm)
+	return nil
+}
+
+// checkPolicy warns about a topic that someone created compacted: it
+// would keep only the newest record of each connector.
+func (l *Log) checkPolicy(ctx context.Context, adm *kadm.Client) {
+	cfgs, err := adm.DescribeTopicConfigs(ctx, l.cfg.Topic)
+	if err != nil || len(cfgs) != 1 || cfgs[0].Err != nil {
+		return // only a warning: the topic is there
+	}
+	for _, c := range cfgs[0].Configs {
+		if c.Key == "cleanup.policy" && strings.Contains(c.MaybeValue(), "compact") {
+			l.cfg.Logger.Warn("the audit topic is compacted: it keeps only the newest record of each connector; set cleanup.policy=delete on it",
+				"topic", l.cfg.Topic, "cleanup.policy", c.MaybeValue())
+		}
+	}
 }
 
 // Close flushes what is queued, for as long as ctx allows, and closes the

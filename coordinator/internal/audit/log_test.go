@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -104,5 +106,28 @@ func TestWriteBounded(t *testing.T) {
 			t.Fatalf("unwritten %d: the first record was never given up", l.Unwritten())
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A compacted audit topic made by someone else is kept, with a warning.
+func TestEnsureTopicWarnsCompacted(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	l := newLog(t, kc.ListenAddrs()[0], Config{Topic: "audit"})
+	var logged strings.Builder
+	l.cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkautil.EnsureTopics(ctx, kadm.NewClient(l.cl), kafkautil.TopicSpec{Name: "audit", Partitions: 1, Compacted: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.EnsureTopic(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "the audit topic is compacted") {
+		t.Fatalf("logged %q, want a warning about compaction", logged.String())
 	}
 }
