@@ -110,7 +110,7 @@ func auditWrites(a *Audit, lead Leadership, next http.Handler) http.Handler {
 		}
 		in := audit.Input{
 			Time: a.Now(), Source: r.RemoteAddr, Coordinator: a.Coordinator,
-			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+			Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
 		}
 		op, name := match.match(r)
 		in.Operation = auditOps[op].name
@@ -224,8 +224,8 @@ func (b *bufferedWriter) Write(p []byte) (int, error) {
 	return b.body.Write(p)
 }
 
-// FlushError makes a flush (http.ResponseController) wait for flush
-// rather than send the answer's head early.
+// FlushError makes an http.ResponseController's flush a no-op: the answer
+// is held until its record is written, head included.
 func (b *bufferedWriter) FlushError() error { return nil }
 
 // Unwrap gives http.ResponseController the connection's writer, for read

@@ -84,6 +84,8 @@ func TestAuditWrites(t *testing.T) {
 				Before: &v1.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}, After: &v1.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}}},
 		{name: "query kept", method: "POST", path: "/connectors/b/restart?includeTasks=true",
 			want: &v1.AuditRecord{Operation: "connector.restart", Method: "POST", Path: "/connectors/b/restart", Query: "includeTasks=true", Connector: "b", Status: 204}},
+		{name: "an escaped name", method: "PUT", path: "/connectors/a%2Fb/stop",
+			want: &v1.AuditRecord{Operation: "connector.stop", Method: "PUT", Path: "/connectors/a%2Fb/stop", Connector: "a/b", Status: 204}},
 		{name: "a logger is no connector", method: "PUT", path: "/admin/loggers/a", body: `{"level":"INFO"}`,
 			want: &v1.AuditRecord{Operation: "logger.level", Method: "PUT", Path: "/admin/loggers/a", Status: 200}},
 		{name: "no route", method: "POST", path: "/connectors/a/status",
