@@ -18,11 +18,18 @@ func TestValidateAudit(t *testing.T) {
 		{AuditConfig{Retention: -time.Hour}, false},
 		{AuditConfig{Timeout: -time.Second}, false},
 	} {
-		cfg := Config{NATSURL: "nats://127.0.0.1:4222", Brokers: "127.0.0.1:9092", GroupID: "g", ConfigTopic: "c",
-			OffsetsTopic: "o", StatusTopic: "s", AgentLease: time.Second, TaskShutdownTimeout: time.Second, Audit: tt.audit}
+		cfg := validConfig()
+		cfg.Audit = tt.audit
 		err := cfg.Validate()
 		if tt.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "audit retention and timeout")) {
 			t.Errorf("audit %+v: %v, want ok %v", tt.audit, err, tt.ok)
 		}
 	}
+}
+
+// validConfig is a config that passes Validate, for tests to change one
+// thing of.
+func validConfig() Config {
+	return Config{NATSURL: "nats://127.0.0.1:4222", Brokers: "127.0.0.1:9092", GroupID: "g", ConfigTopic: "c",
+		OffsetsTopic: "o", StatusTopic: "s", AgentLease: time.Second, TaskShutdownTimeout: time.Second}
 }

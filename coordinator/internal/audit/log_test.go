@@ -16,6 +16,17 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
+// fakeBroker starts a kfake broker for one test and returns its address.
+func fakeBroker(t *testing.T) string {
+	t.Helper()
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	return kc.ListenAddrs()[0]
+}
+
 func newLog(t *testing.T, brokers string, cfg Config) *Log {
 	t.Helper()
 	cfg.KafkaOpts = kafkautil.ClientOpts(brokers, "audit-test")
@@ -35,12 +46,7 @@ func newLog(t *testing.T, brokers string, cfg Config) *Log {
 // Records written are read back newest first, selected by connector and
 // time, at most limit of them, with More saying that older ones match.
 func TestWriteRead(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kc.Close)
-	l := newLog(t, kc.ListenAddrs()[0], Config{Topic: "audit"})
+	l := newLog(t, fakeBroker(t), Config{Topic: "audit"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := l.EnsureTopic(ctx); err != nil {
@@ -111,12 +117,7 @@ func TestWriteBounded(t *testing.T) {
 
 // A compacted audit topic made by someone else is kept, with a warning.
 func TestEnsureTopicWarnsCompacted(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kc.Close)
-	l := newLog(t, kc.ListenAddrs()[0], Config{Topic: "audit"})
+	l := newLog(t, fakeBroker(t), Config{Topic: "audit"})
 	var logged strings.Builder
 	l.cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
