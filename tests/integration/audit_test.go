@@ -72,7 +72,8 @@ func TestAuditTrail(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The stored config, as create adds its name.
-	cfg1 := cfgWith(fileSourceCfg(data, c.Name("data")), "name", src)
+	base := fileSourceCfg(data, c.Name("data"))
+	cfg1 := cfgWith(base, "name", src)
 	cfg2 := cfgWith(cfg1, "batch.size", "10")
 	st := func(cfg map[string]string, target string) *v1.AuditState {
 		return &v1.AuditState{Config: cfg, TargetState: target}
@@ -104,12 +105,15 @@ func TestAuditTrail(t *testing.T) {
 	steps = append(steps,
 		auditStep{method: "PUT", path: "/connectors/" + c.Name("fw") + "/config", body: fcfg, status: 201, op: "connector.config", connector: c.Name("fw"), after: st(fcfg, "RUNNING"), via: followerURL},
 		auditStep{method: "PUT", path: "/connectors/" + c.Name("fw") + "/stop", status: 204, op: "connector.stop", connector: c.Name("fw"), before: st(fcfg, "RUNNING"), after: st(fcfg, "STOPPED"), via: followerURL},
+		auditStep{method: "POST", path: "/connectors", body: map[string]any{"name": c.Name("fw2"), "config": base, "initial_state": "PAUSED"}, status: 201,
+			op: "connector.create", connector: c.Name("fw2"), after: st(cfgWith(base, "name", c.Name("fw2")), "PAUSED"), via: followerURL},
 	)
+	const viaFollower = 3
 
 	var seen []v1.AuditRecord
 	var midway time.Time
 	for i, s := range steps {
-		if i == len(steps)-2 {
+		if i == len(steps)-viaFollower {
 			midway = time.Now()
 		}
 		base := c.URL
@@ -173,8 +177,8 @@ func TestAuditTrail(t *testing.T) {
 	}
 	var since v1.AuditLog
 	c.Must(200, "GET", "/sluice/audit?since="+url.QueryEscape(midway.UTC().Format(time.RFC3339Nano)), nil).JSON(t, &since)
-	if len(since.Records) != 2 || since.Records[1].Connector != c.Name("fw") || since.More {
-		t.Fatalf("since %v: %s, want the 2 writes through the follower", midway, show(since.Records))
+	if len(since.Records) != viaFollower || since.Records[viaFollower-1].Connector != c.Name("fw") || since.More {
+		t.Fatalf("since %v: %s, want the %d writes through the follower", midway, show(since.Records), viaFollower)
 	}
 	var recent v1.AuditLog
 	c.Must(200, "GET", "/sluice/audit?since=1h", nil).JSON(t, &recent)
