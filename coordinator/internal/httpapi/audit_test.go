@@ -193,3 +193,32 @@ func sameState(a, b *v1.AuditState) bool {
 	}
 	return true
 }
+
+// blockingRecorder holds each record's write until released.
+type blockingRecorder struct {
+	entered, release chan struct{}
+}
+
+func (b blockingRecorder) Write(v1.AuditRecord) {
+	b.entered <- struct{}{}
+	<-b.release
+}
+
+// A write's answer goes out only once its record is written: a client
+// that has its answer finds the record in the topic.
+func TestAuditAnswersAfterRecord(t *testing.T) {
+	rec := blockingRecorder{entered: make(chan struct{}), release: make(chan struct{})}
+	srv := serveAudited(t, newFake(), Audit{Recorder: rec, States: states{}})
+	answered := make(chan reply, 1)
+	go func() { answered <- do(t, srv, "PUT", "/connectors/a/pause", "") }()
+	<-rec.entered
+	select {
+	case r := <-answered:
+		t.Fatalf("answered %d before the record was written", r.status)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(rec.release)
+	if r := <-answered; r.status != 202 {
+		t.Fatalf("answered %d %s, want 202", r.status, r.body)
+	}
+}
