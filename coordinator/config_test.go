@@ -3,7 +3,6 @@ package coordinator
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestValidateAdvertisedAddress: the advertised address is where the other
@@ -25,8 +24,8 @@ func TestValidateAdvertisedAddress(t *testing.T) {
 		{"10.1.2.3:", false},
 		{":8083", false},
 	} {
-		cfg := Config{NATSURL: "nats://127.0.0.1:4222", Brokers: "127.0.0.1:9092", GroupID: "g", ConfigTopic: "c",
-			OffsetsTopic: "o", StatusTopic: "s", AgentLease: time.Second, TaskShutdownTimeout: time.Second, AdvertisedAddr: tt.addr}
+		cfg := validConfig()
+		cfg.AdvertisedAddr = tt.addr
 		err := cfg.Validate()
 		if tt.ok && err != nil {
 			t.Errorf("advertised address %q: %v, want valid", tt.addr, err)

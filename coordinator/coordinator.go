@@ -16,6 +16,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -82,6 +83,9 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	ReadBodyTimeout   time.Duration
 	MaxHeaderBytes    int
+
+	// Audit configures the audit trail of REST writes.
+	Audit AuditConfig
 }
 
 // Validate checks the config.
@@ -102,6 +106,9 @@ func (c *Config) Validate() error {
 	if c.ReadHeaderTimeout < 0 || c.ReadBodyTimeout < 0 || c.MaxHeaderBytes < 0 {
 		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
 	}
+	if err := c.Audit.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.AdvertisedAddr != "" {
 		// Followers forward writes to http://<advertised address>: without
 		// a port they would reach port 80 and answer "no known leader".
@@ -120,6 +127,7 @@ type Coordinator struct {
 	herder *herder.Herder
 	ln     net.Listener
 	srv    *httpapi.Server
+	audit  *audit.Log
 }
 
 // New makes a coordinator; Start connects it and serves.
@@ -166,6 +174,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		return fmt.Errorf("connect to NATS %s: %w", c.cfg.NATSURL, err)
 	}
 	c.nc = nc
+	kafkaOpts := kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator")
+	if c.audit, err = c.newAuditLog(kafkaOpts); err != nil {
+		ln.Close()
+		nc.Close()
+		return err
+	}
 	c.herder = herder.New(herder.Config{
 		WorkerID:            workerID,
 		GroupID:             c.cfg.GroupID,
@@ -177,7 +191,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		AgentLease:          c.cfg.AgentLease,
 		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
 		LeaderLease:         c.cfg.LeaderLease,
-		KafkaOpts:           kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator"),
+		KafkaOpts:           kafkaOpts,
 		Version:             version.Version,
 		Commit:              version.Commit,
 		Logger:              c.cfg.Loggers.Logger(logging.Herder),
@@ -186,15 +200,23 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, c.plugins(), nc)
-	c.srv = httpapi.NewServer(httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder)),
+	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit},
+		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), c.auditOption(workerID)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
 		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Error("REST server stopped", "err", err)
 		}
 	}()
+	if err := c.startAudit(ctx); err != nil {
+		_ = c.srv.Close()
+		c.audit.Close(ctx)
+		nc.Close()
+		return err
+	}
 	if err := c.herder.Start(ctx); err != nil {
 		_ = c.srv.Close()
+		c.audit.Close(ctx)
 		nc.Close()
 		return fmt.Errorf("start coordinator: %w", err)
 	}
@@ -223,6 +245,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	var errs []error
 	if c.srv != nil {
 		errs = append(errs, c.srv.Shutdown(ctx))
+	}
+	if c.audit != nil {
+		c.audit.Close(ctx) // after the REST server: its last writes are recorded
 	}
 	if c.herder != nil {
 		errs = append(errs, c.herder.Stop(ctx))

@@ -18,33 +18,12 @@ var urlFlag = &cli.StringFlag{Name: "url", Value: "http://127.0.0.1:8083", Usage
 // call sends one REST request and prints the answer's body, indented. A
 // non-2xx answer becomes an error carrying the server's message.
 func call(c *cli.Context, method, path string, body []byte) error {
-	req, err := http.NewRequestWithContext(c.Context, method, c.String("url")+path, bytes.NewReader(body))
+	data, status, err := send(c, method, path, body)
 	if err != nil {
 		return err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 300 {
-		var e struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(data, &e) == nil && e.Message != "" {
-			return fmt.Errorf("%d: %s", resp.StatusCode, e.Message)
-		}
-		return fmt.Errorf("%d: %s", resp.StatusCode, data)
 	}
 	if len(data) == 0 {
-		fmt.Fprintln(c.App.Writer, resp.Status)
+		fmt.Fprintln(c.App.Writer, status)
 		return nil
 	}
 	var out bytes.Buffer
@@ -54,6 +33,37 @@ func call(c *cli.Context, method, path string, body []byte) error {
 	}
 	fmt.Fprintln(c.App.Writer, out.String())
 	return nil
+}
+
+// send sends one REST request and returns the answer's body and status
+// line. A non-2xx answer becomes an error carrying the server's message.
+func send(c *cli.Context, method, path string, body []byte) ([]byte, string, error) {
+	req, err := http.NewRequestWithContext(c.Context, method, c.String("url")+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.StatusCode >= 300 {
+		var e struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Message != "" {
+			return nil, "", fmt.Errorf("%d: %s", resp.StatusCode, e.Message)
+		}
+		return nil, "", fmt.Errorf("%d: %s", resp.StatusCode, data)
+	}
+	return data, resp.Status, nil
 }
 
 // readBody reads a JSON document from a file, or stdin for "-".

@@ -36,6 +36,9 @@ type TopicSpec struct {
 	Name       string
 	Partitions int32
 	Compacted  bool
+	// Configs are further topic configs set at creation (a topic that
+	// exists is left as it is).
+	Configs map[string]string
 }
 
 // EnsureTopics creates the topics that do not exist yet, and returns once
@@ -45,10 +48,13 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, specs ...TopicSpec) err
 	names := make([]string, 0, len(specs))
 	for _, s := range specs {
 		names = append(names, s.Name)
-		var configs map[string]*string
+		configs := map[string]*string{}
 		if s.Compacted {
 			compact := "compact"
-			configs = map[string]*string{"cleanup.policy": &compact}
+			configs["cleanup.policy"] = &compact
+		}
+		for k, v := range s.Configs {
+			configs[k] = &v
 		}
 		resp, err := adm.CreateTopic(ctx, s.Partitions, -1, configs, s.Name)
 		if err == nil {

@@ -100,6 +100,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		"--config-topic", c.Prefix + "-configs",
 		"--offsets-topic", c.Prefix + "-offsets",
 		"--status-topic", c.Prefix + "-status",
+		"--audit-topic", c.Prefix + "-audit",
 		"--agent-lease", opts.AgentLease.String(),
 		"--task-shutdown-timeout", opts.TaskShutdownTimeout.String(),
 		"--log-level", "info",

@@ -165,6 +165,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Plugins:             opts.CoordinatorPlugins,
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
+		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{

@@ -22,6 +22,7 @@ type Option func(*options)
 type options struct {
 	logger     *slog.Logger
 	leadership Leadership
+	audit      *Audit
 }
 
 // WithLogger sets the logger the endpoint middleware writes to. A nil logger
@@ -38,7 +39,10 @@ func WithLogger(l *slog.Logger) Option {
 //
 // Request flow:
 //
-//	request ─► canonicalPaths: Jetty's refusals (400), one trailing slash off
+//	request ─► audit (WithAudit): record every write, answered after its record
+//	              │
+//	              ▼
+//	           canonicalPaths: Jetty's refusals (400), one trailing slash off
 //	              │
 //	              ▼
 //	           leader routing (WithLeaderRouting): forward a follower's writes
@@ -73,7 +77,11 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	if o.leadership != nil {
 		api = routeToLeader(o.leadership, api)
 	}
-	return canonicalPaths(api)
+	h := canonicalPaths(api)
+	if o.audit != nil {
+		h = auditWrites(o.audit, o.leadership, h)
+	}
+	return h
 }
 
 // anyMediaType are the operations of Kafka Connect's RootResource, which

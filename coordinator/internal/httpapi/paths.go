@@ -28,19 +28,29 @@ const (
 // API (leader routing included) sees the path Jersey would match.
 func canonicalPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		escaped := r.URL.EscapedPath()
-		if e := checkPath(escaped); e != nil {
+		r, e := canonical(r)
+		if e != nil {
 			writeError(w, e)
 			return
 		}
-		if len(escaped) > 1 && strings.HasSuffix(escaped, "/") {
-			r = withURL(r, func(u *url.URL) {
-				u.Path = strings.TrimSuffix(u.Path, "/")
-				u.RawPath = strings.TrimSuffix(u.RawPath, "/")
-			})
-		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// canonical is r with the path Jersey would match (one trailing slash
+// off), or the error of a path Kafka Connect's web server refuses.
+func canonical(r *http.Request) (*http.Request, *v1.Error) {
+	escaped := r.URL.EscapedPath()
+	if e := checkPath(escaped); e != nil {
+		return nil, e
+	}
+	if len(escaped) > 1 && strings.HasSuffix(escaped, "/") {
+		r = withURL(r, func(u *url.URL) {
+			u.Path = strings.TrimSuffix(u.Path, "/")
+			u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+		})
+	}
+	return r, nil
 }
 
 // checkPath is Jetty's check of an escaped path: no empty segment, no dot

@@ -16,7 +16,8 @@ type route struct {
 	encode   kithttp.EncodeResponseFunc
 }
 
-// routes is the REST API of spec §3 and §5, and /admin/loggers. Path
+// routes is the REST API of spec §3 and §5, /admin/loggers, and Sluice's
+// own endpoints under /sluice/. Path
 // wildcards arrive URL-decoded (a name "a/b" is sent as a%2Fb and matches
 // one segment).
 func routes() []route {
@@ -53,5 +54,7 @@ func routes() []route {
 		{"GET /admin/loggers", "list_loggers", makeListLoggers, decodeNone, encodeJSON},
 		{"GET /admin/loggers/{name}", "get_logger", makeGetLogger, decodeName, encodeJSON},
 		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel},
+
+		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON},
 	}
 }

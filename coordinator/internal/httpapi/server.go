@@ -142,7 +142,11 @@ func (b *timedBody) Read(p []byte) (int, error) {
 // the consequence: net/http cancels a request's context when a read on its
 // connection fails, so a forward to the leader fails as cancelled.
 func bodyTimedOut(r *http.Request) *bodyTimeoutError {
-	b, ok := r.Body.(*timedBody)
+	body := r.Body
+	if rb, ok := body.(*replayBody); ok {
+		body = rb.orig // read once already for its audit record
+	}
+	b, ok := body.(*timedBody)
 	if !ok || b.ended.Load() || time.Now().Before(b.deadline) {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/audit"
 )
 
 // Service is everything the REST API asks of the coordinator. Errors should be
@@ -72,4 +73,8 @@ type Service interface {
 	// SetClusterLoggerLevel sets level on namespace in every coordinator
 	// and agent of the cluster; level is valid, as above.
 	SetClusterLoggerLevel(ctx context.Context, namespace, level string) error
+
+	// AuditLog answers GET /sluice/audit: the audit records q selects,
+	// newest first.
+	AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error)
 }

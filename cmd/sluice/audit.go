@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// auditCommand reads the audit trail through GET /sluice/audit.
+func auditCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "audit",
+		Usage: "show the audit trail of REST writes, newest first",
+		Flags: []cli.Flag{urlFlag,
+			&cli.StringFlag{Name: "connector", Usage: "only the writes to this connector"},
+			&cli.StringFlag{Name: "since", Usage: "only writes since this RFC 3339 time, or this long ago (90s, 1h, 7d)"},
+			&cli.IntFlag{Name: "limit", Usage: "at most this many records, the newest (1 to 10000; default 100)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the records as the server sent them, not as a table"},
+		},
+		Action: func(c *cli.Context) error {
+			q := url.Values{}
+			for _, name := range []string{"connector", "since"} {
+				if c.IsSet(name) {
+					q.Set(name, c.String(name))
+				}
+			}
+			if c.IsSet("limit") {
+				q.Set("limit", strconv.Itoa(c.Int("limit")))
+			}
+			path := "/sluice/audit"
+			if len(q) > 0 {
+				path += "?" + q.Encode()
+			}
+			if c.Bool("json") {
+				return call(c, http.MethodGet, path, nil)
+			}
+			data, _, err := send(c, http.MethodGet, path, nil)
+			if err != nil {
+				return err
+			}
+			var log v1.AuditLog
+			if err := json.NewDecoder(bytes.NewReader(data)).Decode(&log); err != nil {
+				return fmt.Errorf("read the audit records: %w", err)
+			}
+			return printAudit(c.App.Writer, log)
+		},
+	}
+}
+
+// printAudit writes the records as a table, one write a line, and what
+// the answer left out below it.
+func printAudit(w io.Writer, log v1.AuditLog) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSOURCE\tOPERATION\tCONNECTOR\tSTATUS\tCHANGE")
+	for _, r := range log.Records {
+		result := strconv.Itoa(r.Status)
+		if r.Error != "" {
+			result += " " + oneLine(r.Error, 80)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format(time.DateTime), r.Principal, r.Source,
+			r.Operation, orDash(r.Connector), result, change(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if log.More {
+		fmt.Fprintln(w, "(older records match too: narrow with --since or --connector, or raise --limit)")
+	}
+	if log.Unwritten > 0 {
+		fmt.Fprintf(w, "WARNING: the coordinator that answered could not write %d audit record(s) since it started; see its log\n", log.Unwritten)
+	}
+	return nil
+}
+
+// change says in a few words what a write did to its connector: created,
+// deleted, its target state moved, config keys added (+), changed (~) or
+// removed (-).
+func change(r v1.AuditRecord) string {
+	b, a := r.Before, r.After
+	switch {
+	case b == nil && a == nil:
+		return "-"
+	case b == nil:
+		return "created " + a.TargetState
+	case a == nil:
+		return "deleted"
+	}
+	var parts []string
+	if b.TargetState != a.TargetState {
+		parts = append(parts, b.TargetState+" -> "+a.TargetState)
+	}
+	var keys []string
+	for k, v := range a.Config {
+		if old, ok := b.Config[k]; !ok {
+			keys = append(keys, "+"+k)
+		} else if old != v {
+			keys = append(keys, "~"+k)
+		}
+	}
+	for k := range b.Config {
+		if _, ok := a.Config[k]; !ok {
+			keys = append(keys, "-"+k)
+		}
+	}
+	slices.SortFunc(keys, func(x, y string) int { return strings.Compare(x[1:], y[1:]) })
+	if len(keys) > 0 {
+		parts = append(parts, "config "+strings.Join(keys, " "))
+	}
+	if len(parts) == 0 {
+		return "unchanged"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// oneLine is s on one line, cut to at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

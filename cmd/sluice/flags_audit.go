@@ -1,0 +1,23 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/coordinator"
+)
+
+// The audit trail's flags (docs/security-audit.md).
+var (
+	auditTopicFlag     = stringFlag("audit-topic", coordinator.DefaultAuditTopic, "audit topic: a record of every REST write (1 partition, cleanup.policy=delete; created if missing)")
+	auditRetentionFlag = durationFlag("audit-retention", coordinator.DefaultAuditRetention, "retention.ms of the audit topic when Sluice creates it (an existing topic keeps its own)")
+	auditTimeoutFlag   = durationFlag("audit-timeout", coordinator.DefaultAuditTimeout, "how long a REST write's answer waits for its audit record to be written; a record not written by then is delivered later or logged as lost")
+)
+
+// auditConfig reads the audit flags.
+func auditConfig(c *cli.Context) coordinator.AuditConfig {
+	return coordinator.AuditConfig{
+		Topic:     c.String("audit-topic"),
+		Retention: c.Duration("audit-retention"),
+		Timeout:   c.Duration("audit-timeout"),
+	}
+}

@@ -1,0 +1,134 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// fakeBroker starts a kfake broker for one test and returns its address.
+func fakeBroker(t *testing.T) string {
+	t.Helper()
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	return kc.ListenAddrs()[0]
+}
+
+func newLog(t *testing.T, brokers string, cfg Config) *Log {
+	t.Helper()
+	cfg.KafkaOpts = kafkautil.ClientOpts(brokers, "audit-test")
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	l, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		l.Close(ctx)
+	})
+	return l
+}
+
+// Records written are read back newest first, selected by connector and
+// time, at most limit of them, with More saying that older ones match.
+func TestWriteRead(t *testing.T) {
+	l := newLog(t, fakeBroker(t), Config{Topic: "audit"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.EnsureTopic(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	for i := range 10 {
+		l.Write(v1.AuditRecord{Time: start.Add(time.Duration(i) * time.Minute), Connector: fmt.Sprintf("c%d", i%2), Operation: "o", Status: i})
+	}
+	tests := []struct {
+		name   string
+		q      Query
+		status []int
+		more   bool
+	}{
+		{"all", Query{Limit: 100}, []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, false},
+		{"limit", Query{Limit: 3}, []int{9, 8, 7}, true},
+		{"connector", Query{Connector: "c0", Limit: 100}, []int{8, 6, 4, 2, 0}, false},
+		{"connector and limit", Query{Connector: "c1", Limit: 2}, []int{9, 7}, true},
+		{"since", Query{Since: start.Add(7 * time.Minute), Limit: 100}, []int{9, 8, 7}, false},
+		{"since, nothing after", Query{Since: start.Add(time.Hour), Limit: 100}, nil, false},
+		{"no such connector", Query{Connector: "x", Limit: 100}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := l.Read(ctx, tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var status []int
+			for _, r := range got.Records {
+				status = append(status, r.Status)
+			}
+			if fmt.Sprint(status) != fmt.Sprint(tt.status) || got.More != tt.more || got.Records == nil {
+				t.Fatalf("got %v more=%v, want %v more=%v", status, got.More, tt.status, tt.more)
+			}
+		})
+	}
+}
+
+// A broker that does not answer holds a write up no longer than the
+// timeout; records that cannot be queued or delivered are counted.
+func TestWriteBounded(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there
+	l := newLog(t, addr, Config{Topic: "audit", Timeout: 100 * time.Millisecond, MaxQueued: 1, DeliveryTimeout: time.Second})
+	start := time.Now()
+	l.Write(v1.AuditRecord{Operation: "first"})
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("a write waited %v for an unreachable broker, want about 100ms", took)
+	}
+	l.Write(v1.AuditRecord{Operation: "second"}) // the queue is full
+	if n := l.Unwritten(); n != 1 {
+		t.Fatalf("unwritten %d after a write past the queue, want 1", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Unwritten() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("unwritten %d: the first record was never given up", l.Unwritten())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A compacted audit topic made by someone else is kept, with a warning.
+func TestEnsureTopicWarnsCompacted(t *testing.T) {
+	l := newLog(t, fakeBroker(t), Config{Topic: "audit"})
+	var logged strings.Builder
+	l.cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := kafkautil.EnsureTopics(ctx, kadm.NewClient(l.cl), kafkautil.TopicSpec{Name: "audit", Partitions: 1, Compacted: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.EnsureTopic(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "the audit topic is compacted") {
+		t.Fatalf("logged %q, want a warning about compaction", logged.String())
+	}
+}
