@@ -79,7 +79,7 @@ func TestTransform(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"DB_HOST": "db.internal"}
-	tr, err := New("file, env,directory", Options{AllowedPaths: paths,
+	tr, err := New([]string{"file", " env", "directory"}, Options{AllowedPaths: paths,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestTransformWithoutProviders(t *testing.T) {
 			t.Fatalf("Transform = %v, %v; want it unchanged", got, err)
 		}
 	}
-	if _, err := New("file,vault", Options{}); err == nil || !strings.Contains(err.Error(), `"vault"`) {
+	if _, err := New([]string{"file", "vault"}, Options{}); err == nil || !strings.Contains(err.Error(), `"vault"`) {
 		t.Fatalf("an unknown provider gave %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 )
@@ -31,10 +32,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// New builds a transformer with the built-in providers named in list
-// (comma-separated; the --config-providers flag). An empty list gives a
-// transformer with no providers, which leaves every placeholder as it is.
-func New(list string, opts Options) (*Transformer, error) {
+// New builds a transformer with the built-in providers named (the
+// --config-providers flag). No names give a transformer with no providers,
+// which leaves every placeholder as it is.
+func New(names []string, opts Options) (*Transformer, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -42,8 +43,10 @@ func New(list string, opts Options) (*Transformer, error) {
 		opts.LookupEnv = os.LookupEnv
 	}
 	providers := map[string]Provider{}
-	for _, name := range splitNames(list) {
-		switch name {
+	for _, name := range names {
+		switch name = strings.TrimSpace(name); name {
+		case "":
+			continue
 		case File:
 			providers[name] = &FileProvider{Allowed: opts.AllowedPaths, Logger: opts.Logger}
 		case Directory:

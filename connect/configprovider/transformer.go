@@ -19,7 +19,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strings"
 )
 
 // pattern is Kafka's ConfigTransformer.DEFAULT_PATTERN: ${provider:key} or
@@ -145,18 +144,6 @@ func ReverseTransform(raw map[string]string, tasks []map[string]string) []map[st
 			}
 		}
 		out[i] = m
-	}
-	return out
-}
-
-// splitNames reads a comma-separated provider list, as the
-// --config-providers flag gives it.
-func splitNames(list string) []string {
-	var out []string
-	for _, n := range strings.Split(list, ",") {
-		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
 	}
 	return out
 }
