@@ -15,6 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
@@ -72,6 +74,14 @@ type Config struct {
 	// Plugins are the plugins the coordinator validates configs with and
 	// runs the Connector part of (nil: the built-in ones).
 	Plugins *plugins.Registry
+	// ConfigProviders names the config providers (file, env, directory)
+	// whose placeholders the coordinator resolves where it runs connector
+	// code: validation and the Connector part (Start, TaskConfigs). Task
+	// configs are written back with the placeholders in place.
+	ConfigProviders []string
+	// FileAllowedPaths confine the coordinator's file and directory
+	// config providers (absolute directories; empty: any path).
+	FileAllowedPaths []string
 
 	// ReadHeaderTimeout, ReadBodyTimeout and MaxHeaderBytes bound what one
 	// REST request may hold of the server before it is answered: the time
@@ -114,12 +124,13 @@ func (c *Config) Validate() error {
 
 // Coordinator is a running coordinator.
 type Coordinator struct {
-	cfg    Config
-	log    *slog.Logger
-	nc     *nats.Conn
-	herder *herder.Herder
-	ln     net.Listener
-	srv    *httpapi.Server
+	cfg       Config
+	providers *configprovider.Transformer
+	log       *slog.Logger
+	nc        *nats.Conn
+	herder    *herder.Herder
+	ln        net.Listener
+	srv       *httpapi.Server
 }
 
 // New makes a coordinator; Start connects it and serves.
@@ -142,7 +153,16 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
 	}
-	return &Coordinator{cfg: cfg, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
+	allowed, err := allowedpaths.New(cfg.FileAllowedPaths)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator --file-allowed-paths: %w", err)
+	}
+	providers, err := configprovider.New(cfg.ConfigProviders, configprovider.Options{
+		AllowedPaths: allowed, Logger: cfg.Loggers.Logger(logging.Herder)})
+	if err != nil {
+		return nil, fmt.Errorf("coordinator --config-providers: %w", err)
+	}
+	return &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
 }
 
 // Addr is the REST address being served (after Start).
@@ -185,6 +205,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		FaultHook:           c.cfg.FaultHook,
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
+		Providers:           c.providers,
 	}, c.plugins(), nc)
 	c.srv = httpapi.NewServer(httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})

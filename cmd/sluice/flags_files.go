@@ -1,0 +1,31 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Flags of config providers and file access, on coordinators (which run
+// validation and the connectors' Connector part) and agents (which run the
+// tasks); sluice dev applies them to both.
+var (
+	configProvidersFlag = stringFlag("config-providers", "",
+		"config providers whose placeholders connector configs may hold, comma-separated: file (${file:/path/file.properties:key}), env (${env:NAME}), directory (${directory:/path/dir:filename}); resolved where connector code runs, stored unresolved")
+	fileAllowedPathsFlag = stringFlag("file-allowed-paths", "",
+		"directories (absolute, comma-separated) the file connectors and the file and directory config providers may touch files in, after resolving .. and symlinks (default: anywhere)")
+)
+
+// fileFlags are the flags of this file, for coordinatorFlags and agentFlags.
+func fileFlags() []cli.Flag { return []cli.Flag{configProvidersFlag, fileAllowedPathsFlag} }
+
+// splitList reads a comma-separated flag value, blanks dropped.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
