@@ -77,6 +77,12 @@ type Options struct {
 	// LogLevel is the level the processes log at (nil: warn); every line
 	// counts in Cluster.LogLines.
 	LogLevel slog.Leveler
+	// ConfigProviders are the --config-providers of the coordinator and of
+	// every agent.
+	ConfigProviders []string
+	// FileAllowedPaths, when set and not nil at i, are agent i's
+	// --file-allowed-paths.
+	FileAllowedPaths [][]string
 }
 
 // Cluster is a running test cluster.
@@ -165,6 +171,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Plugins:             opts.CoordinatorPlugins,
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
+		ConfigProviders:     opts.ConfigProviders,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
@@ -180,6 +187,10 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ShutdownTimeout:    opts.ShutdownTimeout,
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
 			OffsetsHook:        agentOffsetsHook(opts, i),
+			ConfigProviders:    opts.ConfigProviders,
+		}
+		if i < len(opts.FileAllowedPaths) {
+			cfg.FileAllowedPaths = opts.FileAllowedPaths[i]
 		}
 		if opts.ValueConverter != "" {
 			cfg.ValueConverter = opts.ValueConverter
