@@ -47,15 +47,12 @@ type Config struct {
 	ExactlyOnce bool
 	// ShutdownTimeout bounds the final commit of every task on Stop.
 	ShutdownTimeout time.Duration
-	// ConfigProviders names the config providers (file, env, directory)
-	// whose placeholders in task configs the agent resolves just before a
-	// task starts; none: placeholders are passed on as they are.
-	ConfigProviders []string
-	// FileAllowedPaths are the directories (absolute) that the file
-	// connectors and the file and directory config providers may touch
-	// files in; empty: any. The agent announces them, so validation can
-	// refuse a path no agent allows.
-	FileAllowedPaths []string
+	// ConfigProviders are the config providers whose placeholders in task
+	// configs the agent resolves just before a task starts, and the
+	// directories the file connectors and the file and directory providers
+	// may touch files in. The agent announces those directories, so
+	// validation can refuse a path no agent allows.
+	ConfigProviders configprovider.Settings
 	// Plugins are the plugins this agent can run (nil: the built-in ones).
 	// The agent announces them; the coordinator places a task only on an
 	// agent that has its plugin.
@@ -129,12 +126,8 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}
 	var err error
-	if a.allowed, err = allowedpaths.New(cfg.FileAllowedPaths); err != nil {
-		return nil, fmt.Errorf("agent --file-allowed-paths: %w", err)
-	}
-	if a.providers, err = configprovider.New(cfg.ConfigProviders, configprovider.Options{
-		AllowedPaths: a.allowed, Logger: cfg.logger(logging.AgentTasks)}); err != nil {
-		return nil, fmt.Errorf("agent --config-providers: %w", err)
+	if a.providers, a.allowed, err = cfg.ConfigProviders.Build(cfg.logger(logging.AgentTasks)); err != nil {
+		return nil, fmt.Errorf("agent config: %w", err)
 	}
 	return a, nil
 }

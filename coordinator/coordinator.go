@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
@@ -74,14 +73,12 @@ type Config struct {
 	// Plugins are the plugins the coordinator validates configs with and
 	// runs the Connector part of (nil: the built-in ones).
 	Plugins *plugins.Registry
-	// ConfigProviders names the config providers (file, env, directory)
-	// whose placeholders the coordinator resolves where it runs connector
-	// code: validation and the Connector part (Start, TaskConfigs). Task
-	// configs are written back with the placeholders in place.
-	ConfigProviders []string
-	// FileAllowedPaths confine the coordinator's file and directory
-	// config providers (absolute directories; empty: any path).
-	FileAllowedPaths []string
+	// ConfigProviders are the config providers whose placeholders the
+	// coordinator resolves where it runs connector code: validation and
+	// the Connector part (Start, TaskConfigs); task configs are written
+	// back with the placeholders in place. Their FileAllowedPaths confine
+	// the coordinator's file and directory providers.
+	ConfigProviders configprovider.Settings
 
 	// ReadHeaderTimeout, ReadBodyTimeout and MaxHeaderBytes bound what one
 	// REST request may hold of the server before it is answered: the time
@@ -153,14 +150,9 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
 	}
-	allowed, err := allowedpaths.New(cfg.FileAllowedPaths)
+	providers, _, err := cfg.ConfigProviders.Build(cfg.Loggers.Logger(logging.Herder))
 	if err != nil {
-		return nil, fmt.Errorf("coordinator --file-allowed-paths: %w", err)
-	}
-	providers, err := configprovider.New(cfg.ConfigProviders, configprovider.Options{
-		AllowedPaths: allowed, Logger: cfg.Loggers.Logger(logging.Herder)})
-	if err != nil {
-		return nil, fmt.Errorf("coordinator --config-providers: %w", err)
+		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
 	return &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
 }

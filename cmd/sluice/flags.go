@@ -62,11 +62,11 @@ var (
 
 func coordinatorFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
-		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}, fileFlags()...)
+		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}, providerFlags()...)
 }
 
 func agentFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}, fileFlags()...)
+	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}, providerFlags()...)
 }
 
 // loggers are the process's named loggers, text on stderr, the root logger
@@ -127,8 +127,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		ReadHeaderTimeout:   c.Duration("rest-read-header-timeout"),
 		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
 		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
-		ConfigProviders:     splitList(c.String("config-providers")),
-		FileAllowedPaths:    splitList(c.String("file-allowed-paths")),
+		ConfigProviders:     providerSettings(c),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),
 	}, nil
@@ -150,23 +149,22 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		}
 	}
 	return agent.Config{
-		ID:               id,
-		Labels:           lbls,
-		NATSURL:          c.String("nats"),
-		Brokers:          c.String("kafka"),
-		GroupID:          c.String("group-id"),
-		OffsetsTopic:     c.String("offsets-topic"),
-		WorkDir:          c.String("work-dir"),
-		FlushInterval:    c.Duration("offset-flush-interval"),
-		KeyConverter:     c.String("key-converter"),
-		ValueConverter:   c.String("value-converter"),
-		ShutdownTimeout:  c.Duration("task-shutdown-timeout"),
-		ExactlyOnce:      eos,
-		ConfigProviders:  splitList(c.String("config-providers")),
-		FileAllowedPaths: splitList(c.String("file-allowed-paths")),
-		Loggers:          lg,
-		Logger:           rootLogger(lg),
-		OffsetsHook:      offsetsTestSeam(rootLogger(lg)),
+		ID:              id,
+		Labels:          lbls,
+		NATSURL:         c.String("nats"),
+		Brokers:         c.String("kafka"),
+		GroupID:         c.String("group-id"),
+		OffsetsTopic:    c.String("offsets-topic"),
+		WorkDir:         c.String("work-dir"),
+		FlushInterval:   c.Duration("offset-flush-interval"),
+		KeyConverter:    c.String("key-converter"),
+		ValueConverter:  c.String("value-converter"),
+		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
+		ExactlyOnce:     eos,
+		ConfigProviders: providerSettings(c),
+		Loggers:         lg,
+		Logger:          rootLogger(lg),
+		OffsetsHook:     offsetsTestSeam(rootLogger(lg)),
 	}, nil
 }
 

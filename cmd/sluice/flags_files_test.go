@@ -10,20 +10,21 @@ import (
 func TestFileFlags(t *testing.T) {
 	t.Setenv("SLUICE_CONFIG_PROVIDERS", "file, env,,directory")
 	t.Setenv("SLUICE_FILE_ALLOWED_PATHS", "/var/lib/sluice/files,/srv/data")
+	t.Setenv("SLUICE_CONFIG_PROVIDER_ENV_ALLOWLIST", "CONNECT_.*")
 	c := flagContext(t, coordinatorFlags()...)
 	ccfg, err := coordinatorConfig(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantProviders, wantPaths := []string{"file", "env", "directory"}, []string{"/var/lib/sluice/files", "/srv/data"}
-	if !slices.Equal(ccfg.ConfigProviders, wantProviders) || !slices.Equal(ccfg.FileAllowedPaths, wantPaths) {
-		t.Fatalf("coordinator: providers %q, paths %q", ccfg.ConfigProviders, ccfg.FileAllowedPaths)
+	if p := ccfg.ConfigProviders; !slices.Equal(p.Providers, wantProviders) || !slices.Equal(p.FileAllowedPaths, wantPaths) || p.EnvAllowlist != "CONNECT_.*" {
+		t.Fatalf("coordinator: %+v", p)
 	}
 	acfg, err := agentConfig(flagContext(t, agentFlags()...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(acfg.ConfigProviders, wantProviders) || !slices.Equal(acfg.FileAllowedPaths, wantPaths) {
-		t.Fatalf("agent: providers %q, paths %q", acfg.ConfigProviders, acfg.FileAllowedPaths)
+	if p := acfg.ConfigProviders; !slices.Equal(p.Providers, wantProviders) || !slices.Equal(p.FileAllowedPaths, wantPaths) || p.EnvAllowlist != "CONNECT_.*" {
+		t.Fatalf("agent: %+v", p)
 	}
 }

@@ -166,3 +166,27 @@ func TestHasVariables(t *testing.T) {
 		}
 	}
 }
+
+func TestEnvAllowlist(t *testing.T) {
+	re, err := CompileAllowlist("CONNECT_.*|DB_HOST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"CONNECT_PW": "a", "DB_HOST": "b", "DB_HOSTNAME": "c", "AWS_SECRET": "d"}
+	tr, err := New([]string{"env"}, Options{EnvAllowlist: re, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]string{"a": "${env:CONNECT_PW}", "b": "${env:DB_HOST}", "c": "${env:DB_HOSTNAME}", "d": "${env:AWS_SECRET}"}
+	got, err := tr.Transform(in)
+	want := map[string]string{"a": "a", "b": "b", "c": "${env:DB_HOSTNAME}", "d": "${env:AWS_SECRET}"}
+	if err != nil || !maps.Equal(got, want) {
+		t.Fatalf("Transform = %v, %v; want %v", got, err, want)
+	}
+	if re, err := CompileAllowlist(""); re != nil || err != nil {
+		t.Fatalf("an empty allowlist = %v, %v", re, err)
+	}
+	if _, err := CompileAllowlist("("); err == nil {
+		t.Fatal("a bad pattern was accepted")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -27,6 +28,11 @@ type Options struct {
 	AllowedPaths *allowedpaths.Paths
 	// LookupEnv reads environment variables; nil is os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// EnvAllowlist, when set, is the pattern an environment variable's
+	// name must match for the env provider to read it (Kafka's
+	// allowlist.pattern; CompileAllowlist anchors it to whole names); nil
+	// allows every variable.
+	EnvAllowlist *regexp.Regexp
 	// Logger receives the warnings Kafka's providers log (a path that is
 	// not allowed, a directory that is not one); nil is slog.Default().
 	Logger *slog.Logger
@@ -52,7 +58,7 @@ func New(names []string, opts Options) (*Transformer, error) {
 		case Directory:
 			providers[name] = &DirectoryProvider{Allowed: opts.AllowedPaths, Logger: opts.Logger}
 		case Env:
-			providers[name] = &EnvProvider{LookupEnv: opts.LookupEnv}
+			providers[name] = &EnvProvider{LookupEnv: opts.LookupEnv, Allowlist: opts.EnvAllowlist}
 		default:
 			return nil, fmt.Errorf("unknown config provider %q: the built-in providers are %s, %s and %s", name, File, Env, Directory)
 		}
@@ -170,9 +176,11 @@ func allowed(paths *allowedpaths.Paths, log *slog.Logger, path string) (string, 
 }
 
 // EnvProvider reads environment variables (${env:NAME}), as Kafka's
-// EnvVarConfigProvider.
+// EnvVarConfigProvider. A variable whose name Allowlist (when set) does not
+// match is not read: its placeholder stays.
 type EnvProvider struct {
 	LookupEnv func(string) (string, bool)
+	Allowlist *regexp.Regexp
 }
 
 // Get implements Provider. A path is refused, as Kafka refuses it.
@@ -186,9 +194,26 @@ func (p *EnvProvider) Get(path string, keys []string) (map[string]string, error)
 	}
 	data := map[string]string{}
 	for _, k := range keys {
+		if p.Allowlist != nil && !p.Allowlist.MatchString(k) {
+			continue
+		}
 		if v, ok := lookup(k); ok {
 			data[k] = v
 		}
 	}
 	return data, nil
+}
+
+// CompileAllowlist compiles an env allowlist pattern to match whole names
+// only, as Java's Matcher.matches does; "" gives nil, which allows every
+// variable.
+func CompileAllowlist(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	if err != nil {
+		return nil, fmt.Errorf("env config provider allowlist %q: %w", pattern, err)
+	}
+	return re, nil
 }

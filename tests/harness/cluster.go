@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
@@ -171,7 +172,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Plugins:             opts.CoordinatorPlugins,
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
-		ConfigProviders:     opts.ConfigProviders,
+		ConfigProviders:     configprovider.Settings{Providers: opts.ConfigProviders},
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
@@ -187,10 +188,10 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ShutdownTimeout:    opts.ShutdownTimeout,
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
 			OffsetsHook:        agentOffsetsHook(opts, i),
-			ConfigProviders:    opts.ConfigProviders,
+			ConfigProviders:    configprovider.Settings{Providers: opts.ConfigProviders},
 		}
 		if i < len(opts.FileAllowedPaths) {
-			cfg.FileAllowedPaths = opts.FileAllowedPaths[i]
+			cfg.ConfigProviders.FileAllowedPaths = opts.FileAllowedPaths[i]
 		}
 		if opts.ValueConverter != "" {
 			cfg.ValueConverter = opts.ValueConverter
