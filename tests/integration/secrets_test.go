@@ -238,4 +238,12 @@ func TestConfigProviderSecretsStayOutOfConfigTopicAndLogs(t *testing.T) {
 			t.Errorf("a log line holds a secret: %q", lines)
 		}
 	}
+
+	// A placeholder its provider cannot read refuses validate and create
+	// with a 400 that names the file.
+	missing := filepath.Join(dir, "none.properties")
+	bad := cfgWith(raw, "probe.password", "${file:"+missing+":password}")
+	wantMissing := "config provider file: Could not read properties from file " + missing
+	wantError(t, c.Do("PUT", "/connector-plugins/"+classProbe+"/config/validate", bad), http.StatusBadRequest, wantMissing)
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": c.Name("unreadable"), "config": bad}), http.StatusBadRequest, wantMissing)
 }
