@@ -1,10 +1,9 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 )
 
@@ -29,19 +28,8 @@ func providerFlags() []cli.Flag {
 // providerSettings reads the flags of this file.
 func providerSettings(c *cli.Context) configprovider.Settings {
 	return configprovider.Settings{
-		Providers:        splitList(c.String("config-providers")),
-		FileAllowedPaths: splitList(c.String("file-allowed-paths")),
+		Providers:        allowedpaths.SplitList(c.String("config-providers")),
+		FileAllowedPaths: allowedpaths.SplitList(c.String("file-allowed-paths")),
 		EnvAllowlist:     c.String("config-provider-env-allowlist"),
 	}
-}
-
-// splitList reads a comma-separated flag value, blanks dropped.
-func splitList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -47,14 +47,18 @@ func (e *NotAllowedError) Error() string {
 // Parse reads a comma-separated list of directories (the
 // --file-allowed-paths flag); blank entries are skipped, and an empty list
 // restricts nothing.
-func Parse(list string) (*Paths, error) {
-	var dirs []string
+func Parse(list string) (*Paths, error) { return New(SplitList(list)) }
+
+// SplitList reads a comma-separated list, as --file-allowed-paths and an
+// agent's announced setting spell it: entries trimmed, blanks dropped.
+func SplitList(list string) []string {
+	var out []string
 	for _, d := range strings.Split(list, ",") {
 		if d = strings.TrimSpace(d); d != "" {
-			dirs = append(dirs, d)
+			out = append(out, d)
 		}
 	}
-	return New(dirs)
+	return out
 }
 
 // New returns the set of dirs. Each must be absolute (as Kafka requires of

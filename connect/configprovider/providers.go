@@ -78,9 +78,6 @@ type FileProvider struct {
 // a file that cannot be read is an error.
 func (p *FileProvider) Get(path string, keys []string) (map[string]string, error) {
 	data := map[string]string{}
-	if path == "" {
-		return data, nil
-	}
 	resolved, ok := allowed(p.Allowed, p.Logger, path)
 	if !ok {
 		return data, nil
@@ -119,9 +116,6 @@ type DirectoryProvider struct {
 // mounts are links into a hidden subdirectory), never a path below it.
 func (p *DirectoryProvider) Get(path string, keys []string) (map[string]string, error) {
 	data := map[string]string{}
-	if path == "" {
-		return data, nil
-	}
 	dir, ok := allowed(p.Allowed, p.Logger, path)
 	if !ok {
 		return data, nil
@@ -160,8 +154,12 @@ func (p *DirectoryProvider) Get(path string, keys []string) (map[string]string, 
 }
 
 // allowed checks path against the allowed paths, logging a refusal as
-// Kafka does, and returns it resolved.
+// Kafka does, and returns it resolved. An empty path names nothing: false,
+// silently, as Kafka's providers give no values for it.
 func allowed(paths *allowedpaths.Paths, log *slog.Logger, path string) (string, bool) {
+	if path == "" {
+		return "", false
+	}
 	resolved, err := paths.Check(path, "")
 	if err != nil {
 		var na *allowedpaths.NotAllowedError

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
-	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/generator"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/tests/harness"
@@ -77,14 +76,7 @@ func (t *probeTask) Start(ctx context.Context, tc connect.SourceTaskContext, pro
 }
 
 func probeRegistry(t *testing.T, seen *probeSeen) *plugins.Registry {
-	p := generator.Plugin()
-	p.Class, p.Aliases = classProbe, nil
-	p.NewConnector = func() connect.Connector { return &probeConnector{seen: seen} }
-	reg, err := plugins.New(append([]*connect.Plugin{p}, converters.Plugins()...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
+	return generatorVariant(t, classProbe, func() connect.Connector { return &probeConnector{seen: seen} })
 }
 
 // secretValue is a value no test writes anywhere but where it is kept.

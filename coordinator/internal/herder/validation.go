@@ -62,7 +62,7 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 	var eligible []agentPaths
 	for _, a := range agents {
 		if a.Registered && a.Has(p.Class) && labels.Matches(sel, a.Labels) {
-			eligible = append(eligible, agentPaths{workDir: a.Settings[v1.SettingWorkDir], dirs: splitDirs(a.Settings[v1.SettingFileAllowedPaths])})
+			eligible = append(eligible, agentPaths{workDir: a.Settings[v1.SettingWorkDir], dirs: allowedpaths.SplitList(a.Settings[v1.SettingFileAllowedPaths])})
 		}
 	}
 	if len(eligible) == 0 {
@@ -101,15 +101,4 @@ func addError(infos *v1.ConfigInfos, key, msg string) {
 			return
 		}
 	}
-}
-
-// splitDirs reads an agent's announced allowed paths.
-func splitDirs(list string) []string {
-	var out []string
-	for _, d := range strings.Split(list, ",") {
-		if d = strings.TrimSpace(d); d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
 }
