@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/validate"
 )
 
 // Host is where connector instances run, one per connector name. The
@@ -51,11 +52,12 @@ type LocalHost struct {
 	instances map[string]localInstance
 }
 
-// localInstance is a started plugin and the config it was started from,
-// placeholders unresolved, which its task configs get back.
+// localInstance is a started plugin and the config it was started from:
+// raw, placeholders unresolved, which its task configs get back, and
+// resolved, as the plugin saw it.
 type localInstance struct {
-	conn connect.Connector
-	raw  map[string]string
+	conn          connect.Connector
+	raw, resolved map[string]string
 }
 
 var _ Host = (*LocalHost)(nil)
@@ -77,12 +79,12 @@ func (h *LocalHost) Start(_ context.Context, name string, props map[string]strin
 	if running {
 		return Plugin{}, fmt.Errorf("connector %s is already started", name)
 	}
-	conn, p, err := startLocal(h.reg, h.providers, props, cc)
+	conn, p, resolved, err := startLocal(h.reg, h.providers, props, cc)
 	if err != nil {
 		return Plugin{}, err
 	}
 	h.mu.Lock()
-	h.instances[name] = localInstance{conn: conn, raw: maps.Clone(props)}
+	h.instances[name] = localInstance{conn: conn, raw: maps.Clone(props), resolved: resolved}
 	h.mu.Unlock()
 	return p, nil
 }
@@ -93,7 +95,7 @@ func (h *LocalHost) TaskConfigs(_ context.Context, name string, maxTasks int) ([
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := in.conn.TaskConfigs(maxTasks)
+	tasks, err := in.conn.TaskConfigs(resolvedMaxTasks(in.raw, in.resolved, maxTasks))
 	if err != nil {
 		return nil, fmt.Errorf("computing the task configs of connector %s: %w", name, err)
 	}
@@ -129,19 +131,30 @@ func (h *LocalHost) instance(name string) (localInstance, error) {
 // starts it with the config's placeholders resolved, just before it runs:
 // the one place a plugin is started in the coordinator, for LocalHost and
 // for Generate alike.
-func startLocal(reg *plugins.Registry, providers *configprovider.Transformer, props map[string]string, cc connect.ConnectorContext) (connect.Connector, Plugin, error) {
+func startLocal(reg *plugins.Registry, providers *configprovider.Transformer, props map[string]string, cc connect.ConnectorContext) (connect.Connector, Plugin, map[string]string, error) {
 	class := props["connector.class"]
 	p, ok := reg.LookupConnector(class)
 	if !ok {
-		return nil, Plugin{}, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(class)}
+		return nil, Plugin{}, nil, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(class)}
 	}
 	resolved, err := providers.Transform(props)
 	if err != nil {
-		return nil, Plugin{}, fmt.Errorf("resolving the config of %s: %w", p.Class, err)
+		return nil, Plugin{}, nil, fmt.Errorf("resolving the config of %s: %w", p.Class, err)
 	}
 	conn := p.NewConnector()
-	if err := conn.Start(cc, resolved); err != nil {
-		return nil, Plugin{}, fmt.Errorf("starting %s: %w", p.Class, err)
+	if err := conn.Start(cc, maps.Clone(resolved)); err != nil {
+		return nil, Plugin{}, nil, fmt.Errorf("starting %s: %w", p.Class, err)
 	}
-	return conn, Plugin{Class: p.Class, Kind: p.Kind}, nil
+	return conn, Plugin{Class: p.Class, Kind: p.Kind}, resolved, nil
+}
+
+// resolvedMaxTasks is maxTasks, which the Manager reckons from the stored
+// config, unless the stored tasks.max is a placeholder: only the resolved
+// config, which the Manager never sees, says what it is then (validation
+// checked the resolved value).
+func resolvedMaxTasks(raw, resolved map[string]string, maxTasks int) int {
+	if configprovider.HasVariables(raw[validate.TasksMaxConfig]) {
+		return MaxTasks(resolved)
+	}
+	return maxTasks
 }

@@ -24,10 +24,13 @@ func (c *seenConnector) Start(_ connect.ConnectorContext, props map[string]strin
 	return nil
 }
 
-func (c *seenConnector) TaskConfigs(int) ([]map[string]string, error) {
-	tc := maps.Clone(c.props)
-	tc["task.own"] = "x"
-	return []map[string]string{tc}, nil
+func (c *seenConnector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
+	out := make([]map[string]string, maxTasks)
+	for i := range out {
+		out[i] = maps.Clone(c.props)
+		out[i]["task.own"] = "x"
+	}
+	return out, nil
 }
 
 func (c *seenConnector) Stop() error { return nil }
@@ -39,7 +42,7 @@ func TestLocalHostResolvesAndPutsPlaceholdersBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"DB_PASSWORD": "s3cr3t"}
+	env := map[string]string{"DB_PASSWORD": "s3cr3t", "TASKS": "3"}
 	tr, err := configprovider.New([]string{"env"}, configprovider.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +69,29 @@ func TestLocalHostResolvesAndPutsPlaceholdersBack(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A tasks.max placeholder counts as what it resolves to, though the
+	// Manager asked for what the stored text gives (1).
+	withMax := cfgOf(raw, "tasks.max", "${env:TASKS}")
+	if _, err := h.Start(context.Background(), "c", withMax, discard{}); err != nil {
+		t.Fatal(err)
+	}
+	if tasks, err = h.TaskConfigs(context.Background(), "c", MaxTasks(withMax)); err != nil || len(tasks) != 3 || tasks[2]["tasks.max"] != "${env:TASKS}" {
+		t.Fatalf("task configs = %v, %v; want 3 with the placeholder", tasks, err)
+	}
+	if err := h.Stop(context.Background(), "c"); err != nil {
+		t.Fatal(err)
+	}
+
 	got, err := Generate(reg, tr, raw)
 	if err != nil || len(got) != 1 || strings.Contains(got[0]["db.password"], "s3cr3t") {
 		t.Fatalf("Generate = %v, %v", got, err)
 	}
+}
+
+func cfgOf(base map[string]string, kv ...string) map[string]string {
+	out := maps.Clone(base)
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
 }

@@ -53,14 +53,14 @@ func finish(p Plugin, props map[string]string, tasks []map[string]string) []map[
 // callers without a Manager; the Manager does the same on long-lived
 // instances and only when the result can change.
 func Generate(reg *plugins.Registry, providers *configprovider.Transformer, props map[string]string) ([]map[string]string, error) {
-	conn, p, err := startLocal(reg, providers, props, discard{})
+	conn, p, resolved, err := startLocal(reg, providers, props, discard{})
 	if err != nil {
 		return nil, err
 	}
 	// The configs are computed by the time Stop runs; a throwaway
 	// instance that fails to stop must not fail its connector.
 	defer func() { _ = conn.Stop() }()
-	tasks, err := conn.TaskConfigs(MaxTasks(props))
+	tasks, err := conn.TaskConfigs(MaxTasks(resolved))
 	if err != nil {
 		return nil, fmt.Errorf("computing the task configs of %s: %w", p.Class, err)
 	}
