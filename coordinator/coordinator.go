@@ -121,13 +121,16 @@ func (c *Config) Validate() error {
 
 // Coordinator is a running coordinator.
 type Coordinator struct {
-	cfg       Config
+	// providers resolve placeholders where the coordinator runs connector
+	// code; built by New, so a bad setting fails before anything starts.
 	providers *configprovider.Transformer
-	log       *slog.Logger
-	nc        *nats.Conn
-	herder    *herder.Herder
-	ln        net.Listener
-	srv       *httpapi.Server
+
+	cfg    Config
+	log    *slog.Logger
+	nc     *nats.Conn
+	herder *herder.Herder
+	ln     net.Listener
+	srv    *httpapi.Server
 }
 
 // New makes a coordinator; Start connects it and serves.

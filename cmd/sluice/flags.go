@@ -113,6 +113,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 	}
 	return coordinator.Config{
 		ExactlyOnce:         eos,
+		ConfigProviders:     providerSettings(c),
 		Listen:              c.String("listen"),
 		AdvertisedAddr:      c.String("advertised-address"),
 		NATSURL:             c.String("nats"),
@@ -127,7 +128,6 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		ReadHeaderTimeout:   c.Duration("rest-read-header-timeout"),
 		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
 		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
-		ConfigProviders:     providerSettings(c),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),
 	}, nil

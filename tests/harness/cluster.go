@@ -168,11 +168,11 @@ func Start(t testing.TB, opts Options) *Cluster {
 		TaskShutdownTimeout: opts.ShutdownTimeout,
 		LeaderLease:         2 * time.Second,
 		FaultHook:           opts.FaultHook,
+		ConfigProviders:     configprovider.Settings{Providers: opts.ConfigProviders},
 		BeforeStatusWrite:   opts.BeforeStatusWrite,
 		Plugins:             opts.CoordinatorPlugins,
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
-		ConfigProviders:     configprovider.Settings{Providers: opts.ConfigProviders},
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
