@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -114,18 +114,18 @@ func New(cfg Config) (*Agent, error) {
 		}
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
-	if cfg.WorkDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("agent work dir: %w", err)
-		}
-		cfg.WorkDir = wd
+	// Absolute (the current directory when unset), as announced: the
+	// coordinator judges a task's relative paths against it without
+	// knowing this process's directory.
+	wd, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("agent work dir: %w", err)
 	}
+	cfg.WorkDir = wd
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
 	a := &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}
-	var err error
 	if a.providers, a.allowed, err = cfg.ConfigProviders.Build(cfg.logger(logging.AgentTasks)); err != nil {
 		return nil, fmt.Errorf("agent config: %w", err)
 	}
