@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -19,6 +19,8 @@ import (
 	"github.com/sluice-io/sluice/agent/internal/runtime"
 	"github.com/sluice-io/sluice/agent/internal/transport"
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -45,6 +47,12 @@ type Config struct {
 	ExactlyOnce bool
 	// ShutdownTimeout bounds the final commit of every task on Stop.
 	ShutdownTimeout time.Duration
+	// ConfigProviders are the config providers whose placeholders in task
+	// configs the agent resolves just before a task starts, and the
+	// directories the file connectors and the file and directory providers
+	// may touch files in. The agent announces those directories, so
+	// validation can refuse a path no agent allows.
+	ConfigProviders configprovider.Settings
 	// Plugins are the plugins this agent can run (nil: the built-in ones).
 	// The agent announces them; the coordinator places a task only on an
 	// agent that has its plugin.
@@ -86,6 +94,8 @@ func (c *Config) Validate() error {
 type Agent struct {
 	cfg       Config
 	log       *slog.Logger
+	allowed   *allowedpaths.Paths
+	providers *configprovider.Transformer
 	nc        *nats.Conn
 	store     *offsetstore.Store
 	exec      *offsets.Executor
@@ -104,17 +114,22 @@ func New(cfg Config) (*Agent, error) {
 		}
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
-	if cfg.WorkDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("agent work dir: %w", err)
-		}
-		cfg.WorkDir = wd
+	// Absolute (the current directory when unset), as announced: the
+	// coordinator judges a task's relative paths against it without
+	// knowing this process's directory.
+	wd, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("agent work dir: %w", err)
 	}
+	cfg.WorkDir = wd
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
-	return &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}, nil
+	a := &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}
+	if a.providers, a.allowed, err = cfg.ConfigProviders.Build(cfg.logger(logging.AgentTasks)); err != nil {
+		return nil, fmt.Errorf("agent config: %w", err)
+	}
+	return a, nil
 }
 
 // logger is the named logger of one of the agent's components, each line
@@ -160,6 +175,8 @@ func (a *Agent) Start(ctx context.Context) error {
 		ExactlyOnce:        a.cfg.ExactlyOnce,
 		KafkaOpts:          kopts,
 		Registry:           reg,
+		Providers:          a.providers,
+		AllowedPaths:       a.allowed,
 		Offsets:            a.store,
 		Logger:             a.cfg.logger(logging.AgentTasks),
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
@@ -184,10 +201,14 @@ func pluginInfos(reg *plugins.Registry) []v1.PluginInfo {
 // settings are the agent settings that decide which tasks it accepts, as
 // it announces them to the coordinator.
 func (a *Agent) settings() map[string]string {
-	return map[string]string{
+	s := map[string]string{
 		"exactly_once_source_support": strconv.FormatBool(a.cfg.ExactlyOnce),
-		"work_dir":                    a.cfg.WorkDir,
+		v1.SettingWorkDir:             a.cfg.WorkDir,
 	}
+	if a.allowed.Restricted() {
+		s[v1.SettingFileAllowedPaths] = a.allowed.String()
+	}
+	return s
 }
 
 // Stop leaves the cluster gracefully: it stops taking commands and

@@ -55,7 +55,7 @@ type Class string
 type Password string
 
 // String hides the password.
-func (Password) String() string { return "[hidden]" }
+func (Password) String() string { return Hidden }
 
 // Value returns the password itself.
 func (p Password) Value() string { return string(p) }

@@ -8,6 +8,8 @@ package connect
 import (
 	"context"
 	"time"
+
+	"github.com/sluice-io/sluice/connect/allowedpaths"
 )
 
 // Kind is what sort of plugin a Plugin is; its String is the REST spelling.
@@ -125,6 +127,10 @@ type SourceTaskContext struct {
 	Offsets OffsetReader
 	// WorkDir is the directory relative file paths resolve against.
 	WorkDir string
+	// AllowedPaths are the directories the agent lets tasks' files be in
+	// (--file-allowed-paths; nil: anywhere). A task that opens files named
+	// by its config resolves them with AllowedPaths.Check.
+	AllowedPaths *allowedpaths.Paths
 }
 
 // SourceTask reads records from an external system.
@@ -144,6 +150,8 @@ type SourceTask interface {
 type SinkTaskContext struct {
 	// WorkDir is the directory relative file paths resolve against.
 	WorkDir string
+	// AllowedPaths: see SourceTaskContext.AllowedPaths.
+	AllowedPaths *allowedpaths.Paths
 }
 
 // SinkTask writes records to an external system.

@@ -27,6 +27,12 @@ type Plugin struct {
 	// Config returns the ConfigDef of a plugin that is not a connector (a
 	// connector's comes from its ConfigDef method).
 	Config func() *ConfigDef
+	// FileConfigs are the connector's config keys whose values are paths
+	// of files its tasks open on the agent (the file connectors' "file").
+	// With --file-allowed-paths set, validation refuses a path that no
+	// agent able to run the connector allows, and an agent refuses to
+	// start a task whose path it does not allow.
+	FileConfigs []string
 }
 
 // ConfigDef returns the plugin's own config definition, as its config()

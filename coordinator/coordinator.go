@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
@@ -73,6 +74,12 @@ type Config struct {
 	// Plugins are the plugins the coordinator validates configs with and
 	// runs the Connector part of (nil: the built-in ones).
 	Plugins *plugins.Registry
+	// ConfigProviders are the config providers whose placeholders the
+	// coordinator resolves where it runs connector code: validation and
+	// the Connector part (Start, TaskConfigs); task configs are written
+	// back with the placeholders in place. Their FileAllowedPaths confine
+	// the coordinator's file and directory providers.
+	ConfigProviders configprovider.Settings
 
 	// ReadHeaderTimeout, ReadBodyTimeout and MaxHeaderBytes bound what one
 	// REST request may hold of the server before it is answered: the time
@@ -121,6 +128,10 @@ func (c *Config) Validate() error {
 
 // Coordinator is a running coordinator.
 type Coordinator struct {
+	// providers resolve placeholders where the coordinator runs connector
+	// code; built by New, so a bad setting fails before anything starts.
+	providers *configprovider.Transformer
+
 	cfg    Config
 	log    *slog.Logger
 	nc     *nats.Conn
@@ -150,7 +161,11 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
 	}
-	return &Coordinator{cfg: cfg, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
+	providers, _, err := cfg.ConfigProviders.Build(cfg.Loggers.Logger(logging.Herder))
+	if err != nil {
+		return nil, fmt.Errorf("coordinator config: %w", err)
+	}
+	return &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
 }
 
 // Addr is the REST address being served (after Start).
@@ -199,6 +214,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		FaultHook:           c.cfg.FaultHook,
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
+		Providers:           c.providers,
 	}, c.plugins(), nc)
 	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit},
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), c.auditOption(workerID)),

@@ -61,13 +61,13 @@ var (
 )
 
 func coordinatorFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag,
-		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}
+		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, providerFlags()...)
 }
 
 func agentFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}
+	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}, providerFlags()...)
 }
 
 // loggers are the process's named loggers, text on stderr, the root logger
@@ -114,6 +114,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 	}
 	return coordinator.Config{
 		ExactlyOnce:         eos,
+		ConfigProviders:     providerSettings(c),
 		Listen:              c.String("listen"),
 		AdvertisedAddr:      c.String("advertised-address"),
 		NATSURL:             c.String("nats"),
@@ -162,6 +163,7 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		ValueConverter:  c.String("value-converter"),
 		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		ExactlyOnce:     eos,
+		ConfigProviders: providerSettings(c),
 		Loggers:         lg,
 		Logger:          rootLogger(lg),
 		OffsetsHook:     offsetsTestSeam(rootLogger(lg)),

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 
 	"github.com/sluice-io/sluice/connect"
 )
@@ -19,6 +18,7 @@ func SinkPlugin() *connect.Plugin {
 		Class: SinkClass, Kind: connect.KindSink, Version: connect.Version,
 		Aliases:      []string{"FileStreamSink", "FileStreamSinkConnector"},
 		NewConnector: func() connect.Connector { return &SinkConnector{} },
+		FileConfigs:  []string{FileConfig},
 	}
 }
 
@@ -92,9 +92,11 @@ func (t *SinkTask) Start(ctx context.Context, tc connect.SinkTaskContext, props 
 	name := v.String(FileConfig)
 	var out io.Writer = os.Stdout
 	if name != "" {
-		path := name
-		if !filepath.IsAbs(path) && tc.WorkDir != "" {
-			path = filepath.Join(tc.WorkDir, path)
+		// The path as resolved (symlinks followed) is what is opened, so
+		// a link changed after the check cannot lead elsewhere unnoticed.
+		path, err := tc.AllowedPaths.Check(name, tc.WorkDir)
+		if err != nil {
+			return fmt.Errorf("FileStreamSinkTask may not write to '%s': %w", name, err)
 		}
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {

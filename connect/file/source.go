@@ -41,6 +41,7 @@ func SourcePlugin() *connect.Plugin {
 		Class: SourceClass, Kind: connect.KindSource, Version: connect.Version,
 		Aliases:      []string{"FileStreamSource", "FileStreamSourceConnector"},
 		NewConnector: func() connect.Connector { return &SourceConnector{} },
+		FileConfigs:  []string{FileConfig},
 	}
 }
 

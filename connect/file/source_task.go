@@ -9,11 +9,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
 )
 
 // idleWait is how long Poll waits for more data at the end of the file, or
@@ -42,6 +42,8 @@ const (
 type SourceTask struct {
 	filename  string // as configured: the partition key
 	path      string // resolved against the working directory
+	workDir   string
+	allowed   *allowedpaths.Paths
 	topic     string
 	batchSize int
 
@@ -63,9 +65,9 @@ func (t *SourceTask) Start(ctx context.Context, tc connect.SourceTaskContext, pr
 	t.filename = v.String(FileConfig)
 	t.topic = v.String(TopicConfig)
 	t.batchSize = max(v.Int(BatchSizeConfig), 1)
-	t.path = t.filename
-	if !filepath.IsAbs(t.path) && tc.WorkDir != "" {
-		t.path = filepath.Join(tc.WorkDir, t.path)
+	t.allowed, t.workDir = tc.AllowedPaths, tc.WorkDir
+	if t.path, err = t.checkPath(); err != nil {
+		return err
 	}
 	if tc.Offsets == nil {
 		return nil
@@ -84,6 +86,17 @@ func (t *SourceTask) Start(ctx context.Context, tc connect.SourceTaskContext, pr
 	return nil
 }
 
+// checkPath resolves the file's path within the allowed paths. Poll checks
+// again before it opens the file, since a file missing at Start may appear
+// later as a link that leads elsewhere.
+func (t *SourceTask) checkPath() (string, error) {
+	path, err := t.allowed.Check(t.filename, t.workDir)
+	if err != nil {
+		return "", fmt.Errorf("FileStreamSourceTask may not read '%s': %w", t.filename, err)
+	}
+	return path, nil
+}
+
 func (t *SourceTask) partition() map[string]any {
 	return map[string]any{FilenameField: t.filename}
 }
@@ -91,7 +104,12 @@ func (t *SourceTask) partition() map[string]any {
 // Poll implements connect.SourceTask.
 func (t *SourceTask) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	if t.file == nil {
-		f, err := os.Open(t.path)
+		path, err := t.checkPath()
+		if err != nil {
+			return nil, err
+		}
+		t.path = path
+		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			if !t.warned {
 				// Kafka logs this on every poll; once per absence is enough.

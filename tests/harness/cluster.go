@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
@@ -77,6 +78,12 @@ type Options struct {
 	// LogLevel is the level the processes log at (nil: warn); every line
 	// counts in Cluster.LogLines.
 	LogLevel slog.Leveler
+	// ConfigProviders are the --config-providers of the coordinator and of
+	// every agent.
+	ConfigProviders []string
+	// FileAllowedPaths, when set and not nil at i, are agent i's
+	// --file-allowed-paths.
+	FileAllowedPaths [][]string
 }
 
 // Cluster is a running test cluster.
@@ -161,6 +168,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		TaskShutdownTimeout: opts.ShutdownTimeout,
 		LeaderLease:         2 * time.Second,
 		FaultHook:           opts.FaultHook,
+		ConfigProviders:     configprovider.Settings{Providers: opts.ConfigProviders},
 		BeforeStatusWrite:   opts.BeforeStatusWrite,
 		Plugins:             opts.CoordinatorPlugins,
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
@@ -181,6 +189,10 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ShutdownTimeout:    opts.ShutdownTimeout,
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
 			OffsetsHook:        agentOffsetsHook(opts, i),
+			ConfigProviders:    configprovider.Settings{Providers: opts.ConfigProviders},
+		}
+		if i < len(opts.FileAllowedPaths) {
+			cfg.ConfigProviders.FileAllowedPaths = opts.FileAllowedPaths[i]
 		}
 		if opts.ValueConverter != "" {
 			cfg.ValueConverter = opts.ValueConverter

@@ -57,9 +57,17 @@ func (s *splits) reconfigure() {
 }
 
 func countingRegistry(t *testing.T, s *splits) *plugins.Registry {
+	return generatorVariant(t, classCounting, func() connect.Connector { return &countingConnector{s: s} })
+}
+
+// generatorVariant is a registry of one test plugin, the generator's
+// description under another class with another connector, and the
+// converters.
+func generatorVariant(t *testing.T, class string, newConnector func() connect.Connector) *plugins.Registry {
+	t.Helper()
 	p := generator.Plugin()
-	p.Class, p.Aliases = classCounting, nil
-	p.NewConnector = func() connect.Connector { return &countingConnector{s: s} }
+	p.Class, p.Aliases = class, nil
+	p.NewConnector = newConnector
 	reg, err := plugins.New(append([]*connect.Plugin{p}, converters.Plugins()...)...)
 	if err != nil {
 		t.Fatal(err)

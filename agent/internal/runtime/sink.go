@@ -38,7 +38,7 @@ type sinkRunner struct {
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
-	cc := t.assignment.ConnectorConfig
+	cc := t.conn
 	kc, err := converters.New(t.cfg.Registry, cc, t.cfg.KeyConverter, true)
 	if err != nil {
 		return nil, fmt.Errorf("key converter: %w", err)
@@ -51,7 +51,7 @@ func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
 }
 
 func (r *sinkRunner) open(ctx context.Context) error {
-	cc := r.t.assignment.ConnectorConfig
+	cc := r.t.conn
 	opts := append([]kgo.Opt{}, r.t.cfg.KafkaOpts...)
 	opts = append(opts,
 		kgo.ConsumerGroup(records.SinkGroupID(r.t.id.Connector, cc)),
@@ -102,7 +102,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		return fmt.Errorf("consumer: %w", err)
 	}
 	r.client = cl
-	if err := r.task.Start(ctx, connect.SinkTaskContext{WorkDir: r.t.cfg.WorkDir}, r.t.assignment.TaskConfig); err != nil {
+	if err := r.task.Start(ctx, connect.SinkTaskContext{WorkDir: r.t.cfg.WorkDir, AllowedPaths: r.t.cfg.AllowedPaths}, r.t.props); err != nil {
 		return err
 	}
 	r.started = true

@@ -60,7 +60,7 @@ const maxBufferedBytes = 64 << 20
 var errAborted = errors.New("exactly-once transaction aborted")
 
 func newSourceRunner(t *task, st connect.SourceTask) (*sourceRunner, error) {
-	cc := t.assignment.ConnectorConfig
+	cc := t.conn
 	kc, err := converters.New(t.cfg.Registry, cc, t.cfg.KeyConverter, true)
 	if err != nil {
 		return nil, fmt.Errorf("key converter: %w", err)
@@ -115,8 +115,8 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	if err := cfg.Offsets.ReadToEnd(ctx); err != nil {
 		return fmt.Errorf("read offsets: %w", err)
 	}
-	tc := connect.SourceTaskContext{Offsets: offsetReader{r}, WorkDir: cfg.WorkDir}
-	if err := r.task.Start(ctx, tc, r.t.assignment.TaskConfig); err != nil {
+	tc := connect.SourceTaskContext{Offsets: offsetReader{r}, WorkDir: cfg.WorkDir, AllowedPaths: cfg.AllowedPaths}
+	if err := r.task.Start(ctx, tc, r.t.props); err != nil {
 		return err
 	}
 	r.started = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,10 @@ type task struct {
 	generation int64
 	assignment v1.TaskAssignment
 	log        *slog.Logger
+	// conn and props are the assignment's connector and task configs with
+	// the config providers' placeholders resolved, as the plugin and the
+	// Kafka clients see them; set by newRunner, in the task's goroutine.
+	conn, props map[string]string
 
 	mu     sync.Mutex
 	paused bool
@@ -213,11 +218,32 @@ func (t *task) snapshotState() string {
 	return t.state
 }
 
+// newRunner resolves the task's configs, just before the task runs (the
+// assignment carries them as stored, placeholders and all), checks the
+// files they name and makes the runner of the connector's kind.
 func (t *task) newRunner() (runner, error) {
-	class := t.assignment.ConnectorConfig["connector.class"]
+	var err error
+	if t.conn, err = t.cfg.Providers.Transform(t.assignment.ConnectorConfig); err != nil {
+		return nil, fmt.Errorf("resolving the connector config: %w", err)
+	}
+	if t.props, err = t.cfg.Providers.Transform(t.assignment.TaskConfig); err != nil {
+		return nil, fmt.Errorf("resolving the task config: %w", err)
+	}
+	class := t.conn["connector.class"]
 	p, ok := t.cfg.Registry.Lookup(class)
 	if !ok {
 		return nil, fmt.Errorf("unknown connector class %q", class)
+	}
+	// The coordinator's validation judged the paths from what agents
+	// announce; this agent decides for itself, symlinks resolved, whatever
+	// it was sent (another agent's settings may differ, or the config was
+	// written around validation).
+	for _, key := range p.FileConfigs {
+		if v := strings.TrimSpace(t.props[key]); v != "" {
+			if _, err := t.cfg.AllowedPaths.Check(v, t.cfg.WorkDir); err != nil {
+				return nil, fmt.Errorf("this agent refuses the task: %s: %w (--file-allowed-paths)", key, err)
+			}
+		}
 	}
 	switch c := p.NewConnector().(type) {
 	case connect.SourceConnector:

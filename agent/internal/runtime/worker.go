@@ -20,6 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -42,7 +44,12 @@ type Config struct {
 	ValueConverter string
 	KafkaOpts      []kgo.Opt
 	Registry       *plugins.Registry
-	Offsets        *offsetstore.Store
+	// Providers resolve the config providers' placeholders of a task's
+	// configs just before it starts (nil: none are resolved).
+	Providers *configprovider.Transformer
+	// AllowedPaths confine the files tasks open (nil: anywhere).
+	AllowedPaths *allowedpaths.Paths
+	Offsets      *offsetstore.Store
 	// Report receives every task state change; it must not block for long.
 	Report func(v1.StatusReport)
 	Logger *slog.Logger

@@ -16,11 +16,12 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
 // Hidden is what a masked value reads, as Kafka Connect masks passwords.
-const Hidden = "[hidden]"
+const Hidden = connect.Hidden
 
 // Anonymous is the principal of a request sent without credentials.
 const Anonymous = "anonymous"
@@ -128,22 +129,12 @@ func errorMessage(body []byte) string {
 	return string(body)
 }
 
-// PasswordMask masks the keys that the connector plugin of a config
-// declares as PASSWORD in its ConfigDef, as Kafka Connect masks them. A
-// config whose class reg does not know is returned as it is: a create with
-// an unknown class fails before anything is stored.
+// PasswordMask masks the values that the connector plugin of a config, the
+// framework or its converters declare as PASSWORD, as Kafka Connect masks
+// them. A config whose class reg does not know is returned as it is: a
+// create with an unknown class fails before anything is stored.
 func PasswordMask(reg *plugins.Registry) Mask {
-	return func(class string, config map[string]string) map[string]string {
-		p, ok := reg.LookupConnector(class)
-		if !ok {
-			return config
-		}
-		out := maps.Clone(config)
-		for _, k := range p.ConfigDef().Keys() {
-			if _, set := out[k.Name]; set && k.Type == connect.TypePassword {
-				out[k.Name] = Hidden
-			}
-		}
-		return out
+	return func(_ string, config map[string]string) map[string]string {
+		return validate.MaskPasswords(reg, config)
 	}
 }

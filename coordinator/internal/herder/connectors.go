@@ -50,7 +50,7 @@ func (h *Herder) info(c store.Connector) v1.ConnectorInfo {
 // validateConfig runs the plugin's validation and turns errors into the
 // create-time 400 message.
 func (h *Herder) validateConfig(props map[string]string) error {
-	infos, _, err := validate.Connector(h.reg, props)
+	infos, err := h.validateResolved(props)
 	if err != nil {
 		return err
 	}

@@ -55,13 +55,11 @@ func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config ma
 		}
 		in.sink = parsed
 	}
-	if hook, ok := plugin.NewConnector().(connect.OffsetAlterer); ok {
-		definite, err := hook.AlterOffsets(config, offsetval.ToConnect(in.entries))
-		if err != nil {
-			return nil, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
-		}
-		in.definite = definite
+	definite, err := h.alterOffsetsHook(plugin, config, offsetval.ToConnect(in.entries))
+	if err != nil {
+		return nil, err
 	}
+	in.definite = definite
 	return in, nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
@@ -68,6 +69,10 @@ type Config struct {
 	Loggers *logging.Loggers
 	// ExactlyOnce: see coordinator.Config.ExactlyOnce.
 	ExactlyOnce bool
+	// Providers resolve config providers' placeholders where the herder
+	// runs connector code: validation and the connector instances (nil:
+	// placeholders stay as they are).
+	Providers *configprovider.Transformer
 	// FaultHook, when set, runs before each named step of a create with
 	// initial offsets (Step* constants) and fails the step with its error:
 	// a seam for tests that prove a failed create loses nothing.

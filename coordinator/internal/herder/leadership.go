@@ -97,7 +97,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	l.svc = svc
 	m, err := instances.New(instances.Config{
-		Host: instances.NewLocalHost(h.reg),
+		Host: instances.NewLocalHost(h.reg, h.cfg.Providers),
 		// This leadership's queue, not whichever is current when the report
 		// comes: an instance that outlives its leadership's Close (stuck in
 		// plugin code) must not write into the next term's statuses.

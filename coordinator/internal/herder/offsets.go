@@ -209,12 +209,9 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	default:
 		return false, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
 	}
-	definite := false
-	if hook, ok := plugin.NewConnector().(connect.OffsetAlterer); ok {
-		var err error
-		if definite, err = hook.AlterOffsets(c.Config, hookOffsets); err != nil {
-			return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
-		}
+	definite, err := h.alterOffsetsHook(plugin, c.Config, hookOffsets)
+	if err != nil {
+		return false, err
 	}
 	steps.Done("hook")
 	h.awaitTasksStopped(ctx, name, c)

@@ -43,10 +43,10 @@ func (h *Herder) ValidateConfig(ctx context.Context, plugin string, config map[s
 	if err := validate.CheckPluginType(config, plugin); err != nil {
 		return v1.ConfigInfos{}, err
 	}
-	infos, _, err := validate.Connector(h.reg, config)
+	infos, err := h.validateResolved(config)
 	if err != nil {
 		e := v1.AsError(err)
-		if errors.Is(err, validate.ErrNoConnectorType) {
+		if errors.Is(err, validate.ErrNoConnectorType) || errors.Is(err, errUnresolvable) {
 			return v1.ConfigInfos{}, e // Sluice's 400 (spec §0)
 		}
 		// Kafka Connect 4.4 raises a bad class as a BadRequestException,

@@ -288,7 +288,7 @@ type harness struct {
 func newHarness(t *testing.T, tweak func(*Config)) *harness {
 	t.Helper()
 	h := &harness{plugin: newFakePlugin(), clock: &fakeClock{}, status: &statusLog{}}
-	cfg := Config{Host: NewLocalHost(h.plugin.registry(t)), OnStatus: h.status.record, AfterFunc: h.clock.AfterFunc,
+	cfg := Config{Host: NewLocalHost(h.plugin.registry(t), nil), OnStatus: h.status.record, AfterFunc: h.clock.AfterFunc,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if tweak != nil {
 		tweak(&cfg)

@@ -26,13 +26,13 @@ func TestMaxTasks(t *testing.T) {
 
 func TestGenerate(t *testing.T) {
 	props := map[string]string{"connector.class": "FileStreamSink", "file": "out.txt", "topics": "t", "tasks.max": "2"}
-	got, err := Generate(plugins.Builtin(), props)
+	got, err := Generate(plugins.Builtin(), nil, props)
 	want := map[string]string{"connector.class": "FileStreamSink", "file": "out.txt", "topics": "t", "tasks.max": "2",
 		"task.class": "org.apache.kafka.connect.file.FileStreamSinkTask"}
 	if err != nil || !reflect.DeepEqual(got, []map[string]string{want, want}) {
 		t.Fatalf("Generate = %v, %v", got, err)
 	}
-	_, err = Generate(plugins.Builtin(), map[string]string{"connector.class": "NoSuch"})
+	_, err = Generate(plugins.Builtin(), nil, map[string]string{"connector.class": "NoSuch"})
 	if e := v1.AsError(err); e.Code != v1.CodeBadRequest || e.Message != plugins.Builtin().UnknownConnectorMessage("NoSuch") {
 		t.Errorf("unknown class: %v", err)
 	}
@@ -52,7 +52,7 @@ func TestGenerateFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakePlugin()
 			tt.fail(f)
-			_, err := Generate(f.registry(t), conn("a", "").Config)
+			_, err := Generate(f.registry(t), nil, conn("a", "").Config)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -66,7 +66,7 @@ func TestGenerateFailures(t *testing.T) {
 
 func TestLocalHost(t *testing.T) {
 	f := newFakePlugin()
-	h := NewLocalHost(f.registry(t))
+	h := NewLocalHost(f.registry(t), nil)
 	ctx := t.Context()
 	if _, err := h.TaskConfigs(ctx, "a", 1); err == nil {
 		t.Error("TaskConfigs of an instance never started")

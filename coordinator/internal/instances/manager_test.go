@@ -395,7 +395,7 @@ func TestSlowPluginHoldsOnlyItself(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	host := NewLocalHost(nil)
+	host := NewLocalHost(nil, nil)
 	tests := []struct {
 		name string
 		cfg  Config

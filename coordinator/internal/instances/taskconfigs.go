@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/connect/validate"
 )
@@ -47,22 +48,23 @@ func finish(p Plugin, props map[string]string, tasks []map[string]string) []map[
 }
 
 // Generate computes a connector's task configs on a temporary instance:
-// start, task configs, stop. It is for callers without a Manager; the
-// Manager does the same on long-lived instances and only when the result
-// can change.
-func Generate(reg *plugins.Registry, props map[string]string) ([]map[string]string, error) {
-	conn, p, err := startLocal(reg, props, discard{})
+// start, task configs, stop, with the placeholders of providers resolved
+// for the plugin and put back in the result, as LocalHost does. It is for
+// callers without a Manager; the Manager does the same on long-lived
+// instances and only when the result can change.
+func Generate(reg *plugins.Registry, providers *configprovider.Transformer, props map[string]string) ([]map[string]string, error) {
+	conn, p, resolved, err := startLocal(reg, providers, props, discard{})
 	if err != nil {
 		return nil, err
 	}
 	// The configs are computed by the time Stop runs; a throwaway
 	// instance that fails to stop must not fail its connector.
 	defer func() { _ = conn.Stop() }()
-	tasks, err := conn.TaskConfigs(MaxTasks(props))
+	tasks, err := conn.TaskConfigs(MaxTasks(resolved))
 	if err != nil {
 		return nil, fmt.Errorf("computing the task configs of %s: %w", p.Class, err)
 	}
-	return finish(p, props, tasks), nil
+	return finish(p, props, configprovider.ReverseTransform(props, tasks)), nil
 }
 
 // discard is the ConnectorContext of a temporary instance: it lives for

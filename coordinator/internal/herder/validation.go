@@ -1,0 +1,104 @@
+package herder
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/validate"
+	"github.com/sluice-io/sluice/shared/labels"
+)
+
+// errUnresolvable marks a config whose placeholders a provider could not
+// resolve: the request's fault (a 400), never the validate endpoint's 500.
+var errUnresolvable = errors.New("unresolvable config placeholder")
+
+// validateResolved validates a connector config as Kafka Connect's
+// AbstractHerder.validateConnectorConfig does: on the config with its
+// config providers' placeholders resolved (a provider that cannot read what
+// a placeholder names is a 400 naming it). On top, a path a file key names
+// that no agent able to run the connector allows is an error on that key.
+// The config itself stays as given: only validation sees what it resolves
+// to.
+func (h *Herder) validateResolved(props map[string]string) (v1.ConfigInfos, error) {
+	resolved, err := h.cfg.Providers.Transform(props)
+	if err != nil {
+		return v1.ConfigInfos{}, fmt.Errorf("%w: %w", errUnresolvable, v1.Errorf(v1.CodeBadRequest, "%s", err.Error()))
+	}
+	infos, p, err := validate.Connector(h.reg, resolved)
+	if err != nil {
+		return v1.ConfigInfos{}, err
+	}
+	h.checkFilePaths(&infos, p, resolved)
+	return infos, nil
+}
+
+// checkFilePaths adds an error to each of the plugin's file keys whose
+// path no eligible agent allows: registered, with the plugin, matching the
+// connector's selector. Agents announce their --file-allowed-paths and
+// working directory; the path is judged lexically here ("..", relative
+// paths), and the agent judges it again, symlinks resolved, before a task
+// opens it. With no eligible agent there is nobody to ask, and nothing is
+// added: an agent that registers later still refuses the task itself.
+func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props map[string]string) {
+	if p == nil || len(p.FileConfigs) == 0 {
+		return
+	}
+	sel, err := labels.Parse(props[labels.SelectorKey])
+	if err != nil {
+		return // validation reported the selector already
+	}
+	h.mu.Lock()
+	agents := h.agents.Agents()
+	h.mu.Unlock()
+	type agentPaths struct {
+		workDir string
+		dirs    []string
+	}
+	var eligible []agentPaths
+	for _, a := range agents {
+		if a.Registered && a.Has(p.Class) && labels.Matches(sel, a.Labels) {
+			eligible = append(eligible, agentPaths{workDir: a.Settings[v1.SettingWorkDir], dirs: allowedpaths.SplitList(a.Settings[v1.SettingFileAllowedPaths])})
+		}
+	}
+	if len(eligible) == 0 {
+		return
+	}
+	for _, key := range p.FileConfigs {
+		path := strings.TrimSpace(props[key])
+		if path == "" {
+			continue
+		}
+		var dirs []string
+		allowed := slices.ContainsFunc(eligible, func(a agentPaths) bool {
+			for _, d := range a.dirs {
+				if !slices.Contains(dirs, d) {
+					dirs = append(dirs, d)
+				}
+			}
+			return allowedpaths.AllowsLexically(path, a.workDir, a.dirs)
+		})
+		if allowed {
+			continue
+		}
+		slices.Sort(dirs)
+		addError(infos, key, "The path "+path+" is not under the allowed paths of any agent that can run this connector ("+
+			strings.Join(dirs, ",")+"); agents allow only the directories of their --file-allowed-paths")
+	}
+}
+
+// addError adds msg to the errors of the key's value in infos and counts
+// it, as Kafka counts every error message.
+func addError(infos *v1.ConfigInfos, key, msg string) {
+	for i := range infos.Configs {
+		if infos.Configs[i].Value.Name == key {
+			infos.Configs[i].Value.Errors = append(infos.Configs[i].Value.Errors, msg)
+			infos.ErrorCount++
+			return
+		}
+	}
+}
