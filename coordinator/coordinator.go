@@ -82,6 +82,10 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	ReadBodyTimeout   time.Duration
 	MaxHeaderBytes    int
+
+	// RESTSecurity configures HTTPS, authentication and authorization of
+	// the REST API (zero: plain HTTP, open to everyone).
+	RESTSecurity RESTSecurity
 }
 
 // Validate checks the config.
@@ -120,6 +124,7 @@ type Coordinator struct {
 	herder *herder.Herder
 	ln     net.Listener
 	srv    *httpapi.Server
+	sec    restSecurity
 }
 
 // New makes a coordinator; Start connects it and serves.
@@ -142,11 +147,30 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
 	}
-	return &Coordinator{cfg: cfg, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
+	c := &Coordinator{cfg: cfg, log: cfg.Loggers.Logger(logging.Coordinator)}
+	// Read every security file now, so that a bad one stops start-up
+	// before anything is bound or connected.
+	sec, err := cfg.RESTSecurity.build(context.Background(), c.log)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator REST security: %w", err)
+	}
+	c.sec = sec
+	return c, nil
 }
 
 // Addr is the REST address being served (after Start).
 func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
+
+// URL is the REST API's base URL (after Start): https with TLS.
+func (c *Coordinator) URL() string { return c.scheme() + "://" + c.Addr() }
+
+// scheme is the REST server's URL scheme.
+func (c *Coordinator) scheme() string {
+	if c.sec.tls != nil {
+		return "https"
+	}
+	return "http"
+}
 
 // Start binds the REST port first (so /health answers "starting" while the
 // config topic is read), then starts the herder.
@@ -168,6 +192,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	c.nc = nc
 	c.herder = herder.New(herder.Config{
 		WorkerID:            workerID,
+		RESTScheme:          c.scheme(),
 		GroupID:             c.cfg.GroupID,
 		ConfigTopic:         c.cfg.ConfigTopic,
 		OffsetsTopic:        c.cfg.OffsetsTopic,
@@ -186,10 +211,15 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 	}, c.plugins(), nc)
-	c.srv = httpapi.NewServer(httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder)),
+	c.srv = httpapi.NewServer(httpapi.NewHandler(c.herder, httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder),
+		httpapi.WithSecurity(c.sec.api)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
-		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serve := func() error { return c.srv.Serve(ln) }
+		if c.sec.tls != nil {
+			serve = func() error { return c.srv.ServeTLS(ln, c.sec.tls) }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Error("REST server stopped", "err", err)
 		}
 	}()
@@ -198,7 +228,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		nc.Close()
 		return fmt.Errorf("start coordinator: %w", err)
 	}
-	c.log.Info("coordinator ready", "rest", "http://"+ln.Addr().String())
+	c.log.Info("coordinator ready", "rest", c.URL())
 	return nil
 }
 

@@ -52,7 +52,7 @@ func WithLeaderRouting(l Leadership) Option {
 //	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
-func routeToLeader(l Leadership, api http.Handler) http.Handler {
+func routeToLeader(l Leadership, sec Security, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/health" {
 			// Answered from memory, at once: liveness and readiness
@@ -89,9 +89,11 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 			return
 		}
 		proxy := &httputil.ReverseProxy{
+			Transport: sec.ForwardTransport,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.Out.Header.Set(ForwardedHeader, "1")
+				signForward(sec, r, pr.Out)
 			},
 			ModifyResponse: func(resp *http.Response) error {
 				if resp.StatusCode < 300 {

@@ -22,6 +22,7 @@ type Option func(*options)
 type options struct {
 	logger     *slog.Logger
 	leadership Leadership
+	security   Security
 }
 
 // WithLogger sets the logger the endpoint middleware writes to. A nil logger
@@ -41,16 +42,22 @@ func WithLogger(l *slog.Logger) Option {
 //	request ─► canonicalPaths: Jetty's refusals (400), one trailing slash off
 //	              │
 //	              ▼
+//	           authenticate (WithSecurity): 401 (security.go)
+//	              │
+//	              ▼
 //	           leader routing (WithLeaderRouting): forward a follower's writes
 //	              │
 //	              ▼
 //	           routing (ServeMux) ──no route──► 404 / 405 JSON error
 //	              │
 //	              ▼
+//	           the route's role (WithSecurity): 403
+//	              │
+//	              ▼
 //	           admit: media type (400, 415), body limit (413 on read)
 //	              │
 //	              ▼
-//	           go-kit server: decode ─► logging ─► endpoint ─► Service
+//	           go-kit server: decode ─► logging ─► authorize ─► endpoint ─► Service
 //	              │                                   │
 //	              ▼                                   ▼
 //	           encodeError (every non-2xx)        per-route encoder
@@ -62,16 +69,19 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	mux := http.NewServeMux()
 	serverOpts := []kithttp.ServerOption{
 		kithttp.ServerErrorEncoder(encodeError),
-		kithttp.ServerBefore(putBaseURL),
+		kithttp.ServerBefore(putBaseURL, kithttp.PopulateRequestContext),
 	}
 	for _, rt := range routes() {
-		ep := logging(o.logger, rt.op)(rt.endpoint(svc))
+		ep := logging(o.logger, rt.op)(authorize(rt)(rt.endpoint(svc)))
 		srv := kithttp.NewServer(ep, rt.decode, rt.encode, serverOpts...)
-		mux.Handle(rt.pattern, admit(!anyMediaType[rt.op], srv))
+		mux.Handle(rt.pattern, requireRole(rt, admit(!anyMediaType[rt.op], srv)))
 	}
 	var api http.Handler = &handler{mux: mux}
 	if o.leadership != nil {
-		api = routeToLeader(o.leadership, api)
+		api = routeToLeader(o.leadership, o.security, api)
+	}
+	if o.security.Authenticator != nil || o.security.ForwardKey != nil {
+		api = authenticate(o.security, o.logger, api)
 	}
 	return canonicalPaths(api)
 }
