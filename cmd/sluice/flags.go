@@ -61,8 +61,8 @@ var (
 )
 
 func coordinatorFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
-		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}
+	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
+		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}, restSecurityFlags()...)
 }
 
 func agentFlags() []cli.Flag {
@@ -127,6 +127,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		ReadHeaderTimeout:   c.Duration("rest-read-header-timeout"),
 		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
 		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
+		RESTSecurity:        restSecurity(c),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),
 	}, nil

@@ -30,6 +30,7 @@ func newApp() *cli.App {
 			devCommand(),
 			connectorsCommand(),
 			offsetsCommand(),
+			authCommand(),
 		},
 	}
 }
