@@ -77,6 +77,8 @@ type Options struct {
 	// LogLevel is the level the processes log at (nil: warn); every line
 	// counts in Cluster.LogLines.
 	LogLevel slog.Leveler
+	// RESTSecurity is every coordinator's REST security (HTTPS, auth).
+	RESTSecurity coordinator.RESTSecurity
 }
 
 // Cluster is a running test cluster.
@@ -165,6 +167,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Plugins:             opts.CoordinatorPlugins,
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
+		RESTSecurity:        opts.RESTSecurity,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
@@ -237,7 +240,7 @@ func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
 func (c *Cluster) StartCoordinator() {
 	c.T.Helper()
 	co := c.startCoordinator(c.coordCfg, "coordinator")
-	c.Coordinator, c.URL = co, "http://"+co.Addr()
+	c.Coordinator, c.URL = co, co.URL()
 	// Later restarts keep the same address, as a real deployment would.
 	c.coordCfg.Listen = co.Addr()
 }
@@ -258,7 +261,7 @@ func (c *Cluster) StartExtraCoordinator() (*coordinator.Coordinator, string) {
 		defer cancel()
 		_ = co.Stop(ctx)
 	})
-	return co, "http://" + co.Addr()
+	return co, co.URL()
 }
 
 // startCoordinator starts a coordinator of cfg whose logs name process.
