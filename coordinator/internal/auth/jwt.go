@@ -88,7 +88,9 @@ func jwtReason(err error) error {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return errors.New("the JWT has expired")
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
-		return errors.New("the JWT's signature does not verify with the JWKS key")
+		// jwt's text says which: a method not taken (e.g. HS256), or a
+		// signature the key does not verify.
+		return fmt.Errorf("the JWT's signature does not verify with the JWKS keys (%w)", err)
 	case errors.Is(err, jwt.ErrTokenInvalidAudience):
 		return errors.New("the JWT's audience is not the one configured")
 	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
