@@ -223,7 +223,11 @@ func PrincipalFrom(ctx context.Context) (name string, ok bool) {
 // Forwarded reports whether r arrived forwarded by another coordinator,
 // verified by the forward key's signature: a client cannot make it true.
 // Without a forward key it is never true.
-func Forwarded(r *http.Request) bool {
-	st, ok := r.Context().Value(stateKey{}).(*state)
+func Forwarded(r *http.Request) bool { return ForwardedFrom(r.Context()) }
+
+// ForwardedFrom is Forwarded for the context of a request, as go-kit
+// endpoints and the Service see it.
+func ForwardedFrom(ctx context.Context) bool {
+	st, ok := ctx.Value(stateKey{}).(*state)
 	return ok && st.forwarded
 }

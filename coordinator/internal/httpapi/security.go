@@ -58,12 +58,11 @@ func WithSecurity(s Security) Option {
 func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, forwarded := verifiedForward(sec, logger, r)
-		// A forwarded identity is read here once: nothing behind may
-		// take the header for anything, and a forward sets it anew.
-		r.Header.Del(auth.IdentityHeader)
 		if p == nil && sec.Authenticator != nil && !(sec.OpenProbes && isProbe(r)) {
 			var err error
 			if p, err = sec.Authenticator.Authenticate(r, tlsState(r)); err != nil {
+				logger.InfoContext(r.Context(), "rest call unauthenticated", "remote", r.RemoteAddr,
+					"method", r.Method, "path", r.URL.Path, "reason", err.Error())
 				for _, c := range sec.Authenticator.Challenge() {
 					w.Header().Add("WWW-Authenticate", c)
 				}
@@ -71,7 +70,15 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 				return
 			}
 		}
-		next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(r.Context(), p, forwarded)))
+		r = r.WithContext(auth.WithPrincipal(r.Context(), p, forwarded))
+		if r.Header.Get(auth.IdentityHeader) != "" {
+			// A forwarded identity is read here once: nothing behind
+			// may take the header for anything, and a forward sets it
+			// anew. (WithContext shares the header map: copy it.)
+			r.Header = r.Header.Clone()
+			r.Header.Del(auth.IdentityHeader)
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
