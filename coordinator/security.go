@@ -69,7 +69,7 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity
 		out.tls = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	}
 	if s.TLSClientCA != "" {
-		pool, err := loadPool("--rest-tls-client-ca", s.TLSClientCA)
+		pool, err := LoadCertPool("--rest-tls-client-ca", s.TLSClientCA)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
@@ -81,7 +81,7 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity
 	}
 	forward := http.DefaultTransport.(*http.Transport).Clone()
 	if s.ForwardCA != "" {
-		pool, err := loadPool("--rest-forward-ca", s.ForwardCA)
+		pool, err := LoadCertPool("--rest-forward-ca", s.ForwardCA)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -132,8 +132,9 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity
 	return out, nil
 }
 
-// loadPool reads a PEM file of CA certificates.
-func loadPool(flag, path string) (*x509.CertPool, error) {
+// LoadCertPool reads a PEM file of CA certificates; flag names the setting
+// it came from, for the error.
+func LoadCertPool(flag, path string) (*x509.CertPool, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/coordinator"
 )
 
 // The REST client's credential flags.
@@ -68,13 +69,9 @@ func authorizeRequest(c *cli.Context, req *http.Request) error {
 func restClient(c *cli.Context) (*http.Client, error) {
 	client := &http.Client{Timeout: 2 * time.Minute}
 	if ca := c.String("ca"); ca != "" {
-		data, err := os.ReadFile(ca)
+		pool, err := coordinator.LoadCertPool("--ca", ca)
 		if err != nil {
-			return nil, fmt.Errorf("--ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(data) {
-			return nil, fmt.Errorf("--ca %s: no PEM certificate in the file", ca)
+			return nil, err
 		}
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
