@@ -94,6 +94,9 @@ type Cluster struct {
 	// connectors resolve here.
 	WorkDir string
 	URL     string
+	// Headers go with every request of Do and the helpers built on it
+	// (name, value…): a test of a secured cluster puts credentials here.
+	Headers []string
 
 	Coordinator *coordinator.Coordinator
 	Agents      []*agent.Agent
