@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -138,6 +139,12 @@ func forwardError(url string, err error) *v1.Error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader}
+	}
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &verify) {
+		// The handshake failed, so the leader never saw the request: a
+		// configuration error to fix, not an outcome to check.
+		return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("Cannot forward the request to the leader at %s: its TLS certificate is not trusted (%v). The request was not applied; give the coordinators the CA of the leader's certificate (--rest-forward-ca).", url, verify.Err)}
 	}
 	return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("%s%v. The leader at %s may have applied the request before it failed: check the result before retrying.", msgForwardIOError, err, url)}
 }

@@ -20,6 +20,7 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
@@ -99,10 +100,23 @@ func verifiedForward(sec Security, logger *slog.Logger, r *http.Request) (*auth.
 	return p, true
 }
 
-// isProbe reports whether r is for one of the probe routes.
+// isProbe reports whether r is for one of the probe routes (probeOps).
+// It runs before routing, so it matches the routes' paths itself.
 func isProbe(r *http.Request) bool {
-	return r.Method == http.MethodGet && (r.URL.Path == "/" || r.URL.Path == "/health")
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && probePaths[r.URL.Path]
 }
+
+// probePaths are the paths of the probe routes, from the route table.
+var probePaths = func() map[string]bool {
+	paths := map[string]bool{}
+	for _, rt := range routes() {
+		if probeOps[rt.op] {
+			_, path, _ := strings.Cut(rt.pattern, " ")
+			paths[strings.Replace(path, "{$}", "", 1)] = true
+		}
+	}
+	return paths
+}()
 
 // signForward puts the caller's signed identity on a write forwarded to
 // the leader.

@@ -103,3 +103,21 @@ func TestBearerChallenge(t *testing.T) {
 		t.Errorf("%d %v %s", got.status, got.header, got.body)
 	}
 }
+
+// TestForwardToUntrustedLeader: a leader whose certificate the follower
+// does not trust never sees the write; the answer says so and names the
+// flag to fix it.
+func TestForwardToUntrustedLeader(t *testing.T) {
+	lf := newFake()
+	leader := httptest.NewTLSServer(NewHandler(lf))
+	t.Cleanup(leader.Close)
+	follower := httptest.NewServer(NewHandler(newFake(), WithLeaderRouting(follower{url: leader.URL})))
+	t.Cleanup(follower.Close)
+	got := do(t, follower, "PUT", "/connectors/a/pause", "")
+	if got.status != 500 || !strings.Contains(got.body, "its TLS certificate is not trusted") || !strings.Contains(got.body, "--rest-forward-ca") {
+		t.Fatalf("%d %s", got.status, got.body)
+	}
+	if _, ok := lf.called("PauseConnector"); ok {
+		t.Error("the leader applied it")
+	}
+}
