@@ -202,8 +202,9 @@ func TestRESTSecurityThroughFollower(t *testing.T) {
 	if r.Status != http.StatusForbidden || !strings.Contains(r.Message(), "User tom may not POST /connectors") {
 		t.Fatalf("tom creating another team's connector through the follower: %s", r)
 	}
-	if r := cl.do(followerURL, "POST", "/connectors", map[string]any{"name": theirs, "config": generatorCfg(topic)}, ada...); r.Status != http.StatusCreated {
-		t.Fatalf("ada creating through the follower: %s", r)
+	if r := cl.do(followerURL, "POST", "/connectors", map[string]any{"name": theirs, "config": generatorCfg(topic)}, ada...); r.Status != http.StatusCreated ||
+		!strings.HasPrefix(r.Header.Get("Location"), "https://") {
+		t.Fatalf("ada creating through the follower: %s (Location %q)", r, r.Header.Get("Location"))
 	}
 	if r := cl.do(followerURL, "DELETE", "/connectors/"+mine, nil, tom...); r.Status != http.StatusForbidden {
 		t.Fatalf("tom deleting through the follower: %s", r)

@@ -17,7 +17,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/tls"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -61,7 +60,7 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 		p, forwarded := verifiedForward(sec, logger, r)
 		if p == nil && sec.Authenticator != nil && !(sec.OpenProbes && isProbe(r)) {
 			var err error
-			if p, err = sec.Authenticator.Authenticate(r, tlsState(r)); err != nil {
+			if p, err = sec.Authenticator.Authenticate(r, r.TLS); err != nil {
 				logger.InfoContext(r.Context(), "rest call unauthenticated", "remote", r.RemoteAddr,
 					"method", r.Method, "path", r.URL.Path, "reason", err.Error())
 				for _, c := range sec.Authenticator.Challenge() {
@@ -217,15 +216,3 @@ func visibleOnly(p *auth.Principal, resp any) any {
 
 // tlsConnKey keys the TLS connection a request arrived on in its context.
 type tlsConnKey struct{}
-
-// tlsState is the TLS state of r's connection, or nil over plain HTTP.
-func tlsState(r *http.Request) *tls.ConnectionState {
-	if r.TLS != nil {
-		return r.TLS
-	}
-	if c, ok := r.Context().Value(tlsConnKey{}).(*tls.Conn); ok {
-		cs := c.ConnectionState()
-		return &cs
-	}
-	return nil
-}

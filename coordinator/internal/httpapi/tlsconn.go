@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 )
 
@@ -27,7 +28,22 @@ func (s *Server) ServeTLS(ln net.Listener, cfg *tls.Config) error {
 		}
 		return ctx
 	}
+	s.srv.Handler = withTLSState(s.srv.Handler)
 	return s.Serve(tlsListener{Listener: ln, cfg: cfg})
+}
+
+// withTLSState sets each request's TLS field, which net/http fills only
+// for a connection that is itself a *tls.Conn: the handlers (a Location's
+// scheme, client certificates) see the connection's state as usual.
+func withTLSState(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := r.Context().Value(tlsConnKey{}).(*tls.Conn); ok && r.TLS == nil {
+			cs := c.ConnectionState()
+			r = r.WithContext(r.Context()) // a copy, whose TLS is ours to set
+			r.TLS = &cs
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // tlsListener hands out server-side TLS connections.
