@@ -137,6 +137,9 @@ func (a *Authenticator) basic(r *http.Request) (*Principal, error) {
 	}
 	e, known := a.users[user]
 	if !known {
+		// Spend a bcrypt comparison anyway, so that the time taken does
+		// not tell unknown users from wrong passwords.
+		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(pw))
 		return nil, unauthenticated("The Basic credentials were refused: unknown user %q or wrong password", user)
 	}
 	sum := sha256.Sum256([]byte(pw))
@@ -190,6 +193,13 @@ func (a *Authenticator) certificate(c *x509.Certificate) (*Principal, error) {
 	}
 	return nil, unauthenticated("The client certificate (subject %q) names no principal of the auth file with client_certificate: true", c.Subject.String())
 }
+
+// dummyHash is a bcrypt hash of the default cost that no password given
+// matches in practice (see basic).
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("sluice: no such user"), bcrypt.DefaultCost)
+	return h
+})
 
 func (e *Entry) principal(via string) *Principal {
 	return &Principal{Name: e.Name, Via: via, Grants: e.Grants}
