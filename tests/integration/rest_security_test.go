@@ -2,18 +2,11 @@ package integration
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -26,57 +19,6 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
-
-// testCA is a CA made in the test, which signs the coordinators' server
-// certificate and the clients' certificates.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "sluice test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue makes a certificate for cn (a server one for 127.0.0.1 when
-// server), returning its PEM certificate and key.
-func (ca *testCA) issue(t *testing.T, cn string, server bool) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
-}
 
 func writeFile(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()
@@ -103,9 +45,9 @@ type secureClient struct {
 	client *http.Client
 }
 
-func newSecureClient(t *testing.T, ca *testCA, cert *tls.Certificate) *secureClient {
+func newSecureClient(t *testing.T, ca *harness.TestCA, cert *tls.Certificate) *secureClient {
 	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
+	pool.AddCert(ca.Cert)
 	cfg := &tls.Config{RootCAs: pool}
 	if cert != nil {
 		cfg.Certificates = []tls.Certificate{*cert}
@@ -153,9 +95,9 @@ func basicAuth(user, pw string) []string {
 // forged forwarded identity is ignored, and plain HTTP is refused.
 func TestRESTSecurityThroughFollower(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t)
-	srvCert, srvKey := ca.issue(t, "coordinator", true)
-	robotCert, robotKey := ca.issue(t, "robot", false)
+	ca := harness.NewTestCA(t)
+	srvCert, srvKey := ca.Issue(t, "coordinator", true)
+	robotCert, robotKey := ca.Issue(t, "robot", false)
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
   - name: ada
     password_bcrypt: %q
@@ -174,7 +116,7 @@ func TestRESTSecurityThroughFollower(t *testing.T) {
 	sec := coordinator.RESTSecurity{
 		TLSCert:        writeFile(t, dir, "server.pem", srvCert),
 		TLSKey:         writeFile(t, dir, "server-key.pem", srvKey),
-		TLSClientCA:    writeFile(t, dir, "ca.pem", ca.pem),
+		TLSClientCA:    writeFile(t, dir, "ca.pem", ca.PEM),
 		ForwardCA:      filepath.Join(dir, "ca.pem"),
 		AuthFile:       authFile,
 		ForwardKeyFile: writeFile(t, dir, "forward.key", []byte("0123456789abcdef0123456789abcdef0123456789abcdef\n")),
