@@ -170,8 +170,8 @@ func (p *Principal) Denied(method, urlPath string, role Role, connector string) 
 // CheckConnector is the per-connector check for an operation over several
 // connectors (a selector, a rollout, a drain's moves): nil when the caller
 // of ctx may act with role on connector, or the 403 message to report in
-// that connector's result. With authentication off (no principal in ctx
-// and ctx not marked as authenticated), everything is allowed.
+// that connector's result. Without a caller in ctx (authentication off),
+// everything is allowed.
 func CheckConnector(ctx context.Context, role Role, method, urlPath, connector string) error {
 	st, ok := ctx.Value(stateKey{}).(*state)
 	if !ok || st.principal == nil {
