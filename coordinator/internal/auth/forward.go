@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -72,6 +73,18 @@ func (k *ForwardKey) Sign(p *Principal, method, uri string, now time.Time) strin
 	data, _ := json.Marshal(forwardPayload{Principal: p, Method: method, URI: uri, Time: now.Unix()}) // always marshals
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	return payload + "." + k.mac(payload)
+}
+
+// Forwarded reports, before r is served, whether it carries an identity
+// that verifies under k: a forward from another coordinator, which no
+// client can forge. A nil key verifies nothing.
+func (k *ForwardKey) Forwarded(r *http.Request) bool {
+	h := r.Header.Get(IdentityHeader)
+	if k == nil || h == "" {
+		return false
+	}
+	_, err := k.Verify(h, r.Method, r.URL.RequestURI(), time.Now())
+	return err == nil
 }
 
 // Verify checks an IdentityHeader value for a request of method and uri

@@ -193,14 +193,29 @@ func (e *DeniedError) Error() string { return e.Message }
 type state struct {
 	principal *Principal // nil: authentication is off, or the route is open
 	forwarded bool       // a verified forward from another coordinator
+	slot      bool       // made by WithSlot, filled in by WithPrincipal
 }
 
 type stateKey struct{}
 
 // WithPrincipal returns ctx carrying p (nil: authentication is off or the
-// route is open) and whether the request is a verified forward.
+// route is open) and whether the request is a verified forward. When ctx
+// already holds a slot (WithSlot), the slot is filled in, so that the
+// layer outside that made it sees the caller once the request is served.
 func WithPrincipal(ctx context.Context, p *Principal, forwarded bool) context.Context {
+	if st, ok := ctx.Value(stateKey{}).(*state); ok && st.slot {
+		st.principal, st.forwarded = p, forwarded
+		return ctx
+	}
 	return context.WithValue(ctx, stateKey{}, &state{principal: p, forwarded: forwarded})
+}
+
+// WithSlot returns r with an empty slot for its caller: a layer outside
+// authentication (the audit trail) passes it on, and after serving reads
+// PrincipalFrom and ForwardedFrom of its context — http.Request.WithContext
+// inside makes new requests, whose values an outer layer would not see.
+func WithSlot(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), stateKey{}, &state{slot: true}))
 }
 
 // Caller is the principal ctx carries, or nil.

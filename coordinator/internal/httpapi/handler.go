@@ -80,10 +80,17 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	if o.leadership != nil {
 		api = routeToLeader(o.leadership, o.security, api)
 	}
-	if o.security.Authenticator != nil || o.security.ForwardKey != nil {
+	secured := o.security.Authenticator != nil || o.security.ForwardKey != nil
+	if secured {
 		api = authenticate(o.security, o.logger, api)
 	}
-	return canonicalPaths(api)
+	h := canonicalPaths(api)
+	if secured {
+		// Outermost: the layers between here and authenticate (the
+		// audit trail) read the caller from the slot after serving.
+		h = callerSlot(h)
+	}
+	return h
 }
 
 // anyMediaType are the operations of Kafka Connect's RootResource, which

@@ -82,6 +82,14 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 	})
 }
 
+// callerSlot gives every request a slot for its caller (auth.WithSlot),
+// which authenticate fills in.
+func callerSlot(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, auth.WithSlot(r))
+	})
+}
+
 // verifiedForward is the identity a forward from another coordinator
 // carries, when the forward key verifies it. A header that does not verify
 // is ignored, and logged: a client may send anything.

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -119,5 +121,37 @@ func TestForwardToUntrustedLeader(t *testing.T) {
 	}
 	if _, ok := lf.called("PauseConnector"); ok {
 		t.Error("the leader applied it")
+	}
+}
+
+// TestCallerSlot: a layer between the slot and authentication (where the
+// audit trail sits) sees the caller and the verified forward mark after
+// serving, and can tell a verified forward before serving.
+func TestCallerSlot(t *testing.T) {
+	key, _ := auth.NewForwardKey([]byte(strings.Repeat("f", 32)))
+	sec := Security{Authenticator: testAuthenticator(t), ForwardKey: key}
+	inner := authenticate(sec, slog.New(slog.DiscardHandler), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) }))
+	var name string
+	var ok, forwardedBefore, forwardedAfter bool
+	h := callerSlot(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		forwardedBefore = key.Forwarded(r)
+		inner.ServeHTTP(w, r)
+		name, ok = auth.PrincipalFrom(r.Context())
+		forwardedAfter = auth.Forwarded(r)
+	}))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	do(t, srv, "PUT", "/connectors/a/pause", "", "Authorization", basicHeader("tom", "pw-tom"))
+	if name != "tom" || !ok || forwardedBefore || forwardedAfter {
+		t.Errorf("direct: principal %q %v, forwarded %v/%v", name, ok, forwardedBefore, forwardedAfter)
+	}
+	p := &auth.Principal{Name: "robot", Via: auth.ViaCertificate}
+	do(t, srv, "PUT", "/connectors/a/pause", "", auth.IdentityHeader, key.Sign(p, "PUT", "/connectors/a/pause", time.Now()))
+	if name != "robot" || !forwardedBefore || !forwardedAfter {
+		t.Errorf("forwarded: principal %q, forwarded %v/%v", name, forwardedBefore, forwardedAfter)
+	}
+	do(t, srv, "PUT", "/connectors/a/pause", "", ForwardedHeader, "1", "Authorization", basicHeader("tom", "pw-tom"))
+	if forwardedBefore || forwardedAfter {
+		t.Error("a bare X-Sluice-Forwarded counted as a forward")
 	}
 }
