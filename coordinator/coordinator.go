@@ -93,6 +93,9 @@ type Config struct {
 
 	// Audit configures the audit trail of REST writes.
 	Audit AuditConfig
+	// RESTSecurity configures HTTPS, authentication and authorization of
+	// the REST API (zero: plain HTTP, open to everyone).
+	RESTSecurity RESTSecurity
 }
 
 // Validate checks the config.
@@ -139,6 +142,7 @@ type Coordinator struct {
 	ln     net.Listener
 	srv    *httpapi.Server
 	audit  *audit.Log
+	sec    restSecurity
 }
 
 // New makes a coordinator; Start connects it and serves.
@@ -165,11 +169,30 @@ func New(cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
-	return &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}, nil
+	c := &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}
+	// Read every security file now, so that a bad one stops start-up
+	// before anything is bound or connected.
+	sec, err := cfg.RESTSecurity.build(context.Background(), c.log)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator REST security: %w", err)
+	}
+	c.sec = sec
+	return c, nil
 }
 
 // Addr is the REST address being served (after Start).
 func (c *Coordinator) Addr() string { return c.ln.Addr().String() }
+
+// URL is the REST API's base URL (after Start): https with TLS.
+func (c *Coordinator) URL() string { return c.scheme() + "://" + c.Addr() }
+
+// scheme is the REST server's URL scheme.
+func (c *Coordinator) scheme() string {
+	if c.sec.tls != nil {
+		return "https"
+	}
+	return "http"
+}
 
 // Start binds the REST port first (so /health answers "starting" while the
 // config topic is read), then starts the herder.
@@ -197,6 +220,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	}
 	c.herder = herder.New(herder.Config{
 		WorkerID:            workerID,
+		RESTScheme:          c.scheme(),
 		GroupID:             c.cfg.GroupID,
 		ConfigTopic:         c.cfg.ConfigTopic,
 		OffsetsTopic:        c.cfg.OffsetsTopic,
@@ -217,10 +241,15 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		Providers:           c.providers,
 	}, c.plugins(), nc)
 	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit},
-		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), c.auditOption(workerID)),
+		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder),
+		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
-		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serve := func() error { return c.srv.Serve(ln) }
+		if c.sec.tls != nil {
+			serve = func() error { return c.srv.ServeTLS(ln, c.sec.tls) }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			c.log.Error("REST server stopped", "err", err)
 		}
 	}()
@@ -236,7 +265,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		nc.Close()
 		return fmt.Errorf("start coordinator: %w", err)
 	}
-	c.log.Info("coordinator ready", "rest", "http://"+ln.Addr().String())
+	c.log.Info("coordinator ready", "rest", c.URL())
 	return nil
 }
 

@@ -23,12 +23,12 @@ func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
 		Usage: "show the audit trail of REST writes, newest first",
-		Flags: []cli.Flag{urlFlag,
+		Flags: append(clientFlags(),
 			&cli.StringFlag{Name: "connector", Usage: "only the writes to this connector"},
 			&cli.StringFlag{Name: "since", Usage: "only writes since this RFC 3339 time, or this long ago (90s, 1h, 7d)"},
 			&cli.IntFlag{Name: "limit", Usage: "at most this many records, the newest (1 to 10000; default 100)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the records as the server sent them, not as a table"},
-		},
+		),
 		Action: func(c *cli.Context) error {
 			q := url.Values{}
 			for _, name := range []string{"connector", "since"} {

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -45,7 +44,14 @@ func send(c *cli.Context, method, path string, body []byte) ([]byte, string, err
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err := authorizeRequest(c, req); err != nil {
+		return nil, "", err
+	}
+	client, err := restClient(c)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -110,7 +116,7 @@ func connectorsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "connectors",
 		Usage: "manage connectors through the REST API",
-		Flags: []cli.Flag{urlFlag},
+		Flags: clientFlags(),
 		Subcommands: []*cli.Command{
 			{Name: "list", Usage: "list connectors with their status", Action: func(c *cli.Context) error {
 				return call(c, http.MethodGet, "/connectors?expand=status", nil)
@@ -156,7 +162,7 @@ func offsetsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "offsets",
 		Usage: "read and change connector offsets through the REST API",
-		Flags: []cli.Flag{urlFlag},
+		Flags: clientFlags(),
 		Subcommands: []*cli.Command{
 			simple("get", "show a connector's offsets", http.MethodGet, "/offsets"),
 			simple("reset", "reset a stopped connector's offsets", http.MethodDelete, "/offsets"),

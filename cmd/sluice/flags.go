@@ -63,7 +63,7 @@ var (
 func coordinatorFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag,
-		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, providerFlags()...)
+		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
@@ -130,6 +130,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
 		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
 		Audit:               auditConfig(c),
+		RESTSecurity:        restSecurity(c),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),
 	}, nil

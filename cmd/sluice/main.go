@@ -31,6 +31,7 @@ func newApp() *cli.App {
 			connectorsCommand(),
 			offsetsCommand(),
 			auditCommand(),
+			authCommand(),
 		},
 	}
 }

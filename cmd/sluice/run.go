@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 
 	"github.com/sluice-io/sluice/agent"
@@ -58,7 +59,9 @@ func agentCommand() *cli.Command {
 func runApp(ctx context.Context, opts []fx.Option, ready func()) error {
 	app := fx.New(opts...)
 	if err := app.Err(); err != nil {
-		return err
+		// The constructor's own error names what is wrong (a bad file,
+		// its line); fx's wrapping around it names only the graph.
+		return dig.RootCause(err)
 	}
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()

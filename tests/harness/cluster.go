@@ -84,6 +84,8 @@ type Options struct {
 	// FileAllowedPaths, when set and not nil at i, are agent i's
 	// --file-allowed-paths.
 	FileAllowedPaths [][]string
+	// RESTSecurity is every coordinator's REST security (HTTPS, auth).
+	RESTSecurity coordinator.RESTSecurity
 }
 
 // Cluster is a running test cluster.
@@ -99,6 +101,9 @@ type Cluster struct {
 	// connectors resolve here.
 	WorkDir string
 	URL     string
+	// Headers go with every request of Do and the helpers built on it
+	// (name, value…): a test of a secured cluster puts credentials here.
+	Headers []string
 
 	Coordinator *coordinator.Coordinator
 	Agents      []*agent.Agent
@@ -174,6 +179,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
 		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
+		RESTSecurity:        opts.RESTSecurity,
 	}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
@@ -250,7 +256,7 @@ func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
 func (c *Cluster) StartCoordinator() {
 	c.T.Helper()
 	co := c.startCoordinator(c.coordCfg, "coordinator")
-	c.Coordinator, c.URL = co, "http://"+co.Addr()
+	c.Coordinator, c.URL = co, co.URL()
 	// Later restarts keep the same address, as a real deployment would.
 	c.coordCfg.Listen = co.Addr()
 }
@@ -271,7 +277,7 @@ func (c *Cluster) StartExtraCoordinator() (*coordinator.Coordinator, string) {
 		defer cancel()
 		_ = co.Stop(ctx)
 	})
-	return co, "http://" + co.Addr()
+	return co, co.URL()
 }
 
 // startCoordinator starts a coordinator of cfg whose logs name process.

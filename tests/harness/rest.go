@@ -43,7 +43,7 @@ func (r Response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body
 // (sent as is), or any value (sent as JSON).
 func (c *Cluster) Do(method, path string, body any) Response {
 	c.T.Helper()
-	return Do(c.T, c.URL, method, path, body)
+	return DoWith(c.T, c.URL, method, path, body, c.Headers...)
 }
 
 // Do sends a request to baseURL and returns the answer.
@@ -51,6 +51,15 @@ func Do(t interface {
 	Helper()
 	Fatalf(string, ...any)
 }, baseURL, method, path string, body any) Response {
+	t.Helper()
+	return DoWith(t, baseURL, method, path, body)
+}
+
+// DoWith is Do with request headers: name, value, name, value…
+func DoWith(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, baseURL, method, path string, body any, headers ...string) Response {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -72,6 +81,9 @@ func Do(t interface {
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := (&http.Client{Timeout: 90 * time.Second}).Do(req)
 	if err != nil {

@@ -46,7 +46,10 @@ import (
 // Config configures a Herder.
 type Config struct {
 	// WorkerID is shown as the connector's worker_id: the REST address.
-	WorkerID     string
+	WorkerID string
+	// RESTScheme is how other coordinators reach WorkerID: "https" when
+	// the REST server takes TLS, otherwise (also when empty) "http".
+	RESTScheme   string
 	GroupID      string
 	ConfigTopic  string
 	OffsetsTopic string
@@ -202,11 +205,21 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h.elector = leader.New(kv, h.cfg.WorkerID+"/"+randomID(), "http://"+h.cfg.WorkerID, h.cfg.LeaderLease,
+	h.elector = leader.New(kv, h.cfg.WorkerID+"/"+randomID(), h.restURL(), h.cfg.LeaderLease,
 		leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, h.log)
 	h.elector.Start()
 	h.ready.Store(true)
 	return nil
+}
+
+// restURL is the URL other coordinators forward writes to while this one
+// leads.
+func (h *Herder) restURL() string {
+	scheme := h.cfg.RESTScheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	return scheme + "://" + h.cfg.WorkerID
 }
 
 // Stop resigns leadership, stops following and closes the clients.

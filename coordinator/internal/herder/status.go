@@ -24,7 +24,7 @@ func (h *Herder) Health(ctx context.Context) (v1.Health, int) {
 	if leading {
 		health.Role = "leader"
 	}
-	health.Leader = strings.TrimPrefix(lease.URL, "http://")
+	health.Leader = strings.TrimPrefix(strings.TrimPrefix(lease.URL, "http://"), "https://")
 	return health, http.StatusOK
 }
 

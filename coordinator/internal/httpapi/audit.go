@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/coordinator/internal/auth"
 )
 
 // Recorder takes the audit record of each REST write; its Write returns
@@ -33,13 +34,16 @@ type Audit struct {
 	Recorder Recorder
 	// States reads before and after; required.
 	States ConnectorStates
-	// Principal names the caller of a request (nil: audit.Anonymous). It
-	// is asked after the request was served, with the request as it
-	// arrived.
+	// Principal names the caller of a request (nil: the caller that
+	// authentication found, else audit.Anonymous). It is asked after the
+	// request was served, with the request as it arrived.
 	Principal func(*http.Request) string
 	// Forwarded reports whether a request was forwarded by another
-	// coordinator, which recorded it already (nil: it carries
-	// ForwardedHeader).
+	// coordinator, which recorded it already. nil: with a forward key,
+	// only a forward whose signed identity verifies; with authentication
+	// but no forward key, never (a follower's forward is then recorded
+	// twice rather than a client's forged marker hiding a write); with no
+	// security, a request that carries ForwardedHeader.
 	Forwarded func(*http.Request) bool
 	// Mask masks the configs recorded (nil: shown as they are).
 	Mask audit.Mask
@@ -55,12 +59,6 @@ type Audit struct {
 // before its answer goes out.
 func WithAudit(a Audit) Option {
 	return func(o *options) {
-		if a.Principal == nil {
-			a.Principal = func(*http.Request) string { return audit.Anonymous }
-		}
-		if a.Forwarded == nil {
-			a.Forwarded = func(r *http.Request) bool { return r.Header.Get(ForwardedHeader) != "" }
-		}
 		if a.Now == nil {
 			a.Now = time.Now
 		}
@@ -101,7 +99,25 @@ var auditOps = map[string]auditOp{
 //
 // A follower catches up with the config topic before it reads before and
 // after, so both are the leader's state (after: once the write applied).
-func auditWrites(a *Audit, lead Leadership, next http.Handler) http.Handler {
+func auditWrites(a Audit, sec Security, lead Leadership, next http.Handler) http.Handler {
+	if a.Principal == nil {
+		a.Principal = func(r *http.Request) string {
+			if name, ok := auth.PrincipalFrom(r.Context()); ok {
+				return name
+			}
+			return audit.Anonymous
+		}
+	}
+	if a.Forwarded == nil {
+		switch {
+		case sec.ForwardKey != nil:
+			a.Forwarded = sec.ForwardKey.Forwarded
+		case sec.Authenticator != nil:
+			a.Forwarded = func(*http.Request) bool { return false }
+		default:
+			a.Forwarded = func(r *http.Request) bool { return r.Header.Get(ForwardedHeader) != "" }
+		}
+	}
 	match := newRouteMatcher()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet || r.Method == http.MethodHead || a.Forwarded(r) {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -52,7 +53,7 @@ func WithLeaderRouting(l Leadership) Option {
 //	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
-func routeToLeader(l Leadership, api http.Handler) http.Handler {
+func routeToLeader(l Leadership, sec Security, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/health" {
 			// Answered from memory, at once: liveness and readiness
@@ -89,9 +90,11 @@ func routeToLeader(l Leadership, api http.Handler) http.Handler {
 			return
 		}
 		proxy := &httputil.ReverseProxy{
+			Transport: sec.ForwardTransport,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.Out.Header.Set(ForwardedHeader, "1")
+				signForward(sec, r, pr.Out)
 			},
 			ModifyResponse: func(resp *http.Response) error {
 				if resp.StatusCode < 300 {
@@ -136,6 +139,12 @@ func forwardError(url string, err error) *v1.Error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader}
+	}
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &verify) {
+		// The handshake failed, so the leader never saw the request: a
+		// configuration error to fix, not an outcome to check.
+		return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("Cannot forward the request to the leader at %s: its TLS certificate is not trusted (%v). The request was not applied; give the coordinators the CA of the leader's certificate (--rest-forward-ca).", url, verify.Err)}
 	}
 	return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("%s%v. The leader at %s may have applied the request before it failed: check the result before retrying.", msgForwardIOError, err, url)}
 }

@@ -23,6 +23,7 @@ type options struct {
 	logger     *slog.Logger
 	leadership Leadership
 	audit      *Audit
+	security   Security
 }
 
 // WithLogger sets the logger the endpoint middleware writes to. A nil logger
@@ -45,16 +46,22 @@ func WithLogger(l *slog.Logger) Option {
 //	           canonicalPaths: Jetty's refusals (400), one trailing slash off
 //	              │
 //	              ▼
+//	           authenticate (WithSecurity): 401 (security.go)
+//	              │
+//	              ▼
 //	           leader routing (WithLeaderRouting): forward a follower's writes
 //	              │
 //	              ▼
 //	           routing (ServeMux) ──no route──► 404 / 405 JSON error
 //	              │
 //	              ▼
+//	           the route's role (WithSecurity): 403
+//	              │
+//	              ▼
 //	           admit: media type (400, 415), body limit (413 on read)
 //	              │
 //	              ▼
-//	           go-kit server: decode ─► logging ─► endpoint ─► Service
+//	           go-kit server: decode ─► logging ─► authorize ─► endpoint ─► Service
 //	              │                                   │
 //	              ▼                                   ▼
 //	           encodeError (every non-2xx)        per-route encoder
@@ -66,20 +73,29 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	mux := http.NewServeMux()
 	serverOpts := []kithttp.ServerOption{
 		kithttp.ServerErrorEncoder(encodeError),
-		kithttp.ServerBefore(putBaseURL),
+		kithttp.ServerBefore(putBaseURL, kithttp.PopulateRequestContext),
 	}
 	for _, rt := range routes() {
-		ep := logging(o.logger, rt.op)(rt.endpoint(svc))
+		ep := logging(o.logger, rt.op)(authorize(rt)(rt.endpoint(svc)))
 		srv := kithttp.NewServer(ep, rt.decode, rt.encode, serverOpts...)
-		mux.Handle(rt.pattern, admit(!anyMediaType[rt.op], srv))
+		mux.Handle(rt.pattern, requireRole(rt, admit(!anyMediaType[rt.op], srv)))
 	}
 	var api http.Handler = &handler{mux: mux}
 	if o.leadership != nil {
-		api = routeToLeader(o.leadership, api)
+		api = routeToLeader(o.leadership, o.security, api)
+	}
+	secured := o.security.Authenticator != nil || o.security.ForwardKey != nil
+	if secured {
+		api = authenticate(o.security, o.logger, api)
 	}
 	h := canonicalPaths(api)
 	if o.audit != nil {
-		h = auditWrites(o.audit, o.leadership, h)
+		h = auditWrites(*o.audit, o.security, o.leadership, h)
+	}
+	if secured {
+		// Outermost: the layers between here and authenticate (the
+		// audit trail) read the caller from the slot after serving.
+		h = callerSlot(h)
 	}
 	return h
 }

@@ -2,9 +2,12 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/go-kit/kit/endpoint"
 	kithttp "github.com/go-kit/kit/transport/http"
+
+	"github.com/sluice-io/sluice/coordinator/internal/auth"
 )
 
 // route binds one ServeMux pattern to one endpoint and its transport.
@@ -14,7 +17,27 @@ type route struct {
 	endpoint func(Service) endpoint.Endpoint
 	decode   kithttp.DecodeRequestFunc
 	encode   kithttp.EncodeResponseFunc
+	// role is the least role that may call the route (docs/security-rest.md
+	// lists them; a test checks it matches): every route declares one.
+	role auth.Role
 }
+
+// The roles, short for the table below.
+const (
+	viewer   = auth.RoleViewer
+	operator = auth.RoleOperator
+	admin    = auth.RoleAdmin
+)
+
+// connectorScoped reports whether the route acts on one connector, named in
+// its path or (create) its body: a grant limited to connector patterns
+// covers it only for a matching name.
+func (rt route) connectorScoped() bool {
+	return strings.Contains(rt.pattern, " /connectors/{name}") || rt.op == "create_connector"
+}
+
+// probeOps are the routes --rest-auth-open-probes leaves open.
+var probeOps = map[string]bool{"server_info": true, "health": true}
 
 // routes is the REST API of spec §3 and §5, /admin/loggers, and Sluice's
 // own endpoints under /sluice/. Path
@@ -22,39 +45,39 @@ type route struct {
 // one segment).
 func routes() []route {
 	return []route{
-		{"GET /{$}", "server_info", makeServerInfo, decodeNone, encodeJSON},
-		{"GET /health", "health", makeHealth, decodeNone, encodeHealth},
+		{"GET /{$}", "server_info", makeServerInfo, decodeNone, encodeJSON, viewer},
+		{"GET /health", "health", makeHealth, decodeNone, encodeHealth, viewer},
 
-		{"GET /connectors", "list_connectors", makeListConnectors, decodeList, encodeJSON},
-		{"POST /connectors", "create_connector", makeCreateConnector, decodeCreate, encodeCreated},
-		{"GET /connectors/{name}", "get_connector", makeGetConnector, decodeName, encodeJSON},
-		{"DELETE /connectors/{name}", "delete_connector", makeDeleteConnector, decodeDelete, encodeNoBody(http.StatusNoContent)},
-		{"GET /connectors/{name}/config", "get_connector_config", makeGetConnectorConfig, decodeName, encodeJSON},
-		{"PUT /connectors/{name}/config", "put_connector_config", makePutConnectorConfig, decodePutConfig, encodePutConfig},
-		{"PATCH /connectors/{name}/config", "patch_connector_config", makePatchConnectorConfig, decodePatchConfig, encodeJSON},
-		{"GET /connectors/{name}/status", "connector_status", makeConnectorStatus, decodeName, encodeJSON},
-		{"GET /connectors/{name}/tasks", "task_configs", makeTaskConfigs, decodeName, encodeJSON},
-		{"GET /connectors/{name}/tasks/{task}/status", "task_status", makeTaskStatus, decodeTask, encodeJSON},
-		{"POST /connectors/{name}/tasks/{task}/restart", "restart_task", makeRestartTask, decodeTask, encodeNoBody(http.StatusNoContent)},
-		{"PUT /connectors/{name}/stop", "stop_connector", makeNameAction(Service.StopConnector), decodeName, encodeNoBody(http.StatusNoContent)},
-		{"PUT /connectors/{name}/pause", "pause_connector", makeNameAction(Service.PauseConnector), decodeName, encodeNoBody(http.StatusAccepted)},
-		{"PUT /connectors/{name}/resume", "resume_connector", makeNameAction(Service.ResumeConnector), decodeName, encodeNoBody(http.StatusAccepted)},
-		{"POST /connectors/{name}/restart", "restart_connector", makeRestartConnector, decodeRestart, encodeRestart},
-		{"GET /connectors/{name}/topics", "connector_topics", makeConnectorTopics, decodeName, encodeJSON},
-		{"PUT /connectors/{name}/topics/reset", "reset_connector_topics", makeNameAction(Service.ResetConnectorTopics), decodeName, encodeNoBody(http.StatusAccepted)},
+		{"GET /connectors", "list_connectors", makeListConnectors, decodeList, encodeJSON, viewer},
+		{"POST /connectors", "create_connector", makeCreateConnector, decodeCreate, encodeCreated, operator},
+		{"GET /connectors/{name}", "get_connector", makeGetConnector, decodeName, encodeJSON, viewer},
+		{"DELETE /connectors/{name}", "delete_connector", makeDeleteConnector, decodeDelete, encodeNoBody(http.StatusNoContent), admin},
+		{"GET /connectors/{name}/config", "get_connector_config", makeGetConnectorConfig, decodeName, encodeJSON, viewer},
+		{"PUT /connectors/{name}/config", "put_connector_config", makePutConnectorConfig, decodePutConfig, encodePutConfig, operator},
+		{"PATCH /connectors/{name}/config", "patch_connector_config", makePatchConnectorConfig, decodePatchConfig, encodeJSON, operator},
+		{"GET /connectors/{name}/status", "connector_status", makeConnectorStatus, decodeName, encodeJSON, viewer},
+		{"GET /connectors/{name}/tasks", "task_configs", makeTaskConfigs, decodeName, encodeJSON, viewer},
+		{"GET /connectors/{name}/tasks/{task}/status", "task_status", makeTaskStatus, decodeTask, encodeJSON, viewer},
+		{"POST /connectors/{name}/tasks/{task}/restart", "restart_task", makeRestartTask, decodeTask, encodeNoBody(http.StatusNoContent), operator},
+		{"PUT /connectors/{name}/stop", "stop_connector", makeNameAction(Service.StopConnector), decodeName, encodeNoBody(http.StatusNoContent), operator},
+		{"PUT /connectors/{name}/pause", "pause_connector", makeNameAction(Service.PauseConnector), decodeName, encodeNoBody(http.StatusAccepted), operator},
+		{"PUT /connectors/{name}/resume", "resume_connector", makeNameAction(Service.ResumeConnector), decodeName, encodeNoBody(http.StatusAccepted), operator},
+		{"POST /connectors/{name}/restart", "restart_connector", makeRestartConnector, decodeRestart, encodeRestart, operator},
+		{"GET /connectors/{name}/topics", "connector_topics", makeConnectorTopics, decodeName, encodeJSON, viewer},
+		{"PUT /connectors/{name}/topics/reset", "reset_connector_topics", makeNameAction(Service.ResetConnectorTopics), decodeName, encodeNoBody(http.StatusAccepted), operator},
 
-		{"GET /connectors/{name}/offsets", "get_offsets", makeGetOffsets, decodeName, encodeJSON},
-		{"PATCH /connectors/{name}/offsets", "alter_offsets", makeAlterOffsets, decodeAlterOffsets, encodeJSON},
-		{"DELETE /connectors/{name}/offsets", "reset_offsets", makeResetOffsets, decodeName, encodeJSON},
+		{"GET /connectors/{name}/offsets", "get_offsets", makeGetOffsets, decodeName, encodeJSON, viewer},
+		{"PATCH /connectors/{name}/offsets", "alter_offsets", makeAlterOffsets, decodeAlterOffsets, encodeJSON, admin},
+		{"DELETE /connectors/{name}/offsets", "reset_offsets", makeResetOffsets, decodeName, encodeJSON, admin},
 
-		{"GET /connector-plugins", "list_plugins", makeListPlugins, decodePlugins, encodeJSON},
-		{"GET /connector-plugins/{plugin}/config", "plugin_config", makePluginConfig, decodePlugin, encodeJSON},
-		{"PUT /connector-plugins/{plugin}/config/validate", "validate_config", makeValidateConfig, decodeValidate, encodeJSON},
+		{"GET /connector-plugins", "list_plugins", makeListPlugins, decodePlugins, encodeJSON, viewer},
+		{"GET /connector-plugins/{plugin}/config", "plugin_config", makePluginConfig, decodePlugin, encodeJSON, viewer},
+		{"PUT /connector-plugins/{plugin}/config/validate", "validate_config", makeValidateConfig, decodeValidate, encodeJSON, operator},
 
-		{"GET /admin/loggers", "list_loggers", makeListLoggers, decodeNone, encodeJSON},
-		{"GET /admin/loggers/{name}", "get_logger", makeGetLogger, decodeName, encodeJSON},
-		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel},
+		{"GET /admin/loggers", "list_loggers", makeListLoggers, decodeNone, encodeJSON, viewer},
+		{"GET /admin/loggers/{name}", "get_logger", makeGetLogger, decodeName, encodeJSON, viewer},
+		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel, admin},
 
-		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON},
+		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON, admin},
 	}
 }

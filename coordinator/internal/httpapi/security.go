@@ -1,0 +1,226 @@
+package httpapi
+
+// Authentication and authorization of REST calls (docs/security-rest.md):
+//
+//	request ─► authenticate: a verified forward's signed identity, else
+//	              credentials (Basic, bearer token or JWT, client
+//	              certificate) ──none or bad──► 401 + WWW-Authenticate
+//	              │   (open probes with --rest-auth-open-probes: skipped)
+//	              ▼
+//	           leader routing: a follower forwards a write with the
+//	              caller's identity signed under the forward key
+//	              ▼
+//	           route: the caller holds the route's role? ──no──► 403
+//	              ▼
+//	           endpoint: a connector route checks the name's patterns
+//	              (──no──► 403); GET /connectors lists what it may see
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-kit/kit/endpoint"
+	kithttp "github.com/go-kit/kit/transport/http"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/auth"
+)
+
+// Security configures authentication and authorization. The zero value
+// turns both off: every caller may do everything, as Kafka Connect without
+// a security extension.
+type Security struct {
+	// Authenticator finds callers (nil: no authentication).
+	Authenticator *auth.Authenticator
+	// ForwardKey signs the identity a follower forwards with a write, and
+	// verifies it on the leader (nil: a follower forwards the caller's own
+	// credentials, which the leader checks again; a client-certificate
+	// caller then cannot write through a follower).
+	ForwardKey *auth.ForwardKey
+	// OpenProbes leaves GET / and GET /health open to anyone.
+	OpenProbes bool
+	// ForwardTransport sends forwarded writes to the leader (nil:
+	// http.DefaultTransport); with TLS it holds the CA the leader's
+	// certificate is verified against.
+	ForwardTransport http.RoundTripper
+}
+
+// WithSecurity turns on authentication and authorization.
+func WithSecurity(s Security) Option {
+	return func(o *options) { o.security = s }
+}
+
+// authenticate establishes the caller of every request (see the diagram
+// above) and puts it in the request's context.
+func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, forwarded := verifiedForward(sec, logger, r)
+		if p == nil && sec.Authenticator != nil && !(sec.OpenProbes && isProbe(r)) {
+			var err error
+			if p, err = sec.Authenticator.Authenticate(r, r.TLS); err != nil {
+				logger.InfoContext(r.Context(), "rest call unauthenticated", "remote", r.RemoteAddr,
+					"method", r.Method, "path", r.URL.Path, "reason", err.Error())
+				for _, c := range sec.Authenticator.Challenge() {
+					w.Header().Add("WWW-Authenticate", c)
+				}
+				writeError(w, &v1.Error{Code: v1.Code(http.StatusUnauthorized), Message: err.Error()})
+				return
+			}
+		}
+		r = r.WithContext(auth.WithPrincipal(r.Context(), p, forwarded))
+		if r.Header.Get(auth.IdentityHeader) != "" {
+			// A forwarded identity is read here once: nothing behind
+			// may take the header for anything, and a forward sets it
+			// anew. (WithContext shares the header map: copy it.)
+			r.Header = r.Header.Clone()
+			r.Header.Del(auth.IdentityHeader)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// callerSlot gives every request a slot for its caller (auth.WithSlot),
+// which authenticate fills in.
+func callerSlot(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, auth.WithSlot(r))
+	})
+}
+
+// verifiedForward is the identity a forward from another coordinator
+// carries, when the forward key verifies it. A header that does not verify
+// is ignored, and logged: a client may send anything.
+func verifiedForward(sec Security, logger *slog.Logger, r *http.Request) (*auth.Principal, bool) {
+	h := r.Header.Get(auth.IdentityHeader)
+	if h == "" || sec.ForwardKey == nil {
+		return nil, false
+	}
+	p, err := sec.ForwardKey.Verify(h, r.Method, r.URL.RequestURI(), time.Now())
+	if err != nil {
+		logger.WarnContext(r.Context(), "ignored a forwarded identity that does not verify", "remote", r.RemoteAddr,
+			"method", r.Method, "path", r.URL.Path, "reason", err.Error())
+		return nil, false
+	}
+	return p, true
+}
+
+// isProbe reports whether r is for one of the probe routes (probeOps).
+// It runs before routing, so it matches the routes' paths itself.
+func isProbe(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && probePaths[r.URL.Path]
+}
+
+// probePaths are the paths of the probe routes, from the route table.
+var probePaths = func() map[string]bool {
+	paths := map[string]bool{}
+	for _, rt := range routes() {
+		if probeOps[rt.op] {
+			_, path, _ := strings.Cut(rt.pattern, " ")
+			paths[strings.Replace(path, "{$}", "", 1)] = true
+		}
+	}
+	return paths
+}()
+
+// signForward puts the caller's signed identity on a write forwarded to
+// the leader.
+func signForward(sec Security, in *http.Request, out *http.Request) {
+	out.Header.Del(auth.IdentityHeader)
+	if sec.ForwardKey != nil {
+		out.Header.Set(auth.IdentityHeader, sec.ForwardKey.Sign(auth.Caller(in.Context()), out.Method, out.URL.RequestURI(), time.Now()))
+	}
+}
+
+// requireRole refuses, before its body is read, a request whose caller
+// holds the route's role for no connector at all.
+func requireRole(rt route, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := auth.Caller(r.Context()); p != nil && !p.HasRole(rt.role) {
+			writeError(w, forbidden(p.Denied(r.Method, r.URL.Path, rt.role, "")))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func forbidden(msg string) *v1.Error {
+	return &v1.Error{Code: v1.Code(http.StatusForbidden), Message: msg}
+}
+
+// authorize is the endpoint middleware of a route that acts on one
+// connector: the caller's grants must cover the connector's name. On
+// GET /connectors it drops from the answer the connectors the caller may
+// not see.
+func authorize(rt route) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, request any) (any, error) {
+			if auth.Caller(ctx) == nil {
+				return next(ctx, request)
+			}
+			if rt.connectorScoped() {
+				name, _ := connectorOf(request)
+				method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
+				path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
+				if err := auth.CheckConnector(ctx, rt.role, method, path, name); err != nil {
+					return nil, forbidden(err.Error())
+				}
+			}
+			resp, err := next(ctx, request)
+			if rt.op == "list_connectors" {
+				resp = visibleOnly(auth.Caller(ctx), resp)
+			}
+			return resp, err
+		}
+	}
+}
+
+// connectorOf is the connector a decoded request names.
+func connectorOf(request any) (string, bool) {
+	switch r := request.(type) {
+	case nameRequest:
+		return r.name, true
+	case taskRequest:
+		return r.name, true
+	case putConfigRequest:
+		return r.name, true
+	case patchConfigRequest:
+		return r.name, true
+	case restartRequest:
+		return r.name, true
+	case deleteRequest:
+		return r.name, true
+	case alterOffsetsRequest:
+		return r.name, true
+	case v1.CreateConnectorRequest:
+		return r.Name, true
+	}
+	return "", false
+}
+
+// visibleOnly is a GET /connectors answer without the connectors p may not
+// see.
+func visibleOnly(p *auth.Principal, resp any) any {
+	switch list := resp.(type) {
+	case []string:
+		out := make([]string, 0, len(list))
+		for _, n := range list {
+			if p.Allows(auth.RoleViewer, n) {
+				out = append(out, n)
+			}
+		}
+		return out
+	case map[string]v1.ConnectorExpanded:
+		for n := range list {
+			if !p.Allows(auth.RoleViewer, n) {
+				delete(list, n) // the endpoint made this map for the answer
+			}
+		}
+	}
+	return resp
+}
+
+// tlsConnKey keys the TLS connection a request arrived on in its context.
+type tlsConnKey struct{}

@@ -1,0 +1,147 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/sluice-io/sluice/coordinator/internal/auth"
+	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+)
+
+// RESTSecurity configures HTTPS, authentication and authorization of the
+// REST API (docs/security-rest.md). The zero value is plain HTTP open to
+// everyone, as before.
+type RESTSecurity struct {
+	// TLSCert and TLSKey are PEM files of the server's certificate (chain)
+	// and key: set, the REST port takes HTTPS only.
+	TLSCert string
+	TLSKey  string
+	// TLSClientCA is a PEM file of the CAs client certificates are verified
+	// against; a verified certificate's CN or SAN names a principal of the
+	// auth file (client_certificate: true). Certificates stay optional.
+	TLSClientCA string
+	// ForwardCA is a PEM file of the CAs a follower verifies the leader's
+	// certificate against when it forwards a write (empty: the system's).
+	ForwardCA string
+	// AuthFile lists the principals (empty: none).
+	AuthFile string
+	// JWKS is a file or URL of an identity provider's keys: bearer JWTs
+	// signed with them are taken, with the claims below.
+	JWKS          string
+	JWTIssuer     string
+	JWTAudience   string
+	JWTRolesClaim string
+	// OpenProbes leaves GET / and GET /health open.
+	OpenProbes bool
+	// ForwardKeyFile holds the key coordinators sign forwarded identities
+	// with; every coordinator of the cluster needs the same one.
+	ForwardKeyFile string
+}
+
+// enabled reports whether callers must authenticate.
+func (s RESTSecurity) enabled() bool { return s.AuthFile != "" || s.JWKS != "" }
+
+// restSecurity is a RESTSecurity with its files read and checked.
+type restSecurity struct {
+	tls *tls.Config // nil: plain HTTP
+	api httpapi.Security
+}
+
+// build reads and checks every file s names; an error names the file (and
+// the line, for the auth file) and what is wrong with it.
+func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity, error) {
+	var out restSecurity
+	var errs []error
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		errs = append(errs, errors.New("--rest-tls-cert and --rest-tls-key go together: give both or neither"))
+	} else if s.TLSCert != "" {
+		pair, err := tls.LoadX509KeyPair(s.TLSCert, s.TLSKey)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("REST TLS key pair (--rest-tls-cert %s, --rest-tls-key %s): %w", s.TLSCert, s.TLSKey, err))
+		}
+		out.tls = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	}
+	if s.TLSClientCA != "" {
+		pool, err := LoadCertPool("--rest-tls-client-ca", s.TLSClientCA)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case out.tls == nil:
+			errs = append(errs, errors.New("--rest-tls-client-ca needs --rest-tls-cert and --rest-tls-key: client certificates come over TLS"))
+		default:
+			out.tls.ClientCAs, out.tls.ClientAuth = pool, tls.VerifyClientCertIfGiven
+		}
+	}
+	forward := http.DefaultTransport.(*http.Transport).Clone()
+	if s.ForwardCA != "" {
+		pool, err := LoadCertPool("--rest-forward-ca", s.ForwardCA)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		forward.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	out.api.ForwardTransport = forward
+	out.api.OpenProbes = s.OpenProbes
+	if s.ForwardKeyFile != "" {
+		key, err := auth.LoadForwardKey(s.ForwardKeyFile)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		out.api.ForwardKey = key
+	}
+	if s.enabled() {
+		var cfg auth.Config
+		if s.AuthFile != "" {
+			f, err := auth.LoadFile(s.AuthFile)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			cfg.File = f
+		}
+		if s.JWKS != "" {
+			cfg.JWT = &auth.JWTConfig{JWKS: s.JWKS, Issuer: s.JWTIssuer, Audience: s.JWTAudience, RolesClaim: s.JWTRolesClaim}
+		}
+		if len(errs) == 0 {
+			ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			defer cancel()
+			a, err := auth.NewAuthenticator(ctx, cfg)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("--rest-jwt-jwks: %w", err))
+			}
+			out.api.Authenticator = a
+		}
+	} else if s.TLSClientCA != "" || s.JWTIssuer != "" || s.JWTAudience != "" {
+		errs = append(errs, errors.New("--rest-tls-client-ca and --rest-jwt-issuer/--rest-jwt-audience map callers to roles: they need --rest-auth-file or --rest-jwt-jwks"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return out, err
+	}
+	if s.enabled() && out.tls == nil {
+		log.Warn("REST authentication is on over plain HTTP: passwords and tokens cross the network in clear unless a TLS proxy is in front; set --rest-tls-cert and --rest-tls-key")
+	}
+	if s.TLSClientCA != "" && out.api.ForwardKey == nil {
+		log.Warn("client certificates are taken but no --rest-forward-key-file is set: a caller known by its certificate cannot write through a follower (its identity is not forwarded)")
+	}
+	return out, nil
+}
+
+// LoadCertPool reads a PEM file of CA certificates; flag names the setting
+// it came from, for the error.
+func LoadCertPool(flag, path string) (*x509.CertPool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in the file", flag, path)
+	}
+	return pool, nil
+}
