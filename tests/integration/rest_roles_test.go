@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -15,9 +16,11 @@ import (
 // roleCaller is a caller of TestRESTRolesOnCluster: its credentials and
 // whether it may call a route of a role on a connector of team a or not.
 type roleCaller struct {
-	name    string
-	headers []string
-	may     func(role string, teamA bool) bool
+	name string
+	// principal is the name the audit trail records for the caller.
+	principal string
+	headers   []string
+	may       func(role string, teamA bool) bool
 }
 
 // TestRESTRolesOnCluster calls every REST route of a running cluster as
@@ -37,11 +40,11 @@ func TestRESTRolesOnCluster(t *testing.T) {
 	c.Headers = basicAuth("vera", "v") // for the harness's status reads
 	rank := map[string]int{"viewer": 1, "operator": 2, "admin": 3}
 	callers := []roleCaller{
-		{"anonymous", nil, func(string, bool) bool { return false }},
-		{"viewer", basicAuth("vera", "v"), func(role string, _ bool) bool { return rank[role] <= 1 }},
-		{"team-a operator", basicAuth("tom", "t"), func(role string, teamA bool) bool { return rank[role] <= 2 && teamA }},
-		{"operator", basicAuth("otto", "o"), func(role string, _ bool) bool { return rank[role] <= 2 }},
-		{"admin", basicAuth("ada", "a"), func(string, bool) bool { return true }},
+		{"anonymous", "anonymous", nil, func(string, bool) bool { return false }},
+		{"viewer", "vera", basicAuth("vera", "v"), func(role string, _ bool) bool { return rank[role] <= 1 }},
+		{"team-a operator", "tom", basicAuth("tom", "t"), func(role string, teamA bool) bool { return rank[role] <= 2 && teamA }},
+		{"operator", "otto", basicAuth("otto", "o"), func(role string, _ bool) bool { return rank[role] <= 2 }},
+		{"admin", "ada", basicAuth("ada", "a"), func(string, bool) bool { return true }},
 	}
 	topic := c.Name("t")
 	mine, theirs := "team-a-"+c.Name("src"), c.Name("src")
@@ -99,6 +102,13 @@ func TestRESTRolesOnCluster(t *testing.T) {
 		step{"PUT", "/admin/loggers/root", map[string]string{"level": "WARN"}, "admin", 200, true, nil},
 		step{"GET", "/sluice/audit", nil, "admin", 200, true, nil},
 	)
+	// Every write, refused or not, must leave its audit record naming its
+	// caller.
+	type write struct {
+		principal, method, path string
+		status                  int
+	}
+	var writes []write
 	for _, s := range steps {
 		var allowed []roleCaller
 		for _, cl := range callers {
@@ -113,6 +123,9 @@ func TestRESTRolesOnCluster(t *testing.T) {
 			}
 			if r.Status != want {
 				t.Fatalf("%s %s as %s: %s, want %d", s.method, s.path, cl.name, r, want)
+			}
+			if s.method != "GET" {
+				writes = append(writes, write{cl.principal, s.method, s.path, want})
 			}
 		}
 		// A read may be repeated by everyone allowed; a write is made
@@ -131,10 +144,33 @@ func TestRESTRolesOnCluster(t *testing.T) {
 			if r.Status != s.want {
 				t.Fatalf("%s %s as %s: %s, want %d", s.method, s.path, cl.name, r, s.want)
 			}
+			if s.method != "GET" {
+				writes = append(writes, write{cl.principal, s.method, s.path, s.want})
+			}
 		}
 		if s.after != nil {
 			s.after()
 		}
+	}
+	var trail struct {
+		Records []v1.AuditRecord `json:"records"`
+	}
+	harness.DoWith(t, c.URL, "GET", "/sluice/audit?limit=10000", nil, basicAuth("ada", "a")...).JSON(t, &trail)
+	recorded := map[write]int{}
+	for _, rec := range trail.Records {
+		recorded[write{rec.Principal, rec.Method, rec.Path, rec.Status}]++
+	}
+	want := map[write]int{}
+	for _, w := range writes {
+		want[w]++
+	}
+	for w, n := range want {
+		if recorded[w] != n {
+			t.Errorf("%s %s by %s (%d): %d audit records, want %d", w.method, w.path, w.principal, w.status, recorded[w], n)
+		}
+	}
+	if len(trail.Records) != len(writes) {
+		t.Errorf("%d audit records for %d writes", len(trail.Records), len(writes))
 	}
 	// GET /connectors shows only what the caller may see.
 	mustCreate := func(name string) {
