@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"io"
 	"net/http"
 	"os"
@@ -178,6 +179,39 @@ func TestRESTSecurityThroughFollower(t *testing.T) {
 	}
 	if r := cl.do(followerURL, "DELETE", "/connectors/"+theirs, nil, ada...); r.Status != http.StatusNoContent {
 		t.Fatalf("ada deleting through the follower: %s", r)
+	}
+
+	// Each write is recorded once, by the coordinator the client sent it
+	// to, naming the caller the leader authorized; the forged ones sent to
+	// the leader directly are recorded too (a forged forward marker hides
+	// nothing).
+	var trail struct {
+		Records []v1.AuditRecord `json:"records"`
+	}
+	cl.do(c.URL, "GET", "/sluice/audit?limit=10000", nil, ada...).JSON(t, &trail)
+	type write struct {
+		principal, method, path string
+		status                  int
+		follower                bool
+	}
+	got := map[write]int{}
+	for _, rec := range trail.Records {
+		got[write{rec.Principal, rec.Method, rec.Path, rec.Status, strings.HasSuffix(followerURL, rec.Coordinator)}]++
+	}
+	for _, w := range []write{
+		{"tom", "POST", "/connectors", http.StatusCreated, true},
+		{"tom", "POST", "/connectors", http.StatusForbidden, true},
+		{"ada", "POST", "/connectors", http.StatusCreated, true},
+		{"tom", "DELETE", "/connectors/" + mine, http.StatusForbidden, true},
+		{"robot", "PUT", "/connectors/" + mine + "/pause", http.StatusAccepted, true},
+		{"robot", "PUT", "/connectors/" + theirs + "/pause", http.StatusForbidden, true},
+		{"anonymous", "DELETE", "/connectors/" + theirs, http.StatusUnauthorized, false},
+		{"tom", "DELETE", "/connectors/" + theirs, http.StatusForbidden, false},
+		{"ada", "DELETE", "/connectors/" + theirs, http.StatusNoContent, true},
+	} {
+		if got[w] != 1 {
+			t.Errorf("%+v: %d audit records, want 1 (all: %v)", w, got[w], got)
+		}
 	}
 
 	// Plain HTTP to the HTTPS port is refused, with the JSON error body.
