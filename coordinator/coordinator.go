@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/version"
@@ -28,6 +29,7 @@ const (
 	DefaultReadHeaderTimeout = httpapi.DefaultReadHeaderTimeout
 	DefaultReadBodyTimeout   = httpapi.DefaultReadBodyTimeout
 	DefaultMaxHeaderBytes    = httpapi.DefaultMaxHeaderBytes
+	DefaultKafkaProbeTimeout = kafkautil.DefaultProbeTimeout
 )
 
 // Config configures a coordinator.
@@ -39,10 +41,17 @@ type Config struct {
 	AdvertisedAddr string
 	NATSURL        string
 	Brokers        string
-	GroupID        string
-	ConfigTopic    string
-	OffsetsTopic   string
-	StatusTopic    string
+	// KafkaSecurity secures every Kafka client of the coordinator (TLS,
+	// SASL); nil: plaintext without authentication.
+	KafkaSecurity *kafkasec.Config
+	// KafkaProbeTimeout bounds the start-up check that Kafka accepts the
+	// connection's security (zero: DefaultKafkaProbeTimeout, after which
+	// start-up goes on with a warning if no broker answered at all).
+	KafkaProbeTimeout time.Duration
+	GroupID           string
+	ConfigTopic       string
+	OffsetsTopic      string
+	StatusTopic       string
 	// OffsetsPartitions and StatusPartitions size the internal topics.
 	OffsetsPartitions   int32
 	StatusPartitions    int32
@@ -155,6 +164,10 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Listen, err)
 	}
+	if err := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout); err != nil {
+		ln.Close()
+		return err
+	}
 	c.ln = ln
 	workerID := c.cfg.AdvertisedAddr
 	if workerID == "" {
@@ -177,7 +190,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		AgentLease:          c.cfg.AgentLease,
 		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
 		LeaderLease:         c.cfg.LeaderLease,
-		KafkaOpts:           kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator"),
+		KafkaOpts:           kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator", c.cfg.KafkaSecurity),
 		Version:             version.Version,
 		Commit:              version.Commit,
 		Logger:              c.cfg.Loggers.Logger(logging.Herder),
