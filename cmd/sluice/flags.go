@@ -62,11 +62,13 @@ var (
 
 func coordinatorFlags() []cli.Flag {
 	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
-		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}
+		headerTimeout, bodyTimeout, headerBytes, logLevelFlag,
+		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag}
 }
 
 func agentFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}
+	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag,
+		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag}
 }
 
 // loggers are the process's named loggers, text on stderr, the root logger
@@ -111,7 +113,12 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 	if err != nil {
 		return coordinator.Config{}, err
 	}
+	ksec, err := kafkaSecurity(c, rootLogger(lg))
+	if err != nil {
+		return coordinator.Config{}, err
+	}
 	return coordinator.Config{
+		KafkaSecurity:       ksec,
 		ExactlyOnce:         eos,
 		Listen:              c.String("listen"),
 		AdvertisedAddr:      c.String("advertised-address"),
@@ -141,6 +148,10 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 	if err != nil {
 		return agent.Config{}, err
 	}
+	ksec, err := kafkaSecurity(c, rootLogger(lg))
+	if err != nil {
+		return agent.Config{}, err
+	}
 	id := c.String("id")
 	if id == "" {
 		if id, err = os.Hostname(); err != nil {
@@ -152,6 +163,7 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		Labels:          lbls,
 		NATSURL:         c.String("nats"),
 		Brokers:         c.String("kafka"),
+		KafkaSecurity:   ksec,
 		GroupID:         c.String("group-id"),
 		OffsetsTopic:    c.String("offsets-topic"),
 		WorkDir:         c.String("work-dir"),

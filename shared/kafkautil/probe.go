@@ -135,7 +135,10 @@ func Explain(broker string, sec *kafkasec.Config, err error) error {
 	}
 	if _, ok := errors.AsType[*kgo.ErrFirstReadEOF](err); ok {
 		hint := "a TLS listener needs " + kafkasec.FlagTLS + ", a SASL one " + kafkasec.FlagSASLMechanism
-		if sec.SASLOn() {
+		switch {
+		case sec.TLSOn():
+			hint = "is it a plaintext listener? TLS is on (" + kafkasec.FlagTLS + " or a --kafka-tls-* flag)"
+		case sec.SASLOn():
 			hint = "wrong SASL credentials, a mechanism the listener does not take, or a listener that expects TLS"
 		}
 		return fmt.Errorf("kafka %s: the broker closed the connection (%s): %w", broker, hint, err)
