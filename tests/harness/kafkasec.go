@@ -1,0 +1,141 @@
+package harness
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-io/sluice/shared/kafkasec"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// KafkaSecurityEnv names the environment variable that secures the tests'
+// connections to the real broker of KafkaEnv: the path of a file of Sluice
+// flags, one flag=value a line without the dashes (kafka-tls-ca=…,
+// kafka-sasl-mechanism=…), as deploy/kafka/kafka-up.sh writes them for its
+// secured listeners (.cache/kafka-run/security/sasl_ssl.env, mtls.env).
+// Every client the tests make of that broker, in process or in a sluice
+// binary they start, uses these settings.
+const KafkaSecurityEnv = "SLUICE_TEST_KAFKA_SECURITY"
+
+// TestSecurity is the loaded KafkaSecurityEnv file.
+type TestSecurity struct {
+	// Brokers is the file's kafka= line (may be empty).
+	Brokers string
+	// Options are the settings as given; Config is them loaded.
+	Options kafkasec.Options
+	Config  *kafkasec.Config
+	// Flags are the settings as command-line flags of sluice.
+	Flags []string
+}
+
+var (
+	secOnce sync.Once
+	sec     *TestSecurity
+	secErr  error
+)
+
+// KafkaSecurity is the setting KafkaSecurityEnv names, read once; nil when
+// the variable is unset. A file that cannot be read or loaded panics: every
+// test of the run would fail on it anyway, and this way the message says
+// why once.
+func KafkaSecurity() *TestSecurity {
+	secOnce.Do(func() {
+		file := os.Getenv(KafkaSecurityEnv)
+		if file == "" {
+			return
+		}
+		sec, secErr = LoadTestSecurity(file)
+	})
+	if secErr != nil {
+		panic(fmt.Sprintf("%s: %v", KafkaSecurityEnv, secErr))
+	}
+	return sec
+}
+
+// LoadTestSecurity reads a file of flag=value lines (see
+// KafkaSecurityEnv) and loads its settings.
+func LoadTestSecurity(file string) (*TestSecurity, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s := &TestSecurity{}
+	o := &s.Options
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: want flag=value, got %q", file, n, line)
+		}
+		switch k {
+		case "kafka":
+			s.Brokers = v
+			continue
+		case "kafka-tls":
+			o.TLS = v == "true"
+		case "kafka-tls-ca":
+			o.CAFile = v
+		case "kafka-tls-cert":
+			o.CertFile = v
+		case "kafka-tls-key":
+			o.KeyFile = v
+		case "kafka-tls-insecure-skip-verify":
+			o.InsecureSkipVerify = v == "true"
+		case "kafka-sasl-mechanism":
+			o.SASLMechanism = v
+		case "kafka-sasl-username":
+			o.SASLUsername = v
+		case "kafka-sasl-password-file":
+			o.SASLPasswordFile = v
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown flag %q", file, n, k)
+		}
+		s.Flags = append(s.Flags, "--"+k+"="+v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if s.Config, err = kafkasec.Load(s.Options); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return s, nil
+}
+
+// SecuredKafka reports whether the tests run against a secured real
+// broker.
+func SecuredKafka() bool { return RealKafka() && KafkaSecurity() != nil }
+
+// SecurityFor is the Kafka security of a client of brokers: the
+// KafkaSecurityEnv setting for the real broker the tests run against, nil
+// (plaintext) for any other, such as an embedded one a test started.
+func SecurityFor(brokers string) *kafkasec.Config {
+	if s := KafkaSecurity(); s != nil && brokers == os.Getenv(KafkaEnv) {
+		return s.Config
+	}
+	return nil
+}
+
+// SecurityFlags are the sluice flags that secure a process's connection to
+// brokers (see SecurityFor).
+func SecurityFlags(brokers string) []string {
+	if s := KafkaSecurity(); s != nil && brokers == os.Getenv(KafkaEnv) {
+		return s.Flags
+	}
+	return nil
+}
+
+// ClientOpts are the options of a test's own Kafka client of brokers:
+// kafkautil.ClientOpts with the brokers' security.
+func ClientOpts(brokers, clientID string) []kgo.Opt {
+	return kafkautil.ClientOpts(brokers, clientID, SecurityFor(brokers))
+}
