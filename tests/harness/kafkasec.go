@@ -22,6 +22,11 @@ import (
 // binary they start, uses these settings.
 const KafkaSecurityEnv = "SLUICE_TEST_KAFKA_SECURITY"
 
+// KafkaMTLSEnv names the environment variable with the flag file of the
+// real broker's mTLS listener (kafka-up.sh's mtls.env): its kafka= line
+// names the listener, and clients of that address use its settings.
+const KafkaMTLSEnv = "SLUICE_TEST_KAFKA_MTLS"
+
 // TestSecurity is the loaded KafkaSecurityEnv file.
 type TestSecurity struct {
 	// Brokers is the file's kafka= line (may be empty).
@@ -33,28 +38,51 @@ type TestSecurity struct {
 	Flags []string
 }
 
+// envSecurity reads the flag file an environment variable names, once.
+type envSecurity struct {
+	env  string
+	once sync.Once
+	sec  *TestSecurity
+	err  error
+}
+
 var (
-	secOnce sync.Once
-	sec     *TestSecurity
-	secErr  error
+	saslSecurity = &envSecurity{env: KafkaSecurityEnv}
+	mtlsSecurity = &envSecurity{env: KafkaMTLSEnv}
 )
 
-// KafkaSecurity is the setting KafkaSecurityEnv names, read once; nil when
-// the variable is unset. A file that cannot be read or loaded panics: every
-// test of the run would fail on it anyway, and this way the message says
-// why once.
-func KafkaSecurity() *TestSecurity {
-	secOnce.Do(func() {
-		file := os.Getenv(KafkaSecurityEnv)
-		if file == "" {
-			return
+// get is the loaded file, nil when the variable is unset. A file that
+// cannot be read or loaded panics: every test of the run would fail on it
+// anyway, and this way the message says why once.
+func (e *envSecurity) get() *TestSecurity {
+	e.once.Do(func() {
+		if file := os.Getenv(e.env); file != "" {
+			e.sec, e.err = LoadTestSecurity(file)
 		}
-		sec, secErr = LoadTestSecurity(file)
 	})
-	if secErr != nil {
-		panic(fmt.Sprintf("%s: %v", KafkaSecurityEnv, secErr))
+	if e.err != nil {
+		panic(fmt.Sprintf("%s: %v", e.env, e.err))
 	}
-	return sec
+	return e.sec
+}
+
+// KafkaSecurity is the setting KafkaSecurityEnv names, for the broker
+// KafkaEnv names; nil when the variable is unset.
+func KafkaSecurity() *TestSecurity { return saslSecurity.get() }
+
+// KafkaMTLS is the setting KafkaMTLSEnv names, with the address of the
+// mTLS listener in Brokers; nil when the variable is unset.
+func KafkaMTLS() *TestSecurity { return mtlsSecurity.get() }
+
+// securityOf is the test setting for a client of brokers, if any.
+func securityOf(brokers string) *TestSecurity {
+	if s := KafkaSecurity(); s != nil && brokers == os.Getenv(KafkaEnv) {
+		return s
+	}
+	if s := KafkaMTLS(); s != nil && brokers == s.Brokers {
+		return s
+	}
+	return nil
 }
 
 // LoadTestSecurity reads a file of flag=value lines (see
@@ -116,10 +144,11 @@ func LoadTestSecurity(file string) (*TestSecurity, error) {
 func SecuredKafka() bool { return RealKafka() && KafkaSecurity() != nil }
 
 // SecurityFor is the Kafka security of a client of brokers: the
-// KafkaSecurityEnv setting for the real broker the tests run against, nil
-// (plaintext) for any other, such as an embedded one a test started.
+// KafkaSecurityEnv setting for the real broker the tests run against, the
+// KafkaMTLSEnv one for its mTLS listener, nil (plaintext) for any other,
+// such as an embedded broker a test started.
 func SecurityFor(brokers string) *kafkasec.Config {
-	if s := KafkaSecurity(); s != nil && brokers == os.Getenv(KafkaEnv) {
+	if s := securityOf(brokers); s != nil {
 		return s.Config
 	}
 	return nil
@@ -128,7 +157,7 @@ func SecurityFor(brokers string) *kafkasec.Config {
 // SecurityFlags are the sluice flags that secure a process's connection to
 // brokers (see SecurityFor).
 func SecurityFlags(brokers string) []string {
-	if s := KafkaSecurity(); s != nil && brokers == os.Getenv(KafkaEnv) {
+	if s := securityOf(brokers); s != nil {
 		return s.Flags
 	}
 	return nil

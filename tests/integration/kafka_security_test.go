@@ -1,0 +1,157 @@
+package integration
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/kafkasec"
+	"github.com/sluice-io/sluice/shared/kafkasec/kafkasectest"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// startupBound is how long a start-up refused by Kafka may take: the
+// message must come in seconds, not after the clients' retry timeouts;
+// loose, because this machine's timing is not.
+const startupBound = 30 * time.Second
+
+// securedBackends skips unless the tests run against a secured real broker
+// (make test-kafka sets SLUICE_TEST_KAFKA_SECURITY), and returns its
+// backends and setting.
+func securedBackends(t *testing.T) (harness.Backends, *harness.TestSecurity) {
+	t.Helper()
+	if !harness.SecuredKafka() {
+		t.Skipf("needs a secured real broker: %s and %s (make kafka-up; make test-kafka)", harness.KafkaEnv, harness.KafkaSecurityEnv)
+	}
+	return harness.StartBackends(t), harness.KafkaSecurity()
+}
+
+// startupError starts a coordinator and an agent on be with sec and
+// returns each one's start-up error, checking that it came within
+// startupBound.
+func startupError(t *testing.T, be harness.Backends, sec *kafkasec.Config) (coordErr, agentErr error) {
+	t.Helper()
+	prefix := "t-kafkasec-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	co, err := coordinator.New(coordinator.Config{Listen: "127.0.0.1:0", NATSURL: be.NATSURL, Brokers: be.Brokers, KafkaSecurity: sec,
+		GroupID: prefix, ConfigTopic: prefix + "-configs", OffsetsTopic: prefix + "-offsets", StatusTopic: prefix + "-status",
+		AgentLease: 3 * time.Second, TaskShutdownTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := agent.New(agent.Config{ID: "agent-1", NATSURL: be.NATSURL, Brokers: be.Brokers, KafkaSecurity: sec,
+		GroupID: prefix, OffsetsTopic: prefix + "-offsets", WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, p := range []struct {
+		name  string
+		start func(context.Context) error
+		stop  func(context.Context) error
+		err   *error
+	}{{"coordinator", co.Start, co.Stop, &coordErr}, {"agent", ag.Start, ag.Stop, &agentErr}} {
+		t0 := time.Now()
+		*p.err = p.start(ctx)
+		if took := time.Since(t0); took > startupBound {
+			t.Errorf("%s: start-up took %v to fail, want under %v", p.name, took, startupBound)
+		}
+		if *p.err == nil {
+			_ = p.stop(ctx)
+		}
+	}
+	return coordErr, agentErr
+}
+
+// TestKafkaSecurityWrongPasswordFailsStartup: a wrong SASL password stops
+// a coordinator's and an agent's start-up quickly, with a message naming
+// the broker and the reason.
+func TestKafkaSecurityWrongPasswordFailsStartup(t *testing.T) {
+	be, s := securedBackends(t)
+	if !s.Config.SASLOn() {
+		t.Skipf("%s has no SASL settings", harness.KafkaSecurityEnv)
+	}
+	wrong := filepath.Join(t.TempDir(), "wrong-password")
+	if err := os.WriteFile(wrong, []byte("not-the-password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := s.Options
+	o.SASLPasswordFile = wrong
+	sec, err := kafkasec.Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordErr, agentErr := startupError(t, be, sec)
+	want := "kafka " + be.Brokers + ": SASL authentication failed: "
+	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s start-up with a wrong password: %v, want an error with %q", name, err, want)
+		}
+	}
+}
+
+// TestKafkaSecurityUntrustedCAFailsStartup: a CA that did not sign the
+// broker's certificate stops start-up quickly, saying so.
+func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
+	be, s := securedBackends(t)
+	if !s.Config.TLSOn() {
+		t.Skipf("%s has no TLS settings", harness.KafkaSecurityEnv)
+	}
+	other, err := kafkasectest.NewCA(t.TempDir(), "untrusted-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := s.Options
+	o.CAFile = other.CertFile
+	sec, err := kafkasec.Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordErr, agentErr := startupError(t, be, sec)
+	want := "kafka " + be.Brokers + ": TLS handshake: x509: certificate signed by unknown authority"
+	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s start-up with an untrusted CA: %v, want an error with %q", name, err, want)
+		}
+	}
+}
+
+// TestKafkaSecurityMTLS runs a cluster on the broker's mTLS listener (a
+// client certificate is required): a file moves through a topic into
+// another file, and without the client certificate start-up is refused.
+func TestKafkaSecurityMTLS(t *testing.T) {
+	m := harness.KafkaMTLS()
+	if m == nil || !harness.RealKafka() {
+		t.Skipf("needs the real broker's mTLS listener: %s (make kafka-up; make test-kafka)", harness.KafkaMTLSEnv)
+	}
+	be := harness.StartBackends(t)
+	be.Brokers = m.Brokers
+	o := m.Options
+	o.CertFile, o.KeyFile = "", ""
+	noCert, err := kafkasec.Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordErr, _ := startupError(t, be, noCert)
+	if want := "kafka " + m.Brokers + ": TLS handshake: the broker refused the connection"; coordErr == nil || !strings.Contains(coordErr.Error(), want) {
+		t.Errorf("start-up without a client certificate: %v, want an error with %q", coordErr, want)
+	}
+
+	c := harness.Start(t, harness.Options{Backends: &be, Agents: 1})
+	topic := c.Name("mtls")
+	lines := numbered(1, 50)
+	writeLines(t, filepath.Join(c.WorkDir, "in.txt"), lines)
+	mustCreate(c, "src", fileSourceCfg("in.txt", topic), "")
+	mustCreate(c, "sink", fileSinkCfg("out.txt", topic), "")
+	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), lines)
+	if got := len(c.ReadTopic(topic)); got != len(lines) {
+		t.Fatalf("the topic holds %d records, want %d", got, len(lines))
+	}
+	c.Must(http.StatusNoContent, "DELETE", "/connectors/src", nil)
+}
