@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"time"
@@ -135,13 +136,15 @@ func Explain(broker string, sec *kafkasec.Config, err error) error {
 	}
 	if _, ok := errors.AsType[*kgo.ErrFirstReadEOF](err); ok {
 		hint := "a TLS listener needs " + kafkasec.FlagTLS + ", a SASL one " + kafkasec.FlagSASLMechanism
-		switch {
-		case sec.TLSOn():
+		if sec.TLSOn() {
 			hint = "is it a plaintext listener? TLS is on (" + kafkasec.FlagTLS + " or a --kafka-tls-* flag)"
-		case sec.SASLOn():
-			hint = "wrong SASL credentials, a mechanism the listener does not take, or a listener that expects TLS"
 		}
 		return fmt.Errorf("kafka %s: the broker closed the connection (%s): %w", broker, hint, err)
+	}
+	// A broker that ends the connection during authentication (kfake
+	// does, on a wrong password) shows only as EOF.
+	if errors.Is(err, io.EOF) && sec.SASLOn() {
+		return fmt.Errorf("kafka %s: the broker closed the connection (wrong SASL credentials, or a mechanism the listener does not take?): %w", broker, err)
 	}
 	return fmt.Errorf("kafka %s: %w", broker, err)
 }

@@ -107,7 +107,7 @@ func TestProbeTLSAndSASL(t *testing.T) {
 		// kfake closes the connection on a failed authentication where
 		// Apache Kafka answers SASL_AUTHENTICATION_FAILED (tests/integration
 		// checks that message against the real broker).
-		{"wrong password", wrong, "kafka " + s.addr + ": "},
+		{"wrong password", wrong, "kafka " + s.addr + ": the broker closed the connection (wrong SASL credentials"},
 		{"plaintext to a TLS listener", noTLS, "kafka " + s.addr + ": "},
 	}
 	for _, tc := range cases {

@@ -2,14 +2,20 @@ package harness
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/kafkasec"
+	"github.com/sluice-io/sluice/shared/kafkasec/kafkasectest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -81,6 +87,9 @@ func securityOf(brokers string) *TestSecurity {
 	}
 	if s := KafkaMTLS(); s != nil && brokers == s.Brokers {
 		return s
+	}
+	if s, ok := registered.Load(brokers); ok {
+		return s.(*TestSecurity)
 	}
 	return nil
 }
@@ -167,4 +176,51 @@ func SecurityFlags(brokers string) []string {
 // kafkautil.ClientOpts with the brokers' security.
 func ClientOpts(brokers, clientID string) []kgo.Opt {
 	return kafkautil.ClientOpts(brokers, clientID, SecurityFor(brokers))
+}
+
+// registered are the brokers a test started secured (StartSecuredBackends),
+// by address.
+var registered sync.Map
+
+// StartSecuredBackends is StartBackends with an embedded broker of its own
+// that listens with TLS (a CA made for the test) and requires SASL
+// SCRAM-SHA-256, whatever KafkaEnv says, so that the embedded-broker run
+// (make test) covers secured connections too. The cluster's and the tests'
+// clients of it use the setting returned (see SecurityFor).
+func StartSecuredBackends(t testing.TB) (Backends, *TestSecurity) {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := kafkasectest.NewCA(dir, "ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := ca.Server("broker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := filepath.Join(dir, "password")
+	if err := os.WriteFile(pass, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := embedded.Kafka("", "", kfake.TLS(&tls.Config{Certificates: []tls.Certificate{srv.TLS}, MinVersion: tls.VersionTLS12}),
+		kfake.EnableSASL(), kfake.Superuser(kafkasec.MechanismSCRAMSHA256, "sluice", "s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	ns, err := embedded.NATS("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	s := &TestSecurity{Brokers: kc.ListenAddrs()[0], Options: kafkasec.Options{CAFile: ca.CertFile,
+		SASLMechanism: kafkasec.MechanismSCRAMSHA256, SASLUsername: "sluice", SASLPasswordFile: pass}}
+	if s.Config, err = kafkasec.Load(s.Options); err != nil {
+		t.Fatal(err)
+	}
+	s.Flags = []string{"--kafka-tls-ca=" + ca.CertFile, "--kafka-sasl-mechanism=" + kafkasec.MechanismSCRAMSHA256,
+		"--kafka-sasl-username=sluice", "--kafka-sasl-password-file=" + pass}
+	registered.Store(s.Brokers, s)
+	t.Cleanup(func() { registered.Delete(s.Brokers) })
+	return Backends{NATSURL: ns.ClientURL(), Brokers: s.Brokers}, s
 }

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -154,4 +155,49 @@ func TestKafkaSecurityMTLS(t *testing.T) {
 		t.Fatalf("the topic holds %d records, want %d", got, len(lines))
 	}
 	c.Must(http.StatusNoContent, "DELETE", "/connectors/src", nil)
+}
+
+// TestKafkaSecurityEmbeddedTLSAndSASL runs a cluster on an embedded broker
+// that listens with TLS and requires SCRAM, so that every make test covers
+// secured connections of every client (stores, leader writer, task
+// producers and consumers, offsets operations): a file round trip, a source
+// connector's offsets altered and reset, and a wrong password refused at
+// start-up.
+func TestKafkaSecurityEmbeddedTLSAndSASL(t *testing.T) {
+	be, s := harness.StartSecuredBackends(t)
+	c := harness.Start(t, harness.Options{Backends: &be, Agents: 1})
+	topic := c.Name("lines")
+	lines := numbered(1, 40)
+	writeLines(t, filepath.Join(c.WorkDir, "in.txt"), lines)
+	mustCreate(c, "src", fileSourceCfg("in.txt", topic), "")
+	mustCreate(c, "sink", fileSinkCfg("out.txt", topic), "")
+	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), lines)
+
+	c.Must(http.StatusNoContent, "PUT", "/connectors/src/stop", nil)
+	c.WaitState("src", "STOPPED", 0, "")
+	part := map[string]any{"filename": "in.txt"}
+	patch(t, c, "src", body(offs(part, map[string]any{"position": json.Number("7")})...), http.StatusOK, msgAlterDefinite)
+	wantOffsets(c, "src", offs(part, map[string]any{"position": json.Number("7")}))
+	expect(t, c, "DELETE", "/connectors/src/offsets", nil, http.StatusOK, msgResetDefinite)
+	wantOffsets(c, "src", nil)
+
+	wrong := filepath.Join(t.TempDir(), "wrong")
+	if err := os.WriteFile(wrong, []byte("nope\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := s.Options
+	o.SASLPasswordFile = wrong
+	bad, err := kafkasec.Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kfake closes the connection where Apache Kafka answers
+	// SASL_AUTHENTICATION_FAILED: the message names the broker either way.
+	coordErr, agentErr := startupError(t, be, bad)
+	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
+		t.Logf("%s: %v", name, err)
+		if want := "kafka " + be.Brokers + ": the broker closed the connection (wrong SASL credentials"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s start-up with a wrong password: %v, want an error with %q", name, err, want)
+		}
+	}
 }
