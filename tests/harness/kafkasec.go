@@ -104,6 +104,9 @@ func LoadTestSecurity(file string) (*TestSecurity, error) {
 	defer f.Close()
 	s := &TestSecurity{}
 	o := &s.Options
+	strs := map[string]*string{"kafka-tls-ca": &o.CAFile, "kafka-tls-cert": &o.CertFile, "kafka-tls-key": &o.KeyFile,
+		"kafka-sasl-mechanism": &o.SASLMechanism, "kafka-sasl-username": &o.SASLUsername, "kafka-sasl-password-file": &o.SASLPasswordFile}
+	bools := map[string]*bool{"kafka-tls": &o.TLS, "kafka-tls-insecure-skip-verify": &o.InsecureSkipVerify}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -114,27 +117,15 @@ func LoadTestSecurity(file string) (*TestSecurity, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s:%d: want flag=value, got %q", file, n, line)
 		}
-		switch k {
-		case "kafka":
+		if k == "kafka" {
 			s.Brokers = v
 			continue
-		case "kafka-tls":
-			o.TLS = v == "true"
-		case "kafka-tls-ca":
-			o.CAFile = v
-		case "kafka-tls-cert":
-			o.CertFile = v
-		case "kafka-tls-key":
-			o.KeyFile = v
-		case "kafka-tls-insecure-skip-verify":
-			o.InsecureSkipVerify = v == "true"
-		case "kafka-sasl-mechanism":
-			o.SASLMechanism = v
-		case "kafka-sasl-username":
-			o.SASLUsername = v
-		case "kafka-sasl-password-file":
-			o.SASLPasswordFile = v
-		default:
+		}
+		if p, ok := strs[k]; ok {
+			*p = v
+		} else if p, ok := bools[k]; ok {
+			*p = v == "true"
+		} else {
 			return nil, fmt.Errorf("%s:%d: unknown flag %q", file, n, k)
 		}
 		s.Flags = append(s.Flags, "--"+k+"="+v)

@@ -70,6 +70,33 @@ func startupError(t *testing.T, be harness.Backends, sec *kafkasec.Config) (coor
 	return coordErr, agentErr
 }
 
+// wantStartupRefused loads o and checks that a coordinator's and an
+// agent's start-up on be fail quickly with an error that says want.
+func wantStartupRefused(t *testing.T, be harness.Backends, o kafkasec.Options, want string) {
+	t.Helper()
+	sec, err := kafkasec.Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coordErr, agentErr := startupError(t, be, sec)
+	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
+		t.Logf("%s: %v", name, err)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s start-up: %v, want an error with %q", name, err, want)
+		}
+	}
+}
+
+// wrongPasswordFile writes a password file that holds a wrong password.
+func wrongPasswordFile(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "wrong-password")
+	if err := os.WriteFile(file, []byte("not-the-password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // TestKafkaSecurityWrongPasswordFailsStartup: a wrong SASL password stops
 // a coordinator's and an agent's start-up quickly, with a message naming
 // the broker and the reason.
@@ -78,23 +105,9 @@ func TestKafkaSecurityWrongPasswordFailsStartup(t *testing.T) {
 	if !s.Config.SASLOn() {
 		t.Skipf("%s has no SASL settings", harness.KafkaSecurityEnv)
 	}
-	wrong := filepath.Join(t.TempDir(), "wrong-password")
-	if err := os.WriteFile(wrong, []byte("not-the-password\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	o := s.Options
-	o.SASLPasswordFile = wrong
-	sec, err := kafkasec.Load(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	coordErr, agentErr := startupError(t, be, sec)
-	want := "kafka " + be.Brokers + ": SASL authentication failed: "
-	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s start-up with a wrong password: %v, want an error with %q", name, err, want)
-		}
-	}
+	o.SASLPasswordFile = wrongPasswordFile(t)
+	wantStartupRefused(t, be, o, "kafka "+be.Brokers+": SASL authentication failed: ")
 }
 
 // TestKafkaSecurityUntrustedCAFailsStartup: a CA that did not sign the
@@ -110,17 +123,7 @@ func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
 	}
 	o := s.Options
 	o.CAFile = other.CertFile
-	sec, err := kafkasec.Load(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	coordErr, agentErr := startupError(t, be, sec)
-	want := "kafka " + be.Brokers + ": TLS handshake: x509: certificate signed by unknown authority"
-	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s start-up with an untrusted CA: %v, want an error with %q", name, err, want)
-		}
-	}
+	wantStartupRefused(t, be, o, "kafka "+be.Brokers+": TLS handshake: x509: certificate signed by unknown authority")
 }
 
 // TestKafkaSecurityMTLS runs a cluster on the broker's mTLS listener (a
@@ -135,26 +138,28 @@ func TestKafkaSecurityMTLS(t *testing.T) {
 	be.Brokers = m.Brokers
 	o := m.Options
 	o.CertFile, o.KeyFile = "", ""
-	noCert, err := kafkasec.Load(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	coordErr, _ := startupError(t, be, noCert)
-	if want := "kafka " + m.Brokers + ": TLS handshake: the broker refused the connection"; coordErr == nil || !strings.Contains(coordErr.Error(), want) {
-		t.Errorf("start-up without a client certificate: %v, want an error with %q", coordErr, want)
-	}
+	wantStartupRefused(t, be, o, "kafka "+m.Brokers+": TLS handshake: the broker refused the connection")
 
+	c := fileThrough(t, be, 50)
+	c.Must(http.StatusNoContent, "DELETE", "/connectors/src", nil)
+}
+
+// fileThrough starts a one-agent cluster on be and moves a file of n lines
+// through a topic into another file with a file source "src" and a file
+// sink "sink", checking the topic holds each line once.
+func fileThrough(t *testing.T, be harness.Backends, n int) *harness.Cluster {
+	t.Helper()
 	c := harness.Start(t, harness.Options{Backends: &be, Agents: 1})
-	topic := c.Name("mtls")
-	lines := numbered(1, 50)
+	topic := c.Name("lines")
+	lines := numbered(1, n)
 	writeLines(t, filepath.Join(c.WorkDir, "in.txt"), lines)
 	mustCreate(c, "src", fileSourceCfg("in.txt", topic), "")
 	mustCreate(c, "sink", fileSinkCfg("out.txt", topic), "")
 	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), lines)
-	if got := len(c.ReadTopic(topic)); got != len(lines) {
-		t.Fatalf("the topic holds %d records, want %d", got, len(lines))
+	if got := len(c.ReadTopic(topic)); got != n {
+		t.Fatalf("the topic holds %d records, want %d", got, n)
 	}
-	c.Must(http.StatusNoContent, "DELETE", "/connectors/src", nil)
+	return c
 }
 
 // TestKafkaSecurityEmbeddedTLSAndSASL runs a cluster on an embedded broker
@@ -165,13 +170,7 @@ func TestKafkaSecurityMTLS(t *testing.T) {
 // start-up.
 func TestKafkaSecurityEmbeddedTLSAndSASL(t *testing.T) {
 	be, s := harness.StartSecuredBackends(t)
-	c := harness.Start(t, harness.Options{Backends: &be, Agents: 1})
-	topic := c.Name("lines")
-	lines := numbered(1, 40)
-	writeLines(t, filepath.Join(c.WorkDir, "in.txt"), lines)
-	mustCreate(c, "src", fileSourceCfg("in.txt", topic), "")
-	mustCreate(c, "sink", fileSinkCfg("out.txt", topic), "")
-	waitFile(t, filepath.Join(c.WorkDir, "out.txt"), lines)
+	c := fileThrough(t, be, 40)
 
 	c.Must(http.StatusNoContent, "PUT", "/connectors/src/stop", nil)
 	c.WaitState("src", "STOPPED", 0, "")
@@ -181,23 +180,9 @@ func TestKafkaSecurityEmbeddedTLSAndSASL(t *testing.T) {
 	expect(t, c, "DELETE", "/connectors/src/offsets", nil, http.StatusOK, msgResetDefinite)
 	wantOffsets(c, "src", nil)
 
-	wrong := filepath.Join(t.TempDir(), "wrong")
-	if err := os.WriteFile(wrong, []byte("nope\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o := s.Options
-	o.SASLPasswordFile = wrong
-	bad, err := kafkasec.Load(o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// kfake closes the connection where Apache Kafka answers
 	// SASL_AUTHENTICATION_FAILED: the message names the broker either way.
-	coordErr, agentErr := startupError(t, be, bad)
-	for name, err := range map[string]error{"coordinator": coordErr, "agent": agentErr} {
-		t.Logf("%s: %v", name, err)
-		if want := "kafka " + be.Brokers + ": the broker closed the connection (wrong SASL credentials"; err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s start-up with a wrong password: %v, want an error with %q", name, err, want)
-		}
-	}
+	o := s.Options
+	o.SASLPasswordFile = wrongPasswordFile(t)
+	wantStartupRefused(t, be, o, "kafka "+be.Brokers+": the broker closed the connection (wrong SASL credentials")
 }
