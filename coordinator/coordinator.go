@@ -164,10 +164,6 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", c.cfg.Listen, err)
 	}
-	if err := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout); err != nil {
-		ln.Close()
-		return err
-	}
 	c.ln = ln
 	workerID := c.cfg.AdvertisedAddr
 	if workerID == "" {
@@ -206,6 +202,14 @@ func (c *Coordinator) Start(ctx context.Context) error {
 			c.log.Error("REST server stopped", "err", err)
 		}
 	}()
+	// After the REST port serves (/health says "starting" meanwhile), before
+	// the herder's clients start: a refused credential is one clear error,
+	// not their endless retries.
+	if err := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout); err != nil {
+		_ = c.srv.Close()
+		nc.Close()
+		return err
+	}
 	if err := c.herder.Start(ctx); err != nil {
 		_ = c.srv.Close()
 		nc.Close()
