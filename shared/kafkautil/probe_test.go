@@ -76,10 +76,10 @@ func load(t *testing.T, o kafkasec.Options) *kafkasec.Config {
 	return c
 }
 
-func probe(sec *kafkasec.Config, brokers string) (error, time.Duration) {
+func probe(sec *kafkasec.Config, brokers string) (time.Duration, error) {
 	t0 := time.Now()
 	err := kafkautil.Probe(context.Background(), brokers, sec, 5*time.Second)
-	return err, time.Since(t0)
+	return time.Since(t0), err
 }
 
 // TestProbeTLSAndSASL runs the start-up probe against a kfake broker with
@@ -89,7 +89,7 @@ func probe(sec *kafkasec.Config, brokers string) (error, time.Duration) {
 func TestProbeTLSAndSASL(t *testing.T) {
 	s := startSecured(t, false, kfake.EnableSASL(), kfake.Superuser(kafkasec.MechanismSCRAMSHA512, "sluice", "s3cret"))
 	good := kafkasec.Options{CAFile: s.ca.CertFile, SASLMechanism: "SCRAM-SHA-512", SASLUsername: "sluice", SASLPasswordFile: s.pass}
-	if err, _ := probe(load(t, good), s.addr); err != nil {
+	if _, err := probe(load(t, good), s.addr); err != nil {
 		t.Fatalf("probe with the right settings: %v", err)
 	}
 	untrusted := good
@@ -112,7 +112,7 @@ func TestProbeTLSAndSASL(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err, took := probe(load(t, tc.o), s.addr)
+			took, err := probe(load(t, tc.o), s.addr)
 			if err == nil {
 				t.Fatal("probe passed")
 			}
@@ -132,11 +132,11 @@ func TestProbeTLSAndSASL(t *testing.T) {
 func TestProbeMTLS(t *testing.T) {
 	s := startSecured(t, true)
 	with := load(t, kafkasec.Options{CAFile: s.ca.CertFile, CertFile: s.client.CertFile, KeyFile: s.client.KeyFile})
-	if err, _ := probe(with, s.addr); err != nil {
+	if _, err := probe(with, s.addr); err != nil {
 		t.Fatalf("probe with a client certificate: %v", err)
 	}
 	roundTrip(t, s.addr, with)
-	err, _ := probe(load(t, kafkasec.Options{CAFile: s.ca.CertFile}), s.addr)
+	_, err := probe(load(t, kafkasec.Options{CAFile: s.ca.CertFile}), s.addr)
 	if err == nil || !strings.HasPrefix(err.Error(), "kafka "+s.addr+": ") {
 		t.Fatalf("probe without a client certificate: %v", err)
 	}
@@ -182,5 +182,28 @@ func TestProbeUnreachable(t *testing.T) {
 	err = kafkautil.Probe(context.Background(), addr, nil, time.Second)
 	if !errors.Is(err, kafkautil.ErrUnreachable) || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("probe of a closed port: %v, want ErrUnreachable naming %s", err, addr)
+	}
+}
+
+// TestPasswordFileReadAtEveryAuthentication: one loaded Config reads its
+// password file again for each new connection, so a rotated secret is used
+// without a restart.
+func TestPasswordFileReadAtEveryAuthentication(t *testing.T) {
+	s := startSecured(t, false, kfake.EnableSASL(), kfake.Superuser(kafkasec.MechanismSCRAMSHA256, "sluice", "s3cret"))
+	sec := load(t, kafkasec.Options{CAFile: s.ca.CertFile, SASLMechanism: "SCRAM-SHA-256", SASLUsername: "sluice", SASLPasswordFile: s.pass})
+	if _, err := probe(sec, s.addr); err != nil {
+		t.Fatalf("probe with the right password: %v", err)
+	}
+	if err := os.WriteFile(s.pass, []byte("rotated\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := probe(sec, s.addr); err == nil {
+		t.Fatal("probe passed after the password file changed to a password the broker does not know")
+	}
+	if err := os.WriteFile(s.pass, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := probe(sec, s.addr); err != nil {
+		t.Fatalf("probe after the file was changed back (no newline): %v", err)
 	}
 }
