@@ -4,6 +4,15 @@ GO ?= go
 # Tests share a 2-core machine with a Kafka broker: keep parallelism modest.
 TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
 KAFKA ?= 127.0.0.1:9092
+# The secured listeners kafka-up.sh opens beside $(KAFKA), and the directory
+# it writes their CA, client certificate, SCRAM user and flag files to.
+KAFKA_SASL_SSL ?= 127.0.0.1:9094
+KAFKA_RUN_DIR ?= $(CURDIR)/.cache/kafka-run
+KAFKA_SECURITY_DIR ?= $(KAFKA_RUN_DIR)/security
+# What test-kafka-secured runs over SASL_SSL: the connector lifecycle, offsets
+# PATCH and DELETE on a source and a sink, a file round trip, an exactly-once
+# source (the binaries, with crashes), and the security tests themselves.
+SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAndReset|TestOffsetsSinkGetAlterAndDelete|TestFileSourceToFileSinkRoundTrip|TestExactlyOnceAgentCrashZombieAndCoordinatorRestart)$$
 
 # The commit GET / and --version show is the one Go stamps into a binary
 # built in a git checkout: go build stamps by default, go run only with
@@ -12,7 +21,7 @@ KAFKA ?= 127.0.0.1:9092
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka bench bench-go vet fmt
+.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -41,9 +50,19 @@ kafka-up:
 kafka-down:
 	./deploy/kafka/kafka-down.sh
 
-## test-kafka: the integration and end-to-end suites against the real broker (make kafka-up first)
+## test-kafka: the integration and end-to-end suites against the real broker (make kafka-up first),
+## then test-kafka-secured
 test-kafka:
 	cd tests && SLUICE_TEST_KAFKA=$(KAFKA) $(GO) test $(TEST_FLAGS) ./...
+	$(MAKE) test-kafka-secured
+
+## test-kafka-secured: a subset over the broker's SASL_SSL listener (SCRAM-SHA-512), and the
+## security tests: wrong password, untrusted CA, the mTLS listener
+test-kafka-secured:
+	cd tests && SLUICE_TEST_KAFKA=$(KAFKA_SASL_SSL) \
+		SLUICE_TEST_KAFKA_SECURITY=$(KAFKA_SECURITY_DIR)/sasl_ssl.env \
+		SLUICE_TEST_KAFKA_MTLS=$(KAFKA_SECURITY_DIR)/mtls.env \
+		$(GO) test $(TEST_FLAGS) -run '$(SECURED_TESTS)' ./integration/ ./e2e/
 
 ## bench: issue 9's scenarios for Sluice (BENCH_PEER=connect: also Kafka Connect 4.4, with ratios;
 ## BENCH_SCALE=full: large sizes); prints a table, writes bench/results.json and bench/results.md.

@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -34,10 +35,17 @@ type Config struct {
 	ID     string
 	Labels map[string]string
 	// NATSURL and Brokers locate NATS and Kafka.
-	NATSURL      string
-	Brokers      string
-	GroupID      string
-	OffsetsTopic string
+	NATSURL string
+	Brokers string
+	// KafkaSecurity secures every Kafka client of the agent — its offsets
+	// store, offsets operations, task producers and consumers (TLS, SASL);
+	// nil: plaintext without authentication.
+	KafkaSecurity *kafkasec.Config
+	// KafkaProbeTimeout bounds the start-up check that Kafka accepts the
+	// connection's security (zero: kafkautil.DefaultProbeTimeout).
+	KafkaProbeTimeout time.Duration
+	GroupID           string
+	OffsetsTopic      string
 	// WorkDir is where relative file paths resolve.
 	WorkDir        string
 	FlushInterval  time.Duration
@@ -144,12 +152,15 @@ func (a *Agent) ID() string { return a.cfg.ID }
 // Start connects to NATS and Kafka, serves the agent's endpoints and
 // registers with the coordinator (retrying until one answers).
 func (a *Agent) Start(ctx context.Context) error {
+	if err := kafkautil.StartupProbe(ctx, a.log, a.cfg.Brokers, a.cfg.KafkaSecurity, a.cfg.KafkaProbeTimeout); err != nil {
+		return err
+	}
 	nc, err := nats.Connect(a.cfg.NATSURL, nats.Name("sluice-agent-"+a.cfg.ID), nats.MaxReconnects(-1))
 	if err != nil {
 		return fmt.Errorf("connect to NATS %s: %w", a.cfg.NATSURL, err)
 	}
 	a.nc = nc
-	kopts := kafkautil.ClientOpts(a.cfg.Brokers, "sluice-agent-"+a.cfg.ID)
+	kopts := kafkautil.ClientOpts(a.cfg.Brokers, "sluice-agent-"+a.cfg.ID, a.cfg.KafkaSecurity)
 	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, kopts...); err != nil {
 		return err
 	}

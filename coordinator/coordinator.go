@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/version"
@@ -30,6 +31,7 @@ const (
 	DefaultReadHeaderTimeout = httpapi.DefaultReadHeaderTimeout
 	DefaultReadBodyTimeout   = httpapi.DefaultReadBodyTimeout
 	DefaultMaxHeaderBytes    = httpapi.DefaultMaxHeaderBytes
+	DefaultKafkaProbeTimeout = kafkautil.DefaultProbeTimeout
 )
 
 // Config configures a coordinator.
@@ -41,10 +43,17 @@ type Config struct {
 	AdvertisedAddr string
 	NATSURL        string
 	Brokers        string
-	GroupID        string
-	ConfigTopic    string
-	OffsetsTopic   string
-	StatusTopic    string
+	// KafkaSecurity secures every Kafka client of the coordinator (TLS,
+	// SASL); nil: plaintext without authentication.
+	KafkaSecurity *kafkasec.Config
+	// KafkaProbeTimeout bounds the start-up check that Kafka accepts the
+	// connection's security (zero: DefaultKafkaProbeTimeout, after which
+	// start-up goes on with a warning if no broker answered at all).
+	KafkaProbeTimeout time.Duration
+	GroupID           string
+	ConfigTopic       string
+	OffsetsTopic      string
+	StatusTopic       string
 	// OffsetsPartitions and StatusPartitions size the internal topics.
 	OffsetsPartitions   int32
 	StatusPartitions    int32
@@ -212,7 +221,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		return fmt.Errorf("connect to NATS %s: %w", c.cfg.NATSURL, err)
 	}
 	c.nc = nc
-	kafkaOpts := kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator")
+	kafkaOpts := kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator", c.cfg.KafkaSecurity)
 	if c.audit, err = c.newAuditLog(kafkaOpts); err != nil {
 		ln.Close()
 		nc.Close()
@@ -253,6 +262,15 @@ func (c *Coordinator) Start(ctx context.Context) error {
 			c.log.Error("REST server stopped", "err", err)
 		}
 	}()
+	// After the REST port serves (/health says "starting" meanwhile), before
+	// the audit trail's and the herder's clients start: a refused credential
+	// is one clear error, not their endless retries.
+	if err := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout); err != nil {
+		_ = c.srv.Close()
+		c.audit.Close(ctx)
+		nc.Close()
+		return err
+	}
 	if err := c.startAudit(ctx); err != nil {
 		_ = c.srv.Close()
 		c.audit.Close(ctx)

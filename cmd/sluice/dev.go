@@ -108,6 +108,11 @@ func runDev(c *cli.Context) error {
 	dataDir := c.String("data-dir")
 	natsURL, brokers := c.String("nats"), c.String("kafka")
 	lg := loggers(c)
+	if brokers == "" && kafkaSecurityOptions(c).Enabled() {
+		// Silently dropping them would give a plaintext run the user
+		// believes is secured.
+		return errors.New("the --kafka-tls* and --kafka-sasl-* flags secure the connection to a Kafka given with --kafka; the embedded broker is plaintext")
+	}
 	if natsURL == "" {
 		dir := filepath.Join(dataDir, "nats")
 		if err := os.MkdirAll(dir, 0o755); err != nil {

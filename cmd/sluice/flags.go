@@ -63,11 +63,13 @@ var (
 func coordinatorFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag,
+		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
 		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}, providerFlags()...)
+	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag,
+		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag}, providerFlags()...)
 }
 
 // loggers are the process's named loggers, text on stderr, the root logger
@@ -112,7 +114,12 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 	if err != nil {
 		return coordinator.Config{}, err
 	}
+	ksec, err := kafkaSecurity(c, rootLogger(lg))
+	if err != nil {
+		return coordinator.Config{}, err
+	}
 	return coordinator.Config{
+		KafkaSecurity:       ksec,
 		ExactlyOnce:         eos,
 		ConfigProviders:     providerSettings(c),
 		Listen:              c.String("listen"),
@@ -145,6 +152,10 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 	if err != nil {
 		return agent.Config{}, err
 	}
+	ksec, err := kafkaSecurity(c, rootLogger(lg))
+	if err != nil {
+		return agent.Config{}, err
+	}
 	id := c.String("id")
 	if id == "" {
 		if id, err = os.Hostname(); err != nil {
@@ -156,6 +167,7 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		Labels:          lbls,
 		NATSURL:         c.String("nats"),
 		Brokers:         c.String("kafka"),
+		KafkaSecurity:   ksec,
 		GroupID:         c.String("group-id"),
 		OffsetsTopic:    c.String("offsets-topic"),
 		WorkDir:         c.String("work-dir"),

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Start a fresh single-node Apache Kafka 4.4.0 (KRaft, combined broker +
 # controller) on 127.0.0.1:9092 (controller 127.0.0.1:9093) for Sluice's
-# real-Kafka tests, and wait until it serves Kafka requests.
+# real-Kafka tests, and wait until it serves Kafka requests. Two secured
+# listeners are opened beside it: SASL_SSL with SCRAM-SHA-512 on 9094 and
+# SSL with required client certificates (mTLS) on 9095; kafka-certs.sh
+# generates their CA, certificates and SCRAM user into KAFKA_RUN_DIR/security.
 #
 #  1. Fetch Kafka and a log4j2 binding from Maven Central into KAFKA_CACHE
 #     (mvn dependency:copy-dependencies on deploy/kafka/pom.xml), unless the
 #     cache is already complete for this pom.xml.
 #  2. Stop a broker left running by an earlier kafka-up.sh, wipe
-#     KAFKA_RUN_DIR, and format a new KRaft log dir there (StorageTool).
+#     KAFKA_RUN_DIR, generate the TLS material (kafka-certs.sh) and format a
+#     new KRaft log dir there (StorageTool, creating the SCRAM user).
 #  3. Start kafka.Kafka in the background, then run KafkaReady.java until the
 #     broker answers metadata requests and has its group and transaction
 #     coordinators (bounded by KAFKA_START_TIMEOUT). On failure print the
@@ -37,6 +41,8 @@ jvm_opts=${KAFKA_JVM_OPTS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1}
 cluster_id=${KAFKA_CLUSTER_ID:-c2x1aWNlLWthZmthLTQ0MA}
 bootstrap=127.0.0.1:9092
 controller=127.0.0.1:9093
+sasl_ssl=127.0.0.1:9094
+mtls=127.0.0.1:9095
 java=java
 if [[ -n ${JAVA_HOME:-} && -x $JAVA_HOME/bin/java ]]; then java=$JAVA_HOME/bin/java; fi
 
@@ -75,7 +81,7 @@ fi
 # --- 2. Fresh log dir -----------------------------------------------------------
 KAFKA_RUN_DIR=$run_dir "$here/kafka-down.sh" >/dev/null
 port_open() { (exec 3<>"/dev/tcp/${1%:*}/${1#*:}") 2>/dev/null; }
-for addr in "$bootstrap" "$controller"; do
+for addr in "$bootstrap" "$controller" "$sasl_ssl" "$mtls"; do
 	if port_open "$addr"; then
 		die "$addr is already in use by another process (not a broker of $run_dir): stop it first"
 	fi
@@ -84,12 +90,17 @@ done
 t0=$(now)
 rm -rf "$run_dir"
 mkdir -p "$run_dir/data"
-sed "s|@LOG_DIR@|$run_dir/data|" "$here/server.properties" >"$run_dir/server.properties"
+sec_dir=$run_dir/security
+"$here/kafka-certs.sh" "$sec_dir" "$sasl_ssl" "$mtls" || die "generating the TLS material into $sec_dir failed"
+sed -e "s|@LOG_DIR@|$run_dir/data|" -e "s|@SECURITY_DIR@|$sec_dir|" -e "s|@STORE_PASSWORD@|$(<"$sec_dir/store.password")|" \
+	"$here/server.properties" >"$run_dir/server.properties"
 log4j=(-Dlog4j2.configurationFile="$here/log4j2.properties")
 # Short-lived JVMs (format, readiness check): C1 only, serial GC, class data sharing.
 quick=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto)
 if ! "$java" "${quick[@]}" "${log4j[@]}" -cp "$cache/*" kafka.tools.StorageTool \
-	format -t "$cluster_id" -c "$run_dir/server.properties" >"$run_dir/format.log" 2>&1; then
+	format -t "$cluster_id" -c "$run_dir/server.properties" \
+	--add-scram "SCRAM-SHA-512=[name=$(<"$sec_dir/sasl.username"),password=$(<"$sec_dir/sasl.password")]" \
+	>"$run_dir/format.log" 2>&1; then
 	cat "$run_dir/format.log" >&2
 	die "formatting the KRaft log dir failed"
 fi
@@ -140,3 +151,4 @@ fi
 kill -0 "$pid" 2>/dev/null || fail "broker exited during startup"
 sed 's/^/kafka-up: /' "$run_dir/ready.log"
 log "broker: ready on $bootstrap (controller $controller) in $(since "$t0")"
+log "broker: SASL_SSL (SCRAM-SHA-512) on $sasl_ssl, mTLS on $mtls; flags in $sec_dir/sasl_ssl.env and $sec_dir/mtls.env"

@@ -90,7 +90,8 @@ func (b *Broker) Close() {
 // Kafka starts a single-broker kfake cluster on listen ("" for a free
 // loopback port). When dataDir is set the broker persists its data there and
 // reloads it on the next start. New topics get one partition by default, as
-// with Apache Kafka's num.partitions.
+// with Apache Kafka's num.partitions. extra are further kfake options, such
+// as kfake.TLS and kfake.EnableSASL for tests of a secured broker.
 //
 // A broker that did not stop cleanly (kill -9, a crash) may leave the end of
 // an append-only state log torn: a SIGKILL can cut a write to a file short.
@@ -101,7 +102,7 @@ func (b *Broker) Close() {
 // beginning. So after an unclean stop, the data dir is first loaded by a
 // broker that is closed at once — a clean close writes those logs anew,
 // whole, from what was loaded — and only then is the broker started.
-func Kafka(listen, dataDir string) (*Broker, error) {
+func Kafka(listen, dataDir string, extra ...kfake.Opt) (*Broker, error) {
 	_, port, err := splitListen(listen)
 	if err != nil {
 		return nil, fmt.Errorf("kafka listen address: %w", err)
@@ -116,7 +117,7 @@ func Kafka(listen, dataDir string) (*Broker, error) {
 			return nil, fmt.Errorf("embedded Kafka data dir: %w", err)
 		}
 	}
-	opts := kafkaOpts(dataDir)
+	opts := append(kafkaOpts(dataDir), extra...)
 	if port != 0 {
 		opts = append(opts, kfake.Ports(port))
 	}

@@ -80,7 +80,7 @@ func startKafka(t *testing.T, dir string) *embedded.Broker {
 
 func admin(t *testing.T, k *embedded.Broker) (*kadm.Client, context.Context) {
 	t.Helper()
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(k.ListenAddrs()[0], "test")...)
+	cl, err := kgo.NewClient(kafkautil.ClientOpts(k.ListenAddrs()[0], "test", nil)...)
 	if err != nil {
 		t.Fatal(err)
 	}

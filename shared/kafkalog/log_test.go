@@ -21,7 +21,7 @@ func TestReadToEndPastTransactionsAndFencing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	base := kafkautil.ClientOpts(c.ListenAddrs()[0], "test")
+	base := kafkautil.ClientOpts(c.ListenAddrs()[0], "test", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 

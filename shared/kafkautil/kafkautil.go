@@ -14,21 +14,32 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-io/sluice/shared/kafkasec"
 )
 
-// ClientOpts returns the base options for a client of the given brokers.
-func ClientOpts(brokers string, clientID string) []kgo.Opt {
+// ClientOpts returns the base options for a client of the given brokers,
+// secured by sec (nil: plaintext, no authentication). It is the one place
+// Kafka client options are built: every client of every Sluice process
+// starts from these, so none reaches a secured cluster without TLS or SASL.
+func ClientOpts(brokers string, clientID string, sec *kafkasec.Config) []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(Seeds(brokers)...),
+		kgo.ClientID(clientID),
+		kgo.RetryTimeout(30 * time.Second),
+	}
+	return append(opts, sec.ClientOpts()...)
+}
+
+// Seeds splits a comma-separated broker list, dropping blanks.
+func Seeds(brokers string) []string {
 	var seeds []string
 	for _, b := range strings.Split(brokers, ",") {
 		if b = strings.TrimSpace(b); b != "" {
 			seeds = append(seeds, b)
 		}
 	}
-	return []kgo.Opt{
-		kgo.SeedBrokers(seeds...),
-		kgo.ClientID(clientID),
-		kgo.RetryTimeout(30 * time.Second),
-	}
+	return seeds
 }
 
 // TopicSpec describes an internal topic.

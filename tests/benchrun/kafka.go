@@ -21,7 +21,7 @@ type kafka struct {
 
 // dialKafka connects to brokers and checks that the broker answers.
 func dialKafka(brokers, clientID string) (*kafka, error) {
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(brokers, clientID),
+	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(brokers, clientID, nil),
 		kgo.ProducerLinger(5*time.Millisecond), kgo.ProducerBatchMaxBytes(1<<20))...)
 	if err != nil {
 		return nil, err

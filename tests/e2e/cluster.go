@@ -104,7 +104,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		"--agent-lease", opts.AgentLease.String(),
 		"--task-shutdown-timeout", opts.TaskShutdownTimeout.String(),
 		"--log-level", "info",
-	}, opts.CoordinatorArgs...)
+	}, append(harness.SecurityFlags(c.Brokers), opts.CoordinatorArgs...)...)
 	c.Coordinator = StartProc(t, "coordinator", args...)
 	c.WaitHealthy()
 
@@ -136,6 +136,7 @@ func (c *Cluster) AddAgent(id, labels string) *Proc {
 		"--task-shutdown-timeout", c.opts.TaskShutdownTimeout.String(),
 		"--log-level", "info",
 	}
+	args = append(args, harness.SecurityFlags(c.Brokers)...)
 	if labels != "" {
 		args = append(args, "--labels", labels)
 	}

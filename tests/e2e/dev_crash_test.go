@@ -15,7 +15,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -152,7 +151,7 @@ type numberedProducer struct {
 // it never acknowledged).
 func startNumberedProducer(t *testing.T, brokers, topic string) *numberedProducer {
 	t.Helper()
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
+	cl, err := kgo.NewClient(append(harness.ClientOpts(brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +234,7 @@ func endOffset(t *testing.T, brokers, topic string) int64 {
 // newAdmin is an admin client of brokers, closed at the test's end.
 func newAdmin(t *testing.T, brokers string) *kadm.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(brokers, "test-admin")...)
+	cl, err := kgo.NewClient(harness.ClientOpts(brokers, "test-admin")...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -259,7 +258,7 @@ func (c *Cluster) CommittedRecords(topic string) int64 {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(c.Brokers, c.Prefix+"-test-offsets")...)
+	cl, err := kgo.NewClient(harness.ClientOpts(c.Brokers, c.Prefix+"-test-offsets")...)
 	if err != nil {
 		c.T.Fatal(err)
 	}

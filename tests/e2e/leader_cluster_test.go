@@ -86,16 +86,16 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 		// writes there.
 		addr := FreeAddr(t)
 		c.Addrs = append(c.Addrs, addr)
-		p := NewProc(t, fmt.Sprintf("coordinator-%d", i),
+		p := NewProc(t, fmt.Sprintf("coordinator-%d", i), append([]string{
 			"coordinator", "--nats", c.NATSURL, "--kafka", c.Brokers,
 			"--group-id", c.Prefix,
-			"--config-topic", c.Prefix+"-configs",
-			"--offsets-topic", c.Prefix+"-offsets",
-			"--status-topic", c.Prefix+"-status",
+			"--config-topic", c.Prefix + "-configs",
+			"--offsets-topic", c.Prefix + "-offsets",
+			"--status-topic", c.Prefix + "-status",
 			"--leader-lease", opts.LeaderLease.String(),
 			"--agent-lease", opts.AgentLease.String(),
 			"--task-shutdown-timeout", "5s",
-			"--log-level", "info")
+			"--log-level", "info"}, harness.SecurityFlags(c.Brokers)...)...)
 		p.Env = ManifestEnv(t, addr)
 		p.Start()
 		c.Coords = append(c.Coords, p)
@@ -105,14 +105,14 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 	}
 	_, lease := c.WaitLeader(30*time.Second, -1)
 	for i := range opts.Agents {
-		c.Agents = append(c.Agents, StartProc(t, fmt.Sprintf("agent-%d", i+1),
+		c.Agents = append(c.Agents, StartProc(t, fmt.Sprintf("agent-%d", i+1), append([]string{
 			"agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", fmt.Sprintf("agent-%d", i+1),
 			"--work-dir", c.WorkDir,
 			"--group-id", c.Prefix,
-			"--offsets-topic", c.Prefix+"-offsets",
+			"--offsets-topic", c.Prefix + "-offsets",
 			"--offset-flush-interval", "200ms",
 			"--task-shutdown-timeout", "5s",
-			"--log-level", opts.AgentLogLevel))
+			"--log-level", opts.AgentLogLevel}, harness.SecurityFlags(c.Brokers)...)...))
 	}
 	c.WaitAgentsRegistered(0, lease.Term, 30*time.Second)
 	return c

@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/shared/embedded"
-	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
 // Backends are the NATS server and Kafka broker a test cluster runs on.
@@ -49,7 +48,7 @@ func CreateTopic(t testing.TB, brokers, topic string, partitions int32) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(brokers, "test-admin")...)
+	cl, err := kgo.NewClient(ClientOpts(brokers, "test-admin")...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func ReadLog(t interface {
 	if committed {
 		isolation = kgo.ReadCommitted()
 	}
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(brokers, clientID),
+	cl, err := kgo.NewClient(append(ClientOpts(brokers, clientID),
 		kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchIsolationLevel(isolation),
@@ -106,7 +106,7 @@ func (c *Cluster) Produce(topic string, values ...string) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(append(kafkautil.ClientOpts(c.Brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
+	cl, err := kgo.NewClient(append(ClientOpts(c.Brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func (c *Cluster) Produce(topic string, values ...string) {
 
 // Admin returns an admin client for the cluster's broker, closed at cleanup.
 func (c *Cluster) Admin() *kadm.Client {
-	cl, err := kgo.NewClient(kafkautil.ClientOpts(c.Brokers, "test-admin")...)
+	cl, err := kgo.NewClient(ClientOpts(c.Brokers, "test-admin")...)
 	if err != nil {
 		c.T.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -206,7 +205,7 @@ func TestOffsetsSinkLiveMemberRefused(t *testing.T) {
 	fileSink(c, snk, topic, "live-out.txt", "STOPPED")
 	patch(t, c, snk, body(sinkPos(topic, 0, 1)), http.StatusOK, msgAlterDefinite)
 
-	member, err := kgo.NewClient(append(kafkautil.ClientOpts(c.Brokers, "test-zombie-member"),
+	member, err := kgo.NewClient(append(harness.ClientOpts(c.Brokers, "test-zombie-member"),
 		kgo.ConsumerGroup("connect-"+snk), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)...)

@@ -29,7 +29,7 @@ func fakeBroker(t *testing.T) string {
 
 func newLog(t *testing.T, brokers string, cfg Config) *Log {
 	t.Helper()
-	cfg.KafkaOpts = kafkautil.ClientOpts(brokers, "audit-test")
+	cfg.KafkaOpts = kafkautil.ClientOpts(brokers, "audit-test", nil)
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	l, err := New(cfg)
 	if err != nil {

@@ -25,7 +25,7 @@ func TestConfigStoreApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(kc.Close)
-	opts := kafkautil.ClientOpts(kc.ListenAddrs()[0], "store-test")
+	opts := kafkautil.ClientOpts(kc.ListenAddrs()[0], "store-test", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
