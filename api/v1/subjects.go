@@ -6,18 +6,21 @@ import (
 	"strings"
 )
 
-// NATS subjects of protocol version 2. Every subject names the cluster (its
+// NATS subjects of protocol version 3. Every subject names the cluster (its
 // group id) right after the version, so that clusters can share one NATS
 // server and its permissions can be written per cluster and role
-// (sluice.v2.<group>.>). The subject version changes only when the layout
-// does; messages keep their own Type names.
+// (sluice.v3.<group>.>). The subject version changes only when the layout
+// does; messages keep their own Type names. Version 3 added the agent's id
+// as the last token of every subject an agent sends to the leader, so that
+// a NATS server's per-agent publish permissions bind an agent's id to its
+// NATS identity (see LeaderSubject).
 //
 // Templates are filled by the builders below (AgentSubject, LeaderSubject and
 // their wildcard forms), which also encode the ids: never fill a template
 // with fmt.Sprintf.
 const (
 	// SubjectPrefix starts every Sluice subject of this protocol version.
-	SubjectPrefix = "sluice.v2"
+	SubjectPrefix = "sluice.v3"
 
 	// SubjectAgentAssign addresses the assign endpoint of one agent of a
 	// group; the command starts or updates tasks.

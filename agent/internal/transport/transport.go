@@ -519,8 +519,8 @@ func (t *Transport) reportLoop(ctx context.Context) {
 // callLeader calls the leader endpoint template of term; a request too
 // large for one NATS message (a heartbeat of many tasks) goes in chunks.
 func (t *Transport) callLeader(ctx context.Context, template string, term int64, req, resp any) error {
-	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term), req, resp,
-		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term)))
+	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term, t.cfg.AgentID), req, resp,
+		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term, t.cfg.AgentID)))
 }
 
 func (t *Transport) leaderTerm() int64 {

@@ -107,19 +107,50 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 	// tasks) comes in chunks.
 	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
 	for _, m := range mounts {
-		if err := chunks.Mount(svc, m.name, v1.LeaderSubject(m.subject, group, term), m.ep, m.req); err != nil {
+		if err := chunks.Mount(svc, m.name, v1.LeaderSubjectAgents(m.subject, group, term), sameAgent(m.ep), m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
 	}
-	if err := chunks.Serve(svc, "chunk", v1.LeaderSubject(v1.SubjectLeaderChunk, group, term)); err != nil {
+	if err := chunks.Serve(svc, "chunk", v1.LeaderSubjectAgents(v1.SubjectLeaderChunk, group, term)); err != nil {
 		_ = svc.Stop()
 		return nil, err
 	}
 	// Agents of an older protocol are told why nobody answers them.
-	if err := refuseLegacyAgents(svc, term, info.Logger); err != nil {
+	if err := refuseLegacyAgents(svc, group, term, info.Logger); err != nil {
 		_ = svc.Stop()
 		return nil, err
 	}
 	return svc, nil
+}
+
+// sameAgent refuses a request whose agent id is not the one its subject
+// names. The subject is what a NATS server's permissions check: with a user
+// per agent allowed to publish only on subjects ending in its own id, this
+// check is what keeps an agent from registering, heartbeating or reporting
+// as another.
+func sameAgent(next endpoint.Endpoint) endpoint.Endpoint {
+	return func(ctx context.Context, req any) (any, error) {
+		var id string
+		switch r := req.(type) {
+		case *v1.RegisterRequest:
+			id = r.AgentID
+		case *v1.StatusReport:
+			id = r.AgentID
+		default:
+			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: unexpected request %T", req)
+		}
+		got, ok := natsrpc.ReceivedFrom(ctx)
+		if !ok {
+			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: the request's subject is not known")
+		}
+		subjectID, err := v1.LeaderSubjectAgent(got.Subject)
+		if err != nil {
+			return nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+		}
+		if subjectID != id {
+			return nil, v1.Errorf(v1.CodeForbidden, "a request on %s names agent %q; an agent may only speak for itself (%q)", got.Subject, id, subjectID)
+		}
+		return next(ctx, req)
+	}
 }
