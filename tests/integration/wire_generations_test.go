@@ -65,7 +65,7 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 			ConnectorConfig: connCfg, TaskConfig: tasks[0].Config, ConfigHash: "forged"}}}
 	}
 	agentSubject := func(tmpl string) string { return v1.AgentSubject(tmpl, c.GroupID, agentID) }
-	leaderSubject := func(tmpl string) string { return v1.LeaderSubject(tmpl, c.GroupID, lease.Term) }
+	leaderSubject := func(tmpl string) string { return v1.LeaderSubject(tmpl, c.GroupID, lease.Term, agentID) }
 
 	for _, gen := range forgedGenerations {
 		t.Run(fmt.Sprintf("generation-%d", gen), func(t *testing.T) {
