@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/version"
 )
@@ -32,7 +33,10 @@ type Config struct {
 	ID     string
 	Labels map[string]string
 	// NATSURL and Brokers locate NATS and Kafka.
-	NATSURL      string
+	NATSURL string
+	// NATSAuth authenticates and secures the NATS connection (the
+	// --nats-* flags); zero: anonymous, plain.
+	NATSAuth     natsconn.Auth
 	Brokers      string
 	GroupID      string
 	OffsetsTopic string
@@ -72,6 +76,9 @@ func (c *Config) Validate() error {
 	}
 	if c.NATSURL == "" {
 		errs = append(errs, errors.New("a NATS URL is required"))
+	}
+	if err := c.NATSAuth.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Brokers == "" {
 		errs = append(errs, errors.New("Kafka brokers are required"))
@@ -129,9 +136,11 @@ func (a *Agent) ID() string { return a.cfg.ID }
 // Start connects to NATS and Kafka, serves the agent's endpoints and
 // registers with the coordinator (retrying until one answers).
 func (a *Agent) Start(ctx context.Context) error {
-	nc, err := nats.Connect(a.cfg.NATSURL, nats.Name("sluice-agent-"+a.cfg.ID), nats.MaxReconnects(-1))
+	auth := a.cfg.NATSAuth
+	auth.InboxPrefix = v1.AgentInboxPrefix(a.cfg.GroupID, a.cfg.ID)
+	nc, err := natsconn.Connect(a.cfg.NATSURL, "sluice-agent-"+a.cfg.ID, auth, a.cfg.logger(logging.AgentTransport))
 	if err != nil {
-		return fmt.Errorf("connect to NATS %s: %w", a.cfg.NATSURL, err)
+		return err
 	}
 	a.nc = nc
 	kopts := kafkautil.ClientOpts(a.cfg.Brokers, "sluice-agent-"+a.cfg.ID)

@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -38,11 +39,14 @@ type Config struct {
 	Listen         string
 	AdvertisedAddr string
 	NATSURL        string
-	Brokers        string
-	GroupID        string
-	ConfigTopic    string
-	OffsetsTopic   string
-	StatusTopic    string
+	// NATSAuth authenticates and secures the NATS connection (the
+	// --nats-* flags); zero: anonymous, plain.
+	NATSAuth     natsconn.Auth
+	Brokers      string
+	GroupID      string
+	ConfigTopic  string
+	OffsetsTopic string
+	StatusTopic  string
 	// OffsetsPartitions and StatusPartitions size the internal topics.
 	OffsetsPartitions   int32
 	StatusPartitions    int32
@@ -89,6 +93,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.NATSURL == "" {
 		errs = append(errs, errors.New("a NATS URL is required"))
+	}
+	if err := c.NATSAuth.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Brokers == "" {
 		errs = append(errs, errors.New("Kafka brokers are required"))
@@ -160,10 +167,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	if workerID == "" {
 		workerID = ln.Addr().String()
 	}
-	nc, err := nats.Connect(c.cfg.NATSURL, nats.Name("sluice-coordinator"), nats.MaxReconnects(-1))
+	auth := c.cfg.NATSAuth
+	auth.InboxPrefix = v1.CoordinatorInboxPrefix(c.cfg.GroupID)
+	nc, err := natsconn.Connect(c.cfg.NATSURL, "sluice-coordinator", auth, c.cfg.Loggers.Logger(logging.Root))
 	if err != nil {
 		ln.Close()
-		return fmt.Errorf("connect to NATS %s: %w", c.cfg.NATSURL, err)
+		return err
 	}
 	c.nc = nc
 	c.herder = herder.New(herder.Config{

@@ -42,6 +42,21 @@ func AgentSubjectAll(template, groupID string) string {
 	return fmt.Sprintf(template, SubjectToken(groupID), "*")
 }
 
+// AgentInboxPrefix is the prefix of the reply subjects (inboxes) of one
+// agent's NATS connection, and CoordinatorInboxPrefix that of a cluster's
+// coordinators: each process receives replies only under its own prefix,
+// so a NATS server can let an agent subscribe to its own replies and no
+// one else's (deploy/nats).
+func AgentInboxPrefix(groupID, agentID string) string {
+	return "_INBOX.sluice." + SubjectToken(groupID) + ".agent." + SubjectToken(agentID)
+}
+
+// CoordinatorInboxPrefix is the inbox prefix of a cluster's coordinators;
+// see AgentInboxPrefix.
+func CoordinatorInboxPrefix(groupID string) string {
+	return "_INBOX.sluice." + SubjectToken(groupID) + ".coordinator"
+}
+
 // QueueGroup is the micro queue group of a cluster's endpoints. Each cluster
 // has its own, so that two clusters serving the same subject (which their
 // group ids already keep apart) never share one queue and a request is

@@ -62,11 +62,13 @@ var (
 
 func coordinatorFlags() []cli.Flag {
 	return []cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
-		headerTimeout, bodyTimeout, headerBytes, logLevelFlag}
+		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag,
+		natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag}
 }
 
 func agentFlags() []cli.Flag {
-	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag}
+	return []cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag,
+		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag}
 }
 
 // loggers are the process's named loggers, text on stderr, the root logger
@@ -116,6 +118,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		Listen:              c.String("listen"),
 		AdvertisedAddr:      c.String("advertised-address"),
 		NATSURL:             c.String("nats"),
+		NATSAuth:            natsAuth(c),
 		Brokers:             c.String("kafka"),
 		GroupID:             c.String("group-id"),
 		ConfigTopic:         c.String("config-topic"),
@@ -151,6 +154,7 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		ID:              id,
 		Labels:          lbls,
 		NATSURL:         c.String("nats"),
+		NATSAuth:        natsAuth(c),
 		Brokers:         c.String("kafka"),
 		GroupID:         c.String("group-id"),
 		OffsetsTopic:    c.String("offsets-topic"),
