@@ -156,6 +156,9 @@ func Connect(url, name string, a Auth, log *slog.Logger, extra ...nats.Option) (
 	if err != nil {
 		return nil, err
 	}
+	if log == nil {
+		log = slog.Default()
+	}
 	warn := logthrottle.New(asyncWarnEvery)
 	onError := func(_ *nats.Conn, sub *nats.Subscription, err error) {
 		if !warn.Due(err.Error(), time.Now()) {

@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/natsconn"
+)
+
+// TestDevSecure starts `sluice dev --secure`: its embedded NATS refuses a
+// client without credentials, its coordinator and agents run with the
+// nkeys it wrote to the data dir (readable by the owner only), an agent's
+// nkey is confined to that agent's subjects, and connectors run as they
+// do without --secure.
+func TestDevSecure(t *testing.T) {
+	dataDir := t.TempDir()
+	listen := FreeAddr(t)
+	dev := StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	brokers := waitReady(t, dev, listen, 1)
+	m := readyRE.FindStringSubmatch(dev.StdoutLines()[0])
+	natsURL := "nats://127.0.0.1:" + m[2]
+
+	if nc, err := nats.Connect(natsURL); !errors.Is(err, nats.ErrAuthorization) {
+		if nc != nil {
+			nc.Close()
+		}
+		t.Fatalf("anonymous connect to the secured NATS: %v, want an authorization violation", err)
+	}
+	auth := filepath.Join(dataDir, "nats-auth")
+	for _, f := range []string{"nats-server.conf", "coordinator-coordinator.nk", "agent-agent-1.nk", "agent-agent-2.nk"} {
+		st, err := os.Stat(filepath.Join(auth, f))
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v (%v), want mode 0600", f, err, st)
+		}
+	}
+	violations := make(chan error, 8)
+	opts, err := natsconn.Auth{NkeySeedFile: filepath.Join(auth, "agent-agent-1.nk")}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts = append(opts, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { violations <- err }))
+	nc, err := nats.Connect(natsURL, opts...)
+	if err != nil {
+		t.Fatalf("connect with agent-1's nkey: %v", err)
+	}
+	defer nc.Close()
+	subject := v1.AgentSubject(v1.SubjectAgentAssign, "sluice", "agent-2")
+	if err := nc.Publish(subject, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-violations:
+		if !errors.Is(err, nats.ErrPermissionViolation) || !strings.Contains(err.Error(), subject) {
+			t.Fatalf("publish of an assign with agent-1's nkey: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("agent-1's nkey published an assign to agent-2 unrefused")
+	}
+
+	c := &Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
+	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen",
+		"config": map[string]string{"connector.class": "GeneratorSource", "topic": UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}})
+	c.WaitRunning("gen", 2)
+	if lines := dev.LogLines("NATS server refused"); len(lines) > 0 {
+		t.Fatalf("the server refused the dev process's own operations:\n%s", strings.Join(lines, "\n"))
+	}
+	if lines := dev.LogLines("embedded NATS secured"); len(lines) != 1 {
+		t.Fatalf("dev did not say it secured NATS: %q", lines)
+	}
+	dev.Terminate(syscall.SIGINT, 10*time.Second)
+}
