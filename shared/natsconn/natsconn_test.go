@@ -19,6 +19,8 @@ import (
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
+
+	"github.com/sluice-io/sluice/shared/embedded"
 )
 
 func write(t *testing.T, name, content string) string {
@@ -100,19 +102,14 @@ func TestBadInputNamesFileAndField(t *testing.T) {
 	}
 }
 
-// startServer starts a NATS server with opts on a free loopback port.
-func startServer(t *testing.T, opts *server.Options) string {
+// startServer starts a NATS server on a free loopback port, set up by set.
+func startServer(t *testing.T, set func(o *server.Options)) string {
 	t.Helper()
-	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, true, true
-	ns, err := server.NewServer(opts)
+	ns, err := embedded.NATS("", "", func(o *server.Options) error { set(o); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	go ns.Start()
 	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(5 * time.Second) {
-		t.Fatal("nats not ready")
-	}
 	return ns.ClientURL()
 }
 
@@ -122,11 +119,11 @@ func TestConnectEachWay(t *testing.T) {
 	user, _ := nkeys.CreateUser()
 	pub, _ := user.PublicKey()
 	seed, _ := user.Seed()
-	url := startServer(t, &server.Options{
-		Users: []*server.User{{Username: "u", Password: "right"}},
-		Nkeys: []*server.NkeyUser{{Nkey: pub}},
+	url := startServer(t, func(o *server.Options) {
+		o.Users = []*server.User{{Username: "u", Password: "right"}}
+		o.Nkeys = []*server.NkeyUser{{Nkey: pub}}
 	})
-	tokenURL := startServer(t, &server.Options{Authorization: "tok"})
+	tokenURL := startServer(t, func(o *server.Options) { o.Authorization = "tok" })
 	for _, tc := range []struct {
 		name, url string
 		auth      Auth
@@ -180,8 +177,10 @@ func TestConnectTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := startServer(t, &server.Options{TLS: true, TLSVerify: true, TLSTimeout: 2,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}})
+	url := startServer(t, func(o *server.Options) {
+		o.TLS, o.TLSVerify, o.TLSTimeout = true, true, 2
+		o.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
+	})
 	nc, err := Connect(url, "tls", Auth{TLSCA: caFile, TLSCert: cliFile, TLSKey: cliKeyFile}, nil)
 	if err != nil {
 		t.Fatalf("TLS connect: %v", err)
