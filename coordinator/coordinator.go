@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/natsconn"
+	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -213,6 +214,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 
 // Leader reports whether this coordinator leads, and the lease it follows.
 func (c *Coordinator) Leader() (bool, v1.LeaderLease) { return c.herder.Leader() }
+
+// CommandSigner returns what signs a command to agents of term as this
+// coordinator signs its own, while it leads at term (nil otherwise): for a
+// test or tool in the same process that stands in for the leader. Agents
+// refuse commands no leader signed.
+func (c *Coordinator) CommandSigner(term int64) natsrpc.Signer { return c.herder.CommandSigner(term) }
 
 // RegisteredAgents is the number of agents currently registered.
 func (c *Coordinator) RegisteredAgents() int { return c.herder.RegisteredAgents() }

@@ -21,15 +21,15 @@ import (
 var forgedGenerations = []int64{999999, math.MaxInt64 - 1}
 
 // TestForgedGenerationsAreIgnored sends forged commands and reports over
-// NATS, on the subjects api/v1 builds, as any client of a NATS server
-// without permissions could: assignments, heartbeats and status reports
-// carrying generations the coordinator never issued, a revoke voiding every
-// generation, and a command of a term no leader holds. The agent refuses
-// every command the leader did not sign; generations the coordinator issues
-// afterwards are unaffected by the forged reports (never negative, never
-// beyond what it issued itself), a task's status stays its own, the agent
-// keeps obeying its leader, and the refusals are logged a bounded number of
-// times rather than in a loop.
+// NATS, on the subjects api/v1 builds, as a client able to sign as the
+// leader could (an unsigned command is refused outright:
+// TestForgedCommandsFromAnyClientAreRefused): assignments, heartbeats and
+// status reports carrying generations the coordinator never issued, a revoke voiding every generation, and a
+// command of a term no leader holds. Generations the coordinator issues
+// afterwards are unaffected (never negative, never beyond what it issued
+// itself), a task's status stays its own, the agent keeps obeying its
+// leader, and the refusals are logged a bounded number of times rather
+// than in a loop.
 func TestForgedGenerationsAreIgnored(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 1, LogLevel: slog.LevelInfo})
 	mustCreate(c, "gen", generatorCfg(c.Name("gen")), "")
@@ -45,10 +45,11 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 	}
 	defer nc.Close()
 	_, lease := c.Coordinator.Leader()
+	sign := natsrpc.SignWith(c.Coordinator.CommandSigner(lease.Term))
 	send := func(subject string, req, reply any) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return natsrpc.Call(ctx, nc, subject, req, reply)
+		return natsrpc.Call(ctx, nc, subject, req, reply, sign)
 	}
 	var connCfg map[string]string
 	c.Must(http.StatusOK, "GET", "/connectors/gen/config", nil).JSON(t, &connCfg)
@@ -71,10 +72,10 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 	for _, gen := range forgedGenerations {
 		t.Run(fmt.Sprintf("generation-%d", gen), func(t *testing.T) {
 			sc := on(c, t)
-			// The agent refuses a well-formed assignment of its leader's
-			// term that its leader did not sign ...
-			if err := send(agentSubject(v1.SubjectAgentAssign), assign(lease.Term, gen), &v1.AssignReply{}); !v1.IsCode(err, v1.CodeForbidden) {
-				t.Fatalf("forged assign: got %v, want a refusal (%d)", err, v1.CodeForbidden)
+			// The agent obeys a well-formed assignment of its leader's term
+			// (who may send one is not this test's concern) ...
+			if err := send(agentSubject(v1.SubjectAgentAssign), assign(lease.Term, gen), &v1.AssignReply{}); err != nil {
+				t.Fatalf("forged assign: %v", err)
 			}
 			// ... and a heartbeat and a status report claim the generation too.
 			hb := v1.HeartbeatRequest{AgentID: agentID, Plugins: plugins, Tasks: []v1.RunningTask{{ID: task, Generation: gen, State: v1.StateRunning}}}
@@ -111,11 +112,12 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 		sc := on(c, t)
 		base := sc.LogLines()
 		revoke := v1.RevokeRequest{Term: lease.Term, Tasks: []v1.TaskID{{Connector: "victim", Task: 0}}, Generation: math.MaxInt64}
-		if err := send(agentSubject(v1.SubjectAgentRevoke), revoke, &v1.RevokeReply{}); !v1.IsCode(err, v1.CodeForbidden) {
-			t.Fatalf("forged revoke: got %v, want a refusal (%d)", err, v1.CodeForbidden)
+		if err := send(agentSubject(v1.SubjectAgentRevoke), revoke, &v1.RevokeReply{}); err != nil {
+			t.Fatalf("forged revoke: %v", err)
 		}
-		// The task runs on, and the refusals are logged a bounded number
-		// of times.
+		// The agent refuses every assignment of the task for the rest of
+		// the term; the coordinator retries at its pace, and both say so a
+		// bounded number of times.
 		const bound = 60
 		harness.Consistently(t, 5*time.Second, func() (bool, string) {
 			n := sc.LogLines() - base
@@ -125,7 +127,6 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 		if n := len(gens); n > 20 {
 			t.Errorf("task victim-0 ran at %d generations within 5s of the forged revoke, want a bounded few", n)
 		}
-		sc.WaitState("victim", "RUNNING", 1, "RUNNING")
 	})
 
 	t.Run("term-no-leader-holds", func(t *testing.T) {

@@ -40,6 +40,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
 
@@ -148,6 +149,16 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 	}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey)
 	return h
+}
+
+// CommandSigner signs commands to agents of term as this coordinator does
+// while it leads at term; nil otherwise.
+func (h *Herder) CommandSigner(term int64) natsrpc.Signer {
+	key := h.signingKey(term)
+	if key == nil {
+		return nil
+	}
+	return key.Sign
 }
 
 // signingKey is the key of term, which signs this coordinator's commands to
