@@ -245,6 +245,10 @@ func (t *Transport) checkSigned(ctx context.Context, term int64) error {
 	if !ok {
 		return v1.Errorf(v1.CodeInternal, "agent %s: the command's message is not known", t.cfg.AgentID)
 	}
+	if seen := t.currentTerm(); term < seen {
+		// A deposed leader's command: refused as stale, whoever signed it.
+		return t.staleTerm(term, seen)
+	}
 	lease := t.seenLease()
 	if term > lease.Term {
 		// A new leader's first commands can arrive before this agent read
@@ -280,9 +284,14 @@ func (t *Transport) checkTerm(ctx context.Context, term int64) error {
 		}
 	}
 	if !t.observeTerm(term) {
-		return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+		return t.staleTerm(term, t.currentTerm())
 	}
 	return nil
+}
+
+// staleTerm is the refusal of a command of term, older than the term seen.
+func (t *Transport) staleTerm(term, seen int64) error {
+	return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, seen)
 }
 
 func (t *Transport) observeTerm(term int64) bool {
