@@ -203,25 +203,18 @@ func (t *Transport) Report(r v1.StatusReport) {
 // agent.
 const maxOffsetsInFlight = 32
 
-// termGuard refuses a command from an older leadership term than the newest
-// seen, so a deposed coordinator cannot command this agent, and one from a
-// term beyond the lease's, which no leader holds: taking it as the newest
-// would make the agent refuse its leader from then on.
+// termGuard refuses a command the leader of its term did not sign
+// (checkSigned), one from an older leadership term than the newest seen, so
+// a deposed coordinator cannot command this agent, and one from a term
+// beyond the lease's, which no leader holds: taking it as the newest would
+// make the agent refuse its leader from then on.
 func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
-		var term int64
-		switch r := req.(type) {
-		case *v1.AssignRequest:
-			term = r.Term
-		case *v1.RevokeRequest:
-			term = r.Term
-		case *v1.OffsetsRequest:
-			term = r.Term
-		case *v1.LoggersRequest:
-			term = r.Term
-		case *v1.OffsetsReplaceRequest:
-			term = r.Term
+		cmd, ok := req.(v1.Command)
+		if !ok {
+			return nil, v1.Errorf(v1.CodeInternal, "agent %s: %T is not a command", t.cfg.AgentID, req)
 		}
+		term := cmd.CommandTerm()
 		err := t.checkSigned(ctx, term)
 		if err == nil {
 			err = t.checkTerm(ctx, term)

@@ -143,15 +143,11 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 // as another.
 func sameAgent(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
-		var id string
-		switch r := req.(type) {
-		case *v1.RegisterRequest:
-			id = r.AgentID
-		case *v1.StatusReport:
-			id = r.AgentID
-		default:
+		r, ok := req.(v1.AgentReport)
+		if !ok {
 			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: unexpected request %T", req)
 		}
+		id := r.ReportingAgent()
 		got, ok := natsrpc.ReceivedFrom(ctx)
 		if !ok {
 			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: the request's subject is not known")
