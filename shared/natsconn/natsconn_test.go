@@ -4,7 +4,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -21,6 +20,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/natsperm"
 )
 
 func write(t *testing.T, name, content string) string {
@@ -160,28 +160,34 @@ func TestConnectEachWay(t *testing.T) {
 	}
 }
 
-// TestConnectTLS connects over TLS to a server whose certificate a test CA
-// signed, trusting that CA, with a client certificate the server verifies;
-// without the CA the server's certificate is refused.
+// TestConnectTLS connects over TLS to a NATS server started with the
+// shipped configuration's TLS block (deploy/nats, rendered with a server
+// certificate a test CA signed and that CA for client certificates),
+// trusting that CA, with a client certificate and an agent's nkey. Without
+// the CA the server's certificate is refused; without a client
+// certificate the server refuses the client.
 func TestConnectTLS(t *testing.T) {
 	dir := t.TempDir()
 	ca, caKey := certificate(t, nil, nil, "test CA", true)
 	srv, srvKey := certificate(t, ca, caKey, "127.0.0.1", false)
 	cli, cliKey := certificate(t, ca, caKey, "agent-1", false)
 	caFile := pemFile(t, dir, "ca.pem", "CERTIFICATE", ca.Raw)
-	cliFile := pemFile(t, dir, "cli.pem", "CERTIFICATE", cli.Raw)
-	cliKeyFile := pemFile(t, dir, "cli-key.pem", "EC PRIVATE KEY", cliKey)
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	pair, err := tls.X509KeyPair(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Raw}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: srvKey}))
+	cfg := natsperm.Config{GroupID: "g", TLS: &natsperm.TLS{
+		Cert: pemFile(t, dir, "srv.pem", "CERTIFICATE", srv.Raw), Key: pemFile(t, dir, "srv-key.pem", "EC PRIVATE KEY", srvKey),
+		CA: caFile, Verify: true}}
+	files, err := natsperm.Generate(dir, cfg, nil, []string{"agent-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := startServer(t, func(o *server.Options) {
-		o.TLS, o.TLSVerify, o.TLSTimeout = true, true, 2
-		o.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
-	})
-	nc, err := Connect(url, "tls", Auth{TLSCA: caFile, TLSCert: cliFile, TLSKey: cliKeyFile}, nil)
+	ns, err := embedded.NATS("", "", embedded.ConfigFile(files.Config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	url := ns.ClientURL()
+	client := Auth{NkeySeedFile: files.Agents["agent-1"], TLSCA: caFile,
+		TLSCert: pemFile(t, dir, "cli.pem", "CERTIFICATE", cli.Raw), TLSKey: pemFile(t, dir, "cli-key.pem", "EC PRIVATE KEY", cliKey)}
+	nc, err := Connect(url, "tls", client, nil)
 	if err != nil {
 		t.Fatalf("TLS connect: %v", err)
 	}
@@ -189,9 +195,17 @@ func TestConnectTLS(t *testing.T) {
 		t.Fatalf("not TLS: %v", err)
 	}
 	nc.Close()
-	if nc, err := Connect(url, "tls", Auth{TLSCert: cliFile, TLSKey: cliKeyFile}, nil); err == nil {
-		nc.Close()
-		t.Fatal("a server certificate of an unknown CA was trusted")
+	noCA, noCert := client, client
+	noCA.TLSCA = ""
+	noCert.TLSCert, noCert.TLSKey = "", ""
+	for name, a := range map[string]Auth{"without the CA": noCA, "without a client certificate": noCert} {
+		nc, err := Connect(url, "tls", a, nil)
+		if err == nil {
+			nc.Close()
+			t.Errorf("%s: connected", name)
+			continue
+		}
+		t.Logf("%s: %v", name, err)
 	}
 }
 
