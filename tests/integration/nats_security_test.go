@@ -198,6 +198,12 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 			t.Fatal("an agent's credential deleted the lease bucket")
 		}
 		r.wait(t, "Publish", "$JS.API.STREAM.DELETE.KV_"+v1.LeaderBucket(g))
+		// Nor can it make a stream of its own that would capture the
+		// lease's subjects.
+		if _, err := js.CreateStream(short(), jetstream.StreamConfig{Name: "capture", Subjects: []string{"$KV." + v1.LeaderBucket(g) + ".>"}}); err == nil {
+			t.Fatal("an agent's credential created a stream")
+		}
+		r.wait(t, "Publish", "$JS.API.STREAM.CREATE.capture")
 		wantLease(t, c, lease)
 	})
 	t.Run("no-credentials", func(t *testing.T) {
