@@ -175,8 +175,9 @@ func runDev(c *cli.Context) error {
 }
 
 // restSecure is where `sluice dev --secure` turns on REST authentication
-// with a generated admin credential (printed and written to dataDir). It
-// is not built yet: it says so, and the REST API stays open on loopback.
+// with a generated admin credential (printed and written to dataDir). That
+// half is not part of this build: it says so, and the REST API stays open
+// on loopback.
 func restSecure(dataDir string, ccfg *coordinator.Config, lg *logging.Loggers) error {
 	rootLogger(lg).Warn("sluice dev --secure: REST authentication is not available in this build; the REST API is open on its address",
 		"listen", ccfg.Listen, "data_dir", dataDir)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/natsconn"
+	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestDevSecure starts `sluice dev --secure`: its embedded NATS refuses a
@@ -25,9 +27,21 @@ func TestDevSecure(t *testing.T) {
 	dataDir := t.TempDir()
 	listen := FreeAddr(t)
 	dev := StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
-	brokers := waitReady(t, dev, listen, 1)
-	m := readyRE.FindStringSubmatch(dev.StdoutLines()[0])
-	natsURL := "nats://127.0.0.1:" + m[2]
+	// --secure may print more than the ready line (how to use the REST
+	// credential it made): find the ready line among them.
+	var m []string
+	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+		if !dev.Running() {
+			t.Fatal("sluice dev --secure exited before it was ready")
+		}
+		for _, line := range dev.StdoutLines() {
+			if m = readyRE.FindStringSubmatch(line); m != nil {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("no ready line in %q", dev.StdoutLines())
+	})
+	natsURL, brokers := "nats://127.0.0.1:"+m[2], m[3]
 
 	if nc, err := nats.Connect(natsURL); !errors.Is(err, nats.ErrAuthorization) {
 		if nc != nil {
