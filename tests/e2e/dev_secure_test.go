@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,7 +25,8 @@ import (
 // client without credentials, its coordinator and agents run with the
 // nkeys it wrote to the data dir (readable by the owner only), an agent's
 // nkey is confined to that agent's subjects, and connectors run as they
-// do without --secure.
+// do without --secure (through REST with the admin credential --secure
+// wrote, once REST authentication is part of it).
 func TestDevSecure(t *testing.T) {
 	dataDir := t.TempDir()
 	listen := FreeAddr(t)
@@ -41,7 +45,7 @@ func TestDevSecure(t *testing.T) {
 		}
 		return false, fmt.Sprintf("no ready line in %q", dev.StdoutLines())
 	})
-	natsURL, brokers := "nats://127.0.0.1:"+m[2], m[3]
+	natsURL := "nats://127.0.0.1:" + m[2]
 
 	if nc, err := nats.Connect(natsURL); !errors.Is(err, nats.ErrAuthorization) {
 		if nc != nil {
@@ -80,10 +84,25 @@ func TestDevSecure(t *testing.T) {
 		t.Fatal("agent-1's nkey published an assign to agent-2 unrefused")
 	}
 
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
-	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen",
-		"config": map[string]string{"connector.class": "GeneratorSource", "topic": UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}})
-	c.WaitRunning("gen", 2)
+	rest := devREST{t: t, url: "http://" + listen, passwordFile: filepath.Join(dataDir, "rest-auth", "admin.password")}
+	gen := map[string]string{"connector.class": "GeneratorSource", "topic": UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}
+	if status, body := rest.do(http.MethodPost, "/connectors", map[string]any{"name": "gen", "config": gen}); status != http.StatusCreated {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		var st harness.Status
+		status, body := rest.do(http.MethodGet, "/connectors/gen/status", nil)
+		if status != http.StatusOK || json.Unmarshal(body, &st) != nil {
+			return false, fmt.Sprintf("status: %d %s", status, body)
+		}
+		running := 0
+		for _, task := range st.Tasks {
+			if task.State == "RUNNING" {
+				running++
+			}
+		}
+		return st.Connector.State == "RUNNING" && running == 2, fmt.Sprintf("status: %s", body)
+	})
 	if lines := dev.LogLines("NATS server refused"); len(lines) > 0 {
 		t.Fatalf("the server refused the dev process's own operations:\n%s", strings.Join(lines, "\n"))
 	}
@@ -91,4 +110,36 @@ func TestDevSecure(t *testing.T) {
 		t.Fatalf("dev did not say it secured NATS: %q", lines)
 	}
 	dev.Terminate(syscall.SIGINT, 10*time.Second)
+}
+
+// devREST calls the REST API of `sluice dev --secure`, with the admin
+// password it wrote to the data dir when REST authentication is on.
+type devREST struct {
+	t            *testing.T
+	url          string
+	passwordFile string
+}
+
+func (d devREST) do(method, path string, body any) (int, []byte) {
+	d.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, d.url+path, rd)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if pw, err := os.ReadFile(d.passwordFile); err == nil {
+		req.SetBasicAuth("admin", strings.TrimSpace(string(pw)))
+	}
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		d.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data
 }
