@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/version"
 )
@@ -36,7 +37,10 @@ type Config struct {
 	Labels map[string]string
 	// NATSURL and Brokers locate NATS and Kafka.
 	NATSURL string
-	Brokers string
+	// NATSAuth authenticates and secures the NATS connection (the
+	// --nats-* flags); zero: anonymous, plain.
+	NATSAuth natsconn.Auth
+	Brokers  string
 	// KafkaSecurity secures every Kafka client of the agent — its offsets
 	// store, offsets operations, task producers and consumers (TLS, SASL);
 	// nil: plaintext without authentication.
@@ -88,6 +92,9 @@ func (c *Config) Validate() error {
 	}
 	if c.NATSURL == "" {
 		errs = append(errs, errors.New("a NATS URL is required"))
+	}
+	if err := c.NATSAuth.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Brokers == "" {
 		errs = append(errs, errors.New("Kafka brokers are required"))
@@ -155,9 +162,11 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := kafkautil.StartupProbe(ctx, a.log, a.cfg.Brokers, a.cfg.KafkaSecurity, a.cfg.KafkaProbeTimeout); err != nil {
 		return err
 	}
-	nc, err := nats.Connect(a.cfg.NATSURL, nats.Name("sluice-agent-"+a.cfg.ID), nats.MaxReconnects(-1))
+	auth := a.cfg.NATSAuth
+	auth.InboxPrefix = v1.AgentInboxPrefix(a.cfg.GroupID, a.cfg.ID)
+	nc, err := natsconn.Connect(a.cfg.NATSURL, "sluice-agent-"+a.cfg.ID, auth, a.cfg.logger(logging.AgentTransport))
 	if err != nil {
-		return fmt.Errorf("connect to NATS %s: %w", a.cfg.NATSURL, err)
+		return err
 	}
 	a.nc = nc
 	kopts := kafkautil.ClientOpts(a.cfg.Brokers, "sluice-agent-"+a.cfg.ID, a.cfg.KafkaSecurity)

@@ -23,6 +23,8 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/natsconn"
+	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -42,7 +44,10 @@ type Config struct {
 	Listen         string
 	AdvertisedAddr string
 	NATSURL        string
-	Brokers        string
+	// NATSAuth authenticates and secures the NATS connection (the
+	// --nats-* flags); zero: anonymous, plain.
+	NATSAuth natsconn.Auth
+	Brokers  string
 	// KafkaSecurity secures every Kafka client of the coordinator (TLS,
 	// SASL); nil: plaintext without authentication.
 	KafkaSecurity *kafkasec.Config
@@ -112,6 +117,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.NATSURL == "" {
 		errs = append(errs, errors.New("a NATS URL is required"))
+	}
+	if err := c.NATSAuth.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Brokers == "" {
 		errs = append(errs, errors.New("Kafka brokers are required"))
@@ -215,10 +223,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	if workerID == "" {
 		workerID = ln.Addr().String()
 	}
-	nc, err := nats.Connect(c.cfg.NATSURL, nats.Name("sluice-coordinator"), nats.MaxReconnects(-1))
+	auth := c.cfg.NATSAuth
+	auth.InboxPrefix = v1.CoordinatorInboxPrefix(c.cfg.GroupID)
+	nc, err := natsconn.Connect(c.cfg.NATSURL, "sluice-coordinator", auth, c.cfg.Loggers.Logger(logging.Root))
 	if err != nil {
 		ln.Close()
-		return fmt.Errorf("connect to NATS %s: %w", c.cfg.NATSURL, err)
+		return err
 	}
 	c.nc = nc
 	kafkaOpts := kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator", c.cfg.KafkaSecurity)
@@ -289,6 +299,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 
 // Leader reports whether this coordinator leads, and the lease it follows.
 func (c *Coordinator) Leader() (bool, v1.LeaderLease) { return c.herder.Leader() }
+
+// CommandSigner returns what signs a command to agents of term as this
+// coordinator signs its own, while it leads at term (nil otherwise): for a
+// test or tool in the same process that stands in for the leader. Agents
+// refuse commands no leader signed.
+func (c *Coordinator) CommandSigner(term int64) natsrpc.Signer { return c.herder.CommandSigner(term) }
 
 // RegisteredAgents is the number of agents currently registered.
 func (c *Coordinator) RegisteredAgents() int { return c.herder.RegisteredAgents() }

@@ -19,8 +19,10 @@ const (
 	// AgentSubject): chunks of requests for its other endpoints.
 	SubjectAgentChunk = SubjectPrefix + ".%s.agent.%s.chunk"
 	// SubjectLeaderChunk addresses the chunk endpoint of the leader of a
-	// term (see LeaderSubject).
-	SubjectLeaderChunk = SubjectPrefix + ".%s.leader.%s.chunk"
+	// term for one agent (see LeaderSubject). A chunk sent here may only
+	// carry a request for a subject of the same agent: the receiver refuses
+	// one whose Subject names another.
+	SubjectLeaderChunk = SubjectPrefix + ".%s.leader.%s.chunk.%s"
 
 	// TypeChunkReply is the Type of a ChunkReply.
 	TypeChunkReply = "sluice.v1.chunk_reply"

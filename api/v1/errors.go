@@ -12,7 +12,10 @@ type Code int
 
 // The codes Sluice uses.
 const (
-	CodeBadRequest      Code = http.StatusBadRequest
+	CodeBadRequest Code = http.StatusBadRequest
+	// CodeForbidden answers a request its sender may not make: an agent
+	// speaking for another, a command the leader did not sign.
+	CodeForbidden       Code = http.StatusForbidden
 	CodeNotFound        Code = http.StatusNotFound
 	CodeMethodNotAllow  Code = http.StatusMethodNotAllowed
 	CodeConflict        Code = http.StatusConflict

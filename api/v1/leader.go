@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // The leader lease lives in a NATS JetStream key-value bucket: creating the
@@ -16,15 +17,19 @@ const (
 
 	// SubjectLeaderRegister and its siblings are the leader-only endpoints of
 	// one term of a group; a deposed leader's subscriptions name an older
-	// term, so an agent that read the current lease never reaches them.
-	SubjectLeaderRegister = SubjectPrefix + ".%s.leader.%s.register"
+	// term, so an agent that read the current lease never reaches them. The
+	// last token is the calling agent's id: the leader refuses a request
+	// whose agent id is another, so a NATS server that lets each agent's
+	// user publish only on subjects ending in its own id keeps one agent
+	// from speaking for another.
+	SubjectLeaderRegister = SubjectPrefix + ".%s.leader.%s.register.%s"
 	// SubjectLeaderHeartbeat is the heartbeat endpoint of a term.
-	SubjectLeaderHeartbeat = SubjectPrefix + ".%s.leader.%s.heartbeat"
+	SubjectLeaderHeartbeat = SubjectPrefix + ".%s.leader.%s.heartbeat.%s"
 	// SubjectLeaderStatus is the status-report endpoint of a term.
-	SubjectLeaderStatus = SubjectPrefix + ".%s.leader.%s.status"
+	SubjectLeaderStatus = SubjectPrefix + ".%s.leader.%s.status.%s"
 	// SubjectLeaderDeregister is where an agent that shuts down gracefully
 	// hands its tasks back at once.
-	SubjectLeaderDeregister = SubjectPrefix + ".%s.leader.%s.deregister"
+	SubjectLeaderDeregister = SubjectPrefix + ".%s.leader.%s.deregister.%s"
 )
 
 // LeaderLease is the value of the lease key. Term is 0 between acquiring the
@@ -33,6 +38,12 @@ type LeaderLease struct {
 	ID   string `json:"id"`
 	URL  string `json:"url"`
 	Term int64  `json:"term"`
+	// Key is the public half (base64 of an ed25519 public key) of the key
+	// pair the leader made for this term; it signs every command it sends
+	// to agents (SignatureHeader), and agents refuse a command that it did
+	// not sign. Only coordinators may write the lease bucket, so only a
+	// coordinator can name a key here.
+	Key string `json:"key,omitempty"`
 }
 
 var bucketUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
@@ -43,13 +54,52 @@ func LeaderBucket(groupID string) string {
 }
 
 // LeaderSubject fills a leader subject template (SubjectLeader*) with a
-// group id, encoded with SubjectToken, and a term.
-func LeaderSubject(template, groupID string, term int64) string {
-	return fmt.Sprintf(template, SubjectToken(groupID), strconv.FormatInt(term, 10))
+// group id and the calling agent's id, each encoded with SubjectToken, and
+// a term.
+func LeaderSubject(template, groupID string, term int64, agentID string) string {
+	return fmt.Sprintf(template, SubjectToken(groupID), strconv.FormatInt(term, 10), SubjectToken(agentID))
 }
 
-// LeaderSubjectAll fills a leader subject template with a group id and a
-// wildcard for the term: the endpoint of the group's leader of any term.
+// LeaderSubjectAgents fills a leader subject template with a group id, a
+// term and a wildcard for the agent: what the leader of that term serves.
+func LeaderSubjectAgents(template, groupID string, term int64) string {
+	return fmt.Sprintf(template, SubjectToken(groupID), strconv.FormatInt(term, 10), "*")
+}
+
+// LeaderSubjectAll fills a leader subject template with a group id and
+// wildcards for the term and the agent: the endpoint of the group's leader
+// of any term, for any agent.
 func LeaderSubjectAll(template, groupID string) string {
-	return fmt.Sprintf(template, SubjectToken(groupID), "*")
+	return fmt.Sprintf(template, SubjectToken(groupID), "*", "*")
+}
+
+// LeaderSubjectAgent returns the agent id a leader subject (one filled by
+// LeaderSubject) names in its last token.
+func LeaderSubjectAgent(subject string) (string, error) {
+	i := strings.LastIndexByte(subject, '.')
+	if i < 0 || !strings.HasPrefix(subject, SubjectPrefix+".") {
+		return "", fmt.Errorf("subject %q is not a %s leader subject", subject, SubjectPrefix)
+	}
+	return ParseSubjectToken(subject[i+1:])
+}
+
+// SignatureHeader carries the leader's signature of a command it sends to
+// an agent: base64 of the ed25519 signature, by the key of its term's lease
+// (LeaderLease.Key), of SignedCommand(subject, body). A command sent in
+// chunks is signed whole, before it is cut, and checked once put together.
+const SignatureHeader = "Sluice-Signature"
+
+// signedCommandPrefix keeps a command signature from being valid as the
+// signature of anything else the key might ever sign.
+const signedCommandPrefix = "sluice-command\n"
+
+// SignedCommand is what a command's signature covers: the subject it is
+// sent on (so that a command for one agent cannot be replayed to another)
+// and its JSON body, which holds its term.
+func SignedCommand(subject string, body []byte) []byte {
+	out := make([]byte, 0, len(signedCommandPrefix)+len(subject)+1+len(body))
+	out = append(out, signedCommandPrefix...)
+	out = append(out, subject...)
+	out = append(out, '\n')
+	return append(out, body...)
 }

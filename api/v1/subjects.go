@@ -6,18 +6,21 @@ import (
 	"strings"
 )
 
-// NATS subjects of protocol version 2. Every subject names the cluster (its
+// NATS subjects of protocol version 3. Every subject names the cluster (its
 // group id) right after the version, so that clusters can share one NATS
 // server and its permissions can be written per cluster and role
-// (sluice.v2.<group>.>). The subject version changes only when the layout
-// does; messages keep their own Type names.
+// (sluice.v3.<group>.>). The subject version changes only when the layout
+// does; messages keep their own Type names. Version 3 added the agent's id
+// as the last token of every subject an agent sends to the leader, so that
+// a NATS server's per-agent publish permissions bind an agent's id to its
+// NATS identity (see LeaderSubject).
 //
 // Templates are filled by the builders below (AgentSubject, LeaderSubject and
 // their wildcard forms), which also encode the ids: never fill a template
 // with fmt.Sprintf.
 const (
 	// SubjectPrefix starts every Sluice subject of this protocol version.
-	SubjectPrefix = "sluice.v2"
+	SubjectPrefix = "sluice.v3"
 
 	// SubjectAgentAssign addresses the assign endpoint of one agent of a
 	// group; the command starts or updates tasks.
@@ -37,6 +40,21 @@ func AgentSubject(template, groupID, agentID string) string {
 // wildcard for the agent: the endpoint of every agent of the group.
 func AgentSubjectAll(template, groupID string) string {
 	return fmt.Sprintf(template, SubjectToken(groupID), "*")
+}
+
+// AgentInboxPrefix is the prefix of the reply subjects (inboxes) of one
+// agent's NATS connection, and CoordinatorInboxPrefix that of a cluster's
+// coordinators: each process receives replies only under its own prefix,
+// so a NATS server can let an agent subscribe to its own replies and no
+// one else's (deploy/nats).
+func AgentInboxPrefix(groupID, agentID string) string {
+	return "_INBOX.sluice." + SubjectToken(groupID) + ".agent." + SubjectToken(agentID)
+}
+
+// CoordinatorInboxPrefix is the inbox prefix of a cluster's coordinators;
+// see AgentInboxPrefix.
+func CoordinatorInboxPrefix(groupID string) string {
+	return "_INBOX.sluice." + SubjectToken(groupID) + ".coordinator"
 }
 
 // QueueGroup is the micro queue group of a cluster's endpoints. Each cluster

@@ -86,22 +86,35 @@ func TestParseSubjectTokenRejects(t *testing.T) {
 
 func TestSubjects(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{v1.AgentSubject(v1.SubjectAgentAssign, "connect.prod", "web 1"), "sluice.v2.connect%2Eprod.agent.web%201.task.assign"},
-		{v1.AgentSubject(v1.SubjectAgentRevoke, "sluice", "agent-1"), "sluice.v2.sluice.agent.agent-1.task.revoke"},
-		{v1.AgentSubject(v1.SubjectAgentOffsets, "g", "a*b"), "sluice.v2.g.agent.a%2Ab.offsets"},
-		{v1.AgentSubjectAll(v1.SubjectAgentAssign, "connect.prod"), "sluice.v2.connect%2Eprod.agent.*.task.assign"},
-		{v1.LeaderSubject(v1.SubjectLeaderRegister, "connect.prod", 7), "sluice.v2.connect%2Eprod.leader.7.register"},
-		{v1.LeaderSubject(v1.SubjectLeaderHeartbeat, "g", 1), "sluice.v2.g.leader.1.heartbeat"},
-		{v1.LeaderSubject(v1.SubjectLeaderStatus, "g", 12), "sluice.v2.g.leader.12.status"},
-		{v1.LeaderSubject(v1.SubjectLeaderDeregister, "g", 3), "sluice.v2.g.leader.3.deregister"},
-		{v1.LeaderSubjectAll(v1.SubjectLeaderRegister, ">"), "sluice.v2.%3E.leader.*.register"},
-		{v1.QueueGroup("connect.prod"), "sluice.v2.connect%2Eprod"},
+		{v1.AgentSubject(v1.SubjectAgentAssign, "connect.prod", "web 1"), "sluice.v3.connect%2Eprod.agent.web%201.task.assign"},
+		{v1.AgentSubject(v1.SubjectAgentRevoke, "sluice", "agent-1"), "sluice.v3.sluice.agent.agent-1.task.revoke"},
+		{v1.AgentSubject(v1.SubjectAgentOffsets, "g", "a*b"), "sluice.v3.g.agent.a%2Ab.offsets"},
+		{v1.AgentSubjectAll(v1.SubjectAgentAssign, "connect.prod"), "sluice.v3.connect%2Eprod.agent.*.task.assign"},
+		{v1.LeaderSubject(v1.SubjectLeaderRegister, "connect.prod", 7, "web 1"), "sluice.v3.connect%2Eprod.leader.7.register.web%201"},
+		{v1.LeaderSubject(v1.SubjectLeaderHeartbeat, "g", 1, "a"), "sluice.v3.g.leader.1.heartbeat.a"},
+		{v1.LeaderSubject(v1.SubjectLeaderStatus, "g", 12, "a"), "sluice.v3.g.leader.12.status.a"},
+		{v1.LeaderSubject(v1.SubjectLeaderDeregister, "g", 3, "a"), "sluice.v3.g.leader.3.deregister.a"},
+		{v1.LeaderSubject(v1.SubjectLeaderChunk, "g", 3, "a.b"), "sluice.v3.g.leader.3.chunk.a%2Eb"},
+		{v1.LeaderSubjectAgents(v1.SubjectLeaderStatus, "g", 12), "sluice.v3.g.leader.12.status.*"},
+		{v1.LeaderSubjectAll(v1.SubjectLeaderRegister, ">"), "sluice.v3.%3E.leader.*.register.*"},
+		{v1.QueueGroup("connect.prod"), "sluice.v3.connect%2Eprod"},
 		{v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, 4), "sluice.v1.leader.4.register"},
 		{v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, 4), "sluice.v1.leader.4.heartbeat"},
+		{v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderRegister, "connect.prod", 4), "sluice.v2.connect%2Eprod.leader.4.register"},
+		{v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderHeartbeat, "g", 4), "sluice.v2.g.leader.4.heartbeat"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+	// The agent id comes back from the subject it was put in.
+	for _, id := range []string{"a", "web 1", "x.y*z", "é"} {
+		if got, err := v1.LeaderSubjectAgent(v1.LeaderSubject(v1.SubjectLeaderHeartbeat, "g", 9, id)); err != nil || got != id {
+			t.Errorf("LeaderSubjectAgent of %q: %q, %v", id, got, err)
+		}
+	}
+	if _, err := v1.LeaderSubjectAgent("other.subject"); err == nil {
+		t.Error("LeaderSubjectAgent accepted a foreign subject")
 	}
 	// The same agent id in two groups is two subjects.
 	if v1.AgentSubject(v1.SubjectAgentAssign, "a", "agent-1") == v1.AgentSubject(v1.SubjectAgentAssign, "b", "agent-1") {

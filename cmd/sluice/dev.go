@@ -23,7 +23,7 @@ func devCommand() *cli.Command {
 		stringFlag("data-dir", ".sluice/dev", "where the embedded broker and NATS keep their data (kept across restarts)"),
 		stringFlag("nats-listen", "", "address of the embedded NATS server (default: a free loopback port)"),
 		stringFlag("kafka-listen", "", "address of the embedded Kafka broker (default: a free loopback port)"),
-		workDirFlag, flushFlag, keyConvFlag, valueConvFlag,
+		workDirFlag, flushFlag, keyConvFlag, valueConvFlag, devSecureFlag,
 	)
 	return &cli.Command{
 		Name:   "dev",
@@ -113,17 +113,45 @@ func runDev(c *cli.Context) error {
 		// believes is secured.
 		return errors.New("the --kafka-tls* and --kafka-sasl-* flags secure the connection to a Kafka given with --kafka; the embedded broker is plaintext")
 	}
+	secure := c.Bool("secure")
+	// The configs are built before the embedded servers start, so that
+	// --secure can make their credentials first; the addresses are filled
+	// in once the servers listen.
+	ccfg, acfgs, err := devConfigs(c, lg, natsURL, brokers)
+	if err != nil {
+		return err
+	}
 	if natsURL == "" {
 		dir := filepath.Join(dataDir, "nats")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		ns, err := embedded.NATS(c.String("nats-listen"), dir)
+		var opts []embedded.NATSOption
+		if secure {
+			opt, err := devSecureNATS(dataDir, c.String("nats-listen"), &ccfg, acfgs, lg)
+			if err != nil {
+				return err
+			}
+			opts = append(opts, opt)
+		}
+		ns, err := embedded.NATS(c.String("nats-listen"), dir, opts...)
 		if err != nil {
 			return err
 		}
 		defer ns.Shutdown()
 		natsURL = ns.ClientURL()
+	} else if secure {
+		// An external NATS server is secured by its own configuration
+		// (deploy/nats); the --nats-* flags say how to connect to it.
+		rootLogger(lg).Info("sluice dev --secure: NATS is external; connecting with the --nats-* flags", "nats", natsURL)
+	}
+	if secure {
+		// The REST half of --secure: authentication with a generated admin
+		// credential, printed and written to the data dir. It plugs in
+		// here, on the coordinator's config, before the coordinator starts.
+		if _, err := secureDevREST(dataDir, &ccfg, os.Stdout); err != nil {
+			return err
+		}
 	}
 	if brokers == "" {
 		dir := filepath.Join(dataDir, "kafka")
@@ -140,13 +168,13 @@ func runDev(c *cli.Context) error {
 		}
 		brokers = kc.ListenAddrs()[0]
 	}
-	ccfg, acfgs, err := devConfigs(c, lg, natsURL, brokers)
-	if err != nil {
-		return err
+	ccfg.NATSURL, ccfg.Brokers = natsURL, brokers
+	for i := range acfgs {
+		acfgs[i].NATSURL, acfgs[i].Brokers = natsURL, brokers
 	}
 	var coord *coordinator.Coordinator
 	opts := append(devApp(ccfg, acfgs), fx.Populate(&coord))
 	return runApp(context.Background(), opts, func() {
-		fmt.Printf("sluice dev ready rest=http://%s nats=%s kafka=%s agents=%d\n", coord.Addr(), natsURL, brokers, len(acfgs))
+		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
 	})
 }

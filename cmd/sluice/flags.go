@@ -63,12 +63,14 @@ var (
 func coordinatorFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag,
+		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
 		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag,
+		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag}, providerFlags()...)
 }
 
@@ -125,6 +127,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		Listen:              c.String("listen"),
 		AdvertisedAddr:      c.String("advertised-address"),
 		NATSURL:             c.String("nats"),
+		NATSAuth:            natsAuth(c),
 		Brokers:             c.String("kafka"),
 		GroupID:             c.String("group-id"),
 		ConfigTopic:         c.String("config-topic"),
@@ -166,6 +169,7 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		ID:              id,
 		Labels:          lbls,
 		NATSURL:         c.String("nats"),
+		NATSAuth:        natsAuth(c),
 		Brokers:         c.String("kafka"),
 		KafkaSecurity:   ksec,
 		GroupID:         c.String("group-id"),

@@ -28,6 +28,7 @@ func newApp() *cli.App {
 			coordinatorCommand(),
 			agentCommand(),
 			devCommand(),
+			natsConfigCommand(),
 			connectorsCommand(),
 			offsetsCommand(),
 			auditCommand(),

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,5 +121,63 @@ func TestDevSharesLoggers(t *testing.T) {
 		if acfg.Loggers != ccfg.Loggers {
 			t.Fatalf("agent %s has loggers of its own", acfg.ID)
 		}
+	}
+}
+
+// TestNATSConfigCommand: `sluice nats-config` writes the server's
+// configuration and a seed per user, and names the flag each process
+// takes; without an agent it refuses to run.
+func TestNATSConfigCommand(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	a := newApp()
+	a.Writer = &out
+	if err := a.Run([]string{"sluice", "nats-config", "--group-id", "prod", "--agent", "a1", "--agent", "a2", "--out", dir}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"nats-server.conf", "coordinator-coordinator.nk", "agent-a1.nk", "agent-a2.nk"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(out.String(), "a2: --nats-nkey-seed "+filepath.Join(dir, "agent-a2.nk")) {
+		t.Errorf("output %q", out.String())
+	}
+	a = newApp()
+	a.Writer, a.ErrWriter = &bytes.Buffer{}, &bytes.Buffer{}
+	if err := a.Run([]string{"sluice", "nats-config", "--out", t.TempDir()}); err == nil {
+		t.Error("nats-config without an agent ran")
+	}
+}
+
+// TestNATSFlags: the --nats-* flags, from their SLUICE_* variables, reach
+// the coordinator's and the agent's configs, and two ways of
+// authenticating at once are refused when the config is checked.
+func TestNATSFlags(t *testing.T) {
+	t.Setenv("SLUICE_NATS_USER", "u")
+	t.Setenv("SLUICE_NATS_PASSWORD_FILE", "/run/secrets/pw")
+	t.Setenv("SLUICE_NATS_TLS_CA", "/ca.pem")
+	c := flagContext(t, coordinatorFlags()...)
+	ccfg, err := coordinatorConfig(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acfg, err := agentConfig(flagContext(t, agentFlags()...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct{ user, pw, ca string }{
+		{ccfg.NATSAuth.User, ccfg.NATSAuth.PasswordFile, ccfg.NATSAuth.TLSCA},
+		{acfg.NATSAuth.User, acfg.NATSAuth.PasswordFile, acfg.NATSAuth.TLSCA},
+	} {
+		if a.user != "u" || a.pw != "/run/secrets/pw" || a.ca != "/ca.pem" {
+			t.Fatalf("nats auth %+v", a)
+		}
+	}
+	t.Setenv("SLUICE_NATS_TOKEN_FILE", "/tok")
+	acfg, _ = agentConfig(flagContext(t, agentFlags()...), nil)
+	acfg.NATSURL, acfg.Brokers = "nats://x", "k:9092"
+	if err := acfg.Validate(); err == nil || !strings.Contains(err.Error(), "not several") {
+		t.Fatalf("two ways of authenticating: %v", err)
 	}
 }

@@ -19,13 +19,34 @@ import (
 )
 
 // NATSOption adjusts the embedded NATS server.
-type NATSOption func(*server.Options)
+type NATSOption func(*server.Options) error
 
 // MaxPayload sets the server's max_payload: the largest message it accepts
 // (NATS's default is 1 MiB). Tests lower it to exercise messages that must
 // be split without sending megabytes.
 func MaxPayload(n int32) NATSOption {
-	return func(o *server.Options) { o.MaxPayload = n }
+	return func(o *server.Options) error { o.MaxPayload = n; return nil }
+}
+
+// ConfigFile loads a nats-server configuration file — its users and their
+// permissions, TLS, limits — in place of the defaults; the listen address
+// and JetStream's directory given to NATS still apply, and the server
+// still neither logs nor handles signals. It must be the first option, as
+// it replaces what options before it set.
+func ConfigFile(path string) NATSOption {
+	return func(o *server.Options) error {
+		fo, err := server.ProcessConfigFile(path)
+		if err != nil {
+			return fmt.Errorf("nats config file %s: %w", path, err)
+		}
+		host, port, js, store := o.Host, o.Port, o.JetStream, o.StoreDir
+		*o = *fo
+		o.Host, o.Port, o.NoLog, o.NoSigs = host, port, true, true
+		if js {
+			o.JetStream, o.StoreDir = true, store
+		}
+		return nil
+	}
 }
 
 // NATS starts a NATS server on listen ("" or "host:0" for a free loopback
@@ -44,7 +65,9 @@ func NATS(listen, storeDir string, opts ...NATSOption) (*server.Server, error) {
 		sopts.StoreDir = storeDir
 	}
 	for _, o := range opts {
-		o(sopts)
+		if err := o(sopts); err != nil {
+			return nil, err
+		}
 	}
 	ns, err := server.NewServer(sopts)
 	if err != nil {

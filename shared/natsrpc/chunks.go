@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +70,7 @@ type Assembler struct {
 
 type mounted struct {
 	name       string
+	subject    string
 	ep         endpoint.Endpoint
 	newRequest func() any
 }
@@ -100,14 +103,20 @@ func (a *Assembler) Mount(svc micro.Service, name, subject string, ep endpoint.E
 		return err
 	}
 	a.mu.Lock()
-	a.endpoints[subject] = mounted{name: name, ep: ep, newRequest: newRequest}
+	a.endpoints[subject] = mounted{name: name, subject: subject, ep: ep, newRequest: newRequest}
 	a.mu.Unlock()
 	return nil
 }
 
-// Serve mounts the chunk endpoint on subject.
+// Serve mounts the chunk endpoint on subject. Subjects may have '*'
+// wildcard tokens; the tokens a chunk's own subject has at the chunk
+// endpoint's wildcards must be, in order, those the request's subject has
+// at its endpoint's wildcards. So whoever may publish chunks only on
+// ….chunk.<agent> can only have a request for ….<endpoint>.<agent> put
+// together: NATS permissions on the chunk subject bind the request's.
 func (a *Assembler) Serve(svc micro.Service, name, subject string) error {
-	if err := svc.AddEndpoint(name, micro.HandlerFunc(a.chunk), micro.WithEndpointSubject(subject)); err != nil {
+	h := micro.HandlerFunc(func(req micro.Request) { a.chunk(subject, req) })
+	if err := svc.AddEndpoint(name, h, micro.WithEndpointSubject(subject)); err != nil {
 		return fmt.Errorf("mount %s on %s: %w", name, subject, err)
 	}
 	return nil
@@ -115,13 +124,14 @@ func (a *Assembler) Serve(svc micro.Service, name, subject string) error {
 
 // chunk takes one chunk. The last one's request runs in a goroutine of its
 // own, so that a long operation does not hold up the chunks of others.
-func (a *Assembler) chunk(req micro.Request) {
+func (a *Assembler) chunk(pattern string, req micro.Request) {
 	var c v1.RequestChunk
 	if err := json.Unmarshal(req.Data(), &c); err != nil {
 		respondError(req, v1.Errorf(v1.CodeBadRequest, "decode chunk: %v", err))
 		return
 	}
-	m, data, received, err := a.add(c)
+	bound, _ := wildcards(pattern, req.Subject())
+	m, data, received, err := a.add(req.Subject(), bound, c)
 	if err != nil {
 		respondError(req, err)
 		return
@@ -134,17 +144,22 @@ func (a *Assembler) chunk(req micro.Request) {
 		defer a.release(int64(len(data)))
 		ctx, cancel := requestContext(req.Headers())
 		defer cancel()
+		ctx = withReceived(ctx, Received{Subject: c.Subject, Data: data, Headers: req.Headers()})
 		serve(ctx, req, m.name, data, m.ep, m.newRequest)
 	}()
 }
 
-// add appends c to its stream and returns how many bytes the stream holds.
+// add appends c, which came on subject and whose subject's wildcard tokens
+// must be bound, to its stream and returns how many bytes the stream holds.
 // It returns the whole request, and the endpoint it is for, once c was the
 // last chunk; its bytes stay counted as held until release.
-func (a *Assembler) add(c v1.RequestChunk) (m mounted, whole []byte, received int64, err *v1.Error) {
+func (a *Assembler) add(subject string, bound []string, c v1.RequestChunk) (m mounted, whole []byte, received int64, err *v1.Error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	m, ok := a.endpoints[c.Subject]
+	m, ok := a.endpointFor(c.Subject, bound)
+	// Streams are told apart per chunk subject, so that one sender cannot
+	// end another's stream by reusing its id.
+	key := subject + " " + c.Stream
 	switch {
 	case c.Stream == "" || len(c.Stream) > maxStreamID:
 		return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunk: stream id must have 1 to %d characters", maxStreamID)
@@ -153,7 +168,7 @@ func (a *Assembler) add(c v1.RequestChunk) (m mounted, whole []byte, received in
 	case c.Size <= 0 || c.Size > a.maxBytes:
 		return m, nil, 0, v1.Errorf(v1.CodeTooLarge, "chunked request of %d bytes on %s: this receiver puts together requests of at most %d bytes", c.Size, c.Subject, a.maxBytes)
 	}
-	s := a.streams[c.Stream]
+	s := a.streams[key]
 	if s == nil {
 		if c.Seq != 0 {
 			return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunk %d of stream %s: its earlier chunks are not held (dropped after %v without a chunk, or never sent)", c.Seq, c.Stream, a.idle)
@@ -162,13 +177,13 @@ func (a *Assembler) add(c v1.RequestChunk) (m mounted, whole []byte, received in
 			return m, nil, 0, v1.Errorf(v1.CodeUnavailable, "chunked request of %d bytes on %s: this receiver already holds %d of its %d bytes for other requests; retry", c.Size, c.Subject, a.held, a.maxBytes)
 		}
 		s = &stream{subject: c.Subject, size: c.Size, data: make([]byte, 0, c.Size)}
-		id := c.Stream
+		id := key
 		s.timer = time.AfterFunc(a.idle, func() { a.drop(id, s) })
 		a.streams[id] = s
 		a.held += c.Size
 	}
 	if c.Seq != s.next || c.Subject != s.subject || c.Size != s.size || int64(len(s.data)+len(c.Data)) > s.size {
-		a.dropLocked(c.Stream, s)
+		a.dropLocked(key, s)
 		return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunk %d of stream %s does not continue it (want chunk %d of %d bytes for %s); the request is dropped", c.Seq, c.Stream, s.next, s.size, s.subject)
 	}
 	s.data = append(s.data, c.Data...)
@@ -178,12 +193,45 @@ func (a *Assembler) add(c v1.RequestChunk) (m mounted, whole []byte, received in
 		return m, nil, int64(len(s.data)), nil
 	}
 	s.timer.Stop()
-	delete(a.streams, c.Stream)
+	delete(a.streams, key)
 	if int64(len(s.data)) != s.size {
 		a.held -= s.size
 		return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunked request on %s ended at %d of its %d bytes", s.subject, len(s.data), s.size)
 	}
 	return m, s.data, s.size, nil
+}
+
+// endpointFor finds the endpoint mounted for subject whose wildcard tokens
+// there are bound. a.mu is held.
+func (a *Assembler) endpointFor(subject string, bound []string) (mounted, bool) {
+	if m, ok := a.endpoints[subject]; ok && len(bound) == 0 {
+		return m, true
+	}
+	for _, m := range a.endpoints {
+		if got, ok := wildcards(m.subject, subject); ok && slices.Equal(got, bound) {
+			return m, true
+		}
+	}
+	return mounted{}, false
+}
+
+// wildcards matches subject against pattern, whose tokens may be '*', and
+// returns the tokens of subject at pattern's wildcards.
+func wildcards(pattern, subject string) ([]string, bool) {
+	p, s := strings.Split(pattern, "."), strings.Split(subject, ".")
+	if len(p) != len(s) {
+		return nil, false
+	}
+	var out []string
+	for i := range p {
+		switch {
+		case p[i] == "*":
+			out = append(out, s[i])
+		case p[i] != s[i]:
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 func (a *Assembler) drop(id string, s *stream) {
@@ -210,7 +258,7 @@ func (a *Assembler) release(n int64) {
 
 // sendChunks sends data, a request for subject, in chunks that each fit
 // limit, to the chunk endpoint o names, and returns the reply to the last.
-func sendChunks(ctx context.Context, nc *nats.Conn, o callOptions, subject string, data []byte, limit int64) (*nats.Msg, error) {
+func sendChunks(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header, subject string, data []byte, limit int64) (*nats.Msg, error) {
 	// Data travels base64-encoded in the chunk's JSON: 4 bytes per 3.
 	per := (limit - headerRoom - chunkRoom - int64(len(subject))) / 4 * 3
 	if per <= 0 {
@@ -226,7 +274,7 @@ func sendChunks(ctx context.Context, nc *nats.Conn, o callOptions, subject strin
 		if err != nil {
 			return nil, fmt.Errorf("encode chunk %d of a request on %s: %w", c.Seq, subject, err)
 		}
-		reply, err := request(ctx, nc, o, o.chunk, msg)
+		reply, err := request(ctx, nc, o, hdr, o.chunk, msg)
 		if err != nil || c.Last {
 			return reply, err
 		}

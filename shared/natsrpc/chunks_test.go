@@ -136,3 +136,57 @@ func TestAbandonedChunksAreDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkSubjectBindsRequestSubject: on wildcard subjects, a request put
+// together from chunks sent on t.chunk.<x> is handed only to the endpoint
+// at t.echo.<x>; one naming t.echo.<y> is refused. The endpoint sees the
+// whole request, its subject and the signature of its messages.
+func TestChunkSubjectBindsRequestSubject(t *testing.T) {
+	nc, svc := service(t, chunkPayload)
+	a := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
+	err := a.Mount(svc, "echo", "t.echo.*", func(ctx context.Context, req any) (any, error) {
+		got, ok := natsrpc.ReceivedFrom(ctx)
+		if !ok {
+			return nil, v1.Errorf(v1.CodeInternal, "no request in the context")
+		}
+		want, _ := json.Marshal(req)
+		if !json.Valid(got.Data) || len(got.Data) != len(want) {
+			return nil, v1.Errorf(v1.CodeInternal, "received %d bytes, want %d", len(got.Data), len(want))
+		}
+		return echo{Text: got.Subject + " " + got.Headers.Get(v1.SignatureHeader)}, nil
+	}, func() any { return &echo{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Serve(svc, "chunk", "t.chunk.*"); err != nil {
+		t.Fatal(err)
+	}
+	sign := natsrpc.SignWith(func(subject string, body []byte) (string, error) { return "sig-" + subject, nil })
+	big := echo{Text: strings.Repeat("g", 3*chunkPayload)}
+	for _, tc := range []struct {
+		name, subject, chunk string
+		req                  echo
+		want                 string
+		code                 v1.Code
+	}{
+		{"one message", "t.echo.x", "t.chunk.x", echo{Text: "small"}, "t.echo.x sig-t.echo.x", 0},
+		{"chunks of the same token", "t.echo.x", "t.chunk.x", big, "t.echo.x sig-t.echo.x", 0},
+		{"chunks of another token", "t.echo.y", "t.chunk.x", big, "", v1.CodeNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var out echo
+			err := natsrpc.Call(ctx, nc, tc.subject, tc.req, &out, natsrpc.ChunkVia(tc.chunk), sign)
+			if tc.code != 0 {
+				if !v1.IsCode(err, tc.code) {
+					t.Fatalf("got %+v, %v; want code %d", out, err, tc.code)
+				}
+				return
+			}
+			if err != nil || out.Text != tc.want {
+				t.Fatalf("got %+v, %v; want %q", out, err, tc.want)
+			}
+		})
+	}
+}

@@ -75,6 +75,7 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 	}
 	h := micro.HandlerFunc(func(req micro.Request) {
 		ctx, cancel := requestContext(req.Headers())
+		ctx = withReceived(ctx, Received{Subject: req.Subject(), Data: req.Data(), Headers: req.Headers()})
 		if o.slots == nil {
 			defer cancel()
 			serve(ctx, req, name, req.Data(), ep, newRequest)
@@ -143,6 +144,18 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	now   func() time.Time
 	chunk string
+	sign  Signer
+}
+
+// Signer signs a request: it returns the value of v1.SignatureHeader for
+// the request's body sent on subject.
+type Signer func(subject string, body []byte) (string, error)
+
+// SignWith has Call sign its request with sign, whole and before it is cut
+// into chunks; every message of the request carries the signature, and the
+// receiver checks it on the request put together (Received).
+func SignWith(sign Signer) CallOption {
+	return func(o *callOptions) { o.sign = sign }
 }
 
 // WithClock sets the clock the caller's context deadline is read against
@@ -160,8 +173,8 @@ func ChunkVia(subject string) CallOption {
 }
 
 // headerRoom is what a request's headers take of the NATS max_payload,
-// which counts headers and data together: the timeout header and NATS's
-// framing need well under it.
+// which counts headers and data together: the timeout and signature
+// headers and NATS's framing need well under it.
 const headerRoom = 256
 
 // Call sends req to subject and decodes the reply into resp. The context's
@@ -188,14 +201,22 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 		defer cancel()
 		o.now = time.Now // the deadline just set is on this clock
 	}
+	hdr := nats.Header{}
+	if o.sign != nil {
+		sig, err := o.sign(subject, data)
+		if err != nil {
+			return fmt.Errorf("sign request for %s: %w", subject, err)
+		}
+		hdr.Set(v1.SignatureHeader, sig)
+	}
 	var reply *nats.Msg
 	if limit := nc.MaxPayload(); limit > 0 && int64(len(data))+headerRoom > limit {
 		if o.chunk == "" {
 			return v1.Errorf(v1.CodeTooLarge, "request of %d bytes on %s exceeds the NATS server's max_payload of %d bytes", len(data), subject, limit)
 		}
-		reply, err = sendChunks(ctx, nc, o, subject, data, limit)
+		reply, err = sendChunks(ctx, nc, o, hdr, subject, data, limit)
 	} else {
-		reply, err = request(ctx, nc, o, subject, data)
+		reply, err = request(ctx, nc, o, hdr, subject, data)
 	}
 	if err != nil {
 		return err
@@ -209,11 +230,14 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 	return nil
 }
 
-// request sends data to subject with the time left until ctx's deadline,
-// and returns the reply, or the error it carries.
-func request(ctx context.Context, nc *nats.Conn, o callOptions, subject string, data []byte) (*nats.Msg, error) {
+// request sends data to subject with the time left until ctx's deadline
+// and the headers hdr, and returns the reply, or the error it carries.
+func request(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header, subject string, data []byte) (*nats.Msg, error) {
 	msg := nats.NewMsg(subject)
 	msg.Data = data
+	for k, v := range hdr {
+		msg.Header[k] = v
+	}
 	dl, _ := ctx.Deadline()
 	// Whole milliseconds, rounded down: the server must not outwait the
 	// caller by more than the request's transit.
@@ -244,4 +268,27 @@ func request(ctx context.Context, nc *nats.Conn, o callOptions, subject string, 
 
 func timedOut(subject string) *v1.Error {
 	return &v1.Error{Code: v1.CodeTimeout, Message: fmt.Sprintf("request on %s timed out", subject)}
+}
+
+// Received is a request as it reached its endpoint: the subject it was
+// sent on and its body — for a request that came in chunks, the subject
+// its chunks named and the body put together — and the headers of its
+// (last) message. An endpoint that checks a signature reads it here.
+type Received struct {
+	Subject string
+	Data    []byte
+	Headers micro.Headers
+}
+
+type receivedKey struct{}
+
+func withReceived(ctx context.Context, r Received) context.Context {
+	return context.WithValue(ctx, receivedKey{}, r)
+}
+
+// ReceivedFrom returns the request an endpoint mounted with Mount or an
+// Assembler is handling, from the context the endpoint was given.
+func ReceivedFrom(ctx context.Context) (Received, bool) {
+	r, ok := ctx.Value(receivedKey{}).(Received)
+	return r, ok
 }

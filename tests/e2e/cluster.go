@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/natsperm"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -31,6 +33,10 @@ type Options struct {
 	// agent's flags (e.g. --exactly-once-source-support=enabled).
 	CoordinatorArgs []string
 	AgentArgs       []string
+	// SecureNATS starts NATS with deploy/nats's configuration for the
+	// coordinator and agents agent-1 … agent-<Agents>, and runs each
+	// process with --nats-nkey-seed of its own user (Cluster.NATSCreds).
+	SecureNATS bool
 }
 
 // Cluster is a coordinator and agents running as separate sluice
@@ -50,6 +56,8 @@ type Cluster struct {
 	URL         string
 	Coordinator *Proc
 	Agents      []*Proc
+	// NATSCreds are the nkey seed files of Options.SecureNATS.
+	NATSCreds natsperm.Files
 
 	opts Options
 }
@@ -89,7 +97,11 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	c := &Cluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
 	// Registered before any process, so these cleanups run after every
 	// process was killed.
-	be := harness.StartBackends(t)
+	var nopts []embedded.NATSOption
+	if opts.SecureNATS {
+		nopts = append(nopts, c.secureNATS())
+	}
+	be := harness.StartBackends(t, nopts...)
 	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
 
 	listen := FreeAddr(t)
@@ -105,6 +117,9 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		"--task-shutdown-timeout", opts.TaskShutdownTimeout.String(),
 		"--log-level", "info",
 	}, append(harness.SecurityFlags(c.Brokers), opts.CoordinatorArgs...)...)
+	if seed := c.NATSCreds.Coordinators[harness.CoordinatorUser]; seed != "" {
+		args = append(args, "--nats-nkey-seed", seed)
+	}
 	c.Coordinator = StartProc(t, "coordinator", args...)
 	c.WaitHealthy()
 
@@ -123,6 +138,23 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	return c
 }
 
+// secureNATS makes the nkeys of the coordinator and of the cluster's agents
+// and the NATS server's configuration from deploy/nats, and returns the
+// option that starts the server with it.
+func (c *Cluster) secureNATS() embedded.NATSOption {
+	c.T.Helper()
+	ids := make([]string, c.opts.Agents)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("agent-%d", i+1)
+	}
+	files, err := natsperm.Generate(c.T.TempDir(), natsperm.Config{GroupID: c.Prefix}, []string{harness.CoordinatorUser}, ids)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	c.NATSCreds = files
+	return embedded.ConfigFile(files.Config)
+}
+
 // AddAgent starts another agent with the given id and labels (may be "").
 // It does not wait for the agent to register; see WaitRegistered.
 func (c *Cluster) AddAgent(id, labels string) *Proc {
@@ -139,6 +171,9 @@ func (c *Cluster) AddAgent(id, labels string) *Proc {
 	args = append(args, harness.SecurityFlags(c.Brokers)...)
 	if labels != "" {
 		args = append(args, "--labels", labels)
+	}
+	if seed := c.NATSCreds.Agents[id]; seed != "" {
+		args = append(args, "--nats-nkey-seed", seed)
 	}
 	p := StartProc(c.T, id, append(args, c.opts.AgentArgs...)...)
 	c.Agents = append(c.Agents, p)

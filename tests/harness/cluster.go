@@ -19,6 +19,8 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/natsconn"
+	"github.com/sluice-io/sluice/shared/natsperm"
 )
 
 // KafkaEnv names the environment variable that points the tests at a real
@@ -86,6 +88,11 @@ type Options struct {
 	FileAllowedPaths [][]string
 	// RESTSecurity is every coordinator's REST security (HTTPS, auth).
 	RESTSecurity coordinator.RESTSecurity
+	// SecureNATS, when Backends is not set, starts the cluster's NATS
+	// server with the configuration deploy/nats ships: a user per
+	// coordinator and per agent, each with its role's permissions, nkeys
+	// in Cluster.NATSCreds. Anonymous clients cannot connect.
+	SecureNATS bool
 }
 
 // Cluster is a running test cluster.
@@ -97,6 +104,10 @@ type Cluster struct {
 	GroupID string
 	NATSURL string
 	Brokers string
+	// NATSCreds are the nkey seed files of the coordinator (named
+	// "coordinator") and of every agent, by id, when Options.SecureNATS
+	// secured the NATS server.
+	NATSCreds natsperm.Files
 	// WorkDir is the agents' working directory: relative file paths of file
 	// connectors resolve here.
 	WorkDir string
@@ -149,6 +160,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 	}
 	if opts.Backends == nil {
 		var nopts []embedded.NATSOption
+		if opts.SecureNATS {
+			nopts = append(nopts, c.secureNATS(opts.Agents))
+		}
 		if opts.NATSMaxPayload > 0 {
 			nopts = append(nopts, embedded.MaxPayload(opts.NATSMaxPayload))
 		}
@@ -182,9 +196,11 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
 		RESTSecurity:        opts.RESTSecurity,
 	}
+	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
-			ID:                 fmt.Sprintf("agent-%d", i+1),
+			ID:                 agentID(i),
+			NATSAuth:           natsconn.Auth{NkeySeedFile: c.NATSCreds.Agents[agentID(i)]},
 			NATSURL:            c.NATSURL,
 			Brokers:            c.Brokers,
 			KafkaSecurity:      SecurityFor(c.Brokers),
@@ -221,6 +237,30 @@ func Start(t testing.TB, opts Options) *Cluster {
 	}
 	c.WaitAgents(opts.Agents)
 	return c
+}
+
+// agentID is the id of the cluster's agent i.
+func agentID(i int) string { return fmt.Sprintf("agent-%d", i+1) }
+
+// CoordinatorUser names the coordinators' NATS user of a cluster with
+// Options.SecureNATS.
+const CoordinatorUser = "coordinator"
+
+// secureNATS makes the nkeys of the coordinator and of n agents and the
+// NATS server's configuration from deploy/nats, and returns the option
+// that starts the server with it.
+func (c *Cluster) secureNATS(n int) embedded.NATSOption {
+	c.T.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = agentID(i)
+	}
+	files, err := natsperm.Generate(c.T.TempDir(), natsperm.Config{GroupID: c.GroupID}, []string{CoordinatorUser}, ids)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	c.NATSCreds = files
+	return embedded.ConfigFile(files.Config)
 }
 
 // agentOffsetsHook is agent i's offsets hook: the cluster-wide one, then the

@@ -27,14 +27,17 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 	}
 	defer nc.Close()
 	subject := v1.AgentSubject(v1.SubjectAgentOffsets, c.GroupID, c.Agents[0].ID())
+	// The test stands in for the leader, signing as it does.
+	var sign natsrpc.Signer
 	fence := func(term int64) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		req := v1.OffsetsRequest{Term: term, Connector: "fenced", Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
 			FenceIDs: []string{c.GroupID + "-fenced-0"}}
-		return natsrpc.Call(ctx, nc, subject, req, &v1.OffsetsReply{})
+		return natsrpc.Call(ctx, nc, subject, req, &v1.OffsetsReply{}, natsrpc.SignWith(sign))
 	}
 	_, lease := c.Coordinator.Leader()
+	sign = c.Coordinator.CommandSigner(lease.Term)
 	if err := fence(lease.Term); err != nil {
 		t.Fatalf("a registered agent refused: %v", err)
 	}
@@ -49,6 +52,7 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 	c.StartCoordinator()
 	c.WaitAgents(1)
 	_, lease = c.Coordinator.Leader()
+	sign = c.Coordinator.CommandSigner(lease.Term)
 	// The coordinator counts the agent before the agent has read the
 	// coordinator's answer.
 	harness.Eventually(t, 10*time.Second, func() (bool, string) {

@@ -126,8 +126,8 @@ func TestTwoClustersShareNATS(t *testing.T) {
 }
 
 // TestLegacyAgentIsToldToUpgrade: an agent that still speaks protocol
-// sluice.v1 registers (or heartbeats) on the old subjects of the current
-// term; the leader answers with CodeUpgradeRequired naming the agent, so the
+// sluice.v1 or sluice.v2 registers (or heartbeats) on the old subjects of
+// the current term; the leader answers with CodeUpgradeRequired naming the agent, so the
 // old agent's log says why it never joins.
 func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 1, GroupID: "connect.prod"})
@@ -137,8 +137,12 @@ func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	for _, tmpl := range []string{v1.LegacySubjectLeaderRegister, v1.LegacySubjectLeaderHeartbeat} {
-		subject := v1.LegacyLeaderSubject(tmpl, lease.Term)
+	for _, subject := range []string{
+		v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, lease.Term),
+		v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, lease.Term),
+		v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderRegister, c.GroupID, lease.Term),
+		v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderHeartbeat, c.GroupID, lease.Term),
+	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err := natsrpc.Call(ctx, nc, subject, v1.RegisterRequest{AgentID: "old-agent"}, &v1.RegisterReply{})
 		cancel()

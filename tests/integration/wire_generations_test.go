@@ -21,9 +21,10 @@ import (
 var forgedGenerations = []int64{999999, math.MaxInt64 - 1}
 
 // TestForgedGenerationsAreIgnored sends forged commands and reports over
-// NATS, on the subjects api/v1 builds, as any client of the NATS server
-// could: assignments, heartbeats and status reports carrying generations
-// the coordinator never issued, a revoke voiding every generation, and a
+// NATS, on the subjects api/v1 builds, as a client able to sign as the
+// leader could (an unsigned command is refused outright:
+// TestForgedCommandsFromAnyClientAreRefused): assignments, heartbeats and
+// status reports carrying generations the coordinator never issued, a revoke voiding every generation, and a
 // command of a term no leader holds. Generations the coordinator issues
 // afterwards are unaffected (never negative, never beyond what it issued
 // itself), a task's status stays its own, the agent keeps obeying its
@@ -44,10 +45,11 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 	}
 	defer nc.Close()
 	_, lease := c.Coordinator.Leader()
+	sign := natsrpc.SignWith(c.Coordinator.CommandSigner(lease.Term))
 	send := func(subject string, req, reply any) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return natsrpc.Call(ctx, nc, subject, req, reply)
+		return natsrpc.Call(ctx, nc, subject, req, reply, sign)
 	}
 	var connCfg map[string]string
 	c.Must(http.StatusOK, "GET", "/connectors/gen/config", nil).JSON(t, &connCfg)
@@ -65,7 +67,7 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 			ConnectorConfig: connCfg, TaskConfig: tasks[0].Config, ConfigHash: "forged"}}}
 	}
 	agentSubject := func(tmpl string) string { return v1.AgentSubject(tmpl, c.GroupID, agentID) }
-	leaderSubject := func(tmpl string) string { return v1.LeaderSubject(tmpl, c.GroupID, lease.Term) }
+	leaderSubject := func(tmpl string) string { return v1.LeaderSubject(tmpl, c.GroupID, lease.Term, agentID) }
 
 	for _, gen := range forgedGenerations {
 		t.Run(fmt.Sprintf("generation-%d", gen), func(t *testing.T) {

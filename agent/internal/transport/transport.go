@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
@@ -93,6 +94,9 @@ type Transport struct {
 
 	kvMu  sync.Mutex
 	lease jetstream.KeyValue // opened by leaseBucket
+	// seen is the lease as last read; its Key checks the commands of its
+	// term.
+	seen v1.LeaderLease
 	// warn rate-limits the warnings about refused commands.
 	warn *logthrottle.Limiter
 
@@ -199,26 +203,23 @@ func (t *Transport) Report(r v1.StatusReport) {
 // agent.
 const maxOffsetsInFlight = 32
 
-// termGuard refuses a command from an older leadership term than the newest
-// seen, so a deposed coordinator cannot command this agent, and one from a
-// term beyond the lease's, which no leader holds: taking it as the newest
-// would make the agent refuse its leader from then on.
+// termGuard refuses a command the leader of its term did not sign
+// (checkSigned), one from an older leadership term than the newest seen, so
+// a deposed coordinator cannot command this agent, and one from a term
+// beyond the lease's, which no leader holds: taking it as the newest would
+// make the agent refuse its leader from then on.
 func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
-		var term int64
-		switch r := req.(type) {
-		case *v1.AssignRequest:
-			term = r.Term
-		case *v1.RevokeRequest:
-			term = r.Term
-		case *v1.OffsetsRequest:
-			term = r.Term
-		case *v1.LoggersRequest:
-			term = r.Term
-		case *v1.OffsetsReplaceRequest:
-			term = r.Term
+		cmd, ok := req.(v1.Command)
+		if !ok {
+			return nil, v1.Errorf(v1.CodeInternal, "agent %s: %T is not a command", t.cfg.AgentID, req)
 		}
-		if err := t.checkTerm(ctx, term); err != nil {
+		term := cmd.CommandTerm()
+		err := t.checkSigned(ctx, term)
+		if err == nil {
+			err = t.checkTerm(ctx, term)
+		}
+		if err != nil {
 			if t.warn.Due(fmt.Sprintf("term/%d", v1.AsError(err).Code), time.Now()) {
 				t.cfg.Logger.Warn("refused a command", "err", err)
 			}
@@ -226,6 +227,38 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 		}
 		return next(ctx, req)
 	}
+}
+
+// checkSigned accepts a command of term only if the leader of that term
+// signed it (cmdsig): with the key its lease names. Whoever can merely
+// publish on this agent's subjects — any client of a NATS server without
+// permissions — cannot make it start, stop or change anything.
+func (t *Transport) checkSigned(ctx context.Context, term int64) error {
+	got, ok := natsrpc.ReceivedFrom(ctx)
+	if !ok {
+		return v1.Errorf(v1.CodeInternal, "agent %s: the command's message is not known", t.cfg.AgentID)
+	}
+	if seen := t.currentTerm(); term < seen {
+		// A deposed leader's command: refused as stale, whoever signed it.
+		return t.staleTerm(term, seen)
+	}
+	lease := t.seenLease()
+	if term > lease.Term {
+		// A new leader's first commands can arrive before this agent read
+		// its lease.
+		l, err := t.readLease(ctx)
+		if err != nil {
+			return v1.Errorf(v1.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
+		}
+		lease = l
+	}
+	if term != lease.Term {
+		return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: the leader lease's term is %d", t.cfg.AgentID, term, lease.Term)
+	}
+	if err := cmdsig.Verify(lease.Key, got.Subject, got.Data, got.Headers.Get(v1.SignatureHeader)); err != nil {
+		return v1.Errorf(v1.CodeForbidden, "agent %s refuses a command of term %d on %s: %v", t.cfg.AgentID, term, got.Subject, err)
+	}
+	return nil
 }
 
 // checkTerm accepts a command of term: the newest term seen, or a newer one
@@ -244,9 +277,14 @@ func (t *Transport) checkTerm(ctx context.Context, term int64) error {
 		}
 	}
 	if !t.observeTerm(term) {
-		return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, t.currentTerm())
+		return t.staleTerm(term, t.currentTerm())
 	}
 	return nil
+}
+
+// staleTerm is the refusal of a command of term, older than the term seen.
+func (t *Transport) staleTerm(term, seen int64) error {
+	return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, seen)
 }
 
 func (t *Transport) observeTerm(term int64) bool {
@@ -519,8 +557,8 @@ func (t *Transport) reportLoop(ctx context.Context) {
 // callLeader calls the leader endpoint template of term; a request too
 // large for one NATS message (a heartbeat of many tasks) goes in chunks.
 func (t *Transport) callLeader(ctx context.Context, template string, term int64, req, resp any) error {
-	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term), req, resp,
-		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term)))
+	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term, t.cfg.AgentID), req, resp,
+		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term, t.cfg.AgentID)))
 }
 
 func (t *Transport) leaderTerm() int64 {
@@ -533,19 +571,37 @@ func (t *Transport) leaderTerm() int64 {
 // exists once a coordinator has started; until then, and while an election
 // runs (term 0), there is no leader to register with.
 func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
+	l, err := t.readLease(ctx)
+	return l.Term, err
+}
+
+// readLease reads the leader lease, and keeps it as the lease seen.
+func (t *Transport) readLease(ctx context.Context) (v1.LeaderLease, error) {
 	kv, err := t.leaseBucket(ctx)
 	if err != nil {
-		return 0, err
+		return v1.LeaderLease{}, err
 	}
 	entry, err := kv.Get(ctx, v1.LeaderKey)
 	if err != nil {
-		return 0, fmt.Errorf("leader lease: %w", err)
+		return v1.LeaderLease{}, fmt.Errorf("leader lease: %w", err)
 	}
 	var l v1.LeaderLease
 	if err := json.Unmarshal(entry.Value(), &l); err != nil || l.Term == 0 {
-		return 0, errors.New("no leader elected yet")
+		return v1.LeaderLease{}, errors.New("no leader elected yet")
 	}
-	return l.Term, nil
+	t.kvMu.Lock()
+	if l.Term >= t.seen.Term {
+		t.seen = l
+	}
+	t.kvMu.Unlock()
+	return l, nil
+}
+
+// seenLease is the newest lease read.
+func (t *Transport) seenLease() v1.LeaderLease {
+	t.kvMu.Lock()
+	defer t.kvMu.Unlock()
+	return t.seen
 }
 
 // leaseBucket opens the lease bucket once; the session loop and the

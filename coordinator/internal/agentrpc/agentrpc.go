@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
@@ -27,21 +28,32 @@ import (
 type Client struct {
 	nc    *nats.Conn
 	group string
+	keys  func(term int64) *cmdsig.Key
 }
 
 // NewClient returns a client for the agents of the cluster named group.
-func NewClient(nc *nats.Conn, group string) *Client { return &Client{nc: nc, group: group} }
+// keys returns the signing key of a term this process leads (nil for any
+// other term); every command is signed with the key of its term, and agents
+// refuse one that is not.
+func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key) *Client {
+	return &Client{nc: nc, group: group, keys: keys}
+}
 
-// call sends req to the agent endpoint template of agent; a request too
-// large for one NATS message goes in chunks to the agent's chunk endpoint.
-func (c *Client) call(ctx context.Context, template, agent string, req, resp any) error {
+// call sends req, a command of term, signed, to the agent endpoint template
+// of agent; a request too large for one NATS message goes in chunks to the
+// agent's chunk endpoint.
+func (c *Client) call(ctx context.Context, template, agent string, term int64, req, resp any) error {
+	key := c.keys(term)
+	if key == nil {
+		return v1.Errorf(v1.CodeConflict, "this coordinator does not lead term %d: it cannot sign a command of it", term)
+	}
 	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(template, c.group, agent), req, resp,
-		natsrpc.ChunkVia(v1.AgentSubject(v1.SubjectAgentChunk, c.group, agent)))
+		natsrpc.ChunkVia(v1.AgentSubject(v1.SubjectAgentChunk, c.group, agent)), natsrpc.SignWith(key.Sign))
 }
 
 // Offsets has agent carry out an offsets operation.
 func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) error {
-	return c.call(ctx, v1.SubjectAgentOffsets, agent, req, &v1.OffsetsReply{})
+	return c.call(ctx, v1.SubjectAgentOffsets, agent, req.Term, req, &v1.OffsetsReply{})
 }
 
 // ReplaceOffsets has agent replace every offset of a source connector
@@ -49,7 +61,7 @@ func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsReques
 // serve the replace endpoint, is sent legacy() instead: the OffsetsRequest
 // of the same change, with a tombstone for every key, as it expects.
 func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.OffsetsReplaceRequest, legacy func() v1.OffsetsRequest) error {
-	err := c.call(ctx, v1.SubjectAgentOffsetsReplace, agent, req, &v1.OffsetsReply{})
+	err := c.call(ctx, v1.SubjectAgentOffsetsReplace, agent, req.Term, req, &v1.OffsetsReply{})
 	if !v1.IsCode(err, v1.CodeUnavailable) {
 		return err
 	}
@@ -60,7 +72,7 @@ func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.Offset
 
 // Loggers sets the cluster's log levels on agent.
 func (c *Client) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
-	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentLoggers, c.group, agent), req, &v1.LoggersReply{})
+	return c.call(ctx, v1.SubjectAgentLoggers, agent, req.Term, req, &v1.LoggersReply{})
 }
 
 // Endpoints are the leader-only handlers agents call. Each receives the
@@ -107,19 +119,46 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 	// tasks) comes in chunks.
 	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
 	for _, m := range mounts {
-		if err := chunks.Mount(svc, m.name, v1.LeaderSubject(m.subject, group, term), m.ep, m.req); err != nil {
+		if err := chunks.Mount(svc, m.name, v1.LeaderSubjectAgents(m.subject, group, term), sameAgent(m.ep), m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
 	}
-	if err := chunks.Serve(svc, "chunk", v1.LeaderSubject(v1.SubjectLeaderChunk, group, term)); err != nil {
+	if err := chunks.Serve(svc, "chunk", v1.LeaderSubjectAgents(v1.SubjectLeaderChunk, group, term)); err != nil {
 		_ = svc.Stop()
 		return nil, err
 	}
 	// Agents of an older protocol are told why nobody answers them.
-	if err := refuseLegacyAgents(svc, term, info.Logger); err != nil {
+	if err := refuseLegacyAgents(svc, group, term, info.Logger); err != nil {
 		_ = svc.Stop()
 		return nil, err
 	}
 	return svc, nil
+}
+
+// sameAgent refuses a request whose agent id is not the one its subject
+// names. The subject is what a NATS server's permissions check: with a user
+// per agent allowed to publish only on subjects ending in its own id, this
+// check is what keeps an agent from registering, heartbeating or reporting
+// as another.
+func sameAgent(next endpoint.Endpoint) endpoint.Endpoint {
+	return func(ctx context.Context, req any) (any, error) {
+		r, ok := req.(v1.AgentReport)
+		if !ok {
+			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: unexpected request %T", req)
+		}
+		id := r.ReportingAgent()
+		got, ok := natsrpc.ReceivedFrom(ctx)
+		if !ok {
+			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: the request's subject is not known")
+		}
+		subjectID, err := v1.LeaderSubjectAgent(got.Subject)
+		if err != nil {
+			return nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+		}
+		if subjectID != id {
+			return nil, v1.Errorf(v1.CodeForbidden, "a request on %s names agent %q; an agent may only speak for itself (%q)", got.Subject, id, subjectID)
+		}
+		return next(ctx, req)
+	}
 }

@@ -64,7 +64,7 @@ type AssignFailure struct {
 func (c *Client) Assign(ctx context.Context, agent string, term int64, tasks []v1.TaskAssignment) (refused []v1.TaskID, failed []AssignFailure) {
 	for _, b := range batches(tasks, c.budget()) {
 		var reply v1.AssignReply
-		if err := c.call(ctx, v1.SubjectAgentAssign, agent, v1.AssignRequest{Term: term, Tasks: b}, &reply); err != nil {
+		if err := c.call(ctx, v1.SubjectAgentAssign, agent, term, v1.AssignRequest{Term: term, Tasks: b}, &reply); err != nil {
 			failed = append(failed, AssignFailure{Tasks: b, Err: err})
 			continue
 		}
@@ -83,7 +83,7 @@ func (c *Client) Revoke(ctx context.Context, agent string, req v1.RevokeRequest)
 		part := req
 		part.Tasks = ids
 		var reply v1.RevokeReply
-		if err := c.call(ctx, v1.SubjectAgentRevoke, agent, part, &reply); err != nil {
+		if err := c.call(ctx, v1.SubjectAgentRevoke, agent, part.Term, part, &reply); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -17,26 +17,31 @@ import (
 const legacyWarnEvery = time.Minute
 
 // refuseLegacyAgents answers an agent that still speaks protocol sluice.v1
-// with CodeUpgradeRequired, on the v1 register and heartbeat subjects of this
-// term, and warns (rate-limited) naming it. Such an agent reads the same
-// lease bucket, so it addresses exactly this term; listening on this term
-// only, rather than on every term, keeps the refusal away from another
-// cluster's v1 leader that may share the NATS server.
-func refuseLegacyAgents(svc micro.Service, term int64, log *slog.Logger) error {
+// or sluice.v2 with CodeUpgradeRequired, on the old register and heartbeat
+// subjects of this term, and warns (rate-limited) naming it. Such an agent
+// reads the same lease bucket, so it addresses exactly this term; listening
+// on this term only, rather than on every term, keeps the refusal away from
+// another cluster's old leader that may share the NATS server (sluice.v2
+// subjects also name the group).
+func refuseLegacyAgents(svc micro.Service, group string, term int64, log *slog.Logger) error {
 	warn := logthrottle.New(legacyWarnEvery)
-	refuse := func(ctx context.Context, req any) (any, error) {
-		r := req.(*v1.RegisterRequest)
-		if warn.Due(r.AgentID, time.Now()) {
-			log.Warn("an agent speaking an older protocol tried to join; upgrade it",
-				"agent", r.AgentID, "protocol", "sluice.v1", "want", v1.SubjectPrefix)
+	refuse := func(protocol string) func(ctx context.Context, req any) (any, error) {
+		return func(ctx context.Context, req any) (any, error) {
+			r := req.(*v1.RegisterRequest)
+			if warn.Due(r.AgentID, time.Now()) {
+				log.Warn("an agent speaking an older protocol tried to join; upgrade it",
+					"agent", r.AgentID, "protocol", protocol, "want", v1.SubjectPrefix)
+			}
+			return nil, v1.UpgradeRequired(r.AgentID)
 		}
-		return nil, v1.UpgradeRequired(r.AgentID)
 	}
-	for name, subject := range map[string]string{
-		"v1-register":  v1.LegacySubjectLeaderRegister,
-		"v1-heartbeat": v1.LegacySubjectLeaderHeartbeat,
+	for _, m := range []struct{ name, protocol, subject string }{
+		{"v1-register", "sluice.v1", v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, term)},
+		{"v1-heartbeat", "sluice.v1", v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, term)},
+		{"v2-register", "sluice.v2", v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderRegister, group, term)},
+		{"v2-heartbeat", "sluice.v2", v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderHeartbeat, group, term)},
 	} {
-		err := natsrpc.Mount(svc, name, v1.LegacyLeaderSubject(subject, term), refuse, func() any { return &v1.RegisterRequest{} })
+		err := natsrpc.Mount(svc, m.name, m.subject, refuse(m.protocol), func() any { return &v1.RegisterRequest{} })
 		if err != nil {
 			return err
 		}

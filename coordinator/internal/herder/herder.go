@@ -37,9 +37,11 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
 
@@ -139,12 +141,11 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 	if cfg.Loggers == nil {
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
-	return &Herder{
+	h := &Herder{
 		cfg:    cfg,
 		log:    cfg.Logger,
 		reg:    reg,
 		nc:     nc,
-		rpc:    agentrpc.NewClient(nc, cfg.GroupID),
 		agents: registry.New(cfg.AgentLease),
 		placed: placements.New(),
 		kick:   make(chan struct{}, 1),
@@ -154,6 +155,27 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		},
 		warn: logthrottle.New(warnEvery),
 	}
+	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey)
+	return h
+}
+
+// CommandSigner signs commands to agents of term as this coordinator does
+// while it leads at term; nil otherwise.
+func (h *Herder) CommandSigner(term int64) natsrpc.Signer {
+	key := h.signingKey(term)
+	if key == nil {
+		return nil
+	}
+	return key.Sign
+}
+
+// signingKey is the key of term, which signs this coordinator's commands to
+// agents, while it leads at term; nil otherwise.
+func (h *Herder) signingKey(term int64) *cmdsig.Key {
+	if h.elector == nil {
+		return nil
+	}
+	return h.elector.SigningKey(term)
 }
 
 // Start creates the internal topics if needed, reads the config, status and

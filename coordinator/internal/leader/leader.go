@@ -30,6 +30,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/cmdsig"
 )
 
 // Callbacks are called from the elector's goroutine, one at a time:
@@ -50,6 +51,7 @@ type Elector struct {
 
 	mu      sync.Mutex
 	current v1.LeaderLease
+	key     *cmdsig.Key // the signing key of the term this process leads
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -122,6 +124,17 @@ func (e *Elector) Confirm(ctx context.Context, term int64) bool {
 	return json.Unmarshal(entry.Value(), &l) == nil && l.ID == e.self.ID && l.Term == term
 }
 
+// SigningKey returns the key that signs this process's commands of term,
+// or nil unless it leads at term.
+func (e *Elector) SigningKey(term int64) *cmdsig.Key {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.current.Term != term || e.current.ID != e.self.ID {
+		return nil
+	}
+	return e.key
+}
+
 func (e *Elector) setCurrent(l v1.LeaderLease) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -131,43 +144,50 @@ func (e *Elector) setCurrent(l v1.LeaderLease) {
 func (e *Elector) run(ctx context.Context) {
 	defer close(e.done)
 	for ctx.Err() == nil {
-		term, rev, err := e.acquire(ctx)
+		lease, rev, key, err := e.acquire(ctx)
 		if err != nil {
 			// Someone else leads (or NATS is unreachable): follow until the
 			// key disappears, then campaign again.
 			e.follow(ctx)
 			continue
 		}
-		e.lead(ctx, term, rev)
+		e.lead(ctx, lease, rev, key)
 	}
 }
 
-// acquire creates the key and stamps it with its own revision as the term.
-func (e *Elector) acquire(ctx context.Context) (term, rev uint64, err error) {
+// acquire creates the key and stamps it with its own revision as the term
+// and with the public half of a key pair made for that term, whose private
+// half signs the term's commands to agents.
+func (e *Elector) acquire(ctx context.Context) (lease v1.LeaderLease, rev uint64, key *cmdsig.Key, err error) {
+	if key, err = cmdsig.NewKey(); err != nil {
+		return lease, 0, nil, err
+	}
 	val, _ := json.Marshal(e.self)
 	rev, err = e.kv.Create(ctx, v1.LeaderKey, val)
 	if err != nil {
-		return 0, 0, err
+		return lease, 0, nil, err
 	}
-	lease := e.self
+	lease = e.self
 	lease.Term = int64(rev)
+	lease.Key = key.Public()
 	val, _ = json.Marshal(lease)
 	rev2, err := e.kv.Update(ctx, v1.LeaderKey, val, rev)
 	if err != nil {
-		return 0, 0, err
+		return lease, 0, nil, err
 	}
-	return rev, rev2, nil
+	return lease, rev2, key, nil
 }
 
 // lead holds the lease, renewing it, until a renewal fails or ctx ends.
-func (e *Elector) lead(ctx context.Context, term, rev uint64) {
-	lease := e.self
-	lease.Term = int64(term)
-	e.setCurrent(lease)
+func (e *Elector) lead(ctx context.Context, lease v1.LeaderLease, rev uint64, key *cmdsig.Key) {
+	term := lease.Term
+	e.mu.Lock()
+	e.current, e.key = lease, key
+	e.mu.Unlock()
 	e.log.Info("elected leader", "term", term)
 	lctx, cancel := context.WithCancel(ctx)
 	if e.cb.Elected != nil {
-		e.cb.Elected(lctx, int64(term))
+		e.cb.Elected(lctx, term)
 	}
 	val, _ := json.Marshal(lease)
 	tick := time.NewTicker(e.ttl / 3)
@@ -177,7 +197,7 @@ func (e *Elector) lead(ctx context.Context, term, rev uint64) {
 		select {
 		case <-ctx.Done():
 			cancel()
-			e.depose(int64(term))
+			e.depose(term)
 			// Resign so a successor takes over without waiting a TTL.
 			dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Second)
 			_ = e.kv.Delete(dctx, v1.LeaderKey, jetstream.LastRevision(rev))
@@ -201,13 +221,15 @@ func (e *Elector) lead(ctx context.Context, term, rev uint64) {
 		}
 		e.log.Warn("lost leadership", "term", term, "err", err)
 		cancel()
-		e.depose(int64(term))
+		e.depose(term)
 		return
 	}
 }
 
 func (e *Elector) depose(term int64) {
-	e.setCurrent(v1.LeaderLease{})
+	e.mu.Lock()
+	e.current, e.key = v1.LeaderLease{}, nil
+	e.mu.Unlock()
 	if e.cb.Deposed != nil {
 		e.cb.Deposed(term)
 	}

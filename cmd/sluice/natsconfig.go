@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/shared/natsperm"
+)
+
+// natsConfigCommand writes a nats-server configuration for one cluster from
+// deploy/nats's template, with an nkey for every coordinator and agent.
+func natsConfigCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "nats-config",
+		Usage: "write a nats-server configuration with a coordinator role and a user per agent, and their nkeys (deploy/nats)",
+		Flags: []cli.Flag{
+			groupIDFlag,
+			&cli.StringSliceFlag{Name: "coordinator", Value: cli.NewStringSlice("coordinator"), Usage: "a coordinator user's name (repeat for each)", EnvVars: env("coordinator")},
+			&cli.StringSliceFlag{Name: "agent", Usage: "an agent's id (repeat for each)", EnvVars: env("agent"), Required: true},
+			stringFlag("out", "nats-auth", "directory to write nats-server.conf and the nkey seed files to (seeds already there are kept)"),
+			stringFlag("nats-listen", "0.0.0.0:4222", "address the NATS server listens on"),
+			stringFlag("store-dir", "/data/jetstream", "the NATS server's JetStream directory"),
+			stringFlag("server-tls-cert", "", "the NATS server's certificate (PEM): turns TLS on"),
+			stringFlag("server-tls-key", "", "key of --server-tls-cert (PEM)"),
+			stringFlag("server-tls-ca", "", "CA (PEM) the server verifies client certificates against: requires them"),
+		},
+		Action: func(c *cli.Context) error {
+			cfg := natsperm.Config{GroupID: c.String("group-id"), Listen: c.String("nats-listen"), StoreDir: c.String("store-dir")}
+			if cert, key := c.String("server-tls-cert"), c.String("server-tls-key"); cert != "" || key != "" {
+				if cert == "" || key == "" {
+					return fmt.Errorf("--server-tls-cert and --server-tls-key go together")
+				}
+				cfg.TLS = &natsperm.TLS{Cert: cert, Key: key, CA: c.String("server-tls-ca"), Verify: c.String("server-tls-ca") != ""}
+			}
+			files, err := natsperm.Generate(c.String("out"), cfg, c.StringSlice("coordinator"), c.StringSlice("agent"))
+			if err != nil {
+				return err
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "nats-server configuration: %s\n", files.Config)
+			for _, m := range []map[string]string{files.Coordinators, files.Agents} {
+				names := make([]string, 0, len(m))
+				for n := range m {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				for _, n := range names {
+					fmt.Fprintf(w, "%s: --nats-nkey-seed %s\n", n, m[n])
+				}
+			}
+			return nil
+		},
+	}
+}
