@@ -24,7 +24,7 @@ const (
 )
 
 // AuditConfig configures the audit trail: every REST write is recorded in
-// the audit topic by the coordinator that received it (docs/security-audit.md).
+// the audit topic by the coordinator that received it (docs/security.md).
 type AuditConfig struct {
 	// Topic is the audit topic, created if missing with one partition,
 	// cleanup.policy=delete and retention.ms=Retention (default

@@ -16,7 +16,7 @@ import (
 )
 
 // RESTSecurity configures HTTPS, authentication and authorization of the
-// REST API (docs/security-rest.md). The zero value is plain HTTP open to
+// REST API (docs/security.md). The zero value is plain HTTP open to
 // everyone, as before.
 type RESTSecurity struct {
 	// TLSCert and TLSKey are PEM files of the server's certificate (chain)

@@ -4,7 +4,7 @@ import "time"
 
 // AuditRecord is one record of the audit topic: one write received through
 // the REST API, as the coordinator that received it from the client saw it
-// (docs/security-audit.md). It is the record's value, as JSON; the record's
+// (docs/security.md). It is the record's value, as JSON; the record's
 // key is the connector's name ("" when the write names none).
 type AuditRecord struct {
 	// Time is when the request arrived.

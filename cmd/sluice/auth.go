@@ -11,7 +11,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 )
 
-// authCommand makes entries of a REST auth file (docs/security-rest.md).
+// authCommand makes entries of a REST auth file (docs/security.md).
 func authCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "auth",

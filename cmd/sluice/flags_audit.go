@@ -6,7 +6,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 )
 
-// The audit trail's flags (docs/security-audit.md).
+// The audit trail's flags (docs/security.md).
 var (
 	auditTopicFlag     = stringFlag("audit-topic", coordinator.DefaultAuditTopic, "audit topic: a record of every REST write (1 partition, cleanup.policy=delete; created if missing)")
 	auditRetentionFlag = durationFlag("audit-retention", coordinator.DefaultAuditRetention, "retention.ms of the audit topic when Sluice creates it (an existing topic keeps its own)")

@@ -6,7 +6,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 )
 
-// The coordinator's REST security flags (docs/security-rest.md).
+// The coordinator's REST security flags (docs/security.md).
 var (
 	restTLSCert     = stringFlag("rest-tls-cert", "", "PEM certificate (chain) of the REST server: with --rest-tls-key, the REST port takes HTTPS only")
 	restTLSKey      = stringFlag("rest-tls-key", "", "PEM private key of --rest-tls-cert")

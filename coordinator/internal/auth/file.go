@@ -1,6 +1,6 @@
 package auth
 
-// The auth file (docs/security-rest.md):
+// The auth file (docs/security.md):
 //
 //	principals:
 //	  - name: alice

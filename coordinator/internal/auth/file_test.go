@@ -7,16 +7,26 @@ import (
 )
 
 // TestDocsExampleParses checks the auth file example of
-// docs/security-rest.md is one the coordinator takes.
+// docs/security.md is one the coordinator takes.
 func TestDocsExampleParses(t *testing.T) {
-	data, err := os.ReadFile("../../../docs/security-rest.md")
+	data, err := os.ReadFile("../../../docs/security.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), "```yaml\n")
-	example, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatal("no yaml example in docs/security-rest.md")
+	// The page has other YAML (Kubernetes manifests): the example is the
+	// block that starts with the auth file's one field.
+	var example string
+	for rest, ok := string(data), true; ok && example == ""; {
+		var block string
+		if _, rest, ok = strings.Cut(rest, "```yaml\n"); ok {
+			block, rest, _ = strings.Cut(rest, "```")
+			if strings.HasPrefix(strings.TrimLeft(block, "# \n"), "principals:") || strings.Contains(block, "\nprincipals:") {
+				example = block
+			}
+		}
+	}
+	if example == "" {
+		t.Fatal("no auth file example (a yaml block with principals:) in docs/security.md")
 	}
 	f, err := ParseFile([]byte(example))
 	if err != nil {

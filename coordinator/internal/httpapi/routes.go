@@ -17,7 +17,7 @@ type route struct {
 	endpoint func(Service) endpoint.Endpoint
 	decode   kithttp.DecodeRequestFunc
 	encode   kithttp.EncodeResponseFunc
-	// role is the least role that may call the route (docs/security-rest.md
+	// role is the least role that may call the route (docs/security.md
 	// lists them; a test checks it matches): every route declares one.
 	role auth.Role
 }

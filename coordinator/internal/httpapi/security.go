@@ -1,6 +1,6 @@
 package httpapi
 
-// Authentication and authorization of REST calls (docs/security-rest.md):
+// Authentication and authorization of REST calls (docs/security.md):
 //
 //	request ─► authenticate: a verified forward's signed identity, else
 //	              credentials (Basic, bearer token or JWT, client

@@ -54,7 +54,7 @@ func testAuthenticator(t *testing.T) *auth.Authenticator {
 }
 
 // operatorOps are the operations an operator may call beyond reads, as
-// docs/security-rest.md lists them (written out here, not taken from the
+// docs/security.md lists them (written out here, not taken from the
 // route table, so that the test checks the table).
 var operatorOps = map[string]bool{
 	"create_connector": true, "put_connector_config": true, "patch_connector_config": true,

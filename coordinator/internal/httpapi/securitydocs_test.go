@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite the route table of docs/security-rest.md from the code")
+var updateDocs = flag.Bool("update-docs", false, "rewrite the route table of docs/security.md from the code")
 
 const (
-	docsPath    = "../../../docs/security-rest.md"
+	docsPath    = "../../../docs/security.md"
 	tableBegin  = "<!-- route roles: generated from coordinator/internal/httpapi/routes.go; go test ./coordinator/internal/httpapi -run TestSecurityDocsTable -update-docs -->"
 	tableEnd    = "<!-- end of route roles -->"
 	tableHeader = "| route | least role | connector patterns apply | open with `--rest-auth-open-probes` |\n|---|---|---|---|\n"
@@ -34,7 +34,7 @@ func routeTable() string {
 	return b.String()
 }
 
-// TestSecurityDocsTable checks docs/security-rest.md lists every route
+// TestSecurityDocsTable checks docs/security.md lists every route
 // with the role the code gives it.
 func TestSecurityDocsTable(t *testing.T) {
 	data, err := os.ReadFile(docsPath)
