@@ -35,7 +35,7 @@ func secureDevREST(dataDir string, cfg *coordinator.Config, out io.Writer) (coor
 		}
 	}
 	cfg.RESTSecurity.AuthFile = authFile
-	fmt.Fprintf(out, "REST authentication is on: user %s, password %s (in %s), bearer token in %s\n  e.g. sluice connectors list --user %s --password-file %s\n",
+	fmt.Fprintf(out, "REST authentication is on: user %s, password %s (in %s), bearer token in %s\n  e.g. sluice connectors --user %s --password-file %s list\n",
 		cred.User, cred.Password, pwFile, tokenFile, cred.User, pwFile)
 	return cred, nil
 }
