@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluice-io/sluice/shared/kafkasec"
-	"github.com/sluice-io/sluice/shared/kafkasec/kafkasectest"
+	"github.com/sluice-io/sluice/shared/testca"
 )
 
 // files are valid TLS material and a password file in a temp dir.
@@ -18,7 +18,7 @@ type files struct {
 func setup(t *testing.T) files {
 	t.Helper()
 	dir := t.TempDir()
-	ca, err := kafkasectest.NewCA(dir, "ca")
+	ca, err := testca.NewCA(dir, "ca")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/shared/kafkasec"
-	"github.com/sluice-io/sluice/shared/kafkasec/kafkasectest"
+	"github.com/sluice-io/sluice/shared/testca"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -24,19 +24,19 @@ import (
 // client certificates and SASL, and the files a client needs for it.
 type secured struct {
 	addr            string
-	ca, otherCA     *kafkasectest.CA
-	client          kafkasectest.Pair
+	ca, otherCA     *testca.CA
+	client          testca.Pair
 	pass, wrongPass string
 }
 
 func startSecured(t *testing.T, mtls bool, opts ...kfake.Opt) secured {
 	t.Helper()
 	dir := t.TempDir()
-	ca, err := kafkasectest.NewCA(dir, "ca")
+	ca, err := testca.NewCA(dir, "ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherCA, err := kafkasectest.NewCA(dir, "other-ca")
+	otherCA, err := testca.NewCA(dir, "other-ca")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,6 @@
 package natsconn
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +13,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/natsperm"
+	"github.com/sluice-io/sluice/shared/testca"
 )
 
 func write(t *testing.T, name, content string) string {
@@ -168,13 +161,20 @@ func TestConnectEachWay(t *testing.T) {
 // certificate the server refuses the client.
 func TestConnectTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca, caKey := certificate(t, nil, nil, "test CA", true)
-	srv, srvKey := certificate(t, ca, caKey, "127.0.0.1", false)
-	cli, cliKey := certificate(t, ca, caKey, "agent-1", false)
-	caFile := pemFile(t, dir, "ca.pem", "CERTIFICATE", ca.Raw)
-	cfg := natsperm.Config{GroupID: "g", TLS: &natsperm.TLS{
-		Cert: pemFile(t, dir, "srv.pem", "CERTIFICATE", srv.Raw), Key: pemFile(t, dir, "srv-key.pem", "EC PRIVATE KEY", srvKey),
-		CA: caFile, Verify: true}}
+	ca, err := testca.NewCA(dir, "test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := ca.Server("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := ca.Client("cli", "agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caFile := ca.CertFile
+	cfg := natsperm.Config{GroupID: "g", TLS: &natsperm.TLS{Cert: srv.CertFile, Key: srv.KeyFile, CA: caFile, Verify: true}}
 	files, err := natsperm.Generate(dir, cfg, nil, []string{"agent-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +185,7 @@ func TestConnectTLS(t *testing.T) {
 	}
 	t.Cleanup(ns.Shutdown)
 	url := ns.ClientURL()
-	client := Auth{NkeySeedFile: files.Agents["agent-1"], TLSCA: caFile,
-		TLSCert: pemFile(t, dir, "cli.pem", "CERTIFICATE", cli.Raw), TLSKey: pemFile(t, dir, "cli-key.pem", "EC PRIVATE KEY", cliKey)}
+	client := Auth{NkeySeedFile: files.Agents["agent-1"], TLSCA: caFile, TLSCert: cli.CertFile, TLSKey: cli.KeyFile}
 	nc, err := Connect(url, "tls", client, nil)
 	if err != nil {
 		t.Fatalf("TLS connect: %v", err)
@@ -207,39 +206,4 @@ func TestConnectTLS(t *testing.T) {
 		}
 		t.Logf("%s: %v", name, err)
 	}
-}
-
-func certificate(t *testing.T, parent *x509.Certificate, parentKey []byte, name string, isCA bool) (*x509.Certificate, []byte) {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: isCA, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	if ip := net.ParseIP(name); ip != nil {
-		tmpl.IPAddresses = []net.IP{ip}
-	}
-	signer, signerKey := tmpl, any(key)
-	if parent != nil {
-		k, err := x509.ParseECPrivateKey(parentKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		signer, signerKey = parent, k
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &key.PublicKey, signerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	raw, _ := x509.MarshalECPrivateKey(key)
-	return cert, raw
-}
-
-func pemFile(t *testing.T, dir, name, typ string, der []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

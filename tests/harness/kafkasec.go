@@ -15,7 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/kafkasec"
-	"github.com/sluice-io/sluice/shared/kafkasec/kafkasectest"
+	"github.com/sluice-io/sluice/shared/testca"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -181,7 +181,7 @@ var registered sync.Map
 func StartSecuredBackends(t testing.TB) (Backends, *TestSecurity) {
 	t.Helper()
 	dir := t.TempDir()
-	ca, err := kafkasectest.NewCA(dir, "ca")
+	ca, err := testca.NewCA(dir, "ca")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/kafkasec"
-	"github.com/sluice-io/sluice/shared/kafkasec/kafkasectest"
+	"github.com/sluice-io/sluice/shared/testca"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -117,7 +117,7 @@ func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
 	if !s.Config.TLSOn() {
 		t.Skipf("%s has no TLS settings", harness.KafkaSecurityEnv)
 	}
-	other, err := kafkasectest.NewCA(t.TempDir(), "untrusted-ca")
+	other, err := testca.NewCA(t.TempDir(), "untrusted-ca")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
-// Package kafkasectest makes throw-away TLS material for tests of Kafka
-// security: a CA, and broker and client certificates it signs, written as
-// PEM files, so that tests can run a TLS broker (kfake.TLS) or present an
-// untrusted CA without shelling out to openssl.
-package kafkasectest
+// Package testca makes throw-away TLS material for tests: a CA, and server
+// and client certificates it signs, written as PEM files, so that tests can
+// run a TLS Kafka broker (kfake.TLS), NATS server or REST API, present
+// client certificates or an untrusted CA, without shelling out to openssl.
+package testca
 
 import (
 	"crypto/ecdsa"
@@ -29,10 +29,11 @@ type CA struct {
 	dir      string
 }
 
-// Pair is a certificate signed by a CA, with its key, as files and as a
-// tls.Certificate.
+// Pair is a certificate signed by a CA, with its key, as files, as PEM and
+// as a tls.Certificate.
 type Pair struct {
 	CertFile, KeyFile string
+	CertPEM, KeyPEM   []byte
 	TLS               tls.Certificate
 }
 
@@ -60,7 +61,7 @@ func NewCA(dir, name string) (*CA, error) {
 		return nil, fmt.Errorf("CA certificate: %w", err)
 	}
 	ca := &CA{cert: cert, key: key, dir: dir, CertFile: filepath.Join(dir, name+".pem")}
-	if err := writePEM(ca.CertFile, "CERTIFICATE", der); err != nil {
+	if err := writeFile(ca.CertFile, ca.PEM()); err != nil {
 		return nil, err
 	}
 	return ca, nil
@@ -83,6 +84,14 @@ func (ca *CA) Client(name, cn string) (Pair, error) {
 		Subject:     pkix.Name{CommonName: cn},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
+}
+
+// Cert is the CA's certificate.
+func (ca *CA) Cert() *x509.Certificate { return ca.cert }
+
+// PEM is the CA's certificate in PEM.
+func (ca *CA) PEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})
 }
 
 // Pool is a cert pool holding only the CA.
@@ -109,11 +118,13 @@ func (ca *CA) issue(name string, tmpl *x509.Certificate) (Pair, error) {
 	if err != nil {
 		return Pair{}, fmt.Errorf("%s key: %w", name, err)
 	}
-	p := Pair{CertFile: filepath.Join(ca.dir, name+".pem"), KeyFile: filepath.Join(ca.dir, name+"-key.pem")}
-	if err := writePEM(p.CertFile, "CERTIFICATE", der); err != nil {
+	p := Pair{CertFile: filepath.Join(ca.dir, name+".pem"), KeyFile: filepath.Join(ca.dir, name+"-key.pem"),
+		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		KeyPEM:  pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})}
+	if err := writeFile(p.CertFile, p.CertPEM); err != nil {
 		return Pair{}, err
 	}
-	if err := writePEM(p.KeyFile, "PRIVATE KEY", keyDER); err != nil {
+	if err := writeFile(p.KeyFile, p.KeyPEM); err != nil {
 		return Pair{}, err
 	}
 	p.TLS = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
@@ -125,8 +136,8 @@ func serial() *big.Int {
 	return n
 }
 
-func writePEM(file, typ string, der []byte) error {
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+func writeFile(file string, data []byte) error {
+	if err := os.WriteFile(file, data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", file, err)
 	}
 	return nil
