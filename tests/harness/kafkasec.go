@@ -15,8 +15,8 @@ import (
 
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/kafkasec"
-	"github.com/sluice-io/sluice/shared/testca"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/testca"
 )
 
 // KafkaSecurityEnv names the environment variable that secures the tests'
