@@ -194,6 +194,16 @@ func TestPlacementIsolation(t *testing.T) {
 		})
 	}
 
+	// Both tasks have written before steady stops: on a loaded machine a
+	// task can be RUNNING before its first record is acknowledged, and the
+	// steps above may take less than that.
+	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+		streams := map[string]bool{}
+		for _, r := range c.ReadTopic(topic) {
+			streams[string(r.Key)] = true
+		}
+		return len(streams) == 2, fmt.Sprintf("records of %d streams in the topic", len(streams))
+	})
 	c.Must(204, "PUT", "/connectors/steady/stop", nil)
 	c.WaitState("steady", "STOPPED", 0, "")
 	checkStreams(t, c.ReadTopic(topic), 2, -1)
