@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
 
 // waitFlags are --wait and its --timeout.
@@ -44,13 +47,14 @@ func isTerminal(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// running reports whether a connector and every task of it run, and a
-// failure to report if one failed.
+// running reports whether a connector and every task of it run — at
+// least one task, as a connector just started has none assigned yet — and
+// a failure to report if one failed.
 func running(st v1.ConnectorStateInfo) (bool, error) {
 	if st.Connector.State == "FAILED" {
 		return false, fmt.Errorf("connector FAILED: %s", firstLine(st.Connector.Trace))
 	}
-	ok := st.Connector.State == "RUNNING"
+	ok := st.Connector.State == "RUNNING" && len(st.Tasks) > 0
 	for _, t := range st.Tasks {
 		if t.State == "FAILED" {
 			return false, fmt.Errorf("task %d FAILED: %s", t.ID, firstLine(t.Trace))
@@ -71,7 +75,14 @@ func (s *session) waitRunning(names []string, timeout time.Duration) error {
 		var still []string
 		for _, n := range pending {
 			var st v1.ConnectorStateInfo
-			if err := s.get(connectorPath(n, "/status"), &st); err != nil {
+			err := s.get(connectorPath(n, "/status"), &st)
+			var he *restclient.HTTPError
+			if errors.As(err, &he) && he.Status == http.StatusNotFound {
+				// Just created: no status written yet.
+				still = append(still, n)
+				continue
+			}
+			if err != nil {
 				return fmt.Errorf("%s: %w", n, err)
 			}
 			ok, err := running(st)

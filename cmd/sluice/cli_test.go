@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeFile writes a test file and returns its path.
+func writeFile(t *testing.T, dir, name, data string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCLIAgainstCluster drives a real cluster through the CLI: apply
+// creates then updates (and --dry-run changes nothing), patch, get,
+// describe, selection by glob and regex with a 404 among them, and the
+// exit codes.
+func TestCLIAgainstCluster(t *testing.T) {
+	cl := startCluster(t)
+	dir := t.TempDir()
+	writeFile(t, cl.WorkDir, "in.txt", "a\nb\n")
+	src := writeFile(t, dir, "src.yaml", "name: orders-src\nconfig:\n  connector.class: FileStreamSource\n  file: in.txt\n  topic: orders\n")
+	writeFile(t, dir, "sink.json", `{"name":"orders-sink","config":{"connector.class":"FileStreamSink","file":"out.txt","topics":"orders"}}`)
+	writeFile(t, dir, "users.properties.yaml", "name: users-src\nconnector.class: FileStreamSource\nfile: in.txt\ntopic: users\n")
+
+	// The URL without a scheme, flags after the arguments.
+	url := strings.TrimPrefix(cl.URL, "http://")
+	out := mustCLI(t, "apply", "-f", dir, "--url", url, "--wait", "--timeout", "60s")
+	for _, want := range []string{"orders-sink  created", "orders-src   created", "users-src    created"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("apply printed:\n%s\nwant a line %q", out, want)
+		}
+	}
+	// Applied again: unchanged.
+	if out := mustCLI(t, "apply", "--url", url, "-f", src); !strings.Contains(out, "orders-src  unchanged") {
+		t.Fatalf("second apply:\n%s", out)
+	}
+	// A dry run of a change shows the diff and changes nothing.
+	writeFile(t, dir, "src.yaml", "name: orders-src\nconfig:\n  connector.class: FileStreamSource\n  file: in.txt\n  topic: orders-2\n")
+	out = mustCLI(t, "apply", "-f", src, "--dry-run", "--url", url)
+	if !strings.Contains(out, "would configure  ~topic: orders -> orders-2") {
+		t.Fatalf("dry run:\n%s", out)
+	}
+	got := mustCLI(t, "connectors", "--url", url, "get", "orders-src")
+	if !strings.Contains(got, `"topic": "orders"`) {
+		t.Fatalf("the dry run changed the config:\n%s", got)
+	}
+	if out := mustCLI(t, "apply", "-f", src, "--url", url); !strings.Contains(out, "configured  ~topic: orders -> orders-2") {
+		t.Fatalf("update:\n%s", out)
+	}
+	// patch: set and unset.
+	out = mustCLI(t, "patch", "connector", "orders-src", "--set", "batch.size=10", "--url", url, "--set", "topic=orders")
+	if !strings.Contains(out, "+batch.size=10") || !strings.Contains(out, "~topic: orders-2 -> orders") {
+		t.Fatalf("patch:\n%s", out)
+	}
+	if out := mustCLI(t, "patch", "connector", "orders-src", "--unset", "batch.size", "--url", url); !strings.Contains(out, "-batch.size=10") {
+		t.Fatalf("patch --unset:\n%s", out)
+	}
+
+	// get connectors, in each format.
+	eventually(t, 30*time.Second, func() (bool, string) {
+		out := mustCLI(t, "get", "connectors", "--url", url)
+		return strings.Count(out, "RUNNING  1/1") == 3, out
+	})
+	var rows []connectorRow
+	if err := json.Unmarshal([]byte(mustCLI(t, "get", "connectors", "orders-sink", "-o", "json", "--url", url)), &rows); err != nil ||
+		len(rows) != 1 || rows[0].Type != "sink" || rows[0].Class != "FileStreamSink" {
+		t.Fatalf("get connectors -o json: %+v, %v", rows, err)
+	}
+	if out := mustCLI(t, "get", "tasks", "orders-src", "-o", "yaml", "--url", url); !strings.Contains(out, "worker_id: agent-1") {
+		t.Fatalf("get tasks -o yaml:\n%s", out)
+	}
+	eventually(t, 30*time.Second, func() (bool, string) {
+		out := mustCLI(t, "get", "offsets", "orders-src", "--url", url)
+		return strings.Contains(out, `{"position":4}`), out
+	})
+	if out := mustCLI(t, "get", "plugins", "FileStreamSource", "--url", url); !strings.Contains(out, "org.apache.kafka.connect.file.FileStreamSourceConnector") {
+		t.Fatalf("get plugins:\n%s", out)
+	}
+	// describe: a sink shows its topics and offsets, and its lag or that
+	// the lag is unavailable.
+	eventually(t, 30*time.Second, func() (bool, string) {
+		out := mustCLI(t, "describe", "connector", "orders-sink", "--url", url)
+		ok := strings.Contains(out, "state:  RUNNING") && strings.Contains(out, "agent-1") &&
+			strings.Contains(out, "topics: orders") && strings.Contains(out, `"kafka_topic":"orders"`) &&
+			(strings.Contains(out, "lag: unavailable") || strings.Contains(out, "lag: 0"))
+		return ok, out
+	})
+
+	// Selection: a glob, then a regex; a missing name fails alone.
+	out = mustCLI(t, "pause", "--match", "orders-*", "--url", url)
+	if strings.TrimSpace(out) != "CONNECTOR    RESULT\norders-sink  paused\norders-src   paused" {
+		t.Fatalf("pause --match:\n%s", out)
+	}
+	out, errOut, code := runCLI(t, "resume", "orders-src", "nope", "orders-sink", "--url", url)
+	if code != exitRefused || !strings.Contains(out, "orders-src   resumed") || !strings.Contains(out, "nope         FAILED 404: Unknown connector nope") ||
+		!strings.Contains(out, "orders-sink  resumed") || !strings.Contains(errOut, "1 of 3 connectors failed") {
+		t.Fatalf("resume with a missing name: exit %d\n%s%s", code, out, errOut)
+	}
+	out = mustCLI(t, "stop", "-e", "^users|sink$", "--url", url, "-o", "json")
+	var results []actionResult
+	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 2 ||
+		results[0].Connector != "orders-sink" || results[1].Connector != "users-src" || results[1].Result != "stopped" {
+		t.Fatalf("stop -e: %s (%v)", out, err)
+	}
+	eventually(t, 30*time.Second, func() (bool, string) {
+		out := mustCLI(t, "get", "connectors", "--url", url)
+		return strings.Count(out, "STOPPED") == 2, out
+	})
+	if out := mustCLI(t, "delete", "users-src", "orders-sink", "--url", url); !strings.Contains(out, "users-src    deleted") {
+		t.Fatalf("delete:\n%s", out)
+	}
+
+	// Exit codes: refused (1), usage (2), no server (3).
+	if _, errOut, code := runCLI(t, "describe", "connector", "gone", "--url", url); code != exitRefused ||
+		errOut != "sluice: 404: Connector gone not found\n" {
+		t.Fatalf("describe a missing connector: exit %d, %q", code, errOut)
+	}
+	if _, _, code := runCLI(t, "pause", "--url", url); code != exitUsage {
+		t.Fatalf("pause without names: exit %d", code)
+	}
+	if _, _, code := runCLI(t, "get", "connectors", "--nope", "--url", url); code != exitUsage {
+		t.Fatalf("an undefined flag: exit %d", code)
+	}
+	if _, _, code := runCLI(t, "get", "connectors", "-o", "xml", "--url", url); code != exitUsage {
+		t.Fatalf("-o xml: exit %d", code)
+	}
+}
+
+// TestUnreachableURL: nothing listens there — exit code 3 and a message
+// that says so and what to run.
+func TestUnreachableURL(t *testing.T) {
+	t.Setenv("SLUICE_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	_, errOut, code := runCLI(t, "get", "connectors", "--url", "127.0.0.1:1")
+	want := "sluice: cannot reach Sluice at http://127.0.0.1:1: connection refused — is it running? (sluice dev / make run)\n"
+	if code != exitNoServer || errOut != want {
+		t.Fatalf("exit %d, %q; want %d, %q", code, errOut, exitNoServer, want)
+	}
+	if _, errOut, code := runCLI(t, "connectors", "list", "--url", "http://"); code != exitUsage || !strings.Contains(errOut, "has no host") {
+		t.Fatalf("a URL without host: exit %d, %q", code, errOut)
+	}
+}
