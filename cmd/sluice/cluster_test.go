@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/argv"
@@ -75,7 +76,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	app := newApp()
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
-	if err := app.Run(argv.Reorder(app, append([]string{"sluice"}, args...))); err != nil {
+	if err := app.Run(argvFor(app, args)); err != nil {
 		errOut.WriteString("sluice: " + err.Error() + "\n")
 		code = exitCode(err)
 	}
@@ -106,4 +107,9 @@ func eventually(t *testing.T, d time.Duration, cond func() (bool, string)) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// argvFor is what main passes to app.Run for these arguments.
+func argvFor(app *cli.App, args []string) []string {
+	return argv.Reorder(app, append([]string{"sluice"}, args...))
 }
