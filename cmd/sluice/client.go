@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,8 +75,12 @@ func (s *session) call(method, path string, body []byte) error {
 		fmt.Fprintln(s.w, status, http.StatusText(status))
 		return nil
 	}
+	// Numbers stay as the server wrote them (an offset may not fit a
+	// float64).
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		_, err = s.w.Write(append(data, '\n'))
 		return err
 	}
