@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,6 +135,10 @@ func sluiceArgs(t *testing.T, d docLine) []string {
 	if err != nil {
 		t.Fatalf("line %d: %v", d.line, err)
 	}
+	// A redirection is the shell's, not the CLI's.
+	if i := slices.Index(words, ">"); i >= 0 {
+		words = words[:i]
+	}
 	return words
 }
 
@@ -235,5 +240,22 @@ func TestParseCommand(t *testing.T) {
 	}
 	if err := parseCommand(strings.Fields("agent --nats nats://nats:4222 --kafka k:9092 --id web-1 --labels zone=a")); err != nil {
 		t.Errorf("a good agent command line: %v", err)
+	}
+}
+
+// TestDocsCLICommands: every sluice command that docs/cli.md and
+// docs/security.md show parses with the CLI's commands and flags.
+func TestDocsCLICommands(t *testing.T) {
+	for doc, atLeast := range map[string]int{"cli.md": 30, "security.md": 3} {
+		n := 0
+		for _, d := range shellBlocks(t, filepath.Join("..", "..", "docs", doc)) {
+			if args := sluiceArgs(t, d); args != nil {
+				n++
+				parseArgs(t, "docs/"+doc, d, args)
+			}
+		}
+		if n < atLeast {
+			t.Errorf("only %d sluice commands found in docs/%s", n, doc)
+		}
 	}
 }
