@@ -148,3 +148,46 @@ func TestUnreachableURL(t *testing.T) {
 		t.Fatalf("a URL without host: exit %d, %q", code, errOut)
 	}
 }
+
+// TestUsageExitCodes: a wrong command line is exit code 2, whatever part
+// of it is wrong.
+func TestUsageExitCodes(t *testing.T) {
+	t.Setenv("SLUICE_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	for _, args := range [][]string{
+		{"offsets", "alter", "x"},                 // a required flag missing
+		{"get", "nothing"},                        // an unknown subcommand
+		{"get", "connectors", "--nope"},           // an unknown flag
+		{"pause"},                                 // no connector selected
+		{"pause", "a", "--match", "*"},            // two selections
+		{"stop", "-e", "("},                       // a bad regex
+		{"get", "connectors", "-o", "xml"},        // a bad format
+		{"get", "connectors", "--url", "ftp://h"}, // a bad URL
+		{"patch", "connector", "x", "--set", "novalue"},
+		{"completion", "fish"},
+	} {
+		if _, errOut, code := runCLI(t, args...); code != exitUsage {
+			t.Errorf("sluice %q: exit %d, want %d (%s)", args, code, exitUsage, errOut)
+		}
+	}
+}
+
+// TestCompletion: the scripts name the binary's completion flag, which
+// lists the subcommands.
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh"} {
+		if out := mustCLI(t, "completion", shell); !strings.Contains(out, "--generate-bash-completion") {
+			t.Errorf("completion %s:\n%s", shell, out)
+		}
+	}
+	// urfave/cli reads the word before the completion flag from os.Args.
+	args := []string{"get", "--generate-bash-completion"}
+	saved := os.Args
+	os.Args = append([]string{"sluice"}, args...)
+	t.Cleanup(func() { os.Args = saved })
+	out := mustCLI(t, args...)
+	for _, want := range []string{"connectors", "plugins", "offsets", "tasks"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("get's completions %q lack %s", out, want)
+		}
+	}
+}

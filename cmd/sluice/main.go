@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,8 +40,17 @@ func (e usageError) Unwrap() error { return e.error }
 func exitCode(err error) int {
 	var ue usageError
 	var ce *restclient.ConnectError
+	var ec cli.ExitCoder
 	switch {
 	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ec):
+		// urfave/cli's own exit errors: "No help topic for 'x'", an
+		// unknown command.
+		return exitUsage
+	case strings.HasPrefix(err.Error(), "Required flag"):
+		// urfave/cli's missing required flag error has an unexported
+		// type; its message is all there is to tell it by.
 		return exitUsage
 	case errors.As(err, &ce):
 		return exitNoServer
@@ -78,6 +88,8 @@ func newApp() *cli.App {
 		},
 	}
 	app.OnUsageError = onUsageError
+	// main chooses the exit code; urfave/cli would exit with its own.
+	app.ExitErrHandler = func(*cli.Context, error) {}
 	markUsageErrors(app.Commands)
 	return app
 }
