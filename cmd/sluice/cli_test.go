@@ -191,3 +191,37 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsAndCreateWait: logs get and set through /admin/loggers, and the
+// REST-mirroring create with --wait, then offsets reset, against a real
+// cluster.
+func TestLogsAndCreateWait(t *testing.T) {
+	cl := startCluster(t)
+	out := mustCLI(t, "logs", "set", "org.apache.kafka.connect", "debug", "--url", cl.URL)
+	if !strings.Contains(out, "org.apache.kafka.connect  DEBUG  worker") {
+		t.Fatalf("logs set:\n%s", out)
+	}
+	if out := mustCLI(t, "logs", "get", "org.apache.kafka.connect", "--url", cl.URL, "-o", "json"); !strings.Contains(out, `"level": "DEBUG"`) {
+		t.Fatalf("logs get one:\n%s", out)
+	}
+	if out := mustCLI(t, "logs", "get", "--url", cl.URL); !strings.HasPrefix(out, "LOGGER") || !strings.Contains(out, "org.apache.kafka.connect") {
+		t.Fatalf("logs get:\n%s", out)
+	}
+	if _, errOut, code := runCLI(t, "logs", "set", "x", "LOUD", "--url", cl.URL); code != exitRefused || !strings.Contains(errOut, "invalid log level 'LOUD'") {
+		t.Fatalf("logs set LOUD: exit %d, %s", code, errOut)
+	}
+
+	writeFile(t, cl.WorkDir, "in.txt", "x\n")
+	spec := writeFile(t, t.TempDir(), "c.json", `{"name":"w","config":{"connector.class":"FileStreamSource","file":"in.txt","topic":"w"}}`)
+	_, errOut, code := runCLI(t, "connectors", "create", "-f", spec, "--wait", "--url", cl.URL)
+	if code != 0 || !strings.Contains(errOut, "w: RUNNING") {
+		t.Fatalf("create --wait: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "offsets", "reset", "w", "--url", cl.URL); code != exitRefused || !strings.Contains(errOut, "400") {
+		t.Fatalf("offsets reset of a running connector: exit %d, %s", code, errOut)
+	}
+	mustCLI(t, "stop", "w", "--url", cl.URL)
+	if out := mustCLI(t, "offsets", "reset", "w", "--url", cl.URL, "-o", "yaml"); !strings.Contains(out, "message:") {
+		t.Fatalf("offsets reset -o yaml:\n%s", out)
+	}
+}

@@ -71,6 +71,28 @@ func (s *session) call(method, path string, body []byte) error {
 	if err != nil {
 		return err
 	}
+	return s.render(data, status)
+}
+
+// callBusy is call with a spinner on stderr while the request runs, for
+// the requests that take a while (offsets operations fence and write).
+func (s *session) callBusy(what, method, path string, body []byte) error {
+	var data []byte
+	var status int
+	err := busy(what, func() error {
+		var err error
+		data, status, err = s.do(method, path, body)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return s.render(data, status)
+}
+
+// render prints an answer's body as the server sent it, in the session's
+// format, or its status line when it has none.
+func (s *session) render(data []byte, status int) error {
 	if len(data) == 0 {
 		fmt.Fprintln(s.w, status, http.StatusText(status))
 		return nil
@@ -189,13 +211,26 @@ func connectorsCommand() *cli.Command {
 			}},
 			{
 				Name: "create", Usage: "create a connector from a JSON file (name, config, initial_state, initial_offsets)",
-				Flags: []cli.Flag{fileFlag()},
+				Flags: append([]cli.Flag{fileFlag()}, waitFlags()...),
 				Action: func(c *cli.Context) error {
 					body, err := readBody(c.String("file"))
 					if err != nil {
 						return err
 					}
-					return call(c, http.MethodPost, "/connectors", body)
+					s, err := open(c)
+					if err != nil {
+						return err
+					}
+					if err := s.call(http.MethodPost, "/connectors", body); err != nil || !c.Bool("wait") {
+						return err
+					}
+					var req struct {
+						Name string `json:"name"`
+					}
+					if err := json.Unmarshal(body, &req); err != nil {
+						return fmt.Errorf("read the connector's name: %w", err)
+					}
+					return s.waitRunning([]string{req.Name}, c.Duration("timeout"))
 				},
 			},
 			simple("get", "show a connector", http.MethodGet, ""),
@@ -235,7 +270,20 @@ func offsetsCommand() *cli.Command {
 		Flags: clientFlagsOutput("json"),
 		Subcommands: []*cli.Command{
 			simple("get", "show a connector's offsets", http.MethodGet, "/offsets"),
-			simple("reset", "reset a stopped connector's offsets", http.MethodDelete, "/offsets"),
+			{
+				Name: "reset", Usage: "reset a stopped connector's offsets", ArgsUsage: "NAME",
+				Action: func(c *cli.Context) error {
+					n, err := nameArg(c)
+					if err != nil {
+						return err
+					}
+					s, err := open(c)
+					if err != nil {
+						return err
+					}
+					return s.callBusy("resetting the offsets of "+n, http.MethodDelete, connectorPath(n, "/offsets"), nil)
+				},
+			},
 			{
 				Name: "alter", Usage: "alter a stopped connector's offsets from a JSON file ({\"offsets\":[…]})", ArgsUsage: "NAME",
 				Flags: []cli.Flag{fileFlag()},
@@ -248,7 +296,11 @@ func offsetsCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					return call(c, http.MethodPatch, connectorPath(n, "/offsets"), body)
+					s, err := open(c)
+					if err != nil {
+						return err
+					}
+					return s.callBusy("altering the offsets of "+n, http.MethodPatch, connectorPath(n, "/offsets"), body)
 				},
 			},
 		},

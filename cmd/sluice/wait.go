@@ -109,3 +109,26 @@ func (s *session) waitRunning(names []string, timeout time.Duration) error {
 		}
 	}
 }
+
+// busy runs fn with a spinner on stderr (a terminal only) saying what
+// the CLI waits for.
+func busy(what string, fn func() error) error {
+	bar := newBar(-1, what)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = bar.Add(1)
+			}
+		}
+	}()
+	err := fn()
+	close(done)
+	_ = bar.Finish()
+	return err
+}
