@@ -35,7 +35,7 @@ func actionCommand(name, usage, done string) *cli.Command {
 		&cli.StringFlag{Name: "regex", Aliases: []string{"e"}, Usage: "the connectors whose names match this regular expression (anywhere in the name unless anchored)"},
 	)
 	if name == "delete" {
-		flags = append(flags, resetOffsetsFlag)
+		flags = append(flags, resetOffsetsFlag())
 	}
 	if name == "resume" {
 		flags = append(flags, waitFlags()...)

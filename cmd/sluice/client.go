@@ -242,7 +242,7 @@ func connectorsCommand() *cli.Command {
 			simple("restart", "restart a connector and all its tasks", http.MethodPost, "/restart?includeTasks=true"),
 			{
 				Name: "delete", Usage: "delete a connector", ArgsUsage: "NAME",
-				Flags: []cli.Flag{resetOffsetsFlag},
+				Flags: []cli.Flag{resetOffsetsFlag()},
 				Action: func(c *cli.Context) error {
 					n, err := nameArg(c)
 					if err != nil {
@@ -259,7 +259,10 @@ func connectorsCommand() *cli.Command {
 	}
 }
 
-var resetOffsetsFlag = &cli.BoolFlag{Name: "reset-offsets", Usage: "reset its offsets too"}
+// resetOffsetsFlag is delete's --reset-offsets.
+func resetOffsetsFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "reset-offsets", Usage: "reset its offsets too"}
+}
 
 // offsetsCommand is the REST API's offsets endpoints, printing the
 // server's answers (JSON by default).

@@ -17,26 +17,26 @@ import (
 
 const defaultURL = "http://127.0.0.1:8083"
 
-// The REST client's connection and credential flags.
-var (
-	urlFlag            = stringFlag("url", defaultURL, "coordinator REST URL (host:port or http[s]://host:port; without a scheme: http, https with --ca)")
-	clientUserFlag     = stringFlag("user", "", "HTTP Basic user (its password from --password-file)")
-	clientPasswordFlag = stringFlag("password-file", "", "file holding the --user's password")
-	clientTokenFlag    = stringFlag("token-file", "", "file holding a bearer token or JWT")
-	clientCAFlag       = stringFlag("ca", "", "PEM CAs that verify the coordinator's HTTPS certificate (default: the system's)")
-	contextFlag        = stringFlag("context", "", "use this context of the CLI config (sluice config get-contexts) instead of the current one")
-)
-
 // clientFlags are the flags of the commands that call the REST API: how to
 // reach and authenticate to it, and -o, whose default is table.
 func clientFlags() []cli.Flag {
 	return clientFlagsOutput("table")
 }
 
-// clientFlagsOutput are clientFlags with -o defaulting to format.
+// clientFlagsOutput are clientFlags with -o defaulting to format. They are
+// made anew for every command: urfave/cli keeps a value read from the
+// environment in the flag itself, which a flag shared by several commands
+// (or several runs of the app, in tests) would carry over.
 func clientFlagsOutput(format string) []cli.Flag {
-	return []cli.Flag{urlFlag, clientUserFlag, clientPasswordFlag, clientTokenFlag, clientCAFlag, contextFlag,
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: format, Usage: "output format: table, json or yaml", EnvVars: env("output")}}
+	return []cli.Flag{
+		stringFlag("url", defaultURL, "coordinator REST URL (host:port or http[s]://host:port; without a scheme: http, https with --ca)"),
+		stringFlag("user", "", "HTTP Basic user (its password from --password-file)"),
+		stringFlag("password-file", "", "file holding the --user's password"),
+		stringFlag("token-file", "", "file holding a bearer token or JWT"),
+		stringFlag("ca", "", "PEM CAs that verify the coordinator's HTTPS certificate (default: the system's)"),
+		stringFlag("context", "", "use this context of the CLI config (sluice config get-contexts) instead of the current one"),
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: format, Usage: "output format: table, json or yaml", EnvVars: env("output")},
+	}
 }
 
 // conn is how to reach and authenticate to one Sluice, resolved from, in

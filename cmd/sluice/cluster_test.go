@@ -60,6 +60,12 @@ func startCluster(t *testing.T) *testCluster {
 		defer cancel()
 		_ = app.Stop(ctx)
 	})
+	// Ready as the harness's clusters are: a leader, and the agent
+	// registered (before that, writes are refused with a 409).
+	eventually(t, 30*time.Second, func() (bool, string) {
+		leader, _ := coord.Leader()
+		return leader && coord.RegisteredAgents() >= 1, "no leader or no agent yet"
+	})
 	// The environment above is the cluster's; the CLI runs must not see it.
 	for _, v := range []string{"SLUICE_LISTEN", "SLUICE_WORK_DIR", "SLUICE_AGENTS", "SLUICE_LOG_LEVEL", "SLUICE_FLUSH_INTERVAL"} {
 		os.Unsetenv(v)

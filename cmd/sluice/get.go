@@ -163,48 +163,47 @@ type offsetRow struct {
 	Offset    map[string]any `json:"offset"`
 }
 
-// eachNamed runs fn for every connector named on the command line, and
-// returns the failures together after trying them all.
-func eachNamed(c *cli.Context, fn func(name string) error) error {
+// perConnector prints the rows fetch returns for each named connector,
+// going on past a connector that fails, and returns the failures.
+func perConnector[T any](c *cli.Context, fetch func(s *session, name string) ([]T, error), table func([]T) *output.Rows) error {
 	if c.NArg() == 0 {
 		return usageError{errors.New("name at least one connector")}
 	}
-	var errs []error
-	for _, n := range c.Args().Slice() {
-		if err := fn(n); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", n, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func getOffsets(c *cli.Context) error {
 	s, err := open(c)
 	if err != nil {
 		return err
 	}
-	rows := []offsetRow{}
-	failed := eachNamed(c, func(n string) error {
+	rows := []T{}
+	var errs []error
+	for _, n := range c.Args().Slice() {
+		more, err := fetch(s, n)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", n, err))
+		}
+		rows = append(rows, more...)
+	}
+	err = s.print(rows, func() *output.Rows { return table(rows) })
+	return errors.Join(append([]error{err}, errs...)...)
+}
+
+func getOffsets(c *cli.Context) error {
+	return perConnector(c, func(s *session, n string) ([]offsetRow, error) {
 		var o v1.ConnectorOffsets
 		if err := s.get(connectorPath(n, "/offsets"), &o); err != nil {
-			return err
+			return nil, err
 		}
+		rows := make([]offsetRow, 0, len(o.Offsets))
 		for _, e := range o.Offsets {
 			rows = append(rows, offsetRow{Connector: n, Partition: e.Partition, Offset: e.Offset})
 		}
-		return nil
-	})
-	if c.NArg() == 0 {
-		return failed
-	}
-	err = s.print(rows, func() *output.Rows {
+		return rows, nil
+	}, func(rows []offsetRow) *output.Rows {
 		t := output.NewRows("CONNECTOR", "PARTITION", "OFFSET")
 		for _, r := range rows {
 			t.Add(r.Connector, compact(r.Partition), compact(r.Offset))
 		}
 		return t
 	})
-	return errors.Join(err, failed)
 }
 
 // taskRow is one task in `get tasks`.
@@ -214,26 +213,17 @@ type taskRow struct {
 }
 
 func getTasks(c *cli.Context) error {
-	s, err := open(c)
-	if err != nil {
-		return err
-	}
-	rows := []taskRow{}
-	failed := eachNamed(c, func(n string) error {
+	return perConnector(c, func(s *session, n string) ([]taskRow, error) {
 		var st v1.ConnectorStateInfo
 		if err := s.get(connectorPath(n, "/status"), &st); err != nil {
-			return err
+			return nil, err
 		}
+		rows := make([]taskRow, 0, len(st.Tasks))
 		for _, t := range st.Tasks {
 			rows = append(rows, taskRow{Connector: n, TaskState: t})
 		}
-		return nil
-	})
-	if c.NArg() == 0 {
-		return failed
-	}
-	err = s.print(rows, func() *output.Rows { return taskTable(rows) })
-	return errors.Join(err, failed)
+		return rows, nil
+	}, taskTable)
 }
 
 // taskTable shows tasks with their agent and the first line of a failed
