@@ -217,6 +217,15 @@ func TestLogsAndCreateWait(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "w: RUNNING") {
 		t.Fatalf("create --wait: exit %d, %s", code, errOut)
 	}
+	// The REST-mirroring commands print the server's JSON, or -o table a
+	// key/value table of it.
+	if out := mustCLI(t, "connectors", "status", "w", "--url", cl.URL); !strings.Contains(out, `"name": "w"`) {
+		t.Fatalf("connectors status:\n%s", out)
+	}
+	if out := mustCLI(t, "connectors", "status", "w", "-o", "table", "--url", cl.URL); !strings.HasPrefix(out, "KEY") ||
+		!strings.Contains(out, "name       w\n") || !strings.Contains(out, "type       source\n") {
+		t.Fatalf("connectors status -o table:\n%s", out)
+	}
 	if _, errOut, code := runCLI(t, "offsets", "reset", "w", "--url", cl.URL); code != exitRefused || !strings.Contains(errOut, "400") {
 		t.Fatalf("offsets reset of a running connector: exit %d, %s", code, errOut)
 	}
