@@ -27,16 +27,19 @@ type level struct {
 
 // Reorder returns args (os.Args: the program first) with each flag moved
 // right after the command that defines it — a parent command's flag given
-// after a subcommand goes back to the parent — and the positional arguments
-// last. A flag no command on the path defines stays with the leaf command,
-// whose parser reports it. Everything after "--" is positional, as is "-"
-// (stdin). A flag's value is the next argument unless the flag is boolean
-// or written --flag=value.
+// after a subcommand goes back to the parent, a subcommand's flag given
+// before it goes to it — and the positional arguments last. A flag defined
+// on several commands of the path goes to the deepest; one that no command
+// on the path defines stays with the leaf command, whose parser reports
+// it. Everything after "--" is positional, as is "-" (stdin). A flag's
+// value is the next argument unless the flag is boolean or written
+// --flag=value.
 func Reorder(app *cli.App, args []string) []string {
 	if len(args) < 2 || args[len(args)-1] == completionFlag {
 		return args
 	}
 	path := []*level{{flags: app.Flags, commands: app.Commands}}
+	var flags [][]string // each flag with its value, as given
 	var positional, rest []string
 	dashdash := false
 	rem := args[1:]
@@ -48,12 +51,12 @@ func Reorder(app *cli.App, args []string) []string {
 			break
 		}
 		if len(a) > 1 && a[0] == '-' {
-			owner, takesValue := find(path, a)
-			owner.args = append(owner.args, a)
-			if takesValue && !strings.Contains(a, "=") && i+1 < len(rem) {
+			tokens := []string{a}
+			if takesValue(path, a) && !strings.Contains(a, "=") && i+1 < len(rem) {
 				i++
-				owner.args = append(owner.args, rem[i])
+				tokens = append(tokens, rem[i])
 			}
+			flags = append(flags, tokens)
 			continue
 		}
 		leaf := path[len(path)-1]
@@ -64,6 +67,11 @@ func Reorder(app *cli.App, args []string) []string {
 			}
 		}
 		positional = append(positional, a)
+	}
+	// The path is known now: give each flag to its command.
+	for _, tokens := range flags {
+		owner := owner(path, flagName(tokens[0]))
+		owner.args = append(owner.args, tokens...)
 	}
 	out := []string{args[0]}
 	for _, l := range path {
@@ -79,29 +87,72 @@ func Reorder(app *cli.App, args []string) []string {
 	return append(out, rest...)
 }
 
-// find returns the deepest level on the path that defines the flag in arg
-// (a leaf's flag shadows a parent's of the same name), and whether the flag
-// takes a value. A flag nobody defines belongs to the leaf, as a boolean.
-func find(path []*level, arg string) (*level, bool) {
+// flagName is the name in "-f", "--flag" or "--flag=value".
+func flagName(arg string) string {
 	name := strings.TrimLeft(arg, "-")
 	if i := strings.IndexByte(name, '='); i >= 0 {
 		name = name[:i]
 	}
+	return name
+}
+
+// owner is the deepest level on the path that defines the flag (a leaf's
+// flag shadows a parent's of the same name), or the leaf.
+func owner(path []*level, name string) *level {
 	for i := len(path) - 1; i >= 0; i-- {
-		for _, f := range path[i].flags {
-			for _, n := range f.Names() {
-				if n == name {
-					return path[i], takesValue(f)
-				}
+		if findFlag(path[i].flags, name) != nil {
+			return path[i]
+		}
+	}
+	return path[len(path)-1]
+}
+
+// takesValue reports whether the flag in arg reads a value: as the
+// deepest command of the path so far defines it, or else, for a flag
+// given before its subcommand, as any command below defines it. A flag
+// nobody defines is taken as boolean.
+func takesValue(path []*level, arg string) bool {
+	name := flagName(arg)
+	for i := len(path) - 1; i >= 0; i-- {
+		if f := findFlag(path[i].flags, name); f != nil {
+			return flagTakesValue(f)
+		}
+	}
+	if f := findInTree(path[len(path)-1].commands, name); f != nil {
+		return flagTakesValue(f)
+	}
+	return false
+}
+
+// findFlag is the flag of flags called name, or nil.
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
 			}
 		}
 	}
-	return path[len(path)-1], false
+	return nil
 }
 
-// takesValue reports whether a flag reads a value: every flag kind but the
-// boolean ones.
-func takesValue(f cli.Flag) bool {
+// findInTree is the first flag called name of the commands or their
+// subcommands, or nil.
+func findInTree(cmds []*cli.Command, name string) cli.Flag {
+	for _, c := range cmds {
+		if f := findFlag(c.Flags, name); f != nil {
+			return f
+		}
+		if f := findInTree(c.Subcommands, name); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// flagTakesValue reports whether a flag reads a value: every flag kind but
+// the boolean ones.
+func flagTakesValue(f cli.Flag) bool {
 	if v, ok := f.(interface{ TakesValue() bool }); ok {
 		return v.TakesValue()
 	}

@@ -47,6 +47,9 @@ func TestReorder(t *testing.T) {
 		{"offsets alter a b --url=X -o yaml", []string{"a", "b"}, map[string]string{"url": "X", "o": "yaml"}},
 		{"offsets rm a --reset-offsets b", []string{"a", "b"}, map[string]string{"reset-offsets": "true"}},
 		{"offsets rm --reset-offsets a -- --url -x", []string{"a", "--url", "-x"}, map[string]string{"reset-offsets": "true"}},
+		// Flags given before the command that defines them.
+		{"--url X offsets alter a -f f.json", []string{"a"}, map[string]string{"url": "X", "file": "f.json"}},
+		{"offsets -f f.json --url=X alter a", []string{"a"}, map[string]string{"url": "X", "file": "f.json"}},
 		// A positional argument that is a subcommand's name is not one once
 		// another positional argument came first.
 		{"offsets alter x alter", []string{"x", "alter"}, map[string]string{}},
