@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -91,7 +92,35 @@ func newApp() *cli.App {
 	// main chooses the exit code; urfave/cli would exit with its own.
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	markUsageErrors(app.Commands)
+	pointToGroupFlags(app.Commands)
 	return app
+}
+
+// pointToGroupFlags tells the help of each subcommand of a client command
+// group (get, connectors, …) where the connection and output flags are:
+// they are the group's, so the subcommand's own help does not list them,
+// though they are accepted after it.
+func pointToGroupFlags(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if len(c.Subcommands) == 0 || findFlag(c.Flags, "url") == nil {
+			continue
+		}
+		for _, sub := range c.Subcommands {
+			if sub.Description == "" {
+				sub.Description = fmt.Sprintf("Takes %s's flags too (--url, --context, --user, -o, …: sluice %s --help), before or after its arguments.", c.Name, c.Name)
+			}
+		}
+	}
+}
+
+// findFlag reports the flag of flags called name, or nil.
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
 }
 
 // onUsageError makes a flag parsing error a usageError (exit code 2).
