@@ -234,3 +234,17 @@ func TestLogsAndCreateWait(t *testing.T) {
 		t.Fatalf("offsets reset -o yaml:\n%s", out)
 	}
 }
+
+// TestWaitFailed: --wait stops at a FAILED task, says why, and exits 1.
+func TestWaitFailed(t *testing.T) {
+	cl := startCluster(t)
+	if err := os.Mkdir(filepath.Join(cl.WorkDir, "a-dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := writeFile(t, t.TempDir(), "bad.yaml", "name: bad\nconnector.class: FileStreamSource\nfile: a-dir\ntopic: bad\n")
+	start := time.Now()
+	_, errOut, code := runCLI(t, "apply", "-f", spec, "--wait", "--timeout", "60s", "--url", cl.URL)
+	if code != exitRefused || !strings.Contains(errOut, "bad: task 0 FAILED") || time.Since(start) > 50*time.Second {
+		t.Fatalf("apply --wait of a failing connector: exit %d after %s\n%s", code, time.Since(start), errOut)
+	}
+}
