@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
@@ -43,18 +42,22 @@ func auditCommand() *cli.Command {
 			if len(q) > 0 {
 				path += "?" + q.Encode()
 			}
-			if c.Bool("json") {
-				return call(c, http.MethodGet, path, nil)
-			}
-			data, _, err := send(c, http.MethodGet, path, nil)
+			s, err := open(c)
 			if err != nil {
 				return err
 			}
-			var log v1.AuditLog
-			if err := json.NewDecoder(bytes.NewReader(data)).Decode(&log); err != nil {
-				return fmt.Errorf("read the audit records: %w", err)
+			if c.Bool("json") {
+				s.format = output.JSON
+				return s.call(http.MethodGet, path, nil)
 			}
-			return printAudit(c.App.Writer, log)
+			var log v1.AuditLog
+			if err := s.get(path, &log); err != nil {
+				return err
+			}
+			if s.format != output.Table {
+				return s.print(log, nil)
+			}
+			return printAudit(s.w, log)
 		},
 	}
 }
@@ -102,19 +105,9 @@ func change(r v1.AuditRecord) string {
 		parts = append(parts, b.TargetState+" -> "+a.TargetState)
 	}
 	var keys []string
-	for k, v := range a.Config {
-		if old, ok := b.Config[k]; !ok {
-			keys = append(keys, "+"+k)
-		} else if old != v {
-			keys = append(keys, "~"+k)
-		}
+	for _, k := range configDiff(b.Config, a.Config) {
+		keys = append(keys, k.mark()+k.Key)
 	}
-	for k := range b.Config {
-		if _, ok := a.Config[k]; !ok {
-			keys = append(keys, "-"+k)
-		}
-	}
-	slices.SortFunc(keys, func(x, y string) int { return strings.Compare(x[1:], y[1:]) })
 	if len(keys) > 0 {
 		parts = append(parts, "config "+strings.Join(keys, " "))
 	}

@@ -4,35 +4,133 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/cmd/sluice/internal/argv"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
+// The exit codes (docs/cli.md).
+const (
+	exitRefused  = 1 // the server refused a request, or the command failed
+	exitUsage    = 2 // the command line is wrong
+	exitNoServer = 3 // no Sluice answered at the URL
+)
+
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	app := newApp()
+	if err := app.Run(argv.Reorder(app, os.Args)); err != nil {
 		fmt.Fprintln(os.Stderr, "sluice:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
+// usageError is a wrong command line: exit code 2.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// exitCode is the process's exit code for err.
+func exitCode(err error) int {
+	var ue usageError
+	var ce *restclient.ConnectError
+	var ec cli.ExitCoder
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.As(err, &ec):
+		// urfave/cli's own exit errors: "No help topic for 'x'", an
+		// unknown command.
+		return exitUsage
+	case strings.HasPrefix(err.Error(), "Required flag"):
+		// urfave/cli's missing required flag error has an unexported
+		// type; its message is all there is to tell it by.
+		return exitUsage
+	case errors.As(err, &ce):
+		return exitNoServer
+	}
+	return exitRefused
+}
+
 func newApp() *cli.App {
-	return &cli.App{
-		Name:    "sluice",
-		Usage:   "run Kafka Connect-style connectors with a coordinator and agents",
-		Version: version.Version + " (" + version.Commit + ")",
+	app := &cli.App{
+		Name:                 "sluice",
+		Usage:                "run Kafka Connect-style connectors with a coordinator and agents",
+		Version:              version.Version + " (" + version.Commit + ")",
+		EnableBashCompletion: true,
 		Commands: []*cli.Command{
 			coordinatorCommand(),
 			agentCommand(),
 			devCommand(),
 			natsConfigCommand(),
+			getCommand(),
+			describeCommand(),
+			applyCommand(),
+			patchCommand(),
+			actionCommand("pause", "pause connectors", "paused"),
+			actionCommand("resume", "resume connectors", "resumed"),
+			actionCommand("stop", "stop connectors", "stopped"),
+			actionCommand("restart", "restart connectors and all their tasks", "restarted"),
+			actionCommand("delete", "delete connectors", "deleted"),
+			logsCommand(),
+			configCommand(),
+			completionCommand(),
 			connectorsCommand(),
 			offsetsCommand(),
 			auditCommand(),
 			authCommand(),
 		},
+	}
+	app.OnUsageError = onUsageError
+	// main chooses the exit code; urfave/cli would exit with its own.
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	markUsageErrors(app.Commands)
+	pointToGroupFlags(app.Commands)
+	return app
+}
+
+// pointToGroupFlags tells the help of each subcommand of a client command
+// group (get, connectors, …) where the connection and output flags are:
+// they are the group's, so the subcommand's own help does not list them,
+// though they are accepted after it.
+func pointToGroupFlags(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if len(c.Subcommands) == 0 || findFlag(c.Flags, "url") == nil {
+			continue
+		}
+		for _, sub := range c.Subcommands {
+			if sub.Description == "" {
+				sub.Description = fmt.Sprintf("Takes %s's flags too (--url, --context, --user, -o, …: sluice %s --help), before or after its arguments.", c.Name, c.Name)
+			}
+		}
+	}
+}
+
+// findFlag reports the flag of flags called name, or nil.
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// onUsageError makes a flag parsing error a usageError (exit code 2).
+func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+
+// markUsageErrors sets onUsageError on every command, as urfave/cli asks
+// each command separately.
+func markUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		markUsageErrors(c.Subcommands)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,12 @@ func flagContext(t *testing.T, flags ...cli.Flag) *cli.Context {
 	app := cli.NewApp()
 	app.Writer = &bytes.Buffer{}
 	set := flag.NewFlagSet("test", flag.ContinueOnError)
-	for _, f := range flags {
+	for _, orig := range flags {
+		// A copy: Apply keeps a value read from the environment in the
+		// flag, and most flags are package variables that later tests
+		// (and the clusters they start) would inherit it from.
+		f := reflect.New(reflect.TypeOf(orig).Elem()).Interface().(cli.Flag)
+		reflect.ValueOf(f).Elem().Set(reflect.ValueOf(orig).Elem())
 		if err := f.Apply(set); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
+)
+
+// actionResult is what one action did to one connector.
+type actionResult struct {
+	Connector string `json:"connector"`
+	Result    string `json:"result,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// actions are the REST calls of the connector actions.
+var actions = map[string]struct{ method, suffix string }{
+	"pause":   {http.MethodPut, "/pause"},
+	"resume":  {http.MethodPut, "/resume"},
+	"stop":    {http.MethodPut, "/stop"},
+	"restart": {http.MethodPost, "/restart?includeTasks=true"},
+	"delete":  {http.MethodDelete, ""},
+}
+
+// actionCommand makes pause, resume, stop, restart or delete: one REST
+// call per selected connector, going on past a failure, a line each.
+func actionCommand(name, usage, done string) *cli.Command {
+	flags := append(clientFlags(),
+		&cli.StringFlag{Name: "match", Usage: "the connectors whose names match this glob (path.Match: * ? [a-z])"},
+		&cli.StringFlag{Name: "regex", Aliases: []string{"e"}, Usage: "the connectors whose names match this regular expression (anywhere in the name unless anchored)"},
+	)
+	if name == "delete" {
+		flags = append(flags, resetOffsetsFlag())
+	}
+	if name == "resume" {
+		flags = append(flags, waitFlags()...)
+	}
+	return &cli.Command{
+		Name: name, Usage: usage + " (NAME…, --match GLOB or -e REGEX)", ArgsUsage: "[NAME…]",
+		Flags: flags,
+		Action: func(c *cli.Context) error {
+			crit := selection.Criteria{Names: c.Args().Slice(), Glob: c.String("match"), Regex: c.String("regex")}
+			if err := crit.Validate(); err != nil {
+				return usageError{err}
+			}
+			s, err := open(c)
+			if err != nil {
+				return err
+			}
+			var existing []string
+			if crit.ByPattern() {
+				if err := s.get("/connectors", &existing); err != nil {
+					return err
+				}
+			}
+			names, _ := crit.Select(existing) // validated above
+			a := actions[name]
+			suffix := a.suffix
+			if name == "delete" && c.Bool("reset-offsets") {
+				suffix = "?reset_offsets=true"
+			}
+			results := make([]actionResult, 0, len(names))
+			failed := 0
+			for _, n := range names {
+				r := actionResult{Connector: n, Result: done}
+				if _, _, err := s.do(a.method, connectorPath(n, suffix), nil); err != nil {
+					r.Result, r.Error = "", err.Error()
+					failed++
+				}
+				results = append(results, r)
+			}
+			if err := s.print(results, func() *output.Rows { return resultRows(results) }); err != nil {
+				return err
+			}
+			if len(names) == 0 {
+				return fmt.Errorf("no connector matches")
+			}
+			if failed > 0 {
+				return fmt.Errorf("%d of %d connectors failed", failed, len(names))
+			}
+			if name == "resume" && c.Bool("wait") {
+				return s.waitRunning(slices.Clone(names), c.Duration("timeout"))
+			}
+			return nil
+		},
+	}
+}
+
+// resultRows is a table of action results, "FAILED <why>" for a failure.
+func resultRows(results []actionResult) *output.Rows {
+	t := output.NewRows("CONNECTOR", "RESULT")
+	for _, r := range results {
+		res := r.Result
+		if r.Error != "" {
+			res = "FAILED " + r.Error
+		}
+		t.Add(r.Connector, res)
+	}
+	return t
+}

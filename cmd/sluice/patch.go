@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+)
+
+// patchCommand changes some keys of a connector's config with PATCH
+// /connectors/{name}/config (Kafka Connect 3.8+, KIP-477): a key set to
+// null is removed, keys not named are kept.
+func patchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "patch",
+		Usage: "change some keys of a connector's config",
+		Flags: clientFlags(),
+		Subcommands: []*cli.Command{{
+			Name: "connector", Aliases: []string{"conn"}, ArgsUsage: "NAME",
+			Usage: "set (--set k=v) and remove (--unset k) config keys",
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "set", Usage: "set a key: k=v (repeat for more)"},
+				&cli.StringSliceFlag{Name: "unset", Usage: "remove a key (repeat for more)"},
+			},
+			Action: patchConnector,
+		}},
+	}
+}
+
+func patchConnector(c *cli.Context) error {
+	name, err := nameArg(c)
+	if err != nil {
+		return err
+	}
+	patch := map[string]*string{}
+	for _, kv := range c.StringSlice("set") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usageError{fmt.Errorf("--set %q: want key=value", kv)}
+		}
+		patch[k] = &v
+	}
+	for _, k := range c.StringSlice("unset") {
+		if _, dup := patch[k]; dup {
+			return usageError{fmt.Errorf("--set and --unset both name %q", k)}
+		}
+		patch[k] = nil
+	}
+	if len(patch) == 0 {
+		return usageError{fmt.Errorf("give --set k=v or --unset k")}
+	}
+	s, err := open(c)
+	if err != nil {
+		return err
+	}
+	var before map[string]string
+	if err := s.get(connectorPath(name, "/config"), &before); err != nil {
+		return err
+	}
+	body, _ := json.Marshal(patch)
+	data, _, err := s.do(http.MethodPatch, connectorPath(name, "/config"), body)
+	if err != nil {
+		return err
+	}
+	var info v1.ConnectorInfo
+	if err := json.Unmarshal(data, &info); err != nil {
+		return fmt.Errorf("read the answer of PATCH: %w", err)
+	}
+	changes := configDiff(before, info.Config)
+	result := applyResult{Connector: name, Action: "configured", Changes: changes}
+	if len(changes) == 0 {
+		result.Action = "unchanged"
+	}
+	return s.print(result, func() *output.Rows {
+		t := output.NewRows("CONNECTOR", "CHANGE")
+		for _, k := range changes {
+			t.Add(name, k.String())
+		}
+		if len(changes) == 0 {
+			t.Add(name, "unchanged")
+		}
+		return t
+	})
+}
