@@ -12,7 +12,6 @@ package opsserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -62,10 +61,10 @@ func Handler(g prometheus.Gatherer, ready ReadyFunc) http.Handler {
 	return mux
 }
 
-// reasons splits a joined error into one reason per failed check.
+// reasons splits a joined error (errors.Join) into one reason per failed
+// check.
 func reasons(err error) []string {
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []string
 		for _, e := range joined.Unwrap() {
 			out = append(out, reasons(e)...)
