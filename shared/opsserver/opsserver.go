@@ -22,7 +22,7 @@ import (
 )
 
 // ReadyFunc reports why the process is not ready, or nil. It must answer
-// quickly: a probe waits for it.
+// quickly: a probe waits for it. A nil ReadyFunc is always ready.
 type ReadyFunc func(ctx context.Context) error
 
 // Status is the JSON body of /healthz and /readyz.
@@ -44,6 +44,9 @@ type Server struct {
 
 // Handler serves the three paths: g's metrics, liveness and ready's answer.
 func Handler(g prometheus.Gatherer, ready ReadyFunc) http.Handler {
+	if ready == nil {
+		ready = func(context.Context) error { return nil }
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

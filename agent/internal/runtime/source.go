@@ -380,5 +380,7 @@ func (r *sourceRunner) close() error {
 	if r.offsets != nil {
 		r.offsets.Close()
 	}
+	// Closing fails the records still buffered: they count too.
+	r.countAcks()
 	return errors.Join(errs...)
 }
