@@ -198,7 +198,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.nc = nc
 	// Every client of the agent gets an id of its own, starting with this
 	// one's, so that its sluice_kafka_… series stand apart.
-	base := "sluice-agent-" + a.cfg.ID
+	base := kafkautil.ClientID("sluice-agent", a.cfg.ID)
 	kopts := kafkautil.ClientOpts(a.cfg.Brokers, base, a.cfg.KafkaSecurity)
 	kclients := kafkametrics.New(a.cfg.Metrics)
 	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, append(append([]kgo.Opt{}, kopts...), kclients.Opts(base)...)...); err != nil {
@@ -208,7 +208,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		// The coordinator creates the topic; tasks read it to its end when they start.
 		a.log.Warn("offsets topic not read yet", "err", err)
 	}
-	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kclients, base+"-offsets", kopts...); err != nil {
+	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kclients, kafkautil.ClientID(base, "offsets"), kopts...); err != nil {
 		return err
 	}
 	a.metrics = metrics.New(a.cfg.Metrics, a.cfg.ID, a.session)

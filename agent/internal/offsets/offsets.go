@@ -151,7 +151,7 @@ func (e *Executor) write(ctx context.Context, connector, txnID, topic string, wr
 	if len(writes) == 0 {
 		return nil
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, append(append([]kgo.Opt{}, e.opts...), e.clients.Opts(e.clientID+"-"+connector)...)...)
+	w, err := kafkautil.NewTxnWriter(txnID, append(append([]kgo.Opt{}, e.opts...), e.clients.Opts(kafkautil.ClientID(e.clientID, connector))...)...)
 	if err != nil {
 		e.log.Error("offsets: writer", "connector", connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)

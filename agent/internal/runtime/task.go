@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -222,10 +223,10 @@ func (t *task) commit(ctx context.Context, r runner) error {
 }
 
 // clientID names one of the task's Kafka clients: the agent, the client's
-// role (producer, offsets, consumer) and the task, as Kafka Connect names
-// its task clients; no two live clients of a process share it.
+// role (producer, txn, consumer) and the task, as Kafka Connect names its
+// task clients; no two live clients of a process share it.
 func (t *task) clientID(role string) string {
-	return fmt.Sprintf("sluice-agent-%s-%s-%s-%d", t.cfg.AgentID, role, t.id.Connector, t.id.Task)
+	return kafkautil.ClientID("sluice-agent", t.cfg.AgentID, role, t.id.Connector, strconv.Itoa(t.id.Task))
 }
 
 // kafkaOpts are the options of one of the task's clients: the agent's base
