@@ -14,19 +14,25 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/agent/internal/metrics"
 	"github.com/sluice-io/sluice/agent/internal/offsets"
+	"github.com/sluice-io/sluice/agent/internal/readiness"
 	"github.com/sluice-io/sluice/agent/internal/runtime"
 	"github.com/sluice-io/sluice/agent/internal/transport"
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/opsserver"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -78,6 +84,14 @@ type Config struct {
 	Logger *slog.Logger
 	// BeforeOffsetCommit is a test seam: see runtime.Config.
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	// Metrics is the process's Prometheus registry: the agent's series and
+	// those of its Kafka clients go there (nil: a registry of the agent's
+	// own). Agents sharing one each label their series with their id.
+	Metrics *prometheus.Registry
+	// MetricsListen, when set, is the host:port of the agent's listener:
+	// GET /metrics (Metrics), /healthz and /readyz (opsserver). Empty: no
+	// listener (sluice dev serves the shared registry elsewhere).
+	MetricsListen string
 	// OffsetsHook is a test seam: see transport.Config. It runs before the
 	// agent applies each offsets request (fence, alter, reset) the
 	// coordinator sends; an error is answered instead of applying it.
@@ -116,7 +130,17 @@ type Agent struct {
 	exec      *offsets.Executor
 	worker    *runtime.Worker
 	transport *transport.Transport
+	metrics   *metrics.Agent
+	kafka     *readiness.Cached
+	ops       *opsserver.Server
 }
+
+// The Kafka half of readiness: a ping of the agent's admin client, this
+// often and bounded by this, so that a probe never waits on Kafka.
+const (
+	kafkaCheckInterval = 5 * time.Second
+	kafkaCheckTimeout  = 3 * time.Second
+)
 
 // New makes an agent; Start connects it.
 func New(cfg Config) (*Agent, error) {
@@ -139,6 +163,9 @@ func New(cfg Config) (*Agent, error) {
 	cfg.WorkDir = wd
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = prometheus.NewRegistry()
 	}
 	a := &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}
 	if a.providers, a.allowed, err = cfg.ConfigProviders.Build(cfg.logger(logging.AgentTasks)); err != nil {
@@ -169,17 +196,22 @@ func (a *Agent) Start(ctx context.Context) error {
 		return err
 	}
 	a.nc = nc
-	kopts := kafkautil.ClientOpts(a.cfg.Brokers, "sluice-agent-"+a.cfg.ID, a.cfg.KafkaSecurity)
-	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, kopts...); err != nil {
+	// Every client of the agent gets an id of its own, starting with this
+	// one's, so that its sluice_kafka_… series stand apart.
+	base := kafkautil.ClientID("sluice-agent", a.cfg.ID)
+	kopts := kafkautil.ClientOpts(a.cfg.Brokers, base, a.cfg.KafkaSecurity)
+	kclients := kafkametrics.New(a.cfg.Metrics)
+	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, append(append([]kgo.Opt{}, kopts...), kclients.Opts(base)...)...); err != nil {
 		return err
 	}
 	if err := a.store.Start(ctx); err != nil {
 		// The coordinator creates the topic; tasks read it to its end when they start.
 		a.log.Warn("offsets topic not read yet", "err", err)
 	}
-	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kopts...); err != nil {
+	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kclients, kafkautil.ClientID(base, "offsets"), kopts...); err != nil {
 		return err
 	}
+	a.metrics = metrics.New(a.cfg.Metrics, a.cfg.ID, a.session)
 	reg := a.cfg.Plugins
 	if reg == nil {
 		reg = plugins.Builtin()
@@ -194,6 +226,8 @@ func (a *Agent) Start(ctx context.Context) error {
 		ValueConverter:     a.cfg.ValueConverter,
 		ExactlyOnce:        a.cfg.ExactlyOnce,
 		KafkaOpts:          kopts,
+		KafkaClients:       kclients,
+		Metrics:            a.metrics,
 		Registry:           reg,
 		Providers:          a.providers,
 		AllowedPaths:       a.allowed,
@@ -205,7 +239,45 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
 		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Logger: a.cfg.logger(logging.AgentTransport),
 		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
+	if err := a.metrics.Register(); err != nil {
+		return err
+	}
+	a.kafka = readiness.NewCached("kafka", kafkaCheckInterval, kafkaCheckTimeout, a.exec.Ping)
+	a.kafka.Start()
+	if a.cfg.MetricsListen != "" {
+		if a.ops, err = opsserver.Start(a.cfg.MetricsListen, a.cfg.Metrics, a.Ready); err != nil {
+			return fmt.Errorf("agent %s: %w", a.cfg.ID, err)
+		}
+		a.log.Info("metrics listener started", "addr", a.ops.Addr())
+	}
 	return a.transport.Start()
+}
+
+// session is the agent's session with the leader as its gauges show it.
+// It runs at every scrape, only once Start has made the transport and the
+// worker (the metrics are registered after them).
+func (a *Agent) session() metrics.Session {
+	acked, lease := a.transport.Session()
+	return metrics.Session{Acked: acked, Lease: lease, TasksRunning: a.worker.RunningCount()}
+}
+
+// Ready reports why the agent is not ready to take tasks, or nil: it must
+// be registered with the current leader within its lease, and Kafka must
+// have answered its last check. /readyz answers with it.
+func (a *Agent) Ready(context.Context) error {
+	if a.transport == nil || a.kafka == nil {
+		return errors.New("agent not started")
+	}
+	return errors.Join(a.transport.Ready(), a.kafka.Err())
+}
+
+// MetricsAddr is the address of the agent's metrics listener ("" when it
+// has none).
+func (a *Agent) MetricsAddr() string {
+	if a.ops == nil {
+		return ""
+	}
+	return a.ops.Addr()
 }
 
 // pluginInfos lists what reg holds, as an agent announces it.
@@ -257,5 +329,15 @@ func (a *Agent) Stop(ctx context.Context) error {
 	if a.nc != nil {
 		a.nc.Close()
 	}
-	return nil
+	if a.kafka != nil {
+		a.kafka.Stop()
+	}
+	// Last, so that probes answer while the agent shuts down; a stopped
+	// agent's series go with it.
+	var err error
+	if a.ops != nil {
+		err = a.ops.Close(ctx)
+	}
+	a.metrics.Close()
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
 
@@ -24,6 +25,7 @@ func devCommand() *cli.Command {
 		stringFlag("nats-listen", "", "address of the embedded NATS server (default: a free loopback port)"),
 		stringFlag("kafka-listen", "", "address of the embedded Kafka broker (default: a free loopback port)"),
 		workDirFlag, flushFlag, keyConvFlag, valueConvFlag, devSecureFlag,
+		devMetricsListenFlag,
 	)
 	return &cli.Command{
 		Name:   "dev",
@@ -59,10 +61,14 @@ func devConfigs(c *cli.Context, lg *logging.Loggers, natsURL, brokers string) (c
 // agents stop before the coordinator (fx stops in reverse order), and a
 // shutdown hands nothing over: the coordinator first stops assigning, then
 // every agent stops at once, each stopping its own tasks.
-func devApp(ccfg coordinator.Config, acfgs []agent.Config) []fx.Option {
+//
+// The processes share one Prometheus registry, reg, which the coordinator's
+// /metrics serves, and --metrics-listen when set.
+func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Registry, metricsListen string) []fx.Option {
+	agents := make([]*agent.Agent, len(acfgs))
 	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator) error {
-		agents := make([]*agent.Agent, len(acfgs))
 		for i, cfg := range acfgs {
+			cfg.Metrics = reg
 			a, err := agent.New(cfg)
 			if err != nil {
 				return err
@@ -86,7 +92,7 @@ func devApp(ccfg coordinator.Config, acfgs []agent.Config) []fx.Option {
 			},
 		})
 		return nil
-	}))
+	}), devMetricsListener(metricsListen, reg, agents))
 }
 
 // stopAgents stops the agents in parallel.
@@ -173,7 +179,7 @@ func runDev(c *cli.Context) error {
 		acfgs[i].NATSURL, acfgs[i].Brokers = natsURL, brokers
 	}
 	var coord *coordinator.Coordinator
-	opts := append(devApp(ccfg, acfgs), fx.Populate(&coord))
+	opts := append(devApp(ccfg, acfgs, processRegistry(), c.String("metrics-listen")), fx.Populate(&coord))
 	return runApp(context.Background(), opts, func() {
 		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
 	})

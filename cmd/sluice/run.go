@@ -49,7 +49,7 @@ func agentCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runApp(c.Context, agentApp(cfg), nil)
+			return runApp(c.Context, agentApp(withAgentMetrics(c, cfg)), nil)
 		},
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -175,4 +177,30 @@ func Retry(ctx context.Context, fn func() error) error {
 		}
 		backoff = min(backoff*2, 500*time.Millisecond)
 	}
+}
+
+// MaxClientIDBytes is the longest client id franz-go accepts.
+const MaxClientIDBytes = 256
+
+// ClientID joins parts into a client id with '-'. One longer than
+// MaxClientIDBytes (a connector's name may be 16 KB) keeps its start, a
+// hash of the whole id and, when short (a task number), its last part, so
+// that ids stay distinct and still say whose client it is.
+func ClientID(parts ...string) string {
+	id := strings.Join(parts, "-")
+	if len(id) <= MaxClientIDBytes {
+		return id
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(id))
+	tail := fmt.Sprintf("~%016x", h.Sum64())
+	if last := parts[len(parts)-1]; len(last) <= 16 {
+		tail += "-" + last
+	}
+	head := id[:MaxClientIDBytes-len(tail)]
+	// Never cut a UTF-8 sequence: Kafka logs and labels show the id.
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	return head + tail
 }

@@ -143,6 +143,8 @@ func (c *cluster) launchNode() (*node, error) {
 			"--work-dir", c.dir,
 			"--group-id", c.prefix,
 			"--offsets-topic", c.prefix + "-offsets",
+			// Many agents on one host: each its own free port.
+			"--metrics-listen", "127.0.0.1:0",
 		}, nil)
 		if err != nil {
 			return nil, err

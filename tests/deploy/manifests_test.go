@@ -91,12 +91,40 @@ func TestCoordinatorManifest(t *testing.T) {
 
 // TestAgentSidecarManifest checks the agent container of the sidecar
 // example: bounded, non-root and read-only (it writes only to the shared
-// volume its tasks' files are on).
+// volume its tasks' files are on), its metrics listener reachable on its
+// metrics port, probed there and announced to Prometheus.
 func TestAgentSidecarManifest(t *testing.T) {
 	objs := decodeManifest(t, filepath.Join(manifestDir, "agent-sidecar.yaml"))
 	s := only[*appsv1.StatefulSet](t, objs)
 	c := container(t, objs, "sluice-agent")
 	checkBoundedNonRoot(t, s.Spec.Template.Spec, c)
+
+	metricsPort := port(t, c, "metrics")
+	var listen string
+	for _, e := range c.Env {
+		if e.Name == "SLUICE_METRICS_LISTEN" {
+			listen = e.Value
+		}
+	}
+	if host, p, err := net.SplitHostPort(listen); err != nil || host != "0.0.0.0" || p != metricsPort {
+		t.Errorf("SLUICE_METRICS_LISTEN is %q, want 0.0.0.0:%s (reachable by the kubelet and Prometheus)", listen, metricsPort)
+	}
+	for name, want := range map[string]struct {
+		probe *corev1.Probe
+		path  string
+	}{"liveness": {c.LivenessProbe, "/healthz"}, "readiness": {c.ReadinessProbe, "/readyz"}} {
+		if want.probe == nil || want.probe.HTTPGet == nil {
+			t.Errorf("no HTTP %s probe", name)
+			continue
+		}
+		if g := want.probe.HTTPGet; g.Path != want.path || g.Port.String() != "metrics" {
+			t.Errorf("%s probe GET %s on port %s, want %s on metrics", name, g.Path, g.Port.String(), want.path)
+		}
+	}
+	ann := s.Spec.Template.Annotations
+	if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/port"] != metricsPort || ann["prometheus.io/path"] != "/metrics" {
+		t.Errorf("pod annotations %v, want prometheus.io scrape of /metrics on %s", ann, metricsPort)
+	}
 }
 
 // checkBoundedNonRoot checks that c has resource requests and limits and

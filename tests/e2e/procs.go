@@ -190,7 +190,10 @@ func childEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	// Several agents run on this host: each takes a free port for its
+	// metrics listener rather than all contending for 127.0.0.1:9464 (a
+	// test that wants a known one passes --metrics-listen, which wins).
+	return append(env, "SLUICE_METRICS_LISTEN=127.0.0.1:0")
 }
 
 // Restart starts the process again with the same arguments. A process that

@@ -93,6 +93,10 @@ type Options struct {
 	// coordinator and per agent, each with its role's permissions, nkeys
 	// in Cluster.NATSCreds. Anonymous clients cannot connect.
 	SecureNATS bool
+	// AgentMetrics gives every agent a metrics listener on a free loopback
+	// port (its /metrics, /healthz and /readyz), over a registry of its
+	// own, as each agent were a process: see AgentScrape and AgentProbe.
+	AgentMetrics bool
 }
 
 // Cluster is a running test cluster.
@@ -214,6 +218,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
 			OffsetsHook:        agentOffsetsHook(opts, i),
 			ConfigProviders:    configprovider.Settings{Providers: opts.ConfigProviders},
+		}
+		if opts.AgentMetrics {
+			cfg.MetricsListen = "127.0.0.1:0"
 		}
 		if i < len(opts.FileAllowedPaths) {
 			cfg.ConfigProviders.FileAllowedPaths = opts.FileAllowedPaths[i]

@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/steptimer"
@@ -30,21 +31,35 @@ import (
 
 // Executor applies OffsetsRequests and OffsetsReplaceRequests.
 type Executor struct {
-	opts   []kgo.Opt
-	client *kgo.Client
-	admin  *kadm.Client
-	store  *offsetstore.Store
-	log    *slog.Logger
+	opts []kgo.Opt
+	// clients measures the executor's Kafka clients; clientID names its
+	// own, and prefixes those of its transactional writers.
+	clients  *kafkametrics.Clients
+	clientID string
+	client   *kgo.Client
+	admin    *kadm.Client
+	store    *offsetstore.Store
+	log      *slog.Logger
 }
 
 // NewExecutor makes an executor with the agent's base Kafka options; store
-// is the agent's view of the offsets topic, which a replace reads.
-func NewExecutor(log *slog.Logger, store *offsetstore.Store, opts ...kgo.Opt) (*Executor, error) {
-	cl, err := kgo.NewClient(opts...)
+// is the agent's view of the offsets topic, which a replace reads. Its
+// client is named clientID, each writer clientID-<connector>, all measured
+// by clients (nil: unmeasured).
+func NewExecutor(log *slog.Logger, store *offsetstore.Store, clients *kafkametrics.Clients, clientID string, opts ...kgo.Opt) (*Executor, error) {
+	cl, err := kgo.NewClient(append(append([]kgo.Opt{}, opts...), clients.Opts(clientID)...)...)
 	if err != nil {
 		return nil, fmt.Errorf("offsets executor client: %w", err)
 	}
-	return &Executor{opts: opts, client: cl, admin: kadm.NewClient(cl), store: store, log: log}, nil
+	return &Executor{opts: opts, clients: clients, clientID: clientID, client: cl, admin: kadm.NewClient(cl), store: store, log: log}, nil
+}
+
+// Ping checks that a Kafka broker answers the executor's client.
+func (e *Executor) Ping(ctx context.Context) error {
+	if err := e.client.Ping(ctx); err != nil {
+		return fmt.Errorf("ping brokers: %w", err)
+	}
+	return nil
 }
 
 // Close closes the executor's client.
@@ -136,7 +151,7 @@ func (e *Executor) write(ctx context.Context, connector, txnID, topic string, wr
 	if len(writes) == 0 {
 		return nil
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, e.opts...)
+	w, err := kafkautil.NewTxnWriter(txnID, append(append([]kgo.Opt{}, e.opts...), e.clients.Opts(kafkautil.ClientID(e.clientID, connector))...)...)
 	if err != nil {
 		e.log.Error("offsets: writer", "connector", connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)

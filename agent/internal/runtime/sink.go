@@ -52,8 +52,7 @@ func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
 
 func (r *sinkRunner) open(ctx context.Context) error {
 	cc := r.t.conn
-	opts := append([]kgo.Opt{}, r.t.cfg.KafkaOpts...)
-	opts = append(opts,
+	opts := r.t.kafkaOpts("consumer",
 		kgo.ConsumerGroup(records.SinkGroupID(r.t.id.Connector, cc)),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
@@ -133,6 +132,7 @@ func (r *sinkRunner) step(ctx context.Context) error {
 	if fetches.Empty() {
 		return nil
 	}
+	start := time.Now()
 	batch := make([]connect.SinkRecord, 0, fetches.NumRecords())
 	var convErr error
 	fetches.EachRecord(func(kr *kgo.Record) {
@@ -161,12 +161,17 @@ func (r *sinkRunner) step(ctx context.Context) error {
 		r.mu.Lock()
 		r.putFailed = true
 		r.mu.Unlock()
+		r.t.metrics.Failed(1)
 		return convErr
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.task.Put(ctx, batch); err != nil {
+	r.t.metrics.Put(len(batch))
+	err := r.task.Put(ctx, batch)
+	r.t.metrics.Batch(time.Since(start))
+	if err != nil {
 		r.putFailed = true
+		r.t.metrics.Failed(len(batch))
 		return fmt.Errorf("put: %w", err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -43,6 +44,11 @@ type sourceRunner struct {
 
 	known map[string]bool // topics known to exist
 
+	// acked and lost count the records Kafka acknowledged or failed since
+	// they were last added to the task's series, which takes them a batch
+	// at a time rather than one call per record.
+	acked, lost atomic.Int64
+
 	mu        sync.Mutex
 	produceEr error
 	pending   map[string]connect.Offset // partition id → latest offset polled
@@ -74,7 +80,7 @@ func newSourceRunner(t *task, st connect.SourceTask) (*sourceRunner, error) {
 
 func (r *sourceRunner) open(ctx context.Context) error {
 	cfg := r.t.cfg
-	p, err := kgo.NewClient(append(append([]kgo.Opt{}, cfg.KafkaOpts...),
+	p, err := kgo.NewClient(r.t.kafkaOpts("producer",
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
 		kgo.ProducerLinger(5*time.Millisecond),
 		kgo.MaxBufferedBytes(maxBufferedBytes),
@@ -89,7 +95,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	if err := kafkautil.Fence(ctx, p, txnID); err != nil {
 		return fmt.Errorf("fence previous owner: %w", err)
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, append(append([]kgo.Opt{}, cfg.KafkaOpts...), kgo.MaxBufferedBytes(maxBufferedBytes))...)
+	w, err := kafkautil.NewTxnWriter(txnID, r.t.kafkaOpts("txn", kgo.MaxBufferedBytes(maxBufferedBytes))...)
 	if err != nil {
 		return fmt.Errorf("offset writer: %w", err)
 	}
@@ -132,9 +138,11 @@ func (o offsetReader) Offset(ctx context.Context, partition map[string]any) (map
 }
 
 func (r *sourceRunner) step(ctx context.Context) error {
+	r.countAcks()
 	if err := r.produceErr(); err != nil {
 		return err
 	}
+	start := time.Now()
 	recs, err := r.task.Poll(ctx)
 	if err != nil && !errors.Is(err, connect.ErrDone) {
 		return fmt.Errorf("poll: %w", err)
@@ -147,12 +155,26 @@ func (r *sourceRunner) step(ctx context.Context) error {
 		}
 		return nil
 	}
+	m := r.t.metrics
+	m.Polled(len(recs))
 	for i := range recs {
 		if err := r.send(ctx, &recs[i]); err != nil {
+			// This record and the rest of the batch go nowhere.
+			m.Failed(len(recs) - i)
 			return err
 		}
 	}
+	if len(recs) > 0 {
+		m.Batch(time.Since(start))
+	}
 	return nil
+}
+
+// countAcks adds the records acknowledged or failed since the last call to
+// the task's series.
+func (r *sourceRunner) countAcks() {
+	r.t.metrics.Written(int(r.acked.Swap(0)))
+	r.t.metrics.Failed(int(r.lost.Swap(0)))
 }
 
 func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) error {
@@ -190,7 +212,7 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 	// offsets of every record of the batch — including those already
 	// written — so the next owner would send them again. The final commit's
 	// Flush bounds the wait; close() fails whatever is still buffered.
-	r.producer.Produce(context.WithoutCancel(ctx), kr, r.noteProduceErr)
+	r.producer.Produce(context.WithoutCancel(ctx), kr, r.recordDone)
 	if rec.SourcePartition != nil {
 		r.mu.Lock()
 		r.pending[records.PartitionID(rec.SourcePartition)] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
@@ -210,6 +232,8 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 	if r.producer == nil || r.offsets == nil {
 		return nil
 	}
+	// After the flush below every record was acknowledged or failed.
+	defer r.countAcks()
 	if r.eos {
 		return r.commitExactlyOnce(ctx)
 	}
@@ -298,6 +322,18 @@ func (r *sourceRunner) abort(cause error) error {
 	return fmt.Errorf("%w: %w", errAborted, cause)
 }
 
+// recordDone is the promise of a source record: it counts the record and
+// keeps the first failure.
+func (r *sourceRunner) recordDone(rec *kgo.Record, err error) {
+	if err == nil {
+		r.acked.Add(1)
+		return
+	}
+	r.lost.Add(1)
+	r.noteProduceErr(rec, err)
+}
+
+// noteProduceErr keeps the first failure of a produced record.
 func (r *sourceRunner) noteProduceErr(rec *kgo.Record, err error) {
 	if err == nil {
 		return
@@ -344,5 +380,7 @@ func (r *sourceRunner) close() error {
 	if r.offsets != nil {
 		r.offsets.Close()
 	}
+	// Closing fails the records still buffered: they count too.
+	r.countAcks()
 	return errors.Join(errs...)
 }

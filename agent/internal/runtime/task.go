@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sluice-io/sluice/agent/internal/metrics"
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -46,6 +50,9 @@ type task struct {
 	trace  string
 	wake   chan struct{}
 
+	// metrics are the task's series (nil: none).
+	metrics *metrics.Task
+
 	cancel   context.CancelFunc
 	done     chan struct{}
 	closeErr error
@@ -62,6 +69,7 @@ func newTask(cfg Config, a v1.TaskAssignment) *task {
 		wake:       make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		log:        cfg.Logger.With("task", a.ID.String(), "generation", a.Generation),
+		metrics:    cfg.Metrics.Task(a.ID.Connector, a.ID.Task),
 	}
 }
 
@@ -150,7 +158,7 @@ func (t *task) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		if t.isPaused() {
 			if t.snapshotState() != v1.StatePaused {
-				if err := r.commit(ctx); err != nil && ctx.Err() == nil {
+				if err := t.commit(ctx, r); err != nil && ctx.Err() == nil {
 					t.failAndClose(ctx, r, err)
 					return
 				}
@@ -177,7 +185,7 @@ func (t *task) run(ctx context.Context) {
 			// interrupted transaction would leave the writer unusable for
 			// the final commit.
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalCommitTimeout)
-			err := r.commit(cctx)
+			err := t.commit(cctx, r)
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, kafkautil.ErrWriterBroken) || errors.Is(err, errAborted) {
@@ -194,7 +202,7 @@ func (t *task) run(ctx context.Context) {
 	// task's own context is already cancelled.
 	cctx, cancel := context.WithTimeout(context.Background(), finalCommitTimeout)
 	defer cancel()
-	commitErr := r.commit(cctx)
+	commitErr := t.commit(cctx, r)
 	closeErr := r.close()
 	t.closeErr = errors.Join(commitErr, closeErr)
 	if t.closeErr != nil {
@@ -202,6 +210,30 @@ func (t *task) run(ctx context.Context) {
 		return
 	}
 	t.log.Info("task stopped", "connector_task", t.id.String())
+}
+
+// commit commits r's offsets and measures it. A commit with nothing new to
+// commit counts as a success: the task's position was durable then.
+func (t *task) commit(ctx context.Context, r runner) error {
+	start := time.Now()
+	err := r.commit(ctx)
+	end := time.Now()
+	t.metrics.Commit(end.Sub(start), end, err)
+	return err
+}
+
+// clientID names one of the task's Kafka clients: the agent, the client's
+// role (producer, txn, consumer) and the task, as Kafka Connect names its
+// task clients; no two live clients of a process share it.
+func (t *task) clientID(role string) string {
+	return kafkautil.ClientID("sluice-agent", t.cfg.AgentID, role, t.id.Connector, strconv.Itoa(t.id.Task))
+}
+
+// kafkaOpts are the options of one of the task's clients: the agent's base
+// options, then the client's id and measurement.
+func (t *task) kafkaOpts(role string, extra ...kgo.Opt) []kgo.Opt {
+	opts := append(append([]kgo.Opt{}, t.cfg.KafkaOpts...), t.cfg.KafkaClients.Opts(t.clientID(role))...)
+	return append(opts, extra...)
 }
 
 // failAndClose reports err, releases the task's clients at once (a fenced

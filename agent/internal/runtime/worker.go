@@ -19,10 +19,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/agent/internal/metrics"
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
@@ -43,7 +45,12 @@ type Config struct {
 	KeyConverter   string
 	ValueConverter string
 	KafkaOpts      []kgo.Opt
-	Registry       *plugins.Registry
+	// KafkaClients measures every Kafka client a task makes, each under a
+	// client id of its own (nil: unmeasured).
+	KafkaClients *kafkametrics.Clients
+	// Metrics receives every task's series (nil: none).
+	Metrics  *metrics.Agent
+	Registry *plugins.Registry
 	// Providers resolve the config providers' placeholders of a task's
 	// configs just before it starts (nil: none are resolved).
 	Providers *configprovider.Transformer
@@ -206,6 +213,9 @@ func (w *Worker) stopTask(ctx context.Context, t *task) error {
 		w.mu.Lock()
 		if w.tasks[t.id] == t {
 			delete(w.tasks, t.id)
+			// Gone from this agent: its series go too. Under the lock, so a
+			// successor of the same id cannot have started meanwhile.
+			t.metrics.Delete()
 		}
 		w.mu.Unlock()
 	}
@@ -231,6 +241,19 @@ func (w *Worker) Running() []v1.RunningTask {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID.String() < out[j].ID.String() })
 	return out
+}
+
+// RunningCount counts the tasks in state RUNNING.
+func (w *Worker) RunningCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, t := range w.tasks {
+		if t.snapshotState() == v1.StateRunning {
+			n++
+		}
+	}
+	return n
 }
 
 // StopAll stops every task, committing offsets; used on graceful shutdown.

@@ -402,6 +402,19 @@ func (t *Transport) leaseCurrent() error {
 	return nil
 }
 
+// Ready reports why the agent is not registered with the leader, or nil:
+// the leader acknowledged a register or heartbeat sent less than a lease
+// ago (the same test leaseCurrent puts offsets requests to).
+func (t *Transport) Ready() error { return t.leaseCurrent() }
+
+// Session returns when the last register or heartbeat the leader
+// acknowledged was sent (zero before the first) and the lease it granted.
+func (t *Transport) Session() (acked time.Time, lease time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.acked, t.agentLease
+}
+
 // whileLeaseCurrent checks the lease as leaseCurrent does and returns a
 // context that ends as soon as the lease no longer is: an operation still
 // running when the leader may declare this agent lost stops before it can

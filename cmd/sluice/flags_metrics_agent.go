@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/urfave/cli/v2"
+	"go.uber.org/fx"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/shared/opsserver"
+)
+
+// The agent's metrics listener: /metrics, /healthz and /readyz
+// (docs/observability.md). An agent serves it on loopback unless told
+// otherwise; in sluice dev the coordinator's /metrics already serves the
+// process's registry, so the listener is off unless asked for.
+var (
+	agentMetricsListenFlag = stringFlag("metrics-listen", "127.0.0.1:9464",
+		"host:port of the agent's listener for GET /metrics, /healthz and /readyz (empty: none; 0.0.0.0:9464 to let Prometheus and the kubelet reach it)")
+	devMetricsListenFlag = stringFlag("metrics-listen", "",
+		"host:port of a listener for GET /metrics (the whole process), /healthz and /readyz (every agent ready); empty: none")
+)
+
+// processRegistry is the process's one Prometheus registry, with the Go
+// runtime's and the process's own series beside Sluice's.
+func processRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// devMetricsListener serves reg and the agents' readiness on addr, once
+// every agent started (their readiness is read from then on), when addr is
+// set.
+func devMetricsListener(addr string, reg *prometheus.Registry, agents []*agent.Agent) fx.Option {
+	if addr == "" {
+		return fx.Options()
+	}
+	return fx.Invoke(func(lc fx.Lifecycle) {
+		var srv *opsserver.Server
+		lc.Append(fx.Hook{
+			OnStart: func(context.Context) error {
+				s, err := opsserver.Start(addr, reg, func(ctx context.Context) error {
+					var errs []error
+					for _, a := range agents {
+						if err := a.Ready(ctx); err != nil {
+							// One line per agent: its reasons joined.
+							errs = append(errs, fmt.Errorf("agent %s: %s", a.ID(), strings.ReplaceAll(err.Error(), "\n", "; ")))
+						}
+					}
+					return errors.Join(errs...)
+				})
+				srv = s
+				return err
+			},
+			OnStop: func(ctx context.Context) error {
+				if srv == nil {
+					return nil
+				}
+				return srv.Close(ctx)
+			},
+		})
+	})
+}
+
+// withAgentMetrics gives a sluice agent's config the process's registry
+// and its listener.
+func withAgentMetrics(c *cli.Context, cfg agent.Config) agent.Config {
+	cfg.Metrics = processRegistry()
+	cfg.MetricsListen = c.String("metrics-listen")
+	return cfg
+}

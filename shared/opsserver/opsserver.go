@@ -1,0 +1,109 @@
+// Package opsserver is the HTTP listener a process offers its operators
+// and orchestrator, beside its real work:
+//
+//	GET /metrics  the process's Prometheus registry, in the text format
+//	GET /healthz  200 while the process runs (a liveness probe)
+//	GET /readyz   200 when ready, else 503 with a JSON body saying why
+//
+// It serves nothing else, so it can be exposed to a Prometheus server or a
+// kubelet without exposing anything that changes state.
+package opsserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// ReadyFunc reports why the process is not ready, or nil. It must answer
+// quickly: a probe waits for it. A nil ReadyFunc is always ready.
+type ReadyFunc func(ctx context.Context) error
+
+// Status is the JSON body of /healthz and /readyz.
+type Status struct {
+	// Status is "ok", "ready" or "not ready".
+	Status string `json:"status"`
+	// Reasons say why the process is not ready, one per failed check.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// readyTimeout bounds one readiness check.
+const readyTimeout = 2 * time.Second
+
+// Server is a running listener.
+type Server struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// Handler serves the three paths: g's metrics, liveness and ready's answer.
+func Handler(g prometheus.Gatherer, ready ReadyFunc) http.Handler {
+	if ready == nil {
+		ready = func(context.Context) error { return nil }
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeStatus(w, http.StatusOK, Status{Status: "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		if err := ready(ctx); err != nil {
+			writeStatus(w, http.StatusServiceUnavailable, Status{Status: "not ready", Reasons: reasons(err)})
+			return
+		}
+		writeStatus(w, http.StatusOK, Status{Status: "ready"})
+	})
+	return mux
+}
+
+// reasons splits a joined error (errors.Join) into one reason per failed
+// check.
+func reasons(err error) []string {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range joined.Unwrap() {
+			out = append(out, reasons(e)...)
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+func writeStatus(w http.ResponseWriter, code int, s Status) {
+	w.Header().Set("Content-Type", "application/json")
+	// Probes must never be cached: each answer is the state of now.
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(s)
+}
+
+// Start listens on addr (host:port; port 0 picks a free one) and serves
+// Handler(g, ready) until Close.
+func Start(addr string, g prometheus.Gatherer, ready ReadyFunc) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener %s: %w", addr, err)
+	}
+	s := &Server{ln: ln, srv: &http.Server{Handler: Handler(g, ready), ReadHeaderTimeout: 5 * time.Second}}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops the server, letting requests under way finish until ctx ends.
+func (s *Server) Close(ctx context.Context) error {
+	if err := s.srv.Shutdown(ctx); err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,229 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// agentValue is the value of one series of an agent scrape; absent counts
+// as 0, as Prometheus' rate() treats a series that starts.
+func agentValue(t *testing.T, mfs map[string]*dto.MetricFamily, name string, match ...string) float64 {
+	t.Helper()
+	v, _, err := harness.Value(mfs, name, match...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// waitAgentValue waits until the series of agent i is exactly want.
+func waitAgentValue(c *harness.Cluster, i int, want float64, name string, match ...string) {
+	c.T.Helper()
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		v, ok, err := harness.Value(c.AgentScrape(i), name, match...)
+		if err != nil {
+			c.T.Fatal(err)
+		}
+		return ok && v == want, fmt.Sprintf("%s%v = %v (present %v), want %v", name, match, v, ok, want)
+	})
+}
+
+// TestAgentMetricsFollowRecords scrapes an agent's /metrics while a file
+// source sends known numbers of lines to a topic a file sink writes out:
+// the source's polled and written counters grow by exactly those numbers,
+// the sink's put counter too, both commit timestamps move, the agent's
+// session gauges and its Kafka clients' series show, and once the
+// connectors are deleted none of their series is left.
+func TestAgentMetricsFollowRecords(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
+	const agent = "agent-1"
+	topic := c.Name("metrics")
+	src, sink := c.Name("src"), c.Name("sink")
+	in, out := filepath.Join(c.WorkDir, "in.txt"), filepath.Join(c.WorkDir, "out.txt")
+
+	first := numbered(0, 40)
+	writeLines(t, in, first)
+	start := time.Now()
+	mustCreate(c, src, fileSourceCfg(in, topic), "")
+	mustCreate(c, sink, fileSinkCfg(out, topic), "")
+	c.WaitState(src, "RUNNING", 1, "RUNNING")
+	c.WaitState(sink, "RUNNING", 1, "RUNNING")
+	waitFile(t, out, first)
+
+	srcTask := []string{"agent", agent, "connector", src, "task", "0"}
+	sinkTask := []string{"agent", agent, "connector", sink, "task", "0"}
+	waitAgentValue(c, 0, 40, "sluice_task_records_polled_total", srcTask...)
+	waitAgentValue(c, 0, 40, "sluice_task_records_written_total", srcTask...)
+	waitAgentValue(c, 0, 40, "sluice_task_records_put_total", sinkTask...)
+
+	// More lines: every counter grows by exactly their number.
+	more := numbered(40, 25)
+	appendLines(t, in, more)
+	waitFile(t, out, append(append([]string{}, first...), more...))
+	waitAgentValue(c, 0, 65, "sluice_task_records_polled_total", srcTask...)
+	waitAgentValue(c, 0, 65, "sluice_task_records_written_total", srcTask...)
+	waitAgentValue(c, 0, 65, "sluice_task_records_put_total", sinkTask...)
+	appended := time.Now()
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		mfs := c.AgentScrape(0)
+		s := agentValue(t, mfs, "sluice_task_last_commit_timestamp_seconds", srcTask...)
+		k := agentValue(t, mfs, "sluice_task_last_commit_timestamp_seconds", sinkTask...)
+		at := float64(appended.UnixNano()) / 1e9
+		return s > at && k > at, fmt.Sprintf("last commits: source %v, sink %v; want after %v", s, k, at)
+	})
+
+	mfs := c.AgentScrape(0)
+	for _, name := range []string{"sluice_task_records_failed_total", "sluice_task_offset_commit_failures_total"} {
+		if v := agentValue(t, mfs, name, srcTask...) + agentValue(t, mfs, name, sinkTask...); v != 0 {
+			t.Errorf("%s = %v, want 0", name, v)
+		}
+	}
+	for _, task := range [][]string{srcTask, sinkTask} {
+		for _, name := range []string{"sluice_task_batch_duration_seconds", "sluice_task_offset_commit_duration_seconds"} {
+			ms := harness.Series(mfs, name, task...)
+			if len(ms) != 1 || ms[0].GetHistogram().GetSampleCount() == 0 {
+				t.Errorf("%s%v: %v, want one histogram with samples", name, task, ms)
+			}
+		}
+	}
+	if v := agentValue(t, mfs, "sluice_agent_registered", "agent", agent); v != 1 {
+		t.Errorf("sluice_agent_registered = %v, want 1", v)
+	}
+	if v := agentValue(t, mfs, "sluice_agent_lease_seconds", "agent", agent); v != 3 {
+		t.Errorf("sluice_agent_lease_seconds = %v, want the harness's 3s lease", v)
+	}
+	if v := agentValue(t, mfs, "sluice_agent_tasks_running", "agent", agent); v != 2 {
+		t.Errorf("sluice_agent_tasks_running = %v, want 2", v)
+	}
+	if age := agentValue(t, mfs, "sluice_agent_heartbeat_age_seconds", "agent", agent); age < 0 || age > time.Since(start).Seconds() {
+		t.Errorf("sluice_agent_heartbeat_age_seconds = %v", age)
+	}
+	clients := kafkaClientIDs(mfs)
+	for _, want := range []string{
+		"sluice-agent-" + agent,
+		"sluice-agent-" + agent + "-offsets",
+		"sluice-agent-" + agent + "-producer-" + src + "-0",
+		"sluice-agent-" + agent + "-txn-" + src + "-0",
+		"sluice-agent-" + agent + "-consumer-" + sink + "-0",
+	} {
+		if !clients[want] {
+			t.Errorf("no sluice_kafka_ series of client %s; have %v", want, clients)
+		}
+	}
+
+	c.Must(http.StatusNoContent, "DELETE", "/connectors/"+src, nil)
+	c.Must(http.StatusNoContent, "DELETE", "/connectors/"+sink, nil)
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		mfs := c.AgentScrape(0)
+		for name := range mfs {
+			for _, conn := range []string{src, sink} {
+				if n := len(harness.Series(mfs, name, "connector", conn)); n > 0 {
+					return false, fmt.Sprintf("%s still has %d series of %s", name, n, conn)
+				}
+			}
+		}
+		if left := kafkaClientIDs(mfs, src, sink); len(left) > 0 {
+			return false, fmt.Sprintf("Kafka clients of the deleted connectors still measured: %v", left)
+		}
+		return true, ""
+	})
+	mfs = c.AgentScrape(0)
+	if v := agentValue(t, mfs, "sluice_agent_tasks_running", "agent", agent); v != 0 {
+		t.Errorf("sluice_agent_tasks_running after the deletes = %v, want 0", v)
+	}
+	if !kafkaClientIDs(mfs)["sluice-agent-"+agent] {
+		t.Error("the agent's own Kafka client lost its series with the tasks'")
+	}
+}
+
+// kafkaClientIDs returns the client_id values of the sluice_kafka_ series
+// in mfs; with connectors given, only those of clients of these
+// connectors' tasks.
+func kafkaClientIDs(mfs map[string]*dto.MetricFamily, connectors ...string) map[string]bool {
+	ids := map[string]bool{}
+	for name, mf := range mfs {
+		if !strings.HasPrefix(name, "sluice_kafka_") {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() != "client_id" {
+					continue
+				}
+				if len(connectors) == 0 {
+					ids[l.GetValue()] = true
+				}
+				for _, conn := range connectors {
+					if strings.Contains(l.GetValue(), "-"+conn+"-") {
+						ids[l.GetValue()] = true
+					}
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// TestAgentProbes checks an agent's /healthz and /readyz: live throughout;
+// not ready before it registers (no coordinator runs), ready once it is
+// registered and Kafka answers, and not ready again once the leader has
+// been gone for longer than the agent's lease.
+func TestAgentProbes(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
+	live := func(phase string) {
+		t.Helper()
+		if code, s := c.AgentProbe(0, "/healthz"); code != http.StatusOK || s.Status != "ok" {
+			t.Fatalf("%s: /healthz %d %+v", phase, code, s)
+		}
+	}
+	waitReady := func(phase string, want int, reason string) {
+		t.Helper()
+		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+			live(phase)
+			code, s := c.AgentProbe(0, "/readyz")
+			if code != want {
+				return false, fmt.Sprintf("%s: /readyz %d %+v, want %d", phase, code, s, want)
+			}
+			if reason != "" && !strings.Contains(strings.Join(s.Reasons, "\n"), reason) {
+				return false, fmt.Sprintf("%s: /readyz reasons %q, want one saying %q", phase, s.Reasons, reason)
+			}
+			return true, ""
+		})
+	}
+	waitReady("registered", http.StatusOK, "")
+
+	// An agent that starts while no coordinator runs is live, not ready.
+	c.StopAgent(0)
+	c.StopCoordinator()
+	c.StartAgent(0)
+	live("no coordinator")
+	code, s := c.AgentProbe(0, "/readyz")
+	if code != http.StatusServiceUnavailable || s.Status != "not ready" || !strings.Contains(strings.Join(s.Reasons, "\n"), "not registered") {
+		t.Fatalf("before registering: /readyz %d %+v, want 503 saying it is not registered", code, s)
+	}
+	if v := agentValue(t, c.AgentScrape(0), "sluice_agent_registered", "agent", "agent-1"); v != 0 {
+		t.Fatalf("sluice_agent_registered before registering = %v", v)
+	}
+
+	c.StartCoordinator()
+	waitReady("coordinator back", http.StatusOK, "")
+	if v := agentValue(t, c.AgentScrape(0), "sluice_agent_registered", "agent", "agent-1"); v != 1 {
+		t.Fatalf("sluice_agent_registered once ready = %v", v)
+	}
+
+	// The leader goes: past the lease the agent is no longer ready.
+	c.StopCoordinator()
+	waitReady("leader gone", http.StatusServiceUnavailable, "longer than its lease")
+	if v := agentValue(t, c.AgentScrape(0), "sluice_agent_registered", "agent", "agent-1"); v != 0 {
+		t.Fatalf("sluice_agent_registered past the lease = %v", v)
+	}
+	live("leader gone")
+}
