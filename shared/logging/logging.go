@@ -40,7 +40,8 @@ const (
 	// placements, agents, leadership, statuses and offsets operations.
 	Herder = "io.sluice.coordinator.herder"
 	// REST logs every REST call: successes at DEBUG, client errors at INFO,
-	// server errors at ERROR.
+	// server errors at ERROR; and each successful write a client sent,
+	// at INFO ("rest write", with its operation, connector and principal).
 	REST = "io.sluice.coordinator.rest"
 	// Agent logs an agent's start and stop.
 	Agent = "io.sluice.agent"
