@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
 
 // TestLogFormatJSON: with --log-format json (SLUICE_LOG_FORMAT) the
@@ -44,22 +44,14 @@ func TestLogFormatJSON(t *testing.T) {
 	ccfg.Loggers.Logger(logging.Herder).Info("below --log-level")
 	acfgs[0].Loggers.Logger(logging.AgentTasks).Error("task failed", "connector", "c1", "task", 2)
 
-	var recs []map[string]any
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
-		}
-		recs = append(recs, rec)
-	}
+	recs := logtest.Records(t, out.String(), "")
 	if len(recs) != 2 {
 		t.Fatalf("%d lines, want 2 (the INFO one is below --log-level warn):\n%s", len(recs), out.String())
 	}
 	if recs[0]["level"] != "WARN" || recs[0]["logger"] != logging.Root || recs[0]["connector"] != "c1" {
 		t.Errorf("first line %v", recs[0])
 	}
-	if recs[1]["level"] != "ERROR" || recs[1]["logger"] != logging.AgentTasks || recs[1]["task"] != float64(2) {
+	if recs[1]["level"] != "ERROR" || recs[1]["logger"] != logging.AgentTasks || recs[1]["task"] != json.Number("2") {
 		t.Errorf("second line %v", recs[1])
 	}
 }

@@ -1,13 +1,14 @@
 package logging
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
 
 func TestParseFormat(t *testing.T) {
@@ -21,27 +22,6 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %v, want an error naming text and json", in, err)
 		}
 	}
-}
-
-// jsonLines decodes every line of out as one JSON object, failing the test
-// on a line that is not one.
-func jsonLines(t *testing.T, out string) []map[string]any {
-	t.Helper()
-	var recs []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		var rec map[string]any
-		dec := json.NewDecoder(strings.NewReader(sc.Text()))
-		dec.UseNumber()
-		if err := dec.Decode(&rec); err != nil {
-			t.Fatalf("line %q is not a JSON object: %v", sc.Text(), err)
-		}
-		if dec.More() {
-			t.Fatalf("line %q holds more than one JSON value", sc.Text())
-		}
-		recs = append(recs, rec)
-	}
-	return recs
 }
 
 // TestJSONLoggers: every record is one JSON object on its own line, with
@@ -67,7 +47,7 @@ func TestJSONLoggers(t *testing.T) {
 	herder.Warn("hidden at ERROR")
 	herder.Error("failed", "connector", "file-src", "task", 1)
 
-	recs := jsonLines(t, out.String())
+	recs := logtest.Records(t, out.String(), "")
 	want := []struct{ level, logger, msg string }{
 		{"INFO", AgentTasks, "task started"},
 		{"WARN", Herder, "quote \" and\nnewline"},
@@ -126,7 +106,7 @@ func TestJSONGroups(t *testing.T) {
 	var out bytes.Buffer
 	l := NewJSON(&out, slog.LevelInfo)
 	l.Logger(REST).With("connector", "c").WithGroup("request").Info("rest write", "status", 201)
-	recs := jsonLines(t, out.String())
+	recs := logtest.Records(t, out.String(), "")
 	if len(recs) != 1 {
 		t.Fatalf("%d lines, want 1:\n%s", len(recs), out.String())
 	}

@@ -270,20 +270,28 @@ func CheckCatalogue(u Use, catalogue map[string]Series) error {
 	return errors.Join(errs...)
 }
 
+// Analyze parses q and walks it; an error names where q comes from.
+func Analyze(q Query) (Use, error) {
+	e, err := Parse(q.Expr)
+	if err != nil {
+		return Use{}, fmt.Errorf("%s: %w", q.Where, err)
+	}
+	u, err := Uses(e)
+	if err != nil {
+		return u, fmt.Errorf("%s: %w", q.Where, err)
+	}
+	return u, nil
+}
+
 // UsedNames are the series names every query of qs selects, and an error
 // for a query that does not parse.
 func UsedNames(qs []Query) (map[string]bool, error) {
 	used := map[string]bool{}
 	var errs []error
 	for _, q := range qs {
-		e, err := Parse(q.Expr)
+		u, err := Analyze(q)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", q.Where, err))
-			continue
-		}
-		u, err := Uses(e)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", q.Where, err))
+			errs = append(errs, err)
 		}
 		for name := range u.Series {
 			used[name] = true

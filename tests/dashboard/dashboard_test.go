@@ -142,14 +142,10 @@ func TestDashboardVariables(t *testing.T) {
 		if q.Target.Datasource == nil || q.Target.Datasource.Uid == nil || *q.Target.Datasource.Uid != "${datasource}" {
 			t.Errorf("%s: data source %+v, want the datasource variable", q.Where, q.Target.Datasource)
 		}
-		e, err := Parse(q.Expr)
+		u, err := Analyze(q)
 		if err != nil {
-			t.Errorf("%s: %v", q.Where, err)
+			t.Error(err)
 			continue
-		}
-		u, err := Uses(e)
-		if err != nil {
-			t.Errorf("%s: %v", q.Where, err)
 		}
 		for name, labels := range u.Series {
 			if cat[name].Labels["connector"] && !labels["connector"] {
@@ -177,14 +173,10 @@ func TestDashboardQueriesUseTheCatalogue(t *testing.T) {
 	cat := CatalogueSeries()
 	used := map[string]bool{}
 	for _, q := range qs {
-		e, err := Parse(q.Expr)
+		u, err := Analyze(q)
 		if err != nil {
-			t.Errorf("%s: %v", q.Where, err)
+			t.Error(err)
 			continue
-		}
-		u, err := Uses(e)
-		if err != nil {
-			t.Errorf("%s: %v", q.Where, err)
 		}
 		if err := CheckCatalogue(u, cat); err != nil {
 			t.Errorf("%s: %v", q.Where, err)

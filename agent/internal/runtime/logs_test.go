@@ -1,54 +1,20 @@
 package runtime
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
-
-// lockedBuffer takes the log lines of the task goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// records are the lines logged so far whose message is msg, decoded.
-func (b *lockedBuffer) records(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		if rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
 
 // TestTaskErrorsNameConnectorAndTask: a task's error lines carry its
 // connector and its task id, so that a failure is found by either.
 func TestTaskErrorsNameConnectorAndTask(t *testing.T) {
-	var out lockedBuffer
+	var out logtest.Buffer
 	lg := logging.NewJSON(&out, logging.LevelAll)
 	reports := make(chan v1.StatusReport, 8)
 	w := NewWorker(Config{Registry: plugins.Builtin(), Logger: lg.Logger(logging.AgentTasks),
@@ -66,7 +32,7 @@ func TestTaskErrorsNameConnectorAndTask(t *testing.T) {
 			t.Fatal("the task with a class not installed did not fail")
 		}
 	}
-	recs := out.records(t, "task failed")
+	recs := out.Records(t, "task failed")
 	if len(recs) != 1 {
 		t.Fatalf("%d task failed lines, want 1", len(recs))
 	}

@@ -1,34 +1,16 @@
 package httpapi
 
 import (
-	"bufio"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	sluicelog "github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
-
-// writeLines are the "rest write" records logged so far, decoded.
-func writeLines(t *testing.T, b *syncBuffer) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(b.String()))
-	for sc.Scan() {
-		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("log line %q: %v", sc.Text(), err)
-		}
-		if rec["msg"] == msgWrite {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
 
 // TestWriteLog: each successful write a client sends is logged once at
 // INFO with its operation, connector, principal, status and duration;
@@ -41,20 +23,20 @@ func TestWriteLog(t *testing.T) {
 		want                     map[string]any // nil: no line
 	}{
 		{name: "create", method: "POST", path: "/connectors", body: `{"name":"new","config":{}}`,
-			want: map[string]any{"operation": "connector.create", "connector": "new", "status": float64(201)}},
+			want: map[string]any{"operation": "connector.create", "connector": "new", "status": json.Number("201")}},
 		{name: "pause", method: "PUT", path: "/connectors/a/pause",
-			want: map[string]any{"operation": "connector.pause", "connector": "a", "status": float64(202)}},
+			want: map[string]any{"operation": "connector.pause", "connector": "a", "status": json.Number("202")}},
 		{name: "delete", method: "DELETE", path: "/connectors/a%2Fb",
-			want: map[string]any{"operation": "connector.delete", "connector": "a/b", "status": float64(204)}},
+			want: map[string]any{"operation": "connector.delete", "connector": "a/b", "status": json.Number("204")}},
 		{name: "a logger names no connector", method: "PUT", path: "/admin/loggers/root", body: `{"level":"DEBUG"}`,
-			want: map[string]any{"operation": "logger.level", "status": float64(200)}},
+			want: map[string]any{"operation": "logger.level", "status": json.Number("200")}},
 		{name: "read", method: "GET", path: "/connectors/a"},
 		{name: "failed", method: "PUT", path: "/connectors/a/resume", fail: map[string]error{"ResumeConnector": v1.Errorf(v1.CodeNotFound, "Connector a not found")}},
 		{name: "forwarded", method: "PUT", path: "/connectors/a/stop", headers: []string{ForwardedHeader, "1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, out := newFake(), &syncBuffer{}
+			f, out := newFake(), &logtest.Buffer{}
 			for k, v := range tt.fail {
 				f.errs[k] = v
 			}
@@ -62,7 +44,7 @@ func TestWriteLog(t *testing.T) {
 			srv := httptest.NewServer(NewHandler(f, WithLogger(lg.Logger(sluicelog.REST))))
 			t.Cleanup(srv.Close)
 			do(t, srv, tt.method, tt.path, tt.body, tt.headers...)
-			lines := writeLines(t, out)
+			lines := out.Records(t, msgWrite)
 			if tt.want == nil {
 				if len(lines) != 0 {
 					t.Fatalf("logged %v, want no write line", lines)
@@ -81,7 +63,7 @@ func TestWriteLog(t *testing.T) {
 			if _, named := tt.want["connector"]; !named && l["connector"] != nil {
 				t.Errorf("connector %v on an operation that names none", l["connector"])
 			}
-			if d, ok := l["duration"].(float64); l["level"] != "INFO" || l["principal"] != "anonymous" || l["logger"] != sluicelog.REST || !ok || d <= 0 {
+			if d, err := l["duration"].(json.Number).Int64(); l["level"] != "INFO" || l["principal"] != "anonymous" || l["logger"] != sluicelog.REST || err != nil || d <= 0 {
 				t.Errorf("line %v: want INFO, principal anonymous, logger %s and a positive duration", l, sluicelog.REST)
 			}
 		})
@@ -91,7 +73,7 @@ func TestWriteLog(t *testing.T) {
 // TestWriteLogPrincipal: with authentication the line names the caller
 // authentication found, and a write refused for its credentials logs none.
 func TestWriteLogPrincipal(t *testing.T) {
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	lg := sluicelog.NewJSON(out, slog.LevelInfo)
 	srv := httptest.NewServer(NewHandler(newFake(), WithLogger(lg.Logger(sluicelog.REST)),
 		WithSecurity(Security{Authenticator: testAuthenticator(t)})))
@@ -102,7 +84,7 @@ func TestWriteLogPrincipal(t *testing.T) {
 	if got := do(t, srv, "PUT", "/connectors/a/pause", "", "Authorization", "Bearer op-token"); got.status != 202 {
 		t.Fatalf("operator: %d %s", got.status, got.body)
 	}
-	lines := writeLines(t, out)
+	lines := out.Records(t, msgWrite)
 	if len(lines) != 1 || lines[0]["principal"] != "otto" || lines[0]["connector"] != "a" {
 		t.Fatalf("write lines %v, want one naming otto", lines)
 	}
@@ -111,7 +93,7 @@ func TestWriteLogPrincipal(t *testing.T) {
 // TestWriteLogLevel: the write lines follow the REST logger's level, as
 // /admin/loggers sets it.
 func TestWriteLogLevel(t *testing.T) {
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	lg := sluicelog.NewJSON(out, slog.LevelInfo)
 	srv := httptest.NewServer(NewHandler(newFake(), WithLogger(lg.Logger(sluicelog.REST))))
 	t.Cleanup(srv.Close)
@@ -120,7 +102,7 @@ func TestWriteLogLevel(t *testing.T) {
 	}
 	start := time.Now()
 	do(t, srv, "PUT", "/connectors/a/pause", "")
-	if lines := writeLines(t, out); len(lines) != 0 {
+	if lines := out.Records(t, msgWrite); len(lines) != 0 {
 		t.Fatalf("logged %v at WARN (after %v)", lines, time.Since(start))
 	}
 }
