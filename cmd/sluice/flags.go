@@ -62,32 +62,31 @@ var (
 
 func coordinatorFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
-		headerTimeout, bodyTimeout, headerBytes, logLevelFlag,
+		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
 		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
 		agentMetricsListenFlag}, providerFlags()...)
 }
 
-// loggers are the process's named loggers, text on stderr, the root logger
-// at --log-level: slog's names (debug, info, warn, error, debug+2) or
-// Kafka Connect's (TRACE … OFF); anything else is info. In sluice dev, the
-// coordinator and the agents share them, so /admin/loggers there covers the
-// whole process.
+// loggers are the process's named loggers on stderr (loggersTo). In sluice
+// dev, the coordinator and the agents share them, so /admin/loggers there
+// covers the whole process. An invalid --log-format cannot reach here:
+// the flag's check refused it before the command ran; were it to, the
+// lines stay text rather than being lost.
 func loggers(c *cli.Context) *logging.Loggers {
-	level, _, ok := logging.ParseLevel(c.String("log-level"))
-	if !ok {
-		if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-			level = slog.LevelInfo
-		}
+	lg, err := loggersTo(c, os.Stderr)
+	if err != nil {
+		lg = logging.NewText(os.Stderr, slog.LevelInfo)
+		lg.Logger(logging.Root).Error("logging as text", "err", err)
 	}
-	return logging.NewText(os.Stderr, level)
+	return lg
 }
 
 // rootLogger is lg's root logger, or nil without loggers (tests build

@@ -40,7 +40,8 @@ const (
 	// placements, agents, leadership, statuses and offsets operations.
 	Herder = "io.sluice.coordinator.herder"
 	// REST logs every REST call: successes at DEBUG, client errors at INFO,
-	// server errors at ERROR.
+	// server errors at ERROR; and each successful write a client sent,
+	// at INFO ("rest write", with its operation, connector and principal).
 	REST = "io.sluice.coordinator.rest"
 	// Agent logs an agent's start and stop.
 	Agent = "io.sluice.agent"
@@ -93,9 +94,10 @@ func New(h slog.Handler, root slog.Level) *Loggers {
 }
 
 // NewText returns loggers writing slog's text format to w, with the root
-// logger at root: the handler every Sluice process uses.
+// logger at root: what a Sluice process logs by default (--log-format
+// text).
 func NewText(w io.Writer, root slog.Level) *Loggers {
-	return New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: LevelAll}), root)
+	return New(NewHandler(w, FormatText), root)
 }
 
 // FromLogger returns loggers writing through l's handler, with the root
@@ -106,11 +108,13 @@ func FromLogger(l *slog.Logger) *Loggers {
 	return New(h, lowestEnabled(h))
 }
 
-// Logger returns the logger of name, made on first use.
+// Logger returns the logger of name, made on first use. Its records carry
+// the name (LoggerKey), as Kafka Connect's lines carry log4j's logger.
 func (l *Loggers) Logger(name string) *slog.Logger {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slog.New(&gate{h: l.handler, level: &l.get(name).level})
+	n := canonical(name)
+	return slog.New(&gate{h: l.handler, level: &l.get(n).level, name: n})
 }
 
 // get returns the logger of name, made (at its effective level) if new.
@@ -237,10 +241,13 @@ func parent(name string) string {
 	return name[:i]
 }
 
-// gate passes a record on only at or above its logger's current level.
+// gate passes a record on only at or above its logger's current level,
+// and names the logger on it.
 type gate struct {
 	h     slog.Handler
 	level *slog.LevelVar
+	// name is the logger's; "" once h carries it already (see WithGroup).
+	name string
 }
 
 // Enabled implements slog.Handler.
@@ -248,15 +255,29 @@ func (g *gate) Enabled(ctx context.Context, lv slog.Level) bool {
 	return lv >= g.level.Level() && g.h.Enabled(ctx, lv)
 }
 
-// Handle implements slog.Handler.
-func (g *gate) Handle(ctx context.Context, r slog.Record) error { return g.h.Handle(ctx, r) }
+// Handle implements slog.Handler. The logger's name goes last, after the
+// record's own attributes, so that a line reads as before: its message,
+// then what it says.
+func (g *gate) Handle(ctx context.Context, r slog.Record) error {
+	if g.name != "" {
+		r = r.Clone()
+		r.AddAttrs(slog.String(LoggerKey, g.name))
+	}
+	return g.h.Handle(ctx, r)
+}
 
 // WithAttrs implements slog.Handler; the result keeps following the level.
 func (g *gate) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &gate{h: g.h.WithAttrs(attrs), level: g.level}
+	return &gate{h: g.h.WithAttrs(attrs), level: g.level, name: g.name}
 }
 
 // WithGroup implements slog.Handler; the result keeps following the level.
+// The logger's name is attached before the group opens: it names the
+// record, not a member of the group.
 func (g *gate) WithGroup(name string) slog.Handler {
-	return &gate{h: g.h.WithGroup(name), level: g.level}
+	h := g.h
+	if g.name != "" {
+		h = h.WithAttrs([]slog.Attr{slog.String(LoggerKey, g.name)})
+	}
+	return &gate{h: h.WithGroup(name), level: g.level}
 }

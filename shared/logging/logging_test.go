@@ -208,7 +208,7 @@ func TestLevelChangesOutput(t *testing.T) {
 	}
 	log.Error("silenced")
 	out := buf.String()
-	if strings.Contains(out, "hidden") || strings.Contains(out, "silenced") || !strings.Contains(out, `level=DEBUG msg=shown agent=a-1`) {
+	if strings.Contains(out, "hidden") || strings.Contains(out, "silenced") || !strings.Contains(out, `level=DEBUG msg=shown agent=a-1 logger=io.sluice.coordinator.herder`) {
 		t.Fatalf("output:\n%s", out)
 	}
 }

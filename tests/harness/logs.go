@@ -21,7 +21,7 @@ const LogLevel = slog.LevelWarn
 // every level, so that a level set at run time takes effect.
 func (c *Cluster) loggers(process string) *logging.Loggers {
 	w := testWriter{t: c.T, on: c.logOn, capture: c.logs}
-	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: logging.LevelAll})
+	h := logging.NewHandler(w, logging.FormatText)
 	return logging.New(h.WithAttrs([]slog.Attr{slog.String("process", process)}), c.opts.LogLevel.Level())
 }
 

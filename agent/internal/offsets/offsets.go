@@ -226,7 +226,7 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 			return err
 		})
 		if err != nil {
-			e.log.Error("offsets: committing group offsets failed", "group", req.Group, "err", err)
+			e.log.Error("offsets: committing group offsets failed", "connector", req.Connector, "group", req.Group, "err", err)
 			if liveMember(err) {
 				return zombieAlter(req.Connector)
 			}
@@ -242,7 +242,7 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 			return err
 		})
 		if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
-			e.log.Error("offsets: deleting group offsets failed", "group", req.Group, "err", err)
+			e.log.Error("offsets: deleting group offsets failed", "connector", req.Connector, "group", req.Group, "err", err)
 			if liveMember(err) {
 				return zombieAlter(req.Connector)
 			}
@@ -263,7 +263,7 @@ func (e *Executor) sinkReset(ctx context.Context, req v1.OffsetsRequest) error {
 	if err == nil || errors.Is(err, kerr.GroupIDNotFound) {
 		return nil
 	}
-	e.log.Error("offsets: deleting group failed", "group", req.Group, "err", err)
+	e.log.Error("offsets: deleting group failed", "connector", req.Connector, "group", req.Group, "err", err)
 	if liveMember(err) {
 		return zombieReset(req.Connector)
 	}

@@ -68,8 +68,10 @@ func newTask(cfg Config, a v1.TaskAssignment) *task {
 		state:      v1.StateUnassigned,
 		wake:       make(chan struct{}, 1),
 		done:       make(chan struct{}),
-		log:        cfg.Logger.With("task", a.ID.String(), "generation", a.Generation),
-		metrics:    cfg.Metrics.Task(a.ID.Connector, a.ID.Task),
+		// Every line of a task names it and its connector, so that a
+		// task's lines, failures included, are found by either.
+		log:     cfg.Logger.With("task", a.ID.String(), "connector", a.ID.Connector, "generation", a.Generation),
+		metrics: cfg.Metrics.Task(a.ID.Connector, a.ID.Task),
 	}
 }
 

@@ -123,7 +123,7 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			// and a revoke that voided generations it has yet to issue would
 			// otherwise log at every pass.
 			if w.warn.Due("voided", time.Now()) {
-				w.cfg.Logger.Info("assignment refused: a later revoke voided it", "task", a.ID.String(), "generation", a.Generation)
+				w.cfg.Logger.Info("assignment refused: a later revoke voided it", "task", a.ID.String(), "connector", a.ID.Connector, "generation", a.Generation)
 			}
 			refused = append(refused, a.ID)
 			continue

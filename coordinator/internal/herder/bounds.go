@@ -46,7 +46,7 @@ func (h *Herder) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
 		issued := h.placed.Generation()
 		h.mu.Unlock()
 		h.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
-			"agent", agent, "task", id.String(), "generation", gen, "highest_issued", issued)
+			"agent", agent, "task", id.String(), "connector", id.Connector, "generation", gen, "highest_issued", issued)
 	}
 }
 
@@ -64,7 +64,7 @@ func (h *Herder) assignFailed(agent string, f agentrpc.AssignFailure) {
 				Value: records.EncodeStatus(v1.StateFailed, trace, agent, a.Generation)})
 		}
 		if h.warnDue("assign-too-large/" + a.ID.String()) {
-			h.log.Warn("assignment too large to send; the task is failed", "agent", agent, "task", a.ID.String(), "err", e.Message)
+			h.log.Warn("assignment too large to send; the task is failed", "agent", agent, "task", a.ID.String(), "connector", a.ID.Connector, "err", e.Message)
 		}
 		return
 	}

@@ -384,7 +384,7 @@ func (h *Herder) tryAgents(ctx context.Context, op, connector string, call func(
 		if !v1.IsCode(err, v1.CodeUnavailable) {
 			return err
 		}
-		h.log.Warn("agent unreachable for an offsets operation; trying another", "agent", agent, "err", err)
+		h.log.Warn("agent unreachable for an offsets operation; trying another", "connector", connector, "operation", op, "agent", agent, "err", err)
 	}
 	return v1.Errorf(v1.CodeUnavailable, "No agent is available to %s offsets for connector %s", op, connector)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -58,12 +59,7 @@ type Audit struct {
 // coordinator receives from a client, refused ones included, to a.Recorder
 // before its answer goes out.
 func WithAudit(a Audit) Option {
-	return func(o *options) {
-		if a.Now == nil {
-			a.Now = time.Now
-		}
-		o.audit = &a
-	}
+	return func(o *options) { o.audit = &a }
 }
 
 // auditOp is what an audit record says of a route.
@@ -91,41 +87,52 @@ var auditOps = map[string]auditOp{
 	"set_logger_level":       {"logger.level", false},
 }
 
-// auditWrites is the outermost layer of the API when auditing is on:
+// clientWrites is the outermost layer of the API: it sees every write a
+// client sends this coordinator, records it in the audit trail (a, when
+// auditing is on) and logs a successful one (writeLog):
 //
 //	GET, HEAD, or forwarded by a coordinator (which recorded it) ─► serve
 //	write ─► route and connector ─► before ─► serve into a buffer
-//	      ─► after ─► record (bounded wait) ─► answer the client
+//	      ─► after ─► record (bounded wait) ─► log ─► answer the client
 //
 // A follower catches up with the config topic before it reads before and
 // after, so both are the leader's state (after: once the write applied).
-func auditWrites(a Audit, sec Security, lead Leadership, next http.Handler) http.Handler {
-	if a.Principal == nil {
-		a.Principal = func(r *http.Request) string {
+// A write is seen where the client sent it, not where it is executed, so
+// that it is recorded and logged once, with the caller as it arrived.
+func clientWrites(a *Audit, logger *slog.Logger, sec Security, lead Leadership, next http.Handler) http.Handler {
+	var cfg Audit
+	if a != nil {
+		cfg = *a
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Principal == nil {
+		cfg.Principal = func(r *http.Request) string {
 			if name, ok := auth.PrincipalFrom(r.Context()); ok {
 				return name
 			}
 			return audit.Anonymous
 		}
 	}
-	if a.Forwarded == nil {
+	if cfg.Forwarded == nil {
 		switch {
 		case sec.ForwardKey != nil:
-			a.Forwarded = sec.ForwardKey.Forwarded
+			cfg.Forwarded = sec.ForwardKey.Forwarded
 		case sec.Authenticator != nil:
-			a.Forwarded = func(*http.Request) bool { return false }
+			cfg.Forwarded = func(*http.Request) bool { return false }
 		default:
-			a.Forwarded = func(r *http.Request) bool { return r.Header.Get(ForwardedHeader) != "" }
+			cfg.Forwarded = func(r *http.Request) bool { return r.Header.Get(ForwardedHeader) != "" }
 		}
 	}
 	match := newRouteMatcher()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || a.Forwarded(r) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || cfg.Forwarded(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		in := audit.Input{
-			Time: a.Now(), Source: r.RemoteAddr, Coordinator: a.Coordinator,
+			Time: cfg.Now(), Source: r.RemoteAddr, Coordinator: cfg.Coordinator,
 			Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
 		}
 		op, name := match.match(r)
@@ -137,19 +144,24 @@ func auditWrites(a Audit, sec Security, lead Leadership, next http.Handler) http
 			name = ""
 		}
 		in.Connector = name
-		catchUp(r.Context(), lead)
-		in.Before = snapshot(a.States, name)
+		if a != nil {
+			catchUp(r.Context(), lead)
+			in.Before = snapshot(cfg.States, name)
+		}
 		buf := &bufferedWriter{ResponseWriter: w}
 		next.ServeHTTP(buf, r)
 		in.Status, in.Body = buf.code(), buf.body.Bytes()
 		// Asked once the request was served, so that an authentication
 		// layer inside has seen it (a refused caller is recorded too).
-		in.Principal = a.Principal(r)
-		if in.Status < 300 {
-			catchUp(r.Context(), lead)
+		in.Principal = cfg.Principal(r)
+		if a != nil {
+			if in.Status < 300 {
+				catchUp(r.Context(), lead)
+			}
+			in.After = snapshot(cfg.States, name)
+			cfg.Recorder.Write(audit.Build(in, cfg.Mask))
 		}
-		in.After = snapshot(a.States, name)
-		a.Recorder.Write(audit.Build(in, a.Mask))
+		logWrite(r.Context(), logger, in, cfg.Now().Sub(in.Time))
 		buf.flush()
 	})
 }

@@ -40,7 +40,8 @@ func WithLogger(l *slog.Logger) Option {
 //
 // Request flow:
 //
-//	request ─► audit (WithAudit): record every write, answered after its record
+//	request ─► client writes: record each (WithAudit), answered after its
+//	              │           record; log each success (writelog.go)
 //	              │
 //	              ▼
 //	           canonicalPaths: Jetty's refusals (400), one trailing slash off
@@ -89,12 +90,11 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		api = authenticate(o.security, o.logger, api)
 	}
 	h := canonicalPaths(api)
-	if o.audit != nil {
-		h = auditWrites(*o.audit, o.security, o.leadership, h)
-	}
+	h = clientWrites(o.audit, o.logger, o.security, o.leadership, h)
 	if secured {
 		// Outermost: the layers between here and authenticate (the
-		// audit trail) read the caller from the slot after serving.
+		// audit trail, the write log) read the caller from the slot after
+		// serving.
 		h = callerSlot(h)
 	}
 	return h

@@ -1,39 +1,20 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
-
-// syncBuffer lets the server goroutine log while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLogging: one record per endpoint call, at a level that follows the
 // status class, naming the operation.
 func TestLogging(t *testing.T) {
-	var buf syncBuffer
+	var buf logtest.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFake()
 	f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector a not found")
