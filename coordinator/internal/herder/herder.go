@@ -162,7 +162,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		},
 		warn: logthrottle.New(warnEvery),
 	}
-	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey)
+	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	return h
 }
 

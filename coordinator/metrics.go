@@ -1,0 +1,44 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	dto "github.com/prometheus/client_model/go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+)
+
+// NewRegistry returns a registry for one process, with the Go runtime's
+// and the process's own collectors (go_…, process_…): what a private
+// registry of a coordinator starts with, and what cmd/sluice makes once per
+// process for its coordinator and agents to share.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// newMetrics registers the coordinator's series on its registry.
+func (c *Coordinator) newMetrics() error {
+	m, err := metrics.New(c.cfg.Metrics)
+	if err != nil {
+		return fmt.Errorf("coordinator metrics: %w", err)
+	}
+	c.metrics = m
+	return nil
+}
+
+// Metrics implements httpapi.Service: every series of the registry.
+func (s service) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
+	mfs, err := s.metrics.Gather()
+	if err != nil {
+		// As promhttp answers by default: a scrape that is partly wrong
+		// fails whole, rather than passing as complete.
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to gather metrics: %v", err)
+	}
+	return mfs, nil
+}
