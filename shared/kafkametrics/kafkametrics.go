@@ -63,7 +63,10 @@ func Hooks(reg prometheus.Registerer, clientID string) kgo.Opt {
 	setsMu.Lock()
 	s, ok := sets[key{reg, clientID}]
 	if !ok {
-		s = &set{m: kprom.NewMetrics(Namespace, kprom.Registerer(reg), kprom.Subsystem(Subsystem), kprom.WithClientLabel())}
+		s = &set{m: kprom.NewMetrics(Namespace, kprom.Registerer(reg), kprom.Subsystem(Subsystem), kprom.WithClientLabel(),
+			// kprom's default details and records and batches, which
+			// say what a client moved without knowing record sizes.
+			kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.UncompressedBytes, kprom.Records, kprom.Batches))}
 		sets[key{reg, clientID}] = s
 	}
 	setsMu.Unlock()

@@ -28,9 +28,10 @@ const (
 	DefaultLagTimeout = 5 * time.Second
 )
 
-var lagDesc = prometheus.NewDesc(Namespace+"_sink_consumer_lag",
-	"Records of the partition the sink's consumer group has not committed yet: end offset minus committed offset (minus the log start offset when the group committed none).",
-	[]string{"connector", "topic", "partition"}, nil)
+// lagHelp is the help text of sluice_sink_consumer_lag.
+const lagHelp = "Records of the partition the sink's consumer group has not committed yet: end offset minus committed offset (minus the log start offset when the group committed none)."
+
+var lagDesc = prometheus.NewDesc(Namespace+"_sink_consumer_lag", lagHelp, []string{"connector", "topic", "partition"}, nil)
 
 // LagCollector publishes sluice_sink_consumer_lag. Lag is read from Kafka
 // when a scrape comes and the last reading is older than the refresh
