@@ -121,7 +121,7 @@ type Config struct {
 	// Metrics is the process's Prometheus registry: the coordinator
 	// registers its series on it and serves all of it at GET /metrics, so
 	// that agents of the same process (sluice dev) are scraped there too.
-	// Nil: a registry of the coordinator's own (NewRegistry).
+	// Nil: a registry of the coordinator's own.
 	Metrics *prometheus.Registry
 }
 
@@ -202,7 +202,7 @@ func New(cfg Config) (*Coordinator, error) {
 		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
 	if cfg.Metrics == nil {
-		cfg.Metrics = NewRegistry()
+		cfg.Metrics = prometheus.NewRegistry()
 	}
 	c := &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}
 	if err := c.newMetrics(); err != nil {

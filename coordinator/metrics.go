@@ -4,23 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	dto "github.com/prometheus/client_model/go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 )
-
-// NewRegistry returns a registry for one process, with the Go runtime's
-// and the process's own collectors (go_…, process_…): what a private
-// registry of a coordinator starts with, and what cmd/sluice makes once per
-// process for its coordinator and agents to share.
-func NewRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return reg
-}
 
 // newMetrics registers the coordinator's series on its registry.
 func (c *Coordinator) newMetrics() error {
