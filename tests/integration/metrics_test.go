@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,6 +16,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -295,5 +300,53 @@ func TestCoordinatorReadiness(t *testing.T) {
 	c.Must(http.StatusOK, "GET", "/health", nil).JSON(t, &health)
 	if health.Status != "healthy" {
 		t.Errorf("/health: %+v", health)
+	}
+}
+
+// TestCoordinatorNotReadyWhileStarting starts a coordinator whose Kafka
+// does not answer: it serves REST at once, and /readyz says it is not
+// ready (while /health says starting, as Kafka Connect's does).
+func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 0})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	co, err := coordinator.New(coordinator.Config{
+		Listen: addr, NATSURL: c.NATSURL, Brokers: "127.0.0.1:1", // nothing listens there
+		NATSAuth: natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[harness.CoordinatorUser]},
+		GroupID:  c.GroupID, ConfigTopic: c.Prefix + "-configs", OffsetsTopic: c.Prefix + "-offsets", StatusTopic: c.Prefix + "-status",
+		AgentLease: 5 * time.Second, TaskShutdownTimeout: 5 * time.Second, KafkaProbeTimeout: 100 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan error, 1)
+	go func() { started <- co.Start(ctx) }()
+	defer func() {
+		cancel()
+		<-started
+		_ = co.Stop(context.Background())
+	}()
+	url := "http://" + addr
+	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+		r, err := http.Get(url + "/readyz")
+		if err != nil {
+			return false, err.Error()
+		}
+		r.Body.Close()
+		return true, ""
+	})
+	wantError(t, harness.Do(t, url, "GET", "/readyz", nil), http.StatusServiceUnavailable,
+		"Coordinator is still starting up: it has not read its config, status and offsets topics yet")
+	var health v1.Health
+	if r := harness.Do(t, url, "GET", "/health", nil); r.Status != http.StatusServiceUnavailable {
+		t.Errorf("/health while starting: %s", r)
+	} else if r.JSON(t, &health); health.Status != "starting" {
+		t.Errorf("/health while starting: %+v", health)
 	}
 }
