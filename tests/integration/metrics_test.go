@@ -258,6 +258,16 @@ func TestCoordinatorMetrics(t *testing.T) {
 	// A follower: leader 0, the same term, no agents, and the connector
 	// states from its own view of the status topic.
 	_, followerURL := c.StartExtraCoordinator()
+	// Ready once it read the lease (just after it started).
+	var ready v1.Readiness
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		r := harness.Do(t, followerURL, "GET", "/readyz", nil)
+		return r.Status == http.StatusOK, r.String()
+	})
+	harness.Do(t, followerURL, "GET", "/readyz", nil).JSON(t, &ready)
+	if ready.Status != "ready" || ready.Role != "follower" || ready.Leader != strings.TrimPrefix(c.URL, "http://") {
+		t.Errorf("follower's /readyz: %+v", ready)
+	}
 	waitConnectorState(c, followerURL, src, "RUNNING")
 	fs := scrapeMetrics(t, followerURL)
 	leaderTerm, _ := s.value("sluice_coordinator_term", nil)
@@ -265,11 +275,6 @@ func TestCoordinatorMetrics(t *testing.T) {
 		if got, ok := fs.value(name, nil); !ok || got != want {
 			t.Errorf("follower's %s = %v (present %v), want %v", name, got, ok, want)
 		}
-	}
-	var ready v1.Readiness
-	harness.Do(t, followerURL, "GET", "/readyz", nil).JSON(t, &ready)
-	if ready.Status != "ready" || ready.Role != "follower" || ready.Leader != strings.TrimPrefix(c.URL, "http://") {
-		t.Errorf("follower's /readyz: %+v", ready)
 	}
 
 	// A deleted connector's series are gone, the lag's too.
