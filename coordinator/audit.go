@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -60,7 +61,8 @@ func (a AuditConfig) validate() error {
 // reader.
 type service struct {
 	*herder.Herder
-	audit *audit.Log
+	audit   *audit.Log
+	metrics prometheus.Gatherer
 }
 
 // AuditLog implements httpapi.Service.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/configprovider"
@@ -20,6 +21,8 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -27,6 +30,10 @@ import (
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/version"
 )
+
+// kafkaClientID is the client id of every Kafka client of a coordinator,
+// the client_id label of its sluice_kafka_… series.
+const kafkaClientID = "sluice-coordinator"
 
 // The defaults of Config's REST limits.
 const (
@@ -110,6 +117,12 @@ type Config struct {
 	// RESTSecurity configures HTTPS, authentication and authorization of
 	// the REST API (zero: plain HTTP, open to everyone).
 	RESTSecurity RESTSecurity
+
+	// Metrics is the process's Prometheus registry: the coordinator
+	// registers its series on it and serves all of it at GET /metrics, so
+	// that agents of the same process (sluice dev) are scraped there too.
+	// Nil: a registry of the coordinator's own.
+	Metrics *prometheus.Registry
 }
 
 // Validate checks the config.
@@ -160,6 +173,8 @@ type Coordinator struct {
 	srv    *httpapi.Server
 	audit  *audit.Log
 	sec    restSecurity
+	// metrics are the coordinator's series on cfg.Metrics.
+	metrics *metrics.Metrics
 }
 
 // New makes a coordinator; Start connects it and serves.
@@ -186,7 +201,13 @@ func New(cfg Config) (*Coordinator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = prometheus.NewRegistry()
+	}
 	c := &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}
+	if err := c.newMetrics(); err != nil {
+		return nil, err
+	}
 	// Read every security file now, so that a bad one stops start-up
 	// before anything is bound or connected.
 	sec, err := cfg.RESTSecurity.build(context.Background(), c.log)
@@ -231,7 +252,8 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		return err
 	}
 	c.nc = nc
-	kafkaOpts := kafkautil.ClientOpts(c.cfg.Brokers, "sluice-coordinator", c.cfg.KafkaSecurity)
+	kafkaOpts := append(kafkautil.ClientOpts(c.cfg.Brokers, kafkaClientID, c.cfg.KafkaSecurity),
+		kafkametrics.Hooks(c.cfg.Metrics, kafkaClientID))
 	if c.audit, err = c.newAuditLog(kafkaOpts); err != nil {
 		ln.Close()
 		nc.Close()
@@ -258,10 +280,11 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 		Providers:           c.providers,
+		Metrics:             c.metrics,
 	}, c.plugins(), nc)
-	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit},
+	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder),
-		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID)),
+		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
 		serve := func() error { return c.srv.Serve(ln) }

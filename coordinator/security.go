@@ -38,7 +38,8 @@ type RESTSecurity struct {
 	JWTIssuer     string
 	JWTAudience   string
 	JWTRolesClaim string
-	// OpenProbes leaves GET / and GET /health open.
+	// OpenProbes leaves GET /, GET /health, GET /readyz and GET /metrics
+	// open: what probes and Prometheus scrapes call.
 	OpenProbes bool
 	// ForwardKeyFile holds the key coordinators sign forwarded identities
 	// with; every coordinator of the cluster needs the same one.

@@ -49,7 +49,7 @@ func startCluster(t *testing.T) *testCluster {
 		t.Fatal(err)
 	}
 	var coord *coordinator.Coordinator
-	app := fx.New(append(devApp(ccfg, acfgs, processRegistry(), ""), fx.Populate(&coord), fx.NopLogger)...)
+	app := fx.New(append(devApp(ccfg, acfgs, newRegistry(), ""), fx.Populate(&coord), fx.NopLogger)...)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := app.Start(ctx); err != nil {

@@ -66,6 +66,7 @@ func devConfigs(c *cli.Context, lg *logging.Loggers, natsURL, brokers string) (c
 // /metrics serves, and --metrics-listen when set.
 func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Registry, metricsListen string) []fx.Option {
 	agents := make([]*agent.Agent, len(acfgs))
+	ccfg.Metrics = reg
 	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator) error {
 		for i, cfg := range acfgs {
 			cfg.Metrics = reg
@@ -179,7 +180,7 @@ func runDev(c *cli.Context) error {
 		acfgs[i].NATSURL, acfgs[i].Brokers = natsURL, brokers
 	}
 	var coord *coordinator.Coordinator
-	opts := append(devApp(ccfg, acfgs, processRegistry(), c.String("metrics-listen")), fx.Populate(&coord))
+	opts := append(devApp(ccfg, acfgs, ccfg.Metrics, c.String("metrics-listen")), fx.Populate(&coord))
 	return runApp(context.Background(), opts, func() {
 		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
 	})

@@ -143,6 +143,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		RESTSecurity:        restSecurity(c),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),
+		Metrics:             newRegistry(),
 	}, nil
 }
 

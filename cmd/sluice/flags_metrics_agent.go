@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
 
@@ -25,14 +24,6 @@ var (
 	devMetricsListenFlag = stringFlag("metrics-listen", "",
 		"host:port of a listener for GET /metrics (the whole process), /healthz and /readyz (every agent ready); empty: none")
 )
-
-// processRegistry is the process's one Prometheus registry, with the Go
-// runtime's and the process's own series beside Sluice's.
-func processRegistry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return reg
-}
 
 // devMetricsListener serves reg and the agents' readiness on addr, once
 // every agent started (their readiness is read from then on), when addr is
@@ -71,7 +62,7 @@ func devMetricsListener(addr string, reg *prometheus.Registry, agents []*agent.A
 // withAgentMetrics gives a sluice agent's config the process's registry
 // and its listener.
 func withAgentMetrics(c *cli.Context, cfg agent.Config) agent.Config {
-	cfg.Metrics = processRegistry()
+	cfg.Metrics = newRegistry()
 	cfg.MetricsListen = c.String("metrics-listen")
 	return cfg
 }

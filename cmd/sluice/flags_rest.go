@@ -18,7 +18,7 @@ var (
 	restJWTAudience = stringFlag("rest-jwt-audience", "", "an aud a JWT must carry")
 	restJWTRoles    = stringFlag("rest-jwt-roles-claim", "roles", "the JWT claim listing roles: \"<role>\" or \"<role>:<pattern>[,<pattern>]\" entries")
 	restForwardKey  = stringFlag("rest-forward-key-file", "", "file of the key (32 bytes or more) coordinators sign forwarded callers' identities with; the same on every coordinator")
-	restOpenProbes  = &cli.BoolFlag{Name: "rest-auth-open-probes", Usage: "leave GET / and GET /health open without credentials", EnvVars: env("rest-auth-open-probes")}
+	restOpenProbes  = &cli.BoolFlag{Name: "rest-auth-open-probes", Usage: "leave GET /, GET /health, GET /readyz and GET /metrics open without credentials", EnvVars: env("rest-auth-open-probes")}
 )
 
 // restSecurityFlags are appended to the coordinator's and dev's flags.

@@ -27,7 +27,7 @@ func TestFxGraphs(t *testing.T) {
 	for name, opts := range map[string][]fx.Option{
 		"coordinator": coordinatorApp(ccfg),
 		"agent":       agentApp(acfg),
-		"dev":         devApp(ccfg, []agent.Config{acfg, acfg}, processRegistry(), "127.0.0.1:0"),
+		"dev":         devApp(ccfg, []agent.Config{acfg, acfg}, newRegistry(), "127.0.0.1:0"),
 	} {
 		if err := fx.ValidateApp(opts...); err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -1,16 +1,27 @@
-// Package kafkametrics measures Kafka clients with franz-go's kprom plugin,
-// into a process's one Prometheus registry, as sluice_kafka_… series
-// labelled client_id.
+// Package kafkametrics publishes the metrics of franz-go clients (its
+// plugin/kprom) on a Prometheus registry, as sluice_kafka_… series labelled
+// with the client's client_id.
 //
-// kprom registers a client's collectors when the client starts and removes
-// them when it closes, one kprom.Metrics per client: a Metrics shared by two
-// clients would register the same series twice. So options built here go to
-// exactly one client each, and every client of a process needs an id of its
-// own (several agents, and the coordinator, may share one registry).
+// kprom registers one set of collectors per client, labelled with the
+// client id, and panics when a second client of the same id registers the
+// same set. A Sluice process has many clients of one id (a coordinator's
+// admin client, its three topic readers, its leader writer — briefly two of
+// them while it is replaced — and the audit trail's), and may run several
+// coordinators or agents on one registry (sluice dev, tests). So the clients
+// of one id on one registry share one kprom set, counted by reference:
+//
+//	first client of (registry, id) opens ─► kprom registers its collectors
+//	more clients open                  ─► they add to the same series
+//	last client closes                 ─► the collectors are unregistered
+//
+// kprom's buffered_* gauges read the client it registered with, the first
+// one: in a coordinator that is its admin client, or the audit trail's,
+// both of which live as long as it does. (Moving them to another client
+// would mean re-registering while the other clients' hooks run: a data
+// race in kprom.)
 package kafkametrics
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,14 +29,92 @@ import (
 	"github.com/twmb/franz-go/plugin/kprom"
 )
 
-// Namespace and Subsystem prefix every Kafka client series: sluice_kafka_….
+// Namespace and Subsystem name the series: sluice_kafka_….
 const (
 	Namespace = "sluice"
 	Subsystem = "kafka"
 )
 
-// Clients makes the options that measure Kafka clients into one registry.
-// A nil *Clients measures nothing.
+// key is one client id on one registry.
+type key struct {
+	reg      prometheus.Registerer
+	clientID string
+}
+
+var (
+	setsMu sync.Mutex
+	sets   = map[key]*set{}
+)
+
+// set is the kprom metrics of the live clients of one key.
+type set struct {
+	m       *kprom.Metrics
+	clients int // live clients
+}
+
+// Hooks returns the client option that publishes the metrics of every
+// client built with it on reg under clientID, which must be the client id
+// those clients are built with (kafkautil.ClientOpts). A nil reg publishes
+// nothing.
+func Hooks(reg prometheus.Registerer, clientID string) kgo.Opt {
+	if reg == nil {
+		return kgo.WithHooks()
+	}
+	setsMu.Lock()
+	s, ok := sets[key{reg, clientID}]
+	if !ok {
+		s = &set{m: kprom.NewMetrics(Namespace, kprom.Registerer(reg), kprom.Subsystem(Subsystem), kprom.WithClientLabel(),
+			// kprom's default details and records and batches, which
+			// say what a client moved without knowing record sizes.
+			kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.UncompressedBytes, kprom.Records, kprom.Batches))}
+		sets[key{reg, clientID}] = s
+	}
+	setsMu.Unlock()
+	return kgo.WithHooks(&hooks{Metrics: s.m, set: s})
+}
+
+// hooks forwards every kgo hook to the shared kprom set, and opens and
+// closes the set by reference count.
+type hooks struct {
+	*kprom.Metrics
+	set *set
+}
+
+// OnNewClient implements kgo.HookNewClient.
+func (h *hooks) OnNewClient(cl *kgo.Client) {
+	setsMu.Lock()
+	defer setsMu.Unlock()
+	if h.set.clients++; h.set.clients == 1 {
+		h.Metrics.OnNewClient(cl)
+	}
+}
+
+// OnClientClosed implements kgo.HookClientClosed.
+func (h *hooks) OnClientClosed(cl *kgo.Client) {
+	setsMu.Lock()
+	defer setsMu.Unlock()
+	if h.set.clients--; h.set.clients == 0 {
+		h.Metrics.OnClientClosed(cl)
+	}
+}
+
+// The other hooks are promoted from *kprom.Metrics; asserted here, so that
+// a kprom that dropped one fails to build rather than silently publishing
+// less.
+var (
+	_ kgo.HookBrokerConnect       = (*hooks)(nil)
+	_ kgo.HookBrokerDisconnect    = (*hooks)(nil)
+	_ kgo.HookBrokerRead          = (*hooks)(nil)
+	_ kgo.HookBrokerWrite         = (*hooks)(nil)
+	_ kgo.HookBrokerE2E           = (*hooks)(nil)
+	_ kgo.HookBrokerThrottle      = (*hooks)(nil)
+	_ kgo.HookProduceBatchWritten = (*hooks)(nil)
+	_ kgo.HookFetchBatchRead      = (*hooks)(nil)
+)
+
+// Clients makes the options that name and measure Kafka clients on one
+// registry: the agents' way to build each client's options. A nil *Clients
+// measures nothing.
 type Clients struct {
 	reg prometheus.Registerer
 }
@@ -33,59 +122,11 @@ type Clients struct {
 // New measures clients into reg.
 func New(reg prometheus.Registerer) *Clients { return &Clients{reg: reg} }
 
-// Opts names one client clientID and, unless c is nil, measures it. Use the
-// options for that one client only: they carry the client's own kprom
-// hooks.
+// Opts names a client clientID and, unless c is nil, measures it with the
+// clients of the same id on c's registry.
 func (c *Clients) Opts(clientID string) []kgo.Opt {
-	opts := []kgo.Opt{kgo.ClientID(clientID)}
 	if c == nil || c.reg == nil {
-		return opts
+		return []kgo.Opt{kgo.ClientID(clientID)}
 	}
-	m := kprom.NewMetrics(Namespace,
-		kprom.Subsystem(Subsystem),
-		kprom.WithClientLabel(),
-		kprom.Registerer(&clientRegisterer{reg: c.reg}),
-	)
-	return append(opts, kgo.WithHooks(m))
-}
-
-// clientRegisterer is one client's view of the registry. kprom registers
-// with MustRegister, which panics when another live client uses the same id
-// (a zombie task and its successor in one process, say): such a client goes
-// unmeasured rather than taking the process down. It unregisters only what
-// it registered itself, since the registry unregisters by description and
-// would otherwise remove the other client's series.
-type clientRegisterer struct {
-	reg  prometheus.Registerer
-	mu   sync.Mutex
-	mine []prometheus.Collector
-}
-
-// Register implements prometheus.Registerer.
-func (r *clientRegisterer) Register(c prometheus.Collector) error {
-	if err := r.reg.Register(c); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.mine = append(r.mine, c)
-	r.mu.Unlock()
-	return nil
-}
-
-// MustRegister implements prometheus.Registerer, without the panic.
-func (r *clientRegisterer) MustRegister(cs ...prometheus.Collector) {
-	for _, c := range cs {
-		_ = r.Register(c)
-	}
-}
-
-// Unregister implements prometheus.Registerer.
-func (r *clientRegisterer) Unregister(c prometheus.Collector) bool {
-	r.mu.Lock()
-	i := slices.Index(r.mine, c)
-	if i >= 0 {
-		r.mine = slices.Delete(r.mine, i, i+1)
-	}
-	r.mu.Unlock()
-	return i >= 0 && r.reg.Unregister(c)
+	return []kgo.Opt{kgo.ClientID(clientID), Hooks(c.reg, clientID)}
 }

@@ -1,4 +1,4 @@
-package kafkametrics_test
+package kafkametrics
 
 import (
 	"context"
@@ -8,96 +8,86 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/sluice-io/sluice/shared/kafkametrics"
 )
 
-// clientIDs returns the client_id values of reg's sluice_kafka_connects_total.
-func clientIDs(t *testing.T, reg *prometheus.Registry) map[string]bool {
+// produced sums the sluice_kafka_produce_records_total series of clientID,
+// and tells whether there is one.
+func produced(t *testing.T, reg *prometheus.Registry, clientID string) (float64, bool) {
 	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
-		t.Fatalf("gather: %v", err)
+		t.Fatal(err)
 	}
-	ids := map[string]bool{}
 	for _, mf := range mfs {
-		if mf.GetName() != "sluice_kafka_connects_total" {
+		if mf.GetName() != "sluice_kafka_produce_records_total" {
 			continue
 		}
+		sum, found := 0.0, false
 		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "client_id" {
-					ids[l.GetValue()] = true
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == "client_id" && lp.GetValue() == clientID {
+					sum += m.GetCounter().GetValue()
+					found = true
 				}
 			}
 		}
+		return sum, found
 	}
-	return ids
+	return 0, false
 }
 
-func newClient(t *testing.T, c *kafkametrics.Clients, broker, id string) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(broker)}, c.Opts(id)...)...)
+func TestClientsOfOneIDShareSeries(t *testing.T) {
+	kf, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := cl.Ping(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return cl
-}
-
-// TestClientsShareRegistry checks kprom on several clients of one
-// registry: each its client_id, a duplicate id neither panics nor removes
-// the first client's series, and a closed client's series go.
-func TestClientsShareRegistry(t *testing.T) {
-	fk, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fk.Close()
-	broker := fk.ListenAddrs()[0]
+	defer kf.Close()
 	reg := prometheus.NewRegistry()
-	c := kafkametrics.New(reg)
-
-	a := newClient(t, c, broker, "agent-a")
-	b := newClient(t, c, broker, "agent-b")
-	if got := clientIDs(t, reg); !got["agent-a"] || !got["agent-b"] {
-		t.Fatalf("client ids: %v, want agent-a and agent-b", got)
+	open := func(id string) *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(kf.ListenAddrs()...), kgo.ClientID(id), kgo.DefaultProduceTopic("t"), Hooks(reg, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
 	}
-
-	dup := newClient(t, c, broker, "agent-a")
-	dup.Close()
-	if got := clientIDs(t, reg); !got["agent-a"] {
-		t.Fatalf("closing a duplicate-id client removed the first one's series: %v", got)
+	produce := func(cl *kgo.Client, n int) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for range n {
+			if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("v")}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-
-	b.Close()
-	if got := clientIDs(t, reg); got["agent-b"] || !got["agent-a"] {
-		t.Fatalf("after closing agent-b: %v", got)
+	// Two clients of one id on one registry: no duplicate registration,
+	// and their records add up in one series.
+	a, b := open("c"), open("c")
+	other := open("d")
+	defer other.Close()
+	produce(a, 2)
+	produce(b, 3)
+	produce(other, 1)
+	if v, ok := produced(t, reg, "c"); !ok || v != 5 {
+		t.Errorf("records produced by the clients of c = %v (present %v), want 5", v, ok)
 	}
+	if v, ok := produced(t, reg, "d"); !ok || v != 1 {
+		t.Errorf("records produced by d = %v (present %v), want 1", v, ok)
+	}
+	// The series stay while a client of the id is open, and go with the last.
 	a.Close()
-	if got := clientIDs(t, reg); len(got) != 0 {
-		t.Fatalf("after closing every client: %v", got)
+	produce(b, 1)
+	if v, ok := produced(t, reg, "c"); !ok || v != 6 {
+		t.Errorf("after one client of c closed: %v (present %v), want 6", v, ok)
 	}
-}
-
-// TestNilClients checks that nil measures nothing but still names the
-// client.
-func TestNilClients(t *testing.T) {
-	var c *kafkametrics.Clients
-	opts := c.Opts("plain")
-	if len(opts) != 1 {
-		t.Fatalf("nil Clients: %d options, want only the client id", len(opts))
+	b.Close()
+	if _, ok := produced(t, reg, "c"); ok {
+		t.Error("c's series outlived its last client")
 	}
-	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers("127.0.0.1:1"))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	if id := cl.OptValue(kgo.ClientID); id != "plain" {
-		t.Fatalf("client id %v", id)
+	// A new client of the id registers them again.
+	c := open("c")
+	defer c.Close()
+	produce(c, 1)
+	if v, ok := produced(t, reg, "c"); !ok || v != 1 {
+		t.Errorf("a reopened c: %v (present %v), want 1", v, ok)
 	}
 }

@@ -142,9 +142,17 @@ func respondError(req micro.Request, e *v1.Error) {
 type CallOption func(*callOptions)
 
 type callOptions struct {
-	now   func() time.Time
-	chunk string
-	sign  Signer
+	now     func() time.Time
+	chunk   string
+	sign    Signer
+	observe func(subject string, took time.Duration, err error)
+}
+
+// Observe has Call report every NATS request it sends — the request, or
+// each of its chunks (on the chunk subject) — with the subject it went to,
+// the time until its reply and the error it ended with: for metrics.
+func Observe(fn func(subject string, took time.Duration, err error)) CallOption {
+	return func(o *callOptions) { o.observe = fn }
 }
 
 // Signer signs a request: it returns the value of v1.SignatureHeader for
@@ -232,7 +240,7 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 
 // request sends data to subject with the time left until ctx's deadline
 // and the headers hdr, and returns the reply, or the error it carries.
-func request(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header, subject string, data []byte) (*nats.Msg, error) {
+func request(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header, subject string, data []byte) (reply *nats.Msg, err error) {
 	msg := nats.NewMsg(subject)
 	msg.Data = data
 	for k, v := range hdr {
@@ -246,7 +254,11 @@ func request(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header,
 		return nil, timedOut(subject)
 	}
 	msg.Header.Set(TimeoutHeader, strconv.FormatInt(ms, 10))
-	reply, err := nc.RequestMsgWithContext(ctx, msg)
+	if o.observe != nil {
+		start := time.Now()
+		defer func() { o.observe(subject, time.Since(start), err) }()
+	}
+	reply, err = nc.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return nil, v1.Errorf(v1.CodeUnavailable, "no responder on %s", subject)

@@ -35,8 +35,9 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 
 // TestCoordinatorManifest checks the coordinator's pod: it advertises
 // host:port (the pod IP and the REST port, which the other coordinators
-// forward writes to), probes GET /health, and runs bounded, non-root and
-// read-only.
+// forward writes to), probes GET /health for start-up and liveness and GET
+// /readyz for readiness, is scraped at GET /metrics, and runs bounded,
+// non-root and read-only.
 func TestCoordinatorManifest(t *testing.T) {
 	objs := decodeManifest(t, filepath.Join(manifestDir, "coordinator.yaml"))
 	d := only[*appsv1.Deployment](t, objs)
@@ -77,14 +78,31 @@ func TestCoordinatorManifest(t *testing.T) {
 		t.Errorf("SLUICE_LISTEN is %q, want the REST port %s", env["SLUICE_LISTEN"].Value, restPort)
 	}
 
-	for name, probe := range map[string]*corev1.Probe{"startup": c.StartupProbe, "readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
-		if probe == nil || probe.HTTPGet == nil {
-			t.Errorf("no HTTP %s probe", name)
+	for _, p := range []struct {
+		name, path string
+		probe      *corev1.Probe
+	}{
+		{"startup", "/health", c.StartupProbe},
+		{"readiness", "/readyz", c.ReadinessProbe},
+		{"liveness", "/health", c.LivenessProbe},
+	} {
+		if p.probe == nil || p.probe.HTTPGet == nil {
+			t.Errorf("no HTTP %s probe", p.name)
 			continue
 		}
-		if probe.HTTPGet.Path != "/health" || probe.HTTPGet.Port.String() != "rest" {
-			t.Errorf("%s probe GET %s on port %s, want /health on rest", name, probe.HTTPGet.Path, probe.HTTPGet.Port.String())
+		if p.probe.HTTPGet.Path != p.path || p.probe.HTTPGet.Port.String() != "rest" {
+			t.Errorf("%s probe GET %s on port %s, want %s on rest", p.name, p.probe.HTTPGet.Path, p.probe.HTTPGet.Port.String(), p.path)
 		}
+	}
+	// /readyz reads the topics' ends, for up to 2 s.
+	if rp := c.ReadinessProbe; rp != nil && rp.TimeoutSeconds < 3 {
+		t.Errorf("the readiness probe times out after %ds: /readyz may take 2s to read the topics' ends", rp.TimeoutSeconds)
+	}
+	// Prometheus' Kubernetes discovery, by the usual annotations, scrapes
+	// GET /metrics on the REST port.
+	ann := d.Spec.Template.Annotations
+	if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/path"] != "/metrics" || ann["prometheus.io/port"] != restPort {
+		t.Errorf("pod annotations %v: want prometheus.io/scrape true, path /metrics, port %s", ann, restPort)
 	}
 	checkBoundedNonRoot(t, d.Spec.Template.Spec, c)
 }

@@ -14,29 +14,45 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/go-kit/kit/endpoint"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
 // Client sends the leader's commands to agents of one cluster.
 type Client struct {
-	nc    *nats.Conn
-	group string
-	keys  func(term int64) *cmdsig.Key
+	nc      *nats.Conn
+	group   string
+	keys    func(term int64) *cmdsig.Key
+	metrics *metrics.Metrics
 }
 
 // NewClient returns a client for the agents of the cluster named group.
 // keys returns the signing key of a term this process leads (nil for any
 // other term); every command is signed with the key of its term, and agents
-// refuse one that is not.
-func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key) *Client {
-	return &Client{nc: nc, group: group, keys: keys}
+// refuse one that is not. Every request is recorded on m (nil: nowhere)
+// by the command its subject names (Kind).
+func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key, m *metrics.Metrics) *Client {
+	return &Client{nc: nc, group: group, keys: keys, metrics: m}
+}
+
+// agentSubjectPrefix is what every agent subject template starts with,
+// before its command.
+var agentSubjectPrefix = v1.SubjectPrefix + ".%s.agent.%s."
+
+// Kind is the command of an agent subject template (v1.SubjectAgent*):
+// task.assign, task.revoke, offsets, offsets.replace, loggers, chunk. It
+// labels the NATS request metrics.
+func Kind(template string) string {
+	return strings.TrimPrefix(template, agentSubjectPrefix)
 }
 
 // call sends req, a command of term, signed, to the agent endpoint template
@@ -47,8 +63,16 @@ func (c *Client) call(ctx context.Context, template, agent string, term int64, r
 	if key == nil {
 		return v1.Errorf(v1.CodeConflict, "this coordinator does not lead term %d: it cannot sign a command of it", term)
 	}
+	chunks := v1.AgentSubject(v1.SubjectAgentChunk, c.group, agent)
+	observe := natsrpc.Observe(func(subject string, took time.Duration, err error) {
+		kind := Kind(template)
+		if subject == chunks {
+			kind = Kind(v1.SubjectAgentChunk)
+		}
+		c.metrics.ObserveNATS(kind, took, err)
+	})
 	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(template, c.group, agent), req, resp,
-		natsrpc.ChunkVia(v1.AgentSubject(v1.SubjectAgentChunk, c.group, agent)), natsrpc.SignWith(key.Sign))
+		natsrpc.ChunkVia(chunks), natsrpc.SignWith(key.Sign), observe)
 }
 
 // Offsets has agent carry out an offsets operation.

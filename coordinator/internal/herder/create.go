@@ -9,6 +9,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -70,7 +71,8 @@ type sourceSnapshot map[string]map[string]any
 // createWithOffsets runs spec §0.1 steps 3–6 for a name that does not exist;
 // the caller holds the name's lock. On a failure of the writes it removes
 // any config written and puts the previous offsets back.
-func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets) error {
+func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets) (err error) {
+	defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
 	c := store.Connector{Name: name, Config: config}
 	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
 		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}

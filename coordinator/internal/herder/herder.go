@@ -34,6 +34,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -86,6 +87,10 @@ type Config struct {
 	// records is written (store.StatusQueueOptions.BeforeWrite). Tests block
 	// in it to stand for a stalled broker.
 	BeforeStatusWrite func(ctx context.Context) error
+	// Metrics records the herder's work, and gets the collectors of
+	// connector states, sink lag and leadership registered on Start (nil:
+	// none).
+	Metrics *metrics.Metrics
 }
 
 // Herder implements the coordinator's operations.
@@ -128,6 +133,8 @@ type Herder struct {
 	// leading is the running leadership, nil while following.
 	leadMu  sync.Mutex
 	leading *leadership
+	// unregister removes the collectors Start registered.
+	unregister []func()
 	// loggerPush is the leadership's state of sending the cluster's log
 	// levels to agents (loggers.go).
 	loggerPush loggerPush
@@ -155,7 +162,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		},
 		warn: logthrottle.New(warnEvery),
 	}
-	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey)
+	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	return h
 }
 
@@ -230,6 +237,10 @@ func (h *Herder) Start(ctx context.Context) error {
 	h.elector = leader.New(kv, h.cfg.WorkerID+"/"+randomID(), h.restURL(), h.cfg.LeaderLease,
 		leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, h.log)
 	h.elector.Start()
+	if err := h.registerCollectors(); err != nil {
+		h.elector.Stop()
+		return err
+	}
 	h.ready.Store(true)
 	return nil
 }
@@ -247,6 +258,10 @@ func (h *Herder) restURL() string {
 // Stop resigns leadership, stops following and closes the clients.
 func (h *Herder) Stop(ctx context.Context) error {
 	h.ready.Store(false)
+	for _, u := range h.unregister {
+		u()
+	}
+	h.unregister = nil
 	if h.elector != nil {
 		h.elector.Stop()
 	}

@@ -13,6 +13,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -56,7 +57,10 @@ func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffse
 	return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
 }
 
-func (h *Herder) sinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
+// groupOffsets fetches the committed offsets of a consumer group, retrying
+// what Kafka says is retriable for up to 30 s; a group that does not exist
+// has none.
+func (h *Herder) groupOffsets(ctx context.Context, group string) (kadm.OffsetResponses, error) {
 	var resp kadm.OffsetResponses
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -68,8 +72,13 @@ func (h *Herder) sinkOffsets(ctx context.Context, name, group string) (v1.Connec
 		return err
 	})
 	if errors.Is(err, kerr.GroupIDNotFound) {
-		return v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}, nil
+		return kadm.OffsetResponses{}, nil
 	}
+	return resp, err
+}
+
+func (h *Herder) sinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
+	resp, err := h.groupOffsets(ctx, group)
 	if err != nil {
 		h.log.Error("fetching group offsets failed", "connector", name, "group", group, "err", err)
 		return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to retrieve consumer group offsets for sink connector %s", name)
@@ -101,9 +110,10 @@ func (h *Herder) checkStopped(name string) (store.Connector, error) {
 }
 
 // AlterOffsets answers PATCH /connectors/{name}/offsets.
-func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error) {
+func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (_ v1.Message, err error) {
 	unlock := h.lock(name)
 	defer unlock()
+	defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
 	c, err := h.checkStopped(name)
 	if err != nil {
 		return v1.Message{}, err
@@ -119,10 +129,20 @@ func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.Con
 }
 
 // ResetOffsets answers DELETE /connectors/{name}/offsets.
-func (h *Herder) ResetOffsets(ctx context.Context, name string) (v1.Message, error) {
+func (h *Herder) ResetOffsets(ctx context.Context, name string) (_ v1.Message, err error) {
 	unlock := h.lock(name)
 	defer unlock()
+	defer h.observeOffsets(metrics.KindReset, time.Now(), &err)
 	return h.resetLocked(ctx, name)
+}
+
+// observeOffsets records an offsets operation of kind that started at
+// start and ended with *err (a refusal, such as a connector not stopped,
+// counts as an error): deferred by each operation, after its lock is
+// taken, so that the time spent waiting for another request on the
+// connector is not the operation's.
+func (h *Herder) observeOffsets(kind string, start time.Time, err *error) {
+	h.cfg.Metrics.ObserveOffsets(kind, time.Since(start), *err)
 }
 
 func (h *Herder) resetLocked(ctx context.Context, name string) (v1.Message, error) {
@@ -146,7 +166,10 @@ func (h *Herder) resetLocked(ctx context.Context, name string) (v1.Message, erro
 func (h *Herder) deleteAndReset(ctx context.Context, name string) error {
 	unlock := h.lock(name)
 	defer unlock()
-	if _, err := h.resetLocked(ctx, name); err != nil {
+	start := time.Now()
+	_, err := h.resetLocked(ctx, name)
+	h.observeOffsets(metrics.KindReset, start, &err)
+	if err != nil {
 		return err
 	}
 	return h.writeDelete(ctx, name)

@@ -26,7 +26,9 @@ func (h *Herder) reconcileLoop(ctx context.Context, m *instances.Manager) {
 	defer tick.Stop()
 	for {
 		changed, computed := h.configs.State.Changed(), m.Changed()
+		start := time.Now()
 		h.reconcile(ctx, m)
+		h.cfg.Metrics.ObserveReconcile(time.Since(start))
 		select {
 		case <-ctx.Done():
 			return

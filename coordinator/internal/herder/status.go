@@ -24,8 +24,13 @@ func (h *Herder) Health(ctx context.Context) (v1.Health, int) {
 	if leading {
 		health.Role = "leader"
 	}
-	health.Leader = strings.TrimPrefix(strings.TrimPrefix(lease.URL, "http://"), "https://")
+	health.Leader = leaderAddr(lease)
 	return health, http.StatusOK
+}
+
+// leaderAddr is the REST address (host:port) of lease's leader.
+func leaderAddr(lease v1.LeaderLease) string {
+	return strings.TrimPrefix(strings.TrimPrefix(lease.URL, "http://"), "https://")
 }
 
 // ConnectorStatus answers GET /connectors/{name}/status.

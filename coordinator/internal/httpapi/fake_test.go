@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
@@ -28,6 +30,8 @@ type fake struct {
 	// hold, when set, runs in PutConnectorConfig with its context: it can
 	// keep the request in the Service, and fail it.
 	hold func(ctx context.Context) error
+	// gather is what Metrics answers from (nil: no families).
+	gather prometheus.Gatherer
 }
 
 func newFake() *fake {

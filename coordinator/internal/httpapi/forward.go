@@ -37,6 +37,13 @@ type Leadership interface {
 // request too until the coordinator can answer.
 const msgStarting = "Worker is still starting up."
 
+// answeredAtOnce are the paths served at once, also while starting:
+// liveness and readiness probes and metrics scrapes must not wait for a
+// slow broker to catch up. /health answers from memory (503 "starting"
+// itself while starting), /readyz bounds its own catch-up and says why it
+// is not ready, /metrics serves what the process knows.
+var answeredAtOnce = map[string]bool{"/health": true, "/readyz": true, "/metrics": true}
+
 // WithLeaderRouting makes a follower forward every write to the leader, as
 // Kafka Connect workers do, and catch up with the leader's writes before it
 // answers a read, so a read right after a write through any coordinator
@@ -48,17 +55,14 @@ func WithLeaderRouting(l Leadership) Option {
 // routeToLeader wraps the API: reads are served here after catching up; writes are
 // served here by the leader and forwarded by a follower.
 //
-//	GET /health ─► serve, at once
+//	GET /health, /readyz, /metrics ─► serve, at once
 //	GET ─► follower: catch up ─► serve (GET /connector-plugins: as a write)
 //	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
 func routeToLeader(l Leadership, sec Security, api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/health" {
-			// Answered from memory, at once: liveness and readiness
-			// probes must not wait for a slow broker to catch up. While
-			// starting it answers 503 "starting" itself.
+		if answeredAtOnce[r.URL.Path] {
 			api.ServeHTTP(w, r)
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	kithttp "github.com/go-kit/kit/transport/http"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 )
 
 // MaxBodyBytes is the largest request body accepted (spec §0: larger bodies
@@ -24,6 +25,7 @@ type options struct {
 	leadership Leadership
 	audit      *Audit
 	security   Security
+	metrics    *metrics.Metrics
 }
 
 // WithLogger sets the logger the endpoint middleware writes to. A nil logger
@@ -97,13 +99,17 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		// serving.
 		h = callerSlot(h)
 	}
+	if o.metrics != nil {
+		h = countRequests(o.metrics, h)
+	}
 	return h
 }
 
 // anyMediaType are the operations of Kafka Connect's RootResource, which
 // declares no media type it consumes: a request with any Content-Type
 // reaches them.
-var anyMediaType = map[string]bool{"server_info": true, "health": true}
+// /readyz and /metrics, Sluice's, are probed like /health.
+var anyMediaType = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true}
 
 // handler puts the JSON error body on the answers ServeMux produces itself
 // (404, 405), which Kafka Connect clients parse like any other error.

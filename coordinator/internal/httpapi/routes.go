@@ -33,11 +33,13 @@ const (
 // its path or (create) its body: a grant limited to connector patterns
 // covers it only for a matching name.
 func (rt route) connectorScoped() bool {
-	return strings.Contains(rt.pattern, " /connectors/{name}") || rt.op == "create_connector"
+	return strings.Contains(rt.pattern, "/connectors/{name}") || rt.op == "create_connector"
 }
 
-// probeOps are the routes --rest-auth-open-probes leaves open.
-var probeOps = map[string]bool{"server_info": true, "health": true}
+// probeOps are the routes --rest-auth-open-probes leaves open: what
+// Kubernetes probes and a Prometheus scrape call, which carry no
+// credentials of their own.
+var probeOps = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true}
 
 // routes is the REST API of spec §3 and §5, /admin/loggers, and Sluice's
 // own endpoints under /sluice/. Path
@@ -47,6 +49,8 @@ func routes() []route {
 	return []route{
 		{"GET /{$}", "server_info", makeServerInfo, decodeNone, encodeJSON, viewer},
 		{"GET /health", "health", makeHealth, decodeNone, encodeHealth, viewer},
+		{"GET /readyz", "readyz", makeReadiness, decodeNone, encodeJSON, viewer},
+		{"GET /metrics", "metrics", makeMetrics, decodeNone, encodeMetrics, viewer},
 
 		{"GET /connectors", "list_connectors", makeListConnectors, decodeList, encodeJSON, viewer},
 		{"POST /connectors", "create_connector", makeCreateConnector, decodeCreate, encodeCreated, operator},
@@ -79,5 +83,6 @@ func routes() []route {
 		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel, admin},
 
 		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON, admin},
+		{"GET /sluice/connectors/{name}/lag", "connector_lag", makeConnectorLag, decodeName, encodeJSON, viewer},
 	}
 }

@@ -40,7 +40,8 @@ type Security struct {
 	// credentials, which the leader checks again; a client-certificate
 	// caller then cannot write through a follower).
 	ForwardKey *auth.ForwardKey
-	// OpenProbes leaves GET / and GET /health open to anyone.
+	// OpenProbes leaves the probe routes (probeOps: GET /, /health,
+	// /readyz, /metrics) open to anyone.
 	OpenProbes bool
 	// ForwardTransport sends forwarded writes to the leader (nil:
 	// http.DefaultTransport); with TLS it holds the CA the leader's

@@ -7,6 +7,8 @@ package httpapi
 import (
 	"context"
 
+	dto "github.com/prometheus/client_model/go"
+
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 )
@@ -77,4 +79,14 @@ type Service interface {
 	// AuditLog answers GET /sluice/audit: the audit records q selects,
 	// newest first.
 	AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error)
+
+	// Readiness answers GET /readyz: the coordinator's readiness, or a
+	// 503 *v1.Error saying why it is not ready.
+	Readiness(ctx context.Context) (v1.Readiness, error)
+	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
+	// connector's consumer lag.
+	ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+	// Metrics answers GET /metrics: every metric of the process's
+	// registry.
+	Metrics(ctx context.Context) ([]*dto.MetricFamily, error)
 }

@@ -1,0 +1,36 @@
+package v1
+
+// ConnectorLag is the body of GET /sluice/connectors/{name}/lag: a sink
+// connector's consumer lag, per partition of the topics it consumes, as its
+// consumer group stands in Kafka.
+type ConnectorLag struct {
+	Connector string `json:"connector"`
+	// TotalLag is the sum of the partitions' lags.
+	TotalLag   int64          `json:"total_lag"`
+	Partitions []PartitionLag `json:"partitions"`
+}
+
+// PartitionLag is a sink's consumer lag on one partition.
+type PartitionLag struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// EndOffset is the partition's end offset (the next record's).
+	EndOffset int64 `json:"end_offset"`
+	// CommittedOffset is the group's committed offset, -1 when it
+	// committed none on the partition.
+	CommittedOffset int64 `json:"committed_offset"`
+	// Lag is EndOffset − CommittedOffset, or EndOffset minus the log
+	// start offset when nothing is committed: the records the sink would
+	// still consume.
+	Lag int64 `json:"lag"`
+}
+
+// Readiness is the body of a 200 answer to GET /readyz: the coordinator
+// started, knows the leader and has read its topics to their end.
+type Readiness struct {
+	Status string `json:"status"`
+	// Role is leader or follower.
+	Role string `json:"role"`
+	// Leader is the leader's REST address.
+	Leader string `json:"leader"`
+}

@@ -1,0 +1,32 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+
+	dto "github.com/prometheus/client_model/go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+)
+
+// newMetrics registers the coordinator's series on its registry.
+func (c *Coordinator) newMetrics() error {
+	m, err := metrics.New(c.cfg.Metrics)
+	if err != nil {
+		return fmt.Errorf("coordinator metrics: %w", err)
+	}
+	c.metrics = m
+	return nil
+}
+
+// Metrics implements httpapi.Service: every series of the registry.
+func (s service) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
+	mfs, err := s.metrics.Gather()
+	if err != nil {
+		// As promhttp answers by default: a scrape that is partly wrong
+		// fails whole, rather than passing as complete.
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to gather metrics: %v", err)
+	}
+	return mfs, nil
+}
