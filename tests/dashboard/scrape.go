@@ -40,10 +40,11 @@ func ScrapedNames(r io.Reader) (map[string]bool, error) {
 // lacks: what a dashboard queries that the running processes do not serve.
 // Pass the union of the scrapes of every process whose metrics used holds
 // (ServedBy narrows used to one process's).
+// The FirstFailure metrics are not required.
 func MissingFromScrape(used, scraped map[string]bool) []string {
 	var missing []string
 	for name := range used {
-		if !scraped[name] {
+		if !scraped[name] && !FirstFailure[name] {
 			missing = append(missing, name)
 		}
 	}

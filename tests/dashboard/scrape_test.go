@@ -44,13 +44,11 @@ sluice_reconcile_duration_seconds_count 4
 	}
 }
 
-// TestDashboardMetricsInScrape: every coordinator metric the dashboard
-// queries is in a real scrape of a harness cluster's coordinator, GET
-// /metrics, once the cluster has run a source and a sink and an offsets
-// alter and reset (counters and histograms have series only once
-// something happened). It skips while the coordinator serves no /metrics
-// (404). The agent's metrics are checked the same way by a scrape of an
-// agent's --metrics-listen: MissingFromScrape(ServedBy(used, Agent), …).
+// TestDashboardMetricsInScrape: every metric the dashboard queries is in a
+// real scrape of a harness cluster: the coordinator's GET /metrics, and
+// the agent's --metrics-listen, once the cluster has run a source and a
+// sink and an offsets alter and reset (counters and histograms have series
+// only once something happened).
 func TestDashboardMetricsInScrape(t *testing.T) {
 	d := load(t)
 	qs, err := Queries(d)
@@ -61,10 +59,7 @@ func TestDashboardMetricsInScrape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := harness.Start(t, harness.Options{Agents: 1})
-	if r := harness.Do(t, c.URL, http.MethodGet, "/metrics", nil); r.Status == http.StatusNotFound {
-		t.Skip("the coordinator answers GET /metrics with 404: it serves no metrics yet, so the dashboard's metrics cannot be checked against a scrape")
-	}
+	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
 	exercise(t, c)
 	var missing []string
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
@@ -78,6 +73,26 @@ func TestDashboardMetricsInScrape(t *testing.T) {
 		}
 		missing = MissingFromScrape(ServedBy(used, Coordinator), scraped)
 		return len(missing) == 0, fmt.Sprintf("the dashboard queries coordinator series the scrape lacks: %v", missing)
+	})
+	// The agent's, from a scrape of its --metrics-listen, while the source
+	// and the sink run on it.
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		scraped := map[string]bool{}
+		for name, mf := range c.AgentScrape(0) {
+			if len(mf.GetMetric()) == 0 {
+				continue
+			}
+			switch mf.GetType().String() {
+			case "HISTOGRAM":
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					scraped[name+suffix] = true
+				}
+			default:
+				scraped[name] = true
+			}
+		}
+		missing = MissingFromScrape(ServedBy(used, Agent), scraped)
+		return len(missing) == 0, fmt.Sprintf("the dashboard queries agent series the scrape lacks: %v", missing)
 	})
 }
 

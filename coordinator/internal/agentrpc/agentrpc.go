@@ -41,8 +41,17 @@ type Client struct {
 // refuse one that is not. Every request is recorded on m (nil: nowhere)
 // by the command its subject names (Kind).
 func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key, m *metrics.Metrics) *Client {
+	// Every command's error counter is there from the start, at 0, so that
+	// a rate() or an alert over it has a series before the first failure.
+	for _, t := range commands {
+		m.DeclareNATSKind(Kind(t))
+	}
 	return &Client{nc: nc, group: group, keys: keys, metrics: m}
 }
+
+// commands are the subject templates of every command a leader sends.
+var commands = []string{v1.SubjectAgentAssign, v1.SubjectAgentRevoke, v1.SubjectAgentOffsets,
+	v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk}
 
 // agentSubjectPrefix is what every agent subject template starts with,
 // before its command.

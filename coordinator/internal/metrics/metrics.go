@@ -160,6 +160,14 @@ func (m *Metrics) ObserveReconcile(took time.Duration) {
 	m.reconcile.Observe(took.Seconds())
 }
 
+// DeclareNATSKind makes kind's NATS error counter exist, at 0.
+func (m *Metrics) DeclareNATSKind(kind string) {
+	if m == nil {
+		return
+	}
+	m.natsErrs.WithLabelValues(kind)
+}
+
 // ObserveNATS records one NATS request of kind (the subject's command,
 // e.g. task.assign) that took took and failed with err, if not nil.
 func (m *Metrics) ObserveNATS(kind string, took time.Duration, err error) {
