@@ -2,7 +2,7 @@
 // counters and histograms the herder, the REST transport and the agent
 // client update as they work, and the collectors that read connector and
 // task states and sink consumer lag when the registry is scraped.
-// docs/observability-coordinator.md lists every series.
+// docs/observability.md lists every series.
 //
 //	REST request ─► httpapi ─► Metrics.ObserveREST
 //	offsets op   ─► herder  ─► Metrics.ObserveOffsets
