@@ -19,6 +19,12 @@ func ScrapedNames(r io.Reader) (map[string]bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse scrape: %w", err)
 	}
+	return FamilyNames(families), nil
+}
+
+// FamilyNames returns the series names of parsed metric families, as
+// ScrapedNames does.
+func FamilyNames(families map[string]*dto.MetricFamily) map[string]bool {
 	names := map[string]bool{}
 	for name, f := range families {
 		if len(f.GetMetric()) == 0 {
@@ -33,7 +39,7 @@ func ScrapedNames(r io.Reader) (map[string]bool, error) {
 			names[name] = true
 		}
 	}
-	return names, nil
+	return names
 }
 
 // MissingFromScrape returns, sorted, the series names in used that scraped

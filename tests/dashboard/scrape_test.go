@@ -77,21 +77,7 @@ func TestDashboardMetricsInScrape(t *testing.T) {
 	// The agent's, from a scrape of its --metrics-listen, while the source
 	// and the sink run on it.
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		scraped := map[string]bool{}
-		for name, mf := range c.AgentScrape(0) {
-			if len(mf.GetMetric()) == 0 {
-				continue
-			}
-			switch mf.GetType().String() {
-			case "HISTOGRAM":
-				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-					scraped[name+suffix] = true
-				}
-			default:
-				scraped[name] = true
-			}
-		}
-		missing = MissingFromScrape(ServedBy(used, Agent), scraped)
+		missing = MissingFromScrape(ServedBy(used, Agent), FamilyNames(c.AgentScrape(0)))
 		return len(missing) == 0, fmt.Sprintf("the dashboard queries agent series the scrape lacks: %v", missing)
 	})
 }
