@@ -100,6 +100,21 @@ func Render(cfg Config) ([]byte, error) {
 	return append(bytes.TrimRight(b.Bytes(), "\n"), '\n'), nil
 }
 
+// checkNames refuses an empty (or blank) name and a name given twice.
+func checkNames(what string, names []string) error {
+	seen := map[string]bool{}
+	for i, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return fmt.Errorf("nats config: %s %d of %d is empty", what, i+1, len(names))
+		}
+		if seen[n] {
+			return fmt.Errorf("nats config: %s %q is given twice", what, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
 // Files are what Generate wrote: the server's configuration and each
 // user's nkey seed file, the coordinators' by name, the agents' by id.
 type Files struct {
@@ -114,6 +129,15 @@ type Files struct {
 // configuration with their public keys. Deleting a seed file and running
 // Generate again rotates that user's key (reload the server after).
 func Generate(dir string, cfg Config, coordinators, agents []string) (Files, error) {
+	// An empty agent id would make a user of the coordinator role (a
+	// user's role is whether it has an agent id): a stray comma in an
+	// --agent list must not hand out coordinator rights.
+	if err := checkNames("coordinator name", coordinators); err != nil {
+		return Files{}, err
+	}
+	if err := checkNames("agent id", agents); err != nil {
+		return Files{}, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Files{}, fmt.Errorf("nats credentials dir: %w", err)
 	}

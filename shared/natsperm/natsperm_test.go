@@ -82,3 +82,27 @@ func TestRenderRefusesWhatItCannotWrite(t *testing.T) {
 		t.Fatalf("password users: %+v, %v", opts, err)
 	}
 }
+
+// TestGenerateRefusesEmptyAndRepeatedNames: a stray comma in an --agent
+// list (an empty id) would make a user of the coordinator role; Generate
+// refuses it, and a name given twice, before it writes anything.
+func TestGenerateRefusesEmptyAndRepeatedNames(t *testing.T) {
+	for _, tc := range []struct {
+		coordinators, agents []string
+		want                 string
+	}{
+		{[]string{"coordinator"}, []string{"a1", ""}, "agent id 2 of 2 is empty"},
+		{[]string{"coordinator"}, []string{" "}, "agent id 1 of 1 is empty"},
+		{[]string{""}, []string{"a1"}, "coordinator name 1 of 1 is empty"},
+		{[]string{"coordinator"}, []string{"a1", "a1"}, `agent id "a1" is given twice`},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		_, err := Generate(dir, Config{GroupID: "g"}, tc.coordinators, tc.agents)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: %v, want %q", tc.coordinators, tc.agents, err, tc.want)
+		}
+		if _, statErr := os.Stat(dir); !os.IsNotExist(statErr) {
+			t.Errorf("%v %v: %s was written", tc.coordinators, tc.agents, dir)
+		}
+	}
+}

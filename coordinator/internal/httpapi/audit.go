@@ -3,10 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -201,11 +201,26 @@ func createName(r *http.Request) (string, *http.Request) {
 	r2 := new(http.Request)
 	*r2 = *r
 	r2.Body = &replayBody{Reader: io.MultiReader(bytes.NewReader(data), errOrRest(err, r.Body)), orig: r.Body}
-	var body struct {
-		Name string `json:"name"`
+	return bodyName(data), r2
+}
+
+// bodyName is the name a create's body gives, read as the create's decoder
+// reads it (decodeCreate): the member named exactly "name" (the last one,
+// when repeated), a scalar, trimmed as the herder trims it. A body that is
+// not a JSON object names no connector.
+func bodyName(data []byte) string {
+	tree, err := parseJSON(data)
+	obj, ok := tree.(jsonObject)
+	if err != nil || !ok {
+		return ""
 	}
-	_ = json.Unmarshal(data, &body) // a body that is not JSON names no connector
-	return body.Name, r2
+	name := ""
+	for _, m := range obj {
+		if s, ok := scalarText(m.value); ok && m.key == "name" {
+			name = strings.TrimSpace(s)
+		}
+	}
+	return name
 }
 
 // errOrRest is what follows the part of a body read: the error that ended

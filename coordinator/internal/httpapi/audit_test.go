@@ -232,3 +232,22 @@ func TestAuditAnswersAfterRecord(t *testing.T) {
 		t.Fatalf("answered %d, want 202", status)
 	}
 }
+
+// TestAuditCreateName: a create's record names the connector the create's
+// decoder reads — the member named exactly "name", trimmed — not another
+// member that differs only in case.
+func TestAuditCreateName(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"name":"team-a-x","config":{},"NAME":"team-b-y"}`: "team-a-x",
+		`{"NAME":"team-b-y","config":{}}`:                   "",
+		`{"name":" padded ","config":{}}`:                   "padded",
+		`{"name":"first","name":"last"}`:                    "last",
+		`{"name":7}`:                                        "7",
+		`not json`:                                          "",
+		`["name"]`:                                          "",
+	} {
+		if got := bodyName([]byte(body)); got != want {
+			t.Errorf("%s: %q, want %q", body, got, want)
+		}
+	}
+}
