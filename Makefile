@@ -59,6 +59,7 @@ test-kafka:
 ## test-kafka-secured: a subset over the broker's SASL_SSL listener (SCRAM-SHA-512), and the
 ## security tests: wrong password, untrusted CA, the mTLS listener
 test-kafka-secured:
+	@test -f $(KAFKA_SECURITY_DIR)/sasl_ssl.env || { echo "test-kafka-secured: no secured listeners ($(KAFKA_SECURITY_DIR)/sasl_ssl.env is missing): run make kafka-up"; exit 1; }
 	cd tests && SLUICE_TEST_KAFKA=$(KAFKA_SASL_SSL) \
 		SLUICE_TEST_KAFKA_SECURITY=$(KAFKA_SECURITY_DIR)/sasl_ssl.env \
 		SLUICE_TEST_KAFKA_MTLS=$(KAFKA_SECURITY_DIR)/mtls.env \

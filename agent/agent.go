@@ -15,7 +15,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/agent/internal/metrics"
 	"github.com/sluice-io/sluice/agent/internal/offsets"
@@ -201,7 +200,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	base := kafkautil.ClientID("sluice-agent", a.cfg.ID)
 	kopts := kafkautil.ClientOpts(a.cfg.Brokers, base, a.cfg.KafkaSecurity)
 	kclients := kafkametrics.New(a.cfg.Metrics)
-	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, append(append([]kgo.Opt{}, kopts...), kclients.Opts(base)...)...); err != nil {
+	if a.store, err = offsetstore.New(a.cfg.OffsetsTopic, kclients.With(base, kopts)...); err != nil {
 		return err
 	}
 	if err := a.store.Start(ctx); err != nil {

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/shared/tlsfiles"
 )
 
 // RESTSecurity configures HTTPS, authentication and authorization of the
@@ -136,13 +136,12 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity
 // LoadCertPool reads a PEM file of CA certificates; flag names the setting
 // it came from, for the error.
 func LoadCertPool(flag, path string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	pool, err := tlsfiles.CertPool(path)
+	switch {
+	case errors.Is(err, tlsfiles.ErrNoCertificate):
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("%s %s: no PEM certificate in the file", flag, path)
 	}
 	return pool, nil
 }

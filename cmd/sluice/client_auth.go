@@ -2,10 +2,9 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -13,6 +12,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/contexts"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/secretfile"
 )
 
 const defaultURL = "http://127.0.0.1:8083"
@@ -100,16 +100,14 @@ func newClient(c *cli.Context) (*restclient.Client, error) {
 	return &restclient.Client{Base: base, HTTP: hc, Authorize: func(r *http.Request) error { return authorizeRequest(cn, r) }}, nil
 }
 
-// readSecret reads a secret file; surrounding white space (a final
-// newline) is not part of the secret.
+// readSecret reads the one-line secret file of a client flag.
 func readSecret(flag, path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	s, err := secretfile.Read(path)
+	switch {
+	case errors.Is(err, secretfile.ErrEmpty), errors.Is(err, secretfile.ErrMultiline):
+		return "", fmt.Errorf("--%s %s: the file is %w", flag, path, err)
+	case err != nil:
 		return "", fmt.Errorf("--%s: %w", flag, err)
-	}
-	s := strings.TrimSpace(string(data))
-	if s == "" {
-		return "", fmt.Errorf("--%s %s: the file is empty", flag, path)
 	}
 	return s, nil
 }

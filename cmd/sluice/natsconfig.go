@@ -28,6 +28,11 @@ func natsConfigCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			cfg := natsperm.Config{GroupID: c.String("group-id"), Listen: c.String("nats-listen"), StoreDir: c.String("store-dir")}
+			if c.String("server-tls-ca") != "" && c.String("server-tls-cert") == "" {
+				// Dropping it would leave a server the user believes
+				// requires client certificates.
+				return fmt.Errorf("--server-tls-ca needs --server-tls-cert and --server-tls-key: client certificates come over TLS")
+			}
 			if cert, key := c.String("server-tls-cert"), c.String("server-tls-key"); cert != "" || key != "" {
 				if cert == "" || key == "" {
 					return fmt.Errorf("--server-tls-cert and --server-tls-key go together")

@@ -28,13 +28,17 @@ command -v "$keytool" >/dev/null || die "keytool not found (it comes with the JD
 mkdir -p "$dir"
 cd "$dir"
 umask 077
+# What the tools say goes here, and is shown when a step fails.
+log=$dir/openssl.log
+: >"$log"
+trap 'echo "kafka-certs: a step failed; what the tools said:" >&2; cat "$log" >&2' ERR
 # RSA keys: every JDK and Go accept them in PKCS12 and PEM.
-key() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>/dev/null; }
+key() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>>"$log"; }
 # sign NAME SUBJECT EXTENSIONS: a certificate for NAME-key.pem signed by the CA.
 sign() {
 	openssl req -new -key "$1-key.pem" -subj "$2" -out "$1.csr"
 	openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days 30 \
-		-extfile <(printf '%s\n' "$3") -out "$1.pem" 2>/dev/null
+		-extfile <(printf '%s\n' "$3") -out "$1.pem" 2>>"$log"
 	rm -f "$1.csr"
 }
 
@@ -52,7 +56,7 @@ openssl pkcs12 -export -in broker.pem -inkey broker-key.pem -certfile ca.pem -na
 	-passout "file:store.password" -out broker.p12
 rm -f truststore.p12
 "$keytool" -importcert -noprompt -alias ca -file ca.pem -keystore truststore.p12 -storetype PKCS12 \
-	-storepass "$(<store.password)" >/dev/null 2>&1 || die "keytool could not write truststore.p12"
+	-storepass "$(<store.password)" >>"$log" 2>&1 || die "keytool could not write truststore.p12"
 
 echo sluice >sasl.username
 openssl rand -hex 16 >sasl.password

@@ -130,3 +130,9 @@ func (c *Clients) Opts(clientID string) []kgo.Opt {
 	}
 	return []kgo.Opt{kgo.ClientID(clientID), Hooks(c.reg, clientID)}
 }
+
+// With is base, copied, followed by Opts(clientID): one client's options
+// on top of a process's shared ones, which it leaves as they are.
+func (c *Clients) With(clientID string, base []kgo.Opt) []kgo.Opt {
+	return append(append([]kgo.Opt{}, base...), c.Opts(clientID)...)
+}

@@ -9,7 +9,6 @@ package kafkasec
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +18,9 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/sluice-io/sluice/shared/secretfile"
+	"github.com/sluice-io/sluice/shared/tlsfiles"
 )
 
 // The SASL mechanisms Sluice supports, spelled as Kafka spells them.
@@ -130,16 +132,14 @@ func loadTLS(o Options) (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.InsecureSkipVerify}
 	var errs []error
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
-		if err != nil {
+		pool, err := tlsfiles.CertPool(o.CAFile)
+		switch {
+		case errors.Is(err, tlsfiles.ErrNoCertificate):
+			errs = append(errs, fmt.Errorf("%s %s: %w", FlagTLSCA, o.CAFile, err))
+		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", FlagTLSCA, err))
-		} else {
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				errs = append(errs, fmt.Errorf("%s %s: no PEM certificate in the file", FlagTLSCA, o.CAFile))
-			}
-			tc.RootCAs = pool
 		}
+		tc.RootCAs = pool
 	}
 	switch {
 	case o.CertFile != "" && o.KeyFile == "":
@@ -226,14 +226,12 @@ func loadSASL(o Options) (sasl.Mechanism, error) {
 // readPassword reads a password file: its first line, without the line
 // end that editors and `echo` add.
 func readPassword(file string) (string, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
+	pass, err := secretfile.Read(file)
+	switch {
+	case errors.Is(err, secretfile.ErrEmpty), errors.Is(err, secretfile.ErrMultiline):
+		return "", fmt.Errorf("%s %s: the file is %w (its one line is the password)", FlagSASLPasswordFile, file, err)
+	case err != nil:
 		return "", fmt.Errorf("%s: %w", FlagSASLPasswordFile, err)
-	}
-	pass, _, _ := strings.Cut(string(b), "\n")
-	pass = strings.TrimSuffix(pass, "\r")
-	if pass == "" {
-		return "", fmt.Errorf("%s %s: the file is empty (its first line is the password)", FlagSASLPasswordFile, file)
 	}
 	return pass, nil
 }

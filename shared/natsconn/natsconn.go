@@ -7,7 +7,6 @@ package natsconn
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,6 +19,8 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/secretfile"
+	"github.com/sluice-io/sluice/shared/tlsfiles"
 )
 
 // Auth is how a process authenticates to NATS, and the TLS it connects
@@ -240,16 +241,12 @@ func nkeyOption(file string) (nats.Option, error) {
 // secretFile reads a one-line secret (a password, a token); the line end
 // is not part of it.
 func secretFile(file, what string) (string, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
+	s, err := secretfile.Read(file)
+	switch {
+	case errors.Is(err, secretfile.ErrEmpty), errors.Is(err, secretfile.ErrMultiline):
+		return "", fmt.Errorf("NATS %s file %s: field %s: %w", what, file, what, err)
+	case err != nil:
 		return "", fmt.Errorf("NATS %s file %s: %w", what, file, err)
-	}
-	s := strings.TrimRight(string(data), "\r\n")
-	if s == "" {
-		return "", fmt.Errorf("NATS %s file %s: field %s: empty", what, file, what)
-	}
-	if strings.ContainsAny(s, "\r\n") {
-		return "", fmt.Errorf("NATS %s file %s: field %s: more than one line", what, file, what)
 	}
 	return s, nil
 }
@@ -257,13 +254,12 @@ func secretFile(file, what string) (string, error) {
 func (a Auth) tlsConfig() (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if a.TLSCA != "" {
-		pem, err := os.ReadFile(a.TLSCA)
+		pool, err := tlsfiles.CertPool(a.TLSCA)
+		if errors.Is(err, tlsfiles.ErrNoCertificate) {
+			return nil, fmt.Errorf("NATS TLS CA file %s: field certificate: %w", a.TLSCA, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("NATS TLS CA file %s: %w", a.TLSCA, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("NATS TLS CA file %s: field certificate: no PEM certificate in it", a.TLSCA)
 		}
 		cfg.RootCAs = pool
 	}

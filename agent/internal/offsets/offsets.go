@@ -47,7 +47,7 @@ type Executor struct {
 // client is named clientID, each writer clientID-<connector>, all measured
 // by clients (nil: unmeasured).
 func NewExecutor(log *slog.Logger, store *offsetstore.Store, clients *kafkametrics.Clients, clientID string, opts ...kgo.Opt) (*Executor, error) {
-	cl, err := kgo.NewClient(append(append([]kgo.Opt{}, opts...), clients.Opts(clientID)...)...)
+	cl, err := kgo.NewClient(clients.With(clientID, opts)...)
 	if err != nil {
 		return nil, fmt.Errorf("offsets executor client: %w", err)
 	}
@@ -151,7 +151,7 @@ func (e *Executor) write(ctx context.Context, connector, txnID, topic string, wr
 	if len(writes) == 0 {
 		return nil
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, append(append([]kgo.Opt{}, e.opts...), e.clients.Opts(kafkautil.ClientID(e.clientID, connector))...)...)
+	w, err := kafkautil.NewTxnWriter(txnID, e.clients.With(kafkautil.ClientID(e.clientID, connector), e.opts)...)
 	if err != nil {
 		e.log.Error("offsets: writer", "connector", connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)

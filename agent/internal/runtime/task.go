@@ -234,7 +234,7 @@ func (t *task) clientID(role string) string {
 // kafkaOpts are the options of one of the task's clients: the agent's base
 // options, then the client's id and measurement.
 func (t *task) kafkaOpts(role string, extra ...kgo.Opt) []kgo.Opt {
-	opts := append(append([]kgo.Opt{}, t.cfg.KafkaOpts...), t.cfg.KafkaClients.Opts(t.clientID(role))...)
+	opts := t.cfg.KafkaClients.With(t.clientID(role), t.cfg.KafkaOpts)
 	return append(opts, extra...)
 }
 

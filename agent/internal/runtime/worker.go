@@ -119,10 +119,10 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			return refused
 		}
 		if m, ok := w.voided[a.ID]; ok && m.voids(term, a.Generation) {
-			// Once per period: the coordinator places a refused task again,
-			// and a revoke that voided generations it has yet to issue would
-			// otherwise log at every pass.
-			if w.warn.Due("voided", time.Now()) {
+			// Once per period and task: the coordinator places a refused
+			// task again, and a revoke that voided generations it has yet
+			// to issue would otherwise log at every pass.
+			if w.warn.Due("voided "+a.ID.String(), time.Now()) {
 				w.cfg.Logger.Info("assignment refused: a later revoke voided it", "task", a.ID.String(), "connector", a.ID.Connector, "generation", a.Generation)
 			}
 			refused = append(refused, a.ID)

@@ -105,9 +105,6 @@ func New(cfg Config) (*Log, error) {
 	return &Log{cfg: cfg, cl: cl, warn: logthrottle.New(warnEvery)}, nil
 }
 
-// Topic is the audit topic's name.
-func (l *Log) Topic() string { return l.cfg.Topic }
-
 // EnsureTopic creates the audit topic if it is missing: one partition, so
 // that records keep the order they were written in, and retained for
 // Config.Retention, never compacted (every record counts, not the last

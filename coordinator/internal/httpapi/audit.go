@@ -116,14 +116,7 @@ func clientWrites(a *Audit, logger *slog.Logger, sec Security, lead Leadership, 
 		}
 	}
 	if cfg.Forwarded == nil {
-		switch {
-		case sec.ForwardKey != nil:
-			cfg.Forwarded = sec.ForwardKey.Forwarded
-		case sec.Authenticator != nil:
-			cfg.Forwarded = func(*http.Request) bool { return false }
-		default:
-			cfg.Forwarded = func(r *http.Request) bool { return r.Header.Get(ForwardedHeader) != "" }
-		}
+		cfg.Forwarded = forwardedBy(sec)
 	}
 	match := newRouteMatcher()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -155,9 +148,8 @@ func clientWrites(a *Audit, logger *slog.Logger, sec Security, lead Leadership, 
 		// layer inside has seen it (a refused caller is recorded too).
 		in.Principal = cfg.Principal(r)
 		if a != nil {
-			if in.Status < 300 {
-				catchUp(r.Context(), lead)
-			}
+			// A follower caught up after a forwarded 2xx already
+			// (routeToLeader); a leader's write is applied when answered.
 			in.After = snapshot(cfg.States, name)
 			cfg.Recorder.Write(audit.Build(in, cfg.Mask))
 		}
@@ -330,3 +322,20 @@ type matched struct {
 func (*matched) Header() http.Header         { return http.Header{} }
 func (*matched) Write(p []byte) (int, error) { return len(p), nil }
 func (*matched) WriteHeader(int)             {}
+
+// forwardedBy is how a coordinator tells a request another coordinator
+// forwarded (and so counted, logged and recorded already): with a forward
+// key, only a forward whose signed identity verifies; with authentication
+// but no key, never (a forward is then counted twice rather than a
+// client's forged marker hiding a request); with no security, a request
+// that carries ForwardedHeader.
+func forwardedBy(sec Security) func(*http.Request) bool {
+	switch {
+	case sec.ForwardKey != nil:
+		return sec.ForwardKey.Forwarded
+	case sec.Authenticator != nil:
+		return func(*http.Request) bool { return false }
+	default:
+		return func(r *http.Request) bool { return r.Header.Get(ForwardedHeader) != "" }
+	}
+}

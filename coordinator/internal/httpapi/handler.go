@@ -100,7 +100,7 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		h = callerSlot(h)
 	}
 	if o.metrics != nil {
-		h = countRequests(o.metrics, h)
+		h = countRequests(o.metrics, forwardedBy(o.security), h)
 	}
 	return h
 }

@@ -65,10 +65,10 @@ func WithMetrics(m *metrics.Metrics) Option {
 
 // countRequests is WithMetrics' layer, the outermost, so that every
 // answer counts: 401s, 403s, forwarded writes and path refusals included.
-func countRequests(m *metrics.Metrics, next http.Handler) http.Handler {
+func countRequests(m *metrics.Metrics, forwarded func(*http.Request) bool, next http.Handler) http.Handler {
 	ops := routeOps()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(ForwardedHeader) != "" {
+		if forwarded(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

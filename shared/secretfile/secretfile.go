@@ -1,0 +1,35 @@
+// Package secretfile reads the one-line secrets that Sluice's flags name by
+// file (passwords, tokens), so that a file means the same to every process
+// and to the CLI: its text without the line end, refused when empty or
+// longer than one line. Secrets come from files, not flags, which other
+// users can read in the process list.
+package secretfile
+
+import (
+	"errors"
+	"os"
+	"strings"
+)
+
+// The errors of a file that holds no usable secret.
+var (
+	ErrEmpty     = errors.New("empty")
+	ErrMultiline = errors.New("more than one line")
+)
+
+// Read returns the secret in path. Its errors are the read's, ErrEmpty or
+// ErrMultiline; callers add the setting the file came from.
+func Read(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err // it names the file
+	}
+	s := strings.TrimRight(string(data), "\r\n")
+	switch {
+	case s == "":
+		return "", ErrEmpty
+	case strings.ContainsAny(s, "\r\n"):
+		return "", ErrMultiline
+	}
+	return s, nil
+}
