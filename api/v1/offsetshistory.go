@@ -62,6 +62,9 @@ type OffsetsHistoryEntry struct {
 	// TypeSource or TypeSink.
 	Connector string `json:"connector"`
 	Type      string `json:"type"`
+	// Group is a sink connector's consumer group: where its positions
+	// were, whatever its config says since (it may be deleted).
+	Group string `json:"group,omitempty"`
 	// Operation is one of the History* operations.
 	Operation string `json:"operation"`
 	// Detail describes the operation beyond its name: the rule of a
