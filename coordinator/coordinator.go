@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
@@ -114,6 +115,8 @@ type Config struct {
 
 	// Audit configures the audit trail of REST writes.
 	Audit AuditConfig
+	// OffsetsHistory configures the history of offsets changes.
+	OffsetsHistory OffsetsHistoryConfig
 	// RESTSecurity configures HTTPS, authentication and authorization of
 	// the REST API (zero: plain HTTP, open to everyone).
 	RESTSecurity RESTSecurity
@@ -146,6 +149,9 @@ func (c *Config) Validate() error {
 	if c.ReadHeaderTimeout < 0 || c.ReadBodyTimeout < 0 || c.MaxHeaderBytes < 0 {
 		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
 	}
+	if err := c.OffsetsHistory.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.Audit.validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -172,6 +178,8 @@ type Coordinator struct {
 	ln     net.Listener
 	srv    *httpapi.Server
 	audit  *audit.Log
+	// history is the offsets history's writer and reader.
+	history *offsethistory.Log
 	sec    restSecurity
 	// metrics are the coordinator's series on cfg.Metrics.
 	metrics *metrics.Metrics
@@ -259,6 +267,12 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		nc.Close()
 		return err
 	}
+	if c.history, err = c.newHistory(kafkaOpts); err != nil {
+		ln.Close()
+		nc.Close()
+		c.audit.Close(ctx)
+		return err
+	}
 	c.herder = herder.New(herder.Config{
 		WorkerID:            workerID,
 		RESTScheme:          c.scheme(),
@@ -280,6 +294,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
 		ExactlyOnce:         c.cfg.ExactlyOnce,
 		Providers:           c.providers,
+		History:             c.history,
 		Metrics:             c.metrics,
 	}, c.plugins(), nc)
 	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
@@ -298,23 +313,24 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// After the REST port serves (/health says "starting" meanwhile), before
 	// the audit trail's and the herder's clients start: a refused credential
 	// is one clear error, not their endless retries.
-	if err := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout); err != nil {
-		_ = c.srv.Close()
-		c.audit.Close(ctx)
-		nc.Close()
-		return err
+	startErr := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout)
+	if startErr == nil {
+		startErr = c.startAudit(ctx)
 	}
-	if err := c.startAudit(ctx); err != nil {
-		_ = c.srv.Close()
-		c.audit.Close(ctx)
-		nc.Close()
-		return err
+	if startErr == nil {
+		startErr = c.startHistory(ctx)
 	}
-	if err := c.herder.Start(ctx); err != nil {
+	if startErr == nil {
+		if err := c.herder.Start(ctx); err != nil {
+			startErr = fmt.Errorf("start coordinator: %w", err)
+		}
+	}
+	if startErr != nil {
 		_ = c.srv.Close()
 		c.audit.Close(ctx)
+		c.history.Close()
 		nc.Close()
-		return fmt.Errorf("start coordinator: %w", err)
+		return startErr
 	}
 	c.log.Info("coordinator ready", "rest", c.URL())
 	return nil
@@ -353,6 +369,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	}
 	if c.herder != nil {
 		errs = append(errs, c.herder.Stop(ctx))
+	}
+	if c.history != nil {
+		c.history.Close() // after the herder: its last markers are written
 	}
 	if c.nc != nil {
 		c.nc.Close()

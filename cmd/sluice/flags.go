@@ -65,7 +65,7 @@ func coordinatorFlags() []cli.Flag {
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag}, append(providerFlags(), restSecurityFlags()...)...)
+		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, historyTopicFlag, historyRetentionFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
@@ -140,6 +140,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
 		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
 		Audit:               auditConfig(c),
+		OffsetsHistory:      historyConfig(c),
 		RESTSecurity:        restSecurity(c),
 		Loggers:             lg,
 		Logger:              rootLogger(lg),

@@ -121,7 +121,7 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 		if target == "" {
 			target = records.TargetStarted
 		}
-		if err := h.createWithOffsets(ctx, name, target, config, initial); err != nil {
+		if _, err := h.createWithOffsets(ctx, name, target, config, initial, historyMeta{operation: v1.HistoryCreate}); err != nil {
 			return v1.CreatedConnector{}, err
 		}
 		status = &v1.Message{Message: msgAlterFramework}

@@ -71,7 +71,9 @@ type sourceSnapshot map[string]map[string]any
 // createWithOffsets runs spec §0.1 steps 3–6 for a name that does not exist;
 // the caller holds the name's lock. On a failure of the writes it removes
 // any config written and puts the previous offsets back.
-func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets) (err error) {
+// The change is recorded in the offsets history as meta says, between the
+// snapshot and the writes; it returns the entry's id.
+func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta historyMeta) (_ string, err error) {
 	defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
 	c := store.Connector{Name: name, Config: config}
 	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
@@ -87,18 +89,29 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	// 3. Fence: no zombie may write under the name after the snapshot.
 	if in.kind == connect.KindSource {
 		if err := h.step(StepFence, func() error { return h.sendOffsets(ctx, base) }); err != nil {
-			return fail(StepFence, err)
+			return "", fail(StepFence, err)
 		}
 	}
 	// 4. Snapshot what the name holds now.
 	var src sourceSnapshot
 	var sink []v1.SinkPartitionOffset
+	var current positions
 	if err := h.step(StepSnapshot, func() error {
 		var err error
-		src, sink, err = h.snapshot(ctx, name, group, in.kind)
+		if src, sink, err = h.snapshot(ctx, name, group, in.kind); err == nil {
+			current, err = h.positionsOf(ctx, name, in.kind, group)
+		}
 		return err
 	}); err != nil {
-		return fail(StepSnapshot, err)
+		return "", fail(StepSnapshot, err)
+	}
+	initial := in.entries
+	if in.kind == connect.KindSink {
+		initial = sinkEntries(in.sink)
+	}
+	entry, err := h.beginHistory(ctx, name, base.Type, base.Group, meta, current.replacedBy(initial))
+	if err != nil {
+		return "", err
 	}
 	// 5. Replace the stale offsets with the initial ones.
 	writeErr := h.step(StepWriteOffsets, func() error { return h.replace(ctx, base, name, in, sink) })
@@ -111,14 +124,17 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 		})
 	}
 	if writeErr == nil {
-		return nil
+		h.finishHistory(ctx, entry, nil)
+		return entry.ID, nil
 	}
 	// The rollback must run even when the caller went away: a client that
 	// disconnects (or times out) cancels ctx, and a rollback on a cancelled
 	// context would leave the initial offsets in place of the previous ones.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
-	return h.rollbackCreate(rctx, name, step, writeErr, base, in, src, sink)
+	err = h.rollbackCreate(rctx, name, step, writeErr, base, in, src, sink)
+	h.finishHistory(ctx, entry, err)
+	return "", err
 }
 
 // rollbackTimeout bounds a create's rollback: removing the config and

@@ -87,6 +87,9 @@ type Config struct {
 	// records is written (store.StatusQueueOptions.BeforeWrite). Tests block
 	// in it to stand for a stalled broker.
 	BeforeStatusWrite func(ctx context.Context) error
+	// History records every change of a connector's positions (nil: none
+	// is recorded, and the history endpoints answer that it is off).
+	History History
 	// Metrics records the herder's work, and gets the collectors of
 	// connector states, sink lag and leadership registered on Start (nil:
 	// none).

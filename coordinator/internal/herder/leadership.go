@@ -122,6 +122,9 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	pushed := make(chan struct{})
 	go func() { defer close(pushed); h.loggersLoop(ctx, l.term) }()
 	defer func() { <-pushed }()
+	resolved := make(chan struct{})
+	go func() { defer close(resolved); h.resolvePending(ctx) }()
+	defer func() { <-resolved }()
 	h.log.Info("leading", "term", l.term)
 	h.reconcileLoop(ctx, m)
 	return nil

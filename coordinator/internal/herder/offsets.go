@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -118,11 +119,12 @@ func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.Con
 	if err != nil {
 		return v1.Message{}, err
 	}
-	definite, err := h.applyOffsets(ctx, name, c, offsetval.Collapse(offsets), v1.OffsetsOpAlter)
+	res, err := h.applyOffsets(ctx, name, c, offsetsChange{op: v1.OffsetsOpAlter, entries: offsetval.Collapse(offsets),
+		meta: historyMeta{operation: v1.HistoryAlter}})
 	if err != nil {
 		return v1.Message{}, err
 	}
-	if definite {
+	if res.definite {
 		return v1.Message{Message: msgAlterDefinite}, nil
 	}
 	return v1.Message{Message: msgAlterFramework}, nil
@@ -150,11 +152,11 @@ func (h *Herder) resetLocked(ctx context.Context, name string) (v1.Message, erro
 	if err != nil {
 		return v1.Message{}, err
 	}
-	definite, err := h.applyOffsets(ctx, name, c, nil, v1.OffsetsOpReset)
+	res, err := h.applyOffsets(ctx, name, c, offsetsChange{op: v1.OffsetsOpReset, meta: historyMeta{operation: v1.HistoryReset}})
 	if err != nil {
 		return v1.Message{}, err
 	}
-	if definite {
+	if res.definite {
 		return v1.Message{Message: msgResetDefinite}, nil
 	}
 	return v1.Message{Message: msgResetFramework}, nil
@@ -175,14 +177,34 @@ func (h *Herder) deleteAndReset(ctx context.Context, name string) error {
 	return h.writeDelete(ctx, name)
 }
 
+// offsetsChange is one change of a stopped connector's positions: what
+// the agent does (op), the new positions of an alter, how the history
+// entry names it, and whether it is only a dry run.
+type offsetsChange struct {
+	op      string // v1.OffsetsOpAlter or v1.OffsetsOpReset
+	entries []v1.ConnectorOffset
+	meta    historyMeta
+	dryRun  bool
+}
+
+// changeResult is what a change did, or with a dry run would do.
+type changeResult struct {
+	definite  bool
+	changes   []v1.OffsetChange
+	historyID string
+}
+
 // applyOffsets validates, runs the connector's hook, waits for the tasks to
-// be confirmed stopped and has an agent write the change. entries is nil for
-// a reset.
-func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connector, entries []v1.ConnectorOffset, op string) (bool, error) {
+// be confirmed stopped, records the change as pending in the offsets
+// history, has an agent write it and marks the entry. A dry run stops after
+// the validation, with the changes the current positions give: it calls no
+// hook, as a connector's hook may act on an external system.
+func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connector, ch offsetsChange) (changeResult, error) {
 	plugin, ok := h.pluginOf(c.Config)
 	if !ok {
-		return false, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
+		return changeResult{}, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
 	}
+	op, entries := ch.op, ch.entries
 	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: op}
 	steps := steptimer.New()
 	defer func() {
@@ -193,16 +215,16 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	case connect.KindSource:
 		if op == v1.OffsetsOpAlter {
 			if err := offsetval.Source(entries); err != nil {
-				return false, err
+				return changeResult{}, err
 			}
 		}
 		if err := h.offsets.ReadToEnd(ctx); err != nil {
-			return false, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
+			return changeResult{}, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
 		}
 		steps.Done("read")
 		writes, hook, err := h.sourceWrites(name, entries, op)
 		if err != nil {
-			return false, err
+			return changeResult{}, err
 		}
 		req.Type, req.Writes, req.Topic, hookOffsets = v1.TypeSource, writes, h.cfg.OffsetsTopic, hook
 		req.FenceIDs, req.TxnID = h.fenceIDs(name, c), records.TransactionalID(h.cfg.GroupID, name, 0)
@@ -211,42 +233,59 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		if op == v1.OffsetsOpAlter {
 			parsed, err := offsetval.Sink(entries)
 			if err != nil {
-				return false, err
+				return changeResult{}, err
 			}
 			if err := h.checkSinkPartitions(ctx, name, parsed); err != nil {
-				return false, err
+				return changeResult{}, err
 			}
 			for _, p := range parsed {
 				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
 			}
 			hookOffsets = offsetval.ToConnect(entries)
+			entries = sinkEntries(parsed)
 		} else {
 			current, err := h.sinkOffsets(ctx, name, req.Group)
 			if err != nil {
-				return false, v1.Errorf(v1.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
+				return changeResult{}, v1.Errorf(v1.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
 			}
 			for _, o := range current.Offsets {
 				hookOffsets = append(hookOffsets, connect.Offset{Partition: o.Partition})
 			}
 		}
 	default:
-		return false, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
+		return changeResult{}, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
+	}
+	if ch.dryRun {
+		changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, op, entries)
+		return changeResult{changes: changes}, err
 	}
 	definite, err := h.alterOffsetsHook(plugin, c.Config, hookOffsets)
 	if err != nil {
-		return false, err
+		return changeResult{}, err
 	}
 	steps.Done("hook")
 	h.awaitTasksStopped(ctx, name, c)
 	steps.Done("stopped")
+	// The positions are read once the tasks are stopped: a stopping task
+	// commits its last offsets, which are what the change moves from.
+	changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, op, entries)
+	if err != nil {
+		return changeResult{}, err
+	}
+	entry, err := h.beginHistory(ctx, name, req.Type, req.Group, ch.meta, changes)
+	if err != nil {
+		return changeResult{}, err
+	}
 	send := h.sendOffsets
 	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
 		// The agent works a reset out from the offsets topic itself, so
 		// the request stays small however many partitions accumulated.
 		send = func(ctx context.Context, req v1.OffsetsRequest) error { return h.sendReplace(ctx, req, nil) }
 	}
-	if err := send(ctx, req); err != nil {
-		return false, err
+	err = h.step(StepApplyOffsets, func() error { return send(ctx, req) })
+	h.finishHistory(ctx, entry, err)
+	if err != nil {
+		return changeResult{}, err
 	}
 	steps.Done("agent")
 	if req.Type == v1.TypeSource {
@@ -255,7 +294,21 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		}
 		steps.Done("read back")
 	}
-	return definite, nil
+	return changeResult{definite: definite, changes: changes, historyID: entry.ID}, nil
+}
+
+// changesOf are the changes op makes over name's current positions: an
+// alter's entries, each from its current position; a reset's removal of
+// every position.
+func (h *Herder) changesOf(ctx context.Context, name string, kind connect.Kind, group, op string, entries []v1.ConnectorOffset) ([]v1.OffsetChange, error) {
+	current, err := h.positionsOf(ctx, name, kind, group)
+	if err != nil {
+		return nil, err
+	}
+	if op == v1.OffsetsOpReset {
+		return current.replacedBy(nil), nil
+	}
+	return current.changesTo(entries), nil
 }
 
 // sourceWrites turns entries into offsets-topic records. An altered
@@ -327,8 +380,9 @@ func (h *Herder) fenceIDs(name string, c store.Connector) []string {
 // an agent confirms a task it does not hold at once, and one it holds only
 // after the task stopped, committed and closed its clients. Past the
 // timeout the operation proceeds: source tasks are fenced by it, and a live
-// sink member makes the agent answer the retry message.
-func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Connector) {
+// sink member makes the agent answer the retry message. It reports whether
+// every agent confirmed (or is gone).
+func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Connector) bool {
 	ids := map[v1.TaskID]bool{}
 	for i := range len(h.fenceIDs(name, c)) {
 		ids[v1.TaskID{Connector: name, Task: i}] = true
@@ -351,6 +405,7 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 	rctx, cancel := context.WithTimeout(ctx, h.cfg.TaskShutdownTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
+	var unconfirmed atomic.Bool
 	for _, agent := range agents {
 		wg.Add(1)
 		go func() {
@@ -363,13 +418,16 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 				h.agents.ForgetReported(agent, list)
 				h.mu.Unlock()
 			case err != nil:
+				unconfirmed.Store(true)
 				h.log.Warn("offsets: an agent did not confirm the connector's tasks stopped", "connector", name, "agent", agent, "err", err)
 			case len(reply.Stopped) < len(list):
+				unconfirmed.Store(true)
 				h.log.Warn("offsets: tasks did not stop within the task shutdown timeout", "connector", name, "agent", agent, "failed", reply.Failed)
 			}
 		}()
 	}
 	wg.Wait()
+	return !unconfirmed.Load()
 }
 
 // sendOffsets hands the operation to a live agent, trying the next one when

@@ -83,6 +83,11 @@ var auditOps = map[string]auditOp{
 	"reset_connector_topics": {"topics.reset", true},
 	"alter_offsets":          {"offsets.alter", true},
 	"reset_offsets":          {"offsets.reset", true},
+	"preview_offsets":        {"offsets.preview", true},
+	"reset_offsets_to":       {"offsets.reset-to", true},
+	"restore_offsets":        {"offsets.restore", true},
+	"undo_offsets":           {"offsets.undo", true},
+	"move_connector":         {"connector.move", true},
 	"validate_config":        {"plugin.validate", false},
 	"set_logger_level":       {"logger.level", false},
 }

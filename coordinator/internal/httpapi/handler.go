@@ -76,7 +76,7 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 	mux := http.NewServeMux()
 	serverOpts := []kithttp.ServerOption{
 		kithttp.ServerErrorEncoder(encodeError),
-		kithttp.ServerBefore(putBaseURL, kithttp.PopulateRequestContext),
+		kithttp.ServerBefore(putBaseURL, putReason, kithttp.PopulateRequestContext),
 	}
 	for _, rt := range routes() {
 		ep := logging(o.logger, rt.op)(authorize(rt)(rt.endpoint(svc)))

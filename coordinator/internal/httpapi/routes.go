@@ -84,5 +84,12 @@ func routes() []route {
 
 		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON, admin},
 		{"GET /sluice/connectors/{name}/lag", "connector_lag", makeConnectorLag, decodeName, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", makePreviewOffsets, decodePreview, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", makeResetOffsetsTo, decodeResetTo, encodeJSON, admin},
+		{"POST /sluice/connectors/{name}/offsets/restore", "restore_offsets", makeRestoreOffsets, decodeRestore, encodeJSON, admin},
+		{"GET /sluice/connectors/{name}/offsets/history", "offsets_history", makeOffsetsHistory, decodeHistory, encodeJSON, viewer},
+		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
+		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
 	}
 }

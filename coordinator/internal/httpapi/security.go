@@ -168,6 +168,13 @@ func authorize(rt route) endpoint.Middleware {
 				if err := auth.CheckConnector(ctx, rt.role, method, path, name); err != nil {
 					return nil, forbidden(err.Error())
 				}
+				// A move creates its target, and a restore reads another
+				// connector's history: the grants must cover those too.
+				for _, other := range otherConnectors(request) {
+					if err := auth.CheckConnector(ctx, rt.role, method, path, other); err != nil {
+						return nil, forbidden(err.Error())
+					}
+				}
 			}
 			resp, err := next(ctx, request)
 			if rt.op == "list_connectors" {
@@ -197,8 +204,34 @@ func connectorOf(request any) (string, bool) {
 		return r.name, true
 	case v1.CreateConnectorRequest:
 		return r.Name, true
+	case previewRequest:
+		return r.name, true
+	case resetToRequest:
+		return r.name, true
+	case historyRequest:
+		return r.name, true
+	case historyEntryRequest:
+		return r.name, true
+	case undoRequest:
+		return r.name, true
+	case restoreRequest:
+		return r.name, true
+	case moveRequest:
+		return r.name, true
 	}
 	return "", false
+}
+
+// otherConnectors are the connectors a request acts on besides the one
+// its path names.
+func otherConnectors(request any) []string {
+	switch r := request.(type) {
+	case moveRequest:
+		return []string{r.req.To}
+	case restoreRequest:
+		return []string{r.req.From}
+	}
+	return nil
 }
 
 // visibleOnly is a GET /connectors answer without the connectors p may not

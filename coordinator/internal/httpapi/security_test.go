@@ -66,6 +66,10 @@ var operatorOps = map[string]bool{
 // shows every write with its configs, so it is an admin's (issue 14).
 var adminReads = map[string]bool{"audit_log": true}
 
+// postReads are the POSTs that change nothing, which viewers may make: a
+// preview of an offsets change.
+var postReads = map[string]bool{"preview_offsets": true}
+
 // requestFor is a request of route rt on connector conn that the fake
 // Service answers with success.
 func requestFor(rt route, conn string) (method, path, body string) {
@@ -86,6 +90,14 @@ func requestFor(rt route, conn string) (method, path, body string) {
 		body = `{"offsets":[{"partition":{"f":"x"},"offset":{"p":1}}]}`
 	case "set_logger_level":
 		body = `{"level":"DEBUG"}`
+	case "preview_offsets":
+		body = `{"reset":true}`
+	case "reset_offsets_to":
+		body = `{"to":"earliest"}`
+	case "restore_offsets":
+		body = `{"from":"x"}`
+	case "move_connector":
+		body = `{"to":"` + conn + `-2"}`
 	}
 	return method, path, body
 }
@@ -109,7 +121,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			for _, p := range testPrincipals {
 				t.Run(rt.op+"/"+conn+"/"+p.name, func(t *testing.T) {
 					var allowed bool
-					read := method == http.MethodGet && !adminReads[rt.op]
+					read := method == http.MethodGet && !adminReads[rt.op] || postReads[rt.op]
 					switch p.name {
 					case "viewer":
 						allowed = read

@@ -86,6 +86,24 @@ type Service interface {
 	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
 	// connector's consumer lag.
 	ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+	// PreviewOffsets answers POST /sluice/connectors/{name}/offsets/preview:
+	// PATCH's (or, with Reset, DELETE's) checks, and the changes it would
+	// make. req holds offsets, non-empty and without null entries, or Reset.
+	PreviewOffsets(ctx context.Context, name string, req v1.OffsetsPreviewRequest) (v1.OffsetsChanges, error)
+	// ResetOffsetsTo answers POST /sluice/connectors/{name}/offsets/reset;
+	// req is as decoded, its rule not yet checked.
+	ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error)
+	// OffsetsHistory answers GET /sluice/connectors/{name}/offsets/history;
+	// limit is within the route's bounds.
+	OffsetsHistory(ctx context.Context, name string, limit int, before string) (v1.OffsetsHistory, error)
+	// OffsetsHistoryEntry answers GET …/offsets/history/{id}.
+	OffsetsHistoryEntry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error)
+	// UndoOffsets answers POST …/offsets/history/{id}/undo.
+	UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (v1.OffsetsChanges, error)
+	// RestoreOffsets answers POST /sluice/connectors/{name}/offsets/restore.
+	RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error)
+	// MoveConnector answers POST /sluice/connectors/{name}/move.
+	MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error)
 	// Metrics answers GET /metrics: every metric of the process's
 	// registry.
 	Metrics(ctx context.Context) ([]*dto.MetricFamily, error)

@@ -1,0 +1,83 @@
+package herder
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// errNotMade is the cause a resolved entry is marked failed with.
+var errNotMade = errors.New("the change was not made: when the next leader resolved the entry, the partitions held the positions it changed from")
+
+// resolvePending marks the history entries a previous leader left pending
+// (it stopped between an entry and its marker): applied when the
+// connector's positions are those the change wrote, failed otherwise. It
+// waits first for as long as an agent may still be making such a change
+// (an offsets call is bounded by the agent lease), so that the positions
+// read are final.
+func (h *Herder) resolvePending(ctx context.Context) {
+	if h.cfg.History == nil {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(min(offsetsCallTimeout, h.cfg.AgentLease)):
+	}
+	pending, err := h.cfg.History.Pending(ctx)
+	if err != nil {
+		h.log.Error("offsets history: reading the pending entries failed; they stay pending until the next leader", "err", err)
+		return
+	}
+	for _, e := range pending {
+		if ctx.Err() != nil {
+			return
+		}
+		h.resolveEntry(ctx, e)
+	}
+}
+
+// resolveEntry marks one pending entry, under its connector's lock so that
+// no change of the connector runs meanwhile.
+func (h *Herder) resolveEntry(ctx context.Context, e v1.OffsetsHistoryEntry) {
+	unlock := h.lock(e.Connector)
+	defer unlock()
+	kind, group := connect.KindSource, e.Group
+	if e.Type == v1.TypeSink {
+		kind = connect.KindSink
+		if c, ok := h.configs.State.Get(e.Connector); ok && group == "" {
+			group = records.SinkGroupID(e.Connector, c.Config)
+		}
+	}
+	cause := errNotMade
+	if e.Error == "" { // an entry whose parts are not all there was never followed by its change
+		current, err := h.positionsOf(ctx, e.Connector, kind, group)
+		if err != nil {
+			h.log.Error("offsets history: reading the positions of a pending entry failed; it stays pending", "connector", e.Connector, "entry", e.ID, "err", err)
+			return
+		}
+		if applied(current, e.Changes) {
+			cause = nil
+		}
+	}
+	if err := h.cfg.History.Finish(ctx, e, cause); err != nil {
+		h.log.Error("offsets history: marking a pending entry failed; it stays pending", "connector", e.Connector, "entry", e.ID, "err", err)
+		return
+	}
+	h.log.Info("offsets history: resolved an entry a previous leader left pending", "connector", e.Connector, "entry", e.ID, "applied", cause == nil)
+}
+
+// applied reports whether current holds what changes wrote. A change that
+// wrote nothing different (every partition already there) counts as made.
+func applied(current positions, changes []v1.OffsetChange) bool {
+	for _, ch := range changes {
+		if !sameOffset(current[records.PartitionID(ch.Partition)].Offset, ch.To) {
+			return false
+		}
+	}
+	return true
+}

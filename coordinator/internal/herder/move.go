@@ -1,0 +1,312 @@
+package herder
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// The steps of a move, in order; each names itself in a failure, in the
+// answer's steps and to FaultHook.
+const (
+	MoveStepStop   = "stopping the old connector"
+	MoveStepRead   = "reading the old connector's positions"
+	MoveStepCreate = "creating the new connector at those positions"
+	MoveStepClear  = "removing the old connector's positions"
+	MoveStepDelete = "deleting the old connector"
+	MoveStepStart  = "starting the new connector in the old one's state"
+)
+
+// restStates names stored target states as REST does.
+var restStates = map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped, "": v1.StateRunning}
+
+// MoveConnector answers POST /sluice/connectors/{name}/move: stop name,
+// create req.To with its config (and req.Config's overrides) at its
+// positions, and, unless req.Copy, remove name and its positions; the new
+// connector then takes name's former state. Every step that fails is
+// undone with those before it, so a failed move leaves name exactly as it
+// was, state included, and no req.To; the answer names the step.
+func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
+	to := strings.TrimSpace(req.To)
+	switch {
+	case to == "":
+		return v1.MoveResult{}, v1.Errorf(v1.CodeBadRequest, "Give \"to\": the name of the connector to move %s to", name)
+	case to == name:
+		return v1.MoveResult{}, v1.Errorf(v1.CodeBadRequest, "Connector %s cannot be moved to its own name", name)
+	}
+	if err := h.checkNewName(to); err != nil {
+		return v1.MoveResult{}, err
+	}
+	unlock := h.lockAll(name, to)
+	defer unlock()
+	old, ok := h.configs.State.Get(name)
+	if !ok {
+		return v1.MoveResult{}, notFound(name)
+	}
+	if _, exists := h.configs.State.Get(to); exists {
+		return v1.MoveResult{}, v1.Errorf(v1.CodeConflict, "Connector %s already exists", to)
+	}
+	config, err := h.movedConfig(ctx, old, to, req.Config)
+	if err != nil {
+		return v1.MoveResult{}, err
+	}
+	m := &move{h: h, old: old, to: to, config: config, copy: req.Copy, meta: historyMeta{operation: v1.HistoryMove}}
+	m.res = v1.MoveResult{DryRun: req.DryRun, From: name, To: to, Copy: req.Copy, Config: config,
+		TargetState: restStates[old.TargetState], Offsets: []v1.ConnectorOffset{}}
+	if req.DryRun {
+		return m.plan(ctx)
+	}
+	return m.run(ctx)
+}
+
+// lockAll takes the locks of names in a fixed order, so that two requests
+// that take the same two never wait for each other.
+func (h *Herder) lockAll(a, b string) func() {
+	if b < a {
+		a, b = b, a
+	}
+	ua, ub := h.lock(a), h.lock(b)
+	return func() { ub(); ua() }
+}
+
+// movedConfig is the new connector's config: the old one's, with
+// overrides, named to; it must validate and be of the old one's kind.
+func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string, overrides map[string]string) (map[string]string, error) {
+	config := maps.Clone(old.Config)
+	delete(config, "name")
+	maps.Copy(config, overrides)
+	config, err := checkName(to, config)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.validateConfig(config); err != nil {
+		return nil, err
+	}
+	if oldType, newType := h.connectorType(old.Config), h.connectorType(config); oldType != newType {
+		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s is a %s connector and the new config's connector.class %s is a %s connector: a move keeps the connector's kind",
+			old.Name, oldType, config["connector.class"], newType)
+	}
+	if err := h.checkConfigSize(ctx, store.CreateConnector{Name: to, Config: config, TargetState: records.TargetStopped}); err != nil {
+		return nil, err
+	}
+	return config, nil
+}
+
+// move is one move in progress: the steps done so far, and how to undo
+// each of them.
+type move struct {
+	h      *Herder
+	old    store.Connector
+	to     string
+	config map[string]string
+	copy   bool
+	meta   historyMeta
+	res    v1.MoveResult
+	undo   []undoStep
+}
+
+type undoStep struct {
+	what string
+	fn   func(ctx context.Context) error
+}
+
+// steps are the move's steps for old's state, each as it will be done:
+// a stopped connector needs no stop, nor a copy a clear or delete.
+func (m *move) steps() []v1.MoveStep {
+	state := func(skip bool) string {
+		if skip {
+			return "skipped"
+		}
+		return "planned"
+	}
+	stopped := m.old.TargetState == records.TargetStopped
+	return []v1.MoveStep{
+		{Step: MoveStepStop, State: state(stopped && len(m.old.Tasks) == 0)},
+		{Step: MoveStepRead, State: "planned"},
+		{Step: MoveStepCreate, State: "planned"},
+		{Step: MoveStepClear, State: state(m.copy)},
+		{Step: MoveStepDelete, State: state(m.copy)},
+		{Step: MoveStepStart, State: state(stopped)},
+	}
+}
+
+// plan answers a dry run: the steps, and the positions the old connector
+// has now (those of a running one still move).
+func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
+	pos, err := m.h.positionsOf(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config))
+	if err != nil {
+		return v1.MoveResult{}, err
+	}
+	m.res.Offsets = pos.sorted()
+	m.res.Steps = m.steps()
+	return m.res, nil
+}
+
+func (m *move) kind() connect.Kind {
+	if m.h.connectorType(m.old.Config) == v1.TypeSink {
+		return connect.KindSink
+	}
+	return connect.KindSource
+}
+
+// run makes the move, step by step.
+func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
+	h, name := m.h, m.old.Name
+	m.res.Steps = m.steps()
+	detail := "moved from " + name
+	if m.copy {
+		detail = "copied from " + name
+	}
+	var offsets []v1.ConnectorOffset
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{MoveStepStop, func() error { return m.stop(ctx) }},
+		{MoveStepRead, func() error {
+			pos, err := h.positionsOf(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config))
+			if err == nil {
+				offsets, err = numbered(pos.sorted())
+			}
+			return err
+		}},
+		{MoveStepCreate, func() error {
+			in, err := h.checkInitialOffsets(ctx, m.to, m.config, offsets)
+			if err != nil {
+				return err
+			}
+			id, err := h.createWithOffsets(ctx, m.to, records.TargetStopped, m.config, in, historyMeta{operation: v1.HistoryMove, detail: detail})
+			if err == nil {
+				m.res.HistoryID = id
+				m.push("deleting the new connector and its positions", m.removeNew)
+			}
+			return err
+		}},
+		{MoveStepClear, func() error {
+			c, _ := h.configs.State.Get(name)
+			_, err := h.applyOffsets(ctx, name, c, offsetsChange{op: v1.OffsetsOpReset, meta: historyMeta{operation: v1.HistoryMove, detail: "moved to " + m.to}})
+			if err == nil {
+				m.push("restoring the old connector's positions", func(ctx context.Context) error {
+					c, _ := h.configs.State.Get(name)
+					_, err := h.applyOffsets(ctx, name, c, offsetsChange{op: v1.OffsetsOpAlter, entries: offsets,
+						meta: historyMeta{operation: v1.HistoryRestore, detail: "a failed move to " + m.to + " put them back"}})
+					return err
+				})
+			}
+			return err
+		}},
+		{MoveStepDelete, func() error {
+			err := h.writeDelete(ctx, name)
+			if err == nil {
+				m.push("re-creating the old connector", func(ctx context.Context) error {
+					return h.configs.Apply(ctx, store.CreateConnector{Name: name, Config: m.old.Config, TargetState: records.TargetStopped})
+				})
+			}
+			return err
+		}},
+		{MoveStepStart, func() error {
+			err := h.configs.Apply(ctx, store.SetTargetState{Name: m.to, State: m.old.TargetState})
+			h.trigger()
+			return err
+		}},
+	}
+	for i, s := range steps {
+		if m.res.Steps[i].State == "skipped" {
+			continue
+		}
+		h.log.Info("move: "+s.name, "from", name, "to", m.to)
+		if err := h.step(s.name, s.do); err != nil {
+			return v1.MoveResult{}, m.fail(ctx, s.name, err)
+		}
+		m.res.Steps[i].State = "done"
+	}
+	m.res.Offsets = offsets
+	if m.res.Offsets == nil {
+		m.res.Offsets = []v1.ConnectorOffset{}
+	}
+	return m.res, nil
+}
+
+// stop stops the old connector, unless it is, and waits until every agent
+// confirmed its tasks stopped: the positions read next must be final.
+func (m *move) stop(ctx context.Context) error {
+	h, name := m.h, m.old.Name
+	if m.old.TargetState != records.TargetStopped || len(m.old.Tasks) != 0 {
+		if err := h.configs.Apply(ctx, store.StopConnector{Name: name}); err != nil {
+			return err
+		}
+		m.push("putting the old connector back in its state", func(ctx context.Context) error {
+			err := h.configs.Apply(ctx, store.SetTargetState{Name: name, State: m.old.TargetState})
+			h.trigger()
+			return err
+		})
+		h.trigger()
+	}
+	c, _ := h.configs.State.Get(name)
+	if !h.awaitTasksStopped(ctx, name, c) {
+		return fmt.Errorf("not every agent confirmed the tasks of %s stopped within the task shutdown timeout", name)
+	}
+	return nil
+}
+
+// removeNew deletes the new connector and its positions: the undo of the
+// create.
+func (m *move) removeNew(ctx context.Context) error {
+	h := m.h
+	c, ok := h.configs.State.Get(m.to)
+	if !ok {
+		return nil
+	}
+	if _, err := h.applyOffsets(ctx, m.to, c, offsetsChange{op: v1.OffsetsOpReset, meta: historyMeta{operation: v1.HistoryMove, detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
+		return err
+	}
+	return h.writeDelete(ctx, m.to)
+}
+
+func (m *move) push(what string, fn func(ctx context.Context) error) {
+	m.undo = append(m.undo, undoStep{what: what, fn: fn})
+}
+
+// fail undoes the steps done, newest first, even when the caller went
+// away, and answers which step failed and whether the undo did all of it.
+func (m *move) fail(ctx context.Context, step string, cause error) error {
+	h, name := m.h, m.old.Name
+	h.log.Error("move failed; undoing its steps", "from", name, "to", m.to, "step", step, "err", cause)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	for i := len(m.undo) - 1; i >= 0; i-- {
+		u := m.undo[i]
+		if err := u.fn(rctx); err != nil {
+			h.log.Error("undoing a failed move failed", "from", name, "to", m.to, "undo", u.what, "err", err)
+			return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s), and undoing it failed at '%s' (%s): check both connectors",
+				name, m.to, step, causeText(cause), u.what, causeText(err))
+		}
+	}
+	if errors.Is(cause, context.Canceled) {
+		cause = errors.New("the request was cancelled")
+	}
+	return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s); %s is as it was and %s does not exist",
+		name, m.to, step, causeText(cause), name, m.to)
+}
+
+// numbered gives offsets' numbers the JSON form a REST request has, so that
+// positions read from Kafka go through the checks of initial_offsets as a
+// client's would.
+func numbered(offsets []v1.ConnectorOffset) ([]v1.ConnectorOffset, error) {
+	b, err := json.Marshal(offsets)
+	if err != nil {
+		return nil, err
+	}
+	var out []v1.ConnectorOffset
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	return out, dec.Decode(&out)
+}

@@ -1,0 +1,84 @@
+package herder
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/sinkreset"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// ResetOffsetsTo answers POST /sluice/connectors/{name}/offsets/reset: a
+// sink's positions set by a rule resolved on the broker (sinkreset), as
+// kafka-consumer-groups --reset-offsets does, but fenced and recorded like
+// PATCH. A source's offsets are no Kafka positions: only "earliest", which
+// is DELETE …/offsets, applies to one.
+func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (_ v1.OffsetsChanges, err error) {
+	rule, err := sinkreset.Parse(req)
+	if err != nil {
+		return v1.OffsetsChanges{}, err
+	}
+	unlock := h.lock(name)
+	defer unlock()
+	if !req.DryRun {
+		defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
+	}
+	c, err := h.checkStopped(name)
+	if err != nil {
+		return v1.OffsetsChanges{}, err
+	}
+	plugin, ok := h.pluginOf(c.Config)
+	if !ok {
+		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
+	}
+	meta := historyMeta{operation: v1.HistoryResetTo, detail: rule.Describe()}
+	if plugin.Kind == connect.KindSource {
+		if !rule.SourceApplicable() {
+			return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest,
+				"Connector %s is a source connector: its offsets are positions in the system it reads, not in Kafka topics, so only {\"to\": \"earliest\"} (without topics or partitions) applies to it, which resets them as DELETE /connectors/%s/offsets does; set other positions with PATCH /connectors/%s/offsets",
+				name, name, name)
+		}
+		return h.changeLocked(ctx, name, c, offsetsChange{op: v1.OffsetsOpReset, meta: meta, dryRun: req.DryRun})
+	}
+	group := records.SinkGroupID(name, c.Config)
+	current, err := h.positionsOf(ctx, name, connect.KindSink, group)
+	if err != nil {
+		return v1.OffsetsChanges{}, err
+	}
+	committed := map[string]map[int32]int64{}
+	for _, o := range current {
+		t, p := o.Partition["kafka_topic"].(string), o.Partition["kafka_partition"].(int32)
+		if committed[t] == nil {
+			committed[t] = map[int32]int64{}
+		}
+		committed[t][p] = o.Offset["kafka_offset"].(int64)
+	}
+	// The topics may be a config provider's placeholder.
+	config, err := h.cfg.Providers.Transform(c.Config)
+	if err != nil {
+		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
+	}
+	targets, err := sinkreset.Resolve(ctx, h.admin, rule, config, committed)
+	if err != nil {
+		return v1.OffsetsChanges{}, err
+	}
+	if len(targets) == 0 {
+		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest, "Connector %s consumes no partition the rule selects (%s): nothing to reset", name, rule.Describe())
+	}
+	entries := make([]v1.ConnectorOffset, 0, len(targets))
+	for _, t := range targets {
+		entries = append(entries, v1.ConnectorOffset{
+			Partition: map[string]any{"kafka_topic": t.Topic, "kafka_partition": t.Partition},
+			Offset:    map[string]any{"kafka_offset": t.To},
+		})
+	}
+	entries, err = numbered(entries)
+	if err != nil {
+		return v1.OffsetsChanges{}, fmt.Errorf("offsets of the reset: %w", err)
+	}
+	return h.changeLocked(ctx, name, c, offsetsChange{op: v1.OffsetsOpAlter, entries: entries, meta: meta, dryRun: req.DryRun})
+}
