@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -185,16 +184,4 @@ func listOffsets(ctx context.Context, sel []selected, step string, list func(con
 		return nil, v1.Errorf(v1.CodeInternal, "Failed to list the %s of %s: %v", step, where, err)
 	}
 	return out, nil
-}
-
-// topicsPhrase is "topic 'a'" or "topics 'a', 'b'".
-func topicsPhrase(topics []string) string {
-	q := make([]string, len(topics))
-	for i, t := range topics {
-		q[i] = quote(t)
-	}
-	if len(q) == 1 {
-		return "topic " + q[0]
-	}
-	return "topics " + strings.Join(q, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -304,7 +305,42 @@ func TestResolveBrokerFailures(t *testing.T) {
 	}
 	defer cl.Close()
 	_, err = Resolve(ctx, kadm.NewClient(cl), rule, listed, committed())
-	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeInternal || !strings.HasPrefix(e.Message, "Failed to read the metadata of topic(s) orders, payments, missing: ") {
+	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeInternal || !strings.HasPrefix(e.Message, "Failed to read the metadata of topics 'orders', 'payments', 'missing': ") {
 		t.Errorf("broker down, new client: got %#v; want a 500 naming the metadata step", err)
+	}
+}
+
+// TestResolveRetries: an error Kafka says is transient is retried, and the
+// answer is as if it had not happened.
+func TestResolveRetries(t *testing.T) {
+	c := newCluster(t)
+	var failures atomic.Int32 // counted on kfake's goroutine, read on this one
+	c.kc.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if failures.Load() == 2 {
+			return nil, nil, false // handled as usual from now on
+		}
+		c.kc.KeepControl()
+		failures.Add(1)
+		r := req.(*kmsg.ListOffsetsRequest)
+		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.CoordinatorLoadInProgress.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	got, err := resolve(t, c, v1.OffsetsResetRequest{To: v1.ResetOffset, Offset: i64(4)}, listed, committed())
+	if want := "orders-0:5->4 orders-1:2->4 orders-2:7->5 payments-0:2->4"; err != nil || show(got) != want {
+		t.Errorf("got %s, %v\nwant %s", show(got), err, want)
+	}
+	if n := failures.Load(); n != 2 {
+		t.Errorf("the broker failed %d listings; want 2", n)
 	}
 }

@@ -160,7 +160,7 @@ func listTopics(ctx context.Context, adm *kadm.Client, topics []string) (kadm.To
 	if err != nil {
 		what := "the topics"
 		if len(topics) > 0 {
-			what = "topic(s) " + strings.Join(topics, ", ")
+			what = topicsPhrase(topics)
 		}
 		return nil, v1.Errorf(v1.CodeInternal, "Failed to read the metadata of %s: %v", what, err)
 	}
@@ -170,3 +170,15 @@ func listTopics(ctx context.Context, adm *kadm.Client, topics []string) (kadm.To
 // quote is a topic name in a message, in single quotes as Kafka Connect's
 // offsets messages write one.
 func quote(topic string) string { return "'" + topic + "'" }
+
+// topicsPhrase is "topic 'a'" or "topics 'a', 'b'".
+func topicsPhrase(topics []string) string {
+	q := make([]string, len(topics))
+	for i, t := range topics {
+		q[i] = quote(t)
+	}
+	if len(q) == 1 {
+		return "topic " + q[0]
+	}
+	return "topics " + strings.Join(q, ", ")
+}
