@@ -248,27 +248,37 @@ func TestResolveRefusals(t *testing.T) {
 	}
 }
 
+// failListOffsets answers a ListOffsets request with code(topic,
+// partition) for each partition it names (offset -1, "none", where the
+// code is 0): a broker failing on the partitions code picks.
+func failListOffsets(req kmsg.Request, code func(string, kmsg.ListOffsetsRequestTopicPartition) int16) kmsg.Response {
+	r := req.(*kmsg.ListOffsetsRequest)
+	resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+	for _, rt := range r.Topics {
+		st := kmsg.NewListOffsetsResponseTopic()
+		st.Topic = rt.Topic
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewListOffsetsResponseTopicPartition()
+			sp.Partition = rp.Partition
+			sp.ErrorCode = code(rt.Topic, rp)
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}
+
 // TestResolveBrokerFailures: a failing broker is a 500 naming the step.
 func TestResolveBrokerFailures(t *testing.T) {
 	c := newCluster(t)
 	c.kc.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		c.kc.KeepControl()
-		r := req.(*kmsg.ListOffsetsRequest)
-		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				if rp.Timestamp >= 0 || rt.Topic == "payments" {
-					sp.ErrorCode = kerr.UnknownServerError.Code
-				}
-				st.Partitions = append(st.Partitions, sp)
+		return failListOffsets(req, func(topic string, p kmsg.ListOffsetsRequestTopicPartition) int16 {
+			if p.Timestamp >= 0 || topic == "payments" {
+				return kerr.UnknownServerError.Code
 			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+			return 0
+		}), nil, true
 	})
 	for _, tc := range []struct {
 		req  v1.OffsetsResetRequest
@@ -321,20 +331,9 @@ func TestResolveRetries(t *testing.T) {
 		}
 		c.kc.KeepControl()
 		failures.Add(1)
-		r := req.(*kmsg.ListOffsetsRequest)
-		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.CoordinatorLoadInProgress.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return failListOffsets(req, func(string, kmsg.ListOffsetsRequestTopicPartition) int16 {
+			return kerr.CoordinatorLoadInProgress.Code
+		}), nil, true
 	})
 	got, err := resolve(t, c, v1.OffsetsResetRequest{To: v1.ResetOffset, Offset: i64(4)}, listed, committed())
 	if want := "orders-0:5->4 orders-1:2->4 orders-2:7->5 payments-0:2->4"; err != nil || show(got) != want {
