@@ -198,6 +198,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
 		ReadBodyTimeout:     opts.ReadBodyTimeout,
 		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
+		OffsetsHistory:      coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
 		RESTSecurity:        opts.RESTSecurity,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
