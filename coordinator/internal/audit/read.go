@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,16 +19,11 @@ import (
 // records are reached with a narrower query.
 const MaxScan = 100_000
 
-// readTimeout bounds one read, however slow the broker.
-const readTimeout = 30 * time.Second
-
 // Read answers q from the topic, newest first. It seeks each partition to
 // the first record at or after q.Since by timestamp (ListOffsets), so a
 // query for the last hour reads only the last hour, and reads at most
-// MaxScan records of each partition.
+// MaxScan records of each partition, within topicscan.ReadTimeout.
 func (l *Log) Read(ctx context.Context, q Query) (v1.AuditLog, error) {
-	ctx, cancel := context.WithTimeout(ctx, readTimeout)
-	defer cancel()
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
 	}
@@ -54,18 +48,16 @@ func (l *Log) Read(ctx context.Context, q Query) (v1.AuditLog, error) {
 // q.Limit records that match q; more reports that it left matching records
 // out or that MaxScan cut the read.
 func (l *Log) scan(ctx context.Context, q Query) ([]v1.AuditRecord, bool, error) {
-	spans, cut, err := topicscan.Spans(ctx, kadm.NewClient(l.cl), l.cfg.Topic, q.Since, MaxScan)
-	if err != nil {
-		return nil, false, fmt.Errorf("audit topic %s: %w", l.cfg.Topic, err)
-	}
 	kept := map[int32]*ring{}
-	for p := range spans {
-		kept[p] = &ring{max: q.Limit}
-	}
-	err = topicscan.Read(ctx, l.cfg.KafkaOpts, l.cfg.Topic, spans, func(r *kgo.Record) {
-		if rec, ok := decode(r); ok && q.matches(rec) {
-			kept[r.Partition].add(rec)
+	cut, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, q.Since, MaxScan, func(r *kgo.Record) {
+		rec, ok := decode(r)
+		if !ok || !q.matches(rec) {
+			return
 		}
+		if kept[r.Partition] == nil {
+			kept[r.Partition] = &ring{max: q.Limit}
+		}
+		kept[r.Partition].add(rec)
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("audit topic %s: %w", l.cfg.Topic, err)

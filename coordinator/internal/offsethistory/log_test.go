@@ -6,33 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
+	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
 const topic = "history"
-
-// fakeBroker starts a kfake broker for one test and returns its address.
-func fakeBroker(t *testing.T) string {
-	t.Helper()
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kc.Close)
-	return kc.ListenAddrs()[0]
-}
 
 // newLog makes a Log of topic on brokers, its topic created.
 func newLog(t *testing.T, brokers string, opts ...kgo.Opt) *Log {
@@ -93,19 +82,10 @@ func ids(es []v1.OffsetsHistoryEntry) []string {
 	return out
 }
 
-func jsonOf(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // An entry begun and finished is what List, Get and Newest show, applied,
 // with every field Begin was given.
 func TestBeginFinishApplied(t *testing.T) {
-	l := newLog(t, fakeBroker(t))
+	l := newLog(t, scantest.Broker(t))
 	ctx := testCtx(t)
 	in := v1.OffsetsHistoryEntry{Connector: "s", Type: v1.TypeSink, Operation: v1.HistoryResetTo, Detail: "to=earliest",
 		Principal: "alice", Reason: "replay", Changes: []v1.OffsetChange{sinkChange("t", 0, 10, 0), sinkChange("t", 1, 7, 0)}}
@@ -125,12 +105,12 @@ func TestBeginFinishApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Entries) != 1 || h.More || jsonOf(t, h.Entries[0]) != jsonOf(t, want) {
-		t.Fatalf("List: %s, want one entry %s", jsonOf(t, h), jsonOf(t, want))
+	if len(h.Entries) != 1 || h.More || !reflect.DeepEqual(h.Entries[0], want) {
+		t.Fatalf("List: %+v, want one entry %+v", h, want)
 	}
 	got, ok, err := l.Get(ctx, "s", e.ID)
-	if err != nil || !ok || jsonOf(t, got) != jsonOf(t, want) {
-		t.Fatalf("Get: %s %v %v, want %s", jsonOf(t, got), ok, err, jsonOf(t, want))
+	if err != nil || !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Get: %+v %v %v, want %+v", got, ok, err, want)
 	}
 	got, ok, err = l.Newest(ctx, "s")
 	if err != nil || !ok || got.ID != e.ID {
@@ -140,14 +120,14 @@ func TestBeginFinishApplied(t *testing.T) {
 		t.Fatal("Get found the entry under another connector's name")
 	}
 	if h, _ := l.List(ctx, "other", 0, ""); len(h.Entries) != 0 || h.Entries == nil {
-		t.Fatalf("List of a connector without history: %s, want no entries ([])", jsonOf(t, h))
+		t.Fatalf("List of a connector without history: %+v, want no entries ([])", h)
 	}
 }
 
 // Failed and pending entries are never shown; Pending returns exactly the
 // entries without a marker, of every connector, oldest first.
 func TestOnlyAppliedShownPendingListed(t *testing.T) {
-	l := newLog(t, fakeBroker(t))
+	l := newLog(t, scantest.Broker(t))
 	ctx := testCtx(t)
 	applied := finished(t, l, "a", nil, sinkChange("t", 0, 1, 2))
 	failed := finished(t, l, "a", errors.New("group not empty"), sinkChange("t", 0, 2, 3))
@@ -181,8 +161,8 @@ func TestOnlyAppliedShownPendingListed(t *testing.T) {
 	if got, want := ids(pending), []string{open1.ID, open2.ID, open3.ID}; !slices.Equal(got, want) {
 		t.Fatalf("Pending = %v, want %v", got, want)
 	}
-	if p := pending[1]; p.Connector != "b" || p.State != v1.HistoryPending || IsIncomplete(p) || jsonOf(t, p.Changes) != jsonOf(t, open2.Changes) {
-		t.Fatalf("pending entry %s, want %s", jsonOf(t, p), jsonOf(t, open2))
+	if p := pending[1]; p.Connector != "b" || p.State != v1.HistoryPending || IsIncomplete(p) || !reflect.DeepEqual(p.Changes, open2.Changes) {
+		t.Fatalf("pending entry %+v, want %+v", p, open2)
 	}
 
 	// The leader resolves them: nothing is left pending, and the one it
@@ -208,7 +188,7 @@ func TestOnlyAppliedShownPendingListed(t *testing.T) {
 // 120 entries of two connectors page newest first with limit and before,
 // More saying whether another page exists.
 func TestListPaging(t *testing.T) {
-	l := newLog(t, fakeBroker(t))
+	l := newLog(t, scantest.Broker(t))
 	ctx := testCtx(t)
 	byConnector := map[string][]string{}
 	for i := range 120 {
@@ -256,7 +236,7 @@ func TestListPaging(t *testing.T) {
 // A reset of 50 000 partitions is written as several records, each under
 // the broker's limit without compression, and read back whole.
 func TestLargeEntryRoundTrips(t *testing.T) {
-	brokers := fakeBroker(t)
+	brokers := scantest.Broker(t)
 	l := newLog(t, brokers, kgo.ProducerBatchCompression(kgo.NoCompression()))
 	ctx := testCtx(t)
 	changes := make([]v1.OffsetChange, 50_000)
@@ -282,7 +262,7 @@ func TestLargeEntryRoundTrips(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("Get: %v %v", ok, err)
 	}
-	if len(got.Changes) != len(changes) || jsonOf(t, got.Changes) != jsonOf(t, changes) {
+	if len(got.Changes) != len(changes) || !reflect.DeepEqual(got.Changes, changes) {
 		t.Fatalf("read back %d changes, not the %d written in order", len(got.Changes), len(changes))
 	}
 	h, err := l.List(ctx, "big", 0, "")
@@ -316,7 +296,7 @@ func rawValues(t *testing.T, brokers string) [][]byte {
 // returns it with the changes of the parts written and says it is
 // incomplete; nothing else shows it, even with a marker.
 func TestIncompleteEntry(t *testing.T) {
-	l := newLog(t, fakeBroker(t))
+	l := newLog(t, scantest.Broker(t))
 	ctx := testCtx(t)
 	changes := make([]v1.OffsetChange, 30_000)
 	for i := range changes {
@@ -360,7 +340,7 @@ func TestIncompleteEntry(t *testing.T) {
 		want = append(want, cs...)
 	}
 	wantErr := fmt.Sprintf("incomplete: read parts [1 3] of %d", len(parts))
-	if !IsIncomplete(inc) || inc.Error != wantErr || inc.Operation != v1.HistoryReset || jsonOf(t, inc.Changes) != jsonOf(t, want) {
+	if !IsIncomplete(inc) || inc.Error != wantErr || inc.Operation != v1.HistoryReset || !reflect.DeepEqual(inc.Changes, want) {
 		t.Fatalf("incomplete entry: error %q, %d changes, operation %q; want error %q and the %d changes of parts 1 and 3",
 			inc.Error, len(inc.Changes), inc.Operation, wantErr, len(want))
 	}
@@ -392,7 +372,7 @@ func TestIDsSortInCreationOrder(t *testing.T) {
 	if len(prev) != 13+1+16 {
 		t.Fatalf("id %s: want 13 digits, '-', 16 hex digits", prev)
 	}
-	l := newLog(t, fakeBroker(t))
+	l := newLog(t, scantest.Broker(t))
 	var made []string
 	for range 20 {
 		made = append(made, finished(t, l, "c", nil).ID)
@@ -405,7 +385,7 @@ func TestIDsSortInCreationOrder(t *testing.T) {
 // The history is in the topic, not in the Log: a connector deleted long
 // ago, read by a new leader's Log, still has its entries.
 func TestHistoryOutlivesConnector(t *testing.T) {
-	brokers := fakeBroker(t)
+	brokers := scantest.Broker(t)
 	first := newLog(t, brokers)
 	gone := finished(t, first, "gone", nil, sinkChange("t", 0, 5, 0))
 	finished(t, first, "other", nil)
@@ -414,15 +394,15 @@ func TestHistoryOutlivesConnector(t *testing.T) {
 	next := newLog(t, brokers)
 	ctx := testCtx(t)
 	got, ok, err := next.Newest(ctx, "gone")
-	if err != nil || !ok || got.ID != gone.ID || jsonOf(t, got.Changes) != jsonOf(t, gone.Changes) {
-		t.Fatalf("Newest(gone) = %s %v %v, want %s", jsonOf(t, got), ok, err, jsonOf(t, gone))
+	if err != nil || !ok || got.ID != gone.ID || !reflect.DeepEqual(got.Changes, gone.Changes) {
+		t.Fatalf("Newest(gone) = %+v %v %v, want %+v", got, ok, err, gone)
 	}
 }
 
 // EnsureTopic creates one partition, delete policy, the configured
 // retention.
 func TestEnsureTopicCreates(t *testing.T) {
-	brokers := fakeBroker(t)
+	brokers := scantest.Broker(t)
 	l, err := New(Config{Retention: 7 * 24 * time.Hour, KafkaOpts: kafkautil.ClientOpts(brokers, "history-test", nil)})
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +432,7 @@ func TestEnsureTopicCreates(t *testing.T) {
 
 // A compacted history topic made by someone else is kept, with a warning.
 func TestEnsureTopicWarnsCompacted(t *testing.T) {
-	brokers := fakeBroker(t)
+	brokers := scantest.Broker(t)
 	var logged strings.Builder
 	l, err := New(Config{Topic: topic, KafkaOpts: kafkautil.ClientOpts(brokers, "history-test", nil), Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
@@ -474,13 +454,7 @@ func TestEnsureTopicWarnsCompacted(t *testing.T) {
 // Without a broker, Begin fails within its context, so the caller
 // refuses the change; Finish fails too.
 func TestBeginFailsWithoutBroker(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there
-	l, err := New(Config{Topic: topic, KafkaOpts: kafkautil.ClientOpts(addr, "history-test", nil), Logger: slog.New(slog.DiscardHandler)})
+	l, err := New(Config{Topic: topic, KafkaOpts: kafkautil.ClientOpts(scantest.Unreachable(t), "history-test", nil), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,9 +31,6 @@ const (
 	MaxLimit     = 1000
 )
 
-// readTimeout bounds one read, however slow the broker.
-const readTimeout = 30 * time.Second
-
 // List returns the applied entries of connector, newest first (by id): at
 // most limit (DefaultLimit when 0 or less, MaxLimit at most), and with
 // before set only those whose id is strictly lower. More reports that
@@ -118,22 +115,16 @@ func (l *Log) Pending(ctx context.Context) ([]v1.OffsetsHistoryEntry, error) {
 }
 
 // scan reads the topic up to the end offsets listed when it starts, at
-// most MaxScan records of each partition. It keeps the records of
+// most MaxScan records of each partition, within topicscan.ReadTimeout. It keeps the records of
 // connector (every connector's when empty) whose entry id keep accepts
 // (every id when nil), and hands applied, a complete applied entry as its
 // marker is read. Into open, when not nil, go the entries read without a
 // marker, by id. The first marker of an entry settles it; records of the
 // entry read after it are ignored.
 func (l *Log) scan(ctx context.Context, connector string, keep func(id string) bool, applied func(*assembly), open *map[string]*assembly) error {
-	ctx, cancel := context.WithTimeout(ctx, readTimeout)
-	defer cancel()
-	spans, _, err := topicscan.Spans(ctx, kadm.NewClient(l.cl), l.cfg.Topic, time.Time{}, MaxScan)
-	if err != nil {
-		return fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
-	}
 	reading := map[string]*assembly{}
 	settled := map[string]bool{}
-	err = topicscan.Read(ctx, l.cfg.KafkaOpts, l.cfg.Topic, spans, func(r *kgo.Record) {
+	_, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, time.Time{}, MaxScan, func(r *kgo.Record) {
 		if connector != "" && string(r.Key) != connector {
 			return
 		}

@@ -4,6 +4,7 @@
 // read sees every record written before it began and always ends.
 //
 //	EnsureTopic: create (one partition, cleanup.policy=delete, retention.ms) or warn if compacted
+//	Scan = Spans + Read, within ReadTimeout
 //	Spans: ListEndOffsets + ListStartOffsets (or first offset at/after a time) ─► [from, to) per partition, ≤ max records
 //	Read: consume each span from its start until its last offset, fn(record) for each data record
 package topicscan
@@ -48,6 +49,24 @@ func EnsureTopic(ctx context.Context, adm *kadm.Client, topic string, retention 
 		}
 	}
 	return nil
+}
+
+// ReadTimeout bounds one Scan, however slow the broker.
+const ReadTimeout = 30 * time.Second
+
+// Scan reads topic as Spans lists it now (from since, when not zero; at
+// most the newest max records of each partition, when max > 0) and calls
+// fn with each data record, as Read does, all within ReadTimeout. cut
+// reports that max shortened the read. adm lists the offsets; opts are the
+// base client options of the reader.
+func Scan(ctx context.Context, adm *kadm.Client, opts []kgo.Opt, topic string, since time.Time, max int64, fn func(*kgo.Record)) (cut bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, ReadTimeout)
+	defer cancel()
+	spans, cut, err := Spans(ctx, adm, topic, since, max)
+	if err != nil {
+		return false, err
+	}
+	return cut, Read(ctx, opts, topic, spans, fn)
 }
 
 // Span is the part of one partition a read goes through: [From, To).
@@ -124,7 +143,7 @@ func Read(ctx context.Context, opts []kgo.Opt, topic string, spans map[int32]Spa
 		return fmt.Errorf("new reader: %w", err)
 	}
 	defer cl.Close()
-	left := len(spans)
+	left, done := len(spans), map[int32]bool{}
 	for left > 0 {
 		fetches := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
@@ -137,13 +156,17 @@ func Read(ctx context.Context, opts []kgo.Opt, topic string, spans map[int32]Spa
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
 			s, ok := spans[r.Partition]
-			if !ok || r.Offset < s.From || r.Offset >= s.To {
+			if !ok || r.Offset < s.From || done[r.Partition] {
 				return
 			}
-			if r.Offset == s.To-1 {
+			// Past the span's last offset too: retention removed it while
+			// the read started and the reader skipped ahead to the log
+			// start.
+			if r.Offset >= s.To-1 {
+				done[r.Partition] = true
 				left--
 			}
-			if !r.Attrs.IsControl() {
+			if r.Offset < s.To && !r.Attrs.IsControl() {
 				fn(r)
 			}
 		})

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -19,12 +19,7 @@ import (
 // transaction's commit marker; records written after the listing are not
 // read.
 func TestSpansRead(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	opts := kafkautil.ClientOpts(kc.ListenAddrs()[0], "topicscan-test", nil)
+	opts := kafkautil.ClientOpts(scantest.Broker(t), "topicscan-test", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl, err := kgo.NewClient(append(slices.Clone(opts), kgo.DefaultProduceTopic("t"))...)
