@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -15,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 )
 
@@ -108,33 +106,10 @@ func New(cfg Config) (*Log, error) {
 // EnsureTopic creates the audit topic if it is missing: one partition, so
 // that records keep the order they were written in, and retained for
 // Config.Retention, never compacted (every record counts, not the last
-// one per key). An existing topic is left as it is.
+// one per key). An existing topic is left as it is, with a warning if it
+// is compacted: it would keep only the newest record of each connector.
 func (l *Log) EnsureTopic(ctx context.Context) error {
-	retention := strconv.FormatInt(l.cfg.Retention.Milliseconds(), 10)
-	adm := kadm.NewClient(l.cl)
-	if err := kafkautil.EnsureTopics(ctx, adm, kafkautil.TopicSpec{
-		Name: l.cfg.Topic, Partitions: 1,
-		Configs: map[string]string{"cleanup.policy": "delete", "retention.ms": retention},
-	}); err != nil {
-		return err
-	}
-	l.checkPolicy(ctx, adm)
-	return nil
-}
-
-// checkPolicy warns about a topic that someone created compacted: it
-// would keep only the newest record of each connector.
-func (l *Log) checkPolicy(ctx context.Context, adm *kadm.Client) {
-	cfgs, err := adm.DescribeTopicConfigs(ctx, l.cfg.Topic)
-	if err != nil || len(cfgs) != 1 || cfgs[0].Err != nil {
-		return // only a warning: the topic is there
-	}
-	for _, c := range cfgs[0].Configs {
-		if c.Key == "cleanup.policy" && strings.Contains(c.MaybeValue(), "compact") {
-			l.cfg.Logger.Warn("the audit topic is compacted: it keeps only the newest record of each connector; set cleanup.policy=delete on it",
-				"topic", l.cfg.Topic, "cleanup.policy", c.MaybeValue())
-		}
-	}
+	return topicscan.EnsureTopic(ctx, kadm.NewClient(l.cl), l.cfg.Topic, l.cfg.Retention, l.cfg.Logger, "audit")
 }
 
 // Close flushes what is queued, for as long as ctx allows, and closes the

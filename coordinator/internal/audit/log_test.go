@@ -4,28 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
-
-// fakeBroker starts a kfake broker for one test and returns its address.
-func fakeBroker(t *testing.T) string {
-	t.Helper()
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kc.Close)
-	return kc.ListenAddrs()[0]
-}
 
 func newLog(t *testing.T, brokers string, cfg Config) *Log {
 	t.Helper()
@@ -46,7 +34,7 @@ func newLog(t *testing.T, brokers string, cfg Config) *Log {
 // Records written are read back newest first, selected by connector and
 // time, at most limit of them, with More saying that older ones match.
 func TestWriteRead(t *testing.T) {
-	l := newLog(t, fakeBroker(t), Config{Topic: "audit"})
+	l := newLog(t, scantest.Broker(t), Config{Topic: "audit"})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := l.EnsureTopic(ctx); err != nil {
@@ -90,13 +78,7 @@ func TestWriteRead(t *testing.T) {
 // A broker that does not answer holds a write up no longer than the
 // timeout; records that cannot be queued or delivered are counted.
 func TestWriteBounded(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there
-	l := newLog(t, addr, Config{Topic: "audit", Timeout: 100 * time.Millisecond, MaxQueued: 1, DeliveryTimeout: time.Second})
+	l := newLog(t, scantest.Unreachable(t), Config{Topic: "audit", Timeout: 100 * time.Millisecond, MaxQueued: 1, DeliveryTimeout: time.Second})
 	start := time.Now()
 	l.Write(v1.AuditRecord{Operation: "first"})
 	if took := time.Since(start); took > 2*time.Second {
@@ -117,7 +99,7 @@ func TestWriteBounded(t *testing.T) {
 
 // A compacted audit topic made by someone else is kept, with a warning.
 func TestEnsureTopicWarnsCompacted(t *testing.T) {
-	l := newLog(t, fakeBroker(t), Config{Topic: "audit"})
+	l := newLog(t, scantest.Broker(t), Config{Topic: "audit"})
 	var logged strings.Builder
 	l.cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
