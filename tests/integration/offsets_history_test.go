@@ -88,7 +88,7 @@ func TestOffsetsHistorySourceUndo(t *testing.T) {
 	src := c.Name("hsrc")
 	fileSource(c, src, "h.txt", c.Name("h"), "STOPPED")
 
-	patch(t, withReason(c, "start at 10"), src, body(filePos("h.txt", 10)), http.StatusOK, msgAlterDefinite)
+	withReason(c, "start at 10").Must(http.StatusOK, "PATCH", "/connectors/"+src+"/offsets", body(filePos("h.txt", 10)))
 	wantOffsets(c, src, []offset{filePos("h.txt", 10)})
 	r := c.Must(http.StatusOK, "POST", "/sluice/connectors/"+src+"/offsets/reset", map[string]any{"to": "earliest"})
 	if !strings.Contains(string(r.Body), `"dry_run":false`) || !strings.Contains(string(r.Body), `"history_id"`) {
