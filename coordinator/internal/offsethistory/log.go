@@ -295,3 +295,24 @@ func newID(now time.Time) string {
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return fmt.Sprintf("%013d-%s", ms, hex.EncodeToString(b[:]))
 }
+
+// ValidID reports whether id has the form of an entry id (newID): 13
+// digits, '-', 16 lower-case hex digits. The REST layer can refuse a
+// malformed before or entry id with a 400 before reading the topic.
+func ValidID(id string) bool {
+	ms, random, ok := strings.Cut(id, "-")
+	if !ok || len(ms) != 13 || len(random) != 16 {
+		return false
+	}
+	for _, c := range ms {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	for _, c := range random {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

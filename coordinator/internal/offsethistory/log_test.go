@@ -439,8 +439,14 @@ func TestIDsSortInCreationOrder(t *testing.T) {
 		}
 		prev = id
 	}
-	if len(prev) != 13+1+16 {
+	if !ValidID(prev) {
 		t.Fatalf("id %s: want 13 digits, '-', 16 hex digits", prev)
+	}
+	for _, bad := range []string{"", "1796119200123", "1796119200123-c98a176d316d239", "1796119200123-C98A176D316D2399",
+		"179611920012x-c98a176d316d2399", "1796119200123_c98a176d316d2399", "1796119200123-c98a176d316d2399-"} {
+		if ValidID(bad) {
+			t.Fatalf("ValidID(%q) = true", bad)
+		}
 	}
 	l := newLog(t, scantest.Broker(t))
 	var made []string
@@ -541,5 +547,20 @@ func TestBeginFailsWithoutBroker(t *testing.T) {
 	}
 	if _, err := l.Begin(context.Background(), v1.OffsetsHistoryEntry{}); err == nil {
 		t.Fatal("Begin of an entry without connector succeeded")
+	}
+}
+
+// One change larger than a record holds cannot be split: Begin refuses
+// the entry before writing anything.
+func TestBeginRefusesOversizedChange(t *testing.T) {
+	brokers := scantest.Broker(t)
+	l := newLog(t, brokers)
+	huge := v1.OffsetChange{Partition: map[string]any{"filename": strings.Repeat("x", maxRecordBytes)}}
+	_, err := l.Begin(testCtx(t), v1.OffsetsHistoryEntry{Connector: "c", Changes: []v1.OffsetChange{huge}})
+	if err == nil || !strings.Contains(err.Error(), "more than a record of the topic holds") {
+		t.Fatalf("Begin of a change of %d bytes: %v, want it refused", maxRecordBytes, err)
+	}
+	if values := rawValues(t, brokers); len(values) != 0 {
+		t.Fatalf("%d records written for a refused entry", len(values))
 	}
 }
