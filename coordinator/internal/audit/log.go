@@ -109,7 +109,8 @@ func New(cfg Config) (*Log, error) {
 // one per key). An existing topic is left as it is, with a warning if it
 // is compacted: it would keep only the newest record of each connector.
 func (l *Log) EnsureTopic(ctx context.Context) error {
-	return topicscan.EnsureTopic(ctx, kadm.NewClient(l.cl), l.cfg.Topic, l.cfg.Retention, l.cfg.Logger, "audit")
+	_, err := topicscan.EnsureTopic(ctx, kadm.NewClient(l.cl), l.cfg.Topic, l.cfg.Retention, l.cfg.Logger, "audit")
+	return err
 }
 
 // Close flushes what is queued, for as long as ctx allows, and closes the

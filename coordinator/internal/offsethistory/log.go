@@ -25,8 +25,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -56,6 +58,19 @@ const abandonTimeout = 5 * time.Second
 // write instead of holding the operation up.
 const deliveryTimeout = time.Minute
 
+// defaultMaxMessage is the broker's default max.message.bytes, assumed
+// until EnsureTopic reads the topic's.
+const defaultMaxMessage = 1_048_588
+
+// defaultBatchBytes is the producer's default bound of a record batch,
+// kept for topics that take more.
+const defaultBatchBytes = 1_000_012
+
+// batchOverhead is more than what a record batch of one record adds to
+// its key and value: the batch header (61 bytes) and the record's own
+// lengths and offsets.
+const batchOverhead = 512
+
 // maxErrorBytes bounds the error text a failed marker keeps.
 const maxErrorBytes = 4096
 
@@ -74,11 +89,14 @@ type Config struct {
 }
 
 // Log writes offsets history entries to the topic and reads them back.
+// Its methods may be called concurrently; Close once none is running.
 type Log struct {
 	cfg Config
 	cl  *kgo.Client
 	// abandons are the failed markers Begin still writes.
 	abandons sync.WaitGroup
+	// maxMessage is the topic's max.message.bytes as EnsureTopic read it.
+	maxMessage atomic.Int64
 }
 
 // New makes a Log and its producer; it does not reach the broker yet.
@@ -92,30 +110,51 @@ func New(cfg Config) (*Log, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	l := &Log{cfg: cfg}
+	l.maxMessage.Store(defaultMaxMessage)
 	opts := append([]kgo.Opt{}, cfg.KafkaOpts...)
 	opts = append(opts,
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.ProducerLinger(0),
 		kgo.RecordDeliveryTimeout(deliveryTimeout),
+		// Concurrent Begins share batches: no batch may exceed what the
+		// topic takes either. The client asks once, when it first
+		// produces to the topic, after EnsureTopic.
+		kgo.ProducerBatchMaxBytesFn(func(string) int32 {
+			return int32(min(l.maxMessage.Load(), defaultBatchBytes))
+		}),
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("offsets history topic %s: new client: %w", cfg.Topic, err)
 	}
-	return &Log{cfg: cfg, cl: cl}, nil
+	l.cl = cl
+	return l, nil
 }
 
 // EnsureTopic creates the offsets history topic if it is missing: one
 // partition, cleanup.policy=delete, retention.ms from Config.Retention.
 // An existing topic is left as it is, with a warning if it is compacted:
 // compaction would keep only the newest record of each connector, its last
-// marker, and lose the entries themselves.
+// marker, and lose the entries themselves. The topic's max.message.bytes,
+// when lower than the broker default, makes Begin split entries into
+// smaller parts: call EnsureTopic before the first Begin.
 func (l *Log) EnsureTopic(ctx context.Context) error {
-	err := topicscan.EnsureTopic(ctx, kadm.NewClient(l.cl), l.cfg.Topic, l.cfg.Retention, l.cfg.Logger, "offsets history")
+	cfgs, err := topicscan.EnsureTopic(ctx, kadm.NewClient(l.cl), l.cfg.Topic, l.cfg.Retention, l.cfg.Logger, "offsets history")
 	if err != nil {
 		return fmt.Errorf("offsets history topic: %w", err)
 	}
+	if n, err := strconv.ParseInt(cfgs["max.message.bytes"], 10, 64); err == nil && n > 0 {
+		l.maxMessage.Store(n)
+	}
 	return nil
+}
+
+// valueLimit is the most bytes the value of a record with key may take:
+// maxRecordBytes, or less when the topic's max.message.bytes, less the
+// key and a batch's own bytes, is lower.
+func (l *Log) valueLimit(key string) int {
+	return int(min(maxRecordBytes, l.maxMessage.Load()-batchOverhead-int64(len(key))))
 }
 
 // Close closes the producer, once the failed markers of failed Begins are
@@ -147,7 +186,7 @@ func (l *Log) Begin(ctx context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHi
 	if e.Changes == nil {
 		e.Changes = []v1.OffsetChange{}
 	}
-	values, err := encodeParts(e)
+	values, err := encodeParts(e, l.valueLimit(e.Connector))
 	if err != nil {
 		return v1.OffsetsHistoryEntry{}, fmt.Errorf("offsets history entry of connector %s: %w", e.Connector, err)
 	}
@@ -255,4 +294,25 @@ func newID(now time.Time) string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	return fmt.Sprintf("%013d-%s", ms, hex.EncodeToString(b[:]))
+}
+
+// ValidID reports whether id has the form of an entry id (newID): 13
+// digits, '-', 16 lower-case hex digits. The REST layer can refuse a
+// malformed before or entry id with a 400 before reading the topic.
+func ValidID(id string) bool {
+	ms, random, ok := strings.Cut(id, "-")
+	if !ok || len(ms) != 13 || len(random) != 16 {
+		return false
+	}
+	for _, c := range ms {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	for _, c := range random {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

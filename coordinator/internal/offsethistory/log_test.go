@@ -233,13 +233,9 @@ func TestListPaging(t *testing.T) {
 	}
 }
 
-// A reset of 50 000 partitions is written as several records, each under
-// the broker's limit without compression, and read back whole.
-func TestLargeEntryRoundTrips(t *testing.T) {
-	brokers := scantest.Broker(t)
-	l := newLog(t, brokers, kgo.ProducerBatchCompression(kgo.NoCompression()))
-	ctx := testCtx(t)
-	changes := make([]v1.OffsetChange, 50_000)
+// fileChanges are n changes of a file source's positions, removed.
+func fileChanges(n int) []v1.OffsetChange {
+	changes := make([]v1.OffsetChange, n)
 	for i := range changes {
 		changes[i] = v1.OffsetChange{
 			Partition: map[string]any{"filename": fmt.Sprintf("/var/data/input/file-%06d.txt", i)},
@@ -247,27 +243,101 @@ func TestLargeEntryRoundTrips(t *testing.T) {
 			To:        nil,
 		}
 	}
-	e := finished(t, l, "big", nil, changes...)
+	return changes
+}
 
+// A reset of 50 000 partitions is written as several records, each under
+// the topic's max.message.bytes without compression (the broker's default,
+// or a lower one set on the topic), and read back whole.
+func TestLargeEntryRoundTrips(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		maxMessage string // the topic's max.message.bytes; empty: the default
+		most       int
+	}{
+		{"broker default", "", maxRecordBytes},
+		{"topic max.message.bytes 300000", "300000", 300_000 - batchOverhead},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			brokers := scantest.Broker(t)
+			if tt.maxMessage != "" {
+				createTopic(t, brokers, map[string]string{"max.message.bytes": tt.maxMessage})
+			}
+			l := newLog(t, brokers, kgo.ProducerBatchCompression(kgo.NoCompression()))
+			ctx := testCtx(t)
+			changes := fileChanges(50_000)
+			e := finished(t, l, "big", nil, changes...)
+
+			values := rawValues(t, brokers)
+			if len(values) < 3 {
+				t.Fatalf("%d records for 50 000 changes, want several parts and a marker", len(values))
+			}
+			for i, v := range values {
+				if len(v) > tt.most {
+					t.Fatalf("record %d holds %d bytes, more than %d", i, len(v), tt.most)
+				}
+			}
+			got, ok, err := l.Get(ctx, "big", e.ID)
+			if err != nil || !ok {
+				t.Fatalf("Get: %v %v", ok, err)
+			}
+			if len(got.Changes) != len(changes) || !reflect.DeepEqual(got.Changes, changes) {
+				t.Fatalf("read back %d changes, not the %d written in order", len(got.Changes), len(changes))
+			}
+			h, err := l.List(ctx, "big", 0, "")
+			if err != nil || len(h.Entries) != 1 || len(h.Entries[0].Changes) != len(changes) {
+				t.Fatalf("List: %d entries, %v", len(h.Entries), err)
+			}
+		})
+	}
+}
+
+// A pending entry the broker refuses fails Begin, and Begin marks it
+// failed itself: nothing is left pending for the next leader.
+func TestRefusedBeginMarkedFailed(t *testing.T) {
+	brokers := scantest.Broker(t)
+	createTopic(t, brokers, map[string]string{"max.message.bytes": "300000"})
+	l := newLog(t, brokers, kgo.ProducerBatchCompression(kgo.NoCompression()))
+	// Someone lowers the limit after the coordinator read it.
+	alterTopic(t, l, "max.message.bytes", "100000")
+	ctx := testCtx(t)
+	if _, err := l.Begin(ctx, v1.OffsetsHistoryEntry{Connector: "c", Operation: v1.HistoryReset, Changes: fileChanges(5000)}); err == nil {
+		t.Fatal("Begin of records larger than the topic takes succeeded")
+	}
+	l.Close() // waits for the failed marker
+	next := newLog(t, brokers)
+	if pending, err := next.Pending(ctx); err != nil || len(pending) != 0 {
+		t.Fatalf("Pending = %v, %v; want nothing left", ids(pending), err)
+	}
 	values := rawValues(t, brokers)
-	if len(values) < 3 {
-		t.Fatalf("%d records for 50 000 changes, want several parts and a marker", len(values))
+	var m marker
+	if len(values) == 0 || json.Unmarshal(values[len(values)-1], &m) != nil || m.State != v1.HistoryFailed || !strings.HasPrefix(m.Error, "not begun: ") {
+		t.Fatalf("last record %q, want a failed marker saying the entry was not begun", values[len(values)-1:])
 	}
-	for i, v := range values {
-		if len(v) > maxRecordBytes {
-			t.Fatalf("record %d holds %d bytes, more than %d", i, len(v), maxRecordBytes)
-		}
+}
+
+// createTopic makes the history topic as an operator might, with cfgs.
+func createTopic(t *testing.T, brokers string, cfgs map[string]string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kafkautil.ClientOpts(brokers, "history-admin", nil)...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got, ok, err := l.Get(ctx, "big", e.ID)
-	if err != nil || !ok {
-		t.Fatalf("Get: %v %v", ok, err)
+	defer cl.Close()
+	if err := kafkautil.EnsureTopics(testCtx(t), kadm.NewClient(cl), kafkautil.TopicSpec{Name: topic, Partitions: 1, Configs: cfgs}); err != nil {
+		t.Fatal(err)
 	}
-	if len(got.Changes) != len(changes) || !reflect.DeepEqual(got.Changes, changes) {
-		t.Fatalf("read back %d changes, not the %d written in order", len(got.Changes), len(changes))
+}
+
+// alterTopic sets one config of the history topic.
+func alterTopic(t *testing.T, l *Log, key, value string) {
+	t.Helper()
+	resp, err := kadm.NewClient(l.cl).AlterTopicConfigs(testCtx(t), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: key, Value: &value}}, topic)
+	if err == nil {
+		_, err = resp.On(topic, nil)
 	}
-	h, err := l.List(ctx, "big", 0, "")
-	if err != nil || len(h.Entries) != 1 || len(h.Entries[0].Changes) != len(changes) {
-		t.Fatalf("List: %d entries, %v", len(h.Entries), err)
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -304,7 +374,7 @@ func TestIncompleteEntry(t *testing.T) {
 	}
 	e := v1.OffsetsHistoryEntry{ID: newID(time.Now()), Time: time.Now().UTC(), Connector: "s", Type: v1.TypeSink,
 		Operation: v1.HistoryReset, Principal: "anonymous", State: v1.HistoryPending, Changes: changes}
-	parts, err := encodeParts(e)
+	parts, err := encodeParts(e, maxRecordBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,8 +439,14 @@ func TestIDsSortInCreationOrder(t *testing.T) {
 		}
 		prev = id
 	}
-	if len(prev) != 13+1+16 {
+	if !ValidID(prev) {
 		t.Fatalf("id %s: want 13 digits, '-', 16 hex digits", prev)
+	}
+	for _, bad := range []string{"", "1796119200123", "1796119200123-c98a176d316d239", "1796119200123-C98A176D316D2399",
+		"179611920012x-c98a176d316d2399", "1796119200123_c98a176d316d2399", "1796119200123-c98a176d316d2399-"} {
+		if ValidID(bad) {
+			t.Fatalf("ValidID(%q) = true", bad)
+		}
 	}
 	l := newLog(t, scantest.Broker(t))
 	var made []string
@@ -471,5 +547,20 @@ func TestBeginFailsWithoutBroker(t *testing.T) {
 	}
 	if _, err := l.Begin(context.Background(), v1.OffsetsHistoryEntry{}); err == nil {
 		t.Fatal("Begin of an entry without connector succeeded")
+	}
+}
+
+// One change larger than a record holds cannot be split: Begin refuses
+// the entry before writing anything.
+func TestBeginRefusesOversizedChange(t *testing.T) {
+	brokers := scantest.Broker(t)
+	l := newLog(t, brokers)
+	huge := v1.OffsetChange{Partition: map[string]any{"filename": strings.Repeat("x", maxRecordBytes)}}
+	_, err := l.Begin(testCtx(t), v1.OffsetsHistoryEntry{Connector: "c", Changes: []v1.OffsetChange{huge}})
+	if err == nil || !strings.Contains(err.Error(), "more than a record of the topic holds") {
+		t.Fatalf("Begin of a change of %d bytes: %v, want it refused", maxRecordBytes, err)
+	}
+	if values := rawValues(t, brokers); len(values) != 0 {
+		t.Fatalf("%d records written for a refused entry", len(values))
 	}
 }

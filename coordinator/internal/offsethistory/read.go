@@ -44,7 +44,7 @@ func (l *Log) List(ctx context.Context, connector string, limit int, before stri
 	limit = min(limit, MaxLimit)
 	keep := func(id string) bool { return before == "" || id < before }
 	top := newest{max: limit + 1}
-	if err := l.scan(ctx, connector, keep, top.add, nil); err != nil {
+	if _, err := l.scan(ctx, connector, keep, top.add); err != nil {
 		return v1.OffsetsHistory{}, err
 	}
 	found := top.sorted()
@@ -78,7 +78,7 @@ func (l *Log) Newest(ctx context.Context, connector string) (v1.OffsetsHistoryEn
 func (l *Log) Get(ctx context.Context, connector, id string) (v1.OffsetsHistoryEntry, bool, error) {
 	var found *assembly
 	keep := func(got string) bool { return got == id }
-	if err := l.scan(ctx, connector, keep, func(a *assembly) { found = a }, nil); err != nil {
+	if _, err := l.scan(ctx, connector, keep, func(a *assembly) { found = a }); err != nil {
 		return v1.OffsetsHistoryEntry{}, false, err
 	}
 	if found == nil {
@@ -98,8 +98,8 @@ func (l *Log) Get(ctx context.Context, connector, id string) (v1.OffsetsHistoryE
 // Error starting with IncompletePrefix (IsIncomplete): Begin never
 // returned for it, so its change was never made.
 func (l *Log) Pending(ctx context.Context) ([]v1.OffsetsHistoryEntry, error) {
-	var open map[string]*assembly
-	if err := l.scan(ctx, "", nil, nil, &open); err != nil {
+	open, err := l.scan(ctx, "", nil, nil)
+	if err != nil {
 		return nil, err
 	}
 	ids := slices.Sorted(maps.Keys(open))
@@ -115,16 +115,16 @@ func (l *Log) Pending(ctx context.Context) ([]v1.OffsetsHistoryEntry, error) {
 }
 
 // scan reads the topic up to the end offsets listed when it starts, at
-// most MaxScan records of each partition, within topicscan.ReadTimeout. It keeps the records of
-// connector (every connector's when empty) whose entry id keep accepts
-// (every id when nil), and hands applied, a complete applied entry as its
-// marker is read. Into open, when not nil, go the entries read without a
-// marker, by id. The first marker of an entry settles it; records of the
-// entry read after it are ignored.
-func (l *Log) scan(ctx context.Context, connector string, keep func(id string) bool, applied func(*assembly), open *map[string]*assembly) error {
+// most MaxScan records of each partition, within topicscan.ReadTimeout.
+// It keeps the records of connector (every connector's when empty) whose
+// entry id keep accepts (every id when nil), and hands applied, when not
+// nil, each complete applied entry as its marker is read. It returns the
+// entries read without a marker, by id. The first marker of an entry
+// settles it; records of the entry read after it are ignored.
+func (l *Log) scan(ctx context.Context, connector string, keep func(id string) bool, applied func(*assembly)) (open map[string]*assembly, err error) {
 	reading := map[string]*assembly{}
 	settled := map[string]bool{}
-	_, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, time.Time{}, MaxScan, func(r *kgo.Record) {
+	_, err = topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, time.Time{}, MaxScan, func(r *kgo.Record) {
 		if connector != "" && string(r.Key) != connector {
 			return
 		}
@@ -154,12 +154,9 @@ func (l *Log) scan(ctx context.Context, connector string, keep func(id string) b
 		}
 	})
 	if err != nil {
-		return fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
+		return nil, fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
 	}
-	if open != nil {
-		*open = reading
-	}
-	return nil
+	return reading, nil
 }
 
 // newest keeps the max entries with the highest ids of those added,

@@ -14,7 +14,8 @@ import (
 
 // maxRecordBytes bounds the value of one record, uncompressed: below the
 // broker's default max.message.bytes (1 MB) with room for the record's
-// key and headers, whatever compression makes of it.
+// key and the batch around it, whatever compression makes of it. A topic
+// with a lower max.message.bytes lowers it (Log.valueLimit).
 const maxRecordBytes = 900_000
 
 // IncompletePrefix starts the Error of an entry Pending returns without
@@ -41,9 +42,9 @@ type record struct {
 }
 
 // encodeParts is the pending record values of e: its fields in each, and
-// its changes split so that no value exceeds maxRecordBytes. An entry
+// its changes split so that no value exceeds limit bytes. An entry
 // without changes is one part with an empty list.
-func encodeParts(e v1.OffsetsHistoryEntry) ([][]byte, error) {
+func encodeParts(e v1.OffsetsHistoryEntry, limit int) ([][]byte, error) {
 	head := e
 	head.Changes = nil
 	// The size of a part with no changes, numbered as high as any is.
@@ -51,9 +52,9 @@ func encodeParts(e v1.OffsetsHistoryEntry) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode entry: %w", err)
 	}
-	budget := maxRecordBytes - len(base)
-	if budget <= 0 {
-		return nil, fmt.Errorf("the entry's fields take %d bytes, more than a record holds (%d)", len(base), maxRecordBytes)
+	budget := limit - len(base)
+	if budget <= 2 {
+		return nil, fmt.Errorf("the entry's fields take %d bytes, more than a record of the topic holds (%d)", len(base), limit)
 	}
 	groups := [][]byte{}
 	var cur bytes.Buffer
@@ -63,7 +64,7 @@ func encodeParts(e v1.OffsetsHistoryEntry) ([][]byte, error) {
 			return nil, fmt.Errorf("encode change %d: %w", i, err)
 		}
 		if len(raw)+2 > budget {
-			return nil, fmt.Errorf("the change of partition %v takes %d bytes, more than a record holds (%d)", c.Partition, len(raw), budget)
+			return nil, fmt.Errorf("the change of partition %v takes %d bytes, more than a record of the topic holds beside the entry's fields (%d)", c.Partition, len(raw), budget-2)
 		}
 		if cur.Len() > 0 && cur.Len()+1+len(raw)+1 > budget {
 			groups = append(groups, closeList(&cur))

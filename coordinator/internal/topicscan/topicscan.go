@@ -29,26 +29,29 @@ import (
 // key). An existing topic is left as it is; if it is compacted, a warning
 // naming it as what ("audit", "offsets history") goes to log, since it
 // keeps only the newest record of each connector (both topics key their
-// records by connector).
-func EnsureTopic(ctx context.Context, adm *kadm.Client, topic string, retention time.Duration, log *slog.Logger, what string) error {
+// records by connector). It returns the topic's configs as the broker
+// describes them, with the values in effect (nil when it cannot say).
+func EnsureTopic(ctx context.Context, adm *kadm.Client, topic string, retention time.Duration, log *slog.Logger, what string) (map[string]string, error) {
 	ms := strconv.FormatInt(retention.Milliseconds(), 10)
 	if err := kafkautil.EnsureTopics(ctx, adm, kafkautil.TopicSpec{
 		Name: topic, Partitions: 1,
 		Configs: map[string]string{"cleanup.policy": "delete", "retention.ms": ms},
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	cfgs, err := adm.DescribeTopicConfigs(ctx, topic)
-	if err != nil || len(cfgs) != 1 || cfgs[0].Err != nil {
-		return nil // only a warning: the topic is there
+	described, err := adm.DescribeTopicConfigs(ctx, topic)
+	if err != nil || len(described) != 1 || described[0].Err != nil {
+		return nil, nil // only a warning and hints: the topic is there
 	}
-	for _, c := range cfgs[0].Configs {
-		if c.Key == "cleanup.policy" && strings.Contains(c.MaybeValue(), "compact") {
-			log.Warn("the "+what+" topic is compacted: it keeps only the newest record of each connector; set cleanup.policy=delete on it",
-				"topic", topic, "cleanup.policy", c.MaybeValue())
-		}
+	cfgs := map[string]string{}
+	for _, c := range described[0].Configs {
+		cfgs[c.Key] = c.MaybeValue()
 	}
-	return nil
+	if policy := cfgs["cleanup.policy"]; strings.Contains(policy, "compact") {
+		log.Warn("the "+what+" topic is compacted: it keeps only the newest record of each connector; set cleanup.policy=delete on it",
+			"topic", topic, "cleanup.policy", policy)
+	}
+	return cfgs, nil
 }
 
 // ReadTimeout bounds one Scan, however slow the broker.
