@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -18,36 +17,36 @@ func move(c *harness.Cluster, name string, req map[string]any, status int) harne
 	return c.Must(status, "POST", "/sluice/connectors/"+name+"/move", req)
 }
 
-// TestMoveRunningFileSource renames a running file source half-way through
-// its file: the new connector goes on at the next line, so the sink's file
-// holds every line exactly once, in order; the old name is gone with its
-// positions.
+// TestMoveRunningFileSource renames a running file source after the first
+// part of its file: the new connector goes on at the next line, so the
+// sink's file holds every line exactly once, in order; the old name is gone
+// with its positions. A second move comes right after a long stretch was
+// appended to the file: wherever the source stopped (the test logs it),
+// the next one goes on from there.
 func TestMoveRunningFileSource(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 1})
-	old, renamed, snk := c.Name("mv-src"), c.Name("mv-renamed"), c.Name("mv-snk")
+	old, renamed, again, snk := c.Name("mv-src"), c.Name("mv-renamed"), c.Name("mv-again"), c.Name("mv-snk")
 	topic := c.Name("mv")
-	in := workPath(c, "mv-in.txt")
+	in, out := workPath(c, "mv-in.txt"), workPath(c, "mv-out.txt")
 	first := lines(1, 200)
 	writeLines(t, in, first)
-	fileSource(c, old, "mv-in.txt", topic, "")
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": old, "config": map[string]string{
+		"connector.class": fileSourceClass, "file": "mv-in.txt", "topic": topic, "batch.size": "20"}})
 	fileSink(c, snk, topic, "mv-out.txt", "")
-	// Half-way: some lines are through, then the move.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		n := len(fileLines(t, workPath(c, "mv-out.txt")))
-		return n > 0, fmt.Sprintf("the sink wrote %d lines", n)
-	})
+	waitFile(t, out, first)
 	r := move(c, old, map[string]any{"to": renamed}, http.StatusOK)
 	for _, step := range []string{"stopping the old connector", "deleting the old connector", "starting the new connector in the old one's state"} {
 		if !strings.Contains(string(r.Body), `{"step":"`+step+`","state":"done"}`) {
 			t.Fatalf("move answered %s; want step %q done", r.Body, step)
 		}
 	}
+	if want := fmt.Sprintf(`"offsets":[{"partition":{"filename":"mv-in.txt"},"offset":{"position":%d}}]`, bytesOf(first)); !strings.Contains(string(r.Body), want) {
+		t.Fatalf("move answered %s; want %s", r.Body, want)
+	}
 	c.WaitState(renamed, "RUNNING", 1, "RUNNING")
 	more := lines(201, 100)
 	appendLines(t, in, more)
-	waitFile(t, workPath(c, "mv-out.txt"), concat(first, more))
-	waitOffsets(c, renamed, []offset{filePos("mv-in.txt", bytesOf(concat(first, more)))})
-
+	waitFile(t, out, concat(first, more))
 	c.Must(http.StatusNotFound, "GET", "/connectors/"+old, nil)
 	coWantNameOffsets(c, old, fileSourceCfg("mv-in.txt", topic))
 	h := history(c, renamed)
@@ -57,6 +56,14 @@ func TestMoveRunningFileSource(t *testing.T) {
 	if got := operations(history(c, old)); got != "move" {
 		t.Fatalf("history of the old connector: %s", got)
 	}
+
+	long := lines(301, 20000)
+	appendLines(t, in, long)
+	r = move(c, renamed, map[string]any{"to": again}, http.StatusOK)
+	t.Logf("second move: %s", r.Body)
+	c.WaitState(again, "RUNNING", 1, "RUNNING")
+	waitFile(t, out, concat(first, more, long))
+	waitOffsets(c, again, []offset{filePos("mv-in.txt", bytesOf(concat(first, more, long)))})
 }
 
 // TestMoveCopyAndSink: a copy keeps the old connector, stopped, with its

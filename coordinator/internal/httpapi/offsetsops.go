@@ -18,13 +18,14 @@ import (
 	"github.com/go-kit/kit/endpoint"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
 )
 
 // The bounds of GET …/offsets/history's limit.
 const (
-	defaultHistoryLimit = 50
-	maxHistoryLimit     = 1000
+	defaultHistoryLimit = offsethistory.DefaultLimit
+	maxHistoryLimit     = offsethistory.MaxLimit
 )
 
 type previewRequest struct {
@@ -127,6 +128,9 @@ func decodeHistory(_ context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	req := historyRequest{name: r.PathValue("name"), limit: defaultHistoryLimit, before: q.Get("before")}
+	if q.Has("before") && !offsethistory.ValidID(req.before) {
+		return nil, v1.Errorf(v1.CodeBadRequest, "Invalid before '%s': it must be the id of an offsets history entry, such as 1796119200123-c98a176d316d2399", req.before)
+	}
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
 		if err != nil || n < 1 || n > maxHistoryLimit {

@@ -95,10 +95,14 @@ func TestSluiceOffsetsBodies(t *testing.T) {
 		t.Fatalf("undo with dry_run in its body bound %v", args)
 	}
 
-	if r := do(t, srv, "GET", "/sluice/connectors/a/offsets/history?limit=7&before=0002-cd", ""); r.status != 200 {
+	if r := do(t, srv, "GET", "/sluice/connectors/a/offsets/history?before=0002-cd", ""); r.status != 400 || !strings.Contains(r.body, "Invalid before '0002-cd'") {
+		t.Fatalf("history before a malformed id: %d %s", r.status, r.body)
+	}
+	const id = "1796119200123-c98a176d316d2399"
+	if r := do(t, srv, "GET", "/sluice/connectors/a/offsets/history?limit=7&before="+id, ""); r.status != 200 {
 		t.Fatalf("history: %d %s", r.status, r.body)
 	}
-	if args, _ = f.called("OffsetsHistory"); args[1] != 7 || args[2] != "0002-cd" {
+	if args, _ = f.called("OffsetsHistory"); args[1] != 7 || args[2] != id {
 		t.Fatalf("history bound %v", args)
 	}
 
