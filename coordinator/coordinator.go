@@ -21,8 +21,8 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
-	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -180,7 +180,7 @@ type Coordinator struct {
 	audit  *audit.Log
 	// history is the offsets history's writer and reader.
 	history *offsethistory.Log
-	sec    restSecurity
+	sec     restSecurity
 	// metrics are the coordinator's series on cfg.Metrics.
 	metrics *metrics.Metrics
 }
