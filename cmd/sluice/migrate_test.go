@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/file"
@@ -162,4 +164,59 @@ func row(out, name string) string {
 func quote(s string) string {
 	data, _ := json.Marshal(s)
 	return string(data)
+}
+
+// securedCluster is a test cluster whose REST API takes only the
+// principals of authYAML; the environment variable that sets it is gone
+// once the cluster runs, so that a cluster started next is open.
+func securedCluster(t *testing.T, authYAML string, agentOpts ...func(*agent.Config)) *testCluster {
+	t.Helper()
+	t.Setenv("SLUICE_REST_AUTH_FILE", writeFile(t, t.TempDir(), "auth.yaml", authYAML))
+	cl := startCluster(t, agentOpts...)
+	os.Unsetenv("SLUICE_REST_AUTH_FILE")
+	return cl
+}
+
+// principal is an auth file entry for user with password pw and grants.
+func principal(t *testing.T, user, pw, grants string) string {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "  - name: " + user + "\n    password_bcrypt: \"" + string(hash) + "\"\n    grants:\n" + grants
+}
+
+// TestMigratePutsBack: Kafka Connect's side (a Sluice here) needs its
+// own Basic credentials (--from-user, --from-password-file); a create
+// that Sluice refuses after the stop puts the connector back to RUNNING
+// on the source and reports the step; nothing is left in Sluice.
+func TestMigratePutsBack(t *testing.T) {
+	dir := t.TempDir()
+	pw := writeFile(t, dir, "pw", "s3cret\n")
+	from := securedCluster(t, "principals:\n"+principal(t, "mover", "s3cret", "      - role: admin\n"))
+	// The target lets this user validate configs but create only
+	// connectors named other-*: the create of files-a is refused.
+	to := securedCluster(t, "principals:\n"+principal(t, "limited", "s3cret", "      - role: operator\n        connectors: [\"other-*\"]\n      - role: viewer\n"))
+	in := writeFile(t, dir, "in.txt", "1\n2\n")
+	mustCLI(t, "connectors", "create", "-f", writeFile(t, dir, "c.json", `{"name":"files-a","config":{"connector.class":"FileStreamSource","file":`+quote(in)+`,"topic":"lines"}}`),
+		"--url", from.URL, "--user", "mover", "--password-file", pw)
+	fromState := func() string { return stateOf(t, from.URL, "files-a", "--user", "mover", "--password-file", pw) }
+	eventually(t, 30*time.Second, func() (bool, string) { s := fromState(); return s == "RUNNING", s })
+
+	if _, errOut, code := runCLI(t, "migrate", "--from", from.URL, "--url", to.URL, "--user", "limited", "--password-file", pw); code != exitRefused || !strings.Contains(errOut, "list the connectors of Kafka Connect: 401") {
+		t.Fatalf("no --from-user: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := runCLI(t, "migrate", "--from", from.URL, "--from-user", "mover", "--from-password-file", pw,
+		"--url", to.URL, "--user", "limited", "--password-file", pw, "-o", "json")
+	var rs []transferResult
+	if err := json.Unmarshal([]byte(out), &rs); code != exitRefused || err != nil || len(rs) != 1 || rs[0].Result != "failed" ||
+		!strings.HasPrefix(rs[0].Detail, "create in Sluice: create files-a: 403") || !strings.HasSuffix(rs[0].Detail, "; put back to RUNNING on Kafka Connect") ||
+		!strings.Contains(errOut, "files-a: stopping it on Kafka Connect… STOPPED") || !strings.Contains(errOut, "1 of 1 connectors failed") {
+		t.Fatalf("a refused create: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	eventually(t, 30*time.Second, func() (bool, string) { s := fromState(); return s == "RUNNING", s })
+	if out := mustCLI(t, "get", "connectors", "-o", "json", "--url", to.URL, "--user", "limited", "--password-file", pw); strings.TrimSpace(out) != "[]" {
+		t.Fatalf("the target has connectors: %s", out)
+	}
 }

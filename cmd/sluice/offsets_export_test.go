@@ -38,10 +38,11 @@ func canonical(t *testing.T, entries []json.RawMessage) []string {
 	return out
 }
 
-// stateOf is the connector's state in its status, or "" with no status.
-func stateOf(t *testing.T, url, name string) string {
+// stateOf is the connector's state in its status, or "" with no status;
+// flags are more flags of the CLI (credentials).
+func stateOf(t *testing.T, url, name string, flags ...string) string {
 	t.Helper()
-	out, _, code := runCLI(t, "connectors", "status", name, "--url", url)
+	out, _, code := runCLI(t, append([]string{"connectors", "status", name, "--url", url}, flags...)...)
 	if code != 0 {
 		return ""
 	}
