@@ -2,10 +2,8 @@ package migration
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,87 +12,38 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/sluice-io/sluice/tests/harness"
 )
 
-// env is where the Kafka Connect worker, the Sluice and the broker are,
-// and the sluice binary that migrates.
+// env is the Kafka Connect worker and the Sluice, both on one broker, and
+// the sluice binary that migrates from one to the other.
 type env struct {
-	connect, sluice, kafka, bin string
+	connect, sluice *harness.Cluster
+	bin             string
 }
 
 // setup reads the environment run.sh sets, or skips the test.
 func setup(t *testing.T) env {
 	t.Helper()
-	e := env{os.Getenv("MIGRATION_CONNECT_URL"), os.Getenv("MIGRATION_SLUICE_URL"), os.Getenv("MIGRATION_KAFKA"), os.Getenv("MIGRATION_SLUICE_BIN")}
-	if e.connect == "" || e.sluice == "" || e.kafka == "" || e.bin == "" {
+	connect, sluice, kafka, bin := os.Getenv("MIGRATION_CONNECT_URL"), os.Getenv("MIGRATION_SLUICE_URL"), os.Getenv("MIGRATION_KAFKA"), os.Getenv("MIGRATION_SLUICE_BIN")
+	if connect == "" || sluice == "" || kafka == "" || bin == "" {
 		t.Skip("needs a Kafka Connect worker and a Sluice on one broker: run `make conformance` " +
 			"(or set MIGRATION_CONNECT_URL, MIGRATION_SLUICE_URL, MIGRATION_KAFKA and MIGRATION_SLUICE_BIN)")
 	}
-	return e
-}
-
-// call sends one REST request and returns the status and body.
-func call(t *testing.T, method, url string, body any) (int, []byte) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
-}
-
-// mustCall is call that fails the test on a status of 300 or more.
-func mustCall(t *testing.T, method, url string, body any) []byte {
-	t.Helper()
-	status, data := call(t, method, url, body)
-	if status >= 300 {
-		t.Fatalf("%s %s: %d %s", method, url, status, data)
-	}
-	return data
-}
-
-// eventually polls cond until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not after %s: %s", d, why)
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+	// Clusters the test did not start: only their URLs and broker, for
+	// the harness's REST and Kafka helpers.
+	return env{&harness.Cluster{T: t, URL: connect, Brokers: kafka}, &harness.Cluster{T: t, URL: sluice, Brokers: kafka}, bin}
 }
 
 // offsets is a connector's GET …/offsets body, canonical.
-func offsets(t *testing.T, base, name string) string {
-	t.Helper()
-	return canonical(t, mustCall(t, http.MethodGet, base+"/connectors/"+name+"/offsets", nil))
+func offsets(c *harness.Cluster, name string) string {
+	c.T.Helper()
+	return canonical(c.T, c.Must(http.StatusOK, http.MethodGet, "/connectors/"+name+"/offsets", nil).Body)
 }
 
 // canonical is a JSON document compact with its objects' keys sorted, so
 // that Kafka Connect's and Sluice's answers compare as strings.
-func canonical(t *testing.T, data []byte) string {
+func canonical(t testing.TB, data []byte) string {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -107,25 +56,6 @@ func canonical(t *testing.T, data []byte) string {
 	return string(out)
 }
 
-// status is a connector's state and its number of tasks.
-func status(t *testing.T, base, name string) (string, int) {
-	t.Helper()
-	status, data := call(t, http.MethodGet, base+"/connectors/"+name+"/status", nil)
-	if status != http.StatusOK {
-		return fmt.Sprint(status), 0
-	}
-	var st struct {
-		Connector struct {
-			State string `json:"state"`
-		} `json:"connector"`
-		Tasks []json.RawMessage `json:"tasks"`
-	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		t.Fatal(err)
-	}
-	return st.Connector.State, len(st.Tasks)
-}
-
 // result is one connector in `sluice migrate -o json`.
 type result struct {
 	Name       string `json:"name"`
@@ -136,11 +66,25 @@ type result struct {
 	Detail     string `json:"detail"`
 }
 
-// migrate runs the sluice binary's migrate for one connector and returns
-// its one result.
-func (e env) migrate(t *testing.T, name string) result {
+// migrate creates the connector on Kafka Connect, waits until its offsets
+// there are want, runs the sluice binary's migrate for it, and checks what
+// a user sees: the report, the connector STOPPED with no tasks on Kafka
+// Connect, and the same offsets in Sluice.
+func (e env) migrate(t *testing.T, name, class string, config map[string]string, typ, want string) {
 	t.Helper()
-	cmd := exec.Command(e.bin, "migrate", "--from", e.connect, "--url", e.sluice, "--connectors", name, "-o", "json")
+	t.Cleanup(func() {
+		for _, c := range []*harness.Cluster{e.connect, e.sluice} {
+			c.Do(http.MethodDelete, "/connectors/"+name, nil)
+		}
+	})
+	config["connector.class"], config["tasks.max"] = class, "1"
+	e.connect.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config})
+	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+		got := offsets(e.connect, name)
+		return got == want, got
+	})
+
+	cmd := exec.Command(e.bin, "migrate", "--from", e.connect.URL, "--url", e.sluice.URL, "--connectors", name, "-o", "json")
 	// No CLI config of the person running the tests may leak in.
 	cmd.Env = append(os.Environ(), "SLUICE_CONFIG="+filepath.Join(t.TempDir(), "config.yaml"))
 	var out, errOut bytes.Buffer
@@ -150,78 +94,15 @@ func (e env) migrate(t *testing.T, name string) result {
 	}
 	t.Logf("sluice migrate:\n%s", errOut.String())
 	var rs []result
-	if err := json.Unmarshal(out.Bytes(), &rs); err != nil || len(rs) != 1 {
+	if err := json.Unmarshal(out.Bytes(), &rs); err != nil || len(rs) != 1 ||
+		rs[0] != (result{Name: name, Type: typ, Partitions: 1, State: "RUNNING", Result: "migrated"}) {
 		t.Fatalf("sluice migrate printed %s (%v)", out.String(), err)
 	}
-	return rs[0]
-}
-
-// cleanup deletes the connector on both sides when the test ends.
-func (e env) cleanup(t *testing.T, name string) {
-	t.Cleanup(func() {
-		for _, base := range []string{e.connect, e.sluice} {
-			req, _ := http.NewRequest(http.MethodDelete, base+"/connectors/"+name, nil)
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
-			}
-		}
-	})
-}
-
-// client is a Kafka client of the broker, closed when the test ends.
-func (e env) client(t *testing.T, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.kafka)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
+	if st, ok := e.connect.Status(name); !ok || st.Connector.State != "STOPPED" || len(st.Tasks) != 0 {
+		t.Fatalf("on Kafka Connect: %+v, want STOPPED with no tasks", st)
 	}
-	t.Cleanup(cl.Close)
-	return cl
-}
-
-// createTopic creates a one-partition topic.
-func (e env) createTopic(t *testing.T, topic string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := kadm.NewClient(e.client(t)).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
-}
-
-// produce writes the values to the topic, in order.
-func (e env) produce(t *testing.T, topic string, values []string) {
-	t.Helper()
-	cl := e.client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for _, v := range values {
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte(v)}).FirstErr(); err != nil {
-			t.Fatalf("produce to %s: %v", topic, err)
-		}
-	}
-}
-
-// readTopic reads the topic from its start until it has want records,
-// then for settle more, so that a record written twice shows.
-func (e env) readTopic(t *testing.T, topic string, want int, settle time.Duration) []string {
-	t.Helper()
-	cl := e.client(t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	var got []string
-	deadline := time.Now().Add(90 * time.Second)
-	var settled time.Time
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
-		now := time.Now()
-		if len(got) >= want && settled.IsZero() {
-			settled = now.Add(settle)
-		}
-		if (!settled.IsZero() && now.After(settled)) || now.After(deadline) {
-			return got
-		}
+	if got := offsets(e.sluice, name); got != want {
+		t.Fatalf("Sluice's offsets: %s, want %s", got, want)
 	}
 }
 
@@ -234,6 +115,19 @@ func lines(prefix string, from, to int) []string {
 	return out
 }
 
+// values are the records' values.
+func values(rs []harness.Record) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, string(r.Value))
+	}
+	return out
+}
+
+// settle is how long a test waits, once what it expects is there, for
+// anything written twice to show too.
+const settle = 5 * time.Second
+
 // TestMigrateFileSource: a FileStreamSource on Kafka Connect that has read
 // its file's first 50 lines is migrated; Sluice writes exactly the 30
 // lines appended afterwards to the topic (80 records, none twice, none
@@ -241,32 +135,14 @@ func lines(prefix string, from, to int) []string {
 func TestMigrateFileSource(t *testing.T) {
 	e := setup(t)
 	name := fmt.Sprintf("migrate-source-%d", time.Now().UnixNano())
-	e.cleanup(t, name)
-	e.createTopic(t, name)
+	harness.CreateTopic(t, e.sluice.Brokers, name, 1)
 	in := filepath.Join(t.TempDir(), "in.txt")
-	first := lines("line", 1, 50)
-	if err := os.WriteFile(in, []byte(strings.Join(first, "\n")+"\n"), 0o644); err != nil {
+	first := strings.Join(lines("line", 1, 50), "\n") + "\n"
+	if err := os.WriteFile(in, []byte(first), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	size := len(strings.Join(first, "\n")) + 1
-	mustCall(t, http.MethodPost, e.connect+"/connectors", map[string]any{"name": name, "config": map[string]string{
-		"connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector", "file": in, "topic": name, "tasks.max": "1"}})
-	want := canonical(t, fmt.Appendf(nil, `{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, in, size))
-	eventually(t, 90*time.Second, func() (bool, string) {
-		got := offsets(t, e.connect, name)
-		return got == want, got
-	})
-
-	r := e.migrate(t, name)
-	if r != (result{Name: name, Type: "source", Partitions: 1, State: "RUNNING", Result: "migrated"}) {
-		t.Fatalf("migrate: %+v", r)
-	}
-	if st, tasks := status(t, e.connect, name); st != "STOPPED" || tasks != 0 {
-		t.Fatalf("on Kafka Connect: %s with %d tasks, want STOPPED with none", st, tasks)
-	}
-	if got := offsets(t, e.sluice, name); got != want {
-		t.Fatalf("Sluice's offsets: %s, want %s", got, want)
-	}
+	want := canonical(t, fmt.Appendf(nil, `{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, in, len(first)))
+	e.migrate(t, name, "org.apache.kafka.connect.file.FileStreamSourceConnector", map[string]string{"file": in, "topic": name}, "source", want)
 
 	f, err := os.OpenFile(in, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -276,8 +152,12 @@ func TestMigrateFileSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	got := e.readTopic(t, name, 80, 5*time.Second)
-	if strings.Join(got, ",") != strings.Join(lines("line", 1, 80), ",") {
+	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+		n := len(e.sluice.ReadTopic(name))
+		return n >= 80, fmt.Sprintf("%d records", n)
+	})
+	time.Sleep(settle)
+	if got := values(e.sluice.ReadTopic(name)); strings.Join(got, ",") != strings.Join(lines("line", 1, 80), ",") {
 		t.Fatalf("the topic has %d records, want line-001 … line-080 once each:\n%v", len(got), got)
 	}
 }
@@ -289,39 +169,22 @@ func TestMigrateFileSource(t *testing.T) {
 func TestMigrateFileSink(t *testing.T) {
 	e := setup(t)
 	name := fmt.Sprintf("migrate-sink-%d", time.Now().UnixNano())
-	e.cleanup(t, name)
-	e.createTopic(t, name)
-	e.produce(t, name, lines("rec", 1, 10))
+	harness.CreateTopic(t, e.sluice.Brokers, name, 1)
+	e.sluice.Produce(name, lines("rec", 1, 10)...)
 	out := filepath.Join(t.TempDir(), "out.txt")
-	mustCall(t, http.MethodPost, e.connect+"/connectors", map[string]any{"name": name, "config": map[string]string{
-		"connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "file": out, "topics": name, "tasks.max": "1"}})
 	want := canonical(t, fmt.Appendf(nil, `{"offsets":[{"partition":{"kafka_topic":%q,"kafka_partition":0},"offset":{"kafka_offset":10}}]}`, name))
-	eventually(t, 90*time.Second, func() (bool, string) {
-		got := offsets(t, e.connect, name)
-		return got == want, got
-	})
+	e.migrate(t, name, "org.apache.kafka.connect.file.FileStreamSinkConnector", map[string]string{"file": out, "topics": name}, "sink", want)
 	if data, _ := os.ReadFile(out); string(data) != strings.Join(lines("rec", 1, 10), "\n")+"\n" {
 		t.Fatalf("Kafka Connect's sink file: %q", data)
 	}
 
-	r := e.migrate(t, name)
-	if r != (result{Name: name, Type: "sink", Partitions: 1, State: "RUNNING", Result: "migrated"}) {
-		t.Fatalf("migrate: %+v", r)
-	}
-	if st, tasks := status(t, e.connect, name); st != "STOPPED" || tasks != 0 {
-		t.Fatalf("on Kafka Connect: %s with %d tasks, want STOPPED with none", st, tasks)
-	}
-	if got := offsets(t, e.sluice, name); got != want {
-		t.Fatalf("Sluice's offsets: %s, want %s", got, want)
-	}
-
-	e.produce(t, name, lines("rec", 11, 20))
+	e.sluice.Produce(name, lines("rec", 11, 20)...)
 	wantFile := strings.Join(lines("rec", 1, 20), "\n") + "\n"
-	eventually(t, 90*time.Second, func() (bool, string) {
+	harness.Eventually(t, 90*time.Second, func() (bool, string) {
 		data, _ := os.ReadFile(out)
 		return len(data) >= len(wantFile), string(data)
 	})
-	time.Sleep(5 * time.Second) // a record written twice would show by now
+	time.Sleep(settle)
 	if data, _ := os.ReadFile(out); string(data) != wantFile {
 		t.Fatalf("the sink file: %q, want rec-001 … rec-020 once each", data)
 	}
