@@ -137,25 +137,26 @@ func (m *migration) one(name string) transferResult {
 		m.progress("%s: FAILED at %s\n", name, r.Detail)
 		return r
 	}
+	skip := func(why string) transferResult {
+		r.Result, r.Detail = resultNotMigrated, why
+		m.progress("%s: not migrated: %s\n", name, why)
+		return r
+	}
 	mc := movedConnector{Name: name}
 	if err := m.from.Get(ctx, connectorPath(name, "/config"), &mc.Config); err != nil {
 		return fail("read the config", sourceError(m.from.Base, err))
 	}
 	r.Class = mc.Config["connector.class"]
-	if _, ok := m.to.plugin(r.Class); !ok {
-		r.Result, r.Detail = resultNotMigrated, fmt.Sprintf("no Sluice agent runs class %s", r.Class)
-		m.progress("%s: not migrated: no Sluice agent runs class %s\n", name, r.Class)
-		return r
-	}
-	r.Type = m.to.typeOf(mc)
-	if m.to.exists(name) {
-		r.Result, r.Detail = resultNotMigrated, "a connector of that name already exists in Sluice"
-		m.progress("%s: not migrated: a connector of that name already exists in Sluice\n", name)
-		return r
-	}
-	was, err := targetState(ctx, m.from, name)
+	was, typ, err := targetState(ctx, m.from, name)
 	if err != nil {
 		return fail("read the status", sourceError(m.from.Base, err))
+	}
+	r.Type = typ
+	if _, ok := m.to.plugin(r.Class); !ok {
+		return skip("no Sluice agent runs class " + r.Class)
+	}
+	if m.to.exists(name) {
+		return skip("a connector of that name already exists in Sluice")
 	}
 	mc.State = was
 	if m.leaveStopped {

@@ -59,7 +59,7 @@ func TestMigrate(t *testing.T) {
 	var plan []transferResult
 	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil || len(plan) != 2 ||
 		plan[0] != (transferResult{Name: "files-a", Type: "source", Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Partitions: 1, State: "RUNNING", Result: "would migrate"}) ||
-		plan[1] != (transferResult{Name: "gen", Type: "unknown", Class: "GeneratorSource", Result: "not migrated", Detail: "no Sluice agent runs class GeneratorSource"}) ||
+		plan[1] != (transferResult{Name: "gen", Type: "source", Class: "GeneratorSource", Result: "not migrated", Detail: "no Sluice agent runs class GeneratorSource"}) ||
 		!strings.Contains(errOut, "files-a (source, RUNNING on Kafka Connect, 1 partition): would stop it there and create it RUNNING in Sluice") {
 		t.Fatalf("dry run: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
@@ -72,7 +72,7 @@ func TestMigrate(t *testing.T) {
 
 	out, errOut, code = runCLI(t, "migrate", "--from", from.URL, "--url", to.URL)
 	if code != 0 || row(out, "files-a") != "files-a source org.apache.kafka.connect.file.FileStreamSourceConnector 1 RUNNING migrated" ||
-		row(out, "gen") != "gen unknown GeneratorSource 0 - not migrated: no Sluice agent runs class GeneratorSource" ||
+		row(out, "gen") != "gen source GeneratorSource 0 - not migrated: no Sluice agent runs class GeneratorSource" ||
 		!strings.Contains(errOut, "files-a: stopping it on Kafka Connect… STOPPED after") || !strings.Contains(errOut, "files-a: creating it in Sluice (source, 1 partition)… created RUNNING") {
 		t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 	}

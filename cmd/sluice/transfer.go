@@ -33,7 +33,7 @@ func readConnector(ctx context.Context, api *restclient.Client, name string) (mo
 	if err := api.Get(ctx, connectorPath(name, "/config"), &m.Config); err != nil {
 		return m, fmt.Errorf("read the config of %s: %w", name, err)
 	}
-	state, err := targetState(ctx, api, name)
+	state, _, err := targetState(ctx, api, name)
 	if err != nil {
 		return m, err
 	}
@@ -59,25 +59,25 @@ func readOffsets(ctx context.Context, api *restclient.Client, name string) ([]js
 }
 
 // targetState is the state a connector is meant to be in, as its status
-// shows it: RUNNING, PAUSED or STOPPED. A FAILED, UNASSIGNED or
-// RESTARTING connector is meant to run (the status shows what happened
-// to it, not what its owner asked for), and so is one with no status
-// written yet.
-func targetState(ctx context.Context, api *restclient.Client, name string) (string, error) {
+// shows it — RUNNING, PAUSED or STOPPED — and its type there. A FAILED,
+// UNASSIGNED or RESTARTING connector is meant to run (the status shows
+// what happened to it, not what its owner asked for), and so is one with
+// no status written yet (its type is then unknown).
+func targetState(ctx context.Context, api *restclient.Client, name string) (state, typ string, err error) {
 	var st v1.ConnectorStateInfo
-	err := api.Get(ctx, connectorPath(name, "/status"), &st)
+	err = api.Get(ctx, connectorPath(name, "/status"), &st)
 	var he *restclient.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Message, "No status") {
-		return v1.StateRunning, nil
+		return v1.StateRunning, v1.TypeUnknown, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read the status of %s: %w", name, err)
+		return "", "", fmt.Errorf("read the status of %s: %w", name, err)
 	}
 	switch st.Connector.State {
 	case v1.StatePaused, v1.StateStopped:
-		return st.Connector.State, nil
+		return st.Connector.State, st.Type, nil
 	}
-	return v1.StateRunning, nil
+	return v1.StateRunning, st.Type, nil
 }
 
 // target is the Sluice cluster connectors are created on, with what the
