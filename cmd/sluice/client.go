@@ -273,6 +273,7 @@ func offsetsCommand() *cli.Command {
 		Flags: clientFlagsOutput("json"),
 		Subcommands: []*cli.Command{
 			simple("get", "show a connector's offsets", http.MethodGet, "/offsets"),
+			offsetsExportCommand(), offsetsImportCommand(),
 			{
 				Name: "reset", Usage: "reset a stopped connector's offsets", ArgsUsage: "NAME",
 				Action: func(c *cli.Context) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
 
+	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/argv"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
@@ -24,8 +25,9 @@ type testCluster struct {
 }
 
 // startCluster starts a test cluster, stopped when the test ends. The
-// agent resolves relative file paths against WorkDir.
-func startCluster(t *testing.T) *testCluster {
+// agent resolves relative file paths against WorkDir; agentOpts change
+// its config (a test may give it fewer plugins).
+func startCluster(t *testing.T, agentOpts ...func(*agent.Config)) *testCluster {
 	t.Helper()
 	work := t.TempDir()
 	t.Setenv("SLUICE_LISTEN", "127.0.0.1:0")
@@ -47,6 +49,11 @@ func startCluster(t *testing.T) *testCluster {
 	ccfg, acfgs, err := devConfigs(c, loggers(c), ns.ClientURL(), kc.ListenAddrs()[0])
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range acfgs {
+		for _, o := range agentOpts {
+			o(&acfgs[i])
+		}
 	}
 	var coord *coordinator.Coordinator
 	app := fx.New(append(devApp(ccfg, acfgs, newRegistry(), ""), fx.Populate(&coord), fx.NopLogger)...)

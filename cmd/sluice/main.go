@@ -84,6 +84,7 @@ func newApp() *cli.App {
 			completionCommand(),
 			connectorsCommand(),
 			offsetsCommand(),
+			migrateCommand(),
 			auditCommand(),
 			authCommand(),
 		},

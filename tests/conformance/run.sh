@@ -12,6 +12,8 @@
 #  3. sluice dev --kafka KAFKA --listen SLUICE_LISTEN (default 127.0.0.1:18084),
 #     with its own group id and internal topics; stopped at the end.
 #  4. go run ./tests/conformance/cmd/conformance.
+#  5. go test ./tests/migration: `sluice migrate` from that worker into that
+#     sluice dev (MIGRATION_* variables; the tests skip without them).
 #
 # Logs: .cache/connect-run/worker.log, .cache/conformance-run/sluice.log;
 # every recorded answer: .cache/conformance-run/records.json.
@@ -88,6 +90,14 @@ set +e
 "$run_dir/conformance" -upstream "http://$connect_listen" -sluice "http://$sluice_listen" -kafka "$kafka" \
 	-out "$repo/docs/conformance.md" -records "$run_dir/records.json" "$@"
 rc=$?
+
+# --- 5. Migrating from Kafka Connect -------------------------------------------
+t0=$(now)
+(cd "$repo/tests" && MIGRATION_CONNECT_URL="http://$connect_listen" MIGRATION_SLUICE_URL="http://$sluice_listen" \
+	MIGRATION_KAFKA="$kafka" MIGRATION_SLUICE_BIN="$run_dir/sluice" $go test -count=1 -p 1 -v ./migration/)
+mig_rc=$?
+log "migration tests: exit $mig_rc in $(since "$t0")"
+((rc == 0)) && rc=$mig_rc
 set -e
 log "total $(since "$t_all") (exit $rc)"
 exit "$rc"
