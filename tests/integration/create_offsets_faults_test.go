@@ -17,6 +17,10 @@ const (
 	coStepWriteOffsets = "writing the initial offsets"
 	coStepWriteConfig  = "writing the connector config"
 	coStepRestore      = "restoring the previous offsets"
+	// The offsets history's steps: the pending entry before the writes,
+	// its marker once the outcome is known.
+	coStepHistory = "recording the offsets change"
+	coStepMarker  = "marking the offsets change in the history"
 )
 
 // coRestored is spec §0.1's 500 when step failed and the snapshot was
@@ -74,13 +78,13 @@ func TestCreateWithOffsetsFaults(t *testing.T) {
 		config:   fileSourceCfg("fault.txt", c.Name("fault-out")),
 		previous: []map[string]any{coSrc("fault.txt", 10), coSrc("stale.txt", 5)},
 		initial:  []map[string]any{coSrc("fault.txt", 20), coSrc("new.txt", 3)},
-		steps:    []string{coStepFence, coStepSnapshot, coStepWriteOffsets, coStepWriteConfig},
+		steps:    []string{coStepFence, coStepSnapshot, coStepHistory, coStepWriteOffsets, coStepWriteConfig},
 	}, {
 		kind:     "sink",
 		config:   fileSinkCfg("fault-sink.txt", topic),
 		previous: []map[string]any{coSink(topic, 0, 2), coSink(other, 0, 0)},
 		initial:  []map[string]any{coSink(topic, 0, 6), coSink(topic, 1, 1)},
-		steps:    []string{coStepSnapshot, coStepWriteOffsets, coStepWriteConfig},
+		steps:    []string{coStepSnapshot, coStepHistory, coStepWriteOffsets, coStepWriteConfig},
 	}}
 	for _, k := range kinds {
 		t.Run(k.kind, func(t *testing.T) {
@@ -92,6 +96,7 @@ func TestCreateWithOffsetsFaults(t *testing.T) {
 				{"write config", []string{coStepWriteConfig}, coRestored(name, coStepWriteConfig), true},
 				{"write offsets and restore", []string{coStepWriteOffsets, coStepRestore}, coLost(name, coStepWriteOffsets), true},
 				{"snapshot", []string{coStepSnapshot}, coUnchanged(name, coStepSnapshot), false},
+				{"history", []string{coStepHistory}, coUnchanged(name, coStepHistory), false},
 			}
 			if k.kind == "source" {
 				cases = append(cases, coFaultCase{"fence", []string{coStepFence}, coUnchanged(name, coStepFence), false})
@@ -109,7 +114,7 @@ func TestCreateWithOffsetsFaults(t *testing.T) {
 					last := slices.Index(k.steps, tc.fail[0])
 					want := append([]string{}, k.steps[:last+1]...)
 					if tc.rolled {
-						want = append(want, coStepRestore)
+						want = append(want, coStepRestore, coStepMarker)
 					}
 					if !slices.Equal(seen, want) {
 						t.Fatalf("steps %q, want %q", seen, want)

@@ -3,6 +3,7 @@ package herder
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -111,7 +112,7 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	}
 	entry, err := h.beginHistory(ctx, name, base.Type, base.Group, meta, current.replacedBy(initial))
 	if err != nil {
-		return "", err
+		return "", fail(StepHistoryBegin, errors.Unwrap(err))
 	}
 	// 5. Replace the stale offsets with the initial ones.
 	writeErr := h.step(StepWriteOffsets, func() error { return h.replace(ctx, base, name, in, sink) })

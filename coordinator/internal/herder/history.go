@@ -2,6 +2,8 @@ package herder
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -54,7 +56,8 @@ type historyMeta struct {
 // next leader to resolve.
 const markerTimeout = 30 * time.Second
 
-// beginHistory records a change about to be made to name's positions.
+// beginHistory records a change about to be made to name's positions; an
+// error names the step.
 func (h *Herder) beginHistory(ctx context.Context, name, typ, group string, meta historyMeta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error) {
 	principal, ok := auth.PrincipalFrom(ctx)
 	if !ok || principal == "" {
@@ -75,9 +78,15 @@ func (h *Herder) beginHistory(ctx context.Context, name, typ, group string, meta
 	})
 	if err != nil {
 		h.log.Error("offsets: writing the pending history entry failed; the change is refused", "connector", name, "err", err)
-		return e, v1.Errorf(v1.CodeInternal, "Failed to record the offsets change of connector %s in the offsets history (%s); nothing was changed", name, err.Error())
+		return e, fmt.Errorf("%s: %w", StepHistoryBegin, err)
 	}
 	return e, nil
+}
+
+// historyRefused is the answer to a change refused because its history
+// entry could not be written.
+func historyRefused(name string, err error) error {
+	return v1.Errorf(v1.CodeInternal, "Failed to record the offsets change of connector %s in the offsets history (%s); nothing was changed", name, errors.Unwrap(err))
 }
 
 // finishHistory writes e's marker: applied when cause is nil, failed

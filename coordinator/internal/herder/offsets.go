@@ -274,7 +274,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	}
 	entry, err := h.beginHistory(ctx, name, req.Type, req.Group, ch.meta, changes)
 	if err != nil {
-		return changeResult{}, err
+		return changeResult{}, historyRefused(name, err)
 	}
 	send := h.sendOffsets
 	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
