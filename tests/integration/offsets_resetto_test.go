@@ -212,6 +212,12 @@ func TestOffsetsPreview(t *testing.T) {
 	if got := operations(history(c, src)); got != "alter" {
 		t.Fatalf("a preview is in the history: %s", got)
 	}
+	// Kafka Connect's endpoints take no dry run: a script that sends one to
+	// a real Kafka Connect gets a real change, and so it does here.
+	expect(t, c, "PATCH", "/connectors/"+src+"/offsets?dry_run=true", body(filePos("pv.txt", 6)), http.StatusOK, msgAlterDefinite)
+	wantOffsets(c, src, []offset{filePos("pv.txt", 6)})
+	expect(t, c, "DELETE", "/connectors/"+src+"/offsets?dry_run=true&reset=false", nil, http.StatusOK, msgResetDefinite)
+	wantOffsets(c, src, nil)
 	c.Must(http.StatusAccepted, "PUT", "/connectors/"+src+"/resume", nil)
 	expect(t, c, "POST", "/sluice/connectors/"+src+"/offsets/preview", map[string]any{"reset": true}, http.StatusBadRequest, msgNotStopped(src))
 	expect(t, c, "POST", "/sluice/connectors/"+src+"/offsets/preview", map[string]any{"offsets": []any{}}, http.StatusBadRequest, msgOffsetsMissing)

@@ -85,8 +85,14 @@ func TestRESTRolesOnCluster(t *testing.T) {
 			step{"POST", p + "/tasks/0/restart", nil, "operator", 204, a, nil},
 			step{"PUT", p + "/topics/reset", nil, "operator", 202, a, nil},
 			step{"PUT", p + "/stop", nil, "operator", 204, a, nil},
+			step{"POST", "/sluice" + p + "/offsets/preview", map[string]any{"reset": true}, "viewer", 200, a, nil},
+			step{"POST", "/sluice" + p + "/offsets/reset", map[string]any{"to": "earliest"}, "admin", 200, a, nil},
 			step{"PATCH", p + "/offsets", offsets, "admin", 200, a, nil},
+			step{"GET", "/sluice" + p + "/offsets/history", nil, "viewer", 200, a, nil},
 			step{"DELETE", p + "/offsets", nil, "admin", 200, a, nil},
+			step{"POST", "/sluice" + p + "/offsets/restore", map[string]any{"from": n}, "admin", 200, a, nil},
+			step{"POST", "/sluice" + p + "/move", map[string]any{"to": n + "-copy", "copy": true}, "admin", 200, a, nil},
+			step{"DELETE", p + "-copy", nil, "admin", 204, a, nil},
 			step{"DELETE", p, nil, "admin", 204, a, nil},
 		)
 	}
@@ -171,6 +177,16 @@ func TestRESTRolesOnCluster(t *testing.T) {
 	}
 	if len(trail.Records) != len(writes) {
 		t.Errorf("%d audit records for %d writes", len(trail.Records), len(writes))
+	}
+	// The offsets history names the authenticated caller of each change.
+	var hist v1.OffsetsHistory
+	harness.DoWith(t, c.URL, "GET", "/sluice/connectors/"+mine+"/offsets/history", nil, basicAuth("vera", "v")...).JSON(t, &hist)
+	var ops []string
+	for _, e := range hist.Entries {
+		ops = append(ops, e.Operation+" by "+e.Principal)
+	}
+	if want := []string{"restore by ada", "reset by ada", "alter by ada", "reset-to by ada"}; !slices.Equal(ops, want) {
+		t.Errorf("history of %s: %v, want %v", mine, ops, want)
 	}
 	// GET /connectors shows only what the caller may see.
 	mustCreate := func(name string) {
