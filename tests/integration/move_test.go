@@ -103,6 +103,25 @@ func TestMoveCopyAndSink(t *testing.T) {
 	c.Must(http.StatusAccepted, "PUT", "/connectors/"+moved+"/resume", nil)
 	waitFile(t, workPath(c, "mvs.txt"), vals[6:])
 
+	// A sink with its own group cannot take it along: the two would share
+	// it. Given a group of its own, it moves with its positions.
+	grouped, regrouped := c.Name("mvg-old"), c.Name("mvg-new")
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": grouped, "initial_state": "STOPPED", "config": map[string]string{
+		"connector.class": fileSinkClass, "file": "mvg.txt", "topics": topic, "consumer.override.group.id": c.Name("shared-group")}})
+	patch(t, c, grouped, body(sinkPos(topic, 0, 3)), http.StatusOK, msgAlterDefinite)
+	shared := c.Do("POST", "/sluice/connectors/"+grouped+"/move", map[string]any{"to": regrouped})
+	if shared.Status != http.StatusBadRequest || !strings.Contains(shared.Message(), "would share the consumer group "+c.Name("shared-group")) {
+		t.Fatalf("moving a sink with consumer.override.group.id: %s", shared)
+	}
+	move(c, grouped, map[string]any{"to": regrouped, "config": map[string]string{"consumer.override.group.id": c.Name("own-group")}}, http.StatusOK)
+	wantOffsets(c, regrouped, []offset{sinkPos(topic, 0, 3)})
+	if got := groupOffsets(c, c.Name("own-group")); got != topic+"-0=3" {
+		t.Fatalf("the new group holds %q", got)
+	}
+	if got := groupOffsets(c, c.Name("shared-group")); got != "" {
+		t.Fatalf("the old group kept %q", got)
+	}
+
 	// Refusals: a taken name, the own name, an unknown connector, a kind
 	// change; a dry run changes nothing.
 	expect(t, c, "POST", "/sluice/connectors/"+src+"/move", map[string]any{"to": cp}, http.StatusConflict, "Connector "+cp+" already exists")

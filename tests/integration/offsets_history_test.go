@@ -162,7 +162,9 @@ func TestOffsetsHistorySourceUndo(t *testing.T) {
 	// Undo needs STOPPED, as PATCH does.
 	c.Must(http.StatusAccepted, "PUT", "/connectors/"+src+"/pause", nil)
 	expect(t, c, "POST", "/sluice/connectors/"+src+"/offsets/history/"+first.ID+"/undo", nil, http.StatusBadRequest, msgNotStopped(src))
-	expect(t, c, "POST", "/sluice/connectors/"+src+"/offsets/history/nope/undo", nil, http.StatusNotFound, "No offsets history entry nope for connector "+src)
+	const absent = "1700000000000-0000000000000000"
+	expect(t, c, "POST", "/sluice/connectors/"+src+"/offsets/history/"+absent+"/undo", nil, http.StatusNotFound, "No offsets history entry "+absent+" for connector "+src)
+	expect(t, c, "POST", "/sluice/connectors/"+src+"/offsets/history/nope/undo", nil, http.StatusBadRequest, "Invalid offsets history entry id 'nope': ids look like 1796119200123-c98a176d316d2399")
 }
 
 // TestOffsetsHistorySinkUndo does the same on a sink: PATCH, reset to
@@ -282,4 +284,29 @@ func TestOffsetsHistoryFailures(t *testing.T) {
 		return operations(es) == "alter,alter" && strings.Contains(es[0].changesText(t), `{"position":7}→{"position":42}`),
 			fmt.Sprintf("history after the next leader started: %s", operations(es))
 	})
+}
+
+// TestOffsetsHistoryExactNumbers: positions read back from the history are
+// the ones written — a sink offset past a million, a source offset past
+// 2^53 — so an undo puts them back exactly, and the stale check compares
+// them right.
+func TestOffsetsHistoryExactNumbers(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	snk, topic := c.Name("big"), c.Name("big-in")
+	createTopic(c, topic, 1)
+	c.Produce(topic, values("v", 3)...)
+	fileSink(c, snk, topic, "big.txt", "STOPPED")
+	patch(t, c, snk, body(sinkPos(topic, 0, 1_234_567)), http.StatusOK, msgAlterDefinite)
+	c.Must(http.StatusOK, "POST", "/sluice/connectors/"+snk+"/offsets/reset", map[string]any{"to": "earliest"})
+	wantOffsets(c, snk, []offset{sinkPos(topic, 0, 0)})
+	undo(c, snk, history(c, snk)[0].ID, "", http.StatusOK)
+	wantOffsets(c, snk, []offset{sinkPos(topic, 0, 1_234_567)})
+
+	src := c.Name("bigsrc")
+	fileSource(c, src, "b.txt", c.Name("b"), "STOPPED")
+	huge := offset{Partition: map[string]any{"filename": "b.txt"}, Offset: map[string]any{"position": json.Number("9007199254740993")}}
+	patch(t, c, src, body(huge), http.StatusOK, msgAlterDefinite)
+	c.Must(http.StatusOK, "DELETE", "/connectors/"+src+"/offsets", nil)
+	undo(c, src, history(c, src)[0].ID, "", http.StatusOK) // no 409: the stale check compares exact numbers
+	wantOffsets(c, src, []offset{huge})
 }

@@ -37,25 +37,9 @@ type initialOffsets struct {
 // checkInitialOffsets validates initial_offsets as PATCH would (without the
 // STOPPED check) and runs the connector's hook: spec §0.1 step 1.
 func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
-	plugin, ok := h.pluginOf(config)
-	if !ok {
-		return nil, v1.Errorf(v1.CodeBadRequest, "%s", h.reg.UnknownConnectorMessage(config["connector.class"]))
-	}
-	in := &initialOffsets{kind: plugin.Kind, entries: offsetval.Collapse(offsets)}
-	switch plugin.Kind {
-	case connect.KindSource:
-		if err := offsetval.Source(in.entries); err != nil {
-			return nil, err
-		}
-	case connect.KindSink:
-		parsed, err := offsetval.Sink(in.entries)
-		if err != nil {
-			return nil, err
-		}
-		if err := h.checkSinkPartitions(ctx, name, parsed); err != nil {
-			return nil, err
-		}
-		in.sink = parsed
+	in, plugin, err := h.validateInitialOffsets(ctx, name, config, offsets)
+	if err != nil {
+		return nil, err
 	}
 	definite, err := h.alterOffsetsHook(plugin, config, offsetval.ToConnect(in.entries))
 	if err != nil {
@@ -63,6 +47,32 @@ func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config ma
 	}
 	in.definite = definite
 	return in, nil
+}
+
+// validateInitialOffsets is checkInitialOffsets without the hook, which a
+// dry run must not call.
+func (h *Herder) validateInitialOffsets(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, *connect.Plugin, error) {
+	plugin, ok := h.pluginOf(config)
+	if !ok {
+		return nil, nil, v1.Errorf(v1.CodeBadRequest, "%s", h.reg.UnknownConnectorMessage(config["connector.class"]))
+	}
+	in := &initialOffsets{kind: plugin.Kind, entries: offsetval.Collapse(offsets)}
+	switch plugin.Kind {
+	case connect.KindSource:
+		if err := offsetval.Source(in.entries); err != nil {
+			return nil, nil, err
+		}
+	case connect.KindSink:
+		parsed, err := offsetval.Sink(in.entries)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := h.checkSinkPartitions(ctx, name, parsed); err != nil {
+			return nil, nil, err
+		}
+		in.sink = parsed
+	}
+	return in, plugin, nil
 }
 
 // sourceSnapshot is what the offsets topic holds for a name: each raw key
@@ -134,7 +144,9 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
 	err = h.rollbackCreate(rctx, name, step, writeErr, base, in, src, sink)
-	h.finishHistory(ctx, entry, err)
+	// A rollback that could not restore the previous offsets leaves the
+	// initial ones: the positions decide what the entry says.
+	h.settleHistory(rctx, entry, in.kind, err)
 	return "", err
 }
 
@@ -224,21 +236,40 @@ func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 // snapshot back, then answers spec §0.1's 500.
 func (h *Herder) rollbackCreate(ctx context.Context, name, step string, cause error, base v1.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) error {
 	h.log.Error("create with initial offsets failed; rolling back", "connector", name, "step", step, "err", cause)
+	var removeErr error
 	if step == StepWriteConfig {
 		// The outcome of a failed config write may be unknown: tombstone
 		// both records so the connector surely does not exist.
 		if err := h.configs.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
 			h.log.Error("removing the partly created connector failed", "connector", name, "err", err)
+			removeErr = err
 		}
 	}
 	restoreErr := h.step(StepRestore, func() error { return h.sendOffsets(ctx, h.restoreRequest(base, name, in, src, sink)) })
 	if restoreErr == nil {
-		return v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
+		err := v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
+		if removeErr != nil {
+			return rollbackIncomplete{err: err, left: fmt.Sprintf("connector %s may exist: removing its config failed (%s)", name, causeText(removeErr))}
+		}
+		return err
 	}
 	snap, _ := json.Marshal(map[string]any{"source": src, "sink": sink})
 	h.log.Error("restoring the previous offsets failed; they are recorded here in full", "connector", name, "err", restoreErr, "previous_offsets", string(snap))
-	return v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v), and restoring its previous offsets failed (%v); the previous offsets are in the coordinator log", name, step, causeText(cause), causeText(restoreErr))
+	return rollbackIncomplete{
+		err:  v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v), and restoring its previous offsets failed (%v); the previous offsets are in the coordinator log", name, step, causeText(cause), causeText(restoreErr)),
+		left: fmt.Sprintf("the name %s holds the initial offsets: restoring its previous ones failed (%s)", name, causeText(restoreErr)),
+	}
 }
+
+// rollbackIncomplete is a create's failure whose rollback did not finish:
+// left says what the name may still hold. Its answer is err's.
+type rollbackIncomplete struct {
+	err  error
+	left string
+}
+
+func (e rollbackIncomplete) Error() string { return e.err.Error() }
+func (e rollbackIncomplete) Unwrap() error { return e.err }
 
 // restoreRequest writes the snapshot back over whatever step 5 wrote.
 func (h *Herder) restoreRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
 )
@@ -104,4 +105,31 @@ func (h *Herder) finishHistory(ctx context.Context, e v1.OffsetsHistoryEntry, ca
 		h.log.Error("offsets: writing the history marker failed; the entry stays pending until the next leader resolves it",
 			"connector", e.Connector, "entry", e.ID, "applied", cause == nil, "err", err)
 	}
+}
+
+// settleHistory marks e once its change was tried: applied when it
+// succeeded. A failure does not always mean nothing was written (an agent
+// lost, or silent past its deadline, after it committed), so then the
+// positions decide, as at a leader's start (resolvePending): the ones the
+// change wrote mark it applied, others failed; positions that cannot be
+// read leave the entry pending for the next leader.
+func (h *Herder) settleHistory(ctx context.Context, e v1.OffsetsHistoryEntry, kind connect.Kind, cause error) {
+	if cause == nil || e.ID == "" || h.cfg.History == nil {
+		h.finishHistory(ctx, e, cause)
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markerTimeout)
+	defer cancel()
+	current, err := h.positionsOf(rctx, e.Connector, kind, e.Group)
+	if err != nil {
+		h.log.Error("offsets: the change failed and its positions cannot be read; its history entry stays pending until the next leader resolves it",
+			"connector", e.Connector, "entry", e.ID, "err", err)
+		return
+	}
+	if applied(current, e.Changes) {
+		h.log.Warn("offsets: the change was answered with an error, but the positions show it was made; its history entry is marked applied",
+			"connector", e.Connector, "entry", e.ID, "err", cause)
+		cause = nil
+	}
+	h.finishHistory(ctx, e, cause)
 }

@@ -15,23 +15,37 @@ var errNotMade = errors.New("the change was not made: when the next leader resol
 
 // resolvePending marks the history entries a previous leader left pending
 // (it stopped between an entry and its marker): applied when the
-// connector's positions are those the change wrote, failed otherwise. It
-// waits first for as long as an agent may still be making such a change
-// (an offsets call is bounded by the agent lease), so that the positions
-// read are final.
+// connector's positions are those the change wrote, failed otherwise. The
+// connectors of those entries are locked at once, so that no new change
+// moves their positions first, and stay locked while it waits for as long
+// as an agent may still be making such a change (an offsets call is
+// bounded by the agent lease): the positions it then reads are final.
+// Requests on those connectors wait meanwhile; others do not.
 func (h *Herder) resolvePending(ctx context.Context) {
 	if h.cfg.History == nil {
 		return
-	}
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(min(offsetsCallTimeout, h.cfg.AgentLease)):
 	}
 	pending, err := h.cfg.History.Pending(ctx)
 	if err != nil {
 		h.log.Error("offsets history: reading the pending entries failed; they stay pending until the next leader", "err", err)
 		return
+	}
+	if len(pending) == 0 {
+		return
+	}
+	names := map[string]bool{}
+	for _, e := range pending {
+		names[e.Connector] = true
+	}
+	for _, name := range sortedKeys(names) {
+		unlock := h.lock(name)
+		defer unlock()
+	}
+	h.log.Info("offsets history: resolving the entries a previous leader left pending", "entries", len(pending), "connectors", len(names))
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(min(offsetsCallTimeout, h.cfg.AgentLease)):
 	}
 	for _, e := range pending {
 		if ctx.Err() != nil {
@@ -41,11 +55,9 @@ func (h *Herder) resolvePending(ctx context.Context) {
 	}
 }
 
-// resolveEntry marks one pending entry, under its connector's lock so that
-// no change of the connector runs meanwhile.
+// resolveEntry marks one pending entry; the caller holds its connector's
+// lock.
 func (h *Herder) resolveEntry(ctx context.Context, e v1.OffsetsHistoryEntry) {
-	unlock := h.lock(e.Connector)
-	defer unlock()
 	kind, group := connect.KindSource, e.Group
 	if e.Type == v1.TypeSink {
 		kind = connect.KindSink

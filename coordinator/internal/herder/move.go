@@ -1,6 +1,7 @@
 package herder
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,7 @@ const (
 )
 
 // restStates names stored target states as REST does.
-var restStates = map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped, "": v1.StateRunning}
+var restStates = map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}
 
 // MoveConnector answers POST /sluice/connectors/{name}/move: stop name,
 // create req.To with its config (and req.Config's overrides) at its
@@ -82,7 +83,13 @@ func (h *Herder) lockAll(a, b string) func() {
 func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string, overrides map[string]string) (map[string]string, error) {
 	config := maps.Clone(old.Config)
 	delete(config, "name")
-	maps.Copy(config, overrides)
+	for k, v := range overrides {
+		if v == "" && k == "consumer.override.group.id" {
+			delete(config, k) // the new connector's own connect-<name>
+			continue
+		}
+		config[k] = v
+	}
 	config, err := checkName(to, config)
 	if err != nil {
 		return nil, err
@@ -93,6 +100,10 @@ func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string
 	if oldType, newType := h.connectorType(old.Config), h.connectorType(config); oldType != newType {
 		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s is a %s connector and the new config's connector.class %s is a %s connector: a move keeps the connector's kind",
 			old.Name, oldType, config["connector.class"], newType)
+	}
+	if oldGroup := records.SinkGroupID(old.Name, old.Config); h.connectorType(config) == v1.TypeSink && records.SinkGroupID(to, config) == oldGroup {
+		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s and %s would share the consumer group %s (consumer.override.group.id): give the new connector a group of its own in \"config\" (another consumer.override.group.id), or remove the override with an empty value",
+			old.Name, to, oldGroup)
 	}
 	if err := h.checkConfigSize(ctx, store.CreateConnector{Name: to, Config: config, TargetState: records.TargetStopped}); err != nil {
 		return nil, err
@@ -118,8 +129,8 @@ type undoStep struct {
 	fn   func(ctx context.Context) error
 }
 
-// steps are the move's steps for old's state, each as it will be done:
-// a stopped connector needs no stop, nor a copy a clear or delete.
+// steps are the move's steps for old's state, each as it will be done: a
+// copy needs no clear or delete, nor a stopped connector a start.
 func (m *move) steps() []v1.MoveStep {
 	state := func(skip bool) string {
 		if skip {
@@ -129,7 +140,9 @@ func (m *move) steps() []v1.MoveStep {
 	}
 	stopped := m.old.TargetState == records.TargetStopped
 	return []v1.MoveStep{
-		{Step: MoveStepStop, State: state(stopped && len(m.old.Tasks) == 0)},
+		// Never skipped: a connector stopped a moment ago may still have
+		// a task making its last commit, which must be in the positions.
+		{Step: MoveStepStop, State: "planned"},
 		{Step: MoveStepRead, State: "planned"},
 		{Step: MoveStepCreate, State: "planned"},
 		{Step: MoveStepClear, State: state(m.copy)},
@@ -145,7 +158,14 @@ func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
-	m.res.Offsets = pos.sorted()
+	offsets, err := numbered(pos.sorted())
+	if err != nil {
+		return v1.MoveResult{}, err
+	}
+	if _, _, err := m.h.validateInitialOffsets(ctx, m.to, m.config, offsets); err != nil {
+		return v1.MoveResult{}, err
+	}
+	m.res.Offsets = offsets
 	m.res.Steps = m.steps()
 	return m.res, nil
 }
@@ -276,22 +296,31 @@ func (m *move) push(what string, fn func(ctx context.Context) error) {
 }
 
 // fail undoes the steps done, newest first, even when the caller went
-// away, and answers which step failed and whether the undo did all of it.
+// away, and answers which step failed and what the undo left. An undo that
+// fails does not stop the others: each puts back a part of the old state.
 func (m *move) fail(ctx context.Context, step string, cause error) error {
 	h, name := m.h, m.old.Name
 	h.log.Error("move failed; undoing its steps", "from", name, "to", m.to, "step", step, "err", cause)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
+	var failed []string
 	for i := len(m.undo) - 1; i >= 0; i-- {
 		u := m.undo[i]
 		if err := u.fn(rctx); err != nil {
 			h.log.Error("undoing a failed move failed", "from", name, "to", m.to, "undo", u.what, "err", err)
-			return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s), and undoing it failed at '%s' (%s): check both connectors",
-				name, m.to, step, causeText(cause), u.what, causeText(err))
+			failed = append(failed, fmt.Sprintf("%s (%s)", u.what, causeText(err)))
 		}
+	}
+	var partial rollbackIncomplete
+	if errors.As(cause, &partial) {
+		failed = append(failed, partial.left)
 	}
 	if errors.Is(cause, context.Canceled) {
 		cause = errors.New("the request was cancelled")
+	}
+	if len(failed) > 0 {
+		return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s), and undoing it did not finish: %s; check both connectors",
+			name, m.to, step, causeText(cause), strings.Join(failed, "; "))
 	}
 	return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s); %s is as it was and %s does not exist",
 		name, m.to, step, causeText(cause), name, m.to)
@@ -306,7 +335,7 @@ func numbered(offsets []v1.ConnectorOffset) ([]v1.ConnectorOffset, error) {
 		return nil, err
 	}
 	var out []v1.ConnectorOffset
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	return out, dec.Decode(&out)
 }

@@ -259,11 +259,6 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, op, entries)
 		return changeResult{changes: changes}, err
 	}
-	definite, err := h.alterOffsetsHook(plugin, c.Config, hookOffsets)
-	if err != nil {
-		return changeResult{}, err
-	}
-	steps.Done("hook")
 	h.awaitTasksStopped(ctx, name, c)
 	steps.Done("stopped")
 	// The positions are read once the tasks are stopped: a stopping task
@@ -276,6 +271,14 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	if err != nil {
 		return changeResult{}, historyRefused(name, err)
 	}
+	// The hook runs once the change is recorded as pending: it may act on
+	// an external system, which no refusal could take back.
+	definite, err := h.alterOffsetsHook(plugin, c.Config, hookOffsets)
+	if err != nil {
+		h.finishHistory(ctx, entry, err)
+		return changeResult{}, err
+	}
+	steps.Done("hook")
 	send := h.sendOffsets
 	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
 		// The agent works a reset out from the offsets topic itself, so
@@ -283,7 +286,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		send = func(ctx context.Context, req v1.OffsetsRequest) error { return h.sendReplace(ctx, req, nil) }
 	}
 	err = h.step(StepApplyOffsets, func() error { return send(ctx, req) })
-	h.finishHistory(ctx, entry, err)
+	h.settleHistory(ctx, entry, plugin.Kind, err)
 	if err != nil {
 		return changeResult{}, err
 	}

@@ -35,16 +35,9 @@ func (h *Herder) PreviewOffsets(ctx context.Context, name string, req v1.Offsets
 
 // changeStopped runs ch on name under its lock, once name is STOPPED, and
 // answers with the changes.
-func (h *Herder) changeStopped(ctx context.Context, name string, ch offsetsChange) (_ v1.OffsetsChanges, err error) {
+func (h *Herder) changeStopped(ctx context.Context, name string, ch offsetsChange) (v1.OffsetsChanges, error) {
 	unlock := h.lock(name)
 	defer unlock()
-	if !ch.dryRun {
-		kind := metrics.KindAlter
-		if ch.op == v1.OffsetsOpReset {
-			kind = metrics.KindReset
-		}
-		defer h.observeOffsets(kind, time.Now(), &err)
-	}
 	c, err := h.checkStopped(name)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
@@ -53,8 +46,16 @@ func (h *Herder) changeStopped(ctx context.Context, name string, ch offsetsChang
 }
 
 // changeLocked is changeStopped for a caller that holds the lock and
-// checked the connector is stopped.
-func (h *Herder) changeLocked(ctx context.Context, name string, c store.Connector, ch offsetsChange) (v1.OffsetsChanges, error) {
+// checked the connector is stopped. A change (not a dry run) counts in the
+// offsets metrics.
+func (h *Herder) changeLocked(ctx context.Context, name string, c store.Connector, ch offsetsChange) (_ v1.OffsetsChanges, err error) {
+	if !ch.dryRun {
+		kind := metrics.KindAlter
+		if ch.op == v1.OffsetsOpReset {
+			kind = metrics.KindReset
+		}
+		defer h.observeOffsets(kind, time.Now(), &err)
+	}
 	res, err := h.applyOffsets(ctx, name, c, ch)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
@@ -62,6 +63,8 @@ func (h *Herder) changeLocked(ctx context.Context, name string, c store.Connecto
 	return v1.OffsetsChanges{DryRun: ch.dryRun, Changes: nonNilChanges(res.changes), HistoryID: res.historyID}, nil
 }
 
+// nonNilChanges is c, or an empty list for none: an answer's changes are
+// always a JSON array.
 func nonNilChanges(c []v1.OffsetChange) []v1.OffsetChange {
 	if c == nil {
 		return []v1.OffsetChange{}
@@ -90,6 +93,7 @@ func (h *Herder) OffsetsHistoryEntry(ctx context.Context, name, id string) (v1.O
 	return h.historyEntry(ctx, name, id)
 }
 
+// historyEntry is name's applied entry id, or its newest one for id "".
 func (h *Herder) historyEntry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error) {
 	if h.cfg.History == nil {
 		return v1.OffsetsHistoryEntry{}, v1.Errorf(v1.CodeNotFound, msgHistoryOff)
@@ -113,6 +117,7 @@ func (h *Herder) historyEntry(ctx context.Context, name, id string) (v1.OffsetsH
 	return e, nil
 }
 
+// historyReadFailed is the answer to a history that cannot be read.
 func historyReadFailed(name string, err error) error {
 	return v1.Errorf(v1.CodeInternal, "Failed to read the offsets history of connector %s: %v", name, err)
 }
@@ -122,19 +127,11 @@ func historyReadFailed(name string, err error) error {
 // partition the connector has moved since (by a later change, or by its
 // tasks) makes it a 409 naming the partitions.
 func (h *Herder) UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (v1.OffsetsChanges, error) {
-	e, err := h.historyEntry(ctx, name, id)
+	e, c, unlock, err := h.entryFor(ctx, name, name, id)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
-	unlock := h.lock(name)
 	defer unlock()
-	c, err := h.checkStopped(name)
-	if err != nil {
-		return v1.OffsetsChanges{}, err
-	}
-	if err := h.checkEntryKind(name, c, e); err != nil {
-		return v1.OffsetsChanges{}, err
-	}
 	if !force {
 		if err := h.checkUnchangedSince(ctx, name, c, e); err != nil {
 			return v1.OffsetsChanges{}, err
@@ -160,19 +157,11 @@ func (h *Herder) RestoreOffsets(ctx context.Context, name string, req v1.Offsets
 	default:
 		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest, "Invalid positions '%s': must be \"before\" (the positions the entry changed from) or \"after\" (those it changed to)", req.Positions)
 	}
-	e, err := h.historyEntry(ctx, req.From, req.Entry)
+	e, c, unlock, err := h.entryFor(ctx, name, req.From, req.Entry)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
-	unlock := h.lock(name)
 	defer unlock()
-	c, err := h.checkStopped(name)
-	if err != nil {
-		return v1.OffsetsChanges{}, err
-	}
-	if err := h.checkEntryKind(name, c, e); err != nil {
-		return v1.OffsetsChanges{}, err
-	}
 	which := "after"
 	if before {
 		which = "before"
@@ -180,6 +169,26 @@ func (h *Herder) RestoreOffsets(ctx context.Context, name string, req v1.Offsets
 	meta := historyMeta{operation: v1.HistoryRestore, fromEntry: e.ID,
 		detail: fmt.Sprintf("positions %s %s %s of connector %s", which, e.Operation, e.ID, e.Connector)}
 	return h.changeLocked(ctx, name, c, offsetsChange{op: v1.OffsetsOpAlter, entries: positionsOfEntry(e, before), meta: meta, dryRun: req.DryRun})
+}
+
+// entryFor reads entry id of from's history (its newest for "") for a
+// change of name, and takes name's lock once name is STOPPED and of the
+// entry's kind; the caller releases it with unlock.
+func (h *Herder) entryFor(ctx context.Context, name, from, id string) (v1.OffsetsHistoryEntry, store.Connector, func(), error) {
+	e, err := h.historyEntry(ctx, from, id)
+	if err != nil {
+		return e, store.Connector{}, nil, err
+	}
+	unlock := h.lock(name)
+	c, err := h.checkStopped(name)
+	if err == nil {
+		err = h.checkEntryKind(name, c, e)
+	}
+	if err != nil {
+		unlock()
+		return e, c, nil, err
+	}
+	return e, c, unlock, nil
 }
 
 // positionsOfEntry are the positions e changed from (before) or to, as the

@@ -3,11 +3,9 @@ package herder
 import (
 	"context"
 	"fmt"
-	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
-	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/sinkreset"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -17,16 +15,13 @@ import (
 // kafka-consumer-groups --reset-offsets does, but fenced and recorded like
 // PATCH. A source's offsets are no Kafka positions: only "earliest", which
 // is DELETE …/offsets, applies to one.
-func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (_ v1.OffsetsChanges, err error) {
+func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error) {
 	rule, err := sinkreset.Parse(req)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
 	unlock := h.lock(name)
 	defer unlock()
-	if !req.DryRun {
-		defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
-	}
 	c, err := h.checkStopped(name)
 	if err != nil {
 		return v1.OffsetsChanges{}, err

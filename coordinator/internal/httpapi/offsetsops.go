@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-kit/kit/endpoint"
 
@@ -70,12 +71,15 @@ const msgPreviewBody = "Give either \"offsets\" (what PATCH …/offsets would wr
 func putReason(ctx context.Context, r *http.Request) context.Context {
 	reason := r.Header.Get(reqctx.ReasonHeader)
 	if len(reason) > reqctx.MaxReasonBytes {
-		reason = reason[:reqctx.MaxReasonBytes]
+		reason = strings.ToValidUTF8(reason[:reqctx.MaxReasonBytes], "")
 	}
 	return reqctx.WithReason(ctx, reason)
 }
 
 func decodePreview(_ context.Context, r *http.Request) (any, error) {
+	if err := onlyParams(r.URL.Query(), "POST …/offsets/preview"); err != nil {
+		return nil, err
+	}
 	body, err := readJSON(r)
 	if err != nil {
 		return nil, err
@@ -101,6 +105,10 @@ func decodePreview(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodeResetTo(_ context.Context, r *http.Request) (any, error) {
+	dryRun, err := dryRunParam(r, "POST …/offsets/reset")
+	if err != nil {
+		return nil, err
+	}
 	body, err := readJSON(r)
 	if err != nil {
 		return nil, err
@@ -118,7 +126,7 @@ func decodeResetTo(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.DryRun = req.DryRun || queryBool(r.URL.Query(), "dry_run", false)
+	req.DryRun = req.DryRun || dryRun
 	return resetToRequest{name: r.PathValue("name"), req: req}, nil
 }
 
@@ -128,8 +136,10 @@ func decodeHistory(_ context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	req := historyRequest{name: r.PathValue("name"), limit: defaultHistoryLimit, before: q.Get("before")}
-	if q.Has("before") && !offsethistory.ValidID(req.before) {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Invalid before '%s': it must be the id of an offsets history entry, such as 1796119200123-c98a176d316d2399", req.before)
+	if q.Has("before") {
+		if _, err := entryID(req.before); err != nil {
+			return nil, err
+		}
 	}
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
@@ -142,7 +152,19 @@ func decodeHistory(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodeHistoryEntry(_ context.Context, r *http.Request) (any, error) {
-	return historyEntryRequest{name: r.PathValue("name"), id: r.PathValue("id")}, nil
+	if err := onlyParams(r.URL.Query(), "GET …/offsets/history/{id}"); err != nil {
+		return nil, err
+	}
+	id, err := entryID(r.PathValue("id"))
+	return historyEntryRequest{name: r.PathValue("name"), id: id}, err
+}
+
+// entryID checks an offsets history entry id a request gives.
+func entryID(id string) (string, error) {
+	if !offsethistory.ValidID(id) {
+		return "", v1.Errorf(v1.CodeBadRequest, "Invalid offsets history entry id '%s': ids look like 1796119200123-c98a176d316d2399", id)
+	}
+	return id, nil
 }
 
 func decodeUndo(_ context.Context, r *http.Request) (any, error) {
@@ -150,8 +172,17 @@ func decodeUndo(_ context.Context, r *http.Request) (any, error) {
 	if err := onlyParams(q, "POST …/undo", "force", "dry_run"); err != nil {
 		return nil, err
 	}
-	req := undoRequest{name: r.PathValue("name"), id: r.PathValue("id"),
-		force: queryBool(q, "force", false), dryRun: queryBool(q, "dry_run", false)}
+	id, err := entryID(r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	req := undoRequest{name: r.PathValue("name"), id: id}
+	if req.force, err = strictBool(q, "force"); err != nil {
+		return nil, err
+	}
+	if req.dryRun, err = strictBool(q, "dry_run"); err != nil {
+		return nil, err
+	}
 	body, err := readOptionalJSON(r)
 	if err != nil || body == nil {
 		return req, err
@@ -165,6 +196,10 @@ func decodeUndo(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodeRestore(_ context.Context, r *http.Request) (any, error) {
+	dryRun, err := dryRunParam(r, "POST …/offsets/restore")
+	if err != nil {
+		return nil, err
+	}
 	body, err := readJSON(r)
 	if err != nil {
 		return nil, err
@@ -176,14 +211,26 @@ func decodeRestore(_ context.Context, r *http.Request) (any, error) {
 		"positions": stringField("positions", &req.Positions),
 		"dry_run":   boolField("dry_run", &req.DryRun),
 	}.bind("", body)
-	if err != nil {
+	req.From = strings.TrimSpace(req.From)
+	switch {
+	case err != nil:
 		return nil, err
+	case req.From == "":
+		return nil, badRequest("Give \"from\": the connector whose offsets history holds the positions")
+	case req.Entry != "":
+		if _, err := entryID(req.Entry); err != nil {
+			return nil, err
+		}
 	}
-	req.DryRun = req.DryRun || queryBool(r.URL.Query(), "dry_run", false)
+	req.DryRun = req.DryRun || dryRun
 	return restoreRequest{name: r.PathValue("name"), req: req}, nil
 }
 
 func decodeMove(_ context.Context, r *http.Request) (any, error) {
+	dryRun, err := dryRunParam(r, "POST …/move")
+	if err != nil {
+		return nil, err
+	}
 	body, err := readJSON(r)
 	if err != nil {
 		return nil, err
@@ -202,8 +249,37 @@ func decodeMove(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.DryRun = req.DryRun || queryBool(r.URL.Query(), "dry_run", false)
+	req.To = strings.TrimSpace(req.To)
+	req.DryRun = req.DryRun || dryRun
 	return moveRequest{name: r.PathValue("name"), req: req}, nil
+}
+
+// dryRunParam reads the one query parameter a Sluice offsets route takes
+// besides its body: dry_run.
+func dryRunParam(r *http.Request, route string) (bool, error) {
+	q := r.URL.Query()
+	if err := onlyParams(q, route, "dry_run"); err != nil {
+		return false, err
+	}
+	return strictBool(q, "dry_run")
+}
+
+// strictBool reads a boolean query parameter of a Sluice route: absent is
+// false, and only "true" or "false" are taken. Kafka Connect's routes read
+// anything but "true" as false (queryBool); on a route that changes
+// positions, a mistyped dry_run must not make the real change.
+func strictBool(q url.Values, name string) (bool, error) {
+	if !q.Has(name) {
+		return false, nil
+	}
+	switch v := q.Get(name); v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	default:
+		return false, v1.Errorf(v1.CodeBadRequest, "Invalid value '%s' for query parameter '%s': must be true or false", v, name)
+	}
 }
 
 // readOptionalJSON is readJSON for a route whose body may be left out:

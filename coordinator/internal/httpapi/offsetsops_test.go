@@ -38,6 +38,9 @@ func (f *fake) MoveConnector(ctx context.Context, name string, req v1.MoveReques
 	return v1.MoveResult{DryRun: req.DryRun, From: name, To: req.To}, f.record("MoveConnector", name, req)
 }
 
+// goodID has the form of an offsets history entry id.
+const goodID = "1796119200123-c98a176d316d2399"
+
 // TestSluiceOffsetsBodies checks how each Sluice offsets route binds its
 // body and query, and the 400s of what it does not take.
 func TestSluiceOffsetsBodies(t *testing.T) {
@@ -56,10 +59,20 @@ func TestSluiceOffsetsBodies(t *testing.T) {
 		{"reset-to dry_run not a boolean", "POST", "/sluice/connectors/a/offsets/reset", `{"to":"earliest","dry_run":"yes"}`, `Invalid value for field "dry_run": expected a boolean`},
 		{"history limit", "GET", "/sluice/connectors/a/offsets/history?limit=0", "", "Invalid limit '0': must be an integer from 1 to 1000"},
 		{"history parameter unknown", "GET", "/sluice/connectors/a/offsets/history?since=1h", "", "Unknown query parameter 'since': GET …/offsets/history takes [limit before]"},
-		{"undo body field unknown", "POST", "/sluice/connectors/a/offsets/history/x/undo", `{"force":true}`, `Unrecognized field "force"`},
-		{"undo parameter twice", "POST", "/sluice/connectors/a/offsets/history/x/undo?force=true&force=false", "", "Query parameter 'force' is given 2 times: give it once"},
+		{"undo body field unknown", "POST", "/sluice/connectors/a/offsets/history/"+goodID+"/undo", `{"force":true}`, `Unrecognized field "force"`},
+		{"undo parameter twice", "POST", "/sluice/connectors/a/offsets/history/"+goodID+"/undo?force=true&force=false", "", "Query parameter 'force' is given 2 times: give it once"},
 		{"restore field unknown", "POST", "/sluice/connectors/a/offsets/restore", `{"from":"b","to":"c"}`, `Unrecognized field "to"`},
 		{"move field unknown", "POST", "/sluice/connectors/a/move", `{"to":"b","rename":true}`, `Unrecognized field "rename"`},
+		{"undo of a malformed id", "POST", "/sluice/connectors/a/offsets/history/x/undo", "", "Invalid offsets history entry id 'x': ids look like 1796119200123-c98a176d316d2399"},
+		{"entry of a malformed id", "GET", "/sluice/connectors/a/offsets/history/x", "", "Invalid offsets history entry id 'x'"},
+		{"undo force not a boolean", "POST", "/sluice/connectors/a/offsets/history/" + goodID + "/undo?force=1", "", "Invalid value '1' for query parameter 'force': must be true or false"},
+		{"move dry_run not a boolean", "POST", "/sluice/connectors/a/move?dry_run=yes", `{"to":"b"}`, "Invalid value 'yes' for query parameter 'dry_run': must be true or false"},
+		{"move parameter unknown", "POST", "/sluice/connectors/a/move?dryrun=true", `{"to":"b"}`, "Unknown query parameter 'dryrun': POST …/move takes [dry_run]"},
+		{"reset-to parameter unknown", "POST", "/sluice/connectors/a/offsets/reset?force=true", `{"to":"earliest"}`, "Unknown query parameter 'force'"},
+		{"restore parameter unknown", "POST", "/sluice/connectors/a/offsets/restore?x=1", `{"from":"b"}`, "Unknown query parameter 'x'"},
+		{"restore without from", "POST", "/sluice/connectors/a/offsets/restore", `{"from":" "}`, `Give "from": the connector whose offsets history holds the positions`},
+		{"restore of a malformed entry", "POST", "/sluice/connectors/a/offsets/restore", `{"from":"b","entry":"12"}`, "Invalid offsets history entry id '12'"},
+		{"preview parameter unknown", "POST", "/sluice/connectors/a/offsets/preview?dry_run=true", `{"reset":true}`, "Unknown query parameter 'dry_run'"},
 		{"move config not strings", "POST", "/sluice/connectors/a/move", `{"to":"b","config":[]}`, `Invalid value for field "config": expected object`},
 	}
 	for _, tt := range bad {
@@ -83,22 +96,22 @@ func TestSluiceOffsetsBodies(t *testing.T) {
 		t.Fatalf("reset-to bound %+v, reason %v", req, args[2])
 	}
 
-	if r := do(t, srv, "POST", "/sluice/connectors/a/offsets/history/0001-ab/undo?force=true", ""); r.status != 200 {
+	if r := do(t, srv, "POST", "/sluice/connectors/a/offsets/history/"+goodID+"/undo?force=true", ""); r.status != 200 {
 		t.Fatalf("undo without a body: %d %s", r.status, r.body)
 	}
 	args, _ = f.called("UndoOffsets")
-	if args[0] != "a" || args[1] != "0001-ab" || args[2] != true || args[3] != false {
+	if args[0] != "a" || args[1] != goodID || args[2] != true || args[3] != false {
 		t.Fatalf("undo bound %v", args)
 	}
-	do(t, srv, "POST", "/sluice/connectors/a/offsets/history/0001-ab/undo", `{"dry_run":true}`)
+	do(t, srv, "POST", "/sluice/connectors/a/offsets/history/"+goodID+"/undo", `{"dry_run":true}`)
 	if args, _ = f.called("UndoOffsets"); args[3] != true {
 		t.Fatalf("undo with dry_run in its body bound %v", args)
 	}
 
-	if r := do(t, srv, "GET", "/sluice/connectors/a/offsets/history?before=0002-cd", ""); r.status != 400 || !strings.Contains(r.body, "Invalid before '0002-cd'") {
+	if r := do(t, srv, "GET", "/sluice/connectors/a/offsets/history?before=0002-cd", ""); r.status != 400 || !strings.Contains(r.body, "Invalid offsets history entry id '0002-cd'") {
 		t.Fatalf("history before a malformed id: %d %s", r.status, r.body)
 	}
-	const id = "1796119200123-c98a176d316d2399"
+	const id = goodID
 	if r := do(t, srv, "GET", "/sluice/connectors/a/offsets/history?limit=7&before="+id, ""); r.status != 200 {
 		t.Fatalf("history: %d %s", r.status, r.body)
 	}

@@ -227,9 +227,9 @@ func connectorOf(request any) (string, bool) {
 func otherConnectors(request any) []string {
 	switch r := request.(type) {
 	case moveRequest:
-		return []string{r.req.To}
+		return []string{r.req.To} // trimmed by its decoder, as the herder names it
 	case restoreRequest:
-		return []string{r.req.From}
+		return []string{r.req.From} // trimmed by its decoder too
 	}
 	return nil
 }

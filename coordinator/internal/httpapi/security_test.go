@@ -74,7 +74,7 @@ var postReads = map[string]bool{"preview_offsets": true}
 // Service answers with success.
 func requestFor(rt route, conn string) (method, path, body string) {
 	method, path, _ = strings.Cut(rt.pattern, " ")
-	path = strings.NewReplacer("{$}", "", "{task}", "0", "{plugin}", "X").Replace(path)
+	path = strings.NewReplacer("{$}", "", "{task}", "0", "{plugin}", "X", "{id}", goodID).Replace(path)
 	if strings.HasPrefix(path, "/admin/loggers/") {
 		path = "/admin/loggers/root"
 	}

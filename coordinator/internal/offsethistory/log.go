@@ -296,6 +296,22 @@ func newID(now time.Time) string {
 	return fmt.Sprintf("%013d-%s", ms, hex.EncodeToString(b[:]))
 }
 
+// observeID moves the id clock past id's millisecond, so that the ids this
+// process makes next sort after it: a coordinator that takes over from one
+// whose clock ran ahead still appends entries that sort as the newest.
+func observeID(id string) {
+	if len(id) < 13 {
+		return
+	}
+	ms, err := strconv.ParseInt(id[:13], 10, 64)
+	if err != nil {
+		return
+	}
+	idClock.Lock()
+	idClock.last = max(idClock.last, ms)
+	idClock.Unlock()
+}
+
 // ValidID reports whether id has the form of an entry id (newID): 13
 // digits, '-', 16 lower-case hex digits. The REST layer can refuse a
 // malformed before or entry id with a 400 before reading the topic.

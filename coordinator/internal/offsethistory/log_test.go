@@ -1,6 +1,7 @@
 package offsethistory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,9 +48,9 @@ func testCtx(t *testing.T) context.Context {
 // to another.
 func sinkChange(t string, p int, from, to int64) v1.OffsetChange {
 	return v1.OffsetChange{
-		Partition: map[string]any{"kafka_topic": t, "kafka_partition": float64(p)},
-		From:      map[string]any{"kafka_offset": float64(from)},
-		To:        map[string]any{"kafka_offset": float64(to)},
+		Partition: map[string]any{"kafka_topic": t, "kafka_partition": json.Number(fmt.Sprint(p))},
+		From:      map[string]any{"kafka_offset": json.Number(fmt.Sprint(from))},
+		To:        map[string]any{"kafka_offset": json.Number(fmt.Sprint(to))},
 	}
 }
 
@@ -239,7 +240,7 @@ func fileChanges(n int) []v1.OffsetChange {
 	for i := range changes {
 		changes[i] = v1.OffsetChange{
 			Partition: map[string]any{"filename": fmt.Sprintf("/var/data/input/file-%06d.txt", i)},
-			From:      map[string]any{"position": float64(i * 1000)},
+			From:      map[string]any{"position": json.Number(fmt.Sprint(i * 1000))},
 			To:        nil,
 		}
 	}
@@ -404,7 +405,9 @@ func TestIncompleteEntry(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cs []v1.OffsetChange
-		if err := json.Unmarshal(r.Changes, &cs); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(r.Changes))
+		dec.UseNumber()
+		if err := dec.Decode(&cs); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, cs...)
@@ -562,5 +565,35 @@ func TestBeginRefusesOversizedChange(t *testing.T) {
 	}
 	if values := rawValues(t, brokers); len(values) != 0 {
 		t.Fatalf("%d records written for a refused entry", len(values))
+	}
+}
+
+// TestNumbersKeepTheirText: positions come back from the topic exactly as
+// written — a sink offset of a million, an int64 source offset above 2^53,
+// a decimal — so that an undo writes them back unchanged.
+func TestNumbersKeepTheirText(t *testing.T) {
+	l := newLog(t, scantest.Broker(t))
+	changes := []v1.OffsetChange{
+		sinkChange("t", 0, 999_999, 1_234_567),
+		{Partition: map[string]any{"filename": "a"}, To: map[string]any{"position": json.Number("9007199254740993"), "ratio": json.Number("5.0")}},
+	}
+	e := finished(t, l, "nums", nil, changes...)
+	got, ok, err := l.Get(testCtx(t), "nums", e.ID)
+	if err != nil || !ok {
+		t.Fatalf("Get: %v %v", ok, err)
+	}
+	if g, w := fmt.Sprint(got.Changes), fmt.Sprint(changes); g != w {
+		t.Fatalf("changes read back %s, want %s", g, w)
+	}
+}
+
+// TestIDsSortAfterObservedOnes: an id read from the topic that is ahead of
+// this process's clock (another coordinator's clock ran ahead) moves the
+// next ids past it.
+func TestIDsSortAfterObservedOnes(t *testing.T) {
+	ahead := fmt.Sprintf("%013d-%016x", time.Now().Add(time.Hour).UnixMilli(), 1)
+	observeID(ahead)
+	if id := newID(time.Now()); id <= ahead {
+		t.Fatalf("id %s made after observing %s sorts before it", id, ahead)
 	}
 }

@@ -129,6 +129,9 @@ func (l *Log) scan(ctx context.Context, connector string, keep func(id string) b
 			return
 		}
 		rec, ok := decode(r)
+		if ok {
+			observeID(rec.ID)
+		}
 		if !ok || (connector != "" && rec.Connector != connector) || (keep != nil && !keep(rec.ID)) || settled[rec.ID] {
 			return
 		}

@@ -153,8 +153,14 @@ func (a *assembly) entry() (v1.OffsetsHistoryEntry, error) {
 			continue
 		}
 		read = append(read, p)
+		// Numbers keep their JSON text: an int64 position above 2^53, or a
+		// sink offset of a million (1e+06 as a float), must come back as
+		// it was written, to be written back by an undo or compared with
+		// the connector's current positions.
 		var cs []v1.OffsetChange
-		if err := json.Unmarshal(raw, &cs); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&cs); err != nil {
 			return v1.OffsetsHistoryEntry{}, fmt.Errorf("entry %s of connector %s: part %d: decode changes: %w", e.ID, e.Connector, p, err)
 		}
 		e.Changes = append(e.Changes, cs...)
