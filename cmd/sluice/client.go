@@ -77,17 +77,20 @@ func (s *session) call(method, path string, body []byte) error {
 // callBusy is call with a spinner on stderr while the request runs, for
 // the requests that take a while (offsets operations fence and write).
 func (s *session) callBusy(what, method, path string, body []byte) error {
-	var data []byte
-	var status int
-	err := busy(what, func() error {
-		var err error
-		data, status, err = s.do(method, path, body)
-		return err
-	})
+	data, status, err := s.doBusy(what, method, path, body)
 	if err != nil {
 		return err
 	}
 	return s.render(data, status)
+}
+
+// doBusy is do with a spinner on stderr while the request runs.
+func (s *session) doBusy(what, method, path string, body []byte) (data []byte, status int, err error) {
+	err = busy(what, func() error {
+		data, status, err = s.do(method, path, body)
+		return err
+	})
+	return data, status, err
 }
 
 // render prints an answer's body as the server sent it, in the session's
@@ -99,14 +102,20 @@ func (s *session) render(data []byte, status int) error {
 	}
 	// Numbers stay as the server wrote them (an offset may not fit a
 	// float64).
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeNumbers(data, &v); err != nil {
 		_, err = s.w.Write(append(data, '\n'))
 		return err
 	}
 	return s.print(v, func() *output.Rows { return genericRows(v) })
+}
+
+// decodeNumbers decodes JSON into v keeping its numbers as json.Number:
+// an offset may not fit a float64.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // genericRows shows any JSON value as a table: an object's keys and
