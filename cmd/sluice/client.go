@@ -278,44 +278,13 @@ func resetOffsetsFlag() cli.Flag {
 func offsetsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "offsets",
-		Usage: "read and change connector offsets through the REST API (JSON by default)",
+		Usage: "read and change connector offsets: Kafka Connect's endpoints (JSON by default), dry runs, resets by rule, the offsets history, undo and restore",
 		Flags: clientFlagsOutput("json"),
 		Subcommands: []*cli.Command{
 			simple("get", "show a connector's offsets", http.MethodGet, "/offsets"),
 			offsetsExportCommand(), offsetsImportCommand(),
-			{
-				Name: "reset", Usage: "reset a stopped connector's offsets", ArgsUsage: "NAME",
-				Action: func(c *cli.Context) error {
-					n, err := nameArg(c)
-					if err != nil {
-						return err
-					}
-					s, err := open(c)
-					if err != nil {
-						return err
-					}
-					return s.callBusy("resetting the offsets of "+n, http.MethodDelete, connectorPath(n, "/offsets"), nil)
-				},
-			},
-			{
-				Name: "alter", Usage: "alter a stopped connector's offsets from a JSON file ({\"offsets\":[…]})", ArgsUsage: "NAME",
-				Flags: []cli.Flag{fileFlag()},
-				Action: func(c *cli.Context) error {
-					n, err := nameArg(c)
-					if err != nil {
-						return err
-					}
-					body, err := readBody(c.String("file"))
-					if err != nil {
-						return err
-					}
-					s, err := open(c)
-					if err != nil {
-						return err
-					}
-					return s.callBusy("altering the offsets of "+n, http.MethodPatch, connectorPath(n, "/offsets"), body)
-				},
-			},
+			offsetsResetCommand(), offsetsAlterCommand(),
+			offsetsHistoryCommand(), offsetsUndoCommand(), offsetsRestoreCommand(),
 		},
 	}
 }
