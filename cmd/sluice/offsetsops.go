@@ -94,6 +94,11 @@ func openWithReason(c *cli.Context) (*session, error) {
 		return nil, err
 	}
 	if r := c.String("reason"); r != "" {
+		// A header is one line: a reason of several would fail in the
+		// HTTP client with a message about headers, not about --reason.
+		if strings.ContainsAny(r, "\r\n") {
+			return nil, usageError{errors.New("--reason must be one line")}
+		}
 		s.api.Header = http.Header{reasonHeader: {r}}
 	}
 	return s, nil
@@ -313,7 +318,7 @@ func offsetsHistory(c *cli.Context) error {
 	if err := s.print(h, func() *output.Rows { return historyRows(h.Entries) }); err != nil {
 		return err
 	}
-	if h.More && s.format == output.Table {
+	if h.More && len(h.Entries) > 0 && s.format == output.Table {
 		fmt.Fprintf(s.w, "(older entries exist: --before %s)\n", h.Entries[len(h.Entries)-1].ID)
 	}
 	return nil

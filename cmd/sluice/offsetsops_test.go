@@ -215,6 +215,9 @@ func TestOffsetsOpsSink(t *testing.T) {
 	// Restore: the position before the DELETE, into a new sink (of
 	// another file), which then writes the records after it.
 	mustCLI(t, "delete", "ev-snk", "--url", u)
+	if out := mustCLI(t, "offsets", "history", "ev-snk", "--limit", "1", "--url", u); !strings.Contains(out, "start over") {
+		t.Fatalf("the history of the deleted connector:\n%s", out)
+	}
 	spec := writeFile(t, dir, "snk2.json", `{"name":"ev-snk2","config":{"connector.class":"FileStreamSink","file":"out2.txt","topics":"ev"},"initial_state":"STOPPED"}`)
 	mustCLI(t, "connectors", "create", "-f", spec, "--url", u)
 	if out := mustCLI(t, "offsets", "restore", "ev-snk2", "--from", "ev-snk", "--dry-run", "--url", u); !strings.Contains(out, `-     {"kafka_offset":2}`) {
@@ -274,7 +277,7 @@ func TestOffsetsOpsSource(t *testing.T) {
 		t.Fatalf("after the undo: %s", p)
 	}
 	out = mustCLI(t, "offsets", "history", "s", "--url", u)
-	if !regexp.MustCompile(`undo +anonymous +1 +undo of reset-to ` + id).MatchString(out) ||
+	if !regexp.MustCompile(`undo +anonymous +1 +undo of reset-to `+id).MatchString(out) ||
 		!regexp.MustCompile(`reset-to +anonymous +1 +to=earliest`).MatchString(out) {
 		t.Fatalf("history:\n%s", out)
 	}
@@ -304,6 +307,7 @@ func TestOffsetsOpsUsage(t *testing.T) {
 		{"move", "a"},
 		{"move", "a", "b", "--set", "novalue"},
 		{"copy", "a", "b", "c"},
+		{"offsets", "reset", "x", "--reason", "two\nlines"},
 	} {
 		if _, errOut, code := runCLI(t, append(args, "--url", "127.0.0.1:1")...); code != exitUsage {
 			t.Errorf("sluice %q: exit %d, want %d (%s)", args, code, exitUsage, errOut)
