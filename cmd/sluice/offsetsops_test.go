@@ -281,6 +281,12 @@ func TestOffsetsOpsSource(t *testing.T) {
 		!regexp.MustCompile(`reset-to +anonymous +1 +to=earliest`).MatchString(out) {
 		t.Fatalf("history:\n%s", out)
 	}
+	// SLUICE_OUTPUT chooses the format as -o does.
+	t.Setenv("SLUICE_OUTPUT", "json")
+	var h v1.OffsetsHistory
+	if out := mustCLI(t, "offsets", "history", "s", "--url", u); json.Unmarshal([]byte(out), &h) != nil || len(h.Entries) != 2 {
+		t.Fatalf("history with SLUICE_OUTPUT=json:\n%s", out)
+	}
 }
 
 // TestOffsetsOpsUsage: flag combinations that cannot mean anything are
