@@ -19,7 +19,8 @@ import (
 // changes nothing; a move failing at its delete step prints the server's
 // message naming the step and leaves the old connector running; the move
 // itself prints its steps and positions, and the new connector goes on at
-// the next line; `sluice copy` keeps the old one; a taken name is refused.
+// the next line; a sink moves with its group position; `sluice copy` keeps
+// the old one; a taken name is refused.
 func TestMoveCLI(t *testing.T) {
 	var failAt atomic.Value // the move step that fails, or ""
 	failAt.Store("")
@@ -71,15 +72,16 @@ func TestMoveCLI(t *testing.T) {
 	if _, errOut, code := runCLI(t, "connectors", "get", "mv-src", "--url", u); code != exitRefused || !strings.Contains(errOut, "404") {
 		t.Fatalf("mv-src after the move: exit %d, %s", code, errOut)
 	}
-	f, err := os.OpenFile(in, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteString("d\n")
-	if err = errors.Join(err, f.Close()); err != nil {
-		t.Fatal(err)
-	}
+	appendLine(t, in, "d\n")
 	waitFile(t, out, "a\nb\nc\nd\n")
+	// A sink moves with its group's position: the new one writes only
+	// what comes after.
+	mustCLI(t, "move", "mv-snk", "mv-snk2", "--url", u)
+	if p := positions(t, u, "mv-snk2"); p != `{"kafka_partition":0,"kafka_topic":"mv"}={"kafka_offset":4}` {
+		t.Fatalf("the moved sink's positions: %s", p)
+	}
+	appendLine(t, in, "e\n")
+	waitFile(t, out, "a\nb\nc\nd\ne\n")
 	if h := mustCLI(t, "offsets", "history", "mv-dst", "--url", u); !regexp.MustCompile(`move +anonymous +1 +moved from mv-src +new naming scheme\n`).MatchString(h) {
 		t.Fatalf("the new connector's history:\n%s", h)
 	}
@@ -91,10 +93,23 @@ func TestMoveCLI(t *testing.T) {
 		t.Fatalf("copy -o json: %s (%v)", stdout, err)
 	}
 	waitStopped(t, u, "mv-dst")
-	if p := positions(t, u, "mv-cp"); p != `{"filename":"in.txt"}={"position":8}` {
+	if p := positions(t, u, "mv-cp"); p != `{"filename":"in.txt"}={"position":10}` {
 		t.Fatalf("the copy's positions: %s", p)
 	}
 	if _, errOut, code := runCLI(t, "move", "mv-dst", "mv-cp", "--url", u); code != exitRefused || errOut != "sluice: 409: Connector mv-cp already exists\n" {
 		t.Fatalf("a move to a taken name: exit %d, %s", code, errOut)
+	}
+}
+
+// appendLine appends a line to a file the file source reads.
+func appendLine(t *testing.T, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(line)
+	if err = errors.Join(err, f.Close()); err != nil {
+		t.Fatal(err)
 	}
 }
