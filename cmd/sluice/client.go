@@ -77,17 +77,20 @@ func (s *session) call(method, path string, body []byte) error {
 // callBusy is call with a spinner on stderr while the request runs, for
 // the requests that take a while (offsets operations fence and write).
 func (s *session) callBusy(what, method, path string, body []byte) error {
-	var data []byte
-	var status int
-	err := busy(what, func() error {
-		var err error
-		data, status, err = s.do(method, path, body)
-		return err
-	})
+	data, status, err := s.doBusy(what, method, path, body)
 	if err != nil {
 		return err
 	}
 	return s.render(data, status)
+}
+
+// doBusy is do with a spinner on stderr while the request runs.
+func (s *session) doBusy(what, method, path string, body []byte) (data []byte, status int, err error) {
+	err = busy(what, func() error {
+		data, status, err = s.do(method, path, body)
+		return err
+	})
+	return data, status, err
 }
 
 // render prints an answer's body as the server sent it, in the session's
@@ -99,14 +102,20 @@ func (s *session) render(data []byte, status int) error {
 	}
 	// Numbers stay as the server wrote them (an offset may not fit a
 	// float64).
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := decodeNumbers(data, &v); err != nil {
 		_, err = s.w.Write(append(data, '\n'))
 		return err
 	}
 	return s.print(v, func() *output.Rows { return genericRows(v) })
+}
+
+// decodeNumbers decodes JSON into v keeping its numbers as json.Number:
+// an offset may not fit a float64.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // genericRows shows any JSON value as a table: an object's keys and
@@ -269,44 +278,13 @@ func resetOffsetsFlag() cli.Flag {
 func offsetsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "offsets",
-		Usage: "read and change connector offsets through the REST API (JSON by default)",
+		Usage: "read and change connector offsets: Kafka Connect's endpoints (JSON by default), dry runs, resets by rule, the offsets history, undo and restore",
 		Flags: clientFlagsOutput("json"),
 		Subcommands: []*cli.Command{
 			simple("get", "show a connector's offsets", http.MethodGet, "/offsets"),
 			offsetsExportCommand(), offsetsImportCommand(),
-			{
-				Name: "reset", Usage: "reset a stopped connector's offsets", ArgsUsage: "NAME",
-				Action: func(c *cli.Context) error {
-					n, err := nameArg(c)
-					if err != nil {
-						return err
-					}
-					s, err := open(c)
-					if err != nil {
-						return err
-					}
-					return s.callBusy("resetting the offsets of "+n, http.MethodDelete, connectorPath(n, "/offsets"), nil)
-				},
-			},
-			{
-				Name: "alter", Usage: "alter a stopped connector's offsets from a JSON file ({\"offsets\":[…]})", ArgsUsage: "NAME",
-				Flags: []cli.Flag{fileFlag()},
-				Action: func(c *cli.Context) error {
-					n, err := nameArg(c)
-					if err != nil {
-						return err
-					}
-					body, err := readBody(c.String("file"))
-					if err != nil {
-						return err
-					}
-					s, err := open(c)
-					if err != nil {
-						return err
-					}
-					return s.callBusy("altering the offsets of "+n, http.MethodPatch, connectorPath(n, "/offsets"), body)
-				},
-			},
+			offsetsResetCommand(), offsetsAlterCommand(),
+			offsetsHistoryCommand(), offsetsUndoCommand(), offsetsRestoreCommand(),
 		},
 	}
 }

@@ -29,6 +29,13 @@ type testCluster struct {
 // its config (a test may give it fewer plugins).
 func startCluster(t *testing.T, agentOpts ...func(*agent.Config)) *testCluster {
 	t.Helper()
+	return startClusterWith(t, func(*coordinator.Config) {}, agentOpts...)
+}
+
+// startClusterWith is startCluster with coordOpt changing the
+// coordinator's config (a test seam such as FaultHook).
+func startClusterWith(t *testing.T, coordOpt func(*coordinator.Config), agentOpts ...func(*agent.Config)) *testCluster {
+	t.Helper()
 	work := t.TempDir()
 	t.Setenv("SLUICE_LISTEN", "127.0.0.1:0")
 	t.Setenv("SLUICE_WORK_DIR", work)
@@ -50,6 +57,7 @@ func startCluster(t *testing.T, agentOpts ...func(*agent.Config)) *testCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	coordOpt(&ccfg)
 	for i := range acfgs {
 		for _, o := range agentOpts {
 			o(&acfgs[i])

@@ -79,6 +79,8 @@ func newApp() *cli.App {
 			actionCommand("stop", "stop connectors", "stopped"),
 			actionCommand("restart", "restart connectors and all their tasks", "restarted"),
 			actionCommand("delete", "delete connectors", "deleted"),
+			moveCommand("move", false),
+			moveCommand("copy", true),
 			logsCommand(),
 			configCommand(),
 			completionCommand(),

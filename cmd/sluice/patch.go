@@ -39,9 +39,9 @@ func patchConnector(c *cli.Context) error {
 	}
 	patch := map[string]*string{}
 	for _, kv := range c.StringSlice("set") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usageError{fmt.Errorf("--set %q: want key=value", kv)}
+		k, v, err := splitSet(kv)
+		if err != nil {
+			return err
 		}
 		patch[k] = &v
 	}
@@ -86,4 +86,14 @@ func patchConnector(c *cli.Context) error {
 		}
 		return t
 	})
+}
+
+// splitSet reads one --set k=v: the key and the value, which may be empty
+// or hold more "=".
+func splitSet(kv string) (key, value string, err error) {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok || k == "" {
+		return "", "", usageError{fmt.Errorf("--set %q: want key=value", kv)}
+	}
+	return k, v, nil
 }

@@ -94,6 +94,9 @@ type Client struct {
 	HTTP *http.Client
 	// Authorize, when set, puts credentials on each request.
 	Authorize func(*http.Request) error
+	// Header holds more headers for each request: the X-Sluice-Reason of
+	// an offsets change.
+	Header http.Header
 }
 
 // Do sends one request with a JSON body (nil: none) and returns the
@@ -112,6 +115,9 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) ([]by
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, v := range c.Header {
+		req.Header[k] = v
+	}
 	if c.Authorize != nil {
 		if err := c.Authorize(req); err != nil {
 			return nil, 0, err

@@ -1,0 +1,429 @@
+package main
+
+// Sluice's own offsets operations (docs/offsets.md): dry runs of alter and
+// reset, resets by rule, the offsets history with undo and restore. They
+// call the routes under /sluice/connectors/{name}/…; Kafka Connect's own
+// offsets endpoints are still what `offsets alter` and `offsets reset`
+// send without these flags.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+)
+
+// reasonHeader carries --reason to the offsets history entry of a change.
+const reasonHeader = "X-Sluice-Reason"
+
+// reasonFlag is --reason, on every command that changes offsets.
+func reasonFlag() cli.Flag {
+	return &cli.StringFlag{Name: "reason", Usage: "why: kept in the offsets history entry of the change (the X-Sluice-Reason header)"}
+}
+
+// dryRunFlag is --dry-run of an offsets change.
+func dryRunFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "dry-run", Usage: "show the changes the command would make, with the same checks; write nothing"}
+}
+
+// openChange opens the session of an offsets change: its --reason goes on
+// the request, and its answer prints as a table unless -o was given (the
+// offsets group's JSON default is the REST-mirroring commands' own).
+func openChange(c *cli.Context) (*session, error) {
+	s, err := openWithReason(c)
+	if err != nil {
+		return nil, err
+	}
+	tableUnlessAsked(c, s)
+	return s, nil
+}
+
+// tableUnlessAsked makes the session print tables when neither -o nor
+// SLUICE_OUTPUT chose a format.
+func tableUnlessAsked(c *cli.Context, s *session) {
+	if !c.IsSet("output") {
+		s.format = output.Table
+	}
+}
+
+// sluicePath is /sluice/connectors/<name><suffix>, the name escaped.
+func sluicePath(name, suffix string) string { return "/sluice" + connectorPath(name, suffix) }
+
+// offsetsAlterCommand is `offsets alter NAME -f FILE`: PATCH …/offsets, or
+// with --dry-run the preview of it.
+func offsetsAlterCommand() *cli.Command {
+	return &cli.Command{
+		Name: "alter", Usage: "alter a stopped connector's offsets from a JSON file ({\"offsets\":[…]})", ArgsUsage: "NAME",
+		Flags: []cli.Flag{fileFlag(), reasonFlag(), dryRunFlag()},
+		Action: func(c *cli.Context) error {
+			n, err := nameArg(c)
+			if err != nil {
+				return err
+			}
+			body, err := readBody(c.String("file"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("dry-run") {
+				return changeOffsets(c, "previewing the offsets of "+n, sluicePath(n, "/offsets/preview"), body)
+			}
+			s, err := openWithReason(c)
+			if err != nil {
+				return err
+			}
+			return s.callBusy("altering the offsets of "+n, http.MethodPatch, connectorPath(n, "/offsets"), body)
+		},
+	}
+}
+
+// openWithReason is open with --reason on the requests, for the
+// REST-mirroring writes that print the server's answer as it is.
+func openWithReason(c *cli.Context) (*session, error) {
+	s, err := open(c)
+	if err != nil {
+		return nil, err
+	}
+	if r := c.String("reason"); r != "" {
+		// A header is one line: a reason of several would fail in the
+		// HTTP client with a message about headers, not about --reason.
+		if strings.ContainsAny(r, "\r\n") {
+			return nil, usageError{errors.New("--reason must be one line")}
+		}
+		s.api.Header = http.Header{reasonHeader: {r}}
+	}
+	return s, nil
+}
+
+// offsetsResetCommand is `offsets reset NAME`: Kafka Connect's DELETE
+// …/offsets, or with a rule (--to, --shift-by) a reset by rule.
+func offsetsResetCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "reset",
+		Usage:     "reset a stopped connector's offsets: all of them, or a sink's to a rule (--to earliest|latest|timestamp|offset, --shift-by N)",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "to", Usage: "earliest, latest, timestamp (with --timestamp) or offset (with --offset)"},
+			&cli.StringFlag{Name: "timestamp", Usage: "for --to timestamp: an RFC 3339 time (2026-11-30T10:00:00Z) or epoch milliseconds"},
+			&cli.Int64Flag{Name: "offset", Usage: "for --to offset: the position, 0 or more"},
+			&cli.Int64Flag{Name: "shift-by", Usage: "move each position by this many records (negative: back), instead of --to"},
+			&cli.StringSliceFlag{Name: "topics", Usage: "only these of the connector's topics (t1,t2)"},
+			&cli.IntSliceFlag{Name: "partitions", Usage: "only these partition numbers (0,3)"},
+			reasonFlag(), dryRunFlag(),
+		},
+		Action: resetOffsets,
+	}
+}
+
+func resetOffsets(c *cli.Context) error {
+	n, err := nameArg(c)
+	if err != nil {
+		return err
+	}
+	req, byRule, err := resetRule(c)
+	if err != nil {
+		return usageError{err}
+	}
+	switch {
+	case byRule:
+		req.DryRun = c.Bool("dry-run")
+		body, err := json.Marshal(req)
+		if err != nil {
+			return fmt.Errorf("encode the reset: %w", err)
+		}
+		return changeOffsets(c, "resetting the offsets of "+n, sluicePath(n, "/offsets/reset"), body)
+	case c.Bool("dry-run"):
+		return changeOffsets(c, "previewing the reset of "+n, sluicePath(n, "/offsets/preview"), []byte(`{"reset":true}`))
+	}
+	s, err := openWithReason(c)
+	if err != nil {
+		return err
+	}
+	return s.callBusy("resetting the offsets of "+n, http.MethodDelete, connectorPath(n, "/offsets"), nil)
+}
+
+// resetRule reads the rule flags of `offsets reset`: the request, and
+// whether a rule was given at all (without one, the reset is Kafka
+// Connect's). Combinations that cannot mean anything are refused here;
+// the values themselves (a time that does not parse, a negative offset)
+// are the server's to judge, with its own messages.
+func resetRule(c *cli.Context) (v1.OffsetsResetRequest, bool, error) {
+	var req v1.OffsetsResetRequest
+	to, shift := c.String("to"), c.IsSet("shift-by")
+	switch {
+	case to != "" && shift:
+		return req, false, errors.New("give --to or --shift-by, not both")
+	case to == "" && !shift:
+		for _, f := range []string{"timestamp", "offset", "topics", "partitions"} {
+			if c.IsSet(f) {
+				return req, false, fmt.Errorf("--%s needs a rule: --to earliest|latest|timestamp|offset or --shift-by N", f)
+			}
+		}
+		return req, false, nil
+	}
+	switch to {
+	case "", v1.ResetEarliest, v1.ResetLatest, v1.ResetTimestamp, v1.ResetOffset:
+	default:
+		return req, false, fmt.Errorf("--to %q: want earliest, latest, timestamp or offset", to)
+	}
+	for _, p := range []struct {
+		flag, rule string
+	}{{"timestamp", v1.ResetTimestamp}, {"offset", v1.ResetOffset}} {
+		switch given := c.IsSet(p.flag); {
+		case given && to != p.rule:
+			return req, false, fmt.Errorf("--%s goes with --to %s only", p.flag, p.rule)
+		case !given && to == p.rule:
+			return req, false, fmt.Errorf("--to %s needs --%s", p.rule, p.flag)
+		}
+	}
+	req.To, req.Topics = to, c.StringSlice("topics")
+	if ts := c.String("timestamp"); ts != "" {
+		req.Timestamp = timestampValue(ts)
+	}
+	if c.IsSet("offset") {
+		o := c.Int64("offset")
+		req.Offset = &o
+	}
+	if shift {
+		by := c.Int64("shift-by")
+		req.ShiftBy = &by
+	}
+	for _, p := range c.IntSlice("partitions") {
+		if p < math.MinInt32 || p > math.MaxInt32 {
+			return req, false, fmt.Errorf("--partitions %d is not a partition number", p)
+		}
+		req.Partitions = append(req.Partitions, int32(p))
+	}
+	return req, true, nil
+}
+
+// timestampValue is --timestamp as the server takes it: all digits are
+// epoch milliseconds, sent as a JSON number (a string of digits is
+// refused there); anything else an RFC 3339 time, sent as a string.
+func timestampValue(ts string) any {
+	if strings.Trim(ts, "0123456789") == "" {
+		return json.Number(ts)
+	}
+	return ts
+}
+
+// changeOffsets POSTs one Sluice offsets change (or its dry run), with a
+// spinner while it runs, and prints the changes it answers with.
+func changeOffsets(c *cli.Context, what, path string, body []byte) error {
+	s, err := openChange(c)
+	if err != nil {
+		return err
+	}
+	data, _, err := s.doBusy(what, http.MethodPost, path, body)
+	if err != nil {
+		return err
+	}
+	var res v1.OffsetsChanges
+	if err := decodeNumbers(data, &res); err != nil {
+		return fmt.Errorf("read the answer of POST %s: %w", path, err)
+	}
+	if res.Changes == nil {
+		res.Changes = []v1.OffsetChange{}
+	}
+	if err := s.print(res, func() *output.Rows { return changeRows(res.Changes) }); err != nil {
+		return err
+	}
+	switch {
+	case res.DryRun:
+		fmt.Fprintf(c.App.ErrWriter, "dry run: %s would change, nothing was written\n", partitions(len(res.Changes)))
+	case res.HistoryID != "":
+		fmt.Fprintf(c.App.ErrWriter, "%s changed; offsets history entry %s\n", partitions(len(res.Changes)), res.HistoryID)
+	}
+	return nil
+}
+
+// changeRows is a table of offsets changes; a missing position is "-".
+func changeRows(changes []v1.OffsetChange) *output.Rows {
+	t := output.NewRows("PARTITION", "FROM", "TO")
+	for _, ch := range changes {
+		t.Add(compact(ch.Partition), position(ch.From), position(ch.To))
+	}
+	return t
+}
+
+// position is an offset as a cell: "-" for none.
+func position(o map[string]any) string {
+	if o == nil {
+		return ""
+	}
+	return compact(o)
+}
+
+// offsetsHistoryCommand is `offsets history NAME [ID]`.
+func offsetsHistoryCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "history",
+		Usage:     "show a connector's offsets history, newest first, or one entry with its changes (a deleted connector's too)",
+		ArgsUsage: "NAME [ID]",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Usage: "at most this many entries (1 to 1000; default 50)"},
+			&cli.StringFlag{Name: "before", Usage: "only the entries older than this id (the next page)"},
+		},
+		Action: offsetsHistory,
+	}
+}
+
+func offsetsHistory(c *cli.Context) error {
+	if c.NArg() < 1 || c.NArg() > 2 {
+		return usageError{errors.New("give a connector name, and optionally an entry id")}
+	}
+	name := c.Args().First()
+	s, err := open(c)
+	if err != nil {
+		return err
+	}
+	tableUnlessAsked(c, s)
+	if c.NArg() == 2 {
+		if c.IsSet("limit") || c.IsSet("before") {
+			return usageError{errors.New("--limit and --before page the history: not with an entry id")}
+		}
+		var e v1.OffsetsHistoryEntry
+		if err := s.getNumbers(sluicePath(name, "/offsets/history/"+url.PathEscape(c.Args().Get(1))), &e); err != nil {
+			return err
+		}
+		if s.format != output.Table {
+			return s.print(e, nil)
+		}
+		return writeEntry(s, e)
+	}
+	q := url.Values{}
+	if c.IsSet("limit") {
+		q.Set("limit", strconv.Itoa(c.Int("limit")))
+	}
+	if c.IsSet("before") {
+		q.Set("before", c.String("before"))
+	}
+	path := sluicePath(name, "/offsets/history")
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var h v1.OffsetsHistory
+	if err := s.getNumbers(path, &h); err != nil {
+		return err
+	}
+	if err := s.print(h, func() *output.Rows { return historyRows(h.Entries) }); err != nil {
+		return err
+	}
+	if h.More && len(h.Entries) > 0 && s.format == output.Table {
+		fmt.Fprintf(s.w, "(older entries exist: --before %s)\n", h.Entries[len(h.Entries)-1].ID)
+	}
+	return nil
+}
+
+// getNumbers is get keeping the answer's numbers exact (decodeNumbers).
+func (s *session) getNumbers(path string, v any) error {
+	data, _, err := s.do(http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	if err := decodeNumbers(data, v); err != nil {
+		return fmt.Errorf("GET %s: read the answer: %w", path, err)
+	}
+	return nil
+}
+
+// historyRows is the history as a table, an entry a line.
+func historyRows(entries []v1.OffsetsHistoryEntry) *output.Rows {
+	t := output.NewRows("ID", "TIME", "OPERATION", "PRINCIPAL", "PARTITIONS", "DETAIL", "REASON")
+	for _, e := range entries {
+		t.Add(e.ID, entryTime(e.Time), e.Operation, e.Principal, strconv.Itoa(len(e.Changes)), e.Detail, oneLine(e.Reason, 80))
+	}
+	return t
+}
+
+// entryTime is an entry's time in the local zone, as audit shows times.
+func entryTime(t time.Time) string { return t.Local().Format(time.DateTime) }
+
+// writeEntry prints one history entry: its fields, then its changes.
+func writeEntry(s *session, e v1.OffsetsHistoryEntry) error {
+	fields := output.NewRows()
+	fields.Add("id:", e.ID).Add("time:", entryTime(e.Time)).Add("connector:", e.Connector).Add("type:", e.Type)
+	for _, f := range []struct{ k, v string }{
+		{"group:", e.Group}, {"operation:", e.Operation}, {"detail:", e.Detail}, {"principal:", e.Principal},
+		{"reason:", e.Reason}, {"undoes:", e.Undoes}, {"from entry:", e.FromEntry},
+	} {
+		if f.v != "" {
+			fields.Add(f.k, f.v)
+		}
+	}
+	if err := fields.Write(s.w); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.w, "\nchanges:")
+	return section(s.w, changeRows(e.Changes))
+}
+
+// offsetsUndoCommand is `offsets undo NAME ID`.
+func offsetsUndoCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "undo",
+		Usage:     "put back the positions a history entry changed, on a stopped connector",
+		ArgsUsage: "NAME ID",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "even if its partitions changed after the entry"},
+			reasonFlag(), dryRunFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 2 {
+				return usageError{errors.New("give the connector name and the history entry id")}
+			}
+			name, id := c.Args().Get(0), c.Args().Get(1)
+			q := url.Values{}
+			if c.Bool("force") {
+				q.Set("force", "true")
+			}
+			if c.Bool("dry-run") {
+				q.Set("dry_run", "true")
+			}
+			path := sluicePath(name, "/offsets/history/"+url.PathEscape(id)+"/undo")
+			if len(q) > 0 {
+				path += "?" + q.Encode()
+			}
+			return changeOffsets(c, "undoing "+id+" on "+name, path, nil)
+		},
+	}
+}
+
+// offsetsRestoreCommand is `offsets restore NAME --from OLD`.
+func offsetsRestoreCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "restore",
+		Usage:     "write the positions another connector's history recorded (a deleted one's too) to a stopped connector",
+		ArgsUsage: "NAME",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Required: true, Usage: "the connector whose offsets history holds the positions"},
+			&cli.StringFlag{Name: "entry", Usage: "the entry of --from's history (default: its newest)"},
+			&cli.StringFlag{Name: "positions", Value: "before", Usage: "before (the positions the entry changed from) or after (those it changed to)"},
+			reasonFlag(), dryRunFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			name, err := nameArg(c)
+			if err != nil {
+				return err
+			}
+			req := v1.OffsetsRestoreRequest{From: c.String("from"), Entry: c.String("entry"), Positions: c.String("positions"), DryRun: c.Bool("dry-run")}
+			if req.Positions != "before" && req.Positions != "after" {
+				return usageError{fmt.Errorf("--positions %q: want before or after", req.Positions)}
+			}
+			body, err := json.Marshal(req)
+			if err != nil {
+				return fmt.Errorf("encode the restore: %w", err)
+			}
+			return changeOffsets(c, "restoring the offsets of "+name, sluicePath(name, "/offsets/restore"), body)
+		},
+	}
+}
