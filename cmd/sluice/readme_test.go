@@ -246,7 +246,7 @@ func TestParseCommand(t *testing.T) {
 // TestDocsCLICommands: every sluice command that docs/cli.md and
 // docs/security.md show parses with the CLI's commands and flags.
 func TestDocsCLICommands(t *testing.T) {
-	for doc, atLeast := range map[string]int{"cli.md": 30, "security.md": 3} {
+	for doc, atLeast := range map[string]int{"cli.md": 30, "security.md": 3, "offsets.md": 10} {
 		n := 0
 		for _, d := range shellBlocks(t, filepath.Join("..", "..", "docs", doc)) {
 			if args := sluiceArgs(t, d); args != nil {
