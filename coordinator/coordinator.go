@@ -44,6 +44,9 @@ const (
 	DefaultKafkaProbeTimeout = kafkautil.DefaultProbeTimeout
 )
 
+// DefaultFleetTopic is the fleet topic of a Config that names none.
+const DefaultFleetTopic = "sluice-fleet"
+
 // Config configures a coordinator.
 type Config struct {
 	// Listen is the REST address; AdvertisedAddr, when set, is the
@@ -67,6 +70,9 @@ type Config struct {
 	ConfigTopic       string
 	OffsetsTopic      string
 	StatusTopic       string
+	// FleetTopic is where fleet operations keep their state (one
+	// partition, compacted; created if missing): default DefaultFleetTopic.
+	FleetTopic string
 	// OffsetsPartitions and StatusPartitions size the internal topics.
 	OffsetsPartitions   int32
 	StatusPartitions    int32
@@ -199,6 +205,9 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.OffsetsPartitions <= 0 {
 		cfg.OffsetsPartitions = 25
 	}
+	if cfg.FleetTopic == "" {
+		cfg.FleetTopic = DefaultFleetTopic
+	}
 	if cfg.StatusPartitions <= 0 {
 		cfg.StatusPartitions = 5
 	}
@@ -280,6 +289,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		ConfigTopic:         c.cfg.ConfigTopic,
 		OffsetsTopic:        c.cfg.OffsetsTopic,
 		StatusTopic:         c.cfg.StatusTopic,
+		FleetTopic:          c.cfg.FleetTopic,
 		OffsetsPartitions:   c.cfg.OffsetsPartitions,
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,

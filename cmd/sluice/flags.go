@@ -42,6 +42,7 @@ var (
 	configTopic   = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if missing)")
 	offsetsTopic  = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if missing)")
 	statusTopic   = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if missing)")
+	fleetTopic    = stringFlag("fleet-topic", coordinator.DefaultFleetTopic, "fleet topic: agent cordons and drains, maintenance windows, rollouts (1 partition, compacted; created if missing)")
 	listenFlag    = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
 	advertiseFlag = stringFlag("advertised-address", "", "host:port the other coordinators forward writes to, and the coordinator's worker_id (default: the REST address)")
 	labelsFlag    = stringFlag("labels", "", "agent labels for placement (k=v,k=v)")
@@ -61,7 +62,7 @@ var (
 )
 
 func coordinatorFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, leaseFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
@@ -133,6 +134,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		ConfigTopic:         c.String("config-topic"),
 		OffsetsTopic:        c.String("offsets-topic"),
 		StatusTopic:         c.String("status-topic"),
+		FleetTopic:          c.String("fleet-topic"),
 		AgentLease:          c.Duration("agent-lease"),
 		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
 		LeaderLease:         c.Duration("leader-lease"),

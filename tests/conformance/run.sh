@@ -75,7 +75,7 @@ t0=$(now)
 id=conformance-sluice-$(date +%s)
 setsid "$run_dir/sluice" dev --kafka "$kafka" --listen "$sluice_listen" --data-dir "$run_dir/sluice-data" \
 	--group-id "$id" --config-topic "$id-configs" --offsets-topic "$id-offsets" --status-topic "$id-status" \
-	--offsets-history-topic "$id-offsets-history" --audit-topic "$id-audit" \
+	--offsets-history-topic "$id-offsets-history" --audit-topic "$id-audit" --fleet-topic "$id-fleet" \
 	--log-level warn >"$run_dir/sluice.log" 2>&1 </dev/null &
 sluice_pid=$!
 until [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$sluice_listen/connectors" || true) == 200 ]]; do

@@ -186,6 +186,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ConfigTopic:         c.Prefix + "-configs",
 		OffsetsTopic:        c.Prefix + "-offsets",
 		StatusTopic:         c.Prefix + "-status",
+		FleetTopic:          c.Prefix + "-fleet",
 		OffsetsPartitions:   5,
 		StatusPartitions:    2,
 		AgentLease:          opts.Lease,

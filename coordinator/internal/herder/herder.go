@@ -57,6 +57,9 @@ type Config struct {
 	ConfigTopic  string
 	OffsetsTopic string
 	StatusTopic  string
+	// FleetTopic holds the fleet operations' state: agent cordons and
+	// drains, maintenance windows, rollouts (store.FleetStore).
+	FleetTopic string
 	// OffsetsPartitions and StatusPartitions size the internal topics when
 	// Sluice creates them.
 	OffsetsPartitions   int32
@@ -107,6 +110,7 @@ type Herder struct {
 	configs  *store.ConfigStore
 	statuses *store.StatusStore
 	offsets  *offsetstore.Store
+	fleet    *store.FleetStore
 	elector  *leader.Elector
 
 	ready     atomic.Bool
@@ -202,6 +206,7 @@ func (h *Herder) Start(ctx context.Context) error {
 		kafkautil.TopicSpec{Name: h.cfg.ConfigTopic, Partitions: 1, Compacted: true},
 		kafkautil.TopicSpec{Name: h.cfg.OffsetsTopic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
 		kafkautil.TopicSpec{Name: h.cfg.StatusTopic, Partitions: h.cfg.StatusPartitions, Compacted: true},
+		kafkautil.TopicSpec{Name: h.cfg.FleetTopic, Partitions: 1, Compacted: true},
 	); err != nil {
 		return err
 	}
@@ -226,6 +231,14 @@ func (h *Herder) Start(ctx context.Context) error {
 	}
 	if err := h.statuses.Start(ctx); err != nil {
 		return fmt.Errorf("read status topic: %w", err)
+	}
+	if h.fleet, err = store.NewFleetStore(h.cfg.FleetTopic, func(key string, err error) {
+		h.log.Warn("skipping undecodable fleet record", "key", key, "err", err)
+	}, h.cfg.KafkaOpts...); err != nil {
+		return err
+	}
+	if err := h.fleet.Start(ctx); err != nil {
+		return fmt.Errorf("read fleet topic: %w", err)
 	}
 	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
@@ -273,6 +286,9 @@ func (h *Herder) Stop(ctx context.Context) error {
 	}
 	if h.statuses != nil {
 		h.statuses.Close()
+	}
+	if h.fleet != nil {
+		h.fleet.Close()
 	}
 	if h.configs != nil {
 		h.configs.Close()

@@ -69,7 +69,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range []interface{ ReadToEnd(context.Context) error }{h.configs, h.statuses, h.offsets} {
+	for _, f := range []interface{ ReadToEnd(context.Context) error }{h.configs, h.statuses, h.offsets, h.fleet} {
 		if err := f.ReadToEnd(ctx); err != nil {
 			w.Close()
 			return fmt.Errorf("catch up before leading: %w", err)
@@ -78,8 +78,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	h.resetAgents()
 	h.term.Store(l.term)
 	h.adoptFromStatus(time.Now())
-	h.configs.SetWriter(w)
-	h.statuses.SetWriter(w)
+	h.setWriters(w)
 	l.writer = w
 	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, BeforeWrite: h.cfg.BeforeStatusWrite})
 	qctx, qcancel := context.WithCancel(ctx)
@@ -90,8 +89,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	defer h.statusQ.CompareAndSwap(q, nil)
 	svc, err := h.serveAgents(l.term)
 	if err != nil {
-		h.configs.SetWriter(nil)
-		h.statuses.SetWriter(nil)
+		h.setWriters(nil)
 		w.Close()
 		return err
 	}
@@ -161,8 +159,7 @@ func (h *Herder) ensureWriter(ctx context.Context) {
 	}
 	old := l.writer
 	l.writer = w
-	h.configs.SetWriter(w)
-	h.statuses.SetWriter(w)
+	h.setWriters(w)
 	old.Close()
 }
 
@@ -181,14 +178,21 @@ func (h *Herder) revokeLeadership(term int64) {
 	if l.svc != nil {
 		_ = l.svc.Stop()
 	}
-	h.configs.SetWriter(nil)
-	h.statuses.SetWriter(nil)
+	h.setWriters(nil)
 	if l.writer != nil {
 		l.writer.Close()
 	}
 	h.resetAgents()
 	h.term.CompareAndSwap(term, 0)
 	h.log.Info("no longer leading", "term", term)
+}
+
+// setWriters installs the leader writer (nil: removes it) on every topic
+// the leader writes.
+func (h *Herder) setWriters(w *store.Writer) {
+	h.configs.SetWriter(w)
+	h.statuses.SetWriter(w)
+	h.fleet.SetWriter(w)
 }
 
 // resetAgents forgets every agent and placement: a term starts from what

@@ -1,0 +1,297 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/kafkalog"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// The fleet topic (--fleet-topic) holds what fleet operations decided, so
+// that a new leader carries on with it (docs/operations.md): one compacted
+// record per key,
+//
+//	agent-<id>        an agent cordoned or draining (a tombstone: active)
+//	maintenance-<id>  an open maintenance window (a tombstone: closed)
+//	rollout-<id>      a config rollout, with its progress
+//	rebalance         the rebalance in progress, if any
+//
+// each value JSON. Only the leader writes it, through its writer, with the
+// typed commands below.
+const (
+	fleetAgentPrefix       = "agent-"
+	fleetMaintenancePrefix = "maintenance-"
+	fleetRolloutPrefix     = "rollout-"
+	fleetRebalanceKey      = "rebalance"
+)
+
+// AgentMark is what the fleet topic says of one agent: cordoned, or
+// draining since StartedAt (Force: its tasks that no other agent may run
+// are unassigned rather than block the drain).
+type AgentMark struct {
+	State     string    `json:"state"`
+	Force     bool      `json:"force,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	Principal string    `json:"principal,omitempty"`
+}
+
+// FleetCommand is a change of the fleet topic.
+type FleetCommand interface {
+	fleetRecord() (records.Record, error)
+}
+
+// MarkAgent cordons an agent or starts its drain; State AgentActive
+// removes its mark.
+type MarkAgent struct {
+	ID   string
+	Mark AgentMark
+}
+
+func (c MarkAgent) fleetRecord() (records.Record, error) {
+	if c.ID == "" {
+		return records.Record{}, errors.New("an agent mark needs the agent's id")
+	}
+	switch c.Mark.State {
+	case v1.AgentActive:
+		return records.Record{Key: fleetAgentPrefix + c.ID}, nil
+	case v1.AgentCordoned, v1.AgentDraining:
+		return jsonRecord(fleetAgentPrefix+c.ID, c.Mark)
+	}
+	return records.Record{}, fmt.Errorf("unknown agent state %q", c.Mark.State)
+}
+
+// PutMaintenance opens or updates a maintenance window.
+type PutMaintenance struct{ Window v1.MaintenanceWindow }
+
+func (c PutMaintenance) fleetRecord() (records.Record, error) {
+	if c.Window.ID == "" {
+		return records.Record{}, errors.New("a maintenance window needs an id")
+	}
+	return jsonRecord(fleetMaintenancePrefix+c.Window.ID, c.Window)
+}
+
+// CloseMaintenance removes a closed window.
+type CloseMaintenance struct{ ID string }
+
+func (c CloseMaintenance) fleetRecord() (records.Record, error) {
+	if c.ID == "" {
+		return records.Record{}, errors.New("closing a maintenance window needs its id")
+	}
+	return records.Record{Key: fleetMaintenancePrefix + c.ID}, nil
+}
+
+// PutRollout records a rollout and its progress.
+type PutRollout struct{ Rollout v1.Rollout }
+
+func (c PutRollout) fleetRecord() (records.Record, error) {
+	if c.Rollout.ID == "" {
+		return records.Record{}, errors.New("a rollout needs an id")
+	}
+	return jsonRecord(fleetRolloutPrefix+c.Rollout.ID, c.Rollout)
+}
+
+// PutRebalance records the rebalance in progress; a nil Rebalance removes
+// it.
+type PutRebalance struct{ Rebalance *v1.Rebalance }
+
+func (c PutRebalance) fleetRecord() (records.Record, error) {
+	if c.Rebalance == nil {
+		return records.Record{Key: fleetRebalanceKey}, nil
+	}
+	return jsonRecord(fleetRebalanceKey, c.Rebalance)
+}
+
+func jsonRecord(key string, v any) (records.Record, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return records.Record{}, fmt.Errorf("encode fleet record %s: %w", key, err)
+	}
+	return records.Record{Key: key, Value: b}, nil
+}
+
+// FleetState is what the fleet topic holds, as read so far.
+type FleetState struct {
+	mu        sync.Mutex
+	agents    map[string]AgentMark
+	windows   map[string]v1.MaintenanceWindow
+	rollouts  map[string]v1.Rollout
+	rebalance *v1.Rebalance
+	changed   chan struct{}
+}
+
+// NewFleetState makes an empty state.
+func NewFleetState() *FleetState {
+	return &FleetState{agents: map[string]AgentMark{}, windows: map[string]v1.MaintenanceWindow{},
+		rollouts: map[string]v1.Rollout{}, changed: make(chan struct{})}
+}
+
+// Changed is closed at the next change; take it again after each.
+func (s *FleetState) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// apply applies one record; an undecodable one is reported and skipped.
+func (s *FleetState) apply(key string, value []byte) error {
+	s.mu.Lock()
+	defer func() {
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+	}()
+	switch {
+	case strings.HasPrefix(key, fleetAgentPrefix):
+		return applyJSON(s.agents, strings.TrimPrefix(key, fleetAgentPrefix), value)
+	case strings.HasPrefix(key, fleetMaintenancePrefix):
+		return applyJSON(s.windows, strings.TrimPrefix(key, fleetMaintenancePrefix), value)
+	case strings.HasPrefix(key, fleetRolloutPrefix):
+		return applyJSON(s.rollouts, strings.TrimPrefix(key, fleetRolloutPrefix), value)
+	case key == fleetRebalanceKey:
+		if value == nil {
+			s.rebalance = nil
+			return nil
+		}
+		var r v1.Rebalance
+		if err := json.Unmarshal(value, &r); err != nil {
+			return err
+		}
+		s.rebalance = &r
+		return nil
+	}
+	return fmt.Errorf("unknown fleet record key %q", key)
+}
+
+// applyJSON sets m[id] from value, or deletes it for a tombstone.
+func applyJSON[V any](m map[string]V, id string, value []byte) error {
+	if value == nil {
+		delete(m, id)
+		return nil
+	}
+	var v V
+	if err := json.Unmarshal(value, &v); err != nil {
+		return err
+	}
+	m[id] = v
+	return nil
+}
+
+// Agent is an agent's mark; ok is false for an active agent.
+func (s *FleetState) Agent(id string) (AgentMark, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.agents[id]
+	return m, ok
+}
+
+// Agents are the marks of every cordoned or draining agent, by id.
+func (s *FleetState) Agents() map[string]AgentMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.agents)
+}
+
+// Window is an open maintenance window.
+func (s *FleetState) Window(id string) (v1.MaintenanceWindow, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, ok := s.windows[id]
+	return w, ok
+}
+
+// Windows are the open maintenance windows, oldest first.
+func (s *FleetState) Windows() []v1.MaintenanceWindow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Collect(maps.Values(s.windows))
+	slices.SortFunc(out, func(a, b v1.MaintenanceWindow) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Rollout is one rollout.
+func (s *FleetState) Rollout(id string) (v1.Rollout, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.rollouts[id]
+	return r, ok
+}
+
+// Rollouts are every rollout the topic keeps, oldest first.
+func (s *FleetState) Rollouts() []v1.Rollout {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Collect(maps.Values(s.rollouts))
+	slices.SortFunc(out, func(a, b v1.Rollout) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Rebalance is the rebalance in progress, nil when there is none.
+func (s *FleetState) Rebalance() *v1.Rebalance {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rebalance == nil {
+		return nil
+	}
+	r := *s.rebalance
+	r.Moves = slices.Clone(r.Moves)
+	return &r
+}
+
+// FleetStore follows the fleet topic into a FleetState; the leader writes
+// it through Apply.
+type FleetStore struct {
+	follower
+	State         *FleetState
+	onDecodeError func(key string, err error)
+}
+
+// NewFleetStore makes a fleet store; call Start before use.
+func NewFleetStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*FleetStore, error) {
+	s := &FleetStore{State: NewFleetState(), onDecodeError: onDecodeError}
+	log, err := kafkalog.New(topic, s.applyRecord, opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.topic, s.log = topic, log
+	return s, nil
+}
+
+func (s *FleetStore) applyRecord(r *kgo.Record) {
+	if err := s.State.apply(string(r.Key), r.Value); err != nil && s.onDecodeError != nil {
+		s.onDecodeError(string(r.Key), err)
+	}
+}
+
+// Apply writes cmds in one transaction through the leader writer and
+// returns once State has applied them; an invalid command writes nothing.
+func (s *FleetStore) Apply(ctx context.Context, cmds ...FleetCommand) error {
+	recs := make([]records.Record, 0, len(cmds))
+	for _, c := range cmds {
+		r, err := c.fleetRecord()
+		if err != nil {
+			return fmt.Errorf("fleet command %T: %w", c, err)
+		}
+		recs = append(recs, r)
+	}
+	return s.write(ctx, recs...)
+}
+
+// Start follows the topic and returns once it has read to its end.
+func (s *FleetStore) Start(ctx context.Context) error {
+	s.log.Start()
+	return s.log.ReadToEnd(ctx)
+}
+
+// Close stops following.
+func (s *FleetStore) Close() { s.log.Close() }

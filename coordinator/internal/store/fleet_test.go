@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// TestFleetStore writes every kind of fleet record through the leader
+// writer and reads them back, in this store and in a second one that
+// follows the topic from its start, as a new leader would.
+func TestFleetStore(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "fleet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	opts := kafkautil.ClientOpts(kc.ListenAddrs()[0], "fleet-test", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var undecodable []string
+	s, err := NewFleetStore("fleet", func(key string, _ error) { undecodable = append(undecodable, key) }, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentCordoned, StartedAt: since}}); !errors.Is(err, ErrNotLeader) {
+		t.Fatalf("apply without the leader writer: %v, want ErrNotLeader", err)
+	}
+	w, err := NewWriter(ctx, "fleet-test-leader", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	s.SetWriter(w)
+
+	changed := s.State.Changed()
+	win := v1.MaintenanceWindow{ID: "m1", State: v1.StateStopped, Connectors: []v1.MaintenanceConnector{{Name: "c", Previous: v1.StatePaused}}}
+	ro := v1.Rollout{ID: "r1", State: v1.RolloutRunning, Batches: []v1.RolloutBatch{{State: v1.BatchPending}}}
+	if err := s.Apply(ctx,
+		MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentCordoned, StartedAt: since}},
+		MarkAgent{ID: "a2", Mark: AgentMark{State: v1.AgentDraining, Force: true, StartedAt: since}},
+		PutMaintenance{Window: win}, PutRollout{Rollout: ro},
+		PutRebalance{Rebalance: &v1.Rebalance{ID: "b1", State: "running", Moves: []v1.TaskMove{{Connector: "c", From: "a1", To: "a3"}}}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	default:
+		t.Fatal("Changed was not closed by a write")
+	}
+	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentActive}}, CloseMaintenance{ID: "nope"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, MarkAgent{ID: "a3", Mark: AgentMark{State: "sleeping"}}); err == nil {
+		t.Fatal("an unknown agent state was written")
+	}
+
+	// A second store, as a new leader, reads the same state.
+	s2, err := NewFleetStore("fleet", nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s2.Close)
+	if err := s2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*FleetState{s.State, s2.State} {
+		if _, ok := st.Agent("a1"); ok {
+			t.Fatal("an uncordoned agent is still marked")
+		}
+		if m, ok := st.Agent("a2"); !ok || m.State != v1.AgentDraining || !m.Force || !m.StartedAt.Equal(since) {
+			t.Fatalf("a2: %+v %v", m, ok)
+		}
+		if ws := st.Windows(); len(ws) != 1 || ws[0].Connectors[0].Previous != v1.StatePaused {
+			t.Fatalf("windows %+v", ws)
+		}
+		if r, ok := st.Rollout("r1"); !ok || r.State != v1.RolloutRunning {
+			t.Fatalf("rollout %+v %v", r, ok)
+		}
+		if r := st.Rebalance(); r == nil || r.Moves[0].To != "a3" {
+			t.Fatalf("rebalance %+v", r)
+		}
+	}
+	if err := s.Apply(ctx, CloseMaintenance{ID: "m1"}, PutRebalance{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.State.Windows()) != 0 || s.State.Rebalance() != nil {
+		t.Fatalf("closed window or finished rebalance still there: %+v %+v", s.State.Windows(), s.State.Rebalance())
+	}
+	if len(undecodable) != 0 {
+		t.Fatalf("undecodable records %v", undecodable)
+	}
+}
