@@ -124,6 +124,11 @@ type Herder struct {
 	mu     sync.Mutex
 	agents *registry.Registry
 	placed *placements.Table
+	// moves are the tasks fleet operations are moving between agents
+	// (moves.go), and drained counts the tasks each drain moved: both the
+	// leadership's, reset with the agents.
+	moves   map[v1.TaskID]activeMove
+	drained map[string]int
 
 	// statusQ is the leadership's status writer and instances its started
 	// connector instances; both nil while following.
@@ -156,13 +161,15 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	h := &Herder{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		reg:    reg,
-		nc:     nc,
-		agents: registry.New(cfg.AgentLease),
-		placed: placements.New(),
-		kick:   make(chan struct{}, 1),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		reg:     reg,
+		nc:      nc,
+		agents:  registry.New(cfg.AgentLease),
+		placed:  placements.New(),
+		moves:   map[v1.TaskID]activeMove{},
+		drained: map[string]int{},
+		kick:    make(chan struct{}, 1),
 		loggerPush: loggerPush{
 			kick:       make(chan struct{}, 1),
 			registered: map[string]bool{},

@@ -123,6 +123,9 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	resolved := make(chan struct{})
 	go func() { defer close(resolved); h.resolvePending(ctx) }()
 	defer func() { <-resolved }()
+	fleetDone := make(chan struct{})
+	go func() { defer close(fleetDone); h.fleetLoop(ctx) }()
+	defer func() { <-fleetDone }()
 	h.log.Info("leading", "term", l.term)
 	h.reconcileLoop(ctx, m)
 	return nil
@@ -201,6 +204,7 @@ func (h *Herder) resetAgents() {
 	h.mu.Lock()
 	h.agents = registry.New(h.cfg.AgentLease)
 	h.placed = placements.New()
+	h.moves, h.drained = map[v1.TaskID]activeMove{}, map[string]int{}
 	h.mu.Unlock()
 }
 

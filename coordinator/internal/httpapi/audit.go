@@ -88,6 +88,10 @@ var auditOps = map[string]auditOp{
 	"restore_offsets":        {"offsets.restore", true},
 	"undo_offsets":           {"offsets.undo", true},
 	"move_connector":         {"connector.move", true},
+	"cordon_agent":           {"agent.cordon", false},
+	"uncordon_agent":         {"agent.uncordon", false},
+	"drain_agent":            {"agent.drain", false},
+	"rebalance":              {"fleet.rebalance", false},
 	"validate_config":        {"plugin.validate", false},
 	"set_logger_level":       {"logger.level", false},
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -126,7 +127,8 @@ func routeToLeader(l Leadership, sec Security, api http.Handler) http.Handler {
 // not from the topics every coordinator follows: the plugins list is what
 // the live agents registered, and only the leader holds registrations.
 func leaderRead(r *http.Request) bool {
-	return r.URL.Path == "/connector-plugins"
+	return r.URL.Path == "/connector-plugins" || r.URL.Path == "/sluice/rebalance" ||
+		r.URL.Path == "/sluice/agents" || strings.HasPrefix(r.URL.Path, "/sluice/agents/")
 }
 
 // forwardError is the answer to a write whose forwarding to the leader at

@@ -91,5 +91,14 @@ func routes() []route {
 		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
 		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
+
+		{"GET /sluice/agents", "list_agents", makeListAgents, decodeNone, encodeJSON, viewer},
+		{"GET /sluice/agents/{id}", "get_agent", makeGetAgent, decodeAgent, encodeJSON, viewer},
+		{"PUT /sluice/agents/{id}/cordon", "cordon_agent", makeCordonAgent, decodeAgent, encodeJSON, admin},
+		{"PUT /sluice/agents/{id}/uncordon", "uncordon_agent", makeUncordonAgent, decodeAgent, encodeJSON, admin},
+		{"PUT /sluice/agents/{id}/drain", "drain_agent", makeDrainAgent, decodeDrain, encodeAccepted, admin},
+		{"GET /sluice/agents/{id}/drain", "drain_status", makeDrainStatus, decodeAgent, encodeJSON, viewer},
+		{"POST /sluice/rebalance", "rebalance", makeRebalance, decodeRebalance, encodeAccepted, admin},
+		{"GET /sluice/rebalance", "rebalance_status", makeRebalanceStatus, decodeNone, encodeJSON, viewer},
 	}
 }

@@ -104,6 +104,19 @@ type Service interface {
 	RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error)
 	// MoveConnector answers POST /sluice/connectors/{name}/move.
 	MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error)
+	// ListAgents, GetAgent, CordonAgent, UncordonAgent, DrainAgent and
+	// DrainStatus answer /sluice/agents…: the leader's agents, their
+	// cordons and drains (a 404 for an unknown id).
+	ListAgents(ctx context.Context) (v1.AgentList, error)
+	GetAgent(ctx context.Context, id string) (v1.AgentInfo, error)
+	CordonAgent(ctx context.Context, id string) (v1.AgentInfo, error)
+	UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, error)
+	DrainAgent(ctx context.Context, id string, force bool) (v1.DrainStatus, error)
+	DrainStatus(ctx context.Context, id string) (v1.DrainStatus, error)
+	// Rebalance answers POST /sluice/rebalance (maxMoves 0: the default)
+	// and RebalanceStatus GET /sluice/rebalance.
+	Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error)
+	RebalanceStatus(ctx context.Context) (v1.Rebalance, error)
 	// Metrics answers GET /metrics: every metric of the process's
 	// registry.
 	Metrics(ctx context.Context) ([]*dto.MetricFamily, error)

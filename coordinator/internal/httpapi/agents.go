@@ -1,0 +1,115 @@
+package httpapi
+
+// Sluice's fleet routes for agents (docs/operations.md): the leader's view
+// of the agents, cordons, drains and rebalances. Only the leader knows the
+// agents, so even their reads are forwarded to it (leaderRead).
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/go-kit/kit/endpoint"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+type agentRequest struct {
+	id    string
+	force bool
+}
+
+type rebalanceRequest struct {
+	maxMoves int
+	dryRun   bool
+}
+
+func decodeAgent(_ context.Context, r *http.Request) (any, error) {
+	if err := onlyParams(r.URL.Query(), r.Method+" "+r.URL.Path); err != nil {
+		return nil, err
+	}
+	return agentRequest{id: r.PathValue("id")}, nil
+}
+
+func decodeDrain(_ context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	if err := onlyParams(q, "PUT /sluice/agents/{id}/drain", "force"); err != nil {
+		return nil, err
+	}
+	force, err := strictBool(q, "force")
+	return agentRequest{id: r.PathValue("id"), force: force}, err
+}
+
+func decodeRebalance(_ context.Context, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	if err := onlyParams(q, "POST /sluice/rebalance", "max_moves", "dry_run"); err != nil {
+		return nil, err
+	}
+	var req rebalanceRequest
+	if q.Has("max_moves") {
+		n, err := strconv.Atoi(q.Get("max_moves"))
+		if err != nil || n < 1 || n > 1000 {
+			return nil, v1.Errorf(v1.CodeBadRequest, "Invalid max_moves '%s': must be an integer from 1 to 1000 (how many tasks move at a time)", q.Get("max_moves"))
+		}
+		req.maxMoves = n
+	}
+	var err error
+	req.dryRun, err = strictBool(q, "dry_run")
+	return req, err
+}
+
+func makeListAgents(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, _ any) (any, error) { return svc.ListAgents(ctx) }
+}
+
+func makeGetAgent(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.GetAgent(ctx, request.(agentRequest).id)
+	}
+}
+
+func makeCordonAgent(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.CordonAgent(ctx, request.(agentRequest).id)
+	}
+}
+
+func makeUncordonAgent(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.UncordonAgent(ctx, request.(agentRequest).id)
+	}
+}
+
+func makeDrainAgent(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		req := request.(agentRequest)
+		return svc.DrainAgent(ctx, req.id, req.force)
+	}
+}
+
+func makeDrainStatus(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.DrainStatus(ctx, request.(agentRequest).id)
+	}
+}
+
+func makeRebalance(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		req := request.(rebalanceRequest)
+		return svc.Rebalance(ctx, req.maxMoves, req.dryRun)
+	}
+}
+
+func makeRebalanceStatus(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, _ any) (any, error) { return svc.RebalanceStatus(ctx) }
+}
+
+// encodeAccepted answers 202 with the body: an operation that goes on
+// after the answer (a drain, a rebalance), except a dry run's plan (200).
+func encodeAccepted(_ context.Context, w http.ResponseWriter, response any) error {
+	status := http.StatusAccepted
+	if r, ok := response.(v1.Rebalance); ok && r.DryRun {
+		status = http.StatusOK
+	}
+	return writeJSON(w, status, response)
+}
