@@ -200,17 +200,17 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 	return tasks, agents, current
 }
 
-// presumedPlacement reports whether p places its task on an agent the status topic
-// names but that has not registered yet. Such a task is left where it is
-// until the agent registers or its lease runs out.
+// presumedPlacement reports whether p places its task on an agent the
+// status topic names but that has not registered yet. Such a task is left
+// where it is until the agent registers or its lease runs out.
 func presumedPlacement(agents map[string]registry.Agent, p placements.Placement) bool {
 	a, ok := agents[p.Agent]
 	return ok && !a.Registered
 }
 
 // movedOff returns the agent a move of task id takes it off, if the move
-// applies (the task is on that agent): then an unplaced task is unplaced
-// because of it.
+// applies as scheduler.Assign applies it (the task is on that agent): an
+// unplaced task is then unplaced because of the move.
 func movedOff(in Input, current map[v1.TaskID]string, id v1.TaskID) string {
 	m, ok := in.Moves[id]
 	if agent, placed := current[id]; ok && placed && agent == m.From {

@@ -7,8 +7,8 @@
 // task never moves a running task. Only unplaced tasks are placed, each on
 // the matching agent that holds the fewest tasks (ties broken by agent id).
 // A cordoned agent keeps what it runs but is never given a task; a task
-// leaves a live agent only when asked to (a Move), and Rebalance works out
-// the moves that even the agents out.
+// leaves an agent that still fits it only when asked to (a Move), and
+// Rebalance works out the moves that even the agents out.
 package scheduler
 
 import (
@@ -143,13 +143,13 @@ func Loads(agents []Agent, current map[v1.TaskID]string) map[string]int {
 
 // Rebalance returns the moves, in order, that even out the number of tasks
 // across live, uncordoned agents, respecting Fits. It repeatedly takes the
-// most loaded agent that has a task another agent with at least two tasks
-// fewer can run, and moves its highest such task (by connector, then task
-// id) to the least loaded of those agents; it stops when no move lowers the
-// spread, or after maxMoves moves (maxMoves <= 0: no limit). Each task moves at most
-// once, so the moves can be carried out together. Tasks on cordoned agents
-// stay, cordoned agents receive nothing, and tasks that current does not
-// place on a live agent are not counted.
+// most loaded agent with a task whose least loaded other fitting agent holds
+// at least two tasks fewer, and moves its highest such task (by connector,
+// then task id) there; it stops when no move lowers the spread, or after
+// maxMoves moves (maxMoves <= 0: no limit). Each task moves at most once,
+// so the moves can be carried out together (as Assign's moves). Tasks on
+// cordoned agents stay, cordoned agents receive nothing, and tasks that
+// current does not place on a live agent are not counted.
 func Rebalance(tasks []Task, agents []Agent, current map[v1.TaskID]string, maxMoves int) []Move {
 	placed := make(map[v1.TaskID]string, len(tasks))
 	for _, t := range tasks {
