@@ -194,7 +194,14 @@ func nextMove(sorted []Agent, load map[string]int, on map[string][]Task) (Move, 
 		}
 		return sources[i] < sources[j]
 	})
+	if len(sources) == 0 {
+		return Move{}, false
+	}
+	least := load[sources[len(sources)-1]]
 	for _, from := range sources {
+		if load[from]-least < 2 {
+			break // nor can any agent after it, less loaded still
+		}
 		for i, t := range on[from] {
 			to := leastLoaded(t, sorted, load, from)
 			if to == "" || load[from]-load[to] < 2 {
