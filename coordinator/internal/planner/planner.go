@@ -14,6 +14,7 @@ package planner
 
 import (
 	"sort"
+	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
@@ -52,6 +53,13 @@ type Input struct {
 	Placements map[v1.TaskID]placements.Placement
 	// Generation is the highest generation issued so far.
 	Generation int64
+	// Cordoned are the ids of the agents that keep their tasks but are
+	// given no new ones.
+	Cordoned map[string]bool
+	// Moves take tasks off their agents (a drain, a rebalance): see
+	// scheduler.Assign. A moved task is revoked before it is assigned
+	// elsewhere, at a new generation, like any moved task.
+	Moves map[v1.TaskID]scheduler.Move
 }
 
 // Output is what the herder sends and writes.
@@ -86,49 +94,16 @@ func Plan(in Input) Output {
 	for id, p := range in.Placements {
 		out.Placements[id] = p
 	}
-	agents := make(map[string]registry.Agent, len(in.Agents))
-	var live []scheduler.Agent
-	for _, a := range in.Agents {
-		agents[a.ID] = a
-		if a.Registered {
-			plugins := make(map[string]bool, len(a.Plugins))
-			for class := range a.Plugins {
-				plugins[class] = true
-			}
-			live = append(live, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins})
-		}
-	}
-	// presumed: placed on an agent the status topic names but that has not
-	// registered yet. Such a task is left where it is until the agent
-	// registers or its lease runs out.
-	presumed := func(p placements.Placement) bool {
-		a, ok := agents[p.Agent]
-		return ok && !a.Registered
-	}
-
-	current := map[v1.TaskID]string{}
-	tasks := make([]scheduler.Task, 0, len(in.Desired))
-	for _, id := range sortedIDs(in.Desired) {
-		d := in.Desired[id]
-		if p, ok := in.Placements[id]; ok {
-			if presumed(p) && d.SelectorError == "" {
-				continue
-			}
-			current[id] = p.Agent
-		}
-		if d.SelectorError != "" {
-			continue // placed nowhere: revoked below wherever it runs
-		}
-		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin})
-	}
-	target := scheduler.Assign(tasks, live, current)
+	agents := byID(in.Agents)
+	tasks, live, current := SchedulerInput(in)
+	target := scheduler.Assign(tasks, live, current, in.Moves)
 
 	// Tasks that must stop where they are: no longer desired, moved, or
 	// their agent is gone.
 	for _, id := range sortedIDs(in.Placements) {
 		p := in.Placements[id]
 		d, want := in.Desired[id]
-		if want && presumed(p) && d.SelectorError == "" {
+		if want && presumedPlacement(agents, p) && d.SelectorError == "" {
 			continue
 		}
 		if agent, ok := target[id]; want && ok && agent == p.Agent {
@@ -148,7 +123,7 @@ func Plan(in Input) Output {
 		if !ok {
 			if _, placed := out.Placements[id]; !placed {
 				out.Unassigned = append(out.Unassigned, id)
-				out.Reasons[id] = unplacedReason(d, live)
+				out.Reasons[id] = unplacedReason(d, live, movedOff(in, current, id))
 			}
 			continue
 		}
@@ -189,22 +164,93 @@ func Plan(in Input) Output {
 	return out
 }
 
+// SchedulerInput returns what Plan gives the scheduler: the tasks it
+// places (desired, with a valid selector, not left with a presumed agent),
+// the registered agents (cordons applied) and where those tasks are placed
+// now. Callers that ask the scheduler about the same instant (Eligible,
+// Rebalance, Loads) use it, so that they see what Plan sees.
+func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent, current map[v1.TaskID]string) {
+	for _, a := range in.Agents {
+		if !a.Registered {
+			continue
+		}
+		plugins := make(map[string]bool, len(a.Plugins))
+		for class := range a.Plugins {
+			plugins[class] = true
+		}
+		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins, Cordoned: in.Cordoned[a.ID]})
+	}
+	byAgent := byID(in.Agents)
+	current = map[v1.TaskID]string{}
+	tasks = make([]scheduler.Task, 0, len(in.Desired))
+	for _, id := range sortedIDs(in.Desired) {
+		d := in.Desired[id]
+		if d.SelectorError != "" {
+			continue // placed nowhere: Plan revokes it wherever it runs
+		}
+		p, ok := in.Placements[id]
+		if ok && presumedPlacement(byAgent, p) {
+			continue // left where it is until its agent registers or its lease runs out
+		}
+		if ok {
+			current[id] = p.Agent
+		}
+		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin})
+	}
+	return tasks, agents, current
+}
+
+// presumedPlacement reports whether p places its task on an agent the
+// status topic names but that has not registered yet. Such a task is left
+// where it is until the agent registers or its lease runs out.
+func presumedPlacement(agents map[string]registry.Agent, p placements.Placement) bool {
+	a, ok := agents[p.Agent]
+	return ok && !a.Registered
+}
+
+// movedOff returns the agent a move of task id takes it off, if the move
+// applies as scheduler.Assign applies it (the task is on that agent): an
+// unplaced task is then unplaced because of the move.
+func movedOff(in Input, current map[v1.TaskID]string, id v1.TaskID) string {
+	m, ok := in.Moves[id]
+	if agent, placed := current[id]; ok && placed && agent == m.From {
+		return m.From
+	}
+	return ""
+}
+
+func byID(agents []registry.Agent) map[string]registry.Agent {
+	m := make(map[string]registry.Agent, len(agents))
+	for _, a := range agents {
+		m[a.ID] = a
+	}
+	return m
+}
+
 // unplacedReason says why no agent runs d.
-func unplacedReason(d Desired, live []scheduler.Agent) string {
+func unplacedReason(d Desired, live []scheduler.Agent, movedFrom string) string {
 	if d.SelectorError != "" {
 		return "The task runs nowhere: its connector's sluice.agent.selector is invalid (" + d.SelectorError + ")"
 	}
 	if len(live) == 0 {
 		return "No agent is registered with the coordinator"
 	}
+	t := scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin}
+	var fit []string
 	hasPlugin := false
 	for _, a := range live {
-		if d.Plugin == "" || a.Plugins[d.Plugin] {
-			hasPlugin = true
-			break
+		if scheduler.Fits(t, a) {
+			fit = append(fit, a.ID)
 		}
+		hasPlugin = hasPlugin || d.Plugin == "" || a.Plugins[d.Plugin]
 	}
-	if !hasPlugin {
+	switch {
+	case movedFrom != "":
+		return "The task was moved off agent " + movedFrom + " and no other live agent that is not cordoned can run it"
+	case len(fit) > 0:
+		sort.Strings(fit)
+		return "Every live agent that can run the task is cordoned: " + strings.Join(fit, ", ")
+	case !hasPlugin:
 		return "No live agent has the plugin " + d.Plugin
 	}
 	return "No live agent matches sluice.agent.selector " + labels.Format(d.Selector)

@@ -9,6 +9,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 )
 
 func tid(c string, n int) v1.TaskID { return v1.TaskID{Connector: c, Task: n} }
@@ -195,6 +196,55 @@ func TestPlan(t *testing.T) {
 			gen:     2,
 		},
 		{
+			name: "a cordoned agent keeps its task and is given no new one",
+			in: Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{agent("x"), agent("y", running(a, 3, v1.StateRunning)), agent("z")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}}, Generation: 3,
+				Cordoned: map[string]bool{"x": true, "y": true}},
+			assigns: map[v1.TaskID]string{b: "z@4"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}, b: {Agent: "z", Generation: 4, Hash: "h"}},
+			gen:     4,
+		},
+		{
+			name: "a move to a named agent: revoked from From, assigned there at a new generation",
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning)), agent("y"), agent("z")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3,
+				Moves: map[v1.TaskID]scheduler.Move{a: {From: "x", To: "z"}}},
+			revokes: map[string][]v1.TaskID{"x": {a}},
+			assigns: map[v1.TaskID]string{a: "z@4"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "z", Generation: 4, Hash: "h"}},
+			gen:     4,
+		},
+		{
+			name: "a move to anywhere off a cordoned agent: the least loaded other one",
+			in: Input{Desired: desired(want(a, "h"), want(b, "h")),
+				Agents:     []registry.Agent{agent("x", running(a, 3, v1.StateRunning)), agent("y", running(b, 2, v1.StateRunning)), agent("z")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}, b: {Agent: "y", Generation: 2, Hash: "h"}},
+				Generation: 3, Cordoned: map[string]bool{"x": true}, Moves: map[v1.TaskID]scheduler.Move{a: {From: "x"}}},
+			revokes: map[string][]v1.TaskID{"x": {a}},
+			assigns: map[v1.TaskID]string{a: "z@4"},
+			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "z", Generation: 4, Hash: "h"}, b: {Agent: "y", Generation: 2, Hash: "h"}},
+			gen:     4,
+		},
+		{
+			name: "a forced move with nowhere to go: revoked and unassigned",
+			in: Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "a"}))),
+				Agents:     []registry.Agent{labelled("x", map[string]string{"zone": "a"}), labelled("y", map[string]string{"zone": "b"})},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3,
+				Cordoned: map[string]bool{"x": true}, Moves: map[v1.TaskID]scheduler.Move{a: {From: "x"}}},
+			revokes:    map[string][]v1.TaskID{"x": {a}},
+			unassigned: []v1.TaskID{a},
+			placed:     map[v1.TaskID]placements.Placement{},
+			gen:        3,
+		},
+		{
+			name: "a stale move — the task is on another agent already — is ignored",
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x"), agent("y", running(a, 4, v1.StateRunning)), agent("z")},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}}, Generation: 4,
+				Moves: map[v1.TaskID]scheduler.Move{a: {From: "x", To: "z"}}},
+			placed: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}},
+			gen:    4,
+		},
+		{
 			name:       "no agents: everything unassigned",
 			in:         Input{Desired: desired(want(a, "h"), want(b, "h"))},
 			unassigned: []v1.TaskID{a, b},
@@ -344,5 +394,67 @@ func TestPlanReasons(t *testing.T) {
 				t.Fatalf("reason = %q, want %q", out.Reasons[a], tc.want)
 			}
 		})
+	}
+}
+
+func TestPlanReasonsForCordonsAndMoves(t *testing.T) {
+	a := tid("c", 0)
+	zoneA := selector(map[string]string{"zone": "a"})
+	cases := []struct {
+		name string
+		in   Input
+		want map[v1.TaskID]string
+	}{
+		{
+			name: "every agent that fits is cordoned",
+			in: Input{Desired: desired(want(a, "h", zoneA)), Cordoned: map[string]bool{"y": true, "x": true},
+				Agents: []registry.Agent{labelled("y", map[string]string{"zone": "a"}), labelled("x", map[string]string{"zone": "a"}), labelled("z", map[string]string{"zone": "b"})}},
+			want: map[v1.TaskID]string{a: "Every live agent that can run the task is cordoned: x, y"},
+		},
+		{
+			name: "moved off its agent with nowhere else to go",
+			in: Input{Desired: desired(want(a, "h", zoneA)), Moves: map[v1.TaskID]scheduler.Move{a: {From: "x"}},
+				Agents:     []registry.Agent{labelled("x", map[string]string{"zone": "a"}), labelled("z", map[string]string{"zone": "b"})},
+				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 1, Hash: "h"}}, Generation: 1},
+			want: map[v1.TaskID]string{a: "The task was moved off agent x and no other live agent that is not cordoned can run it"},
+		},
+		{
+			name: "a cordon does not hide a missing plugin",
+			in: Input{Desired: desired(want(a, "h", plugin("x.Jdbc"))), Cordoned: map[string]bool{"x": true},
+				Agents: []registry.Agent{withPlugins(agent("x"), "x.File")}},
+			want: map[v1.TaskID]string{a: "No live agent has the plugin x.Jdbc"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if out := Plan(tc.in); !reflect.DeepEqual(out.Reasons, tc.want) {
+				t.Fatalf("reasons = %v, want %v", out.Reasons, tc.want)
+			}
+		})
+	}
+}
+
+func TestSchedulerInput(t *testing.T) {
+	a, b, c, d := tid("c", 0), tid("c", 1), tid("c", 2), tid("d", 0)
+	bad := func(d *Desired) { d.SelectorError = "bad" }
+	in := Input{
+		Desired: desired(want(a, "h", plugin("x.File")), want(b, "h"), want(c, "h", bad), want(d, "h", selector(map[string]string{"zone": "a"}))),
+		Agents:  []registry.Agent{withPlugins(labelled("x", map[string]string{"zone": "a"}), "x.File"), agent("y"), presumed("p")},
+		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 1}, b: {Agent: "p", Generation: 2},
+			c: {Agent: "y", Generation: 3}, tid("gone", 0): {Agent: "y", Generation: 4}},
+		Cordoned: map[string]bool{"y": true, "p": true},
+	}
+	tasks, agents, current := SchedulerInput(in)
+	wantTasks := []scheduler.Task{{ID: a, Plugin: "x.File"}, {ID: d, Selector: map[string]string{"zone": "a"}}}
+	wantAgents := []scheduler.Agent{{ID: "x", Labels: map[string]string{"zone": "a"}, Plugins: map[string]bool{"x.File": true}},
+		{ID: "y", Plugins: map[string]bool{}, Cordoned: true}}
+	if !reflect.DeepEqual(tasks, wantTasks) {
+		t.Errorf("tasks = %v, want %v", tasks, wantTasks)
+	}
+	if !reflect.DeepEqual(agents, wantAgents) {
+		t.Errorf("agents = %v, want %v", agents, wantAgents)
+	}
+	if want := map[v1.TaskID]string{a: "x"}; !reflect.DeepEqual(current, want) {
+		t.Errorf("current = %v, want %v", current, want)
 	}
 }

@@ -11,14 +11,14 @@ func tid(c string, n int) v1.TaskID { return v1.TaskID{Connector: c, Task: n} }
 func TestAssignSpreadsAndSticks(t *testing.T) {
 	agents := []Agent{{ID: "a"}, {ID: "b"}}
 	tasks := []Task{{ID: tid("c1", 0)}, {ID: tid("c1", 1)}, {ID: tid("c2", 0)}}
-	got := Assign(tasks, agents, nil)
+	got := Assign(tasks, agents, nil, nil)
 	if got[tid("c1", 0)] != "a" || got[tid("c1", 1)] != "b" || got[tid("c2", 0)] != "a" {
 		t.Fatalf("spread: %v", got)
 	}
 	// A new agent and a new task: nothing running moves.
 	agents = append(agents, Agent{ID: "c"})
 	tasks = append(tasks, Task{ID: tid("c3", 0)})
-	next := Assign(tasks, agents, got)
+	next := Assign(tasks, agents, got, nil)
 	for id, agent := range got {
 		if next[id] != agent {
 			t.Fatalf("task %v moved from %s to %s", id, agent, next[id])
@@ -31,7 +31,7 @@ func TestAssignSpreadsAndSticks(t *testing.T) {
 
 func TestAssignAgentLossMovesOnlyItsTasks(t *testing.T) {
 	current := map[v1.TaskID]string{tid("x", 0): "a", tid("y", 0): "b"}
-	got := Assign([]Task{{ID: tid("x", 0)}, {ID: tid("y", 0)}}, []Agent{{ID: "b"}}, current)
+	got := Assign([]Task{{ID: tid("x", 0)}, {ID: tid("y", 0)}}, []Agent{{ID: "b"}}, current, nil)
 	if got[tid("x", 0)] != "b" || got[tid("y", 0)] != "b" {
 		t.Fatalf("got %v", got)
 	}
@@ -43,7 +43,7 @@ func TestAssignSelector(t *testing.T) {
 		{ID: tid("f", 0), Selector: map[string]string{"zone": "2"}},
 		{ID: tid("g", 0), Selector: map[string]string{"zone": "3"}},
 	}
-	got := Assign(tasks, agents, map[v1.TaskID]string{tid("f", 0): "a"})
+	got := Assign(tasks, agents, map[v1.TaskID]string{tid("f", 0): "a"}, nil)
 	if got[tid("f", 0)] != "b" {
 		t.Fatalf("a task on a non-matching agent must move: %v", got)
 	}
