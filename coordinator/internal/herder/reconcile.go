@@ -91,7 +91,8 @@ func (h *Herder) plan(desired map[v1.TaskID]planner.Desired, now time.Time) plan
 	for _, a := range h.agents.Expire(now) {
 		h.log.Warn("agent lost: lease expired", "agent", a.ID, "last_seen", a.LastSeen)
 	}
-	out := planner.Plan(planner.Input{Desired: desired, Agents: h.agents.Agents(), Placements: h.placed.All(), Generation: h.placed.Generation()})
+	out := planner.Plan(planner.Input{Desired: desired, Agents: h.agents.Agents(), Placements: h.placed.All(), Generation: h.placed.Generation(),
+		Cordoned: h.cordoned(), Moves: h.planMoves()})
 	h.placed.Replace(out.Placements, out.Generation)
 	return out
 }
