@@ -340,4 +340,3 @@ const (
 	ownerDrain     = "drain"
 	ownerRebalance = "rebalance"
 )
-
