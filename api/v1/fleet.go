@@ -30,8 +30,11 @@ type AgentInfo struct {
 	Registered bool `json:"registered"`
 	// LeaseExpires is when the agent is lost unless it heartbeats; zero
 	// when it is not registered.
-	LeaseExpires time.Time   `json:"lease_expires,omitzero"`
-	Tasks        []AgentTask `json:"tasks"`
+	LeaseExpires time.Time `json:"lease_expires,omitzero"`
+	// StartedAt is when the agent process started (zero when unknown): a
+	// restarted agent shows a later one.
+	StartedAt time.Time   `json:"started_at,omitzero"`
+	Tasks     []AgentTask `json:"tasks"`
 }
 
 // AgentTask is one task an agent runs or is assigned.

@@ -3,6 +3,7 @@ package v1
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // TaskID names a task on the wire.
@@ -43,6 +44,10 @@ type RegisterRequest struct {
 	// as whether it runs exactly-once source tasks; shown, not interpreted,
 	// unless a placement rule names one.
 	Settings map[string]string `json:"settings,omitempty"`
+	// StartedAt is when the agent's transport started: a restarted agent
+	// (same id) shows a later one, which is how a rolling upgrade knows it
+	// came back. Zero from an agent of a version that does not send it.
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
 // Validate checks what the coordinator relies on.

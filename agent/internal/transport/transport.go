@@ -77,7 +77,10 @@ type Config struct {
 
 // Transport is an agent's NATS side.
 type Transport struct {
-	cfg     Config
+	cfg Config
+	// started is when the transport was made: sent with every
+	// registration, so the coordinator tells a restarted agent.
+	started time.Time
 	nc      *nats.Conn
 	worker  Worker
 	offsets OffsetsApplier
@@ -111,7 +114,7 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 		cfg.Logger = slog.Default()
 	}
 	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024),
-		warn: logthrottle.New(time.Minute)}
+		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
 }
 
 // Start mounts the agent's endpoints and starts the session loops.
@@ -451,7 +454,7 @@ func (t *Transport) ack(sent time.Time) {
 
 func (t *Transport) registration() v1.RegisterRequest {
 	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
-		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings}
+		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings, StartedAt: t.started}
 }
 
 func (t *Transport) sessionLoop(ctx context.Context) {

@@ -90,6 +90,7 @@ func (h *Herder) agentInfo(a registry.Agent, m store.AgentMark, placed map[v1.Ta
 	}
 	if a.Registered {
 		info.LeaseExpires = a.LastSeen.Add(h.cfg.AgentLease).UTC()
+		info.StartedAt = a.StartedAt
 	}
 	for class := range a.Plugins {
 		info.Plugins = append(info.Plugins, class)

@@ -39,6 +39,8 @@ type Agent struct {
 	Version  string
 	Plugins  map[string]v1.PluginInfo
 	Settings map[string]string
+	// StartedAt is when the agent process started, as it said.
+	StartedAt time.Time
 }
 
 // Has reports whether the agent can run the plugin of class.
@@ -91,6 +93,7 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 	a.LastSeen = now
 	a.Reported = reported
 	a.Version, a.Plugins, a.Settings = req.Version, plugins, maps.Clone(req.Settings)
+	a.StartedAt = req.StartedAt
 	return true, changed
 }
 
