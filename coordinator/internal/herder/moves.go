@@ -28,6 +28,11 @@ type activeMove struct {
 	since time.Time
 }
 
+// moveTimeout bounds a move: one whose task is not reported running
+// elsewhere by then is given up, so that a stuck agent does not hold a
+// drain's or a rebalance's slot for ever.
+const moveTimeout = 2 * time.Minute
+
 // fleetTick is how often the fleet loop looks at drains and rebalances,
 // besides whenever the fleet topic changes.
 const fleetTick = 500 * time.Millisecond
@@ -79,6 +84,11 @@ func (h *Herder) retireMoves() []v1.TaskID {
 	for id, m := range h.moves {
 		p, placed := h.placed.Get(id)
 		switch {
+		case time.Since(m.since) > moveTimeout:
+			// The new agent never reported the task: give its slot to the
+			// next move; the planner goes on placing the task as usual.
+			h.log.Warn("a moved task was not reported running in time; the move is given up", "task", id, "from", m.From, "owner", m.owner)
+			done = append(done, id)
 		case !placed:
 			// Not placed anywhere: unassigned, or no longer desired.
 			if !h.reportedBy(m.From, id) {
