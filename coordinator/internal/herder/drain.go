@@ -136,8 +136,10 @@ func (h *Herder) knownAgent(id string) error {
 // CordonAgent answers PUT /sluice/agents/{id}/cordon: the agent takes no
 // new task and keeps those it runs. A draining agent stays draining.
 func (h *Herder) CordonAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
-	if err := h.markAgent(ctx, id, v1.AgentCordoned, false); err != nil {
-		return v1.AgentInfo{}, err
+	if m, ok := h.fleet.State.Agent(id); !ok || m.State != v1.AgentDraining {
+		if err := h.markAgent(ctx, id, v1.AgentCordoned, false); err != nil {
+			return v1.AgentInfo{}, err
+		}
 	}
 	return h.GetAgent(ctx, id)
 }
