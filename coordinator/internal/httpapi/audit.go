@@ -88,6 +88,12 @@ var auditOps = map[string]auditOp{
 	"restore_offsets":        {"offsets.restore", true},
 	"undo_offsets":           {"offsets.undo", true},
 	"move_connector":         {"connector.move", true},
+	"bulk_pause":             {"connectors.pause", false},
+	"bulk_resume":            {"connectors.resume", false},
+	"bulk_stop":              {"connectors.stop", false},
+	"bulk_restart":           {"connectors.restart", false},
+	"open_maintenance":       {"maintenance.open", false},
+	"close_maintenance":      {"maintenance.close", false},
 	"validate_config":        {"plugin.validate", false},
 	"set_logger_level":       {"logger.level", false},
 }

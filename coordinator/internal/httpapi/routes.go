@@ -91,5 +91,13 @@ func routes() []route {
 		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
 		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
+		{"POST /sluice/connectors/pause", "bulk_pause", makeBulkAction, decodeBulk("pause"), encodeJSON, operator},
+		{"POST /sluice/connectors/resume", "bulk_resume", makeBulkAction, decodeBulk("resume"), encodeJSON, operator},
+		{"POST /sluice/connectors/stop", "bulk_stop", makeBulkAction, decodeBulk("stop"), encodeJSON, operator},
+		{"POST /sluice/connectors/restart", "bulk_restart", makeBulkAction, decodeBulk("restart"), encodeJSON, operator},
+		{"POST /sluice/maintenance", "open_maintenance", makeOpenMaintenance, decodeOpenMaintenance, encodeWindowCreated, operator},
+		{"GET /sluice/maintenance", "list_maintenance", makeListMaintenance, decodeListMaintenance, encodeJSON, viewer},
+		{"GET /sluice/maintenance/{id}", "get_maintenance", makeGetMaintenance, decodeWindow, encodeJSON, viewer},
+		{"DELETE /sluice/maintenance/{id}", "close_maintenance", makeCloseMaintenance, decodeWindow, encodeJSON, operator},
 	}
 }
