@@ -22,7 +22,8 @@ import (
 //	open:  select ─► refuse overlaps ─► record window (previous states)
 //	       ─► set the window's state on each ─► record it again
 //	close: per connector: deleted? ─► "deleted"; its state no longer the
-//	       window's? ─► "changed by hand" (left alone); else restore ─►
+//	       one the window held it in? ─► "changed by hand" (left alone);
+//	       else restore ─►
 //	       record the outcome ─► … ─► remove the window
 //
 // A connector is in at most one open window: two windows would disagree
@@ -105,13 +106,24 @@ func (h *Herder) holdConnector(ctx context.Context, name, state string) (string,
 		return "", nil
 	}
 	prev := restStates[c.TargetState]
-	if prev == state {
+	if held(prev, state) == prev {
 		return prev, nil
 	}
 	// The lock is let go between the read and the write, as the
 	// single-connector calls take it themselves: a change in between is
 	// the user's, and the close reports it as changed by hand.
 	return prev, h.setRESTState(ctx, name, state)
+}
+
+// held is the state a window of state holds a connector of state prev
+// in: the window's, but a STOPPED connector stays STOPPED in a PAUSED
+// window (it runs nothing already, and pausing it would make its tasks
+// again).
+func held(prev, state string) string {
+	if prev == v1.StateStopped {
+		return prev
+	}
+	return state
 }
 
 // setRESTState sets a connector's target state by its REST name, as the
@@ -205,10 +217,10 @@ func (h *Herder) restoreConnector(ctx context.Context, state string, mc *v1.Main
 	case !ok:
 		mc.Outcome = OutcomeDeleted
 		return nil
-	case restStates[c.TargetState] != state:
+	case restStates[c.TargetState] != held(mc.Previous, state):
 		mc.Outcome, mc.State = OutcomeChangedByHand, restStates[c.TargetState]
 		return nil
-	case mc.Previous != state:
+	case mc.Previous != restStates[c.TargetState]:
 		if err := h.setRESTState(ctx, mc.Name, mc.Previous); err != nil {
 			return err
 		}

@@ -1,0 +1,271 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// waitTarget waits until a connector (of at most one task) shows state:
+// its task in the same state, or none when it is STOPPED (a connector
+// created PAUSED has no task yet either).
+func waitTarget(c *harness.Cluster, name, state string) {
+	c.T.Helper()
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		s, ok := c.Status(name)
+		if !ok || s.Connector.State != state {
+			return false, fmt.Sprintf("%s: %+v", name, s)
+		}
+		want := 1
+		if state == v1.StateStopped {
+			want = 0
+		}
+		if len(s.Tasks) > want || state == v1.StateRunning && len(s.Tasks) != 1 {
+			return false, fmt.Sprintf("%s: %+v", name, s)
+		}
+		for _, ts := range s.Tasks {
+			if ts.State != state {
+				return false, fmt.Sprintf("%s: %+v", name, s)
+			}
+		}
+		return true, ""
+	})
+}
+
+// createInStates creates one single-task generator connector per name, in
+// the state given (RUNNING, PAUSED or STOPPED), and waits for each.
+func createInStates(c *harness.Cluster, states map[string]string) {
+	c.T.Helper()
+	for name, state := range states {
+		mustCreate(c, name, generatorCfg(c.Name(name), "streams", "1", "tasks.max", "1"), state)
+	}
+	for name, state := range states {
+		waitTarget(c, name, state)
+	}
+}
+
+// results decodes a bulk answer into connector → result.
+func results(t *testing.T, r harness.Response) map[string]v1.BulkResult {
+	t.Helper()
+	if r.Status != http.StatusOK {
+		t.Fatalf("bulk answer %s, want 200", r)
+	}
+	var body v1.BulkResults
+	r.JSON(t, &body)
+	out := map[string]v1.BulkResult{}
+	for _, res := range body.Results {
+		out[res.Connector] = res
+	}
+	return out
+}
+
+// wantResults checks a bulk answer's status per connector, exactly those
+// connectors, and messages where want gives one.
+func wantResults(t *testing.T, r harness.Response, status map[string]int, messages map[string]string) {
+	t.Helper()
+	got := results(t, r)
+	if len(got) != len(status) {
+		t.Fatalf("results %s, want connectors %v", r.Body, status)
+	}
+	for name, code := range status {
+		if got[name].Status != code || got[name].Message != messages[name] {
+			t.Fatalf("result of %s: %+v, want %d %q (answer %s)", name, got[name], code, messages[name], r.Body)
+		}
+	}
+}
+
+// TestBulkLifecycle pauses, resumes, stops and restarts connectors by a
+// glob and by names: each connector's result is what its own endpoint
+// answers, connectors outside the selector are untouched, an unknown name
+// is that name's 404, and a selector matching nothing is a 400.
+func TestBulkLifecycle(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	createInStates(c, map[string]string{"orders-a": "RUNNING", "orders-b": "RUNNING", "billing": "RUNNING"})
+	orders := map[string]int{"orders-a": 202, "orders-b": 202}
+
+	wantResults(t, c.Do("POST", "/sluice/connectors/pause", map[string]any{"match": "orders-*"}), orders, nil)
+	waitTarget(c, "orders-a", "PAUSED")
+	waitTarget(c, "orders-b", "PAUSED")
+	waitTarget(c, "billing", "RUNNING")
+
+	wantResults(t, c.Do("POST", "/sluice/connectors/resume", map[string]any{"names": []string{"orders-a", "nope", "orders-a"}}),
+		map[string]int{"orders-a": 202, "nope": 404}, map[string]string{"nope": "Unknown connector nope"})
+	waitTarget(c, "orders-a", "RUNNING")
+	waitTarget(c, "orders-b", "PAUSED")
+
+	wantResults(t, c.Do("POST", "/sluice/connectors/stop", map[string]any{"match": "orders-?"}), map[string]int{"orders-a": 204, "orders-b": 204}, nil)
+	waitTarget(c, "orders-a", "STOPPED")
+	waitTarget(c, "orders-b", "STOPPED")
+
+	wantResults(t, c.Do("POST", "/sluice/connectors/resume", map[string]any{"match": "orders-*"}), orders, nil)
+	waitTarget(c, "orders-a", "RUNNING")
+	waitTarget(c, "orders-b", "RUNNING")
+
+	wantResults(t, c.Do("POST", "/sluice/connectors/restart", map[string]any{"names": []string{"billing", "gone"}}),
+		map[string]int{"billing": 204, "gone": 404}, map[string]string{"gone": "Unknown connector: gone"})
+	wantResults(t, c.Do("POST", "/sluice/connectors/restart?includeTasks=true", map[string]any{"names": []string{"billing"}}),
+		map[string]int{"billing": 202}, nil)
+	waitTarget(c, "billing", "RUNNING")
+
+	t.Run("bad selectors", func(t *testing.T) {
+		wantError(t, c.Do("POST", "/sluice/connectors/pause", map[string]any{"match": "nothing-*"}), 400,
+			`The selector matches no connector: no connector's name matches "nothing-*"`)
+		wantError(t, c.Do("POST", "/sluice/connectors/pause", map[string]any{}), 400, `Give exactly one of "names" or "match"`)
+		wantError(t, c.Do("POST", "/sluice/connectors/pause", map[string]any{"names": []string{"billing"}, "match": "*"}), 400,
+			`Give exactly one of "names" or "match"`)
+		wantError(t, c.Do("POST", "/sluice/connectors/stop", map[string]any{"match": "["}), 400,
+			`Invalid "match" pattern "[": syntax error in pattern`)
+		wantError(t, c.Do("POST", "/sluice/connectors/stop", map[string]any{"match": "*", "state": "x"}), 400,
+			`Unrecognized field "state"`)
+		wantError(t, c.Do("POST", "/sluice/connectors/restart?include_tasks=true", map[string]any{"match": "*"}), 400,
+			"Unknown query parameter 'include_tasks': POST /sluice/connectors/restart takes [includeTasks onlyFailed]")
+		waitTarget(c, "billing", "RUNNING")
+	})
+}
+
+// window decodes a maintenance window answer of status want.
+func window(t *testing.T, r harness.Response, want int) v1.MaintenanceWindow {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("got %s, want %d", r, want)
+	}
+	var w v1.MaintenanceWindow
+	r.JSON(t, &w)
+	return w
+}
+
+// wantConnectors checks a window's connectors: name → previous state, and
+// outcome and state once it closed ("" for an open window).
+func wantConnectors(t *testing.T, w v1.MaintenanceWindow, want map[string][3]string) {
+	t.Helper()
+	if len(w.Connectors) != len(want) {
+		t.Fatalf("window connectors %+v, want %v", w.Connectors, want)
+	}
+	for _, mc := range w.Connectors {
+		if got := [3]string{mc.Previous, mc.Outcome, mc.State}; got != want[mc.Name] {
+			t.Fatalf("window connector %s: %v, want %v (window %+v)", mc.Name, got, want[mc.Name], w)
+		}
+	}
+}
+
+// TestMaintenanceWindow opens a STOPPED window over RUNNING, PAUSED and
+// STOPPED connectors and closes it: each comes back to exactly its state.
+// During a second window, a connector resumed by hand is left RUNNING and
+// one deleted is skipped, each reported; an overlapping window is a 409
+// and an unknown id a 404.
+func TestMaintenanceWindow(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	createInStates(c, map[string]string{"orders-run": "RUNNING", "orders-paused": "PAUSED", "orders-stopped": "STOPPED", "other": "RUNNING"})
+
+	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "orders-*", "state": "STOPPED", "reason": "broker upgrade"}), 201)
+	if w.ID == "" || w.State != "STOPPED" || w.Reason != "broker upgrade" || w.Selector.Match != "orders-*" || w.Principal != "anonymous" {
+		t.Fatalf("window %+v", w)
+	}
+	wantConnectors(t, w, map[string][3]string{"orders-paused": {"PAUSED"}, "orders-run": {"RUNNING"}, "orders-stopped": {"STOPPED"}})
+	for _, n := range []string{"orders-run", "orders-paused", "orders-stopped"} {
+		waitTarget(c, n, "STOPPED")
+	}
+	waitTarget(c, "other", "RUNNING")
+	var list v1.MaintenanceList
+	c.Must(200, "GET", "/sluice/maintenance", nil).JSON(t, &list)
+	if len(list.Windows) != 1 || list.Windows[0].ID != w.ID {
+		t.Fatalf("open windows %+v", list)
+	}
+	if got := window(t, c.Do("GET", "/sluice/maintenance/"+w.ID, nil), 200); got.ID != w.ID || len(got.Connectors) != 3 {
+		t.Fatalf("window %+v", got)
+	}
+
+	t.Run("overlap", func(t *testing.T) {
+		wantError(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"other", "orders-run"}, "state": "PAUSED"}), 409,
+			"Connector orders-run is in maintenance window "+w.ID+" (STOPPED); close that window first")
+		waitTarget(c, "other", "RUNNING")
+	})
+
+	closed := window(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 200)
+	wantConnectors(t, closed, map[string][3]string{
+		"orders-paused":  {"PAUSED", "restored", "PAUSED"},
+		"orders-run":     {"RUNNING", "restored", "RUNNING"},
+		"orders-stopped": {"STOPPED", "restored", "STOPPED"},
+	})
+	waitTarget(c, "orders-run", "RUNNING")
+	waitTarget(c, "orders-paused", "PAUSED")
+	waitTarget(c, "orders-stopped", "STOPPED")
+	wantJSON(t, c.Do("GET", "/sluice/maintenance", nil), 200, `{"windows":[]}`)
+	wantError(t, c.Do("GET", "/sluice/maintenance/"+w.ID, nil), 404, "Maintenance window "+w.ID+" not found")
+	wantError(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 404, "Maintenance window "+w.ID+" not found")
+
+	t.Run("changed by hand and deleted", func(t *testing.T) {
+		w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"orders-run", "orders-paused", "other"}, "state": "paused"}), 201)
+		wantConnectors(t, w, map[string][3]string{"orders-paused": {"PAUSED"}, "orders-run": {"RUNNING"}, "other": {"RUNNING"}})
+		waitTarget(c, "orders-run", "PAUSED")
+		waitTarget(c, "other", "PAUSED")
+		// Kafka Connect's own endpoints keep working in a window.
+		wantNoBody(t, c.Do("PUT", "/connectors/orders-run/resume", nil), 202)
+		wantNoBody(t, c.Do("DELETE", "/connectors/other", nil), 204)
+		waitTarget(c, "orders-run", "RUNNING")
+		closed := window(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 200)
+		wantConnectors(t, closed, map[string][3]string{
+			"orders-paused": {"PAUSED", "restored", "PAUSED"},
+			"orders-run":    {"RUNNING", "changed by hand", "RUNNING"},
+			"other":         {"RUNNING", "deleted", ""},
+		})
+		waitTarget(c, "orders-run", "RUNNING")
+		waitTarget(c, "orders-paused", "PAUSED")
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		wantError(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "orders-*", "state": "RUNNING"}), 400,
+			`Invalid "state" 'RUNNING': a maintenance window's state is STOPPED or PAUSED`)
+		wantError(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "orders-*"}), 400,
+			`Give "state": STOPPED or PAUSED, the state the window holds its connectors in`)
+		wantError(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "none-*", "state": "STOPPED"}), 400,
+			`The selector matches no connector: no connector's name matches "none-*"`)
+		wantError(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"orders-run", "ghost"}, "state": "STOPPED"}), 404,
+			"Connector ghost not found")
+		wantError(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "orders-*", "state": "STOPPED", "until": "1h"}), 400,
+			`Unrecognized field "until"`)
+		wantError(t, c.Do("DELETE", "/sluice/maintenance/nope", nil), 404, "Maintenance window nope not found")
+		wantJSON(t, c.Do("GET", "/sluice/maintenance", nil), 200, `{"windows":[]}`)
+		waitTarget(c, "orders-run", "RUNNING")
+	})
+}
+
+// TestMaintenanceWindowSurvivesLeaderChange opens a window, moves the
+// leadership to another coordinator, and closes the window there: the new
+// leader read it from the fleet topic, and every connector gets exactly
+// its previous state back.
+func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	createInStates(c, map[string]string{"db-run": "RUNNING", "db-paused": "PAUSED", "db-stopped": "STOPPED"})
+	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "db-*", "state": "PAUSED"}), 201)
+	waitTarget(c, "db-run", "PAUSED")
+	waitTarget(c, "db-stopped", "STOPPED") // a PAUSED window leaves a STOPPED connector stopped
+
+	_, second := c.StartExtraCoordinator()
+	c.StopCoordinator()
+	c.URL = second
+	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+		r := c.Do("GET", "/health", nil)
+		var h v1.Health
+		_ = json.Unmarshal(r.Body, &h)
+		return h.Role == "leader", r.String()
+	})
+	if got := window(t, c.Do("GET", "/sluice/maintenance/"+w.ID, nil), 200); len(got.Connectors) != 3 {
+		t.Fatalf("window on the new leader: %+v", got)
+	}
+	closed := window(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 200)
+	wantConnectors(t, closed, map[string][3]string{
+		"db-run":     {"RUNNING", "restored", "RUNNING"},
+		"db-paused":  {"PAUSED", "restored", "PAUSED"},
+		"db-stopped": {"STOPPED", "restored", "STOPPED"},
+	})
+	waitTarget(c, "db-run", "RUNNING")
+	waitTarget(c, "db-paused", "PAUSED")
+	waitTarget(c, "db-stopped", "STOPPED")
+	wantJSON(t, c.Do("GET", "/sluice/maintenance", nil), 200, `{"windows":[]}`)
+}
