@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -268,4 +269,56 @@ func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
 	waitTarget(c, "db-paused", "PAUSED")
 	waitTarget(c, "db-stopped", "STOPPED")
 	wantJSON(t, c.Do("GET", "/sluice/maintenance", nil), 200, `{"windows":[]}`)
+}
+
+// TestMaintenanceGrants checks the grants of an operator limited to team
+// a's connectors on the selector routes: a bulk action over everything
+// acts on team a's connectors and answers each other one as its own 403; a
+// window is refused whole when it holds another team's connector, and
+// windows over other teams' connectors are neither listed nor shown.
+func TestMaintenanceGrants(t *testing.T) {
+	dir := t.TempDir()
+	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
+  - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
+  - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
+`, bcryptOf(t, "t"), bcryptOf(t, "o"))))
+	c := harness.Start(t, harness.Options{RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c.Headers = basicAuth("otto", "o")
+	createInStates(c, map[string]string{"team-a-x": "RUNNING", "team-b-x": "RUNNING"})
+	tom := func(method, path string, body any) harness.Response {
+		return harness.DoWith(t, c.URL, method, path, body, basicAuth("tom", "t")...)
+	}
+
+	r := tom("POST", "/sluice/connectors/pause", map[string]any{"match": "team-*"})
+	got := results(t, r)
+	if got["team-a-x"].Status != 202 || got["team-b-x"].Status != 403 ||
+		got["team-b-x"].Message != "User tom may not POST /sluice/connectors/pause: the role operator for connector team-b-x is needed, and tom has operator for connectors team-a-*" {
+		t.Fatalf("bulk pause as a team operator: %s", r.Body)
+	}
+	waitTarget(c, "team-a-x", "PAUSED")
+	waitTarget(c, "team-b-x", "RUNNING")
+
+	wantError(t, tom("POST", "/sluice/maintenance", map[string]any{"match": "team-*", "state": "STOPPED"}), 403,
+		"User tom may not POST /sluice/maintenance: the role operator for connector team-b-x is needed, and tom has operator for connectors team-a-*")
+	waitTarget(c, "team-b-x", "RUNNING")
+	theirs := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"team-b-x"}, "state": "STOPPED"}), 201)
+	mine := window(t, tom("POST", "/sluice/maintenance", map[string]any{"names": []string{"team-a-x"}, "state": "STOPPED"}), 201)
+	var list v1.MaintenanceList
+	tom("GET", "/sluice/maintenance", nil).JSON(t, &list)
+	if len(list.Windows) != 1 || list.Windows[0].ID != mine.ID {
+		t.Fatalf("windows a team operator sees: %+v", list)
+	}
+	if r := tom("GET", "/sluice/maintenance/"+theirs.ID, nil); r.Status != 403 {
+		t.Fatalf("another team's window: %s", r)
+	}
+	if r := tom("DELETE", "/sluice/maintenance/"+theirs.ID, nil); r.Status != 403 {
+		t.Fatalf("closing another team's window: %s", r)
+	}
+	waitTarget(c, "team-b-x", "STOPPED")
+	wantConnectors(t, window(t, tom("DELETE", "/sluice/maintenance/"+mine.ID, nil), 200),
+		map[string][3]string{"team-a-x": {"PAUSED", "restored", "PAUSED"}})
+	if w := window(t, c.Do("DELETE", "/sluice/maintenance/"+theirs.ID, nil), 200); w.Principal != "otto" {
+		t.Fatalf("window opened by otto: %+v", w)
+	}
+	waitTarget(c, "team-b-x", "RUNNING")
 }
