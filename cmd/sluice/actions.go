@@ -40,6 +40,9 @@ func actionCommand(name, usage, done string) *cli.Command {
 	if name == "resume" {
 		flags = append(flags, waitFlags()...)
 	}
+	if name != "delete" {
+		flags = append(flags, serverFlag())
+	}
 	return &cli.Command{
 		Name: name, Usage: usage + " (NAME…, --match GLOB or -e REGEX)", ArgsUsage: "[NAME…]",
 		Flags: flags,
@@ -51,6 +54,9 @@ func actionCommand(name, usage, done string) *cli.Command {
 			s, err := open(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("server") {
+				return serverAction(s, name, crit)
 			}
 			var existing []string
 			if crit.ByPattern() {
