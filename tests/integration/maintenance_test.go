@@ -154,6 +154,18 @@ func wantConnectors(t *testing.T, w v1.MaintenanceWindow, want map[string][3]str
 	}
 }
 
+// closeWindow closes a window, checks its connectors as wantConnectors
+// does, and waits for each that still exists to show its state.
+func closeWindow(t *testing.T, c *harness.Cluster, id string, want map[string][3]string) {
+	t.Helper()
+	wantConnectors(t, window(t, c.Do("DELETE", "/sluice/maintenance/"+id, nil), 200), want)
+	for name, w := range want {
+		if w[2] != "" {
+			waitTarget(c, name, w[2])
+		}
+	}
+}
+
 // TestMaintenanceWindow opens a STOPPED window over RUNNING, PAUSED and
 // STOPPED connectors and closes it: each comes back to exactly its state.
 // During a second window, a connector resumed by hand is left RUNNING and
@@ -187,15 +199,11 @@ func TestMaintenanceWindow(t *testing.T) {
 		waitTarget(c, "other", "RUNNING")
 	})
 
-	closed := window(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 200)
-	wantConnectors(t, closed, map[string][3]string{
+	closeWindow(t, c, w.ID, map[string][3]string{
 		"orders-paused":  {"PAUSED", "restored", "PAUSED"},
 		"orders-run":     {"RUNNING", "restored", "RUNNING"},
 		"orders-stopped": {"STOPPED", "restored", "STOPPED"},
 	})
-	waitTarget(c, "orders-run", "RUNNING")
-	waitTarget(c, "orders-paused", "PAUSED")
-	waitTarget(c, "orders-stopped", "STOPPED")
 	wantJSON(t, c.Do("GET", "/sluice/maintenance", nil), 200, `{"windows":[]}`)
 	wantError(t, c.Do("GET", "/sluice/maintenance/"+w.ID, nil), 404, "Maintenance window "+w.ID+" not found")
 	wantError(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 404, "Maintenance window "+w.ID+" not found")
@@ -209,14 +217,11 @@ func TestMaintenanceWindow(t *testing.T) {
 		wantNoBody(t, c.Do("PUT", "/connectors/orders-run/resume", nil), 202)
 		wantNoBody(t, c.Do("DELETE", "/connectors/other", nil), 204)
 		waitTarget(c, "orders-run", "RUNNING")
-		closed := window(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 200)
-		wantConnectors(t, closed, map[string][3]string{
+		closeWindow(t, c, w.ID, map[string][3]string{
 			"orders-paused": {"PAUSED", "restored", "PAUSED"},
 			"orders-run":    {"RUNNING", "changed by hand", "RUNNING"},
 			"other":         {"RUNNING", "deleted", ""},
 		})
-		waitTarget(c, "orders-run", "RUNNING")
-		waitTarget(c, "orders-paused", "PAUSED")
 	})
 
 	t.Run("bad input", func(t *testing.T) {
@@ -236,38 +241,49 @@ func TestMaintenanceWindow(t *testing.T) {
 	})
 }
 
-// TestMaintenanceWindowSurvivesLeaderChange opens a window, moves the
-// leadership to another coordinator, and closes the window there: the new
-// leader read it from the fleet topic, and every connector gets exactly
-// its previous state back.
-func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
-	c := harness.Start(t, harness.Options{})
-	createInStates(c, map[string]string{"db-run": "RUNNING", "db-paused": "PAUSED", "db-stopped": "STOPPED"})
-	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "db-*", "state": "PAUSED"}), 201)
-	waitTarget(c, "db-run", "PAUSED")
-	waitTarget(c, "db-stopped", "STOPPED") // a PAUSED window leaves a STOPPED connector stopped
-
-	_, second := c.StartExtraCoordinator()
-	c.StopCoordinator()
-	c.URL = second
+// waitLeader waits until the coordinator at c.URL leads.
+func waitLeader(t *testing.T, c *harness.Cluster) {
+	t.Helper()
 	harness.Eventually(t, 60*time.Second, func() (bool, string) {
 		r := c.Do("GET", "/health", nil)
 		var h v1.Health
 		_ = json.Unmarshal(r.Body, &h)
 		return h.Role == "leader", r.String()
 	})
+}
+
+// TestMaintenanceWindowSurvivesLeaderChange opens a window, moves the
+// leadership to another coordinator, and closes the window there: the new
+// leader read it from the fleet topic, and every connector gets exactly
+// its previous state back.
+func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	createInStates(c, map[string]string{"db-run": "RUNNING", "db-paused": "PAUSED", "db-stopped": "STOPPED", "cache": "RUNNING"})
+	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "db-*", "state": "PAUSED"}), 201)
+	waitTarget(c, "db-run", "PAUSED")
+	waitTarget(c, "db-stopped", "STOPPED") // a PAUSED window leaves a STOPPED connector stopped
+
+	_, second := c.StartExtraCoordinator()
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		r := harness.Do(t, second, "GET", "/readyz", nil) // it knows the leader
+		return r.Status == http.StatusOK, r.String()
+	})
+	// Opened through the follower (forwarded to the leader), and shown by
+	// it at once.
+	other := window(t, harness.Do(t, second, "POST", "/sluice/maintenance", map[string]any{"names": []string{"cache"}, "state": "STOPPED"}), 201)
+	window(t, harness.Do(t, second, "GET", "/sluice/maintenance/"+other.ID, nil), 200)
+	c.StopCoordinator()
+	c.URL = second
+	waitLeader(t, c)
 	if got := window(t, c.Do("GET", "/sluice/maintenance/"+w.ID, nil), 200); len(got.Connectors) != 3 {
 		t.Fatalf("window on the new leader: %+v", got)
 	}
-	closed := window(t, c.Do("DELETE", "/sluice/maintenance/"+w.ID, nil), 200)
-	wantConnectors(t, closed, map[string][3]string{
+	closeWindow(t, c, w.ID, map[string][3]string{
 		"db-run":     {"RUNNING", "restored", "RUNNING"},
 		"db-paused":  {"PAUSED", "restored", "PAUSED"},
 		"db-stopped": {"STOPPED", "restored", "STOPPED"},
 	})
-	waitTarget(c, "db-run", "RUNNING")
-	waitTarget(c, "db-paused", "PAUSED")
-	waitTarget(c, "db-stopped", "STOPPED")
+	closeWindow(t, c, other.ID, map[string][3]string{"cache": {"RUNNING", "restored", "RUNNING"}})
 	wantJSON(t, c.Do("GET", "/sluice/maintenance", nil), 200, `{"windows":[]}`)
 }
 
@@ -321,4 +337,27 @@ func TestMaintenanceGrants(t *testing.T) {
 		t.Fatalf("window opened by otto: %+v", w)
 	}
 	waitTarget(c, "team-b-x", "RUNNING")
+}
+
+// TestMaintenanceWindowSurvivesRestart stops the only coordinator while a
+// window is open and starts it again: the window is read back from the
+// fleet topic and closes to the exact previous states.
+func TestMaintenanceWindowSurvivesRestart(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	createInStates(c, map[string]string{"kv-run": "RUNNING", "kv-paused": "PAUSED"})
+	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"kv-run", "kv-paused"}, "state": "STOPPED", "reason": "restart"}), 201)
+	waitTarget(c, "kv-run", "STOPPED")
+	c.StopCoordinator()
+	c.StartCoordinator()
+	waitLeader(t, c)
+	var list v1.MaintenanceList
+	c.Must(200, "GET", "/sluice/maintenance", nil).JSON(t, &list)
+	if len(list.Windows) != 1 || list.Windows[0].ID != w.ID || list.Windows[0].Reason != "restart" {
+		t.Fatalf("windows after a restart: %+v", list)
+	}
+	waitTarget(c, "kv-paused", "STOPPED")
+	closeWindow(t, c, w.ID, map[string][3]string{
+		"kv-run":    {"RUNNING", "restored", "RUNNING"},
+		"kv-paused": {"PAUSED", "restored", "PAUSED"},
+	})
 }

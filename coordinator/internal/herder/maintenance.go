@@ -155,6 +155,7 @@ func (h *Herder) checkNotInWindow(names []string) error {
 // MaintenanceWindows answers GET /sluice/maintenance: the open windows,
 // oldest first.
 func (h *Herder) MaintenanceWindows(ctx context.Context) (v1.MaintenanceList, error) {
+	h.catchUpFleet(ctx)
 	ws := h.fleet.State.Windows()
 	if ws == nil {
 		ws = []v1.MaintenanceWindow{}
@@ -164,12 +165,29 @@ func (h *Herder) MaintenanceWindows(ctx context.Context) (v1.MaintenanceList, er
 
 // MaintenanceWindow answers GET /sluice/maintenance/{id}.
 func (h *Herder) MaintenanceWindow(ctx context.Context, id string) (v1.MaintenanceWindow, error) {
+	h.catchUpFleet(ctx)
 	w, ok := h.fleet.State.Window(id)
 	if !ok {
 		return v1.MaintenanceWindow{}, windowNotFound(id)
 	}
 	return w, nil
 }
+
+// catchUpFleet makes a follower read the fleet topic to its end before it
+// answers, as the REST layer has it read the config topic: a window opened
+// through it a moment ago is then shown. The leader applied its own
+// writes already. A stale answer beats none, so a failure is ignored.
+func (h *Herder) catchUpFleet(ctx context.Context) {
+	if leading, _ := h.Leader(); leading {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+	defer cancel()
+	_ = h.fleet.ReadToEnd(ctx)
+}
+
+// catchUpTimeout bounds a follower's catching up before a read.
+const catchUpTimeout = 5 * time.Second
 
 // CloseMaintenance answers DELETE /sluice/maintenance/{id}: each connector
 // of the window gets its previous state back, unless it was deleted or its
