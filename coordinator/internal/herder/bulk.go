@@ -11,10 +11,10 @@ import (
 
 // The bulk lifecycle actions (POST /sluice/connectors/{action}).
 const (
-	BulkPause   = "pause"
-	BulkResume  = "resume"
-	BulkStop    = "stop"
-	BulkRestart = "restart"
+	bulkPause   = "pause"
+	bulkResume  = "resume"
+	bulkStop    = "stop"
+	bulkRestart = "restart"
 )
 
 // msgSelectorForm is the 400 of a selector that gives neither or both
@@ -56,12 +56,13 @@ func (h *Herder) selectConnectors(sel v1.Selector) ([]string, error) {
 	return out, nil
 }
 
-// BulkAction answers POST /sluice/connectors/{action}: action (BulkPause,
-// BulkResume, BulkStop or BulkRestart) on every connector sel selects, one
+// BulkAction answers POST /sluice/connectors/{action}: action (pause,
+// resume, stop or restart) on every connector sel selects, one
 // after the other, going on past failures. Each result is what the
 // single-connector endpoint answers: its status and, for an error, its
 // message. allow is the caller's grant check for one connector: a refused
-// connector is answered 403 with its message and left alone. A restart
+// connector is answered 403 with its message and left alone (nil allows
+// every connector). A restart
 // restarts the connector only (204), or with includeTasks or onlyFailed
 // its tasks too (202), as POST /connectors/{name}/restart does.
 func (h *Herder) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
@@ -76,7 +77,7 @@ func (h *Herder) BulkAction(ctx context.Context, action string, sel v1.Selector,
 	out := v1.BulkResults{Results: make([]v1.BulkResult, 0, len(names))}
 	for _, n := range names {
 		r := v1.BulkResult{Connector: n}
-		if err := allow(n); err != nil {
+		if err := checkGrant(allow, n); err != nil {
 			r.Status, r.Message = http.StatusForbidden, err.Error()
 		} else if r.Status, err = do(ctx, n); err != nil {
 			e := v1.AsError(err)
@@ -87,6 +88,14 @@ func (h *Herder) BulkAction(ctx context.Context, action string, sel v1.Selector,
 	return out, nil
 }
 
+// checkGrant is allow(connector), nil when allow is nil.
+func checkGrant(allow func(string) error, connector string) error {
+	if allow == nil {
+		return nil
+	}
+	return allow(connector)
+}
+
 // bulkActions are the single-connector calls behind each bulk action, each
 // returning the status its endpoint answers on success.
 func (h *Herder) bulkActions(includeTasks, onlyFailed bool) map[string]func(context.Context, string) (int, error) {
@@ -94,10 +103,10 @@ func (h *Herder) bulkActions(includeTasks, onlyFailed bool) map[string]func(cont
 		return func(ctx context.Context, name string) (int, error) { return code, call(ctx, name) }
 	}
 	return map[string]func(context.Context, string) (int, error){
-		BulkPause:  status(http.StatusAccepted, h.PauseConnector),
-		BulkResume: status(http.StatusAccepted, h.ResumeConnector),
-		BulkStop:   status(http.StatusNoContent, h.StopConnector),
-		BulkRestart: func(ctx context.Context, name string) (int, error) {
+		bulkPause:  status(http.StatusAccepted, h.PauseConnector),
+		bulkResume: status(http.StatusAccepted, h.ResumeConnector),
+		bulkStop:   status(http.StatusNoContent, h.StopConnector),
+		bulkRestart: func(ctx context.Context, name string) (int, error) {
 			st, err := h.RestartConnector(ctx, name, includeTasks, onlyFailed)
 			if st != nil {
 				return http.StatusAccepted, err

@@ -31,9 +31,9 @@ import (
 
 // The outcomes of a window's connectors when it closes.
 const (
-	OutcomeRestored      = "restored"
-	OutcomeChangedByHand = "changed by hand"
-	OutcomeDeleted       = "deleted"
+	outcomeRestored      = "restored"
+	outcomeChangedByHand = "changed by hand"
+	outcomeDeleted       = "deleted"
 )
 
 // maintenanceStates are the states a window may hold its connectors in,
@@ -55,7 +55,7 @@ func (h *Herder) OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest,
 		return v1.MaintenanceWindow{}, err
 	}
 	for _, n := range names {
-		if err := allow(n); err != nil {
+		if err := checkGrant(allow, n); err != nil {
 			return v1.MaintenanceWindow{}, v1.Errorf(v1.CodeForbidden, "%s", err.Error())
 		}
 	}
@@ -204,7 +204,7 @@ func (h *Herder) CloseMaintenance(ctx context.Context, id string, allow func(con
 		return v1.MaintenanceWindow{}, windowNotFound(id)
 	}
 	for _, mc := range w.Connectors {
-		if err := allow(mc.Name); err != nil {
+		if err := checkGrant(allow, mc.Name); err != nil {
 			return v1.MaintenanceWindow{}, v1.Errorf(v1.CodeForbidden, "%s", err.Error())
 		}
 	}
@@ -233,17 +233,17 @@ func (h *Herder) restoreConnector(ctx context.Context, state string, mc *v1.Main
 	c, ok := h.configs.State.Get(mc.Name)
 	switch {
 	case !ok:
-		mc.Outcome = OutcomeDeleted
+		mc.Outcome = outcomeDeleted
 		return nil
 	case restStates[c.TargetState] != held(mc.Previous, state):
-		mc.Outcome, mc.State = OutcomeChangedByHand, restStates[c.TargetState]
+		mc.Outcome, mc.State = outcomeChangedByHand, restStates[c.TargetState]
 		return nil
 	case mc.Previous != restStates[c.TargetState]:
 		if err := h.setRESTState(ctx, mc.Name, mc.Previous); err != nil {
 			return err
 		}
 	}
-	mc.Outcome, mc.State = OutcomeRestored, mc.Previous
+	mc.Outcome, mc.State = outcomeRestored, mc.Previous
 	return nil
 }
 
