@@ -87,8 +87,8 @@ func (h *Herder) OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest,
 			mc.Previous = prev
 		}
 	}
-	// Again, with each previous state as read under the connector's lock
-	// when it changed: a change between the first record and then counts.
+	// Again, with each previous state as read just before the connector
+	// changed: a change between the first record and then counts.
 	if err := h.putWindow(ctx, w); err != nil {
 		return v1.MaintenanceWindow{}, err
 	}
