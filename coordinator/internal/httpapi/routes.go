@@ -83,14 +83,6 @@ func routes() []route {
 		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel, admin},
 
 		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON, admin},
-		{"GET /sluice/connectors/{name}/lag", "connector_lag", makeConnectorLag, decodeName, encodeJSON, viewer},
-		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", makePreviewOffsets, decodePreview, encodeJSON, viewer},
-		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", makeResetOffsetsTo, decodeResetTo, encodeJSON, admin},
-		{"POST /sluice/connectors/{name}/offsets/restore", "restore_offsets", makeRestoreOffsets, decodeRestore, encodeJSON, admin},
-		{"GET /sluice/connectors/{name}/offsets/history", "offsets_history", makeOffsetsHistory, decodeHistory, encodeJSON, viewer},
-		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
-		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
-		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
 		{"POST /sluice/connectors/pause", "bulk_pause", makeBulkAction, decodeBulk("pause"), encodeJSON, operator},
 		{"POST /sluice/connectors/resume", "bulk_resume", makeBulkAction, decodeBulk("resume"), encodeJSON, operator},
 		{"POST /sluice/connectors/stop", "bulk_stop", makeBulkAction, decodeBulk("stop"), encodeJSON, operator},
@@ -99,5 +91,13 @@ func routes() []route {
 		{"GET /sluice/maintenance", "list_maintenance", makeListMaintenance, decodeListMaintenance, encodeJSON, viewer},
 		{"GET /sluice/maintenance/{id}", "get_maintenance", makeGetMaintenance, decodeWindow, encodeJSON, viewer},
 		{"DELETE /sluice/maintenance/{id}", "close_maintenance", makeCloseMaintenance, decodeWindow, encodeJSON, operator},
+		{"GET /sluice/connectors/{name}/lag", "connector_lag", makeConnectorLag, decodeName, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", makePreviewOffsets, decodePreview, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", makeResetOffsetsTo, decodeResetTo, encodeJSON, admin},
+		{"POST /sluice/connectors/{name}/offsets/restore", "restore_offsets", makeRestoreOffsets, decodeRestore, encodeJSON, admin},
+		{"GET /sluice/connectors/{name}/offsets/history", "offsets_history", makeOffsetsHistory, decodeHistory, encodeJSON, viewer},
+		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
+		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
 	}
 }
