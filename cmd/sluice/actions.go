@@ -56,7 +56,11 @@ func actionCommand(name, usage, done string) *cli.Command {
 				return err
 			}
 			if c.Bool("server") {
-				return serverAction(s, name, crit)
+				done, err := serverAction(s, name, crit)
+				if err != nil {
+					return err
+				}
+				return waitResumed(c, s, name, done)
 			}
 			var existing []string
 			if crit.ByPattern() {
@@ -89,10 +93,7 @@ func actionCommand(name, usage, done string) *cli.Command {
 			if failed > 0 {
 				return fmt.Errorf("%d of %d connectors failed", failed, len(names))
 			}
-			if name == "resume" && c.Bool("wait") {
-				return s.waitRunning(slices.Clone(names), c.Duration("timeout"))
-			}
-			return nil
+			return waitResumed(c, s, name, names)
 		},
 	}
 }
@@ -108,4 +109,12 @@ func resultRows(results []actionResult) *output.Rows {
 		t.Add(r.Connector, res)
 	}
 	return t
+}
+
+// waitResumed waits, for resume --wait, until the connectors resumed run.
+func waitResumed(c *cli.Context, s *session, action string, names []string) error {
+	if action != "resume" || !c.Bool("wait") {
+		return nil
+	}
+	return s.waitRunning(slices.Clone(names), c.Duration("timeout"))
 }

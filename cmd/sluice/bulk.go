@@ -23,10 +23,11 @@ func serverFlag() cli.Flag {
 }
 
 // serverAction is an action with --server: one bulk call, a line per
-// connector of its results, and an error when any failed.
-func serverAction(s *session, name string, crit selection.Criteria) error {
+// connector of its results, and an error when any failed. It returns the
+// connectors acted on, for resume's --wait.
+func serverAction(s *session, name string, crit selection.Criteria) ([]string, error) {
 	if crit.Regex != "" {
-		return usageError{errors.New("--server selects by names or --match, not -e")}
+		return nil, usageError{errors.New("--server selects by names or --match, not -e")}
 	}
 	path := "/sluice/connectors/" + name
 	if name == "restart" {
@@ -34,29 +35,29 @@ func serverAction(s *session, name string, crit selection.Criteria) error {
 	}
 	body, err := json.Marshal(v1.BulkRequest{Selector: v1.Selector{Names: crit.Names, Match: crit.Glob}})
 	if err != nil {
-		return fmt.Errorf("encode the selection: %w", err)
+		return nil, fmt.Errorf("encode the selection: %w", err)
 	}
 	data, _, err := s.do(http.MethodPost, path, body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var res v1.BulkResults
 	if err := json.Unmarshal(data, &res); err != nil {
-		return fmt.Errorf("read the results: %w", err)
+		return nil, fmt.Errorf("read the results: %w", err)
 	}
-	failed := 0
+	var done []string
 	t := output.NewRows("CONNECTOR", "STATUS", "MESSAGE")
 	for _, r := range res.Results {
-		if r.Status >= 300 {
-			failed++
+		if r.Status < 300 {
+			done = append(done, r.Connector)
 		}
 		t.Add(r.Connector, strconv.Itoa(r.Status), orDash(r.Message))
 	}
 	if err := s.print(res, func() *output.Rows { return t }); err != nil {
-		return err
+		return nil, err
 	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d connectors failed", failed, len(res.Results))
+	if failed := len(res.Results) - len(done); failed > 0 {
+		return done, fmt.Errorf("%d of %d connectors failed", failed, len(res.Results))
 	}
-	return nil
+	return done, nil
 }

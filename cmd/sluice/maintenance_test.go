@@ -66,8 +66,9 @@ func TestMaintenanceCLI(t *testing.T) {
 		t.Fatalf("pause --server: exit %d\n%s", code, out)
 	}
 	state("mw-a", "PAUSED")
-	if out := mustCLI(t, "resume", "--match", "mw-*", "--server", "--url", u); strings.Count(out, " 202 ") != 2 {
-		t.Fatalf("resume --server --match:\n%s", out)
+	if out := mustCLI(t, "resume", "--match", "mw-*", "--server", "--wait", "--timeout", "60s", "--url", u); strings.Count(out, " 202 ") != 2 {
+		t.Fatalf("resume --server --match --wait:\n%s", out)
 	}
+	state("mw-a", "RUNNING")
 	state("mw-b", "RUNNING")
 }
