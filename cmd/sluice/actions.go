@@ -40,6 +40,9 @@ func actionCommand(name, usage, done string) *cli.Command {
 	if name == "resume" {
 		flags = append(flags, waitFlags()...)
 	}
+	if name != "delete" {
+		flags = append(flags, serverFlag())
+	}
 	return &cli.Command{
 		Name: name, Usage: usage + " (NAME…, --match GLOB or -e REGEX)", ArgsUsage: "[NAME…]",
 		Flags: flags,
@@ -51,6 +54,13 @@ func actionCommand(name, usage, done string) *cli.Command {
 			s, err := open(c)
 			if err != nil {
 				return err
+			}
+			if c.Bool("server") {
+				done, err := serverAction(s, name, crit)
+				if err != nil {
+					return err
+				}
+				return waitResumed(c, s, name, done)
 			}
 			var existing []string
 			if crit.ByPattern() {
@@ -83,10 +93,7 @@ func actionCommand(name, usage, done string) *cli.Command {
 			if failed > 0 {
 				return fmt.Errorf("%d of %d connectors failed", failed, len(names))
 			}
-			if name == "resume" && c.Bool("wait") {
-				return s.waitRunning(slices.Clone(names), c.Duration("timeout"))
-			}
-			return nil
+			return waitResumed(c, s, name, names)
 		},
 	}
 }
@@ -102,4 +109,12 @@ func resultRows(results []actionResult) *output.Rows {
 		t.Add(r.Connector, res)
 	}
 	return t
+}
+
+// waitResumed waits, for resume --wait, until the connectors resumed run.
+func waitResumed(c *cli.Context, s *session, action string, names []string) error {
+	if action != "resume" || !c.Bool("wait") {
+		return nil
+	}
+	return s.waitRunning(slices.Clone(names), c.Duration("timeout"))
 }

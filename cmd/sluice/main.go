@@ -88,6 +88,7 @@ func newApp() *cli.App {
 			offsetsCommand(),
 			migrateCommand(),
 			auditCommand(),
+			maintenanceCommand(),
 			authCommand(),
 		},
 	}

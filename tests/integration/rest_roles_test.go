@@ -107,6 +107,16 @@ func TestRESTRolesOnCluster(t *testing.T) {
 		step{"GET", "/admin/loggers/root", nil, "viewer", 200, true, nil},
 		step{"PUT", "/admin/loggers/root", map[string]string{"level": "WARN"}, "admin", 200, true, nil},
 		step{"GET", "/sluice/audit", nil, "admin", 200, true, nil},
+		// The selector routes' roles; their grants per connector are
+		// TestMaintenanceGrants'.
+		step{"POST", "/sluice/connectors/pause", map[string]any{"match": "none-*"}, "operator", 400, true, nil},
+		step{"POST", "/sluice/connectors/resume", map[string]any{"match": "none-*"}, "operator", 400, true, nil},
+		step{"POST", "/sluice/connectors/stop", map[string]any{"match": "none-*"}, "operator", 400, true, nil},
+		step{"POST", "/sluice/connectors/restart", map[string]any{"match": "none-*"}, "operator", 400, true, nil},
+		step{"POST", "/sluice/maintenance", map[string]any{"match": "none-*", "state": "STOPPED"}, "operator", 400, true, nil},
+		step{"GET", "/sluice/maintenance", nil, "viewer", 200, true, nil},
+		step{"GET", "/sluice/maintenance/none", nil, "viewer", 404, true, nil},
+		step{"DELETE", "/sluice/maintenance/none", nil, "operator", 404, true, nil},
 	)
 	// Every write, refused or not, must leave its audit record naming its
 	// caller.

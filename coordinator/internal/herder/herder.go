@@ -117,6 +117,8 @@ type Herder struct {
 	term      atomic.Int64 // the current leadership term; 0 when not leading
 	clusterID string
 	locks     sync.Map // connector name → *sync.Mutex
+	// maintMu serialises opening and closing maintenance windows.
+	maintMu sync.Mutex
 
 	rpc *agentrpc.Client
 	// mu guards the agent registry and the placements together, so a plan

@@ -8,7 +8,6 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
-	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
 )
 
@@ -60,12 +59,8 @@ const markerTimeout = 30 * time.Second
 // beginHistory records a change about to be made to name's positions; an
 // error names the step.
 func (h *Herder) beginHistory(ctx context.Context, name, typ, group string, meta historyMeta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error) {
-	principal, ok := auth.PrincipalFrom(ctx)
-	if !ok || principal == "" {
-		principal = "anonymous"
-	}
 	e := v1.OffsetsHistoryEntry{Connector: name, Type: typ, Group: group, Operation: meta.operation, Detail: meta.detail,
-		Principal: principal, Reason: reqctx.Reason(ctx), Undoes: meta.undoes, FromEntry: meta.fromEntry, Changes: changes}
+		Principal: principalOf(ctx), Reason: reqctx.Reason(ctx), Undoes: meta.undoes, FromEntry: meta.fromEntry, Changes: changes}
 	if e.Changes == nil {
 		e.Changes = []v1.OffsetChange{}
 	}

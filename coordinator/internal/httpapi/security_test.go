@@ -60,6 +60,8 @@ var operatorOps = map[string]bool{
 	"create_connector": true, "put_connector_config": true, "patch_connector_config": true,
 	"restart_task": true, "stop_connector": true, "pause_connector": true, "resume_connector": true,
 	"restart_connector": true, "reset_connector_topics": true, "validate_config": true,
+	"bulk_pause": true, "bulk_resume": true, "bulk_stop": true, "bulk_restart": true,
+	"open_maintenance": true, "close_maintenance": true,
 }
 
 // adminReads are the GETs that only admins may make: the audit trail
@@ -98,6 +100,10 @@ func requestFor(rt route, conn string) (method, path, body string) {
 		body = `{"from":"x"}`
 	case "move_connector":
 		body = `{"to":"` + conn + `-2"}`
+	case "bulk_pause", "bulk_resume", "bulk_stop", "bulk_restart":
+		body = `{"names":["` + conn + `"]}`
+	case "open_maintenance":
+		body = `{"names":["` + conn + `"],"state":"STOPPED"}`
 	}
 	return method, path, body
 }

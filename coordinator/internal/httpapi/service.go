@@ -80,6 +80,21 @@ type Service interface {
 	// newest first.
 	AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error)
 
+	// BulkAction answers POST /sluice/connectors/{action}: action on each
+	// connector sel selects, each result what the single-connector
+	// endpoint answers; allow refuses a connector the caller's grants do
+	// not cover (its result is that 403).
+	BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error)
+	// OpenMaintenance answers POST /sluice/maintenance; allow as above,
+	// though a refused connector refuses the whole window.
+	OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest, allow func(connector string) error) (v1.MaintenanceWindow, error)
+	// MaintenanceWindows answers GET /sluice/maintenance.
+	MaintenanceWindows(ctx context.Context) (v1.MaintenanceList, error)
+	// MaintenanceWindow answers GET /sluice/maintenance/{id}.
+	MaintenanceWindow(ctx context.Context, id string) (v1.MaintenanceWindow, error)
+	// CloseMaintenance answers DELETE /sluice/maintenance/{id}.
+	CloseMaintenance(ctx context.Context, id string, allow func(connector string) error) (v1.MaintenanceWindow, error)
+
 	// Readiness answers GET /readyz: the coordinator's readiness, or a
 	// 503 *v1.Error saying why it is not ready.
 	Readiness(ctx context.Context) (v1.Readiness, error)

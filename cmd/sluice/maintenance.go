@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// maintenanceCommand opens, lists, shows and closes maintenance windows
+// through /sluice/maintenance.
+func maintenanceCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "maintenance",
+		Usage: "hold connectors STOPPED or PAUSED for a while and give each its state back after (maintenance windows)",
+		Subcommands: []*cli.Command{
+			{
+				Name: "open", Usage: "open a window: record each selected connector's state, then stop or pause it",
+				Flags: append(clientFlags(),
+					&cli.StringFlag{Name: "match", Usage: "the connectors whose names match this glob (path.Match: * ? [a-z])"},
+					&cli.StringFlag{Name: "names", Usage: "the connectors named, comma-separated"},
+					&cli.StringFlag{Name: "state", Usage: "STOPPED or PAUSED: the state the window holds them in", Required: true},
+					&cli.StringFlag{Name: "reason", Usage: "why, shown with the window"},
+				),
+				Action: openWindow,
+			},
+			{
+				Name: "list", Usage: "list the open windows",
+				Flags: clientFlags(),
+				Action: func(c *cli.Context) error {
+					s, err := open(c)
+					if err != nil {
+						return err
+					}
+					var list v1.MaintenanceList
+					if err := s.get("/sluice/maintenance", &list); err != nil {
+						return err
+					}
+					return s.print(list, func() *output.Rows { return windowRows(list.Windows) })
+				},
+			},
+			{
+				Name: "get", Usage: "show a window and its connectors' previous states", ArgsUsage: "ID",
+				Flags: clientFlags(),
+				Action: func(c *cli.Context) error {
+					return windowCall(c, http.MethodGet)
+				},
+			},
+			{
+				Name: "close", Usage: "close a window: give each connector its previous state back, unless changed by hand or deleted", ArgsUsage: "ID",
+				Flags: clientFlags(),
+				Action: func(c *cli.Context) error {
+					return windowCall(c, http.MethodDelete)
+				},
+			},
+		},
+	}
+}
+
+// openWindow is `sluice maintenance open`.
+func openWindow(c *cli.Context) error {
+	var req v1.MaintenanceRequest
+	req.Match, req.State, req.Reason = c.String("match"), strings.ToUpper(c.String("state")), c.String("reason")
+	if c.String("names") != "" {
+		req.Names = strings.Split(c.String("names"), ",")
+	}
+	if (len(req.Names) > 0) == (req.Match != "") {
+		return usageError{errors.New("select the connectors with --match GLOB or --names a,b: one of them")}
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encode the window: %w", err)
+	}
+	s, err := open(c)
+	if err != nil {
+		return err
+	}
+	data, _, err := s.do(http.MethodPost, "/sluice/maintenance", body)
+	if err != nil {
+		return err
+	}
+	return s.printWindow(data)
+}
+
+// windowCall is get or close of the window the argument names.
+func windowCall(c *cli.Context, method string) error {
+	if c.NArg() != 1 {
+		return usageError{errors.New("give the window's id (sluice maintenance list shows them)")}
+	}
+	s, err := open(c)
+	if err != nil {
+		return err
+	}
+	data, _, err := s.do(method, "/sluice/maintenance/"+url.PathEscape(c.Args().First()), nil)
+	if err != nil {
+		return err
+	}
+	return s.printWindow(data)
+}
+
+// printWindow prints a window answer: a line about the window, then its
+// connectors (with their outcomes once it closed).
+func (s *session) printWindow(data []byte) error {
+	var w v1.MaintenanceWindow
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("read the window: %w", err)
+	}
+	if s.format != output.Table {
+		return s.print(w, nil)
+	}
+	fmt.Fprintf(s.w, "window %s: %s since %s by %s", w.ID, w.State, w.OpenedAt.Local().Format(time.DateTime), w.Principal)
+	if w.Reason != "" {
+		fmt.Fprintf(s.w, " (%s)", w.Reason)
+	}
+	fmt.Fprintln(s.w)
+	closed := len(w.Connectors) > 0 && w.Connectors[0].Outcome != ""
+	t := output.NewRows("CONNECTOR", "PREVIOUS")
+	if closed {
+		t = output.NewRows("CONNECTOR", "PREVIOUS", "OUTCOME", "STATE")
+	}
+	for _, mc := range w.Connectors {
+		if closed {
+			t.Add(mc.Name, mc.Previous, mc.Outcome, orDash(mc.State))
+		} else {
+			t.Add(mc.Name, mc.Previous)
+		}
+	}
+	return t.Write(s.w)
+}
+
+// windowRows is the table of `sluice maintenance list`.
+func windowRows(ws []v1.MaintenanceWindow) *output.Rows {
+	t := output.NewRows("ID", "STATE", "CONNECTORS", "OPENED", "BY", "REASON")
+	for _, w := range ws {
+		t.Add(w.ID, w.State, strconv.Itoa(len(w.Connectors)), w.OpenedAt.Local().Format(time.DateTime), w.Principal, orDash(w.Reason))
+	}
+	return t
+}

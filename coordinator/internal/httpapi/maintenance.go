@@ -1,0 +1,180 @@
+package httpapi
+
+// Bulk lifecycle (POST /sluice/connectors/{pause|resume|stop|restart}) and
+// maintenance windows (/sluice/maintenance). Their selectors name many
+// connectors, so the routes are not connector-scoped: the caller's role is
+// checked before the body is read (requireRole), and its grants are
+// checked here, per connector, against what the selector resolved to. A
+// bulk action answers a refused connector as its own 403 result; a window
+// is refused whole (403 naming the connector), as it is one thing to open
+// or close.
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/go-kit/kit/endpoint"
+	kithttp "github.com/go-kit/kit/transport/http"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/auth"
+)
+
+// bulkRequest is a decoded POST /sluice/connectors/{action}.
+type bulkRequest struct {
+	action       string
+	sel          v1.Selector
+	includeTasks bool
+	onlyFailed   bool
+}
+
+// windowRequest names a maintenance window by its id.
+type windowRequest struct{ id string }
+
+// decodeBulk decodes the body of a bulk action; restart also takes the
+// query parameters of POST /connectors/{name}/restart, strictly.
+func decodeBulk(action string) kithttp.DecodeRequestFunc {
+	return func(_ context.Context, r *http.Request) (any, error) {
+		route := "POST /sluice/connectors/" + action
+		q := r.URL.Query()
+		req := bulkRequest{action: action}
+		var err error
+		if action == "restart" {
+			if err = onlyParams(q, route, "includeTasks", "onlyFailed"); err != nil {
+				return nil, err
+			}
+			if req.includeTasks, err = strictBool(q, "includeTasks"); err != nil {
+				return nil, err
+			}
+			if req.onlyFailed, err = strictBool(q, "onlyFailed"); err != nil {
+				return nil, err
+			}
+		} else if err = onlyParams(q, route); err != nil {
+			return nil, err
+		}
+		body, err := readJSON(r)
+		if err != nil {
+			return nil, err
+		}
+		if err := selectorFields(&req.sel, nil).bind("", body); err != nil {
+			return nil, err
+		}
+		return req, nil
+	}
+}
+
+// selectorFields are the members of a selector, and more.
+func selectorFields(sel *v1.Selector, more fieldSet) fieldSet {
+	fs := fieldSet{"names": stringList("names", &sel.Names), "match": stringField("match", &sel.Match)}
+	for k, v := range more {
+		fs[k] = v
+	}
+	return fs
+}
+
+func decodeOpenMaintenance(_ context.Context, r *http.Request) (any, error) {
+	if err := onlyParams(r.URL.Query(), "POST /sluice/maintenance"); err != nil {
+		return nil, err
+	}
+	body, err := readJSON(r)
+	if err != nil {
+		return nil, err
+	}
+	var req v1.MaintenanceRequest
+	err = selectorFields(&req.Selector, fieldSet{
+		"state":  stringField("state", &req.State),
+		"reason": stringField("reason", &req.Reason),
+	}).bind("", body)
+	if err != nil {
+		return nil, err
+	}
+	if req.State == "" {
+		return nil, badRequest("Give \"state\": STOPPED or PAUSED, the state the window holds its connectors in")
+	}
+	return req, nil
+}
+
+func decodeListMaintenance(_ context.Context, r *http.Request) (any, error) {
+	return nil, onlyParams(r.URL.Query(), "GET /sluice/maintenance")
+}
+
+func decodeWindow(_ context.Context, r *http.Request) (any, error) {
+	if err := onlyParams(r.URL.Query(), r.Method+" /sluice/maintenance/{id}"); err != nil {
+		return nil, err
+	}
+	return windowRequest{id: r.PathValue("id")}, nil
+}
+
+// grantCheck is the per-connector check of the caller's grants for role on
+// the request of ctx, as Service calls over a selector take it.
+func grantCheck(ctx context.Context, role auth.Role) func(string) error {
+	method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
+	path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
+	return func(connector string) error { return auth.CheckConnector(ctx, role, method, path, connector) }
+}
+
+func makeBulkAction(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		req := request.(bulkRequest)
+		return svc.BulkAction(ctx, req.action, req.sel, req.includeTasks, req.onlyFailed, grantCheck(ctx, operator))
+	}
+}
+
+func makeOpenMaintenance(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.OpenMaintenance(ctx, request.(v1.MaintenanceRequest), grantCheck(ctx, operator))
+	}
+}
+
+// makeListMaintenance lists the open windows whose every connector the
+// caller may see.
+func makeListMaintenance(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, _ any) (any, error) {
+		list, err := svc.MaintenanceWindows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		check := grantCheck(ctx, viewer)
+		out := v1.MaintenanceList{Windows: []v1.MaintenanceWindow{}}
+		for _, w := range list.Windows {
+			if windowAllowed(w, check) == nil {
+				out.Windows = append(out.Windows, w)
+			}
+		}
+		return out, nil
+	}
+}
+
+func makeGetMaintenance(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		w, err := svc.MaintenanceWindow(ctx, request.(windowRequest).id)
+		if err != nil {
+			return nil, err
+		}
+		if err := windowAllowed(w, grantCheck(ctx, viewer)); err != nil {
+			return nil, forbidden(err.Error())
+		}
+		return w, nil
+	}
+}
+
+func makeCloseMaintenance(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.CloseMaintenance(ctx, request.(windowRequest).id, grantCheck(ctx, operator))
+	}
+}
+
+// windowAllowed is the first refusal of check among w's connectors.
+func windowAllowed(w v1.MaintenanceWindow, check func(string) error) error {
+	for _, c := range w.Connectors {
+		if err := check(c.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeWindowCreated answers 201 with the window opened.
+func encodeWindowCreated(_ context.Context, w http.ResponseWriter, response any) error {
+	return writeJSON(w, http.StatusCreated, response)
+}
