@@ -123,6 +123,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	resolved := make(chan struct{})
 	go func() { defer close(resolved); h.resolvePending(ctx) }()
 	defer func() { <-resolved }()
+	defer h.startRollouts(ctx)()
 	h.log.Info("leading", "term", l.term)
 	h.reconcileLoop(ctx, m)
 	return nil

@@ -88,6 +88,10 @@ var auditOps = map[string]auditOp{
 	"restore_offsets":        {"offsets.restore", true},
 	"undo_offsets":           {"offsets.undo", true},
 	"move_connector":         {"connector.move", true},
+	"create_rollout":         {"rollout.create", false},
+	"pause_rollout":          {"rollout.pause", false},
+	"resume_rollout":         {"rollout.resume", false},
+	"abort_rollout":          {"rollout.abort", false},
 	"validate_config":        {"plugin.validate", false},
 	"set_logger_level":       {"logger.level", false},
 }

@@ -91,5 +91,12 @@ func routes() []route {
 		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
 		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
+
+		{"POST /sluice/rollouts", "create_rollout", makeCreateRollout, decodeRolloutRequest, encodeRolloutCreated, operator},
+		{"GET /sluice/rollouts", "list_rollouts", makeListRollouts, decodeNone, encodeJSON, viewer},
+		{"GET /sluice/rollouts/{id}", "get_rollout", makeRolloutAction(Service.Rollout), decodeRolloutID, encodeJSON, viewer},
+		{"PUT /sluice/rollouts/{id}/pause", "pause_rollout", makeRolloutAction(Service.PauseRollout), decodeRolloutID, encodeJSON, operator},
+		{"PUT /sluice/rollouts/{id}/resume", "resume_rollout", makeRolloutAction(Service.ResumeRollout), decodeRolloutID, encodeJSON, operator},
+		{"PUT /sluice/rollouts/{id}/abort", "abort_rollout", makeRolloutAction(Service.AbortRollout), decodeRolloutID, encodeJSON, operator},
 	}
 }

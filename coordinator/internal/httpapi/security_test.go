@@ -60,6 +60,7 @@ var operatorOps = map[string]bool{
 	"create_connector": true, "put_connector_config": true, "patch_connector_config": true,
 	"restart_task": true, "stop_connector": true, "pause_connector": true, "resume_connector": true,
 	"restart_connector": true, "reset_connector_topics": true, "validate_config": true,
+	"create_rollout": true, "pause_rollout": true, "resume_rollout": true, "abort_rollout": true,
 }
 
 // adminReads are the GETs that only admins may make: the audit trail
@@ -98,6 +99,8 @@ func requestFor(rt route, conn string) (method, path, body string) {
 		body = `{"from":"x"}`
 	case "move_connector":
 		body = `{"to":"` + conn + `-2"}`
+	case "create_rollout":
+		body = `{"match":"` + conn + `*","patch":{"k":"v"}}`
 	}
 	return method, path, body
 }
