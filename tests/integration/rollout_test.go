@@ -1,0 +1,346 @@
+package integration
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// rolloutWait bounds how long a test waits for a rollout to reach a state.
+const rolloutWait = 2 * time.Minute
+
+// createRollout posts a rollout and fails the test unless it is created.
+func createRollout(c *harness.Cluster, body map[string]any) v1.Rollout {
+	c.T.Helper()
+	var r v1.Rollout
+	c.Must(http.StatusCreated, "POST", "/sluice/rollouts", body).JSON(c.T, &r)
+	if r.ID == "" || r.State != v1.RolloutRunning {
+		c.T.Fatalf("created rollout %+v", r)
+	}
+	return r
+}
+
+// getRollout reads a rollout.
+func getRollout(c *harness.Cluster, id string) v1.Rollout {
+	c.T.Helper()
+	var r v1.Rollout
+	c.Must(http.StatusOK, "GET", "/sluice/rollouts/"+id, nil).JSON(c.T, &r)
+	return r
+}
+
+// waitRollout waits until a rollout is in state and returns it.
+func waitRollout(c *harness.Cluster, id, state string) v1.Rollout {
+	c.T.Helper()
+	var r v1.Rollout
+	harness.Eventually(c.T, rolloutWait, func() (bool, string) {
+		r = getRollout(c, id)
+		return r.State == state, fmt.Sprintf("rollout %s at batch %d: %s", r.State, r.Batch, batchStates(r))
+	})
+	return r
+}
+
+// batchStates is each batch's state, for messages.
+func batchStates(r v1.Rollout) string {
+	var out []string
+	for _, b := range r.Batches {
+		out = append(out, fmt.Sprintf("%s(%d)", b.State, len(b.Connectors)))
+	}
+	return strings.Join(out, " ") + " " + r.Error
+}
+
+// connectorConfig is a connector's config as GET …/config answers it.
+func connectorConfig(c *harness.Cluster, name string) map[string]string {
+	c.T.Helper()
+	var cfg map[string]string
+	c.Must(http.StatusOK, "GET", "/connectors/"+name+"/config", nil).JSON(c.T, &cfg)
+	return cfg
+}
+
+// configWrites counts the config records written for a connector's config
+// (its create and each change), from the config topic itself.
+func configWrites(c *harness.Cluster, names ...string) map[string]int {
+	c.T.Helper()
+	out := map[string]int{}
+	for _, r := range c.ReadTopic(c.Prefix + "-configs") {
+		if n, ok := strings.CutPrefix(string(r.Key), "connector-"); ok && r.Value != nil {
+			out[n]++
+		}
+	}
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			out[n] = 0
+		}
+	}
+	return out
+}
+
+// TestRolloutRollsBackFailedBatch is issue 17's rollout test: 60
+// connectors, a patch that validates everywhere but makes the tasks of
+// batch 2 fail (its connectors are file sinks, and the patch points their
+// file into a directory that does not exist; the generators of the other
+// batches ignore the key), on_failure rollback: the rollout stops after
+// batch 2, batches 1 and 2 have exactly their previous configs, the later
+// batch and a connector outside the match are untouched.
+func TestRolloutRollsBackFailedBatch(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 2})
+	topic, in := c.Name("gen"), c.Name("sink-in")
+	c.Produce(in, "one")
+	dir := t.TempDir()
+	var names []string
+	for i := range 60 {
+		name := c.Name(fmt.Sprintf("ro-%02d", i))
+		cfg := generatorCfg(topic, "rate", "5")
+		if i >= 1 && i <= 10 {
+			cfg = fileSinkCfg(filepath.Join(dir, name+".txt"), in)
+		}
+		mustCreate(c, name, cfg, "")
+		names = append(names, name)
+	}
+	outside := c.Name("other")
+	mustCreate(c, outside, generatorCfg(topic, "rate", "5"), "")
+	before := map[string]map[string]string{}
+	for _, n := range append(names, outside) {
+		c.WaitState(n, "RUNNING", 1, "RUNNING")
+		before[n] = connectorConfig(c, n)
+	}
+
+	r := createRollout(c, map[string]any{
+		"match":      c.Name("ro-*"),
+		"patch":      map[string]any{"file": filepath.Join(dir, "missing", "out.txt"), "rollout.tag": "v2"},
+		"batches":    []any{1, 10, "rest"},
+		"health":     map[string]any{"running_for": "1s", "max_failed_tasks": 0},
+		"on_failure": "rollback",
+	})
+	if len(r.Batches) != 3 || len(r.Batches[0].Connectors) != 1 || len(r.Batches[1].Connectors) != 10 || len(r.Batches[2].Connectors) != 49 {
+		t.Fatalf("batches: %s", batchStates(r))
+	}
+	if got := r.Batches[1].Connectors[0]; got.Name != names[1] || !maps.Equal(got.Before, before[names[1]]) || got.After["rollout.tag"] != "v2" {
+		t.Fatalf("batch 2's first connector: %+v", got)
+	}
+	r = waitRollout(c, r.ID, v1.RolloutRolledBack)
+	t.Logf("rolled back: %s", r.Error)
+	if r.Batches[0].State != v1.BatchRolledBack || r.Batches[1].State != v1.BatchRolledBack || r.Batches[2].State != v1.BatchPending {
+		t.Fatalf("batch states: %s", batchStates(r))
+	}
+	if r.Batch != 1 || !strings.Contains(r.Error, "batch 2 of 3 failed its health gate") || !strings.Contains(r.Error, "FAILED") {
+		t.Fatalf("rollout at batch %d, error %q", r.Batch, r.Error)
+	}
+	for _, rc := range append(r.Batches[0].Connectors, r.Batches[1].Connectors...) {
+		if rc.State != v1.BatchRolledBack || !rc.WasRunning {
+			t.Errorf("%s: state %q, was_running %v", rc.Name, rc.State, rc.WasRunning)
+		}
+	}
+	writes := configWrites(c, append(names, outside)...)
+	for i, n := range append(names, outside) {
+		if got := connectorConfig(c, n); !maps.Equal(got, before[n]) {
+			t.Errorf("%s: config %v, want it as before %v", n, got, before[n])
+		}
+		want := 1 // created only
+		if i <= 10 {
+			want = 3 // created, patched, rolled back
+		}
+		if writes[n] != want {
+			t.Errorf("%s: %d config writes, want %d", n, writes[n], want)
+		}
+	}
+	for _, n := range names[1:11] {
+		c.WaitState(n, "RUNNING", 1, "RUNNING") // back at its old file
+	}
+}
+
+// TestRolloutPauseResumeAbort runs a rollout end to end through a pause and
+// a resume, refuses an overlapping rollout while it is in progress, and
+// aborts a second one, which leaves what it applied.
+func TestRolloutPauseResumeAbort(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 2})
+	topic := c.Name("gen")
+	var names []string
+	for i := range 6 {
+		n := c.Name(fmt.Sprintf("pr-%d", i))
+		mustCreate(c, n, generatorCfg(topic, "rate", "5"), "")
+		names = append(names, n)
+	}
+	paused := c.Name("pr-paused")
+	mustCreate(c, paused, generatorCfg(topic, "rate", "5"), "PAUSED")
+	outside := c.Name("other")
+	mustCreate(c, outside, generatorCfg(topic, "rate", "5"), "")
+	for _, n := range append(names, outside) {
+		c.WaitState(n, "RUNNING", 1, "RUNNING")
+	}
+	outsideBefore := connectorConfig(c, outside)
+
+	r := createRollout(c, map[string]any{
+		"match":   c.Name("pr-*"),
+		"patch":   map[string]any{"rate": "7"},
+		"batches": []any{1, "50%"},
+		"health":  map[string]any{"running_for": "1s"},
+	})
+	if r.Request.OnFailure != "pause" || r.Request.Health.RunningFor != "1s" || len(r.Batches) != 3 {
+		t.Fatalf("created %+v: %s", r.Request, batchStates(r))
+	}
+	var p v1.Rollout
+	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+r.ID+"/pause", nil).JSON(t, &p)
+	if p.State != v1.RolloutPaused {
+		t.Fatalf("pause answered %s", p.State)
+	}
+	wantError(t, c.Do("PUT", "/sluice/rollouts/"+r.ID+"/pause", nil), http.StatusConflict,
+		"Rollout "+r.ID+" is paused: only a running rollout can be paused")
+	wantError(t, c.Do("POST", "/sluice/rollouts", map[string]any{"names": []string{names[5]}, "patch": map[string]any{"rate": "8"}}),
+		http.StatusConflict, "Connector "+names[5]+" is already in rollout "+r.ID+" (paused): wait for it to end or abort it")
+	held := getRollout(c, r.ID)
+	time.Sleep(1500 * time.Millisecond)
+	if now := getRollout(c, r.ID); now.State != v1.RolloutPaused || now.Batch != held.Batch || now.Batches[now.Batch].State != held.Batches[held.Batch].State {
+		t.Fatalf("a paused rollout moved: %s, then %s", batchStates(held), batchStates(now))
+	}
+	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+r.ID+"/resume", nil)
+	r = waitRollout(c, r.ID, v1.RolloutDone)
+	for _, b := range r.Batches {
+		if b.State != v1.BatchDone {
+			t.Fatalf("batch states %s", batchStates(r))
+		}
+		for _, rc := range b.Connectors {
+			if rc.State != "applied" || rc.WasRunning != (rc.Name != paused) {
+				t.Errorf("%s: state %q, was_running %v", rc.Name, rc.State, rc.WasRunning)
+			}
+		}
+	}
+	for _, n := range append(names, paused) {
+		if got := connectorConfig(c, n); got["rate"] != "7" {
+			t.Errorf("%s: rate %q after the rollout", n, got["rate"])
+		}
+	}
+	if st, _ := c.Status(paused); st.Connector.State != "PAUSED" {
+		t.Errorf("the paused connector is %s after the rollout, want it PAUSED still", st.Connector.State)
+	}
+	if got := connectorConfig(c, outside); !maps.Equal(got, outsideBefore) {
+		t.Errorf("connector outside the match changed: %v", got)
+	}
+
+	// Aborted: it stops at once, and keeps what it applied.
+	a := createRollout(c, map[string]any{"names": names, "patch": map[string]any{"rate": "9"}, "batches": []any{1}, "health": map[string]any{"running_for": "1m"}})
+	harness.Eventually(t, rolloutWait, func() (bool, string) {
+		a = getRollout(c, a.ID)
+		return a.Batches[0].State == v1.BatchVerifying, batchStates(a)
+	})
+	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+a.ID+"/abort", nil)
+	wantError(t, c.Do("PUT", "/sluice/rollouts/"+a.ID+"/resume", nil), http.StatusConflict,
+		"Rollout "+a.ID+" is aborted: only a paused rollout can be resumed")
+	time.Sleep(1500 * time.Millisecond)
+	a = getRollout(c, a.ID)
+	if a.State != v1.RolloutAborted || a.Batches[1].State != v1.BatchPending {
+		t.Fatalf("aborted rollout: %s %s", a.State, batchStates(a))
+	}
+	if got := connectorConfig(c, names[0]); got["rate"] != "9" {
+		t.Errorf("the aborted rollout's applied connector has rate %q, want 9 kept", got["rate"])
+	}
+	if got := connectorConfig(c, names[1]); got["rate"] != "7" {
+		t.Errorf("a connector of the aborted rollout's later batch has rate %q, want 7 untouched", got["rate"])
+	}
+	var list v1.RolloutList
+	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
+	if len(list.Rollouts) != 2 || list.Rollouts[0].ID != r.ID || list.Rollouts[1].ID != a.ID {
+		t.Fatalf("list: %+v", list)
+	}
+	wantError(t, c.Do("GET", "/sluice/rollouts/nope", nil), http.StatusNotFound, "Rollout nope not found")
+}
+
+// TestRolloutResumesAfterLeaderChange stops the leader mid-rollout: the
+// next leader carries on from the batch the fleet topic records, and no
+// connector's config is written twice.
+func TestRolloutResumesAfterLeaderChange(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 2})
+	topic := c.Name("gen")
+	var names []string
+	for i := range 8 {
+		n := c.Name(fmt.Sprintf("lc-%d", i))
+		mustCreate(c, n, generatorCfg(topic, "rate", "5"), "")
+		names = append(names, n)
+	}
+	for _, n := range names {
+		c.WaitState(n, "RUNNING", 1, "RUNNING")
+	}
+	r := createRollout(c, map[string]any{
+		"match": c.Name("lc-*"), "patch": map[string]any{"rollout.tag": "v2"},
+		"batches": []any{2, 2, 2}, "health": map[string]any{"running_for": "2s"},
+	})
+	harness.Eventually(t, rolloutWait, func() (bool, string) {
+		r = getRollout(c, r.ID)
+		return r.Batch >= 1, batchStates(r)
+	})
+	c.StopCoordinator()
+	c.StartCoordinator()
+	r = waitRollout(c, r.ID, v1.RolloutDone)
+	if len(r.Batches) != 4 {
+		t.Fatalf("batches %s", batchStates(r))
+	}
+	writes := configWrites(c, names...)
+	for _, n := range names {
+		if got := connectorConfig(c, n); got["rollout.tag"] != "v2" {
+			t.Errorf("%s: config %v", n, got)
+		}
+		if writes[n] != 2 {
+			t.Errorf("%s: %d config writes, want 2 (created, patched once)", n, writes[n])
+		}
+	}
+}
+
+// TestRolloutBadInput checks the 400s, 404s and 409s of POST
+// /sluice/rollouts: nothing is recorded or applied for any of them.
+func TestRolloutBadInput(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	topic := c.Name("gen")
+	a, b := c.Name("bad-a"), c.Name("bad-b")
+	mustCreate(c, a, generatorCfg(topic), "")
+	mustCreate(c, b, generatorCfg(topic), "")
+	ok := map[string]any{"rate": "7"}
+	for _, tt := range []struct {
+		name   string
+		body   map[string]any
+		status int
+		msg    string
+	}{
+		{"empty match", map[string]any{"match": "", "patch": ok}, 400, `Give the connectors as "names" (a non-empty list) or "match" (a non-empty glob)`},
+		{"both selectors", map[string]any{"match": "x*", "names": []string{a}, "patch": ok}, 400, `Give either "names" or "match", not both`},
+		{"match of nothing", map[string]any{"match": c.Name("none-*"), "patch": ok}, 400, "The match '" + c.Name("none-*") + "' matches no connector"},
+		{"bad glob", map[string]any{"match": "[", "patch": ok}, 400, "Invalid match '[': syntax error in pattern"},
+		{"unknown name", map[string]any{"names": []string{c.Name("ghost")}, "patch": ok}, 404, "Connector " + c.Name("ghost") + " not found"},
+		{"bad batch", map[string]any{"names": []string{a}, "patch": ok, "batches": []any{"ten"}}, 400,
+			`Invalid batch "ten": give a number of connectors (1 or more), a share such as "25%", or "rest"`},
+		{"bad running_for", map[string]any{"names": []string{a}, "patch": ok, "health": map[string]any{"running_for": "soon"}}, 400,
+			"Invalid health.running_for 'soon': give a duration such as 30s or 2m"},
+		{"bad on_failure", map[string]any{"names": []string{a}, "patch": ok, "on_failure": "retry"}, 400, "Invalid on_failure 'retry': must be pause or rollback"},
+		{"unknown field", map[string]any{"names": []string{a}, "patch": ok, "dry_run": true}, 400, `Unrecognized field "dry_run"`},
+		{"empty patch", map[string]any{"names": []string{a}, "patch": map[string]any{}}, 400, "The patch is empty: give the config keys to set (or null to remove)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := c.Do("POST", "/sluice/rollouts", tt.body)
+			if !strings.HasPrefix(tt.msg, "Unrecognized") {
+				wantError(t, r, tt.status, tt.msg)
+			} else if r.Status != tt.status || !strings.Contains(r.Message(), tt.msg) {
+				t.Fatalf("got %s, want %d %q", r, tt.status, tt.msg)
+			}
+		})
+	}
+	// A patch both connectors refuse: each is listed with its errors.
+	r := c.Do("POST", "/sluice/rollouts", map[string]any{"match": c.Name("bad-*"), "patch": map[string]any{"rate": "0"}})
+	msg := r.Message()
+	if r.Status != 400 || !strings.HasPrefix(msg, "The patch leaves 2 of the 2 matched connectors with an invalid config; nothing was applied:\n") ||
+		!strings.Contains(msg, "\n"+a+": ") || !strings.Contains(msg, "\n"+b+": ") || !strings.Contains(msg, "rate") {
+		t.Fatalf("invalid patch: %s", r)
+	}
+	var list v1.RolloutList
+	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
+	if len(list.Rollouts) != 0 {
+		t.Fatalf("a refused rollout was recorded: %+v", list)
+	}
+	if w := configWrites(c, a, b); w[a] != 1 || w[b] != 1 {
+		t.Fatalf("config writes %v: a refused rollout wrote", w)
+	}
+}
