@@ -89,6 +89,7 @@ func newApp() *cli.App {
 			migrateCommand(),
 			auditCommand(),
 			authCommand(),
+			rolloutCommand(),
 		},
 	}
 	app.OnUsageError = onUsageError
