@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -343,4 +344,46 @@ func TestRolloutBadInput(t *testing.T) {
 	if w := configWrites(c, a, b); w[a] != 1 || w[b] != 1 {
 		t.Fatalf("config writes %v: a refused rollout wrote", w)
 	}
+}
+
+// TestRolloutGrants checks that an operator limited to some connectors
+// cannot reach others through a rollout's selector: the rollout is refused
+// with a 403 naming the connector it may not change, and nothing is
+// recorded; over its own connectors it may roll out and abort, and it may
+// not abort another operator's rollout of connectors it cannot change.
+func TestRolloutGrants(t *testing.T) {
+	authFile := writeFile(t, t.TempDir(), "auth.yaml", []byte(fmt.Sprintf(`principals:
+  - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
+  - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
+`, bcryptOf(t, "t"), bcryptOf(t, "o"))))
+	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	tom, otto := basicAuth("tom", "t"), basicAuth("otto", "o")
+	c.Headers = otto
+	topic := c.Name("gen")
+	mine, theirs := "team-a-"+c.Name("g"), "team-b-"+c.Name("g")
+	mustCreate(c, mine, generatorCfg(topic), "")
+	mustCreate(c, theirs, generatorCfg(topic), "")
+	body := map[string]any{"match": "team-*", "patch": map[string]any{"rate": "7"}, "health": map[string]any{"running_for": "1m"}}
+	wantError(t, harness.DoWith(t, c.URL, "POST", "/sluice/rollouts", body, tom...), http.StatusForbidden,
+		"User tom may not POST /sluice/rollouts: the role operator for connector "+theirs+" is needed, and tom has operator for connectors team-a-*")
+	var list v1.RolloutList
+	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
+	if len(list.Rollouts) != 0 {
+		t.Fatalf("a refused rollout was recorded: %+v", list)
+	}
+	var r v1.Rollout
+	r1 := harness.DoWith(t, c.URL, "POST", "/sluice/rollouts", map[string]any{"names": []string{mine}, "patch": map[string]any{"rate": "7"}}, tom...)
+	if r1.Status != http.StatusCreated {
+		t.Fatalf("tom's rollout of his own connector: %s", r1)
+	}
+	r1.JSON(t, &r)
+	if r.Principal != "tom" {
+		t.Errorf("principal %q", r.Principal)
+	}
+	if a := harness.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+r.ID+"/abort", nil, tom...); a.Status != http.StatusOK {
+		t.Fatalf("tom aborts his rollout: %s", a)
+	}
+	o := createRollout(c, map[string]any{"names": []string{theirs}, "patch": map[string]any{"rate": "7"}, "health": map[string]any{"running_for": "1m"}})
+	wantError(t, harness.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+o.ID+"/abort", nil, tom...), http.StatusForbidden,
+		"User tom may not PUT /sluice/rollouts/"+o.ID+": the role operator for connector "+theirs+" is needed, and tom has operator for connectors team-a-*")
 }

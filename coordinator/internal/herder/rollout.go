@@ -178,6 +178,9 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 	if err != nil {
 		return v1.Rollout{}, err
 	}
+	if err := checkRolloutGrants(ctx, "POST", "/sluice/rollouts", names); err != nil {
+		return v1.Rollout{}, err
+	}
 	sizes, err := rolloutBatchSizes(req.Batches, len(names))
 	if err != nil {
 		return v1.Rollout{}, err
@@ -235,6 +238,19 @@ func (h *Herder) checkRolloutOverlap(names []string) error {
 					return v1.Errorf(v1.CodeConflict, "Connector %s is already in rollout %s (%s): wait for it to end or abort it", c.Name, r.ID, r.State)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkRolloutGrants refuses a caller whose grants do not cover every
+// connector of a rollout as an operator: the route's role is checked for
+// any connector, and a grant limited to some connectors must not reach
+// others through a selector. (The controller acts without a caller.)
+func checkRolloutGrants(ctx context.Context, method, urlPath string, names []string) error {
+	for _, n := range names {
+		if err := auth.CheckConnector(ctx, auth.RoleOperator, method, urlPath, n); err != nil {
+			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
 		}
 	}
 	return nil
@@ -340,6 +356,15 @@ func (h *Herder) changeRollout(ctx context.Context, id string, change func(*v1.R
 	r, ok := h.fleet.State.Rollout(id)
 	if !ok {
 		return v1.Rollout{}, rolloutNotFound(id)
+	}
+	var names []string
+	for _, b := range r.Batches {
+		for _, c := range b.Connectors {
+			names = append(names, c.Name)
+		}
+	}
+	if err := checkRolloutGrants(ctx, "PUT", "/sluice/rollouts/"+id, names); err != nil {
+		return v1.Rollout{}, err
 	}
 	r = cloneRollout(r)
 	if err := change(&r); err != nil {
