@@ -69,11 +69,7 @@ func rolloutCommand() *cli.Command {
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "watch", Usage: "follow its progress until it ends"},
 					&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch polls"}},
 				Action: func(c *cli.Context) error {
-					id, err := rolloutArg(c)
-					if err != nil {
-						return err
-					}
-					s, err := open(c)
+					s, id, err := rolloutArg(c)
 					if err != nil {
 						return err
 					}
@@ -97,11 +93,7 @@ func rolloutCommand() *cli.Command {
 // rolloutAction is a subcommand PUTting /sluice/rollouts/ID/<name>.
 func rolloutAction(name, usage string) *cli.Command {
 	return &cli.Command{Name: name, Usage: usage, ArgsUsage: "ID", Action: func(c *cli.Context) error {
-		id, err := rolloutArg(c)
-		if err != nil {
-			return err
-		}
-		s, err := open(c)
+		s, id, err := rolloutArg(c)
 		if err != nil {
 			return err
 		}
@@ -113,12 +105,14 @@ func rolloutAction(name, usage string) *cli.Command {
 	}}
 }
 
-// rolloutArg is the one argument, a rollout's id.
-func rolloutArg(c *cli.Context) (string, error) {
+// rolloutArg opens the session of a command whose one argument is a
+// rollout's id, and returns the id.
+func rolloutArg(c *cli.Context) (*session, string, error) {
 	if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
-		return "", usageError{fmt.Errorf("%s takes one rollout id (sluice rollout list shows them)", c.Command.Name)}
+		return nil, "", usageError{fmt.Errorf("%s takes one rollout id (sluice rollout list shows them)", c.Command.Name)}
 	}
-	return c.Args().First(), nil
+	s, err := open(c)
+	return s, c.Args().First(), err
 }
 
 func rolloutPath(id, suffix string) string { return "/sluice/rollouts/" + url.PathEscape(id) + suffix }

@@ -82,6 +82,18 @@ func configWrites(c *harness.Cluster, names ...string) map[string]int {
 	return out
 }
 
+// createGenerators creates n slow generators named <prefix>-<i>.
+func createGenerators(c *harness.Cluster, topic, prefix string, n int) []string {
+	c.T.Helper()
+	var names []string
+	for i := range n {
+		name := c.Name(fmt.Sprintf("%s-%d", prefix, i))
+		mustCreate(c, name, generatorCfg(topic, "rate", "5"), "")
+		names = append(names, name)
+	}
+	return names
+}
+
 // TestRolloutRollsBackFailedBatch is issue 17's rollout test: 60
 // connectors, a patch that validates everywhere but makes the tasks of
 // batch 2 fail (its connectors are file sinks, and the patch points their
@@ -162,12 +174,7 @@ func TestRolloutRollsBackFailedBatch(t *testing.T) {
 func TestRolloutPauseResumeAbort(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 2})
 	topic := c.Name("gen")
-	var names []string
-	for i := range 6 {
-		n := c.Name(fmt.Sprintf("pr-%d", i))
-		mustCreate(c, n, generatorCfg(topic, "rate", "5"), "")
-		names = append(names, n)
-	}
+	names := createGenerators(c, topic, "pr", 6)
 	paused := c.Name("pr-paused")
 	mustCreate(c, paused, generatorCfg(topic, "rate", "5"), "PAUSED")
 	outside := c.Name("other")
@@ -258,12 +265,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 2})
 	topic := c.Name("gen")
-	var names []string
-	for i := range 8 {
-		n := c.Name(fmt.Sprintf("lc-%d", i))
-		mustCreate(c, n, generatorCfg(topic, "rate", "5"), "")
-		names = append(names, n)
-	}
+	names := createGenerators(c, topic, "lc", 8)
 	for _, n := range names {
 		c.WaitState(n, "RUNNING", 1, "RUNNING")
 	}
