@@ -3,8 +3,9 @@ package herder
 // The rollout controller runs on the leader only (started from lead) and
 // drives every rollout in progress, one step at a time:
 //
-//	batch pending ─► applying (start generation recorded) ─► each connector:
-//	  was_running noted, after written unless already there, applied
+//	batch pending ─► applying (start generation, each connector's
+//	  was_running recorded) ─► each connector: after written unless
+//	  already there, applied
 //	  ─► verifying ─► healthy for running_for ─► done ─► next batch
 //	                 └► unhealthy (a FAILED task beyond the limit, or the
 //	                    bound passes) ─► failed: pause, or roll back
@@ -86,7 +87,13 @@ func (h *Herder) stepRollout(ctx context.Context, id string) error {
 			if r.State != v1.RolloutRunning || b.State != v1.BatchPending {
 				return errStale
 			}
+			// Whether each connector runs is taken once, as the batch
+			// starts: a leader taking over mid-batch must not see a
+			// connector restarting with its new config as not running.
 			b.State, b.StartGeneration = v1.BatchApplying, h.currentGeneration()
+			for i := range b.Connectors {
+				b.Connectors[i].WasRunning = h.connectorRunning(b.Connectors[i].Name)
+			}
 			return nil
 		})
 		return ignoreStale(err)
@@ -146,7 +153,7 @@ func (h *Herder) applyBatch(ctx context.Context, id string) error {
 			return ignoreStale(err)
 		}
 		c := b.Connectors[i]
-		st, wasRunning, err := h.applyConnector(ctx, &c, r.Request.Patch)
+		st, err := h.applyConnector(ctx, &c, r.Request.Patch)
 		if err != nil {
 			return err
 		}
@@ -156,7 +163,7 @@ func (h *Herder) applyBatch(ctx context.Context, id string) error {
 				return errStale
 			}
 			rc := &r.Batches[batch].Connectors[i]
-			rc.State, rc.WasRunning, rc.Before, rc.After = st, wasRunning, c.Before, c.After
+			rc.State, rc.Before, rc.After = st, c.Before, c.After
 			return nil
 		}); err != nil {
 			return ignoreStale(err)
@@ -169,30 +176,36 @@ func (h *Herder) applyBatch(ctx context.Context, id string) error {
 // config was changed by hand since the rollout was made gets the patch
 // merged into its config as it is now, and that is what a rollback
 // restores (c's Before and After are updated).
-func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, patch map[string]*string) (state string, wasRunning bool, err error) {
+func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, patch map[string]*string) (state string, err error) {
 	unlock := h.lock(c.Name)
 	defer unlock()
 	cur, ok := h.configs.State.Get(c.Name)
 	if !ok {
-		return "skipped", false, nil
+		return "skipped", nil
 	}
-	st, _ := h.statuses.State.Connector(c.Name)
-	wasRunning = cur.TargetState == records.TargetStarted && st.State == v1.StateRunning
 	if maps.Equal(cur.Config, c.After) {
 		// Written already, by a leader that stopped before it recorded it.
-		return "applied", wasRunning, nil
+		return "applied", nil
 	}
 	if !maps.Equal(cur.Config, c.Before) {
 		c.Before = cur.Config
 		c.After = mergePatch(c.Name, cur.Config, patch)
 		if err := h.validateConfig(c.After); err != nil {
-			return "failed: " + describeConnector(c.Name, "its config changed since the rollout was made, and the patch no longer validates", err), wasRunning, nil
+			return "failed: " + describeConnector(c.Name, "its config changed since the rollout was made, and the patch no longer validates", err), nil
 		}
 	}
 	if _, _, err := h.writeConfigLocked(ctx, c.Name, c.After); err != nil {
-		return "", false, fmt.Errorf("write the config of %s: %w", c.Name, err)
+		return "", fmt.Errorf("write the config of %s: %w", c.Name, err)
 	}
-	return "applied", wasRunning, nil
+	return "applied", nil
+}
+
+// connectorRunning reports whether a connector is meant to run and its
+// status says it does.
+func (h *Herder) connectorRunning(name string) bool {
+	c, ok := h.configs.State.Get(name)
+	st, _ := h.statuses.State.Connector(name)
+	return ok && c.TargetState == records.TargetStarted && st.State == v1.StateRunning
 }
 
 // graceFresh is how long past running_for a batch verifies before a task
