@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -273,9 +274,13 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 		"match": c.Name("lc-*"), "patch": map[string]any{"rollout.tag": "v2"},
 		"batches": []any{2, 2, 2}, "health": map[string]any{"running_for": "2s"},
 	})
+	// A leader that wrote a connector's config and stopped before it
+	// recorded it: the next finds the config at its after and writes it
+	// no more.
+	c.Must(http.StatusOK, "PATCH", "/connectors/"+names[7]+"/config", map[string]any{"rollout.tag": "v2"})
 	harness.Eventually(t, rolloutWait, func() (bool, string) {
 		r = getRollout(c, r.ID)
-		return r.Batch >= 1, batchStates(r)
+		return r.Batch >= 1 && r.Batch < 3 && r.Batches[r.Batch].State == v1.BatchVerifying, batchStates(r)
 	})
 	c.StopCoordinator()
 	c.StartCoordinator()
@@ -289,7 +294,10 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 			t.Errorf("%s: config %v", n, got)
 		}
 		if writes[n] != 2 {
-			t.Errorf("%s: %d config writes, want 2 (created, patched once)", n, writes[n])
+			t.Errorf("%s: %d config writes, want 2 (created, patched once, by the rollout or by hand)", n, writes[n])
+		}
+		if rc := r.Batches[3].Connectors[1]; rc.Name != names[7] || rc.State != "applied" {
+			t.Errorf("the connector patched by hand: %+v", rc)
 		}
 	}
 }
@@ -388,4 +396,47 @@ func TestRolloutGrants(t *testing.T) {
 	o := createRollout(c, map[string]any{"names": []string{theirs}, "patch": map[string]any{"rate": "7"}, "health": map[string]any{"running_for": "1m"}})
 	wantError(t, harness.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+o.ID+"/abort", nil, tom...), http.StatusForbidden,
 		"User tom may not PUT /sluice/rollouts/"+o.ID+": the role operator for connector "+theirs+" is needed, and tom has operator for connectors team-a-*")
+}
+
+// TestRolloutPausesOnFailure: with on_failure pause, a batch that fails its
+// gate pauses the rollout and stays applied, later batches untouched; once
+// the cause is fixed (the directory made, the task restarted), resume
+// verifies the batch again and the rollout goes on to done.
+func TestRolloutPausesOnFailure(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	topic, in := c.Name("gen"), c.Name("sink-in")
+	c.Produce(in, "one")
+	dir := t.TempDir()
+	gen0, sink, gen2 := c.Name("pf-0"), c.Name("pf-1"), c.Name("pf-2")
+	mustCreate(c, gen0, generatorCfg(topic, "rate", "5"), "")
+	mustCreate(c, sink, fileSinkCfg(filepath.Join(dir, "out.txt"), in), "")
+	mustCreate(c, gen2, generatorCfg(topic, "rate", "5"), "")
+	for _, n := range []string{gen0, sink, gen2} {
+		c.WaitState(n, "RUNNING", 1, "RUNNING")
+	}
+	before2 := connectorConfig(c, gen2)
+	later := filepath.Join(dir, "later", "out.txt")
+	r := createRollout(c, map[string]any{"match": c.Name("pf-*"), "patch": map[string]any{"file": later},
+		"batches": []any{1, 1}, "health": map[string]any{"running_for": "1s"}})
+	r = waitRollout(c, r.ID, v1.RolloutPaused)
+	if r.Batch != 1 || r.Batches[0].State != v1.BatchDone || r.Batches[1].State != v1.BatchFailed || r.Batches[2].State != v1.BatchPending ||
+		!strings.HasPrefix(r.Error, "batch 2 of 3 failed its health gate: 1 task(s) FAILED") {
+		t.Fatalf("paused rollout: %s", batchStates(r))
+	}
+	if got := connectorConfig(c, sink); got["file"] != later {
+		t.Fatalf("the failed batch's connector has file %q, want it left applied", got["file"])
+	}
+	if got := connectorConfig(c, gen2); !maps.Equal(got, before2) {
+		t.Fatalf("a later batch's connector changed: %v", got)
+	}
+	if err := os.Mkdir(filepath.Dir(later), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.Must(http.StatusAccepted, "POST", "/connectors/"+sink+"/restart?includeTasks=true&onlyFailed=true", nil)
+	c.WaitState(sink, "RUNNING", 1, "RUNNING")
+	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+r.ID+"/resume", nil)
+	r = waitRollout(c, r.ID, v1.RolloutDone)
+	if r.Error != "" || connectorConfig(c, gen2)["file"] != later {
+		t.Fatalf("resumed rollout: %s", batchStates(r))
+	}
 }
