@@ -232,8 +232,27 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 		t.Errorf("connector outside the match changed: %v", got)
 	}
 
-	// Aborted: it stops at once, and keeps what it applied.
-	a := createRollout(c, map[string]any{"names": names, "patch": map[string]any{"rate": "9"}, "batches": []any{1}, "health": map[string]any{"running_for": "1m"}})
+	// Aborted: it stops at once, and keeps what it applied. It is made
+	// through a follower, which forwards it to the leader, and which shows
+	// it as the leader does.
+	_, follower := c.StartExtraCoordinator()
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		r := harness.Do(t, follower, "GET", "/readyz", nil)
+		return r.Status == http.StatusOK, r.String()
+	})
+	var a v1.Rollout
+	fr := harness.Do(t, follower, "POST", "/sluice/rollouts",
+		map[string]any{"names": names, "patch": map[string]any{"rate": "9"}, "batches": []any{1}, "health": map[string]any{"running_for": "1m"}})
+	if fr.Status != http.StatusCreated {
+		t.Fatalf("create through a follower: %s", fr)
+	}
+	fr.JSON(t, &a)
+	harness.Eventually(t, rolloutWait, func() (bool, string) {
+		var seen v1.Rollout
+		got := harness.Do(t, follower, "GET", "/sluice/rollouts/"+a.ID, nil)
+		got.JSON(t, &seen)
+		return got.Status == http.StatusOK && seen.Batches[0].State != v1.BatchPending, got.String()
+	})
 	harness.Eventually(t, rolloutWait, func() (bool, string) {
 		a = getRollout(c, a.ID)
 		return a.Batches[0].State == v1.BatchVerifying, batchStates(a)

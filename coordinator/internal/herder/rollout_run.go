@@ -193,6 +193,9 @@ func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, pat
 		if err := h.validateConfig(c.After); err != nil {
 			return "failed: " + describeConnector(c.Name, "its config changed since the rollout was made, and the patch no longer validates", err), nil
 		}
+		if maps.Equal(cur.Config, c.After) {
+			return "applied", nil // the patch is in its config already
+		}
 	}
 	if _, _, err := h.writeConfigLocked(ctx, c.Name, c.After); err != nil {
 		return "", fmt.Errorf("write the config of %s: %w", c.Name, err)
