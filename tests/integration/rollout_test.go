@@ -459,3 +459,26 @@ func TestRolloutPausesOnFailure(t *testing.T) {
 		t.Fatalf("resumed rollout: %s", batchStates(r))
 	}
 }
+
+// TestRolloutMaxFailedTasks: a batch with one FAILED task passes a gate
+// that allows one, once its other tasks have run for running_for.
+func TestRolloutMaxFailedTasks(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	topic, in := c.Name("gen"), c.Name("sink-in")
+	c.Produce(in, "one")
+	dir := t.TempDir()
+	sink, gen := c.Name("mf-0"), c.Name("mf-1")
+	mustCreate(c, sink, fileSinkCfg(filepath.Join(dir, "out.txt"), in), "")
+	mustCreate(c, gen, generatorCfg(topic, "rate", "5"), "")
+	c.WaitState(sink, "RUNNING", 1, "RUNNING")
+	c.WaitState(gen, "RUNNING", 1, "RUNNING")
+	r := createRollout(c, map[string]any{"match": c.Name("mf-*"), "patch": map[string]any{"file": filepath.Join(dir, "missing", "out.txt")},
+		"health": map[string]any{"running_for": "1s", "max_failed_tasks": 1}})
+	r = waitRollout(c, r.ID, v1.RolloutDone)
+	if len(r.Batches) != 1 || r.Batches[0].State != v1.BatchDone {
+		t.Fatalf("rollout: %s", batchStates(r))
+	}
+	if st, _ := c.Status(sink); len(st.Tasks) != 1 || st.Tasks[0].State != "FAILED" {
+		t.Fatalf("the sink's status %+v, want its task FAILED", st)
+	}
+}
