@@ -236,6 +236,13 @@ type RolloutBatch struct {
 	// HealthySince is when the batch was first seen healthy while it
 	// verifies.
 	HealthySince time.Time `json:"healthy_since,omitzero"`
+	// VerifyingSince is when the batch started verifying (again, after a
+	// resume): its verification is bounded from then.
+	VerifyingSince time.Time `json:"verifying_since,omitzero"`
+	// StartGeneration is the highest task generation the cluster had
+	// issued when the batch started applying: only tasks started after it
+	// (a higher generation) show the patched config's health.
+	StartGeneration int64 `json:"start_generation,omitempty"`
 }
 
 // RolloutConnector is one connector of a batch: its config before and

@@ -90,6 +90,7 @@ func newApp() *cli.App {
 			auditCommand(),
 			maintenanceCommand(),
 			authCommand(),
+			rolloutCommand(),
 		},
 	}
 	app.OnUsageError = onUsageError

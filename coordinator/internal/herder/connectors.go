@@ -205,19 +205,9 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 	if !ok {
 		return v1.ConnectorInfo{}, notFound(name)
 	}
-	merged := maps.Clone(c.Config)
-	for k, v := range patch {
-		if v == nil {
-			delete(merged, k)
-		} else {
-			merged[k] = *v
-		}
-	}
 	// Kafka Connect 4.4 does not check a patched name against the URL's (a
 	// PUT does): the merged config is validated and written as it is.
-	if _, ok := merged["name"]; !ok {
-		merged["name"] = name
-	}
+	merged := mergePatch(name, c.Config, patch)
 	if err := h.validateConfig(merged); err != nil {
 		return v1.ConnectorInfo{}, err
 	}

@@ -126,6 +126,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	fleetDone := make(chan struct{})
 	go func() { defer close(fleetDone); h.fleetLoop(ctx) }()
 	defer func() { <-fleetDone }()
+	defer h.startRollouts(ctx)()
 	h.log.Info("leading", "term", l.term)
 	h.reconcileLoop(ctx, m)
 	return nil

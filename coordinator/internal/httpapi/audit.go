@@ -98,6 +98,10 @@ var auditOps = map[string]auditOp{
 	"uncordon_agent":         {"agent.uncordon", false},
 	"drain_agent":            {"agent.drain", false},
 	"rebalance":              {"fleet.rebalance", false},
+	"create_rollout":         {"rollout.create", false},
+	"pause_rollout":          {"rollout.pause", false},
+	"resume_rollout":         {"rollout.resume", false},
+	"abort_rollout":          {"rollout.abort", false},
 	"validate_config":        {"plugin.validate", false},
 	"set_logger_level":       {"logger.level", false},
 }

@@ -62,6 +62,7 @@ var operatorOps = map[string]bool{
 	"restart_connector": true, "reset_connector_topics": true, "validate_config": true,
 	"bulk_pause": true, "bulk_resume": true, "bulk_stop": true, "bulk_restart": true,
 	"open_maintenance": true, "close_maintenance": true,
+	"create_rollout": true, "pause_rollout": true, "resume_rollout": true, "abort_rollout": true,
 }
 
 // adminReads are the GETs that only admins may make: the audit trail
@@ -104,6 +105,8 @@ func requestFor(rt route, conn string) (method, path, body string) {
 		body = `{"names":["` + conn + `"]}`
 	case "open_maintenance":
 		body = `{"names":["` + conn + `"],"state":"STOPPED"}`
+	case "create_rollout":
+		body = `{"match":"` + conn + `*","patch":{"k":"v"}}`
 	}
 	return method, path, body
 }

@@ -132,6 +132,18 @@ type Service interface {
 	// and RebalanceStatus GET /sluice/rebalance.
 	Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error)
 	RebalanceStatus(ctx context.Context) (v1.Rebalance, error)
+	// CreateRollout answers POST /sluice/rollouts; req is as decoded, its
+	// selector, batches, health and on_failure not yet checked.
+	CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.Rollout, error)
+	// Rollouts answers GET /sluice/rollouts.
+	Rollouts(ctx context.Context) (v1.RolloutList, error)
+	// Rollout answers GET /sluice/rollouts/{id}.
+	Rollout(ctx context.Context, id string) (v1.Rollout, error)
+	// PauseRollout, ResumeRollout and AbortRollout answer PUT
+	// /sluice/rollouts/{id}/pause, …/resume and …/abort.
+	PauseRollout(ctx context.Context, id string) (v1.Rollout, error)
+	ResumeRollout(ctx context.Context, id string) (v1.Rollout, error)
+	AbortRollout(ctx context.Context, id string) (v1.Rollout, error)
 	// Metrics answers GET /metrics: every metric of the process's
 	// registry.
 	Metrics(ctx context.Context) ([]*dto.MetricFamily, error)

@@ -1,0 +1,193 @@
+package main
+
+// sluice rollout: health-gated config rollouts through /sluice/rollouts
+// (docs/operations-rollouts.part.md).
+
+import (
+	"fmt"
+	stdmaps "maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+)
+
+// rolloutCommand is sluice rollout create|list|get|pause|resume|abort.
+func rolloutCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "rollout",
+		Usage: "roll a config patch out to many connectors, batch by batch behind a health gate",
+		Flags: clientFlags(),
+		Subcommands: []*cli.Command{
+			{
+				Name: "create", Usage: "start a rollout from a JSON file (match or names, patch, batches, health, on_failure)",
+				Flags: []cli.Flag{
+					fileFlag(),
+					&cli.BoolFlag{Name: "watch", Usage: "follow its progress until it ends (done, paused, rolled back, aborted)"},
+					&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch polls"},
+				},
+				Action: func(c *cli.Context) error {
+					body, err := readBody(c.String("file"))
+					if err != nil {
+						return err
+					}
+					s, err := open(c)
+					if err != nil {
+						return err
+					}
+					var r v1.Rollout
+					if err := s.post("/sluice/rollouts", body, &r); err != nil {
+						return err
+					}
+					if !c.Bool("watch") {
+						return s.printRollout(r)
+					}
+					fmt.Fprintf(s.w, "rollout %s: %d connectors in %d batches\n", r.ID, rolloutSize(r), len(r.Batches))
+					return s.watchRollout(r.ID, c.Duration("interval"))
+				},
+			},
+			{Name: "list", Usage: "list the rollouts, oldest first", Action: func(c *cli.Context) error {
+				s, err := open(c)
+				if err != nil {
+					return err
+				}
+				var list v1.RolloutList
+				if err := s.get("/sluice/rollouts", &list); err != nil {
+					return err
+				}
+				return s.print(list, func() *output.Rows { return rolloutRows(list.Rollouts) })
+			}},
+			{
+				Name: "get", Usage: "show a rollout's progress: each batch and connector", ArgsUsage: "ID",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "watch", Usage: "follow its progress until it ends"},
+					&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch polls"}},
+				Action: func(c *cli.Context) error {
+					s, id, err := rolloutArg(c)
+					if err != nil {
+						return err
+					}
+					if c.Bool("watch") {
+						return s.watchRollout(id, c.Duration("interval"))
+					}
+					var r v1.Rollout
+					if err := s.get(rolloutPath(id, ""), &r); err != nil {
+						return err
+					}
+					return s.printRollout(r)
+				},
+			},
+			rolloutAction("pause", "pause a running rollout before its next connector"),
+			rolloutAction("resume", "resume a paused rollout where it stopped (a failed batch is verified again)"),
+			rolloutAction("abort", "stop a rollout for good, leaving what it applied"),
+		},
+	}
+}
+
+// rolloutAction is a subcommand PUTting /sluice/rollouts/ID/<name>.
+func rolloutAction(name, usage string) *cli.Command {
+	return &cli.Command{Name: name, Usage: usage, ArgsUsage: "ID", Action: func(c *cli.Context) error {
+		s, id, err := rolloutArg(c)
+		if err != nil {
+			return err
+		}
+		var r v1.Rollout
+		if err := s.put(rolloutPath(id, "/"+name), &r); err != nil {
+			return err
+		}
+		return s.printRollout(r)
+	}}
+}
+
+// rolloutArg opens the session of a command whose one argument is a
+// rollout's id, and returns the id.
+func rolloutArg(c *cli.Context) (*session, string, error) {
+	if c.NArg() != 1 || strings.TrimSpace(c.Args().First()) == "" {
+		return nil, "", usageError{fmt.Errorf("%s takes one rollout id (sluice rollout list shows them)", c.Command.Name)}
+	}
+	s, err := open(c)
+	return s, c.Args().First(), err
+}
+
+func rolloutPath(id, suffix string) string { return "/sluice/rollouts/" + url.PathEscape(id) + suffix }
+
+// post sends a POST with body and decodes the answer into v.
+func (s *session) post(path string, body []byte, v any) error {
+	return s.send(http.MethodPost, path, body, v)
+}
+
+// put sends a PUT without a body and decodes the answer into v.
+func (s *session) put(path string, v any) error { return s.send(http.MethodPut, path, nil, v) }
+
+func (s *session) send(method, path string, body []byte, v any) error {
+	data, _, err := s.do(method, path, body)
+	if err != nil {
+		return err
+	}
+	if err := decodeNumbers(data, v); err != nil {
+		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// printRollout prints one rollout: as a table, a line about it and a row
+// per connector.
+func (s *session) printRollout(r v1.Rollout) error {
+	if s.format == output.Table {
+		fmt.Fprintf(s.w, "rollout %s: %s, batch %s, on failure %s, healthy for %s with at most %d task(s) FAILED\n",
+			r.ID, r.State, batchPosition(r), r.Request.OnFailure, r.Request.Health.RunningFor, r.Request.Health.MaxFailedTasks)
+		if r.Error != "" {
+			fmt.Fprintf(s.w, "error: %s\n", r.Error)
+		}
+	}
+	return s.print(r, func() *output.Rows {
+		rows := output.NewRows("BATCH", "BATCH STATE", "CONNECTOR", "STATE", "WAS RUNNING", "CHANGE")
+		for i, b := range r.Batches {
+			for _, c := range b.Connectors {
+				rows.Add(strconv.Itoa(i+1), b.State, c.Name, c.State, strconv.FormatBool(c.WasRunning), rolloutChange(c))
+			}
+		}
+		return rows
+	})
+}
+
+// rolloutRows is the table of sluice rollout list.
+func rolloutRows(list []v1.Rollout) *output.Rows {
+	rows := output.NewRows("ID", "STATE", "BATCH", "CONNECTORS", "PATCH", "PRINCIPAL", "CREATED")
+	for _, r := range list {
+		keys := slices.Sorted(stdmaps.Keys(r.Request.Patch))
+		rows.Add(r.ID, r.State, batchPosition(r), strconv.Itoa(rolloutSize(r)), strings.Join(keys, ","), r.Principal,
+			r.CreatedAt.Local().Format(time.DateTime))
+	}
+	return rows
+}
+
+// batchPosition is "2/4": the batch in progress (or the last, once all are
+// done) of how many.
+func batchPosition(r v1.Rollout) string {
+	return fmt.Sprintf("%d/%d", min(r.Batch+1, len(r.Batches)), len(r.Batches))
+}
+
+func rolloutSize(r v1.Rollout) int {
+	n := 0
+	for _, b := range r.Batches {
+		n += len(b.Connectors)
+	}
+	return n
+}
+
+// rolloutChange is the keys a connector's patch adds (+), changes (~) and
+// removes (-).
+func rolloutChange(c v1.RolloutConnector) string {
+	var keys []string
+	for _, k := range configDiff(c.Before, c.After) {
+		keys = append(keys, k.mark()+k.Key)
+	}
+	return strings.Join(keys, " ")
+}

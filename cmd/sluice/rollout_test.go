@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// TestRolloutCLI rolls a patch out to two file sources with `sluice
+// rollout create --watch` (not a terminal: one progress line per change),
+// then lists and shows it, and checks the commands' refusals.
+func TestRolloutCLI(t *testing.T) {
+	cl := startCluster(t)
+	u := cl.URL
+	dir := t.TempDir()
+	writeFile(t, cl.WorkDir, "in.txt", "a\n")
+	for _, n := range []string{"ro-a", "ro-b"} {
+		writeFile(t, dir, n+".json", `{"name":"`+n+`","config":{"connector.class":"FileStreamSource","file":"in.txt","topic":"`+n+`"}}`)
+		mustCLI(t, "connectors", "create", "-f", dir+"/"+n+".json", "--wait", "--url", u)
+	}
+	spec := writeFile(t, dir, "rollout.json", `{"match":"ro-*","patch":{"batch.size":"10"},"batches":[1],"health":{"running_for":"1s"}}`)
+	out := mustCLI(t, "rollout", "create", "-f", spec, "--watch", "--interval", "200ms", "--url", u)
+	id := regexp.MustCompile(`^rollout (\S+): 2 connectors in 2 batches\n`).FindStringSubmatch(out)
+	if id == nil || !strings.Contains(out, "batch 1/2 [##########] 1/1 verifying\n") || !strings.Contains(out, "batch 2/2 [##########] 1/1 done\n") ||
+		!strings.HasSuffix(out, "rollout "+id[1]+" done\n") {
+		t.Fatalf("create --watch:\n%s", out)
+	}
+	if strings.Count(out, "batch 1/2 [##########] 1/1 done\n") != 1 {
+		t.Fatalf("an unchanged line was printed again:\n%s", out)
+	}
+	list := mustCLI(t, "rollout", "list", "--url", u)
+	if !regexp.MustCompile(`(?m)^ID\s+STATE\s+BATCH\s+CONNECTORS\s+PATCH\s+PRINCIPAL\s+CREATED\n` + regexp.QuoteMeta(id[1]) + `\s+done\s+2/2\s+2\s+batch.size\s+anonymous\s`).MatchString(list) {
+		t.Fatalf("list:\n%s", list)
+	}
+	get := mustCLI(t, "rollout", "get", id[1], "--url", u)
+	if !strings.HasPrefix(get, "rollout "+id[1]+": done, batch 2/2, on failure pause, healthy for 1s with at most 0 task(s) FAILED\n") ||
+		!regexp.MustCompile(`(?m)^1\s+done\s+ro-a\s+applied\s+true\s+\+batch.size$`).MatchString(get) {
+		t.Fatalf("get:\n%s", get)
+	}
+	var r v1.Rollout
+	if err := json.Unmarshal([]byte(mustCLI(t, "rollout", "get", id[1], "-o", "json", "--url", u)), &r); err != nil || r.ID != id[1] || r.Batches[1].Connectors[0].After["batch.size"] != "10" {
+		t.Fatalf("get -o json: %+v, %v", r, err)
+	}
+	_, errOut, code := runCLI(t, "rollout", "abort", id[1], "--url", u)
+	if code != exitRefused || errOut != "sluice: 409: Rollout "+id[1]+" is done already\n" {
+		t.Fatalf("abort of a done rollout: exit %d, %s", code, errOut)
+	}
+	if _, _, code := runCLI(t, "rollout", "pause", "--url", u); code != exitUsage {
+		t.Fatalf("pause without an id: exit %d", code)
+	}
+	bad := writeFile(t, dir, "bad.json", `{"match":"","patch":{"k":"v"}}`)
+	_, errOut, code = runCLI(t, "rollout", "create", "-f", bad, "--url", u)
+	if code != exitRefused || !strings.Contains(errOut, `400: Give the connectors as "names" (a non-empty list) or "match" (a non-empty glob)`) {
+		t.Fatalf("an empty match: exit %d, %s", code, errOut)
+	}
+}
+
+// TestRolloutLines checks the progress line of each batch, and that a
+// terminal's redraw goes back up over the lines drawn before.
+func TestRolloutLines(t *testing.T) {
+	conns := func(done, pending int) []v1.RolloutConnector {
+		var out []v1.RolloutConnector
+		for range done {
+			out = append(out, v1.RolloutConnector{State: "applied"})
+		}
+		for range pending {
+			out = append(out, v1.RolloutConnector{State: v1.BatchPending})
+		}
+		return out
+	}
+	r := v1.Rollout{Batches: []v1.RolloutBatch{
+		{State: v1.BatchDone, Connectors: conns(1, 0)},
+		{State: v1.BatchVerifying, Connectors: conns(5, 5)},
+		{State: v1.BatchPending, Connectors: conns(0, 3)},
+	}}
+	want := []string{
+		"batch 1/3 [##########] 1/1 done",
+		"batch 2/3 [#####.....] 5/10 verifying",
+		"batch 3/3 [..........] 0/3 pending",
+	}
+	if got := rolloutLines(r); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lines:\n%s", strings.Join(got, "\n"))
+	}
+	var b strings.Builder
+	redraw(&b, want, want[:1])
+	if b.String() != "\033[3A\r"+want[0]+"\033[K\n" {
+		t.Fatalf("redraw %q", b.String())
+	}
+}

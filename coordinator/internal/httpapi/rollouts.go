@@ -1,0 +1,119 @@
+package httpapi
+
+// Health-gated config rollouts, under /sluice/rollouts
+// (docs/operations-rollouts.part.md). The request body is bound as
+// strictly as Kafka Connect's (decode.go): an unknown field is a 400
+// naming it.
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+
+	"github.com/go-kit/kit/endpoint"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// rolloutIDRequest names one rollout.
+type rolloutIDRequest struct{ id string }
+
+// decodeRolloutRequest binds POST /sluice/rollouts's body.
+func decodeRolloutRequest(_ context.Context, r *http.Request) (any, error) {
+	if err := onlyParams(r.URL.Query(), "POST /sluice/rollouts"); err != nil {
+		return nil, err
+	}
+	body, err := readJSON(r)
+	if err != nil {
+		return nil, err
+	}
+	var req v1.RolloutRequest
+	err = fieldSet{
+		"names": stringList("names", &req.Names),
+		"match": stringField("match", &req.Match),
+		"patch": func(v any) error {
+			if _, ok := v.(jsonObject); !ok {
+				return errWrongType("patch", "object")
+			}
+			m, err := patchMap(v)
+			req.Patch = m
+			return err
+		},
+		"batches": func(v any) error {
+			specs, err := batchSpecs(v)
+			req.Batches = specs
+			return err
+		},
+		"health": func(v any) error {
+			return fieldSet{
+				"running_for": stringField("health.running_for", &req.Health.RunningFor),
+				"max_failed_tasks": func(v any) error {
+					n, err := integer("health.max_failed_tasks", v, math.MinInt32, math.MaxInt32)
+					req.Health.MaxFailedTasks = int(n)
+					return err
+				},
+			}.bind("health", v)
+		},
+		"on_failure": stringField("on_failure", &req.OnFailure),
+	}.bind("", body)
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// batchSpecs binds "batches": an array of numbers and strings, kept as
+// their JSON for the herder, which knows what each means.
+func batchSpecs(v any) ([]json.RawMessage, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, errWrongType("batches", "an array of numbers and strings")
+	}
+	out := make([]json.RawMessage, 0, len(arr))
+	for _, el := range arr {
+		switch t := el.(type) {
+		case json.Number:
+			out = append(out, json.RawMessage(t.String()))
+		case string:
+			b, _ := json.Marshal(t)
+			out = append(out, b)
+		default:
+			return nil, errWrongType("batches", "an array of numbers and strings")
+		}
+	}
+	return out, nil
+}
+
+func decodeRolloutID(_ context.Context, r *http.Request) (any, error) {
+	if err := onlyParams(r.URL.Query(), r.Method+" /sluice/rollouts/{id}"); err != nil {
+		return nil, err
+	}
+	return rolloutIDRequest{id: r.PathValue("id")}, nil
+}
+
+func makeCreateRollout(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		return svc.CreateRollout(ctx, request.(v1.RolloutRequest))
+	}
+}
+
+func makeListRollouts(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, _ any) (any, error) { return svc.Rollouts(ctx) }
+}
+
+// makeRolloutAction is an endpoint calling one of the Service's calls on a
+// rollout by id.
+func makeRolloutAction(call func(Service, context.Context, string) (v1.Rollout, error)) func(Service) endpoint.Endpoint {
+	return func(svc Service) endpoint.Endpoint {
+		return func(ctx context.Context, request any) (any, error) {
+			return call(svc, ctx, request.(rolloutIDRequest).id)
+		}
+	}
+}
+
+func encodeRolloutCreated(_ context.Context, w http.ResponseWriter, response any) error {
+	r := response.(v1.Rollout)
+	w.Header().Set("Location", "/sluice/rollouts/"+r.ID)
+	return writeJSON(w, http.StatusCreated, r)
+}

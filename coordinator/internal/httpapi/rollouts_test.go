@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+func (f *fake) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.Rollout, error) {
+	return v1.Rollout{ID: "r1", State: v1.RolloutRunning, Request: req}, f.record("CreateRollout", req)
+}
+
+func (f *fake) Rollouts(ctx context.Context) (v1.RolloutList, error) {
+	return v1.RolloutList{Rollouts: []v1.Rollout{}}, f.record("Rollouts")
+}
+
+func (f *fake) Rollout(ctx context.Context, id string) (v1.Rollout, error) {
+	return v1.Rollout{ID: id}, f.record("Rollout", id)
+}
+
+func (f *fake) PauseRollout(ctx context.Context, id string) (v1.Rollout, error) {
+	return v1.Rollout{ID: id, State: v1.RolloutPaused}, f.record("PauseRollout", id)
+}
+
+func (f *fake) ResumeRollout(ctx context.Context, id string) (v1.Rollout, error) {
+	return v1.Rollout{ID: id, State: v1.RolloutRunning}, f.record("ResumeRollout", id)
+}
+
+func (f *fake) AbortRollout(ctx context.Context, id string) (v1.Rollout, error) {
+	return v1.Rollout{ID: id, State: v1.RolloutAborted}, f.record("AbortRollout", id)
+}
+
+// TestRolloutBodies checks how POST /sluice/rollouts binds its body: every
+// field, null patch values kept, batches as their JSON, and a 400 naming
+// what it does not take.
+func TestRolloutBodies(t *testing.T) {
+	f := newFake()
+	srv := serve(t, f)
+	bad := []struct{ name, body, msg string }{
+		{"unknown field", `{"match":"a*","patch":{"k":"v"},"batch":[1]}`, `Unrecognized field "batch"`},
+		{"unknown health field", `{"match":"a*","patch":{"k":"v"},"health":{"running":"1s"}}`, `Unrecognized field "running"`},
+		{"health not an object", `{"match":"a*","patch":{"k":"v"},"health":"1s"}`, `Invalid value for field "health": expected object`},
+		{"patch not an object", `{"match":"a*","patch":["k"]}`, `Invalid value for field "patch": expected object`},
+		{"patch value an object", `{"match":"a*","patch":{"k":{}}}`, `Invalid value for field "k": expected string`},
+		{"batches not an array", `{"match":"a*","patch":{"k":"v"},"batches":1}`, `Invalid value for field "batches": expected an array of numbers and strings`},
+		{"batch an object", `{"match":"a*","patch":{"k":"v"},"batches":[{}]}`, `Invalid value for field "batches": expected an array of numbers and strings`},
+		{"names not strings", `{"names":[1],"patch":{"k":"v"}}`, `Invalid value for field "names": expected an array of strings`},
+		{"max_failed_tasks not an integer", `{"match":"a*","patch":{"k":"v"},"health":{"max_failed_tasks":1.5}}`, `Invalid value for field "health.max_failed_tasks": expected an integer`},
+		{"query parameter", `{"match":"a*","patch":{"k":"v"}}`, "Unknown query parameter 'dry_run'"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			path := "/sluice/rollouts"
+			if tt.name == "query parameter" {
+				path += "?dry_run=true"
+			}
+			r := do(t, srv, "POST", path, tt.body)
+			if r.status != 400 || !strings.Contains(r.body, jsonText(t, tt.msg)) {
+				t.Fatalf("POST %s %s: got %d %s, want 400 with %q", path, tt.body, r.status, r.body, tt.msg)
+			}
+		})
+	}
+
+	r := do(t, srv, "POST", "/sluice/rollouts", `{"match":"orders-*","patch":{"k":"v","gone":null,"n":5},
+		"batches":[1,"25%","rest"],"health":{"running_for":"10s","max_failed_tasks":2},"on_failure":"rollback"}`)
+	if r.status != 201 || r.header.Get("Location") != "/sluice/rollouts/r1" {
+		t.Fatalf("create: %d %v %s", r.status, r.header, r.body)
+	}
+	args, _ := f.called("CreateRollout")
+	req := args[0].(v1.RolloutRequest)
+	batches, _ := json.Marshal(req.Batches)
+	if req.Match != "orders-*" || *req.Patch["k"] != "v" || *req.Patch["n"] != "5" || req.Patch["gone"] != nil || len(req.Patch) != 3 ||
+		string(batches) != `[1,"25%","rest"]` || req.Health.RunningFor != "10s" || req.Health.MaxFailedTasks != 2 || req.OnFailure != "rollback" {
+		t.Fatalf("bound %+v, batches %s", req, batches)
+	}
+	for _, action := range []string{"pause", "resume", "abort"} {
+		if r := do(t, srv, "PUT", "/sluice/rollouts/r1/"+action, ""); r.status != 200 {
+			t.Fatalf("%s: %d %s", action, r.status, r.body)
+		}
+	}
+	if args, _ := f.called("AbortRollout"); args[0] != "r1" {
+		t.Fatalf("abort got %v", args)
+	}
+}
