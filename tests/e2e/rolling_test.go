@@ -17,6 +17,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -37,7 +38,9 @@ import (
 //     a roll that kills only drained agents no duplicate is allowed;
 //   - during each agent's roll (drain to uncordon) each task the agent ran
 //     started exactly once elsewhere, under a new generation, and no task
-//     of another agent stopped or started;
+//     of another agent stopped or started (the agents' logs); the status
+//     topic shows each task RUNNING under one generation more than it
+//     was moved;
 //
 // and after the roll, which leaves the last agent empty, one POST
 // /sluice/rebalance evens the agents out to within one task.
@@ -59,8 +62,11 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	c.WaitCommittedRecords(g.Topic, 300, 30*time.Second)
 	phase("streaming: %d committed records; loads %v", c.CommittedRecords(g.Topic), agentLoads(agentsByID(c)))
 
+	moves := map[string]int{} // task → how often the roll and the rebalance moved it
 	for _, id := range []string{"agent-1", "agent-2", "agent-3"} {
-		rollAgent(t, c, id, phase)
+		for _, task := range rollAgent(t, c, id, phase) {
+			moves[task]++
+		}
 	}
 
 	before := agentLoads(agentsByID(c))
@@ -78,6 +84,9 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	after := agentLoads(agentsByID(c))
 	if spread(after) > 1 || total(after) != g.Tasks+1 {
 		t.Errorf("after one rebalance the loads are %v (planned %v → %v), want %d tasks within one of each other", after, rb.Before, rb.After, g.Tasks+1)
+	}
+	for _, m := range rb.Moves {
+		moves[v1.TaskID{Connector: m.Connector, Task: m.Task}.String()]++
 	}
 	phase("rebalanced with %d moves: loads %v → %v", len(rb.Moves), before, after)
 
@@ -98,14 +107,53 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 
 	checkSinkFile(t, out, seqs)
 	phase("sink file holds all %d records once, no gap", seqs.Records)
+
+	// What Kafka Connect's tools read: each task ran under one generation
+	// more than it was moved.
+	gens := runningGenerations(c)
+	for _, task := range slices.Sorted(maps.Keys(gens)) {
+		if want := 1 + moves[task]; gens[task] != want {
+			t.Errorf("status topic: %s RUNNING under %d generations, want %d (moved %d times)", task, gens[task], want, moves[task])
+		}
+	}
+	if len(gens) != g.Tasks+1 {
+		t.Errorf("status topic: RUNNING records of %d tasks, want %d", len(gens), g.Tasks+1)
+	}
+	phase("status topic: every task RUNNING under one generation more than it moved (%d moves in all)", total(moves))
+}
+
+// runningGenerations counts, per task, the distinct generations the status
+// topic shows it RUNNING under.
+func runningGenerations(c *Cluster) map[string]int {
+	c.T.Helper()
+	seen := map[string]map[int64]bool{}
+	for _, r := range c.ReadTopic(c.Prefix + "-status") {
+		rec, err := records.DecodeStatus(string(r.Key), r.Value)
+		if err != nil {
+			c.T.Fatalf("status topic: %v", err)
+		}
+		if rec.Kind != records.StatusTask || rec.Status == nil || rec.Status.State != "RUNNING" {
+			continue
+		}
+		id := v1.TaskID{Connector: rec.Connector, Task: rec.Task}.String()
+		if seen[id] == nil {
+			seen[id] = map[int64]bool{}
+		}
+		seen[id][rec.Status.Generation] = true
+	}
+	out := make(map[string]int, len(seen))
+	for id, gens := range seen {
+		out[id] = len(gens)
+	}
+	return out
 }
 
 // rollAgent rolls one agent: drain until done, SIGKILL, start again with
-// the same id, wait until it registered (later started_at, still
-// cordoned), uncordon. It checks that exactly the tasks the agent ran each
-// started once elsewhere, under a new generation, and no other task
-// stopped or started meanwhile.
-func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) {
+// the same id, wait until it registered (later started_at, still not
+// taking tasks), uncordon. It checks that exactly the tasks the agent ran
+// each started once elsewhere, under a new generation, and no other task
+// stopped or started meanwhile. It returns the tasks it moved.
+func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) []string {
 	t.Helper()
 	agents := agentsByID(c)
 	old := agents[id]
@@ -181,6 +229,7 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 	phase("rolled %s: drained %d tasks in %v, back and uncordoned after %v; %d committed records; loads %v",
 		id, len(drained), drainTook.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond),
 		c.CommittedRecords(c.Name("gen")), agentLoads(agentsByID(c)))
+	return drained
 }
 
 // agentsByID is GET /sluice/agents, by agent id.
