@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -362,7 +361,7 @@ func moveGaps(starts []taskStart, stamps map[int][]time.Time) (down []float64, s
 	moveAt := map[int]map[int]bool{} // stream → indexes of the records after a gap of a move
 	for _, s := range starts {
 		ts := stamps[s.task]
-		i := sort.Search(len(ts), func(i int) bool { return !ts[i].Before(s.at) })
+		i, _ := slices.BinarySearchFunc(ts, s.at, time.Time.Compare) // the first at or after the start
 		if i == 0 || i == len(ts) {
 			return nil, 0, fmt.Errorf("task %d started at %v: %d records of its stream, none before or none after", s.task, s.at, len(ts))
 		}
