@@ -17,6 +17,11 @@
 //     records/s.
 //  5. footprint: RSS of an agent / a worker idle and with 100 running
 //     tasks; coordinator / worker with 1,000 (5,000) connectors.
+//  6. rolling upgrade (Sluice only; not in the default set, it adds
+//     ≈ 2.5 min to the ≈ 5 of a Sluice-only run: BENCH_SCENARIOS=6, or
+//     1,2,3,4,5,6): 3 agents with 20 generator tasks each; drain,
+//     SIGKILL, start and uncordon each agent in turn: total time, tasks
+//     moved, and per moved task the time it wrote nothing (median, p95).
 //
 // Every process runs on this machine; the broker is the one on BENCH_KAFKA
 // (default 127.0.0.1:9092), which `make bench` starts when none answers.
@@ -24,7 +29,8 @@
 // names (prefix bench-<run id>-<system>-…), deleted at the end.
 //
 // Environment: BENCH_PEER (connect or empty), BENCH_SCALE (default, full),
-// BENCH_SCENARIOS (e.g. 1,3; default all), BENCH_RUNS (default 3),
+// BENCH_SCENARIOS (e.g. 1,3,6; default 1 to 5), BENCH_RUNS (default 3),
+// BENCH_ROLL_RUNS (rolls of scenario 6, default 1),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
 // (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
 // BENCH_KEEP=1 keeps the temp dir (logs) and the topics.
@@ -240,6 +246,7 @@ func (b *bench) run() int {
 		{"3", "worker loss", b.scenarioLoss},
 		{"4", "data plane", b.scenarioData},
 		{"5", "footprint", b.scenarioFootprint},
+		{"6", "rolling upgrade", b.scenarioRolling},
 	}
 	for _, s := range scen {
 		if !b.scenarios[s.id] {

@@ -79,11 +79,17 @@ func median(xs []float64) float64 {
 }
 
 // p99 is the nearest-rank 99th percentile of xs.
-func p99(xs []float64) float64 {
+func p99(xs []float64) float64 { return percentile(xs, 0.99) }
+
+// percentile is the nearest-rank q-quantile of xs (0 < q ≤ 1), NaN for
+// none.
+func percentile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	i := int(math.Ceil(0.99*float64(len(s)))) - 1
-	return s[max(i, 0)]
+	return s[max(int(math.Ceil(q*float64(len(s))))-1, 0)]
 }
 
 // add records a figure from per-run values.

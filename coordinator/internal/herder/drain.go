@@ -220,6 +220,9 @@ func (h *Herder) DrainStatus(ctx context.Context, id string) (v1.DrainStatus, er
 	}
 	st := v1.DrainStatus{Agent: id, Force: m.Force, StartedAt: m.StartedAt, Remaining: []v1.TaskID{}, Moving: []v1.TaskID{}, Blocked: []v1.BlockedTask{}}
 	h.mu.Lock()
+	// Retire the moves done since the fleet loop's last tick, so that Moved
+	// counts every task that runs elsewhere by now.
+	h.retireMoves()
 	st.Remaining = h.tasksOn(id)
 	for tid, mv := range h.moves {
 		if mv.From == id {
@@ -233,7 +236,9 @@ func (h *Herder) DrainStatus(ctx context.Context, id string) (v1.DrainStatus, er
 	h.mu.Unlock()
 	sort.Slice(st.Moving, func(i, j int) bool { return taskLess(st.Moving[i], st.Moving[j]) })
 	switch {
-	case len(st.Remaining) == 0:
+	case len(st.Remaining) == 0 && len(st.Moving) == 0:
+		// Done once every task left and runs where it went (or, forced,
+		// nowhere): Moved then counts them all.
 		st.State = v1.DrainDone
 	case len(st.Blocked) > 0 && len(st.Moving) == 0:
 		st.State = v1.DrainBlocked
