@@ -108,6 +108,9 @@ func (h *Herder) statusEndpoint(ctx context.Context, req any) (any, error) {
 		return v1.StatusReply{Type: v1.TypeStatusReply}, nil
 	}
 	h.queueStatus(h.taskStatusRecords(r.AgentID, r.ID, r.Generation, r.State, r.Trace, r.Topics)...)
+	if r.State != "" && r.State != v1.StateUnassigned {
+		h.confirmMove(r.AgentID, r.ID, r.Generation)
+	}
 	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
 }
 

@@ -131,6 +131,8 @@ type Herder struct {
 	// leadership's, reset with the agents.
 	moves   map[v1.TaskID]activeMove
 	drained map[string]int
+	// fleetKick wakes the fleet loop when a move ended.
+	fleetKick chan struct{}
 
 	// statusQ is the leadership's status writer and instances its started
 	// connector instances; both nil while following.
@@ -163,15 +165,16 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	h := &Herder{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		reg:     reg,
-		nc:      nc,
-		agents:  registry.New(cfg.AgentLease),
-		placed:  placements.New(),
-		moves:   map[v1.TaskID]activeMove{},
-		drained: map[string]int{},
-		kick:    make(chan struct{}, 1),
+		cfg:       cfg,
+		log:       cfg.Logger,
+		reg:       reg,
+		nc:        nc,
+		agents:    registry.New(cfg.AgentLease),
+		placed:    placements.New(),
+		moves:     map[v1.TaskID]activeMove{},
+		drained:   map[string]int{},
+		fleetKick: make(chan struct{}, 1),
+		kick:      make(chan struct{}, 1),
 		loggerPush: loggerPush{
 			kick:       make(chan struct{}, 1),
 			registered: map[string]bool{},

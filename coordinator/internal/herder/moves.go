@@ -50,6 +50,31 @@ func (h *Herder) fleetLoop(ctx context.Context) {
 			return
 		case <-tick.C:
 		case <-changed:
+		case <-h.fleetKick:
+		}
+	}
+}
+
+// confirmMove ends the move of task id once the agent it went to reports
+// it under the generation it was placed there with (a status report comes
+// at once; a heartbeat only every lease/3), and wakes the fleet loop to
+// start the next move.
+func (h *Herder) confirmMove(agent string, id v1.TaskID, gen int64) {
+	h.mu.Lock()
+	m, moving := h.moves[id]
+	p, placed := h.placed.Get(id)
+	done := moving && placed && agent != m.From && p.Agent == agent && p.Generation == gen
+	if done {
+		if m.owner == ownerDrain {
+			h.drained[m.From]++
+		}
+		delete(h.moves, id)
+	}
+	h.mu.Unlock()
+	if done {
+		select {
+		case h.fleetKick <- struct{}{}:
+		default:
 		}
 	}
 }

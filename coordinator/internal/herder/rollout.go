@@ -245,7 +245,6 @@ func errorMessage(err error) string {
 	return err.Error()
 }
 
-
 // rolloutID is a new rollout's id: its creation time, so ids sort as
 // rollouts were made, and a random part.
 func rolloutID(now time.Time) string {
