@@ -89,6 +89,9 @@ func newApp() *cli.App {
 			migrateCommand(),
 			auditCommand(),
 			authCommand(),
+			agentsCommand(),
+			rebalanceCommand(),
+			fleetCommand(),
 		},
 	}
 	app.OnUsageError = onUsageError
