@@ -26,18 +26,22 @@ func agentsCommand() *cli.Command {
 		Flags: clientFlags(),
 		Subcommands: []*cli.Command{
 			{Name: "list", Usage: "the agents with their state, tasks, version, labels and lease", Action: listAgents},
-			{Name: "get", Usage: "one agent: its fields and its tasks", ArgsUsage: "ID", Action: getAgent},
-			{Name: "cordon", Usage: "give an agent no new tasks (it keeps those it runs)", ArgsUsage: "ID", Action: markAgent("cordon")},
-			{Name: "uncordon", Usage: "let an agent take new tasks again (stops a drain of it)", ArgsUsage: "ID", Action: markAgent("uncordon")},
+			{Name: "get", Usage: "one agent: its fields and its tasks", ArgsUsage: "ID", Flags: []cli.Flag{selfFlag()}, Action: getAgent},
+			{Name: "cordon", Usage: "give an agent no new tasks (it keeps those it runs)", ArgsUsage: "ID", Flags: []cli.Flag{selfFlag()}, Action: markAgent("cordon")},
+			{Name: "uncordon", Usage: "let an agent take new tasks again (stops a drain of it)", ArgsUsage: "ID", Flags: []cli.Flag{selfFlag()}, Action: markAgent("uncordon")},
 			{
 				Name: "drain", ArgsUsage: "ID",
-				Usage: "cordon an agent and move its tasks to other agents (--wait: until it runs none)",
-				Flags: append(drainFlags(),
-					&cli.BoolFlag{Name: "self", Usage: "drain the agent whose id is in $SLUICE_ID (the agent's own --id: a preStop hook's way)"}),
+				Usage:  "cordon an agent and move its tasks to other agents (--wait: until it runs none)",
+				Flags:  append(drainFlags(), selfFlag()),
 				Action: drainAgent,
 			},
 		},
 	}
+}
+
+// selfFlag is --self: the agent of the container the command runs in.
+func selfFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "self", Usage: "the agent whose id is in $SLUICE_ID (the agent's own --id): a Kubernetes hook's way to name its agent"}
 }
 
 // drainFlags are the flags a drain takes in `agents drain` and `fleet roll`.
@@ -238,7 +242,8 @@ func drainTable(st v1.DrainStatus) *output.Rows {
 // errDrainBlocked is a drain that stopped with tasks no other agent may run.
 var errDrainBlocked = errors.New("drain blocked")
 
-// waitDrained polls GET …/drain until the drain is done, printing on stderr
+// waitDrained polls GET …/drain until the drain is done and no task of it
+// is still on its way, printing on stderr
 // each change of its progress. A blocked drain is an error naming the
 // tasks, as is the timeout passing.
 func (s *session) waitDrained(id string, timeout time.Duration) (v1.DrainStatus, error) {
@@ -257,11 +262,13 @@ func (s *session) waitDrained(id string, timeout time.Duration) (v1.DrainStatus,
 			fmt.Fprintln(s.c.App.ErrWriter, line)
 			last = line
 		}
-		switch st.State {
-		case v1.DrainDone:
+		switch {
+		case st.State == v1.DrainDone && len(st.Moving) == 0:
+			// Done with nothing moving: the agent runs nothing and its
+			// tasks were started where they went.
 			fmt.Fprintf(s.c.App.ErrWriter, "agent %s drained: it runs no task\n", id)
 			return st, nil
-		case v1.DrainBlocked:
+		case st.State == v1.DrainBlocked:
 			return st, fmt.Errorf("%w: agent %s keeps %s: no other agent may run them (they stay where they are; sluice agents drain %s --force unassigns them, sluice agents uncordon %s gives up the drain)",
 				errDrainBlocked, id, blockedList(st.Blocked), id, id)
 		}
