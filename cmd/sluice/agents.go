@@ -273,8 +273,8 @@ func (s *session) waitDrained(id string, timeout time.Duration) (v1.DrainStatus,
 				errDrainBlocked, id, blockedList(st.Blocked), id, id)
 		}
 		if time.Now().After(deadline) {
-			return st, fmt.Errorf("agent %s not drained after %s: remaining %s (it stays draining; sluice agents uncordon %s gives up the drain)",
-				id, timeout, taskList(st.Remaining), id)
+			return st, fmt.Errorf("agent %s not drained after %s: remaining [%s], moving [%s] (it stays draining; sluice agents uncordon %s gives up the drain)",
+				id, timeout, taskList(st.Remaining), taskList(st.Moving), id)
 		}
 		select {
 		case <-s.c.Context.Done():

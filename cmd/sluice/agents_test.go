@@ -263,8 +263,8 @@ func TestRebalanceAndRoll(t *testing.T) {
 		f.start(t, id)
 	}
 	eventually(t, 30*time.Second, func() (bool, string) {
-		a := agentByID(t, agentsJSON(t, u), "agent-3")
-		return a.Registered, "agent-3 not back"
+		out := mustCLI(t, "agents", "list", "--url", u)
+		return strings.Count(out, " true\n") == 3, out
 	})
 	waitAllRunning(t, u, names)
 	if n := len(agentByID(t, agentsJSON(t, u), "agent-3").Tasks); n != 0 {
@@ -346,8 +346,8 @@ func TestRebalanceAndRoll(t *testing.T) {
 	waitAllRunning(t, u, names)
 
 	// agent-1 (first, sorted) drains but nobody restarts it.
-	stdout, errOut, code = runCLI(t, "fleet", "roll", "--timeout", "3s", "--url", u)
-	if code != exitRefused || !strings.Contains(errOut, "sluice: fleet roll stopped: agent agent-1 did not come back within 3s: it is registered but did not restart") ||
+	stdout, errOut, code = runCLI(t, "fleet", "roll", "--timeout", "20s", "--url", u)
+	if code != exitRefused || !strings.Contains(errOut, "sluice: fleet roll stopped: agent agent-1 did not come back within 20s: it is registered but did not restart") ||
 		!strings.Contains(errOut, "it is left draining (sluice agents uncordon agent-1 undoes it once it runs)") ||
 		!strings.Contains(errOut, "rolled 0 of 3 agents, not rolled: agent-1, agent-2, agent-3") || strings.Contains(errOut, "agent-2: draining") {
 		t.Fatalf("a roll whose agent does not come back: exit %d\n%s%s", code, stdout, errOut)

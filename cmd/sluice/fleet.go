@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
 
 // rebalanceCommand is `sluice rebalance`: POST /sluice/rebalance, the
@@ -235,7 +236,9 @@ func fleetRoll(c *cli.Context) error {
 		res, err := r.roll(b, known)
 		done = append(done, res...)
 		if err != nil {
-			_ = s.print(done, func() *output.Rows { return rolledTable(done) })
+			if len(done) > 0 {
+				_ = s.print(done, func() *output.Rows { return rolledTable(done) })
+			}
 			return fmt.Errorf("fleet roll stopped: %w; rolled %d of %d agents, not rolled: %s", err, len(done), len(ids), strings.Join(ids[len(done):], ", "))
 		}
 	}
@@ -313,7 +316,13 @@ func (r roller) waitRestarted(id string, before time.Time) (v1.AgentInfo, error)
 	gone := false
 	for {
 		var a v1.AgentInfo
-		if err := r.s.get(agentPath(id, ""), &a); err != nil {
+		err := r.s.get(agentPath(id, ""), &a)
+		var he *restclient.HTTPError
+		switch {
+		case errors.As(err, &he) && he.Status == http.StatusNotFound:
+			// Gone and unmarked (uncordoned meanwhile): not back yet.
+			a = v1.AgentInfo{ID: id, State: "gone"}
+		case err != nil:
 			return a, fmt.Errorf("agent %s: %w", id, err)
 		}
 		gone = gone || !a.Registered
