@@ -367,3 +367,25 @@ func waitAllRunning(t *testing.T, u string, names []string) {
 		return strings.Count(out, "RUNNING  1/1") == len(names), out
 	})
 }
+
+// TestOperationsDocCommands: every sluice command of the operations docs
+// (docs/operations.md, and its parts before they are merged into it)
+// parses with the CLI's commands and flags.
+func TestOperationsDocCommands(t *testing.T) {
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "operations*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/operations*.md (%v)", err)
+	}
+	n := 0
+	for _, doc := range docs {
+		for _, d := range shellBlocks(t, doc) {
+			if args := sluiceArgs(t, d); args != nil {
+				n++
+				parseArgs(t, filepath.Base(doc), d, args)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d sluice commands found in %q", n, docs)
+	}
+}
