@@ -115,12 +115,18 @@ func lease(a v1.AgentInfo, now time.Time) string {
 	return fmt.Sprintf("%ds", max(0, int(a.LeaseExpires.Sub(now).Round(time.Second)/time.Second)))
 }
 
-func getAgent(c *cli.Context) error {
+// openAgent reads the agent id argument, then opens the session.
+func openAgent(c *cli.Context) (string, *session, error) {
 	id, err := agentArg(c)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	s, err := open(c)
+	return id, s, err
+}
+
+func getAgent(c *cli.Context) error {
+	id, s, err := openAgent(c)
 	if err != nil {
 		return err
 	}
@@ -164,11 +170,7 @@ func writeAgent(w io.Writer, a v1.AgentInfo, now time.Time) error {
 // agent's new state.
 func markAgent(verb string) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		id, err := agentArg(c)
-		if err != nil {
-			return err
-		}
-		s, err := open(c)
+		id, s, err := openAgent(c)
 		if err != nil {
 			return err
 		}
@@ -185,22 +187,23 @@ func markAgent(verb string) cli.ActionFunc {
 // putAgent is PUT /sluice/agents/<id><suffix>, answering the agent.
 func (s *session) putAgent(id, suffix string) (v1.AgentInfo, error) {
 	var a v1.AgentInfo
-	data, _, err := s.do(http.MethodPut, agentPath(id, suffix), nil)
-	if err != nil {
-		return a, err
-	}
-	if err := decodeNumbers(data, &a); err != nil {
-		return a, fmt.Errorf("read the answer for agent %s: %w", id, err)
-	}
-	return a, nil
+	return a, s.send(http.MethodPut, agentPath(id, suffix), &a)
 }
 
-func drainAgent(c *cli.Context) error {
-	id, err := agentArg(c)
+// send sends a request without a body and decodes its JSON answer into v.
+func (s *session) send(method, path string, v any) error {
+	data, _, err := s.do(method, path, nil)
 	if err != nil {
 		return err
 	}
-	s, err := open(c)
+	if err := decodeNumbers(data, v); err != nil {
+		return fmt.Errorf("read the answer of %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+func drainAgent(c *cli.Context) error {
+	id, s, err := openAgent(c)
 	if err != nil {
 		return err
 	}
@@ -223,14 +226,7 @@ func (s *session) startDrain(id string, force bool) (v1.DrainStatus, error) {
 		q = "?force=true"
 	}
 	var st v1.DrainStatus
-	data, _, err := s.do(http.MethodPut, agentPath(id, "/drain"+q), nil)
-	if err != nil {
-		return st, err
-	}
-	if err := decodeNumbers(data, &st); err != nil {
-		return st, fmt.Errorf("read the drain of agent %s: %w", id, err)
-	}
-	return st, nil
+	return st, s.send(http.MethodPut, agentPath(id, "/drain"+q), &st)
 }
 
 // drainTable is a drain's state in one row.

@@ -225,6 +225,19 @@ func TestAgentsCLI(t *testing.T) {
 	if st := agentByID(t, agentsJSON(t, u), "agent-2").State; st != v1.AgentActive {
 		t.Fatalf("a refused drain left agent-2 %s", st)
 	}
+	// Forced, the drain unassigns pinned; uncordoned, agent-2 runs it again.
+	if _, errOut, code := runCLI(t, "agents", "drain", "agent-2", "--force", "--wait", "--timeout", "60s", "--url", u); code != 0 ||
+		!strings.Contains(errOut, "agent agent-2 drained") {
+		t.Fatalf("drain --force: exit %d\n%s", code, errOut)
+	}
+	if out := mustCLI(t, "get", "tasks", "pinned", "--url", u); !strings.Contains(out, "UNASSIGNED") {
+		t.Fatalf("pinned after a forced drain of its agent:\n%s", out)
+	}
+	mustCLI(t, "agents", "uncordon", "agent-2", "--url", u)
+	eventually(t, 30*time.Second, func() (bool, string) {
+		out := mustCLI(t, "get", "tasks", "pinned", "--url", u)
+		return strings.Contains(out, "RUNNING  agent-2"), out
+	})
 	if _, errOut, code := runCLI(t, "agents", "get", "nope", "--url", u); code != exitRefused || errOut != "sluice: 404: Agent nope not found\n" {
 		t.Fatalf("agents get nope: exit %d, %q", code, errOut)
 	}

@@ -55,12 +55,8 @@ func rebalance(c *cli.Context) error {
 		return err
 	}
 	var r v1.Rebalance
-	data, _, err := s.do(http.MethodPost, path, nil)
-	if err != nil {
+	if err := s.send(http.MethodPost, path, &r); err != nil {
 		return err
-	}
-	if err := decodeNumbers(data, &r); err != nil {
-		return fmt.Errorf("read the rebalance: %w", err)
 	}
 	if c.Bool("wait") && !r.DryRun {
 		if r, err = s.waitRebalanced(r, c.Duration("timeout")); err != nil {
