@@ -311,7 +311,7 @@ func TestRebalanceAndRoll(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	restarted := make(chan string, 4)
+	restarted := make(chan string, 8)
 	go func() {
 		for ctx.Err() == nil {
 			for _, id := range []string{"agent-2", "agent-3"} {
@@ -357,6 +357,31 @@ func TestRebalanceAndRoll(t *testing.T) {
 		}
 	}
 	waitAllRunning(t, u, names)
+
+	// Two at a time: both drained, then both restarted.
+	before = agentsJSON(t, u)
+	_, errOut, code = runCLI(t, "fleet", "roll", "--agents", "agent-3,agent-2", "--batch", "2", "--timeout", "60s",
+		"--restart-cmd", "touch "+dir+"/{id}", "--url", u)
+	if code != 0 || !strings.Contains(errOut, "rolled 2 agents\n") ||
+		strings.Index(errOut, "agent-2: draining") > strings.Index(errOut, "agent-3: restarting") {
+		t.Fatalf("fleet roll --batch 2: exit %d\n%s", code, errOut)
+	}
+	for _, id := range []string{"agent-2", "agent-3"} {
+		if b, a := agentByID(t, before, id), agentByID(t, agentsJSON(t, u), id); a.State != v1.AgentActive || !a.StartedAt.After(b.StartedAt) {
+			t.Fatalf("%s after the roll of two at a time: %+v", id, a)
+		}
+	}
+	waitAllRunning(t, u, names)
+
+	if _, errOut, code := runCLI(t, "fleet", "roll", "--agents", "agent-2,nope", "--url", u); code != exitRefused || errOut != "sluice: 404: Agent nope not found\n" {
+		t.Fatalf("fleet roll of an unknown agent: exit %d, %q", code, errOut)
+	}
+	if _, _, code := runCLI(t, "fleet", "roll", "--batch", "0", "--url", u); code != exitUsage {
+		t.Fatalf("fleet roll --batch 0: exit %d", code)
+	}
+	if _, errOut, code := runCLI(t, "rebalance", "--max-moves", "5000", "--url", u); code != exitRefused || !strings.Contains(errOut, "sluice: 400: Invalid max_moves '5000'") {
+		t.Fatalf("rebalance --max-moves 5000: exit %d, %q", code, errOut)
+	}
 
 	// agent-1 (first, sorted) drains but nobody restarts it.
 	stdout, errOut, code = runCLI(t, "fleet", "roll", "--timeout", "20s", "--url", u)
