@@ -205,10 +205,10 @@ func fleetRoll(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	known := map[string]v1.AgentInfo{}
+	known := map[string]bool{}
 	var ids []string
 	for _, a := range all {
-		known[a.ID] = a
+		known[a.ID] = true
 		if a.Registered {
 			ids = append(ids, a.ID)
 		}
@@ -216,7 +216,7 @@ func fleetRoll(c *cli.Context) error {
 	if want := c.StringSlice("agents"); len(want) > 0 {
 		ids = nil
 		for _, id := range want {
-			if _, ok := known[id]; !ok {
+			if !known[id] {
 				return fmt.Errorf("404: Agent %s not found", id)
 			}
 			ids = append(ids, id)
@@ -229,7 +229,7 @@ func fleetRoll(c *cli.Context) error {
 	done := []rolled{}
 	for i := 0; i < len(ids); i += batch {
 		b := ids[i:min(i+batch, len(ids))]
-		res, err := r.roll(b, known)
+		res, err := r.roll(b)
 		done = append(done, res...)
 		if err != nil {
 			if len(done) > 0 {
@@ -262,10 +262,25 @@ type roller struct {
 // roll rolls one batch: drains every agent of it, restarts them (or waits
 // for someone to), waits for each to come back, uncordons them. It stops
 // at the first agent that fails a step and says how it left it.
-func (r roller) roll(batch []string, known map[string]v1.AgentInfo) ([]rolled, error) {
+func (r roller) roll(batch []string) ([]rolled, error) {
+	res, err := r.rollBatch(batch)
+	if err != nil && len(batch) > 1 {
+		err = fmt.Errorf("%w (the batch's other agents, %s, may be left draining or cordoned too)", err, strings.Join(batch, ", "))
+	}
+	return res, err
+}
+
+// rollBatch is roll without the note on the batch's other agents.
+func (r roller) rollBatch(batch []string) ([]rolled, error) {
 	res := make([]rolled, len(batch))
 	for i, id := range batch {
-		res[i] = rolled{Agent: id, StartedAt: known[id].StartedAt}
+		// Its started_at now, not when the roll began: an agent that
+		// restarted meanwhile must not look restarted by the roll.
+		var a v1.AgentInfo
+		if err := r.s.get(agentPath(id, ""), &a); err != nil {
+			return nil, fmt.Errorf("agent %s: %w", id, err)
+		}
+		res[i] = rolled{Agent: id, StartedAt: a.StartedAt}
 		fmt.Fprintf(r.log, "%s: draining\n", id)
 		if _, err := r.s.startDrain(id, false); err != nil {
 			return nil, fmt.Errorf("agent %s: drain refused: %w", id, err)
