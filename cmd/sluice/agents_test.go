@@ -373,6 +373,28 @@ func TestRebalanceAndRoll(t *testing.T) {
 	}
 	waitAllRunning(t, u, names)
 
+	// Without --restart-cmd the roll waits for someone else to restart the
+	// agent: here the test, once it sees the agent drained.
+	go func() {
+		for ctx.Err() == nil {
+			out, _, _ := runCLI(t, "agents", "get", "agent-3", "-o", "json", "--url", u)
+			var a v1.AgentInfo
+			if json.Unmarshal([]byte(out), &a) == nil && a.State == v1.AgentDraining && len(a.Tasks) == 0 {
+				f.stop(t, "agent-3")
+				if err := f.run("agent-3"); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	_, errOut, code = runCLI(t, "fleet", "roll", "--agents", "agent-3", "--timeout", "60s", "--url", u)
+	if code != 0 || !strings.Contains(errOut, "waiting for agent agent-3 to restart (started_at ") || !strings.Contains(errOut, "rolled 1 agent\n") {
+		t.Fatalf("fleet roll with a restart by someone else: exit %d\n%s", code, errOut)
+	}
+	waitAllRunning(t, u, names)
+
 	if _, errOut, code := runCLI(t, "fleet", "roll", "--agents", "agent-2,nope", "--url", u); code != exitRefused || errOut != "sluice: 404: Agent nope not found\n" {
 		t.Fatalf("fleet roll of an unknown agent: exit %d, %q", code, errOut)
 	}

@@ -238,7 +238,11 @@ func fleetRoll(c *cli.Context) error {
 			return fmt.Errorf("fleet roll stopped: %w; rolled %d of %d agents, not rolled: %s", err, len(done), len(ids), strings.Join(ids[len(done):], ", "))
 		}
 	}
-	fmt.Fprintf(c.App.ErrWriter, "rolled %d agents\n", len(done))
+	if len(done) == 1 {
+		fmt.Fprintln(c.App.ErrWriter, "rolled 1 agent")
+	} else {
+		fmt.Fprintf(c.App.ErrWriter, "rolled %d agents\n", len(done))
+	}
 	return s.print(done, func() *output.Rows { return rolledTable(done) })
 }
 
