@@ -22,6 +22,9 @@ import (
 type testCluster struct {
 	URL     string
 	WorkDir string
+	// agentCfg is its agent's config, which a test starts more agents
+	// with (startFleet).
+	agentCfg agent.Config
 }
 
 // startCluster starts a test cluster, stopped when the test ends. The
@@ -87,7 +90,7 @@ func startClusterWith(t *testing.T, coordOpt func(*coordinator.Config), agentOpt
 	}
 	// No user config file of the person running the tests may leak in.
 	t.Setenv("SLUICE_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
-	return &testCluster{URL: coord.URL(), WorkDir: work}
+	return &testCluster{URL: coord.URL(), WorkDir: work, agentCfg: acfgs[0]}
 }
 
 // runCLI runs the CLI as main does — arguments reordered, errors printed

@@ -17,7 +17,7 @@ import (
 func getCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "get",
-		Usage: "list connectors, plugins, offsets or tasks",
+		Usage: "list connectors, plugins, offsets, tasks or agents",
 		Flags: clientFlags(),
 		Subcommands: []*cli.Command{
 			{Name: "connectors", Aliases: []string{"connector", "conn"}, ArgsUsage: "[NAME…]",
@@ -28,6 +28,7 @@ func getCommand() *cli.Command {
 				Usage: "the named connectors' offsets", Action: getOffsets},
 			{Name: "tasks", Aliases: []string{"task"}, ArgsUsage: "NAME…",
 				Usage: "the named connectors' tasks with their state and agent", Action: getTasks},
+			{Name: "agents", Aliases: []string{"agent"}, Usage: "the agents with their state, tasks, version, labels and lease", Action: listAgents},
 		},
 	}
 }

@@ -91,6 +91,9 @@ func newApp() *cli.App {
 			maintenanceCommand(),
 			authCommand(),
 			rolloutCommand(),
+			agentsCommand(),
+			rebalanceCommand(),
+			fleetCommand(),
 		},
 	}
 	app.OnUsageError = onUsageError

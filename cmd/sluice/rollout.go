@@ -125,17 +125,6 @@ func (s *session) post(path string, body []byte, v any) error {
 // put sends a PUT without a body and decodes the answer into v.
 func (s *session) put(path string, v any) error { return s.send(http.MethodPut, path, nil, v) }
 
-func (s *session) send(method, path string, body []byte, v any) error {
-	data, _, err := s.do(method, path, body)
-	if err != nil {
-		return err
-	}
-	if err := decodeNumbers(data, v); err != nil {
-		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
-	}
-	return nil
-}
-
 // printRollout prints one rollout: as a table, a line about it and a row
 // per connector.
 func (s *session) printRollout(r v1.Rollout) error {

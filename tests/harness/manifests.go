@@ -10,6 +10,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -17,7 +18,7 @@ import (
 
 // DecodeManifest decodes every YAML document of the Kubernetes manifest at
 // path into the API type its apiVersion and kind name (*appsv1.Deployment,
-// *appsv1.StatefulSet, *corev1.Service), strictly: an unknown or duplicate
+// *appsv1.StatefulSet, *corev1.Service, *policyv1.PodDisruptionBudget), strictly: an unknown or duplicate
 // field is an error, where the API server would drop it or pick one.
 func DecodeManifest(path string) ([]any, error) {
 	data, err := os.ReadFile(path)
@@ -49,6 +50,8 @@ func DecodeManifest(path string) ([]any, error) {
 			obj = &appsv1.StatefulSet{}
 		case "v1 Service":
 			obj = &corev1.Service{}
+		case "policy/v1 PodDisruptionBudget":
+			obj = &policyv1.PodDisruptionBudget{}
 		default:
 			return nil, fmt.Errorf("%s: a document of apiVersion %q kind %q, which the tests do not know", path, tm.APIVersion, tm.Kind)
 		}
