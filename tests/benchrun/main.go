@@ -17,9 +17,8 @@
 //     records/s.
 //  5. footprint: RSS of an agent / a worker idle and with 100 running
 //     tasks; coordinator / worker with 1,000 (5,000) connectors.
-//  6. rolling upgrade (Sluice only; not in the default set, it adds
-//     ≈ 2.5 min to the ≈ 5 of a Sluice-only run: BENCH_SCENARIOS=6, or
-//     1,2,3,4,5,6): 3 agents with 20 generator tasks each; drain,
+//  6. rolling upgrade (Sluice only; ≈ 20 s a roll): 3 agents with 20
+//     generator tasks each; drain,
 //     SIGKILL, start and uncordon each agent in turn: total time, tasks
 //     moved, and per moved task the time it wrote nothing (median, p95).
 //
@@ -29,7 +28,7 @@
 // names (prefix bench-<run id>-<system>-…), deleted at the end.
 //
 // Environment: BENCH_PEER (connect or empty), BENCH_SCALE (default, full),
-// BENCH_SCENARIOS (e.g. 1,3,6; default 1 to 5), BENCH_RUNS (default 3),
+// BENCH_SCENARIOS (e.g. 1,3,6; default 1 to 6), BENCH_RUNS (default 3),
 // BENCH_ROLL_RUNS (rolls of scenario 6, default 1),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
 // (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
@@ -59,6 +58,9 @@ import (
 
 	"github.com/sluice-io/sluice/shared/embedded"
 )
+
+// defaultScenarios are the scenarios of a run that names none.
+const defaultScenarios = "1,2,3,4,5,6"
 
 // bench is one benchmark run.
 type bench struct {
@@ -187,7 +189,7 @@ func setup() (*bench, error) {
 		b.rep.Scale = "full"
 	}
 	b.scenarios = map[string]bool{}
-	for _, s := range strings.Split(envOr("BENCH_SCENARIOS", "1,2,3,4,5"), ",") {
+	for _, s := range strings.Split(envOr("BENCH_SCENARIOS", defaultScenarios), ",") {
 		b.scenarios[strings.TrimSpace(s)] = true
 	}
 	b.rep.Peer = map[bool]string{true: sysConnect, false: "none"}[b.peer == sysConnect]
@@ -206,7 +208,7 @@ func setup() (*bench, error) {
 		return nil, err
 	}
 	b.logf("run %s: scale %s, peer %s, %d runs, scenarios %s, broker %s, temp dir %s",
-		b.runID, b.rep.Scale, b.rep.Peer, b.runs, envOr("BENCH_SCENARIOS", "1,2,3,4,5"), b.brokers, b.tmp)
+		b.runID, b.rep.Scale, b.rep.Peer, b.runs, envOr("BENCH_SCENARIOS", defaultScenarios), b.brokers, b.tmp)
 	if b.kafka, err = dialKafka(b.brokers, b.runID+"-bench"); err != nil {
 		return nil, fmt.Errorf("%w (make bench starts one with make kafka-up when none answers on 127.0.0.1:9092)", err)
 	}
