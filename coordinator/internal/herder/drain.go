@@ -304,8 +304,16 @@ func blockedReason(t scheduler.Task) string {
 // other agent may run is moved off to nowhere (unassigned).
 func (h *Herder) driveDrains(ctx context.Context) {
 	marks := h.fleet.State.Agents()
+	draining := false
+	for _, m := range marks {
+		draining = draining || m.State == v1.AgentDraining
+	}
 	started := false
 	h.mu.Lock()
+	if !draining && len(h.moves) == 0 {
+		h.mu.Unlock()
+		return // nothing to drive: the usual case, every tick
+	}
 	h.retireMoves()
 	tasks, agents, current := h.schedulerView()
 	for _, agent := range slices.Sorted(maps.Keys(marks)) {

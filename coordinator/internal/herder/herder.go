@@ -133,6 +133,8 @@ type Herder struct {
 	drained map[string]int
 	// fleetKick wakes the fleet loop when a move ended.
 	fleetKick chan struct{}
+	// rebalanceMu makes starting a rebalance one step.
+	rebalanceMu sync.Mutex
 
 	// statusQ is the leadership's status writer and instances its started
 	// connector instances; both nil while following.

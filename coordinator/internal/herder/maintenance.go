@@ -64,7 +64,7 @@ func (h *Herder) OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest,
 	if err := h.checkNotInWindow(names); err != nil {
 		return v1.MaintenanceWindow{}, err
 	}
-	w := v1.MaintenanceWindow{ID: windowID(time.Now()), Selector: req.Selector, State: state, Reason: req.Reason,
+	w := v1.MaintenanceWindow{ID: operationID(time.Now()), Selector: req.Selector, State: state, Reason: req.Reason,
 		Principal: principalOf(ctx), OpenedAt: time.Now().UTC(), Connectors: make([]v1.MaintenanceConnector, 0, len(names))}
 	for _, n := range names {
 		c, ok := h.configs.State.Get(n)
@@ -259,9 +259,9 @@ func windowNotFound(id string) error {
 	return v1.Errorf(v1.CodeNotFound, "Maintenance window %s not found", id)
 }
 
-// windowID is a new window's id: the time it opened, so that ids sort as
-// the windows opened, and a random tail.
-func windowID(now time.Time) string {
+// operationID names a maintenance window, a rollout or a rebalance: its
+// creation time first, so ids sort as they were made, then a random part.
+func operationID(now time.Time) string {
 	return fmt.Sprintf("%s-%s", now.UTC().Format("20060102-150405.000"), randomID())
 }
 

@@ -2,9 +2,6 @@ package herder
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -53,10 +50,13 @@ func (h *Herder) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.R
 	if dryRun {
 		return r, nil
 	}
+	// One rebalance at a time: the check and the write are one step.
+	h.rebalanceMu.Lock()
+	defer h.rebalanceMu.Unlock()
 	if cur := h.fleet.State.Rebalance(); cur != nil && cur.State == v1.DrainRunning {
 		return v1.Rebalance{}, v1.Errorf(v1.CodeConflict, "Rebalance %s is still running: follow it with GET /sluice/rebalance", cur.ID)
 	}
-	r.ID, r.State = rebalanceID(), v1.DrainRunning
+	r.ID, r.State = operationID(time.Now()), v1.DrainRunning
 	if len(r.Moves) == 0 {
 		r.State = v1.DrainDone
 	}
@@ -75,12 +75,6 @@ func (h *Herder) RebalanceStatus(ctx context.Context) (v1.Rebalance, error) {
 		return v1.Rebalance{}, v1.Errorf(v1.CodeNotFound, "No rebalance was started")
 	}
 	return *r, nil
-}
-
-func rebalanceID() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%d-%s", time.Now().UnixMilli(), hex.EncodeToString(b))
 }
 
 // driveRebalance moves the running rebalance on: a moving task that runs
@@ -132,6 +126,13 @@ func (h *Herder) driveRebalance(ctx context.Context) {
 			continue
 		}
 		id := v1.TaskID{Connector: m.Connector, Task: m.Task}
+		if am, moving := h.moves[id]; moving && am.owner == ownerRebalance && am.From == m.From && am.To == m.To {
+			// Started on an earlier pass whose record did not reach the
+			// topic: it is moving.
+			m.State, changed = "moving", true
+			inflight++
+			continue
+		}
 		if _, moving := h.moves[id]; moving || current[id] != m.From || !live[m.To] {
 			m.State, changed = moveSkipped, true
 			continue

@@ -189,7 +189,7 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 			len(invalid), len(names), strings.Join(invalid, "\n"))
 	}
 	now := time.Now().UTC()
-	r := v1.Rollout{ID: rolloutID(now), State: v1.RolloutRunning, Request: req, Principal: principalOf(ctx),
+	r := v1.Rollout{ID: operationID(now), State: v1.RolloutRunning, Request: req, Principal: principalOf(ctx),
 		CreatedAt: now, UpdatedAt: now}
 	for _, size := range sizes {
 		r.Batches = append(r.Batches, v1.RolloutBatch{State: v1.BatchPending, Connectors: conns[:size:size]})
@@ -243,12 +243,6 @@ func errorMessage(err error) string {
 		return e.Message
 	}
 	return err.Error()
-}
-
-// rolloutID is a new rollout's id: its creation time, so ids sort as
-// rollouts were made, and a random part.
-func rolloutID(now time.Time) string {
-	return now.Format("20060102T150405") + "-" + randomID()
 }
 
 // Rollouts answers GET /sluice/rollouts: every rollout the fleet topic

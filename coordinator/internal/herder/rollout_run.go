@@ -23,6 +23,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -58,12 +59,46 @@ func (h *Herder) runRollouts(ctx context.Context) {
 				h.log.Warn("rollout step failed; retrying", "rollout", r.ID, "err", err)
 			}
 		}
+		h.pruneRollouts(ctx)
 		select {
 		case <-ctx.Done():
 		case <-changed:
 		case <-t.C:
 		}
 	}
+}
+
+// keptRollouts is how many finished rollouts the fleet topic keeps: older
+// ones are removed, so that the topic, and every coordinator's copy of it,
+// does not grow with every rollout ever made.
+const keptRollouts = 50
+
+// pruneRollouts removes the finished rollouts beyond the newest
+// keptRollouts.
+func (h *Herder) pruneRollouts(ctx context.Context) {
+	var finished []string
+	for _, r := range h.fleet.State.Rollouts() { // oldest first
+		if rolloutFinished(r) {
+			finished = append(finished, r.ID)
+		}
+	}
+	for _, id := range finished[:max(0, len(finished)-keptRollouts)] {
+		if err := h.fleet.Apply(ctx, store.DeleteRollout{ID: id}); err != nil {
+			h.log.Warn("removing a finished rollout failed; retrying", "rollout", id, "err", err)
+			return
+		}
+	}
+}
+
+// rolloutFinished reports whether r will take no further step.
+func rolloutFinished(r v1.Rollout) bool {
+	switch r.State {
+	case v1.RolloutDone, v1.RolloutRolledBack, v1.RolloutAborted:
+		return true
+	case v1.RolloutFailed:
+		return r.Request.OnFailure != "rollback"
+	}
+	return false
 }
 
 // stepRollout takes the next step of one rollout, if it has one.
@@ -153,11 +188,26 @@ func (h *Herder) applyBatch(ctx context.Context, id string) error {
 			return ignoreStale(err)
 		}
 		c := b.Connectors[i]
-		st, err := h.applyConnector(ctx, &c, r.Request.Patch)
-		if err != nil {
+		batch := r.Batch
+		// A connector changed by hand since the rollout was made gets new
+		// Before and After; they are recorded before its config is
+		// written, so that a leader that stops in between leaves a
+		// rollback its real previous config.
+		record := func(c v1.RolloutConnector) error {
+			_, err := h.changeRollout(ctx, id, func(r *v1.Rollout) error {
+				if r.Batch != batch || r.Batches[batch].State != v1.BatchApplying {
+					return errStale
+				}
+				rc := &r.Batches[batch].Connectors[i]
+				rc.Before, rc.After = c.Before, c.After
+				return nil
+			})
 			return err
 		}
-		batch := r.Batch
+		st, err := h.applyConnector(ctx, &c, r.Request.Patch, record)
+		if err != nil {
+			return ignoreStale(err)
+		}
 		if _, err := h.changeRollout(ctx, id, func(r *v1.Rollout) error {
 			if r.Batch != batch || r.Batches[batch].State != v1.BatchApplying {
 				return errStale
@@ -176,7 +226,7 @@ func (h *Herder) applyBatch(ctx context.Context, id string) error {
 // config was changed by hand since the rollout was made gets the patch
 // merged into its config as it is now, and that is what a rollback
 // restores (c's Before and After are updated).
-func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, patch map[string]*string) (state string, err error) {
+func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, patch map[string]*string, record func(v1.RolloutConnector) error) (state string, err error) {
 	unlock := h.lock(c.Name)
 	defer unlock()
 	cur, ok := h.configs.State.Get(c.Name)
@@ -195,6 +245,9 @@ func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, pat
 		}
 		if maps.Equal(cur.Config, c.After) {
 			return "applied", nil // the patch is in its config already
+		}
+		if err := record(*c); err != nil {
+			return "", err
 		}
 	}
 	if _, _, err := h.writeConfigLocked(ctx, c.Name, c.After); err != nil {

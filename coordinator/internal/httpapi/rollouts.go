@@ -98,8 +98,50 @@ func makeCreateRollout(svc Service) endpoint.Endpoint {
 	}
 }
 
+// makeListRollouts lists the rollouts whose every connector the caller's
+// grants cover: a rollout holds its connectors' configs.
 func makeListRollouts(svc Service) endpoint.Endpoint {
-	return func(ctx context.Context, _ any) (any, error) { return svc.Rollouts(ctx) }
+	return func(ctx context.Context, _ any) (any, error) {
+		list, err := svc.Rollouts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		check := grantCheck(ctx, viewer)
+		out := v1.RolloutList{Rollouts: []v1.Rollout{}}
+		for _, r := range list.Rollouts {
+			if rolloutAllowed(r, check) == nil {
+				out.Rollouts = append(out.Rollouts, r)
+			}
+		}
+		return out, nil
+	}
+}
+
+// makeGetRollout answers one rollout, 403 when the caller's grants miss one
+// of its connectors.
+func makeGetRollout(svc Service) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		r, err := svc.Rollout(ctx, request.(rolloutIDRequest).id)
+		if err != nil {
+			return nil, err
+		}
+		if err := rolloutAllowed(r, grantCheck(ctx, viewer)); err != nil {
+			return nil, forbidden(err.Error())
+		}
+		return r, nil
+	}
+}
+
+// rolloutAllowed is the first refusal of check among r's connectors.
+func rolloutAllowed(r v1.Rollout, check func(string) error) error {
+	for _, b := range r.Batches {
+		for _, c := range b.Connectors {
+			if err := check(c.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // makeRolloutAction is an endpoint calling one of the Service's calls on a

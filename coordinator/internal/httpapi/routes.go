@@ -110,7 +110,7 @@ func routes() []route {
 		{"GET /sluice/rebalance", "rebalance_status", makeRebalanceStatus, decodeNone, encodeJSON, viewer},
 		{"POST /sluice/rollouts", "create_rollout", makeCreateRollout, decodeRolloutRequest, encodeRolloutCreated, operator},
 		{"GET /sluice/rollouts", "list_rollouts", makeListRollouts, decodeNone, encodeJSON, viewer},
-		{"GET /sluice/rollouts/{id}", "get_rollout", makeRolloutAction(Service.Rollout), decodeRolloutID, encodeJSON, viewer},
+		{"GET /sluice/rollouts/{id}", "get_rollout", makeGetRollout, decodeRolloutID, encodeJSON, viewer},
 		{"PUT /sluice/rollouts/{id}/pause", "pause_rollout", makeRolloutAction(Service.PauseRollout), decodeRolloutID, encodeJSON, operator},
 		{"PUT /sluice/rollouts/{id}/resume", "resume_rollout", makeRolloutAction(Service.ResumeRollout), decodeRolloutID, encodeJSON, operator},
 		{"PUT /sluice/rollouts/{id}/abort", "abort_rollout", makeRolloutAction(Service.AbortRollout), decodeRolloutID, encodeJSON, operator},

@@ -101,6 +101,16 @@ func (c PutRollout) fleetRecord() (records.Record, error) {
 	return jsonRecord(fleetRolloutPrefix+c.Rollout.ID, c.Rollout)
 }
 
+// DeleteRollout removes a finished rollout.
+type DeleteRollout struct{ ID string }
+
+func (c DeleteRollout) fleetRecord() (records.Record, error) {
+	if c.ID == "" {
+		return records.Record{}, errors.New("deleting a rollout needs its id")
+	}
+	return records.Record{Key: fleetRolloutPrefix + c.ID}, nil
+}
+
 // PutRebalance records the rebalance in progress; a nil Rebalance removes
 // it.
 type PutRebalance struct{ Rebalance *v1.Rebalance }
@@ -202,37 +212,52 @@ func (s *FleetState) Agents() map[string]AgentMark {
 	return maps.Clone(s.agents)
 }
 
-// Window is an open maintenance window.
+// Window is a copy of an open maintenance window: changing it changes
+// nothing here (a write through Apply does).
 func (s *FleetState) Window(id string) (v1.MaintenanceWindow, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, ok := s.windows[id]
-	return w, ok
+	return deepCopy(w), ok
 }
 
-// Windows are the open maintenance windows, oldest first.
+// Windows are copies of the open maintenance windows, oldest first.
 func (s *FleetState) Windows() []v1.MaintenanceWindow {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.windows))
 	slices.SortFunc(out, func(a, b v1.MaintenanceWindow) int { return strings.Compare(a.ID, b.ID) })
-	return out
+	return deepCopy(out)
 }
 
-// Rollout is one rollout.
+// Rollout is a copy of one rollout.
 func (s *FleetState) Rollout(id string) (v1.Rollout, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.rollouts[id]
-	return r, ok
+	return deepCopy(r), ok
 }
 
-// Rollouts are every rollout the topic keeps, oldest first.
+// Rollouts are copies of every rollout the topic keeps, oldest first.
 func (s *FleetState) Rollouts() []v1.Rollout {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.rollouts))
 	slices.SortFunc(out, func(a, b v1.Rollout) int { return strings.Compare(a.ID, b.ID) })
+	return deepCopy(out)
+}
+
+// deepCopy copies v through JSON, which its types are made for: the
+// values the state holds share no slice or map with what callers change.
+func deepCopy[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out T
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
 	return out
 }
 
@@ -243,8 +268,7 @@ func (s *FleetState) Rebalance() *v1.Rebalance {
 	if s.rebalance == nil {
 		return nil
 	}
-	r := *s.rebalance
-	r.Moves = slices.Clone(r.Moves)
+	r := deepCopy(*s.rebalance)
 	return &r
 }
 
@@ -273,14 +297,22 @@ func (s *FleetStore) applyRecord(r *kgo.Record) {
 	}
 }
 
+// maxFleetRecordBytes bounds one fleet record, below the broker's default
+// max.message.bytes (1 MB) with room for the batch framing.
+const maxFleetRecordBytes = 900_000
+
 // Apply writes cmds in one transaction through the leader writer and
-// returns once State has applied them; an invalid command writes nothing.
+// returns once State has applied them; an invalid command, or a record
+// over maxFleetRecordBytes (a *TooLargeError), writes nothing.
 func (s *FleetStore) Apply(ctx context.Context, cmds ...FleetCommand) error {
 	recs := make([]records.Record, 0, len(cmds))
 	for _, c := range cmds {
 		r, err := c.fleetRecord()
 		if err != nil {
 			return fmt.Errorf("fleet command %T: %w", c, err)
+		}
+		if n := len(r.Key) + len(r.Value); n > maxFleetRecordBytes {
+			return &TooLargeError{Key: r.Key, Bytes: n, Limit: maxFleetRecordBytes, Topic: "fleet"}
 		}
 		recs = append(recs, r)
 	}

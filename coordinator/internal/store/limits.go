@@ -40,10 +40,15 @@ type TooLargeError struct {
 	Key   string
 	Bytes int
 	Limit int
+	// Topic names a topic other than the config topic ("fleet").
+	Topic string
 }
 
 // Error implements error.
 func (e *TooLargeError) Error() string {
+	if e.Topic != "" {
+		return fmt.Sprintf("the %s record %s would be %d bytes, over the limit of %d bytes for one record", e.Topic, e.Key, e.Bytes, e.Limit)
+	}
 	if e.Key == "" {
 		return fmt.Sprintf("the config records would be %d bytes in all, over the limit of %d bytes for one write", e.Bytes, e.Limit)
 	}
