@@ -58,14 +58,36 @@ func decodeRebalance(_ context.Context, r *http.Request) (any, error) {
 	return req, err
 }
 
+// makeListAgents lists the agents; a caller whose grants cover only some
+// connectors sees only their tasks.
 func makeListAgents(svc Service) endpoint.Endpoint {
-	return func(ctx context.Context, _ any) (any, error) { return svc.ListAgents(ctx) }
+	return func(ctx context.Context, _ any) (any, error) {
+		list, err := svc.ListAgents(ctx)
+		check := grantCheck(ctx, viewer)
+		for i := range list.Agents {
+			list.Agents[i].Tasks = visibleTasks(list.Agents[i].Tasks, check)
+		}
+		return list, err
+	}
 }
 
 func makeGetAgent(svc Service) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		return svc.GetAgent(ctx, request.(agentRequest).id)
+		a, err := svc.GetAgent(ctx, request.(agentRequest).id)
+		a.Tasks = visibleTasks(a.Tasks, grantCheck(ctx, viewer))
+		return a, err
 	}
+}
+
+// visibleTasks are the tasks of tasks whose connector check allows.
+func visibleTasks(tasks []v1.AgentTask, check func(string) error) []v1.AgentTask {
+	out := []v1.AgentTask{}
+	for _, t := range tasks {
+		if check(t.Connector) == nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func makeCordonAgent(svc Service) endpoint.Endpoint {
