@@ -1,11 +1,9 @@
 package integration
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/sluice-io/sluice/tests/harness"
@@ -143,14 +141,8 @@ func TestMoveCopyAndSink(t *testing.T) {
 // every time the old connector is as it was — config, RUNNING, positions —
 // and the new one does not exist, with no positions under its name.
 func TestMoveFaults(t *testing.T) {
-	var fail atomic.Value
-	fail.Store("")
-	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: func(step string) error {
-		if step == fail.Load().(string) {
-			return errors.New("injected fault")
-		}
-		return nil
-	}})
+	faults := &coFaults{}
+	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: faults.Hook})
 	old := c.Name("mf")
 	topic := c.Name("mf")
 	writeLines(t, workPath(c, "mf.txt"), lines(1, 5))
@@ -175,9 +167,9 @@ func TestMoveFaults(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			c := on(c, t)
 			to := c.Name(fmt.Sprintf("mf-new%d", i))
-			fail.Store(step)
+			faults.Fail(step)
 			r := c.Do("POST", "/sluice/connectors/"+old+"/move", map[string]any{"to": to})
-			fail.Store("")
+			faults.Fail()
 			if r.Status != http.StatusInternalServerError || !strings.Contains(r.Message(), "is as it was and "+to+" does not exist") {
 				t.Fatalf("move failing at %q: %s", step, r)
 			}

@@ -2,11 +2,9 @@ package integration
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,19 +238,13 @@ func TestOffsetsHistoryOfDeletedConnector(t *testing.T) {
 // change and its marker leaves the entry pending, and the next leader
 // marks it applied, as the positions show the change was made.
 func TestOffsetsHistoryFailures(t *testing.T) {
-	var fail atomic.Value // the step to fail, "" for none
-	fail.Store("")
-	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: func(step string) error {
-		if step == fail.Load().(string) {
-			return errors.New("injected fault")
-		}
-		return nil
-	}})
+	faults := &coFaults{}
+	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: faults.Hook})
 	src := c.Name("fsrc")
 	fileSource(c, src, "f.txt", c.Name("f"), "STOPPED")
 	patch(t, c, src, body(filePos("f.txt", 7)), http.StatusOK, msgAlterDefinite)
 
-	fail.Store("changing the offsets")
+	faults.Fail("changing the offsets")
 	r := c.Do("PATCH", "/connectors/"+src+"/offsets", body(filePos("f.txt", 99)))
 	if r.Status != http.StatusInternalServerError {
 		t.Fatalf("PATCH with a failing agent step: %s", r)
@@ -262,7 +254,7 @@ func TestOffsetsHistoryFailures(t *testing.T) {
 		t.Fatalf("a failed change shows in the history: %s", got)
 	}
 
-	fail.Store("recording the offsets change")
+	faults.Fail("recording the offsets change")
 	r = c.Do("PATCH", "/connectors/"+src+"/offsets", body(filePos("f.txt", 99)))
 	if r.Status != http.StatusInternalServerError || !strings.Contains(r.Message(), "nothing was changed") {
 		t.Fatalf("PATCH whose history entry cannot be written: %s", r)
@@ -271,12 +263,12 @@ func TestOffsetsHistoryFailures(t *testing.T) {
 
 	// The marker is never written: as if the leader died right after the
 	// change.
-	fail.Store("marking the offsets change in the history")
+	faults.Fail("marking the offsets change in the history")
 	patch(t, c, src, body(filePos("f.txt", 42)), http.StatusOK, msgAlterDefinite)
 	if got := operations(history(c, src)); got != "alter" {
 		t.Fatalf("a pending entry shows in the history: %s", got)
 	}
-	fail.Store("")
+	faults.Fail()
 	c.StopCoordinator()
 	c.StartCoordinator()
 	harness.Eventually(t, 60*time.Second, func() (bool, string) {
