@@ -53,7 +53,7 @@ func TestRolloutCLI(t *testing.T) {
 	}
 	bad := writeFile(t, dir, "bad.json", `{"match":"","patch":{"k":"v"}}`)
 	_, errOut, code = runCLI(t, "rollout", "create", "-f", bad, "--url", u)
-	if code != exitRefused || !strings.Contains(errOut, `400: Give the connectors as "names" (a non-empty list) or "match" (a non-empty glob)`) {
+	if code != exitRefused || !strings.Contains(errOut, `400: Give exactly one of "names" or "match"`) {
 		t.Fatalf("an empty match: exit %d, %s", code, errOut)
 	}
 }
