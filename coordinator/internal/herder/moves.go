@@ -158,8 +158,12 @@ func (h *Herder) schedulerView() ([]scheduler.Task, []scheduler.Agent, map[v1.Ta
 	current := map[v1.TaskID]string{}
 	var tasks []scheduler.Task
 	for id, p := range h.placed.All() {
+		t, ok := h.schedulerTask(id)
+		if !ok {
+			continue // runs nowhere: the planner revokes it, nothing moves it
+		}
 		current[id] = p.Agent
-		tasks = append(tasks, h.schedulerTask(id))
+		tasks = append(tasks, t)
 	}
 	sort.Slice(tasks, func(i, j int) bool { return taskLess(tasks[i].ID, tasks[j].ID) })
 	return tasks, agents, current
@@ -174,18 +178,24 @@ func schedulerAgent(a registry.Agent, cordoned bool) scheduler.Agent {
 	return scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins, Cordoned: cordoned}
 }
 
-// schedulerTask is task id with its connector's selector and plugin.
-func (h *Herder) schedulerTask(id v1.TaskID) scheduler.Task {
+// schedulerTask is task id with its connector's selector and plugin; ok is
+// false for a task of a connector whose selector does not parse, which the
+// planner places nowhere (so no drain or rebalance may move it).
+func (h *Herder) schedulerTask(id v1.TaskID) (scheduler.Task, bool) {
 	t := scheduler.Task{ID: id}
 	c, ok := h.configs.State.Get(id.Connector)
 	if !ok {
-		return t
+		return t, true
 	}
-	t.Selector, _ = labels.Parse(c.Config[labels.SelectorKey])
+	sel, err := labels.Parse(c.Config[labels.SelectorKey])
+	if err != nil {
+		return t, false
+	}
+	t.Selector = sel
 	if p, ok := h.pluginOf(c.Config); ok {
 		t.Plugin = p.Class
 	}
-	return t
+	return t, true
 }
 
 func taskLess(a, b v1.TaskID) bool {
