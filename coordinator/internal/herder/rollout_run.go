@@ -54,12 +54,18 @@ func (h *Herder) runRollouts(ctx context.Context) {
 	defer t.Stop()
 	for ctx.Err() == nil {
 		changed := h.fleet.State.Changed()
-		for _, r := range h.fleet.State.Rollouts() {
+		// One copy of the rollouts a pass: the kept finished ones, with
+		// every connector's configs, are only counted for pruning.
+		rollouts := h.fleet.State.Rollouts()
+		for _, r := range rollouts {
+			if rolloutFinished(r) {
+				continue
+			}
 			if err := h.stepRollout(ctx, r.ID); err != nil && ctx.Err() == nil {
 				h.log.Warn("rollout step failed; retrying", "rollout", r.ID, "err", err)
 			}
 		}
-		h.pruneRollouts(ctx)
+		h.pruneRollouts(ctx, rollouts)
 		select {
 		case <-ctx.Done():
 		case <-changed:
@@ -73,11 +79,11 @@ func (h *Herder) runRollouts(ctx context.Context) {
 // does not grow with every rollout ever made.
 const keptRollouts = 50
 
-// pruneRollouts removes the finished rollouts beyond the newest
-// keptRollouts.
-func (h *Herder) pruneRollouts(ctx context.Context) {
+// pruneRollouts removes the finished rollouts of rollouts (oldest first)
+// beyond the newest keptRollouts.
+func (h *Herder) pruneRollouts(ctx context.Context, rollouts []v1.Rollout) {
 	var finished []string
-	for _, r := range h.fleet.State.Rollouts() { // oldest first
+	for _, r := range rollouts {
 		if rolloutFinished(r) {
 			finished = append(finished, r.ID)
 		}

@@ -90,15 +90,13 @@ func visibleTasks(tasks []v1.AgentTask, check func(string) error) []v1.AgentTask
 	return out
 }
 
-func makeCordonAgent(svc Service) endpoint.Endpoint {
-	return func(ctx context.Context, request any) (any, error) {
-		return svc.CordonAgent(ctx, request.(agentRequest).id)
-	}
-}
-
-func makeUncordonAgent(svc Service) endpoint.Endpoint {
-	return func(ctx context.Context, request any) (any, error) {
-		return svc.UncordonAgent(ctx, request.(agentRequest).id)
+// makeAgentAction is an endpoint calling one of the Service's calls on an
+// agent by id.
+func makeAgentAction[T any](call func(Service, context.Context, string) (T, error)) func(Service) endpoint.Endpoint {
+	return func(svc Service) endpoint.Endpoint {
+		return func(ctx context.Context, request any) (any, error) {
+			return call(svc, ctx, request.(agentRequest).id)
+		}
 	}
 }
 
@@ -106,12 +104,6 @@ func makeDrainAgent(svc Service) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(agentRequest)
 		return svc.DrainAgent(ctx, req.id, req.force)
-	}
-}
-
-func makeDrainStatus(svc Service) endpoint.Endpoint {
-	return func(ctx context.Context, request any) (any, error) {
-		return svc.DrainStatus(ctx, request.(agentRequest).id)
 	}
 }
 

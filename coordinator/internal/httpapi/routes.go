@@ -102,10 +102,10 @@ func routes() []route {
 
 		{"GET /sluice/agents", "list_agents", makeListAgents, decodeNone, encodeJSON, viewer},
 		{"GET /sluice/agents/{id}", "get_agent", makeGetAgent, decodeAgent, encodeJSON, viewer},
-		{"PUT /sluice/agents/{id}/cordon", "cordon_agent", makeCordonAgent, decodeAgent, encodeJSON, admin},
-		{"PUT /sluice/agents/{id}/uncordon", "uncordon_agent", makeUncordonAgent, decodeAgent, encodeJSON, admin},
+		{"PUT /sluice/agents/{id}/cordon", "cordon_agent", makeAgentAction(Service.CordonAgent), decodeAgent, encodeJSON, admin},
+		{"PUT /sluice/agents/{id}/uncordon", "uncordon_agent", makeAgentAction(Service.UncordonAgent), decodeAgent, encodeJSON, admin},
 		{"PUT /sluice/agents/{id}/drain", "drain_agent", makeDrainAgent, decodeDrain, encodeAccepted, admin},
-		{"GET /sluice/agents/{id}/drain", "drain_status", makeDrainStatus, decodeAgent, encodeJSON, viewer},
+		{"GET /sluice/agents/{id}/drain", "drain_status", makeAgentAction(Service.DrainStatus), decodeAgent, encodeJSON, viewer},
 		{"POST /sluice/rebalance", "rebalance", makeRebalance, decodeRebalance, encodeAccepted, admin},
 		{"GET /sluice/rebalance", "rebalance_status", makeRebalanceStatus, decodeNone, encodeJSON, viewer},
 		{"POST /sluice/rollouts", "create_rollout", makeCreateRollout, decodeRolloutRequest, encodeRolloutCreated, operator},
