@@ -126,6 +126,7 @@ type Agent struct {
 	providers *configprovider.Transformer
 	nc        *nats.Conn
 	store     *offsetstore.Store
+	stores    *offsetstore.Registry
 	exec      *offsets.Executor
 	worker    *runtime.Worker
 	transport *transport.Transport
@@ -207,7 +208,12 @@ func (a *Agent) Start(ctx context.Context) error {
 		// The coordinator creates the topic; tasks read it to its end when they start.
 		a.log.Warn("offsets topic not read yet", "err", err)
 	}
-	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.store, kclients, kafkautil.ClientID(base, "offsets"), kopts...); err != nil {
+	// Connectors' own offsets topics (offsets.storage.topic) are followed
+	// while a task or an operation needs them, and a minute longer.
+	if a.stores, err = offsetstore.NewRegistry(a.store, time.Minute, kclients.With(kafkautil.ClientID(base, "connector-offsets"), kopts)...); err != nil {
+		return err
+	}
+	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.stores, kclients, kafkautil.ClientID(base, "offsets"), kopts...); err != nil {
 		return err
 	}
 	a.metrics = metrics.New(a.cfg.Metrics, a.cfg.ID, a.session)
@@ -230,13 +236,13 @@ func (a *Agent) Start(ctx context.Context) error {
 		Registry:           reg,
 		Providers:          a.providers,
 		AllowedPaths:       a.allowed,
-		Offsets:            a.store,
+		Offsets:            a.stores,
 		Logger:             a.cfg.logger(logging.AgentTasks),
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
 		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
-		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Logger: a.cfg.logger(logging.AgentTransport),
+		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic}, Logger: a.cfg.logger(logging.AgentTransport),
 		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
 	if err := a.metrics.Register(); err != nil {
 		return err
@@ -321,6 +327,9 @@ func (a *Agent) Stop(ctx context.Context) error {
 	}
 	if a.exec != nil {
 		a.exec.Close()
+	}
+	if a.stores != nil {
+		a.stores.Close()
 	}
 	if a.store != nil {
 		a.store.Close()

@@ -2,6 +2,7 @@ package v1
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -48,6 +49,21 @@ type RegisterRequest struct {
 	// (same id) shows a later one, which is how a rolling upgrade knows it
 	// came back. Zero from an agent of a version that does not send it.
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// Features are what the agent serves beyond its version's wire
+	// contract (Feature… constants); an agent of an older version sends
+	// none, and is given no work that needs one.
+	Features []string `json:"features,omitempty"`
+}
+
+// FeatureConnectorOffsetsTopic is an agent's support for connectors' own
+// offsets topics (offsets.storage.topic): its source tasks read and commit
+// there, and its offsets operations honour ConnectorTopic. An agent
+// without it would silently use the worker's topic alone.
+const FeatureConnectorOffsetsTopic = "connector-offsets-topic"
+
+// HasFeature reports whether r lists feature.
+func (r *RegisterRequest) HasFeature(feature string) bool {
+	return slices.Contains(r.Features, feature)
 }
 
 // Validate checks what the coordinator relies on.

@@ -52,6 +52,10 @@ type OffsetsRequest struct {
 	TxnID    string        `json:"txn_id,omitempty"`
 	Topic    string        `json:"topic,omitempty"`
 	Writes   []OffsetWrite `json:"writes,omitempty"`
+	// ConnectorTopic is the connector's own offsets topic (KIP-618), ""
+	// when it has none: Writes then go to it and to Topic, in the same
+	// transaction (see FeatureConnectorOffsetsTopic).
+	ConnectorTopic string `json:"connector_topic,omitempty"`
 
 	// Sink: the group whose committed offsets change. Alter commits or
 	// deletes the listed partitions; reset deletes the group.
@@ -78,9 +82,49 @@ type OffsetsReplaceRequest struct {
 	TxnID     string        `json:"txn_id"`
 	Topic     string        `json:"topic"`
 	Writes    []OffsetWrite `json:"writes,omitempty"`
+	// ConnectorTopic is the connector's own offsets topic, "" when it has
+	// none: the agent then reads both topics, tombstones the keys of both
+	// in both, and writes Writes to both, in one transaction.
+	ConnectorTopic string `json:"connector_topic,omitempty"`
 }
 
 // OffsetsReply reports success; failures come back as an *Error.
 type OffsetsReply struct {
 	Type string `json:"type"`
+}
+
+// WriteRecords orders writes for the worker's offsets topic and, when
+// connectorTopic is set, the connector's own, as Kafka Connect writes
+// them: the worker topic's tombstones, then every write to the connector's
+// topic, then the worker topic's offsets. In one transaction the order only
+// shows in the raw topics, where it matches Kafka Connect's.
+func WriteRecords(writes []OffsetWrite, topic, connectorTopic string) []TopicWrite {
+	if connectorTopic == "" || connectorTopic == topic {
+		out := make([]TopicWrite, len(writes))
+		for i, w := range writes {
+			out[i] = TopicWrite{Topic: topic, OffsetWrite: w}
+		}
+		return out
+	}
+	out := make([]TopicWrite, 0, 2*len(writes))
+	for _, w := range writes {
+		if w.Value == nil {
+			out = append(out, TopicWrite{Topic: topic, OffsetWrite: w})
+		}
+	}
+	for _, w := range writes {
+		out = append(out, TopicWrite{Topic: connectorTopic, OffsetWrite: w})
+	}
+	for _, w := range writes {
+		if w.Value != nil {
+			out = append(out, TopicWrite{Topic: topic, OffsetWrite: w})
+		}
+	}
+	return out
+}
+
+// TopicWrite is an OffsetWrite bound for one topic.
+type TopicWrite struct {
+	Topic string
+	OffsetWrite
 }

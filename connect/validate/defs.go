@@ -270,12 +270,7 @@ func defineSource(d *connect.ConfigDef) {
 		}), Importance: connect.ImportanceLow, Documentation: intervalDoc, Group: eosGroup, OrderInGroup: 4,
 		Width: connect.WidthShort, DisplayName: "Transaction boundary interval"})
 	d.Define(connect.ConfigKey{Name: OffsetsStorageTopicConfig, Type: connect.TypeString,
-		Validator: connect.Composite{connect.NonEmptyString{}, connect.ValidatorFunc(func(name string, v any) error {
-			if s, _ := v.(string); s != "" {
-				return unsupportedOffsetsTopic
-			}
-			return nil
-		})}, Importance: connect.ImportanceLow, Documentation: offsetsTopicDoc, Group: offsetsTopicGroup,
+		Validator: connect.NonEmptyString{}, Importance: connect.ImportanceLow, Documentation: offsetsTopicDoc, Group: offsetsTopicGroup,
 		OrderInGroup: 1, Width: connect.WidthLong, DisplayName: "Offsets topic"})
 }
 
@@ -297,10 +292,6 @@ func defineSink(d *connect.ConfigDef) {
 		Importance: connect.ImportanceMedium, Documentation: dlqHeadersDoc, Group: errorGroup, OrderInGroup: 8,
 		Width: connect.WidthMedium, DisplayName: "Enable Error Context Headers"})
 }
-
-// unsupportedOffsetsTopic is Sluice's answer to a per-connector offsets
-// topic (spec §0); it is a bare message, not "Invalid value …".
-var unsupportedOffsetsTopic = &connect.ConfigError{Message: "Per-connector offsets topics are not supported"}
 
 // regexValidator is Kafka's RegexValidator. Go's RE2 syntax differs from
 // java.util.regex in places (no look-around or back-references), and its

@@ -94,7 +94,7 @@ func TestErrors(t *testing.T) {
 		{"empty topic", src("topic", ""), map[string][]string{"topic": {"Invalid value  for configuration topic: String must be non-empty"}}},
 		{"tasks.max 0", src("tasks.max", "0"), map[string][]string{"tasks.max": {"Invalid value 0 for configuration tasks.max: Value must be at least 1"}}},
 		{"empty name", src("name", ""), map[string][]string{"name": {"Invalid value  for configuration name: String may not be empty"}}},
-		{"offsets topic", src("offsets.storage.topic", "my-offsets"), map[string][]string{"offsets.storage.topic": {"Per-connector offsets topics are not supported"}}},
+		{"offsets topic", src("offsets.storage.topic", "my-offsets"), map[string][]string{}},
 		{"empty offsets topic", src("offsets.storage.topic", ""), map[string][]string{"offsets.storage.topic": {"Invalid value  for configuration offsets.storage.topic: String must be non-empty"}}},
 		{"exactly once", src("exactly.once.support", "sometimes"), map[string][]string{"exactly.once.support": {"Invalid value sometimes for configuration exactly.once.support: String must be one of (case insensitive): REQUIRED, REQUESTED"}}},
 		{"exactly once any case", src("exactly.once.support", "Required"), map[string][]string{}},

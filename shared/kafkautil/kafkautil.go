@@ -70,8 +70,13 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, specs ...TopicSpec) err
 			configs[k] = &v
 		}
 		resp, err := adm.CreateTopic(ctx, s.Partitions, -1, configs, s.Name)
-		if err == nil {
+		if err == nil && resp.Err != nil {
 			err = resp.Err
+			if resp.ErrMessage != "" {
+				// The broker's own words name what was wrong (an
+				// illegal name, say), more than the code does.
+				err = &BrokerError{Err: resp.Err, Message: resp.ErrMessage}
+			}
 		}
 		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 			return fmt.Errorf("create topic %s: %w", s.Name, err)
@@ -79,6 +84,17 @@ func EnsureTopics(ctx context.Context, adm *kadm.Client, specs ...TopicSpec) err
 	}
 	return WaitTopics(ctx, adm, names...)
 }
+
+// BrokerError is a Kafka error code with the message the broker sent
+// with it.
+type BrokerError struct {
+	Err     error
+	Message string
+}
+
+func (e *BrokerError) Error() string { return e.Message }
+
+func (e *BrokerError) Unwrap() error { return e.Err }
 
 // WaitTopics waits until every partition of each topic has a leader that
 // answers for it. A real broker acknowledges CreateTopics before every

@@ -26,8 +26,13 @@ type Entry struct {
 	// Offset is the latest committed offset; nil when the latest record is
 	// a tombstone.
 	Offset map[string]any
-	// RawKeys are every key encoding of this partition seen in the topic.
+	// RawKeys are every key encoding of this partition seen in the topic
+	// (in either topic, for a merged View).
 	RawKeys []string
+	// Live says a topic holds an offset for the partition: Offset != nil
+	// for one topic; for a View, either topic's, though Offset is the
+	// connector topic's alone (Kafka Connect's merge, see View).
+	Live bool
 }
 
 type entry struct {
@@ -125,7 +130,7 @@ func (s *Store) Entries(connector string) []Entry {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		out = append(out, Entry{Partition: e.partition, Offset: e.offset, RawKeys: keys})
+		out = append(out, Entry{Partition: e.partition, Offset: e.offset, RawKeys: keys, Live: e.offset != nil})
 	}
 	return out
 }
@@ -142,7 +147,7 @@ func Replace(entries []Entry, writes []v1.OffsetWrite) []v1.OffsetWrite {
 	}
 	var out []v1.OffsetWrite
 	for _, e := range entries {
-		if e.Offset == nil {
+		if !e.Live {
 			continue
 		}
 		for _, k := range e.RawKeys {

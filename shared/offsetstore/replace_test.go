@@ -10,9 +10,9 @@ import (
 func TestReplace(t *testing.T) {
 	val := func(s string) *string { return &s }
 	entries := []Entry{
-		{Partition: map[string]any{"f": "a"}, Offset: map[string]any{"p": 1}, RawKeys: []string{`["c",{"f":"a"}]`}},
+		{Partition: map[string]any{"f": "a"}, Offset: map[string]any{"p": 1}, RawKeys: []string{`["c",{"f":"a"}]`}, Live: true},
 		// Two encodings of one partition (Kafka Connect's hash order and Sluice's sorted one).
-		{Partition: map[string]any{"f": "b", "g": "x"}, Offset: map[string]any{"p": 2}, RawKeys: []string{`["c",{"f":"b","g":"x"}]`, `["c",{"g":"x","f":"b"}]`}},
+		{Partition: map[string]any{"f": "b", "g": "x"}, Offset: map[string]any{"p": 2}, RawKeys: []string{`["c",{"f":"b","g":"x"}]`, `["c",{"g":"x","f":"b"}]`}, Live: true},
 		// Already removed: nothing to tombstone.
 		{Partition: map[string]any{"f": "gone"}, RawKeys: []string{`["c",{"f":"gone"}]`}},
 	}

@@ -97,6 +97,9 @@ type Options struct {
 	// port (its /metrics, /healthz and /readyz), over a registry of its
 	// own, as each agent were a process: see AgentScrape and AgentProbe.
 	AgentMetrics bool
+	// ExactlyOnce runs the coordinator and every agent with exactly-once
+	// source support: records and offsets in one transaction.
+	ExactlyOnce bool
 }
 
 // Cluster is a running test cluster.
@@ -201,6 +204,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
 		OffsetsHistory:      coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
 		RESTSecurity:        opts.RESTSecurity,
+		ExactlyOnce:         opts.ExactlyOnce,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
 	for i := 0; i < opts.Agents; i++ {
@@ -220,6 +224,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 			BeforeOffsetCommit: opts.BeforeOffsetCommit,
 			OffsetsHook:        agentOffsetsHook(opts, i),
 			ConfigProviders:    configprovider.Settings{Providers: opts.ConfigProviders},
+			ExactlyOnce:        opts.ExactlyOnce,
 		}
 		if opts.AgentMetrics {
 			cfg.MetricsListen = "127.0.0.1:0"

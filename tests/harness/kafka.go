@@ -123,6 +123,26 @@ func (c *Cluster) Produce(topic string, values ...string) {
 	}
 }
 
+// ProduceRecords writes the keys and values of recs to topic, which must
+// exist; a nil Value is a tombstone.
+func (c *Cluster) ProduceRecords(topic string, recs ...Record) {
+	c.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(append(ClientOpts(c.Brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	defer cl.Close()
+	krecs := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		krecs[i] = &kgo.Record{Key: r.Key, Value: r.Value}
+	}
+	if err := cl.ProduceSync(ctx, krecs...).FirstErr(); err != nil {
+		c.T.Fatalf("produce to %s: %v", topic, err)
+	}
+}
+
 // Admin returns an admin client for the cluster's broker, closed at cleanup.
 func (c *Cluster) Admin() *kadm.Client {
 	cl, err := kgo.NewClient(ClientOpts(c.Brokers, "test-admin")...)

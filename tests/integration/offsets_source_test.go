@@ -127,9 +127,15 @@ func TestOffsetsSourceAlterAndReset(t *testing.T) {
 // found. Keys are compared decoded, as the spec identifies partitions.
 func lastOffsetRecord(c *harness.Cluster, connector string, partition map[string]any) ([]byte, bool) {
 	c.T.Helper()
+	return lastOffsetRecordIn(c, c.Prefix+"-offsets", connector, partition)
+}
+
+// lastOffsetRecordIn is lastOffsetRecord in another offsets topic.
+func lastOffsetRecordIn(c *harness.Cluster, topic, connector string, partition map[string]any) ([]byte, bool) {
+	c.T.Helper()
 	var val []byte
 	found := false
-	for _, r := range c.ReadTopic(c.Prefix + "-offsets") {
+	for _, r := range c.ReadTopic(topic) {
 		var key []any
 		dec := json.NewDecoder(bytes.NewReader(r.Key))
 		dec.UseNumber()

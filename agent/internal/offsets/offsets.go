@@ -7,6 +7,10 @@
 //	        the new offsets ─► commit
 //	sink:   commit / delete the group's offsets, or delete the group
 //
+// A connector with its own offsets topic (ConnectorTopic) has every write
+// go to both topics in the one transaction, and a replace reads and
+// tombstones both.
+//
 // All or nothing: a failure before the commit leaves the previous offsets
 // in place. Errors are *v1.Error with the REST API's exact messages; the
 // cause is logged with the step that failed.
@@ -38,20 +42,20 @@ type Executor struct {
 	clientID string
 	client   *kgo.Client
 	admin    *kadm.Client
-	store    *offsetstore.Store
+	stores   *offsetstore.Registry
 	log      *slog.Logger
 }
 
-// NewExecutor makes an executor with the agent's base Kafka options; store
-// is the agent's view of the offsets topic, which a replace reads. Its
+// NewExecutor makes an executor with the agent's base Kafka options; stores
+// are the agent's view of the offsets topics, which a replace reads. Its
 // client is named clientID, each writer clientID-<connector>, all measured
 // by clients (nil: unmeasured).
-func NewExecutor(log *slog.Logger, store *offsetstore.Store, clients *kafkametrics.Clients, clientID string, opts ...kgo.Opt) (*Executor, error) {
+func NewExecutor(log *slog.Logger, stores *offsetstore.Registry, clients *kafkametrics.Clients, clientID string, opts ...kgo.Opt) (*Executor, error) {
 	cl, err := kgo.NewClient(clients.With(clientID, opts)...)
 	if err != nil {
 		return nil, fmt.Errorf("offsets executor client: %w", err)
 	}
-	return &Executor{opts: opts, clients: clients, clientID: clientID, client: cl, admin: kadm.NewClient(cl), store: store, log: log}, nil
+	return &Executor{opts: opts, clients: clients, clientID: clientID, client: cl, admin: kadm.NewClient(cl), stores: stores, log: log}, nil
 }
 
 // Ping checks that a Kafka broker answers the executor's client.
@@ -92,7 +96,7 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 	if err := e.fence(ctx, req.Connector, req.FenceIDs, steps); err != nil {
 		return err
 	}
-	return e.write(ctx, req.Connector, req.TxnID, req.Topic, req.Writes, steps)
+	return e.write(ctx, req.Connector, req.TxnID, v1.WriteRecords(req.Writes, req.Topic, req.ConnectorTopic), steps)
 }
 
 // inTime refuses a request whose caller's time ran out before it could
@@ -116,8 +120,8 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) er
 	defer func() {
 		e.log.Debug("offsets: source replace", append([]any{"connector", req.Connector, "writes", len(req.Writes)}, steps.Attrs()...)...)
 	}()
-	if req.Topic != e.store.Topic() {
-		e.log.Error("offsets: replace names another offsets topic than this agent follows", "connector", req.Connector, "topic", req.Topic, "agent_topic", e.store.Topic())
+	if worker := e.stores.Worker().Topic(); req.Topic != worker {
+		e.log.Error("offsets: replace names another offsets topic than this agent follows", "connector", req.Connector, "topic", req.Topic, "agent_topic", worker)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
 	if err := e.fence(ctx, req.Connector, req.FenceIDs, steps); err != nil {
@@ -125,13 +129,19 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) er
 	}
 	// Read only now: after the fence no task of the connector can add a
 	// partition, so every key it has is in what is read.
-	if err := e.store.ReadToEnd(ctx); err != nil {
+	view, release, err := e.stores.View(ctx, req.ConnectorTopic)
+	if err != nil {
 		e.log.Error("offsets: reading the offsets topic failed", "connector", req.Connector, "err", err)
+		var ce *offsetstore.CreateTopicError
+		if errors.As(err, &ce) {
+			return v1.Errorf(v1.CodeInternal, "%s", ce.Error())
+		}
 		return v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
 	}
+	defer release()
 	steps.Done("read")
-	writes := offsetstore.Replace(e.store.Entries(req.Connector), req.Writes)
-	return e.write(ctx, req.Connector, req.TxnID, req.Topic, writes, steps)
+	writes := offsetstore.Replace(view.Entries(req.Connector), req.Writes)
+	return e.write(ctx, req.Connector, req.TxnID, v1.WriteRecords(writes, req.Topic, view.ConnectorTopic()), steps)
 }
 
 // fence fences ids, so that no task of the connector commits offsets
@@ -145,9 +155,9 @@ func (e *Executor) fence(ctx context.Context, connector string, ids []string, st
 	return nil
 }
 
-// write writes writes to topic in one transaction under txnID and waits
-// until read_committed readers see them.
-func (e *Executor) write(ctx context.Context, connector, txnID, topic string, writes []v1.OffsetWrite, steps *steptimer.Timer) error {
+// write writes writes in one transaction under txnID and waits until
+// read_committed readers see them.
+func (e *Executor) write(ctx context.Context, connector, txnID string, writes []v1.TopicWrite, steps *steptimer.Timer) error {
 	if len(writes) == 0 {
 		return nil
 	}
@@ -167,7 +177,7 @@ func (e *Executor) write(ctx context.Context, connector, txnID, topic string, wr
 	steps.Done("init")
 	recs := make([]*kgo.Record, len(writes))
 	for i, wr := range writes {
-		r := &kgo.Record{Topic: topic, Key: []byte(wr.Key)}
+		r := &kgo.Record{Topic: wr.Topic, Key: []byte(wr.Key)}
 		if wr.Value != nil {
 			r.Value = []byte(*wr.Value)
 		}

@@ -11,9 +11,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -39,8 +41,12 @@ type sourceRunner struct {
 	producer *kgo.Client // where records go: plain, or the transactional client
 	admin    *kadm.Client
 	offsets  *kafkautil.TxnWriter
-	eos      bool
-	inTxn    bool // exactly-once: a transaction is open
+	// view is where the task's offsets are: the worker's topic, and the
+	// connector's own when it has one; release lets go of the latter.
+	view    offsetstore.View
+	release func()
+	eos     bool
+	inTxn   bool // exactly-once: a transaction is open
 
 	known map[string]bool // topics known to exist
 
@@ -118,9 +124,11 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		r.producer = w.Client()
 	}
 	// The task must see every offset committed before it starts.
-	if err := cfg.Offsets.ReadToEnd(ctx); err != nil {
+	view, release, err := cfg.Offsets.View(ctx, r.t.conn[offsetsTopicKey])
+	if err != nil {
 		return fmt.Errorf("read offsets: %w", err)
 	}
+	r.view, r.release = view, release
 	tc := connect.SourceTaskContext{Offsets: offsetReader{r}, WorkDir: cfg.WorkDir, AllowedPaths: cfg.AllowedPaths}
 	if err := r.task.Start(ctx, tc, r.t.props); err != nil {
 		return err
@@ -134,7 +142,7 @@ type offsetReader struct{ r *sourceRunner }
 
 // Offset implements connect.OffsetReader.
 func (o offsetReader) Offset(ctx context.Context, partition map[string]any) (map[string]any, error) {
-	return o.r.t.cfg.Offsets.Offset(o.r.t.id.Connector, partition), nil
+	return o.r.view.Offset(o.r.t.id.Connector, partition), nil
 }
 
 func (r *sourceRunner) step(ctx context.Context) error {
@@ -353,21 +361,40 @@ func (r *sourceRunner) takePending() map[string]connect.Offset {
 	return batch
 }
 
+// offsetRecords are the offsets-topic records of batch: in the worker's
+// topic, and in the connector's own too when it has one, as Kafka Connect
+// writes them.
 func (r *sourceRunner) offsetRecords(batch map[string]connect.Offset) ([]*kgo.Record, error) {
-	recs := make([]*kgo.Record, 0, len(batch))
+	writes := make([]v1.OffsetWrite, 0, len(batch))
 	for _, o := range batch {
 		key, err := records.EncodeOffsetKey(r.t.id.Connector, o.Partition)
 		if err != nil {
 			return nil, err
 		}
-		val, err := records.EncodeOffsetValue(o.Offset)
-		if err != nil {
-			return nil, err
+		w := v1.OffsetWrite{Key: string(key)}
+		if o.Offset != nil {
+			val, err := records.EncodeOffsetValue(o.Offset)
+			if err != nil {
+				return nil, err
+			}
+			s := string(val)
+			w.Value = &s
 		}
-		recs = append(recs, &kgo.Record{Topic: r.t.cfg.OffsetsTopic, Key: key, Value: val})
+		writes = append(writes, w)
+	}
+	tw := v1.WriteRecords(writes, r.t.cfg.OffsetsTopic, r.view.ConnectorTopic())
+	recs := make([]*kgo.Record, len(tw))
+	for i, w := range tw {
+		recs[i] = &kgo.Record{Topic: w.Topic, Key: []byte(w.Key)}
+		if w.Value != nil {
+			recs[i].Value = []byte(*w.Value)
+		}
 	}
 	return recs, nil
 }
+
+// offsetsTopicKey names a source connector's own offsets topic (KIP-618).
+const offsetsTopicKey = "offsets.storage.topic"
 
 func (r *sourceRunner) close() error {
 	var errs []error
@@ -379,6 +406,9 @@ func (r *sourceRunner) close() error {
 	}
 	if r.offsets != nil {
 		r.offsets.Close()
+	}
+	if r.release != nil {
+		r.release()
 	}
 	// Closing fails the records still buffered: they count too.
 	r.countAcks()

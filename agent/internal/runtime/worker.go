@@ -56,7 +56,8 @@ type Config struct {
 	Providers *configprovider.Transformer
 	// AllowedPaths confine the files tasks open (nil: anywhere).
 	AllowedPaths *allowedpaths.Paths
-	Offsets      *offsetstore.Store
+	// Offsets are the worker's offsets topic and connectors' own.
+	Offsets *offsetstore.Registry
 	// Report receives every task state change; it must not block for long.
 	Report func(v1.StatusReport)
 	Logger *slog.Logger

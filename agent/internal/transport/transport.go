@@ -62,6 +62,9 @@ type Config struct {
 	// every registration and heartbeat (v1.RegisterRequest).
 	Plugins  []v1.PluginInfo
 	Settings map[string]string
+	// Features are what the agent serves beyond its version's wire
+	// contract (v1.Feature…).
+	Features []string
 	Logger   *slog.Logger
 	// Loggers receive the cluster's log levels the leader sends (nil: the
 	// loggers endpoint is not served).
@@ -454,7 +457,7 @@ func (t *Transport) ack(sent time.Time) {
 
 func (t *Transport) registration() v1.RegisterRequest {
 	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
-		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings, StartedAt: t.started}
+		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings, StartedAt: t.started, Features: t.cfg.Features}
 }
 
 func (t *Transport) sessionLoop(ctx context.Context) {

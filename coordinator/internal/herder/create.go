@@ -89,7 +89,8 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	c := store.Connector{Name: name, Config: config}
 	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
 		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}
-	group := records.SinkGroupID(name, config)
+	group, topic := records.SinkGroupID(name, config), h.ownOffsetsTopic(config)
+	base.ConnectorTopic = topic
 	if in.kind == connect.KindSink {
 		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = v1.TypeSink, group, nil, "", ""
 	}
@@ -109,8 +110,8 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	var current positions
 	if err := h.step(StepSnapshot, func() error {
 		var err error
-		if src, sink, err = h.snapshot(ctx, name, group, in.kind); err == nil {
-			current, err = h.positionsOf(ctx, name, in.kind, group)
+		if src, sink, err = h.snapshot(ctx, name, group, topic, in.kind); err == nil {
+			current, err = h.positionsOf(ctx, name, in.kind, group, topic)
 		}
 		return err
 	}); err != nil {
@@ -164,7 +165,7 @@ func (h *Herder) step(name string, fn func() error) error {
 	return fn()
 }
 
-func (h *Herder) snapshot(ctx context.Context, name, group string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
+func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
 	if kind == connect.KindSink {
 		cur, err := h.sinkOffsets(ctx, name, group)
 		if err != nil {
@@ -177,11 +178,13 @@ func (h *Herder) snapshot(ctx context.Context, name, group string, kind connect.
 		}
 		return nil, out, nil
 	}
-	if err := h.offsets.ReadToEnd(ctx); err != nil {
+	view, release, err := h.sourceView(ctx, name, topic, "Failed to retrieve offsets for source connector %s")
+	defer release()
+	if err != nil {
 		return nil, nil, err
 	}
 	snap := sourceSnapshot{}
-	for _, e := range h.offsets.Entries(name) {
+	for _, e := range view.Entries(name) {
 		if e.Offset == nil {
 			continue
 		}
@@ -227,8 +230,13 @@ func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 	for _, k := range sortedKeys(initial) {
 		writes = append(writes, v1.OffsetWrite{Key: k, Value: initial[k]})
 	}
+	view, release, err := h.sourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
+	defer release()
+	if err != nil {
+		return err
+	}
 	legacy := base
-	legacy.Writes = offsetstore.Replace(h.offsets.Entries(name), writes)
+	legacy.Writes = offsetstore.Replace(view.Entries(name), writes)
 	return h.sendReplace(ctx, legacy, writes)
 }
 

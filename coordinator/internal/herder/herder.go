@@ -110,8 +110,10 @@ type Herder struct {
 	configs  *store.ConfigStore
 	statuses *store.StatusStore
 	offsets  *offsetstore.Store
-	fleet    *store.FleetStore
-	elector  *leader.Elector
+	// stores follow connectors' own offsets topics beside offsets.
+	stores  *offsetstore.Registry
+	fleet   *store.FleetStore
+	elector *leader.Elector
 
 	ready     atomic.Bool
 	term      atomic.Int64 // the current leadership term; 0 when not leading
@@ -260,6 +262,12 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err := h.offsets.Start(ctx); err != nil {
 		return fmt.Errorf("read offsets topic: %w", err)
 	}
+	// A connector's own topic stays followed a while after each use, so
+	// that a dashboard's GET …/offsets every few seconds reads only what is
+	// new.
+	if h.stores, err = offsetstore.NewRegistry(h.offsets, 5*time.Minute, h.cfg.KafkaOpts...); err != nil {
+		return err
+	}
 	kv, err := leader.OpenBucket(ctx, h.nc, h.cfg.GroupID, h.cfg.LeaderLease)
 	if err != nil {
 		return err
@@ -294,6 +302,9 @@ func (h *Herder) Stop(ctx context.Context) error {
 	h.unregister = nil
 	if h.elector != nil {
 		h.elector.Stop()
+	}
+	if h.stores != nil {
+		h.stores.Close()
 	}
 	if h.offsets != nil {
 		h.offsets.Close()

@@ -115,7 +115,7 @@ func (h *Herder) settleHistory(ctx context.Context, e v1.OffsetsHistoryEntry, ki
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markerTimeout)
 	defer cancel()
-	current, err := h.positionsOf(rctx, e.Connector, kind, e.Group)
+	current, err := h.positionsOf(rctx, e.Connector, kind, e.Group, h.ownOffsetsTopicOf(e.Connector))
 	if err != nil {
 		h.log.Error("offsets: the change failed and its positions cannot be read; its history entry stays pending until the next leader resolves it",
 			"connector", e.Connector, "entry", e.ID, "err", err)

@@ -103,6 +103,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 			q.Enqueue(connectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
 		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
+		Prepare:    h.prepareConnector,
 		Logger:     h.log,
 	})
 	if err != nil {

@@ -154,7 +154,7 @@ func (m *move) steps() []v1.MoveStep {
 // plan answers a dry run: the steps, and the positions the old connector
 // has now (those of a running one still move).
 func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
-	pos, err := m.h.positionsOf(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config))
+	pos, err := m.h.positionsOf(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config), m.h.ownOffsetsTopic(m.old.Config))
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
@@ -192,7 +192,7 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 	}{
 		{MoveStepStop, func() error { return m.stop(ctx) }},
 		{MoveStepRead, func() error {
-			pos, err := h.positionsOf(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config))
+			pos, err := h.positionsOf(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config), h.ownOffsetsTopic(m.old.Config))
 			if err == nil {
 				offsets, err = numbered(pos.sorted())
 			}

@@ -43,13 +43,17 @@ func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffse
 	case v1.TypeSink:
 		return h.sinkOffsets(ctx, name, records.SinkGroupID(name, c.Config))
 	case v1.TypeSource:
-		if err := h.offsets.ReadToEnd(ctx); err != nil {
-			h.log.Error("reading the offsets topic failed", "connector", name, "err", err)
-			return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to retrieve offsets for source connector %s", name)
+		view, release, err := h.sourceView(ctx, name, h.ownOffsetsTopic(c.Config), "Failed to retrieve offsets for source connector %s")
+		defer release()
+		if err != nil {
+			return v1.ConnectorOffsets{}, err
 		}
 		out := v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}
-		for _, e := range h.offsets.Entries(name) {
-			if e.Offset != nil {
+		for _, e := range view.Entries(name) {
+			// With a topic of its own, a partition that only the
+			// worker's topic holds is listed with a null offset, as
+			// Kafka Connect lists it (offsetstore.View).
+			if e.Live {
 				out.Offsets = append(out.Offsets, v1.ConnectorOffset{Partition: e.Partition, Offset: e.Offset})
 			}
 		}
@@ -211,6 +215,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		h.log.Debug("offsets: operation", append([]any{"connector", name, "op", op}, steps.Attrs()...)...)
 	}()
 	var hookOffsets []connect.Offset
+	var view offsetstore.View
 	switch plugin.Kind {
 	case connect.KindSource:
 		if op == v1.OffsetsOpAlter {
@@ -218,15 +223,19 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 				return changeResult{}, err
 			}
 		}
-		if err := h.offsets.ReadToEnd(ctx); err != nil {
-			return changeResult{}, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", name)
+		v, release, err := h.sourceView(ctx, name, h.ownOffsetsTopic(c.Config), "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s")
+		defer release()
+		if err != nil {
+			return changeResult{}, err
 		}
+		view = v
 		steps.Done("read")
-		writes, hook, err := h.sourceWrites(name, entries, op)
+		writes, hook, err := h.sourceWrites(name, view.Entries(name), entries, op)
 		if err != nil {
 			return changeResult{}, err
 		}
 		req.Type, req.Writes, req.Topic, hookOffsets = v1.TypeSource, writes, h.cfg.OffsetsTopic, hook
+		req.ConnectorTopic = view.ConnectorTopic()
 		req.FenceIDs, req.TxnID = h.fenceIDs(name, c), records.TransactionalID(h.cfg.GroupID, name, 0)
 	case connect.KindSink:
 		req.Type, req.Group = v1.TypeSink, records.SinkGroupID(name, c.Config)
@@ -256,14 +265,14 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		return changeResult{}, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
 	}
 	if ch.dryRun {
-		changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, op, entries)
+		changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, req.ConnectorTopic, op, entries)
 		return changeResult{changes: changes}, err
 	}
 	h.awaitTasksStopped(ctx, name, c)
 	steps.Done("stopped")
 	// The positions are read once the tasks are stopped: a stopping task
 	// commits its last offsets, which are what the change moves from.
-	changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, op, entries)
+	changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, req.ConnectorTopic, op, entries)
 	if err != nil {
 		return changeResult{}, err
 	}
@@ -292,7 +301,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	}
 	steps.Done("agent")
 	if req.Type == v1.TypeSource {
-		if err := h.offsets.ReadToEnd(ctx); err != nil {
+		if err := view.ReadToEnd(ctx); err != nil {
 			h.log.Warn("offsets written but not yet read back", "connector", name, "err", err)
 		}
 		steps.Done("read back")
@@ -303,8 +312,8 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 // changesOf are the changes op makes over name's current positions: an
 // alter's entries, each from its current position; a reset's removal of
 // every position.
-func (h *Herder) changesOf(ctx context.Context, name string, kind connect.Kind, group, op string, entries []v1.ConnectorOffset) ([]v1.OffsetChange, error) {
-	current, err := h.positionsOf(ctx, name, kind, group)
+func (h *Herder) changesOf(ctx context.Context, name string, kind connect.Kind, group, topic, op string, entries []v1.ConnectorOffset) ([]v1.OffsetChange, error) {
+	current, err := h.positionsOf(ctx, name, kind, group, topic)
 	if err != nil {
 		return nil, err
 	}
@@ -314,25 +323,25 @@ func (h *Herder) changesOf(ctx context.Context, name string, kind connect.Kind, 
 	return current.changesTo(entries), nil
 }
 
-// sourceWrites turns entries into offsets-topic records. An altered
-// partition is written under its canonical key, and every other key
-// encoding seen for it is tombstoned, so it keeps a single identity; a reset
-// tombstones every key of every partition the connector has.
-func (h *Herder) sourceWrites(name string, entries []v1.ConnectorOffset, op string) ([]v1.OffsetWrite, []connect.Offset, error) {
+// sourceWrites turns entries into offsets-topic records, given what the
+// connector has (stored). An altered partition is written under its
+// canonical key, and every other key encoding seen for it is tombstoned, so
+// it keeps a single identity; a reset tombstones every key of every
+// partition the connector has.
+func (h *Herder) sourceWrites(name string, stored []offsetstore.Entry, entries []v1.ConnectorOffset, op string) ([]v1.OffsetWrite, []connect.Offset, error) {
 	known := map[string]offsetEntry{}
-	for _, e := range h.offsets.Entries(name) {
+	for _, e := range stored {
 		known[records.PartitionID(e.Partition)] = offsetEntry{rawKeys: e.RawKeys}
 	}
 	var writes []v1.OffsetWrite
 	var hook []connect.Offset
 	if op == v1.OffsetsOpReset {
-		all := h.offsets.Entries(name)
-		for _, e := range all {
-			if e.Offset != nil {
+		for _, e := range stored {
+			if e.Live {
 				hook = append(hook, connect.Offset{Partition: e.Partition})
 			}
 		}
-		return offsetstore.Replace(all, nil), hook, nil
+		return offsetstore.Replace(stored, nil), hook, nil
 	}
 	for _, e := range entries {
 		key, err := records.EncodeOffsetKey(name, e.Partition)
@@ -436,7 +445,7 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 // sendOffsets hands the operation to a live agent, trying the next one when
 // an agent cannot be reached.
 func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
-	return h.tryAgents(ctx, req.Op, req.Connector, func(ctx context.Context, agent string) error {
+	return h.tryAgents(ctx, req.Op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
 		return h.rpc.Offsets(ctx, agent, req)
 	})
 }
@@ -447,18 +456,18 @@ func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
 // an agent of a version that does not serve replace.
 func (h *Herder) sendReplace(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) error {
 	req := v1.OffsetsReplaceRequest{Term: legacy.Term, Connector: legacy.Connector, FenceIDs: legacy.FenceIDs,
-		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes}
-	return h.tryAgents(ctx, legacy.Op, legacy.Connector, func(ctx context.Context, agent string) error {
+		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes, ConnectorTopic: legacy.ConnectorTopic}
+	return h.tryAgents(ctx, legacy.Op, legacy.Connector, offsetsFeatures(legacy.ConnectorTopic), func(ctx context.Context, agent string) error {
 		return h.rpc.ReplaceOffsets(ctx, agent, req, func() v1.OffsetsRequest { return legacy })
 	})
 }
 
-// tryAgents runs call on a live agent, trying the next one when an agent
-// cannot be reached; op and connector name the operation in the answer
-// when none can.
-func (h *Herder) tryAgents(ctx context.Context, op, connector string, call func(ctx context.Context, agent string) error) error {
+// tryAgents runs call on a live agent that serves features, trying the
+// next one when an agent cannot be reached; op and connector name the
+// operation in the answer when none can.
+func (h *Herder) tryAgents(ctx context.Context, op, connector string, features []string, call func(ctx context.Context, agent string) error) error {
 	h.mu.Lock()
-	agents := h.agents.Registered()
+	agents := h.agents.Registered(features...)
 	h.mu.Unlock()
 	for _, agent := range agents {
 		err := h.callWhileAlive(ctx, agent, call)

@@ -237,7 +237,7 @@ func (h *Herder) checkUnchangedSince(ctx context.Context, name string, c store.C
 	if e.Type == v1.TypeSink {
 		kind = connect.KindSink
 	}
-	current, err := h.positionsOf(ctx, name, kind, records.SinkGroupID(name, c.Config))
+	current, err := h.positionsOf(ctx, name, kind, records.SinkGroupID(name, c.Config), h.ownOffsetsTopic(c.Config))
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,9 @@ import (
 type positions map[string]v1.ConnectorOffset
 
 // positionsOf reads name's current positions: a source's from the offsets
-// topic (read to its end first), a sink's from its consumer group.
-func (h *Herder) positionsOf(ctx context.Context, name string, kind connect.Kind, group string) (positions, error) {
+// topics (read to their end first; topic is its own, "" for none), a
+// sink's from its consumer group.
+func (h *Herder) positionsOf(ctx context.Context, name string, kind connect.Kind, group, topic string) (positions, error) {
 	out := positions{}
 	if kind == connect.KindSink {
 		cur, err := h.sinkOffsets(ctx, name, group)
@@ -30,10 +31,12 @@ func (h *Herder) positionsOf(ctx context.Context, name string, kind connect.Kind
 		}
 		return out, nil
 	}
-	if err := h.offsets.ReadToEnd(ctx); err != nil {
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to retrieve offsets for source connector %s", name)
+	view, release, err := h.sourceView(ctx, name, topic, "Failed to retrieve offsets for source connector %s")
+	defer release()
+	if err != nil {
+		return nil, err
 	}
-	for _, e := range h.offsets.Entries(name) {
+	for _, e := range view.Entries(name) {
 		if e.Offset != nil {
 			out[records.PartitionID(e.Partition)] = v1.ConnectorOffset{Partition: e.Partition, Offset: e.Offset}
 		}

@@ -70,10 +70,14 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 		if p, ok := h.pluginOf(c.Config); ok {
 			class = p.Class
 		}
+		needs := ""
+		if h.ownOffsetsTopic(c.Config) != "" {
+			needs = v1.FeatureConnectorOffsetsTopic
+		}
 		for i, tc := range c.Tasks {
 			id := v1.TaskID{Connector: c.Name, Task: i}
 			desired[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc),
-				Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: class, Hold: hold}
+				Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: class, Needs: needs, Hold: hold}
 		}
 	}
 	out := h.plan(desired, time.Now())

@@ -40,7 +40,7 @@ func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.Offsets
 		return h.changeLocked(ctx, name, c, offsetsChange{op: v1.OffsetsOpReset, meta: meta, dryRun: req.DryRun})
 	}
 	group := records.SinkGroupID(name, c.Config)
-	current, err := h.positionsOf(ctx, name, connect.KindSink, group)
+	current, err := h.positionsOf(ctx, name, connect.KindSink, group, "")
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}

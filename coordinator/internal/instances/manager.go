@@ -104,7 +104,13 @@ type Config struct {
 	// until a restart, a config change or a new target state: a retry would
 	// compute the same task configs and be refused again.
 	CheckTasks func(name string, tasks []map[string]string) error
-	Logger     *slog.Logger
+	// Prepare, when set, readies what a connector's config needs outside
+	// the plugin, once per config and whatever the target state (Kafka
+	// Connect creates a connector's own offsets topic even for a stopped
+	// one). An error fails the connector with it as its trace, retried
+	// with the backoff.
+	Prepare func(ctx context.Context, name string, config map[string]string) error
+	Logger  *slog.Logger
 }
 
 // Validate checks the config and fills in the defaults.

@@ -25,10 +25,12 @@ type worker struct {
 	// restart, a config change or a new target state.
 	failed bool
 
-	attempt      int   // failures since the last success
-	retry        int64 // the number of the pending retry's timer; 0: none
-	retries      int64 // the last retry number handed out
-	stopTimer    func() bool
+	attempt   int   // failures since the last success
+	retry     int64 // the number of the pending retry's timer; 0: none
+	retries   int64 // the last retry number handed out
+	stopTimer func() bool
+	// prepared is the config Config.Prepare last readied.
+	prepared     map[string]string
 	reported     Status
 	haveReported bool
 }
@@ -80,11 +82,15 @@ func (w *worker) step(s snapshot) bool {
 		w.haveReported = false // the herder shows RESTARTING: say what follows
 		w.down()
 	}
-	if s.gone || s.target != records.TargetStarted {
+	if s.gone {
 		w.down()
-		if s.gone {
-			return w.m.retire(w.in)
-		}
+		return w.m.retire(w.in)
+	}
+	if !w.prepare(s) {
+		return false
+	}
+	if s.target != records.TargetStarted {
+		w.down()
 		if st, ok := map[string]string{records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[s.target]; ok {
 			w.report(Status{State: st})
 		}
@@ -119,6 +125,25 @@ func (w *worker) step(s snapshot) bool {
 	w.attempt = 0
 	w.report(Status{State: v1.StateRunning})
 	return false
+}
+
+// prepare runs Config.Prepare for a config it has not readied yet, and
+// reports whether the step may go on.
+func (w *worker) prepare(s snapshot) bool {
+	prep := w.m.cfg.Prepare
+	if prep == nil || maps.Equal(s.config, w.prepared) {
+		return true
+	}
+	if w.retry != 0 && s.retryDue != w.retry {
+		return false // backing off: the timer wakes the worker
+	}
+	if err := prep(w.m.ctx, w.in.name, s.config); err != nil {
+		w.down()
+		w.fail(err)
+		return false
+	}
+	w.retry, w.prepared = 0, s.config
+	return true
 }
 
 // start starts a new plugin instance with config and marks its task

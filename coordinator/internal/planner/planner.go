@@ -39,6 +39,9 @@ type Desired struct {
 	// Plugin is the full class of the connector: only an agent that has it
 	// runs the task.
 	Plugin string
+	// Needs is a feature only some agents serve (v1.Feature…) that the
+	// task needs; empty needs none.
+	Needs string
 	// Hold keeps a running task as it is: its connector's new task configs
 	// are not committed yet, and restarting it now with the old ones would
 	// only restart it again once they are.
@@ -178,7 +181,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		for class := range a.Plugins {
 			plugins[class] = true
 		}
-		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins, Cordoned: in.Cordoned[a.ID]})
+		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins, Features: a.Features, Cordoned: in.Cordoned[a.ID]})
 	}
 	byAgent := byID(in.Agents)
 	current = map[v1.TaskID]string{}
@@ -195,7 +198,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		if ok {
 			current[id] = p.Agent
 		}
-		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin})
+		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin, Needs: d.Needs})
 	}
 	return tasks, agents, current
 }
@@ -235,14 +238,15 @@ func unplacedReason(d Desired, live []scheduler.Agent, movedFrom string) string 
 	if len(live) == 0 {
 		return "No agent is registered with the coordinator"
 	}
-	t := scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin}
+	t := scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin, Needs: d.Needs}
 	var fit []string
-	hasPlugin := false
+	hasPlugin, serves := false, false
 	for _, a := range live {
 		if scheduler.Fits(t, a) {
 			fit = append(fit, a.ID)
 		}
 		hasPlugin = hasPlugin || d.Plugin == "" || a.Plugins[d.Plugin]
+		serves = serves || d.Needs == "" || a.Features[d.Needs] && (d.Plugin == "" || a.Plugins[d.Plugin])
 	}
 	switch {
 	case movedFrom != "":
@@ -252,6 +256,8 @@ func unplacedReason(d Desired, live []scheduler.Agent, movedFrom string) string 
 		return "Every live agent that can run the task is cordoned: " + strings.Join(fit, ", ")
 	case !hasPlugin:
 		return "No live agent has the plugin " + d.Plugin
+	case !serves:
+		return "No live agent with the plugin " + d.Plugin + " serves " + d.Needs + ", which the task needs (agents of an older Sluice version)"
 	}
 	return "No live agent matches sluice.agent.selector " + labels.Format(d.Selector)
 }

@@ -41,6 +41,9 @@ type Agent struct {
 	Settings map[string]string
 	// StartedAt is when the agent process started, as it said.
 	StartedAt time.Time
+	// Features are what the agent serves beyond its version's wire
+	// contract (v1.Feature…).
+	Features map[string]bool
 }
 
 // Has reports whether the agent can run the plugin of class.
@@ -82,18 +85,23 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 	for _, t := range req.Tasks {
 		reported[t.ID] = t
 	}
+	features := make(map[string]bool, len(req.Features))
+	for _, f := range req.Features {
+		features[f] = true
+	}
 	plugins := make(map[string]v1.PluginInfo, len(req.Plugins))
 	for _, p := range req.Plugins {
 		plugins[p.Class] = p
 	}
 	changed = changed || !maps.Equal(a.Labels, req.Labels) || !maps.Equal(a.Reported, reported) ||
-		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version
+		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version ||
+		!maps.Equal(a.Features, features)
 	a.Registered = true
 	a.Labels = maps.Clone(req.Labels)
 	a.LastSeen = now
 	a.Reported = reported
 	a.Version, a.Plugins, a.Settings = req.Version, plugins, maps.Clone(req.Settings)
-	a.StartedAt = req.StartedAt
+	a.StartedAt, a.Features = req.StartedAt, features
 	return true, changed
 }
 
@@ -154,11 +162,12 @@ func (r *Registry) Agents() []Agent {
 	return out
 }
 
-// Registered returns the ids of the agents that registered, sorted.
-func (r *Registry) Registered() []string {
+// Registered returns the ids of the agents that registered and serve
+// every feature named, sorted.
+func (r *Registry) Registered(features ...string) []string {
 	var ids []string
 	for id, a := range r.agents {
-		if a.Registered {
+		if a.Registered && serves(a, features) {
 			ids = append(ids, id)
 		}
 	}
@@ -201,11 +210,21 @@ func (r *Registry) ReportedOf(connector string) []v1.TaskID {
 	return out
 }
 
+func serves(a *Agent, features []string) bool {
+	for _, f := range features {
+		if !a.Features[f] {
+			return false
+		}
+	}
+	return true
+}
+
 func copyAgent(a *Agent) Agent {
 	c := *a
 	c.Labels = maps.Clone(a.Labels)
 	c.Reported = maps.Clone(a.Reported)
 	c.Plugins = maps.Clone(a.Plugins)
 	c.Settings = maps.Clone(a.Settings)
+	c.Features = maps.Clone(a.Features)
 	return c
 }
