@@ -29,6 +29,9 @@ type System struct {
 	TopicPrefix string
 	// Dir is an absolute directory for the file connectors' files (${dir}).
 	Dir string
+	// Brokers are the Kafka bootstrap servers the system uses, which steps
+	// that read a topic read from.
+	Brokers string
 }
 
 // Record is one step's answer as recorded.
@@ -124,6 +127,9 @@ func transient(rec Record) bool {
 
 // send sends a step's request once.
 func (s System) send(ctx context.Context, st Step) Record {
+	if st.Topic != "" {
+		return s.readTopic(ctx, st)
+	}
 	path := s.expand(st.Path)
 	rec := Record{Step: st, Request: st.Method + " " + path}
 	pad := func(text string) string {

@@ -72,6 +72,9 @@ type Step struct {
 	// Poll repeats the request until its answer matches, then records the
 	// last answer.
 	Poll *Poll `json:"poll,omitempty"`
+	// Topic, when set, makes the step read this Kafka topic instead of
+	// sending a request (see System.readTopic): Method and Path are unused.
+	Topic string `json:"topic,omitempty"`
 	// Sleep waits this many milliseconds before the request.
 	Sleep int `json:"sleep_ms,omitempty"`
 }

@@ -163,8 +163,15 @@ func sample(xs []int64) string {
 // stream with no committed offset is absent.
 func (c *Cluster) CommittedSeqs(connector string) map[int64]int64 {
 	c.T.Helper()
+	return c.CommittedSeqsIn(c.Prefix+"-offsets", connector)
+}
+
+// CommittedSeqsIn is CommittedSeqs in another offsets topic (a
+// connector's own).
+func (c *Cluster) CommittedSeqsIn(topic, connector string) map[int64]int64 {
+	c.T.Helper()
 	out := map[int64]int64{}
-	for _, r := range c.ReadTopic(c.Prefix + "-offsets") {
+	for _, r := range c.ReadTopic(topic) {
 		conn, part, ok := records.DecodeOffsetKey(r.Key)
 		if !ok || conn != connector {
 			continue

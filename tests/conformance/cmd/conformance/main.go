@@ -59,9 +59,9 @@ func run(upURL, slURL, brokers, out, dump, only, runID string) int {
 	}
 	defer os.RemoveAll(base)
 	up := conformance.System{Label: "upstream", URL: strings.TrimRight(upURL, "/"),
-		ConnPrefix: "up" + runID + "-", TopicPrefix: "conformance-" + runID + "-up-", Dir: filepath.Join(base, "upstream")}
+		ConnPrefix: "up" + runID + "-", TopicPrefix: "conformance-" + runID + "-up-", Dir: filepath.Join(base, "upstream"), Brokers: brokers}
 	sl := conformance.System{Label: "sluice", URL: strings.TrimRight(slURL, "/"),
-		ConnPrefix: "sl" + runID + "-", TopicPrefix: "conformance-" + runID + "-sl-", Dir: filepath.Join(base, "sluice")}
+		ConnPrefix: "sl" + runID + "-", TopicPrefix: "conformance-" + runID + "-sl-", Dir: filepath.Join(base, "sluice"), Brokers: brokers}
 	for _, s := range []conformance.System{up, sl} {
 		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 			return fail(err)
