@@ -106,21 +106,14 @@ func (c *Cluster) Produce(topic string, values ...string) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(append(ClientOpts(c.Brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
-	if err != nil {
+	if err := kafkautil.EnsureTopicDefaults(ctx, c.Admin(), topic); err != nil {
 		c.T.Fatal(err)
 	}
-	defer cl.Close()
-	if err := kafkautil.EnsureTopicDefaults(ctx, kadm.NewClient(cl), topic); err != nil {
-		c.T.Fatal(err)
-	}
-	recs := make([]*kgo.Record, len(values))
+	recs := make([]Record, len(values))
 	for i, v := range values {
-		recs[i] = &kgo.Record{Value: []byte(v)}
+		recs[i] = Record{Value: []byte(v)}
 	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		c.T.Fatalf("produce to %s: %v", topic, err)
-	}
+	c.ProduceRecords(topic, recs...)
 }
 
 // ProduceRecords writes the keys and values of recs to topic, which must

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -133,8 +134,21 @@ const settle = 5 * time.Second
 // lines appended afterwards to the topic (80 records, none twice, none
 // lost), and the Kafka Connect connector is left STOPPED.
 func TestMigrateFileSource(t *testing.T) {
+	migrateFileSource(t, fmt.Sprintf("migrate-source-%d", time.Now().UnixNano()), nil)
+}
+
+// TestMigrateFileSourceOwnOffsetsTopic is TestMigrateFileSource for a
+// connector whose offsets topic is its own (offsets.storage.topic): Sluice
+// takes its position over and goes on writing it there.
+func TestMigrateFileSourceOwnOffsetsTopic(t *testing.T) {
+	name := fmt.Sprintf("migrate-own-%d", time.Now().UnixNano())
+	migrateFileSource(t, name, map[string]string{"offsets.storage.topic": name + "-offsets"})
+}
+
+// migrateFileSource runs TestMigrateFileSource's steps for a connector
+// named name, its config with extra.
+func migrateFileSource(t *testing.T, name string, extra map[string]string) {
 	e := setup(t)
-	name := fmt.Sprintf("migrate-source-%d", time.Now().UnixNano())
 	harness.CreateTopic(t, e.sluice.Brokers, name, 1)
 	in := filepath.Join(t.TempDir(), "in.txt")
 	first := strings.Join(lines("line", 1, 50), "\n") + "\n"
@@ -142,7 +156,9 @@ func TestMigrateFileSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := canonical(t, fmt.Appendf(nil, `{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, in, len(first)))
-	e.migrate(t, name, "org.apache.kafka.connect.file.FileStreamSourceConnector", map[string]string{"file": in, "topic": name}, "source", want)
+	config := map[string]string{"file": in, "topic": name}
+	maps.Copy(config, extra)
+	e.migrate(t, name, "org.apache.kafka.connect.file.FileStreamSourceConnector", config, "source", want)
 
 	f, err := os.OpenFile(in, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
