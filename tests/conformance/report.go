@@ -49,7 +49,10 @@ func (r Report) Markdown() string {
 	b.WriteString("`same` when every compared answer matches after normalisation, `deviation` when each difference\n")
 	b.WriteString("is a row of the REST contract's §0 (`tests/conformance/testdata/deviations.json`), and `MISMATCH`\n")
 	b.WriteString("otherwise. A request upstream answers with its transient 500 \"Request cannot be completed because\n")
-	b.WriteString("a rebalance is expected\" is sent again. Run it with `make conformance`.\n\n")
+	b.WriteString("a rebalance is expected\" is sent again, and so is a request whose connection the server closed\n")
+	b.WriteString("while it was still being written (a refused large request can lose its answer to that race). A\n")
+	b.WriteString("step may read a Kafka topic instead of sending a request: its records, by key in write order.\n")
+	b.WriteString("Run it with `make conformance`.\n\n")
 	fmt.Fprintf(&b, "Last run: %s, %d scenarios in %s: **%d same, %d deviation, %d MISMATCH**.\n\n",
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), len(r.Verdicts), r.Elapsed.Round(time.Second), same, dev, mis)
 	fmt.Fprintf(&b, "- upstream `GET /`: `%s`\n- sluice `GET /`: `%s`\n\n", r.Upstream, r.Sluice)

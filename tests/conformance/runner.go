@@ -120,9 +120,16 @@ const transientRetry = 15 * time.Second
 const msgRebalanceExpected = "Request cannot be completed because a rebalance is expected"
 
 // transient reports whether rec is an answer worth sending the request
-// again for (see msgRebalanceExpected).
+// again for (see msgRebalanceExpected), or a connection the server closed
+// while the request was still being written: a server refusing a large
+// request (headers past its limit) answers and closes at once, and the
+// client, still writing, may lose the answer to a broken pipe — a race,
+// which the next attempt usually wins.
 func transient(rec Record) bool {
-	return rec.Err == "" && rec.Status >= 500 && bytes.Contains(rec.Body, []byte(msgRebalanceExpected))
+	if rec.Err != "" {
+		return strings.Contains(rec.Err, "broken pipe") || strings.Contains(rec.Err, "connection reset by peer")
+	}
+	return rec.Status >= 500 && bytes.Contains(rec.Body, []byte(msgRebalanceExpected))
 }
 
 // send sends a step's request once.

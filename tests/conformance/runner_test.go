@@ -88,3 +88,22 @@ func recordRequests(t *testing.T) recorded {
 	}()
 	return r
 }
+
+// TestTransient: a rebalance answer and a connection lost while writing
+// are sent again; other errors and answers are recorded as they are.
+func TestTransient(t *testing.T) {
+	for _, tc := range []struct {
+		rec  Record
+		want bool
+	}{
+		{Record{Status: 500, Body: []byte(`{"message":"` + msgRebalanceExpected + `"}`)}, true},
+		{Record{Err: `Get "http://x/connectors": write tcp 127.0.0.1:1->127.0.0.1:2: write: broken pipe`}, true},
+		{Record{Err: "read: connection reset by peer"}, true},
+		{Record{Err: "dial tcp: connection refused"}, false},
+		{Record{Status: 431, Body: []byte(`{"message":"too large"}`)}, false},
+	} {
+		if got := transient(tc.rec); got != tc.want {
+			t.Errorf("transient(%+v) = %v, want %v", tc.rec, got, tc.want)
+		}
+	}
+}
