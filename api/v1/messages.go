@@ -41,6 +41,13 @@ type RegisterRequest struct {
 	Version string `json:"version,omitempty"`
 	// Plugins are the plugins the agent can run, by full class name.
 	Plugins []PluginInfo `json:"plugins,omitempty"`
+	// HostPlugins are the Java plugins its connector host can run (from
+	// --plugin-path, docs/plugins.md), each version of a class once; a
+	// class may also be in Plugins, as a built-in Go plugin of another
+	// version (Kafka's FileStream connectors). Their code runs only on
+	// agents: validation and their connectors' lifecycle go through
+	// SubjectAgentConnector.
+	HostPlugins []PluginInfo `json:"host_plugins,omitempty"`
 	// Settings are the agent's settings that decide what it accepts, such
 	// as whether it runs exactly-once source tasks; shown, not interpreted,
 	// unless a placement rule names one.

@@ -1,0 +1,100 @@
+package v1
+
+import "encoding/json"
+
+// Connector operations on an agent's connector host (docs/plugins.md): the
+// coordinator runs no code of a Java plugin, so validation and a Java
+// connector's lifecycle (Kafka Connect's Connector: start, taskConfigs,
+// stop, alterOffsets) run on an agent that has the plugin. The leader sends
+// a PluginConnectorRequest to that agent; the agent tells the leader what a
+// started connector asks for on its own with a PluginConnectorEvent.
+const (
+	// SubjectAgentConnector addresses the connector endpoint of one agent
+	// of a group (see AgentSubject).
+	SubjectAgentConnector = SubjectPrefix + ".%s.agent.%s.connector"
+	// SubjectLeaderConnectorEvent is where an agent publishes the events of
+	// the connectors its host runs, for the leader of a term (see
+	// LeaderSubject): the agent id is the last token.
+	SubjectLeaderConnectorEvent = SubjectPrefix + ".%s.leader.%s.connector.event.%s"
+
+	// TypePluginConnectorReply types PluginConnectorReply.
+	TypePluginConnectorReply = "sluice.v1.plugin_connector_reply"
+)
+
+// Operations of a PluginConnectorRequest.
+const (
+	// PluginOpValidate validates Config: the reply's ConfigInfos are Kafka
+	// Connect's validate entries for the connector's own keys.
+	PluginOpValidate = "validate"
+	// PluginOpConfigDef lists the definitions of Class's own keys (the
+	// reply's ConfigInfos, definitions only).
+	PluginOpConfigDef = "config_def"
+	// PluginOpStart starts connector Name with Config.
+	PluginOpStart = "start"
+	// PluginOpTaskConfigs asks the started connector Name for at most
+	// MaxTasks task configs (the reply's TaskConfigs).
+	PluginOpTaskConfigs = "task_configs"
+	// PluginOpStop stops connector Name; stopping one not started does
+	// nothing.
+	PluginOpStop = "stop"
+	// PluginOpAlterOffsets runs Class's alterOffsets with Config and
+	// Offsets; the reply's Definite is its answer, an error rejects.
+	PluginOpAlterOffsets = "alter_offsets"
+)
+
+// PluginConnectorRequest is one connector operation for an agent's
+// connector host.
+type PluginConnectorRequest struct {
+	Term int64  `json:"term"`
+	Op   string `json:"op"`
+	// Name is the connector (start, task_configs, stop).
+	Name string `json:"name,omitempty"`
+	// Class is the connector class (config_def, alter_offsets; validate and
+	// start take it from Config's connector.class).
+	Class string `json:"class,omitempty"`
+	// Version is the plugin version asked for (KIP-891's
+	// connector.plugin.version); empty: the one the agent has.
+	Version  string            `json:"version,omitempty"`
+	Config   map[string]string `json:"config,omitempty"`
+	MaxTasks int               `json:"max_tasks,omitempty"`
+	Offsets  []ConnectorOffset `json:"offsets,omitempty"`
+}
+
+// PluginConnectorReply answers a PluginConnectorRequest; failures come back
+// as an *Error whose message is the plugin's (its stack trace in the
+// agent's log).
+type PluginConnectorReply struct {
+	Type string `json:"type"`
+	// ConfigInfos are Kafka Connect's validate entries, as its REST API
+	// shows them ({"definition": …, "value": …} each), for validate and
+	// config_def.
+	ConfigInfos json.RawMessage `json:"config_infos,omitempty"`
+	// TaskConfigs answers task_configs.
+	TaskConfigs []map[string]string `json:"task_configs,omitempty"`
+	// Definite answers alter_offsets.
+	Definite bool `json:"definite,omitempty"`
+	// Trace is the Java stack trace of a failed start or task_configs,
+	// which becomes the connector's trace.
+	Trace string `json:"trace,omitempty"`
+}
+
+// Kinds of PluginConnectorEvent.
+const (
+	// PluginEventReconfigure is ConnectorContext.requestTaskReconfiguration.
+	PluginEventReconfigure = "reconfigure"
+	// PluginEventError is ConnectorContext.raiseError.
+	PluginEventError = "error"
+	// PluginEventHostLost says the host that ran the connector died: the
+	// leader starts the connector again.
+	PluginEventHostLost = "host_lost"
+)
+
+// PluginConnectorEvent is what a connector started in an agent's host asks
+// for on its own.
+type PluginConnectorEvent struct {
+	AgentID string `json:"agent_id"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Message string `json:"message,omitempty"`
+	Trace   string `json:"trace,omitempty"`
+}
