@@ -27,6 +27,10 @@ const (
 type OffsetWrite struct {
 	Key   string  `json:"key"`
 	Value *string `json:"value"`
+	// Topic, when set, confines the write to that one of the request's
+	// topics (a restore puts each topic back as it was); empty: every
+	// topic of the request. Only set with a ConnectorTopic.
+	Topic string `json:"topic,omitempty"`
 }
 
 // SinkPartitionOffset is one partition of a sink's consumer group.
@@ -96,27 +100,34 @@ type OffsetsReply struct {
 // WriteRecords orders writes for the worker's offsets topic and, when
 // connectorTopic is set, the connector's own, as Kafka Connect writes
 // them: the worker topic's tombstones, then every write to the connector's
-// topic, then the worker topic's offsets. In one transaction the order only
-// shows in the raw topics, where it matches Kafka Connect's.
+// topic, then the worker topic's offsets. A write whose Topic is set goes
+// to that topic alone. In one transaction the order only shows in the raw
+// topics, where it matches Kafka Connect's.
 func WriteRecords(writes []OffsetWrite, topic, connectorTopic string) []TopicWrite {
 	if connectorTopic == "" || connectorTopic == topic {
 		out := make([]TopicWrite, len(writes))
 		for i, w := range writes {
 			out[i] = TopicWrite{Topic: topic, OffsetWrite: w}
+			if w.Topic != "" {
+				out[i].Topic = w.Topic
+			}
 		}
 		return out
 	}
+	to := func(w OffsetWrite, t string) bool { return w.Topic == "" || w.Topic == t }
 	out := make([]TopicWrite, 0, 2*len(writes))
 	for _, w := range writes {
-		if w.Value == nil {
+		if w.Value == nil && to(w, topic) {
 			out = append(out, TopicWrite{Topic: topic, OffsetWrite: w})
 		}
 	}
 	for _, w := range writes {
-		out = append(out, TopicWrite{Topic: connectorTopic, OffsetWrite: w})
+		if to(w, connectorTopic) {
+			out = append(out, TopicWrite{Topic: connectorTopic, OffsetWrite: w})
+		}
 	}
 	for _, w := range writes {
-		if w.Value != nil {
+		if w.Value != nil && to(w, topic) {
 			out = append(out, TopicWrite{Topic: topic, OffsetWrite: w})
 		}
 	}

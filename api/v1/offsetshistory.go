@@ -65,6 +65,10 @@ type OffsetsHistoryEntry struct {
 	// Group is a sink connector's consumer group: where its positions
 	// were, whatever its config says since (it may be deleted).
 	Group string `json:"group,omitempty"`
+	// OffsetsTopic is a source connector's own offsets topic
+	// (offsets.storage.topic) when it had one: its positions were read
+	// from it and the worker's, whatever its config says since.
+	OffsetsTopic string `json:"offsets_topic,omitempty"`
 	// Operation is one of the History* operations.
 	Operation string `json:"operation"`
 	// Detail describes the operation beyond its name: the rule of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,9 @@ func (r *Registry) Worker() *Store { return r.worker }
 // it is missing and following it; call release when done with the view.
 // It returns once both topics are read to their end.
 func (r *Registry) View(ctx context.Context, topic string) (View, func(), error) {
+	// Kafka Connect trims a string setting's value; so does the
+	// coordinator, which creates the topic.
+	topic = strings.TrimSpace(topic)
 	if topic == "" || topic == r.worker.Topic() {
 		if err := r.worker.ReadToEnd(ctx); err != nil {
 			return View{}, func() {}, fmt.Errorf("read offsets topic %s: %w", r.worker.Topic(), err)
@@ -113,7 +117,20 @@ func (r *Registry) acquire(ctx context.Context, topic string) (*Store, func(), e
 const openTimeout = 60 * time.Second
 
 func (r *Registry) open(topic string, f *followed) {
-	defer close(f.ready)
+	defer func() {
+		close(f.ready)
+		// A failure whose callers all gave up before it came is not
+		// kept (release let it linger, the open still running): the next
+		// caller tries again.
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if f.err != nil && f.refs == 0 && r.topics[topic] == f {
+			if f.timer != nil {
+				f.timer.Stop()
+			}
+			delete(r.topics, topic)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
 	if err := EnsureTopic(ctx, r.admin, topic, r.worker.Topic()); err != nil {
@@ -206,13 +223,19 @@ func (e *CreateTopicError) Unwrap() error { return e.Err }
 // offsets topic like (Kafka Connect takes the worker's
 // offsets.storage.partitions) and the broker's default replication.
 func EnsureTopic(ctx context.Context, admin *kadm.Client, topic, like string) error {
+	// A transient failure to read the worker topic's layout is an error:
+	// the topic, once created with the broker's default instead, would
+	// keep it for good. A worker topic that does not exist leaves the
+	// broker's default.
 	partitions := int32(-1)
-	if td, err := admin.ListTopics(ctx, like); err == nil {
-		if d, ok := td[like]; ok && d.Err == nil && len(d.Partitions) > 0 {
-			partitions = int32(len(d.Partitions))
-		}
+	td, err := admin.ListTopics(ctx, like)
+	if err != nil {
+		return fmt.Errorf("read the partitions of offsets topic %s, which %s copies: %w", like, topic, err)
 	}
-	err := kafkautil.EnsureTopics(ctx, admin, kafkautil.TopicSpec{Name: topic, Partitions: partitions, Compacted: true})
+	if d, ok := td[like]; ok && d.Err == nil && len(d.Partitions) > 0 {
+		partitions = int32(len(d.Partitions))
+	}
+	err = kafkautil.EnsureTopics(ctx, admin, kafkautil.TopicSpec{Name: topic, Partitions: partitions, Compacted: true})
 	if err != nil {
 		var be *kafkautil.BrokerError
 		var ke *kerr.Error

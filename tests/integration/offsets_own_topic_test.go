@@ -218,3 +218,34 @@ func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
 		t.Fatalf("GET offsets of bad: %s, want 500 %q…", r, want)
 	}
 }
+
+// TestOffsetsOwnTopicCreateRollback: a create with initial_offsets and a
+// topic of its own that fails at its config write puts each topic back as
+// it was: the worker topic's positions of a deleted connector of that name
+// and the connector topic's own, each with its value.
+func TestOffsetsOwnTopicCreateRollback(t *testing.T) {
+	faults := &coFaults{}
+	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: faults.Hook})
+	own, worker := c.Name("own"), c.Prefix+"-offsets"
+	// A connector of that name, deleted, left positions in both topics.
+	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
+	wantOffsets(c, "src", nil)
+	c.ProduceRecords(worker, rawPosition("src", "a.txt", 5), rawPosition("src", "w.txt", 6))
+	c.ProduceRecords(own, rawPosition("src", "a.txt", 7))
+	c.Must(http.StatusNoContent, "DELETE", "/connectors/src", nil)
+
+	faults.Fail(coStepWriteConfig)
+	cfg := map[string]string{"connector.class": fileSourceClass, "file": "a.txt", "topic": c.Name("data"), "offsets.storage.topic": own}
+	r := c.Do("POST", "/connectors", map[string]any{"name": "src", "config": cfg, "initial_state": "STOPPED",
+		"initial_offsets": []offset{filePos("a.txt", 50), filePos("n.txt", 1)}})
+	if r.Status != http.StatusInternalServerError || r.Message() != coRestored("src", coStepWriteConfig) {
+		t.Fatalf("create: %s, want 500 %q", r, coRestored("src", coStepWriteConfig))
+	}
+	faults.Fail()
+	wantRecord(t, c, worker, "src", "a.txt", `{"position":5}`)
+	wantRecord(t, c, worker, "src", "w.txt", `{"position":6}`)
+	wantRecord(t, c, own, "src", "a.txt", `{"position":7}`)
+	for _, tp := range []string{own, worker} {
+		wantRecord(t, c, tp, "src", "n.txt", "")
+	}
+}

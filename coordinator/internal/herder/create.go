@@ -75,9 +75,10 @@ func (h *Herder) validateInitialOffsets(ctx context.Context, name string, config
 	return in, plugin, nil
 }
 
-// sourceSnapshot is what the offsets topic holds for a name: each raw key
-// with the partition's latest offset.
-type sourceSnapshot map[string]map[string]any
+// sourceSnapshot is what the offsets topics hold for a name, per topic (the
+// worker's, and the connector's own when it has one): each raw key with
+// the partition's latest offset there. Each topic is put back as it was.
+type sourceSnapshot map[string]map[string]map[string]any
 
 // createWithOffsets runs spec §0.1 steps 3–6 for a name that does not exist;
 // the caller holds the name's lock. On a failure of the writes it removes
@@ -121,7 +122,7 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	if in.kind == connect.KindSink {
 		initial = sinkEntries(in.sink)
 	}
-	entry, err := h.beginHistory(ctx, name, base.Type, base.Group, meta, current.replacedBy(initial))
+	entry, err := h.beginHistory(ctx, name, base.Type, base.Group, base.ConnectorTopic, meta, current.replacedBy(initial))
 	if err != nil {
 		return "", fail(StepHistoryBegin, errors.Unwrap(err))
 	}
@@ -184,13 +185,20 @@ func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind c
 		return nil, nil, err
 	}
 	snap := sourceSnapshot{}
-	for _, e := range view.Entries(name) {
-		if e.Offset == nil {
+	for _, st := range []*offsetstore.Store{view.Worker, view.Connector} {
+		if st == nil {
 			continue
 		}
-		for _, k := range e.RawKeys {
-			snap[k] = e.Offset
+		keys := map[string]map[string]any{}
+		for _, e := range st.Entries(name) {
+			if e.Offset == nil {
+				continue
+			}
+			for _, k := range e.RawKeys {
+				keys[k] = e.Offset
+			}
 		}
+		snap[st.Topic()] = keys
 	}
 	return snap, nil, nil
 }
@@ -295,15 +303,24 @@ func (h *Herder) restoreRequest(base v1.OffsetsRequest, name string, in *initial
 		}
 		return req
 	}
-	for _, k := range sortedKeys(src) {
-		b, _ := records.EncodeOffsetValue(src[k])
-		s := string(b)
-		req.Writes = append(req.Writes, v1.OffsetWrite{Key: k, Value: &s})
-	}
-	for _, e := range in.entries {
-		key, _ := records.EncodeOffsetKey(name, e.Partition)
-		if _, had := src[string(key)]; !had {
-			req.Writes = append(req.Writes, v1.OffsetWrite{Key: string(key)})
+	for _, topic := range sortedKeys(src) {
+		// With one topic the writes name none, as an agent that knows of
+		// no per-write topic expects.
+		target := topic
+		if base.ConnectorTopic == "" {
+			target = ""
+		}
+		held := src[topic]
+		for _, k := range sortedKeys(held) {
+			b, _ := records.EncodeOffsetValue(held[k])
+			s := string(b)
+			req.Writes = append(req.Writes, v1.OffsetWrite{Key: k, Value: &s, Topic: target})
+		}
+		for _, e := range in.entries {
+			key, _ := records.EncodeOffsetKey(name, e.Partition)
+			if _, had := held[string(key)]; !had {
+				req.Writes = append(req.Writes, v1.OffsetWrite{Key: string(key), Topic: target})
+			}
 		}
 	}
 	return req

@@ -58,8 +58,8 @@ const markerTimeout = 30 * time.Second
 
 // beginHistory records a change about to be made to name's positions; an
 // error names the step.
-func (h *Herder) beginHistory(ctx context.Context, name, typ, group string, meta historyMeta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error) {
-	e := v1.OffsetsHistoryEntry{Connector: name, Type: typ, Group: group, Operation: meta.operation, Detail: meta.detail,
+func (h *Herder) beginHistory(ctx context.Context, name, typ, group, topic string, meta historyMeta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error) {
+	e := v1.OffsetsHistoryEntry{Connector: name, Type: typ, Group: group, OffsetsTopic: topic, Operation: meta.operation, Detail: meta.detail,
 		Principal: principalOf(ctx), Reason: reqctx.Reason(ctx), Undoes: meta.undoes, FromEntry: meta.fromEntry, Changes: changes}
 	if e.Changes == nil {
 		e.Changes = []v1.OffsetChange{}
@@ -115,7 +115,7 @@ func (h *Herder) settleHistory(ctx context.Context, e v1.OffsetsHistoryEntry, ki
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markerTimeout)
 	defer cancel()
-	current, err := h.positionsOf(rctx, e.Connector, kind, e.Group, h.ownOffsetsTopicOf(e.Connector))
+	current, err := h.positionsOf(rctx, e.Connector, kind, e.Group, e.OffsetsTopic)
 	if err != nil {
 		h.log.Error("offsets: the change failed and its positions cannot be read; its history entry stays pending until the next leader resolves it",
 			"connector", e.Connector, "entry", e.ID, "err", err)

@@ -67,7 +67,7 @@ func (h *Herder) resolveEntry(ctx context.Context, e v1.OffsetsHistoryEntry) {
 	}
 	cause := errNotMade
 	if e.Error == "" { // an entry whose parts are not all there was never followed by its change
-		current, err := h.positionsOf(ctx, e.Connector, kind, group, h.ownOffsetsTopicOf(e.Connector))
+		current, err := h.positionsOf(ctx, e.Connector, kind, group, e.OffsetsTopic)
 		if err != nil {
 			h.log.Error("offsets history: reading the positions of a pending entry failed; it stays pending", "connector", e.Connector, "entry", e.ID, "err", err)
 			return

@@ -276,7 +276,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	if err != nil {
 		return changeResult{}, err
 	}
-	entry, err := h.beginHistory(ctx, name, req.Type, req.Group, ch.meta, changes)
+	entry, err := h.beginHistory(ctx, name, req.Type, req.Group, req.ConnectorTopic, ch.meta, changes)
 	if err != nil {
 		return changeResult{}, historyRefused(name, err)
 	}

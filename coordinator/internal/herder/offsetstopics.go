@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
@@ -26,16 +27,6 @@ func (h *Herder) ownOffsetsTopic(config map[string]string) string {
 	return t
 }
 
-// ownOffsetsTopicOf is ownOffsetsTopic of the connector name as it is now
-// configured ("" when it does not exist).
-func (h *Herder) ownOffsetsTopicOf(name string) string {
-	c, ok := h.configs.State.Get(name)
-	if !ok {
-		return ""
-	}
-	return h.ownOffsetsTopic(c.Config)
-}
-
 // sourceView reads a source connector's offsets to their end: the worker's
 // topic and, when topic is set, the connector's own, created if missing as
 // Kafka Connect creates it. A topic that cannot be created answers Kafka
@@ -53,6 +44,9 @@ func (h *Herder) sourceView(ctx context.Context, name, topic, failure string) (o
 	}
 	return v, release, v1.Errorf(v1.CodeInternal, failure, name)
 }
+
+// prepareTimeout bounds creating a connector's own offsets topic.
+const prepareTimeout = 60 * time.Second
 
 // offsetsFeatures are the features an agent must serve to change the
 // offsets of a connector whose own offsets topic is topic.
@@ -72,6 +66,10 @@ func (h *Herder) prepareConnector(ctx context.Context, name string, config map[s
 	if topic == "" {
 		return nil
 	}
+	// The connector's worker waits for it: bound it, so that a broker that
+	// never shows the topic does not hold up its stop or delete.
+	ctx, cancel := context.WithTimeout(ctx, prepareTimeout)
+	defer cancel()
 	if err := offsetstore.EnsureTopic(ctx, h.admin, topic, h.cfg.OffsetsTopic); err != nil {
 		h.log.Warn("creating the connector's offsets topic failed", "connector", name, "topic", topic, "err", err)
 		return err

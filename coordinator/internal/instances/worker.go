@@ -29,10 +29,11 @@ type worker struct {
 	retry     int64 // the number of the pending retry's timer; 0: none
 	retries   int64 // the last retry number handed out
 	stopTimer func() bool
-	// prepared is the config Config.Prepare last readied.
-	prepared     map[string]string
-	reported     Status
-	haveReported bool
+	// prepared is the config Config.Prepare last readied; unprepared the
+	// one it last failed on, whose retry backs off.
+	prepared, unprepared map[string]string
+	reported             Status
+	haveReported         bool
 }
 
 // snapshot is what the worker acts on in one step.
@@ -128,21 +129,32 @@ func (w *worker) step(s snapshot) bool {
 }
 
 // prepare runs Config.Prepare for a config it has not readied yet, and
-// reports whether the step may go on.
+// reports whether the step may go on. A failure is retried with the
+// backoff, which grows while the same config keeps failing; another
+// config is tried at once.
 func (w *worker) prepare(s snapshot) bool {
 	prep := w.m.cfg.Prepare
 	if prep == nil || maps.Equal(s.config, w.prepared) {
 		return true
 	}
-	if w.retry != 0 && s.retryDue != w.retry {
+	retrying := w.unprepared != nil && maps.Equal(s.config, w.unprepared)
+	if retrying && w.retry != 0 && s.retryDue != w.retry {
 		return false // backing off: the timer wakes the worker
 	}
 	if err := prep(w.m.ctx, w.in.name, s.config); err != nil {
-		w.down()
+		attempt := 0
+		if retrying {
+			attempt = w.attempt
+		}
+		w.down() // forgets the attempts: put back this config's
+		w.attempt, w.unprepared = attempt, s.config
 		w.fail(err)
 		return false
 	}
-	w.retry, w.prepared = 0, s.config
+	if retrying {
+		w.retry = 0 // this step is the retry
+	}
+	w.prepared, w.unprepared = s.config, nil
 	return true
 }
 
