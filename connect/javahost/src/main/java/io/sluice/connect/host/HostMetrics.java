@@ -45,11 +45,13 @@ public final class HostMetrics {
 
     /**
      * The worker settings ConnectMetrics reads (sampling, reporters): Kafka's defaults. The
-     * converters are required keys of a worker config and unused here.
+     * converters and bootstrap.servers are required keys of a worker config and unused here: the
+     * host talks to no broker.
      */
     private static final class MetricsConfig extends WorkerConfig {
         MetricsConfig() {
             super(baseConfigDef(), Map.of(
+                    BOOTSTRAP_SERVERS_CONFIG, "localhost:1",
                     KEY_CONVERTER_CLASS_CONFIG, StringConverter.class.getName(),
                     VALUE_CONVERTER_CLASS_CONFIG, StringConverter.class.getName()));
         }

@@ -57,7 +57,7 @@ public final class HostOffsetReader implements OffsetStorageReader {
         // Kafka's reader leaves partitions with no offset out of the map.
         Map<Map<String, T>, Map<String, Object>> result = new HashMap<>();
         for (int i = 0; i < asked.size(); i++) {
-            Map<String, Object> offset = Json.plainMap(offsets.get(i));
+            Map<String, Object> offset = OffsetJson.decode(Json.bytes(offsets.get(i)));
             if (offset != null) {
                 result.put(asked.get(i), offset);
             }

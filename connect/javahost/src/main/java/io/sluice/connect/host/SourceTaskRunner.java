@@ -137,8 +137,8 @@ public final class SourceTaskRunner extends TaskRunner {
                 .bytes(value.value())
                 .u16(headerCount);
         out.raw(headers.toByteArray())
-                .bytes(record.sourcePartition() == null ? null : Json.bytes(record.sourcePartition()))
-                .bytes(record.sourceOffset() == null ? null : Json.bytes(record.sourceOffset()))
+                .bytes(OffsetJson.encode(record.sourcePartition()))
+                .bytes(OffsetJson.encode(record.sourceOffset()))
                 .i32((int) seq);
         return true;
     }
