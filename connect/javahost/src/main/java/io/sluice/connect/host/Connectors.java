@@ -67,17 +67,18 @@ public final class Connectors {
         CompletableFuture<Void> stopped = previous == null
                 ? CompletableFuture.completedFuture(null)
                 : stop(name, previous).thenApply(reply -> null);
+        // The class only: the connector is built on its own thread, in its loader, as Kafka does.
+        ClassLoader loader = plugins.connectorClass(className).getClassLoader();
         return stopped.thenCompose(ignored -> {
-            Connector connector = plugins.newConnector(className);
-            SerialExecutor executor = new SerialExecutor("connector-" + name, connector.getClass().getClassLoader());
+            SerialExecutor executor = new SerialExecutor("connector-" + name, loader);
             return executor.call(() -> {
+                Connector connector = plugins.newConnector(className);
                 connector.initialize(new HostConnectorContext(name, connection, metrics.forConnector(name)));
                 connector.start(config);
+                running.put(name, new Running(connector, config, executor));
                 return Json.bytes(Map.of());
             }).whenComplete((reply, error) -> {
-                if (error == null) {
-                    running.put(name, new Running(connector, config, executor));
-                } else {
+                if (error != null) {
                     executor.shutdown();
                 }
             });

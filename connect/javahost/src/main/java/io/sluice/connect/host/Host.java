@@ -27,9 +27,10 @@ public final class Host implements Connection.RequestHandler {
     private final Tasks tasks;
     private final HostMetrics metrics;
     /**
-     * For ops bound to no started connector or task (hello, list, validate, config_def,
-     * alter_offsets): they may be slow (a plugin's validate can reach a database) and must not
-     * hold up the reader thread, and they share no state, so a pool.
+     * For ops bound to no started connector or task (list, validate, config_def, alter_offsets)
+     * and for building a task before it has its thread: they may be slow (a plugin's validate can
+     * reach a database) and must not hold up the reader thread, and they share no state, so a
+     * pool.
      */
     private final ExecutorService shared = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "host-ops");
@@ -42,7 +43,7 @@ public final class Host implements Connection.RequestHandler {
         this.connection = connection;
         this.metrics = new HostMetrics("sluice-connect-host");
         this.connectors = new Connectors(catalog.plugins(), connection, metrics);
-        this.tasks = new Tasks(catalog.plugins(), connection, metrics);
+        this.tasks = new Tasks(catalog.plugins(), connection, metrics, shared);
     }
 
     /** Serves until the agent closes the socket, then stops what still runs. */

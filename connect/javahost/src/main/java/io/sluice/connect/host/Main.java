@@ -6,6 +6,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.util.function.Function;
 
 /**
  * The connector host's entry point. {@code --scan --plugin-path DIRS} prints the plugins.list
@@ -38,6 +39,11 @@ public final class Main {
     }
 
     static int run(String[] args, PrintStream stdout) throws IOException {
+        return run(args, stdout, PluginCatalog::scan);
+    }
+
+    /** run with the plugin scan given, so tests can share one scan (each takes seconds). */
+    static int run(String[] args, PrintStream stdout, Function<String, PluginCatalog> scanner) throws IOException {
         boolean scan = false;
         String socket = null;
         String pluginPath = null;
@@ -55,7 +61,7 @@ public final class Main {
         if (scan == (socket != null)) {
             throw new IllegalArgumentException("give exactly one of --scan and --socket");
         }
-        PluginCatalog catalog = PluginCatalog.scan(pluginPath);
+        PluginCatalog catalog = scanner.apply(pluginPath);
         if (scan) {
             stdout.write(catalog.listJson());
             stdout.write('\n');

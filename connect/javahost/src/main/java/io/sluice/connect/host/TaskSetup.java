@@ -8,6 +8,7 @@ import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
 import org.apache.kafka.connect.runtime.TaskConfig;
+import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.util.ConnectorTaskId;
 
@@ -63,12 +64,14 @@ public final class TaskSetup {
         }
         Class<? extends Connector> klass = plugins.connectorClass(connectorClass);
         ClassLoader loader = klass.getClassLoader();
-        Class<? extends Task> taskClass = taskClass(plugins, klass, taskConfig, loader);
-        Task task = plugins.newTask(taskClass);
-        // Kafka's ConnectorConfig: parses errors.* and builds the transforms and predicates.
-        ConnectorConfig parsed = new ConnectorConfig(plugins, config);
-        TaskConverters converters = TaskConverters.build(plugins, config, worker, loader);
-        return new TaskSetup(id, idText, config, taskConfig, loader, task, converters, parsed);
+        try (LoaderSwap swap = plugins.withClassLoader(loader)) {
+            Class<? extends Task> taskClass = taskClass(plugins, klass, taskConfig, loader);
+            Task task = plugins.newTask(taskClass);
+            // Kafka's ConnectorConfig: parses errors.* and validates transforms and predicates.
+            ConnectorConfig parsed = new ConnectorConfig(plugins, config);
+            TaskConverters converters = TaskConverters.build(plugins, config, worker, loader);
+            return new TaskSetup(id, idText, config, taskConfig, loader, task, converters, parsed);
+        }
     }
 
     /** The chain of the connector config's transforms, for records of type R. */

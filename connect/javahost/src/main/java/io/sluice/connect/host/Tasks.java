@@ -5,8 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceTask;
@@ -16,18 +18,20 @@ public final class Tasks {
     private final Plugins plugins;
     private final Connection connection;
     private final HostMetrics metrics;
+    private final Executor setupPool;
     private final Map<String, TaskRunner> running = new ConcurrentHashMap<>();
 
-    public Tasks(Plugins plugins, Connection connection, HostMetrics metrics) {
+    public Tasks(Plugins plugins, Connection connection, HostMetrics metrics, Executor setupPool) {
         this.plugins = plugins;
+        this.setupPool = setupPool;
         this.connection = connection;
         this.metrics = metrics;
     }
 
     /**
-     * Builds the task, its converters and transformations, and starts it. Building runs on the
-     * caller's pool thread via the runner's own executor only once the runner exists, so a
-     * configuration error comes back as the error reply.
+     * Builds the task, its converters and transformations (on the host's pool: plugin code that
+     * must not hold up the reader thread), then starts it on the task's own thread. A failure
+     * anywhere is task.start's error reply.
      */
     public CompletableFuture<byte[]> start(ObjectNode body) {
         String id = Json.text(body, "id");
@@ -37,14 +41,17 @@ public final class Tasks {
         return CompletableFuture.supplyAsync(() -> {
             TaskSetup setup = TaskSetup.build(plugins, id, Json.stringMap(body, "connector_config"),
                     Json.stringMap(body, "task_config"), Json.stringMap(body, "worker"));
-            if (setup.task instanceof SourceTask) {
-                return (TaskRunner) new SourceTaskRunner(setup, plugins, metrics, connection);
-            }
-            if (setup.task instanceof SinkTask) {
-                return new SinkTaskRunner(setup, plugins, metrics, connection);
+            // The runners build the transformation chain: plugin code, in the connector's loader.
+            try (LoaderSwap swap = plugins.withClassLoader(setup.loader)) {
+                if (setup.task instanceof SourceTask) {
+                    return (TaskRunner) new SourceTaskRunner(setup, plugins, metrics, connection);
+                }
+                if (setup.task instanceof SinkTask) {
+                    return new SinkTaskRunner(setup, plugins, metrics, connection);
+                }
             }
             throw new ConnectException(setup.task.getClass().getName() + " is neither a SourceTask nor a SinkTask");
-        }).thenCompose(runner -> {
+        }, setupPool).thenCompose(runner -> {
             if (running.putIfAbsent(id, runner) != null) {
                 throw new ConnectException("task " + id + " is already running on this host");
             }

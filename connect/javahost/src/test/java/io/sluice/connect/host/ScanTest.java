@@ -24,8 +24,12 @@ class ScanTest {
     @Test
     void scanPrintsThePluginPathsPluginsOnly() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int status = Main.run(new String[] {"--scan", "--plugin-path", TestPlugins.pluginPath().toString()},
-                new PrintStream(out, true, StandardCharsets.UTF_8));
+        String pluginPath = TestPlugins.pluginPath().toString();
+        int status = Main.run(new String[] {"--scan", "--plugin-path", pluginPath},
+                new PrintStream(out, true, StandardCharsets.UTF_8), path -> {
+                    assertEquals(pluginPath, path);
+                    return TestPlugins.catalog();
+                });
         assertEquals(0, status);
         JsonNode list = Json.MAPPER.readTree(out.toByteArray());
         assertTrue(list.isArray());
