@@ -6,8 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.apache.kafka.connect.errors.RetriableException;
 
-/** The error reply's body, {"message", "trace"}, from an exception. */
+/** The error reply's body, {"message", "trace"} (and "retriable" when it is), from an exception. */
 public final class Errors {
     private Errors() {
     }
@@ -40,6 +41,10 @@ public final class Errors {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("message", message(t));
         body.put("trace", trace(t));
+        // The agent tries a retriable failure again instead of failing the task.
+        if (t instanceof RetriableException) {
+            body.put("retriable", true);
+        }
         return body;
     }
 

@@ -125,27 +125,36 @@ public final class SinkTaskRunner extends TaskRunner {
         String where = topic + "-" + partition + "@" + offset;
         TaskConverters c = setup.converters;
         ErrorTolerance tolerance = setup.tolerance;
-        SchemaAndValue keyData = tolerance.run("key conversion", where, () -> c.key().toConnectData(topic, rawHeaders, key));
-        if (keyData == null) {
+        ErrorTolerance.Held<SchemaAndValue> keyHeld = tolerance.run("key conversion", where,
+                () -> new ErrorTolerance.Held<>(orNull(c.key().toConnectData(topic, rawHeaders, key))));
+        if (keyHeld == null) {
             return null;
         }
-        SchemaAndValue valueData = tolerance.run("value conversion", where, () -> c.value().toConnectData(topic, rawHeaders, value));
-        if (valueData == null) {
+        ErrorTolerance.Held<SchemaAndValue> valueHeld = tolerance.run("value conversion", where,
+                () -> new ErrorTolerance.Held<>(orNull(c.value().toConnectData(topic, rawHeaders, value))));
+        if (valueHeld == null) {
             return null;
         }
+        SchemaAndValue keyData = keyHeld.value();
+        SchemaAndValue valueData = valueHeld.value();
         ConnectHeaders headers = new ConnectHeaders();
         for (org.apache.kafka.common.header.Header raw : rawHeaders) {
-            SchemaAndValue header = tolerance.run("header conversion", where,
-                    () -> c.header().toConnectHeader(topic, raw.key(), raw.value()));
+            ErrorTolerance.Held<SchemaAndValue> header = tolerance.run("header conversion", where,
+                    () -> new ErrorTolerance.Held<>(orNull(c.header().toConnectHeader(topic, raw.key(), raw.value()))));
             if (header == null) {
                 return null;
             }
-            headers.add(raw.key(), header);
+            headers.add(raw.key(), header.value());
         }
         SinkRecord record = new SinkRecord(topic, partition, keyData.schema(), keyData.value(),
                 valueData.schema(), valueData.value(), offset,
                 timestamp == Long.MIN_VALUE ? null : timestamp, timestampType, headers);
         return chain.apply(record);
+    }
+
+    /** A converter answering null means no data, as the worker reads it. */
+    private static SchemaAndValue orNull(SchemaAndValue data) {
+        return data == null ? SchemaAndValue.NULL : data;
     }
 
     @Override
