@@ -209,13 +209,15 @@ public final class Connectors {
         return r;
     }
 
-    /** Stops every connector, for the host's exit. */
-    public void stopAll() {
+    /** Stops every connector, for the host's exit; the future completes when all have stopped. */
+    public CompletableFuture<Void> stopAll() {
+        List<CompletableFuture<byte[]>> stops = new ArrayList<>();
         for (String name : List.copyOf(running.keySet())) {
             Running r = running.remove(name);
             if (r != null) {
-                stop(name, r);
+                stops.add(stop(name, r));
             }
         }
+        return CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new));
     }
 }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,9 @@ public final class Host implements Connection.RequestHandler {
 
     /** This host's version, reported by host.hello. */
     public static final String VERSION = "0.1.0";
+
+    /** How long the host waits for its tasks and connectors to stop once the agent is gone. */
+    private static final long STOP_TIMEOUT_SECONDS = 10;
 
     private final PluginCatalog catalog;
     private final Connection connection;
@@ -51,8 +55,13 @@ public final class Host implements Connection.RequestHandler {
         try {
             connection.serve(this);
         } finally {
-            tasks.stopAll();
-            connectors.stopAll();
+            // Give sinks the chance to flush and close what they write, but not forever: the
+            // agent that would use their answers is gone.
+            try {
+                CompletableFuture.allOf(tasks.stopAll(), connectors.stopAll()).get(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                log.warn("not every task and connector stopped cleanly", Errors.unwrap(e));
+            }
             shared.shutdownNow();
             metrics.close();
             log.info("the agent closed the connection; the host is done");

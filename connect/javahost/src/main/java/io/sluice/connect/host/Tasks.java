@@ -1,6 +1,7 @@
 package io.sluice.connect.host;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -104,14 +105,16 @@ public final class Tasks {
         return runner.stop();
     }
 
-    /** Stops every task, for the host's exit. */
-    public void stopAll() {
+    /** Stops every task, for the host's exit; the future completes when all have stopped. */
+    public CompletableFuture<Void> stopAll() {
+        List<CompletableFuture<byte[]>> stops = new ArrayList<>();
         for (String id : List.copyOf(running.keySet())) {
             TaskRunner runner = running.remove(id);
             if (runner != null) {
-                runner.stop();
+                stops.add(runner.stop());
             }
         }
+        return CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new));
     }
 
     private CompletableFuture<byte[]> on(ObjectNode body, Function<TaskRunner, CompletableFuture<byte[]>> op) {
