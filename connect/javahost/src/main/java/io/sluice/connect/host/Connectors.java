@@ -66,7 +66,13 @@ public final class Connectors {
         Running previous = running.remove(name);
         CompletableFuture<Void> stopped = previous == null
                 ? CompletableFuture.completedFuture(null)
-                : stop(name, previous).thenApply(reply -> null);
+                // The old instance failing to stop must not keep the new one from starting.
+                : stop(name, previous).handle((reply, error) -> {
+                    if (error != null) {
+                        log.warn("connector {} failed to stop before its restart", name, Errors.unwrap(error));
+                    }
+                    return null;
+                });
         // The class only: the connector is built on its own thread, in its loader, as Kafka does.
         ClassLoader loader = plugins.connectorClass(className).getClassLoader();
         return stopped.thenCompose(ignored -> {

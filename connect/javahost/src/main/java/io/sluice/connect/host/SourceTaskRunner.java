@@ -17,6 +17,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A SourceTask: task.poll polls, transforms and converts into a binary source batch, keeping each
@@ -24,6 +26,7 @@ import org.apache.kafka.connect.storage.OffsetStorageReader;
  * commit().
  */
 public final class SourceTaskRunner extends TaskRunner {
+    private static final Logger log = LoggerFactory.getLogger(SourceTaskRunner.class);
     /** Kafka's "no timestamp" (RecordBatch.NO_TIMESTAMP): the agent's ack carries none. */
     private static final long NO_TIMESTAMP = -1L;
 
@@ -89,7 +92,7 @@ public final class SourceTaskRunner extends TaskRunner {
                         count++;
                     } else {
                         // Kafka Connect acknowledges a dropped record at once, with no metadata.
-                        task.commitRecord(record, null);
+                        commitRecord(record, null);
                     }
                 }
             }
@@ -155,16 +158,33 @@ public final class SourceTaskRunner extends TaskRunner {
                 TopicPartition tp = new TopicPartition(ack.path("topic").asText(), ack.path("partition").asInt());
                 RecordMetadata metadata = new RecordMetadata(tp, ack.path("offset").asLong(), 0,
                         NO_TIMESTAMP, -1, -1);
-                task.commitRecord(record, metadata);
+                commitRecord(record, metadata);
             }
             return empty();
         });
     }
 
+    /**
+     * commitRecord, whose failure Kafka Connect only logs: the record is in Kafka either way, and
+     * the other acknowledged records still get theirs.
+     */
+    private void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        try {
+            task.commitRecord(record, metadata);
+        } catch (Throwable t) {
+            log.error("task {}: commitRecord threw", setup.idText, t);
+        }
+    }
+
+    /** commit(), whose failure Kafka Connect logs without failing the task: the offsets are committed. */
     @Override
     public CompletableFuture<byte[]> commit() {
         return executor.call(() -> {
-            task.commit();
+            try {
+                task.commit();
+            } catch (Throwable t) {
+                log.error("task {}: commit threw", setup.idText, t);
+            }
             return empty();
         });
     }
