@@ -21,7 +21,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
+.PHONY: run build javahost test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -30,6 +30,11 @@ run:
 ## build: build bin/sluice
 build:
 	$(GO) build $(BUILDVCS) -o bin/sluice ./cmd/sluice
+
+## javahost: build the Java connector host (docs/plugins.md) into connect/javahost/target; needs
+## Java 17 and Maven, which nothing else in the build does
+javahost:
+	cd connect/javahost && mvn -q -B -DskipTests package
 
 ## test: every test — unit, integration and end-to-end — on the embedded broker
 test: test-unit test-integration
