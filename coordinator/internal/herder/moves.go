@@ -188,8 +188,8 @@ func (h *Herder) schedulerTask(id v1.TaskID) (scheduler.Task, bool) {
 		return t, false
 	}
 	t.Selector = sel
-	if p, ok := h.pluginOf(c.Config); ok {
-		t.Plugin = p.Class
+	if p, ok := h.choosePlugin(c.Config); ok {
+		t.Plugin = p.placement()
 	}
 	return t, true
 }
