@@ -167,3 +167,10 @@ func (h *fakeJavaHost) setTables(name, tables string) {
 	defer h.mu.Unlock()
 	h.tables[name] = tables
 }
+
+// asked reports whether the double was sent an operation op.
+func (h *fakeJavaHost) asked(op string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.ContainsFunc(h.ops, func(r v1.PluginConnectorRequest) bool { return r.Op == op })
+}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -16,6 +17,11 @@ import (
 // javaCluster starts three agents; agent-1 and agent-3 have a connector
 // host (the test double), agent-2 has none.
 func javaCluster(t *testing.T) (*harness.Cluster, []*fakeJavaHost) {
+	return javaClusterWith(t, harness.Options{})
+}
+
+// javaClusterWith is javaCluster with more options.
+func javaClusterWith(t *testing.T, opts harness.Options) (*harness.Cluster, []*fakeJavaHost) {
 	hosts := []*fakeJavaHost{newFakeJavaHost("agent-1"), nil, newFakeJavaHost("agent-3")}
 	spec := make([]*harness.ConnectorHost, len(hosts))
 	for i, h := range hosts {
@@ -23,7 +29,8 @@ func javaCluster(t *testing.T) (*harness.Cluster, []*fakeJavaHost) {
 			spec[i] = &harness.ConnectorHost{Host: h, Plugins: hostPlugins}
 		}
 	}
-	c := harness.Start(t, harness.Options{Agents: 3, Lease: time.Second, ConnectorHosts: spec})
+	opts.Agents, opts.Lease, opts.ConnectorHosts = 3, time.Second, spec
+	c := harness.Start(t, opts)
 	return c, hosts
 }
 
@@ -235,4 +242,60 @@ func waitConnector(c *harness.Cluster, name string, n int) harness.Status {
 		return true, ""
 	})
 	return last
+}
+
+// TestJavaConnectorOnSecuredNATS: with deploy/nats's permissions the
+// leader reaches the agents' connector endpoints and receives their
+// connector events, and the server refuses nothing.
+func TestJavaConnectorOnSecuredNATS(t *testing.T) {
+	c, hosts := javaClusterWith(t, harness.Options{SecureNATS: true})
+	name := c.Name("remote")
+	v := validateConfig(c, "RemoteSource", remoteCfg(c.Name("t"), "bad", "name", name))
+	if len(v.Errors["tables"]) != 1 {
+		t.Fatalf("validate: %v", v.Errors)
+	}
+	mustCreate(c, name, remoteCfg(c.Name("t"), "a,b", "tasks.max", "2"), "")
+	waitTables(c, name, "a", "b")
+	i := runner(hosts, name)
+	hosts[i].setTables(name, "c")
+	c.Agents[i].ConnectorEvent(v1.PluginConnectorEvent{Name: name, Kind: v1.PluginEventReconfigure})
+	waitTables(c, name, "c")
+	if lines := c.Logged("NATS server refused"); len(lines) > 0 {
+		t.Fatalf("the server refused operations of the cluster's own processes:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestJavaConnectorErrorAndOffsets: an error the connector raises on its
+// host fails it with the message until a restart; its alterOffsets runs
+// on an agent, whose definite answer the PATCH reports.
+func TestJavaConnectorErrorAndOffsets(t *testing.T) {
+	c, hosts := javaCluster(t)
+	name := c.Name("remote")
+	mustCreate(c, name, remoteCfg(c.Name("t"), "a"), "")
+	waitTables(c, name, "a")
+	i := runner(hosts, name)
+	c.Agents[i].ConnectorEvent(v1.PluginConnectorEvent{Name: name, Kind: v1.PluginEventError, Message: "the source went away"})
+	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+		st, _ := c.Status(name)
+		return st.Connector.State == "FAILED" && strings.Contains(st.Connector.Trace, "the source went away"), fmt.Sprintf("%+v", st.Connector)
+	})
+	c.Must(http.StatusNoContent, "POST", "/connectors/"+name+"/restart", nil)
+	waitConnector(c, name, 1)
+
+	c.Must(http.StatusNoContent, "PUT", "/connectors/"+name+"/stop", nil)
+	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+		st, _ := c.Status(name)
+		return st.Connector.State == "STOPPED" && len(st.Tasks) == 0, fmt.Sprintf("%+v", st)
+	})
+	part := map[string]any{"table": "a"}
+	patch(t, c, name, body(offset{Partition: part, Offset: map[string]any{"id": json.Number("7")}}), http.StatusOK, msgAlterDefinite)
+	ran := false
+	for _, h := range hosts {
+		if h != nil && h.asked(v1.PluginOpAlterOffsets) {
+			ran = true
+		}
+	}
+	if !ran {
+		t.Fatal("no agent's host was asked about the offsets change")
+	}
 }
