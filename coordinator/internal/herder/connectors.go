@@ -24,7 +24,10 @@ func unknown(name string) error  { return v1.Errorf(v1.CodeNotFound, "Unknown co
 
 // connectorType is the REST type of a config: source, sink or unknown.
 func (h *Herder) connectorType(props map[string]string) string {
-	p, ok := h.pluginOf(props)
+	p, ok := h.reg.Lookup(props["connector.class"])
+	if c, java := h.choosePlugin(props); java && c.java() {
+		p, ok = c.plugin(), true // a Java plugin's kind, as its host announced it
+	}
 	if !ok {
 		return v1.TypeUnknown
 	}
