@@ -3,6 +3,7 @@ package herder
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -61,15 +62,44 @@ func (h *Herder) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKe
 	if err != nil {
 		return nil, fmt.Errorf("listing the config of %s: %w", c.Class, err)
 	}
-	infos, err := decodeConfigInfos(reply.ConfigInfos)
+	own, err := decodeConfigKeys(reply.ConfigInfos)
 	if err != nil {
 		return nil, fmt.Errorf("listing the config of %s: the agent's answer: %w", c.Class, err)
 	}
-	own := make([]v1.ConfigKeyInfo, 0, len(infos))
-	for _, i := range infos {
-		own = append(own, i.Definition)
-	}
 	return validate.RemotePluginConfig(c.plugin(), own), nil
+}
+
+// decodeConfigKeys reads a host's config_def answer: validate entries
+// whose definitions are the keys, or the keys themselves (the host
+// protocol's connector.config_def shape), as a list or in "configs".
+func decodeConfigKeys(raw json.RawMessage) ([]v1.ConfigKeyInfo, error) {
+	infos, err := decodeConfigInfos(raw)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]v1.ConfigKeyInfo, 0, len(infos))
+	for _, i := range infos {
+		if i.Definition.Name == "" {
+			keys = nil
+			break
+		}
+		keys = append(keys, i.Definition)
+	}
+	if keys != nil || len(infos) == 0 {
+		return keys, nil
+	}
+	// Not entries: plain definitions.
+	var list []v1.ConfigKeyInfo
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list, nil
+	}
+	var obj struct {
+		Configs []v1.ConfigKeyInfo `json:"configs"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("decoding config keys: %w", err)
+	}
+	return obj.Configs, nil
 }
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
