@@ -174,3 +174,11 @@ func (h *fakeJavaHost) asked(op string) bool {
 	defer h.mu.Unlock()
 	return slices.ContainsFunc(h.ops, func(r v1.PluginConnectorRequest) bool { return r.Op == op })
 }
+
+// exit forgets every connector, as a host process that ended with its
+// agent would.
+func (h *fakeJavaHost) exit() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.started)
+}

@@ -159,6 +159,7 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 
 	other := 2 - i // agent-1 (0) and agent-3 (2) have hosts
 	c.StopAgent(i)
+	hosts[i].exit()
 	harness.Eventually(t, 15*time.Second, func() (bool, string) {
 		_, ok := hosts[other].runs(name)
 		return ok, "the connector is not started on the other agent with the plugin"
@@ -166,6 +167,7 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 	waitConnector(c, name, 2)
 
 	c.StopAgent(other)
+	hosts[other].exit()
 	harness.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		for _, ts := range st.Tasks {
@@ -183,6 +185,13 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 	if r.Status != http.StatusBadRequest || !strings.HasPrefix(r.Message(), "Connector configuration is invalid and contains the following 1 error(s):") ||
 		!strings.Contains(r.Message(), "No live agent has the plugin "+classRemoteSource) {
 		t.Fatalf("create with no host: %s", r)
+	}
+
+	// An agent with the plugin back: the connector runs again.
+	c.StartAgent(other)
+	waitConnector(c, name, 2)
+	if runner(hosts, name) != other {
+		t.Fatal("the connector is not started on the agent that came back")
 	}
 }
 
@@ -216,11 +225,13 @@ func TestPluginVersionChoosesTheHost(t *testing.T) {
 		}
 		return true, ""
 	})
-	tcs := taskConfigs(c, name)
-	if len(tcs) != 1 || !maps.Equal(tcs[0], map[string]string{"file": "in.txt", "topic": c.Name("t"),
-		"task.class": "org.apache.kafka.connect.file.FileStreamSourceTask"}) {
-		t.Fatalf("task configs %v", tcs)
-	}
+	// The host's task configs replace the built-in's (which the reconcile
+	// pass commits after the new instance computed them).
+	want := map[string]string{"file": "in.txt", "topic": c.Name("t"), "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask"}
+	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+		tcs := taskConfigs(c, name)
+		return len(tcs) == 1 && maps.Equal(tcs[0], want), fmt.Sprintf("task configs %v", tcs)
+	})
 }
 
 // waitConnector waits until the connector is RUNNING with n tasks, each

@@ -95,6 +95,9 @@ func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	}
 	if changed {
 		h.trigger()
+		if register && len(r.HostPlugins) > 0 {
+			h.hostAgentJoined()
+		}
 	}
 	var recs []records.Record
 	for _, t := range r.Tasks {
@@ -131,6 +134,20 @@ func (h *Herder) connectorEventEndpoint(ctx context.Context, req any) (any, erro
 		remote.Event(*ev)
 	}
 	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+}
+
+// hostAgentJoined starts at once the Java connectors that found no agent
+// with their plugin, now that an agent with Java plugins registered or
+// changed them: waiting out their backoff would leave them down for up to
+// a minute with an agent able to run them.
+func (h *Herder) hostAgentJoined() {
+	remote, m := h.remote.Load(), h.instances.Load()
+	if remote == nil || m == nil {
+		return
+	}
+	for _, name := range remote.Waiting() {
+		m.Restart(name)
+	}
 }
 
 // agentsGone tells the host of Java connectors that agents left or lost

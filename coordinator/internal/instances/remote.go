@@ -48,6 +48,9 @@ type RemoteHost struct {
 	// last is the agent that last ran each connector; avoid the agent whose
 	// call failed.
 	last, avoid map[string]string
+	// waiting are the connectors whose last start found no agent with
+	// their plugin (Waiting).
+	waiting map[string]bool
 }
 
 // remoteInstance is a connector started on an agent.
@@ -68,17 +71,24 @@ var _ Host = (*RemoteHost)(nil)
 // puts them back into the task configs.
 func NewRemoteHost(agents Agents, providers *configprovider.Transformer) *RemoteHost {
 	return &RemoteHost{agents: agents, providers: providers, running: map[string]*remoteInstance{},
-		last: map[string]string{}, avoid: map[string]string{}}
+		last: map[string]string{}, avoid: map[string]string{}, waiting: map[string]bool{}}
 }
 
 // Start implements Host.
 func (h *RemoteHost) Start(ctx context.Context, name string, props map[string]string, cc connect.ConnectorContext) (Plugin, error) {
 	plugin, candidates, err := h.agents.Locate(props)
+	if err == nil && len(candidates) == 0 {
+		err = fmt.Errorf("no live agent has the plugin %s", plugin.Class)
+	}
+	h.mu.Lock()
+	if err != nil {
+		h.waiting[name] = true
+	} else {
+		delete(h.waiting, name)
+	}
+	h.mu.Unlock()
 	if err != nil {
 		return Plugin{}, err
-	}
-	if len(candidates) == 0 {
-		return Plugin{}, fmt.Errorf("no live agent has the plugin %s", plugin.Class)
 	}
 	resolved, err := h.providers.Transform(props)
 	if err != nil {
@@ -188,6 +198,17 @@ func (h *RemoteHost) Event(ev v1.PluginConnectorEvent) {
 	case v1.PluginEventHostLost:
 		h.lose(in, ev.Name)
 	}
+}
+
+// Waiting returns, and forgets, the connectors whose last start found no
+// agent with their plugin: when an agent with Java plugins registers, the
+// caller restarts them at once rather than after their backoff.
+func (h *RemoteHost) Waiting() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	names := slices.Sorted(maps.Keys(h.waiting))
+	clear(h.waiting)
+	return names
 }
 
 // AgentsGone loses every instance that ran on one of agents: they left or

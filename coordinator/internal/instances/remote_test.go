@@ -168,4 +168,15 @@ func TestRemoteHostLost(t *testing.T) {
 	if last := st[len(st)-1]; last.State != v1.StateFailed || last.Trace != "No live agent has the plugin "+javaClass {
 		t.Fatalf("status %+v, want FAILED saying no live agent has the plugin", last)
 	}
+	// An agent comes back: the connector waiting for one is named once,
+	// and a restart starts it without waiting out its backoff.
+	if got := remote.Waiting(); !slices.Equal(got, []string{"j"}) {
+		t.Fatalf("waiting %v, want j", got)
+	}
+	if got := remote.Waiting(); len(got) != 0 {
+		t.Fatalf("waiting again %v, want none", got)
+	}
+	agents.set([]string{"c"})
+	h.Restart("j")
+	eventually(t, func() bool { ts, _ := h.TaskConfigs("j"); return ts.Configs[0]["agent"] == "c" })
 }
