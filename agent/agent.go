@@ -95,6 +95,16 @@ type Config struct {
 	// agent applies each offsets request (fence, alter, reset) the
 	// coordinator sends; an error is answered instead of applying it.
 	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
+	// ConnectorHost runs the Connector side of the agent's Java plugins
+	// (docs/plugins.md), HostPlugins; nil: the agent has no connector host.
+	ConnectorHost ConnectorHost
+	HostPlugins   []v1.PluginInfo
+}
+
+// ConnectorHost is what serves the leader's operations on Java connectors
+// (validate, start, task configs, stop, alter offsets) on this agent.
+type ConnectorHost interface {
+	HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
 }
 
 // Validate checks the config.
@@ -243,7 +253,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
 		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic}, Logger: a.cfg.logger(logging.AgentTransport),
-		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook}, nc, a.worker, a.exec)
+		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.cfg.HostPlugins, ConnectorHost: a.cfg.ConnectorHost}, nc, a.worker, a.exec)
 	if err := a.metrics.Register(); err != nil {
 		return err
 	}
@@ -306,6 +316,15 @@ func (a *Agent) settings() map[string]string {
 		s[v1.SettingFileAllowedPaths] = a.allowed.String()
 	}
 	return s
+}
+
+// ConnectorEvent tells the leader what a connector the host runs asks for
+// on its own (v1.PluginConnectorEvent), best effort. Before Start it does
+// nothing: no leader knows the connector.
+func (a *Agent) ConnectorEvent(ev v1.PluginConnectorEvent) {
+	if a.transport != nil {
+		a.transport.ConnectorEvent(ev)
+	}
 }
 
 // Stop leaves the cluster gracefully: it stops taking commands and

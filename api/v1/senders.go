@@ -32,3 +32,9 @@ func (r *RegisterRequest) ReportingAgent() string { return r.AgentID }
 
 // ReportingAgent is the agent reporting a task's status.
 func (r *StatusReport) ReportingAgent() string { return r.AgentID }
+
+// CommandTerm is the term of the leader that sent the connector operation.
+func (r *PluginConnectorRequest) CommandTerm() int64 { return r.Term }
+
+// ReportingAgent is the agent whose connector host raised the event.
+func (r *PluginConnectorEvent) ReportingAgent() string { return r.AgentID }

@@ -51,18 +51,7 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 	if !ok {
 		return v1.ConfigInfos{}, nil, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(cls)}
 	}
-	def := enrich(baseDef(defsInput{
-		reg: reg, connector: p, connectorVersion: p.Version, recommend: true,
-		key:   converterDefault(reg, props, KeyConverterConfig, o.keyConverter),
-		value: converterDefault(reg, props, ValueConverterConfig, o.valueConverter),
-		hdr:   converterDefault(reg, props, HeaderConverterConfig, o.headerConverter),
-	}), props)
-	base := def.Validate(props)
-	checkConnectorVersion(p, props, base)
-	if p.Kind == connect.KindSink {
-		validateSink(props, base)
-	}
-
+	def, base := framework(reg, p, props, o)
 	conn := p.NewConnector()
 	own := conn.ConfigDef()
 	if own == nil {
@@ -87,6 +76,28 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 		}
 	}
 	infos := generateResult(cls, keys, append(base, ownValues...), groups)
+	return withConverters(reg, props, base, infos), p, nil
+}
+
+// framework validates the framework keys of connector p's config: its
+// definition and the values of base.
+func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o options) (*connect.ConfigDef, []connect.ConfigValue) {
+	def := enrich(baseDef(defsInput{
+		reg: reg, connector: p, connectorVersion: p.Version, recommend: true,
+		key:   converterDefault(reg, props, KeyConverterConfig, o.keyConverter),
+		value: converterDefault(reg, props, ValueConverterConfig, o.valueConverter),
+		hdr:   converterDefault(reg, props, HeaderConverterConfig, o.headerConverter),
+	}), props)
+	base := def.Validate(props)
+	checkConnectorVersion(p, props, base)
+	if p.Kind == connect.KindSink {
+		validateSink(props, base)
+	}
+	return def, base
+}
+
+// withConverters adds the keys of the converters the config names.
+func withConverters(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, infos v1.ConfigInfos) v1.ConfigInfos {
 	for _, c := range []struct{ key, versionKey, typ string }{
 		{HeaderConverterConfig, HeaderConverterVersionConfig, "header"},
 		{KeyConverterConfig, KeyConverterVersionConfig, "key"},
@@ -96,7 +107,41 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 			infos = merge(infos, *ci)
 		}
 	}
-	return infos, p, nil
+	return infos
+}
+
+// Remote validates the config of a connector whose plugin runs in another
+// process (a Java plugin on an agent's connector host): the framework keys
+// here, as Connector does, and own — that process's validate entries for
+// the connector's own keys — in place of what a Go ConfigDef gives. An
+// entry of own that defines a framework key takes that key's place, as a
+// connector's key shadows one in Kafka Connect; the error count is the sum.
+// p needs only Class, Kind and Version.
+func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, own []v1.ConfigInfo, opts ...Option) v1.ConfigInfos {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	def, base := framework(reg, p, props, o)
+	infos := generateResult(props[ConnectorClassConfig], def.Keys(), base, def.Groups())
+	for _, c := range own {
+		name := c.Definition.Name
+		if name == "" {
+			name = c.Value.Name
+		}
+		i := slices.IndexFunc(infos.Configs, func(x v1.ConfigInfo) bool { return x.Definition.Name != "" && x.Definition.Name == name })
+		if i >= 0 && c.Definition.Name != "" {
+			infos.ErrorCount -= len(infos.Configs[i].Value.Errors)
+			infos.Configs[i] = c
+		} else {
+			infos.Configs = append(infos.Configs, c)
+		}
+		infos.ErrorCount += len(c.Value.Errors)
+		if g := c.Definition.Group; g != nil && *g != "" && !slices.Contains(infos.Groups, *g) {
+			infos.Groups = append(infos.Groups, *g)
+		}
+	}
+	return withConverters(reg, props, base, infos)
 }
 
 // converterDefault is Kafka 4.1's converterDefaults: with a worker converter
@@ -390,17 +435,30 @@ func ErrorMessage(infos v1.ConfigInfos) string {
 // their own keys.
 func PluginConfig(p *connect.Plugin) []v1.ConfigKeyInfo {
 	out := []v1.ConfigKeyInfo{}
-	own := p.ConfigDef()
-	for _, k := range own.Keys() {
+	for _, k := range p.ConfigDef().Keys() {
 		out = append(out, keyInfo(k, ""))
 	}
 	if !p.IsConnector() {
 		return out
 	}
+	return withFrameworkKeys(p, out)
+}
+
+// RemotePluginConfig is PluginConfig of a connector whose plugin runs in
+// another process: own are its keys as that process defines them, p needs
+// only Class, Kind and Version.
+func RemotePluginConfig(p *connect.Plugin, own []v1.ConfigKeyInfo) []v1.ConfigKeyInfo {
+	return withFrameworkKeys(p, append([]v1.ConfigKeyInfo{}, own...))
+}
+
+// withFrameworkKeys appends to a connector's own keys the framework keys
+// they do not shadow.
+func withFrameworkKeys(p *connect.Plugin, own []v1.ConfigKeyInfo) []v1.ConfigKeyInfo {
+	out := own
 	// No registry is needed: it only feeds validators and recommenders.
 	base := baseDef(defsInput{connector: p, connectorVersion: p.Version})
 	for _, k := range base.Keys() {
-		if _, shadowed := own.Key(k.Name); !shadowed {
+		if !slices.ContainsFunc(own, func(o v1.ConfigKeyInfo) bool { return o.Name == k.Name }) {
 			out = append(out, keyInfo(k, ""))
 		}
 	}

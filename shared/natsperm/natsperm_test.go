@@ -31,8 +31,14 @@ func TestGeneratedConfigLoads(t *testing.T) {
 	agent := opts.Nkeys[2]
 	if !slices.Contains(agent.Permissions.Subscribe.Allow, "sluice.v3.connect%2Eprod.agent.web%201.>") ||
 		!slices.Contains(agent.Permissions.Publish.Allow, "sluice.v3.connect%2Eprod.leader.*.heartbeat.web%201") ||
+		!slices.Contains(agent.Permissions.Publish.Allow, "sluice.v3.connect%2Eprod.leader.*.connector.event.web%201") ||
 		agent.Permissions.Response == nil {
 		t.Fatalf("agent web 1's permissions: %+v", agent.Permissions)
+	}
+	coordinator := opts.Nkeys[0]
+	if !slices.Contains(coordinator.Permissions.Publish.Allow, "sluice.v3.connect%2Eprod.agent.*.connector") ||
+		!slices.Contains(coordinator.Permissions.Subscribe.Allow, "sluice.v3.connect%2Eprod.leader.*.connector.event.*") {
+		t.Fatalf("coordinator c1's permissions: %+v", coordinator.Permissions)
 	}
 	for _, p := range agent.Permissions.Publish.Allow {
 		if strings.HasPrefix(p, "$KV.") || strings.Contains(p, "STREAM.CREATE") || strings.Contains(p, ".agent.") {

@@ -38,6 +38,10 @@ type Options struct {
 	Labels []map[string]string
 	// Plugins, when set and not nil at i, gives agent i only those plugins.
 	Plugins []*plugins.Registry
+	// ConnectorHosts, when set and not nil at i, give agent i a connector
+	// host: Host serves the leader's operations on Java connectors, whose
+	// plugins are Plugins (the agent's HostPlugins).
+	ConnectorHosts []*ConnectorHost
 	// CoordinatorPlugins, when set, are the coordinator's plugins.
 	CoordinatorPlugins *plugins.Registry
 	// Lease is the agent lease (default 3s); ShutdownTimeout the task
@@ -100,6 +104,13 @@ type Options struct {
 	// ExactlyOnce runs the coordinator and every agent with exactly-once
 	// source support: records and offsets in one transaction.
 	ExactlyOnce bool
+}
+
+// ConnectorHost is an agent's connector host in a test: an implementation
+// of the Java plugins' Connector side and the plugins it announces.
+type ConnectorHost struct {
+	Host    agent.ConnectorHost
+	Plugins []v1.PluginInfo
 }
 
 // Cluster is a running test cluster.
@@ -240,6 +251,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}
 		if i < len(opts.Plugins) {
 			cfg.Plugins = opts.Plugins[i]
+		}
+		if i < len(opts.ConnectorHosts) && opts.ConnectorHosts[i] != nil {
+			cfg.ConnectorHost, cfg.HostPlugins = opts.ConnectorHosts[i].Host, opts.ConnectorHosts[i].Plugins
 		}
 		c.agentCfgs = append(c.agentCfgs, cfg)
 	}

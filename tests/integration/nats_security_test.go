@@ -118,7 +118,7 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 	t.Run("commands", func(t *testing.T) {
 		for _, agent := range []string{"agent-2", "agent-1"} {
 			for _, tmpl := range []string{v1.SubjectAgentAssign, v1.SubjectAgentRevoke, v1.SubjectAgentOffsets,
-				v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk} {
+				v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk, v1.SubjectAgentConnector} {
 				subject := v1.AgentSubject(tmpl, g, agent)
 				if err := nc.Publish(subject, []byte(`{"term":1}`)); err != nil {
 					t.Fatal(err)
@@ -129,7 +129,7 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 	})
 	t.Run("as-another-agent", func(t *testing.T) {
 		for _, tmpl := range []string{v1.SubjectLeaderRegister, v1.SubjectLeaderHeartbeat, v1.SubjectLeaderStatus,
-			v1.SubjectLeaderDeregister, v1.SubjectLeaderChunk} {
+			v1.SubjectLeaderDeregister, v1.SubjectLeaderChunk, v1.SubjectLeaderConnectorEvent} {
 			subject := v1.LeaderSubject(tmpl, g, lease.Term, "agent-2")
 			if err := nc.Publish(subject, []byte(`{"agent_id":"agent-2"}`)); err != nil {
 				t.Fatal(err)
@@ -144,6 +144,12 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 			v1.HeartbeatRequest{AgentID: "agent-2"}, &v1.HeartbeatReply{})
 		if !v1.IsCode(err, v1.CodeForbidden) {
 			t.Fatalf("heartbeat naming agent-2 on agent-1's subject: got %v, want %d", err, v1.CodeForbidden)
+		}
+		// So is a connector event naming agent-2 on agent-1's subject.
+		err = natsrpc.Call(ctx, nc, v1.LeaderSubject(v1.SubjectLeaderConnectorEvent, g, lease.Term, "agent-1"),
+			v1.PluginConnectorEvent{AgentID: "agent-2", Name: "x", Kind: v1.PluginEventReconfigure}, &v1.StatusReply{})
+		if !v1.IsCode(err, v1.CodeForbidden) {
+			t.Fatalf("connector event naming agent-2 on agent-1's subject: got %v, want %d", err, v1.CodeForbidden)
 		}
 		// Its own heartbeat is answered.
 		if err := natsrpc.Call(ctx, nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, g, lease.Term, "agent-1"),

@@ -45,6 +45,13 @@ type OffsetsApplier interface {
 	Replace(ctx context.Context, req v1.OffsetsReplaceRequest) error
 }
 
+// ConnectorHost runs the Connector side of Java plugins (docs/plugins.md):
+// validation and a connector's lifecycle, which the coordinator never runs
+// itself.
+type ConnectorHost interface {
+	HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+}
+
 // LevelSetter sets log levels: the process's named loggers
 // (shared/logging.Loggers).
 type LevelSetter interface {
@@ -62,6 +69,12 @@ type Config struct {
 	// every registration and heartbeat (v1.RegisterRequest).
 	Plugins  []v1.PluginInfo
 	Settings map[string]string
+	// HostPlugins are the Java plugins ConnectorHost runs; they travel
+	// with every registration and heartbeat as Plugins do.
+	HostPlugins []v1.PluginInfo
+	// ConnectorHost serves the leader's connector operations (nil: the
+	// agent has no connector host, and says so to each).
+	ConnectorHost ConnectorHost
 	// Features are what the agent serves beyond its version's wire
 	// contract (v1.Feature…).
 	Features []string
@@ -107,8 +120,11 @@ type Transport struct {
 	warn *logthrottle.Limiter
 
 	reports chan v1.StatusReport
-	cancel  context.CancelFunc
-	done    sync.WaitGroup
+	// ctx ends when Stop is called: connector events retried in the
+	// background stop with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   sync.WaitGroup
 }
 
 // New makes a transport; Start serves and begins the session.
@@ -140,6 +156,7 @@ func (t *Transport) Start() error {
 	// partitions.
 	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
 	offsetsSlots := natsrpc.Concurrently(maxOffsetsInFlight)
+	connectorSlots := natsrpc.Concurrently(maxConnectorOpsInFlight)
 	for _, m := range []struct {
 		name, template string
 		ep             endpoint.Endpoint
@@ -149,8 +166,13 @@ func (t *Transport) Start() error {
 		{"revoke", v1.SubjectAgentRevoke, t.revokeEndpoint, func() any { return &v1.RevokeRequest{} }},
 		{"offsets", v1.SubjectAgentOffsets, t.offsetsEndpoint, func() any { return &v1.OffsetsRequest{} }},
 		{"offsets-replace", v1.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &v1.OffsetsReplaceRequest{} }},
+		{"connector", v1.SubjectAgentConnector, t.connectorEndpoint, func() any { return &v1.PluginConnectorRequest{} }},
 	} {
 		var opts []natsrpc.MountOption
+		if m.name == "connector" {
+			// One connector's slow start must not hold up another's.
+			opts = append(opts, connectorSlots)
+		}
 		if m.name == "offsets" || m.name == "offsets-replace" {
 			// Offsets requests are handled as they arrive, not one after
 			// another: one that waited behind others would start its
@@ -173,6 +195,7 @@ func (t *Transport) Start() error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.cancel = cancel
+	t.ctx = ctx
 	t.done.Add(2)
 	go t.sessionLoop(ctx)
 	go t.reportLoop(ctx)
@@ -208,6 +231,10 @@ func (t *Transport) Report(r v1.StatusReport) {
 // one more is refused as unavailable, and the coordinator tries another
 // agent.
 const maxOffsetsInFlight = 32
+
+// maxConnectorOpsInFlight bounds the connector operations an agent's host
+// works on at once.
+const maxConnectorOpsInFlight = 32
 
 // termGuard refuses a command the leader of its term did not sign
 // (checkSigned), one from an older leadership term than the newest seen, so
@@ -341,6 +368,55 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
 }
 
+// connectorEndpoint hands a connector operation of the leader to the
+// agent's connector host.
+func (t *Transport) connectorEndpoint(ctx context.Context, req any) (any, error) {
+	r := *req.(*v1.PluginConnectorRequest)
+	if t.cfg.ConnectorHost == nil {
+		return nil, v1.Errorf(v1.CodeNotFound, "agent %s has no connector host", t.cfg.AgentID)
+	}
+	reply, err := t.cfg.ConnectorHost.HandleConnector(ctx, r)
+	if err != nil {
+		var e *v1.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, v1.Errorf(v1.CodeInternal, "agent %s: connector %s: %s failed: %v", t.cfg.AgentID, r.Name, r.Op, err)
+	}
+	reply.Type = v1.TypePluginConnectorReply
+	return reply, nil
+}
+
+// ConnectorEvent delivers what a connector the host runs asks for on its
+// own to the leader, in the background: best effort, retried while the
+// term of the leader this agent is registered with lasts (a new leader
+// starts every connector afresh, so an event of the old term means nothing
+// to it).
+func (t *Transport) ConnectorEvent(ev v1.PluginConnectorEvent) {
+	ev.AgentID = t.cfg.AgentID
+	ctx := t.ctx
+	if ctx == nil {
+		return // not started: no leader to tell
+	}
+	term := t.leaderTerm()
+	t.done.Add(1)
+	go func() {
+		defer t.done.Done()
+		backoff := 100 * time.Millisecond
+		for ctx.Err() == nil && term != 0 && t.leaderTerm() == term {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := t.callLeader(cctx, v1.SubjectLeaderConnectorEvent, term, ev, &v1.StatusReply{})
+			cancel()
+			if err == nil {
+				return
+			}
+			t.cfg.Logger.Debug("connector event not delivered; retrying", "connector", ev.Name, "kind", ev.Kind, "term", term, "err", err)
+			sleep(ctx, backoff)
+			backoff = min(2*backoff, 2*time.Second)
+		}
+	}()
+}
+
 // loggersEndpoint sets the cluster's log levels, in the order given. A
 // level this agent does not know is skipped with a warning, as Kafka Connect
 // skips one read from its config topic, so the others still apply.
@@ -457,7 +533,7 @@ func (t *Transport) ack(sent time.Time) {
 
 func (t *Transport) registration() v1.RegisterRequest {
 	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
-		Version: t.cfg.Version, Plugins: t.cfg.Plugins, Settings: t.cfg.Settings, StartedAt: t.started, Features: t.cfg.Features}
+		Version: t.cfg.Version, Plugins: t.cfg.Plugins, HostPlugins: t.cfg.HostPlugins, Settings: t.cfg.Settings, StartedAt: t.started, Features: t.cfg.Features}
 }
 
 func (t *Transport) sessionLoop(ctx context.Context) {

@@ -4,7 +4,8 @@
 // heartbeat, deregister, status).
 //
 //	leader ──assign / revoke / offsets / loggers──► sluice.….agent.<id>.…   (Client)
-//	agent  ──register / heartbeat / status / deregister──► sluice.….leader.<term>.…   (Serve)
+//	leader ──connector (a Java connector's validate, start, …)──► sluice.….agent.<id>.connector   (Client)
+//	agent  ──register / heartbeat / status / deregister / connector event──► sluice.….leader.<term>.…   (Serve)
 //
 // It only moves messages: what they mean is the herder's.
 package agentrpc
@@ -51,7 +52,7 @@ func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key, m
 
 // commands are the subject templates of every command a leader sends.
 var commands = []string{v1.SubjectAgentAssign, v1.SubjectAgentRevoke, v1.SubjectAgentOffsets,
-	v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk}
+	v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk, v1.SubjectAgentConnector}
 
 // agentSubjectPrefix is what every agent subject template starts with,
 // before its command.
@@ -108,11 +109,20 @@ func (c *Client) Loggers(ctx context.Context, agent string, req v1.LoggersReques
 	return c.call(ctx, v1.SubjectAgentLoggers, agent, req.Term, req, &v1.LoggersReply{})
 }
 
+// Connector has agent's connector host carry out an operation on a Java
+// connector (v1.PluginConnectorRequest).
+func (c *Client) Connector(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	var reply v1.PluginConnectorReply
+	err := c.call(ctx, v1.SubjectAgentConnector, agent, req.Term, req, &reply)
+	return reply, err
+}
+
 // Endpoints are the leader-only handlers agents call. Each receives the
 // decoded request pointer: *v1.RegisterRequest for register, heartbeat and
-// deregister, *v1.StatusReport for status.
+// deregister, *v1.StatusReport for status, *v1.PluginConnectorEvent for
+// connector events.
 type Endpoints struct {
-	Register, Heartbeat, Deregister, Status endpoint.Endpoint
+	Register, Heartbeat, Deregister, Status, ConnectorEvent endpoint.Endpoint
 }
 
 // Service describes the serving coordinator in micro's discovery, and
@@ -147,11 +157,15 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		{"heartbeat", v1.SubjectLeaderHeartbeat, eps.Heartbeat, func() any { return &v1.HeartbeatRequest{} }},
 		{"deregister", v1.SubjectLeaderDeregister, eps.Deregister, func() any { return &v1.RegisterRequest{} }},
 		{"status", v1.SubjectLeaderStatus, eps.Status, func() any { return &v1.StatusReport{} }},
+		{"connector-event", v1.SubjectLeaderConnectorEvent, eps.ConnectorEvent, func() any { return &v1.PluginConnectorEvent{} }},
 	}
 	// A request too large for one NATS message (a heartbeat of many
 	// tasks) comes in chunks.
 	chunks := natsrpc.NewAssembler(natsrpc.AssemblerOptions{})
 	for _, m := range mounts {
+		if m.ep == nil {
+			continue // a caller that serves no such endpoint
+		}
 		if err := chunks.Mount(svc, m.name, v1.LeaderSubjectAgents(m.subject, group, term), sameAgent(m.ep), m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err

@@ -18,6 +18,8 @@ func (h *Herder) serveAgents(term int64) (micro.Service, error) {
 		Heartbeat:  h.heartbeatEndpoint,
 		Deregister: h.deregisterEndpoint,
 		Status:     h.statusEndpoint,
+		// Connector events of Java connectors on agents' hosts.
+		ConnectorEvent: h.connectorEventEndpoint,
 	})
 }
 
@@ -35,6 +37,7 @@ func (h *Herder) deregisterEndpoint(ctx context.Context, req any) (any, error) {
 	h.mu.Lock()
 	h.agents.Remove(r.AgentID)
 	h.mu.Unlock()
+	h.agentsGone([]string{r.AgentID})
 	h.log.Info("agent left", "agent", r.AgentID)
 	h.trigger()
 	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: h.term.Load()}, nil
@@ -70,6 +73,9 @@ func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
 func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	h.mu.Lock()
 	known, changed := h.agents.Observe(r, register, time.Now())
+	if known {
+		h.rememberHostPlugins(r.HostPlugins)
+	}
 	var forged []v1.RunningTask
 	if known {
 		for _, t := range r.Tasks {
@@ -89,6 +95,9 @@ func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	}
 	if changed {
 		h.trigger()
+		if register && len(r.HostPlugins) > 0 {
+			h.hostAgentJoined()
+		}
 	}
 	var recs []records.Record
 	for _, t := range r.Tasks {
@@ -112,6 +121,41 @@ func (h *Herder) statusEndpoint(ctx context.Context, req any) (any, error) {
 		h.confirmMove(r.AgentID, r.ID, r.Generation)
 	}
 	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+}
+
+// connectorEventEndpoint hands a Java connector's event to its instance.
+func (h *Herder) connectorEventEndpoint(ctx context.Context, req any) (any, error) {
+	ev := req.(*v1.PluginConnectorEvent)
+	if ev.Name == "" || ev.Kind == "" {
+		return nil, v1.Errorf(v1.CodeBadRequest, "a connector event needs a connector name and a kind")
+	}
+	if remote := h.remote.Load(); remote != nil {
+		h.log.Debug("connector event", "agent", ev.AgentID, "connector", ev.Name, "kind", ev.Kind)
+		remote.Event(*ev)
+	}
+	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+}
+
+// hostAgentJoined starts at once the Java connectors that found no agent
+// with their plugin, now that an agent with Java plugins registered or
+// changed them: waiting out their backoff would leave them down for up to
+// a minute with an agent able to run them.
+func (h *Herder) hostAgentJoined() {
+	remote, m := h.remote.Load(), h.instances.Load()
+	if remote == nil || m == nil {
+		return
+	}
+	for _, name := range remote.Waiting() {
+		m.Restart(name)
+	}
+}
+
+// agentsGone tells the host of Java connectors that agents left or lost
+// their leases: the connectors they ran start again on other agents.
+func (h *Herder) agentsGone(ids []string) {
+	if remote := h.remote.Load(); remote != nil && len(ids) > 0 {
+		remote.AgentsGone(ids)
+	}
 }
 
 // taskStatusRecords returns the status-topic records that an agent's report

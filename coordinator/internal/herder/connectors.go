@@ -25,6 +25,9 @@ func unknown(name string) error  { return v1.Errorf(v1.CodeNotFound, "Unknown co
 // connectorType is the REST type of a config: source, sink or unknown.
 func (h *Herder) connectorType(props map[string]string) string {
 	p, ok := h.reg.Lookup(props["connector.class"])
+	if c, java := h.choosePlugin(props); java && c.java() {
+		p, ok = c.plugin(), true // a Java plugin's kind, as its host announced it
+	}
 	if !ok {
 		return v1.TypeUnknown
 	}
@@ -49,8 +52,8 @@ func (h *Herder) info(c store.Connector) v1.ConnectorInfo {
 
 // validateConfig runs the plugin's validation and turns errors into the
 // create-time 400 message.
-func (h *Herder) validateConfig(props map[string]string) error {
-	infos, err := h.validateResolved(props)
+func (h *Herder) validateConfig(ctx context.Context, props map[string]string) error {
+	infos, err := h.validateResolved(ctx, props)
 	if err != nil {
 		return err
 	}
@@ -99,7 +102,7 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 	if err != nil {
 		return v1.CreatedConnector{}, err
 	}
-	if err := h.validateConfig(config); err != nil {
+	if err := h.validateConfig(ctx, config); err != nil {
 		return v1.CreatedConnector{}, err
 	}
 	if err := h.checkConfigSize(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target}); err != nil {
@@ -169,7 +172,7 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 	if err != nil {
 		return v1.ConnectorInfo{}, false, err
 	}
-	if err := h.validateConfig(config); err != nil {
+	if err := h.validateConfig(ctx, config); err != nil {
 		return v1.ConnectorInfo{}, false, err
 	}
 	if err := h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config}); err != nil {
@@ -208,7 +211,7 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 	// Kafka Connect 4.4 does not check a patched name against the URL's (a
 	// PUT does): the merged config is validated and written as it is.
 	merged := mergePatch(name, c.Config, patch)
-	if err := h.validateConfig(merged); err != nil {
+	if err := h.validateConfig(ctx, merged); err != nil {
 		return v1.ConnectorInfo{}, err
 	}
 	if err := h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: merged}); err != nil {

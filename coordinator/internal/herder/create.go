@@ -41,7 +41,7 @@ func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config ma
 	if err != nil {
 		return nil, err
 	}
-	definite, err := h.alterOffsetsHook(plugin, config, offsetval.ToConnect(in.entries))
+	definite, err := h.alterOffsetsHook(ctx, plugin, config, offsetval.ToConnect(in.entries))
 	if err != nil {
 		return nil, err
 	}

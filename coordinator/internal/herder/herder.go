@@ -142,6 +142,13 @@ type Herder struct {
 	// connector instances; both nil while following.
 	statusQ   atomic.Pointer[store.StatusQueue]
 	instances atomic.Pointer[instances.Manager]
+	// remote is the leadership's host of Java connectors (nil while
+	// following), told of connector events and of agents gone.
+	remote atomic.Pointer[instances.RemoteHost]
+	// hostSeen are the Java plugins agents announced, kept across terms
+	// (guarded by mu): a connector of one stays a Java connector while no
+	// agent with it is live.
+	hostSeen map[registry.PluginKey]v1.PluginInfo
 
 	kick chan struct{}
 	// warn rate-limits warnings whose cause repeats (bounds.go).

@@ -1,6 +1,10 @@
 package herder
 
 import (
+	"context"
+	"errors"
+	"fmt"
+
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 )
@@ -11,17 +15,45 @@ import (
 // config too). A refusal, or a placeholder that cannot be resolved, is a
 // 400 with its message; definite reports the connector acknowledged the
 // change itself.
-func (h *Herder) alterOffsetsHook(plugin *connect.Plugin, config map[string]string, offsets []connect.Offset) (definite bool, err error) {
-	hook, ok := plugin.NewConnector().(connect.OffsetAlterer)
-	if !ok {
-		return false, nil
-	}
+//
+// A Java plugin's alterOffsets runs on an agent whose host has it; with no
+// such agent live the change is refused, as nobody can ask the connector.
+func (h *Herder) alterOffsetsHook(ctx context.Context, plugin *connect.Plugin, config map[string]string, offsets []connect.Offset) (definite bool, err error) {
 	resolved, err := h.cfg.Providers.Transform(config)
 	if err != nil {
 		return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
+	}
+	if c, ok := h.choosePlugin(config); ok && c.java() {
+		return h.alterOffsetsJava(ctx, c, resolved, offsets)
+	}
+	hook, ok := plugin.NewConnector().(connect.OffsetAlterer)
+	if !ok {
+		return false, nil
 	}
 	if definite, err = hook.AlterOffsets(resolved, offsets); err != nil {
 		return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
 	}
 	return definite, nil
+}
+
+// alterOffsetsJava runs a Java connector's alterOffsets on an agent.
+func (h *Herder) alterOffsetsJava(ctx context.Context, c pluginChoice, config map[string]string, offsets []connect.Offset) (bool, error) {
+	agents := h.hostAgents(c)
+	if len(agents) == 0 {
+		return false, v1.Errorf(v1.CodeBadRequest, "%s: nobody can ask connector %s about the offsets change", noHostAgent(c), c.Class)
+	}
+	wire := make([]v1.ConnectorOffset, len(offsets))
+	for i, o := range offsets {
+		wire[i] = v1.ConnectorOffset{Partition: o.Partition, Offset: o.Offset}
+	}
+	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpAlterOffsets, Class: c.Class, Version: c.Pinned,
+		Config: config, Offsets: wire})
+	if err != nil {
+		if e := (*v1.Error)(nil); errors.As(err, &e) && !v1.IsCode(err, v1.CodeUnavailable) {
+			// The connector's refusal: its message, as a Go hook's.
+			return false, v1.Errorf(v1.CodeBadRequest, "%s", e.Message)
+		}
+		return false, fmt.Errorf("asking connector %s about the offsets change: %w", c.Class, err)
+	}
+	return reply.Definite, nil
 }

@@ -94,8 +94,12 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 		return err
 	}
 	l.svc = svc
+	// Java plugins' connectors run on agents' hosts, built-ins here.
+	remote := instances.NewRemoteHost(remoteAgents{h}, h.cfg.Providers)
+	h.remote.Store(remote)
+	defer h.remote.CompareAndSwap(remote, nil)
 	m, err := instances.New(instances.Config{
-		Host: instances.NewLocalHost(h.reg, h.cfg.Providers),
+		Host: instances.NewDispatchHost(instances.NewLocalHost(h.reg, h.cfg.Providers), remote, h.isJava),
 		// This leadership's queue, not whichever is current when the report
 		// comes: an instance that outlives its leadership's Close (stuck in
 		// plugin code) must not write into the next term's statuses.

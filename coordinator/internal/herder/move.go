@@ -94,7 +94,7 @@ func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string
 	if err != nil {
 		return nil, err
 	}
-	if err := h.validateConfig(config); err != nil {
+	if err := h.validateConfig(ctx, config); err != nil {
 		return nil, err
 	}
 	if oldType, newType := h.connectorType(old.Config), h.connectorType(config); oldType != newType {

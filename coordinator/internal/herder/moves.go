@@ -171,11 +171,7 @@ func (h *Herder) schedulerView() ([]scheduler.Task, []scheduler.Agent, map[v1.Ta
 
 // schedulerAgent is a registered agent as the scheduler sees it.
 func schedulerAgent(a registry.Agent, cordoned bool) scheduler.Agent {
-	plugins := make(map[string]bool, len(a.Plugins))
-	for class := range a.Plugins {
-		plugins[class] = true
-	}
-	return scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins, Cordoned: cordoned}
+	return scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: a.PlacementPlugins(), Cordoned: cordoned}
 }
 
 // schedulerTask is task id with its connector's selector and plugin; ok is
@@ -192,8 +188,8 @@ func (h *Herder) schedulerTask(id v1.TaskID) (scheduler.Task, bool) {
 		return t, false
 	}
 	t.Selector = sel
-	if p, ok := h.pluginOf(c.Config); ok {
-		t.Plugin = p.Class
+	if p, ok := h.choosePlugin(c.Config); ok {
+		t.Plugin = p.placement()
 	}
 	return t, true
 }

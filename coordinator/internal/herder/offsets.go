@@ -282,7 +282,7 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	}
 	// The hook runs once the change is recorded as pending: it may act on
 	// an external system, which no refusal could take back.
-	definite, err := h.alterOffsetsHook(plugin, c.Config, hookOffsets)
+	definite, err := h.alterOffsetsHook(ctx, plugin, c.Config, hookOffsets)
 	if err != nil {
 		h.finishHistory(ctx, entry, err)
 		return changeResult{}, err

@@ -67,8 +67,8 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 		if selErr != nil {
 			selError = selErr.Error()
 		}
-		if p, ok := h.pluginOf(c.Config); ok {
-			class = p.Class
+		if p, ok := h.choosePlugin(c.Config); ok {
+			class = p.placement()
 		}
 		needs := ""
 		if h.ownOffsetsTopic(c.Config) != "" {
@@ -92,9 +92,14 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 func (h *Herder) plan(desired map[v1.TaskID]planner.Desired, now time.Time) planner.Output {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var lost []string
 	for _, a := range h.agents.Expire(now) {
 		h.log.Warn("agent lost: lease expired", "agent", a.ID, "last_seen", a.LastSeen)
+		lost = append(lost, a.ID)
 	}
+	// Java connectors on the lost agents start again elsewhere; the host
+	// only marks them (no herder lock), their workers do the rest.
+	h.agentsGone(lost)
 	out := planner.Plan(planner.Input{Desired: desired, Agents: h.agents.Agents(), Placements: h.placed.All(), Generation: h.placed.Generation(),
 		Cordoned: h.cordoned(), Moves: h.planMoves()})
 	h.placed.Replace(out.Placements, out.Generation)

@@ -174,7 +174,7 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 			return v1.Rollout{}, notFound(n)
 		}
 		after := mergePatch(n, c.Config, req.Patch)
-		if err := h.validateConfig(after); err != nil {
+		if err := h.validateConfig(ctx, after); err != nil {
 			invalid = append(invalid, n+": "+errorMessage(err))
 			continue
 		}

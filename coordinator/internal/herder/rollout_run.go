@@ -246,7 +246,7 @@ func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, pat
 	if !maps.Equal(cur.Config, c.Before) {
 		c.Before = cur.Config
 		c.After = mergePatch(c.Name, cur.Config, patch)
-		if err := h.validateConfig(c.After); err != nil {
+		if err := h.validateConfig(ctx, c.After); err != nil {
 			return "failed: " + describeConnector(c.Name, "its config changed since the rollout was made, and the patch no longer validates", err), nil
 		}
 		if maps.Equal(cur.Config, c.After) {

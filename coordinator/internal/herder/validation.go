@@ -1,6 +1,8 @@
 package herder
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -24,10 +26,15 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 // that no agent able to run the connector allows is an error on that key.
 // The config itself stays as given: only validation sees what it resolves
 // to.
-func (h *Herder) validateResolved(props map[string]string) (v1.ConfigInfos, error) {
+func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, error) {
 	resolved, err := h.cfg.Providers.Transform(props)
 	if err != nil {
 		return v1.ConfigInfos{}, fmt.Errorf("%w: %w", errUnresolvable, v1.Errorf(v1.CodeBadRequest, "%s", err.Error()))
+	}
+	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
+		if c, ok := h.choosePlugin(resolved); ok && c.java() {
+			return h.validateJava(ctx, c, resolved)
+		}
 	}
 	infos, p, err := validate.Connector(h.reg, resolved)
 	if err != nil {
@@ -35,6 +42,48 @@ func (h *Herder) validateResolved(props map[string]string) (v1.ConfigInfos, erro
 	}
 	h.checkFilePaths(&infos, p, resolved)
 	return infos, nil
+}
+
+// validateJava validates the config of a Java plugin's connector: the
+// framework keys here, its own keys on an agent whose host has the plugin
+// (Connector.validate runs there, never here). With no such agent live the
+// result has an error on connector.class saying so, which makes a create
+// or config update a 400.
+func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[string]string) (v1.ConfigInfos, error) {
+	agents := h.hostAgents(c)
+	if len(agents) == 0 {
+		infos := validate.Remote(h.reg, c.plugin(), props, nil)
+		addError(&infos, validate.ConnectorClassConfig, noHostAgent(c))
+		return infos, nil
+	}
+	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
+	if err != nil {
+		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: %w", c.Class, err)
+	}
+	own, err := decodeConfigInfos(reply.ConfigInfos)
+	if err != nil {
+		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: the agent's answer: %w", c.Class, err)
+	}
+	return validate.Remote(h.reg, c.plugin(), props, own), nil
+}
+
+// decodeConfigInfos reads a host's validate entries: a list of ConfigInfo,
+// or an object holding them in "configs" (the host protocol's shape).
+func decodeConfigInfos(raw json.RawMessage) ([]v1.ConfigInfo, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var list []v1.ConfigInfo
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list, nil
+	}
+	var obj struct {
+		Configs []v1.ConfigInfo `json:"configs"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, fmt.Errorf("decoding config infos: %w", err)
+	}
+	return obj.Configs, nil
 }
 
 // checkFilePaths adds an error to each of the plugin's file keys whose

@@ -40,6 +40,10 @@ type Plugin struct {
 	Class string
 	// Kind is connect.KindSource or connect.KindSink.
 	Kind connect.Kind
+	// Remote says a Java plugin's connector, on an agent's host, computed
+	// the task configs: its own task.class (Connector.taskClass, which
+	// only the host knows) stays as it gave it.
+	Remote bool
 }
 
 // LocalHost runs connector instances in this process, from the plugin

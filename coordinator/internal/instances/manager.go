@@ -173,6 +173,8 @@ type instance struct {
 	restarts    int64
 	reconfigure bool
 	raised      error
+	// lost: the running instance is gone with its host; start it again.
+	lost bool
 	// live is the epoch of the running plugin instance (0: none); the
 	// ConnectorContext of an older one is ignored.
 	live int64

@@ -34,7 +34,9 @@ func finish(p Plugin, props map[string]string, tasks []map[string]string) []map[
 		if m == nil {
 			m = map[string]string{}
 		}
-		m["task.class"] = strings.TrimSuffix(p.Class, "Connector") + "Task"
+		if _, named := m["task.class"]; !p.Remote || !named {
+			m["task.class"] = strings.TrimSuffix(p.Class, "Connector") + "Task"
+		}
 		if p.Kind == connect.KindSink {
 			for _, k := range []string{"topics", "topics.regex"} {
 				if v, ok := props[k]; ok {

@@ -44,6 +44,7 @@ type snapshot struct {
 	restarts    int64
 	reconfigure bool
 	raised      error
+	lost        bool
 	retryDue    int64
 }
 
@@ -71,8 +72,8 @@ func (w *worker) next() snapshot {
 	default:
 	}
 	s := snapshot{config: in.config, target: in.target, gone: in.deleted || m.closing, restarts: in.restarts,
-		reconfigure: in.reconfigure, raised: in.raised, retryDue: in.retryDue}
-	in.reconfigure, in.raised = false, nil
+		reconfigure: in.reconfigure, raised: in.raised, lost: in.lost, retryDue: in.retryDue}
+	in.reconfigure, in.raised, in.lost = false, nil, false
 	return s
 }
 
@@ -106,6 +107,12 @@ func (w *worker) step(s snapshot) bool {
 		w.m.cfg.Logger.Warn("connector failed", "connector", w.in.name, "err", s.raised)
 		w.report(Status{State: v1.StateFailed, Trace: s.raised.Error()})
 		return false
+	}
+	if s.lost && w.running {
+		// Its host is gone: start a new instance at once, without
+		// waiting out a backoff (Start's failure, if any, backs off).
+		w.m.cfg.Logger.Warn("connector instance lost with its host; starting it again", "connector", w.in.name)
+		w.down()
 	}
 	if w.failed {
 		return false
@@ -277,6 +284,18 @@ func (c *connectorContext) RequestTaskReconfiguration() {
 	defer c.m.mu.Unlock()
 	if c.in.live == c.epoch {
 		c.in.reconfigure = true
+		c.in.poke()
+	}
+}
+
+// InstanceLost says the instance is gone with the host that ran it (a
+// remote host's agent left, or its connector host died): the worker starts
+// the connector again.
+func (c *connectorContext) InstanceLost() {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	if c.in.live == c.epoch {
+		c.in.lost = true
 		c.in.poke()
 	}
 }

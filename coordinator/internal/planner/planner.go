@@ -177,11 +177,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		if !a.Registered {
 			continue
 		}
-		plugins := make(map[string]bool, len(a.Plugins))
-		for class := range a.Plugins {
-			plugins[class] = true
-		}
-		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: plugins, Features: a.Features, Cordoned: in.Cordoned[a.ID]})
+		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: a.PlacementPlugins(), Features: a.Features, Cordoned: in.Cordoned[a.ID]})
 	}
 	byAgent := byID(in.Agents)
 	current = map[v1.TaskID]string{}

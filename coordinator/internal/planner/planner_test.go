@@ -477,3 +477,24 @@ func TestSchedulerInput(t *testing.T) {
 		t.Errorf("current = %v, want %v", current, want)
 	}
 }
+
+// TestPlanPlacesJavaPluginsOnlyOnTheirHosts: a Java connector's task goes
+// only to an agent whose connector host has its class (and the version
+// asked for), never to one with a built-in of the same class.
+func TestPlanPlacesJavaPluginsOnlyOnTheirHosts(t *testing.T) {
+	const file = "x.FileSource"
+	a := tid("c", 0)
+	builtin := withPlugins(agent("builtin"), file)
+	host := withPlugins(agent("host"), file)
+	host.HostPlugins = map[registry.PluginKey]v1.PluginInfo{{Class: file, Version: "4.4.0"}: {Class: file, Type: "source", Version: "4.4.0"}}
+	for _, version := range []string{"", "4.4.0"} {
+		out := Plan(Input{Desired: desired(want(a, "h", plugin(registry.HostPluginPlacement(file, version)))), Agents: []registry.Agent{builtin, host}})
+		if got := assigned(out); got[a] != "host@1" {
+			t.Fatalf("version %q: assigns = %v, want the task on the agent whose host has the plugin", version, got)
+		}
+	}
+	out := Plan(Input{Desired: desired(want(a, "h", plugin(registry.HostPluginPlacement(file, "5.0.0")))), Agents: []registry.Agent{builtin, host}})
+	if want := "No live agent has the plugin x.FileSource version 5.0.0 (Java)"; len(out.Assigns) != 0 || out.Reasons[a] != want {
+		t.Fatalf("assigns %v, reason %q; want none and %q", assigned(out), out.Reasons[a], want)
+	}
+}

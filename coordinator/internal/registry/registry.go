@@ -39,6 +39,9 @@ type Agent struct {
 	Version  string
 	Plugins  map[string]v1.PluginInfo
 	Settings map[string]string
+	// HostPlugins are the Java plugins the agent's connector host runs, by
+	// class and version (a host may have several versions of a class).
+	HostPlugins map[PluginKey]v1.PluginInfo
 	// StartedAt is when the agent process started, as it said.
 	StartedAt time.Time
 	// Features are what the agent serves beyond its version's wire
@@ -50,6 +53,50 @@ type Agent struct {
 func (a Agent) Has(class string) bool {
 	_, ok := a.Plugins[class]
 	return ok
+}
+
+// PluginKey names one version of a plugin.
+type PluginKey struct{ Class, Version string }
+
+// HasHost reports whether the agent's connector host runs the Java plugin
+// class, of version when version is not empty.
+func (a Agent) HasHost(class, version string) bool {
+	if version != "" {
+		_, ok := a.HostPlugins[PluginKey{class, version}]
+		return ok
+	}
+	for k := range a.HostPlugins {
+		if k.Class == class {
+			return true
+		}
+	}
+	return false
+}
+
+// HostPluginPlacement is how placement names a Java plugin (version empty:
+// any version of the class), apart from a built-in Go plugin of the same
+// class: a Java connector's tasks run only where the host has its plugin.
+// It reads as the plugin in a task's "No live agent has the plugin …".
+func HostPluginPlacement(class, version string) string {
+	if version == "" {
+		return class + " (Java)"
+	}
+	return class + " version " + version + " (Java)"
+}
+
+// PlacementPlugins are the plugins the agent can run as placement names
+// them: the classes of its built-in plugins, and each Java plugin of its
+// host by class alone and by class and version (HostPluginPlacement).
+func (a Agent) PlacementPlugins() map[string]bool {
+	out := make(map[string]bool, len(a.Plugins)+2*len(a.HostPlugins))
+	for class := range a.Plugins {
+		out[class] = true
+	}
+	for k := range a.HostPlugins {
+		out[HostPluginPlacement(k.Class, "")] = true
+		out[HostPluginPlacement(k.Class, k.Version)] = true
+	}
+	return out
 }
 
 // Registry holds the agents of one leadership term.
@@ -93,14 +140,18 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 	for _, p := range req.Plugins {
 		plugins[p.Class] = p
 	}
+	hostPlugins := make(map[PluginKey]v1.PluginInfo, len(req.HostPlugins))
+	for _, p := range req.HostPlugins {
+		hostPlugins[PluginKey{p.Class, p.Version}] = p
+	}
 	changed = changed || !maps.Equal(a.Labels, req.Labels) || !maps.Equal(a.Reported, reported) ||
-		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version ||
+		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.HostPlugins, hostPlugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version ||
 		!maps.Equal(a.Features, features)
 	a.Registered = true
 	a.Labels = maps.Clone(req.Labels)
 	a.LastSeen = now
 	a.Reported = reported
-	a.Version, a.Plugins, a.Settings = req.Version, plugins, maps.Clone(req.Settings)
+	a.Version, a.Plugins, a.HostPlugins, a.Settings = req.Version, plugins, hostPlugins, maps.Clone(req.Settings)
 	a.StartedAt, a.Features = req.StartedAt, features
 	return true, changed
 }
@@ -197,6 +248,18 @@ func (r *Registry) Plugins() map[string]v1.PluginInfo {
 	return out
 }
 
+// HostPlugins returns the union of the Java plugins of the registered
+// agents' connector hosts, by class and version.
+func (r *Registry) HostPlugins() map[PluginKey]v1.PluginInfo {
+	out := map[PluginKey]v1.PluginInfo{}
+	for _, a := range r.agents {
+		if a.Registered {
+			maps.Copy(out, a.HostPlugins)
+		}
+	}
+	return out
+}
+
 // ReportedOf returns every task of connector that any agent last reported.
 func (r *Registry) ReportedOf(connector string) []v1.TaskID {
 	var out []v1.TaskID
@@ -224,6 +287,7 @@ func copyAgent(a *Agent) Agent {
 	c.Labels = maps.Clone(a.Labels)
 	c.Reported = maps.Clone(a.Reported)
 	c.Plugins = maps.Clone(a.Plugins)
+	c.HostPlugins = maps.Clone(a.HostPlugins)
 	c.Settings = maps.Clone(a.Settings)
 	c.Features = maps.Clone(a.Features)
 	return c

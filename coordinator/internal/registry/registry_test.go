@@ -90,3 +90,44 @@ func TestCopiesAreIndependent(t *testing.T) {
 		t.Fatal("Remove should report whether the agent was known")
 	}
 }
+
+// TestHostPlugins: an agent's host plugins are kept by class and version,
+// a change of them is a change, copies do not share them, and placement
+// names a Java plugin apart from a built-in of the same class.
+func TestHostPlugins(t *testing.T) {
+	r := New(time.Second)
+	const file = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+	a := req("a")
+	a.Plugins = []v1.PluginInfo{{Class: file, Type: "source", Version: "0.1.0"}}
+	a.HostPlugins = []v1.PluginInfo{{Class: file, Type: "source", Version: "4.4.0"}, {Class: "com.example.X", Type: "sink", Version: "1"}}
+	r.Observe(a, true, t0)
+	if _, changed := r.Observe(a, false, t0.Add(time.Millisecond)); changed {
+		t.Fatal("the same host plugins counted as a change")
+	}
+	b := *a
+	b.HostPlugins = a.HostPlugins[:1]
+	if _, changed := r.Observe(&b, false, t0.Add(2*time.Millisecond)); !changed {
+		t.Fatal("a host plugin gone was not a change")
+	}
+	r.Observe(a, false, t0.Add(3*time.Millisecond))
+	got, _ := r.Get("a")
+	if !got.HasHost(file, "4.4.0") || got.HasHost(file, "0.1.0") || !got.HasHost("com.example.X", "") || got.HasHost("com.example.Y", "") {
+		t.Fatalf("host plugins %v", got.HostPlugins)
+	}
+	delete(got.HostPlugins, PluginKey{"com.example.X", "1"})
+	if again, _ := r.Get("a"); !again.HasHost("com.example.X", "1") {
+		t.Fatal("a copy shares the registry's host plugins")
+	}
+	if n := len(r.HostPlugins()); n != 2 {
+		t.Fatalf("union of host plugins: %d, want 2", n)
+	}
+	pp := got.PlacementPlugins()
+	for _, want := range []string{file, HostPluginPlacement(file, ""), HostPluginPlacement(file, "4.4.0")} {
+		if !pp[want] {
+			t.Errorf("placement plugins %v lack %q", pp, want)
+		}
+	}
+	if pp[HostPluginPlacement(file, "0.1.0")] {
+		t.Error("the built-in's version counts as a host plugin")
+	}
+}

@@ -1,0 +1,188 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/cmdsig"
+	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+)
+
+const group = "g"
+
+// idleWorker runs nothing.
+type idleWorker struct{}
+
+func (idleWorker) Assign(context.Context, int64, []v1.TaskAssignment) []v1.TaskID { return nil }
+func (idleWorker) Revoke(context.Context, int64, int64, []v1.TaskID) ([]v1.TaskID, []string) {
+	return nil, nil
+}
+func (idleWorker) Running() []v1.RunningTask { return nil }
+
+// echoHost answers every operation with its request's name as a task
+// config, and fails "boom".
+type echoHost struct{}
+
+func (echoHost) HandleConnector(_ context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	if req.Name == "boom" {
+		return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeBadRequest, "the plugin refused")
+	}
+	return v1.PluginConnectorReply{TaskConfigs: []map[string]string{{"name": req.Name, "op": req.Op}}}, nil
+}
+
+// leaderFixture is a NATS server with a leader lease of term 1, whose
+// key signs the commands sent.
+type leaderFixture struct {
+	nc  *nats.Conn
+	key *cmdsig.Key
+}
+
+func newLeaderFixture(t *testing.T) *leaderFixture {
+	t.Helper()
+	srv, err := embedded.NATS("127.0.0.1:0", filepath.Join(t.TempDir(), "js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	key, err := cmdsig.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: v1.LeaderBucket(group)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease, _ := json.Marshal(v1.LeaderLease{ID: "c", Term: 1, Key: key.Public()})
+	if _, err := kv.Put(t.Context(), v1.LeaderKey, lease); err != nil {
+		t.Fatal(err)
+	}
+	return &leaderFixture{nc: nc, key: key}
+}
+
+func (f *leaderFixture) start(t *testing.T, cfg Config) *Transport {
+	t.Helper()
+	cfg.GroupID, cfg.Version = group, "1.0.0"
+	tr := New(cfg, f.nc, idleWorker{}, nil)
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tr.Stop)
+	return tr
+}
+
+func (f *leaderFixture) call(agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var reply v1.PluginConnectorReply
+	err := natsrpc.Call(ctx, f.nc, v1.AgentSubject(v1.SubjectAgentConnector, group, agent), req, &reply, natsrpc.SignWith(f.key.Sign))
+	return reply, err
+}
+
+// TestConnectorEndpoint: the leader's signed connector operations reach
+// the agent's host, its errors come back as they are, an unsigned one is
+// refused, and an agent without a host says so.
+func TestConnectorEndpoint(t *testing.T) {
+	f := newLeaderFixture(t)
+	f.start(t, Config{AgentID: "with", ConnectorHost: echoHost{}})
+	f.start(t, Config{AgentID: "without"})
+
+	reply, err := f.call("with", v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpTaskConfigs, Name: "c"})
+	if err != nil || reply.Type != v1.TypePluginConnectorReply || len(reply.TaskConfigs) != 1 || reply.TaskConfigs[0]["op"] != v1.PluginOpTaskConfigs {
+		t.Fatalf("task_configs: %+v, %v", reply, err)
+	}
+	if _, err := f.call("with", v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpStart, Name: "boom"}); !v1.IsCode(err, v1.CodeBadRequest) ||
+		v1.AsError(err).Message != "the plugin refused" {
+		t.Fatalf("failing start: %v", err)
+	}
+	if _, err := f.call("without", v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpStart, Name: "c"}); v1.AsError(err).Message != "agent without has no connector host" {
+		t.Fatalf("agent without a host: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = natsrpc.Call(ctx, f.nc, v1.AgentSubject(v1.SubjectAgentConnector, group, "with"), v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpStart, Name: "c"}, &reply)
+	if !v1.IsCode(err, v1.CodeForbidden) {
+		t.Fatalf("unsigned operation: %v, want %d", err, v1.CodeForbidden)
+	}
+}
+
+// TestConnectorEventReachesTheLeader: an event is delivered to the leader
+// of the agent's term on the agent's own subject, retried until the leader
+// answers.
+func TestConnectorEventReachesTheLeader(t *testing.T) {
+	f := newLeaderFixture(t)
+	var mu sync.Mutex
+	var got []v1.PluginConnectorEvent
+	calls := 0
+	// A leader that registers the agent, and fails the first event.
+	for _, tmpl := range []string{v1.SubjectLeaderRegister, v1.SubjectLeaderHeartbeat} {
+		if _, err := f.nc.Subscribe(v1.LeaderSubjectAgents(tmpl, group, 1), func(m *nats.Msg) {
+			b, _ := json.Marshal(v1.RegisterReply{Type: v1.TypeRegisterReply, Term: 1, LeaseMillis: 3000})
+			_ = m.Respond(b)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.nc.Subscribe(v1.LeaderSubject(v1.SubjectLeaderConnectorEvent, group, 1, "a"), func(m *nats.Msg) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			h := nats.Header{}
+			h.Set("Nats-Service-Error-Code", "503")
+			h.Set("Nats-Service-Error", "busy")
+			_ = m.RespondMsg(&nats.Msg{Header: h})
+			return
+		}
+		var ev v1.PluginConnectorEvent
+		_ = json.Unmarshal(m.Data, &ev)
+		got = append(got, ev)
+		b, _ := json.Marshal(v1.StatusReply{Type: v1.TypeStatusReply})
+		_ = m.Respond(b)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tr := f.start(t, Config{AgentID: "a", ConnectorHost: echoHost{}})
+	deadline := time.Now().Add(10 * time.Second)
+	for tr.leaderTerm() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent did not register")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tr.ConnectorEvent(v1.PluginConnectorEvent{Name: "c", Kind: v1.PluginEventReconfigure})
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the event did not reach the leader")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got[0].AgentID != "a" || got[0].Name != "c" || got[0].Kind != v1.PluginEventReconfigure || calls != 2 {
+		t.Fatalf("events %+v after %d calls", got, calls)
+	}
+}
