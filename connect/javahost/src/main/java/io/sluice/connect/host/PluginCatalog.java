@@ -1,10 +1,13 @@
 package io.sluice.connect.host;
 
+import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.connect.runtime.WorkerConfig;
 import org.apache.kafka.connect.runtime.isolation.PluginDesc;
@@ -56,8 +59,37 @@ public final class PluginCatalog {
                 .flatMap(Collection::stream)
                 .filter(desc -> !CLASSPATH.equals(desc.location()))
                 .sorted()
-                .forEach(desc -> entries.add(new Entry(desc.className(), desc.typeName(), desc.version())));
+                .forEach(desc -> entries.add(new Entry(desc.className(), desc.typeName(), versionOf(desc))));
         return entries;
+    }
+
+    /** What Kafka's scanner says of a plugin whose version() failed. */
+    private static final String UNDEFINED = "undefined";
+
+    /** The version in a Maven jar's name: connect-file-4.3.1.jar → 4.3.1. */
+    private static final Pattern JAR_VERSION = Pattern.compile("-(\\d[^/]*)\\.jar$");
+
+    /**
+     * A plugin's version; one whose version() failed (Kafka's scanner says "undefined": Kafka's
+     * connect-file 4.3.1 asks kafka-clients for a class 4.4 moved) is named by its jar's Maven
+     * version instead, so that connector.plugin.version can still pick it.
+     */
+    static String versionOf(PluginDesc<?> desc) {
+        if (!UNDEFINED.equals(desc.version())) {
+            return desc.version();
+        }
+        try {
+            CodeSource src = desc.pluginClass().getProtectionDomain().getCodeSource();
+            if (src != null && src.getLocation() != null) {
+                Matcher m = JAR_VERSION.matcher(src.getLocation().getPath());
+                if (m.find()) {
+                    return m.group(1);
+                }
+            }
+        } catch (SecurityException e) {
+            // No code source to read: the version stays undefined.
+        }
+        return desc.version();
     }
 
     /** The plugins.list reply body. */
