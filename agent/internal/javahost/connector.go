@@ -199,4 +199,3 @@ func (c *Connectors) Started() []string {
 	}
 	return out
 }
-
