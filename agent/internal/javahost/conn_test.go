@@ -84,9 +84,10 @@ func TestConnCallsBothWays(t *testing.T) {
 }
 
 func TestConnHostErrorCarriesTrace(t *testing.T) {
-	host := &fakeHost{}
+	host := &fakeHost{ready: make(chan struct{})}
 	a, b := pipe(t, nil, host)
 	host.c = b
+	close(host.ready)
 	err := a.CallJSON(context.Background(), "task.start", map[string]any{"id": "c-0", "connector_config": map[string]string{"fake": fakeFail}}, nil)
 	he, ok := errors.AsType[*HostError](err)
 	if !ok || he.Message != "boom" || !strings.Contains(he.Trace, "ConnectException: boom") {
