@@ -264,6 +264,19 @@ func (t *task) newRunner() (runner, error) {
 		return nil, fmt.Errorf("resolving the task config: %w", err)
 	}
 	class := t.conn["connector.class"]
+	if t.cfg.Host != nil {
+		// Before the registry: a Java plugin may share a built-in's class
+		// and be asked for by its version.
+		if kind, ok := t.cfg.Host.TaskKind(t.conn); ok {
+			switch kind {
+			case connect.KindSource:
+				return newSourceRunner(t, t.cfg.Host.NewSourceTask(t.id, t.conn), false)
+			case connect.KindSink:
+				return newSinkRunner(t, t.cfg.Host.NewSinkTask(t.id, t.conn))
+			}
+			return nil, fmt.Errorf("class %q is neither a source nor a sink connector", class)
+		}
+	}
 	p, ok := t.cfg.Registry.Lookup(class)
 	if !ok {
 		return nil, fmt.Errorf("unknown connector class %q", class)
@@ -281,7 +294,7 @@ func (t *task) newRunner() (runner, error) {
 	}
 	switch c := p.NewConnector().(type) {
 	case connect.SourceConnector:
-		return newSourceRunner(t, c.NewTask())
+		return newSourceRunner(t, c.NewTask(), true)
 	case connect.SinkConnector:
 		return newSinkRunner(t, c.NewTask())
 	default:
