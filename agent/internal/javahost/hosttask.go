@@ -106,6 +106,16 @@ func (h *hostTask) stop(ep taskEndpoint) error {
 	return nil
 }
 
+// Err is nil while the task's host lives, then why it is gone: the
+// runtime fails the task at its next step, even one that calls the host
+// no more (an idle sink, a source between polls).
+func (h *hostTask) Err() error {
+	if h.c == nil {
+		return nil
+	}
+	return h.c.Err()
+}
+
 // readOffsets answers offsets.read from the task's OffsetReader.
 func (h *hostTask) readOffsets(ctx context.Context, body []byte) ([]byte, error) {
 	var req struct {

@@ -27,6 +27,9 @@ import (
 type hostTasks struct {
 	source *hostSource
 	sink   *hostSink
+	// failed, when set, receives the traces of failed tasks (else a
+	// failure fails the test).
+	failed chan string
 }
 
 func (h hostTasks) TaskKind(conn map[string]string) (connect.Kind, bool) {
@@ -40,6 +43,7 @@ func (h hostTasks) NewSinkTask(v1.TaskID, map[string]string) connect.SinkTask   
 // calls.
 type hostSource struct {
 	mu        sync.Mutex
+	lost      error // what Err answers
 	polled    bool
 	offset    map[string]any // what its OffsetReader said at start
 	committed []string       // RecordMetadata, as topic-partition@offset=ref
@@ -95,6 +99,12 @@ func (s *hostSource) Commit(context.Context) error {
 
 func (s *hostSource) Stop() error { return nil }
 
+func (s *hostSource) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
+}
+
 func (s *hostSource) state() ([]string, int, map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,7 +144,9 @@ func newHostWorker(t *testing.T, h hostTasks, topics ...string) (*Worker, *kgo.C
 		KeyConverter: "org.apache.kafka.connect.storage.StringConverter", ValueConverter: "org.apache.kafka.connect.storage.StringConverter",
 		KafkaOpts: opts, Registry: plugins.Builtin(), Offsets: reg, Host: h,
 		Report: func(r v1.StatusReport) {
-			if r.State == v1.StateFailed {
+			if r.State == v1.StateFailed && h.failed != nil {
+				h.failed <- r.Trace
+			} else if r.State == v1.StateFailed {
 				mu.Lock()
 				failed = append(failed, r.Trace)
 				mu.Unlock()
@@ -317,5 +329,27 @@ func TestHostSinkTask(t *testing.T) {
 	}
 	if sink.converts {
 		t.Errorf("Put or Flush called on a raw sink task")
+	}
+}
+
+// TestHostTaskLost: a host task whose process is gone fails at its next
+// step with the reason, though it calls nothing that would fail.
+func TestHostTaskLost(t *testing.T) {
+	src := &hostSource{polled: true} // polls nothing: only Err can fail it
+	h := hostTasks{source: src, failed: make(chan string, 1)}
+	w, _ := newHostWorker(t, h)
+	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: v1.TaskID{Connector: "lost"}, Generation: 1,
+		ConnectorConfig: map[string]string{"connector.class": "x", "kind": "source"}, TaskConfig: map[string]string{}}})
+	time.Sleep(100 * time.Millisecond)
+	src.mu.Lock()
+	src.lost = fmt.Errorf("connector host lost: connector host exited (exit status 137): OOM")
+	src.mu.Unlock()
+	select {
+	case trace := <-h.failed:
+		if !strings.Contains(trace, "exit status 137") {
+			t.Errorf("trace %q", trace)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task did not fail")
 	}
 }

@@ -52,6 +52,9 @@ type task struct {
 
 	// metrics are the task's series (nil: none).
 	metrics *metrics.Task
+	// hosted is a host task that can tell it lost its process (nil: not
+	// one); set by newRunner.
+	hosted interface{ Err() error }
 
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -175,7 +178,11 @@ func (t *task) run(ctx context.Context) {
 		if t.snapshotState() != v1.StateRunning {
 			t.setState(v1.StateRunning, "")
 		}
-		if err := r.step(ctx); err != nil {
+		err := t.lost()
+		if err == nil {
+			err = r.step(ctx)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				break
 			}
@@ -212,6 +219,15 @@ func (t *task) run(ctx context.Context) {
 		return
 	}
 	t.log.Info("task stopped", "connector_task", t.id.String())
+}
+
+// lost is the error of a host task whose process is gone (see HostTasks),
+// nil for any other task.
+func (t *task) lost() error {
+	if t.hosted == nil {
+		return nil
+	}
+	return t.hosted.Err()
 }
 
 // commit commits r's offsets and measures it. A commit with nothing new to
@@ -270,9 +286,13 @@ func (t *task) newRunner() (runner, error) {
 		if kind, ok := t.cfg.Host.TaskKind(t.conn); ok {
 			switch kind {
 			case connect.KindSource:
-				return newSourceRunner(t, t.cfg.Host.NewSourceTask(t.id, t.conn), false)
+				st := t.cfg.Host.NewSourceTask(t.id, t.conn)
+				t.hosted, _ = st.(interface{ Err() error })
+				return newSourceRunner(t, st, false)
 			case connect.KindSink:
-				return newSinkRunner(t, t.cfg.Host.NewSinkTask(t.id, t.conn))
+				st := t.cfg.Host.NewSinkTask(t.id, t.conn)
+				t.hosted, _ = st.(interface{ Err() error })
+				return newSinkRunner(t, st)
 			}
 			return nil, fmt.Errorf("class %q is neither a source nor a sink connector", class)
 		}

@@ -74,7 +74,9 @@ type Config struct {
 // HostTasks makes the tasks of connectors whose code runs outside the
 // agent (docs/plugins.md): the runner drives them as it drives a Go task,
 // and their records come and go as Kafka's bytes, so the runner makes no
-// converters for them.
+// converters for them. A task that also has a method Err() error is
+// failed with its answer, once not nil, at its next step: the process
+// that ran it is gone.
 type HostTasks interface {
 	// TaskKind says whether the connector of the connector config runs in
 	// the host, and whether it is a source or a sink.
