@@ -27,9 +27,11 @@ type HostError struct {
 func (e *HostError) Error() string { return e.Message }
 
 // Dispatcher answers what the host sends on its own: Request returns the
-// reply body of a host request (an error becomes an error reply), Notice
-// takes a notice. Both run on goroutines of their own, so a slow handler
-// holds up no other message.
+// reply body of a host request (an error becomes an error reply), on a
+// goroutine of its own, so a slow one holds up no other message; Notice
+// takes a notice on the connection's reader, in the order sent, and must
+// not block. The order matters: a task.rewind the host sends while in
+// task.open must be taken before task.open's reply is.
 type Dispatcher interface {
 	Request(ctx context.Context, op string, body []byte) ([]byte, error)
 	Notice(op string, body []byte)
@@ -208,7 +210,7 @@ func (c *Conn) readLoop() {
 			go c.serve(f)
 		case frameNotice:
 			if c.dispatch != nil {
-				go c.dispatch.Notice(f.op, f.body)
+				c.dispatch.Notice(f.op, f.body)
 			}
 		}
 	}

@@ -185,3 +185,29 @@ func (r *recordingTask) notice(op string, body []byte) {
 	_ = json.Unmarshal(body, &m)
 	r.notices = append(r.notices, op)
 }
+
+// TestConnNoticeBeforeReply: a notice the host sends before a reply is
+// taken before the call returns (a rewind sent during task.open applies
+// before the first fetch).
+func TestConnNoticeBeforeReply(t *testing.T) {
+	x, y := net.Pipe()
+	rec := &recorder{got: make(chan string, 1)}
+	a := newConn(x, rec, nil, nil)
+	defer a.Close()
+	go func() {
+		f, err := readFrame(y)
+		if err != nil {
+			return
+		}
+		_ = writeFrame(y, frame{typ: frameNotice, op: "task.rewind", body: []byte(`{"id":"c-0"}`)})
+		_ = writeFrame(y, frame{typ: frameReply, id: f.id, body: []byte("{}")})
+	}()
+	if _, err := a.Call(context.Background(), "task.open", nil); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.notices) != 1 {
+		t.Errorf("notices when the reply came: %v", rec.notices)
+	}
+}
