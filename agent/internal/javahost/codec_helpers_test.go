@@ -3,6 +3,7 @@ package javahost
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
@@ -89,4 +90,16 @@ func decodeSinkBatchForTest(body []byte) (string, []connect.RawSinkRecord, error
 		return "", nil, fmt.Errorf("%d bytes left", len(d.b))
 	}
 	return id, out, d.err
+}
+
+// writeFrame writes f in one Write call.
+func writeFrame(w io.Writer, f frame) error {
+	buf, err := appendFrame(nil, f)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(buf); err != nil {
+		return fmt.Errorf("write frame %q: %w", f.op, err)
+	}
+	return nil
 }

@@ -114,7 +114,12 @@ func (c *Conn) Call(ctx context.Context, op string, body []byte) ([]byte, error)
 		c.mu.Unlock()
 	}()
 	if err := c.write(frame{typ: frameRequest, id: id, op: op, body: body}); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		if !errors.Is(err, ErrHostLost) {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		// The reader's reason beats the write's broken pipe.
+		<-c.done
+		return nil, fmt.Errorf("%s: %w", op, c.Err())
 	}
 	select {
 	case f := <-ch:
@@ -162,15 +167,21 @@ func (c *Conn) Notify(op string, body []byte) error {
 	return c.write(frame{typ: frameNotice, op: op, body: body})
 }
 
+// write sends one frame. A frame that cannot be encoded (too large) is
+// refused and the connection lives on; one that could not be written in
+// full leaves the stream unreadable for the host, so the connection is
+// closed, and the reader reports the loss with its reason (the JVM's exit
+// status, when it died).
 func (c *Conn) write(f frame) error {
+	buf, err := appendFrame(nil, f)
+	if err != nil {
+		return err
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if err := writeFrame(c.nc, f); err != nil {
-		// A frame written in part leaves the stream unreadable for the
-		// host: nothing more can go over this connection.
-		c.fail(err)
+	if _, err := c.nc.Write(buf); err != nil {
 		c.nc.Close()
-		return fmt.Errorf("%w: %w", ErrHostLost, err)
+		return fmt.Errorf("%w: write %q: %w", ErrHostLost, f.op, err)
 	}
 	return nil
 }

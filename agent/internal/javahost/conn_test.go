@@ -211,3 +211,15 @@ func TestConnNoticeBeforeReply(t *testing.T) {
 		t.Errorf("notices when the reply came: %v", rec.notices)
 	}
 }
+
+// TestConnOversizedRequestKeepsTheConnection: a request over 64 MiB is
+// refused, and the connection goes on.
+func TestConnOversizedRequestKeepsTheConnection(t *testing.T) {
+	a, _ := pipe(t, nil, &recorder{got: make(chan string, 1)})
+	if _, err := a.Call(context.Background(), "task.put", make([]byte, maxFrameBytes)); !errors.Is(err, ErrFrameTooLarge) {
+		t.Errorf("oversized call: %v", err)
+	}
+	if out, err := a.Call(context.Background(), "x", []byte("1")); err != nil || string(out) != `{"op":"x","body":1}` {
+		t.Errorf("call after it: %s, %v", out, err)
+	}
+}

@@ -87,15 +87,3 @@ func appendFrame(dst []byte, f frame) ([]byte, error) {
 	dst = append(dst, f.op...)
 	return append(dst, f.body...), nil
 }
-
-// writeFrame writes f in one Write call.
-func writeFrame(w io.Writer, f frame) error {
-	buf, err := appendFrame(nil, f)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(buf); err != nil {
-		return fmt.Errorf("write frame %q: %w", f.op, err)
-	}
-	return nil
-}
