@@ -68,6 +68,7 @@ type Supervisor struct {
 	log    *slog.Logger
 	router *router
 
+	startMu   sync.Mutex // held by the one Conn that may start the host
 	mu        sync.Mutex
 	conn      *Conn
 	proc      *process
@@ -177,15 +178,20 @@ func (s *Supervisor) OnLost(f func(c *Conn, err error)) {
 // Conn returns the live connection to the host, starting the host when
 // none runs (after the backoff that follows a failure).
 func (s *Supervisor) Conn(ctx context.Context) (*Conn, error) {
+	// One start at a time; s.mu is not held while waiting or starting, so
+	// that Stop never waits for a start.
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped {
-		return nil, errors.New("connector host: the agent is stopping")
+	stopped, c, notBefore := s.stopped, s.conn, s.notBefore
+	s.mu.Unlock()
+	if stopped {
+		return nil, errStopping
 	}
-	if s.conn != nil && s.conn.Err() == nil {
-		return s.conn, nil
+	if c != nil && c.Err() == nil {
+		return c, nil
 	}
-	if wait := time.Until(s.notBefore); wait > 0 {
+	if wait := time.Until(notBefore); wait > 0 {
 		s.log.Info("connector host: waiting before starting it again", "wait", wait)
 		t := time.NewTimer(wait)
 		select {
@@ -196,14 +202,24 @@ func (s *Supervisor) Conn(ctx context.Context) (*Conn, error) {
 		}
 	}
 	c, p, err := s.start(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err != nil {
 		s.backoff(time.Time{})
 		return nil, err
+	}
+	if s.stopped {
+		// Stop came while the host started: it must not outlive the agent.
+		c.Close()
+		p.kill()
+		return nil, errStopping
 	}
 	s.conn, s.proc = c, p
 	go s.watch(c, p, time.Now())
 	return c, nil
 }
+
+var errStopping = errors.New("connector host: the agent is stopping")
 
 // backoff sets when the next start may happen: 1 s after a first
 // failure, doubling to 30 s; a host that lived healthyRun starts over.
@@ -254,6 +270,8 @@ func (s *Supervisor) socketPath() (string, error) {
 	if len(p) <= maxSocketPath {
 		return p, nil
 	}
+	s.mu.Lock() // Stop removes it
+	defer s.mu.Unlock()
 	if s.sockDir == "" {
 		if s.sockDir, err = os.MkdirTemp("", "sluice-host"); err != nil {
 			return "", fmt.Errorf("connector host socket: %w", err)
