@@ -263,7 +263,7 @@ func newFakeSupervisor(t *testing.T, mode string) *Supervisor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSupervisor(Config{Java: exe, HostDir: dir, PluginPath: []string{"/p1", "/p2"}, WorkDir: t.TempDir()})
+	s := NewSupervisor(Config{Java: exe, HostDir: dir, PluginPath: []string{"/p1", "p2"}, WorkDir: t.TempDir()})
 	t.Cleanup(s.Stop)
 	return s
 }

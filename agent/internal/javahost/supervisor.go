@@ -87,7 +87,24 @@ func NewSupervisor(cfg Config) *Supervisor {
 	if cfg.Heap == "" {
 		cfg.Heap = defaultHeap
 	}
+	// The JVM runs in WorkDir: relative paths of the agent's flags mean
+	// the agent's current directory, so they are made absolute here.
+	cfg.HostDir = absPath(cfg.HostDir)
+	cfg.PluginPath = slices.Clone(cfg.PluginPath)
+	for i, p := range cfg.PluginPath {
+		cfg.PluginPath[i] = absPath(p)
+	}
 	return &Supervisor{cfg: cfg, log: cfg.Logger, router: newRouter()}
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // java resolves the java executable.

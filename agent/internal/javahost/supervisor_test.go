@@ -22,7 +22,7 @@ func TestScan(t *testing.T) {
 	want := []v1.PluginInfo{
 		{Class: "io.example.JdbcSourceConnector", Type: "source", Version: "10.7.4"},
 		{Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Type: "source", Version: "4.4.0"},
-		{Class: "io.example.Plugin", Type: "sink", Version: "/p1,/p2"}, // the fake echoes --plugin-path
+		{Class: "io.example.Plugin", Type: "sink", Version: "/p1," + abs("p2")}, // the fake echoes --plugin-path
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("scan = %+v", got)
@@ -143,4 +143,9 @@ func TestStopEndsTheHost(t *testing.T) {
 	if _, err := s.Conn(context.Background()); err == nil {
 		t.Error("a stopped supervisor started a host")
 	}
+}
+
+func abs(p string) string {
+	a, _ := filepath.Abs(p)
+	return a
 }
