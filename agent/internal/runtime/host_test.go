@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
@@ -351,5 +352,34 @@ func TestHostTaskLost(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the task did not fail")
+	}
+}
+
+// TestHostFileStreamKeepsTheFileRule: Kafka's FileStream connector run in
+// the host opens the files the built-in would, so --file-allowed-paths
+// refuses its task as it refuses the built-in's.
+func TestHostFileStreamKeepsTheFileRule(t *testing.T) {
+	allowed, err := allowedpaths.New([]string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := make(chan string, 1)
+	w := NewWorker(Config{Registry: plugins.Builtin(), AllowedPaths: allowed, Host: hostTasks{source: &hostSource{}},
+		Report: func(r v1.StatusReport) {
+			if r.State == v1.StateFailed {
+				failed <- r.Trace
+			}
+		}})
+	defer w.StopAll(context.Background())
+	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: v1.TaskID{Connector: "fs"}, Generation: 1,
+		ConnectorConfig: map[string]string{"connector.class": "FileStreamSource", "connector.plugin.version": "4.4.0", "kind": "source"},
+		TaskConfig:      map[string]string{"file": "/etc/passwd"}}})
+	select {
+	case trace := <-failed:
+		if !strings.Contains(trace, "this agent refuses the task: file") {
+			t.Errorf("trace %q", trace)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the task was not refused")
 	}
 }
