@@ -226,7 +226,7 @@ func runFake(mode string, args []string) int {
 		fmt.Fprintln(os.Stderr, "Error: Could not find or load main class")
 		return 1
 	case containsArg(args, "--scan"):
-		fmt.Printf(`[{"class":"io.example.JdbcSourceConnector","type":"source","version":"10.7.4"},{"class":"org.apache.kafka.connect.file.FileStreamSourceConnector","type":"source","version":"4.4.0"},{"class":"io.example.Plugin","type":"sink","version":%q}]`, arg("--plugin-path"))
+		fmt.Printf(`[{"class":"io.example.JdbcSourceConnector","type":"source","version":"10.7.4"},{"class":"org.apache.kafka.connect.file.FileStreamSourceConnector","type":"source","version":"4.4.0"},{"class":"io.example.Plugin","type":"sink","version":%q},{"class":"io.example.JdbcSourceConnector","type":"source","version":"10.7.4"}]`, arg("--plugin-path"))
 		return 0
 	}
 	nc, err := net.Dial("unix", arg("--socket"))

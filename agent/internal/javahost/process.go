@@ -25,10 +25,14 @@ type process struct {
 	lines []string // the last stderrLines of stderr
 }
 
-// startProcess runs cmd, logging its stderr line by line and keeping the
-// last lines for the failure it may end in.
+// startProcess runs cmd, logging its stdout and stderr line by line and
+// keeping the last lines of stderr for the failure it may end in.
 func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
 	p := &process{cmd: cmd, exited: make(chan struct{})}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("connector host stdout: %w", err)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, fmt.Errorf("connector host stderr: %w", err)
@@ -36,27 +40,29 @@ func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start connector host %s: %w", cmd.Path, err)
 	}
-	copied := make(chan struct{})
+	var copied sync.WaitGroup
+	copied.Go(func() { p.copyLines(stdout, log, "stdout", false) })
+	copied.Go(func() { p.copyLines(stderr, log, "stderr", true) })
 	go func() {
-		defer close(copied)
-		p.keep(stderr, log)
-	}()
-	go func() {
-		// Wait only after stderr is drained, as os/exec requires of a
-		// pipe, so the last lines are in before the exit is told.
-		<-copied
+		// Wait only after the pipes are drained, as os/exec requires, so
+		// the last lines are in before the exit is told.
+		copied.Wait()
 		p.err = cmd.Wait()
 		close(p.exited)
 	}()
 	return p, nil
 }
 
-func (p *process) keep(r io.Reader, log *slog.Logger) {
+// copyLines logs each line of r under key, keeping the last ones if keep.
+func (p *process) copyLines(r io.Reader, log *slog.Logger, key string, keep bool) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		log.Info("connector host", "stderr", line)
+		log.Info("connector host", key, line)
+		if !keep {
+			continue
+		}
 		p.mu.Lock()
 		p.lines = append(p.lines, line)
 		if len(p.lines) > stderrLines {

@@ -168,9 +168,19 @@ func (s *Supervisor) Scan(ctx context.Context) ([]v1.PluginInfo, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("scan the plugin path %s: %w: %s", strings.Join(s.cfg.PluginPath, ","), err, lastLines(stderr.String(), stderrLines))
 	}
-	var out []v1.PluginInfo
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+	var found []v1.PluginInfo
+	if err := json.Unmarshal(stdout.Bytes(), &found); err != nil {
 		return nil, fmt.Errorf("scan the plugin path: the host's answer is no plugin list: %w", err)
+	}
+	// Each version of a class once, as the agent announces them: a plugin
+	// installed twice on the path is one plugin.
+	var out []v1.PluginInfo
+	seen := map[v1.PluginInfo]bool{}
+	for _, p := range found {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
 	}
 	return out, nil
 }
