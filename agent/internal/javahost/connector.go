@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -49,6 +50,7 @@ func (c *Connectors) HandleConnector(ctx context.Context, req v1.PluginConnector
 	if err != nil {
 		return reply, v1.Errorf(v1.CodeUnavailable, "connector host unavailable: %v", err)
 	}
+	req.Config = withVersion(req.Config, req.Version)
 	var configs struct {
 		Configs json.RawMessage `json:"configs"`
 	}
@@ -88,6 +90,21 @@ func (c *Connectors) HandleConnector(ctx context.Context, req v1.PluginConnector
 		return reply, v1.Errorf(v1.CodeBadRequest, "unknown connector operation %q", req.Op)
 	}
 	return c.result(req, reply, err)
+}
+
+// withVersion is config asking for the plugin version the leader named,
+// unless the config names one itself: the host picks the version a
+// config's connector.plugin.version asks for.
+func withVersion(config map[string]string, version string) map[string]string {
+	if version == "" || config[versionKey] != "" {
+		return config
+	}
+	out := maps.Clone(config)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[versionKey] = version
+	return out
 }
 
 // result turns a host call's error into the reply's.

@@ -124,3 +124,16 @@ func TestConnectorsLostWithTheirHost(t *testing.T) {
 		t.Errorf("stop of a connector lost with its host: %v", err)
 	}
 }
+
+func TestWithVersion(t *testing.T) {
+	if got := withVersion(map[string]string{"a": "1"}, "4.4.0"); got[versionKey] != "4.4.0" || got["a"] != "1" {
+		t.Errorf("version added: %v", got)
+	}
+	if got := withVersion(map[string]string{versionKey: "3.9.0"}, "4.4.0"); got[versionKey] != "3.9.0" {
+		t.Errorf("the config's own version replaced: %v", got)
+	}
+	in := map[string]string{"a": "1"}
+	if withVersion(in, "4.4.0"); len(in) != 1 {
+		t.Errorf("the request's config was changed: %v", in)
+	}
+}
