@@ -81,6 +81,8 @@ type HostTasks interface {
 	// TaskKind says whether the connector of the connector config runs in
 	// the host, and whether it is a source or a sink.
 	TaskKind(connectorConfig map[string]string) (connect.Kind, bool)
+	// NewSourceTask and NewSinkTask make an unstarted task of such a
+	// connector, of the kind TaskKind said.
 	NewSourceTask(id v1.TaskID, connectorConfig map[string]string) connect.SourceTask
 	NewSinkTask(id v1.TaskID, connectorConfig map[string]string) connect.SinkTask
 }
