@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/sluice-io/sluice/agent/internal/javahost"
 	"github.com/sluice-io/sluice/agent/internal/metrics"
 	"github.com/sluice-io/sluice/agent/internal/offsets"
 	"github.com/sluice-io/sluice/agent/internal/readiness"
@@ -95,16 +96,25 @@ type Config struct {
 	// agent applies each offsets request (fence, alter, reset) the
 	// coordinator sends; an error is answered instead of applying it.
 	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
-	// ConnectorHost runs the Connector side of the agent's Java plugins
-	// (docs/plugins.md), HostPlugins; nil: the agent has no connector host.
-	ConnectorHost ConnectorHost
+	// ConnectorHost and HostPlugins, when set, are a connector host the
+	// agent is given rather than one it runs itself from PluginPath: a
+	// seam for tests of the coordinator's side (docs/plugins.md).
+	ConnectorHost ConnectorHandler
 	HostPlugins   []v1.PluginInfo
-}
-
-// ConnectorHost is what serves the leader's operations on Java connectors
-// (validate, start, task configs, stop, alter offsets) on this agent.
-type ConnectorHost interface {
-	HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+	// PluginPath is Kafka Connect's plugin.path (--plugin-path): with it
+	// the agent runs the Java plugins there in a connector host JVM
+	// (docs/plugins.md). Empty: Go plugins only.
+	PluginPath []string
+	// Java is the java executable of the host (default: $JAVA_HOME/bin/java,
+	// then java on PATH).
+	Java string
+	// ConnectorHostDir holds the built host (make javahost).
+	ConnectorHostDir string
+	// ConnectorHostHeap is the host JVM's heap option (default -Xmx512m).
+	ConnectorHostHeap string
+	// OnConnectorEvent receives the events of the connectors the host runs
+	// (nil: they are only logged).
+	OnConnectorEvent func(v1.PluginConnectorEvent)
 }
 
 // Validate checks the config.
@@ -143,6 +153,11 @@ type Agent struct {
 	metrics   *metrics.Agent
 	kafka     *readiness.Cached
 	ops       *opsserver.Server
+	// The connector host, with a plugin path (javahost.go).
+	host        *javahost.Supervisor
+	hostPlugins []v1.PluginInfo
+	hostTasks   *javahost.Tasks
+	connectors  *javahost.Connectors
 }
 
 // The Kafka half of readiness: a ping of the agent's admin client, this
@@ -196,6 +211,17 @@ func (a *Agent) ID() string { return a.cfg.ID }
 // Start connects to NATS and Kafka, serves the agent's endpoints and
 // registers with the coordinator (retrying until one answers).
 func (a *Agent) Start(ctx context.Context) error {
+	reg := a.cfg.Plugins
+	if reg == nil {
+		reg = plugins.Builtin()
+	}
+	// First: a plugin path the agent cannot serve fails the start before
+	// it joins anything.
+	if len(a.cfg.PluginPath) > 0 {
+		if err := a.startHost(ctx, reg); err != nil {
+			return err
+		}
+	}
 	if err := kafkautil.StartupProbe(ctx, a.log, a.cfg.Brokers, a.cfg.KafkaSecurity, a.cfg.KafkaProbeTimeout); err != nil {
 		return err
 	}
@@ -227,9 +253,9 @@ func (a *Agent) Start(ctx context.Context) error {
 		return err
 	}
 	a.metrics = metrics.New(a.cfg.Metrics, a.cfg.ID, a.session)
-	reg := a.cfg.Plugins
-	if reg == nil {
-		reg = plugins.Builtin()
+	var hostTasks runtime.HostTasks // a nil *javahost.Tasks must stay a nil interface
+	if a.hostTasks != nil {
+		hostTasks = a.hostTasks
 	}
 	a.worker = runtime.NewWorker(runtime.Config{
 		AgentID:            a.cfg.ID,
@@ -250,10 +276,11 @@ func (a *Agent) Start(ctx context.Context) error {
 		Logger:             a.cfg.logger(logging.AgentTasks),
 		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
 		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
+		Host:               hostTasks,
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
 		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic}, Logger: a.cfg.logger(logging.AgentTransport),
-		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.cfg.HostPlugins, ConnectorHost: a.cfg.ConnectorHost}, nc, a.worker, a.exec)
+		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost()}, nc, a.worker, a.exec)
 	if err := a.metrics.Register(); err != nil {
 		return err
 	}
@@ -340,6 +367,9 @@ func (a *Agent) Stop(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(ctx, a.cfg.ShutdownTimeout)
 		a.worker.StopAll(sctx)
 		cancel()
+	}
+	if a.host != nil {
+		a.host.Stop() // after the tasks: their final commits call it
 	}
 	if a.transport != nil {
 		a.transport.Deregister(ctx)

@@ -152,6 +152,9 @@ type SinkTaskContext struct {
 	WorkDir string
 	// AllowedPaths: see SourceTaskContext.AllowedPaths.
 	AllowedPaths *allowedpaths.Paths
+	// Control is how the task asks its runner to rewind, pause, resume or
+	// commit (Kafka Connect's SinkTaskContext actions).
+	Control SinkControl
 }
 
 // SinkTask writes records to an external system.
@@ -182,6 +185,16 @@ type SourceRecord struct {
 	Value          any
 	Timestamp      time.Time
 	Headers        []Header
+	// Serialized says the record is already in Kafka's bytes: RawKey and
+	// RawValue are written as they are and the converters are skipped (the
+	// schemas, Key and Value are ignored). A task whose records another
+	// runtime converted sets it, as the Java plugins' tasks do.
+	Serialized bool
+	RawKey     []byte
+	RawValue   []byte
+	// Ref is the task's own number for the record, handed back untouched in
+	// RecordMetadata; the runtime does not read it.
+	Ref uint64
 }
 
 // SinkRecord is a record consumed by a sink task.

@@ -73,7 +73,7 @@ func agentFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		agentMetricsListenFlag}, providerFlags()...)
+		agentMetricsListenFlag}, append(providerFlags(), hostFlags()...)...)
 }
 
 // loggers are the process's named loggers on stderr (loggersTo). In sluice
@@ -169,25 +169,29 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 			return agent.Config{}, err
 		}
 	}
+	pluginPath, java, hostDir := hostSettings(c)
 	return agent.Config{
-		ID:              id,
-		Labels:          lbls,
-		NATSURL:         c.String("nats"),
-		NATSAuth:        natsAuth(c),
-		Brokers:         c.String("kafka"),
-		KafkaSecurity:   ksec,
-		GroupID:         c.String("group-id"),
-		OffsetsTopic:    c.String("offsets-topic"),
-		WorkDir:         c.String("work-dir"),
-		FlushInterval:   c.Duration("offset-flush-interval"),
-		KeyConverter:    c.String("key-converter"),
-		ValueConverter:  c.String("value-converter"),
-		ShutdownTimeout: c.Duration("task-shutdown-timeout"),
-		ExactlyOnce:     eos,
-		ConfigProviders: providerSettings(c),
-		Loggers:         lg,
-		Logger:          rootLogger(lg),
-		OffsetsHook:     offsetsTestSeam(rootLogger(lg)),
+		ID:               id,
+		Labels:           lbls,
+		NATSURL:          c.String("nats"),
+		NATSAuth:         natsAuth(c),
+		Brokers:          c.String("kafka"),
+		KafkaSecurity:    ksec,
+		GroupID:          c.String("group-id"),
+		OffsetsTopic:     c.String("offsets-topic"),
+		WorkDir:          c.String("work-dir"),
+		FlushInterval:    c.Duration("offset-flush-interval"),
+		KeyConverter:     c.String("key-converter"),
+		ValueConverter:   c.String("value-converter"),
+		ShutdownTimeout:  c.Duration("task-shutdown-timeout"),
+		ExactlyOnce:      eos,
+		ConfigProviders:  providerSettings(c),
+		Loggers:          lg,
+		Logger:           rootLogger(lg),
+		OffsetsHook:      offsetsTestSeam(rootLogger(lg)),
+		PluginPath:       pluginPath,
+		Java:             java,
+		ConnectorHostDir: hostDir,
 	}, nil
 }
 

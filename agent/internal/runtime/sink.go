@@ -35,19 +35,39 @@ type sinkRunner struct {
 	// putFailed is set when Put failed: the polled batch was not delivered,
 	// so its offsets must never be committed (the group would skip it).
 	putFailed bool
+
+	// The task's optional hooks (nil when it has none): raw records
+	// instead of converted ones, partition open/close, and what to commit.
+	raw   connect.RawSinkTask
+	parts connect.PartitionHandler
+	pre   connect.PreCommitter
+	// assigned are the partitions the group gave this member; consumed is
+	// the next offset of each partition after what was handed to the task
+	// (for PreCommit); committed is what was last committed of each
+	// (PreCommit's answers). Guarded by mu.
+	assigned  map[connect.TopicPartition]bool
+	consumed  map[connect.TopicPartition]int64
+	committed map[connect.TopicPartition]int64
+	control   sinkControl
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
-	cc := t.conn
-	kc, err := converters.New(t.cfg.Registry, cc, t.cfg.KeyConverter, true)
-	if err != nil {
+	r := &sinkRunner{t: t, task: st, topics: map[string]bool{}, assigned: map[connect.TopicPartition]bool{},
+		consumed: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}}
+	r.raw, _ = st.(connect.RawSinkTask)
+	r.parts, _ = st.(connect.PartitionHandler)
+	r.pre, _ = st.(connect.PreCommitter)
+	if r.raw != nil {
+		return r, nil // it converts Kafka's bytes itself
+	}
+	var err error
+	if r.keyConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.KeyConverter, true); err != nil {
 		return nil, fmt.Errorf("key converter: %w", err)
 	}
-	vc, err := converters.New(t.cfg.Registry, cc, t.cfg.ValueConverter, false)
-	if err != nil {
+	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
 		return nil, fmt.Errorf("value converter: %w", err)
 	}
-	return &sinkRunner{t: t, task: st, keyConv: kc, valConv: vc, topics: map[string]bool{}}, nil
+	return r, nil
 }
 
 func (r *sinkRunner) open(ctx context.Context) error {
@@ -57,15 +77,17 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+		kgo.OnPartitionsAssigned(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
 			for topic := range m {
 				r.noteTopic(topic)
 			}
+			r.assign(ctx, m)
 		}),
-		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, _ map[string][]int32) {
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			if err := r.commit(ctx); err != nil {
 				r.t.log.Warn("commit on revocation failed", "err", err)
 			}
+			r.revoke(ctx, m)
 		}),
 	)
 	reset := kgo.NewOffset().AtStart()
@@ -101,10 +123,19 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		return fmt.Errorf("consumer: %w", err)
 	}
 	r.client = cl
-	if err := r.task.Start(ctx, connect.SinkTaskContext{WorkDir: r.t.cfg.WorkDir, AllowedPaths: r.t.cfg.AllowedPaths}, r.t.props); err != nil {
+	tc := connect.SinkTaskContext{WorkDir: r.t.cfg.WorkDir, AllowedPaths: r.t.cfg.AllowedPaths, Control: &r.control}
+	if err := r.task.Start(ctx, tc, r.t.props); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.started = true
+	// Partitions assigned while the task was starting are opened now.
+	if r.parts != nil && len(r.assigned) > 0 {
+		if err := r.parts.Open(ctx, sortedPartitions(r.assigned)); err != nil {
+			return fmt.Errorf("open partitions: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -119,6 +150,11 @@ func (r *sinkRunner) noteTopic(topic string) {
 }
 
 func (r *sinkRunner) step(ctx context.Context) error {
+	if r.applyControl() {
+		if err := r.commit(ctx); err != nil && ctx.Err() == nil {
+			r.t.log.Warn("commit the task asked for failed; will retry at the next flush", "err", err)
+		}
+	}
 	pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	fetches := r.client.PollRecords(pctx, 1000)
 	cancel()
@@ -133,6 +169,9 @@ func (r *sinkRunner) step(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
+	if r.raw != nil {
+		return r.putRaw(ctx, fetches, start)
+	}
 	batch := make([]connect.SinkRecord, 0, fetches.NumRecords())
 	var convErr error
 	fetches.EachRecord(func(kr *kgo.Record) {
@@ -186,6 +225,9 @@ func (r *sinkRunner) commit(ctx context.Context) error {
 	defer r.mu.Unlock()
 	if r.putFailed {
 		return errors.New("not committing: the last batch was not delivered")
+	}
+	if r.pre != nil {
+		return r.preCommit(ctx)
 	}
 	if err := r.task.Flush(ctx); err != nil {
 		return fmt.Errorf("flush: %w", err)

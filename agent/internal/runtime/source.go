@@ -50,6 +50,15 @@ type sourceRunner struct {
 
 	known map[string]bool // topics known to exist
 
+	// recordCommitter and offsetCommitter are the task's optional hooks
+	// (nil when it has none).
+	recordCommitter connect.RecordCommitter
+	offsetCommitter connect.OffsetCommitter
+	// committable are the records Kafka acknowledged, for the task's
+	// RecordCommitter; guarded by mu. With exactly-once they wait for
+	// their transaction to commit.
+	committable []connect.RecordMetadata
+
 	// acked and lost count the records Kafka acknowledged or failed since
 	// they were last added to the task's series, which takes them a batch
 	// at a time rather than one call per record.
@@ -71,17 +80,24 @@ const maxBufferedBytes = 64 << 20
 // stop and be restarted from its committed offsets.
 var errAborted = errors.New("exactly-once transaction aborted")
 
-func newSourceRunner(t *task, st connect.SourceTask) (*sourceRunner, error) {
-	cc := t.conn
-	kc, err := converters.New(t.cfg.Registry, cc, t.cfg.KeyConverter, true)
-	if err != nil {
+// newSourceRunner makes the runner of st; convert says whether st's
+// records need the agent's converters (a task run in the connector host
+// sends Kafka's bytes, converted by converters the agent may not have).
+func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunner, error) {
+	r := &sourceRunner{t: t, task: st, known: map[string]bool{}, pending: map[string]connect.Offset{}}
+	r.recordCommitter, _ = st.(connect.RecordCommitter)
+	r.offsetCommitter, _ = st.(connect.OffsetCommitter)
+	if !convert {
+		return r, nil
+	}
+	var err error
+	if r.keyConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.KeyConverter, true); err != nil {
 		return nil, fmt.Errorf("key converter: %w", err)
 	}
-	vc, err := converters.New(t.cfg.Registry, cc, t.cfg.ValueConverter, false)
-	if err != nil {
+	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
 		return nil, fmt.Errorf("value converter: %w", err)
 	}
-	return &sourceRunner{t: t, task: st, keyConv: kc, valConv: vc, known: map[string]bool{}, pending: map[string]connect.Offset{}}, nil
+	return r, nil
 }
 
 func (r *sourceRunner) open(ctx context.Context) error {
@@ -150,6 +166,9 @@ func (r *sourceRunner) step(ctx context.Context) error {
 	if err := r.produceErr(); err != nil {
 		return err
 	}
+	if !r.eos {
+		r.commitRecords(ctx)
+	}
 	start := time.Now()
 	recs, err := r.task.Poll(ctx)
 	if err != nil && !errors.Is(err, connect.ErrDone) {
@@ -193,13 +212,9 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 		r.known[rec.Topic] = true
 		r.t.reportTopics(rec.Topic)
 	}
-	key, err := r.keyConv.FromConnectData(rec.Topic, rec.KeySchema, rec.Key)
+	key, val, err := r.serialize(rec)
 	if err != nil {
-		return fmt.Errorf("convert key: %w", err)
-	}
-	val, err := r.valConv.FromConnectData(rec.Topic, rec.ValueSchema, rec.Value)
-	if err != nil {
-		return fmt.Errorf("convert value: %w", err)
+		return err
 	}
 	kr := &kgo.Record{Topic: rec.Topic, Key: key, Value: val, Timestamp: rec.Timestamp}
 	if rec.KafkaPartition != nil {
@@ -220,13 +235,71 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 	// offsets of every record of the batch — including those already
 	// written — so the next owner would send them again. The final commit's
 	// Flush bounds the wait; close() fails whatever is still buffered.
-	r.producer.Produce(context.WithoutCancel(ctx), kr, r.recordDone)
+	done := r.recordDone
+	if r.recordCommitter != nil {
+		done = func(kr *kgo.Record, err error) {
+			r.recordDone(kr, err)
+			if err == nil {
+				r.mu.Lock()
+				r.committable = append(r.committable, connect.RecordMetadata{Record: rec, Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset})
+				r.mu.Unlock()
+			}
+		}
+	}
+	r.producer.Produce(context.WithoutCancel(ctx), kr, done)
 	if rec.SourcePartition != nil {
 		r.mu.Lock()
 		r.pending[records.PartitionID(rec.SourcePartition)] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
 		r.mu.Unlock()
 	}
 	return nil
+}
+
+// serialize gives a record's key and value bytes: its own when it is
+// Serialized, else the converters'.
+func (r *sourceRunner) serialize(rec *connect.SourceRecord) (key, val []byte, err error) {
+	if rec.Serialized {
+		return rec.RawKey, rec.RawValue, nil
+	}
+	if r.keyConv == nil || r.valConv == nil {
+		return nil, nil, errors.New("the task returned a record that is not serialized, and it has no converters")
+	}
+	if key, err = r.keyConv.FromConnectData(rec.Topic, rec.KeySchema, rec.Key); err != nil {
+		return nil, nil, fmt.Errorf("convert key: %w", err)
+	}
+	if val, err = r.valConv.FromConnectData(rec.Topic, rec.ValueSchema, rec.Value); err != nil {
+		return nil, nil, fmt.Errorf("convert value: %w", err)
+	}
+	return key, val, nil
+}
+
+// commitRecords hands the acknowledged records to the task's
+// RecordCommitter, in one call; its failure is logged, as Kafka Connect
+// logs a failed commitRecord.
+func (r *sourceRunner) commitRecords(ctx context.Context) {
+	if r.recordCommitter == nil {
+		return
+	}
+	r.mu.Lock()
+	batch := r.committable
+	r.committable = nil
+	r.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	if err := r.recordCommitter.CommitRecords(ctx, batch); err != nil && ctx.Err() == nil {
+		r.t.log.Warn("the task failed to take acknowledged records", "records", len(batch), "err", err)
+	}
+}
+
+// committed tells the task's OffsetCommitter that offsets were committed.
+func (r *sourceRunner) committed(ctx context.Context) {
+	if r.offsetCommitter == nil {
+		return
+	}
+	if err := r.offsetCommitter.Commit(ctx); err != nil {
+		r.t.log.Warn("the task failed to take the offsets commit", "err", err)
+	}
 }
 
 func (r *sourceRunner) produceErr() error {
@@ -251,6 +324,8 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 	if err := r.produceErr(); err != nil {
 		return err
 	}
+	// Every record is acknowledged after the flush above.
+	r.commitRecords(ctx)
 	batch := r.takePending()
 	if len(batch) == 0 {
 		return nil
@@ -272,6 +347,7 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 		}
 		return fmt.Errorf("commit offsets: %w", err)
 	}
+	r.committed(ctx)
 	return nil
 }
 
@@ -310,6 +386,9 @@ func (r *sourceRunner) commitExactlyOnce(ctx context.Context) error {
 		return r.abort(fmt.Errorf("commit transaction: %w", err))
 	}
 	r.inTxn = false
+	// The transaction's records are written for good only now.
+	r.commitRecords(ctx)
+	r.committed(ctx)
 	return nil
 }
 
@@ -318,6 +397,9 @@ func (r *sourceRunner) commitExactlyOnce(ctx context.Context) error {
 // records), so the error is always fatal to it.
 func (r *sourceRunner) abort(cause error) error {
 	r.inTxn = false
+	r.mu.Lock()
+	r.committable = nil // aborted: never written
+	r.mu.Unlock()
 	if kafkautil.IsFenced(cause) {
 		return fmt.Errorf("%w: %w", kafkautil.ErrFenced, cause)
 	}

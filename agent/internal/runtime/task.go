@@ -52,6 +52,9 @@ type task struct {
 
 	// metrics are the task's series (nil: none).
 	metrics *metrics.Task
+	// hosted is a host task that can tell it lost its process (nil: not
+	// one); set by newRunner.
+	hosted interface{ Err() error }
 
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -175,7 +178,11 @@ func (t *task) run(ctx context.Context) {
 		if t.snapshotState() != v1.StateRunning {
 			t.setState(v1.StateRunning, "")
 		}
-		if err := r.step(ctx); err != nil {
+		err := t.lost()
+		if err == nil {
+			err = r.step(ctx)
+		}
+		if err != nil {
 			if ctx.Err() != nil {
 				break
 			}
@@ -212,6 +219,15 @@ func (t *task) run(ctx context.Context) {
 		return
 	}
 	t.log.Info("task stopped", "connector_task", t.id.String())
+}
+
+// lost is the error of a host task whose process is gone (see HostTasks),
+// nil for any other task.
+func (t *task) lost() error {
+	if t.hosted == nil {
+		return nil
+	}
+	return t.hosted.Err()
 }
 
 // commit commits r's offsets and measures it. A commit with nothing new to
@@ -264,27 +280,64 @@ func (t *task) newRunner() (runner, error) {
 		return nil, fmt.Errorf("resolving the task config: %w", err)
 	}
 	class := t.conn["connector.class"]
+	if t.cfg.Host != nil {
+		// Before the registry: a Java plugin may share a built-in's class
+		// and be asked for by its version.
+		if kind, ok := t.cfg.Host.TaskKind(t.conn); ok {
+			return t.newHostRunner(class, kind)
+		}
+	}
 	p, ok := t.cfg.Registry.Lookup(class)
 	if !ok {
 		return nil, fmt.Errorf("unknown connector class %q", class)
 	}
-	// The coordinator's validation judged the paths from what agents
-	// announce; this agent decides for itself, symlinks resolved, whatever
-	// it was sent (another agent's settings may differ, or the config was
-	// written around validation).
-	for _, key := range p.FileConfigs {
-		if v := strings.TrimSpace(t.props[key]); v != "" {
-			if _, err := t.cfg.AllowedPaths.Check(v, t.cfg.WorkDir); err != nil {
-				return nil, fmt.Errorf("this agent refuses the task: %s: %w (--file-allowed-paths)", key, err)
-			}
-		}
+	if err := t.checkFiles(p); err != nil {
+		return nil, err
 	}
 	switch c := p.NewConnector().(type) {
 	case connect.SourceConnector:
-		return newSourceRunner(t, c.NewTask())
+		return newSourceRunner(t, c.NewTask(), true)
 	case connect.SinkConnector:
 		return newSinkRunner(t, c.NewTask())
 	default:
 		return nil, fmt.Errorf("class %q is neither a source nor a sink connector", class)
 	}
+}
+
+// checkFiles refuses a task whose file configs name paths this agent does
+// not allow. The coordinator's validation judged the paths from what
+// agents announce; this agent decides for itself, symlinks resolved,
+// whatever it was sent (another agent's settings may differ, or the
+// config was written around validation).
+func (t *task) checkFiles(p *connect.Plugin) error {
+	for _, key := range p.FileConfigs {
+		if v := strings.TrimSpace(t.props[key]); v != "" {
+			if _, err := t.cfg.AllowedPaths.Check(v, t.cfg.WorkDir); err != nil {
+				return fmt.Errorf("this agent refuses the task: %s: %w (--file-allowed-paths)", key, err)
+			}
+		}
+	}
+	return nil
+}
+
+// newHostRunner makes the runner of a task run in the connector host.
+// A Java plugin of a built-in's class (Kafka's FileStream connectors)
+// opens the same files, so the agent's file rule holds for it too.
+func (t *task) newHostRunner(class string, kind connect.Kind) (runner, error) {
+	if p, ok := t.cfg.Registry.Lookup(class); ok {
+		if err := t.checkFiles(p); err != nil {
+			return nil, err
+		}
+	}
+	switch kind {
+	case connect.KindSource:
+		st := t.cfg.Host.NewSourceTask(t.id, t.conn)
+		t.hosted, _ = st.(interface{ Err() error })
+		return newSourceRunner(t, st, false)
+	case connect.KindSink:
+		st := t.cfg.Host.NewSinkTask(t.id, t.conn)
+		t.hosted, _ = st.(interface{ Err() error })
+		return newSinkRunner(t, st)
+	}
+	return nil, fmt.Errorf("class %q is neither a source nor a sink connector", class)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent/internal/metrics"
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -65,6 +66,25 @@ type Config struct {
 	// transaction just before it commits: a seam for tests that hold a task
 	// mid-commit.
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	// Host makes the tasks of the connectors that run in the agent's
+	// connector host, the Java plugins (nil: none do).
+	Host HostTasks
+}
+
+// HostTasks makes the tasks of connectors whose code runs outside the
+// agent (docs/plugins.md): the runner drives them as it drives a Go task,
+// and their records come and go as Kafka's bytes, so the runner makes no
+// converters for them. A task that also has a method Err() error is
+// failed with its answer, once not nil, at its next step: the process
+// that ran it is gone.
+type HostTasks interface {
+	// TaskKind says whether the connector of the connector config runs in
+	// the host, and whether it is a source or a sink.
+	TaskKind(connectorConfig map[string]string) (connect.Kind, bool)
+	// NewSourceTask and NewSinkTask make an unstarted task of such a
+	// connector, of the kind TaskKind said.
+	NewSourceTask(id v1.TaskID, connectorConfig map[string]string) connect.SourceTask
+	NewSinkTask(id v1.TaskID, connectorConfig map[string]string) connect.SinkTask
 }
 
 // Worker runs tasks.

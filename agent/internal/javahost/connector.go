@@ -1,0 +1,218 @@
+package javahost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"maps"
+	"sync"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+// Connectors runs the Java connectors' Connector part in the host for the
+// leader (v1.PluginConnectorRequest), and tells the leader what a started
+// connector asks for on its own, and when its host died.
+type Connectors struct {
+	sup     *Supervisor
+	agentID string
+	log     *slog.Logger
+	onEvent func(v1.PluginConnectorEvent)
+
+	mu sync.Mutex
+	// started are the connectors started in the host, by the connection
+	// they were started on: a lost connection lost them.
+	started map[string]*Conn
+}
+
+// NewConnectors makes the connector operations of sup's host; onEvent
+// gets every connector event (it must not block for long).
+func NewConnectors(sup *Supervisor, agentID string, log *slog.Logger, onEvent func(v1.PluginConnectorEvent)) *Connectors {
+	if log == nil {
+		log = slog.Default()
+	}
+	c := &Connectors{sup: sup, agentID: agentID, log: log, onEvent: onEvent, started: map[string]*Conn{}}
+	sup.router.setConnectorHandler(c.notice)
+	sup.OnLost(c.hostLost)
+	return c
+}
+
+// HandleConnector carries out one connector operation. A plugin's
+// exception becomes a *v1.Error with its message; its trace is logged and,
+// for start and task_configs, returned in the reply.
+func (c *Connectors) HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	reply := v1.PluginConnectorReply{Type: v1.TypePluginConnectorReply}
+	if req.Op == v1.PluginOpStop {
+		return reply, c.stop(ctx, req.Name)
+	}
+	conn, err := c.sup.Conn(ctx)
+	if err != nil {
+		return reply, v1.Errorf(v1.CodeUnavailable, "connector host unavailable: %v", err)
+	}
+	req.Config = withVersion(req.Config, req.Version)
+	var configs struct {
+		Configs json.RawMessage `json:"configs"`
+	}
+	switch req.Op {
+	case v1.PluginOpValidate:
+		err = conn.CallJSON(ctx, "connector.validate", map[string]any{"config": req.Config}, &configs)
+		reply.ConfigInfos = configs.Configs
+	case v1.PluginOpConfigDef:
+		err = conn.CallJSON(ctx, "connector.config_def", map[string]any{"class": req.Class}, &configs)
+		reply.ConfigInfos = configs.Configs
+	case v1.PluginOpStart:
+		// Recorded before the call: a host lost during the start must
+		// still report the connector lost.
+		c.mu.Lock()
+		c.started[req.Name] = conn
+		c.mu.Unlock()
+		if err = conn.CallJSON(ctx, "connector.start", map[string]any{"name": req.Name, "config": req.Config}, nil); err != nil {
+			c.forget(req.Name, conn)
+		}
+	case v1.PluginOpTaskConfigs:
+		var resp struct {
+			Configs []map[string]string `json:"configs"`
+		}
+		err = conn.CallJSON(ctx, "connector.task_configs", map[string]any{"name": req.Name, "max_tasks": req.MaxTasks}, &resp)
+		reply.TaskConfigs = resp.Configs
+	case v1.PluginOpAlterOffsets:
+		var resp struct {
+			Definite bool `json:"definite"`
+		}
+		offsets := req.Offsets
+		if offsets == nil {
+			offsets = []v1.ConnectorOffset{}
+		}
+		err = conn.CallJSON(ctx, "connector.alter_offsets", map[string]any{"class": req.Class, "config": req.Config, "offsets": offsets}, &resp)
+		reply.Definite = resp.Definite
+	default:
+		return reply, v1.Errorf(v1.CodeBadRequest, "unknown connector operation %q", req.Op)
+	}
+	return c.result(req, reply, err)
+}
+
+// withVersion is config asking for the plugin version the leader named,
+// unless the config names one itself: the host picks the version a
+// config's connector.plugin.version asks for.
+func withVersion(config map[string]string, version string) map[string]string {
+	if version == "" || config[versionKey] != "" {
+		return config
+	}
+	out := maps.Clone(config)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[versionKey] = version
+	return out
+}
+
+// result turns a host call's error into the reply's.
+func (c *Connectors) result(req v1.PluginConnectorRequest, reply v1.PluginConnectorReply, err error) (v1.PluginConnectorReply, error) {
+	if err == nil {
+		return reply, nil
+	}
+	he, ok := errors.AsType[*HostError](err)
+	if !ok {
+		if errors.Is(err, ErrHostLost) {
+			return reply, v1.Errorf(v1.CodeUnavailable, "connector %s: %v", req.Op, err)
+		}
+		return reply, v1.Errorf(v1.CodeInternal, "connector %s: %v", req.Op, err)
+	}
+	c.log.Warn("connector plugin failed", "op", req.Op, "connector", req.Name, "class", req.Class, "err", he.Message, "trace", he.Trace)
+	code := v1.CodeInternal
+	switch req.Op {
+	case v1.PluginOpStart, v1.PluginOpTaskConfigs:
+		reply.Trace = he.Trace
+	case v1.PluginOpAlterOffsets, v1.PluginOpValidate:
+		// Kafka Connect answers a rejected offsets change, or a config it
+		// cannot validate, with 400.
+		code = v1.CodeBadRequest
+	}
+	return reply, &v1.Error{Code: code, Message: he.Message}
+}
+
+// stop stops a connector started in the live host; one not started there
+// (or whose host died) is stopped already.
+func (c *Connectors) stop(ctx context.Context, name string) error {
+	c.mu.Lock()
+	conn := c.started[name]
+	c.mu.Unlock()
+	if conn == nil || conn.Err() != nil {
+		c.forget(name, conn)
+		return nil
+	}
+	err := conn.CallJSON(ctx, "connector.stop", map[string]any{"name": name}, nil)
+	if err == nil || errors.Is(err, ErrHostLost) {
+		c.forget(name, conn)
+		return nil
+	}
+	_, err = c.result(v1.PluginConnectorRequest{Op: v1.PluginOpStop, Name: name}, v1.PluginConnectorReply{}, err)
+	return err
+}
+
+func (c *Connectors) forget(name string, conn *Conn) {
+	c.mu.Lock()
+	if c.started[name] == conn {
+		delete(c.started, name)
+	}
+	c.mu.Unlock()
+}
+
+// notice turns the host's connector notices into events.
+func (c *Connectors) notice(op string, body []byte) {
+	var m struct {
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Trace   string `json:"trace"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		c.log.Warn("undecodable notice from the connector host", "op", op, "err", err)
+		return
+	}
+	ev := v1.PluginConnectorEvent{AgentID: c.agentID, Name: m.Name}
+	switch op {
+	case "connector.reconfigure":
+		ev.Kind = v1.PluginEventReconfigure
+	case "connector.error":
+		ev.Kind, ev.Message, ev.Trace = v1.PluginEventError, m.Message, m.Trace
+	default:
+		c.log.Warn("unknown notice from the connector host", "op", op)
+		return
+	}
+	c.emit(ev)
+}
+
+// hostLost reports every connector started on the lost connection.
+func (c *Connectors) hostLost(conn *Conn, err error) {
+	c.mu.Lock()
+	var lost []string
+	for name, sc := range c.started {
+		if sc == conn {
+			lost = append(lost, name)
+			delete(c.started, name)
+		}
+	}
+	c.mu.Unlock()
+	for _, name := range lost {
+		c.emit(v1.PluginConnectorEvent{AgentID: c.agentID, Name: name, Kind: v1.PluginEventHostLost, Message: err.Error()})
+	}
+}
+
+func (c *Connectors) emit(ev v1.PluginConnectorEvent) {
+	if c.onEvent != nil {
+		c.onEvent(ev)
+	}
+}
+
+// Started lists the connectors started in the live host, for tests and
+// status.
+func (c *Connectors) Started() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.started))
+	for name := range c.started {
+		out = append(out, name)
+	}
+	return out
+}

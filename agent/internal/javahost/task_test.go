@@ -1,0 +1,211 @@
+package javahost
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/plugins"
+)
+
+type mapOffsets map[string]map[string]any
+
+func (m mapOffsets) Offset(_ context.Context, p map[string]any) (map[string]any, error) {
+	return m[p["file"].(string)], nil
+}
+
+var worker = map[string]string{"key.converter": "org.apache.kafka.connect.storage.StringConverter", "value.converter": "org.apache.kafka.connect.json.JsonConverter"}
+
+func TestSourceTaskThroughHost(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	f := NewTasks(s, nil, nil, worker)
+	ctx := context.Background()
+	st := f.NewSourceTask(v1.TaskID{Connector: "jdbc", Task: 3}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})
+	tc := connect.SourceTaskContext{Offsets: mapOffsets{"in": {"pos": float64(7)}}}
+	if err := st.Start(ctx, tc, map[string]string{"task": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := st.Poll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || !recs[0].Serialized || string(recs[1].RawValue) != "v2" || recs[1].Ref != 2 || recs[1].SourceOffset["pos"] != float64(2) {
+		t.Fatalf("polled %+v", recs)
+	}
+	rc := st.(connect.RecordCommitter)
+	if err := rc.CommitRecords(ctx, []connect.RecordMetadata{{Record: &recs[1], Topic: "out", Partition: 0, Offset: 10}, {Record: &recs[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.(connect.OffsetCommitter).Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := hostState(t, s)
+	want := fakeState{Started: []string{"jdbc-3"}, Stopped: []string{"jdbc-3"}, Committed: []uint32{2, 1}, Commits: 1, Worker: worker,
+		Offsets: map[string][]string{"jdbc-3": {`{"pos":7}`, "null"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("host state\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestTaskStartFailureIsTheJavaTrace(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	st := NewTasks(s, nil, nil, worker).NewSourceTask(v1.TaskID{Connector: "c"}, map[string]string{"fake": fakeFail})
+	err := st.Start(context.Background(), connect.SourceTaskContext{}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "org.apache.kafka.connect.errors.ConnectException: boom\n\tat ") {
+		t.Errorf("failed start: %v", err)
+	}
+}
+
+// TestTaskOfLostHostFails: a task's calls fail once its JVM died, with the
+// exit status, even after the host was restarted for someone else.
+func TestTaskOfLostHostFails(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	f := NewTasks(s, nil, nil, worker)
+	ctx := context.Background()
+	st := f.NewSourceTask(v1.TaskID{Connector: "a"}, map[string]string{})
+	if err := st.Start(ctx, connect.SourceTaskContext{Offsets: mapOffsets{}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	crash := f.NewSourceTask(v1.TaskID{Connector: "b"}, map[string]string{"fake": fakeCrash})
+	if err := crash.Start(ctx, connect.SourceTaskContext{}, nil); !errors.Is(err, ErrHostLost) {
+		t.Fatalf("start that crashed the host: %v", err)
+	}
+	if _, err := s.Conn(ctx); err != nil { // restarted
+		t.Fatal(err)
+	}
+	_, err := st.Poll(ctx)
+	if !errors.Is(err, ErrHostLost) || !strings.Contains(err.Error(), "exit status 137") {
+		t.Errorf("poll of a task whose host died: %v", err)
+	}
+	if err := st.Stop(); err != nil {
+		t.Errorf("stop of a task whose host died: %v", err)
+	}
+}
+
+// control records the SinkTaskContext actions.
+type control struct {
+	mu      sync.Mutex
+	actions []string
+	got     chan struct{}
+}
+
+func (c *control) add(a string) {
+	c.mu.Lock()
+	c.actions = append(c.actions, a)
+	c.mu.Unlock()
+	c.got <- struct{}{}
+}
+func (c *control) Rewind(m map[connect.TopicPartition]int64) {
+	for tp, o := range m {
+		c.add("rewind " + tp.Topic + "@" + string(rune('0'+o)))
+	}
+}
+func (c *control) Pause(ps ...connect.TopicPartition)  { c.add("pause " + ps[0].Topic) }
+func (c *control) Resume(ps ...connect.TopicPartition) { c.add("resume " + ps[0].Topic) }
+func (c *control) RequestCommit()                      { c.add("commit") }
+
+func TestSinkTaskThroughHost(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	ctx := context.Background()
+	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "s3", Task: 0}, map[string]string{"connector.class": "io.example.S3SinkConnector"})
+	ctl := &control{got: make(chan struct{}, 8)}
+	if err := st.Start(ctx, connect.SinkTaskContext{Control: ctl}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tp := []connect.TopicPartition{{Topic: "in", Partition: 1}}
+	ph := st.(connect.PartitionHandler)
+	if err := ph.Open(ctx, tp); err != nil {
+		t.Fatal(err)
+	}
+	recs := []connect.RawSinkRecord{{Topic: "in", Partition: 1, Offset: 4, Value: []byte("a")}}
+	for _, v := range []string{"rewind", "pause", "resume", "commit"} {
+		recs = append(recs, connect.RawSinkRecord{Topic: "in", Partition: 1, Offset: int64(len(recs) + 4), Value: []byte(v)})
+	}
+	if err := st.(connect.RawSinkTask).PutRaw(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		select {
+		case <-ctl.got:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("actions %v", ctl.actions)
+		}
+	}
+	ctl.mu.Lock()
+	acts := strings.Join(ctl.actions, ",")
+	ctl.mu.Unlock()
+	for _, want := range []string{"rewind in@0", "pause in", "resume in", "commit"} {
+		if !strings.Contains(acts, want) {
+			t.Errorf("actions %s, want %s", acts, want)
+		}
+	}
+	out, err := st.(connect.PreCommitter).PreCommit(ctx, map[connect.TopicPartition]int64{tp[0]: 9})
+	if err != nil || out[tp[0]] != 8 || len(out) != 1 {
+		t.Errorf("pre-commit: %v, %v", out, err)
+	}
+	if err := ph.Close(ctx, tp); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, nil); !errors.Is(err, errRawOnly) {
+		t.Errorf("Put: %v", err)
+	}
+	if err := st.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := hostState(t, s)
+	if len(got.Put) != 5 || got.Put[0] != "in-1@4=a" || !reflect.DeepEqual(got.Opened, []string{"in-1"}) || !reflect.DeepEqual(got.Closed, []string{"in-1"}) {
+		t.Errorf("host state %+v", got)
+	}
+}
+
+func TestSinkTaskKindMismatch(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "x"}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})
+	err := st.Start(context.Background(), connect.SinkTaskContext{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "is a source task, not a sink task") {
+		t.Errorf("source task started as a sink: %v", err)
+	}
+	if st := hostState(t, s); len(st.Stopped) != 1 {
+		t.Errorf("the mismatched task was not stopped: %+v", st)
+	}
+}
+
+func TestPluginResolution(t *testing.T) {
+	ps := []v1.PluginInfo{
+		{Class: "io.example.JdbcSourceConnector", Type: "source", Version: "10.7.4"},
+		{Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Type: "source", Version: "4.4.0"},
+		{Class: "io.example.SomeConverter", Type: "converter", Version: "1"},
+	}
+	f := NewTasks(nil, ps, plugins.Builtin(), nil)
+	for _, tc := range []struct {
+		class, version string
+		java           bool
+	}{
+		{"io.example.JdbcSourceConnector", "", true},
+		{"JdbcSourceConnector", "", true},
+		{"JdbcSource", "", true},
+		{"io.example.JdbcSourceConnector", "10.7.4", true},
+		{"io.example.JdbcSourceConnector", "9.0", false},
+		{"org.apache.kafka.connect.file.FileStreamSourceConnector", "", false},
+		{"FileStreamSource", "", false},
+		{"org.apache.kafka.connect.file.FileStreamSourceConnector", connect.Version, false},
+		{"org.apache.kafka.connect.file.FileStreamSourceConnector", "4.4.0", true},
+		{"FileStreamSource", "4.4.0", true},
+		{"io.example.SomeConverter", "", false},
+		{"io.sluice.connect.generator.GeneratorSourceConnector", "", false},
+	} {
+		kind, ok := f.TaskKind(map[string]string{"connector.class": tc.class, "connector.plugin.version": tc.version})
+		if ok != tc.java || ok && kind != connect.KindSource {
+			t.Errorf("%s version %q: host %v (%s), want %v", tc.class, tc.version, ok, kind, tc.java)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package javahost
+
+import (
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/plugins"
+)
+
+// versionKey is KIP-891's connector.plugin.version.
+const versionKey = "connector.plugin.version"
+
+// Tasks makes the tasks of the Java plugins: the runtime asks it which
+// connector configs run through the host.
+type Tasks struct {
+	sup     *Supervisor
+	plugins []v1.PluginInfo
+	builtin *plugins.Registry
+	worker  map[string]string
+}
+
+// NewTasks makes the task factory of sup's plugins (as Scan found them);
+// builtin are the Go plugins that win a class they share unless the
+// config asks for the Java one's version; worker are the agent's
+// converter settings (key.converter, value.converter, …) the host's tasks
+// default to.
+func NewTasks(sup *Supervisor, ps []v1.PluginInfo, builtin *plugins.Registry, worker map[string]string) *Tasks {
+	return &Tasks{sup: sup, plugins: ps, builtin: builtin, worker: worker}
+}
+
+// Plugin says whether the connector of conn runs through the host, and
+// as which plugin: a class only a Java plugin has (by full or simple
+// name), or one a Go plugin has too when connector.plugin.version names
+// the Java plugin's version.
+func (f *Tasks) Plugin(conn map[string]string) (v1.PluginInfo, bool) {
+	class := strings.TrimSpace(conn["connector.class"])
+	version := strings.TrimSpace(conn[versionKey])
+	var match []v1.PluginInfo
+	for _, p := range f.plugins {
+		if p.Type != string(connect.KindSource) && p.Type != string(connect.KindSink) {
+			continue
+		}
+		simple := p.Class[strings.LastIndex(p.Class, ".")+1:]
+		if p.Class == class || simple == class || simple == class+"Connector" {
+			match = append(match, p)
+		}
+	}
+	if len(match) == 0 {
+		return v1.PluginInfo{}, false
+	}
+	for _, p := range match {
+		if version != "" && p.Version == version {
+			return p, true
+		}
+	}
+	if f.builtin != nil {
+		if _, ok := f.builtin.LookupConnector(class); ok {
+			return v1.PluginInfo{}, false // the Go plugin, unless the Java one's version is asked for
+		}
+	}
+	if version != "" {
+		return v1.PluginInfo{}, false // no such version here: the runtime says so
+	}
+	return match[0], true
+}
+
+// TaskKind implements the runtime's host seam: the kind of the task
+// conn's connector runs through the host, if it does.
+func (f *Tasks) TaskKind(conn map[string]string) (connect.Kind, bool) {
+	p, ok := f.Plugin(conn)
+	return connect.Kind(p.Type), ok
+}

@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluice-io/sluice/agent/internal/javahost"
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/logging"
+)
+
+// ConnectorHandler carries out the leader's connector operations on the
+// agent's connector host (v1.SubjectAgentConnector).
+type ConnectorHandler interface {
+	HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+}
+
+// startHost prepares the connector host of an agent with a plugin path:
+// it checks that java and the built host are there, scans the plugins
+// and makes their tasks and connector operations. The JVM itself starts
+// on first use.
+func (a *Agent) startHost(ctx context.Context, reg *plugins.Registry) error {
+	sup := javahost.NewSupervisor(javahost.Config{
+		Java:       a.cfg.Java,
+		HostDir:    a.cfg.ConnectorHostDir,
+		PluginPath: a.cfg.PluginPath,
+		WorkDir:    a.cfg.WorkDir,
+		Logger:     a.cfg.logger(logging.AgentTasks).With("component", "connector-host"),
+		Heap:       a.cfg.ConnectorHostHeap,
+	})
+	if err := sup.Check(); err != nil {
+		return fmt.Errorf("agent %s: --plugin-path needs the connector host: %w", a.cfg.ID, err)
+	}
+	ps, err := sup.Scan(ctx)
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", a.cfg.ID, err)
+	}
+	a.log.Info("Java plugins found", "plugins", len(ps), "plugin_path", a.cfg.PluginPath)
+	a.host = sup
+	a.hostPlugins = ps
+	a.hostTasks = javahost.NewTasks(sup, ps, reg, map[string]string{
+		"key.converter":   a.cfg.KeyConverter,
+		"value.converter": a.cfg.ValueConverter,
+	})
+	a.connectors = javahost.NewConnectors(sup, a.cfg.ID, a.log, a.connectorEvent)
+	return nil
+}
+
+// HostPlugins are the Java plugins the agent's connector host runs, as
+// the agent registers them (v1.RegisterRequest.HostPlugins); nil without
+// a plugin path. Set by Start.
+func (a *Agent) HostPlugins() []v1.PluginInfo { return a.hostPlugins }
+
+// ConnectorOps carries out connector operations on the agent's connector
+// host; nil without a plugin path. Set by Start.
+func (a *Agent) ConnectorOps() ConnectorHandler {
+	if a.connectors == nil {
+		return nil
+	}
+	return a.connectors
+}
+
+// connectorEvent passes on what a connector started in the host asks for
+// on its own, and the loss of its host, for the leader
+// (v1.SubjectLeaderConnectorEvent).
+func (a *Agent) connectorEvent(ev v1.PluginConnectorEvent) {
+	a.log.Info("connector event from the connector host", "connector", ev.Name, "kind", ev.Kind, "message", ev.Message)
+	a.ConnectorEvent(ev)
+	if a.cfg.OnConnectorEvent != nil {
+		a.cfg.OnConnectorEvent(ev)
+	}
+}
+
+// connectorHost is what serves the leader's connector operations: the
+// agent's own host, else one it was given (Config.ConnectorHost), else
+// none (a true nil, which the transport answers for).
+func (a *Agent) connectorHost() ConnectorHandler {
+	if h := a.ConnectorOps(); h != nil {
+		return h
+	}
+	return a.cfg.ConnectorHost
+}
+
+// hostPluginList is what the agent registers as its host plugins: its own
+// host's, else those it was given.
+func (a *Agent) hostPluginList() []v1.PluginInfo {
+	if a.hostPlugins != nil {
+		return a.hostPlugins
+	}
+	return a.cfg.HostPlugins
+}

@@ -1,0 +1,90 @@
+package connect
+
+import (
+	"context"
+	"time"
+)
+
+// The optional task interfaces below are Kafka Connect's task hooks that
+// Sluice's Go tasks have not needed; a task implements the ones it wants
+// and the runtime calls them. The Java plugins' tasks implement them all.
+
+// RecordMetadata is where Kafka stored a source record.
+type RecordMetadata struct {
+	// Record is the record as the task returned it from Poll.
+	Record    *SourceRecord
+	Topic     string
+	Partition int32
+	Offset    int64
+}
+
+// RecordCommitter is a source task told of each record Kafka
+// acknowledged (Kafka Connect's SourceTask.commitRecord). The runtime
+// batches them and calls CommitRecords between polls, never concurrently
+// with Poll; an error is logged, not fatal, as Kafka Connect does.
+type RecordCommitter interface {
+	CommitRecords(ctx context.Context, records []RecordMetadata) error
+}
+
+// OffsetCommitter is a source task told that the offsets of a flush were
+// committed (Kafka Connect's SourceTask.commit). An error is logged.
+type OffsetCommitter interface {
+	Commit(ctx context.Context) error
+}
+
+// TopicPartition names a partition of a Kafka topic.
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
+
+// RawSinkRecord is a consumed record as Kafka stored it: the runtime's
+// converters are skipped for a RawSinkTask.
+type RawSinkRecord struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Timestamp is zero when the record has none.
+	Timestamp time.Time
+	// TimestampType is 0 none, 1 create time, 2 log append time (Kafka's
+	// TimestampType, as the Java protocol numbers it).
+	TimestampType uint8
+	Key, Value    []byte
+	Headers       []Header
+}
+
+// RawSinkTask is a sink task that takes Kafka's bytes and converts them
+// itself; the runtime calls PutRaw instead of Put and makes no converters.
+type RawSinkTask interface {
+	PutRaw(ctx context.Context, records []RawSinkRecord) error
+}
+
+// PartitionHandler is a sink task told when partitions are assigned to it
+// and taken away (Kafka Connect's SinkTask.open and close). Close follows
+// the commit of the partitions' offsets.
+type PartitionHandler interface {
+	Open(ctx context.Context, partitions []TopicPartition) error
+	Close(ctx context.Context, partitions []TopicPartition) error
+}
+
+// PreCommitter is a sink task that decides what is committed (Kafka
+// Connect's SinkTask.preCommit): given the next offset to consume of each
+// partition delivered to it, it returns the offsets that may be committed
+// (none for a partition: nothing committed for it). The runtime calls it
+// instead of Flush.
+type PreCommitter interface {
+	PreCommit(ctx context.Context, offsets map[TopicPartition]int64) (map[TopicPartition]int64, error)
+}
+
+// SinkControl is what a sink task may ask of its runner (Kafka Connect's
+// SinkTaskContext): the calls return at once, from any goroutine, and
+// take effect before the next records are fetched.
+type SinkControl interface {
+	// Rewind makes consumption of each partition resume at its offset.
+	Rewind(offsets map[TopicPartition]int64)
+	// Pause stops fetching the partitions; Resume starts again.
+	Pause(partitions ...TopicPartition)
+	Resume(partitions ...TopicPartition)
+	// RequestCommit asks for a commit as soon as possible.
+	RequestCommit()
+}
