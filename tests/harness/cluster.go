@@ -109,7 +109,7 @@ type Options struct {
 // ConnectorHost is an agent's connector host in a test: an implementation
 // of the Java plugins' Connector side and the plugins it announces.
 type ConnectorHost struct {
-	Host    agent.ConnectorHost
+	Host    agent.ConnectorHandler
 	Plugins []v1.PluginInfo
 }
 
