@@ -52,6 +52,15 @@ func (a *Agent) startHost(ctx context.Context, reg *plugins.Registry) error {
 // a plugin path. Set by Start.
 func (a *Agent) HostPlugins() []v1.PluginInfo { return a.hostPlugins }
 
+// ConnectorHostPid is the process id of the agent's connector host JVM,
+// 0 when none runs (no plugin path, or no Java plugin used yet).
+func (a *Agent) ConnectorHostPid() int {
+	if a.host == nil {
+		return 0
+	}
+	return a.host.Pid()
+}
+
 // ConnectorOps carries out connector operations on the agent's connector
 // host; nil without a plugin path. Set by Start.
 func (a *Agent) ConnectorOps() ConnectorHandler {

@@ -42,6 +42,10 @@ type Options struct {
 	// host: Host serves the leader's operations on Java connectors, whose
 	// plugins are Plugins (the agent's HostPlugins).
 	ConnectorHosts []*ConnectorHost
+	// PluginPath, when set, runs every agent with this --plugin-path and
+	// its connector host JVM, built in ConnectorHostDir (make javahost).
+	PluginPath       []string
+	ConnectorHostDir string
 	// CoordinatorPlugins, when set, are the coordinator's plugins.
 	CoordinatorPlugins *plugins.Registry
 	// Lease is the agent lease (default 3s); ShutdownTimeout the task
@@ -252,6 +256,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		if i < len(opts.Plugins) {
 			cfg.Plugins = opts.Plugins[i]
 		}
+		cfg.PluginPath, cfg.ConnectorHostDir = opts.PluginPath, opts.ConnectorHostDir
 		if i < len(opts.ConnectorHosts) && opts.ConnectorHosts[i] != nil {
 			cfg.ConnectorHost, cfg.HostPlugins = opts.ConnectorHosts[i].Host, opts.ConnectorHosts[i].Plugins
 		}

@@ -248,6 +248,16 @@ func (s *Supervisor) Conn(ctx context.Context) (*Conn, error) {
 
 var errStopping = errors.New("connector host: the agent is stopping")
 
+// Pid is the process id of the running host JVM, 0 when none runs.
+func (s *Supervisor) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.cmd.Process == nil {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
+
 // backoff sets when the next start may happen: 1 s after a first
 // failure, doubling to 30 s; a host that lived healthyRun starts over.
 func (s *Supervisor) backoff(startedAt time.Time) {

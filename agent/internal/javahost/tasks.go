@@ -1,6 +1,7 @@
 package javahost
 
 import (
+	"errors"
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -64,6 +65,10 @@ func (f *Tasks) Plugin(conn map[string]string) (v1.PluginInfo, bool) {
 	}
 	return match[0], true
 }
+
+// Restartable implements the runtime's host seam: a task failed with
+// ErrHostLost starts again once the supervisor has a new host.
+func (f *Tasks) Restartable(err error) bool { return errors.Is(err, ErrHostLost) }
 
 // TaskKind implements the runtime's host seam: the kind of the task
 // conn's connector runs through the host, if it does.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,6 +40,10 @@ func (h hostTasks) TaskKind(conn map[string]string) (connect.Kind, bool) {
 }
 func (h hostTasks) NewSourceTask(v1.TaskID, map[string]string) connect.SourceTask { return h.source }
 func (h hostTasks) NewSinkTask(v1.TaskID, map[string]string) connect.SinkTask     { return h.sink }
+func (h hostTasks) Restartable(err error) bool                                    { return errors.Is(err, errHostGone) }
+
+// errHostGone is what a double's lost host fails its tasks with.
+var errHostGone = errors.New("host gone")
 
 // hostSource polls two serialized records once and records the hooks'
 // calls.

@@ -144,6 +144,45 @@ func (t *task) fail(err error) {
 
 func (t *task) run(ctx context.Context) {
 	defer close(t.done)
+	backoff := hostRestartBackoff
+	for {
+		err := t.runOnce(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		if !t.restartable(err) {
+			// Failed: the task stays FAILED until it is revoked or
+			// assigned anew.
+			<-ctx.Done()
+			return
+		}
+		// Its connector host died: the agent starts the host again on
+		// the next use, and the task with it (docs/plugins.md).
+		t.log.Warn("task failed with its connector host; starting it again", "connector_task", t.id.String(), "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, maxHostRestartBackoff)
+	}
+}
+
+// The waits before a host task that failed with its host starts again.
+const (
+	hostRestartBackoff    = time.Second
+	maxHostRestartBackoff = 30 * time.Second
+)
+
+// restartable reports whether err failed the task only because its
+// connector host was lost (HostTasks.Restartable).
+func (t *task) restartable(err error) bool {
+	return t.hosted != nil && t.cfg.Host != nil && t.cfg.Host.Restartable(err)
+}
+
+// runOnce runs the task until it stops (nil) or fails (the error, already
+// reported, its clients closed).
+func (t *task) runOnce(ctx context.Context) error {
 	r, err := t.newRunner()
 	if err == nil {
 		err = r.open(ctx)
@@ -153,10 +192,11 @@ func (t *task) run(ctx context.Context) {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			t.fail(fmt.Errorf("start: %w", err))
+			err = fmt.Errorf("start: %w", err)
+			t.fail(err)
+			return err
 		}
-		<-ctx.Done()
-		return
+		return nil
 	}
 	t.log.Info("task started", "connector_task", t.id.String())
 	last := time.Now()
@@ -164,8 +204,7 @@ func (t *task) run(ctx context.Context) {
 		if t.isPaused() {
 			if t.snapshotState() != v1.StatePaused {
 				if err := t.commit(ctx, r); err != nil && ctx.Err() == nil {
-					t.failAndClose(ctx, r, err)
-					return
+					return t.failAndClose(r, err)
 				}
 				t.setState(v1.StatePaused, "")
 			}
@@ -186,8 +225,7 @@ func (t *task) run(ctx context.Context) {
 			if ctx.Err() != nil {
 				break
 			}
-			t.failAndClose(ctx, r, err)
-			return
+			return t.failAndClose(r, err)
 		}
 		if time.Since(last) >= t.cfg.FlushInterval {
 			// A commit is not cut off by a stop arriving meanwhile: an
@@ -198,8 +236,7 @@ func (t *task) run(ctx context.Context) {
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, kafkautil.ErrWriterBroken) || errors.Is(err, errAborted) {
-					t.failAndClose(ctx, r, err)
-					return
+					return t.failAndClose(r, err)
 				}
 				// Anything else may pass; the offsets are kept for the next try.
 				t.log.Warn("offset commit failed; will retry", "err", err)
@@ -216,9 +253,10 @@ func (t *task) run(ctx context.Context) {
 	t.closeErr = errors.Join(commitErr, closeErr)
 	if t.closeErr != nil {
 		t.log.Error("task stopped with errors", "err", t.closeErr)
-		return
+		return nil
 	}
 	t.log.Info("task stopped", "connector_task", t.id.String())
+	return nil
 }
 
 // lost is the error of a host task whose process is gone (see HostTasks),
@@ -254,12 +292,12 @@ func (t *task) kafkaOpts(role string, extra ...kgo.Opt) []kgo.Opt {
 	return append(opts, extra...)
 }
 
-// failAndClose reports err, releases the task's clients at once (a fenced
-// task must not keep its producer) and waits to be revoked.
-func (t *task) failAndClose(ctx context.Context, r runner, err error) {
+// failAndClose reports err and releases the task's clients at once (a
+// fenced task must not keep its producer); it returns err.
+func (t *task) failAndClose(r runner, err error) error {
 	t.fail(err)
 	t.closeErr = r.close()
-	<-ctx.Done()
+	return err
 }
 
 func (t *task) snapshotState() string {

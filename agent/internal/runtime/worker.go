@@ -85,6 +85,9 @@ type HostTasks interface {
 	// connector, of the kind TaskKind said.
 	NewSourceTask(id v1.TaskID, connectorConfig map[string]string) connect.SourceTask
 	NewSinkTask(id v1.TaskID, connectorConfig map[string]string) connect.SinkTask
+	// Restartable reports whether err failed a host task only because its
+	// process was lost: the task then starts again, with a new host.
+	Restartable(err error) bool
 }
 
 // Worker runs tasks.
