@@ -21,7 +21,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
+.PHONY: run build javahost plugins test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -35,6 +35,18 @@ build:
 ## Java 17 and Maven, which nothing else in the build does
 javahost:
 	cd connect/javahost && mvn -q -B -DskipTests package
+
+## plugins: lay out the Kafka Connect plugins of deploy/plugins (Maven Central) in .cache/plugins,
+## a plugin path for an agent's --plugin-path
+plugins:
+	./deploy/plugins/fetch.sh
+
+## test-plugins: Java plugins through the connector host (a JDK 17 and Maven): the host's own tests,
+## then tests/plugins on the embedded broker; `make test` skips them and needs no JDK
+test-plugins: javahost plugins
+	cd connect/javahost && mvn -q -B test
+	cd tests && SLUICE_TEST_PLUGINS=$(CURDIR)/.cache/plugins SLUICE_CONNECT_HOST_DIR=$(CURDIR)/connect/javahost/target \
+		$(GO) test $(TEST_FLAGS) ./plugins/
 
 ## test: every test — unit, integration and end-to-end — on the embedded broker
 test: test-unit test-integration
