@@ -232,7 +232,11 @@ func (s *Supervisor) Conn(ctx context.Context) (*Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		s.backoff(time.Time{})
+		if ctx.Err() == nil {
+			// A caller that gave up says nothing of the host: only a
+			// start that failed on its own counts towards the backoff.
+			s.backoff(time.Time{})
+		}
 		return nil, err
 	}
 	if s.stopped {

@@ -37,6 +37,9 @@ func NewTasks(sup *Supervisor, ps []v1.PluginInfo, builtin *plugins.Registry, wo
 func (f *Tasks) Plugin(conn map[string]string) (v1.PluginInfo, bool) {
 	class := strings.TrimSpace(conn["connector.class"])
 	version := strings.TrimSpace(conn[versionKey])
+	if strings.ContainsAny(version, "[(") {
+		version = "" // a range: whichever version the host has, as the coordinator decides
+	}
 	var match []v1.PluginInfo
 	for _, p := range f.plugins {
 		if p.Type != string(connect.KindSource) && p.Type != string(connect.KindSink) {

@@ -146,6 +146,7 @@ func (t *task) run(ctx context.Context) {
 	defer close(t.done)
 	backoff := hostRestartBackoff
 	for {
+		began := time.Now()
 		err := t.runOnce(ctx)
 		if err == nil || ctx.Err() != nil {
 			return
@@ -157,7 +158,12 @@ func (t *task) run(ctx context.Context) {
 			return
 		}
 		// Its connector host died: the agent starts the host again on
-		// the next use, and the task with it (docs/plugins.md).
+		// the next use, and the task with it (docs/plugins.md). A task
+		// that ran a while before its host died waits the first wait
+		// again, not the longer one earlier deaths grew it to.
+		if time.Since(began) > healthyHostRun {
+			backoff = hostRestartBackoff
+		}
 		t.log.Warn("task failed with its connector host; starting it again", "connector_task", t.id.String(), "in", backoff)
 		select {
 		case <-ctx.Done():
@@ -172,6 +178,7 @@ func (t *task) run(ctx context.Context) {
 const (
 	hostRestartBackoff    = time.Second
 	maxHostRestartBackoff = 30 * time.Second
+	healthyHostRun        = time.Minute
 )
 
 // restartable reports whether err failed the task only because its

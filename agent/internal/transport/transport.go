@@ -121,10 +121,13 @@ type Transport struct {
 
 	reports chan v1.StatusReport
 	// ctx ends when Stop is called: connector events retried in the
-	// background stop with it.
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   sync.WaitGroup
+	// background stop with it. runMu guards ctx and stopped, so that no
+	// event's goroutine is added to done once Stop waits for it.
+	runMu   sync.Mutex
+	ctx     context.Context
+	stopped bool
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
 }
 
 // New makes a transport; Start serves and begins the session.
@@ -194,8 +197,9 @@ func (t *Transport) Start() error {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.cancel = cancel
-	t.ctx = ctx
+	t.runMu.Lock()
+	t.cancel, t.ctx = cancel, ctx
+	t.runMu.Unlock()
 	t.done.Add(2)
 	go t.sessionLoop(ctx)
 	go t.reportLoop(ctx)
@@ -209,8 +213,12 @@ func (t *Transport) subject(template string) string {
 
 // Stop ends the session loops and the service (tasks are the worker's).
 func (t *Transport) Stop() {
-	if t.cancel != nil {
-		t.cancel()
+	t.runMu.Lock()
+	t.stopped = true
+	cancel := t.cancel
+	t.runMu.Unlock()
+	if cancel != nil {
+		cancel()
 		t.done.Wait()
 	}
 	if t.svc != nil {
@@ -394,12 +402,15 @@ func (t *Transport) connectorEndpoint(ctx context.Context, req any) (any, error)
 // to it).
 func (t *Transport) ConnectorEvent(ev v1.PluginConnectorEvent) {
 	ev.AgentID = t.cfg.AgentID
+	t.runMu.Lock()
 	ctx := t.ctx
-	if ctx == nil {
-		return // not started: no leader to tell
+	if ctx == nil || t.stopped {
+		t.runMu.Unlock()
+		return // not started, or stopping: no leader to tell
 	}
-	term := t.leaderTerm()
 	t.done.Add(1)
+	t.runMu.Unlock()
+	term := t.leaderTerm()
 	go func() {
 		defer t.done.Done()
 		backoff := 100 * time.Millisecond

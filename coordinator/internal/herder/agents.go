@@ -72,7 +72,12 @@ func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
 // Reconcile runs again only when the report changed something.
 func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	h.mu.Lock()
+	prev, wasKnown := h.agents.Get(r.AgentID)
 	known, changed := h.agents.Observe(r, register, time.Now())
+	// An agent that registers again with a later start is a new process:
+	// the connectors its old host ran are gone with it, though no lease ran
+	// out (it came back within it).
+	restarted := known && register && wasKnown && prev.Registered && !r.StartedAt.IsZero() && !prev.StartedAt.Equal(r.StartedAt)
 	if known {
 		h.rememberHostPlugins(r.HostPlugins)
 	}
@@ -93,9 +98,14 @@ func (h *Herder) observeAgent(r *v1.RegisterRequest, register bool) bool {
 	if !known {
 		return false
 	}
+	if restarted {
+		h.agentsGone([]string{r.AgentID})
+	}
 	if changed {
 		h.trigger()
-		if register && len(r.HostPlugins) > 0 {
+		if len(r.HostPlugins) > 0 {
+			// A new agent with a host, or a host with new plugins: a
+			// connector waiting for one need not wait out its backoff.
 			h.hostAgentJoined()
 		}
 	}

@@ -188,7 +188,7 @@ func (h *Herder) schedulerTask(id v1.TaskID) (scheduler.Task, bool) {
 		return t, false
 	}
 	t.Selector = sel
-	if p, ok := h.choosePlugin(c.Config); ok {
+	if p, ok := h.choosePluginLocked(c.Config); ok {
 		t.Plugin = p.placement()
 	}
 	return t, true

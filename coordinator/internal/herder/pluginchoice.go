@@ -60,6 +60,14 @@ func (c pluginChoice) placement() string {
 // this process's lifetime, so that a connector whose agents are all down is
 // still known as Java) is Java. ok is false for a class nobody has.
 func (h *Herder) choosePlugin(props map[string]string) (pluginChoice, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.choosePluginLocked(props)
+}
+
+// choosePluginLocked is choosePlugin for a caller that holds h.mu (the
+// scheduler's view of a drain or a rebalance).
+func (h *Herder) choosePluginLocked(props map[string]string) (pluginChoice, bool) {
 	cls := connect.JavaTrim(props[validate.ConnectorClassConfig])
 	pinned := connect.JavaTrim(props[validate.ConnectorVersionConfig])
 	if strings.ContainsAny(pinned, "[(") {
@@ -104,10 +112,8 @@ func hostPluginNamed(class, name string) bool {
 }
 
 // knownHostPlugins are the Java plugins of live agents' hosts and those
-// seen before, by class and version.
+// seen before, by class and version. The caller holds h.mu.
 func (h *Herder) knownHostPlugins() map[registry.PluginKey]v1.PluginInfo {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	out := h.agents.HostPlugins()
 	for k, info := range h.hostSeen {
 		if _, ok := out[k]; !ok {
@@ -118,10 +124,8 @@ func (h *Herder) knownHostPlugins() map[registry.PluginKey]v1.PluginInfo {
 }
 
 // liveHostVersion is the newest-sorting version of class the live hosts
-// have (a status shows it); empty when none has it.
+// have (a status shows it); empty when none has it. The caller holds h.mu.
 func (h *Herder) liveHostVersion(class string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	var versions []string
 	for k := range h.agents.HostPlugins() {
 		if k.Class == class {
