@@ -194,19 +194,39 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 	if len(r.Moves) != len(plan.Moves) || r.ID == "" {
 		t.Fatalf("rebalance %+v, dry run %+v", r, plan)
 	}
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
-		c.Must(http.StatusOK, "GET", "/sluice/rebalance", nil).JSON(t, &r)
-		return r.State == v1.DrainDone, fmt.Sprintf("rebalance %+v", r)
-	})
+	waitDone := func() {
+		harness.Eventually(t, 60*time.Second, func() (bool, string) {
+			c.Must(http.StatusOK, "GET", "/sluice/rebalance", nil).JSON(t, &r)
+			return r.State == v1.DrainDone, fmt.Sprintf("rebalance %+v", r)
+		})
+	}
+	waitDone()
+	// A move whose task the planner placed elsewhere meanwhile is skipped,
+	// as documented (on a slow broker a task restarted by the rolling
+	// restart can still be settling): a second rebalance evens out what
+	// the first one left.
+	skipped := 0
+	for _, m := range r.Moves {
+		if m.State == "skipped" {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		t.Logf("%d of %d moves skipped: rebalancing again", skipped, len(r.Moves))
+		c.Must(http.StatusAccepted, "POST", "/sluice/rebalance?max_moves=2", nil).JSON(t, &r)
+		waitDone()
+	}
 	for _, n := range names {
 		c.WaitState(n, "RUNNING", 4, "RUNNING")
 	}
-	after := loadsOf(workersOf(c, names...))
-	counts := []int{after["agent-1"], after["agent-2"], after["agent-3"]}
-	sort.Ints(counts)
-	if counts[2]-counts[0] > 1 {
-		t.Fatalf("after the rebalance: %v (was %v)", after, loads)
-	}
+	// The statuses show where tasks run once their new agents report them:
+	// a moved task's old RUNNING status can be read a moment longer.
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		after := loadsOf(workersOf(c, names...))
+		counts := []int{after["agent-1"], after["agent-2"], after["agent-3"]}
+		sort.Ints(counts)
+		return counts[2]-counts[0] <= 1, fmt.Sprintf("after the rebalance: %v (was %v)", after, loads)
+	})
 	var again v1.Rebalance
 	c.Must(http.StatusOK, "POST", "/sluice/rebalance?dry_run=true", nil).JSON(t, &again)
 	if len(again.Moves) != 0 {
