@@ -4,6 +4,8 @@ GO ?= go
 # Tests share a 2-core machine with a Kafka broker: keep parallelism modest.
 TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
 KAFKA ?= 127.0.0.1:9092
+# The PostgreSQL of the Debezium tests (make postgres-up).
+POSTGRES ?= 127.0.0.1:55432
 # The secured listeners kafka-up.sh opens beside $(KAFKA), and the directory
 # it writes their CA, client certificate, SCRAM user and flag files to.
 KAFKA_SASL_SSL ?= 127.0.0.1:9094
@@ -21,7 +23,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost plugins test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
+.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -41,12 +43,22 @@ javahost:
 plugins:
 	./deploy/plugins/fetch.sh
 
+## postgres-up / postgres-down: a PostgreSQL with wal_level=logical on $(POSTGRES) for the Debezium
+## tests (Debian's postgresql, installed with apt-get when missing)
+postgres-up:
+	POSTGRES_PORT=$(lastword $(subst :, ,$(POSTGRES))) ./deploy/postgres/postgres-up.sh
+
+postgres-down:
+	./deploy/postgres/postgres-down.sh
+
 ## test-plugins: Java plugins through the connector host (a JDK 17 and Maven): the host's own tests,
-## then tests/plugins on the embedded broker; `make test` skips them and needs no JDK
+## then tests/plugins on the embedded broker, with a PostgreSQL for Debezium (started and stopped
+## here); `make test` skips them and needs no JDK
 test-plugins: javahost plugins
 	cd connect/javahost && mvn -q -B test
-	cd tests && SLUICE_TEST_PLUGINS=$(CURDIR)/.cache/plugins SLUICE_CONNECT_HOST_DIR=$(CURDIR)/connect/javahost/target \
-		$(GO) test $(TEST_FLAGS) ./plugins/
+	@set -euo pipefail; $(MAKE) --no-print-directory postgres-up; trap '$(CURDIR)/deploy/postgres/postgres-down.sh' EXIT; \
+		cd tests && SLUICE_TEST_PLUGINS=$(CURDIR)/.cache/plugins SLUICE_CONNECT_HOST_DIR=$(CURDIR)/connect/javahost/target \
+		SLUICE_TEST_POSTGRES=$(POSTGRES) $(GO) test $(TEST_FLAGS) ./plugins/
 
 ## test: every test — unit, integration and end-to-end — on the embedded broker
 test: test-unit test-integration

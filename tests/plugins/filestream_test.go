@@ -19,9 +19,9 @@ const (
 	sourceClass = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 	sinkClass   = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 	// javaFileVersion is the version the host gives Kafka's connect-file
-	// jar (deploy/plugins/connect-file): connector.plugin.version picks it
+	// jar (deploy/plugins/connect-file; 4.3.1 reports the host kafka-clients' 4.4.0): connector.plugin.version picks it
 	// over Sluice's built-in of the same class.
-	javaFileVersion = "4.3.1"
+	javaFileVersion = "4.4.0"
 )
 
 // start runs a cluster whose agents have the plugin path, or skips the

@@ -70,9 +70,9 @@ public final class PluginCatalog {
     private static final Pattern JAR_VERSION = Pattern.compile("-(\\d[^/]*)\\.jar$");
 
     /**
-     * A plugin's version; one whose version() failed (Kafka's scanner says "undefined": Kafka's
-     * connect-file 4.3.1 asks kafka-clients for a class 4.4 moved) is named by its jar's Maven
-     * version instead, so that connector.plugin.version can still pick it.
+     * A plugin's version; one whose version() failed (Kafka's scanner says "undefined", as for a
+     * plugin built against an older Kafka that calls a class Kafka since moved) is named by its
+     * jar's Maven version instead, so that connector.plugin.version can still pick it.
      */
     static String versionOf(PluginDesc<?> desc) {
         if (!UNDEFINED.equals(desc.version())) {
