@@ -4,8 +4,9 @@ GO ?= go
 # Tests share a 2-core machine with a Kafka broker: keep parallelism modest.
 TEST_FLAGS ?= -p 2 -count=1 -timeout 15m
 KAFKA ?= 127.0.0.1:9092
-# The PostgreSQL of the Debezium tests (make postgres-up).
-POSTGRES ?= 127.0.0.1:55432
+# The PostgreSQL of the Debezium tests (make postgres-up), on a port below
+# Linux's ephemeral range, which a client's outgoing port could hold.
+POSTGRES ?= 127.0.0.1:15432
 # The secured listeners kafka-up.sh opens beside $(KAFKA), and the directory
 # it writes their CA, client certificate, SCRAM user and flag files to.
 KAFKA_SASL_SSL ?= 127.0.0.1:9094

@@ -21,7 +21,7 @@ func postgres(t *testing.T) (host, port string) {
 	t.Helper()
 	addr := os.Getenv("SLUICE_TEST_POSTGRES")
 	if addr == "" {
-		t.Skip("SLUICE_TEST_POSTGRES is not set (make postgres-up starts one on 127.0.0.1:55432)")
+		t.Skip("SLUICE_TEST_POSTGRES is not set (make postgres-up starts one on 127.0.0.1:15432)")
 	}
 	host, port, ok := strings.Cut(addr, ":")
 	if !ok {
@@ -52,6 +52,10 @@ func TestDebeziumPostgresSnapshotAndStream(t *testing.T) {
 	prefix := c.Name("db")
 	slot := strings.ReplaceAll(c.Prefix, "-", "_")
 	t.Cleanup(func() {
+		// The connector is gone with the cluster (cleanups run last in,
+		// first out); its walsender may linger a moment, so end it first.
+		exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
+			"SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"+slot+"' AND active_pid IS NOT NULL").Run()
 		exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
 			"SELECT pg_drop_replication_slot('"+slot+"') FROM pg_replication_slots WHERE slot_name = '"+slot+"'").Run()
 	})
