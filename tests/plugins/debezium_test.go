@@ -3,6 +3,7 @@ package plugins
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,27 +31,38 @@ func postgres(t *testing.T) (host, port string) {
 	return host, port
 }
 
-// sql runs statements with psql as user postgres.
-func sql(t *testing.T, host, port string, stmts ...string) {
-	t.Helper()
-	cmd := exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c", strings.Join(stmts, "; "))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("psql: %v\n%s", err, out)
-	}
+// sluice is what the Debezium tests need of a cluster, in-process
+// (harness.Cluster) or of separate processes (e2e.Cluster).
+type sluice interface {
+	Name(base string) string
+	Do(method, path string, body any) harness.Response
+	Must(want int, method, path string, body any) harness.Response
+	ReadTopic(topic string) []harness.Record
 }
 
-// TestDebeziumPostgresSnapshotAndStream: Debezium's PostgreSQL connector,
-// unchanged, through the connector host: a snapshot of a table, then an
-// insert, an update and a delete streamed, in Debezium's envelope; GET
-// …/offsets shows Debezium's own offsets ({"server": …} → {"lsn": …}).
-func TestDebeziumPostgresSnapshotAndStream(t *testing.T) {
+// debezium is one Debezium PostgreSQL connector, "pg", capturing a table of
+// its own (id int primary key, name text) through its own replication slot
+// and publication, which the test's cleanup drops.
+type debezium struct {
+	t          *testing.T
+	c          sluice
+	host, port string
+	table      string // the captured table, in schema public
+	prefix     string // topic.prefix, Debezium's "server" partition key
+	topic      string // the table's change topic
+}
+
+// newDebezium creates the table with rows 1 'one', 2 'two', 3 'three' and
+// the connector, its config given extra keys on top of the test's own.
+func newDebezium(t *testing.T, c sluice, extra map[string]string) *debezium {
+	t.Helper()
 	host, port := postgres(t)
-	c := start(t, 1)
-	table := strings.ReplaceAll(c.Name("items"), "-", "_")
-	sql(t, host, port, "DROP TABLE IF EXISTS "+table, "CREATE TABLE "+table+" (id int PRIMARY KEY, name text)",
-		"INSERT INTO "+table+" VALUES (1, 'one'), (2, 'two'), (3, 'three')")
-	prefix := c.Name("db")
-	slot := strings.ReplaceAll(c.Prefix, "-", "_")
+	d := &debezium{t: t, c: c, host: host, port: port,
+		table: strings.ReplaceAll(c.Name("items"), "-", "_"), prefix: c.Name("db")}
+	d.topic = d.prefix + ".public." + d.table
+	d.sql("DROP TABLE IF EXISTS "+d.table, "CREATE TABLE "+d.table+" (id int PRIMARY KEY, name text)",
+		"INSERT INTO "+d.table+" VALUES (1, 'one'), (2, 'two'), (3, 'three')")
+	slot := d.table // unique to the cluster, and a valid slot name
 	t.Cleanup(func() {
 		// The connector is gone with the cluster (cleanups run last in,
 		// first out); its walsender may linger a moment, so end it first.
@@ -59,55 +71,139 @@ func TestDebeziumPostgresSnapshotAndStream(t *testing.T) {
 		exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
 			"SELECT pg_drop_replication_slot('"+slot+"') FROM pg_replication_slots WHERE slot_name = '"+slot+"'").Run()
 	})
-	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "pg", "config": map[string]string{
+	cfg := map[string]string{
 		"connector.class": debeziumClass, "tasks.max": "1",
 		"database.hostname": host, "database.port": port, "database.user": "postgres", "database.password": "unused",
-		"database.dbname": "postgres", "topic.prefix": prefix, "plugin.name": "pgoutput",
+		"database.dbname": "postgres", "topic.prefix": d.prefix, "plugin.name": "pgoutput",
 		"slot.name": slot, "publication.name": slot, "publication.autocreate.mode": "filtered",
-		"table.include.list": "public." + table,
+		"table.include.list": "public." + d.table,
 		"key.converter":      "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable": "false",
 		"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
-	}})
-	topic := prefix + ".public." + table
-	events := func() []map[string]any {
-		var out []map[string]any
-		for _, r := range c.ReadTopic(topic) {
-			var ev map[string]any
-			if r.Value != nil && json.Unmarshal(r.Value, &ev) == nil {
-				out = append(out, ev)
-			}
-		}
-		return out
 	}
-	ops := func() string {
-		var s []string
-		for _, ev := range events() {
-			s = append(s, fmt.Sprint(ev["op"]))
-		}
-		return strings.Join(s, ",")
+	maps.Copy(cfg, extra)
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "pg", "config": cfg})
+	return d
+}
+
+// sql runs statements with psql as user postgres, in one transaction.
+func (d *debezium) sql(stmts ...string) {
+	d.t.Helper()
+	cmd := exec.Command("psql", "-h", d.host, "-p", d.port, "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c", strings.Join(stmts, "; "))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		d.t.Fatalf("psql: %v\n%s", err, out)
 	}
-	harness.Eventually(t, 90*time.Second, func() (bool, string) {
-		return ops() == "r,r,r", "snapshot events: " + ops()
+}
+
+// events are the change events in the table's topic, in order.
+func (d *debezium) events() []map[string]any {
+	var out []map[string]any
+	for _, r := range d.c.ReadTopic(d.topic) {
+		var ev map[string]any
+		if r.Value != nil && json.Unmarshal(r.Value, &ev) == nil {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// ops are the events' operations, comma-separated: "r" snapshot, "c"
+// insert, "u" update, "d" delete.
+func (d *debezium) ops() string {
+	var s []string
+	for _, ev := range d.events() {
+		s = append(s, fmt.Sprint(ev["op"]))
+	}
+	return strings.Join(s, ",")
+}
+
+// waitOps waits until the topic's operations are want.
+func (d *debezium) waitOps(timeout time.Duration, want string) {
+	d.t.Helper()
+	harness.Eventually(d.t, timeout, func() (bool, string) {
+		got := d.ops()
+		return got == want, "events: " + got + ", want " + want
 	})
-	sql(t, host, port, "INSERT INTO "+table+" VALUES (4, 'four')", "UPDATE "+table+" SET name = 'TWO' WHERE id = 2",
-		"DELETE FROM "+table+" WHERE id = 3")
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
-		return ops() == "r,r,r,c,u,d", "events: " + ops()
+}
+
+// offset is the connector's one committed offset as GET …/offsets shows
+// it, nil while it has none.
+func (d *debezium) offset() map[string]any {
+	r := d.c.Do("GET", "/connectors/pg/offsets", nil)
+	var body struct {
+		Offsets []struct {
+			Partition map[string]any `json:"partition"`
+			Offset    map[string]any `json:"offset"`
+		} `json:"offsets"`
+	}
+	if json.Unmarshal(r.Body, &body) != nil || len(body.Offsets) != 1 {
+		return nil
+	}
+	if p := body.Offsets[0].Partition; len(p) != 1 || p["server"] != d.prefix {
+		d.t.Fatalf("offsets %s: want Debezium's one partition {\"server\": %q}", r.Body, d.prefix)
+	}
+	return body.Offsets[0].Offset
+}
+
+// waitStreamedOffset waits until the committed offset is a streaming one
+// (an LSN, no snapshot marker) other than not, and returns it.
+func (d *debezium) waitStreamedOffset(not map[string]any) map[string]any {
+	d.t.Helper()
+	var off map[string]any
+	harness.Eventually(d.t, 30*time.Second, func() (bool, string) {
+		off = d.offset()
+		_, snapshot := off["snapshot"]
+		return off["lsn"] != nil && !snapshot && !maps.Equal(off, not), fmt.Sprintf("offset %v", off)
 	})
-	up := events()[4]
+	return off
+}
+
+// TestDebeziumPostgresSnapshotAndStream: Debezium's PostgreSQL connector,
+// unchanged, through the connector host: a snapshot of a table, then an
+// insert, an update and a delete streamed, in Debezium's envelope; GET
+// …/offsets shows Debezium's own offsets ({"server": …} → {"lsn": …}).
+func TestDebeziumPostgresSnapshotAndStream(t *testing.T) {
+	d := newDebezium(t, start(t, 1), nil)
+	d.waitOps(90*time.Second, "r,r,r")
+	d.sql("INSERT INTO "+d.table+" VALUES (4, 'four')", "UPDATE "+d.table+" SET name = 'TWO' WHERE id = 2",
+		"DELETE FROM "+d.table+" WHERE id = 3")
+	d.waitOps(60*time.Second, "r,r,r,c,u,d")
+	up := d.events()[4]
 	if after, _ := up["after"].(map[string]any); after["name"] != "TWO" {
 		t.Fatalf("update event %v: want after.name TWO", up)
 	}
+	d.waitStreamedOffset(nil)
+}
+
+// TestDebeziumPostgresOffsetsRewind: stop the connector, PATCH its offset
+// back to an earlier LSN, resume: the changes after that LSN are emitted
+// again, and no snapshot is taken. (flush.lsn.source=false keeps the slot
+// from confirming the LSNs Debezium read, which would make PostgreSQL skip
+// them whatever the offset says: a rewind needs the WAL still there.)
+func TestDebeziumPostgresOffsetsRewind(t *testing.T) {
+	d := newDebezium(t, start(t, 1), map[string]string{"flush.lsn.source": "false"})
+	d.waitOps(90*time.Second, "r,r,r")
+	d.sql("INSERT INTO " + d.table + " VALUES (4, 'four')")
+	d.waitOps(60*time.Second, "r,r,r,c")
+	mark := d.waitStreamedOffset(nil)
+	d.sql("UPDATE " + d.table + " SET name = 'TWO' WHERE id = 2")
+	d.sql("DELETE FROM " + d.table + " WHERE id = 3")
+	d.waitOps(60*time.Second, "r,r,r,c,u,d")
+	d.waitStreamedOffset(mark)
+
+	d.c.Must(http.StatusNoContent, "PUT", "/connectors/pg/stop", nil)
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		r := c.Do("GET", "/connectors/pg/offsets", nil)
-		var body struct {
-			Offsets []struct {
-				Partition map[string]any `json:"partition"`
-				Offset    map[string]any `json:"offset"`
-			} `json:"offsets"`
-		}
-		json.Unmarshal(r.Body, &body)
-		ok := len(body.Offsets) == 1 && body.Offsets[0].Partition["server"] == prefix && body.Offsets[0].Offset["lsn"] != nil
-		return ok, fmt.Sprintf("offsets %s", r.Body)
+		r := d.c.Do("GET", "/connectors/pg/status", nil)
+		return strings.Contains(string(r.Body), `"STOPPED"`), "status " + string(r.Body)
 	})
+	d.c.Must(http.StatusOK, "PATCH", "/connectors/pg/offsets", map[string]any{"offsets": []any{
+		map[string]any{"partition": map[string]any{"server": d.prefix}, "offset": mark}}})
+	if got := d.offset(); !maps.EqualFunc(got, mark, func(a, b any) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
+		t.Fatalf("offset after PATCH %v, want %v", got, mark)
+	}
+	d.c.Must(http.StatusAccepted, "PUT", "/connectors/pg/resume", nil)
+	d.waitOps(60*time.Second, "r,r,r,c,u,d,u,d")
+	again := d.events()[6]
+	if after, _ := again["after"].(map[string]any); after["name"] != "TWO" {
+		t.Fatalf("re-emitted update %v: want after.name TWO", again)
+	}
 }
