@@ -28,11 +28,20 @@ const (
 // test when none is given.
 func start(t *testing.T, agents int) *harness.Cluster {
 	t.Helper()
+	path, hostDir := hostSetup(t)
+	return harness.Start(t, harness.Options{Agents: agents, PluginPath: path, ConnectorHostDir: hostDir})
+}
+
+// hostSetup is the plugin path (SLUICE_TEST_PLUGINS) and the connector
+// host's directory (SLUICE_CONNECT_HOST_DIR, absolute) agents get, or skips
+// the test when no plugin path is given.
+func hostSetup(t *testing.T) (pluginPath []string, hostDir string) {
+	t.Helper()
 	path := os.Getenv("SLUICE_TEST_PLUGINS")
 	if path == "" {
 		t.Skip("SLUICE_TEST_PLUGINS is not set (make test-plugins lays out the plugins and sets it)")
 	}
-	hostDir := os.Getenv("SLUICE_CONNECT_HOST_DIR")
+	hostDir = os.Getenv("SLUICE_CONNECT_HOST_DIR")
 	if hostDir == "" {
 		hostDir = filepath.Join("..", "..", "connect", "javahost", "target")
 	}
@@ -40,7 +49,7 @@ func start(t *testing.T, agents int) *harness.Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return harness.Start(t, harness.Options{Agents: agents, PluginPath: strings.Split(path, ","), ConnectorHostDir: abs})
+	return strings.Split(path, ","), abs
 }
 
 // lines are n numbered lines, some with characters a converter could get
