@@ -49,3 +49,37 @@ func TestRemote(t *testing.T) {
 		t.Fatalf("plugin config %v", defs)
 	}
 }
+
+// TestRemoteTakesPluginKeysFromTheHost: a Java transformation the Go
+// registry does not have is valid when the host validated it, and a
+// converter the host validated has its settings listed once, the host's.
+func TestRemoteTakesPluginKeysFromTheHost(t *testing.T) {
+	p := &connect.Plugin{Class: "com.example.RemoteSource", Kind: connect.KindSource, Version: "1.2.3"}
+	json := "org.apache.kafka.connect.json.JsonConverter"
+	unwrap := "io.debezium.transforms.ExtractNewRecordState"
+	props := map[string]string{"name": "r", "connector.class": p.Class, "transforms": "unwrap",
+		"transforms.unwrap.type": unwrap, "value.converter": json, "value.converter.schemas.enable": "false"}
+	if local := Remote(plugins.Builtin(), p, props, nil); local.ErrorCount != 1 {
+		t.Fatalf("without the host's entries: %d errors, want 1 (the transformation's class)", local.ErrorCount)
+	}
+	no := "false"
+	own := []v1.ConfigInfo{
+		{Definition: v1.ConfigKeyInfo{Name: "transforms.unwrap.type", Type: "CLASS"},
+			Value: v1.ConfigValueInfo{Name: "transforms.unwrap.type", Value: &unwrap}},
+		{Definition: v1.ConfigKeyInfo{Name: "value.converter", Type: "CLASS"},
+			Value: v1.ConfigValueInfo{Name: "value.converter", Value: &json}},
+		{Definition: v1.ConfigKeyInfo{Name: "value.converter.schemas.enable", Type: "BOOLEAN"},
+			Value: v1.ConfigValueInfo{Name: "value.converter.schemas.enable", Value: &no}},
+	}
+	got := Remote(plugins.Builtin(), p, props, own)
+	count := map[string]int{}
+	for _, c := range got.Configs {
+		count[c.Value.Name]++
+		if len(c.Value.Errors) > 0 {
+			t.Errorf("%s: %v", c.Value.Name, c.Value.Errors)
+		}
+	}
+	if got.ErrorCount != 0 || count["transforms.unwrap.type"] != 1 || count["value.converter"] != 1 || count["value.converter.schemas.enable"] != 1 {
+		t.Fatalf("error_count %d, entries %v", got.ErrorCount, count)
+	}
+}

@@ -76,7 +76,7 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 		}
 	}
 	infos := generateResult(cls, keys, append(base, ownValues...), groups)
-	return withConverters(reg, props, base, infos), p, nil
+	return withConverters(reg, props, base, infos, func(string) bool { return false }), p, nil
 }
 
 // framework validates the framework keys of connector p's config: its
@@ -96,13 +96,17 @@ func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string
 	return def, base
 }
 
-// withConverters adds the keys of the converters the config names.
-func withConverters(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, infos v1.ConfigInfos) v1.ConfigInfos {
+// withConverters adds the keys of the converters the config names, but for
+// those whose class key validated elsewhere says.
+func withConverters(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, infos v1.ConfigInfos, elsewhere func(key string) bool) v1.ConfigInfos {
 	for _, c := range []struct{ key, versionKey, typ string }{
 		{HeaderConverterConfig, HeaderConverterVersionConfig, "header"},
 		{KeyConverterConfig, KeyConverterVersionConfig, "key"},
 		{ValueConverterConfig, ValueConverterVersionConfig, "value"},
 	} {
+		if elsewhere(c.key) {
+			continue
+		}
 		if ci := converterInfos(reg, props, base, c.key, c.versionKey, c.typ); ci != nil {
 			infos = merge(infos, *ci)
 		}
@@ -141,7 +145,9 @@ func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o
 			infos.Groups = append(infos.Groups, *g)
 		}
 	}
-	return withConverters(reg, props, base, infos)
+	return withConverters(reg, props, base, infos, func(key string) bool {
+		return slices.ContainsFunc(own, func(c v1.ConfigInfo) bool { return c.Definition.Name == key })
+	})
 }
 
 // converterDefault is Kafka 4.1's converterDefaults: with a worker converter

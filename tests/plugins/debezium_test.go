@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,4 +207,62 @@ func TestDebeziumPostgresOffsetsRewind(t *testing.T) {
 	if after, _ := again["after"].(map[string]any); after["name"] != "TWO" {
 		t.Fatalf("re-emitted update %v: want after.name TWO", again)
 	}
+}
+
+// TestDebeziumWithJavaTransforms: a Debezium connector whose config names
+// Java transformations and a predicate — Debezium's ExtractNewRecordState
+// from its plugin directory, Kafka's InsertField and TopicNameMatches from
+// the host's classpath — is validated against the host's classes (a bad
+// setting of one is a 400 naming the key) and runs them in the host: the
+// topic holds the flat rows.
+func TestDebeziumWithJavaTransforms(t *testing.T) {
+	c := start(t, 1)
+	transforms := map[string]string{
+		"transforms":                                       "unwrap,origin",
+		"transforms.unwrap.type":                           "io.debezium.transforms.ExtractNewRecordState",
+		"transforms.origin.type":                           "org.apache.kafka.connect.transforms.InsertField$Value",
+		"transforms.origin.static.field":                   "origin",
+		"transforms.origin.static.value":                   "sluice",
+		"transforms.origin.predicate":                      "isItems",
+		"predicates":                                       "isItems",
+		"predicates.isItems.type":                          "org.apache.kafka.connect.transforms.predicates.TopicNameMatches",
+		"predicates.isItems.pattern":                       ".*items.*",
+		"value.converter.schemas.enable":                   "false",
+		"transforms.unwrap.delete.tombstone.handling.mode": "drop",
+	}
+	bad := maps.Clone(transforms)
+	bad["connector.class"] = debeziumClass
+	bad["predicates.isItems.pattern"] = "(unclosed"
+	r := c.Must(http.StatusOK, "PUT", "/connector-plugins/"+debeziumClass+"/config/validate", bad)
+	var infos struct {
+		ErrorCount int `json:"error_count"`
+		Configs    []struct {
+			Value struct {
+				Name   string   `json:"name"`
+				Errors []string `json:"errors"`
+			} `json:"value"`
+		} `json:"configs"`
+	}
+	if err := json.Unmarshal(r.Body, &infos); err != nil {
+		t.Fatal(err)
+	}
+	var errored []string
+	for _, ci := range infos.Configs {
+		if len(ci.Value.Errors) > 0 {
+			errored = append(errored, ci.Value.Name)
+		}
+	}
+	if !slices.Contains(errored, "predicates.isItems.pattern") || slices.ContainsFunc(errored, func(k string) bool { return strings.HasSuffix(k, ".type") }) {
+		t.Fatalf("validate with a bad predicate pattern: errors on %v (%d), want one on predicates.isItems.pattern and none on a type", errored, infos.ErrorCount)
+	}
+
+	d := newDebezium(t, c, transforms)
+	want := []string{`{"id":1,"name":"one","origin":"sluice"}`, `{"id":2,"name":"two","origin":"sluice"}`, `{"id":3,"name":"three","origin":"sluice"}`}
+	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+		var got []string
+		for _, rec := range c.ReadTopic(d.topic) {
+			got = append(got, string(rec.Value))
+		}
+		return slices.Equal(got, want), fmt.Sprintf("values %q, want %q", got, want)
+	})
 }

@@ -1,5 +1,6 @@
 package io.sluice.connect.host;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
@@ -17,17 +18,23 @@ import org.apache.kafka.connect.runtime.rest.entities.ConfigKeyInfo;
 /**
  * connector.validate and connector.config_def: Kafka Connect's validation of a connector's own
  * keys (its {@code config()} ConfigDef and its {@code validate()}), answered in the REST API's
- * shapes with Kafka's own entities. The worker-level keys (name, tasks.max, converters,
- * transforms…) are the agent's to validate.
+ * shapes with Kafka's own entities, and the framework keys only the plugins' classes can
+ * validate (transformations, predicates, converters: {@link PluginKeysValidator}). The other
+ * worker-level keys (name, tasks.max…) are the coordinator's to validate.
  */
 public final class ConnectorValidator {
     private final Plugins plugins;
+    private final PluginKeysValidator pluginKeys;
 
     public ConnectorValidator(Plugins plugins) {
         this.plugins = plugins;
+        this.pluginKeys = new PluginKeysValidator(plugins);
     }
 
-    /** The ConfigInfo entries of /config/validate for the connector's own keys. */
+    /**
+     * The ConfigInfo entries of /config/validate for the connector's own keys, then those of
+     * the transformations, predicates and converters the config names.
+     */
     public List<ConfigInfo> validate(Map<String, String> config) {
         String className = config.get(ConnectorConfig.CONNECTOR_CLASS_CONFIG);
         if (className == null || className.isBlank()) {
@@ -42,7 +49,9 @@ public final class ConnectorValidator {
             Config result = connector.validate(config);
             List<ConfigValue> values = result == null ? List.of() : result.configValues();
             ConfigInfos infos = AbstractHerder.generateResult(className, def.configKeys(), values, def.groups());
-            return infos.configs();
+            List<ConfigInfo> out = new ArrayList<>(infos.configs());
+            out.addAll(pluginKeys.validate(connector, config));
+            return out;
         }
     }
 

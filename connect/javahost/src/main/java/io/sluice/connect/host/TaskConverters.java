@@ -60,7 +60,7 @@ public record TaskConverters(Converter key, Converter value, HeaderConverter hea
      * Loads the class through the connector's loader first, so a converter packaged with the
      * connector wins as it does in Kafka Connect, then by Kafka's plugin names and aliases.
      */
-    private static <T> T instantiate(Plugins plugins, String className, ClassLoader connectorLoader,
+    static <T> T instantiate(Plugins plugins, String className, ClassLoader connectorLoader,
                                      Class<T> kind, String property) {
         Class<?> klass;
         try {

@@ -113,6 +113,66 @@ class HostProtocolTest {
         assertFalse(byName.containsKey("tasks.max"));
     }
 
+    /** connector.validate's entries by key name. */
+    private Map<String, JsonNode> validate(Map<String, String> config) throws Exception {
+        JsonNode configs = agent.ok("connector.validate", body("config", config)).path("configs");
+        Map<String, JsonNode> byName = new HashMap<>();
+        configs.forEach(c -> byName.put(c.path("value").path("name").asText(), c));
+        return byName;
+    }
+
+    private static List<String> errors(Map<String, JsonNode> byName, String key) {
+        JsonNode entry = byName.get(key);
+        assertNotNull(entry, key + " missing from " + byName.keySet());
+        List<String> out = new ArrayList<>();
+        entry.path("value").path("errors").forEach(e -> out.add(e.asText()));
+        return out;
+    }
+
+    @Test
+    void validateChecksTransformsPredicatesAndConvertersWithTheHostsClasses() throws Exception {
+        Map<String, String> config = sourceConfig("t", dir.resolve("in.txt"));
+        config.put("transforms", "ok,vk,nope");
+        config.put("transforms.ok.type", "org.apache.kafka.connect.transforms.InsertField$Value");
+        config.put("transforms.ok.static.field", "origin");
+        config.put("transforms.ok.static.value", "file");
+        config.put("transforms.ok.predicate", "isLines");
+        config.put("transforms.vk.type", "org.apache.kafka.connect.transforms.ValueToKey");
+        config.put("transforms.nope.type", "org.example.NoSuchTransform");
+        config.put("predicates", "isLines");
+        config.put("predicates.isLines.type", "org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+        config.put("predicates.isLines.pattern", "lin.*");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter.schemas.enable", "sometimes");
+        Map<String, JsonNode> byName = validate(config);
+
+        assertEquals(List.of(), errors(byName, "transforms.ok.type"));
+        assertEquals(List.of(), errors(byName, "transforms.ok.static.field"));
+        assertEquals(List.of(), errors(byName, "predicates.isLines.pattern"));
+        // ValueToKey's own required key, embedded under its alias.
+        assertTrue(errors(byName, "transforms.vk.fields").contains(
+                "Missing required configuration \"transforms.vk.fields\" which has no default value."),
+                byName.get("transforms.vk.fields").toString());
+        assertTrue(errors(byName, "transforms.nope.type").get(0).contains("org.example.NoSuchTransform"),
+                byName.get("transforms.nope.type").toString());
+        assertEquals(List.of(), errors(byName, "value.converter"));
+        assertTrue(errors(byName, "value.converter.schemas.enable").get(0).contains("sometimes"),
+                byName.get("value.converter.schemas.enable").toString());
+        assertEquals("value.converter.schemas.enable",
+                byName.get("value.converter.schemas.enable").path("definition").path("name").asText());
+        // Keys it has no plugin class for stay the coordinator's.
+        assertFalse(byName.containsKey("key.converter"));
+        assertFalse(byName.containsKey("transforms"));
+    }
+
+    @Test
+    void validateReportsAConverterItCannotFind() throws Exception {
+        Map<String, String> config = sourceConfig("u", dir.resolve("in.txt"));
+        config.put("key.converter", "org.example.NoSuchConverter");
+        Map<String, JsonNode> byName = validate(config);
+        assertTrue(errors(byName, "key.converter").get(0).contains("org.example.NoSuchConverter"), byName.get("key.converter").toString());
+    }
+
     @Test
     void configDefListsDefinitions() throws Exception {
         JsonNode configs = agent.ok("connector.config_def", body("class", SINK)).path("configs");
