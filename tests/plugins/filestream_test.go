@@ -28,8 +28,14 @@ const (
 // test when none is given.
 func start(t *testing.T, agents int) *harness.Cluster {
 	t.Helper()
-	path, hostDir := hostSetup(t)
-	return harness.Start(t, harness.Options{Agents: agents, PluginPath: path, ConnectorHostDir: hostDir})
+	return startWith(t, harness.Options{Agents: agents})
+}
+
+// startWith is start with more options.
+func startWith(t *testing.T, opts harness.Options) *harness.Cluster {
+	t.Helper()
+	opts.PluginPath, opts.ConnectorHostDir = hostSetup(t)
+	return harness.Start(t, opts)
 }
 
 // hostSetup is the plugin path (SLUICE_TEST_PLUGINS) and the connector

@@ -178,7 +178,8 @@ public final class Connectors {
     private static Map<Map<String, ?>, Map<String, ?>> sourceOffsets(JsonNode offsets) {
         Map<Map<String, ?>, Map<String, ?>> result = new HashMap<>();
         for (JsonNode entry : offsets) {
-            result.put(Json.plainMap(entry.get("partition")), Json.plainMap(entry.get("offset")));
+            result.put(OffsetJson.normalize(Json.plainMap(entry.get("partition"))),
+                    OffsetJson.normalize(Json.plainMap(entry.get("offset"))));
         }
         return result;
     }

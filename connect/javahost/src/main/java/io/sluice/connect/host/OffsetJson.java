@@ -26,6 +26,15 @@ public final class OffsetJson {
         return map == null ? null : CONVERTER.fromConnectData("", null, map);
     }
 
+    /**
+     * A partition or offset as a task would read it back from the offsets topic (an Integer
+     * becomes a Long…): what Kafka Connect's worker hands a connector's alterOffsets, so that a
+     * connector checking for a Long (FileStreamSourceConnector does) accepts a REST API number.
+     */
+    public static Map<String, Object> normalize(Map<String, ?> map) {
+        return map == null ? null : decode(encode(map));
+    }
+
     /** A partition or offset read back; null for JSON null. */
     @SuppressWarnings("unchecked")
     public static Map<String, Object> decode(byte[] json) {

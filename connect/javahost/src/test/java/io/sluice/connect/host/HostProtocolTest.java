@@ -174,6 +174,16 @@ class HostProtocolTest {
     }
 
     @Test
+    void alterOffsetsHandsTheConnectorLongs() throws Exception {
+        // The REST API's 30 arrives as an int; FileStreamSourceConnector accepts only a Long, as
+        // a Kafka Connect worker hands it after normalizing the offsets.
+        Map<String, String> config = sourceConfig("a", dir.resolve("in.txt"));
+        JsonNode reply = agent.ok("connector.alter_offsets", body("class", SOURCE, "config", config, "offsets",
+                List.of(body("partition", Map.of("filename", dir.resolve("in.txt").toString()), "offset", Map.of("position", 30)))));
+        assertTrue(reply.path("definite").asBoolean(), reply.toString());
+    }
+
+    @Test
     void configDefListsDefinitions() throws Exception {
         JsonNode configs = agent.ok("connector.config_def", body("class", SINK)).path("configs");
         JsonNode file = null;
