@@ -99,15 +99,8 @@ func TestDebeziumPostgresSnapshotAndStream(t *testing.T) {
 		t.Fatalf("update event %v: want after.name TWO", up)
 	}
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		r := c.Do("GET", "/connectors/pg/offsets", nil)
-		var body struct {
-			Offsets []struct {
-				Partition map[string]any `json:"partition"`
-				Offset    map[string]any `json:"offset"`
-			} `json:"offsets"`
-		}
-		json.Unmarshal(r.Body, &body)
-		ok := len(body.Offsets) == 1 && body.Offsets[0].Partition["server"] == prefix && body.Offsets[0].Offset["lsn"] != nil
-		return ok, fmt.Sprintf("offsets %s", r.Body)
+		offsets, body := connectorOffsets(c, "pg")
+		ok := len(offsets) == 1 && offsets[0].Partition["server"] == prefix && offsets[0].Offset["lsn"] != nil
+		return ok, "offsets " + body
 	})
 }
