@@ -16,6 +16,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // NATSOption adjusts the embedded NATS server.
@@ -156,11 +158,35 @@ func kafkaOpts(dataDir string) []kfake.Opt {
 		kfake.NumBrokers(1),
 		kfake.DefaultNumPartitions(1),
 		kfake.ClusterID("sluice-dev"),
+		kfake.MaxVersions(javaClientVersions()),
 	}
 	if dataDir != "" {
 		opts = append(opts, kfake.DataDir(dataDir))
 	}
 	return opts
+}
+
+// javaClientVersions are the API versions the embedded broker advertises:
+// a Kafka 4.4 broker's (kversion.Stable, which has every key kfake
+// implements, each at kfake's version or above, so kfake's own stay), less
+// two that kfake answers in ways Kafka's Java clients, which the connector
+// host's plugins use, cannot read. CreateTopics v5+ returns a topic's
+// configs with their source left at -1, which the Java admin client rejects
+// ("id should be positive"), so no Java client could create a topic with
+// configs (MirrorMaker 2 creates its internal topics so); v4 returns no
+// configs. DescribeTopicPartitions answers null eligible-leader lists, on
+// which the admin client's describeTopics fails; without the API it asks
+// Metadata, as of a broker before 3.8. Sluice's franz-go clients read
+// neither answer.
+//
+// A capped kfake also models a released broker in one more way: it accepts
+// a first sequence other than zero on a never-written partition, as Kafka
+// 4.4 does (the check, KAFKA-15591, ships in 4.5).
+func javaClientVersions() *kversion.Versions {
+	v := kversion.Stable()
+	v.SetMaxKeyVersion(kmsg.CreateTopics.Int16(), 4)
+	v.SetMaxKeyVersion(kmsg.DescribeTopicPartitions.Int16(), -1)
+	return v
 }
 
 // recoverUncleanStop loads and cleanly closes dataDir if the broker that

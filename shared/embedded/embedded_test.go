@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -34,6 +35,42 @@ func TestKafkaKeepsCommitsAfterACrashTornStateLog(t *testing.T) {
 	third := startKafka(t, dir)
 	if got := committed(t, third); got != 20 {
 		t.Fatalf("after the second crash the group's offset is %d, want 20 (its last commit)", got)
+	}
+}
+
+// TestKafkaVersionsJavaClientsRead: the broker advertises CreateTopics up
+// to v4 and no DescribeTopicPartitions, whose kfake answers Kafka's Java
+// admin client cannot read (MirrorMaker 2 failed on both), and the rest as
+// before: Produce and Fetch at their newest.
+func TestKafkaVersionsJavaClientsRead(t *testing.T) {
+	k, err := embedded.Kafka("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := map[int16]int16{}
+	for _, key := range resp.ApiKeys {
+		versions[key.ApiKey] = key.MaxVersion
+	}
+	if v, ok := versions[kmsg.CreateTopics.Int16()]; !ok || v != 4 {
+		t.Errorf("CreateTopics advertised up to %d (%v), want 4", v, ok)
+	}
+	if v, ok := versions[kmsg.DescribeTopicPartitions.Int16()]; ok {
+		t.Errorf("DescribeTopicPartitions advertised up to %d, want not at all", v)
+	}
+	if versions[kmsg.Produce.Int16()] < 11 || versions[kmsg.Fetch.Int16()] < 16 {
+		t.Errorf("Produce up to %d and Fetch up to %d, want the newest (11+, 16+)", versions[kmsg.Produce.Int16()], versions[kmsg.Fetch.Int16()])
 	}
 }
 
