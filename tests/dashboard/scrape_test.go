@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -95,6 +96,12 @@ func exercise(t *testing.T, c *harness.Cluster) {
 		"connector.class": "FileStreamSink", "file": filepath.Join(c.WorkDir, "out.txt"), "topics": topic}})
 	c.WaitState(src, "RUNNING", 1, "RUNNING")
 	c.WaitState(snk, "RUNNING", 1, "RUNNING")
+	// The generator's first write creates its topic; a RUNNING task may
+	// not have written yet, and an offset of a missing topic is a 400.
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		td, err := c.Admin().ListTopics(context.Background(), topic)
+		return err == nil && td[topic].Err == nil, fmt.Sprintf("topic %s: %v %v", topic, err, td[topic].Err)
+	})
 	c.Must(http.StatusNoContent, http.MethodPut, "/connectors/"+snk+"/stop", nil)
 	c.WaitState(snk, "STOPPED", 0, "")
 	c.Must(http.StatusOK, http.MethodPatch, "/connectors/"+snk+"/offsets", map[string]any{"offsets": []any{map[string]any{
