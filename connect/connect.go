@@ -155,6 +155,9 @@ type SinkTaskContext struct {
 	// Control is how the task asks its runner to rewind, pause, resume or
 	// commit (Kafka Connect's SinkTaskContext actions).
 	Control SinkControl
+	// DeadLetters is the connector's dead letter queue; nil when it has
+	// none (errors.deadletterqueue.topic.name is empty).
+	DeadLetters DeadLetterQueue
 }
 
 // SinkTask writes records to an external system.
