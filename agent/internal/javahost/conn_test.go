@@ -163,6 +163,9 @@ func TestRouter(t *testing.T) {
 	if err != nil || string(out) != "read" {
 		t.Errorf("offsets.read: %s, %v", out, err)
 	}
+	if out, err := r.Request(context.Background(), "task.report", []byte(`{"id":"c-0"}`)); err != nil || string(out) != "reported" {
+		t.Errorf("task.report: %s, %v", out, err)
+	}
 	if _, err := r.Request(context.Background(), "offsets.read", []byte(`{"id":"gone"}`)); err == nil {
 		t.Errorf("offsets.read of an unknown task answered")
 	}
@@ -179,6 +182,9 @@ type recordingTask struct{ notices []string }
 
 func (r *recordingTask) readOffsets(context.Context, []byte) ([]byte, error) {
 	return []byte("read"), nil
+}
+func (r *recordingTask) report(context.Context, []byte) ([]byte, error) {
+	return []byte("reported"), nil
 }
 func (r *recordingTask) notice(op string, body []byte) {
 	var m map[string]any

@@ -127,7 +127,26 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range recs {
+		// "bad" fails its conversion (the reply names it); "report" is
+		// reported by the task, serialized again as "reported".
+		var errant []map[string]any
+		for i, r := range recs {
+			switch string(r.Value) {
+			case "bad":
+				errant = append(errant, map[string]any{"index": i, "stage": "VALUE_CONVERTER", "class": "JsonConverter",
+					"exception": "DataException", "message": "not JSON", "trace": "DataException: not JSON"})
+				continue
+			case "report":
+				h.mu.Unlock()
+				err := h.c.CallJSON(ctx, "task.report", map[string]any{"id": id,
+					"record": map[string]any{"topic": r.Topic, "partition": r.Partition, "offset": r.Offset, "timestamp": 7,
+						"timestamp_type": 1, "key": nil, "value": []byte("reported"), "headers": []map[string]any{{"key": "h", "value": nil}}},
+					"stage": "TASK_PUT", "class": "org.apache.kafka.connect.sink.SinkTask", "exception": "E", "message": nil, "trace": ""}, nil)
+				h.mu.Lock()
+				if err != nil {
+					return nil, err
+				}
+			}
 			h.state.Put = append(h.state.Put, fmt.Sprintf("%s-%d@%d=%s", r.Topic, r.Partition, r.Offset, r.Value))
 			// Records that ask for a SinkTaskContext action get it.
 			switch string(r.Value) {
@@ -138,6 +157,9 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 			case "commit":
 				go h.c.Notify("task.request_commit", mustJSON(taskRef{id}))
 			}
+		}
+		if errant != nil {
+			return json.Marshal(map[string]any{"errant": errant})
 		}
 	case "task.open", "task.close":
 		for _, p := range req.Partitions {

@@ -26,6 +26,9 @@ type hostTask struct {
 	// so once that is lost every call fails, even after a restart.
 	c       *Conn
 	offsets connect.OffsetReader
+	// dead is a sink task's dead letter queue (nil: none, and always for
+	// a source task, as in Kafka Connect).
+	dead connect.DeadLetterQueue
 }
 
 func newHostTask(sup *Supervisor, id v1.TaskID, conn, worker map[string]string) hostTask {

@@ -9,9 +9,11 @@ import (
 )
 
 // taskEndpoint is what a started Java task serves for the host: its
-// OffsetStorageReader and its SinkTaskContext notices.
+// OffsetStorageReader, its errant record reports and its SinkTaskContext
+// notices.
 type taskEndpoint interface {
 	readOffsets(ctx context.Context, body []byte) ([]byte, error)
+	report(ctx context.Context, body []byte) ([]byte, error)
 	notice(op string, body []byte)
 }
 
@@ -73,12 +75,15 @@ func (r *router) task(body []byte) (taskEndpoint, string, error) {
 
 // Request implements Dispatcher.
 func (r *router) Request(ctx context.Context, op string, body []byte) ([]byte, error) {
-	if op != "offsets.read" {
+	if op != "offsets.read" && op != "task.report" {
 		return nil, fmt.Errorf("the agent serves no request %q", op)
 	}
 	t, _, err := r.task(body)
 	if err != nil {
-		return nil, fmt.Errorf("offsets.read: %w", err)
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if op == "task.report" {
+		return t.report(ctx, body)
 	}
 	return t.readOffsets(ctx, body)
 }

@@ -34,6 +34,7 @@ var errRawOnly = errors.New("a Java sink task takes raw records (PutRaw) and com
 // Start implements connect.SinkTask.
 func (t *SinkTask) Start(ctx context.Context, tc connect.SinkTaskContext, props map[string]string) error {
 	t.control = tc.Control
+	t.dead = tc.DeadLetters
 	return t.start(ctx, props, t, connect.KindSink)
 }
 
@@ -53,8 +54,11 @@ func (t *SinkTask) PutRaw(ctx context.Context, recs []connect.RawSinkRecord) err
 	if t.c == nil {
 		return fmt.Errorf("task.put: task %s not started", t.id)
 	}
-	_, err = t.c.Call(ctx, "task.put", body)
-	return asTaskError(err)
+	reply, err := t.c.Call(ctx, "task.put", body)
+	if err != nil {
+		return asTaskError(err)
+	}
+	return t.writeErrant(ctx, reply, recs)
 }
 
 type partitionsReq struct {

@@ -167,6 +167,70 @@ func TestSinkTaskThroughHost(t *testing.T) {
 	}
 }
 
+// deadLetters is a connect.DeadLetterQueue that keeps what it is given.
+type deadLetters struct {
+	mu      sync.Mutex
+	letters []connect.DeadLetter
+	err     error
+}
+
+func (d *deadLetters) Write(_ context.Context, ls []connect.DeadLetter) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return d.err
+	}
+	d.letters = append(d.letters, ls...)
+	return nil
+}
+
+// TestSinkTaskDeadLetters: the records task.put's reply names go to the
+// DLQ as they were put, and a task.report's record as the host sent it,
+// before PutRaw returns; a DLQ that cannot be written fails the put.
+func TestSinkTaskDeadLetters(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	ctx := context.Background()
+	dead := &deadLetters{}
+	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "s3", Task: 0}, map[string]string{"connector.class": "io.example.S3SinkConnector"})
+	if err := st.Start(ctx, connect.SinkTaskContext{DeadLetters: dead}, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Stop()
+	ts := time.UnixMilli(1_700_000_000_000)
+	recs := []connect.RawSinkRecord{
+		{Topic: "in", Partition: 1, Offset: 4, Value: []byte("a")},
+		{Topic: "in", Partition: 1, Offset: 5, Key: []byte("k"), Value: []byte("bad"), Timestamp: ts, TimestampType: 1,
+			Headers: []connect.Header{{Key: "h", Value: []byte("v")}}},
+		{Topic: "in", Partition: 1, Offset: 6, Value: []byte("report")},
+	}
+	raw := st.(connect.RawSinkTask)
+	if err := raw.PutRaw(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	dead.mu.Lock()
+	got := dead.letters
+	dead.mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("dead letters %+v, want the reported one and the bad one", got)
+	}
+	rep, bad := got[0], got[1]
+	if rep.Stage != "TASK_PUT" || string(rep.Record.Value) != "reported" || rep.Record.Offset != 6 || rep.Message != nil ||
+		rep.Record.Timestamp.UnixMilli() != 7 || len(rep.Record.Headers) != 1 || rep.Record.Headers[0].Value != nil {
+		t.Errorf("reported letter %+v", rep)
+	}
+	if !reflect.DeepEqual(bad.Record, recs[1]) || bad.Stage != "VALUE_CONVERTER" || bad.Class != "JsonConverter" ||
+		bad.Exception != "DataException" || bad.Message == nil || *bad.Message != "not JSON" || bad.Trace != "DataException: not JSON" {
+		t.Errorf("bad letter %+v, want the record as put", bad)
+	}
+
+	dead.mu.Lock()
+	dead.err = errors.New("broker gone")
+	dead.mu.Unlock()
+	if err := raw.PutRaw(ctx, recs[1:2]); err == nil || !strings.Contains(err.Error(), "broker gone") {
+		t.Errorf("put with an unwritable DLQ: %v", err)
+	}
+}
+
 func TestSinkTaskKindMismatch(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
 	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "x"}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
+	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -28,6 +29,8 @@ type sinkRunner struct {
 	keyConv connect.Converter
 	valConv connect.Converter
 	client  *kgo.Client
+	// dead is the connector's dead letter queue; nil when it has none.
+	dead *dlq.Writer
 
 	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
 	started bool
@@ -124,6 +127,16 @@ func (r *sinkRunner) open(ctx context.Context) error {
 	}
 	r.client = cl
 	tc := connect.SinkTaskContext{WorkDir: r.t.cfg.WorkDir, AllowedPaths: r.t.cfg.AllowedPaths, Control: &r.control}
+	// The DLQ topic is made before the task starts, as Kafka Connect's
+	// worker makes it when it creates the task.
+	if dc, ok, err := dlq.FromConnectorConfig(cc, r.t.id.Connector, r.t.id.Task); err != nil {
+		return fmt.Errorf("dead letter queue: %w", err)
+	} else if ok {
+		if r.dead, err = dlq.Open(ctx, dc, r.t.kafkaOpts("dlq-producer")...); err != nil {
+			return err
+		}
+		tc.DeadLetters = r.dead
+	}
 	if err := r.task.Start(ctx, tc, r.t.props); err != nil {
 		return err
 	}
@@ -247,6 +260,9 @@ func (r *sinkRunner) close() error {
 	}
 	if r.started {
 		errs = append(errs, r.task.Stop())
+	}
+	if r.dead != nil {
+		r.dead.Close() // after Stop: a stopping task may still report
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +19,13 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.IllegalWorkerStateException;
 import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.runtime.SinkConnectorConfig;
+import org.apache.kafka.connect.runtime.errors.Stage;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -39,6 +44,8 @@ public final class SinkTaskRunner extends TaskRunner {
     private final TransformChain<SinkRecord> chain;
     private final Connection connection;
     private final PluginMetrics pluginMetrics;
+    /** errantRecordReporter() and the DLQ; null unless a DLQ topic or errors.log.enable is set. */
+    private final SinkErrantReporter reporter;
     /** The partitions opened and not closed: SinkTaskContext.assignment(). */
     private final Set<TopicPartition> assignment = ConcurrentHashMap.newKeySet();
 
@@ -48,6 +55,10 @@ public final class SinkTaskRunner extends TaskRunner {
         this.chain = setup.transformChain(plugins, metrics);
         this.connection = connection;
         this.pluginMetrics = metrics.forTask(setup.id.connector(), setup.id.task());
+        String dlqTopic = setup.connectorConfig.getOrDefault(SinkConnectorConfig.DLQ_TOPIC_NAME_CONFIG, "").trim();
+        // Kafka Connect's SinkConnectorConfig.enableErrantRecordReporter().
+        this.reporter = !dlqTopic.isEmpty() || setup.tolerance.logEnabled()
+                ? new SinkErrantReporter(setup, connection, !dlqTopic.isEmpty()) : null;
     }
 
     @Override
@@ -87,25 +98,48 @@ public final class SinkTaskRunner extends TaskRunner {
         });
     }
 
-    /** put() with the batch's records (the task id already read), converted and transformed. */
+    /**
+     * put() with the batch's records (the task id already read), converted and transformed. The
+     * reply names the records whose conversion or transformation failed and was tolerated, by
+     * index in the batch, for the agent to write to the dead letter queue.
+     */
     @Override
     public CompletableFuture<byte[]> put(BinaryReader batch) {
         return executor.call(() -> {
             long count = batch.u32();
             List<SinkRecord> records = new ArrayList<>();
-            for (long i = 0; i < count; i++) {
-                SinkRecord record = decode(batch);
+            IdentityHashMap<SinkRecord, RawRecord> delivered = new IdentityHashMap<>();
+            List<Map<String, Object>> errant = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                RawRecord raw = read(batch);
+                ErrorTolerance.Attempt attempt = new ErrorTolerance.Attempt(raw::logDetail);
+                SinkRecord record = convert(attempt, raw);
                 if (record != null) {
                     records.add(record);
+                    delivered.put(record, raw);
+                } else if (attempt.failed() && reporter != null && reporter.deadLetterQueue()) {
+                    Map<String, Object> entry = new LinkedHashMap<>();
+                    entry.put("index", i);
+                    entry.putAll(RawRecord.failureJson(attempt.failure()));
+                    errant.add(entry);
                 }
             }
-            task.put(records);
-            return empty();
+            if (reporter == null) {
+                task.put(records);
+            } else {
+                reporter.batch(delivered);
+                try {
+                    task.put(records);
+                } finally {
+                    reporter.endBatch();
+                }
+                reporter.maybeThrowAsyncError();
+            }
+            return errant.isEmpty() ? empty() : Json.bytes(Map.of("errant", errant));
         });
     }
 
-    /** Reads one record; null when its conversion or transformation dropped it. */
-    private SinkRecord decode(BinaryReader in) {
+    private static RawRecord read(BinaryReader in) {
         String topic = in.string();
         int partition = in.i32();
         long offset = in.i64();
@@ -118,38 +152,55 @@ public final class SinkTaskRunner extends TaskRunner {
         byte[] key = in.bytes();
         byte[] value = in.bytes();
         int headerCount = in.u16();
-        RecordHeaders rawHeaders = new RecordHeaders();
+        RecordHeaders headers = new RecordHeaders();
         for (int h = 0; h < headerCount; h++) {
-            rawHeaders.add(in.string(), in.bytes());
+            headers.add(in.string(), in.bytes());
         }
-        String where = topic + "-" + partition + "@" + offset;
+        return new RawRecord(topic, partition, offset, timestamp == Long.MIN_VALUE ? null : timestamp, timestampType,
+                key, value, headers);
+    }
+
+    /**
+     * Converts and transforms one record; null when a transformation dropped it or a stage failed
+     * (the attempt has the failure). A failure under errors.tolerance=none fails the put, after
+     * the record was written to the dead letter queue, as Kafka Connect reports it before failing.
+     */
+    private SinkRecord convert(ErrorTolerance.Attempt attempt, RawRecord raw) {
+        try {
+            return convertAndTransform(attempt, raw);
+        } catch (ConnectException e) {
+            if (attempt.failed() && reporter != null && reporter.deadLetterQueue()) {
+                try {
+                    reporter.send(raw, attempt.failure()).get();
+                } catch (Exception dlq) {
+                    e.addSuppressed(dlq);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private SinkRecord convertAndTransform(ErrorTolerance.Attempt attempt, RawRecord raw) {
         TaskConverters c = setup.converters;
         ErrorTolerance tolerance = setup.tolerance;
-        ErrorTolerance.Held<SchemaAndValue> keyHeld = tolerance.run("key conversion", where,
-                () -> new ErrorTolerance.Held<>(orNull(c.key().toConnectData(topic, rawHeaders, key))));
-        if (keyHeld == null) {
-            return null;
-        }
-        ErrorTolerance.Held<SchemaAndValue> valueHeld = tolerance.run("value conversion", where,
-                () -> new ErrorTolerance.Held<>(orNull(c.value().toConnectData(topic, rawHeaders, value))));
-        if (valueHeld == null) {
-            return null;
-        }
-        SchemaAndValue keyData = keyHeld.value();
-        SchemaAndValue valueData = valueHeld.value();
-        ConnectHeaders headers = new ConnectHeaders();
-        for (org.apache.kafka.common.header.Header raw : rawHeaders) {
-            ErrorTolerance.Held<SchemaAndValue> header = tolerance.run("header conversion", where,
-                    () -> new ErrorTolerance.Held<>(orNull(c.header().toConnectHeader(topic, raw.key(), raw.value()))));
-            if (header == null) {
-                return null;
+        String topic = raw.topic();
+        SchemaAndValue keyData = tolerance.run(attempt, Stage.KEY_CONVERTER, c.key().getClass(),
+                () -> orNull(c.key().toConnectData(topic, raw.headers(), raw.key())));
+        SchemaAndValue valueData = tolerance.run(attempt, Stage.VALUE_CONVERTER, c.value().getClass(),
+                () -> orNull(c.value().toConnectData(topic, raw.headers(), raw.value())));
+        ConnectHeaders headers = tolerance.run(attempt, Stage.HEADER_CONVERTER, c.header().getClass(), () -> {
+            ConnectHeaders converted = new ConnectHeaders();
+            for (org.apache.kafka.common.header.Header h : raw.headers()) {
+                converted.add(h.key(), orNull(c.header().toConnectHeader(topic, h.key(), h.value())));
             }
-            headers.add(raw.key(), header.value());
+            return converted;
+        });
+        if (attempt.failed()) {
+            return null;
         }
-        SinkRecord record = new SinkRecord(topic, partition, keyData.schema(), keyData.value(),
-                valueData.schema(), valueData.value(), offset,
-                timestamp == Long.MIN_VALUE ? null : timestamp, timestampType, headers);
-        return chain.apply(record);
+        SinkRecord record = new SinkRecord(topic, raw.partition(), keyData.schema(), keyData.value(),
+                valueData.schema(), valueData.value(), raw.offset(), raw.timestamp(), raw.timestampType(), headers);
+        return chain.apply(attempt, record);
     }
 
     /** A converter answering null means no data, as the worker reads it. */
@@ -166,6 +217,10 @@ public final class SinkTaskRunner extends TaskRunner {
         }
         return executor.call(() -> {
             Map<TopicPartition, OffsetAndMetadata> committable = task.preCommit(offsets);
+            if (reporter != null) {
+                // Kafka Connect commits only once the reported records are in the DLQ.
+                reporter.awaitPending();
+            }
             List<Map<String, Object>> reply = new ArrayList<>();
             if (committable != null) {
                 committable.forEach((tp, om) -> reply.add(offset(tp, om.offset())));
@@ -254,6 +309,11 @@ public final class SinkTaskRunner extends TaskRunner {
         @Override
         public PluginMetrics pluginMetrics() {
             return pluginMetrics;
+        }
+
+        @Override
+        public ErrantRecordReporter errantRecordReporter() {
+            return reporter;
         }
 
         /** Kafka Connect refuses to pause or resume a partition the task does not have. */

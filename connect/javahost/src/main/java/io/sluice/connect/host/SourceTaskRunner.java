@@ -12,6 +12,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.runtime.errors.Stage;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -102,7 +103,9 @@ public final class SourceTaskRunner extends TaskRunner {
 
     /** Transforms and converts one record into out; false if it is not sent (dropped or skipped). */
     private boolean encode(SourceRecord polled, long seq, BinaryWriter out) {
-        SourceRecord record = chain.apply(polled);
+        // Kafka Connect's LogReporter names the record as the task returned it.
+        ErrorTolerance.Attempt attempt = new ErrorTolerance.Attempt(() -> ", where source record is = " + polled);
+        SourceRecord record = chain.apply(attempt, polled);
         if (record == null) {
             return false;
         }
@@ -110,37 +113,31 @@ public final class SourceTaskRunner extends TaskRunner {
         ErrorTolerance tolerance = setup.tolerance;
         String topic = record.topic();
         // Header-aware converters see the record's converted headers, as the worker's producer record has them.
-        RecordHeaders kafkaHeaders = new RecordHeaders();
-        BinaryWriter headers = new BinaryWriter();
-        int headerCount = 0;
-        for (Header header : record.headers()) {
-            ErrorTolerance.Held<byte[]> bytes = tolerance.run("header conversion", record, () -> new ErrorTolerance.Held<>(
-                    c.header().fromConnectHeader(topic, header.key(), header.schema(), header.value())));
-            if (bytes == null) {
-                return false;
+        RecordHeaders kafkaHeaders = tolerance.run(attempt, Stage.HEADER_CONVERTER, c.header().getClass(), () -> {
+            RecordHeaders converted = new RecordHeaders();
+            for (Header header : record.headers()) {
+                converted.add(header.key(), c.header().fromConnectHeader(topic, header.key(), header.schema(), header.value()));
             }
-            kafkaHeaders.add(header.key(), bytes.value());
-            headers.string(header.key()).bytes(bytes.value());
-            headerCount++;
-        }
-        ErrorTolerance.Held<byte[]> key = tolerance.run("key conversion", record, () -> new ErrorTolerance.Held<>(
-                c.key().fromConnectData(topic, kafkaHeaders, record.keySchema(), record.key())));
-        if (key == null) {
+            return converted;
+        });
+        byte[] key = tolerance.run(attempt, Stage.KEY_CONVERTER, c.key().getClass(),
+                () -> c.key().fromConnectData(topic, kafkaHeaders, record.keySchema(), record.key()));
+        byte[] value = tolerance.run(attempt, Stage.VALUE_CONVERTER, c.value().getClass(),
+                () -> c.value().fromConnectData(topic, kafkaHeaders, record.valueSchema(), record.value()));
+        if (attempt.failed()) {
             return false;
         }
-        ErrorTolerance.Held<byte[]> value = tolerance.run("value conversion", record, () -> new ErrorTolerance.Held<>(
-                c.value().fromConnectData(topic, kafkaHeaders, record.valueSchema(), record.value())));
-        if (value == null) {
-            return false;
-        }
+        org.apache.kafka.common.header.Header[] headers = kafkaHeaders.toArray();
         out.string(topic)
                 .i32(record.kafkaPartition() == null ? -1 : record.kafkaPartition())
                 .i64(record.timestamp() == null ? Long.MIN_VALUE : record.timestamp())
-                .bytes(key.value())
-                .bytes(value.value())
-                .u16(headerCount);
-        out.raw(headers.toByteArray())
-                .bytes(OffsetJson.encode(record.sourcePartition()))
+                .bytes(key)
+                .bytes(value)
+                .u16(headers.length);
+        for (org.apache.kafka.common.header.Header h : headers) {
+            out.string(h.key()).bytes(h.value());
+        }
+        out.bytes(OffsetJson.encode(record.sourcePartition()))
                 .bytes(OffsetJson.encode(record.sourceOffset()))
                 .i32((int) seq);
         return true;

@@ -26,6 +26,8 @@ public abstract class TaskRunner {
 
     /** Stops the task, closes its converters and transformations, and ends its thread. */
     public CompletableFuture<byte[]> stop() {
+        // A stage retrying on the task's thread must give up, or the stop would wait for it.
+        setup.tolerance.stop();
         CompletableFuture<byte[]> done = executor.call(() -> {
             try {
                 stopTask();

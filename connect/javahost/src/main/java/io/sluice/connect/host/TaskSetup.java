@@ -37,7 +37,7 @@ public final class TaskSetup {
         this.task = task;
         this.converters = converters;
         this.parsedConfig = parsedConfig;
-        this.tolerance = new ErrorTolerance(idText, parsedConfig.errorToleranceType(), parsedConfig.includeRecordDetailsInErrorLog());
+        this.tolerance = new ErrorTolerance(id, parsedConfig);
     }
 
     /** Parses a task id, "connector-n" (the connector's name may itself contain '-'). */

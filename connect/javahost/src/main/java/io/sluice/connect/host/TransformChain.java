@@ -3,6 +3,7 @@ package io.sluice.connect.host;
 import java.util.List;
 import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.runtime.TransformationStage;
+import org.apache.kafka.connect.runtime.errors.Stage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,15 +23,14 @@ public final class TransformChain<R extends ConnectRecord<R>> implements AutoClo
     }
 
     /**
-     * The record after every stage; null when a transformation dropped it, or failed and the
-     * failure is tolerated.
+     * The record after every stage; null when a transformation dropped it, or failed (the
+     * attempt then has the failure) and the failure is tolerated.
      */
-    public R apply(R record) {
+    public R apply(ErrorTolerance.Attempt attempt, R record) {
         R current = record;
         for (TransformationStage<R> stage : stages) {
             R input = current;
-            // Not the stage's toString(): Kafka 4.4's throws for a stage with no predicate.
-            current = tolerance.run("transformation " + stage.transformClass().getName(), input, () -> stage.apply(input));
+            current = tolerance.run(attempt, Stage.TRANSFORMATION, stage.transformClass(), () -> stage.apply(input));
             if (current == null) {
                 return null;
             }

@@ -21,7 +21,7 @@ import java.util.function.Function;
 /**
  * The agent's side of the protocol, for tests: listens on a Unix socket, runs a {@link Host} that
  * connects to it, sends requests and collects the host's notices; answers the host's
- * offsets.read with {@link #offsets}.
+ * offsets.read with {@link #offsets} and keeps its task.report requests in {@link #reports}.
  */
 final class FakeAgent implements AutoCloseable {
     private final Path socketPath;
@@ -33,6 +33,8 @@ final class FakeAgent implements AutoCloseable {
     private final Map<Integer, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
     final BlockingQueue<Frame> notices = new LinkedBlockingQueue<>();
     final BlockingQueue<JsonNode> offsetReads = new LinkedBlockingQueue<>();
+    /** The host's task.report requests, each answered as written. */
+    final BlockingQueue<JsonNode> reports = new LinkedBlockingQueue<>();
     /** Answers one asked-for source partition with its offset (null: none). */
     volatile Function<JsonNode, Object> offsets = partition -> null;
 
@@ -74,6 +76,11 @@ final class FakeAgent implements AutoCloseable {
     }
 
     private void answer(Frame request) throws IOException {
+        if (request.op().equals("task.report")) {
+            reports.add(Json.object(request.body()));
+            write(new Frame(Frame.REPLY, request.id(), "", Json.bytes(Map.of())));
+            return;
+        }
         if (!request.op().equals("offsets.read")) {
             write(new Frame(Frame.ERROR, request.id(), "", Json.bytes(Map.of("message", "unexpected " + request.op(), "trace", ""))));
             return;

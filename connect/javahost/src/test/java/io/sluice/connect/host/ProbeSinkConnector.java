@@ -5,13 +5,17 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
@@ -19,7 +23,8 @@ import org.apache.kafka.connect.sink.SinkTask;
 /**
  * A sink connector for tests that records what it is given and uses its contexts on request:
  * the connector asks for reconfiguration or raises an error as its config says; its task acts on
- * the values it is put ("pause", "rewind", "commit", "retry").
+ * the values it is put ("pause", "rewind", "commit", "retry"; "report" reports the record to the
+ * errantRecordReporter and waits for the write, "report-new" reports a record it made).
  */
 public class ProbeSinkConnector extends SinkConnector {
     static final BlockingQueue<SinkRecord> PUT = new LinkedBlockingQueue<>();
@@ -88,9 +93,25 @@ public class ProbeSinkConnector extends SinkConnector {
                     case "rewind" -> context.offset(tp, 5L);
                     case "commit" -> context.requestCommit();
                     case "retry" -> throw new RetriableException("try again");
+                    case "report", "report-new" -> report(r);
                     default -> { }
                 }
                 PUT.add(r);
+            }
+        }
+
+        private void report(SinkRecord r) {
+            ErrantRecordReporter reporter = context.errantRecordReporter();
+            if (reporter == null) {
+                throw new ConnectException("no reporter");
+            }
+            SinkRecord reported = String.valueOf(r.value()).equals("report") ? r
+                    : r.newRecord(r.topic(), r.kafkaPartition(), r.keySchema(), r.key(), r.valueSchema(), "made", r.timestamp());
+            try {
+                // Waiting inside put must not deadlock: the agent writes while put runs.
+                reporter.report(reported, new ConnectException("cannot write " + r.value())).get(10, TimeUnit.SECONDS);
+            } catch (InterruptedException | ExecutionException | TimeoutException e) {
+                throw new ConnectException(e);
             }
         }
 
