@@ -129,20 +129,14 @@ func (d *debezium) waitOps(timeout time.Duration, want string) {
 // offset is the connector's one committed offset as GET …/offsets shows
 // it, nil while it has none.
 func (d *debezium) offset() map[string]any {
-	r := d.c.Do("GET", "/connectors/pg/offsets", nil)
-	var body struct {
-		Offsets []struct {
-			Partition map[string]any `json:"partition"`
-			Offset    map[string]any `json:"offset"`
-		} `json:"offsets"`
-	}
-	if json.Unmarshal(r.Body, &body) != nil || len(body.Offsets) != 1 {
+	offs, body := connectorOffsets(d.c, "pg")
+	if len(offs) != 1 {
 		return nil
 	}
-	if p := body.Offsets[0].Partition; len(p) != 1 || p["server"] != d.prefix {
-		d.t.Fatalf("offsets %s: want Debezium's one partition {\"server\": %q}", r.Body, d.prefix)
+	if p := offs[0].Partition; len(p) != 1 || p["server"] != d.prefix {
+		d.t.Fatalf("offsets %s: want Debezium's one partition {\"server\": %q}", body, d.prefix)
 	}
-	return body.Offsets[0].Offset
+	return offs[0].Offset
 }
 
 // waitStreamedOffset waits until the committed offset is a streaming one

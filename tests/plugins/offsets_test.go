@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // sourceOffset is one entry of GET /connectors/{name}/offsets: a source
@@ -20,7 +18,7 @@ type sourceOffset struct {
 // (json.Number), so a Kafka offset is read exactly. It returns nil with the
 // body when the request did not succeed or the body did not parse, for a
 // caller polling until the offsets show.
-func connectorOffsets(c *harness.Cluster, name string) ([]sourceOffset, string) {
+func connectorOffsets(c sluice, name string) ([]sourceOffset, string) {
 	r := c.Do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
 	var body struct {
 		Offsets []sourceOffset `json:"offsets"`
