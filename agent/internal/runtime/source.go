@@ -347,8 +347,25 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 		}
 		return fmt.Errorf("commit offsets: %w", err)
 	}
+	r.awaitReadable(ctx, recs)
 	r.committed(ctx)
 	return nil
+}
+
+// awaitReadable waits until read_committed readers see the committed offset
+// records recs. Kafka answers a commit before it writes the transaction
+// markers, and whoever reads the positions right after a task stopped (a
+// move, an offsets change, the task's next owner) reads to the last stable
+// offset: without the wait it could miss the final commit and resume from
+// the one before, sending records again. Not seeing them in time is logged,
+// not failed: the commit itself succeeded.
+func (r *sourceRunner) awaitReadable(ctx context.Context, recs []*kgo.Record) {
+	if len(recs) == 0 {
+		return
+	}
+	if err := kafkautil.WaitCommitted(ctx, r.admin, recs...); err != nil {
+		r.t.log.Warn("offsets committed, but not yet readable", "err", err)
+	}
 }
 
 // commitExactlyOnce adds the offsets to the open transaction, which already
@@ -386,6 +403,7 @@ func (r *sourceRunner) commitExactlyOnce(ctx context.Context) error {
 		return r.abort(fmt.Errorf("commit transaction: %w", err))
 	}
 	r.inTxn = false
+	r.awaitReadable(ctx, recs)
 	// The transaction's records are written for good only now.
 	r.commitRecords(ctx)
 	r.committed(ctx)
