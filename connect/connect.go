@@ -131,6 +131,10 @@ type SourceTaskContext struct {
 	// (--file-allowed-paths; nil: anywhere). A task that opens files named
 	// by its config resolves them with AllowedPaths.Check.
 	AllowedPaths *allowedpaths.Paths
+	// Transactions is where the task defines its transaction boundaries;
+	// non-nil only with exactly-once support on and
+	// transaction.boundary=connector.
+	Transactions TransactionContext
 }
 
 // SourceTask reads records from an external system.
@@ -198,6 +202,13 @@ type SourceRecord struct {
 	// Ref is the task's own number for the record, handed back untouched in
 	// RecordMetadata; the runtime does not read it.
 	Ref uint64
+	// Transaction asks to commit or abort the open transaction right after
+	// this record (see TransactionRequest).
+	Transaction TransactionRequest
+	// Dropped says the record is not written (a transformation dropped
+	// it): only its source offset is committed, as Kafka Connect commits
+	// the position of a dropped record.
+	Dropped bool
 }
 
 // SinkRecord is a record consumed by a sink task.

@@ -76,6 +76,25 @@ type PluginConnectorReply struct {
 	// Trace is the Java stack trace of a failed start or task_configs,
 	// which becomes the connector's trace.
 	Trace string `json:"trace,omitempty"`
+	// Preflight answers validate for a source connector whose config asks
+	// for exactly.once.support=required or transaction.boundary=connector.
+	Preflight *SourcePreflight `json:"preflight,omitempty"`
+}
+
+// SourcePreflight is what a source connector answered to the exactly-once
+// preflight checks its config asks for (KIP-618): exactlyOnceSupport and
+// canDefineTransactionBoundaries, each nil when not asked.
+type SourcePreflight struct {
+	ExactlyOnce           *PreflightAnswer `json:"exactly_once,omitempty"`
+	TransactionBoundaries *PreflightAnswer `json:"transaction_boundaries,omitempty"`
+}
+
+// PreflightAnswer is one answer: the name of the enum constant the method
+// returned ("" for null), or, when it threw, its message.
+type PreflightAnswer struct {
+	Support string `json:"support,omitempty"`
+	Threw   bool   `json:"threw,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // Kinds of PluginConnectorEvent.

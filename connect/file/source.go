@@ -71,9 +71,20 @@ type SourceConnector struct {
 }
 
 var (
-	_ connect.SourceConnector = (*SourceConnector)(nil)
-	_ connect.OffsetAlterer   = (*SourceConnector)(nil)
+	_ connect.SourceConnector            = (*SourceConnector)(nil)
+	_ connect.OffsetAlterer              = (*SourceConnector)(nil)
+	_ connect.ExactlyOnceSourceConnector = (*SourceConnector)(nil)
 )
+
+// ExactlyOnceSupport implements connect.ExactlyOnceSourceConnector as
+// Kafka's FileStreamSourceConnector does: a file (appended to only) can be
+// read again from an offset, the standard input cannot.
+func (*SourceConnector) ExactlyOnceSupport(props map[string]string) (connect.Support, error) {
+	if strings.TrimSpace(props[FileConfig]) == "" {
+		return connect.SupportUnsupported, nil
+	}
+	return connect.SupportSupported, nil
+}
 
 // ConfigDef implements connect.Connector.
 func (*SourceConnector) ConfigDef() *connect.ConfigDef { return SourceConfigDef() }

@@ -27,6 +27,10 @@ const (
 	CountConfig       = "count"
 	RateConfig        = "rate"
 	RecordBytesConfig = "record.bytes"
+	// TxnRecordsConfig and TxnAbortEveryConfig define the tasks'
+	// transactions with transaction.boundary=connector.
+	TxnRecordsConfig    = "transaction.records"
+	TxnAbortEveryConfig = "transaction.abort.every"
 	// TaskStreamsConfig is set by TaskConfigs: the streams one task owns.
 	TaskStreamsConfig = "task.streams"
 
@@ -73,7 +77,15 @@ func ConfigDef() *connect.ConfigDef {
 			Documentation: "The number of records per second each task produces, at most 1000000000 (in effect unlimited)."}).
 		Define(connect.ConfigKey{Name: RecordBytesConfig, Type: connect.TypeInt, Default: int32(100),
 			Validator: connect.Between(0, MaxRecordBytes), Importance: connect.ImportanceLow,
-			Documentation: "The length of each record value, at most 1048576 (1 MiB); values are never shorter than their fixed fields."})
+			Documentation: "The length of each record value, at most 1048576 (1 MiB); values are never shorter than their fixed fields."}).
+		Define(connect.ConfigKey{Name: TxnRecordsConfig, Type: connect.TypeInt, Default: int32(0),
+			Validator: connect.AtLeast(0), Importance: connect.ImportanceLow,
+			Documentation: "With exactly-once support and transaction.boundary=connector, each task ends a transaction after every " +
+				"this many of its records; 0 (the default) defines no boundaries, and transaction.boundary=connector is refused."}).
+		Define(connect.ConfigKey{Name: TxnAbortEveryConfig, Type: connect.TypeInt, Default: int32(0),
+			Validator: connect.AtLeast(0), Importance: connect.ImportanceLow,
+			Documentation: "With transaction.records, every n-th transaction of a task is aborted instead of committed: its records " +
+				"are never visible to read_committed consumers, and their positions are committed all the same. 0 (the default) aborts none."})
 }
 
 // Connector splits the streams over tasks.
@@ -82,7 +94,27 @@ type Connector struct {
 	streams int
 }
 
-var _ connect.SourceConnector = (*Connector)(nil)
+var (
+	_ connect.SourceConnector              = (*Connector)(nil)
+	_ connect.ExactlyOnceSourceConnector   = (*Connector)(nil)
+	_ connect.TransactionBoundaryConnector = (*Connector)(nil)
+)
+
+// ExactlyOnceSupport implements connect.ExactlyOnceSourceConnector: a
+// stream resumes after its committed seq, so each record is written once.
+func (*Connector) ExactlyOnceSupport(map[string]string) (connect.Support, error) {
+	return connect.SupportSupported, nil
+}
+
+// CanDefineTransactionBoundaries implements
+// connect.TransactionBoundaryConnector: only with transaction.records set.
+func (*Connector) CanDefineTransactionBoundaries(props map[string]string) (connect.Support, error) {
+	v, err := ConfigDef().Parse(props)
+	if err != nil || v.Int(TxnRecordsConfig) <= 0 {
+		return connect.SupportUnsupported, nil
+	}
+	return connect.SupportSupported, nil
+}
 
 // ConfigDef implements connect.Connector.
 func (*Connector) ConfigDef() *connect.ConfigDef { return ConfigDef() }
@@ -152,6 +184,11 @@ type Task struct {
 	tokens float64
 	last   time.Time
 	now    func() time.Time
+
+	// With connector-defined transactions: end one every txnRecords
+	// records, aborting every abortEvery-th; emitted and txns count them.
+	txnRecords, abortEvery int
+	emitted, txns          int64
 }
 
 var _ connect.SourceTask = (*Task)(nil)
@@ -166,6 +203,9 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 	t.count = v.Long(CountConfig)
 	t.rate = float64(v.Int(RateConfig))
 	t.recordBytes = v.Int(RecordBytesConfig)
+	if tc.Transactions != nil {
+		t.txnRecords, t.abortEvery = v.Int(TxnRecordsConfig), v.Int(TxnAbortEveryConfig)
+	}
 	owned := props[TaskStreamsConfig]
 	if _, set := props[TaskStreamsConfig]; !set {
 		for s := range v.Int(StreamsConfig) {
@@ -261,6 +301,7 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 		}
 		records = append(records, t.record(t.streams[i], t.next[i]))
 		t.next[i]++
+		t.boundary(&records[len(records)-1])
 	}
 	t.tokens -= float64(len(records))
 	return records, nil
@@ -277,6 +318,20 @@ func (t *Task) record(stream, seq int64) connect.SourceRecord {
 		ValueSchema:     connect.StringSchema,
 		Value:           Value(stream, seq, t.recordBytes),
 		Timestamp:       t.now(),
+	}
+}
+
+// boundary marks rec as the end of a transaction when it is one.
+func (t *Task) boundary(rec *connect.SourceRecord) {
+	if t.txnRecords <= 0 {
+		return
+	}
+	if t.emitted++; t.emitted%int64(t.txnRecords) != 0 {
+		return
+	}
+	rec.Transaction = connect.TxnCommit
+	if t.txns++; t.abortEvery > 0 && t.txns%int64(t.abortEvery) == 0 {
+		rec.Transaction = connect.TxnAbort
 	}
 }
 

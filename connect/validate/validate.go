@@ -20,6 +20,20 @@ type Option func(*options)
 
 type options struct {
 	keyConverter, valueConverter, headerConverter string
+	exactlyOnce                                   bool
+	preflight                                     *v1.SourcePreflight
+}
+
+// WithExactlyOnce says whether the cluster has exactly-once source support
+// on, which exactly.once.support=required needs.
+func WithExactlyOnce(enabled bool) Option {
+	return func(o *options) { o.exactlyOnce = enabled }
+}
+
+// WithPreflight gives Remote the connector's answers to the preflight
+// checks (see PreflightAsks), from the process that runs its plugin.
+func WithPreflight(p *v1.SourcePreflight) Option {
+	return func(o *options) { o.preflight = p }
 }
 
 // WithWorkerConverters gives the worker-level key, value and header
@@ -51,8 +65,8 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 	if !ok {
 		return v1.ConfigInfos{}, nil, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(cls)}
 	}
-	def, base := framework(reg, p, props, o)
 	conn := p.NewConnector()
+	def, base := framework(reg, p, props, o, goPreflight(conn))
 	own := conn.ConfigDef()
 	if own == nil {
 		own = connect.NewConfigDef()
@@ -80,8 +94,9 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 }
 
 // framework validates the framework keys of connector p's config: its
-// definition and the values of base.
-func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o options) (*connect.ConfigDef, []connect.ConfigValue) {
+// definition and the values of base; ask gives a source connector's
+// preflight answers.
+func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o options, ask askFunc) (*connect.ConfigDef, []connect.ConfigValue) {
 	def := enrich(baseDef(defsInput{
 		reg: reg, connector: p, connectorVersion: p.Version, recommend: true,
 		key:   converterDefault(reg, props, KeyConverterConfig, o.keyConverter),
@@ -92,6 +107,8 @@ func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string
 	checkConnectorVersion(p, props, base)
 	if p.Kind == connect.KindSink {
 		validateSink(props, base)
+	} else {
+		checkPreflight(props, base, o.exactlyOnce, ask)
 	}
 	return def, base
 }
@@ -126,7 +143,7 @@ func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o
 	for _, opt := range opts {
 		opt(&o)
 	}
-	def, base := framework(reg, p, props, o)
+	def, base := framework(reg, p, props, o, answered(o.preflight))
 	infos := generateResult(props[ConnectorClassConfig], def.Keys(), base, def.Groups())
 	for _, c := range own {
 		name := c.Definition.Name

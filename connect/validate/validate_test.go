@@ -97,7 +97,7 @@ func TestErrors(t *testing.T) {
 		{"offsets topic", src("offsets.storage.topic", "my-offsets"), map[string][]string{}},
 		{"empty offsets topic", src("offsets.storage.topic", ""), map[string][]string{"offsets.storage.topic": {"Invalid value  for configuration offsets.storage.topic: String must be non-empty"}}},
 		{"exactly once", src("exactly.once.support", "sometimes"), map[string][]string{"exactly.once.support": {"Invalid value sometimes for configuration exactly.once.support: String must be one of (case insensitive): REQUIRED, REQUESTED"}}},
-		{"exactly once any case", src("exactly.once.support", "Required"), map[string][]string{}},
+		{"exactly once any case", src("exactly.once.support", "Required"), map[string][]string{"exactly.once.support": {msgWorkerNoExactlyOnce}}},
 		{"transaction boundary", src("transaction.boundary", "x"), map[string][]string{"transaction.boundary": {"Invalid value x for configuration transaction.boundary: String must be one of (case insensitive): INTERVAL, POLL, CONNECTOR"}}},
 		{"tolerance", src("errors.tolerance", "some"), map[string][]string{"errors.tolerance": {"Invalid value some for configuration errors.tolerance: String must be one of: none, all"}}},
 		{"duplicate transform", src("transforms", "a,a", "transforms.a.type", "X"), map[string][]string{

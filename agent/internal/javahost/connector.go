@@ -52,12 +52,13 @@ func (c *Connectors) HandleConnector(ctx context.Context, req v1.PluginConnector
 	}
 	req.Config = withVersion(req.Config, req.Version)
 	var configs struct {
-		Configs json.RawMessage `json:"configs"`
+		Configs   json.RawMessage     `json:"configs"`
+		Preflight *v1.SourcePreflight `json:"preflight"`
 	}
 	switch req.Op {
 	case v1.PluginOpValidate:
 		err = conn.CallJSON(ctx, "connector.validate", map[string]any{"config": req.Config}, &configs)
-		reply.ConfigInfos = configs.Configs
+		reply.ConfigInfos, reply.Preflight = configs.Configs, configs.Preflight
 	case v1.PluginOpConfigDef:
 		err = conn.CallJSON(ctx, "connector.config_def", map[string]any{"class": req.Class}, &configs)
 		reply.ConfigInfos = configs.Configs

@@ -47,6 +47,13 @@ type sourceRunner struct {
 	release func()
 	eos     bool
 	inTxn   bool // exactly-once: a transaction is open
+	// boundary and interval are where exactly-once transactions end
+	// (source_txn.go); lastTxn is when the interval last ended one;
+	// txnReqs are the requests of a task that defines its boundaries.
+	boundary boundary
+	interval time.Duration
+	lastTxn  time.Time
+	txnReqs  *txnRequests
 
 	known map[string]bool // topics known to exist
 
@@ -146,6 +153,14 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	}
 	r.view, r.release = view, release
 	tc := connect.SourceTaskContext{Offsets: offsetReader{r}, WorkDir: cfg.WorkDir, AllowedPaths: cfg.AllowedPaths}
+	if r.eos {
+		r.boundary, r.interval = parseBoundary(r.t.conn, cfg.FlushInterval)
+		r.lastTxn = time.Now()
+		if r.boundary == boundaryConnector {
+			r.txnReqs = &txnRequests{}
+			tc.Transactions = r.txnReqs
+		}
+	}
 	if err := r.task.Start(ctx, tc, r.t.props); err != nil {
 		return err
 	}
@@ -180,7 +195,7 @@ func (r *sourceRunner) step(ctx context.Context) error {
 		case <-ctx.Done():
 		case <-time.After(200 * time.Millisecond):
 		}
-		return nil
+		return r.batchBoundary(ctx)
 	}
 	m := r.t.metrics
 	m.Polled(len(recs))
@@ -190,11 +205,14 @@ func (r *sourceRunner) step(ctx context.Context) error {
 			m.Failed(len(recs) - i)
 			return err
 		}
+		if err := r.recordBoundary(ctx, &recs[i]); err != nil {
+			return err
+		}
 	}
 	if len(recs) > 0 {
 		m.Batch(time.Since(start))
 	}
-	return nil
+	return r.batchBoundary(ctx)
 }
 
 // countAcks adds the records acknowledged or failed since the last call to
@@ -205,6 +223,10 @@ func (r *sourceRunner) countAcks() {
 }
 
 func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) error {
+	if rec.Dropped {
+		r.notePosition(rec)
+		return nil
+	}
 	if !r.known[rec.Topic] {
 		if err := kafkautil.EnsureTopicDefaults(ctx, r.admin, rec.Topic); err != nil {
 			return err
@@ -247,12 +269,19 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 		}
 	}
 	r.producer.Produce(context.WithoutCancel(ctx), kr, done)
-	if rec.SourcePartition != nil {
-		r.mu.Lock()
-		r.pending[records.PartitionID(rec.SourcePartition)] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
-		r.mu.Unlock()
-	}
+	r.notePosition(rec)
 	return nil
+}
+
+// notePosition makes rec's source offset the next commit's for its
+// partition.
+func (r *sourceRunner) notePosition(rec *connect.SourceRecord) {
+	if rec.SourcePartition == nil {
+		return
+	}
+	r.mu.Lock()
+	r.pending[records.PartitionID(rec.SourcePartition)] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
+	r.mu.Unlock()
 }
 
 // serialize gives a record's key and value bytes: its own when it is

@@ -33,6 +33,23 @@ type runner interface {
 	close() error
 }
 
+// boundaryOwner is a runner that decides its own commits (an exactly-once
+// source, whose transaction boundary does): the task loop leaves the flush
+// interval's commits to it, and tells it when the task pauses or stops.
+type boundaryOwner interface {
+	ownsCommits() bool
+	finishTransaction(ctx context.Context, final bool) error
+}
+
+// commitStage says why the task loop commits.
+type commitStage int
+
+const (
+	commitPeriodic commitStage = iota
+	commitPause
+	commitFinal
+)
+
 type task struct {
 	cfg        Config
 	id         v1.TaskID
@@ -210,7 +227,7 @@ func (t *task) runOnce(ctx context.Context) error {
 	for ctx.Err() == nil {
 		if t.isPaused() {
 			if t.snapshotState() != v1.StatePaused {
-				if err := t.commit(ctx, r); err != nil && ctx.Err() == nil {
+				if err := t.commit(ctx, r, commitPause); err != nil && ctx.Err() == nil {
 					return t.failAndClose(r, err)
 				}
 				t.setState(v1.StatePaused, "")
@@ -239,7 +256,7 @@ func (t *task) runOnce(ctx context.Context) error {
 			// interrupted transaction would leave the writer unusable for
 			// the final commit.
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finalCommitTimeout)
-			err := t.commit(cctx, r)
+			err := t.commit(cctx, r, commitPeriodic)
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, kafkautil.ErrWriterBroken) || errors.Is(err, errAborted) {
@@ -255,7 +272,7 @@ func (t *task) runOnce(ctx context.Context) error {
 	// task's own context is already cancelled.
 	cctx, cancel := context.WithTimeout(context.Background(), finalCommitTimeout)
 	defer cancel()
-	commitErr := t.commit(cctx, r)
+	commitErr := t.commit(cctx, r, commitFinal)
 	closeErr := r.close()
 	t.closeErr = errors.Join(commitErr, closeErr)
 	if t.closeErr != nil {
@@ -276,10 +293,18 @@ func (t *task) lost() error {
 }
 
 // commit commits r's offsets and measures it. A commit with nothing new to
-// commit counts as a success: the task's position was durable then.
-func (t *task) commit(ctx context.Context, r runner) error {
+// commit counts as a success: the task's position was durable then. A
+// runner that owns its commits is not committed on the flush interval.
+func (t *task) commit(ctx context.Context, r runner, stage commitStage) error {
+	commit := r.commit
+	if b, ok := r.(boundaryOwner); ok && b.ownsCommits() {
+		if stage == commitPeriodic {
+			return nil
+		}
+		commit = func(ctx context.Context) error { return b.finishTransaction(ctx, stage == commitFinal) }
+	}
 	start := time.Now()
-	err := r.commit(ctx)
+	err := commit(ctx)
 	end := time.Now()
 	t.metrics.Commit(end.Sub(start), end, err)
 	return err

@@ -36,7 +36,7 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 			return h.validateJava(ctx, c, resolved)
 		}
 	}
-	infos, p, err := validate.Connector(h.reg, resolved)
+	infos, p, err := validate.Connector(h.reg, resolved, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
 	if err != nil {
 		return v1.ConfigInfos{}, err
 	}
@@ -52,7 +52,7 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[string]string) (v1.ConfigInfos, error) {
 	agents := h.hostAgents(c)
 	if len(agents) == 0 {
-		infos := validate.Remote(h.reg, c.plugin(), props, nil)
+		infos := validate.Remote(h.reg, c.plugin(), props, nil, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
 		addError(&infos, validate.ConnectorClassConfig, noHostAgent(c))
 		return infos, nil
 	}
@@ -64,7 +64,7 @@ func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[str
 	if err != nil {
 		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: the agent's answer: %w", c.Class, err)
 	}
-	return validate.Remote(h.reg, c.plugin(), props, own), nil
+	return validate.Remote(h.reg, c.plugin(), props, own, validate.WithExactlyOnce(h.cfg.ExactlyOnce), validate.WithPreflight(reply.Preflight)), nil
 }
 
 // decodeConfigInfos reads a host's validate entries: a list of ConfigInfo,
