@@ -42,9 +42,20 @@ func (a *Agent) startHost(ctx context.Context, reg *plugins.Registry) error {
 	a.hostTasks = javahost.NewTasks(sup, ps, reg, map[string]string{
 		"key.converter":   a.cfg.KeyConverter,
 		"value.converter": a.cfg.ValueConverter,
+		// The host gives a source task a TransactionContext only with it.
+		"exactly.once.source.support": exactlyOnceSetting(a.cfg.ExactlyOnce),
 	})
 	a.connectors = javahost.NewConnectors(sup, a.cfg.ID, a.log, a.connectorEvent)
 	return nil
+}
+
+// exactlyOnceSetting is Kafka's exactly.once.source.support value for the
+// agent's exactly-once support.
+func exactlyOnceSetting(on bool) string {
+	if on {
+		return "enabled"
+	}
+	return "disabled"
 }
 
 // HostPlugins are the Java plugins the agent's connector host runs, as

@@ -73,3 +73,43 @@ func TestJavaSourceLifecycle(t *testing.T) {
 	c.Must(http.StatusAccepted, "PUT", "/connectors/src/resume", nil)
 	waitValues(t, c, topic, append(append([]string{}, ls[50:]...), ls...))
 }
+
+// TestJavaSourcePreflight: Kafka Connect's exactly-once preflight checks
+// for a Java source ask the connector in its agent's host: Kafka's
+// FileStreamSourceConnector supports exactly-once with a file, and cannot
+// define transaction boundaries.
+func TestJavaSourcePreflight(t *testing.T) {
+	c := startWith(t, harness.Options{Agents: 1, ExactlyOnce: true})
+	cfg := func(kv ...string) map[string]string {
+		m := map[string]string{"connector.class": sourceClass, "connector.plugin.version": javaFileVersion,
+			"name": "pre", "file": filepath.Join(c.WorkDir, "pre.txt"), "topic": c.Name("pre")}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	var infos struct {
+		ErrorCount int `json:"error_count"`
+		Configs    []struct {
+			Value struct {
+				Name   string   `json:"name"`
+				Errors []string `json:"errors"`
+			} `json:"value"`
+		} `json:"configs"`
+	}
+	c.Must(http.StatusOK, "PUT", "/connector-plugins/FileStreamSourceConnector/config/validate",
+		cfg("exactly.once.support", "required", "transaction.boundary", "connector")).JSON(t, &infos)
+	errs := map[string][]string{}
+	for _, ci := range infos.Configs {
+		if len(ci.Value.Errors) > 0 {
+			errs[ci.Value.Name] = ci.Value.Errors
+		}
+	}
+	want := "The connector does not support connector-defined transaction boundaries with the given configuration. " +
+		"Please reconfigure it to use a different transaction boundary definition."
+	if infos.ErrorCount != 1 || len(errs) != 1 || len(errs["transaction.boundary"]) != 1 || errs["transaction.boundary"][0] != want {
+		t.Fatalf("validate answered %d errors %q; want only %q on transaction.boundary", infos.ErrorCount, errs, want)
+	}
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "pre", "config": cfg("exactly.once.support", "required")})
+	c.WaitState("pre", "RUNNING", 1, "RUNNING")
+}

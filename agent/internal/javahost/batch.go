@@ -37,6 +37,13 @@ func (d *decoder) take(n int) []byte {
 	return out
 }
 
+func (d *decoder) u8() uint8 {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
 func (d *decoder) u16() uint16 {
 	if b := d.take(2); b != nil {
 		return binary.BigEndian.Uint16(b)
@@ -103,22 +110,64 @@ func (e *encoder) bytes(b []byte) {
 	e.b = append(e.b, b...)
 }
 
+// The flags of a source batch's records and of the batch (docs/plugins.md).
+const (
+	recordDropped     = 1 // only the record's position: a transformation dropped it
+	recordCommitAfter = 2 // the task asked to commit the transaction after it
+	recordAbortAfter  = 4 // … to abort it
+	batchCommit       = 1 // the task asked to commit the transaction after the batch
+	batchAbort        = 2 // … to abort it
+)
+
+// sourceBatch is a decoded task.poll reply.
+type sourceBatch struct {
+	records []connect.SourceRecord
+	// commit and abort are the task's requests for the end of the batch.
+	commit, abort bool
+}
+
 // decodeSourceBatch decodes a task.poll reply into records already in
-// Kafka's bytes (Serialized), each with the host's seq as its Ref.
-func decodeSourceBatch(body []byte) ([]connect.SourceRecord, error) {
+// Kafka's bytes (Serialized), each with the host's seq as its Ref, and the
+// dropped records' positions (Dropped).
+func decodeSourceBatch(body []byte) (sourceBatch, error) {
 	d := &decoder{b: body}
 	n := d.u32()
 	if d.err != nil {
-		return nil, fmt.Errorf("source batch: %w", d.err)
+		return sourceBatch{}, fmt.Errorf("source batch: %w", d.err)
 	}
-	// Each record takes at least 31 bytes: no count can be honest beyond
-	// that, and a corrupt one must not allocate gigabytes.
-	if uint64(n)*31 > uint64(len(d.b)) {
-		return nil, fmt.Errorf("source batch: %d records cannot fit in %d bytes", n, len(d.b))
+	// Each record takes at least 9 bytes (a dropped one: its flags and two
+	// null positions): no count can be honest beyond that, and a corrupt
+	// one must not allocate gigabytes.
+	if uint64(n)*9 > uint64(len(d.b)) {
+		return sourceBatch{}, fmt.Errorf("source batch: %d records cannot fit in %d bytes", n, len(d.b))
 	}
 	recs := make([]connect.SourceRecord, n)
 	for i := range recs {
-		r := &recs[i]
+		if err := decodeSourceRecord(d, &recs[i]); err != nil {
+			return sourceBatch{}, fmt.Errorf("source batch: record %d of %d: %w", i, n, err)
+		}
+	}
+	flags := d.u8()
+	if d.err != nil {
+		return sourceBatch{}, fmt.Errorf("source batch: flags: %w", d.err)
+	}
+	if len(d.b) != 0 {
+		return sourceBatch{}, fmt.Errorf("source batch: %d bytes after the batch's flags", len(d.b))
+	}
+	return sourceBatch{records: recs, commit: flags&batchCommit != 0, abort: flags&batchAbort != 0}, nil
+}
+
+// decodeSourceRecord decodes one record of a source batch into r.
+func decodeSourceRecord(d *decoder, r *connect.SourceRecord) error {
+	flags := d.u8()
+	switch {
+	case flags&recordAbortAfter != 0:
+		r.Transaction = connect.TxnAbort
+	case flags&recordCommitAfter != 0:
+		r.Transaction = connect.TxnCommit
+	}
+	r.Dropped = flags&recordDropped != 0
+	if !r.Dropped {
 		r.Serialized = true
 		r.Topic = d.str()
 		if p := int32(d.u32()); p != -1 {
@@ -136,22 +185,18 @@ func decodeSourceBatch(body []byte) ([]connect.SourceRecord, error) {
 			}
 			r.Headers = append(r.Headers, connect.Header{Key: d.str(), Value: d.bytes()})
 		}
-		var err error
-		if r.SourcePartition, err = jsonMap(d.bytes()); err != nil {
-			return nil, fmt.Errorf("source batch: record %d: source partition: %w", i, err)
-		}
-		if r.SourceOffset, err = jsonMap(d.bytes()); err != nil {
-			return nil, fmt.Errorf("source batch: record %d: source offset: %w", i, err)
-		}
+	}
+	var err error
+	if r.SourcePartition, err = jsonMap(d.bytes()); err != nil {
+		return fmt.Errorf("source partition: %w", err)
+	}
+	if r.SourceOffset, err = jsonMap(d.bytes()); err != nil {
+		return fmt.Errorf("source offset: %w", err)
+	}
+	if !r.Dropped {
 		r.Ref = uint64(d.u32())
-		if d.err != nil {
-			return nil, fmt.Errorf("source batch: record %d of %d: %w", i, n, d.err)
-		}
 	}
-	if len(d.b) != 0 {
-		return nil, fmt.Errorf("source batch: %d bytes after the last record", len(d.b))
-	}
-	return recs, nil
+	return d.err
 }
 
 // jsonMap decodes a nullable JSON object.

@@ -13,31 +13,53 @@ import (
 // tests: it encodes what the agent decodes and decodes what it encodes.
 
 func encodeSourceBatchForTest(recs []connect.SourceRecord) []byte {
+	return encodeSourceBatchFlagsForTest(recs, 0)
+}
+
+// encodeSourceBatchFlagsForTest encodes recs, each with the flags of its
+// Dropped and Transaction, then the batch's flags.
+func encodeSourceBatchFlagsForTest(recs []connect.SourceRecord, batchFlags uint8) []byte {
 	e := &encoder{}
 	e.u32(uint32(len(recs)))
 	for _, r := range recs {
-		_ = e.str(r.Topic)
-		p := int32(-1)
-		if r.KafkaPartition != nil {
-			p = *r.KafkaPartition
+		var flags uint8
+		if r.Dropped {
+			flags |= recordDropped
 		}
-		e.u32(uint32(p))
-		if r.Timestamp.IsZero() {
-			e.i64(noTimestamp)
-		} else {
-			e.i64(r.Timestamp.UnixMilli())
+		switch r.Transaction {
+		case connect.TxnCommit:
+			flags |= recordCommitAfter
+		case connect.TxnAbort:
+			flags |= recordAbortAfter
 		}
-		e.bytes(r.RawKey)
-		e.bytes(r.RawValue)
-		e.u16(uint16(len(r.Headers)))
-		for _, h := range r.Headers {
-			_ = e.str(h.Key)
-			e.bytes(h.Value)
+		e.u8(flags)
+		if !r.Dropped {
+			_ = e.str(r.Topic)
+			p := int32(-1)
+			if r.KafkaPartition != nil {
+				p = *r.KafkaPartition
+			}
+			e.u32(uint32(p))
+			if r.Timestamp.IsZero() {
+				e.i64(noTimestamp)
+			} else {
+				e.i64(r.Timestamp.UnixMilli())
+			}
+			e.bytes(r.RawKey)
+			e.bytes(r.RawValue)
+			e.u16(uint16(len(r.Headers)))
+			for _, h := range r.Headers {
+				_ = e.str(h.Key)
+				e.bytes(h.Value)
+			}
 		}
 		e.bytes(jsonOrNil(r.SourcePartition))
 		e.bytes(jsonOrNil(r.SourceOffset))
-		e.u32(uint32(r.Ref))
+		if !r.Dropped {
+			e.u32(uint32(r.Ref))
+		}
 	}
+	e.u8(batchFlags)
 	return e.b
 }
 
@@ -46,6 +68,7 @@ func encodeSourceBatchForTest(recs []connect.SourceRecord) []byte {
 func encodeSourceBatchWithOffsetForTest(offset []byte) []byte {
 	e := &encoder{}
 	e.u32(1)
+	e.u8(0)
 	_ = e.str("t")
 	e.u32(0)
 	e.i64(noTimestamp)
@@ -55,6 +78,7 @@ func encodeSourceBatchWithOffsetForTest(offset []byte) []byte {
 	e.bytes(nil)
 	e.bytes(offset)
 	e.u32(0)
+	e.u8(0)
 	return e.b
 }
 

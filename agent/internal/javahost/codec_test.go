@@ -69,17 +69,19 @@ func TestSourceBatchRoundTrip(t *testing.T) {
 		{Topic: "t", KafkaPartition: &p, Timestamp: ts, Serialized: true, RawKey: []byte("k"), RawValue: []byte("v"),
 			Headers:         []connect.Header{{Key: "h", Value: []byte("x")}, {Key: "null", Value: nil}},
 			SourcePartition: map[string]any{"file": "a"}, SourceOffset: map[string]any{"pos": float64(12)}, Ref: 41},
-		{Topic: "u", Serialized: true, RawKey: nil, RawValue: []byte{}, Ref: 42},
+		{Topic: "u", Serialized: true, RawKey: nil, RawValue: []byte{}, Ref: 42, Transaction: connect.TxnCommit},
+		// A record a transformation dropped: its position alone.
+		{Dropped: true, SourcePartition: map[string]any{"file": "a"}, SourceOffset: map[string]any{"pos": float64(20)}, Transaction: connect.TxnAbort},
 	}
-	got, err := decodeSourceBatch(encodeSourceBatchForTest(want))
+	got, err := decodeSourceBatch(encodeSourceBatchFlagsForTest(want, batchCommit|batchAbort))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("decoded\n%+v\nwant\n%+v", got, want)
+	if !reflect.DeepEqual(got.records, want) || !got.commit || !got.abort {
+		t.Errorf("decoded\n%+v\nwant\n%+v and both batch requests", got, want)
 	}
-	if recs, err := decodeSourceBatch([]byte{0, 0, 0, 0}); err != nil || len(recs) != 0 {
-		t.Errorf("empty batch: %v, %v", recs, err)
+	if b, err := decodeSourceBatch([]byte{0, 0, 0, 0, 0}); err != nil || len(b.records) != 0 || b.commit || b.abort {
+		t.Errorf("empty batch: %+v, %v", b, err)
 	}
 }
 
@@ -91,8 +93,9 @@ func TestSourceBatchErrors(t *testing.T) {
 		text string
 	}{
 		{"no count", []byte{0, 0}, "ends early"},
-		{"truncated record", body[:len(body)-3], "ends early"},
-		{"trailing bytes", append(append([]byte{}, body...), 1), "after the last record"},
+		{"truncated record", body[:len(body)-4], "ends early"},
+		{"no batch flags", body[:len(body)-1], "flags"},
+		{"trailing bytes", append(append([]byte{}, body...), 1), "after the batch's flags"},
 		{"count beyond the body", []byte{0xff, 0xff, 0xff, 0xff, 0}, "cannot fit"},
 		{"bad offset JSON", encodeSourceBatchWithOffsetForTest([]byte("{")), "source offset"},
 	} {

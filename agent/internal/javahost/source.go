@@ -11,7 +11,12 @@ import (
 // SourceTask is a Java plugin's source task run by the host. Its records
 // come already converted (Serialized), each with the host's seq as its
 // Ref for task.commit_records.
-type SourceTask struct{ hostTask }
+type SourceTask struct {
+	hostTask
+	// transactions takes the task's requests for the end of a batch
+	// (nil unless it defines its own transaction boundaries).
+	transactions connect.TransactionContext
+}
 
 // The runtime finds these optional interfaces on it.
 var (
@@ -22,7 +27,7 @@ var (
 
 // Start implements connect.SourceTask.
 func (t *SourceTask) Start(ctx context.Context, tc connect.SourceTaskContext, props map[string]string) error {
-	t.offsets = tc.Offsets
+	t.offsets, t.transactions = tc.Offsets, tc.Transactions
 	return t.start(ctx, props, t, connect.KindSource)
 }
 
@@ -38,7 +43,20 @@ func (t *SourceTask) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	if err != nil {
 		return nil, asTaskError(err)
 	}
-	return decodeSourceBatch(body)
+	batch, err := decodeSourceBatch(body)
+	if err != nil {
+		return nil, err
+	}
+	if t.transactions != nil {
+		// The runtime looks at the requests once the batch is sent.
+		if batch.commit {
+			t.transactions.CommitTransaction()
+		}
+		if batch.abort {
+			t.transactions.AbortTransaction()
+		}
+	}
+	return batch.records, nil
 }
 
 // CommitRecords implements connect.RecordCommitter: commitRecord of each
@@ -73,5 +91,5 @@ func (t *SourceTask) notice(string, []byte) {}
 
 // NewSourceTask makes the task id of a Java source connector.
 func (f *Tasks) NewSourceTask(id v1.TaskID, conn map[string]string) connect.SourceTask {
-	return &SourceTask{newHostTask(f.sup, id, conn, f.worker)}
+	return &SourceTask{hostTask: newHostTask(f.sup, id, conn, f.worker)}
 }

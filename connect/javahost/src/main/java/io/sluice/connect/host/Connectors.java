@@ -48,7 +48,13 @@ public final class Connectors {
     }
 
     public byte[] validate(ObjectNode body) {
-        return Json.bytes(Map.of("configs", validator.validate(Json.stringMap(body, "config"))));
+        ConnectorValidator.Result result = validator.validate(Json.stringMap(body, "config"));
+        Map<String, Object> reply = new LinkedHashMap<>();
+        reply.put("configs", result.configs());
+        if (result.preflight() != null) {
+            reply.put("preflight", result.preflight());
+        }
+        return Json.bytes(reply);
     }
 
     public byte[] configDef(ObjectNode body) {

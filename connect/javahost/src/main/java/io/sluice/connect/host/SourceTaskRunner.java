@@ -17,6 +17,7 @@ import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.source.TransactionContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,17 @@ public final class SourceTaskRunner extends TaskRunner {
     private final PluginMetrics pluginMetrics;
     /** Polled records the agent has not acknowledged yet, by seq, as the task returned them. */
     private final Map<Long, SourceRecord> unacknowledged = new ConcurrentHashMap<>();
+    /** The task's TransactionContext when it defines its own transaction boundaries, else null. */
+    private final HostTransactionContext transactions;
     private long nextSeq;
+
+    /** A record's flags in a source batch (docs/plugins.md). */
+    static final int FLAG_DROPPED = 1;
+    static final int FLAG_COMMIT_AFTER = 2;
+    static final int FLAG_ABORT_AFTER = 4;
+    /** A batch's flags, after its records. */
+    static final int BATCH_COMMIT = 1;
+    static final int BATCH_ABORT = 2;
 
     public SourceTaskRunner(TaskSetup setup, Plugins plugins, HostMetrics metrics, Connection connection) {
         super(setup);
@@ -45,6 +56,7 @@ public final class SourceTaskRunner extends TaskRunner {
         this.chain = setup.transformChain(plugins, metrics);
         this.connection = connection;
         this.pluginMetrics = metrics.forTask(setup.id.connector(), setup.id.task());
+        this.transactions = setup.definesTransactions ? new HostTransactionContext() : null;
     }
 
     @Override
@@ -70,6 +82,11 @@ public final class SourceTaskRunner extends TaskRunner {
             public PluginMetrics pluginMetrics() {
                 return pluginMetrics;
             }
+
+            @Override
+            public TransactionContext transactionContext() {
+                return transactions;
+            }
         };
         return executor.call(() -> {
             task.initialize(context);
@@ -88,17 +105,48 @@ public final class SourceTaskRunner extends TaskRunner {
                 for (SourceRecord record : polled) {
                     long seq = nextSeq;
                     nextSeq = (nextSeq + 1) & 0xFFFFFFFFL; // seq is a u32 on the wire
-                    if (encode(record, seq, records)) {
+                    int request = recordRequest(record);
+                    BinaryWriter encoded = new BinaryWriter();
+                    if (encode(record, seq, encoded)) {
+                        records.u8(request).raw(encoded.toByteArray());
                         unacknowledged.put(seq, record);
-                        count++;
                     } else {
-                        // Kafka Connect acknowledges a dropped record at once, with no metadata.
+                        // Kafka Connect acknowledges a dropped record at once, with no metadata, and
+                        // commits its position: the agent gets the position alone.
+                        records.u8(request | FLAG_DROPPED)
+                                .bytes(OffsetJson.encode(record.sourcePartition()))
+                                .bytes(OffsetJson.encode(record.sourceOffset()));
                         commitRecord(record, null);
                     }
+                    count++;
                 }
             }
-            return new BinaryWriter().i32(count).raw(records.toByteArray()).toByteArray();
+            return new BinaryWriter().i32(count).raw(records.toByteArray()).u8(batchRequest()).toByteArray();
         });
+    }
+
+    /** The flags of what the task asked the transaction after record to be. */
+    private int recordRequest(SourceRecord record) {
+        if (transactions == null) {
+            return 0;
+        }
+        return switch (transactions.takeRecord(record)) {
+            case COMMIT -> FLAG_COMMIT_AFTER;
+            case ABORT -> FLAG_ABORT_AFTER;
+            case NONE -> 0;
+        };
+    }
+
+    /** The flags of what the task asked the transaction after this batch to be. */
+    private int batchRequest() {
+        if (transactions == null) {
+            return 0;
+        }
+        return switch (transactions.takeBatch()) {
+            case COMMIT -> BATCH_COMMIT;
+            case ABORT -> BATCH_ABORT;
+            case NONE -> 0;
+        };
     }
 
     /** Transforms and converts one record into out; false if it is not sent (dropped or skipped). */

@@ -26,9 +26,16 @@ public final class TaskSetup {
     final TaskConverters converters;
     final ConnectorConfig parsedConfig;
     final ErrorTolerance tolerance;
+    /**
+     * Whether a source task defines its own transaction boundaries: the agent has exactly-once
+     * support on and the connector asks for transaction.boundary=connector (Kafka Connect gives
+     * such a task a TransactionContext, and no other).
+     */
+    final boolean definesTransactions;
 
     private TaskSetup(ConnectorTaskId id, String idText, Map<String, String> connectorConfig, Map<String, String> taskConfig,
-                      ClassLoader loader, Task task, TaskConverters converters, ConnectorConfig parsedConfig) {
+                      ClassLoader loader, Task task, TaskConverters converters, ConnectorConfig parsedConfig,
+                      boolean definesTransactions) {
         this.id = id;
         this.idText = idText;
         this.connectorConfig = connectorConfig;
@@ -38,6 +45,16 @@ public final class TaskSetup {
         this.converters = converters;
         this.parsedConfig = parsedConfig;
         this.tolerance = new ErrorTolerance(id, parsedConfig);
+        this.definesTransactions = definesTransactions;
+    }
+
+    /** The worker setting the agent passes when its exactly-once source support is on. */
+    static final String EXACTLY_ONCE_WORKER_KEY = "exactly.once.source.support";
+
+    private static boolean definesTransactions(Map<String, String> config, Map<String, String> worker) {
+        String boundary = config.getOrDefault("transaction.boundary", "").trim();
+        return "enabled".equalsIgnoreCase(worker.getOrDefault(EXACTLY_ONCE_WORKER_KEY, "").trim())
+                && "connector".equalsIgnoreCase(boundary);
     }
 
     /** Parses a task id, "connector-n" (the connector's name may itself contain '-'). */
@@ -70,7 +87,8 @@ public final class TaskSetup {
             // Kafka's ConnectorConfig: parses errors.* and validates transforms and predicates.
             ConnectorConfig parsed = new ConnectorConfig(plugins, config);
             TaskConverters converters = TaskConverters.build(plugins, config, worker, loader);
-            return new TaskSetup(id, idText, config, taskConfig, loader, task, converters, parsed);
+            return new TaskSetup(id, idText, config, taskConfig, loader, task, converters, parsed,
+                    definesTransactions(config, worker));
         }
     }
 

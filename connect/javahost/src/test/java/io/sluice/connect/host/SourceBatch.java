@@ -9,9 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /** Decodes a binary source batch (docs/plugins.md) the way the Go agent does, for tests. */
-record SourceBatch(List<Rec> records) {
+record SourceBatch(List<Rec> records, int flags) {
 
-    record Rec(String topic, int partition, long timestamp, byte[] key, byte[] value,
+    /** A record; a dropped one (flags has SourceTaskRunner.FLAG_DROPPED) has only its position. */
+    record Rec(int flags, String topic, int partition, long timestamp, byte[] key, byte[] value,
                Map<String, byte[]> headers, JsonNode sourcePartition, JsonNode sourceOffset, long seq) {
         String valueText() {
             return value == null ? null : new String(value, StandardCharsets.UTF_8);
@@ -23,23 +24,32 @@ record SourceBatch(List<Rec> records) {
         long count = in.u32();
         List<Rec> records = new ArrayList<>();
         for (long i = 0; i < count; i++) {
-            String topic = in.string();
-            int partition = in.i32();
-            long timestamp = in.i64();
-            byte[] key = in.bytes();
-            byte[] value = in.bytes();
-            int headerCount = in.u16();
+            int flags = in.u8();
+            boolean dropped = (flags & SourceTaskRunner.FLAG_DROPPED) != 0;
+            String topic = null;
+            int partition = -1;
+            long timestamp = Long.MIN_VALUE;
+            byte[] key = null;
+            byte[] value = null;
             Map<String, byte[]> headers = new LinkedHashMap<>();
-            for (int h = 0; h < headerCount; h++) {
-                headers.put(in.string(), in.bytes());
+            if (!dropped) {
+                topic = in.string();
+                partition = in.i32();
+                timestamp = in.i64();
+                key = in.bytes();
+                value = in.bytes();
+                int headerCount = in.u16();
+                for (int h = 0; h < headerCount; h++) {
+                    headers.put(in.string(), in.bytes());
+                }
             }
             byte[] partitionJson = in.bytes();
             byte[] offsetJson = in.bytes();
-            long seq = in.u32();
-            records.add(new Rec(topic, partition, timestamp, key, value, headers,
+            long seq = dropped ? -1 : in.u32();
+            records.add(new Rec(flags, topic, partition, timestamp, key, value, headers,
                     partitionJson == null ? null : Json.MAPPER.readTree(partitionJson),
                     offsetJson == null ? null : Json.MAPPER.readTree(offsetJson), seq));
         }
-        return new SourceBatch(records);
+        return new SourceBatch(records, in.u8());
     }
 }
