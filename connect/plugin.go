@@ -24,6 +24,11 @@ type Plugin struct {
 	NewConnector func() Connector
 	// NewConverter makes an unconfigured converter (converter kind).
 	NewConverter func() Converter
+	// NewTransformation makes an unconfigured transformation
+	// (transformation kind).
+	NewTransformation func() Transformation
+	// NewPredicate makes an unconfigured predicate (predicate kind).
+	NewPredicate func() Predicate
 	// Config returns the ConfigDef of a plugin that is not a connector (a
 	// connector's comes from its ConfigDef method).
 	Config func() *ConfigDef
@@ -51,9 +56,11 @@ func (p *Plugin) ConfigDef() *ConfigDef {
 	return NewConfigDef()
 }
 
-// SimpleName is the class name without its package.
+// SimpleName is the class name without its package, and for a nested
+// class without its enclosing class ("Value" for Cast$Value), as Java's
+// Class.getSimpleName, from which Kafka derives aliases.
 func (p *Plugin) SimpleName() string {
-	return p.Class[strings.LastIndex(p.Class, ".")+1:]
+	return p.Class[strings.LastIndexAny(p.Class, ".$")+1:]
 }
 
 // PrunedName is the simple name without the kind's suffix ("Connector" for

@@ -192,3 +192,29 @@ func (UniqueList) EnsureValid(name string, value any) error {
 	}
 	return nil
 }
+
+// DistinctList is Kafka 4's ValidList.anyNonDuplicateValues: a list with no
+// repeated entry, and, unless allowed, neither null nor empty.
+type DistinctList struct{ EmptyAllowed, NullAllowed bool }
+
+// EnsureValid implements Validator.
+func (v DistinctList) EnsureValid(name string, value any) error {
+	if value == nil {
+		if v.NullAllowed {
+			return nil
+		}
+		return &ConfigError{Message: "Configuration '" + name + "' values must not be null."}
+	}
+	l, _ := value.([]string)
+	if len(l) == 0 && !v.EmptyAllowed {
+		return &ConfigError{Message: "Configuration '" + name + "' must not be empty. Valid values include: any non-empty value"}
+	}
+	seen := map[string]bool{}
+	for _, s := range l {
+		if seen[s] {
+			return &ConfigError{Message: "Configuration '" + name + "' values must not be duplicated."}
+		}
+		seen[s] = true
+	}
+	return nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/connect/generator"
+	"github.com/sluice-io/sluice/connect/transforms"
 )
 
 // Registry resolves class names and aliases to plugins. It is immutable
@@ -57,11 +58,12 @@ func New(ps ...*connect.Plugin) (*Registry, error) {
 }
 
 // Builtin returns the registry of Sluice's built-in plugins: the file source
-// and sink, the generator source, and the String, Json and ByteArray
-// converters.
+// and sink, the generator source, the String, Json and ByteArray
+// converters, and Kafka's transformations and predicates.
 func Builtin() *Registry {
 	ps := []*connect.Plugin{file.SourcePlugin(), file.SinkPlugin(), generator.Plugin()}
 	ps = append(ps, converters.Plugins()...)
+	ps = append(ps, transforms.Plugins()...)
 	r, err := New(ps...)
 	if err != nil {
 		panic(err) // the built-in set is fixed; a clash is a programming error

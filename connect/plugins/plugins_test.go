@@ -55,8 +55,21 @@ func TestListings(t *testing.T) {
 	if strings.Join(names, ",") != want {
 		t.Errorf("connectors = %v", names)
 	}
-	if n := len(reg.All()); n != 6 {
+	// 15 transformations (5 of them with $Key and $Value variants) and 3
+	// predicates beside the connectors and converters.
+	if n := len(reg.All()); n != 24 {
 		t.Errorf("all = %d plugins", n)
+	}
+	if p, ok := reg.Lookup("org.apache.kafka.connect.transforms.HoistField$Value"); !ok || p.Kind != connect.KindTransformation {
+		t.Errorf("HoistField$Value = %v", p)
+	}
+	// Kafka's alias of a nested class is its simple name, "Value": shared
+	// by every $Value variant, so no alias at all.
+	if p, ok := reg.Lookup("Value"); ok {
+		t.Errorf("the alias Value resolves to %s", p.Class)
+	}
+	if p, ok := reg.Lookup("RegexRouter"); !ok || p.Kind != connect.KindTransformation {
+		t.Errorf("RegexRouter = %v", p)
 	}
 	if n := len(reg.Converters()); n != 3 {
 		t.Errorf("converters = %d", n)

@@ -97,7 +97,7 @@ func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (
 // definition and the values of base; ask gives a source connector's
 // preflight answers.
 func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o options, ask askFunc) (*connect.ConfigDef, []connect.ConfigValue) {
-	def := enrich(baseDef(defsInput{
+	def := enrich(reg, baseDef(defsInput{
 		reg: reg, connector: p, connectorVersion: p.Version, recommend: true,
 		key:   converterDefault(reg, props, KeyConverterConfig, o.keyConverter),
 		value: converterDefault(reg, props, ValueConverterConfig, o.valueConverter),
@@ -224,59 +224,6 @@ func mergeValues(values, extra []connect.ConfigValue) []connect.ConfigValue {
 	}
 	return values
 }
-
-// enrich adds the "<alias>.type" keys that transforms and predicates
-// introduce (Kafka's ConnectorConfig.enrich). Sluice has no transformations
-// or predicates, so a type never resolves and nothing further is embedded.
-func enrich(d *connect.ConfigDef, props map[string]string) *connect.ConfigDef {
-	for _, e := range []struct{ config, group, kind, display string }{
-		{TransformsConfig, transformsGroup, "transformation", "Transformation"},
-		{PredicatesConfig, predicatesGroup, "predicate", "Predicate"},
-	} {
-		raw, ok := props[e.config]
-		if !ok {
-			continue
-		}
-		var seen []string
-		for _, alias := range connect.ParseList(raw) {
-			if slices.Contains(seen, alias) {
-				continue
-			}
-			seen = append(seen, alias)
-			prefix := e.config + "." + alias + "."
-			d.Define(connect.ConfigKey{Name: prefix + "type", Type: connect.TypeClass, Required: true,
-				Validator:  aliasTypeValidator(props, prefix, e.config == TransformsConfig),
-				Importance: connect.ImportanceHigh, Documentation: "Class for the '" + alias + "' " + e.kind + ".",
-				Group: e.group + ": " + alias, OrderInGroup: 0, Width: connect.WidthLong,
-				DisplayName: e.display + " type for " + alias, Recommender: emptyRecommender{}})
-		}
-	}
-	return d
-}
-
-// aliasTypeValidator is the type key's validator: for a transformation it
-// checks that negate comes with a predicate, as Kafka does.
-func aliasTypeValidator(props map[string]string, prefix string, transform bool) connect.Validator {
-	return connect.ValidatorFunc(func(name string, v any) error {
-		if transform {
-			_, negate := props[prefix+"negate"]
-			_, predicate := props[prefix+"predicate"]
-			if negate && !predicate {
-				return &connect.ConfigError{Message: "Config '" + prefix + "negate' was provided but there is no config '" +
-					prefix + "predicate' defining a predicate to be negated."}
-			}
-		}
-		return nil
-	})
-}
-
-type emptyRecommender struct{}
-
-// ValidValues implements connect.Recommender.
-func (emptyRecommender) ValidValues(string, map[string]any) []any { return nil }
-
-// Visible implements connect.Recommender.
-func (emptyRecommender) Visible(string, map[string]any) bool { return true }
 
 // validateSink is Kafka's SinkConnectorConfig.validate: exactly one of
 // topics and topics.regex, and the dead letter queue topic not among them.

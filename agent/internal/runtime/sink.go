@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/dlq"
+	"github.com/sluice-io/sluice/connect/transforms"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -31,6 +32,10 @@ type sinkRunner struct {
 	client  *kgo.Client
 	// dead is the connector's dead letter queue; nil when it has none.
 	dead *dlq.Writer
+	// chain and tolerance are a Go task's transformations and its errors.*
+	// handling (transform.go).
+	chain     *transforms.Chain
+	tolerance tolerance
 
 	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
 	started bool
@@ -70,6 +75,10 @@ func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
 	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
 		return nil, fmt.Errorf("value converter: %w", err)
 	}
+	if r.chain, err = buildChain(t); err != nil {
+		return nil, err
+	}
+	r.tolerance = parseTolerance(t.conn)
 	return r, nil
 }
 
@@ -191,22 +200,12 @@ func (r *sinkRunner) step(ctx context.Context) error {
 		if convErr != nil {
 			return
 		}
-		ks, k, err := r.keyConv.ToConnectData(kr.Topic, kr.Key)
+		sr, err := r.convert(ctx, kr)
 		if err != nil {
-			convErr = fmt.Errorf("convert key at %s-%d@%d: %w", kr.Topic, kr.Partition, kr.Offset, err)
-			return
+			convErr = err
+		} else if sr != nil {
+			batch = append(batch, *sr)
 		}
-		vs, v, err := r.valConv.ToConnectData(kr.Topic, kr.Value)
-		if err != nil {
-			convErr = fmt.Errorf("convert value at %s-%d@%d: %w", kr.Topic, kr.Partition, kr.Offset, err)
-			return
-		}
-		sr := connect.SinkRecord{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset,
-			KeySchema: ks, Key: k, ValueSchema: vs, Value: v, Timestamp: kr.Timestamp}
-		for _, h := range kr.Headers {
-			sr.Headers = append(sr.Headers, connect.Header{Key: h.Key, Value: h.Value})
-		}
-		batch = append(batch, sr)
 	})
 	if convErr != nil {
 		// The batch was polled but not delivered: never commit its offsets.
@@ -227,6 +226,47 @@ func (r *sinkRunner) step(ctx context.Context) error {
 		return fmt.Errorf("put: %w", err)
 	}
 	return nil
+}
+
+// convert turns a consumed record into the task's record: converted, then
+// transformed. nil is a record dropped by a transformation, or skipped
+// under errors.tolerance=all (after its dead letter is written).
+func (r *sinkRunner) convert(ctx context.Context, kr *kgo.Record) (*connect.SinkRecord, error) {
+	raw := connect.RawSinkRecord{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Timestamp: kr.Timestamp, Key: kr.Key, Value: kr.Value}
+	for _, h := range kr.Headers {
+		raw.Headers = append(raw.Headers, connect.Header{Key: h.Key, Value: h.Value})
+	}
+	ks, k, err := r.keyConv.ToConnectData(kr.Topic, kr.Key)
+	if err != nil {
+		return nil, r.skipSink(ctx, raw, "KEY_CONVERTER", r.converterClass("key.converter", r.t.cfg.KeyConverter),
+			fmt.Errorf("convert key at %s-%d@%d: %w", kr.Topic, kr.Partition, kr.Offset, err))
+	}
+	vs, v, err := r.valConv.ToConnectData(kr.Topic, kr.Value)
+	if err != nil {
+		return nil, r.skipSink(ctx, raw, "VALUE_CONVERTER", r.converterClass("value.converter", r.t.cfg.ValueConverter),
+			fmt.Errorf("convert value at %s-%d@%d: %w", kr.Topic, kr.Partition, kr.Offset, err))
+	}
+	sr := &connect.SinkRecord{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset,
+		KeySchema: ks, Key: k, ValueSchema: vs, Value: v, Timestamp: kr.Timestamp, Headers: raw.Headers}
+	out, err := r.transformSink(sr)
+	if err != nil {
+		class, cause := stageOf(err)
+		return nil, r.skipSink(ctx, raw, "TRANSFORMATION", class, cause)
+	}
+	return out, nil
+}
+
+// converterClass names the converter of key (the connector's, else the
+// worker's) by its full class name, as Kafka Connect's error reports do.
+func (r *sinkRunner) converterClass(key, worker string) string {
+	name := strings.TrimSpace(r.t.conn[key])
+	if name == "" {
+		name = worker
+	}
+	if p, ok := r.t.cfg.Registry.Lookup(name); ok {
+		return p.Class
+	}
+	return name
 }
 
 // commit flushes the task and commits every record handed to Put so far.
@@ -264,5 +304,6 @@ func (r *sinkRunner) close() error {
 	if r.dead != nil {
 		r.dead.Close() // after Stop: a stopping task may still report
 	}
+	errs = append(errs, r.chain.Close())
 	return errors.Join(errs...)
 }

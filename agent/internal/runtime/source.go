@@ -14,6 +14,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
+	"github.com/sluice-io/sluice/connect/transforms"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
@@ -56,6 +57,11 @@ type sourceRunner struct {
 	txnReqs  *txnRequests
 
 	known map[string]bool // topics known to exist
+
+	// chain and tolerance are a Go task's transformations and its
+	// errors.* handling (transform.go); a Java task's run in its host.
+	chain     *transforms.Chain
+	tolerance tolerance
 
 	// recordCommitter and offsetCommitter are the task's optional hooks
 	// (nil when it has none).
@@ -104,6 +110,10 @@ func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunne
 	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
 		return nil, fmt.Errorf("value converter: %w", err)
 	}
+	if r.chain, err = buildChain(t); err != nil {
+		return nil, err
+	}
+	r.tolerance = parseTolerance(t.conn)
 	return r, nil
 }
 
@@ -200,6 +210,10 @@ func (r *sourceRunner) step(ctx context.Context) error {
 	m := r.t.metrics
 	m.Polled(len(recs))
 	for i := range recs {
+		if err := r.transformSource(&recs[i]); err != nil {
+			m.Failed(len(recs) - i)
+			return err
+		}
 		if err := r.send(ctx, &recs[i]); err != nil {
 			// This record and the rest of the batch go nowhere.
 			m.Failed(len(recs) - i)
@@ -539,6 +553,7 @@ func (r *sourceRunner) close() error {
 	if r.release != nil {
 		r.release()
 	}
+	errs = append(errs, r.chain.Close())
 	// Closing fails the records still buffered: they count too.
 	r.countAcks()
 	return errors.Join(errs...)
