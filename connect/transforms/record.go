@@ -81,7 +81,9 @@ type dataError struct{ msg string }
 
 func (e *dataError) Error() string { return e.msg }
 
-func dataErrorf(format string, args ...any) error { return &dataError{msg: fmt.Sprintf(format, args...)} }
+func dataErrorf(format string, args ...any) error {
+	return &dataError{msg: fmt.Sprintf(format, args...)}
+}
 
 // requireMap is Kafka's Requirements.requireMap: schemaless data must be a
 // map.
