@@ -11,7 +11,7 @@ import (
 
 // dateFormat is a java.text.SimpleDateFormat pattern, formatting in UTC as
 // Kafka's transformations set it: letters repeat to give a field's width,
-// text between single quotes is literal (” is a quote).
+// text between single quotes is literal (two single quotes make one).
 type dateFormat struct{ parts []datePart }
 
 type datePart struct {
