@@ -226,7 +226,13 @@ func JavaString(v any) string {
 // JavaDouble formats f as Java's Double.toString: plain decimal with at
 // least one fraction digit between 10^-3 and 10^7, computerised scientific
 // notation ("1.0E7") outside it, and the shortest digits that round-trip.
-func JavaDouble(f float64) string {
+func JavaDouble(f float64) string { return javaFloat(f, 64) }
+
+// JavaFloat renders f as Java's Float.toString does: the shortest digits
+// that read back as the same float32.
+func JavaFloat(f float32) string { return javaFloat(float64(f), 32) }
+
+func javaFloat(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
@@ -241,13 +247,13 @@ func JavaDouble(f float64) string {
 		return "0.0"
 	}
 	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
+		s := strconv.FormatFloat(f, 'f', -1, bits)
 		if !strings.Contains(s, ".") {
 			s += ".0"
 		}
 		return s
 	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
+	s := strconv.FormatFloat(f, 'e', -1, bits)
 	mant, exp, _ := strings.Cut(s, "e")
 	if !strings.Contains(mant, ".") {
 		mant += ".0"

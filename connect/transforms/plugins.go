@@ -26,6 +26,7 @@ func Plugins() []*connect.Plugin {
 	sided(InsertFieldClass, insertFieldDef, func(s side) connect.Transformation { return &insertField{side: s} })
 	sided(ReplaceFieldClass, replaceFieldDef, func(s side) connect.Transformation { return &replaceField{side: s} })
 	sided(MaskFieldClass, maskFieldDef, func(s side) connect.Transformation { return &maskField{side: s} })
+	sided(CastClass, castDef, func(s side) connect.Transformation { return &cast{side: s} })
 
 	predicate := func(class string, def func() *connect.ConfigDef, make func() connect.Predicate) {
 		out = append(out, &connect.Plugin{Class: class, Kind: connect.KindPredicate, Version: connect.Version,

@@ -251,3 +251,49 @@ func TestDateFormat(t *testing.T) {
 		t.Error("an unknown letter was accepted")
 	}
 }
+
+func TestCast(t *testing.T) {
+	c := newT(t, CastClass+"$Value", "spec", "id:string,qty:float64,card:int8")
+	rec := structRec()
+	rec.Value.(map[string]any)["card"] = "12"
+	out := apply(t, c, rec)
+	if got := out.Value.(map[string]any); got["id"] != "1" || got["qty"] != float64(5) || got["card"] != int8(12) {
+		t.Errorf("struct cast: %#v", got)
+	}
+	if f := out.ValueSchema.Fields; f[0].Schema.Type != "string" || f[1].Schema.Type != "int8" || f[2].Schema.Type != "float64" {
+		t.Errorf("schema after the cast: %+v", f)
+	}
+	for _, tc := range []struct {
+		spec string
+		in   any
+		want any
+	}{
+		{"int8", int64(300), int8(44)},
+		{"int8", 3e9, int8(-1)},
+		{"int64", 3.9, int64(3)},
+		{"boolean", int32(2), true},
+		{"boolean", "TRUE", true},
+		{"boolean", "yes", false},
+		{"string", 1.0, "1.0"},
+		{"string", float32(0.1), "0.1"},
+		{"string", 1e20, "1.0E20"},
+		{"string", []byte{1, 2}, "AQI="},
+		{"float32", "2.5", float32(2.5)},
+	} {
+		got := apply(t, newT(t, CastClass+"$Value", "spec", tc.spec), sinkRec(nil, tc.in)).Value
+		if got != tc.want {
+			t.Errorf("cast %v (%T) to %s: %#v, want %#v", tc.in, tc.in, tc.spec, got, tc.want)
+		}
+	}
+	for spec, msg := range map[string]string{
+		"a:int9":       "Invalid value java.lang.IllegalArgumentException: No enum constant org.apache.kafka.connect.data.Schema.Type.INT9 for configuration Invalid type found in casting spec: int9",
+		"a:int8:x":     "Invalid value [a:int8:x] for configuration renames: Invalid rename mapping: a:int8:x",
+		"int8,a:int16": "Cast transformations that specify a type to cast the entire value to may only specify a single cast in their spec",
+		"a:bytes":      "Cast transformation does not support casting to BYTES; supported types are [INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING]",
+		"":             "Must specify at least one field to cast.",
+	} {
+		if err := (&cast{}).Configure(props("spec", spec)); err == nil || err.Error() != msg {
+			t.Errorf("spec %q: %v, want %s", spec, err, msg)
+		}
+	}
+}
