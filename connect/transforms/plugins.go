@@ -27,6 +27,10 @@ func Plugins() []*connect.Plugin {
 	sided(ReplaceFieldClass, replaceFieldDef, func(s side) connect.Transformation { return &replaceField{side: s} })
 	sided(MaskFieldClass, maskFieldDef, func(s side) connect.Transformation { return &maskField{side: s} })
 	sided(CastClass, castDef, func(s side) connect.Transformation { return &cast{side: s} })
+	sided(FlattenClass, flattenDef, func(s side) connect.Transformation { return &flatten{side: s} })
+	sided(HeaderFromClass, headerFromDef, func(s side) connect.Transformation { return &headerFrom{side: s} })
+	sided(SetSchemaMetadataClass, setSchemaMetadataDef, func(s side) connect.Transformation { return &setSchemaMetadata{side: s} })
+	transformation(ValueToKeyClass, valueToKeyDef, func() connect.Transformation { return &valueToKey{} })
 
 	predicate := func(class string, def func() *connect.ConfigDef, make func() connect.Predicate) {
 		out = append(out, &connect.Plugin{Class: class, Kind: connect.KindPredicate, Version: connect.Version,

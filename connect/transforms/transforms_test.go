@@ -297,3 +297,55 @@ func TestCast(t *testing.T) {
 		}
 	}
 }
+
+func TestValueToKeyAndSchemaMetadata(t *testing.T) {
+	vk := newT(t, ValueToKeyClass, "fields", "id,card")
+	out := apply(t, vk, structRec())
+	if !reflect.DeepEqual(out.Key, map[string]any{"id": int64(1), "card": "4111"}) || len(out.KeySchema.Fields) != 2 {
+		t.Errorf("ValueToKey: %#v %+v", out.Key, out.KeySchema)
+	}
+	if _, err := newT(t, ValueToKeyClass, "fields", "nope").Apply(structRec()); err == nil || err.Error() != "Field does not exist: nope" {
+		t.Errorf("ValueToKey of an unknown field: %v", err)
+	}
+	if got := apply(t, vk, sinkRec(nil, map[string]any{"id": 7})).Key; !reflect.DeepEqual(got, map[string]any{"id": 7, "card": nil}) {
+		t.Errorf("schemaless ValueToKey: %#v", got)
+	}
+	ssm := newT(t, SetSchemaMetadataClass+"$Value", "schema.name", "com.example.Order", "schema.version", "3")
+	rec := structRec()
+	out = apply(t, ssm, rec)
+	if out.ValueSchema.Name != "com.example.Order" || *out.ValueSchema.Version != 3 || rec.ValueSchema.Name != "Order" {
+		t.Errorf("SetSchemaMetadata: %+v (input %+v)", out.ValueSchema, rec.ValueSchema)
+	}
+	if _, err := ssm.Apply(sinkRec(nil, "x")); err == nil || err.Error() != "Schema required for [updating schema metadata]" {
+		t.Errorf("SetSchemaMetadata without a schema: %v", err)
+	}
+	if err := (&setSchemaMetadata{}).Configure(props()); err == nil || err.Error() != "Neither schema name nor version configured" {
+		t.Errorf("nothing to set: %v", err)
+	}
+}
+
+func TestFlattenAndHeaderFrom(t *testing.T) {
+	fl := newT(t, FlattenClass+"$Value", "delimiter", "_")
+	got := apply(t, fl, sinkRec(nil, map[string]any{"a": map[string]any{"b": int32(1), "c": map[string]any{"d": "x"}}, "e": nil})).Value
+	if !reflect.DeepEqual(got, map[string]any{"a_b": int32(1), "a_c_d": "x", "e": nil}) {
+		t.Errorf("schemaless flatten: %#v", got)
+	}
+	inner := &connect.Schema{Type: connect.SchemaTypeStruct, Optional: true, Fields: []connect.Field{{Name: "zip", Schema: connect.StringSchema}}}
+	s := &connect.Schema{Type: connect.SchemaTypeStruct, Fields: []connect.Field{{Name: "id", Schema: connect.Int64Schema}, {Name: "addr", Schema: inner}}}
+	out := apply(t, fl, sinkRec(s, map[string]any{"id": int64(1), "addr": nil}))
+	if f := out.ValueSchema.Fields; len(f) != 2 || f[1].Name != "addr_zip" || !f[1].Schema.Optional || out.Value.(map[string]any)["addr_zip"] != nil {
+		t.Errorf("flatten with schema: %+v %#v", f, out.Value)
+	}
+	hf := newT(t, HeaderFromClass+"$Value", "fields", "qty,card", "headers", "q,c", "operation", "move")
+	out = apply(t, hf, structRec())
+	if len(out.Headers) != 2 || string(out.Headers[0].Value) != "5" || string(out.Headers[1].Value) != "4111" {
+		t.Errorf("HeaderFrom headers: %+v", out.Headers)
+	}
+	if len(out.ValueSchema.Fields) != 1 || !reflect.DeepEqual(out.Value, map[string]any{"id": int64(1)}) {
+		t.Errorf("HeaderFrom move: %+v %#v", out.ValueSchema, out.Value)
+	}
+	if err := (&headerFrom{}).Configure(props("fields", "a,b", "headers", "x", "operation", "copy")); err == nil ||
+		err.Error() != "'fields' config must have the same number of elements as 'headers' config." {
+		t.Errorf("unequal lists: %v", err)
+	}
+}
