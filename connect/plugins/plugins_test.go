@@ -55,9 +55,9 @@ func TestListings(t *testing.T) {
 	if strings.Join(names, ",") != want {
 		t.Errorf("connectors = %v", names)
 	}
-	// 24 transformations (10 of them with $Key and $Value variants) and 3
+	// 26 transformations (11 of them with $Key and $Value variants) and 3
 	// predicates beside the connectors and converters.
-	if n := len(reg.All()); n != 33 {
+	if n := len(reg.All()); n != 35 {
 		t.Errorf("all = %d plugins", n)
 	}
 	if p, ok := reg.Lookup("org.apache.kafka.connect.transforms.HoistField$Value"); !ok || p.Kind != connect.KindTransformation {

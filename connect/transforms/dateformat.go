@@ -12,7 +12,10 @@ import (
 // dateFormat is a java.text.SimpleDateFormat pattern, formatting in UTC as
 // Kafka's transformations set it: letters repeat to give a field's width,
 // text between single quotes is literal (two single quotes make one).
-type dateFormat struct{ parts []datePart }
+type dateFormat struct {
+	parts []datePart
+	src   string // the pattern as written (toPattern)
+}
 
 type datePart struct {
 	letter  byte // 0: literal
@@ -25,7 +28,7 @@ type datePart struct {
 const dateLetters = "GyYMLdDEuaHkKhmsSzZX"
 
 func parseDateFormat(p string) (*dateFormat, error) {
-	f := &dateFormat{}
+	f := &dateFormat{src: p}
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch {

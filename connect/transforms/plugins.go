@@ -30,6 +30,7 @@ func Plugins() []*connect.Plugin {
 	sided(FlattenClass, flattenDef, func(s side) connect.Transformation { return &flatten{side: s} })
 	sided(HeaderFromClass, headerFromDef, func(s side) connect.Transformation { return &headerFrom{side: s} })
 	sided(SetSchemaMetadataClass, setSchemaMetadataDef, func(s side) connect.Transformation { return &setSchemaMetadata{side: s} })
+	sided(TimestampConverterClass, timestampConverterDef, func(s side) connect.Transformation { return &timestampConverter{side: s} })
 	transformation(ValueToKeyClass, valueToKeyDef, func() connect.Transformation { return &valueToKey{} })
 
 	predicate := func(class string, def func() *connect.ConfigDef, make func() connect.Predicate) {

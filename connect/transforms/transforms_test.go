@@ -349,3 +349,32 @@ func TestFlattenAndHeaderFrom(t *testing.T) {
 		t.Errorf("unequal lists: %v", err)
 	}
 }
+
+func TestTimestampConverter(t *testing.T) {
+	toString := newT(t, TimestampConverterClass+"$Value", "target.type", "string", "format", "yyyy-MM-dd HH:mm:ss.SSS")
+	if got := apply(t, toString, sinkRec(nil, ts.UnixMilli())).Value; got != "2023-11-14 22:13:20.123" {
+		t.Errorf("unix to string: %v", got)
+	}
+	back := newT(t, TimestampConverterClass+"$Value", "target.type", "unix", "format", "yyyy-MM-dd HH:mm:ss.SSS", "unix.precision", "seconds")
+	if got := apply(t, back, sinkRec(nil, "2023-11-14 22:13:20.123")).Value; got != int64(1_700_000_000) {
+		t.Errorf("string to unix seconds: %v", got)
+	}
+	if _, err := back.Apply(sinkRec(nil, "14/11/2023")); err == nil ||
+		err.Error() != "Could not parse timestamp: value (14/11/2023) does not match pattern (yyyy-MM-dd HH:mm:ss.SSS)" {
+		t.Errorf("a string that does not match: %v", err)
+	}
+	field := newT(t, TimestampConverterClass+"$Value", "field", "at", "target.type", "Date")
+	s := &connect.Schema{Type: connect.SchemaTypeStruct, Fields: []connect.Field{{Name: "at", Schema: connect.Int64Schema}}}
+	out := apply(t, field, sinkRec(s, map[string]any{"at": ts.UnixMilli()}))
+	if got := out.Value.(map[string]any)["at"]; got != int32(19675) || out.ValueSchema.Fields[0].Schema.Name != dateLogical {
+		t.Errorf("unix field to Date: %v %+v", got, out.ValueSchema.Fields[0].Schema)
+	}
+	tm := newT(t, TimestampConverterClass+"$Value", "target.type", "Time")
+	if got := apply(t, tm, sinkRec(timestampSchema(false), ts.UnixMilli())).Value; got != int32((22*3600+13*60+20)*1000+123) {
+		t.Errorf("Timestamp to Time: %v", got)
+	}
+	if err := (&timestampConverter{}).Configure(props("target.type", "string")); err == nil ||
+		err.Error() != "TimestampConverter requires format option to be specified when using string timestamps" {
+		t.Errorf("string without a format: %v", err)
+	}
+}
