@@ -219,7 +219,9 @@ func (n normalizer) view(rec Record) string {
 		for _, p := range list {
 			m, _ := p.(map[string]any)
 			cls, _ := m["class"].(string)
-			if !strings.HasPrefix(cls, "org.apache.kafka.connect.file.") {
+			// The plugins both have: Kafka's FileStream connectors, and its
+			// transformations and predicates (Sluice's in Go).
+			if !strings.HasPrefix(cls, "org.apache.kafka.connect.file.") && !strings.HasPrefix(cls, "org.apache.kafka.connect.transforms.") {
 				continue
 			}
 			e := map[string]any{}

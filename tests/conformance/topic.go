@@ -15,7 +15,9 @@ import (
 // the topic (read_committed, up to its end when the step runs), grouped by
 // key, each key's values numbered in the order it was written:
 // {"records": {"<key>": {"000": <value>, "001": …}}}, values as JSON (null
-// for a tombstone; a text that is no JSON as a string). Answers have their
+// for a tombstone; a text that is no JSON as a string). A record with
+// headers is {"value": <value>, "headers": [[<key>, <value as text>], …]},
+// its headers in their order. Answers have their
 // arrays sorted before they are compared, so the order a key's values were
 // written in is kept in object keys; the order of different keys depends
 // on the topic's partitions, which are the systems' own, and is not kept.
@@ -36,11 +38,27 @@ func (s System) readTopic(ctx context.Context, st Step) Record {
 		if byKey[k] == nil {
 			byKey[k] = map[string]any{}
 		}
-		byKey[k][fmt.Sprintf("%03d", len(byKey[k]))] = jsonOf(r.Value)
+		byKey[k][fmt.Sprintf("%03d", len(byKey[k]))] = withHeaders(r)
 	}
 	rec.Status = 200
 	rec.Body, _ = json.Marshal(map[string]any{"records": byKey})
 	return rec
+}
+
+// withHeaders is a record's value, with its headers when it has some.
+func withHeaders(r *kgo.Record) any {
+	if len(r.Headers) == 0 {
+		return jsonOf(r.Value)
+	}
+	hs := make([]any, len(r.Headers))
+	for i, h := range r.Headers {
+		var v any
+		if h.Value != nil {
+			v = string(h.Value)
+		}
+		hs[i] = []any{h.Key, v}
+	}
+	return map[string]any{"value": jsonOf(r.Value), "headers": hs}
 }
 
 func jsonOf(b []byte) any {
