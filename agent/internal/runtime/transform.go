@@ -135,7 +135,11 @@ func (r *sinkRunner) skipSink(ctx context.Context, raw connect.RawSinkRecord, st
 	}, cause)
 	if r.dead != nil {
 		msg := cause.Error()
-		letter := connect.DeadLetter{Record: raw, Stage: stage, Class: class, Exception: "org.apache.kafka.connect.errors.DataException", Message: &msg}
+		const exception = "org.apache.kafka.connect.errors.DataException"
+		// Go errors have no stack; the trace header holds what Java's
+		// first line would (Kafka Connect always writes the header).
+		letter := connect.DeadLetter{Record: raw, Stage: stage, Class: class, Exception: exception, Message: &msg,
+			Trace: exception + ": " + msg}
 		if err := r.dead.Write(ctx, []connect.DeadLetter{letter}); err != nil {
 			// Losing the record is not an option: fail the task (docs/plugins.md).
 			return fmt.Errorf("write %s-%d@%d to the dead letter queue: %w", raw.Topic, raw.Partition, raw.Offset, err)
