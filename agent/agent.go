@@ -61,6 +61,9 @@ type Config struct {
 	FlushInterval  time.Duration
 	KeyConverter   string
 	ValueConverter string
+	// HeaderConverter is the worker-level header converter class ("":
+	// SimpleHeaderConverter).
+	HeaderConverter string
 	// ExactlyOnce writes source records and offsets in one transaction.
 	ExactlyOnce bool
 	// ShutdownTimeout bounds the final commit of every task on Stop.
@@ -265,6 +268,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		FlushInterval:      a.cfg.FlushInterval,
 		KeyConverter:       a.cfg.KeyConverter,
 		ValueConverter:     a.cfg.ValueConverter,
+		HeaderConverter:    a.cfg.HeaderConverter,
 		ExactlyOnce:        a.cfg.ExactlyOnce,
 		KafkaOpts:          kopts,
 		KafkaClients:       kclients,

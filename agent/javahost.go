@@ -39,12 +39,16 @@ func (a *Agent) startHost(ctx context.Context, reg *plugins.Registry) error {
 	a.log.Info("Java plugins found", "plugins", len(ps), "plugin_path", a.cfg.PluginPath)
 	a.host = sup
 	a.hostPlugins = ps
-	a.hostTasks = javahost.NewTasks(sup, ps, reg, map[string]string{
+	worker := map[string]string{
 		"key.converter":   a.cfg.KeyConverter,
 		"value.converter": a.cfg.ValueConverter,
 		// The host gives a source task a TransactionContext only with it.
 		"exactly.once.source.support": exactlyOnceSetting(a.cfg.ExactlyOnce),
-	})
+	}
+	if a.cfg.HeaderConverter != "" {
+		worker["header.converter"] = a.cfg.HeaderConverter // else the host's default, SimpleHeaderConverter
+	}
+	a.hostTasks = javahost.NewTasks(sup, ps, reg, worker)
 	a.connectors = javahost.NewConnectors(sup, a.cfg.ID, a.log, a.connectorEvent)
 	return nil
 }

@@ -228,6 +228,14 @@ type SinkRecord struct {
 type Header struct {
 	Key   string
 	Value []byte
+	// Typed says the header was made by a transformation as Connect data:
+	// Schema and Data hold it, and the connector's header converter
+	// (header.converter, by default Kafka's SimpleHeaderConverter) writes
+	// Value from them before the record is produced or put. Value already
+	// holds SimpleHeaderConverter's form.
+	Typed  bool
+	Schema *Schema
+	Data   any
 }
 
 // Converter turns Connect data into the bytes of a Kafka record and back.

@@ -53,6 +53,7 @@ var (
 	flushFlag     = durationFlag("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
 	keyConvFlag   = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
 	valueConvFlag = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
+	hdrConvFlag   = stringFlag("header-converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter", "worker-level header converter class: writes the headers transformations make")
 	logLevelFlag  = stringFlag("log-level", "info", "log level at start: debug, info, warn, error (or TRACE … OFF); PUT /admin/loggers changes it at run time")
 	leaderLease   = durationFlag("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
 	eosFlag       = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
@@ -70,7 +71,7 @@ func coordinatorFlags() []cli.Flag {
 }
 
 func agentFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, shutdownFlag, eosFlag, logLevelFlag, logFormatFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, hdrConvFlag, shutdownFlag, eosFlag, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
 		agentMetricsListenFlag}, append(providerFlags(), hostFlags()...)...)
@@ -183,6 +184,7 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		FlushInterval:    c.Duration("offset-flush-interval"),
 		KeyConverter:     c.String("key-converter"),
 		ValueConverter:   c.String("value-converter"),
+		HeaderConverter:  c.String("header-converter"),
 		ShutdownTimeout:  c.Duration("task-shutdown-timeout"),
 		ExactlyOnce:      eos,
 		ConfigProviders:  providerSettings(c),

@@ -24,8 +24,9 @@ const (
 // sets it to key, value or header.
 const TypeConfig = "converter.type"
 
-// Plugins returns the descriptors of the built-in converters. All three are
-// also header converters in Kafka Connect.
+// Plugins returns the descriptors of the built-in converters: the three
+// converters, which are also header converters in Kafka Connect, and
+// SimpleHeaderConverter.
 func Plugins() []*connect.Plugin {
 	return []*connect.Plugin{
 		{Class: StringClass, Kind: connect.KindConverter, Version: connect.Version, HeaderConverter: true,
@@ -34,6 +35,7 @@ func Plugins() []*connect.Plugin {
 			NewConverter: func() connect.Converter { return &JSON{} }, Config: JSONConfigDef},
 		{Class: ByteArrayClass, Kind: connect.KindConverter, Version: connect.Version, HeaderConverter: true,
 			NewConverter: func() connect.Converter { return &ByteArray{} }, Config: ByteArrayConfigDef},
+		SimpleHeaderPlugin(),
 	}
 }
 

@@ -55,9 +55,10 @@ func TestListings(t *testing.T) {
 	if strings.Join(names, ",") != want {
 		t.Errorf("connectors = %v", names)
 	}
-	// 26 transformations (11 of them with $Key and $Value variants) and 3
-	// predicates beside the connectors and converters.
-	if n := len(reg.All()); n != 35 {
+	// 26 transformations (11 of them with $Key and $Value variants), 3
+	// predicates and SimpleHeaderConverter
+	// beside the connectors and converters.
+	if n := len(reg.All()); n != 36 {
 		t.Errorf("all = %d plugins", n)
 	}
 	if p, ok := reg.Lookup("org.apache.kafka.connect.transforms.HoistField$Value"); !ok || p.Kind != connect.KindTransformation {
@@ -74,7 +75,7 @@ func TestListings(t *testing.T) {
 	if n := len(reg.Converters()); n != 3 {
 		t.Errorf("converters = %d", n)
 	}
-	if n := len(reg.HeaderConverters()); n != 3 {
+	if n := len(reg.HeaderConverters()); n != 4 {
 		t.Errorf("header converters = %d", n)
 	}
 	msg := reg.UnknownConnectorMessage("Nope")

@@ -2,9 +2,6 @@ package transforms
 
 import (
 	"slices"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/sluice-io/sluice/connect"
 )
@@ -34,8 +31,8 @@ func (nonEmptyList) EnsureValid(name string, value any) error {
 }
 
 // headerFrom is Kafka's HeaderFrom: fields of the key or value become
-// headers (their values as SimpleHeaderConverter writes them), copied or
-// moved out of the data.
+// headers (written by the connector's header converter), copied or moved
+// out of the data.
 type headerFrom struct {
 	side            side
 	fields, headers []string
@@ -72,7 +69,13 @@ func (t *headerFrom) Apply(r *connect.TransformRecord) (*connect.TransformRecord
 	}
 	headers := slices.Clone(r.Headers)
 	for i, f := range t.fields {
-		headers = append(headers, connect.Header{Key: t.headers[i], Value: headerBytes(m[f])})
+		var fs *connect.Schema
+		if schema != nil {
+			if sf, ok := field(schema, f); ok {
+				fs = sf.Schema
+			}
+		}
+		headers = append(headers, typedHeader(t.headers[i], fs, m[f]))
 	}
 	out := t.side.with(r, schema, data)
 	out.Headers = headers
@@ -100,57 +103,3 @@ func (t *headerFrom) Apply(r *connect.TransformRecord) (*connect.TransformRecord
 }
 
 func (*headerFrom) Close() error { return nil }
-
-// headerBytes is a header value as Kafka's SimpleHeaderConverter writes it
-// (Values.convertToString): a string as it is, other values in Values'
-// text form; null stays null.
-func headerBytes(v any) []byte {
-	if v == nil {
-		return nil
-	}
-	var b strings.Builder
-	writeValues(&b, v, false)
-	return []byte(b.String())
-}
-
-// writeValues writes v as Kafka's Values.append does: strings quoted only
-// inside lists and maps.
-func writeValues(b *strings.Builder, v any, embedded bool) {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case string:
-		if embedded {
-			b.WriteString(strconv.Quote(x))
-		} else {
-			b.WriteString(x)
-		}
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeValues(b, e, true)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeValues(b, k, true)
-			b.WriteByte(':')
-			writeValues(b, x[k], true)
-		}
-		b.WriteByte('}')
-	default:
-		b.WriteString(castString(v))
-	}
-}

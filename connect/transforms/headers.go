@@ -2,9 +2,9 @@ package transforms
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/converters"
 )
 
 // Class names of the header transformations and of Filter.
@@ -33,11 +33,11 @@ func insertHeaderDef() *connect.ConfigDef {
 }
 
 // insertHeader is Kafka's InsertHeader: every record gets the header, its
-// value the literal as Kafka's SimpleHeaderConverter writes the value
-// Values.parseString makes of it.
+// value what Values.parseString makes of the literal (written by the
+// connector's header converter).
 type insertHeader struct {
 	header string
-	value  []byte
+	value  connect.Header
 }
 
 func (t *insertHeader) Configure(props map[string]string) error {
@@ -46,24 +46,22 @@ func (t *insertHeader) Configure(props map[string]string) error {
 		return err
 	}
 	t.header = v.String("header")
-	t.value = []byte(literalHeaderValue(v.String("value.literal")))
+	schema, data := converters.ParseString(v.String("value.literal"))
+	t.value = typedHeader(t.header, schema, data)
 	return nil
 }
 
-// literalHeaderValue is how a literal reads back after Values.parseString
-// and SimpleHeaderConverter: the literal itself, but for a boolean, which
-// Kafka parses case-insensitively and writes in lower case.
-func literalHeaderValue(lit string) string {
-	switch strings.ToLower(lit) {
-	case "true", "false":
-		return strings.ToLower(lit)
-	}
-	return lit
+// typedHeader is a header a transformation makes: Connect data, with
+// SimpleHeaderConverter's bytes until the header converter writes its own.
+func typedHeader(key string, schema *connect.Schema, data any) connect.Header {
+	h := connect.Header{Key: key, Typed: true, Schema: schema, Data: data}
+	h.Value, _ = converters.SimpleHeader{}.FromConnectData("", schema, data)
+	return h
 }
 
 func (t *insertHeader) Apply(r *connect.TransformRecord) (*connect.TransformRecord, error) {
 	out := *r
-	out.Headers = append(slices.Clone(r.Headers), connect.Header{Key: t.header, Value: t.value})
+	out.Headers = append(slices.Clone(r.Headers), t.value)
 	return &out, nil
 }
 

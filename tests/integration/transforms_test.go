@@ -91,6 +91,23 @@ func TestSourceTransformChain(t *testing.T) {
 	if n := len(c.ReadTopic(dropTopic)); n != 0 {
 		t.Errorf("the filter let %d records through", n)
 	}
+
+	// The headers transformations make are written by the connector's
+	// header converter: JsonConverter here, with the type Kafka's
+	// Values.parseString infers for the literal 42 (int8).
+	hdrName, hdrTopic := c.Name("smt-hdr"), c.Name("smt-hdr")
+	writeLines(t, workPath(c, "smt-hdr.txt"), []string{"x"})
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": hdrName, "config": map[string]string{
+		"connector.class": fileSourceClass, "file": "smt-hdr.txt", "topic": hdrTopic,
+		"header.converter": "org.apache.kafka.connect.json.JsonConverter",
+		"transforms":       "h", "transforms.h.type": smt + "InsertHeader", "transforms.h.header": "n", "transforms.h.value.literal": "42",
+	}})
+	hr := waitLog(c, hdrTopic, 1)
+	var env map[string]any
+	if len(hr[0].Headers) != 1 || json.Unmarshal(hr[0].Headers[0].Value, &env) != nil ||
+		fmt.Sprint(env) != "map[payload:42 schema:map[optional:false type:int8]]" {
+		t.Errorf("header written by JsonConverter: %+v (%v)", hr[0].Headers, env)
+	}
 }
 
 // TestSinkToleranceAndDeadLetters: a sink with errors.tolerance=all and a

@@ -33,9 +33,11 @@ type sinkRunner struct {
 	// dead is the connector's dead letter queue; nil when it has none.
 	dead *dlq.Writer
 	// chain and tolerance are a Go task's transformations and its errors.*
-	// handling (transform.go).
+	// handling (transform.go); hdrConv writes the headers transformations
+	// made.
 	chain     *transforms.Chain
 	tolerance tolerance
+	hdrConv   connect.Converter
 
 	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
 	started bool
@@ -74,6 +76,9 @@ func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
 	}
 	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
 		return nil, fmt.Errorf("value converter: %w", err)
+	}
+	if r.hdrConv, err = converters.NewHeader(t.cfg.Registry, t.conn, t.cfg.HeaderConverter); err != nil {
+		return nil, fmt.Errorf("header converter: %w", err)
 	}
 	if r.chain, err = buildChain(t); err != nil {
 		return nil, err

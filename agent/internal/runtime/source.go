@@ -34,10 +34,12 @@ import (
 // or an offsets change) makes the commit fail, and the task stops without
 // retrying.
 type sourceRunner struct {
-	t        *task
-	task     connect.SourceTask
-	keyConv  connect.Converter
-	valConv  connect.Converter
+	t       *task
+	task    connect.SourceTask
+	keyConv connect.Converter
+	valConv connect.Converter
+	// hdrConv writes the headers transformations made (header.converter).
+	hdrConv  connect.Converter
 	plain    *kgo.Client // admin, and the producer when exactly-once is off
 	producer *kgo.Client // where records go: plain, or the transactional client
 	admin    *kadm.Client
@@ -109,6 +111,9 @@ func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunne
 	}
 	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
 		return nil, fmt.Errorf("value converter: %w", err)
+	}
+	if r.hdrConv, err = converters.NewHeader(t.cfg.Registry, t.conn, t.cfg.HeaderConverter); err != nil {
+		return nil, fmt.Errorf("header converter: %w", err)
 	}
 	if r.chain, err = buildChain(t); err != nil {
 		return nil, err
@@ -257,7 +262,11 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 		kr.Partition = *rec.KafkaPartition
 	}
 	for _, h := range rec.Headers {
-		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+		v, err := writeHeader(r.hdrConv, rec.Topic, h)
+		if err != nil {
+			return err
+		}
+		kr.Headers = append(kr.Headers, kgo.RecordHeader{Key: h.Key, Value: v})
 	}
 	if r.eos && !r.inTxn {
 		if err := r.producer.BeginTransaction(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/transforms"
 )
 
@@ -108,12 +109,35 @@ func (r *sinkRunner) transformSink(sr *connect.SinkRecord) (*connect.SinkRecord,
 		return nil, err
 	}
 	res := *sr
-	res.Topic, res.Timestamp, res.Headers = out.Topic, out.Timestamp, out.Headers
+	res.Topic, res.Timestamp = out.Topic, out.Timestamp
+	res.Headers = make([]connect.Header, len(out.Headers))
+	for i, h := range out.Headers {
+		if res.Headers[i] = h; h.Typed {
+			v, err := writeHeader(r.hdrConv, out.Topic, h)
+			if err != nil {
+				return nil, &transforms.StageError{Class: converters.SimpleHeaderClass, Err: err}
+			}
+			res.Headers[i] = connect.Header{Key: h.Key, Value: v}
+		}
+	}
 	if out.KafkaPartition != nil {
 		res.Partition = *out.KafkaPartition
 	}
 	res.KeySchema, res.Key, res.ValueSchema, res.Value = out.KeySchema, out.Key, out.ValueSchema, out.Value
 	return &res, nil
+}
+
+// writeHeader is a header's bytes: a typed one (a transformation's)
+// written by the connector's header converter, any other as it is.
+func writeHeader(conv connect.Converter, topic string, h connect.Header) ([]byte, error) {
+	if !h.Typed || conv == nil {
+		return h.Value, nil
+	}
+	b, err := conv.FromConnectData(topic, h.Schema, h.Data)
+	if err != nil {
+		return nil, fmt.Errorf("header converter, header %s: %w", h.Key, err)
+	}
+	return b, nil
 }
 
 // stageOf splits a chain's error into the failing transformation's class

@@ -45,7 +45,10 @@ type Config struct {
 	// KeyConverter and ValueConverter are the worker-level converter classes.
 	KeyConverter   string
 	ValueConverter string
-	KafkaOpts      []kgo.Opt
+	// HeaderConverter is the worker-level header converter class ("":
+	// SimpleHeaderConverter), for the headers Go transformations make.
+	HeaderConverter string
+	KafkaOpts       []kgo.Opt
 	// KafkaClients measures every Kafka client a task makes, each under a
 	// client id of its own (nil: unmeasured).
 	KafkaClients *kafkametrics.Clients
