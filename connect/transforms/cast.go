@@ -141,15 +141,13 @@ func (t *cast) Apply(r *connect.TransformRecord) (*connect.TransformRecord, erro
 			return nil, err
 		}
 		ns := copyBasics(schema, strings.ToLower(whole))
-		ns.Optional = schema.Optional
-		return t.side.with(r, ns, v), nil
+			return t.side.with(r, ns, v), nil
 	}
 	m, err := requireStruct(schema, data, castPurpose)
 	if err != nil {
 		return nil, err
 	}
 	ns := copyBasics(schema, connect.SchemaTypeStruct)
-	ns.Optional = schema.Optional
 	out := make(map[string]any, len(m))
 	for _, f := range schema.Fields {
 		typ, ok := t.casts[f.Name]

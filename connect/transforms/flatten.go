@@ -62,7 +62,6 @@ func (t *flatten) Apply(r *connect.TransformRecord) (*connect.TransformRecord, e
 		return nil, err
 	}
 	ns := copyBasics(schema, connect.SchemaTypeStruct)
-	ns.Optional = schema.Optional
 	out := map[string]any{}
 	t.flattenStruct(schema, m, "", false, ns, out)
 	return t.side.with(r, ns, out), nil

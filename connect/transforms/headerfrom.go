@@ -93,7 +93,6 @@ func (t *headerFrom) Apply(r *connect.TransformRecord) (*connect.TransformRecord
 		return t.side.with(out, nil, rest), nil
 	}
 	ns := copyBasics(schema, connect.SchemaTypeStruct)
-	ns.Optional = schema.Optional
 	for _, f := range schema.Fields {
 		if !moved[f.Name] {
 			ns.Fields = append(ns.Fields, f)

@@ -124,7 +124,6 @@ func (t *insertField) Apply(r *connect.TransformRecord) (*connect.TransformRecor
 		return nil, err
 	}
 	ns := copyBasics(schema, connect.SchemaTypeStruct)
-	ns.Optional = schema.Optional
 	ns.Fields = append(ns.Fields, schema.Fields...)
 	out := make(map[string]any, len(m)+5)
 	for _, f := range schema.Fields {

@@ -114,9 +114,10 @@ func structClassName(schema *connect.Schema, v any) string {
 }
 
 // copyBasics is a new schema of type t with s's name, version, doc and
-// parameters (Kafka's SchemaUtil.copySchemaBasics).
+// parameters (Kafka's SchemaUtil.copySchemaBasics), optional when s is (as
+// every transformation that copies them then makes it).
 func copyBasics(s *connect.Schema, t string) *connect.Schema {
-	out := &connect.Schema{Type: t, Name: s.Name, Doc: s.Doc, Parameters: maps.Clone(s.Parameters)}
+	out := &connect.Schema{Type: t, Name: s.Name, Doc: s.Doc, Parameters: maps.Clone(s.Parameters), Optional: s.Optional}
 	if s.Version != nil {
 		v := *s.Version
 		out.Version = &v

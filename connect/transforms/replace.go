@@ -112,7 +112,6 @@ func (t *replaceField) Apply(r *connect.TransformRecord) (*connect.TransformReco
 		return nil, err
 	}
 	ns := copyBasics(schema, connect.SchemaTypeStruct)
-	ns.Optional = schema.Optional
 	out := make(map[string]any, len(m))
 	for _, f := range schema.Fields {
 		if t.keep(f.Name) {

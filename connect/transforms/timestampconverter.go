@@ -125,7 +125,6 @@ func (t *timestampConverter) Apply(r *connect.TransformRecord) (*connect.Transfo
 		}
 	}
 	ns := copyBasics(schema, connect.SchemaTypeStruct)
-	ns.Optional = schema.Optional
 	out := make(map[string]any, len(m))
 	for _, f := range schema.Fields {
 		if f.Name != t.field {

@@ -15,18 +15,9 @@ import (
 // with transaction.records.
 func TestPreflightGoConnectors(t *testing.T) {
 	reg := plugins.Builtin()
-	file := map[string]string{"connector.class": "FileStreamSource", "name": "n", "file": "f", "topic": "t"}
+	file := fileSourceProps()
 	gen := map[string]string{"connector.class": "GeneratorSource", "name": "n", "topic": "t"}
-	with := func(base map[string]string, kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
+	with := withKV
 	tests := []struct {
 		name  string
 		props map[string]string

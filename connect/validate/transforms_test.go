@@ -13,13 +13,7 @@ import (
 func TestTransformKeys(t *testing.T) {
 	reg := plugins.Builtin()
 	const tr = "org.apache.kafka.connect.transforms."
-	src := func(kv ...string) map[string]string {
-		m := map[string]string{"connector.class": "FileStreamSource", "name": "n", "file": "f", "topic": "t"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
+	src := fileSourceProps
 	tests := []struct {
 		name  string
 		props map[string]string

@@ -68,19 +68,9 @@ func errorsOf(infos v1.ConfigInfos) map[string][]string {
 
 func TestErrors(t *testing.T) {
 	reg := plugins.Builtin()
-	src := func(kv ...string) map[string]string {
-		m := map[string]string{"connector.class": "FileStreamSource", "name": "n", "file": "f", "topic": "t"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
+	src := fileSourceProps
 	sink := func(kv ...string) map[string]string {
-		m := map[string]string{"connector.class": "FileStreamSink", "name": "n"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
+		return withKV(map[string]string{"connector.class": "FileStreamSink", "name": "n"}, kv...)
 	}
 	tests := []struct {
 		name  string

@@ -227,27 +227,13 @@ func TestDebeziumWithJavaTransforms(t *testing.T) {
 	bad := maps.Clone(transforms)
 	bad["connector.class"] = debeziumClass
 	bad["predicates.isItems.pattern"] = "(unclosed"
-	r := c.Must(http.StatusOK, "PUT", "/connector-plugins/"+debeziumClass+"/config/validate", bad)
-	var infos struct {
-		ErrorCount int `json:"error_count"`
-		Configs    []struct {
-			Value struct {
-				Name   string   `json:"name"`
-				Errors []string `json:"errors"`
-			} `json:"value"`
-		} `json:"configs"`
-	}
-	if err := json.Unmarshal(r.Body, &infos); err != nil {
-		t.Fatal(err)
-	}
+	count, errs := validateErrors(t, c, debeziumClass, bad)
 	var errored []string
-	for _, ci := range infos.Configs {
-		if len(ci.Value.Errors) > 0 {
-			errored = append(errored, ci.Value.Name)
-		}
+	for k := range errs {
+		errored = append(errored, k)
 	}
 	if !slices.Contains(errored, "predicates.isItems.pattern") || slices.ContainsFunc(errored, func(k string) bool { return strings.HasSuffix(k, ".type") }) {
-		t.Fatalf("validate with a bad predicate pattern: errors on %v (%d), want one on predicates.isItems.pattern and none on a type", errored, infos.ErrorCount)
+		t.Fatalf("validate with a bad predicate pattern: errors on %v (%d), want one on predicates.isItems.pattern and none on a type", errored, count)
 	}
 
 	d := newDebezium(t, c, transforms)

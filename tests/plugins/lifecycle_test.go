@@ -88,27 +88,11 @@ func TestJavaSourcePreflight(t *testing.T) {
 		}
 		return m
 	}
-	var infos struct {
-		ErrorCount int `json:"error_count"`
-		Configs    []struct {
-			Value struct {
-				Name   string   `json:"name"`
-				Errors []string `json:"errors"`
-			} `json:"value"`
-		} `json:"configs"`
-	}
-	c.Must(http.StatusOK, "PUT", "/connector-plugins/FileStreamSourceConnector/config/validate",
-		cfg("exactly.once.support", "required", "transaction.boundary", "connector")).JSON(t, &infos)
-	errs := map[string][]string{}
-	for _, ci := range infos.Configs {
-		if len(ci.Value.Errors) > 0 {
-			errs[ci.Value.Name] = ci.Value.Errors
-		}
-	}
+	count, errs := validateErrors(t, c, "FileStreamSourceConnector", cfg("exactly.once.support", "required", "transaction.boundary", "connector"))
 	want := "The connector does not support connector-defined transaction boundaries with the given configuration. " +
 		"Please reconfigure it to use a different transaction boundary definition."
-	if infos.ErrorCount != 1 || len(errs) != 1 || len(errs["transaction.boundary"]) != 1 || errs["transaction.boundary"][0] != want {
-		t.Fatalf("validate answered %d errors %q; want only %q on transaction.boundary", infos.ErrorCount, errs, want)
+	if count != 1 || len(errs) != 1 || len(errs["transaction.boundary"]) != 1 || errs["transaction.boundary"][0] != want {
+		t.Fatalf("validate answered %d errors %q; want only %q on transaction.boundary", count, errs, want)
 	}
 	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "pre", "config": cfg("exactly.once.support", "required")})
 	c.WaitState("pre", "RUNNING", 1, "RUNNING")

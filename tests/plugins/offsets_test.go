@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"testing"
 )
 
 // sourceOffset is one entry of GET /connectors/{name}/offsets: a source
@@ -29,4 +30,27 @@ func connectorOffsets(c sluice, name string) ([]sourceOffset, string) {
 		return nil, r.String()
 	}
 	return body.Offsets, string(r.Body)
+}
+
+// validateErrors asks the validate endpoint about config (200), and returns
+// its error count and the errors of each key that has some.
+func validateErrors(t *testing.T, c sluice, plugin string, config map[string]string) (int, map[string][]string) {
+	t.Helper()
+	var infos struct {
+		ErrorCount int `json:"error_count"`
+		Configs    []struct {
+			Value struct {
+				Name   string   `json:"name"`
+				Errors []string `json:"errors"`
+			} `json:"value"`
+		} `json:"configs"`
+	}
+	c.Must(http.StatusOK, "PUT", "/connector-plugins/"+plugin+"/config/validate", config).JSON(t, &infos)
+	errs := map[string][]string{}
+	for _, ci := range infos.Configs {
+		if len(ci.Value.Errors) > 0 {
+			errs[ci.Value.Name] = ci.Value.Errors
+		}
+	}
+	return infos.ErrorCount, errs
 }
