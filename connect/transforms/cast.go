@@ -141,7 +141,7 @@ func (t *cast) Apply(r *connect.TransformRecord) (*connect.TransformRecord, erro
 			return nil, err
 		}
 		ns := copyBasics(schema, strings.ToLower(whole))
-			return t.side.with(r, ns, v), nil
+		return t.side.with(r, ns, v), nil
 	}
 	m, err := requireStruct(schema, data, castPurpose)
 	if err != nil {
