@@ -174,13 +174,9 @@ func setup() (*bench, error) {
 	if b.peer != "" && b.peer != sysConnect {
 		return nil, fmt.Errorf("BENCH_PEER=%q: the only peer is connect", b.peer)
 	}
-	b.runs = 3
-	if v := os.Getenv("BENCH_RUNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("BENCH_RUNS=%q: want a positive integer", v)
-		}
-		b.runs = n
+	var err error
+	if b.runs, err = envInt("BENCH_RUNS", 3); err != nil {
+		return nil, err
 	}
 	b.sizes = sizes{lifecycle: 100, lines: 200_000, coordConns: 1000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 1}
 	b.rep.Scale = "default"
@@ -196,7 +192,6 @@ func setup() (*bench, error) {
 	b.rep.Started = start.UTC().Format(time.RFC3339)
 	b.runID = fmt.Sprintf("bench-%d", start.Unix()%1_000_000)
 
-	var err error
 	if b.root, err = repoRoot(); err != nil {
 		return nil, err
 	}
@@ -355,6 +350,20 @@ func (b *bench) note(format string, args ...any) {
 
 func (b *bench) logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s benchrun: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// envInt is the positive integer in environment variable k, def when it
+// is unset.
+func envInt(k string, def int) (int, error) {
+	v := os.Getenv(k)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", k, v)
+	}
+	return n, nil
 }
 
 func envOr(k, def string) string {
