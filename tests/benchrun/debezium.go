@@ -139,7 +139,7 @@ func (b *bench) debeziumSetup() (pluginDir, hostDir string, missing []string) {
 		if _, err := exec.LookPath("psql"); err != nil {
 			missing = append(missing, "psql, PostgreSQL's client, is not on PATH")
 		} else if level, err := p.run("SHOW wal_level"); err != nil {
-			missing = append(missing, "PostgreSQL on SLUICE_TEST_POSTGRES: "+err.Error())
+			missing = append(missing, "PostgreSQL on SLUICE_TEST_POSTGRES: "+err.Error()+" (make postgres-up starts one on 127.0.0.1:15432)")
 		} else if level != "logical" {
 			missing = append(missing, fmt.Sprintf("PostgreSQL on %s:%s has wal_level=%s, Debezium needs logical", p.host, p.port, level))
 		} else {
