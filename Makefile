@@ -98,12 +98,14 @@ test-kafka-secured:
 ## bench: issue 9's scenarios for Sluice (BENCH_PEER=connect: also Kafka Connect 4.4, with ratios;
 ## BENCH_SCALE=full: large sizes); prints a table, writes bench/results.json and bench/results.md.
 ## Reuses a broker on 127.0.0.1:9092, else starts one (make kafka-up) and stops it at the end.
+## BENCH_SCENARIOS=7 is Debezium PostgreSQL (not in the default list): make javahost plugins
+## postgres-up first; it uses $(POSTGRES) unless SLUICE_TEST_POSTGRES is set.
 bench:
 	@set -euo pipefail; started=; \
 	if ! (exec 3<>/dev/tcp/127.0.0.1/9092) 2>/dev/null; then ./deploy/kafka/kafka-up.sh; started=1; fi; \
 	trap 'if [[ -n $$started ]]; then ./deploy/kafka/kafka-down.sh; fi' EXIT; \
 	if [[ $${BENCH_PEER:-} == connect ]]; then CONNECT_JARS_ONLY=1 ./deploy/connect/connect-up.sh; fi; \
-	(cd tests && BENCH_KAFKA=127.0.0.1:9092 $(GO) run ./benchrun)
+	(cd tests && BENCH_KAFKA=127.0.0.1:9092 SLUICE_TEST_POSTGRES=$${SLUICE_TEST_POSTGRES:-$(POSTGRES)} $(GO) run ./benchrun)
 
 ## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
 bench-go:

@@ -35,8 +35,7 @@ type cluster struct {
 	b      *bench
 	prefix string
 	dir    string
-	// props are extra worker properties (Connect only).
-	props map[string]string
+	opts   clusterOpts
 
 	nats     *proc
 	natsURL  string
@@ -50,13 +49,31 @@ type cluster struct {
 // is ready: the coordinator healthy and every agent registered, or every
 // worker's REST API answering.
 func (b *bench) startCluster(sys, label string, n int, props map[string]string) (*cluster, error) {
+	return b.startClusterOpts(sys, label, n, clusterOpts{props: props})
+}
+
+// clusterOpts are what a cluster's nodes get beyond the defaults.
+type clusterOpts struct {
+	// props are extra worker properties (Connect only).
+	props map[string]string
+	// agentArgs are extra flags of every agent (Sluice only).
+	agentArgs []string
+	// classpath is appended to a worker's class path (Connect only).
+	classpath []string
+	// jvmOpts follow a worker's connectJVMOpts, which they override
+	// (Connect only).
+	jvmOpts []string
+}
+
+// startClusterOpts is startCluster with more options.
+func (b *bench) startClusterOpts(sys, label string, n int, opts clusterOpts) (*cluster, error) {
 	b.clusters++
 	prefix := fmt.Sprintf("%s-%s-%s-%d", b.runID, sys, label, b.clusters)
 	dir := filepath.Join(b.tmp, prefix)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	c := &cluster{sys: sys, b: b, prefix: prefix, dir: dir, props: props}
+	c := &cluster{sys: sys, b: b, prefix: prefix, dir: dir, opts: opts}
 	if sys == sysSluice {
 		if err := c.startSluiceControl(); err != nil {
 			c.close()
@@ -138,14 +155,14 @@ func (c *cluster) launchNode() (*node, error) {
 	c.started++
 	if c.sys == sysSluice {
 		id := fmt.Sprintf("agent-%d", c.started)
-		p, err := startProc(c.dir, id, c.b.sluiceBin, []string{"agent",
+		p, err := startProc(c.dir, id, c.b.sluiceBin, append([]string{"agent",
 			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id,
 			"--work-dir", c.dir,
 			"--group-id", c.prefix,
 			"--offsets-topic", c.prefix + "-offsets",
 			// Many agents on one host: each its own free port.
 			"--metrics-listen", "127.0.0.1:0",
-		}, nil)
+		}, c.opts.agentArgs...), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -162,9 +179,9 @@ func (c *cluster) launchNode() (*node, error) {
 	if err := os.WriteFile(propsPath, []byte(c.workerProps(addr)), 0o644); err != nil {
 		return nil, err
 	}
-	args := append(append([]string{}, connectJVMOpts...),
+	args := append(append(append([]string{}, connectJVMOpts...), c.opts.jvmOpts...),
 		"-Dlog4j2.configurationFile="+filepath.Join(c.b.root, "deploy", "connect", "log4j2.properties"),
-		"-cp", filepath.Join(c.b.connectCache, "*"),
+		"-cp", strings.Join(append([]string{filepath.Join(c.b.connectCache, "*")}, c.opts.classpath...), string(os.PathListSeparator)),
 		"org.apache.kafka.connect.cli.ConnectDistributed", propsPath)
 	p, err := startProc(c.dir, name, c.b.java, args, nil)
 	if err != nil {
@@ -206,7 +223,7 @@ func (c *cluster) workerProps(addr string) string {
 		"rest.advertised.host.name":         host,
 		"rest.advertised.port":              port,
 	}
-	for k, v := range c.props {
+	for k, v := range c.opts.props {
 		props[k] = v
 	}
 	keys := make([]string, 0, len(props))

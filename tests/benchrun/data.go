@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -128,26 +129,48 @@ func (c *cluster) timeConnector(name string, cfg map[string]string, n int, timeo
 	if _, err := c.must(http.MethodPost, "/connectors", map[string]any{"name": name, "config": cfg}, http.StatusCreated); err != nil {
 		return 0, err
 	}
+	if err := c.waitRecords(name, n, timeout, count); err != nil {
+		return 0, err
+	}
+	d := time.Since(t0).Seconds()
+	if _, err := c.must(http.MethodDelete, "/connectors/"+name, nil, http.StatusOK, http.StatusNoContent); err != nil {
+		return 0, err
+	}
+	return float64(n) / d, nil
+}
+
+// giveUp is an error of a count that ends waitRecords at once (a failed
+// task); any other error is retried.
+type giveUp struct{ error }
+
+// waitRecords waits until count() reaches n records written by connector
+// name; more than n is an error: the input has n, so the connector wrote
+// some twice.
+func (c *cluster) waitRecords(name string, n int, timeout time.Duration, count func() (int64, error)) error {
 	var got int64
+	var fatal error
 	err := waitFor(timeout, fmt.Sprintf("%s: %d records through %s", c.sys, n, name), func() (bool, string) {
 		v, err := count()
+		if errors.As(err, &giveUp{}) {
+			fatal = err
+			return true, ""
+		}
 		if err != nil {
 			return false, err.Error()
 		}
 		got = v
 		return v >= int64(n), fmt.Sprintf("%d so far", v)
 	})
-	d := time.Since(t0).Seconds()
+	if fatal != nil {
+		return fatal
+	}
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if got > int64(n) {
-		return 0, fmt.Errorf("%s: %d records through %s, more than the %d of its input", c.sys, got, name, n)
+		return fmt.Errorf("%s: %d records through %s, more than the %d of its input", c.sys, got, name, n)
 	}
-	if _, err := c.must(http.MethodDelete, "/connectors/"+name, nil, http.StatusOK, http.StatusNoContent); err != nil {
-		return 0, err
-	}
-	return float64(n) / d, nil
+	return nil
 }
 
 // writeLines writes n input lines to path.

@@ -21,6 +21,17 @@
 //     generator tasks each; drain,
 //     SIGKILL, start and uncordon each agent in turn: total time, tasks
 //     moved, and per moved task the time it wrote nothing (median, p95).
+//  7. debezium (not in the default list: it needs PostgreSQL, the built
+//     connector host and the Debezium plugin): Debezium's PostgreSQL
+//     connector, one agent with --plugin-path / one worker with
+//     plugin.path; the snapshot of a table of 200k (1M) rows, then 50k
+//     (250k) streamed inserts, updates and deletes: time to the first
+//     record, snapshot time and records/s, streaming records/s, peak RSS of
+//     the agent and its connector host JVM / of the worker (-Xmx1g, and
+//     again with the host's -Xmx512m). Skipped, with
+//     what is missing, without SLUICE_TEST_POSTGRES (host:port), the
+//     plugin (SLUICE_TEST_PLUGINS, default <repo>/.cache/plugins) or the
+//     host (SLUICE_CONNECT_HOST_DIR, default <repo>/connect/javahost/target).
 //
 // Every process runs on this machine; the broker is the one on BENCH_KAFKA
 // (default 127.0.0.1:9092), which `make bench` starts when none answers.
@@ -28,14 +39,18 @@
 // names (prefix bench-<run id>-<system>-…), deleted at the end.
 //
 // Environment: BENCH_PEER (connect or empty), BENCH_SCALE (default, full),
-// BENCH_SCENARIOS (e.g. 1,3,6; default 1 to 6), BENCH_RUNS (default 3),
-// BENCH_ROLL_RUNS (rolls of scenario 6, default 1),
+// BENCH_SCENARIOS (e.g. 1,3,6 or 7; default 1 to 6), BENCH_RUNS (default 3),
+// BENCH_ROLL_RUNS (rolls of scenario 6, default 1), BENCH_DEBEZIUM_ROWS and
+// BENCH_DEBEZIUM_CHANGES (scenario 7's sizes, whatever the scale),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
 // (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
 // BENCH_KEEP=1 keeps the temp dir (logs) and the topics.
 //
 // `benchrun clean bench-<id>` deletes the topics and groups of a run that
-// was interrupted or kept (BENCH_KEEP=1).
+// was interrupted or kept (BENCH_KEEP=1) and, with SLUICE_TEST_POSTGRES,
+// scenario 7's replication slots, publications and tables. A run drops
+// those itself at the end, BENCH_KEEP=1 or not: a slot left behind keeps
+// PostgreSQL's WAL.
 //
 // `benchrun render FILE` prints the table of a results.json again.
 //
@@ -81,6 +96,8 @@ type bench struct {
 	kafka    *kafka
 	clusters int
 	rep      report
+	// pg is scenario 7's PostgreSQL, once it has been found answering.
+	pg *pg
 }
 
 // sizes are the scale-dependent inputs.
@@ -92,6 +109,8 @@ type sizes struct {
 	lossConns   int // running connectors in scenario 3
 	latencyOps  int // operations of each kind in scenario 1
 	defaultLoss int // rounds of the Connect-defaults worker loss
+	dbzRows     int // rows of the table scenario 7 snapshots
+	dbzChanges  int // changes scenario 7 streams after the snapshot
 }
 
 func main() {
@@ -120,10 +139,12 @@ func main() {
 		s := <-sig
 		fmt.Fprintf(os.Stderr, "benchrun: %v: stopping every process it started\n", s)
 		killAll()
+		b.dropPostgres()
 		os.Exit(130)
 	}()
 	code := b.run()
 	killAll()
+	b.dropPostgres()
 	b.cleanup()
 	os.Exit(code)
 }
@@ -162,6 +183,18 @@ func clean(runID string) int {
 	}
 	k.deleteGroupsPrefixed(runID, "connect-"+runID)
 	fmt.Printf("deleted %d topics %s-* and their groups\n", n, runID)
+	p, err := pgFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun clean:", err)
+		return 1
+	}
+	if p != nil {
+		if err := p.dropPrefixed(pgPrefix(runID)); err != nil {
+			fmt.Fprintln(os.Stderr, "benchrun clean:", err)
+			return 1
+		}
+		fmt.Printf("dropped PostgreSQL slots, publications and tables %s*\n", pgPrefix(runID))
+	}
 	return 0
 }
 
@@ -174,19 +207,24 @@ func setup() (*bench, error) {
 	if b.peer != "" && b.peer != sysConnect {
 		return nil, fmt.Errorf("BENCH_PEER=%q: the only peer is connect", b.peer)
 	}
-	b.runs = 3
-	if v := os.Getenv("BENCH_RUNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("BENCH_RUNS=%q: want a positive integer", v)
-		}
-		b.runs = n
+	var err error
+	if b.runs, err = envInt("BENCH_RUNS", 3); err != nil {
+		return nil, err
 	}
-	b.sizes = sizes{lifecycle: 100, lines: 200_000, coordConns: 1000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 1}
+	b.sizes = sizes{lifecycle: 100, lines: 200_000, coordConns: 1000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 1,
+		dbzRows: 200_000, dbzChanges: 50_000}
 	b.rep.Scale = "default"
 	if b.full {
-		b.sizes = sizes{lifecycle: 500, lines: 1_000_000, coordConns: 5000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 3}
+		b.sizes = sizes{lifecycle: 500, lines: 1_000_000, coordConns: 5000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 3,
+			dbzRows: 1_000_000, dbzChanges: 250_000}
 		b.rep.Scale = "full"
+	}
+	// Scenario 7's sizes can be set alone: a quick try, or a larger table.
+	if b.sizes.dbzRows, err = envInt("BENCH_DEBEZIUM_ROWS", b.sizes.dbzRows); err != nil {
+		return nil, err
+	}
+	if b.sizes.dbzChanges, err = envInt("BENCH_DEBEZIUM_CHANGES", b.sizes.dbzChanges); err != nil {
+		return nil, err
 	}
 	b.scenarios = map[string]bool{}
 	for _, s := range strings.Split(envOr("BENCH_SCENARIOS", defaultScenarios), ",") {
@@ -196,7 +234,6 @@ func setup() (*bench, error) {
 	b.rep.Started = start.UTC().Format(time.RFC3339)
 	b.runID = fmt.Sprintf("bench-%d", start.Unix()%1_000_000)
 
-	var err error
 	if b.root, err = repoRoot(); err != nil {
 		return nil, err
 	}
@@ -249,6 +286,7 @@ func (b *bench) run() int {
 		{"4", "data plane", b.scenarioData},
 		{"5", "footprint", b.scenarioFootprint},
 		{"6", "rolling upgrade", b.scenarioRolling},
+		{"7", "debezium", b.scenarioDebezium},
 	}
 	for _, s := range scen {
 		if !b.scenarios[s.id] {
@@ -355,6 +393,20 @@ func (b *bench) note(format string, args ...any) {
 
 func (b *bench) logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s benchrun: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// envInt is the positive integer in environment variable k, def when it
+// is unset.
+func envInt(k string, def int) (int, error) {
+	v := os.Getenv(k)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", k, v)
+	}
+	return n, nil
 }
 
 func envOr(k, def string) string {

@@ -206,3 +206,111 @@ func killAll() {
 		_ = p.kill()
 	}
 }
+
+// treeRSSMiB is the resident set size of pid and of every process below it
+// (an agent and the connector host JVM it started), in MiB, and of pid
+// alone.
+func treeRSSMiB(pid int) (tree, self float64, err error) {
+	if self, err = rssOf(pid); err != nil {
+		return 0, 0, err
+	}
+	tree = self
+	for _, child := range descendants(pid) {
+		// A child may exit between the scan and the read: it then holds
+		// no memory.
+		if v, err := rssOf(child); err == nil {
+			tree += v
+		}
+	}
+	return tree, self, nil
+}
+
+// descendants are the pids below pid, from the parent pids in /proc/*/stat.
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses,
+		// so the fields count from the last ')'.
+		s := string(data)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
+}
+
+// peakSampler calls sample every interval on a goroutine of its own and
+// keeps the element-wise maximum of what it returns, until stop.
+type peakSampler struct {
+	once  sync.Once
+	stopc chan struct{}
+	done  chan struct{}
+	peaks []float64
+	n     int
+	err   error
+}
+
+// samplePeaks starts a peakSampler.
+func samplePeaks(interval time.Duration, sample func() ([]float64, error)) *peakSampler {
+	s := &peakSampler{stopc: make(chan struct{}), done: make(chan struct{})}
+	take := func() {
+		v, err := sample()
+		if err != nil {
+			if s.err == nil {
+				s.err = err
+			}
+			return
+		}
+		if s.peaks == nil {
+			s.peaks = make([]float64, len(v))
+		}
+		for i := range v {
+			s.peaks[i] = max(s.peaks[i], v[i])
+		}
+		s.n++
+	}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			take()
+			select {
+			case <-s.stopc:
+				take()
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends the sampling and returns the peaks and the number of samples;
+// a failed sample (a process gone) is an error. It may be called again.
+func (s *peakSampler) stop() ([]float64, int, error) {
+	s.once.Do(func() { close(s.stopc) })
+	<-s.done
+	return s.peaks, s.n, s.err
+}

@@ -118,6 +118,7 @@ type taskState struct {
 	ID       int    `json:"id"`
 	State    string `json:"state"`
 	WorkerID string `json:"worker_id"`
+	Trace    string `json:"trace,omitempty"`
 }
 
 // connStatus is a connector's status.
@@ -125,6 +126,7 @@ type connStatus struct {
 	Connector struct {
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`
+		Trace    string `json:"trace,omitempty"`
 	} `json:"connector"`
 	Tasks []taskState `json:"tasks"`
 }
@@ -218,4 +220,19 @@ func (c *cluster) putAll(names []string, verb string) error {
 		_, err := c.must(http.MethodPut, "/connectors/"+names[i]+"/"+verb, nil, http.StatusOK, http.StatusAccepted, http.StatusNoContent)
 		return err
 	})
+}
+
+// failure is the first line of the trace of a FAILED connector or task of
+// s, "" when none failed.
+func (s connStatus) failure() string {
+	first := func(trace string) string { l, _, _ := strings.Cut(trace, "\n"); return l }
+	if s.Connector.State == "FAILED" {
+		return "connector FAILED: " + first(s.Connector.Trace)
+	}
+	for _, t := range s.Tasks {
+		if t.State == "FAILED" {
+			return fmt.Sprintf("task %d FAILED: %s", t.ID, first(t.Trace))
+		}
+	}
+	return ""
 }

@@ -93,14 +93,7 @@ func (b *bench) scenarioRolling() error {
 // rollRuns is how many rolls scenario 6 makes: BENCH_ROLL_RUNS, default 1.
 // One roll takes about two minutes and already yields some 80 moves for
 // the per-move figures; BENCH_RUNS (3 rounds elsewhere) would triple it.
-func rollRuns() (int, error) {
-	v := envOr("BENCH_ROLL_RUNS", "1")
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("BENCH_ROLL_RUNS=%q: want a positive integer", v)
-	}
-	return n, nil
-}
+func rollRuns() (int, error) { return envInt("BENCH_ROLL_RUNS", 1) }
 
 // rollRun starts a fresh cluster, fills it with rollTasks tasks evenly
 // spread, rolls every agent and measures the moves.
