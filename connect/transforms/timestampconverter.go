@@ -164,7 +164,16 @@ func typeOfSchema(s *connect.Schema) (string, error) {
 	case s.Type == connect.SchemaTypeInt64:
 		return "unix", nil
 	}
-	return "", dataErrorf("Schema %s does not correspond to a known timestamp type format", s.Type)
+	return "", dataErrorf("Schema %s does not correspond to a known timestamp type format", schemaString(s))
+}
+
+// schemaString is Kafka's ConnectSchema.toString: Schema{NAME:TYPE}, or
+// Schema{TYPE} without a name.
+func schemaString(s *connect.Schema) string {
+	if s.Name != "" {
+		return "Schema{" + s.Name + ":" + strings.ToUpper(s.Type) + "}"
+	}
+	return "Schema{" + strings.ToUpper(s.Type) + "}"
 }
 
 // convert converts v, of type from ("" infers it), to the target type.

@@ -117,6 +117,9 @@ func (t *setSchemaMetadata) Configure(props map[string]string) error {
 
 func (t *setSchemaMetadata) Apply(r *connect.TransformRecord) (*connect.TransformRecord, error) {
 	schema, data := t.side.get(r)
+	if schema == nil && data == nil {
+		return r, nil // a tombstone passes
+	}
 	if schema == nil {
 		return nil, dataErrorf("Schema required for [updating schema metadata]")
 	}
