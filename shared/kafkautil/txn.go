@@ -257,9 +257,10 @@ func WaitCommitted(ctx context.Context, adm *kadm.Client, recs ...*kgo.Record) e
 	for t := range want {
 		topics = append(topics, t)
 	}
-	// The markers usually land within a few milliseconds of the commit:
-	// poll soon, then back off.
-	backoff := time.Millisecond
+	// The markers usually land within a millisecond or two of the commit:
+	// poll soon and often at first (each poll is one ListOffsets round
+	// trip), then back off.
+	backoff := 200 * time.Microsecond
 	for {
 		lso, err := adm.ListCommittedOffsets(ctx, topics...)
 		if err == nil {

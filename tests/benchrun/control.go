@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -133,8 +134,42 @@ func (b *bench) scenarioOffsets() error {
 			}
 		}
 	}
+	fl, err := b.newFloor()
+	if err != nil {
+		return err
+	}
+	defer fl.close()
+	var floorOps, floorBlk, warmOps []float64
+	floorBlock := func(n int, record bool) error {
+		from := len(floorOps)
+		for range n {
+			d, err := fl.op(context.Background())
+			if err != nil {
+				return err
+			}
+			w, err := fl.warmOp(context.Background())
+			if err != nil {
+				return err
+			}
+			if record {
+				floorOps = append(floorOps, float64(d)/float64(time.Millisecond))
+				warmOps = append(warmOps, float64(w)/float64(time.Millisecond))
+			}
+		}
+		if record {
+			floorBlk = append(floorBlk, median(floorOps[from:]))
+		}
+		return nil
+	}
+	if err := floorBlock(5, false); err != nil {
+		return err
+	}
 	per := b.sizes.latencyOps / blocks
 	for blk := range blocks {
+		// The floor's blocks alternate with the systems' as theirs do.
+		if err := floorBlock(per, true); err != nil {
+			return err
+		}
 		for _, s := range sts {
 			from := map[string]int{}
 			for _, k := range kinds {
@@ -155,8 +190,23 @@ func (b *bench) scenarioOffsets() error {
 			b.addLatency(scen, s.c.sys, k, s.ops[k], s.blk[k], s.failed[k], s.firstErr[k])
 		}
 	}
+	b.addLatency(scen, "kafka", floorFigure, floorOps, floorBlk, 0, "")
+	b.addLatency(scen, "kafka", "the same transaction through a reused producer (no fence)", warmOps, nil, 0, "")
+	for _, s := range sts {
+		patch := kinds[0]
+		ratios := make([]float64, len(floorBlk))
+		for i := range floorBlk {
+			ratios[i] = s.blk[patch][i] / floorBlk[i]
+		}
+		b.add(scen, s.c.sys, "PATCH offsets ÷ broker floor, median", "×", "lower", ratios,
+			"per block: the block's PATCH median over the floor's median of the block before it")
+		b.add(scen, s.c.sys, "PATCH offsets ÷ broker floor, p99", "×", "lower", []float64{p99(s.ops[patch]) / p99(floorOps)}, "")
+	}
 	return nil
 }
+
+// floorFigure names the broker floor of a fenced offsets change (floor.go).
+const floorFigure = "broker floor: fence + 10-record transaction until read_committed sees it"
 
 // scenarioLifecycle is scenario 2: per run and system a fresh cluster with
 // one agent / one worker; create n file sources STOPPED, resume all until

@@ -50,13 +50,11 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 		want[i] = instances.Connector{Name: c.Name, Config: c.Config, TargetState: c.TargetState}
 	}
 	m.Sync(want)
+	holds := h.ensureAllTaskConfigs(ctx, m, conns)
 	desired := map[v1.TaskID]planner.Desired{}
-	for _, c := range conns {
+	for i, c := range conns {
 		h.ensureConnectorStatus(c)
-		hold := false
-		if c.TargetState == records.TargetStarted {
-			c, hold = h.ensureTaskConfigs(ctx, m, c)
-		}
+		hold := holds[i]
 		if c.TargetState == records.TargetStopped || !h.ensureFenced(ctx, c) {
 			continue
 		}
@@ -326,6 +324,39 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, m *instances.Manager, c 
 		return c, true
 	}
 	return cur, !reflect.DeepEqual(ts.Configs, cur.Tasks)
+}
+
+// taskConfigWriters bounds the task config writes of one reconcile pass in
+// flight at once. Written together they share transactions (the config
+// store's group commit), so a burst — 100 connectors resumed at once —
+// costs a few transactions instead of one after the other.
+const taskConfigWriters = 32
+
+// ensureAllTaskConfigs runs ensureTaskConfigs for every started connector
+// of conns, the writes at once, and updates conns in place; it returns
+// each connector's hold.
+func (h *Herder) ensureAllTaskConfigs(ctx context.Context, m *instances.Manager, conns []store.Connector) []bool {
+	holds := make([]bool, len(conns))
+	sem := make(chan struct{}, taskConfigWriters)
+	var wg sync.WaitGroup
+	for i := range conns {
+		if conns[i].TargetState != records.TargetStarted {
+			continue
+		}
+		if ts, ok := m.TaskConfigs(conns[i].Name); !ok || !ts.Current || reflect.DeepEqual(ts.Configs, conns[i].Tasks) {
+			conns[i], holds[i] = h.ensureTaskConfigs(ctx, m, conns[i]) // nothing to write: no I/O
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			conns[i], holds[i] = h.ensureTaskConfigs(ctx, m, conns[i])
+		}()
+	}
+	wg.Wait()
+	return holds
 }
 
 // configHash identifies a task's connector and task config, so a change of
