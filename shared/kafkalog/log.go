@@ -20,6 +20,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// fetchMaxWait bounds how long the broker holds a fetch of the log, and
+// how stale the log's view of partition leaders may get.
+const fetchMaxWait = 500 * time.Millisecond
+
 // ApplyFunc receives each committed data record in partition order.
 type ApplyFunc func(r *kgo.Record)
 
@@ -51,6 +55,16 @@ func New(topic string, apply ApplyFunc, opts ...kgo.Opt) (*Log, error) {
 		// Control records let the position move past a transaction marker,
 		// so "read to the end" terminates after a committed transaction.
 		kgo.KeepControlRecords(),
+		// A fetch the broker parks waiting for data returns after this at
+		// the latest (Kafka's consumer default, which Kafka Connect's
+		// KafkaBasedLog reads with; franz-go's is 5 s): a fetch parked
+		// while a transaction's records were not yet committed must not
+		// hold a read-to-end for seconds after its markers land.
+		kgo.FetchMaxWait(fetchMaxWait),
+		// A partition without a known leader (a topic created a moment
+		// ago, a leader moving) is looked up again after this, not after
+		// franz-go's 5 s: a read-to-end must not wait that out.
+		kgo.MetadataMinAge(fetchMaxWait),
 	)
 	cl, err := kgo.NewClient(all...)
 	if err != nil {
