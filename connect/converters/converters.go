@@ -80,10 +80,7 @@ func New(reg Lookup, connectorProps map[string]string, workerDefaultClass string
 	if isKey {
 		prop = "key.converter"
 	}
-	cls := workerDefaultClass
-	if v, ok := connectorProps[prop]; ok {
-		cls = connect.JavaTrim(v)
-	}
+	cls := ClassOf(connectorProps, prop, workerDefaultClass)
 	if cls == "" {
 		return nil, fmt.Errorf("Unable to initialize the Converter specified in '%s'", prop)
 	}
@@ -91,6 +88,21 @@ func New(reg Lookup, connectorProps map[string]string, workerDefaultClass string
 	if !ok || p.Kind != connect.KindConverter || p.NewConverter == nil {
 		return nil, fmt.Errorf("Failed to find any class that implements Converter and which name matches %s", cls)
 	}
+	return configured(p, connectorProps, prop, isKey)
+}
+
+// ClassOf is the converter class a connector's prop (key.converter,
+// value.converter, header.converter) names, else workerDefaultClass.
+func ClassOf(connectorProps map[string]string, prop, workerDefaultClass string) string {
+	if v, ok := connectorProps[prop]; ok {
+		return connect.JavaTrim(v)
+	}
+	return workerDefaultClass
+}
+
+// configured makes p's converter, configured with the connector's prop.*
+// settings, prefix removed.
+func configured(p *connect.Plugin, connectorProps map[string]string, prop string, isKey bool) (connect.Converter, error) {
 	sub := map[string]string{}
 	for k, v := range connectorProps {
 		if rest, ok := strings.CutPrefix(k, prop+"."); ok {

@@ -50,10 +50,7 @@ func (SimpleHeader) ToConnectData(_ string, data []byte) (*connect.Schema, any, 
 // else the worker's, else SimpleHeaderConverter, configured with the
 // header.converter. settings.
 func NewHeader(reg Lookup, connectorProps map[string]string, workerDefaultClass string) (connect.Converter, error) {
-	cls := workerDefaultClass
-	if v, ok := connectorProps["header.converter"]; ok {
-		cls = connect.JavaTrim(v)
-	}
+	cls := ClassOf(connectorProps, "header.converter", workerDefaultClass)
 	if cls == "" {
 		return SimpleHeader{}, nil
 	}
@@ -61,18 +58,8 @@ func NewHeader(reg Lookup, connectorProps map[string]string, workerDefaultClass 
 	if !ok || p.NewConverter == nil || (p.Kind != connect.KindHeaderConverter && !p.HeaderConverter) {
 		return nil, fmt.Errorf("Failed to find any class that implements HeaderConverter and which name matches %s", cls)
 	}
-	sub := map[string]string{}
-	for k, v := range connectorProps {
-		if rest, ok := strings.CutPrefix(k, "header.converter."); ok {
-			sub[rest] = v
-		}
-	}
-	c := p.NewConverter()
 	// Kafka's converters read as header converters as they read values.
-	if err := c.Configure(sub, false); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return configured(p, connectorProps, "header.converter", false)
 }
 
 // ValuesString is v as Kafka's Values.convertToString writes it: a string

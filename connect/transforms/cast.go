@@ -3,6 +3,7 @@ package transforms
 import (
 	"encoding/base64"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,11 +58,11 @@ func parseCasts(spec []string) (map[string]string, error) {
 			whole = true
 		}
 		upper := strings.ToUpper(typ)
-		if !contains(schemaTypes, upper) {
+		if !slices.Contains(schemaTypes, upper) {
 			return nil, &connect.ConfigError{Name: "Invalid type found in casting spec: " + typ,
 				Value: "java.lang.IllegalArgumentException: No enum constant org.apache.kafka.connect.data.Schema.Type." + upper}
 		}
-		if !contains(castOutputs, upper) {
+		if !slices.Contains(castOutputs, upper) {
 			return nil, &connect.ConfigError{Message: "Cast transformation does not support casting to " + upper +
 				"; supported types are [" + strings.Join(castOutputs, ", ") + "]"}
 		}
@@ -76,15 +77,6 @@ func parseCasts(spec []string) (map[string]string, error) {
 	return out, nil
 }
 
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // cast is Kafka's Cast: fields of a struct or map, or the whole key or
 // value, become another primitive type, with Java's conversions (numbers
 // narrow as Java narrows them, strings parse, booleans are 1 or 0).
@@ -96,7 +88,7 @@ type cast struct {
 const castPurpose = "cast types"
 
 func (t *cast) Configure(props map[string]string) error {
-	v, err := parse(castDef(), props)
+	v, err := castDef().Parse(props)
 	if err != nil {
 		return err
 	}
@@ -182,7 +174,7 @@ func castValue(s *connect.Schema, v any, typ string) (any, error) {
 	} else if in = inferType(v); in == "" {
 		return nil, dataErrorf("Cast transformation was passed a value of type class %s which is not supported by Connect's data API", javaClassName(v))
 	}
-	if !contains(castInputs, in) {
+	if !slices.Contains(castInputs, in) {
 		return nil, dataErrorf("Cast transformation does not support casting from %s; supported types are [%s]", in, strings.Join(castInputs, ", "))
 	}
 	switch typ {

@@ -30,7 +30,7 @@ func (f *dateFormat) parse(s string) (time.Time, error) {
 		switch p.letter {
 		case 'M', 'L':
 			if p.count >= 3 {
-				m, n := matchName(s[pos:], monthNames(), p.count == 3)
+				m, n := matchName(s[pos:], monthNames())
 				if n == 0 {
 					return fail()
 				}
@@ -38,7 +38,7 @@ func (f *dateFormat) parse(s string) (time.Time, error) {
 				continue
 			}
 		case 'E':
-			_, n := matchName(s[pos:], dayNames(), p.count < 4)
+			_, n := matchName(s[pos:], dayNames())
 			if n == 0 {
 				return fail()
 			}
@@ -144,9 +144,9 @@ func dayNames() []string {
 	return out
 }
 
-// matchName matches a full or (short) three-letter English name, case
+// matchName matches a full or three-letter English name, case
 // insensitively; it returns its index and length.
-func matchName(s string, names []string, short bool) (int, int) {
+func matchName(s string, names []string) (int, int) {
 	for i, n := range names {
 		if len(s) >= len(n) && strings.EqualFold(s[:len(n)], n) {
 			return i, len(n)
@@ -157,7 +157,6 @@ func matchName(s string, names []string, short bool) (int, int) {
 			return i, 3
 		}
 	}
-	_ = short
 	return 0, 0
 }
 

@@ -26,7 +26,7 @@ type flatten struct {
 const flattenPurpose = "flattening"
 
 func (t *flatten) Configure(props map[string]string) error {
-	v, err := parse(flattenDef(), props)
+	v, err := flattenDef().Parse(props)
 	if err != nil {
 		return err
 	}

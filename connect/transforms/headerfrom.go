@@ -40,7 +40,7 @@ type headerFrom struct {
 }
 
 func (t *headerFrom) Configure(props map[string]string) error {
-	v, err := parse(headerFromDef(), props)
+	v, err := headerFromDef().Parse(props)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ type insertHeader struct {
 }
 
 func (t *insertHeader) Configure(props map[string]string) error {
-	v, err := parse(insertHeaderDef(), props)
+	v, err := insertHeaderDef().Parse(props)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func dropHeadersDef() *connect.ConfigDef {
 type dropHeaders struct{ names map[string]bool }
 
 func (t *dropHeaders) Configure(props map[string]string) error {
-	v, err := parse(dropHeadersDef(), props)
+	v, err := dropHeadersDef().Parse(props)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ type hoistField struct {
 }
 
 func (t *hoistField) Configure(props map[string]string) error {
-	v, err := parse(hoistFieldDef(), props)
+	v, err := hoistFieldDef().Parse(props)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ type extractField struct {
 const extractPurpose = "field extraction"
 
 func (t *extractField) Configure(props map[string]string) error {
-	v, err := parse(extractFieldDef(), props)
+	v, err := extractFieldDef().Parse(props)
 	if err != nil {
 		return err
 	}

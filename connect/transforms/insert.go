@@ -66,7 +66,7 @@ func timestampSchema(optional bool) *connect.Schema {
 }
 
 func (t *insertField) Configure(props map[string]string) error {
-	v, err := parse(insertFieldDef(), props)
+	v, err := insertFieldDef().Parse(props)
 	if err != nil {
 		return err
 	}

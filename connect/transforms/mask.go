@@ -32,7 +32,7 @@ type maskField struct {
 const maskPurpose = "mask fields"
 
 func (t *maskField) Configure(props map[string]string) error {
-	v, err := parse(maskFieldDef(), props)
+	v, err := maskFieldDef().Parse(props)
 	if err != nil {
 		return err
 	}

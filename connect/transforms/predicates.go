@@ -24,7 +24,7 @@ func hasHeaderKeyDef() *connect.ConfigDef {
 type hasHeaderKey struct{ name string }
 
 func (p *hasHeaderKey) Configure(props map[string]string) error {
-	v, err := parse(hasHeaderKeyDef(), props)
+	v, err := hasHeaderKeyDef().Parse(props)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func topicNameMatchesDef() *connect.ConfigDef {
 type topicNameMatches struct{ re *regexp.Regexp }
 
 func (p *topicNameMatches) Configure(props map[string]string) error {
-	v, err := parse(topicNameMatchesDef(), props)
+	v, err := topicNameMatchesDef().Parse(props)
 	if err != nil {
 		return err
 	}

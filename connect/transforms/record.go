@@ -133,8 +133,3 @@ func field(s *connect.Schema, name string) (connect.Field, bool) {
 	}
 	return s.Fields[i], true
 }
-
-// parse parses a transformation's props with its ConfigDef.
-func parse(def *connect.ConfigDef, props map[string]string) (connect.Values, error) {
-	return def.Parse(props)
-}

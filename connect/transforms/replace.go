@@ -61,7 +61,7 @@ type replaceField struct {
 const replacePurpose = "field replacement"
 
 func (t *replaceField) Configure(props map[string]string) error {
-	v, err := parse(replaceFieldDef(), props)
+	v, err := replaceFieldDef().Parse(props)
 	if err != nil {
 		return err
 	}

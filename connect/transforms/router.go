@@ -29,7 +29,7 @@ type regexRouter struct {
 }
 
 func (t *regexRouter) Configure(props map[string]string) error {
-	v, err := parse(regexRouterDef(), props)
+	v, err := regexRouterDef().Parse(props)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ type timestampRouter struct {
 }
 
 func (t *timestampRouter) Configure(props map[string]string) error {
-	v, err := parse(timestampRouterDef(), props)
+	v, err := timestampRouterDef().Parse(props)
 	if err != nil {
 		return err
 	}

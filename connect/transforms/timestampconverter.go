@@ -50,7 +50,7 @@ type timestampConverter struct {
 const timestampPurpose = "converting timestamp formats"
 
 func (t *timestampConverter) Configure(props map[string]string) error {
-	v, err := parse(timestampConverterDef(), props)
+	v, err := timestampConverterDef().Parse(props)
 	if err != nil {
 		return err
 	}

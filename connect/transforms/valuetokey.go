@@ -28,7 +28,7 @@ type valueToKey struct {
 const valueToKeyPurpose = "copying fields from value to key"
 
 func (t *valueToKey) Configure(props map[string]string) error {
-	v, err := parse(valueToKeyDef(), props)
+	v, err := valueToKeyDef().Parse(props)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ type setSchemaMetadata struct {
 }
 
 func (t *setSchemaMetadata) Configure(props map[string]string) error {
-	v, err := parse(setSchemaMetadataDef(), props)
+	v, err := setSchemaMetadataDef().Parse(props)
 	if err != nil {
 		return err
 	}

@@ -198,7 +198,7 @@ func converterDefault(reg *plugins.Registry, props map[string]string, key, worke
 // version range is accepted as is.
 func checkConnectorVersion(p *connect.Plugin, props map[string]string, values []connect.ConfigValue) {
 	want := connect.JavaTrim(props[ConnectorVersionConfig])
-	if want == "" || strings.ContainsAny(want, "[(") || want == p.Version {
+	if want == "" || versionMatches(p, want) {
 		return
 	}
 	msg := "Plugin " + p.Class + " with version " + want + " not found; available versions: " + p.Version

@@ -264,10 +264,7 @@ func (r *sinkRunner) convert(ctx context.Context, kr *kgo.Record) (*connect.Sink
 // converterClass names the converter of key (the connector's, else the
 // worker's) by its full class name, as Kafka Connect's error reports do.
 func (r *sinkRunner) converterClass(key, worker string) string {
-	name := strings.TrimSpace(r.t.conn[key])
-	if name == "" {
-		name = worker
-	}
+	name := converters.ClassOf(r.t.conn, key, worker)
 	if p, ok := r.t.cfg.Registry.Lookup(name); ok {
 		return p.Class
 	}
