@@ -66,6 +66,11 @@ type Config struct {
 	HeaderConverter string
 	// ExactlyOnce writes source records and offsets in one transaction.
 	ExactlyOnce bool
+	// DynamicMembership makes sink tasks dynamic members of their consumer
+	// groups, as Kafka Connect's are (--sink-group-membership=dynamic);
+	// by default each is a static member with a group.instance.id of its
+	// own.
+	DynamicMembership bool
 	// ShutdownTimeout bounds the final commit of every task on Stop.
 	ShutdownTimeout time.Duration
 	// ConfigProviders are the config providers whose placeholders in task
@@ -261,26 +266,27 @@ func (a *Agent) Start(ctx context.Context) error {
 		hostTasks = a.hostTasks
 	}
 	a.worker = runtime.NewWorker(runtime.Config{
-		AgentID:            a.cfg.ID,
-		GroupID:            a.cfg.GroupID,
-		OffsetsTopic:       a.cfg.OffsetsTopic,
-		WorkDir:            a.cfg.WorkDir,
-		FlushInterval:      a.cfg.FlushInterval,
-		KeyConverter:       a.cfg.KeyConverter,
-		ValueConverter:     a.cfg.ValueConverter,
-		HeaderConverter:    a.cfg.HeaderConverter,
-		ExactlyOnce:        a.cfg.ExactlyOnce,
-		KafkaOpts:          kopts,
-		KafkaClients:       kclients,
-		Metrics:            a.metrics,
-		Registry:           reg,
-		Providers:          a.providers,
-		AllowedPaths:       a.allowed,
-		Offsets:            a.stores,
-		Logger:             a.cfg.logger(logging.AgentTasks),
-		BeforeOffsetCommit: a.cfg.BeforeOffsetCommit,
-		Report:             func(r v1.StatusReport) { a.transport.Report(r) },
-		Host:               hostTasks,
+		AgentID:               a.cfg.ID,
+		GroupID:               a.cfg.GroupID,
+		OffsetsTopic:          a.cfg.OffsetsTopic,
+		WorkDir:               a.cfg.WorkDir,
+		FlushInterval:         a.cfg.FlushInterval,
+		KeyConverter:          a.cfg.KeyConverter,
+		ValueConverter:        a.cfg.ValueConverter,
+		HeaderConverter:       a.cfg.HeaderConverter,
+		ExactlyOnce:           a.cfg.ExactlyOnce,
+		SinkDynamicMembership: a.cfg.DynamicMembership,
+		KafkaOpts:             kopts,
+		KafkaClients:          kclients,
+		Metrics:               a.metrics,
+		Registry:              reg,
+		Providers:             a.providers,
+		AllowedPaths:          a.allowed,
+		Offsets:               a.stores,
+		Logger:                a.cfg.logger(logging.AgentTasks),
+		BeforeOffsetCommit:    a.cfg.BeforeOffsetCommit,
+		Report:                func(r v1.StatusReport) { a.transport.Report(r) },
+		Host:                  hostTasks,
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
 		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic}, Logger: a.cfg.logger(logging.AgentTransport),

@@ -74,9 +74,14 @@ type Config struct {
 	// partition, compacted; created if missing): default DefaultFleetTopic.
 	FleetTopic string
 	// OffsetsPartitions and StatusPartitions size the internal topics.
-	OffsetsPartitions   int32
-	StatusPartitions    int32
-	AgentLease          time.Duration
+	OffsetsPartitions int32
+	StatusPartitions  int32
+	AgentLease        time.Duration
+	// AgentProbe is how often the leader probes each agent's presence on
+	// NATS (v1.SubjectAgentPresence); an agent whose connection closed is
+	// lost after two probes in a row find nobody, not after its lease. 0
+	// leaves the lease alone to decide.
+	AgentProbe          time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing its lease (it
 	// crashed, hung or lost NATS) keeps it before another coordinator takes
@@ -151,6 +156,9 @@ func (c *Config) Validate() error {
 	}
 	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 || c.LeaderLease < 0 {
 		errs = append(errs, errors.New("agent lease and task shutdown timeout must be positive"))
+	}
+	if c.AgentProbe < 0 {
+		errs = append(errs, errors.New("the agent probe interval must not be negative (0: only the lease finds lost agents)"))
 	}
 	if c.ReadHeaderTimeout < 0 || c.ReadBodyTimeout < 0 || c.MaxHeaderBytes < 0 {
 		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
@@ -293,6 +301,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		OffsetsPartitions:   c.cfg.OffsetsPartitions,
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,
+		AgentProbe:          c.cfg.AgentProbe,
 		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
 		LeaderLease:         c.cfg.LeaderLease,
 		KafkaOpts:           kafkaOpts,

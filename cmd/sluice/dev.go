@@ -24,7 +24,7 @@ func devCommand() *cli.Command {
 		stringFlag("data-dir", ".sluice/dev", "where the embedded broker and NATS keep their data (kept across restarts)"),
 		stringFlag("nats-listen", "", "address of the embedded NATS server (default: a free loopback port)"),
 		stringFlag("kafka-listen", "", "address of the embedded Kafka broker (default: a free loopback port)"),
-		workDirFlag, flushFlag, keyConvFlag, valueConvFlag, hdrConvFlag, devSecureFlag,
+		workDirFlag, flushFlag, keyConvFlag, valueConvFlag, hdrConvFlag, membershipFlag, devSecureFlag,
 		devMetricsListenFlag,
 	)
 	return &cli.Command{

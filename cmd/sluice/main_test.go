@@ -41,14 +41,16 @@ func TestFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("SLUICE_AGENT_LEASE", "7s")
 	t.Setenv("SLUICE_LABELS", "zone=a,host=h1")
 	t.Setenv("SLUICE_REST_READ_BODY_TIMEOUT", "5s")
-	c := flagContext(t, append(coordinatorFlags(), labelsFlag, idFlag, workDirFlag, flushFlag, keyConvFlag, valueConvFlag)...)
+	t.Setenv("SLUICE_SINK_GROUP_MEMBERSHIP", "dynamic")
+	c := flagContext(t, append(coordinatorFlags(), labelsFlag, idFlag, workDirFlag, flushFlag, keyConvFlag, valueConvFlag, membershipFlag)...)
 	ccfg, err := coordinatorConfig(c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ccfg.GroupID != "from-env" || ccfg.AgentLease != 7*time.Second || ccfg.ConfigTopic != "sluice-configs" ||
 		ccfg.TaskShutdownTimeout != 10*time.Second || ccfg.Listen != "127.0.0.1:8083" ||
-		ccfg.ReadHeaderTimeout != 10*time.Second || ccfg.ReadBodyTimeout != 5*time.Second || ccfg.MaxHeaderBytes != 64<<10 {
+		ccfg.ReadHeaderTimeout != 10*time.Second || ccfg.ReadBodyTimeout != 5*time.Second || ccfg.MaxHeaderBytes != 64<<10 ||
+		ccfg.AgentProbe != 100*time.Millisecond {
 		t.Fatalf("coordinator config: %+v", ccfg)
 	}
 	acfg, err := agentConfig(c, nil)
@@ -56,7 +58,8 @@ func TestFlagsFromEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if acfg.Labels["zone"] != "a" || acfg.Labels["host"] != "h1" || acfg.FlushInterval != time.Second ||
-		acfg.ValueConverter != "org.apache.kafka.connect.storage.StringConverter" || acfg.ID == "" {
+		acfg.ValueConverter != "org.apache.kafka.connect.storage.StringConverter" || acfg.ID == "" ||
+		!acfg.DynamicMembership {
 		t.Fatalf("agent config: %+v", acfg)
 	}
 }

@@ -1,6 +1,12 @@
 package records
 
-import "fmt"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // TransactionalID is a source task's transactional id,
 // <group.id>-<connector>-<task> (DESIGN §2). Offset operations on a
@@ -16,6 +22,33 @@ func SinkGroupID(connector string, props map[string]string) string {
 		return g
 	}
 	return "connect-" + connector
+}
+
+// SinkInstanceID is the group.instance.id of a sink task's static group
+// membership: connect-<connector>-<task>, the same on every agent that runs
+// the task. Kafka takes an instance id by its topic-name rules (at most 249
+// characters of [a-zA-Z0-9._-]), so a connector name that breaks them is
+// spelt with '_' for each other character, shortened when too long, and
+// followed by a hash of the name as given: two connectors of one consumer
+// group (consumer.override.group.id) never share an instance id.
+func SinkInstanceID(connector string, task int) string {
+	const prefix, maxLen = "connect-", 249
+	suffix := "-" + strconv.Itoa(task)
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, connector)
+	if name == connector && len(prefix)+len(name)+len(suffix) <= maxLen {
+		return prefix + name + suffix
+	}
+	sum := sha256.Sum256([]byte(connector))
+	hash := "-" + hex.EncodeToString(sum[:8])
+	if room := maxLen - len(prefix) - len(hash) - len(suffix); len(name) > room {
+		name = name[:room]
+	}
+	return prefix + name + hash + suffix
 }
 
 // Limits of the Kafka clients on the ids Sluice derives from connector

@@ -108,6 +108,9 @@ type Options struct {
 	// ExactlyOnce runs the coordinator and every agent with exactly-once
 	// source support: records and offsets in one transaction.
 	ExactlyOnce bool
+	// AgentProbe is the coordinator's --agent-probe-interval: 100ms (the
+	// flag's default) unless set; negative: no probes, only the lease.
+	AgentProbe time.Duration
 }
 
 // ConnectorHost is an agent's connector host in a test: an implementation
@@ -175,6 +178,12 @@ func Start(t testing.TB, opts Options) *Cluster {
 	if opts.LogLevel == nil {
 		opts.LogLevel = LogLevel
 	}
+	switch {
+	case opts.AgentProbe == 0:
+		opts.AgentProbe = 100 * time.Millisecond
+	case opts.AgentProbe < 0:
+		opts.AgentProbe = 0
+	}
 	c := &Cluster{T: t, opts: opts, WorkDir: t.TempDir(), Prefix: uniquePrefix(t)}
 	c.GroupID = c.Prefix
 	if opts.GroupID != "" {
@@ -208,6 +217,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		OffsetsPartitions:   5,
 		StatusPartitions:    2,
 		AgentLease:          opts.Lease,
+		AgentProbe:          opts.AgentProbe,
 		TaskShutdownTimeout: opts.ShutdownTimeout,
 		LeaderLease:         2 * time.Second,
 		FaultHook:           opts.FaultHook,

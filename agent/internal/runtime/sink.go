@@ -59,6 +59,9 @@ type sinkRunner struct {
 	consumed  map[connect.TopicPartition]int64
 	committed map[connect.TopicPartition]int64
 	control   sinkControl
+	// member is the task's static group membership (sink_member.go); nil
+	// with dynamic membership.
+	member *staticMember
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
@@ -89,8 +92,9 @@ func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
 
 func (r *sinkRunner) open(ctx context.Context) error {
 	cc := r.t.conn
-	opts := r.t.kafkaOpts("consumer",
-		kgo.ConsumerGroup(records.SinkGroupID(r.t.id.Connector, cc)),
+	group := records.SinkGroupID(r.t.id.Connector, cc)
+	opts := r.t.kafkaOpts("consumer", append(r.membershipOpts(group),
+		kgo.ConsumerGroup(group),
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -106,7 +110,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 			}
 			r.revoke(ctx, m)
 		}),
-	)
+	)...)
 	reset := kgo.NewOffset().AtStart()
 	if strings.EqualFold(cc["consumer.override.auto.offset.reset"], "latest") {
 		reset = kgo.NewOffset().AtEnd()
@@ -177,6 +181,9 @@ func (r *sinkRunner) noteTopic(topic string) {
 }
 
 func (r *sinkRunner) step(ctx context.Context) error {
+	if err := r.fencedErr(nil); err != nil {
+		return err
+	}
 	if r.applyControl() {
 		if err := r.commit(ctx); err != nil && ctx.Err() == nil {
 			r.t.log.Warn("commit the task asked for failed; will retry at the next flush", "err", err)
@@ -282,13 +289,13 @@ func (r *sinkRunner) commit(ctx context.Context) error {
 		return errors.New("not committing: the last batch was not delivered")
 	}
 	if r.pre != nil {
-		return r.preCommit(ctx)
+		return r.fencedErr(r.preCommit(ctx))
 	}
 	if err := r.task.Flush(ctx); err != nil {
 		return fmt.Errorf("flush: %w", err)
 	}
 	if err := r.client.CommitUncommittedOffsets(ctx); err != nil {
-		return fmt.Errorf("commit offsets: %w", err)
+		return r.fencedErr(fmt.Errorf("commit offsets: %w", err))
 	}
 	return nil
 }
@@ -296,9 +303,9 @@ func (r *sinkRunner) commit(ctx context.Context) error {
 func (r *sinkRunner) close() error {
 	var errs []error
 	if r.client != nil {
-		// Close leaves the group, so the group is empty once the task is
-		// confirmed stopped and offsets can be changed at once.
-		r.client.Close()
+		// The member leaves the group, so the group is empty once the task
+		// is confirmed stopped and offsets can be changed at once.
+		r.closeMember()
 	}
 	if r.started {
 		errs = append(errs, r.task.Stop())

@@ -259,7 +259,7 @@ func (t *task) runOnce(ctx context.Context) error {
 			err := t.commit(cctx, r, commitPeriodic)
 			cancel()
 			if err != nil && ctx.Err() == nil {
-				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, kafkautil.ErrWriterBroken) || errors.Is(err, errAborted) {
+				if errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, kafkautil.ErrWriterBroken) || errors.Is(err, errAborted) || errors.Is(err, errFencedMember) {
 					return t.failAndClose(r, err)
 				}
 				// Anything else may pass; the offsets are kept for the next try.

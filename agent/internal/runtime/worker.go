@@ -42,6 +42,10 @@ type Config struct {
 	// ExactlyOnce makes source tasks write records and offsets in one
 	// transaction (--exactly-once-source-support=enabled).
 	ExactlyOnce bool
+	// SinkDynamicMembership makes sink tasks dynamic members of their
+	// consumer groups, as Kafka Connect's are, instead of static ones
+	// (sink_member.go): for brokers older than Kafka 2.4.
+	SinkDynamicMembership bool
 	// KeyConverter and ValueConverter are the worker-level converter classes.
 	KeyConverter   string
 	ValueConverter string

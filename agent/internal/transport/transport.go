@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -101,6 +102,9 @@ type Transport struct {
 	worker  Worker
 	offsets OffsetsApplier
 	svc     micro.Service
+	// presence answers the leader's presence probes
+	// (v1.SubjectAgentPresence) until Deregister.
+	presence *nats.Subscription
 
 	mu       sync.Mutex
 	term     int64 // newest leadership term seen
@@ -135,12 +139,24 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// The transport serves the presence endpoint itself, so it is the one
+	// to say so.
+	cfg.Features = append(slices.Clone(cfg.Features), v1.FeaturePresence)
 	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024),
 		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
 }
 
 // Start mounts the agent's endpoints and starts the session loops.
 func (t *Transport) Start() error {
+	// First, so that the leader, which probes only registered agents,
+	// never finds this one without it. A plain subscription, not a micro
+	// endpoint: Stop ends the service while the tasks still stop and
+	// commit, and the leader must not take the agent for gone meanwhile.
+	presence, err := t.nc.Subscribe(t.subject(v1.SubjectAgentPresence), func(m *nats.Msg) { _ = m.Respond(nil) })
+	if err != nil {
+		return fmt.Errorf("serve presence: %w", err)
+	}
+	t.presence = presence
 	svc, err := micro.AddService(t.nc, micro.Config{
 		Name:        "sluice-agent",
 		Version:     t.cfg.Version,
@@ -640,7 +656,12 @@ func (t *Transport) Deregister(ctx context.Context) {
 	defer cancel()
 	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
 	if err := t.callLeader(dctx, v1.SubjectLeaderDeregister, t.leaderTerm(), req, &v1.HeartbeatReply{}); err != nil {
-		t.cfg.Logger.Warn("deregister failed; tasks move when the lease expires", "err", err)
+		// Presence ends with the connection, which the leader notices
+		// sooner than the lease.
+		t.cfg.Logger.Warn("deregister failed; tasks move when the leader finds this agent gone", "err", err)
+	}
+	if t.presence != nil {
+		_ = t.presence.Unsubscribe()
 	}
 }
 

@@ -62,9 +62,12 @@ type Config struct {
 	FleetTopic string
 	// OffsetsPartitions and StatusPartitions size the internal topics when
 	// Sluice creates them.
-	OffsetsPartitions   int32
-	StatusPartitions    int32
-	AgentLease          time.Duration
+	OffsetsPartitions int32
+	StatusPartitions  int32
+	AgentLease        time.Duration
+	// AgentProbe is how often the leader probes each agent's presence
+	// (presence.go); 0: never, the lease alone finds lost agents.
+	AgentProbe          time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing keeps the lease.
 	LeaderLease time.Duration

@@ -12,6 +12,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/planner"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
@@ -93,6 +94,7 @@ func (h *Herder) plan(desired map[v1.TaskID]planner.Desired, now time.Time) plan
 	var lost []string
 	for _, a := range h.agents.Expire(now) {
 		h.log.Warn("agent lost: lease expired", "agent", a.ID, "last_seen", a.LastSeen)
+		h.cfg.Metrics.AgentLost(metrics.LostLease)
 		lost = append(lost, a.ID)
 	}
 	// Java connectors on the lost agents start again elsewhere; the host

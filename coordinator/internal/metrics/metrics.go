@@ -42,7 +42,17 @@ type Metrics struct {
 	reconcile  prometheus.Histogram
 	natsDur    *prometheus.HistogramVec
 	natsErrs   *prometheus.CounterVec
+	agentsLost *prometheus.CounterVec
 }
+
+// Why the leader took an agent for lost (sluice_agents_lost_total).
+const (
+	// LostLease: no register or heartbeat within the agent lease.
+	LostLease = "lease"
+	// LostConnection: NATS found nobody at the agent's presence endpoint,
+	// twice in a row: its connection closed.
+	LostConnection = "connection"
+)
 
 // New registers the coordinator's series on reg. Several coordinators of
 // one process may share a registry: the second finds the first's series
@@ -89,9 +99,15 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Namespace: Namespace, Name: "nats_request_errors_total",
 		Help: "NATS requests of the leader to an agent that failed (no responder, timeout, or an error answer), by the subject's command.",
 	}, []string{"kind"})).(*prometheus.CounterVec)
+	m.agentsLost = reg1(prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "agents_lost_total",
+		Help: "Agents the leader took for lost, their tasks to be placed elsewhere, by reason: lease (no heartbeat within the agent lease) or connection (its NATS connection closed).",
+	}, []string{"reason"})).(*prometheus.CounterVec)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	m.agentsLost.WithLabelValues(LostLease)
+	m.agentsLost.WithLabelValues(LostConnection)
 	for _, k := range []string{KindAlter, KindReset} {
 		// Present from the start, so that a rate() over them has a series
 		// before the first operation.
@@ -158,6 +174,14 @@ func (m *Metrics) ObserveReconcile(took time.Duration) {
 		return
 	}
 	m.reconcile.Observe(took.Seconds())
+}
+
+// AgentLost counts one agent taken for lost for reason (Lost…).
+func (m *Metrics) AgentLost(reason string) {
+	if m == nil {
+		return
+	}
+	m.agentsLost.WithLabelValues(reason).Inc()
 }
 
 // DeclareNATSKind makes kind's NATS error counter exist, at 0.

@@ -1,0 +1,192 @@
+package herder
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+)
+
+// A crashed agent (kill -9, OOM, a node whose TCP connection was reset)
+// closes its NATS connection, and the NATS server knows at once: a request
+// to the agent's presence endpoint then comes back "no responders". The
+// leader probes every registered agent that serves the endpoint each
+// AgentProbe, and takes one that is absent twice in a row for lost, as if
+// its lease had run out — in a fraction of a second instead of the lease.
+//
+// Absence only makes the agent a suspect, and what follows is what a lease
+// expiry does: its tasks are placed elsewhere, and each replacement fences
+// its predecessor before it does anything else (a source's transactional
+// id; a sink's static group membership, which the broker fences). An agent
+// that is alive but paused or cut off keeps its subscription, so its probes
+// time out instead: only its lease replaces it, as before.
+//
+// What guards against a false alarm:
+//   - two misses in a row, an interval apart: a client reconnecting to
+//     another server of a NATS cluster is back within that;
+//   - an agent heard from (register, heartbeat) since the first miss is not
+//     lost;
+//   - while this coordinator's own connection has just come back
+//     (presenceSettle), nobody is judged: a NATS server that restarted
+//     dropped every client, and agents reconnect over a few seconds;
+//   - when no other agent answered, none is lost: it is NATS, not the
+//     agents, and there would be nowhere to move the tasks to.
+
+// presenceSettle is how long after this coordinator's connection came back
+// no agent is judged by its probes.
+const presenceSettle = 5 * time.Second
+
+// presenceMisses is how many probes in a row must find nobody.
+const presenceMisses = 2
+
+// probeResult is one probe's outcome.
+type probeResult struct {
+	id     string
+	sent   time.Time
+	absent bool // no responders: nobody subscribes to the agent's presence
+	ok     bool // the agent answered
+}
+
+// presenceState is what the loop knows of each probed agent.
+type presenceState struct {
+	misses    int
+	firstMiss time.Time // when the first probe of the current run of misses was sent
+	answered  time.Time // when a probe last got an answer
+	inFlight  bool
+}
+
+// presenceLoop probes the agents' presence until ctx ends (leadership is
+// revoked). An agent whose probe is still waiting (a paused agent, whose
+// probes time out) is not probed again meanwhile, so that it delays no one
+// else's.
+func (h *Herder) presenceLoop(ctx context.Context) {
+	every := h.cfg.AgentProbe
+	if every <= 0 {
+		return
+	}
+	timeout := max(4*every, time.Second)
+	states := map[string]*presenceState{}
+	results := make(chan probeResult)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	reconnects, quietUntil := h.nc.Stats().Reconnects, time.Time{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-results:
+			st := states[r.id]
+			if st == nil {
+				continue
+			}
+			st.inFlight = false
+			switch {
+			case r.ok:
+				st.misses, st.answered = 0, r.sent
+			case r.absent:
+				if st.misses == 0 {
+					st.firstMiss = r.sent
+				}
+				st.misses++
+			default:
+				// A timeout or a closed connection of our own says nothing
+				// of the agent; the lease decides.
+				st.misses = 0
+			}
+			if st.misses >= presenceMisses && time.Now().After(quietUntil) && othersAnswered(states, r.id, 3*every) {
+				if h.agentAbsent(r.id, st.firstMiss) {
+					delete(states, r.id)
+				} else {
+					st.misses = 0
+				}
+			}
+		case now := <-tick.C:
+			if n := h.nc.Stats().Reconnects; n != reconnects {
+				reconnects, quietUntil = n, now.Add(presenceSettle)
+				for _, st := range states {
+					st.misses = 0
+				}
+			}
+			h.mu.Lock()
+			ids := h.agents.Registered(v1.FeaturePresence)
+			h.mu.Unlock()
+			probed := make(map[string]bool, len(ids))
+			for _, id := range ids {
+				probed[id] = true
+				st := states[id]
+				if st == nil {
+					st = &presenceState{answered: now}
+					states[id] = st
+				}
+				if st.inFlight {
+					continue
+				}
+				st.inFlight = true
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := h.probePresence(ctx, id, timeout)
+					select {
+					case results <- r:
+					case <-ctx.Done():
+					}
+				}()
+			}
+			for id, st := range states {
+				if !probed[id] && !st.inFlight {
+					delete(states, id) // left, expired or lost meanwhile
+				}
+			}
+		}
+	}
+}
+
+// othersAnswered reports whether an agent other than id answered a probe
+// within recent.
+func othersAnswered(states map[string]*presenceState, id string, recent time.Duration) bool {
+	for other, st := range states {
+		if other != id && st.misses == 0 && time.Since(st.answered) <= recent {
+			return true
+		}
+	}
+	return false
+}
+
+// probePresence asks NATS whether the agent is still connected.
+func (h *Herder) probePresence(ctx context.Context, id string, timeout time.Duration) probeResult {
+	r := probeResult{id: id, sent: time.Now()}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err := h.nc.RequestWithContext(pctx, v1.AgentSubject(v1.SubjectAgentPresence, h.cfg.GroupID, id), nil)
+	r.ok = err == nil
+	r.absent = errors.Is(err, nats.ErrNoResponders)
+	return r
+}
+
+// agentAbsent takes the agent for lost because its connection closed,
+// unless it registered or heartbeated since since (it came back). It
+// reports whether it did.
+func (h *Herder) agentAbsent(id string, since time.Time) bool {
+	h.mu.Lock()
+	a, ok := h.agents.Get(id)
+	lost := ok && a.Registered && a.LastSeen.Before(since)
+	if lost {
+		h.agents.Remove(id)
+	}
+	h.mu.Unlock()
+	if !lost {
+		return false
+	}
+	h.log.Warn("agent lost: its NATS connection closed", "agent", id, "last_seen", a.LastSeen)
+	h.cfg.Metrics.AgentLost(metrics.LostConnection)
+	h.agentsGone([]string{id})
+	h.trigger()
+	return true
+}
