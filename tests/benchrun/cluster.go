@@ -24,6 +24,9 @@ type node struct {
 	p  *proc
 	// url is a Connect worker's REST base URL ("" for an agent).
 	url string
+	// paused is set while the node's process is stopped (SIGSTOP): it
+	// runs, but is not live.
+	paused bool
 }
 
 // cluster is one running system: for Sluice a NATS server, a coordinator
@@ -43,6 +46,8 @@ type cluster struct {
 	coordURL string
 	nodes    []*node
 	started  int
+	// rounds counts scenario 3's fault rounds, which name their markers.
+	rounds int
 }
 
 // startCluster starts a system with n agents or workers and waits until it
@@ -283,7 +288,7 @@ func (c *cluster) addNode() (*node, error) {
 func (c *cluster) alive() []*node {
 	var out []*node
 	for _, nd := range c.nodes {
-		if nd.p.running() {
+		if nd.p.running() && !nd.paused {
 			out = append(out, nd)
 		}
 	}

@@ -1,26 +1,40 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // lossResult is one round of scenario 3.
 type lossResult struct {
-	recovery float64 // seconds from SIGKILL to every task RUNNING on a live node
-	victim   int     // tasks the killed node ran
-	moved    int     // running tasks stopped or moved after the join
+	recovery float64 // seconds from the fault to every source task RUNNING on a live node
+	// sinks: seconds from the fault to every sink task RUNNING on a live
+	// node and the record produced right after the fault in its file
+	sinks  float64
+	victim int // tasks the node ran
+	moved  int // running tasks stopped or moved after the join (crash rounds)
 }
 
 // Figures of scenario 3.
 const (
-	figLoss     = "node killed → its tasks RUNNING again"
-	figLossTask = "tasks on the killed node"
-	figJoin     = "node joins → running tasks stopped or moved"
+	figLoss       = "node killed → its source tasks RUNNING again"
+	figLossSink   = "node killed → its sinks RUNNING again and delivering"
+	figLossTask   = "tasks on the killed node"
+	figJoin       = "node joins → running tasks stopped or moved"
+	figZombie     = "node paused (SIGSTOP) → its source tasks RUNNING elsewhere"
+	figZombieSink = "node paused (SIGSTOP) → its sinks RUNNING elsewhere and delivering"
 )
+
+// lossSinks is how many file sinks scenario 3 runs beside its sources,
+// each reading a topic of its own into a file of its own.
+const lossSinks = 10
 
 // scenarioLoss is scenario 3: 2 agents / 2 workers, lossConns running file
 // sources (one task each); each round kills (SIGKILL) the node with the
@@ -66,7 +80,18 @@ func (b *bench) scenarioLoss() error {
 		if err := c.createAll(names, "", func(i int) map[string]string { return sourceCfg(files[i], topic) }); err != nil {
 			return err
 		}
-		_, err = c.waitStable(names, 2*time.Minute)
+		sinks := c.names("losssink", lossSinks)
+		for _, n := range sinks {
+			if err := b.kafka.createTopic(n, 1); err != nil {
+				return err
+			}
+		}
+		if err := c.createAll(sinks, "", func(i int) map[string]string {
+			return map[string]string{"connector.class": fileSink, "tasks.max": "1", "topics": sinks[i], "file": sinkFile(c, sinks[i])}
+		}); err != nil {
+			return err
+		}
+		_, err = c.waitStable(append(names, sinks...), 2*time.Minute)
 		return err
 	}
 	for _, s := range suts {
@@ -83,6 +108,16 @@ func (b *bench) scenarioLoss() error {
 			}
 			s.res = append(s.res, r)
 		}
+	}
+	// Zombies: Sluice only (Kafka Connect fences neither a paused worker's
+	// sources without exactly-once nor its sinks).
+	var zombies []lossResult
+	for round := range b.runs {
+		r, err := suts[0].c.zombieRound(b, 2*time.Minute)
+		if err != nil {
+			return fmt.Errorf("sluice zombie round %d: %w", round+1, err)
+		}
+		zombies = append(zombies, r)
 	}
 	if b.peer == sysConnect {
 		// Connect's defaults: one (full: three) rounds of ~5 minutes each.
@@ -104,26 +139,111 @@ func (b *bench) scenarioLoss() error {
 		suts = append(suts, d)
 	}
 	for _, s := range suts {
-		var rec, vic, mov []float64
+		var rec, snk, vic, mov []float64
 		for _, r := range s.res {
 			rec = append(rec, r.recovery)
+			snk = append(snk, r.sinks)
 			vic = append(vic, float64(r.victim))
 			mov = append(mov, float64(r.moved))
 		}
 		suffix, note := "", ""
 		switch {
 		case s.sys == sysSluice:
-			note = "defaults: --agent-lease 10s"
+			note = "defaults: --agent-probe-interval 100ms, --agent-lease 10s, static sink membership"
 		case s.props != nil:
 			suffix = " [scheduled.rebalance.max.delay.ms=0]"
 		default:
 			note = "Connect defaults: scheduled.rebalance.max.delay.ms=300000"
 		}
 		b.add(scen, s.sys, figLoss+suffix, "s", "lower", rec, note)
+		b.add(scen, s.sys, figLossSink+suffix, "s", "lower", snk, "")
 		b.add(scen, s.sys, figLossTask+suffix, "tasks", "info", vic, "")
 		b.add(scen, s.sys, figJoin+suffix, "tasks", "lower", mov, "")
 	}
+	var zsrc, zsnk []float64
+	for _, r := range zombies {
+		zsrc, zsnk = append(zsrc, r.recovery), append(zsnk, r.sinks)
+	}
+	b.add(scen, sysSluice, figZombie, "s", "lower", zsrc, "a paused agent keeps its NATS connection: replaced after its lease (10s), then fenced")
+	b.add(scen, sysSluice, figZombieSink, "s", "lower", zsnk, "")
 	return nil
+}
+
+// sinkFile is the file scenario 3's sink name writes.
+func sinkFile(c *cluster, name string) string { return filepath.Join(c.dir, name+".txt") }
+
+// faultWait times, from t0, until every source of the cluster's scenario 3
+// runs on a live node, and until every sink does and its file holds the
+// line marker, produced to every sink's topic right after the fault.
+func (c *cluster) faultWait(b *bench, t0 time.Time, marker string, timeout time.Duration) (sources, sinks float64, err error) {
+	st, err := c.statuses()
+	if err != nil {
+		return 0, 0, err
+	}
+	var srcNames, sinkNames []string
+	for n := range st {
+		switch {
+		case strings.HasPrefix(n, c.name("losssink")):
+			sinkNames = append(sinkNames, n)
+		case strings.HasPrefix(n, c.name("loss")):
+			srcNames = append(srcNames, n)
+		}
+	}
+	for _, n := range sinkNames {
+		if err := b.kafka.produce(n, 1, func(int) string { return marker }); err != nil {
+			return 0, 0, err
+		}
+	}
+	errs := make(chan error, 2)
+	go func() {
+		_, err := c.waitAll(srcNames, timeout, "every source task RUNNING on a live node", c.runningOnLive(1))
+		sources = time.Since(t0).Seconds()
+		errs <- err
+	}()
+	go func() {
+		live := c.runningOnLive(1)
+		_, err := c.waitAll(sinkNames, timeout, "every sink RUNNING on a live node with "+marker+" in its file", func(s connStatus) bool {
+			if !live(s) {
+				return false
+			}
+			data, _ := os.ReadFile(sinkFile(c, s.Name))
+			return strings.Contains(string(data), marker+"\n")
+		})
+		sinks = time.Since(t0).Seconds()
+		errs <- err
+	}()
+	return sources, sinks, errors.Join(<-errs, <-errs)
+}
+
+// zombieRound pauses (SIGSTOP) the live node with the most tasks, times
+// until its tasks run elsewhere (sinks: and deliver), then resumes it
+// (SIGCONT) and waits until the placement is stable again.
+func (c *cluster) zombieRound(b *bench, timeout time.Duration) (lossResult, error) {
+	var r lossResult
+	victim, n, err := c.busiest()
+	if err != nil {
+		return r, err
+	}
+	r.victim = n
+	c.rounds++
+	t0 := time.Now()
+	if err := victim.p.signal(syscall.SIGSTOP); err != nil {
+		return r, err
+	}
+	victim.paused = true
+	r.recovery, r.sinks, err = c.faultWait(b, t0, fmt.Sprintf("zombie-%d", c.rounds), timeout)
+	victim.paused = false
+	if serr := victim.p.signal(syscall.SIGCONT); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return r, err
+	}
+	if _, err := c.waitStable(c.scenarioNames(), 2*time.Minute); err != nil {
+		return r, err
+	}
+	b.logf("  %s: paused %s (%d tasks): sources RUNNING elsewhere after %.2fs, sinks delivering after %.2fs", c.sys, victim.id, r.victim, r.recovery, r.sinks)
+	return r, nil
 }
 
 // placement maps "<connector>/<task>" to the worker running it.
@@ -189,9 +309,38 @@ func (c *cluster) runningOnLive(tasks int) func(connStatus) bool {
 // is stable again.
 func (c *cluster) lossRound(b *bench, timeout time.Duration) (lossResult, error) {
 	var r lossResult
-	st, err := c.statuses()
+	victim, n, err := c.busiest()
 	if err != nil {
 		return r, err
+	}
+	r.victim = n
+	c.rounds++
+	t0 := time.Now()
+	if err := victim.p.kill(); err != nil {
+		return r, err
+	}
+	if r.recovery, r.sinks, err = c.faultWait(b, t0, fmt.Sprintf("crash-%d", c.rounds), timeout); err != nil {
+		return r, err
+	}
+	marks := c.marks()
+	nd, err := c.addNode()
+	if err != nil {
+		return r, err
+	}
+	if _, err := c.waitStable(c.scenarioNames(), 2*time.Minute); err != nil {
+		return r, err
+	}
+	r.moved = c.taskStarts(marks)
+	b.logf("  %s: killed %s (%d tasks): sources RUNNING again after %.2fs, sinks delivering after %.2fs; %s joined: %d task starts",
+		c.sys, victim.id, r.victim, r.recovery, r.sinks, nd.id, r.moved)
+	return r, nil
+}
+
+// scenarioNames are the cluster's connectors, sorted.
+func (c *cluster) scenarioNames() []string {
+	st, err := c.statuses()
+	if err != nil {
+		return nil
 	}
 	var names []string
 	for n := range st {
@@ -200,6 +349,16 @@ func (c *cluster) lossRound(b *bench, timeout time.Duration) (lossResult, error)
 		}
 	}
 	sort.Strings(names)
+	return names
+}
+
+// busiest is the live, running node with the most tasks (the latest
+// started on a tie) and how many it runs.
+func (c *cluster) busiest() (*node, int, error) {
+	st, err := c.statuses()
+	if err != nil {
+		return nil, 0, err
+	}
 	perNode := map[string]int{}
 	for _, w := range placement(st) {
 		perNode[w]++
@@ -211,24 +370,5 @@ func (c *cluster) lossRound(b *bench, timeout time.Duration) (lossResult, error)
 			victim = nd
 		}
 	}
-	r.victim = perNode[victim.id]
-	t0 := time.Now()
-	if err := victim.p.kill(); err != nil {
-		return r, err
-	}
-	if _, err := c.waitAll(names, timeout, "every task RUNNING on a live node", c.runningOnLive(1)); err != nil {
-		return r, err
-	}
-	r.recovery = time.Since(t0).Seconds()
-	marks := c.marks()
-	nd, err := c.addNode()
-	if err != nil {
-		return r, err
-	}
-	if _, err := c.waitStable(names, 2*time.Minute); err != nil {
-		return r, err
-	}
-	r.moved = c.taskStarts(marks)
-	b.logf("  %s: killed %s (%d tasks): RUNNING again after %.2fs; %s joined: %d task starts", c.sys, victim.id, r.victim, r.recovery, nd.id, r.moved)
-	return r, nil
+	return victim, perNode[victim.id], nil
 }

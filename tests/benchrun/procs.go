@@ -100,6 +100,14 @@ func (p *proc) kill() error {
 	}
 }
 
+// signal sends sig to the child.
+func (p *proc) signal(sig syscall.Signal) error {
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("signal %v to %s: %w", sig, p.name, err)
+	}
+	return nil
+}
+
 // stop sends SIGTERM, waits up to timeout, then SIGKILL.
 func (p *proc) stop(timeout time.Duration) {
 	if !p.running() {

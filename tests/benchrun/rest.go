@@ -123,6 +123,7 @@ type taskState struct {
 
 // connStatus is a connector's status.
 type connStatus struct {
+	Name      string `json:"name"`
 	Connector struct {
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`

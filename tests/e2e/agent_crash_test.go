@@ -66,6 +66,11 @@ func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 			strings.Join(c.Coordinator.LogLinesSince(cmark, "agent"), "\n"))
 	}
 
+	metrics := string(c.Must(http.StatusOK, http.MethodGet, "/metrics", nil).Body)
+	if !strings.Contains(metrics, `sluice_agents_lost_total{reason="connection"} 1`) || !strings.Contains(metrics, `sluice_agents_lost_total{reason="lease"} 0`) {
+		t.Errorf("/metrics counts the lost agents as:\n%s", grepLines(metrics, "sluice_agents_lost_total"))
+	}
+
 	// The sink's successor holds the partition now, not after 45 s.
 	produceLines(t, c.Brokers, in, "after", 100)
 	waitLines(t, out, "after", 100)
@@ -164,6 +169,17 @@ func waitLines(t *testing.T, path, prefix string, n int) {
 		}
 		return len(missing) == 0, fmt.Sprintf("%s lacks %d of the %d %s lines (first %v)", path, len(missing), n, prefix, missing[:min(3, len(missing))])
 	})
+}
+
+// grepLines returns the lines of text that contain substr.
+func grepLines(text, substr string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, substr) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // countPrefixed counts the distinct lines that start with prefix.
