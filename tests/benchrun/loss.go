@@ -219,22 +219,15 @@ func (c *cluster) faultWait(b *bench, t0 time.Time, marker string, timeout time.
 // until its tasks run elsewhere (sinks: and deliver), then resumes it
 // (SIGCONT) and waits until the placement is stable again.
 func (c *cluster) zombieRound(b *bench, timeout time.Duration) (lossResult, error) {
-	var r lossResult
-	victim, n, err := c.busiest()
-	if err != nil {
-		return r, err
-	}
-	r.victim = n
-	c.rounds++
-	t0 := time.Now()
-	if err := victim.p.signal(syscall.SIGSTOP); err != nil {
-		return r, err
-	}
-	victim.paused = true
-	r.recovery, r.sinks, err = c.faultWait(b, t0, fmt.Sprintf("zombie-%d", c.rounds), timeout)
-	victim.paused = false
-	if serr := victim.p.signal(syscall.SIGCONT); err == nil {
-		err = serr
+	r, victim, err := c.faultRound(b, "zombie", timeout, func(nd *node) error {
+		nd.paused = true
+		return nd.p.signal(syscall.SIGSTOP)
+	})
+	if victim != nil {
+		victim.paused = false
+		if serr := victim.p.signal(syscall.SIGCONT); err == nil {
+			err = serr
+		}
 	}
 	if err != nil {
 		return r, err
@@ -308,18 +301,8 @@ func (c *cluster) runningOnLive(tasks int) func(connStatus) bool {
 // then starts another node and counts the task starts until the placement
 // is stable again.
 func (c *cluster) lossRound(b *bench, timeout time.Duration) (lossResult, error) {
-	var r lossResult
-	victim, n, err := c.busiest()
+	r, victim, err := c.faultRound(b, "crash", timeout, func(nd *node) error { return nd.p.kill() })
 	if err != nil {
-		return r, err
-	}
-	r.victim = n
-	c.rounds++
-	t0 := time.Now()
-	if err := victim.p.kill(); err != nil {
-		return r, err
-	}
-	if r.recovery, r.sinks, err = c.faultWait(b, t0, fmt.Sprintf("crash-%d", c.rounds), timeout); err != nil {
 		return r, err
 	}
 	marks := c.marks()
@@ -334,6 +317,25 @@ func (c *cluster) lossRound(b *bench, timeout time.Duration) (lossResult, error)
 	b.logf("  %s: killed %s (%d tasks): sources RUNNING again after %.2fs, sinks delivering after %.2fs; %s joined: %d task starts",
 		c.sys, victim.id, r.victim, r.recovery, r.sinks, nd.id, r.moved)
 	return r, nil
+}
+
+// faultRound applies fault to the busiest live node and times, from the
+// fault, until its tasks run elsewhere (faultWait; the marker names kind
+// and the round). It returns the node once fault was applied to it.
+func (c *cluster) faultRound(b *bench, kind string, timeout time.Duration, fault func(*node) error) (lossResult, *node, error) {
+	var r lossResult
+	victim, n, err := c.busiest()
+	if err != nil {
+		return r, nil, err
+	}
+	r.victim = n
+	c.rounds++
+	t0 := time.Now()
+	if err := fault(victim); err != nil {
+		return r, victim, err
+	}
+	r.recovery, r.sinks, err = c.faultWait(b, t0, fmt.Sprintf("%s-%d", kind, c.rounds), timeout)
+	return r, victim, err
 }
 
 // scenarioNames are the cluster's connectors, sorted.
