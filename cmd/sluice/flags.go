@@ -102,28 +102,28 @@ func rootLogger(lg *logging.Loggers) *slog.Logger {
 	return lg.Logger(logging.Root)
 }
 
-// dynamicMembership reads --sink-group-membership: static or dynamic.
+// dynamicMembership reads --sink-group-membership: static (the default)
+// or dynamic.
 func dynamicMembership(c *cli.Context) (bool, error) {
-	switch v := strings.ToLower(c.String("sink-group-membership")); v {
-	case "static":
-		return false, nil
-	case "dynamic":
-		return true, nil
-	default:
-		return false, fmt.Errorf("--sink-group-membership must be static or dynamic, not %q", v)
-	}
+	return twoWay(c, "sink-group-membership", "dynamic", "static")
 }
 
-// exactlyOnce reads --exactly-once-source-support: enabled or disabled, as
-// Kafka Connect spells it.
+// exactlyOnce reads --exactly-once-source-support: enabled or disabled
+// (the default), as Kafka Connect spells it.
 func exactlyOnce(c *cli.Context) (bool, error) {
-	switch v := strings.ToLower(c.String("exactly-once-source-support")); v {
-	case "enabled":
+	return twoWay(c, "exactly-once-source-support", "enabled", "disabled")
+}
+
+// twoWay reads a flag that takes one of two words, in any case: on is
+// true, off (or nothing) false.
+func twoWay(c *cli.Context, name, on, off string) (bool, error) {
+	switch v := strings.ToLower(c.String(name)); v {
+	case on:
 		return true, nil
-	case "disabled", "":
+	case off, "":
 		return false, nil
 	default:
-		return false, fmt.Errorf("--exactly-once-source-support must be enabled or disabled, not %q", v)
+		return false, fmt.Errorf("--%s must be %s or %s, not %q", name, on, off, v)
 	}
 }
 

@@ -81,7 +81,7 @@ func (r *sinkRunner) fencedErr(err error) error {
 	if r.member == nil {
 		return err
 	}
-	if err != nil && errors.Is(err, kerr.FencedInstanceID) {
+	if errors.Is(err, kerr.FencedInstanceID) {
 		r.member.fenced.Store(true)
 	}
 	if r.member.fenced.Load() {
@@ -134,10 +134,10 @@ func (r *sinkRunner) leaveGroup(memberID string) error {
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 		return err
 	}
+	// Fenced or unknown is no failure: a replacement took the place, or the
+	// group already dropped the member. Either way it is not ours to leave.
 	for _, m := range resp.Members {
 		if err := kerr.ErrorForCode(m.ErrorCode); err != nil && !errors.Is(err, kerr.FencedInstanceID) && !errors.Is(err, kerr.UnknownMemberID) {
-			// Fenced or unknown: a replacement took the place, or the group
-			// already dropped the member. Either way it is not ours to leave.
 			return err
 		}
 	}
