@@ -213,12 +213,16 @@ func TestSink(t *testing.T) {
 	if err := task.Put(context.Background(), recs); err != nil {
 		t.Fatal(err)
 	}
+	// A reader sees the batch once Put returns, before any offset flush.
+	const want = "old\na\nnull\nb\n{\"k\":1}\n5\n"
+	if got, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(got) != want {
+		t.Errorf("file after Put = %q", got)
+	}
 	if err := task.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, "out.txt"))
-	if string(got) != "old\na\nnull\nb\n{\"k\":1}\n5\n" {
-		t.Errorf("file = %q", got)
+	if got, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(got) != want {
+		t.Errorf("file after Flush = %q", got)
 	}
 	if err := task.Stop(); err != nil {
 		t.Fatal(err)

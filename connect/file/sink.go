@@ -104,11 +104,19 @@ func (t *SinkTask) Start(ctx context.Context, tc connect.SinkTaskContext, props 
 		}
 		t.file, out = f, f
 	}
-	t.w = bufio.NewWriter(out)
+	t.w = bufio.NewWriterSize(out, writeBufferBytes)
 	return nil
 }
 
-// Put implements connect.SinkTask.
+// writeBufferBytes is the size of the buffer a batch of lines is gathered
+// in: large enough that a batch of a busy topic costs a few writes, not one
+// per 4 KiB.
+const writeBufferBytes = 64 << 10
+
+// Put implements connect.SinkTask. The batch's lines are in the file (in
+// the OS, not yet on disk: that is Flush's job) when it returns, as each
+// line of Kafka's file sink is, so that a reader of the file sees a record
+// as soon as the task took it — not at the next offset flush.
 func (t *SinkTask) Put(ctx context.Context, records []connect.SinkRecord) error {
 	for _, r := range records {
 		if _, err := t.w.WriteString(Line(r.Value)); err != nil {
@@ -118,7 +126,7 @@ func (t *SinkTask) Put(ctx context.Context, records []connect.SinkRecord) error 
 			return err
 		}
 	}
-	return nil
+	return t.w.Flush()
 }
 
 // Line renders a record value as the sink writes it: a string as is, null
