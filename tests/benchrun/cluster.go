@@ -15,6 +15,9 @@ import (
 const (
 	sysSluice  = "sluice"
 	sysConnect = "connect"
+	// sysKafka names the rows of the broker's floors: a bare franz-go
+	// client doing a system's work with nothing in between.
+	sysKafka = "kafka"
 )
 
 // node is one agent (Sluice) or one distributed worker (Kafka Connect).

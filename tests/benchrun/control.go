@@ -190,8 +190,8 @@ func (b *bench) scenarioOffsets() error {
 			b.addLatency(scen, s.c.sys, k, s.ops[k], s.blk[k], s.failed[k], s.firstErr[k])
 		}
 	}
-	b.addLatency(scen, "kafka", floorFigure, floorOps, floorBlk, 0, "")
-	b.addLatency(scen, "kafka", "the same transaction through a reused producer (no fence)", warmOps, nil, 0, "")
+	b.addLatency(scen, sysKafka, floorFigure, floorOps, floorBlk, 0, "")
+	b.addLatency(scen, sysKafka, "the same transaction through a reused producer (no fence)", warmOps, nil, 0, "")
 	for _, s := range sts {
 		patch := kinds[0]
 		ratios := make([]float64, len(floorBlk))

@@ -55,9 +55,30 @@ func (b *bench) scenarioData() error {
 	figSrc := fmt.Sprintf("file source, %dk lines → topic", n/1000)
 	figSink := fmt.Sprintf("file sink, topic → file, %dk records", n/1000)
 	figGen := fmt.Sprintf("generator source, %dk records → topic", n/1000)
-	vals := map[string]map[string][]float64{}
+	figProdFloor := fmt.Sprintf("bare franz-go producer, %dk records → topic (source floor)", n/1000)
+	figConsFloor := fmt.Sprintf("bare franz-go consumer, topic → file, %dk records (sink floor)", n/1000)
+	vals := map[string]map[string][]float64{sysKafka: {}}
 	timeout := 10 * time.Minute
 	for run := range b.runs {
+		// The floors first in every run, so that they alternate with the
+		// systems' runs as those do with each other (datafloor.go).
+		ftopic := fmt.Sprintf("%s-floor-gen-%d", b.runID, run)
+		if err := b.kafka.createTopic(ftopic, 1); err != nil {
+			return err
+		}
+		rate, err := b.producerFloor(ftopic, n)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", run+1, err)
+		}
+		vals[sysKafka][figProdFloor] = append(vals[sysKafka][figProdFloor], rate)
+		rate, err = b.consumerFloor(sinkTopic, fmt.Sprintf("%s-floor-sink-%d", b.runID, run),
+			filepath.Join(b.tmp, fmt.Sprintf("floor-sink-%d.txt", run)), n)
+		if err != nil {
+			return fmt.Errorf("run %d: %w", run+1, err)
+		}
+		vals[sysKafka][figConsFloor] = append(vals[sysKafka][figConsFloor], rate)
+		b.logf("  run %d floors: producer %.0f records/s, consumer → file %.0f records/s", run+1,
+			vals[sysKafka][figProdFloor][run], vals[sysKafka][figConsFloor][run])
 		for _, c := range cs {
 			if vals[c.sys] == nil {
 				vals[c.sys] = map[string][]float64{}
@@ -67,7 +88,7 @@ func (b *bench) scenarioData() error {
 			if err := b.kafka.createTopic(topic, 1); err != nil {
 				return err
 			}
-			rate, err := c.timeConnector(c.name(fmt.Sprintf("src-%d", run)), sourceCfg(input, topic), n, timeout,
+			rate, err = c.timeConnector(c.name(fmt.Sprintf("src-%d", run)), sourceCfg(input, topic), n, timeout,
 				func() (int64, error) { return b.kafka.records(topic) })
 			if err != nil {
 				return fmt.Errorf("run %d, file source: %w", run+1, err)
@@ -119,7 +140,26 @@ func (b *bench) scenarioData() error {
 		note = "Kafka Connect has no generator connector: Sluice only"
 	}
 	b.add(scen, sysSluice, figGen, "records/s", "higher", vals[sysSluice][figGen], note)
+	b.add(scen, sysKafka, figProdFloor, "records/s", "higher", vals[sysKafka][figProdFloor], "")
+	b.add(scen, sysKafka, figConsFloor, "records/s", "higher", vals[sysKafka][figConsFloor], "")
+	for _, sys := range b.systems() {
+		b.add(scen, sys, "file sink ÷ sink floor", "×", "higher",
+			perRun(vals[sys][figSink], vals[sysKafka][figConsFloor]), "per run: the run's rate over the floor's of the same run")
+	}
+	b.add(scen, sysSluice, "generator ÷ source floor", "×", "higher",
+		perRun(vals[sysSluice][figGen], vals[sysKafka][figProdFloor]), "per run: the run's rate over the floor's of the same run")
 	return nil
+}
+
+// perRun divides each of xs by the ys of the same run.
+func perRun(xs, ys []float64) []float64 {
+	out := make([]float64, 0, len(xs))
+	for i := range min(len(xs), len(ys)) {
+		if ys[i] != 0 {
+			out = append(out, xs[i]/ys[i])
+		}
+	}
+	return out
 }
 
 // timeConnector creates a connector and returns the records per second
