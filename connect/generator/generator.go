@@ -180,6 +180,14 @@ type Task struct {
 	streams     []int64
 	next        []int64 // next seq per stream, parallel to streams
 	cursor      int     // round-robin position
+	// parts and keys are each stream's source partition and record key,
+	// parallel to streams: made once, not for every record (the runtime
+	// only reads a record's partition).
+	parts []map[string]any
+	keys  []string
+	// filler is the alphabet repeated past recordBytes, whose substrings
+	// pad every value (Value), so that a record costs one allocation.
+	filler string
 
 	tokens float64
 	last   time.Time
@@ -223,6 +231,11 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 		t.streams = append(t.streams, n)
 	}
 	t.next = make([]int64, len(t.streams))
+	for _, s := range t.streams {
+		t.parts = append(t.parts, map[string]any{StreamField: s})
+		t.keys = append(t.keys, strconv.FormatInt(s, 10))
+	}
+	t.filler = strings.Repeat(alphabet, t.recordBytes/len(alphabet)+2)
 	if tc.Offsets != nil {
 		for i, s := range t.streams {
 			off, err := tc.Offsets.Offset(ctx, map[string]any{StreamField: s})
@@ -299,7 +312,7 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 		if t.count >= 0 && t.next[i] >= t.count {
 			continue
 		}
-		records = append(records, t.record(t.streams[i], t.next[i]))
+		records = append(records, t.record(i, t.next[i]))
 		t.next[i]++
 		t.boundary(&records[len(records)-1])
 	}
@@ -307,16 +320,16 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	return records, nil
 }
 
-func (t *Task) record(stream, seq int64) connect.SourceRecord {
-	s := strconv.FormatInt(stream, 10)
+// record is record seq of the stream at index i of t.streams.
+func (t *Task) record(i int, seq int64) connect.SourceRecord {
 	return connect.SourceRecord{
-		SourcePartition: map[string]any{StreamField: stream},
+		SourcePartition: t.parts[i],
 		SourceOffset:    map[string]any{SeqField: seq},
 		Topic:           t.topic,
 		KeySchema:       connect.StringSchema,
-		Key:             s,
+		Key:             t.keys[i],
 		ValueSchema:     connect.StringSchema,
-		Value:           Value(stream, seq, t.recordBytes),
+		Value:           value(t.streams[i], seq, t.recordBytes, t.filler),
 		Timestamp:       t.now(),
 	}
 }
@@ -338,16 +351,35 @@ func (t *Task) boundary(rec *connect.SourceRecord) {
 // Value is the record value for seq of stream: the JSON text
 // {"stream":<s>,"seq":<n>,"payload":"<filler>"} padded with filler letters
 // to size bytes, or with no filler when size is smaller than that.
+// The filler letter at position i of seq's payload is alphabet[(seq+i)%26].
 func Value(stream, seq int64, size int) string {
-	head := `{"stream":` + strconv.FormatInt(stream, 10) + `,"seq":` + strconv.FormatInt(seq, 10) + `,"payload":"`
-	pad := max(size-len(head)-2, 0)
+	return value(stream, seq, size, strings.Repeat(alphabet, size/len(alphabet)+2))
+}
+
+// alphabet is the filler's cycle.
+const alphabet = "abcdefghijklmnopqrstuvwxyz"
+
+// value is Value with the filler given: at least size+26 letters of
+// alphabet repeated from its start.
+func value(stream, seq int64, size int, filler string) string {
+	// The numbers are formatted on the stack, and the Builder's String
+	// does not copy: one allocation a value.
+	var sbuf, qbuf [20]byte
+	sd := strconv.AppendInt(sbuf[:0], stream, 10)
+	qd := strconv.AppendInt(qbuf[:0], seq, 10)
+	const open, mid, payload, end = `{"stream":`, `,"seq":`, `,"payload":"`, `"}`
+	head := len(open) + len(sd) + len(mid) + len(qd) + len(payload)
+	pad := max(size-head-len(end), 0)
 	var b strings.Builder
-	b.Grow(len(head) + pad + 2)
-	b.WriteString(head)
-	for i := range pad {
-		b.WriteByte(byte('a' + (seq+int64(i))%26))
-	}
-	b.WriteString(`"}`)
+	b.Grow(head + pad + len(end))
+	b.WriteString(open)
+	b.Write(sd)
+	b.WriteString(mid)
+	b.Write(qd)
+	b.WriteString(payload)
+	from := int(seq % int64(len(alphabet)))
+	b.WriteString(filler[from : from+pad])
+	b.WriteString(end)
 	return b.String()
 }
 

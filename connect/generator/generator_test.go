@@ -64,6 +64,20 @@ func TestValue(t *testing.T) {
 	if got := Value(1, 2, 5); got != `{"stream":1,"seq":2,"payload":""}` {
 		t.Errorf("minimal = %q", got)
 	}
+	// The filler's letter i is 'a'+(seq+i)%26, whatever the size and seq.
+	for _, c := range []struct{ seq int64 }{{0}, {12}, {25}, {26}, {1234567}} {
+		for _, size := range []int{40, 100, 1000} {
+			v := Value(7, c.seq, size)
+			if err := json.Unmarshal([]byte(v), &doc); err != nil || len(v) != size {
+				t.Fatalf("Value(7, %d, %d) = %q (%d bytes): %v", c.seq, size, v, len(v), err)
+			}
+			for i := range len(doc.Payload) {
+				if want := byte('a' + (c.seq+int64(i))%26); doc.Payload[i] != want {
+					t.Fatalf("Value(7, %d, %d): payload[%d] = %c, want %c", c.seq, size, i, doc.Payload[i], want)
+				}
+			}
+		}
+	}
 }
 
 type offsets map[int64]int64

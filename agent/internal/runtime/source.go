@@ -83,6 +83,9 @@ type sourceRunner struct {
 	produceEr error
 	pending   map[string]connect.Offset // partition id → latest offset polled
 	started   bool
+	// ids are the ids of the task's partitions (used on the task's
+	// goroutine only).
+	ids partitionIDs
 }
 
 // maxBufferedBytes bounds the records a source task's producer holds
@@ -302,8 +305,9 @@ func (r *sourceRunner) notePosition(rec *connect.SourceRecord) {
 	if rec.SourcePartition == nil {
 		return
 	}
+	id := r.ids.of(rec.SourcePartition)
 	r.mu.Lock()
-	r.pending[records.PartitionID(rec.SourcePartition)] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
+	r.pending[id] = connect.Offset{Partition: rec.SourcePartition, Offset: rec.SourceOffset}
 	r.mu.Unlock()
 }
 
