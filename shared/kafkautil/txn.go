@@ -36,6 +36,7 @@ const txnRetryBackoff = 2 * time.Millisecond
 // order.
 type TxnWriter struct {
 	client *kgo.Client
+	admin  *kadm.Client
 	// mu is held by the caller that writes a transaction; fenced and broken
 	// are guarded by it.
 	mu     sync.Mutex
@@ -82,18 +83,33 @@ func NewTxnWriter(txnID string, opts ...kgo.Opt) (*TxnWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transactional writer %s: %w", txnID, err)
 	}
-	return &TxnWriter{client: cl}, nil
+	return &TxnWriter{client: cl, admin: kadm.NewClient(cl)}, nil
 }
+
+// visibleTimeout bounds the wait after a commit until its records are
+// visible (see Write).
+const visibleTimeout = 5 * time.Second
 
 // Client exposes the underlying client (for producing inside an exactly-once
 // transaction that the caller manages).
 func (w *TxnWriter) Client() *kgo.Client { return w.client }
 
 // Write produces recs in one transaction and commits it. On success the
-// records carry their offsets. On failure the transaction is aborted and
-// nothing is visible to read_committed readers. Writes of concurrent callers
-// may share the transaction; it is written under the context of the caller
-// that writes it, so callers should bound their writes alike.
+// records carry their offsets and read_committed readers see them (or the
+// wait for that ran out after visibleTimeout: the commit stands, and a
+// reader waits for the markers itself). On failure the transaction is
+// aborted and nothing is visible to read_committed readers. Writes of
+// concurrent callers may share the transaction; it is written under the
+// context of the caller that writes it, so callers should bound their
+// writes alike.
+//
+// The wait until visible holds the writer: Kafka commits a transaction
+// before it writes the markers, and a transaction begun before they are
+// written is refused with CONCURRENT_TRANSACTIONS — with transactions v2
+// (Kafka 4) the broker then retries on its own after 20 ms
+// (add.partitions.to.txn.retry.backoff.ms), so back-to-back writes cost
+// ≈ 20 ms each. Waiting for the markers (≈ 1–3 ms, one ListOffsets round
+// trip a poll) makes the next transaction start at once.
 func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 	if len(recs) == 0 {
 		w.mu.Lock()
@@ -125,6 +141,11 @@ func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 	err := w.unusable()
 	if err == nil {
 		err = w.transaction(ctx, all)
+	}
+	if err == nil {
+		vctx, cancel := context.WithTimeout(ctx, visibleTimeout)
+		_ = WaitCommitted(vctx, w.admin, all...)
+		cancel()
 	}
 	for _, g := range group {
 		g.err = err
