@@ -43,12 +43,18 @@ type cluster struct {
 	dir    string
 	opts   clusterOpts
 
-	nats     *proc
-	natsURL  string
+	nats    *proc
+	natsURL string
+	// coord is the coordinator REST calls go to, at coordURL: the only one,
+	// or the one of coords a scenario chose (scenario 8 follows the leader).
 	coord    *proc
 	coordURL string
-	nodes    []*node
-	started  int
+	// coords are every coordinator of the cluster (Sluice), in the order
+	// they were started, each serving REST at coordURLs[i].
+	coords    []*proc
+	coordURLs []string
+	nodes     []*node
+	started   int
 	// rounds counts scenario 3's fault rounds, which name their markers.
 	rounds int
 }
@@ -71,6 +77,12 @@ type clusterOpts struct {
 	// jvmOpts follow a worker's connectJVMOpts, which they override
 	// (Connect only).
 	jvmOpts []string
+	// coordinators is how many coordinators share the cluster (Sluice
+	// only; 0 means 1): one HA group, the same group id, NATS and topics,
+	// each with a REST address of its own (docs/ha.md).
+	coordinators int
+	// coordArgs are extra flags of every coordinator (Sluice only).
+	coordArgs []string
 }
 
 // startClusterOpts is startCluster with more options.
@@ -131,26 +143,49 @@ func (c *cluster) startSluiceControl() error {
 	}); err != nil {
 		return err
 	}
-	listen, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	c.coordURL = "http://" + listen
-	c.coord, err = startProc(c.dir, "coordinator", c.b.sluiceBin, []string{"coordinator",
-		"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen,
-		"--group-id", c.prefix,
-		"--config-topic", c.prefix + "-configs",
-		"--offsets-topic", c.prefix + "-offsets",
-		"--status-topic", c.prefix + "-status",
-	}, nil)
-	if err != nil {
-		return err
-	}
-	return waitFor(60*time.Second, "coordinator GET /health = 200", func() (bool, string) {
-		if !c.coord.running() {
-			return false, "coordinator exited:\n" + c.coord.tail(20)
+	// One at a time: the first, alone for a while, is the one likely to
+	// take the lease. Nothing relies on it: agents register with whichever
+	// leads (waitNode), and scenario 8 asks GET /health who leads.
+	for i := range max(c.opts.coordinators, 1) {
+		listen, err := freeAddr()
+		if err != nil {
+			return err
 		}
-		code, _, err := httpDo(http.MethodGet, c.coordURL+"/health", nil)
+		name := "coordinator"
+		if i > 0 {
+			name = fmt.Sprintf("coordinator-%d", i+1)
+		}
+		p, err := c.startCoordinator(name, append([]string{"coordinator",
+			"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen,
+			"--group-id", c.prefix,
+			"--config-topic", c.prefix + "-configs",
+			"--offsets-topic", c.prefix + "-offsets",
+			"--status-topic", c.prefix + "-status",
+		}, c.opts.coordArgs...), "http://"+listen)
+		if p != nil { // kept even when it failed, so that close kills it
+			c.coords, c.coordURLs = append(c.coords, p), append(c.coordURLs, "http://"+listen)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	c.coord, c.coordURL = c.coords[0], c.coordURLs[0]
+	return nil
+}
+
+// startCoordinator starts a coordinator process with args (logging to
+// name.log, appended to when it ran before) and waits until its GET /health
+// at url answers 200.
+func (c *cluster) startCoordinator(name string, args []string, url string) (*proc, error) {
+	p, err := startProc(c.dir, name, c.b.sluiceBin, args, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p, waitFor(60*time.Second, name+" GET /health = 200", func() (bool, string) {
+		if !p.running() {
+			return false, name + " exited:\n" + p.tail(20)
+		}
+		code, _, err := httpDo(http.MethodGet, url+"/health", nil)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -255,10 +290,17 @@ func (c *cluster) waitNode(nd *node) error {
 			if !nd.p.running() {
 				return false, nd.id + " exited:\n" + nd.p.tail(20)
 			}
-			if !c.coord.running() {
-				return false, "coordinator exited:\n" + c.coord.tail(20)
+			// An agent registers with the leader, whichever coordinator
+			// that is.
+			for _, p := range c.coords {
+				if !p.running() {
+					return false, p.name + " exited:\n" + p.tail(20)
+				}
+				if p.countLog(0, `msg="agent registered"`, "agent="+nd.id+" ") > 0 {
+					return true, ""
+				}
 			}
-			return c.coord.countLog(0, `msg="agent registered"`, "agent="+nd.id+" ") > 0, "not registered yet"
+			return false, "not registered yet"
 		})
 	}
 	return waitFor(180*time.Second, "Connect worker "+nd.url+" ready", func() (bool, string) {
@@ -340,15 +382,13 @@ func (c *cluster) taskStarts(marks map[*node]int64) int {
 }
 
 // control returns the processes besides the nodes (Sluice's NATS server and
-// coordinator).
+// coordinators).
 func (c *cluster) control() []*proc {
 	var out []*proc
-	for _, p := range []*proc{c.nats, c.coord} {
-		if p != nil {
-			out = append(out, p)
-		}
+	if c.nats != nil {
+		out = append(out, c.nats)
 	}
-	return out
+	return append(out, c.coords...)
 }
 
 // close kills every process of the cluster. Its topics are deleted at the

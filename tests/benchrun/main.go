@@ -32,6 +32,19 @@
 //     what is missing, without SLUICE_TEST_POSTGRES (host:port), the
 //     plugin (SLUICE_TEST_PLUGINS, default <repo>/.cache/plugins) or the
 //     host (SLUICE_CONNECT_HOST_DIR, default <repo>/connect/javahost/target).
+//  8. scale (Sluice only, not in the default list): two coordinators of
+//     one HA group (--leader-lease 6s) and one agent; create 1,000 (5,000)
+//     file sources STOPPED (wall time until all STOPPED), the latency of
+//     GET /connectors?expand=status over 50 requests (median, p99) and the
+//     coordinators' RSS; then SIGKILL the leader and time until a
+//     PUT …/pause through the other coordinator answers 202, and until
+//     that connector is PAUSED. On a second cluster, 10 agents run 200
+//     (2,000) generator tasks (10 per connector, one record each, then
+//     idle): time until all RUNNING; then SIGKILL the coordinator, start
+//     it again with the same flags and time until it leads, every agent is
+//     registered with it reporting its tasks RUNNING and the status shows
+//     every task RUNNING; the task starts the agents log meanwhile must be
+//     0.
 //
 // Every process runs on this machine; the broker is the one on BENCH_KAFKA
 // (default 127.0.0.1:9092), which `make bench` starts when none answers.
@@ -39,7 +52,7 @@
 // names (prefix bench-<run id>-<system>-…), deleted at the end.
 //
 // Environment: BENCH_PEER (connect or empty), BENCH_SCALE (default, full),
-// BENCH_SCENARIOS (e.g. 1,3,6 or 7; default 1 to 6), BENCH_RUNS (default 3),
+// BENCH_SCENARIOS (e.g. 1,3,6, 7 or 8; default 1 to 6), BENCH_RUNS (default 3),
 // BENCH_ROLL_RUNS (rolls of scenario 6, default 1), BENCH_DEBEZIUM_ROWS and
 // BENCH_DEBEZIUM_CHANGES (scenario 7's sizes, whatever the scale),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
@@ -111,6 +124,8 @@ type sizes struct {
 	defaultLoss int // rounds of the Connect-defaults worker loss
 	dbzRows     int // rows of the table scenario 7 snapshots
 	dbzChanges  int // changes scenario 7 streams after the snapshot
+	scaleConns  int // connectors created STOPPED in scenario 8
+	scaleTasks  int // running tasks in scenario 8
 }
 
 func main() {
@@ -212,11 +227,11 @@ func setup() (*bench, error) {
 		return nil, err
 	}
 	b.sizes = sizes{lifecycle: 100, lines: 200_000, coordConns: 1000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 1,
-		dbzRows: 200_000, dbzChanges: 50_000}
+		dbzRows: 200_000, dbzChanges: 50_000, scaleConns: 1000, scaleTasks: 200}
 	b.rep.Scale = "default"
 	if b.full {
 		b.sizes = sizes{lifecycle: 500, lines: 1_000_000, coordConns: 5000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 3,
-			dbzRows: 1_000_000, dbzChanges: 250_000}
+			dbzRows: 1_000_000, dbzChanges: 250_000, scaleConns: 5000, scaleTasks: 2000}
 		b.rep.Scale = "full"
 	}
 	// Scenario 7's sizes can be set alone: a quick try, or a larger table.
@@ -287,6 +302,7 @@ func (b *bench) run() int {
 		{"5", "footprint", b.scenarioFootprint},
 		{"6", "rolling upgrade", b.scenarioRolling},
 		{"7", "debezium", b.scenarioDebezium},
+		{"8", "scale", b.scenarioScale},
 	}
 	for _, s := range scen {
 		if !b.scenarios[s.id] {

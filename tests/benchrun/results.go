@@ -104,13 +104,20 @@ func (b *bench) add(scenario, system, figure, unit, better string, values []floa
 // failed (failed of them, the first answering firstErr) are named in the
 // row's note.
 func (b *bench) addLatency(scenario, system, figure string, ops []float64, blocks []float64, failed int, firstErr string) {
-	p := p99(ops)
 	note := fmt.Sprintf("over %d operations in %d alternating blocks", len(ops), len(blocks))
 	if failed > 0 {
 		note += fmt.Sprintf("; %d more failed and are not timed (the first: %s)", failed, firstErr)
 	}
+	b.addSpread(scenario, system, figure, ops, blocks, note)
+}
+
+// addSpread records a latency figure (ms, lower is better) taken over many
+// operations: the median and p99 over ops, and values (the medians of
+// blocks, or of runs) as what ratios pair.
+func (b *bench) addSpread(scenario, system, figure string, ops, values []float64, note string) {
+	p := p99(ops)
 	b.rep.Rows = append(b.rep.Rows, row{Scenario: scenario, System: system, Figure: figure, Unit: "ms",
-		Runs: len(ops), Median: median(ops), P99: &p, Better: "lower", Values: blocks, Note: note})
+		Runs: len(ops), Median: median(ops), P99: &p, Better: "lower", Values: values, Note: note})
 	b.logf("  %-8s %-48s median %s ms, p99 %s ms", system, figure, fmtNum(median(ops)), fmtNum(p))
 }
 
