@@ -61,6 +61,34 @@ type remoteInstance struct {
 	raw, resolved map[string]string
 	// lost: the agent or its host went away; Stop has nobody to tell.
 	lost bool
+	// gone is closed when lost is set: it ends the calls still waiting
+	// for the agent (call).
+	gone chan struct{}
+}
+
+// errInstanceGone ends a call to an instance whose agent or host went
+// away meanwhile: its answer would never come, and the call would hold the
+// connector (which the Manager starts again elsewhere only once the call
+// returns) until its timeout, a minute.
+var errInstanceGone = v1.Errorf(v1.CodeUnavailable, "the agent running the connector went away")
+
+// call sends req to in's agent; it ends with errInstanceGone as soon as
+// the instance is lost.
+func (h *RemoteHost) call(ctx context.Context, in *remoteInstance, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-in.gone:
+			cancel(errInstanceGone)
+		case <-ctx.Done():
+		}
+	}()
+	reply, err := h.agents.Call(ctx, in.agent, req)
+	if err != nil && errors.Is(context.Cause(ctx), errInstanceGone) {
+		return reply, errInstanceGone
+	}
+	return reply, err
 }
 
 var _ Host = (*RemoteHost)(nil)
@@ -111,7 +139,8 @@ func (h *RemoteHost) Start(ctx context.Context, name string, props map[string]st
 	}
 	delete(h.avoid, name)
 	h.last[name] = agent
-	h.running[name] = &remoteInstance{agent: agent, plugin: plugin, cc: cc, raw: maps.Clone(props), resolved: resolved}
+	h.running[name] = &remoteInstance{agent: agent, plugin: plugin, cc: cc, raw: maps.Clone(props), resolved: resolved,
+		gone: make(chan struct{})}
 	return plugin.Plugin, nil
 }
 
@@ -141,7 +170,7 @@ func (h *RemoteHost) TaskConfigs(ctx context.Context, name string, maxTasks int)
 	if in == nil {
 		return nil, fmt.Errorf("connector %s is not started", name)
 	}
-	reply, err := h.agents.Call(ctx, in.agent, v1.PluginConnectorRequest{Op: v1.PluginOpTaskConfigs, Name: name,
+	reply, err := h.call(ctx, in, v1.PluginConnectorRequest{Op: v1.PluginOpTaskConfigs, Name: name,
 		Class: in.plugin.Class, Version: in.plugin.Version, MaxTasks: resolvedMaxTasks(in.raw, in.resolved, maxTasks)})
 	if err != nil {
 		if unreachable(err) {
@@ -164,11 +193,12 @@ func (h *RemoteHost) Stop(ctx context.Context, name string) error {
 	h.mu.Lock()
 	in := h.running[name]
 	delete(h.running, name)
+	lost := in != nil && in.lost
 	h.mu.Unlock()
-	if in == nil || in.lost {
+	if in == nil || lost {
 		return nil
 	}
-	if _, err := h.agents.Call(ctx, in.agent, v1.PluginConnectorRequest{Op: v1.PluginOpStop, Name: name,
+	if _, err := h.call(ctx, in, v1.PluginConnectorRequest{Op: v1.PluginOpStop, Name: name,
 		Class: in.plugin.Class, Version: in.plugin.Version}); err != nil {
 		return fmt.Errorf("stopping connector %s on agent %s: %w", name, in.agent, err)
 	}
@@ -232,6 +262,9 @@ func (h *RemoteHost) AgentsGone(agents []string) {
 // connector again.
 func (h *RemoteHost) lose(in *remoteInstance, name string) {
 	h.mu.Lock()
+	if !in.lost {
+		close(in.gone)
+	}
 	in.lost = true
 	h.avoid[name] = in.agent
 	h.mu.Unlock()

@@ -24,6 +24,9 @@ type fakeAgents struct {
 	calls []string // "<agent> <op> <name>"
 	// tasks is how many task configs task_configs returns.
 	tasks int
+	// hang are the agents that take a call and never answer it (they
+	// died holding it): the call waits until its context ends.
+	hang map[string]bool
 }
 
 func (f *fakeAgents) Locate(props map[string]string) (RemotePlugin, []string, error) {
@@ -36,10 +39,16 @@ func (f *fakeAgents) Locate(props map[string]string) (RemotePlugin, []string, er
 	return p, slices.Clone(f.live), nil
 }
 
-func (f *fakeAgents) Call(_ context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (f *fakeAgents) Call(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, agent+" "+req.Op+" "+req.Name)
+	if f.hang[agent] {
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return v1.PluginConnectorReply{}, ctx.Err()
+	}
 	if f.down[agent] {
 		return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeUnavailable, "no responders")
 	}
@@ -127,6 +136,30 @@ func TestRemoteHostLifecycle(t *testing.T) {
 	if last != "a stop j" {
 		t.Fatalf("last call %q, want the stop on agent a", last)
 	}
+}
+
+// TestRemoteHostLostMidCall: an agent that dies holding a task configs
+// call never answers it; once the agent is known gone the call ends and
+// the connector starts on another agent, without waiting out the call's
+// timeout.
+func TestRemoteHostLostMidCall(t *testing.T) {
+	agents := &fakeAgents{tasks: 1}
+	agents.set([]string{"a", "b"})
+	h, remote := remoteHarness(t, agents)
+	h.Sync([]Connector{javaConn("j")})
+	h.settle(t)
+	agents.mu.Lock()
+	agents.hang = map[string]bool{"a": true}
+	agents.mu.Unlock()
+	remote.Event(v1.PluginConnectorEvent{AgentID: "a", Name: "j", Kind: v1.PluginEventReconfigure})
+	eventually(t, func() bool { // the call after the start's, now held
+		agents.mu.Lock()
+		defer agents.mu.Unlock()
+		return slices.Equal(agents.calls, []string{"a start j", "a task_configs j", "a task_configs j"})
+	})
+	agents.set([]string{"b"})
+	remote.AgentsGone([]string{"a"})
+	eventually(t, func() bool { ts, _ := h.TaskConfigs("j"); return len(ts.Configs) == 1 && ts.Configs[0]["agent"] == "b" })
 }
 
 // TestRemoteHostLost: an agent gone, or its host dead, starts the connector
