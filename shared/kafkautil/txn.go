@@ -48,6 +48,18 @@ type TxnWriter struct {
 	// BeforeCommit, when set, runs after the records were produced and before
 	// the commit: a seam for tests that hold a writer mid-commit.
 	BeforeCommit func(ctx context.Context) error
+	// AwaitVisible makes Write wait, holding the writer, until its records
+	// are visible to read_committed readers: for a writer that commits
+	// bursts back to back (the leader's). Kafka commits a transaction
+	// before it writes the markers, and a transaction begun before they
+	// are written is refused with CONCURRENT_TRANSACTIONS — with
+	// transactions v2 (Kafka 4) the broker then retries on its own after
+	// 20 ms (add.partitions.to.txn.retry.backoff.ms), so back-to-back
+	// writes cost ≈ 20 ms each; waiting for the markers (≈ 1–3 ms) lets the
+	// next one start at once. A writer that commits now and then (a
+	// task's offsets) gains nothing from it, and the wait costs it — in
+	// our rolling-upgrade benchmark task moves took twice as long.
+	AwaitVisible bool
 }
 
 // pendingWrite is one caller's records, waiting to be written; err is set
@@ -95,21 +107,13 @@ const visibleTimeout = 5 * time.Second
 func (w *TxnWriter) Client() *kgo.Client { return w.client }
 
 // Write produces recs in one transaction and commits it. On success the
-// records carry their offsets and read_committed readers see them (or the
-// wait for that ran out after visibleTimeout: the commit stands, and a
-// reader waits for the markers itself). On failure the transaction is
-// aborted and nothing is visible to read_committed readers. Writes of
-// concurrent callers may share the transaction; it is written under the
-// context of the caller that writes it, so callers should bound their
-// writes alike.
-//
-// The wait until visible holds the writer: Kafka commits a transaction
-// before it writes the markers, and a transaction begun before they are
-// written is refused with CONCURRENT_TRANSACTIONS — with transactions v2
-// (Kafka 4) the broker then retries on its own after 20 ms
-// (add.partitions.to.txn.retry.backoff.ms), so back-to-back writes cost
-// ≈ 20 ms each. Waiting for the markers (≈ 1–3 ms, one ListOffsets round
-// trip a poll) makes the next transaction start at once.
+// records carry their offsets and, with AwaitVisible set, read_committed
+// readers see them (or the wait for that ran out after visibleTimeout: the
+// commit stands, and a reader waits for the markers itself). On failure
+// the transaction is aborted and nothing is visible to read_committed
+// readers. Writes of concurrent callers may share the transaction; it is
+// written under the context of the caller that writes it, so callers
+// should bound their writes alike.
 func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 	if len(recs) == 0 {
 		w.mu.Lock()
@@ -142,7 +146,7 @@ func (w *TxnWriter) Write(ctx context.Context, recs ...*kgo.Record) error {
 	if err == nil {
 		err = w.transaction(ctx, all)
 	}
-	if err == nil {
+	if err == nil && w.AwaitVisible {
 		vctx, cancel := context.WithTimeout(ctx, visibleTimeout)
 		_ = WaitCommitted(vctx, w.admin, all...)
 		cancel()

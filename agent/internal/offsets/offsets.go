@@ -170,8 +170,8 @@ func (e *Executor) fence(ctx context.Context, connector string, ids []string, wr
 	return nil
 }
 
-// write writes writes in one transaction under txnID; TxnWriter.Write
-// returns once read_committed readers see them.
+// write writes writes in one transaction under txnID and waits until
+// read_committed readers see them.
 func (e *Executor) write(ctx context.Context, connector, txnID string, writes []v1.TopicWrite, steps *steptimer.Timer) error {
 	if len(writes) == 0 {
 		return nil
@@ -205,11 +205,14 @@ func (e *Executor) write(ctx context.Context, connector, txnID string, writes []
 		}
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
 	}
-	// Write returned once read_committed readers see the change (the
-	// coordinator reads the topic to its end right after, so that a GET
-	// after the answer shows it, and tasks read it when they start): the
-	// step includes that wait.
 	steps.Done("write")
+	// Reply only once read_committed readers see the change: the
+	// coordinator reads the topic to its end right after, so that a GET
+	// after the answer shows it, and tasks read it when they start.
+	if err := kafkautil.WaitCommitted(ctx, e.admin, recs...); err != nil {
+		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", connector, "err", err)
+	}
+	steps.Done("visible")
 	return nil
 }
 

@@ -403,8 +403,7 @@ func (r *sourceRunner) commit(ctx context.Context) error {
 		}
 		return fmt.Errorf("commit offsets: %w", err)
 	}
-	// Write returned once read_committed readers see the offsets (see
-	// awaitReadable for why that matters).
+	r.awaitReadable(ctx, recs)
 	r.committed(ctx)
 	return nil
 }

@@ -34,6 +34,9 @@ func NewWriter(ctx context.Context, txnID string, opts ...kgo.Opt) (*Writer, err
 	if err != nil {
 		return nil, err
 	}
+	// Bursts of config and status changes commit back to back: each
+	// waits for its markers rather than having the next one refused.
+	w.AwaitVisible = true
 	if _, _, err := w.Client().ProducerID(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("initialise transactional id %s: %w", txnID, err)
