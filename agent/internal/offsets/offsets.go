@@ -44,6 +44,8 @@ type Executor struct {
 	admin    *kadm.Client
 	stores   *offsetstore.Registry
 	log      *slog.Logger
+	// writers is the writer of each transactional id's last change.
+	writers *writers
 }
 
 // NewExecutor makes an executor with the agent's base Kafka options; stores
@@ -55,7 +57,7 @@ func NewExecutor(log *slog.Logger, stores *offsetstore.Registry, clients *kafkam
 	if err != nil {
 		return nil, fmt.Errorf("offsets executor client: %w", err)
 	}
-	return &Executor{opts: opts, clients: clients, clientID: clientID, client: cl, admin: kadm.NewClient(cl), stores: stores, log: log}, nil
+	return &Executor{opts: opts, clients: clients, clientID: clientID, client: cl, admin: kadm.NewClient(cl), stores: stores, log: log, writers: newWriters()}, nil
 }
 
 // Ping checks that a Kafka broker answers the executor's client.
@@ -66,8 +68,11 @@ func (e *Executor) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the executor's client.
-func (e *Executor) Close() { e.client.Close() }
+// Close closes the executor's client and the writers it kept.
+func (e *Executor) Close() {
+	e.writers.close()
+	e.client.Close()
+}
 
 // Apply carries out req, unless its caller's time ran out before it could
 // start: the coordinator may have handed the operation to another agent
@@ -96,7 +101,16 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
 	if err := e.fence(ctx, req.Connector, req.FenceIDs, req.TxnID, steps); err != nil {
 		return err
 	}
-	return e.write(ctx, req.Connector, req.TxnID, v1.WriteRecords(req.Writes, req.Topic, req.ConnectorTopic), steps)
+	writes := v1.WriteRecords(req.Writes, req.Topic, req.ConnectorTopic)
+	kept := e.writers.take(req.TxnID)
+	if kept != nil {
+		retry, err := e.writeKept(ctx, req.Connector, kept, req.TxnID, writes, steps)
+		if !retry {
+			return err
+		}
+	}
+	// A new writer's init fences the id.
+	return e.write(ctx, req.Connector, req.TxnID, writes, steps)
 }
 
 // inTime refuses a request whose caller's time ran out before it could
@@ -124,26 +138,60 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) er
 		e.log.Error("offsets: replace names another offsets topic than this agent follows", "connector", req.Connector, "topic", req.Topic, "agent_topic", worker)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
-	// Every id, the writer's too: the read below must follow the fence, and
-	// the writer takes its id only after the read.
-	if err := e.fence(ctx, req.Connector, req.FenceIDs, "", steps); err != nil {
+	// Every id before the read below, so that no task of the connector can
+	// add a partition after it. The writer's id is fenced by the kept
+	// writer's epoch when there is one (proven by its commit), else by
+	// the new writer — which takes its id only after the read, so the id
+	// is fenced now too.
+	kept := e.writers.take(req.TxnID)
+	writerID := req.TxnID
+	if kept == nil {
+		writerID = ""
+	}
+	if err := e.fence(ctx, req.Connector, req.FenceIDs, writerID, steps); err != nil {
 		return err
 	}
-	// Read only now: after the fence no task of the connector can add a
-	// partition, so every key it has is in what is read.
+	writes, release, err := e.replaceWrites(ctx, req, steps)
+	if err != nil {
+		return err
+	}
+	defer func() { release() }()
+	if kept != nil {
+		retry, err := e.writeKept(ctx, req.Connector, kept, req.TxnID, writes, steps)
+		if !retry {
+			return err
+		}
+		// Someone took the writer's id since the kept writer's epoch:
+		// fence it, and read again, as if there had been no kept writer.
+		release()
+		release = func() {}
+		if err := e.fence(ctx, req.Connector, []string{req.TxnID}, "", steps); err != nil {
+			return err
+		}
+		if writes, release, err = e.replaceWrites(ctx, req, steps); err != nil {
+			release = func() {}
+			return err
+		}
+	}
+	return e.write(ctx, req.Connector, req.TxnID, writes, steps)
+}
+
+// replaceWrites reads the connector's offsets topics to their end and
+// returns the records that replace every offset it has by req.Writes; the
+// view is held until release.
+func (e *Executor) replaceWrites(ctx context.Context, req v1.OffsetsReplaceRequest, steps *steptimer.Timer) ([]v1.TopicWrite, func(), error) {
 	view, release, err := e.stores.View(ctx, req.ConnectorTopic)
 	if err != nil {
 		e.log.Error("offsets: reading the offsets topic failed", "connector", req.Connector, "err", err)
 		var ce *offsetstore.CreateTopicError
 		if errors.As(err, &ce) {
-			return v1.Errorf(v1.CodeInternal, "%s", ce.Error())
+			return nil, nil, v1.Errorf(v1.CodeInternal, "%s", ce.Error())
 		}
-		return v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
+		return nil, nil, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
 	}
-	defer release()
 	steps.Done("read")
 	writes := offsetstore.Replace(view.Entries(req.Connector), req.Writes)
-	return e.write(ctx, req.Connector, req.TxnID, v1.WriteRecords(writes, req.Topic, view.ConnectorTopic()), steps)
+	return v1.WriteRecords(writes, req.Topic, view.ConnectorTopic()), release, nil
 }
 
 // fence fences ids, so that no task of the connector commits offsets
@@ -170,8 +218,9 @@ func (e *Executor) fence(ctx context.Context, connector string, ids []string, wr
 	return nil
 }
 
-// write writes writes in one transaction under txnID and waits until
-// read_committed readers see them.
+// write writes writes in one transaction under txnID through a new
+// writer, whose init fences the id, and waits until read_committed readers
+// see them. The writer is kept for the id's next change.
 func (e *Executor) write(ctx context.Context, connector, txnID string, writes []v1.TopicWrite, steps *steptimer.Timer) error {
 	if len(writes) == 0 {
 		return nil
@@ -181,15 +230,58 @@ func (e *Executor) write(ctx context.Context, connector, txnID string, writes []
 		e.log.Error("offsets: writer", "connector", connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
 	}
-	defer w.Close()
 	// Take the epoch now, right after the fence: a writer that took it
 	// lazily at its first write, after a pause, could fence whoever took
 	// the id since (the task that resumed when the coordinator moved on).
 	if _, _, err := w.Client().ProducerID(ctx); err != nil {
+		w.Close()
 		e.log.Error("offsets: initialising the writer failed", "connector", connector, "err", err)
 		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
 	}
 	steps.Done("init")
+	if err := e.commit(ctx, connector, w, writes, steps); err != nil {
+		w.Close()
+		if errors.Is(err, errKeptFenced) {
+			// Someone took the id right after this writer's init.
+			e.log.Error("offsets: transactional write failed", "connector", connector, "err", err)
+			return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
+		}
+		return err
+	}
+	e.writers.put(txnID, w)
+	return nil
+}
+
+// writeKept writes writes through the writer kept from the id's last
+// change (see writers). retry reports that the change must be made again
+// through a new writer: the kept one was fenced — someone took the id since
+// — or there is nothing to write, so no commit would prove the fence.
+func (e *Executor) writeKept(ctx context.Context, connector string, w *kafkautil.TxnWriter, txnID string, writes []v1.TopicWrite, steps *steptimer.Timer) (retry bool, err error) {
+	if len(writes) == 0 {
+		w.Close()
+		return true, nil
+	}
+	steps.Done("kept writer")
+	err = e.commit(ctx, connector, w, writes, steps)
+	if err == nil {
+		e.writers.put(txnID, w)
+		return false, nil
+	}
+	w.Close()
+	if errors.Is(err, errKeptFenced) {
+		e.log.Debug("offsets: the kept writer was fenced; writing through a new one", "connector", connector)
+		return true, nil
+	}
+	return false, err
+}
+
+// errKeptFenced marks a commit refused because its writer was fenced.
+var errKeptFenced = errors.New("writer fenced")
+
+// commit writes writes in one transaction through w and waits until
+// read_committed readers see them. A fenced writer's failure wraps
+// errKeptFenced; nothing it wrote is visible.
+func (e *Executor) commit(ctx context.Context, connector string, w *kafkautil.TxnWriter, writes []v1.TopicWrite, steps *steptimer.Timer) error {
 	recs := make([]*kgo.Record, len(writes))
 	for i, wr := range writes {
 		r := &kgo.Record{Topic: wr.Topic, Key: []byte(wr.Key)}
@@ -199,6 +291,9 @@ func (e *Executor) write(ctx context.Context, connector, txnID string, writes []
 		recs[i] = r
 	}
 	if err := w.Write(ctx, recs...); err != nil {
+		if errors.Is(err, kafkautil.ErrFenced) && ctx.Err() == nil {
+			return fmt.Errorf("%w: %w", errKeptFenced, err)
+		}
 		e.log.Error("offsets: transactional write failed", "connector", connector, "err", err)
 		if errors.Is(err, context.DeadlineExceeded) {
 			return v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", connector)
