@@ -161,7 +161,7 @@ func (c *cluster) startSluiceControl() error {
 			"--config-topic", c.prefix + "-configs",
 			"--offsets-topic", c.prefix + "-offsets",
 			"--status-topic", c.prefix + "-status",
-		}, c.opts.coordArgs...), "http://"+listen)
+		}, append(c.b.logArgs(), c.opts.coordArgs...)...), "http://"+listen)
 		if p != nil { // kept even when it failed, so that close kills it
 			c.coords, c.coordURLs = append(c.coords, p), append(c.coordURLs, "http://"+listen)
 		}
@@ -171,6 +171,14 @@ func (c *cluster) startSluiceControl() error {
 	}
 	c.coord, c.coordURL = c.coords[0], c.coordURLs[0]
 	return nil
+}
+
+// logArgs is the --log-level flag BENCH_LOG_LEVEL asks for, if any.
+func (b *bench) logArgs() []string {
+	if b.logLevel == "" {
+		return nil
+	}
+	return []string{"--log-level", b.logLevel}
 }
 
 // startCoordinator starts a coordinator process with args (logging to
@@ -205,7 +213,7 @@ func (c *cluster) launchNode() (*node, error) {
 			"--offsets-topic", c.prefix + "-offsets",
 			// Many agents on one host: each its own free port.
 			"--metrics-listen", "127.0.0.1:0",
-		}, c.opts.agentArgs...), nil)
+		}, append(c.b.logArgs(), c.opts.agentArgs...)...), nil)
 		if err != nil {
 			return nil, err
 		}

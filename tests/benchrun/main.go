@@ -104,6 +104,9 @@ type bench struct {
 	runs           int
 	scenarios      map[string]bool
 	keep           bool
+	// logLevel, when set, is every Sluice process's --log-level: at
+	// debug the coordinator and agents log each offsets change's steps.
+	logLevel string
 
 	sizes    sizes
 	kafka    *kafka
@@ -218,7 +221,8 @@ func clean(runID string) int {
 func setup() (*bench, error) {
 	start := time.Now()
 	b := &bench{brokers: envOr("BENCH_KAFKA", "127.0.0.1:9092"), peer: os.Getenv("BENCH_PEER"),
-		full: os.Getenv("BENCH_SCALE") == "full", keep: os.Getenv("BENCH_KEEP") == "1"}
+		full: os.Getenv("BENCH_SCALE") == "full", keep: os.Getenv("BENCH_KEEP") == "1",
+		logLevel: os.Getenv("BENCH_LOG_LEVEL")}
 	if b.peer != "" && b.peer != sysConnect {
 		return nil, fmt.Errorf("BENCH_PEER=%q: the only peer is connect", b.peer)
 	}

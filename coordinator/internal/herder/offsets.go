@@ -215,7 +215,10 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		h.log.Debug("offsets: operation", append([]any{"connector", name, "op", op}, steps.Attrs()...)...)
 	}()
 	var hookOffsets []connect.Offset
-	var view offsetstore.View
+	var changes []v1.OffsetChange
+	// current reads the positions the change moves from and works out
+	// the changes — and for a source, the records that make them.
+	var current func() error
 	switch plugin.Kind {
 	case connect.KindSource:
 		if op == v1.OffsetsOpAlter {
@@ -223,20 +226,24 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 				return changeResult{}, err
 			}
 		}
-		v, release, err := h.sourceView(ctx, name, h.ownOffsetsTopic(c.Config), "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s")
-		defer release()
-		if err != nil {
-			return changeResult{}, err
-		}
-		view = v
-		steps.Done("read")
-		writes, hook, err := h.sourceWrites(name, view.Entries(name), entries, op)
-		if err != nil {
-			return changeResult{}, err
-		}
-		req.Type, req.Writes, req.Topic, hookOffsets = v1.TypeSource, writes, h.cfg.OffsetsTopic, hook
-		req.ConnectorTopic = view.ConnectorTopic()
+		req.Type, req.Topic = v1.TypeSource, h.cfg.OffsetsTopic
 		req.FenceIDs, req.TxnID = h.fenceIDs(name, c), records.TransactionalID(h.cfg.GroupID, name, 0)
+		current = func() error {
+			view, release, err := h.sourceView(ctx, name, h.ownOffsetsTopic(c.Config), "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s")
+			defer release()
+			if err != nil {
+				return err
+			}
+			steps.Done("read")
+			stored := view.Entries(name)
+			writes, hook, err := h.sourceWrites(name, stored, entries, op)
+			if err != nil {
+				return err
+			}
+			req.Writes, req.ConnectorTopic, hookOffsets = writes, view.ConnectorTopic(), hook
+			changes = changesFrom(sourcePositions(stored), op, entries)
+			return nil
+		}
 	case connect.KindSink:
 		req.Type, req.Group = v1.TypeSink, records.SinkGroupID(name, c.Config)
 		if op == v1.OffsetsOpAlter {
@@ -253,27 +260,31 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 			hookOffsets = offsetval.ToConnect(entries)
 			entries = sinkEntries(parsed)
 		} else {
-			current, err := h.sinkOffsets(ctx, name, req.Group)
+			cur, err := h.sinkOffsets(ctx, name, req.Group)
 			if err != nil {
 				return changeResult{}, v1.Errorf(v1.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
 			}
-			for _, o := range current.Offsets {
+			for _, o := range cur.Offsets {
 				hookOffsets = append(hookOffsets, connect.Offset{Partition: o.Partition})
 			}
+		}
+		current = func() error {
+			var err error
+			changes, err = h.changesOf(ctx, name, plugin.Kind, req.Group, "", op, entries)
+			return err
 		}
 	default:
 		return changeResult{}, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
 	}
 	if ch.dryRun {
-		changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, req.ConnectorTopic, op, entries)
+		err := current()
 		return changeResult{changes: changes}, err
 	}
 	h.awaitTasksStopped(ctx, name, c)
 	steps.Done("stopped")
 	// The positions are read once the tasks are stopped: a stopping task
 	// commits its last offsets, which are what the change moves from.
-	changes, err := h.changesOf(ctx, name, plugin.Kind, req.Group, req.ConnectorTopic, op, entries)
-	if err != nil {
+	if err := current(); err != nil {
 		return changeResult{}, err
 	}
 	entry, err := h.beginHistory(ctx, name, req.Type, req.Group, req.ConnectorTopic, ch.meta, changes)
@@ -299,13 +310,9 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 	if err != nil {
 		return changeResult{}, err
 	}
+	// Not read back: the agent answers once read_committed readers see
+	// the change, and every read of the positions reads to the end first.
 	steps.Done("agent")
-	if req.Type == v1.TypeSource {
-		if err := view.ReadToEnd(ctx); err != nil {
-			h.log.Warn("offsets written but not yet read back", "connector", name, "err", err)
-		}
-		steps.Done("read back")
-	}
 	return changeResult{definite: definite, changes: changes, historyID: entry.ID}, nil
 }
 
@@ -317,10 +324,15 @@ func (h *Herder) changesOf(ctx context.Context, name string, kind connect.Kind, 
 	if err != nil {
 		return nil, err
 	}
+	return changesFrom(current, op, entries), nil
+}
+
+// changesFrom are the changes op makes over the positions current.
+func changesFrom(current positions, op string, entries []v1.ConnectorOffset) []v1.OffsetChange {
 	if op == v1.OffsetsOpReset {
-		return current.replacedBy(nil), nil
+		return current.replacedBy(nil)
 	}
-	return current.changesTo(entries), nil
+	return current.changesTo(entries)
 }
 
 // sourceWrites turns entries into offsets-topic records, given what the

@@ -8,6 +8,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
+	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -36,12 +37,19 @@ func (h *Herder) positionsOf(ctx context.Context, name string, kind connect.Kind
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range view.Entries(name) {
+	return sourcePositions(view.Entries(name)), nil
+}
+
+// sourcePositions are the positions of a source connector's stored
+// offsets entries.
+func sourcePositions(stored []offsetstore.Entry) positions {
+	out := positions{}
+	for _, e := range stored {
 		if e.Offset != nil {
 			out[records.PartitionID(e.Partition)] = v1.ConnectorOffset{Partition: e.Partition, Offset: e.Offset}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // sorted lists p's positions in the order of their partition ids.
