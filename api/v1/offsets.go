@@ -65,6 +65,9 @@ type OffsetsRequest struct {
 	// deletes the listed partitions; reset deletes the group.
 	Group   string                `json:"group,omitempty"`
 	Offsets []SinkPartitionOffset `json:"offsets,omitempty"`
+
+	// CallerWaits: see OffsetsReply.Written.
+	CallerWaits bool `json:"caller_waits,omitempty"`
 }
 
 // OffsetsReplaceRequest asks an agent to replace all of a source
@@ -90,11 +93,29 @@ type OffsetsReplaceRequest struct {
 	// none: the agent then reads both topics, tombstones the keys of both
 	// in both, and writes Writes to both, in one transaction.
 	ConnectorTopic string `json:"connector_topic,omitempty"`
+
+	// CallerWaits: see OffsetsReply.Written.
+	CallerWaits bool `json:"caller_waits,omitempty"`
 }
 
 // OffsetsReply reports success; failures come back as an *Error.
 type OffsetsReply struct {
 	Type string `json:"type"`
+	// Written is, for a source change whose request set CallerWaits, the
+	// last offset the transaction wrote in each partition: the agent
+	// answers as soon as the transaction committed, and the caller waits
+	// until read_committed readers see these (the last stable offset
+	// passes them) — meanwhile doing its own work, such as recording the
+	// change. Without CallerWaits, or from an agent that does not know
+	// it, the agent waits itself and Written is empty.
+	Written []WrittenOffset `json:"written,omitempty"`
+}
+
+// WrittenOffset is the offset of a record written to a partition.
+type WrittenOffset struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
 }
 
 // WriteRecords orders writes for the worker's offsets topic and, when

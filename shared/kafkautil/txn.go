@@ -269,15 +269,28 @@ func (w *TxnWriter) Close() { w.client.Close() }
 // until then the last stable offset stays behind the records, and a reader
 // that reads "to the end" (to the last stable offset) misses them.
 func WaitCommitted(ctx context.Context, adm *kadm.Client, recs ...*kgo.Record) error {
-	want := map[string]map[int32]int64{}
+	return WaitVisible(ctx, adm, LastOffsets(recs))
+}
+
+// LastOffsets is the offset of the last of recs in each partition, by
+// topic and partition.
+func LastOffsets(recs []*kgo.Record) map[string]map[int32]int64 {
+	last := map[string]map[int32]int64{}
 	for _, r := range recs {
-		if want[r.Topic] == nil {
-			want[r.Topic] = map[int32]int64{}
+		if last[r.Topic] == nil {
+			last[r.Topic] = map[int32]int64{}
 		}
-		if o, ok := want[r.Topic][r.Partition]; !ok || r.Offset > o {
-			want[r.Topic][r.Partition] = r.Offset
+		if o, ok := last[r.Topic][r.Partition]; !ok || r.Offset > o {
+			last[r.Topic][r.Partition] = r.Offset
 		}
 	}
+	return last
+}
+
+// WaitVisible waits until read_committed readers can see the committed
+// records at the offsets want lists (by topic and partition): until each
+// partition's last stable offset passes its offset.
+func WaitVisible(ctx context.Context, adm *kadm.Client, want map[string]map[int32]int64) error {
 	topics := make([]string, 0, len(want))
 	for t := range want {
 		topics = append(topics, t)

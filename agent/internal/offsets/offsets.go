@@ -77,40 +77,51 @@ func (e *Executor) Close() {
 // Apply carries out req, unless its caller's time ran out before it could
 // start: the coordinator may have handed the operation to another agent
 // and moved on to the next one, which this one must not overwrite.
-func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) error {
+// A source change with req.CallerWaits returns where it wrote, once
+// committed (v1.OffsetsReply.Written); otherwise it returns once
+// read_committed readers see the change, and nothing.
+func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
 	if err := e.inTime(ctx, req.Connector, req.Op); err != nil {
-		return err
+		return nil, err
 	}
 	switch req.Type {
 	case v1.TypeSource:
 		return e.source(ctx, req)
 	case v1.TypeSink:
 		if req.Op == v1.OffsetsOpReset {
-			return e.sinkReset(ctx, req)
+			return nil, e.sinkReset(ctx, req)
 		}
-		return e.sinkAlter(ctx, req)
+		return nil, e.sinkAlter(ctx, req)
 	}
-	return v1.Errorf(v1.CodeBadRequest, "unknown connector type %q", req.Type)
+	return nil, v1.Errorf(v1.CodeBadRequest, "unknown connector type %q", req.Type)
 }
 
-func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) error {
+func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
 	steps := steptimer.New()
 	defer func() {
 		e.log.Debug("offsets: source operation", append([]any{"connector", req.Connector, "op", req.Op}, steps.Attrs()...)...)
 	}()
 	if err := e.fence(ctx, req.Connector, req.FenceIDs, req.TxnID, steps); err != nil {
-		return err
+		return nil, err
 	}
+	c := change{connector: req.Connector, txnID: req.TxnID, callerWaits: req.CallerWaits, steps: steps}
 	writes := v1.WriteRecords(req.Writes, req.Topic, req.ConnectorTopic)
-	kept := e.writers.take(req.TxnID)
-	if kept != nil {
-		retry, err := e.writeKept(ctx, req.Connector, kept, req.TxnID, writes, steps)
+	if kept := e.writers.take(req.TxnID); kept != nil {
+		written, retry, err := e.writeKept(ctx, c, kept, writes)
 		if !retry {
-			return err
+			return written, err
 		}
 	}
 	// A new writer's init fences the id.
-	return e.write(ctx, req.Connector, req.TxnID, writes, steps)
+	return e.write(ctx, c, writes)
+}
+
+// change is what the writing steps of one source change need to know.
+type change struct {
+	connector, txnID string
+	// callerWaits: answer once committed, with the offsets written.
+	callerWaits bool
+	steps       *steptimer.Timer
 }
 
 // inTime refuses a request whose caller's time ran out before it could
@@ -126,9 +137,9 @@ func (e *Executor) inTime(ctx context.Context, connector, op string) error {
 // Replace carries out req: every offset of the connector is replaced by
 // req.Writes (none for a reset), in one transaction, after fencing; as
 // Apply, not once its caller's time ran out.
-func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) error {
+func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([]v1.WrittenOffset, error) {
 	if err := e.inTime(ctx, req.Connector, "replace"); err != nil {
-		return err
+		return nil, err
 	}
 	steps := steptimer.New()
 	defer func() {
@@ -136,7 +147,7 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) er
 	}()
 	if worker := e.stores.Worker().Topic(); req.Topic != worker {
 		e.log.Error("offsets: replace names another offsets topic than this agent follows", "connector", req.Connector, "topic", req.Topic, "agent_topic", worker)
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
 	// Every id before the read below, so that no task of the connector can
 	// add a partition after it. The writer's id is fenced by the kept
@@ -149,31 +160,32 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) er
 		writerID = ""
 	}
 	if err := e.fence(ctx, req.Connector, req.FenceIDs, writerID, steps); err != nil {
-		return err
+		return nil, err
 	}
 	writes, release, err := e.replaceWrites(ctx, req, steps)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() { release() }()
+	c := change{connector: req.Connector, txnID: req.TxnID, callerWaits: req.CallerWaits, steps: steps}
 	if kept != nil {
-		retry, err := e.writeKept(ctx, req.Connector, kept, req.TxnID, writes, steps)
+		written, retry, err := e.writeKept(ctx, c, kept, writes)
 		if !retry {
-			return err
+			return written, err
 		}
 		// Someone took the writer's id since the kept writer's epoch:
 		// fence it, and read again, as if there had been no kept writer.
 		release()
 		release = func() {}
 		if err := e.fence(ctx, req.Connector, []string{req.TxnID}, "", steps); err != nil {
-			return err
+			return nil, err
 		}
 		if writes, release, err = e.replaceWrites(ctx, req, steps); err != nil {
 			release = func() {}
-			return err
+			return nil, err
 		}
 	}
-	return e.write(ctx, req.Connector, req.TxnID, writes, steps)
+	return e.write(ctx, c, writes)
 }
 
 // replaceWrites reads the connector's offsets topics to their end and
@@ -218,70 +230,73 @@ func (e *Executor) fence(ctx context.Context, connector string, ids []string, wr
 	return nil
 }
 
-// write writes writes in one transaction under txnID through a new
-// writer, whose init fences the id, and waits until read_committed readers
-// see them. The writer is kept for the id's next change.
-func (e *Executor) write(ctx context.Context, connector, txnID string, writes []v1.TopicWrite, steps *steptimer.Timer) error {
+// write writes writes in one transaction under the change's id through a
+// new writer, whose init fences the id, and waits until read_committed
+// readers see them (or, with callerWaits, returns where it wrote). The
+// writer is kept for the id's next change.
+func (e *Executor) write(ctx context.Context, c change, writes []v1.TopicWrite) ([]v1.WrittenOffset, error) {
 	if len(writes) == 0 {
-		return nil
+		return nil, nil
 	}
-	w, err := kafkautil.NewTxnWriter(txnID, e.clients.With(kafkautil.ClientID(e.clientID, connector), e.opts)...)
+	w, err := kafkautil.NewTxnWriter(c.txnID, e.clients.With(kafkautil.ClientID(e.clientID, c.connector), e.opts)...)
 	if err != nil {
-		e.log.Error("offsets: writer", "connector", connector, "err", err)
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
+		e.log.Error("offsets: writer", "connector", c.connector, "err", err)
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 	}
 	// Take the epoch now, right after the fence: a writer that took it
 	// lazily at its first write, after a pause, could fence whoever took
 	// the id since (the task that resumed when the coordinator moved on).
 	if _, _, err := w.Client().ProducerID(ctx); err != nil {
 		w.Close()
-		e.log.Error("offsets: initialising the writer failed", "connector", connector, "err", err)
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
+		e.log.Error("offsets: initialising the writer failed", "connector", c.connector, "err", err)
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 	}
-	steps.Done("init")
-	if err := e.commit(ctx, connector, w, writes, steps); err != nil {
+	c.steps.Done("init")
+	written, err := e.commit(ctx, c, w, writes)
+	if err != nil {
 		w.Close()
 		if errors.Is(err, errKeptFenced) {
 			// Someone took the id right after this writer's init.
-			e.log.Error("offsets: transactional write failed", "connector", connector, "err", err)
-			return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
+			e.log.Error("offsets: transactional write failed", "connector", c.connector, "err", err)
+			return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 		}
-		return err
+		return nil, err
 	}
-	e.writers.put(txnID, w)
-	return nil
+	e.writers.put(c.txnID, w)
+	return written, nil
 }
 
 // writeKept writes writes through the writer kept from the id's last
 // change (see writers). retry reports that the change must be made again
 // through a new writer: the kept one was fenced — someone took the id since
 // — or there is nothing to write, so no commit would prove the fence.
-func (e *Executor) writeKept(ctx context.Context, connector string, w *kafkautil.TxnWriter, txnID string, writes []v1.TopicWrite, steps *steptimer.Timer) (retry bool, err error) {
+func (e *Executor) writeKept(ctx context.Context, c change, w *kafkautil.TxnWriter, writes []v1.TopicWrite) (written []v1.WrittenOffset, retry bool, err error) {
 	if len(writes) == 0 {
 		w.Close()
-		return true, nil
+		return nil, true, nil
 	}
-	steps.Done("kept writer")
-	err = e.commit(ctx, connector, w, writes, steps)
+	c.steps.Done("kept writer")
+	written, err = e.commit(ctx, c, w, writes)
 	if err == nil {
-		e.writers.put(txnID, w)
-		return false, nil
+		e.writers.put(c.txnID, w)
+		return written, false, nil
 	}
 	w.Close()
 	if errors.Is(err, errKeptFenced) {
-		e.log.Debug("offsets: the kept writer was fenced; writing through a new one", "connector", connector)
-		return true, nil
+		e.log.Debug("offsets: the kept writer was fenced; writing through a new one", "connector", c.connector)
+		return nil, true, nil
 	}
-	return false, err
+	return nil, false, err
 }
 
 // errKeptFenced marks a commit refused because its writer was fenced.
 var errKeptFenced = errors.New("writer fenced")
 
-// commit writes writes in one transaction through w and waits until
-// read_committed readers see them. A fenced writer's failure wraps
-// errKeptFenced; nothing it wrote is visible.
-func (e *Executor) commit(ctx context.Context, connector string, w *kafkautil.TxnWriter, writes []v1.TopicWrite, steps *steptimer.Timer) error {
+// commit writes writes in one transaction through w and, unless the
+// caller waits, waits until read_committed readers see them; then it
+// returns nothing, else the offsets written. A fenced writer's failure
+// wraps errKeptFenced; nothing it wrote is visible.
+func (e *Executor) commit(ctx context.Context, c change, w *kafkautil.TxnWriter, writes []v1.TopicWrite) ([]v1.WrittenOffset, error) {
 	recs := make([]*kgo.Record, len(writes))
 	for i, wr := range writes {
 		r := &kgo.Record{Topic: wr.Topic, Key: []byte(wr.Key)}
@@ -292,23 +307,37 @@ func (e *Executor) commit(ctx context.Context, connector string, w *kafkautil.Tx
 	}
 	if err := w.Write(ctx, recs...); err != nil {
 		if errors.Is(err, kafkautil.ErrFenced) && ctx.Err() == nil {
-			return fmt.Errorf("%w: %w", errKeptFenced, err)
+			return nil, fmt.Errorf("%w: %w", errKeptFenced, err)
 		}
-		e.log.Error("offsets: transactional write failed", "connector", connector, "err", err)
+		e.log.Error("offsets: transactional write failed", "connector", c.connector, "err", err)
 		if errors.Is(err, context.DeadlineExceeded) {
-			return v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", connector)
+			return nil, v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", c.connector)
 		}
-		return v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", connector)
+		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 	}
-	steps.Done("write")
+	c.steps.Done("write")
+	if c.callerWaits {
+		return writtenOffsets(recs), nil
+	}
 	// Reply only once read_committed readers see the change: the
 	// coordinator reads the topic to its end right after, so that a GET
 	// after the answer shows it, and tasks read it when they start.
 	if err := kafkautil.WaitCommitted(ctx, e.admin, recs...); err != nil {
-		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", connector, "err", err)
+		e.log.Warn("offsets: committed, but not yet visible to readers", "connector", c.connector, "err", err)
 	}
-	steps.Done("visible")
-	return nil
+	c.steps.Done("visible")
+	return nil, nil
+}
+
+// writtenOffsets is the last offset of recs in each partition.
+func writtenOffsets(recs []*kgo.Record) []v1.WrittenOffset {
+	var out []v1.WrittenOffset
+	for topic, parts := range kafkautil.LastOffsets(recs) {
+		for p, o := range parts {
+			out = append(out, v1.WrittenOffset{Topic: topic, Partition: p, Offset: o})
+		}
+	}
+	return out
 }
 
 // zombieAlter is the spec's 500 when the group still has live members.

@@ -90,11 +90,11 @@ func committed(t *testing.T, ctx context.Context, opts []kgo.Opt, key string) []
 // the writer the first one made.
 func TestKeptWriterReused(t *testing.T) {
 	e, opts, ctx := execCluster(t)
-	if err := e.Apply(ctx, alter("k", "1")); err != nil {
+	if _, err := e.Apply(ctx, alter("k", "1")); err != nil {
 		t.Fatal(err)
 	}
 	first := e.writers.byID[testTxnID].w
-	if err := e.Apply(ctx, alter("k", "2")); err != nil {
+	if _, err := e.Apply(ctx, alter("k", "2")); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.writers.byID[testTxnID].w; got != first || first == nil {
@@ -112,7 +112,7 @@ func TestKeptWriterReused(t *testing.T) {
 // commit fails: its position is never visible.
 func TestKeptWriterFencesWhoeverTookTheID(t *testing.T) {
 	e, opts, ctx := execCluster(t)
-	if err := e.Apply(ctx, alter("k", "1")); err != nil {
+	if _, err := e.Apply(ctx, alter("k", "1")); err != nil {
 		t.Fatal(err)
 	}
 	task, err := kgo.NewClient(append(opts, kgo.TransactionalID(testTxnID), kgo.ProducerLinger(0))...)
@@ -134,7 +134,7 @@ func TestKeptWriterFencesWhoeverTookTheID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.Apply(ctx, alter("k", "2")); err != nil {
+	if _, err := e.Apply(ctx, alter("k", "2")); err != nil {
 		t.Fatalf("change after the id was taken: %v", err)
 	}
 	if err := task.EndTransaction(ctx, kgo.TryCommit); err == nil {
@@ -152,7 +152,7 @@ func TestKeptWriterFencesWhoeverTookTheID(t *testing.T) {
 // tombstones the key the task added meanwhile too.
 func TestKeptWriterReplaceAfterTheIDWasTaken(t *testing.T) {
 	e, opts, ctx := execCluster(t)
-	if err := e.Apply(ctx, alter(`["src",{"f":"a"}]`, `{"position":1}`)); err != nil {
+	if _, err := e.Apply(ctx, alter(`["src",{"f":"a"}]`, `{"position":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	task, err := kafkautil.NewTxnWriter(testTxnID, opts...)
@@ -167,7 +167,7 @@ func TestKeptWriterReplaceAfterTheIDWasTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := v1.OffsetsReplaceRequest{Connector: "src", TxnID: testTxnID, FenceIDs: []string{testTxnID}, Topic: testTopic}
-	if err := e.Replace(ctx, req); err != nil {
+	if _, err := e.Replace(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.stores.Worker().ReadToEnd(ctx); err != nil {

@@ -41,9 +41,11 @@ type Worker interface {
 
 // OffsetsApplier carries out offset operations.
 type OffsetsApplier interface {
-	Apply(ctx context.Context, req v1.OffsetsRequest) error
+	// Apply and Replace return, for a request with CallerWaits, the
+	// offsets written (v1.OffsetsReply.Written).
+	Apply(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error)
 	// Replace replaces every offset of a source connector.
-	Replace(ctx context.Context, req v1.OffsetsReplaceRequest) error
+	Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([]v1.WrittenOffset, error)
 }
 
 // ConnectorHost runs the Connector side of Java plugins (docs/plugins.md):
@@ -386,10 +388,11 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 			return nil, err
 		}
 	}
-	if err := t.offsets.Apply(ctx, r); err != nil {
+	written, err := t.offsets.Apply(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+	return v1.OffsetsReply{Type: v1.TypeOffsetsReply, Written: written}, nil
 }
 
 // connectorEndpoint hands a connector operation of the leader to the
@@ -483,10 +486,11 @@ func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
 			return nil, err
 		}
 	}
-	if err := t.offsets.Replace(ctx, r); err != nil {
+	written, err := t.offsets.Replace(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	return v1.OffsetsReply{Type: v1.TypeOffsetsReply}, nil
+	return v1.OffsetsReply{Type: v1.TypeOffsetsReply, Written: written}, nil
 }
 
 // leaseCurrent refuses an offsets request unless the leader answered a

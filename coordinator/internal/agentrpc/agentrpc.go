@@ -86,18 +86,21 @@ func (c *Client) call(ctx context.Context, template, agent string, term int64, r
 }
 
 // Offsets has agent carry out an offsets operation.
-func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) error {
-	return c.call(ctx, v1.SubjectAgentOffsets, agent, req.Term, req, &v1.OffsetsReply{})
+func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+	var reply v1.OffsetsReply
+	err := c.call(ctx, v1.SubjectAgentOffsets, agent, req.Term, req, &reply)
+	return reply.Written, err
 }
 
 // ReplaceOffsets has agent replace every offset of a source connector
 // (v1.OffsetsReplaceRequest). An agent of an older version, which does not
 // serve the replace endpoint, is sent legacy() instead: the OffsetsRequest
 // of the same change, with a tombstone for every key, as it expects.
-func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.OffsetsReplaceRequest, legacy func() v1.OffsetsRequest) error {
-	err := c.call(ctx, v1.SubjectAgentOffsetsReplace, agent, req.Term, req, &v1.OffsetsReply{})
+func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.OffsetsReplaceRequest, legacy func() v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+	var reply v1.OffsetsReply
+	err := c.call(ctx, v1.SubjectAgentOffsetsReplace, agent, req.Term, req, &reply)
 	if !v1.IsCode(err, v1.CodeUnavailable) {
-		return err
+		return reply.Written, err
 	}
 	// No responder: an older agent, or none at all — which the legacy
 	// request finds out as well.

@@ -299,22 +299,63 @@ func (h *Herder) applyOffsets(ctx context.Context, name string, c store.Connecto
 		return changeResult{}, err
 	}
 	steps.Done("hook")
-	send := h.sendOffsets
+	send := h.sendOffsetsWritten
 	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
 		// The agent works a reset out from the offsets topic itself, so
 		// the request stays small however many partitions accumulated.
-		send = func(ctx context.Context, req v1.OffsetsRequest) error { return h.sendReplace(ctx, req, nil) }
+		send = func(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+			return h.sendReplaceWritten(ctx, req, nil)
+		}
 	}
-	err = h.step(StepApplyOffsets, func() error { return send(ctx, req) })
+	// A source's agent answers once its transaction committed; the wait
+	// until read_committed readers see it runs here, beside the history
+	// marker, rather than before it.
+	req.CallerWaits = req.Type == v1.TypeSource
+	var written []v1.WrittenOffset
+	err = h.step(StepApplyOffsets, func() error {
+		var err error
+		written, err = send(ctx, req)
+		return err
+	})
+	steps.Done("agent")
+	visible := make(chan struct{})
+	go func() {
+		defer close(visible)
+		h.awaitVisible(ctx, name, written)
+	}()
 	h.settleHistory(ctx, entry, plugin.Kind, err)
+	<-visible
+	steps.Done("marker, visible")
 	if err != nil {
 		return changeResult{}, err
 	}
-	// Not read back: the agent answers once read_committed readers see
-	// the change, and every read of the positions reads to the end first.
-	steps.Done("agent")
 	return changeResult{definite: definite, changes: changes, historyID: entry.ID}, nil
 }
+
+// awaitVisible waits until read_committed readers see what an agent
+// wrote (v1.OffsetsReply.Written; nothing when the agent waited itself),
+// so that a GET after the answer shows the change. A wait that runs out
+// is logged: the change is committed, and readers wait for it themselves.
+func (h *Herder) awaitVisible(ctx context.Context, name string, written []v1.WrittenOffset) {
+	if len(written) == 0 {
+		return
+	}
+	want := map[string]map[int32]int64{}
+	for _, w := range written {
+		if want[w.Topic] == nil {
+			want[w.Topic] = map[int32]int64{}
+		}
+		want[w.Topic][w.Partition] = w.Offset
+	}
+	vctx, cancel := context.WithTimeout(ctx, visibleTimeout)
+	defer cancel()
+	if err := kafkautil.WaitVisible(vctx, h.admin, want); err != nil {
+		h.log.Warn("offsets: committed, but not yet visible to readers", "connector", name, "err", err)
+	}
+}
+
+// visibleTimeout bounds awaitVisible.
+const visibleTimeout = 10 * time.Second
 
 // changesOf are the changes op makes over name's current positions: an
 // alter's entries, each from its current position; a reset's removal of
@@ -457,9 +498,20 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 // sendOffsets hands the operation to a live agent, trying the next one when
 // an agent cannot be reached.
 func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
-	return h.tryAgents(ctx, req.Op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
-		return h.rpc.Offsets(ctx, agent, req)
+	_, err := h.sendOffsetsWritten(ctx, req)
+	return err
+}
+
+// sendOffsetsWritten is sendOffsets, returning what the agent wrote (for a
+// request with CallerWaits: v1.OffsetsReply.Written).
+func (h *Herder) sendOffsetsWritten(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+	var written []v1.WrittenOffset
+	err := h.tryAgents(ctx, req.Op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
+		var err error
+		written, err = h.rpc.Offsets(ctx, agent, req)
+		return err
 	})
+	return written, err
 }
 
 // sendReplace has a live agent replace every source offset of the
@@ -467,11 +519,22 @@ func (h *Herder) sendOffsets(ctx context.Context, req v1.OffsetsRequest) error {
 // same change as an OffsetsRequest, a tombstone for every key included, for
 // an agent of a version that does not serve replace.
 func (h *Herder) sendReplace(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) error {
+	_, err := h.sendReplaceWritten(ctx, legacy, writes)
+	return err
+}
+
+// sendReplaceWritten is sendReplace, returning what the agent wrote (as
+// sendOffsetsWritten).
+func (h *Herder) sendReplaceWritten(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) ([]v1.WrittenOffset, error) {
 	req := v1.OffsetsReplaceRequest{Term: legacy.Term, Connector: legacy.Connector, FenceIDs: legacy.FenceIDs,
-		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes, ConnectorTopic: legacy.ConnectorTopic}
-	return h.tryAgents(ctx, legacy.Op, legacy.Connector, offsetsFeatures(legacy.ConnectorTopic), func(ctx context.Context, agent string) error {
-		return h.rpc.ReplaceOffsets(ctx, agent, req, func() v1.OffsetsRequest { return legacy })
+		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes, ConnectorTopic: legacy.ConnectorTopic, CallerWaits: legacy.CallerWaits}
+	var written []v1.WrittenOffset
+	err := h.tryAgents(ctx, legacy.Op, legacy.Connector, offsetsFeatures(legacy.ConnectorTopic), func(ctx context.Context, agent string) error {
+		var err error
+		written, err = h.rpc.ReplaceOffsets(ctx, agent, req, func() v1.OffsetsRequest { return legacy })
+		return err
 	})
+	return written, err
 }
 
 // tryAgents runs call on a live agent that serves features, trying the
