@@ -121,7 +121,7 @@ type Herder struct {
 	ready     atomic.Bool
 	term      atomic.Int64 // the current leadership term; 0 when not leading
 	clusterID string
-	locks     sync.Map // connector name → *sync.Mutex
+	locks     sync.Map // connector name → *connLock
 	// maintMu serialises opening and closing maintenance windows.
 	maintMu sync.Mutex
 
@@ -156,7 +156,8 @@ type Herder struct {
 	kick chan struct{}
 	// warn rate-limits warnings whose cause repeats (bounds.go).
 	warn *logthrottle.Limiter
-	// assigning holds the agents an assignment is in flight to.
+	// assigning holds the agents an assignment is in flight to: agent id
+	// → *assignSlot.
 	assigning sync.Map
 	// assignStopped is set by StopAssigning: no assignment is sent again.
 	assignStopped atomic.Bool
@@ -344,25 +345,47 @@ func (h *Herder) StopAssigning() { h.assignStopped.Store(true) }
 
 // lock serialises requests on one connector.
 func (h *Herder) lock(name string) func() {
-	mu := h.mutex(name)
-	mu.Lock()
-	return mu.Unlock
+	l := h.connLock(name)
+	l.mu.Lock()
+	return func() { h.unlock(l) }
 }
 
 // tryLock takes a connector's lock if it is free. The reconcile loop uses
 // it: a request holding the lock for long (a create rolling back) must not
-// stop the loop, which also notices lost agents.
+// stop the loop, which also notices lost agents. When the lock is taken,
+// its holder asks for a pass as it releases it, so that what the loop
+// skipped (the task configs of a connector being resumed) is done at once
+// rather than at the loop's next tick.
 func (h *Herder) tryLock(name string) (func(), bool) {
-	mu := h.mutex(name)
-	if !mu.TryLock() {
+	l := h.connLock(name)
+	// Set before trying: a holder that releases the lock after this
+	// attempt failed sees it.
+	l.missed.Store(true)
+	if !l.mu.TryLock() {
 		return nil, false
 	}
-	return mu.Unlock, true
+	l.missed.Store(false)
+	return func() { h.unlock(l) }, true
 }
 
-func (h *Herder) mutex(name string) *sync.Mutex {
-	m, _ := h.locks.LoadOrStore(name, &sync.Mutex{})
-	return m.(*sync.Mutex)
+// unlock releases l, asking for a reconcile pass if one was refused it.
+func (h *Herder) unlock(l *connLock) {
+	l.mu.Unlock()
+	if l.missed.Swap(false) {
+		h.trigger()
+	}
+}
+
+// connLock serialises the operations on one connector.
+type connLock struct {
+	mu sync.Mutex
+	// missed: the reconcile loop found the lock taken (see tryLock).
+	missed atomic.Bool
+}
+
+func (h *Herder) connLock(name string) *connLock {
+	m, _ := h.locks.LoadOrStore(name, &connLock{})
+	return m.(*connLock)
 }
 
 // trigger asks the reconcile loop for a pass.

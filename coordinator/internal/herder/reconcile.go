@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -143,8 +144,11 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 // sendAssigns sends each agent its assignments without waiting for the
 // answers: an agent that hangs (paused, partitioned) must not hold up the
 // reconcile loop, which also notices lost agents. Assignments are
-// idempotent, and one still in flight to an agent is not sent again; a lost
-// one is sent again when the agent's next heartbeat shows the task missing.
+// idempotent, and none is sent to an agent while one is in flight to it:
+// a pass that had to skip the agent asks for another once the one in
+// flight is answered (a burst of resumes plans new tasks in every pass,
+// which would otherwise wait for the agent's next heartbeat). A lost one
+// is sent again when the agent's next heartbeat shows the task missing.
 // They go in requests that each fit one NATS message, so a failed one
 // (a config too large to send) holds up no other.
 func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
@@ -153,11 +157,22 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 	}
 	term := h.term.Load()
 	for agent, tasks := range assigns {
-		if _, busy := h.assigning.LoadOrStore(agent, true); busy {
+		slot := &assignSlot{}
+		if v, busy := h.assigning.LoadOrStore(agent, slot); busy {
+			inFlight := v.(*assignSlot)
+			inFlight.skipped.Store(true)
+			if cur, ok := h.assigning.Load(agent); !ok || cur != inFlight {
+				h.trigger() // answered meanwhile, perhaps before it saw the flag
+			}
 			continue
 		}
 		go func() {
-			defer h.assigning.Delete(agent)
+			defer func() {
+				h.assigning.Delete(agent)
+				if slot.skipped.Load() {
+					h.trigger()
+				}
+			}()
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			refused, failed := h.rpc.Assign(actx, agent, term, tasks)
@@ -171,6 +186,12 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 			}
 		}()
 	}
+}
+
+// assignSlot is an assignment in flight to an agent.
+type assignSlot struct {
+	// skipped: a pass had assignments for the agent and did not send them.
+	skipped atomic.Bool
 }
 
 // forgetRefused drops the placements an agent refused (a revoke overtook
