@@ -159,6 +159,13 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([
 	if kept == nil {
 		writerID = ""
 	}
+	// A kept writer not used because a step before the write failed is
+	// kept again: nothing happened to its id.
+	defer func() {
+		if kept != nil {
+			e.writers.put(req.TxnID, kept)
+		}
+	}()
 	if err := e.fence(ctx, req.Connector, req.FenceIDs, writerID, steps); err != nil {
 		return nil, err
 	}
@@ -169,7 +176,9 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([
 	defer func() { release() }()
 	c := change{connector: req.Connector, txnID: req.TxnID, callerWaits: req.CallerWaits, steps: steps}
 	if kept != nil {
-		written, retry, err := e.writeKept(ctx, c, kept, writes)
+		w := kept
+		kept = nil // writeKept keeps or closes it
+		written, retry, err := e.writeKept(ctx, c, w, writes)
 		if !retry {
 			return written, err
 		}
