@@ -370,6 +370,9 @@ func (a *Agent) ConnectorEvent(ev v1.PluginConnectorEvent) {
 // waiting for the lease — and closes the clients. Commands stop first so the
 // coordinator cannot hand a task back to an agent that is shutting down.
 func (a *Agent) Stop(ctx context.Context) error {
+	if a.worker != nil {
+		a.worker.RefuseAssignments()
+	}
 	if a.transport != nil {
 		a.transport.Stop()
 	}

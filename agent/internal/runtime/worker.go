@@ -108,7 +108,12 @@ type Worker struct {
 	// an assignment at or below it arrived after the revoke that should have
 	// followed it, and must not start. Guarded by cmdMu.
 	voided map[v1.TaskID]voidMark
-	mu     sync.Mutex
+	// stopping is set by StopAll: the agent is shutting down, and an
+	// assignment that arrives now (one in flight when the shutdown began)
+	// is refused rather than starting a task as its clients close.
+	// Guarded by cmdMu.
+	stopping bool
+	mu       sync.Mutex
 	tasks  map[v1.TaskID]*task
 	// warn rate-limits the log of refused assignments.
 	warn *logthrottle.Limiter
@@ -142,6 +147,13 @@ func NewWorker(cfg Config) *Worker {
 func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAssignment) (refused []v1.TaskID) {
 	w.cmdMu.Lock()
 	defer w.cmdMu.Unlock()
+	if w.stopping {
+		for _, a := range assignments {
+			refused = append(refused, a.ID)
+		}
+		w.cfg.Logger.Info("assignment refused: the agent is shutting down", "tasks", len(assignments))
+		return refused
+	}
 	for _, a := range assignments {
 		if ctx.Err() != nil {
 			// The coordinator stopped waiting (this agent may have been
@@ -287,8 +299,19 @@ func (w *Worker) RunningCount() int {
 	return n
 }
 
+// RefuseAssignments makes every assignment from now on refused: the agent
+// is shutting down. Call it first, so that one in flight as the shutdown
+// begins starts no task.
+func (w *Worker) RefuseAssignments() {
+	w.cmdMu.Lock()
+	w.stopping = true
+	w.cmdMu.Unlock()
+}
+
 // StopAll stops every task, committing offsets; used on graceful shutdown.
+// Assignments that arrive from then on are refused (RefuseAssignments).
 func (w *Worker) StopAll(ctx context.Context) {
+	w.RefuseAssignments()
 	w.mu.Lock()
 	ids := make([]v1.TaskID, 0, len(w.tasks))
 	for id := range w.tasks {

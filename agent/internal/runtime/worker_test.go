@@ -46,6 +46,27 @@ func TestRevokeVoidsAssignmentsInFlight(t *testing.T) {
 	}
 }
 
+// TestAssignmentAfterShutdownBeganIsRefused: an assignment that arrives
+// once the agent began shutting down (StopAll) — one that was in flight —
+// starts nothing and is refused, so that the coordinator places the task
+// elsewhere.
+func TestAssignmentAfterShutdownBeganIsRefused(t *testing.T) {
+	w := NewWorker(Config{Registry: plugins.Builtin()})
+	ctx := context.Background()
+	w.StopAll(ctx)
+	id := v1.TaskID{Connector: "c", Task: 0}
+	refused := w.Assign(ctx, 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: map[string]string{"connector.class": "not.installed"}}})
+	if !reflect.DeepEqual(refused, []v1.TaskID{id}) {
+		t.Fatalf("assignment after StopAll: refused %v, want the task", refused)
+	}
+	w.mu.Lock()
+	n := len(w.tasks)
+	w.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("an assignment after StopAll made %d task(s)", n)
+	}
+}
+
 // TestSameGenerationAnotherConfigRestarts: an assignment at the generation
 // a task runs, with the same config hash, only sets its paused flag; with
 // another config hash it is another instance, and the task restarts with
