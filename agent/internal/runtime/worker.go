@@ -114,7 +114,7 @@ type Worker struct {
 	// Guarded by cmdMu.
 	stopping bool
 	mu       sync.Mutex
-	tasks  map[v1.TaskID]*task
+	tasks    map[v1.TaskID]*task
 	// warn rate-limits the log of refused assignments.
 	warn *logthrottle.Limiter
 }
