@@ -21,6 +21,13 @@ func TestHTTPTrailingSlash(t *testing.T) {
 		t.Fatalf("Location %q", loc)
 	}
 
+	// The connector's status is written a moment after the create: wait
+	// for it, so that both requests below see the same state.
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		r := c.Do("GET", "/connectors/s/status", nil)
+		return r.Status == http.StatusOK, r.String()
+	})
+
 	// Reads: the same answer with and without the slash.
 	for _, path := range []string{
 		"/health", "/connectors", "/connectors/s", "/connectors/s/config", "/connectors/s/status",
