@@ -122,12 +122,69 @@ func TestTxnWriterGroupCommit(t *testing.T) {
 	}
 }
 
-// newTestWriter starts a one-broker kfake cluster with topic "t" and a
-// writer with transactional id txnID on it, both closed when the test ends,
-// and a context bounding the test.
-func newTestWriter(t *testing.T, txnID string) (*TxnWriter, context.Context) {
+// TestTxnWriterAwaitVisibleFollowed: with AwaitVisible, a write returns
+// only once a reader of each followed topic has read past its last record
+// there, and once the last stable offset of an unfollowed topic has passed
+// its records.
+func TestTxnWriterAwaitVisibleFollowed(t *testing.T) {
+	w, ctx := newTestWriter(t, "txn-followed", "u")
+	w.AwaitVisible = true
+	type seen struct {
+		partition int32
+		offset    int64
+	}
+	asked, release := make(chan seen, 4), make(chan struct{})
+	w.Followed = func(topic string) func(context.Context, int32, int64) error {
+		if topic != "t" {
+			return nil
+		}
+		return func(ctx context.Context, p int32, off int64) error {
+			asked <- seen{p, off}
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	recs := []*kgo.Record{{Topic: "t", Value: []byte("a")}, {Topic: "t", Value: []byte("b")}, {Topic: "u", Value: []byte("c")}}
+	done := make(chan error, 1)
+	go func() { done <- w.Write(ctx, recs...) }()
+	select {
+	case got := <-asked:
+		if got != (seen{recs[1].Partition, recs[1].Offset}) {
+			t.Fatalf("the reader of t was asked for %+v, want the last record of t at %d/%d", got, recs[1].Partition, recs[1].Offset)
+		}
+	case err := <-done:
+		t.Fatalf("write returned (%v) before the reader of t had seen its records", err)
+	case <-ctx.Done():
+		t.Fatal("the reader of t was never asked")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("write returned (%v) while the reader of t had not yet read past its records", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	lso, err := w.admin.ListCommittedOffsets(ctx, "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := lso.Lookup("u", recs[2].Partition); !ok || o.Offset <= recs[2].Offset {
+		t.Fatalf("u's last stable offset %+v when the write returned: want past %d", o, recs[2].Offset)
+	}
+}
+
+// newTestWriter starts a one-broker kfake cluster with topic "t" (and the
+// topics more names) and a writer with transactional id txnID on it, both
+// closed when the test ends, and a context bounding the test.
+func newTestWriter(t *testing.T, txnID string, more ...string) (*TxnWriter, context.Context) {
 	t.Helper()
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, append([]string{"t"}, more...)...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +24,10 @@ var ErrNotLeader = errors.New("this coordinator is not the leader")
 // deposed leader can write neither configs nor statuses.
 type Writer struct {
 	w *kafkautil.TxnWriter
+	// logs are the followed topics' readers, by topic: a commit is visible
+	// once they have read past it (see follow).
+	mu   sync.Mutex
+	logs map[string]*kafkalog.Log
 }
 
 // NewWriter opens the leader writer under txnID (<group.id>-leader) and
@@ -35,13 +40,34 @@ func NewWriter(ctx context.Context, txnID string, opts ...kgo.Opt) (*Writer, err
 		return nil, err
 	}
 	// Bursts of config and status changes commit back to back: each
-	// waits for its markers rather than having the next one refused.
+	// waits for its markers rather than having the next one refused. The
+	// stores' own readers see them land (Followed).
 	w.AwaitVisible = true
+	lw := &Writer{w: w, logs: map[string]*kafkalog.Log{}}
+	w.Followed = lw.reader
 	if _, _, err := w.Client().ProducerID(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("initialise transactional id %s: %w", txnID, err)
 	}
-	return &Writer{w: w}, nil
+	return lw, nil
+}
+
+// follow makes log the reader that shows when the writer's records of
+// topic are visible.
+func (w *Writer) follow(topic string, log *kafkalog.Log) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.logs[topic] = log
+}
+
+// reader returns the wait of topic's reader, or nil when the topic has none.
+func (w *Writer) reader(topic string) func(ctx context.Context, partition int32, offset int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if log := w.logs[topic]; log != nil {
+		return log.WaitPast
+	}
+	return nil
 }
 
 // Close closes the writer.
@@ -59,7 +85,12 @@ type follower struct {
 }
 
 // SetWriter installs (or, with nil, removes) the leader writer.
-func (f *follower) SetWriter(w *Writer) { f.writer.Store(w) }
+func (f *follower) SetWriter(w *Writer) {
+	if w != nil {
+		w.follow(f.topic, f.log)
+	}
+	f.writer.Store(w)
+}
 
 // ReadToEnd waits until everything written so far has been applied.
 func (f *follower) ReadToEnd(ctx context.Context) error { return f.log.ReadToEnd(ctx) }
