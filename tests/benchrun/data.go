@@ -183,13 +183,18 @@ func (c *cluster) timeConnector(name string, cfg map[string]string, n int, timeo
 // task); any other error is retried.
 type giveUp struct{ error }
 
+// recordPoll is how often waitRecords counts.
+const recordPoll = 10 * time.Millisecond
+
 // waitRecords waits until count() reaches n records written by connector
 // name; more than n is an error: the input has n, so the connector wrote
 // some twice.
 func (c *cluster) waitRecords(name string, n int, timeout time.Duration, count func() (int64, error)) error {
 	var got int64
 	var fatal error
-	err := waitFor(timeout, fmt.Sprintf("%s: %d records through %s", c.sys, n, name), func() (bool, string) {
+	// Every 10 ms: a run of 200k records takes a few hundred milliseconds,
+	// and the floors it is compared with time their own end exactly.
+	err := waitEvery(recordPoll, timeout, fmt.Sprintf("%s: %d records through %s", c.sys, n, name), func() (bool, string) {
 		v, err := count()
 		if errors.As(err, &giveUp{}) {
 			fatal = err

@@ -64,6 +64,11 @@ func (c *cluster) must(method, path string, body any, want ...int) ([]byte, erro
 // waitFor polls cond every 50ms until it holds, and fails after timeout
 // with what and cond's last explanation.
 func waitFor(timeout time.Duration, what string, cond func() (bool, string)) error {
+	return waitEvery(50*time.Millisecond, timeout, what, cond)
+}
+
+// waitEvery is waitFor polling every interval.
+func waitEvery(interval, timeout time.Duration, what string, cond func() (bool, string)) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		ok, why := cond()
@@ -73,7 +78,7 @@ func waitFor(timeout time.Duration, what string, cond func() (bool, string)) err
 		if time.Now().After(deadline) {
 			return fmt.Errorf("timed out after %v waiting for %s: %s", timeout, what, why)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 
@@ -152,8 +157,20 @@ func (c *cluster) statuses() (map[string]connStatus, error) {
 	return out, nil
 }
 
+// statusPoll is how often waitAll reads the expanded status of n
+// connectors: often enough that a wall time of a few hundred milliseconds
+// is not rounded up by much of a poll, and for thousands of connectors
+// seldom enough that encoding their status does not load the system
+// measured.
+func statusPoll(n int) time.Duration {
+	if n <= 500 {
+		return 20 * time.Millisecond
+	}
+	return 100 * time.Millisecond
+}
+
 // waitAll waits until every one of names satisfies ok, polling the expanded
-// status every 100ms, and returns the last statuses.
+// status (statusPoll), and returns the last statuses.
 func (c *cluster) waitAll(names []string, timeout time.Duration, what string, ok func(connStatus) bool) (map[string]connStatus, error) {
 	var last map[string]connStatus
 	deadline := time.Now().Add(timeout)
@@ -180,7 +197,7 @@ func (c *cluster) waitAll(names []string, timeout time.Duration, what string, ok
 		} else if time.Now().After(deadline) {
 			return last, fmt.Errorf("%s: timed out after %v waiting until %s: %v", c.sys, timeout, what, err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(statusPoll(len(names)))
 	}
 }
 
