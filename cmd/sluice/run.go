@@ -45,6 +45,7 @@ func agentCommand() *cli.Command {
 		Usage: "run an agent: the sidecar that runs tasks",
 		Flags: agentFlags(),
 		Action: func(c *cli.Context) error {
+			tuneAgentGC()
 			cfg, err := agentConfig(c, loggers(c))
 			if err != nil {
 				return err
