@@ -111,6 +111,20 @@ func NewTxnWriter(txnID string, opts ...kgo.Opt) (*TxnWriter, error) {
 // visible (see Write).
 const visibleTimeout = 5 * time.Second
 
+// Init takes the writer's producer epoch now, retrying what IsRetriable
+// accepts until ctx ends. Its InitProducerID is a fence: every producer of
+// the id that holds an older epoch (a zombie) is fenced, and its open
+// transaction aborted, once Init returns. Take it before trusting what the
+// id wrote: franz-go would otherwise take the epoch lazily at the first
+// write, and a process paused in between would, once resumed, fence
+// whoever took the id meanwhile instead of being fenced by them.
+func (w *TxnWriter) Init(ctx context.Context) error {
+	return Retry(ctx, func() error {
+		_, _, err := w.client.ProducerID(ctx)
+		return err
+	})
+}
+
 // Client exposes the underlying client (for producing inside an exactly-once
 // transaction that the caller manages).
 func (w *TxnWriter) Client() *kgo.Client { return w.client }

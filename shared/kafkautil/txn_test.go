@@ -72,6 +72,69 @@ func TestTxnWriterFenced(t *testing.T) {
 	}
 }
 
+// TestTxnWriterInitFences: a writer's Init fences every older holder of
+// its id before it returns — one that only took its epoch and one in the
+// middle of a transaction, whose records never become visible — and that
+// is all a task's start relies on to fence its previous owner.
+func TestTxnWriterInitFences(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	opts := []kgo.Opt{kgo.SeedBrokers(kc.ListenAddrs()...)}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	writer := func() *TxnWriter {
+		w, err := NewTxnWriter("txn-init", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		if err := w.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+
+	idle := writer()
+	open := writer()
+	if err := open.Client().BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := open.Client().ProduceSync(ctx, &kgo.Record{Topic: "t", Value: []byte("zombie")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	successor := writer()
+
+	if err := open.Client().EndTransaction(ctx, kgo.TryCommit); !IsFenced(err) {
+		t.Errorf("commit of the open transaction after the successor's Init: %v, want fenced", err)
+	}
+	if err := idle.Write(ctx, &kgo.Record{Topic: "t", Value: []byte("idle")}); !errors.Is(err, ErrFenced) {
+		t.Errorf("write of the idle writer after the successor's Init: %v, want ErrFenced", err)
+	}
+	if err := successor.Write(ctx, &kgo.Record{Topic: "t", Value: []byte("successor")}); err != nil {
+		t.Fatalf("successor's write: %v", err)
+	}
+
+	rd, err := kgo.NewClient(append(opts, kgo.ConsumeTopics("t"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var seen []string
+	for len(seen) == 0 {
+		fs := rd.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("no committed record: %v", err)
+		}
+		fs.EachRecord(func(r *kgo.Record) { seen = append(seen, string(r.Value)) })
+	}
+	if len(seen) != 1 || seen[0] != "successor" {
+		t.Errorf("read_committed sees %q, want only the successor's record", seen)
+	}
+}
+
 // TestTxnWriterGroupCommit: writes that arrive while a transaction is being
 // written wait for it and then go out together in the next one, each
 // caller's records in order and all of them committed.

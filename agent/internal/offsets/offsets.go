@@ -255,7 +255,7 @@ func (e *Executor) write(ctx context.Context, c change, writes []v1.TopicWrite) 
 	// Take the epoch now, right after the fence: a writer that took it
 	// lazily at its first write, after a pause, could fence whoever took
 	// the id since (the task that resumed when the coordinator moved on).
-	if _, _, err := w.Client().ProducerID(ctx); err != nil {
+	if err := w.Init(ctx); err != nil {
 		w.Close()
 		e.log.Error("offsets: initialising the writer failed", "connector", c.connector, "err", err)
 		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)

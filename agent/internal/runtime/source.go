@@ -137,11 +137,6 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	}
 	r.plain, r.producer, r.admin = p, p, kadm.NewClient(p)
 	txnID := records.TransactionalID(cfg.GroupID, r.t.id.Connector, r.t.id.Task)
-	// Fence first: a previous owner of this task may still be alive. Once
-	// fenced it cannot commit, so the offsets read next are final.
-	if err := kafkautil.Fence(ctx, p, txnID); err != nil {
-		return fmt.Errorf("fence previous owner: %w", err)
-	}
 	w, err := kafkautil.NewTxnWriter(txnID, r.t.kafkaOpts("txn", kgo.MaxBufferedBytes(maxBufferedBytes))...)
 	if err != nil {
 		return fmt.Errorf("offset writer: %w", err)
@@ -151,15 +146,14 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		w.BeforeCommit = func(ctx context.Context) error { return cfg.BeforeOffsetCommit(ctx, id) }
 	}
 	r.offsets = w
-	// Take the transactional id now, not at the first write: franz-go
-	// initialises a transactional producer lazily, and an agent paused
-	// between this point and its first write (a zombie whose task has moved
-	// meanwhile) would, once resumed, bump the epoch past its successor's and
-	// fence the newer owner instead of being fenced. Holding an epoch from
-	// before the successor's fence makes every later write of this instance
-	// fail as fenced.
-	if _, _, err := w.Client().ProducerID(ctx); err != nil {
-		return fmt.Errorf("initialise transactional id %s: %w", txnID, err)
+	// The writer's init fences a previous owner of this task that may still
+	// be alive: once fenced it cannot commit, so the offsets read next are
+	// final. Taken now, not lazily at the first write, an agent paused from
+	// here on (a zombie whose task has moved meanwhile) holds an epoch older
+	// than its successor's, and every later write of this instance fails as
+	// fenced.
+	if err := w.Init(ctx); err != nil {
+		return fmt.Errorf("fence previous owner: initialise transactional id %s: %w", txnID, err)
 	}
 	if r.eos = cfg.ExactlyOnce; r.eos {
 		r.producer = w.Client()

@@ -45,7 +45,7 @@ func NewWriter(ctx context.Context, txnID string, opts ...kgo.Opt) (*Writer, err
 	w.AwaitVisible = true
 	lw := &Writer{w: w, logs: map[string]*kafkalog.Log{}}
 	w.Followed = lw.reader
-	if _, _, err := w.Client().ProducerID(ctx); err != nil {
+	if err := w.Init(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("initialise transactional id %s: %w", txnID, err)
 	}
