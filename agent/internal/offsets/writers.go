@@ -40,6 +40,9 @@ type writers struct {
 	mu   sync.Mutex
 	byID map[string]keptWriter
 	now  func() time.Time
+	// closed is set by close: a change still in flight then closes its
+	// writer instead of keeping it.
+	closed bool
 }
 
 // keptWriter is a writer and when it was last put back.
@@ -73,10 +76,16 @@ func (ws *writers) take(txnID string) *kafkautil.TxnWriter {
 func (ws *writers) put(txnID string, w *kafkautil.TxnWriter) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	if ws.closed {
+		go w.Close()
+		return
+	}
 	now := ws.now()
 	if old, ok := ws.byID[txnID]; ok {
-		// A concurrent change of the same id made its own writer; the
-		// newer epoch is this one.
+		// A concurrent change of the same id (the coordinator's connector
+		// lock makes them rare) made its own writer. Either may hold the
+		// newer epoch; should the one kept hold the older, its next commit
+		// fails as fenced and that change is made through a new writer.
 		go old.w.Close()
 	}
 	ws.byID[txnID] = keptWriter{w: w, used: now}
@@ -98,10 +107,11 @@ func (ws *writers) put(txnID string, w *kafkautil.TxnWriter) {
 	}
 }
 
-// close closes every kept writer.
+// close closes every kept writer, and those put after it.
 func (ws *writers) close() {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	ws.closed = true
 	for id, k := range ws.byID {
 		k.w.Close()
 		delete(ws.byID, id)

@@ -149,7 +149,7 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 }
 
 // Start mounts the agent's endpoints and starts the session loops.
-func (t *Transport) Start() error {
+func (t *Transport) Start() (err error) {
 	// First, so that the leader, which probes only registered agents,
 	// never finds this one without it. A plain subscription, not a micro
 	// endpoint: Stop ends the service while the tasks still stop and
@@ -159,6 +159,15 @@ func (t *Transport) Start() error {
 		return fmt.Errorf("serve presence: %w", err)
 	}
 	t.presence = presence
+	defer func() {
+		if err != nil {
+			// Not started: the leader must not find this agent present.
+			_ = presence.Unsubscribe()
+			if t.svc != nil {
+				_ = t.svc.Stop()
+			}
+		}
+	}()
 	svc, err := micro.AddService(t.nc, micro.Config{
 		Name:        "sluice-agent",
 		Version:     t.cfg.Version,

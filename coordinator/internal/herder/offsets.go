@@ -347,7 +347,10 @@ func (h *Herder) awaitVisible(ctx context.Context, name string, written []v1.Wri
 		}
 		want[w.Topic][w.Partition] = w.Offset
 	}
-	vctx, cancel := context.WithTimeout(ctx, visibleTimeout)
+	// Not ended by a REST client that leaves: the connector stays locked
+	// until the change is visible, so a resume right after cannot start
+	// its tasks from the positions before it.
+	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), visibleTimeout)
 	defer cancel()
 	if err := kafkautil.WaitVisible(vctx, h.admin, want); err != nil {
 		h.log.Warn("offsets: committed, but not yet visible to readers", "connector", name, "err", err)
@@ -563,7 +566,8 @@ const offsetsCallTimeout = 60 * time.Second
 // callWhileAlive sends req to agent and waits for the answer while the
 // agent holds its lease: an agent that dies mid-operation never answers, and
 // waiting out the whole timeout would hold the request for a minute. Its
-// loss is answered as "unavailable", so the caller moves to another agent;
+// loss — once its lease is over, whatever made the leader take it for lost —
+// is answered as "unavailable", so the caller moves to another agent;
 // retrying is safe, as every offsets operation is idempotent (fence, then
 // one transaction; or group commits of fixed values).
 func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx context.Context, agent string) error) error {
@@ -577,6 +581,12 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(offsetsCallTimeout, h.cfg.AgentLease))
 	defer cancel()
 	lost := make(chan struct{})
+	h.mu.Lock()
+	seen, known := h.agents.LastSeen(agent)
+	h.mu.Unlock()
+	if !known {
+		seen = time.Now() // gone since it was chosen: wait, as for a closed connection
+	}
 	go func() {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -586,17 +596,32 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx
 				return
 			case <-tick.C:
 				h.mu.Lock()
-				alive := h.agents.Known(agent)
+				last, alive := h.agents.LastSeen(agent)
 				h.mu.Unlock()
-				if !alive {
-					close(lost)
-					cancel()
-					return
+				if alive {
+					seen = last
+					continue
 				}
+				close(lost)
+				// An agent lost by its lease has stopped the operation
+				// itself: its own lease, timed from its heartbeats'
+				// sending, ends before the leader's. One lost by its closed
+				// connection (presence probes) may still hold its lease and
+				// be at work — its Kafka connection may well be up — and
+				// taking the operation elsewhere now would let its late
+				// commit land after, and fence, its successor's. Then the
+				// call runs out its deadline, which the agent holds too.
+				if time.Since(seen) >= h.cfg.AgentLease {
+					cancel()
+				}
+				return
 			}
 		}
 	}()
 	err := call(octx, agent)
+	if err == nil {
+		return nil
+	}
 	select {
 	case <-lost:
 		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)

@@ -197,6 +197,16 @@ func (r *Registry) Get(id string) (Agent, bool) {
 	return copyAgent(a), true
 }
 
+// LastSeen returns when the agent last registered or heartbeated, and
+// whether the registry holds it.
+func (r *Registry) LastSeen(id string) (time.Time, bool) {
+	a, ok := r.agents[id]
+	if !ok {
+		return time.Time{}, false
+	}
+	return a.LastSeen, true
+}
+
 // Known reports whether the registry holds the agent, registered or presumed.
 func (r *Registry) Known(id string) bool {
 	_, ok := r.agents[id]
