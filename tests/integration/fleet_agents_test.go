@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -35,6 +36,24 @@ func workersOf(c *harness.Cluster, connectors ...string) map[string]string {
 		}
 	}
 	return out
+}
+
+// settledWorkers waits until where the tasks of connectors run reads the
+// same twice in a row, half a second apart: the statuses of tasks a
+// restart moved settle a moment after the tasks run.
+func settledWorkers(c *harness.Cluster, connectors ...string) map[string]string {
+	c.T.Helper()
+	var last map[string]string
+	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		now := workersOf(c, connectors...)
+		same := last != nil && maps.Equal(last, now)
+		last = now
+		if !same {
+			time.Sleep(500 * time.Millisecond)
+		}
+		return same, fmt.Sprintf("placement still changing: %v", now)
+	})
+	return last
 }
 
 // loadsOf counts the tasks per agent of workers.
@@ -181,7 +200,7 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 		c.StartAgent(i)
 		c.WaitAgents(3)
 	}
-	loads := loadsOf(workersOf(c, names...))
+	loads := loadsOf(settledWorkers(c, names...))
 	t.Logf("after the rolling restart: %v", loads)
 
 	var plan v1.Rebalance
