@@ -39,19 +39,12 @@ func TestTxnWriterConcurrentWrites(t *testing.T) {
 // TestTxnWriterFenced: once another producer took the transactional id, a
 // write fails as fenced and the writer never writes again.
 func TestTxnWriterFenced(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	opts := []kgo.Opt{kgo.SeedBrokers(kc.ListenAddrs()...)}
+	opts, ctx := newTestCluster(t)
 	w, err := NewTxnWriter("txn-fenced", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	if err := w.Write(ctx, &kgo.Record{Topic: "t", Value: []byte("a")}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,14 +70,7 @@ func TestTxnWriterFenced(t *testing.T) {
 // middle of a transaction, whose records never become visible — and that
 // is all a task's start relies on to fence its previous owner.
 func TestTxnWriterInitFences(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	opts := []kgo.Opt{kgo.SeedBrokers(kc.ListenAddrs()...)}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	opts, ctx := newTestCluster(t)
 	writer := func() *TxnWriter {
 		w, err := NewTxnWriter("txn-init", opts...)
 		if err != nil {
@@ -242,37 +228,38 @@ func TestTxnWriterAwaitVisibleFollowed(t *testing.T) {
 	}
 }
 
-// newTestWriter starts a one-broker kfake cluster with topic "t" (and the
-// topics more names) and a writer with transactional id txnID on it, both
-// closed when the test ends, and a context bounding the test.
-func newTestWriter(t *testing.T, txnID string, more ...string) (*TxnWriter, context.Context) {
+// newTestCluster starts a one-broker kfake cluster with topic "t" (and the
+// topics more names), closed when the test ends, and returns the options
+// of a client of it and a context bounding the test.
+func newTestCluster(t *testing.T, more ...string) ([]kgo.Opt, context.Context) {
 	t.Helper()
 	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, append([]string{"t"}, more...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(kc.Close)
-	w, err := NewTxnWriter(txnID, kgo.SeedBrokers(kc.ListenAddrs()...))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return []kgo.Opt{kgo.SeedBrokers(kc.ListenAddrs()...)}, ctx
+}
+
+// newTestWriter starts a cluster as newTestCluster does and a writer with
+// transactional id txnID on it, closed when the test ends.
+func newTestWriter(t *testing.T, txnID string, more ...string) (*TxnWriter, context.Context) {
+	t.Helper()
+	opts, ctx := newTestCluster(t, more...)
+	w, err := NewTxnWriter(txnID, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
 	return w, ctx
 }
 
 // TestFenceManyIDs: fencing many ids at once fences every one of them,
 // wherever it is in the list.
 func TestFenceManyIDs(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kc.Close()
-	opts := []kgo.Opt{kgo.SeedBrokers(kc.ListenAddrs()...)}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	opts, ctx := newTestCluster(t)
 	var ids []string
 	for i := range 100 {
 		ids = append(ids, fmt.Sprintf("txn-many-%d", i))
