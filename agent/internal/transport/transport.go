@@ -163,6 +163,7 @@ func (t *Transport) Start() (err error) {
 		if err != nil {
 			// Not started: the leader must not find this agent present.
 			_ = presence.Unsubscribe()
+			t.presence = nil
 			if t.svc != nil {
 				_ = t.svc.Stop()
 			}

@@ -38,10 +38,8 @@ func removeSoon(h *Herder) chan struct{} {
 // commit the lost agent's could follow — and a late answer counts.
 func TestOffsetsCallOutlivesAClosedConnection(t *testing.T) {
 	h := lostAgentHerder(10*time.Second, time.Now())
-	var removed chan struct{}
 	err := h.callWhileAlive(context.Background(), "a", func(ctx context.Context, agent string) error {
-		removed = removeSoon(h)
-		<-removed
+		<-removeSoon(h)
 		time.Sleep(350 * time.Millisecond) // the loss is checked every 100ms
 		if err := ctx.Err(); err != nil {
 			t.Errorf("the call's context ended while the agent held its lease: %v", err)
