@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,19 +55,6 @@ func BuildBinary(dir string) (string, error) {
 	}
 	binary = out
 	return out, nil
-}
-
-// FreeAddr returns a loopback address with a port that was free a moment
-// ago. Sluice's listeners set SO_REUSEADDR, so a restarted process can take
-// the same address again at once.
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // Mark is a position in a process's log, to look only at what came after.
