@@ -15,7 +15,6 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/dlq"
-	"github.com/sluice-io/sluice/connect/transforms"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -25,19 +24,14 @@ import (
 // commits first, so another member resumes exactly after the last record
 // this one delivered.
 type sinkRunner struct {
-	t       *task
-	task    connect.SinkTask
-	keyConv connect.Converter
-	valConv connect.Converter
-	client  *kgo.Client
+	t    *task
+	task connect.SinkTask
+	// framework is a Go task's converters, transformations and errors.*
+	// handling (transform.go); empty for a raw task.
+	framework
+	client *kgo.Client
 	// dead is the connector's dead letter queue; nil when it has none.
 	dead *dlq.Writer
-	// chain and tolerance are a Go task's transformations and its errors.*
-	// handling (transform.go); hdrConv writes the headers transformations
-	// made.
-	chain     *transforms.Chain
-	tolerance tolerance
-	hdrConv   connect.Converter
 
 	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
 	started bool
@@ -74,19 +68,9 @@ func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
 		return r, nil // it converts Kafka's bytes itself
 	}
 	var err error
-	if r.keyConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.KeyConverter, true); err != nil {
-		return nil, fmt.Errorf("key converter: %w", err)
-	}
-	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
-		return nil, fmt.Errorf("value converter: %w", err)
-	}
-	if r.hdrConv, err = converters.NewHeader(t.cfg.Registry, t.conn, t.cfg.HeaderConverter); err != nil {
-		return nil, fmt.Errorf("header converter: %w", err)
-	}
-	if r.chain, err = buildChain(t); err != nil {
+	if r.framework, err = newFramework(t); err != nil {
 		return nil, err
 	}
-	r.tolerance = parseTolerance(t.conn)
 	return r, nil
 }
 

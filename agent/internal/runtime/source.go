@@ -13,8 +13,6 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
-	"github.com/sluice-io/sluice/connect/converters"
-	"github.com/sluice-io/sluice/connect/transforms"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
@@ -34,12 +32,11 @@ import (
 // or an offsets change) makes the commit fail, and the task stops without
 // retrying.
 type sourceRunner struct {
-	t       *task
-	task    connect.SourceTask
-	keyConv connect.Converter
-	valConv connect.Converter
-	// hdrConv writes the headers transformations made (header.converter).
-	hdrConv  connect.Converter
+	t    *task
+	task connect.SourceTask
+	// framework is a Go task's converters, transformations and errors.*
+	// handling (transform.go); a Java task's run in its host.
+	framework
 	plain    *kgo.Client // admin, and the producer when exactly-once is off
 	producer *kgo.Client // where records go: plain, or the transactional client
 	admin    *kadm.Client
@@ -59,11 +56,6 @@ type sourceRunner struct {
 	txnReqs  *txnRequests
 
 	known map[string]bool // topics known to exist
-
-	// chain and tolerance are a Go task's transformations and its
-	// errors.* handling (transform.go); a Java task's run in its host.
-	chain     *transforms.Chain
-	tolerance tolerance
 
 	// recordCommitter and offsetCommitter are the task's optional hooks
 	// (nil when it has none).
@@ -109,19 +101,9 @@ func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunne
 		return r, nil
 	}
 	var err error
-	if r.keyConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.KeyConverter, true); err != nil {
-		return nil, fmt.Errorf("key converter: %w", err)
-	}
-	if r.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
-		return nil, fmt.Errorf("value converter: %w", err)
-	}
-	if r.hdrConv, err = converters.NewHeader(t.cfg.Registry, t.conn, t.cfg.HeaderConverter); err != nil {
-		return nil, fmt.Errorf("header converter: %w", err)
-	}
-	if r.chain, err = buildChain(t); err != nil {
+	if r.framework, err = newFramework(t); err != nil {
 		return nil, err
 	}
-	r.tolerance = parseTolerance(t.conn)
 	return r, nil
 }
 

@@ -61,13 +61,38 @@ func (tol tolerance) verdict(stage, class string, cause error) error {
 	return fmt.Errorf("%w: Executing stage '%s' with class '%s': %w", errToleranceExceeded, stage, class, cause)
 }
 
-// buildChain is the connector's transformation chain for a Go task.
-func buildChain(t *task) (*transforms.Chain, error) {
-	c, err := transforms.Build(t.cfg.Registry, t.conn)
-	if err != nil {
-		return nil, fmt.Errorf("transformations: %w", err)
+// framework is what Kafka Connect's worker puts around a Go task's records,
+// alike for sources and sinks: the key, value and header converters (the
+// header converter writes the headers transformations made), the
+// transformation chain and the errors.* handling. A task that converts
+// Kafka's bytes itself has none of it: its fields stay nil.
+type framework struct {
+	keyConv   connect.Converter
+	valConv   connect.Converter
+	hdrConv   connect.Converter
+	chain     *transforms.Chain
+	tolerance tolerance
+}
+
+// newFramework builds the connector's converters and transformation chain
+// for a Go task.
+func newFramework(t *task) (framework, error) {
+	var f framework
+	var err error
+	if f.keyConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.KeyConverter, true); err != nil {
+		return f, fmt.Errorf("key converter: %w", err)
 	}
-	return c, nil
+	if f.valConv, err = converters.New(t.cfg.Registry, t.conn, t.cfg.ValueConverter, false); err != nil {
+		return f, fmt.Errorf("value converter: %w", err)
+	}
+	if f.hdrConv, err = converters.NewHeader(t.cfg.Registry, t.conn, t.cfg.HeaderConverter); err != nil {
+		return f, fmt.Errorf("header converter: %w", err)
+	}
+	if f.chain, err = transforms.Build(t.cfg.Registry, t.conn); err != nil {
+		return f, fmt.Errorf("transformations: %w", err)
+	}
+	f.tolerance = parseTolerance(t.conn)
+	return f, nil
 }
 
 // transformSource runs a Go source's record through the chain: a dropped or
