@@ -44,9 +44,18 @@ const presenceSettle = 5 * time.Second
 // presenceMisses is how many probes in a row must find nobody.
 const presenceMisses = 2
 
+// presenceInFlight is how many probes of one agent may wait for an answer
+// at once. Two, not one: an agent killed while it held a probe never
+// answers it, and a loop that waited for that probe's timeout (a second)
+// before it sent the next would take the agent for lost a second late; the
+// probes sent meanwhile find it absent. A paused agent's probes all time
+// out: no more than this many of them wait at once.
+const presenceInFlight = 2
+
 // probeResult is one probe's outcome.
 type probeResult struct {
 	id     string
+	st     *presenceState // the state it was sent for; one made since is not its
 	sent   time.Time
 	absent bool // no responders: nobody subscribes to the agent's presence
 	ok     bool // the agent answered
@@ -57,19 +66,26 @@ type presenceState struct {
 	misses    int
 	firstMiss time.Time // when the first probe of the current run of misses was sent
 	answered  time.Time // when a probe last got an answer
-	inFlight  bool
+	inFlight  int       // probes waiting for an answer
+	// latest is when the newest probe whose result was taken was sent: a
+	// result of an earlier probe (one that waited out its timeout while
+	// later ones came back) is stale, and says nothing.
+	latest time.Time
 }
 
-// presenceLoop probes the agents' presence until ctx ends (leadership is
-// revoked). An agent whose probe is still waiting (a paused agent, whose
-// probes time out) is not probed again meanwhile, so that it delays no one
-// else's.
+// presenceLoop probes the agents' presence every AgentProbe until ctx ends
+// (leadership is revoked).
 func (h *Herder) presenceLoop(ctx context.Context) {
-	every := h.cfg.AgentProbe
-	if every <= 0 {
-		return
+	if every := h.cfg.AgentProbe; every > 0 {
+		h.probeAgents(ctx, every, max(4*every, time.Second))
 	}
-	timeout := max(4*every, time.Second)
+}
+
+// probeAgents probes each registered agent's presence every interval, each
+// probe waiting at most timeout, until ctx ends. An agent with
+// presenceInFlight probes still waiting (a paused agent, whose probes time
+// out) is not probed again meanwhile.
+func (h *Herder) probeAgents(ctx context.Context, every, timeout time.Duration) {
 	states := map[string]*presenceState{}
 	results := make(chan probeResult)
 	var wg sync.WaitGroup
@@ -83,10 +99,14 @@ func (h *Herder) presenceLoop(ctx context.Context) {
 			return
 		case r := <-results:
 			st := states[r.id]
-			if st == nil {
-				continue
+			if st == nil || st != r.st {
+				continue // judged, left or gone meanwhile
 			}
-			st.inFlight = false
+			st.inFlight--
+			if !r.sent.After(st.latest) {
+				continue // stale: a later probe's result was taken already
+			}
+			st.latest = r.sent
 			switch {
 			case r.ok:
 				st.misses, st.answered = 0, r.sent
@@ -98,6 +118,7 @@ func (h *Herder) presenceLoop(ctx context.Context) {
 			default:
 				// A timeout or a closed connection of our own says nothing
 				// of the agent; the lease decides.
+				h.log.Debug("presence probe: no answer", "agent", r.id, "sent", r.sent, "took", time.Since(r.sent))
 				st.misses = 0
 			}
 			if st.misses >= presenceMisses && time.Now().After(quietUntil) && othersAnswered(states, r.id, 3*every) {
@@ -125,14 +146,15 @@ func (h *Herder) presenceLoop(ctx context.Context) {
 					st = &presenceState{answered: now}
 					states[id] = st
 				}
-				if st.inFlight {
+				if st.inFlight >= presenceInFlight {
 					continue
 				}
-				st.inFlight = true
+				st.inFlight++
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					r := h.probePresence(ctx, id, timeout)
+					r.st = st
 					select {
 					case results <- r:
 					case <-ctx.Done():
@@ -140,7 +162,7 @@ func (h *Herder) presenceLoop(ctx context.Context) {
 				}()
 			}
 			for id, st := range states {
-				if !probed[id] && !st.inFlight {
+				if !probed[id] && st.inFlight == 0 {
 					delete(states, id) // left, expired or lost meanwhile
 				}
 			}

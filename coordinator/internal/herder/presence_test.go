@@ -1,0 +1,149 @@
+package herder
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/shared/embedded"
+)
+
+// presenceAgent is one agent's NATS connection serving its presence
+// endpoint as answer says, and how many probes reached it.
+type presenceAgent struct {
+	nc     *nats.Conn
+	probes atomic.Int64
+}
+
+// serveAgent connects agent id to url and answers its presence probes while
+// answer returns true; a probe it does not answer is held, as by an agent
+// that is paused, or that dies with the probe in hand.
+func serveAgent(t *testing.T, url, group, id string, answer func(n int64) bool) *presenceAgent {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	a := &presenceAgent{nc: nc}
+	if _, err := nc.Subscribe(v1.AgentSubject(v1.SubjectAgentPresence, group, id), func(m *nats.Msg) {
+		if answer(a.probes.Add(1)) {
+			_ = m.Respond(nil)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// presenceHerder is a herder on an embedded NATS server whose registry
+// holds the agents ids, serving presence, and a function that says whether
+// it still knows an agent. It returns the server's URL for the agents.
+func presenceHerder(t *testing.T, group string, ids ...string) (*Herder, string, func(id string) bool) {
+	t.Helper()
+	ns, err := embedded.NATS("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	h := &Herder{cfg: Config{GroupID: group}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), nc: nc, agents: registry.New(time.Hour)}
+	for _, id := range ids {
+		h.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
+	}
+	known := func(id string) bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.agents.Known(id)
+	}
+	return h, ns.ClientURL(), known
+}
+
+// runProbes runs h's presence probes (every, timeout) until the test ends.
+func runProbes(t *testing.T, h *Herder, every, timeout time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.probeAgents(ctx, every, timeout)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// waitUntil polls cond every 10 ms and fails the test with msg after 30 s.
+func waitUntil(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+	}
+}
+
+// TestPresenceProbeHeldByADyingAgent: an agent that dies holding a probe
+// never answers it; the probes sent after it find the agent absent, and it
+// is taken for lost long before the held one times out (here after a
+// minute). The others stay.
+func TestPresenceProbeHeldByADyingAgent(t *testing.T) {
+	const group = "g"
+	h, url, known := presenceHerder(t, group, "dying", "live")
+	held := make(chan struct{})
+	dying := serveAgent(t, url, group, "dying", func(n int64) bool {
+		if n == 3 {
+			close(held)
+			return false
+		}
+		return true
+	})
+	serveAgent(t, url, group, "live", func(int64) bool { return true })
+	runProbes(t, h, 20*time.Millisecond, time.Minute)
+
+	waitUntil(t, func() bool {
+		select {
+		case <-held:
+			return true
+		default:
+			return false
+		}
+	}, "the dying agent got no third probe")
+	dying.nc.Close() // it dies holding the probe
+	waitUntil(t, func() bool { return !known("dying") },
+		"an agent that died holding a probe is still known after 30 s: its probes waited for the held one's timeout (1 min)")
+	if !known("live") {
+		t.Error("an agent that answers its probes was taken for lost")
+	}
+}
+
+// TestPresencePausedAgentIsLeftToItsLease: a paused agent keeps its
+// connection and holds every probe it gets: they time out, none finds it
+// absent, and it is never taken for lost by its probes (its lease
+// decides), however many time out.
+func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
+	const group = "g"
+	h, url, known := presenceHerder(t, group, "paused", "live")
+	paused := serveAgent(t, url, group, "paused", func(int64) bool { return false })
+	serveAgent(t, url, group, "live", func(int64) bool { return true })
+	runProbes(t, h, 20*time.Millisecond, 50*time.Millisecond)
+
+	waitUntil(t, func() bool { return paused.probes.Load() >= 10 }, "the paused agent got fewer than 10 probes in 30 s")
+	if !known("paused") {
+		t.Error("a paused agent (its probes time out) was taken for lost by its probes")
+	}
+	if !known("live") {
+		t.Error("an agent that answers its probes was taken for lost")
+	}
+}
