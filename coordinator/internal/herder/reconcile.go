@@ -22,24 +22,59 @@ import (
 
 // reconcileLoop reconciles until ctx ends (leadership is revoked): on a
 // config change, when something asks for it (an agent's report changed, a
-// restart), and every lease/4 to notice lost agents.
+// restart), every lease/4, and the moment an agent's lease runs out.
 func (h *Herder) reconcileLoop(ctx context.Context, m *instances.Manager) {
 	tick := time.NewTicker(max(h.cfg.AgentLease/4, 50*time.Millisecond))
 	defer tick.Stop()
+	expiry := time.NewTimer(time.Hour)
+	defer expiry.Stop()
 	for {
 		changed, computed := h.configs.State.Changed(), m.Changed()
 		start := time.Now()
 		h.reconcile(ctx, m)
 		h.cfg.Metrics.ObserveReconcile(time.Since(start))
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		case <-computed:
-		case <-h.kick:
-		case <-tick.C:
+	wait:
+		for {
+			// A paused agent is replaced when its lease runs out, not up
+			// to a tick (a quarter lease) later. The timer is cheap to
+			// wake for: an agent that heartbeated meanwhile only moves it
+			// on, without a pass.
+			expiry.Reset(h.untilExpiry())
+			select {
+			case <-ctx.Done():
+				return
+			case <-changed:
+			case <-computed:
+			case <-h.kick:
+			case <-tick.C:
+			case now := <-expiry.C:
+				if !h.anyExpired(now) {
+					continue
+				}
+			}
+			break wait
 		}
 	}
+}
+
+// untilExpiry is how long until the first agent's lease runs out, or an
+// hour when there is no agent.
+func (h *Herder) untilExpiry() time.Duration {
+	h.mu.Lock()
+	next, ok := h.agents.NextExpiry()
+	h.mu.Unlock()
+	if !ok {
+		return time.Hour
+	}
+	return max(time.Until(next), 0)
+}
+
+// anyExpired reports whether an agent's lease ran out by now.
+func (h *Herder) anyExpired(now time.Time) bool {
+	h.mu.Lock()
+	next, ok := h.agents.NextExpiry()
+	h.mu.Unlock()
+	return ok && !now.Before(next)
 }
 
 // reconcile makes the world match the committed configs: connector statuses,

@@ -188,6 +188,20 @@ func (r *Registry) Expire(now time.Time) []Agent {
 	return lost
 }
 
+// NextExpiry returns the earliest instant at which Expire would remove an
+// agent, if no agent is heard from before it, and whether the registry
+// holds any agent.
+func (r *Registry) NextExpiry() (time.Time, bool) {
+	var next time.Time
+	for _, a := range r.agents {
+		// Expire takes an agent once more than a lease has passed.
+		if at := a.LastSeen.Add(r.lease + time.Nanosecond); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next, !next.IsZero()
+}
+
 // Get returns a copy of an agent.
 func (r *Registry) Get(id string) (Agent, bool) {
 	a, ok := r.agents[id]

@@ -71,6 +71,33 @@ func TestExpireByLease(t *testing.T) {
 	}
 }
 
+// TestNextExpiry: the instant NextExpiry names is the first at which
+// Expire takes an agent — not a moment before — and it moves on with a
+// heartbeat and once the agent is gone.
+func TestNextExpiry(t *testing.T) {
+	r := New(time.Second)
+	if _, ok := r.NextExpiry(); ok {
+		t.Fatal("an empty registry has an expiry")
+	}
+	r.Observe(req("a"), true, t0)
+	r.Observe(req("b"), true, t0.Add(300*time.Millisecond))
+	next, ok := r.NextExpiry()
+	if !ok || !next.After(t0.Add(time.Second)) || next.After(t0.Add(time.Second+time.Millisecond)) {
+		t.Fatalf("next expiry = %v, %v; want just after a's lease (%v)", next, ok, t0.Add(time.Second))
+	}
+	if lost := r.Expire(next.Add(-time.Nanosecond)); len(lost) != 0 {
+		t.Fatalf("expired before the next expiry: %v", lost)
+	}
+	r.Observe(req("a"), false, t0.Add(500*time.Millisecond)) // a heartbeat moves a's lease past b's
+	if next, _ := r.NextExpiry(); !next.After(t0.Add(1300*time.Millisecond)) || next.After(t0.Add(1301*time.Millisecond)) {
+		t.Fatalf("after a's heartbeat the next expiry = %v, want just after b's lease", next)
+	}
+	next, _ = r.NextExpiry()
+	if lost := r.Expire(next); len(lost) != 1 || lost[0].ID != "b" {
+		t.Fatalf("expired at the next expiry: %v, want b", lost)
+	}
+}
+
 func TestCopiesAreIndependent(t *testing.T) {
 	r := New(time.Second)
 	id := v1.TaskID{Connector: "c", Task: 0}
