@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
@@ -85,6 +86,9 @@ func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Regis
 						return errors.Join(fmt.Errorf("start agent %s: %w", a.ID(), err), stopAgents(ctx, agents[:i+1]))
 					}
 				}
+				if err := awaitAgents(ctx, agents); err != nil {
+					return errors.Join(err, stopAgents(ctx, agents))
+				}
 				return nil
 			},
 			OnStop: func(ctx context.Context) error {
@@ -94,6 +98,32 @@ func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Regis
 		})
 		return nil
 	}), devMetricsListener(metricsListen, reg, agents))
+}
+
+// awaitAgents waits until every agent is ready — registered with the
+// leader, Kafka answering — so that the ready line's "agents=N" is true when
+// it is printed: a request right after it finds the agents there (a file
+// connector's path is checked against their --file-allowed-paths, which a
+// coordinator that knows no agent yet cannot do). ctx bounds the wait (the
+// start timeout); a restart after a crash may wait out the old leader's
+// lease first.
+func awaitAgents(ctx context.Context, agents []*agent.Agent) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for _, a := range agents {
+		for {
+			err := a.Ready(ctx)
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("agent %s not ready: %w", a.ID(), err)
+			case <-tick.C:
+			}
+		}
+	}
+	return nil
 }
 
 // stopAgents stops the agents in parallel.
