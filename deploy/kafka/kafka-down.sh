@@ -14,6 +14,9 @@ run_dir=${KAFKA_RUN_DIR:-$repo/.cache/kafka-run}
 stop_timeout=${KAFKA_STOP_TIMEOUT:-30}
 pid_file=$run_dir/kafka.pid
 
+# shellcheck source=../lib/stop.sh
+source "$here/../lib/stop.sh"
+
 # ours PID: true when PID is a broker running this run directory's config.
 ours() {
 	local cmd
@@ -21,50 +24,4 @@ ours() {
 	[[ $cmd == *kafka.Kafka* && $cmd == *"$run_dir/server.properties"* ]]
 }
 
-pids=()
-if [[ -f $pid_file ]]; then
-	pid=$(<"$pid_file")
-	if [[ $pid =~ ^[0-9]+$ ]] && ours "$pid"; then
-		pids+=("$pid")
-	fi
-fi
-# A broker of this run directory whose pid file was lost.
-if [[ ${#pids[@]} -eq 0 ]]; then
-	for d in /proc/[0-9]*; do
-		p=${d#/proc/}
-		[[ $p == "$$" ]] && continue
-		if ours "$p"; then pids+=("$p"); fi
-	done
-fi
-
-if [[ ${#pids[@]} -eq 0 ]]; then
-	rm -f "$pid_file"
-	echo "kafka-down: no broker running (run dir $run_dir)"
-	exit 0
-fi
-
-start=$(date +%s.%N)
-for pid in "${pids[@]}"; do
-	kill -TERM "$pid" 2>/dev/null || true
-done
-deadline=$((SECONDS + stop_timeout))
-alive() {
-	local p
-	for p in "${pids[@]}"; do
-		if kill -0 "$p" 2>/dev/null && ours "$p"; then return 0; fi
-	done
-	return 1
-}
-while alive && ((SECONDS < deadline)); do
-	sleep 0.2
-done
-how=SIGTERM
-if alive; then
-	how="SIGKILL after ${stop_timeout}s"
-	for pid in "${pids[@]}"; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	while alive; do sleep 0.1; done
-fi
-rm -f "$pid_file"
-echo "kafka-down: stopped broker pid ${pids[*]} ($how) in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1fs", b - a }')"
+stop_ours kafka-down broker "$pid_file" "$stop_timeout" "$run_dir"
