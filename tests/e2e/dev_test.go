@@ -146,6 +146,25 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 	if want := listen[strings.LastIndexByte(listen, ':')+1:]; m[1] != want {
 		t.Fatalf("ready line %q names REST port %s, want %s (--listen %s)", line, m[1], want, listen)
 	}
+	// agents=2 is true when the line is out: both agents are registered
+	// with the leader, so a request right after it finds them.
+	r := harness.Do(t, "http://"+listen, http.MethodGet, "/sluice/agents", nil)
+	var list struct {
+		Agents []struct {
+			ID         string `json:"id"`
+			Registered bool   `json:"registered"`
+		} `json:"agents"`
+	}
+	r.JSON(t, &list)
+	var registered []string
+	for _, a := range list.Agents {
+		if a.Registered {
+			registered = append(registered, a.ID)
+		}
+	}
+	if r.Status != http.StatusOK || len(registered) != 2 {
+		t.Fatalf("right after the ready line GET /sluice/agents = %d %s: registered %q, want both agents", r.Status, r.Body, registered)
+	}
 	return m[3]
 }
 
