@@ -100,6 +100,9 @@ type Config struct {
 	// GET /metrics (Metrics), /healthz and /readyz (opsserver). Empty: no
 	// listener (sluice dev serves the shared registry elsewhere).
 	MetricsListen string
+	// Profiling adds Go's profiles (/debug/pprof/) to the listener of
+	// MetricsListen (docs/observability.md).
+	Profiling bool
 	// OffsetsHook is a test seam: see transport.Config. It runs before the
 	// agent applies each offsets request (fence, alter, reset) the
 	// coordinator sends; an error is answered instead of applying it.
@@ -297,7 +300,11 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.kafka = readiness.NewCached("kafka", kafkaCheckInterval, kafkaCheckTimeout, a.exec.Ping)
 	a.kafka.Start()
 	if a.cfg.MetricsListen != "" {
-		if a.ops, err = opsserver.Start(a.cfg.MetricsListen, a.cfg.Metrics, a.Ready); err != nil {
+		var opts []opsserver.Option
+		if a.cfg.Profiling {
+			opts = append(opts, opsserver.WithProfiling())
+		}
+		if a.ops, err = opsserver.Start(a.cfg.MetricsListen, a.cfg.Metrics, a.Ready, opts...); err != nil {
 			return fmt.Errorf("agent %s: %w", a.cfg.ID, err)
 		}
 		a.log.Info("metrics listener started", "addr", a.ops.Addr())

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/opsserver"
 )
 
 func devCommand() *cli.Command {
@@ -26,7 +27,7 @@ func devCommand() *cli.Command {
 		stringFlag("nats-listen", "", "address of the embedded NATS server (default: a free loopback port)"),
 		stringFlag("kafka-listen", "", "address of the embedded Kafka broker (default: a free loopback port)"),
 		workDirFlag, flushFlag, keyConvFlag, valueConvFlag, hdrConvFlag, membershipFlag, devSecureFlag,
-		devMetricsListenFlag,
+		devMetricsListenFlag, pprofFlag,
 	)
 	return &cli.Command{
 		Name:   "dev",
@@ -64,8 +65,8 @@ func devConfigs(c *cli.Context, lg *logging.Loggers, natsURL, brokers string) (c
 // every agent stops at once, each stopping its own tasks.
 //
 // The processes share one Prometheus registry, reg, which the coordinator's
-// /metrics serves, and --metrics-listen when set.
-func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Registry, metricsListen string) []fx.Option {
+// /metrics serves, and --metrics-listen when set (with opts: --pprof).
+func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Registry, metricsListen string, opts ...opsserver.Option) []fx.Option {
 	agents := make([]*agent.Agent, len(acfgs))
 	ccfg.Metrics = reg
 	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator) error {
@@ -97,7 +98,7 @@ func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Regis
 			},
 		})
 		return nil
-	}), devMetricsListener(metricsListen, reg, agents))
+	}), devMetricsListener(metricsListen, reg, agents, opts...))
 }
 
 // awaitAgents waits until every agent is ready — registered with the
@@ -210,7 +211,7 @@ func runDev(c *cli.Context) error {
 		acfgs[i].NATSURL, acfgs[i].Brokers = natsURL, brokers
 	}
 	var coord *coordinator.Coordinator
-	opts := append(devApp(ccfg, acfgs, ccfg.Metrics, c.String("metrics-listen")), fx.Populate(&coord))
+	opts := append(devApp(ccfg, acfgs, ccfg.Metrics, c.String("metrics-listen"), profiling(c)...), fx.Populate(&coord))
 	return runApp(context.Background(), opts, func() {
 		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
 	})

@@ -76,7 +76,7 @@ func agentFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, hdrConvFlag, membershipFlag, shutdownFlag, eosFlag, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		agentMetricsListenFlag}, append(providerFlags(), hostFlags()...)...)
+		agentMetricsListenFlag, pprofFlag}, append(providerFlags(), hostFlags()...)...)
 }
 
 // loggers are the process's named loggers on stderr (loggersTo). In sluice

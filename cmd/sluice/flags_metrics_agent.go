@@ -23,12 +23,24 @@ var (
 		"host:port of the agent's listener for GET /metrics, /healthz and /readyz (empty: none; 0.0.0.0:9464 to let Prometheus and the kubelet reach it)")
 	devMetricsListenFlag = stringFlag("metrics-listen", "",
 		"host:port of a listener for GET /metrics (the whole process), /healthz and /readyz (every agent ready); empty: none")
+	// pprofFlag adds Go's profiles to that listener: off unless asked for,
+	// as a CPU profile or a trace costs the process while it runs.
+	pprofFlag = &cli.BoolFlag{Name: "pprof", EnvVars: env("pprof"),
+		Usage: "also serve Go's profiles (GET /debug/pprof/…) on the --metrics-listen listener"}
 )
+
+// profiling is the listener's options for --pprof.
+func profiling(c *cli.Context) []opsserver.Option {
+	if c.Bool("pprof") {
+		return []opsserver.Option{opsserver.WithProfiling()}
+	}
+	return nil
+}
 
 // devMetricsListener serves reg and the agents' readiness on addr, once
 // every agent started (their readiness is read from then on), when addr is
 // set.
-func devMetricsListener(addr string, reg *prometheus.Registry, agents []*agent.Agent) fx.Option {
+func devMetricsListener(addr string, reg *prometheus.Registry, agents []*agent.Agent, opts ...opsserver.Option) fx.Option {
 	if addr == "" {
 		return fx.Options()
 	}
@@ -45,7 +57,7 @@ func devMetricsListener(addr string, reg *prometheus.Registry, agents []*agent.A
 						}
 					}
 					return errors.Join(errs...)
-				})
+				}, opts...)
 				srv = s
 				return err
 			},
@@ -64,5 +76,6 @@ func devMetricsListener(addr string, reg *prometheus.Registry, agents []*agent.A
 func withAgentMetrics(c *cli.Context, cfg agent.Config) agent.Config {
 	cfg.Metrics = newRegistry()
 	cfg.MetricsListen = c.String("metrics-listen")
+	cfg.Profiling = c.Bool("pprof")
 	return cfg
 }

@@ -6,7 +6,16 @@
 //	GET /readyz   200 when ready, else 503 with a JSON body saying why
 //
 // It serves nothing else, so it can be exposed to a Prometheus server or a
-// kubelet without exposing anything that changes state.
+// kubelet without exposing anything that changes state. WithProfiling adds
+// Go's profiles, for an operator who asks for them:
+//
+//	GET /debug/pprof/           the index; /debug/pprof/heap, goroutine, allocs, …
+//	GET /debug/pprof/profile    a CPU profile (?seconds=N, 30 by default)
+//	GET /debug/pprof/trace      an execution trace (?seconds=N)
+//	GET, POST /debug/pprof/symbol  symbol lookup for pprof
+//
+// The command line (/debug/pprof/cmdline) is left out: it may hold a
+// credential given as a flag.
 package opsserver
 
 import (
@@ -15,6 +24,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,12 +52,32 @@ type Server struct {
 	ln  net.Listener
 }
 
-// Handler serves the three paths: g's metrics, liveness and ready's answer.
-func Handler(g prometheus.Gatherer, ready ReadyFunc) http.Handler {
+// Option changes what Handler serves.
+type Option func(*http.ServeMux)
+
+// WithProfiling serves Go's profiles under /debug/pprof/ beside the three
+// paths (see the package comment).
+func WithProfiling() Option {
+	return func(mux *http.ServeMux) {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("POST /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/cmdline", http.NotFound)
+	}
+}
+
+// Handler serves the three paths: g's metrics, liveness and ready's answer,
+// and what opts add.
+func Handler(g prometheus.Gatherer, ready ReadyFunc, opts ...Option) http.Handler {
 	if ready == nil {
 		ready = func(context.Context) error { return nil }
 	}
 	mux := http.NewServeMux()
+	for _, opt := range opts {
+		opt(mux)
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeStatus(w, http.StatusOK, Status{Status: "ok"})
@@ -86,13 +116,13 @@ func writeStatus(w http.ResponseWriter, code int, s Status) {
 }
 
 // Start listens on addr (host:port; port 0 picks a free one) and serves
-// Handler(g, ready) until Close.
-func Start(addr string, g prometheus.Gatherer, ready ReadyFunc) (*Server, error) {
+// Handler(g, ready, opts...) until Close.
+func Start(addr string, g prometheus.Gatherer, ready ReadyFunc, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listener %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, srv: &http.Server{Handler: Handler(g, ready), ReadHeaderTimeout: 5 * time.Second}}
+	s := &Server{ln: ln, srv: &http.Server{Handler: Handler(g, ready, opts...), ReadHeaderTimeout: 5 * time.Second}}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
 }

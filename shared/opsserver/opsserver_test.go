@@ -103,3 +103,47 @@ func TestStartBadAddress(t *testing.T) {
 		t.Fatal("a bad address was accepted")
 	}
 }
+
+// startServer starts a server on loopback with opts and closes it when the
+// test ends; it returns the server's base URL.
+func startServer(t *testing.T, opts ...opsserver.Option) string {
+	t.Helper()
+	srv, err := opsserver.Start("127.0.0.1:0", prometheus.NewRegistry(), nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Close(ctx)
+	})
+	return "http://" + srv.Addr()
+}
+
+// TestProfiling: with WithProfiling the listener serves Go's profiles — a
+// heap profile in pprof's format (gzip), the goroutine dump — but never
+// the command line, which may hold a credential given as a flag; without
+// it, none of /debug/pprof/.
+func TestProfiling(t *testing.T) {
+	base := startServer(t, opsserver.WithProfiling())
+	code, body := get(t, base+"/debug/pprof/heap")
+	if code != http.StatusOK || !bytes.HasPrefix(body, []byte{0x1f, 0x8b}) {
+		t.Fatalf("GET /debug/pprof/heap = %d, %d bytes starting %x; want 200 and a gzipped profile", code, len(body), body[:min(len(body), 4)])
+	}
+	if code, body := get(t, base+"/debug/pprof/goroutine?debug=1"); code != http.StatusOK || !bytes.Contains(body, []byte("goroutine profile:")) {
+		t.Fatalf("GET /debug/pprof/goroutine?debug=1 = %d %.100s", code, body)
+	}
+	if code, body := get(t, base+"/debug/pprof/cmdline"); code != http.StatusNotFound || bytes.Contains(body, []byte("opsserver")) {
+		t.Fatalf("GET /debug/pprof/cmdline = %d %q, want 404 without the command line", code, body)
+	}
+	if code, _ := get(t, base+"/metrics"); code != http.StatusOK {
+		t.Fatalf("GET /metrics beside the profiles = %d", code)
+	}
+
+	plain := startServer(t)
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/profile?seconds=1"} {
+		if code, _ := get(t, plain+path); code != http.StatusNotFound {
+			t.Errorf("GET %s without profiling = %d, want 404", path, code)
+		}
+	}
+}

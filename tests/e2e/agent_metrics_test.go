@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,12 +14,13 @@ import (
 )
 
 // TestAgentMetricsListener runs sluice agent with --metrics-listen and
-// checks its listener as a kubelet and Prometheus would use it: /healthz
-// at once, /readyz once registered, and /metrics in the text format with
-// the agent's session and the process's own series.
+// --pprof and checks its listener as a kubelet and Prometheus would use it:
+// /healthz at once, /readyz once registered, and /metrics in the text
+// format with the agent's session and the process's own series; and as an
+// operator would profile it: the goroutine dump shows the agent's code.
 func TestAgentMetricsListener(t *testing.T) {
 	addr := FreeAddr(t)
-	c := StartCluster(t, Options{Agents: 1, AgentArgs: []string{"--metrics-listen", addr}})
+	c := StartCluster(t, Options{Agents: 1, AgentArgs: []string{"--metrics-listen", addr, "--pprof"}})
 	base := "http://" + addr
 	client := &http.Client{Timeout: 5 * time.Second}
 	get := func(path string) (int, error) {
@@ -59,5 +61,10 @@ func TestAgentMetricsListener(t *testing.T) {
 		if mfs[name] == nil {
 			t.Errorf("/metrics has no %s", name)
 		}
+	}
+
+	r := harness.Do(t, base, http.MethodGet, "/debug/pprof/goroutine?debug=1", nil)
+	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "github.com/sluice-io/sluice/agent") {
+		t.Errorf("GET /debug/pprof/goroutine?debug=1 with --pprof = %d, %d bytes: want the agent's goroutines", r.Status, len(r.Body))
 	}
 }
