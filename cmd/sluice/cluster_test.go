@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/argv"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/embedded/natstest"
 )
 
 // testCluster is a whole Sluice in the test process, as `sluice dev` runs
@@ -45,18 +46,14 @@ func startClusterWith(t *testing.T, coordOpt func(*coordinator.Config), agentOpt
 	t.Setenv("SLUICE_AGENTS", "1")
 	t.Setenv("SLUICE_LOG_LEVEL", "error")
 	t.Setenv("SLUICE_FLUSH_INTERVAL", "200ms")
-	ns, err := embedded.NATS("", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
+	natsURL := natstest.Start(t)
 	kc, err := embedded.Kafka("", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(kc.Close)
 	c := flagContext(t, devCommand().Flags...)
-	ccfg, acfgs, err := devConfigs(c, loggers(c), ns.ClientURL(), kc.ListenAddrs()[0])
+	ccfg, acfgs, err := devConfigs(c, loggers(c), natsURL, kc.ListenAddrs()[0])
 	if err != nil {
 		t.Fatal(err)
 	}

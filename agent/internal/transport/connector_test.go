@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/cmdsig"
-	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/embedded/natstest"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
@@ -48,16 +47,7 @@ type leaderFixture struct {
 
 func newLeaderFixture(t *testing.T) *leaderFixture {
 	t.Helper()
-	srv, err := embedded.NATS("127.0.0.1:0", filepath.Join(t.TempDir(), "js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := natstest.Connect(t, natstest.Start(t))
 	key, err := cmdsig.NewKey()
 	if err != nil {
 		t.Fatal(err)

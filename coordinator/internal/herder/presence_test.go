@@ -12,7 +12,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
-	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/embedded/natstest"
 )
 
 // presenceAgent is one agent's NATS connection serving its presence
@@ -27,11 +27,7 @@ type presenceAgent struct {
 // that is paused, or that dies with the probe in hand.
 func serveAgent(t *testing.T, url, group, id string, answer func(n int64) bool) *presenceAgent {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := natstest.Connect(t, url)
 	a := &presenceAgent{nc: nc}
 	if _, err := nc.Subscribe(v1.AgentSubject(v1.SubjectAgentPresence, group, id), func(m *nats.Msg) {
 		if answer(a.probes.Add(1)) {
@@ -51,16 +47,8 @@ func serveAgent(t *testing.T, url, group, id string, answer func(n int64) bool) 
 // it still knows an agent. It returns the server's URL for the agents.
 func presenceHerder(t *testing.T, group string, ids ...string) (*Herder, string, func(id string) bool) {
 	t.Helper()
-	ns, err := embedded.NATS("", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	url := natstest.Start(t)
+	nc := natstest.Connect(t, url)
 	h := &Herder{cfg: Config{GroupID: group}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), nc: nc, agents: registry.New(time.Hour)}
 	for _, id := range ids {
 		h.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
@@ -70,7 +58,7 @@ func presenceHerder(t *testing.T, group string, ids ...string) (*Herder, string,
 		defer h.mu.Unlock()
 		return h.agents.Known(id)
 	}
-	return h, ns.ClientURL(), known
+	return h, url, known
 }
 
 // runProbes runs h's presence probes (every, timeout) until the test ends.

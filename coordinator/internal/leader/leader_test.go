@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/embedded/natstest"
 )
 
 type recorder struct {
@@ -45,17 +45,7 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) {
 }
 
 func setup(t *testing.T) *nats.Conn {
-	ns, err := embedded.NATS("", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ns.Shutdown)
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
+	return natstest.Connect(t, natstest.Start(t))
 }
 
 func TestOneLeaderAndHandOver(t *testing.T) {
