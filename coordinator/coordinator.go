@@ -298,6 +298,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		OffsetsTopic:        c.cfg.OffsetsTopic,
 		StatusTopic:         c.cfg.StatusTopic,
 		FleetTopic:          c.cfg.FleetTopic,
+		ReservedTopics:      c.reservedTopics(),
 		OffsetsPartitions:   c.cfg.OffsetsPartitions,
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,

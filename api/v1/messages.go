@@ -141,6 +141,13 @@ type TaskAssignment struct {
 	ConfigHash string `json:"config_hash"`
 	// Paused asks the agent to hold the task without processing records.
 	Paused bool `json:"paused"`
+	// ReservedTopics are the cluster's own topics that the task may neither
+	// produce to nor consume from, each with what it is (Sluice's config,
+	// status, offsets, audit, history and fleet topics, and connectors' own
+	// offsets topics). Kafka's internal topics are reserved without being
+	// listed. It is the list as of the assignment: it is not part of
+	// ConfigHash, so a change of it alone restarts no task.
+	ReservedTopics map[string]string `json:"reserved_topics,omitempty"`
 }
 
 // AssignRequest starts tasks on an agent, or updates ones it runs: a task

@@ -1,5 +1,7 @@
 package v1
 
+import "strings"
+
 // Connector types as the REST API spells them.
 const (
 	TypeSource  = "source"
@@ -172,4 +174,12 @@ type ConfigInfos struct {
 type ErrorBody struct {
 	ErrorCode int     `json:"error_code"`
 	Message   *string `json:"message"`
+}
+
+// TrimName trims a connector name as Kafka Connect does (Java's
+// String.trim): every code point up to U+0020 at either end — spaces and
+// control characters alike — and nothing else. Go's strings.TrimSpace
+// follows another rule: it keeps a leading U+0001 and cuts U+00A0.
+func TrimName(name string) string {
+	return strings.TrimFunc(name, func(r rune) bool { return r <= ' ' })
 }

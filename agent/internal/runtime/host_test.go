@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +50,8 @@ var errHostGone = errors.New("host gone")
 // calls.
 type hostSource struct {
 	mu        sync.Mutex
-	lost      error // what Err answers
+	topic     string // where its records go (default "out")
+	lost      error  // what Err answers
 	polled    bool
 	offset    map[string]any // what its OffsetReader said at start
 	committed []string       // RecordMetadata, as topic-partition@offset=ref
@@ -74,7 +76,7 @@ func (s *hostSource) Poll(context.Context) ([]connect.SourceRecord, error) {
 	s.polled = true
 	var out []connect.SourceRecord
 	for i := range 2 {
-		out = append(out, connect.SourceRecord{Topic: "out", Serialized: true, RawKey: []byte("k"), RawValue: fmt.Appendf(nil, `{"n":%d}`, i),
+		out = append(out, connect.SourceRecord{Topic: cmp.Or(s.topic, "out"), Serialized: true, RawKey: []byte("k"), RawValue: fmt.Appendf(nil, `{"n":%d}`, i),
 			Headers: []connect.Header{{Key: "h", Value: []byte("x")}}, Ref: uint64(100 + i),
 			// Key and Value would fail any converter: they must be ignored.
 			Key: make(chan int), Value: make(chan int),

@@ -110,7 +110,12 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		if _, err := regexp.Compile(rx); err != nil {
 			return fmt.Errorf("topics.regex: %w", err)
 		}
-		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(rx))
+		// The pattern never brings a reserved topic: Kafka Connect's
+		// consumer would subscribe to whatever it matches.
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(rx), kgo.ConsumeExcludeTopics(r.t.guard.ExcludePatterns()...))
+		if err := r.t.checkSinkTopics(nil, cc[dlq.TopicConfig]); err != nil {
+			return err
+		}
 	} else {
 		var topics []string
 		for _, t := range strings.Split(cc["topics"], ",") {
@@ -120,6 +125,9 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		}
 		if len(topics) == 0 {
 			return errors.New("a sink needs topics or topics.regex")
+		}
+		if err := r.t.checkSinkTopics(topics, cc[dlq.TopicConfig]); err != nil {
+			return err
 		}
 		opts = append(opts, kgo.ConsumeTopics(topics...))
 	}

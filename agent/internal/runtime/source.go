@@ -56,6 +56,9 @@ type sourceRunner struct {
 	txnReqs  *txnRequests
 
 	known map[string]bool // topics known to exist
+	// warnedReserved are the reserved topics a record was refused for,
+	// each logged once (topics.go).
+	warnedReserved map[string]bool
 
 	// recordCommitter and offsetCommitter are the task's optional hooks
 	// (nil when it has none).
@@ -94,7 +97,7 @@ var errAborted = errors.New("exactly-once transaction aborted")
 // records need the agent's converters (a task run in the connector host
 // sends Kafka's bytes, converted by converters the agent may not have).
 func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunner, error) {
-	r := &sourceRunner{t: t, task: st, known: map[string]bool{}, pending: map[string]connect.Offset{}}
+	r := &sourceRunner{t: t, task: st, known: map[string]bool{}, warnedReserved: map[string]bool{}, pending: map[string]connect.Offset{}}
 	r.recordCommitter, _ = st.(connect.RecordCommitter)
 	r.offsetCommitter, _ = st.(connect.OffsetCommitter)
 	if !convert {
@@ -226,6 +229,13 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 		return nil
 	}
 	if !r.known[rec.Topic] {
+		if skip, err := r.refuseReserved(rec.Topic); err != nil {
+			return err
+		} else if skip {
+			r.t.metrics.Failed(1)
+			r.notePosition(rec)
+			return nil
+		}
 		if err := kafkautil.EnsureTopicDefaults(ctx, r.admin, rec.Topic); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/topicguard"
 )
 
 // finalCommitTimeout bounds the last offset commit of a stopping task.
@@ -72,6 +73,9 @@ type task struct {
 	// hosted is a host task that can tell it lost its process (nil: not
 	// one); set by newRunner.
 	hosted interface{ Err() error }
+	// guard holds the topics the task may neither produce to nor consume
+	// from (topics.go).
+	guard topicguard.Guard
 
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -92,6 +96,7 @@ func newTask(cfg Config, a v1.TaskAssignment) *task {
 		// task's lines, failures included, are found by either.
 		log:     cfg.Logger.With("task", a.ID.String(), "connector", a.ID.Connector, "generation", a.Generation),
 		metrics: cfg.Metrics.Task(a.ID.Connector, a.ID.Task),
+		guard:   reservedTopics(cfg, a),
 	}
 }
 

@@ -61,7 +61,10 @@ func (h *Herder) validateConfig(ctx context.Context, props map[string]string) er
 		return v1.Errorf(v1.CodeBadRequest, "%s", validate.ErrorMessage(infos))
 	}
 	if h.connectorType(props) == v1.TypeSink {
-		return checkGroupID(props["name"], props)
+		if err := checkGroupID(props["name"], props); err != nil {
+			return err
+		}
+		return h.checkGroupOwner(props["name"], props)
 	}
 	return nil
 }
@@ -84,7 +87,7 @@ func (h *Herder) ListConnectors(ctx context.Context) ([]string, error) {
 
 // CreateConnector creates a connector in its initial state.
 func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequest) (v1.CreatedConnector, error) {
-	name := strings.TrimSpace(req.Name)
+	name := v1.TrimName(req.Name)
 	if req.Config == nil {
 		return v1.CreatedConnector{}, v1.Errorf(v1.CodeBadRequest, "Connector config must not be null")
 	}

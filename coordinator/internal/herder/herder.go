@@ -60,6 +60,11 @@ type Config struct {
 	// FleetTopic holds the fleet operations' state: agent cordons and
 	// drains, maintenance windows, rollouts (store.FleetStore).
 	FleetTopic string
+	// ReservedTopics are the cluster's own topics, each with what it is
+	// ("Sluice's config topic"): no connector may produce to or consume
+	// from one (reserved.go). Connectors' own offsets topics and Kafka's
+	// internal topics are reserved on top.
+	ReservedTopics map[string]string
 	// OffsetsPartitions and StatusPartitions size the internal topics when
 	// Sluice creates them.
 	OffsetsPartitions int32

@@ -36,7 +36,7 @@ var restStates = map[string]string{records.TargetStarted: v1.StateRunning, recor
 // undone with those before it, so a failed move leaves name exactly as it
 // was, state included, and no req.To; the answer names the step.
 func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
-	to := strings.TrimSpace(req.To)
+	to := v1.TrimName(req.To)
 	switch {
 	case to == "":
 		return v1.MoveResult{}, v1.Errorf(v1.CodeBadRequest, "Give \"to\": the name of the connector to move %s to", name)
@@ -94,16 +94,18 @@ func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string
 	if err != nil {
 		return nil, err
 	}
+	// Before validation, which refuses a shared group too, in words that
+	// do not say how a move avoids it.
+	if oldGroup := records.SinkGroupID(old.Name, old.Config); h.connectorType(config) == v1.TypeSink && records.SinkGroupID(to, config) == oldGroup {
+		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s and %s would share the consumer group %s (consumer.override.group.id): give the new connector a group of its own in \"config\" (another consumer.override.group.id), or remove the override with an empty value",
+			old.Name, to, oldGroup)
+	}
 	if err := h.validateConfig(ctx, config); err != nil {
 		return nil, err
 	}
 	if oldType, newType := h.connectorType(old.Config), h.connectorType(config); oldType != newType {
 		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s is a %s connector and the new config's connector.class %s is a %s connector: a move keeps the connector's kind",
 			old.Name, oldType, config["connector.class"], newType)
-	}
-	if oldGroup := records.SinkGroupID(old.Name, old.Config); h.connectorType(config) == v1.TypeSink && records.SinkGroupID(to, config) == oldGroup {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s and %s would share the consumer group %s (consumer.override.group.id): give the new connector a group of its own in \"config\" (another consumer.override.group.id), or remove the override with an empty value",
-			old.Name, to, oldGroup)
 	}
 	if err := h.checkConfigSize(ctx, store.CreateConnector{Name: to, Config: config, TargetState: records.TargetStopped}); err != nil {
 		return nil, err

@@ -146,7 +146,7 @@ func (h *Herder) UndoOffsets(ctx context.Context, name, id string, force, dryRun
 // default, or after it) are written to name, which is STOPPED. req.From
 // may be a deleted connector: that is how its positions reach a new one.
 func (h *Herder) RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error) {
-	if strings.TrimSpace(req.From) == "" {
+	if v1.TrimName(req.From) == "" {
 		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest, "Give \"from\": the connector whose offsets history holds the positions")
 	}
 	before := true

@@ -89,6 +89,7 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 	m.Sync(want)
 	holds := h.ensureAllTaskConfigs(ctx, m, conns)
 	desired := map[v1.TaskID]planner.Desired{}
+	reserved := h.reservedTopics(conns)
 	for i, c := range conns {
 		h.ensureConnectorStatus(c)
 		hold := holds[i]
@@ -112,7 +113,7 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 		for i, tc := range c.Tasks {
 			id := v1.TaskID{Connector: c.Name, Task: i}
 			desired[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc),
-				Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: class, Needs: needs, Hold: hold}
+				Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: class, Needs: needs, Hold: hold, ReservedTopics: reserved}
 		}
 	}
 	out := h.plan(desired, time.Now())

@@ -11,6 +11,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/topicguard"
 )
 
 // checkSinkPartitions refuses sink offsets that name a partition the
@@ -18,6 +19,12 @@ import (
 // the whole change there, as a 500 that does not say which entry was wrong.
 func (h *Herder) checkSinkPartitions(ctx context.Context, name string, offsets []offsetval.SinkOffset) error {
 	counts := map[string]int{}
+	guard := topicguard.New(h.reservedTopics(h.configs.State.All()))
+	for _, topic := range offsetval.SinkTopics(offsets) {
+		if err := guard.Check(topic); err != nil {
+			return v1.Errorf(v1.CodeBadRequest, "Invalid kafka_topic %s in the offsets of connector %s: the %v", topic, name, err)
+		}
+	}
 	if topics := offsetval.SinkTopics(offsets); len(topics) > 0 {
 		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

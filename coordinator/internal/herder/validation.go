@@ -23,7 +23,8 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 // AbstractHerder.validateConnectorConfig does: on the config with its
 // config providers' placeholders resolved (a provider that cannot read what
 // a placeholder names is a 400 naming it). On top, a path a file key names
-// that no agent able to run the connector allows is an error on that key.
+// that no agent able to run the connector allows is an error on that key,
+// and so is a topic no connector may use (reserved.go).
 // The config itself stays as given: only validation sees what it resolves
 // to.
 func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, error) {
@@ -33,7 +34,11 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
 		if c, ok := h.choosePlugin(resolved); ok && c.java() {
-			return h.validateJava(ctx, c, resolved)
+			infos, err := h.validateJava(ctx, c, resolved)
+			if err == nil {
+				h.checkReservedTopics(&infos, resolved)
+			}
+			return infos, err
 		}
 	}
 	infos, p, err := validate.Connector(h.reg, resolved, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
@@ -41,6 +46,7 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 		return v1.ConfigInfos{}, err
 	}
 	h.checkFilePaths(&infos, p, resolved)
+	h.checkReservedTopics(&infos, resolved)
 	return infos, nil
 }
 
@@ -53,7 +59,7 @@ func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[str
 	agents := h.hostAgents(c)
 	if len(agents) == 0 {
 		infos := validate.Remote(h.reg, c.plugin(), props, nil, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
-		addError(&infos, validate.ConnectorClassConfig, noHostAgent(c))
+		addKeyError(&infos, props, validate.ConnectorClassConfig, noHostAgent(c))
 		return infos, nil
 	}
 	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
@@ -135,19 +141,7 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 			continue
 		}
 		slices.Sort(dirs)
-		addError(infos, key, "The path "+path+" is not under the allowed paths of any agent that can run this connector ("+
+		addKeyError(infos, props, key, "The path "+path+" is not under the allowed paths of any agent that can run this connector ("+
 			strings.Join(dirs, ",")+"); agents allow only the directories of their --file-allowed-paths")
-	}
-}
-
-// addError adds msg to the errors of the key's value in infos and counts
-// it, as Kafka counts every error message.
-func addError(infos *v1.ConfigInfos, key, msg string) {
-	for i := range infos.Configs {
-		if infos.Configs[i].Value.Name == key {
-			infos.Configs[i].Value.Errors = append(infos.Configs[i].Value.Errors, msg)
-			infos.ErrorCount++
-			return
-		}
 	}
 }

@@ -211,7 +211,7 @@ func decodeRestore(_ context.Context, r *http.Request) (any, error) {
 		"positions": stringField("positions", &req.Positions),
 		"dry_run":   boolField("dry_run", &req.DryRun),
 	}.bind("", body)
-	req.From = strings.TrimSpace(req.From)
+	req.From = v1.TrimName(req.From)
 	switch {
 	case err != nil:
 		return nil, err
@@ -249,7 +249,7 @@ func decodeMove(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.To = strings.TrimSpace(req.To)
+	req.To = v1.TrimName(req.To)
 	req.DryRun = req.DryRun || dryRun
 	return moveRequest{name: r.PathValue("name"), req: req}, nil
 }

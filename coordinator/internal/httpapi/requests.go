@@ -127,6 +127,9 @@ func decodeCreate(_ context.Context, r *http.Request) (any, error) {
 	case nullOffset:
 		return nil, badRequest(msgOffsetNull)
 	}
+	// Trimmed here, as the herder names the connector, so that the grants
+	// are checked against the name that is created.
+	req.Name = v1.TrimName(req.Name)
 	return req, nil
 }
 

@@ -46,6 +46,9 @@ type Desired struct {
 	// are not committed yet, and restarting it now with the old ones would
 	// only restart it again once they are.
 	Hold bool
+	// ReservedTopics are the topics the task may not use, sent with its
+	// assignment (v1.TaskAssignment.ReservedTopics); not part of Hash.
+	ReservedTopics map[string]string
 }
 
 // Input is everything a plan depends on.
@@ -150,7 +153,7 @@ func Plan(in Input) Output {
 			}
 		}
 		out.Assigns[agent] = append(out.Assigns[agent], v1.TaskAssignment{ID: id, Generation: p.Generation,
-			ConnectorConfig: d.ConnConfig, TaskConfig: d.TaskConfig, ConfigHash: d.Hash, Paused: d.Paused})
+			ConnectorConfig: d.ConnConfig, TaskConfig: d.TaskConfig, ConfigHash: d.Hash, Paused: d.Paused, ReservedTopics: d.ReservedTopics})
 	}
 	// Tasks an agent runs that are not placed on it: zombies. (A task placed
 	// on it at a newer generation is restarted by its assignment instead.)

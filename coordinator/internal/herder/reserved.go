@@ -1,0 +1,126 @@
+package herder
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/dlq"
+	"github.com/sluice-io/sluice/connect/validate"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/topicguard"
+)
+
+// The config keys that name the topics a connector produces to or
+// consumes from, which a config write checks against the reserved topics.
+// The agent checks every record's topic again at run time: a
+// transformation or a plugin may choose another one per record.
+const (
+	topicKey      = "topic"
+	topicsKey     = "topics"
+	topicsRegex   = "topics.regex"
+	ownOffsetsKey = validate.OffsetsStorageTopicConfig
+)
+
+// reservedTopics returns the topics no connector may use, each with what
+// it is: the cluster's own (Config.ReservedTopics) and every source
+// connector's own offsets topic in conns. The worker's offsets topic is
+// among the cluster's own.
+func (h *Herder) reservedTopics(conns []store.Connector) map[string]string {
+	out := make(map[string]string, len(h.cfg.ReservedTopics)+4)
+	for name, what := range h.cfg.ReservedTopics {
+		out[name] = what
+	}
+	for _, c := range conns {
+		if t := h.ownOffsetsTopic(c.Config); t != "" {
+			if _, ok := out[t]; !ok {
+				out[t] = "the offsets topic of connector " + c.Name
+			}
+		}
+	}
+	return out
+}
+
+// checkReservedTopics adds an error to each key of props that names a
+// reserved topic: topic, topics, a topics.regex matching one now, the dead
+// letter queue; and an offsets.storage.topic that is one of the cluster's
+// own topics other than the worker's offsets topic. A connector's own
+// offsets topic is its own to write offsets to, and shared offsets topics
+// stay possible (KIP-618), but no connector's data goes through one.
+func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]string) {
+	guard := topicguard.New(h.reservedTopics(h.configs.State.All()))
+	refuse := func(key, topic string) {
+		if err := guard.Check(topic); err != nil {
+			addKeyError(infos, props, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
+		}
+	}
+	refuse(topicKey, strings.TrimSpace(props[topicKey]))
+	for _, t := range strings.Split(props[topicsKey], ",") {
+		refuse(topicsKey, strings.TrimSpace(t))
+	}
+	refuse(dlq.TopicConfig, strings.TrimSpace(props[dlq.TopicConfig]))
+	if rx := strings.TrimSpace(props[topicsRegex]); rx != "" {
+		if re, err := regexp.Compile(rx); err == nil { // a bad regex is validation's error already
+			for _, t := range guard.MatchedBy(re) {
+				what, _ := guard.Reserved(t)
+				addKeyError(infos, props, topicsRegex, fmt.Sprintf("Invalid value %s for configuration %s: it matches the reserved topic '%s' (%s), which no connector may consume from; exclude it from the pattern", rx, topicsRegex, t, what))
+			}
+		}
+	}
+	if t := strings.TrimSpace(props[ownOffsetsKey]); t != "" && t != h.cfg.OffsetsTopic {
+		// Only the cluster's own and Kafka's topics: another connector's
+		// offsets topic may be shared.
+		if err := topicguard.New(h.cfg.ReservedTopics).Check(t); err != nil {
+			addKeyError(infos, props, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: the %s; a connector's offsets go to the worker's offsets topic or a topic of its own", t, ownOffsetsKey, err))
+		} else if user, key, ok := h.dataTopicUser(props["name"], t); ok {
+			addKeyError(infos, props, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: connector %s uses the topic for its data (%s); an offsets topic must be no connector's data topic", t, ownOffsetsKey, user, key))
+		}
+	}
+}
+
+// dataTopicUser returns a connector other than name whose data goes
+// through topic — its topic, one of its topics, or its topics.regex
+// matching it — and the key that says so. A topic that becomes a
+// connector's offsets topic is reserved from then on, but a task already
+// running keeps the reserved topics of its assignment: so an offsets topic
+// is refused while another connector's data goes through it.
+func (h *Herder) dataTopicUser(name, topic string) (connector, key string, ok bool) {
+	for _, c := range h.configs.State.All() {
+		if c.Name == name {
+			continue
+		}
+		if strings.TrimSpace(c.Config[topicKey]) == topic {
+			return c.Name, topicKey, true
+		}
+		for _, t := range strings.Split(c.Config[topicsKey], ",") {
+			if strings.TrimSpace(t) == topic {
+				return c.Name, topicsKey, true
+			}
+		}
+		if rx := strings.TrimSpace(c.Config[topicsRegex]); rx != "" {
+			if re, err := regexp.Compile(`^(?:` + rx + `)$`); err == nil && re.MatchString(topic) {
+				return c.Name, topicsRegex, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// addKeyError adds msg to key's errors, adding the key to infos when the
+// plugin's definition does not list it (a Java plugin's own topic key).
+func addKeyError(infos *v1.ConfigInfos, props map[string]string, key, msg string) {
+	for i := range infos.Configs {
+		if infos.Configs[i].Value.Name == key {
+			infos.Configs[i].Value.Errors = append(infos.Configs[i].Value.Errors, msg)
+			infos.ErrorCount++
+			return
+		}
+	}
+	v := props[key]
+	infos.Configs = append(infos.Configs, v1.ConfigInfo{
+		Definition: v1.ConfigKeyInfo{Name: key, Type: "STRING", Importance: "HIGH", Order: -1, Width: "NONE", DisplayName: key, Dependents: []string{}},
+		Value:      v1.ConfigValueInfo{Name: key, Value: &v, RecommendedValues: []string{}, Errors: []string{msg}, Visible: true},
+	})
+	infos.ErrorCount++
+}
