@@ -130,6 +130,11 @@ type BulkResult struct {
 // BulkResults is the body of a bulk operation's answer.
 type BulkResults struct {
 	Results []BulkResult `json:"results"`
+	// Hidden counts the connectors a match selector selected that the
+	// caller may not even list: they are left alone and left out of
+	// Results, so that the answer names no connector the caller could not
+	// see otherwise.
+	Hidden int `json:"hidden,omitempty"`
 }
 
 // MaintenanceRequest is the body of POST /sluice/maintenance.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,8 +73,8 @@ func printAudit(w io.Writer, log v1.AuditLog) error {
 		if r.Error != "" {
 			result += " " + oneLine(r.Error, 80)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format(time.DateTime), r.Principal, r.Source,
-			r.Operation, orDash(r.Connector), result, change(r))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format(time.DateTime), cell(r.Principal), cell(r.Source),
+			cell(r.Operation), cell(orDash(r.Connector)), cell(result), cell(change(r)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -125,6 +126,19 @@ func orDash(s string) string {
 }
 
 // oneLine is s on one line, cut to at most n runes.
+// cell is s as one table cell, written so that it cannot pass for more:
+// control characters — a newline that would forge a row, a tab that would
+// shift the columns, a terminal escape sequence — are shown escaped, as Go
+// quotes them. A principal is whatever a JWT's sub or a certificate's name
+// says, and a connector name is whatever its creator chose.
+func cell(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {

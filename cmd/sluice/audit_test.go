@@ -86,3 +86,25 @@ func TestAuditFlags(t *testing.T) {
 		t.Fatalf("audit config %+v", a)
 	}
 }
+
+// A principal or a connector name with a newline, a tab or an escape
+// sequence cannot forge a row or a column of sluice audit's table: each
+// record stays one line, with its control characters shown escaped.
+func TestAuditTableCannotBeForged(t *testing.T) {
+	forged := v1.AuditRecord{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Principal: "eve\n2026-01-02 03:04:05  admin  10.7.7.7:1  connector.delete  team-b-1  204  deleted",
+		Source:    "10.0.0.1:1\t", Operation: "connector.create", Connector: "x\x1b[2Jy", Status: 201}
+	var out bytes.Buffer
+	if err := printAudit(&out, v1.AuditLog{Records: []v1.AuditRecord{forged}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("one record printed as %d lines:\n%s", len(lines)-1, out.String())
+	}
+	for _, want := range []string{`eve\n2026-01-02`, `10.0.0.1:1\t`, `x\x1b[2Jy`} {
+		if !strings.Contains(lines[1], want) {
+			t.Errorf("row %q does not show %q", lines[1], want)
+		}
+	}
+}

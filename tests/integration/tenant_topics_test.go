@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -220,4 +221,62 @@ func TestNamesTrimmedAsKafkaConnectTrimsThem(t *testing.T) {
 	moved := "team-a-" + c.Name("moved")
 	c.Must(http.StatusOK, "POST", "/sluice/connectors/"+mine+"/move", map[string]any{"to": "\t" + moved + "\x00"})
 	c.Must(http.StatusOK, "GET", "/connectors/"+moved, nil)
+}
+
+// TestTenantAuditAndBulkAnswersAreScoped: an admin limited to team a's
+// connectors reads team a's audit records only — not team b's configs, nor
+// the records that name no connector, which only an admin of every
+// connector reads — and a bulk action by a team operator that may not list
+// team b's connectors does not name them in its 403s.
+func TestTenantAuditAndBulkAnswersAreScoped(t *testing.T) {
+	authFile := writeFile(t, t.TempDir(), "auth.yaml", []byte(fmt.Sprintf(`principals:
+  - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
+  - {name: anna, password_bcrypt: %q, grants: [{role: admin, connectors: ["team-a-*"]}]}
+  - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
+`, bcryptOf(t, "t"), bcryptOf(t, "n"), bcryptOf(t, "a"))))
+	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	tom, anna, ada := basicAuth("tom", "t"), basicAuth("anna", "n"), basicAuth("ada", "a")
+	c.Headers = ada
+	mine, theirs := "team-a-"+c.Name("src"), "team-b-"+c.Name("src")
+	mustCreate(c, mine, generatorCfg(c.Name("a")), "STOPPED")
+	mustCreate(c, theirs, generatorCfg(c.Name("b"), "generator.secret", "team-b-password"), "STOPPED")
+	c.Must(http.StatusOK, "PUT", "/admin/loggers/io.sluice", map[string]string{"level": "INFO"})
+
+	type auditLog struct {
+		Records []struct {
+			Connector string `json:"connector"`
+			Operation string `json:"operation"`
+		} `json:"records"`
+	}
+	read := func(who []string) (ops []string) {
+		c.Headers = who
+		var log auditLog
+		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+			r := c.Must(http.StatusOK, "GET", "/sluice/audit", nil)
+			log = auditLog{}
+			if err := json.Unmarshal(r.Body, &log); err != nil {
+				t.Fatal(err)
+			}
+			return len(log.Records) > 0, string(r.Body)
+		})
+		for _, r := range log.Records {
+			ops = append(ops, r.Operation+" "+r.Connector)
+		}
+		return ops
+	}
+	if got := read(anna); strings.Join(got, ",") != "connector.create "+mine {
+		t.Errorf("anna, admin of team a, reads %v; want team a's record only", got)
+	}
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		got := read(ada)
+		return len(got) == 3, fmt.Sprint(got)
+	})
+
+	c.Headers = tom
+	r := c.Must(http.StatusOK, "POST", "/sluice/connectors/resume", map[string]any{"match": "*"})
+	wantJSON(t, r, http.StatusOK, fmt.Sprintf(`{"results":[{"connector":%q,"status":202}],"hidden":1}`, mine))
+	r = c.Must(http.StatusOK, "POST", "/sluice/connectors/stop", map[string]any{"names": []string{theirs}})
+	if !strings.Contains(string(r.Body), `"status":403`) || !strings.Contains(string(r.Body), theirs) {
+		t.Errorf("a connector the caller named keeps its 403: %s", r.Body)
+	}
 }

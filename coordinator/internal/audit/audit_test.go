@@ -152,7 +152,7 @@ func TestParseQuery(t *testing.T) {
 func TestEncodeOmitsLargeConfigs(t *testing.T) {
 	big := map[string]string{"v": strings.Repeat("x", maxRecordBytes)}
 	rec := v1.AuditRecord{Operation: "connector.config", Before: &v1.AuditState{Config: big, TargetState: "RUNNING"}, After: &v1.AuditState{Config: big, TargetState: "PAUSED"}}
-	data, err := encode(rec)
+	data, _, err := encode(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +166,37 @@ func TestEncodeOmitsLargeConfigs(t *testing.T) {
 	if rec.Before.Config == nil {
 		t.Fatal("encode changed the record it was given")
 	}
-	small, _ := encode(v1.AuditRecord{Operation: "o"})
+	small, _, _ := encode(v1.AuditRecord{Operation: "o"})
 	if strings.Contains(string(small), "configs_omitted") {
 		t.Fatalf("a small record says its configs were omitted: %s", small)
+	}
+}
+
+// TestEncodeCutsHugeFields: a request naming a connector of a megabyte
+// (its path too) is still recorded: each long field is cut with a marker
+// giving its size, and the record fits the topic.
+func TestEncodeCutsHugeFields(t *testing.T) {
+	name := strings.Repeat("n", 1<<20)
+	rec := v1.AuditRecord{Operation: "connector.create", Method: "POST", Path: "/connectors/" + name + "/config", Connector: name,
+		Principal: "tom", Status: 400, Error: "Connector name '" + name + "' is too long"}
+	data, written, err := encode(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > maxRecordBytes || len(data) > 6*maxFieldBytes {
+		t.Fatalf("encoded %d bytes", len(data))
+	}
+	var got v1.AuditRecord
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(got.Connector, "…[cut: 1048576 bytes]") || !strings.HasSuffix(got.Path, "…[cut: 1048595 bytes]") ||
+		got.Principal != "tom" || got.Operation != "connector.create" || got.Status != 400 {
+		t.Errorf("record: connector …%s, path …%s, principal %q, operation %q, status %d", got.Connector[len(got.Connector)-30:],
+			got.Path[len(got.Path)-30:], got.Principal, got.Operation, got.Status)
+	}
+	if written.Connector != got.Connector {
+		t.Errorf("the record returned is not the one written: %q", written.Connector[:20])
 	}
 }
 

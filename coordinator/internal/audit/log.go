@@ -15,6 +15,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/textcut"
 )
 
 // The defaults of Config.
@@ -29,6 +30,10 @@ const (
 	defaultMaxQueued       = 10000
 	defaultDeliveryTimeout = 2 * time.Minute
 )
+
+// maxFieldBytes bounds each text field of a record that is too large
+// without its configs.
+const maxFieldBytes = 4096
 
 // maxRecordBytes is the largest record value written with configs: below
 // the producer's and the broker's default 1 MB, so that the record of a
@@ -130,7 +135,7 @@ func (l *Log) Unwritten() int64 { return l.unwritten.Load() }
 // logged, never retried past Config.DeliveryTimeout: Sluice keeps serving writes
 // when the audit topic is unreachable rather than failing them.
 func (l *Log) Write(rec v1.AuditRecord) {
-	value, err := encode(rec)
+	value, rec, err := encode(rec)
 	if err != nil {
 		l.lost(rec, err)
 		return
@@ -157,11 +162,14 @@ func (l *Log) Write(rec v1.AuditRecord) {
 	}
 }
 
-// encode is rec's value; configs too large for one record are left out.
-func encode(rec v1.AuditRecord) ([]byte, error) {
+// encode is rec's value and key, sized to fit the topic: configs too large
+// for one record are left out, and then every text field still longer than
+// maxFieldBytes (a path or a name of a megabyte) is cut with a marker that
+// gives its size. It returns the record as written, for a log line.
+func encode(rec v1.AuditRecord) ([]byte, v1.AuditRecord, error) {
 	value, err := json.Marshal(rec)
 	if err != nil || len(value) <= maxRecordBytes {
-		return value, err
+		return value, rec, err
 	}
 	rec.ConfigsOmitted = true
 	for _, s := range []**v1.AuditState{&rec.Before, &rec.After} {
@@ -169,7 +177,12 @@ func encode(rec v1.AuditRecord) ([]byte, error) {
 			*s = &v1.AuditState{TargetState: (*s).TargetState}
 		}
 	}
-	return json.Marshal(rec)
+	for _, f := range []*string{&rec.Principal, &rec.Source, &rec.Coordinator, &rec.Operation, &rec.Method,
+		&rec.Path, &rec.Query, &rec.Connector, &rec.Error} {
+		*f = textcut.Cut(*f, maxFieldBytes)
+	}
+	value, err = json.Marshal(rec)
+	return value, rec, err
 }
 
 // lost counts an unwritten record and warns about it, at most once per

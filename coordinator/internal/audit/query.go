@@ -24,6 +24,10 @@ type Query struct {
 	Since time.Time
 	// Limit is the most records returned, the newest.
 	Limit int
+	// Visible, when set, keeps only the records it accepts the connector
+	// of ("" for a record that names none): a caller sees only the records
+	// of connectors its grants cover. Applied before Limit.
+	Visible func(connector string) bool
 }
 
 // queryParams are the parameters GET /sluice/audit takes.

@@ -106,5 +106,8 @@ func (q Query) matches(rec v1.AuditRecord) bool {
 	if q.Connector != "" && rec.Connector != q.Connector {
 		return false
 	}
+	if q.Visible != nil && !q.Visible(rec.Connector) {
+		return false
+	}
 	return q.Since.IsZero() || !rec.Time.Before(q.Since)
 }

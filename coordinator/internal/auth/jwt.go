@@ -50,7 +50,10 @@ func newJWTVerifier(ctx context.Context, cfg JWTConfig) (*jwtVerifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []jwt.ParserOption{jwt.WithValidMethods(jwtMethods), jwt.WithExpirationRequired(), jwt.WithLeeway(30 * time.Second)}
+	// iat is checked when present, as the docs say: jwt leaves it alone
+	// unless asked, and a token issued in the future is a forged or a
+	// badly clocked one.
+	opts := []jwt.ParserOption{jwt.WithValidMethods(jwtMethods), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(30 * time.Second)}
 	if cfg.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
 	}
@@ -97,6 +100,8 @@ func jwtReason(err error) error {
 		return errors.New("the JWT's issuer is not the one configured")
 	case errors.Is(err, jwt.ErrTokenNotValidYet):
 		return errors.New("the JWT is not valid yet")
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return errors.New("the JWT was issued in the future (iat), beyond the 30 s of leeway")
 	}
 	return fmt.Errorf("the JWT is not valid: %w", err)
 }

@@ -105,6 +105,8 @@ func TestJWT(t *testing.T) {
 		wantGrants := []Grant{{Role: RoleOperator, Connectors: []string{"team-a-*", "team-c-*"}}, {Role: RoleViewer}}
 		for _, tok := range []string{
 			sign(t, jwt.SigningMethodRS256, "r1", rsaKey, claims()),
+			// Issued a little ahead of this clock: within the leeway.
+			sign(t, jwt.SigningMethodRS256, "r1", rsaKey, claims("iat", now.Add(20*time.Second).Unix())),
 			sign(t, jwt.SigningMethodES256, "e1", ecKey, claims()),
 		} {
 			p, err := bearer(a, tok)
@@ -121,6 +123,7 @@ func TestJWT(t *testing.T) {
 			"wrong audience":  {sign(t, jwt.SigningMethodRS256, "r1", rsaKey, claims("aud", "other")), "audience is not the one configured"},
 			"wrong issuer":    {sign(t, jwt.SigningMethodRS256, "r1", rsaKey, claims("iss", "https://evil")), "issuer is not the one configured"},
 			"unknown kid":     {sign(t, jwt.SigningMethodRS256, "r9", rsaKey, claims()), `no key with kid "r9"`},
+			"issued later":    {sign(t, jwt.SigningMethodRS256, "r1", rsaKey, claims("iat", now.Add(time.Hour).Unix())), "the JWT was issued in the future (iat)"},
 			"no expiry":       {sign(t, jwt.SigningMethodRS256, "r1", rsaKey, claims("exp", nil)), "the JWT is not valid"},
 			"HMAC":            {sign(t, jwt.SigningMethodHS256, "r1", []byte("secret"), claims()), "signing method HS256 is invalid"},
 		} {

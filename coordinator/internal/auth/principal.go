@@ -144,6 +144,18 @@ func (p *Principal) Allows(role Role, connector string) bool {
 	return false
 }
 
+// Unrestricted reports whether p holds role for every connector: a grant
+// without connector patterns. Records that name no connector (agents,
+// cluster-wide operations) are shown only to such a caller.
+func (p *Principal) Unrestricted(role Role) bool {
+	for _, g := range p.Grants {
+		if g.Role >= role && len(g.Connectors) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // grantsText lists p's grants for messages: "operator for connectors
 // team-a-*; viewer", or "no role".
 func (p *Principal) grantsText() string {

@@ -12,6 +12,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/go-kit/kit/endpoint"
 	kithttp "github.com/go-kit/kit/transport/http"
@@ -116,8 +117,30 @@ func grantCheck(ctx context.Context, role auth.Role) func(string) error {
 func makeBulkAction(svc Service) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(bulkRequest)
-		return svc.BulkAction(ctx, req.action, req.sel, req.includeTasks, req.onlyFailed, grantCheck(ctx, operator))
+		res, err := svc.BulkAction(ctx, req.action, req.sel, req.includeTasks, req.onlyFailed, grantCheck(ctx, operator))
+		if p := auth.Caller(ctx); p != nil && err == nil {
+			res = hideUnlisted(p, req.sel, res)
+		}
+		return res, err
 	}
+}
+
+// hideUnlisted leaves out of a bulk answer the refused connectors the
+// caller may not list (it holds no viewer for them), counting them in
+// Hidden: a team operator's {"match": "*"} must not learn the names of
+// other teams' connectors from its 403s. A connector the caller named
+// itself stays, with its 403.
+func hideUnlisted(p *auth.Principal, sel v1.Selector, res v1.BulkResults) v1.BulkResults {
+	kept := res.Results[:0]
+	for _, r := range res.Results {
+		if r.Status == http.StatusForbidden && !p.Allows(auth.RoleViewer, r.Connector) && !slices.Contains(sel.Names, r.Connector) {
+			res.Hidden++
+			continue
+		}
+		kept = append(kept, r)
+	}
+	res.Results = kept
+	return res
 }
 
 func makeOpenMaintenance(svc Service) endpoint.Endpoint {

@@ -11,7 +11,11 @@ import (
 	"github.com/go-kit/kit/endpoint"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/textcut"
 )
+
+// maxLoggedBytes bounds each piece of a request that a log line repeats.
+const maxLoggedBytes = 2048
 
 // logging is the one middleware wrapped around every endpoint. It logs each
 // call (op names the operation) and turns a panic in the Service into a 500,
@@ -43,8 +47,10 @@ func logging(logger *slog.Logger, op string) endpoint.Middleware {
 				if e.Code >= 500 {
 					level = slog.LevelError
 				}
+				// A message may repeat what the client sent (a name of a
+				// megabyte): the line keeps the start of it.
 				logger.Log(ctx, level, "rest call failed", "op", op, "took", took,
-					"code", int(e.Code), "error", e.Message)
+					"code", int(e.Code), "error", textcut.Cut(e.Message, maxLoggedBytes))
 			}()
 			return next(ctx, request)
 		}

@@ -23,9 +23,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/textcut"
 )
 
 const (
@@ -85,8 +85,11 @@ func serverError(p, head []byte, l Limits) *v1.Error {
 		detail = readError(head)
 	}
 	msg := fmt.Sprintf("HTTP %d %s", code, http.StatusText(code))
+	if cut := textcut.Prefix(detail, maxDetail); cut != detail {
+		detail = cut + "…"
+	}
 	if detail != "" {
-		msg += ": " + truncate(detail, maxDetail)
+		msg += ": " + detail
 	}
 	return &v1.Error{Code: v1.Code(code), Message: msg}
 }
@@ -108,17 +111,6 @@ func readError(head []byte) string {
 	default:
 		return err.Error()
 	}
-}
-
-// truncate cuts s to at most n bytes, on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // sizeText writes a byte count as the limits are documented: 8 MiB, 64 KiB.
