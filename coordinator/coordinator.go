@@ -23,6 +23,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
+	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -128,6 +129,11 @@ type Config struct {
 	Audit AuditConfig
 	// OffsetsHistory configures the history of offsets changes.
 	OffsetsHistory OffsetsHistoryConfig
+	// TenantsFile is the tenants file (docs/security.md, "Multi-tenant
+	// setup"): the teams of the cluster, each a connector-name pattern
+	// with the topics, consumer groups and secrets its connectors may use.
+	// Empty: no tenants.
+	TenantsFile string
 	// RESTSecurity configures HTTPS, authentication and authorization of
 	// the REST API (zero: plain HTTP, open to everyone).
 	RESTSecurity RESTSecurity
@@ -184,6 +190,8 @@ type Coordinator struct {
 	// providers resolve placeholders where the coordinator runs connector
 	// code; built by New, so a bad setting fails before anything starts.
 	providers *configprovider.Transformer
+	// tenants are read from Config.TenantsFile by New (nil: none).
+	tenants *tenants.Tenants
 
 	cfg    Config
 	log    *slog.Logger
@@ -229,13 +237,27 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.Metrics == nil {
 		cfg.Metrics = prometheus.NewRegistry()
 	}
-	c := &Coordinator{cfg: cfg, providers: providers, log: cfg.Loggers.Logger(logging.Coordinator)}
+	var ts *tenants.Tenants
+	if cfg.TenantsFile != "" {
+		if ts, err = tenants.Load(cfg.TenantsFile); err != nil {
+			return nil, fmt.Errorf("coordinator config: %w", err)
+		}
+	}
+	// Connector code resolves each config's placeholders within its
+	// tenant's secrets, wherever the coordinator runs it.
+	providers = providers.WithScopes(func(config map[string]string) *configprovider.Scope {
+		if config["name"] == "" {
+			return nil
+		}
+		return configprovider.TenantScope(ts.Policy(config["name"]))
+	})
+	c := &Coordinator{cfg: cfg, providers: providers, tenants: ts, log: cfg.Loggers.Logger(logging.Coordinator)}
 	if err := c.newMetrics(); err != nil {
 		return nil, err
 	}
 	// Read every security file now, so that a bad one stops start-up
 	// before anything is bound or connected.
-	sec, err := cfg.RESTSecurity.build(context.Background(), c.log)
+	sec, err := cfg.RESTSecurity.build(context.Background(), c.log, ts.ConnectorPatterns)
 	if err != nil {
 		return nil, fmt.Errorf("coordinator REST security: %w", err)
 	}
@@ -299,6 +321,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		StatusTopic:         c.cfg.StatusTopic,
 		FleetTopic:          c.cfg.FleetTopic,
 		ReservedTopics:      c.reservedTopics(),
+		Tenants:             c.tenants,
 		OffsetsPartitions:   c.cfg.OffsetsPartitions,
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,

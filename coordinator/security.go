@@ -57,7 +57,7 @@ type restSecurity struct {
 
 // build reads and checks every file s names; an error names the file (and
 // the line, for the auth file) and what is wrong with it.
-func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity, error) {
+func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, tenants func(string) ([]string, bool)) (restSecurity, error) {
 	var out restSecurity
 	var errs []error
 	if (s.TLSCert == "") != (s.TLSKey == "") {
@@ -101,11 +101,15 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger) (restSecurity
 		var cfg auth.Config
 		if s.AuthFile != "" {
 			f, err := auth.LoadFile(s.AuthFile)
+			if err == nil {
+				err = f.ExpandTenants(tenants)
+			}
 			if err != nil {
 				errs = append(errs, err)
 			}
 			cfg.File = f
 		}
+		cfg.Tenants = tenants
 		if s.JWKS != "" {
 			cfg.JWT = &auth.JWTConfig{JWKS: s.JWKS, Issuer: s.JWTIssuer, Audience: s.JWTAudience, RolesClaim: s.JWTRolesClaim}
 		}

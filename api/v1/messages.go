@@ -148,6 +148,30 @@ type TaskAssignment struct {
 	// listed. It is the list as of the assignment: it is not part of
 	// ConfigHash, so a change of it alone restarts no task.
 	ReservedTopics map[string]string `json:"reserved_topics,omitempty"`
+	// Tenant is what the connector's tenant lets it touch; nil when the
+	// cluster has no tenants configured (or none holds the connector and
+	// the tenants are not strict). Unlike ReservedTopics it is part of
+	// ConfigHash: a change of the tenant's rules restarts the task under
+	// them.
+	Tenant *TenantPolicy `json:"tenant,omitempty"`
+}
+
+// TenantPolicy is what the tenant of a connector — found by the
+// connector's name — lets its tasks touch. Patterns are Go's path.Match
+// globs ("team-a.*", "connect-team-a-*"). An empty list allows nothing.
+type TenantPolicy struct {
+	// Tenant names it; "" for a connector that belongs to no tenant under
+	// strict tenancy, which may touch nothing.
+	Tenant string `json:"tenant"`
+	// Topics are the topics the tasks may produce to and consume from.
+	Topics []string `json:"topics"`
+	// Groups are the consumer groups a sink may use.
+	Groups []string `json:"groups"`
+	// SecretPaths are the directories ${file:…} and ${directory:…}
+	// placeholders may read under; SecretEnv the patterns of the variables
+	// ${env:…} may read.
+	SecretPaths []string `json:"secret_paths,omitempty"`
+	SecretEnv   []string `json:"secret_env,omitempty"`
 }
 
 // AssignRequest starts tasks on an agent, or updates ones it runs: a task

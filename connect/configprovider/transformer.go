@@ -38,6 +38,20 @@ type Provider interface {
 // *Transformer has no providers and leaves every placeholder as it is.
 type Transformer struct {
 	providers map[string]Provider
+	// scopeOf, when set, is the scope of a config Transform resolves
+	// (WithScopes).
+	scopeOf func(config map[string]string) *Scope
+}
+
+// WithScopes returns a transformer over t's providers whose Transform
+// confines each config to scopeOf(config) (nil: no scope), as
+// TransformScoped does: where connector code runs for many teams, every
+// config is resolved within its own team's secrets.
+func (t *Transformer) WithScopes(scopeOf func(config map[string]string) *Scope) *Transformer {
+	if t == nil {
+		return nil
+	}
+	return &Transformer{providers: t.providers, scopeOf: scopeOf}
 }
 
 // NewTransformer returns a transformer over providers, by the name that
@@ -68,6 +82,17 @@ func HasVariables(value string) bool { return pattern.MatchString(value) }
 // ConfigTransformer.transform): every provider is asked once per path, for
 // all the keys of that path. config itself is not changed.
 func (t *Transformer) Transform(config map[string]string) (map[string]string, error) {
+	var s *Scope
+	if t != nil && t.scopeOf != nil {
+		s = t.scopeOf(config)
+	}
+	return t.TransformScoped(config, s)
+}
+
+// TransformScoped is Transform with every placeholder of a configured
+// provider checked against s first (nil: no scope): one outside it fails
+// the whole transform with a *ScopeError, and no provider reads anything.
+func (t *Transformer) TransformScoped(config map[string]string, s *Scope) (map[string]string, error) {
 	out := maps.Clone(config)
 	if t == nil || len(t.providers) == 0 || config == nil {
 		return out, nil
@@ -79,6 +104,11 @@ func (t *Transformer) Transform(config map[string]string) (map[string]string, er
 			v := variableOf(m)
 			if _, ok := t.providers[v.provider]; !ok {
 				continue
+			}
+			if s != nil {
+				if err := s.check(v); err != nil {
+					return nil, fmt.Errorf("config %s: %w", k, err)
+				}
 			}
 			byPath := wanted[v.provider]
 			if byPath == nil {

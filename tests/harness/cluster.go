@@ -96,6 +96,8 @@ type Options struct {
 	FileAllowedPaths [][]string
 	// RESTSecurity is every coordinator's REST security (HTTPS, auth).
 	RESTSecurity coordinator.RESTSecurity
+	// TenantsFile is every coordinator's --tenants-file.
+	TenantsFile string
 	// SecureNATS, when Backends is not set, starts the cluster's NATS
 	// server with the configuration deploy/nats ships: a user per
 	// coordinator and per agent, each with its role's permissions, nkeys
@@ -229,6 +231,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
 		OffsetsHistory:      coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
 		RESTSecurity:        opts.RESTSecurity,
+		TenantsFile:         opts.TenantsFile,
 		ExactlyOnce:         opts.ExactlyOnce,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}

@@ -311,7 +311,7 @@ func mapsEqual(a, b map[string]string) bool {
 
 func TestEndpointsStatusAndTasks(t *testing.T) {
 	c := harness.Start(t, harness.Options{})
-	topic := c.Name("status")
+	topic := c.Name("status-data") // not <prefix>-status: that is the cluster's status topic
 	gen := generatorCfg(topic, "streams", "2", "tasks.max", "2")
 	mustCreate(c, "g", gen, "")
 	st := c.WaitState("g", "RUNNING", 2, "RUNNING")

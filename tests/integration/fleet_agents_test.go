@@ -84,7 +84,7 @@ func waitDrained(c *harness.Cluster, agent string) v1.DrainStatus {
 // UNASSIGNED.
 func TestAgentsCordonDrain(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 3, Labels: []map[string]string{{"zone": "a"}, {"zone": "b"}, {"zone": "b"}}})
-	topic := c.Name("fleet")
+	topic := c.Name("fleet-data") // not <prefix>-fleet: that is the cluster's fleet topic
 	spread := c.Name("spread")
 	mustCreate(c, spread, generatorCfg(topic, "streams", "6", "tasks.max", "6"), "")
 	c.WaitState(spread, "RUNNING", 6, "RUNNING")

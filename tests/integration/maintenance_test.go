@@ -289,9 +289,11 @@ func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
 
 // TestMaintenanceGrants checks the grants of an operator limited to team
 // a's connectors on the selector routes: a bulk action over everything
-// acts on team a's connectors and answers each other one as its own 403; a
-// window is refused whole when it holds another team's connector, and
-// windows over other teams' connectors are neither listed nor shown.
+// acts on team a's connectors and leaves the others out, counted as
+// hidden (the operator may not list them); one naming another team's
+// connector answers it as its own 403; a window is refused whole when it
+// holds another team's connector — naming it only when the caller did —
+// and windows over other teams' connectors are neither listed nor shown.
 func TestMaintenanceGrants(t *testing.T) {
 	dir := t.TempDir()
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
@@ -305,16 +307,21 @@ func TestMaintenanceGrants(t *testing.T) {
 		return harness.DoWith(t, c.URL, method, path, body, basicAuth("tom", "t")...)
 	}
 
-	r := tom("POST", "/sluice/connectors/pause", map[string]any{"match": "team-*"})
-	got := results(t, r)
-	if got["team-a-x"].Status != 202 || got["team-b-x"].Status != 403 ||
-		got["team-b-x"].Message != "User tom may not POST /sluice/connectors/pause: the role operator for connector team-b-x is needed, and tom has operator for connectors team-a-*" {
-		t.Fatalf("bulk pause as a team operator: %s", r.Body)
-	}
+	wantJSON(t, tom("POST", "/sluice/connectors/pause", map[string]any{"match": "team-*"}), 200,
+		`{"results":[{"connector":"team-a-x","status":202}],"hidden":1}`)
 	waitTarget(c, "team-a-x", "PAUSED")
+	waitTarget(c, "team-b-x", "RUNNING")
+	r := tom("POST", "/sluice/connectors/pause", map[string]any{"names": []string{"team-b-x"}})
+	got := results(t, r)
+	if got["team-b-x"].Status != 403 ||
+		got["team-b-x"].Message != "User tom may not POST /sluice/connectors/pause: the role operator for connector team-b-x is needed, and tom has operator for connectors team-a-*" {
+		t.Fatalf("bulk pause of another team's connector, named: %s", r.Body)
+	}
 	waitTarget(c, "team-b-x", "RUNNING")
 
 	wantError(t, tom("POST", "/sluice/maintenance", map[string]any{"match": "team-*", "state": "STOPPED"}), 403,
+		"User tom may not POST /sluice/maintenance: the selector matches connectors tom may not list")
+	wantError(t, tom("POST", "/sluice/maintenance", map[string]any{"names": []string{"team-a-x", "team-b-x"}, "state": "STOPPED"}), 403,
 		"User tom may not POST /sluice/maintenance: the role operator for connector team-b-x is needed, and tom has operator for connectors team-a-*")
 	waitTarget(c, "team-b-x", "RUNNING")
 	theirs := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"team-b-x"}, "state": "STOPPED"}), 201)

@@ -94,7 +94,7 @@ func TestTenantSourceCannotWriteSluiceTopics(t *testing.T) {
 	mustCreate(c, tolerant, generatorCfg(c.Name("lines2"), "errors.tolerance", "all", "transforms", "route",
 		"transforms.route.type", smt+"RegexRouter", "transforms.route.regex", ".*", "transforms.route.replacement", audit), "")
 	c.WaitState(tolerant, "RUNNING", 1, "RUNNING")
-	if logged := c.Logged("a record for a reserved topic was refused", audit); len(logged) == 0 {
+	if logged := c.Logged("a record for a topic the connector may not use was refused", audit); len(logged) == 0 {
 		t.Error("the refused records were not logged")
 	}
 }

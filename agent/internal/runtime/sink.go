@@ -36,6 +36,9 @@ type sinkRunner struct {
 	mu      sync.Mutex // serialises task calls between the loop and rebalance callbacks
 	started bool
 	topics  map[string]bool
+	// admitted caches, per topic, whether its records are delivered
+	// (admits); used by the poll loop only.
+	admitted map[string]bool
 	// putFailed is set when Put failed: the polled batch was not delivered,
 	// so its offsets must never be committed (the group would skip it).
 	putFailed bool
@@ -59,7 +62,7 @@ type sinkRunner struct {
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
-	r := &sinkRunner{t: t, task: st, topics: map[string]bool{}, assigned: map[connect.TopicPartition]bool{},
+	r := &sinkRunner{t: t, task: st, topics: map[string]bool{}, admitted: map[string]bool{}, assigned: map[connect.TopicPartition]bool{},
 		consumed: map[connect.TopicPartition]int64{}, committed: map[connect.TopicPartition]int64{}}
 	r.raw, _ = st.(connect.RawSinkTask)
 	r.parts, _ = st.(connect.PartitionHandler)
@@ -113,7 +116,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		// The pattern never brings a reserved topic: Kafka Connect's
 		// consumer would subscribe to whatever it matches.
 		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(rx), kgo.ConsumeExcludeTopics(r.t.guard.ExcludePatterns()...))
-		if err := r.t.checkSinkTopics(nil, cc[dlq.TopicConfig]); err != nil {
+		if err := r.t.checkSink(nil, cc[dlq.TopicConfig], group); err != nil {
 			return err
 		}
 	} else {
@@ -126,7 +129,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		if len(topics) == 0 {
 			return errors.New("a sink needs topics or topics.regex")
 		}
-		if err := r.t.checkSinkTopics(topics, cc[dlq.TopicConfig]); err != nil {
+		if err := r.t.checkSink(topics, cc[dlq.TopicConfig], group); err != nil {
 			return err
 		}
 		opts = append(opts, kgo.ConsumeTopics(topics...))
@@ -201,7 +204,7 @@ func (r *sinkRunner) step(ctx context.Context) error {
 	batch := make([]connect.SinkRecord, 0, fetches.NumRecords())
 	var convErr error
 	fetches.EachRecord(func(kr *kgo.Record) {
-		if convErr != nil {
+		if convErr != nil || !r.admits(kr.Topic) {
 			return
 		}
 		sr, err := r.convert(ctx, kr)

@@ -113,6 +113,9 @@ func (r *sinkRunner) applyControl() bool {
 func (r *sinkRunner) putRaw(ctx context.Context, fetches kgo.Fetches, start time.Time) error {
 	batch := make([]connect.RawSinkRecord, 0, fetches.NumRecords())
 	fetches.EachRecord(func(kr *kgo.Record) {
+		if !r.admits(kr.Topic) {
+			return
+		}
 		rec := connect.RawSinkRecord{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Key: kr.Key, Value: kr.Value}
 		if !kr.Timestamp.IsZero() {
 			rec.Timestamp = kr.Timestamp

@@ -229,7 +229,7 @@ func (r *sourceRunner) send(ctx context.Context, rec *connect.SourceRecord) erro
 		return nil
 	}
 	if !r.known[rec.Topic] {
-		if skip, err := r.refuseReserved(rec.Topic); err != nil {
+		if skip, err := r.refuseTopic(rec.Topic); err != nil {
 			return err
 		} else if skip {
 			r.t.metrics.Failed(1)

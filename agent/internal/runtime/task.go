@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/agent/internal/metrics"
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/topicguard"
 )
@@ -348,10 +349,13 @@ func (t *task) snapshotState() string {
 // files they name and makes the runner of the connector's kind.
 func (t *task) newRunner() (runner, error) {
 	var err error
-	if t.conn, err = t.cfg.Providers.Transform(t.assignment.ConnectorConfig); err != nil {
+	// Within the tenant's secrets only: a team's connector naming another
+	// team's credentials file fails here, before anything is read.
+	scope := configprovider.TenantScope(t.assignment.Tenant)
+	if t.conn, err = t.cfg.Providers.TransformScoped(t.assignment.ConnectorConfig, scope); err != nil {
 		return nil, fmt.Errorf("resolving the connector config: %w", err)
 	}
-	if t.props, err = t.cfg.Providers.Transform(t.assignment.TaskConfig); err != nil {
+	if t.props, err = t.cfg.Providers.TransformScoped(t.assignment.TaskConfig, scope); err != nil {
 		return nil, fmt.Errorf("resolving the task config: %w", err)
 	}
 	class := t.conn["connector.class"]

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/tenancy"
 	"github.com/sluice-io/sluice/shared/topicguard"
 )
 
@@ -36,23 +37,32 @@ const stageProduce = "KAFKA_PRODUCE"
 // Connect's names the producer.
 const producerClass = "org.apache.kafka.clients.producer.KafkaProducer"
 
-// refuseReserved checks a source record's topic. A record for a reserved
-// topic is handled as a failed record under the connector's
-// errors.tolerance: with all it is skipped (its position kept, so it is not
-// polled again) and reported; with none the task fails with a trace naming
-// the topic.
-func (r *sourceRunner) refuseReserved(topic string) (skip bool, err error) {
-	cause := r.t.guard.Check(topic)
+// checkTopic refuses a topic the task may not use: a reserved one, or one
+// outside its tenant's topics.
+func (t *task) checkTopic(topic string) error {
+	if err := t.guard.Check(topic); err != nil {
+		return err
+	}
+	return tenancy.CheckTopic(t.assignment.Tenant, topic)
+}
+
+// refuseTopic checks a source record's topic. A record for a topic the
+// task may not use (checkTopic) is handled as a failed record under the
+// connector's errors.tolerance: with all it is skipped (its position kept,
+// so it is not polled again) and reported; with none the task fails with
+// a trace naming the topic.
+func (r *sourceRunner) refuseTopic(topic string) (skip bool, err error) {
+	cause := r.t.checkTopic(topic)
 	if cause == nil {
 		return false, nil
 	}
-	cause = fmt.Errorf("the record was routed to a topic no connector may use: %w", cause)
+	cause = fmt.Errorf("the record was routed to a topic this connector may not use: %w", cause)
 	tol := parseTolerance(r.t.conn)
 	if !r.warnedReserved[topic] {
 		// Logged once per topic, whatever errors.log.enable says: an
 		// operator must see that a connector tried.
 		r.warnedReserved[topic] = true
-		r.t.log.Warn("a record for a reserved topic was refused", "topic", topic, "errors_tolerance", map[bool]string{true: "all", false: "none"}[tol.all])
+		r.t.log.Warn("a record for a topic the connector may not use was refused", "topic", topic, "errors_tolerance", map[bool]string{true: "all", false: "none"}[tol.all])
 	}
 	tol.report(r.t, stageProduce, producerClass, func() string { return "topic = " + topic }, cause)
 	if err := tol.verdict(stageProduce, producerClass, cause); err != nil {
@@ -61,19 +71,40 @@ func (r *sourceRunner) refuseReserved(topic string) (skip bool, err error) {
 	return true, nil
 }
 
-// checkSinkTopics refuses a sink's listed topics and dead letter queue
-// when one is reserved; a topics.regex subscription excludes every
-// reserved topic instead (consumeExcludes).
-func (t *task) checkSinkTopics(topics []string, dlqTopic string) error {
+// checkSink refuses a sink whose listed topics, dead letter queue or
+// consumer group it may not use. A topics.regex subscription excludes
+// every reserved topic instead, and its records of a topic outside the
+// tenant's are never delivered (sinkRunner.admits).
+func (t *task) checkSink(topics []string, dlqTopic, group string) error {
 	for _, topic := range topics {
-		if err := t.guard.Check(topic); err != nil {
+		if err := t.checkTopic(topic); err != nil {
 			return fmt.Errorf("topics: %w", err)
 		}
 	}
 	if dlqTopic = strings.TrimSpace(dlqTopic); dlqTopic != "" {
-		if err := t.guard.Check(dlqTopic); err != nil {
+		if err := t.checkTopic(dlqTopic); err != nil {
 			return fmt.Errorf("errors.deadletterqueue.topic.name: %w", err)
 		}
 	}
-	return nil
+	return tenancy.CheckGroup(t.assignment.Tenant, group)
+}
+
+// admits reports whether a sink delivers the records of topic: always,
+// but for a pattern subscription's topic outside the tenant's topics,
+// whose records are skipped (their offsets still committed) and whose
+// first record is logged. Kafka ACLs on the tenant's principal keep the
+// broker from serving them at all.
+func (r *sinkRunner) admits(topic string) bool {
+	if r.t.assignment.Tenant == nil {
+		return true
+	}
+	ok, seen := r.admitted[topic]
+	if !seen {
+		ok = tenancy.AllowsTopic(r.t.assignment.Tenant, topic)
+		r.admitted[topic] = ok
+		if !ok {
+			r.t.log.Warn("the pattern subscription matched a topic outside the tenant's: its records are not delivered", "topic", topic, "tenant", r.t.assignment.Tenant.Tenant)
+		}
+	}
+	return ok
 }

@@ -20,6 +20,43 @@ type Config struct {
 	File *File
 	// JWT configures identity-provider tokens (nil: none).
 	JWT *JWTConfig
+	// Tenants returns the connector patterns of a tenant, for a JWT's
+	// grants over tenants ("role:@tenant"); nil: no tenants, and such a
+	// grant grants nothing. (The file's are expanded by
+	// File.ExpandTenants.)
+	Tenants func(name string) ([]string, bool)
+}
+
+// ExpandTenants gives the file's grants over tenants their tenants'
+// connector patterns; a tenant that tenants does not know is an error
+// naming the principal.
+func (f *File) ExpandTenants(tenants func(string) ([]string, bool)) error {
+	for i := range f.Entries {
+		e := &f.Entries[i]
+		for j := range e.Grants {
+			if err := expandTenants(&e.Grants[j], tenants); err != nil {
+				return fmt.Errorf("auth file %s: principal %q: %w", f.Path, e.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// expandTenants gives a grant over tenants its tenants' connector
+// patterns.
+func expandTenants(g *Grant, tenants func(string) ([]string, bool)) error {
+	for _, t := range g.Tenants {
+		var patterns []string
+		ok := false
+		if tenants != nil {
+			patterns, ok = tenants(t)
+		}
+		if !ok {
+			return fmt.Errorf("no tenant %q in the tenants file (--tenants-file)", t)
+		}
+		g.Connectors = append(g.Connectors, patterns...)
+	}
+	return nil
 }
 
 // Authenticator finds who sent a request.
@@ -60,6 +97,7 @@ func NewAuthenticator(ctx context.Context, cfg Config) (*Authenticator, error) {
 		if err != nil {
 			return nil, err
 		}
+		v.tenants = cfg.Tenants
 		a.jwt = v
 	}
 	return a, nil

@@ -19,13 +19,21 @@ package auth
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
 	"gopkg.in/yaml.v3"
+
+	"github.com/sluice-io/sluice/coordinator/internal/yamlfile"
+)
+
+// The file's readers, by their yamlfile names.
+var (
+	lineError = yamlfile.LineError
+	mapping   = yamlfile.Mapping
+	scalar    = yamlfile.Scalar
 )
 
 // Entry is one principal of the auth file: a name and the ways it may
@@ -62,22 +70,12 @@ func LoadFile(path string) (*File, error) {
 	return f, nil
 }
 
-// lineError is an error at a line of the file.
-func lineError(n *yaml.Node, format string, args ...any) error {
-	return fmt.Errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
-}
-
 // ParseFile parses an auth file's contents.
 func ParseFile(data []byte) (*File, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		// yaml.v3's messages start "yaml: line N: …".
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	root, err := yamlfile.Root(data, "a principals list")
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 {
-		return nil, errors.New("the file is empty: it must have a principals list")
-	}
-	root := doc.Content[0]
 	fields, err := mapping(root, "principals")
 	if err != nil {
 		return nil, err
@@ -110,41 +108,6 @@ func ParseFile(data []byte) (*File, error) {
 		f.Entries = append(f.Entries, e)
 	}
 	return f, nil
-}
-
-// mapping checks that n is a mapping with no key but allowed, and returns
-// its values by key.
-func mapping(n *yaml.Node, allowed ...string) (map[string]*yaml.Node, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, lineError(n, "expected a mapping with the fields %s", strings.Join(allowed, ", "))
-	}
-	out := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		known := false
-		for _, a := range allowed {
-			known = known || k.Value == a
-		}
-		if !known {
-			return nil, lineError(k, "unknown field %q (the fields are %s)", k.Value, strings.Join(allowed, ", "))
-		}
-		if _, dup := out[k.Value]; dup {
-			return nil, lineError(k, "field %q given twice", k.Value)
-		}
-		out[k.Value] = v
-	}
-	return out, nil
-}
-
-// scalar decodes a scalar field into dst.
-func scalar(n *yaml.Node, field string, dst any) error {
-	if n.Kind != yaml.ScalarNode {
-		return lineError(n, "%s must be a single value", field)
-	}
-	if err := n.Decode(dst); err != nil {
-		return lineError(n, "%s: %v", field, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	return nil
 }
 
 func parseEntry(n *yaml.Node) (Entry, error) {
@@ -202,11 +165,11 @@ func parseEntry(n *yaml.Node) (Entry, error) {
 
 func parseGrants(n *yaml.Node) ([]Grant, error) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		return nil, lineError(n, "grants must be a non-empty list of {role, connectors}")
+		return nil, lineError(n, "grants must be a non-empty list of {role, connectors} or {role, tenants}")
 	}
 	var out []Grant
 	for _, gn := range n.Content {
-		fields, err := mapping(gn, "role", "connectors")
+		fields, err := mapping(gn, "role", "connectors", "tenants")
 		if err != nil {
 			return nil, err
 		}
@@ -223,18 +186,16 @@ func parseGrants(n *yaml.Node) ([]Grant, error) {
 			return nil, lineError(rn, "%v", err)
 		}
 		if cn, ok := fields["connectors"]; ok {
-			if cn.Kind != yaml.SequenceNode || len(cn.Content) == 0 {
-				return nil, lineError(cn, "connectors must be a non-empty list of name patterns")
+			if g.Connectors, err = yamlfile.Strings(cn, "connectors", "a name pattern", false, CheckPattern); err != nil {
+				return nil, err
 			}
-			for _, pn := range cn.Content {
-				var p string
-				if err := scalar(pn, "a connector pattern", &p); err != nil {
-					return nil, err
-				}
-				if err := CheckPattern(p); err != nil {
-					return nil, lineError(pn, "%v", err)
-				}
-				g.Connectors = append(g.Connectors, p)
+		}
+		if tn, ok := fields["tenants"]; ok {
+			if g.Connectors != nil {
+				return nil, lineError(tn, "a grant is over connectors or over tenants, not both: give two grants")
+			}
+			if g.Tenants, err = yamlfile.Strings(tn, "tenants", "a tenant name", false, nil); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, g)

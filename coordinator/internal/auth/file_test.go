@@ -40,3 +40,51 @@ func TestDocsExampleParses(t *testing.T) {
 		t.Errorf("grants of %s: %+v", p.Name, p.Grants)
 	}
 }
+
+// TestGrantsOverTenants: a grant over tenants holds for their connectors,
+// as the tenants file names them; an unknown tenant stops start-up naming
+// the principal; a JWT's "role:@tenant" grants the same, and one naming an
+// unknown tenant, or mixing tenants and patterns, grants nothing.
+func TestGrantsOverTenants(t *testing.T) {
+	tenants := func(name string) ([]string, bool) {
+		if name == "team-a" {
+			return []string{"team-a-*", "legacy-a"}, true
+		}
+		return nil, false
+	}
+	f, err := ParseFile([]byte("principals:\n  - {name: tom, token_sha256: \"" + strings.Repeat("ab", 32) + "\", grants: [{role: operator, tenants: [team-a]}]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ExpandTenants(tenants); err != nil {
+		t.Fatal(err)
+	}
+	p := f.Entries[0].principal(ViaToken)
+	if !p.Allows(RoleOperator, "team-a-x") || !p.Allows(RoleOperator, "legacy-a") || p.Allows(RoleOperator, "team-b-x") || p.Unrestricted(RoleViewer) {
+		t.Errorf("grants %+v", p.Grants)
+	}
+	if got := p.Grants[0].String(); got != "operator for tenants team-a" {
+		t.Errorf("shown as %q", got)
+	}
+	f, _ = ParseFile([]byte("principals:\n  - {name: tom, token_sha256: \"" + strings.Repeat("ab", 32) + "\", grants: [{role: operator, tenants: [team-z]}]}\n"))
+	if err := f.ExpandTenants(tenants); err == nil || !strings.Contains(err.Error(), `principal "tom": no tenant "team-z" in the tenants file`) {
+		t.Errorf("unknown tenant: %v", err)
+	}
+	if _, err := ParseFile([]byte("principals:\n  - {name: tom, token_sha256: \"" + strings.Repeat("ab", 32) + "\", grants: [{role: operator, tenants: [a], connectors: [b]}]}\n")); err == nil ||
+		!strings.Contains(err.Error(), "a grant is over connectors or over tenants, not both") {
+		t.Errorf("mixed grant: %v", err)
+	}
+	grants := rolesFromClaim([]any{"operator:@team-a", "admin:@team-z", "admin:@team-a,b-*", "viewer"}, tenants)
+	want := []string{"operator for tenants team-a", "viewer"}
+	if len(grants) != len(want) {
+		t.Fatalf("JWT grants %+v, want %v", grants, want)
+	}
+	for i, g := range grants {
+		if g.String() != want[i] {
+			t.Errorf("JWT grant %d: %s, want %s", i, g, want[i])
+		}
+	}
+	if rolesFromClaim([]any{"admin:@team-a"}, nil) != nil {
+		t.Error("a grant over a tenant without a tenants file granted something")
+	}
+}

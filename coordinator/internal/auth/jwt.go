@@ -35,6 +35,8 @@ type jwtVerifier struct {
 	keys   *keySet
 	parser *jwt.Parser
 	claim  string
+	// tenants resolves grants over tenants (Config.Tenants).
+	tenants func(string) ([]string, bool)
 }
 
 // The signing methods taken: asymmetric ones only, so that a public key
@@ -82,7 +84,7 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*Principal, err
 	if sub == "" {
 		return nil, errors.New("the JWT has no sub claim to name its principal")
 	}
-	return &Principal{Name: sub, Via: ViaJWT, Grants: rolesFromClaim(claims[v.claim])}, nil
+	return &Principal{Name: sub, Via: ViaJWT, Grants: rolesFromClaim(claims[v.claim], v.tenants)}, nil
 }
 
 // jwtReason words jwt's error for a 401 message.
@@ -106,8 +108,11 @@ func jwtReason(err error) error {
 	return fmt.Errorf("the JWT is not valid: %w", err)
 }
 
-// rolesFromClaim reads the roles claim (see JWTConfig.RolesClaim).
-func rolesFromClaim(v any) []Grant {
+// rolesFromClaim reads the roles claim (see JWTConfig.RolesClaim): each
+// entry "role", "role:pattern,…" or "role:@tenant,…". An entry that does
+// not parse, or names a tenant that tenants does not know, grants nothing
+// — never everything.
+func rolesFromClaim(v any, tenants func(string) ([]string, bool)) []Grant {
 	var entries []string
 	switch c := v.(type) {
 	case string:
@@ -130,11 +135,18 @@ func rolesFromClaim(v any) []Grant {
 		if scoped {
 			ok := true
 			for _, p := range strings.Split(patterns, ",") {
+				if t, isTenant := strings.CutPrefix(p, "@"); isTenant && t != "" {
+					g.Tenants = append(g.Tenants, t)
+					continue
+				}
 				if p == "" || CheckPattern(p) != nil {
 					ok = false
 					break
 				}
 				g.Connectors = append(g.Connectors, p)
+			}
+			if g.Tenants != nil && (g.Connectors != nil || expandTenants(&g, tenants) != nil) {
+				ok = false // mixed, or an unknown tenant
 			}
 			if !ok {
 				continue // a malformed pattern grants nothing, rather than everything

@@ -56,6 +56,9 @@ func ParseRole(s string) (Role, error) {
 type Grant struct {
 	Role       Role     `json:"role"`
 	Connectors []string `json:"connectors,omitempty"`
+	// Tenants, when set, are the tenants the grant is over: Connectors
+	// then are their connector patterns, as the tenants file gives them.
+	Tenants []string `json:"tenants,omitempty"`
 }
 
 // CheckPattern reports whether p is a pattern path.Match takes.
@@ -86,6 +89,9 @@ func (g Grant) covers(role Role, connector string, anyConnector bool) bool {
 // String shows the grant as the 403 messages name it: "operator" or
 // "operator for connectors team-a-*".
 func (g Grant) String() string {
+	if len(g.Tenants) > 0 {
+		return g.Role.String() + " for tenants " + strings.Join(g.Tenants, ", ")
+	}
 	if len(g.Connectors) == 0 {
 		return g.Role.String()
 	}

@@ -57,10 +57,14 @@ func (h *Herder) validateConfig(ctx context.Context, props map[string]string) er
 	if err != nil {
 		return err
 	}
+	sink := h.connectorType(props) == v1.TypeSink
+	if err := h.checkTenantOwnership(props, sink); err != nil {
+		return err
+	}
 	if infos.ErrorCount > 0 {
 		return v1.Errorf(v1.CodeBadRequest, "%s", validate.ErrorMessage(infos))
 	}
-	if h.connectorType(props) == v1.TypeSink {
+	if sink {
 		if err := checkGroupID(props["name"], props); err != nil {
 			return err
 		}

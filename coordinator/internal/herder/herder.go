@@ -38,6 +38,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -65,6 +66,9 @@ type Config struct {
 	// from one (reserved.go). Connectors' own offsets topics and Kafka's
 	// internal topics are reserved on top.
 	ReservedTopics map[string]string
+	// Tenants are the teams of the cluster and what their connectors may
+	// touch (tenancy.go); nil: none.
+	Tenants *tenants.Tenants
 	// OffsetsPartitions and StatusPartitions size the internal topics when
 	// Sluice creates them.
 	OffsetsPartitions int32
@@ -88,7 +92,8 @@ type Config struct {
 	ExactlyOnce bool
 	// Providers resolve config providers' placeholders where the herder
 	// runs connector code: validation and the connector instances (nil:
-	// placeholders stay as they are).
+	// placeholders stay as they are); each config within its tenant's
+	// secrets (configprovider.Transformer.WithScopes, coordinator.New).
 	Providers *configprovider.Transformer
 	// FaultHook, when set, runs before each named step of a create with
 	// initial offsets (Step* constants) and fails the step with its error:

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/tenancy"
 )
 
 // reconcileLoop reconciles until ctx ends (leadership is revoked): on a
@@ -106,13 +107,16 @@ func (h *Herder) reconcile(ctx context.Context, m *instances.Manager) {
 		if p, ok := h.choosePlugin(c.Config); ok {
 			class = p.placement()
 		}
+		// A change of the tenant's rules changes the hash, so the tasks
+		// restart under them (and fail, with a trace, if they break them).
+		policy := h.policyOf(c.Name)
 		needs := ""
 		if h.ownOffsetsTopic(c.Config) != "" {
 			needs = v1.FeatureConnectorOffsetsTopic
 		}
 		for i, tc := range c.Tasks {
 			id := v1.TaskID{Connector: c.Name, Task: i}
-			desired[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc),
+			desired[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc) + tenancy.Fingerprint(policy), Tenant: policy,
 				Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: class, Needs: needs, Hold: hold, ReservedTopics: reserved}
 		}
 	}

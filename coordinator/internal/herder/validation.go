@@ -24,19 +24,22 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 // config providers' placeholders resolved (a provider that cannot read what
 // a placeholder names is a 400 naming it). On top, a path a file key names
 // that no agent able to run the connector allows is an error on that key,
-// and so is a topic no connector may use (reserved.go).
+// and so is a topic no connector may use (reserved.go) or its tenant does
+// not let it use (tenancy.go). Placeholders resolve within the tenant's
+// secrets.
 // The config itself stays as given: only validation sees what it resolves
 // to.
 func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, error) {
-	resolved, err := h.cfg.Providers.Transform(props)
+	resolved, err := h.resolveScoped(props)
 	if err != nil {
-		return v1.ConfigInfos{}, fmt.Errorf("%w: %w", errUnresolvable, v1.Errorf(v1.CodeBadRequest, "%s", err.Error()))
+		return v1.ConfigInfos{}, err
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
 		if c, ok := h.choosePlugin(resolved); ok && c.java() {
 			infos, err := h.validateJava(ctx, c, resolved)
 			if err == nil {
 				h.checkReservedTopics(&infos, resolved)
+				h.checkTenantTopics(&infos, resolved)
 			}
 			return infos, err
 		}
@@ -47,6 +50,7 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 	}
 	h.checkFilePaths(&infos, p, resolved)
 	h.checkReservedTopics(&infos, resolved)
+	h.checkTenantTopics(&infos, resolved)
 	return infos, nil
 }
 

@@ -11,6 +11,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -145,7 +146,29 @@ func hideUnlisted(p *auth.Principal, sel v1.Selector, res v1.BulkResults) v1.Bul
 
 func makeOpenMaintenance(svc Service) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		return svc.OpenMaintenance(ctx, request.(v1.MaintenanceRequest), grantCheck(ctx, operator))
+		req := request.(v1.MaintenanceRequest)
+		return svc.OpenMaintenance(ctx, req, unnamedRefusals(ctx, req.Selector, grantCheck(ctx, operator)))
+	}
+}
+
+// unnamedRefusals is check, but a refusal of a connector the caller may not
+// list, and did not name itself, does not name it: a window over a match
+// selector is refused whole without telling a team operator the names of
+// other teams' connectors.
+func unnamedRefusals(ctx context.Context, sel v1.Selector, check func(string) error) func(string) error {
+	p := auth.Caller(ctx)
+	if p == nil {
+		return check
+	}
+	return func(connector string) error {
+		err := check(connector)
+		if err == nil || p.Allows(auth.RoleViewer, connector) || slices.Contains(sel.Names, connector) {
+			return err
+		}
+		method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
+		path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
+		return &auth.DeniedError{Message: fmt.Sprintf("%s may not %s %s: the selector matches connectors %s may not list",
+			p.Kind(), method, path, p.Name)}
 	}
 }
 

@@ -49,6 +49,9 @@ type Desired struct {
 	// ReservedTopics are the topics the task may not use, sent with its
 	// assignment (v1.TaskAssignment.ReservedTopics); not part of Hash.
 	ReservedTopics map[string]string
+	// Tenant is what the task's tenant lets it touch (nil: no tenant);
+	// its fingerprint is part of Hash.
+	Tenant *v1.TenantPolicy
 }
 
 // Input is everything a plan depends on.
@@ -153,7 +156,7 @@ func Plan(in Input) Output {
 			}
 		}
 		out.Assigns[agent] = append(out.Assigns[agent], v1.TaskAssignment{ID: id, Generation: p.Generation,
-			ConnectorConfig: d.ConnConfig, TaskConfig: d.TaskConfig, ConfigHash: d.Hash, Paused: d.Paused, ReservedTopics: d.ReservedTopics})
+			ConnectorConfig: d.ConnConfig, TaskConfig: d.TaskConfig, ConfigHash: d.Hash, Paused: d.Paused, ReservedTopics: d.ReservedTopics, Tenant: d.Tenant})
 	}
 	// Tasks an agent runs that are not placed on it: zombies. (A task placed
 	// on it at a newer generation is restarted by its assignment instead.)

@@ -1,0 +1,88 @@
+package herder
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/configprovider"
+	"github.com/sluice-io/sluice/connect/dlq"
+	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/tenancy"
+)
+
+// policyOf is what a connector may touch by its name's tenant (nil: no
+// tenants apply). A config without a name — the validate endpoint's —
+// is judged by no tenant: nothing is created from it.
+func (h *Herder) policyOf(name string) *v1.TenantPolicy {
+	if name == "" {
+		return nil
+	}
+	return h.cfg.Tenants.Policy(name)
+}
+
+// resolveScoped resolves a config's placeholders within its tenant's
+// secrets (Config.Providers scopes every config by its name): a
+// placeholder naming another path or variable is a 403 naming the key and
+// what it names, and nothing is read.
+func (h *Herder) resolveScoped(props map[string]string) (map[string]string, error) {
+	resolved, err := h.cfg.Providers.Transform(props)
+	var se *configprovider.ScopeError
+	if errors.As(err, &se) {
+		return nil, v1.Errorf(v1.CodeForbidden, "Connector %s may not read that secret: %s", props["name"], err.Error())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUnresolvable, v1.Errorf(v1.CodeBadRequest, "%s", err.Error()))
+	}
+	return resolved, nil
+}
+
+// checkTenantTopics adds an error to each key of props naming a topic its
+// tenant does not let it use: topic, topics, the dead letter queue, its
+// own offsets topic. A topics.regex is judged as it runs: the agent
+// delivers no record of a topic outside the tenant's.
+func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]string) {
+	p := h.policyOf(props["name"])
+	if p == nil {
+		return
+	}
+	refuse := func(key, topic string) {
+		if topic == "" {
+			return
+		}
+		if err := tenancy.CheckTopic(p, topic); err != nil {
+			addKeyError(infos, props, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
+		}
+	}
+	refuse(topicKey, strings.TrimSpace(props[topicKey]))
+	for _, t := range strings.Split(props[topicsKey], ",") {
+		refuse(topicsKey, strings.TrimSpace(t))
+	}
+	refuse(dlq.TopicConfig, strings.TrimSpace(props[dlq.TopicConfig]))
+	if t := strings.TrimSpace(props[ownOffsetsKey]); t != h.cfg.OffsetsTopic {
+		refuse(ownOffsetsKey, t)
+	}
+}
+
+// checkTenantOwnership refuses, with a 403, a connector that strict
+// tenancy leaves with no tenant, and a sink whose consumer group is
+// outside its tenant's groups: a team's connector joining another team's
+// group would move that team's committed offsets and take its partitions.
+func (h *Herder) checkTenantOwnership(props map[string]string, sink bool) error {
+	name := props["name"]
+	p := h.policyOf(name)
+	if p == nil {
+		return nil
+	}
+	if p.Tenant == "" {
+		return v1.Errorf(v1.CodeForbidden, "Connector %s belongs to no tenant: its name matches no tenant's connector patterns (%s), and tenancy is strict, so it may touch nothing", name, h.cfg.Tenants.Path)
+	}
+	if !sink {
+		return nil
+	}
+	if err := tenancy.CheckGroup(p, records.SinkGroupID(name, props)); err != nil {
+		return v1.Errorf(v1.CodeForbidden, "Connector %s may not use that group: the %s", name, err.Error())
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package tenancy
+
+import (
+	"testing"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+)
+
+func TestPolicyChecks(t *testing.T) {
+	p := &v1.TenantPolicy{Tenant: "team-a", Topics: []string{"team-a.*", "shared"}, Groups: []string{"connect-team-a-*"}}
+	for topic, ok := range map[string]bool{"team-a.orders": true, "shared": true, "team-b.orders": false, "team-a": false} {
+		if err := CheckTopic(p, topic); (err == nil) != ok {
+			t.Errorf("topic %s: %v", topic, err)
+		}
+	}
+	if err := CheckGroup(p, "connect-team-b-1"); err == nil || err.Error() != "consumer group 'connect-team-b-1' is not one of tenant team-a's groups (connect-team-a-*)" {
+		t.Errorf("group: %v", err)
+	}
+	none := &v1.TenantPolicy{Topics: []string{}}
+	if err := CheckTopic(none, "x"); err == nil || err.Error() != "topic 'x' may not be used: the connector's name matches no tenant, and tenancy is strict" {
+		t.Errorf("strict, no tenant: %v", err)
+	}
+	if CheckTopic(nil, "anything") != nil || CheckGroup(nil, "anything") != nil {
+		t.Error("no policy must allow everything")
+	}
+	if Fingerprint(nil) != "" || Fingerprint(p) == Fingerprint(none) || Fingerprint(p) != Fingerprint(&v1.TenantPolicy{Tenant: "team-a", Topics: []string{"team-a.*", "shared"}, Groups: []string{"connect-team-a-*"}}) {
+		t.Error("fingerprints must follow the rules")
+	}
+}

@@ -1,0 +1,128 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// tenantsYAML is a two-team tenants file, strict; teamATopics are team a's
+// topic patterns.
+func tenantsYAML(secrets, teamATopics string) string {
+	return fmt.Sprintf(`strict: true
+tenants:
+  - name: team-a
+    connectors: ["team-a-*"]
+    topics: [%s]
+    groups: ["connect-team-a-*"]
+    secrets: {paths: [%q], env: ["TEAM_A_*"]}
+  - name: team-b
+    connectors: ["team-b-*"]
+    topics: ["team-b.*"]
+    groups: ["connect-team-b-*"]
+    secrets: {paths: [%q]}
+`, teamATopics, filepath.Join(secrets, "team-a"), filepath.Join(secrets, "team-b"))
+}
+
+// tenantCluster starts a strict two-team cluster: tom operates tenant
+// team-a, ada is an admin; requests go as tom. Each team has a secrets
+// directory with a kafka.properties.
+func tenantCluster(t *testing.T) (c *harness.Cluster, tenantsFile, secrets string) {
+	t.Helper()
+	dir := t.TempDir()
+	secrets = filepath.Join(dir, "secrets")
+	for _, team := range []string{"team-a", "team-b"} {
+		if err := os.MkdirAll(filepath.Join(secrets, team), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(secrets, team), "kafka.properties", []byte("password="+team+"-s3cret\n"))
+	}
+	tenantsFile = writeFile(t, dir, "tenants.yaml", []byte(tenantsYAML(secrets, `"team-a.*"`)))
+	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
+  - {name: tom, password_bcrypt: %q, grants: [{role: operator, tenants: [team-a]}]}
+  - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
+`, bcryptOf(t, "t"), bcryptOf(t, "a"))))
+	c = harness.Start(t, harness.Options{Agents: 1, ConfigProviders: []string{"file", "env"}, TenantsFile: tenantsFile,
+		RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c.Headers = basicAuth("tom", "t")
+	return c, tenantsFile, secrets
+}
+
+// TestTenantRulesAtWrite: what a config makes a connector touch is judged
+// by its name's tenant when the config is written — topics (400 naming
+// the key, the topic and the tenant), consumer groups and secrets (403),
+// a connector of no tenant under strict tenancy (403) — and a grant over a
+// tenant covers exactly the tenant's connectors.
+func TestTenantRulesAtWrite(t *testing.T) {
+	c, _, secrets := tenantCluster(t)
+	src := "team-a-src"
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": src, "config": generatorCfg("team-b.orders")}), http.StatusBadRequest,
+		invalidConfig("Invalid value team-b.orders for configuration topic: the topic 'team-b.orders' is not one of tenant team-a's topics (team-a.*)"))
+	sink := cfgWith(fileSinkCfg("a.txt", "team-a.orders"), "consumer.override.group.id", "connect-team-b-sink")
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": "team-a-sink", "config": sink}), http.StatusForbidden,
+		"Connector team-a-sink may not use that group: the consumer group 'connect-team-b-sink' is not one of tenant team-a's groups (connect-team-a-*)")
+	theirs := filepath.Join(secrets, "team-b", "kafka.properties")
+	stolen := generatorCfg("team-a.orders", "x.password", "${file:"+theirs+":password}")
+	r := c.Do("POST", "/connectors", map[string]any{"name": src, "config": stolen})
+	wantError(t, r, http.StatusForbidden, fmt.Sprintf("Connector %s may not read that secret: config x.password: the file placeholder's path %s is not one tenant team-a may read (%s)",
+		src, theirs, filepath.Join(secrets, "team-a")))
+	if strings.Contains(string(r.Body), "s3cret") {
+		t.Errorf("the refusal shows the secret: %s", r.Body)
+	}
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": src, "config": generatorCfg("team-a.orders", "x.password", "${env:TEAM_B_PASSWORD}")}),
+		http.StatusForbidden, "Connector team-a-src may not read that secret: config x.password: the env placeholder's variable TEAM_B_PASSWORD is not one tenant team-a may read (TEAM_A_*)")
+	// Its own secrets, topics and groups are fine.
+	mine := filepath.Join(secrets, "team-a", "kafka.properties")
+	mustCreate(c, src, generatorCfg("team-a.orders", "x.password", "${file:"+mine+":password}"), "STOPPED")
+	mustCreate(c, "team-a-sink", cfgWith(fileSinkCfg("a.txt", "team-a.orders"), "consumer.override.group.id", "connect-team-a-other"), "STOPPED")
+
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": "team-b-src", "config": generatorCfg("team-b.orders")}), http.StatusForbidden,
+		"User tom may not POST /connectors: the role operator for connector team-b-src is needed, and tom has operator for tenants team-a")
+	c.Headers = basicAuth("ada", "a")
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": "rogue", "config": generatorCfg("team-a.orders")}), http.StatusForbidden,
+		"Connector rogue belongs to no tenant: its name matches no tenant's connector patterns ("+filepath.Dir(secrets)+"/tenants.yaml), and tenancy is strict, so it may touch nothing")
+}
+
+// TestTenantRulesAsTasksRun: a record a team-a source routes to team b's
+// topic fails the task with a trace naming the tenant; a team-a sink's
+// pattern that matches team b's topic delivers team a's records only; and
+// when team a's rules change, its running connectors restart under them —
+// one that now breaks them fails with a trace saying why.
+func TestTenantRulesAsTasksRun(t *testing.T) {
+	c, tenantsFile, secrets := tenantCluster(t)
+	mustCreate(c, "team-a-router", generatorCfg("team-a.lines", "transforms", "route",
+		"transforms.route.type", smt+"RegexRouter", "transforms.route.regex", ".*", "transforms.route.replacement", "team-b.orders"), "")
+	s := c.WaitState("team-a-router", "RUNNING", 1, "FAILED")
+	if want := "topic 'team-b.orders' is not one of tenant team-a's topics (team-a.*)"; !strings.Contains(s.Tasks[0].Trace, want) {
+		t.Errorf("trace %q, want it to say %q", s.Tasks[0].Trace, want)
+	}
+
+	for _, topic := range []string{"team-a.in", "team-b.in"} {
+		harness.CreateTopic(t, c.Brokers, topic, 1)
+		c.Produce(topic, topic+"-1", topic+"-2")
+	}
+	mustCreate(c, "team-a-copy", cfgOf("connector.class", "FileStreamSink", "file", "copy.txt", "topics.regex", `team-.\.in`), "")
+	waitFile(t, workPath(c, "copy.txt"), []string{"team-a.in-1", "team-a.in-2"})
+	time.Sleep(500 * time.Millisecond) // team b's records, were they delivered, would be by now
+	if data, _ := os.ReadFile(workPath(c, "copy.txt")); strings.Contains(string(data), "team-b") {
+		t.Errorf("team a's sink delivered team b's records: %q", data)
+	}
+
+	mustCreate(c, "team-a-gen", generatorCfg("team-a.gen"), "")
+	c.WaitState("team-a-gen", "RUNNING", 1, "RUNNING")
+	c.StopCoordinator()
+	writeFile(t, filepath.Dir(tenantsFile), "tenants.yaml", []byte(tenantsYAML(secrets, `"team-a.in", "team-a.lines"`)))
+	c.StartCoordinator()
+	s = c.WaitState("team-a-gen", "RUNNING", 1, "FAILED")
+	if want := "topic 'team-a.gen' is not one of tenant team-a's topics (team-a.in, team-a.lines)"; !strings.Contains(s.Tasks[0].Trace, want) {
+		t.Errorf("after the rules changed: trace %q, want it to say %q", s.Tasks[0].Trace, want)
+	}
+	c.WaitState("team-a-copy", "RUNNING", 1, "RUNNING")
+}
