@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
@@ -129,6 +130,15 @@ type Config struct {
 	Audit AuditConfig
 	// OffsetsHistory configures the history of offsets changes.
 	OffsetsHistory OffsetsHistoryConfig
+	// ClientOverridePolicy is the connectors' client config override
+	// policy: None, All, Allowlist or Principal (Kafka Connect's
+	// connector.client.config.override.policy). Empty: Allowlist of
+	// clientoverrides.DefaultAllowlist, what Sluice applied before it had a
+	// policy.
+	ClientOverridePolicy string
+	// ClientOverrideAllowlist is the Allowlist policy's client config
+	// names (connector.client.config.override.allowlist).
+	ClientOverrideAllowlist []string
 	// TenantsFile is the tenants file (docs/security.md, "Multi-tenant
 	// setup"): the teams of the cluster, each a connector-name pattern
 	// with the topics, consumer groups and secrets its connectors may use.
@@ -192,6 +202,8 @@ type Coordinator struct {
 	providers *configprovider.Transformer
 	// tenants are read from Config.TenantsFile by New (nil: none).
 	tenants *tenants.Tenants
+	// overrides is the client config override policy.
+	overrides clientoverrides.Policy
 
 	cfg    Config
 	log    *slog.Logger
@@ -237,6 +249,10 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.Metrics == nil {
 		cfg.Metrics = prometheus.NewRegistry()
 	}
+	overrides, err := overridePolicy(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("coordinator config: %w", err)
+	}
 	var ts *tenants.Tenants
 	if cfg.TenantsFile != "" {
 		if ts, err = tenants.Load(cfg.TenantsFile); err != nil {
@@ -251,7 +267,7 @@ func New(cfg Config) (*Coordinator, error) {
 		}
 		return configprovider.TenantScope(ts.Policy(config["name"]))
 	})
-	c := &Coordinator{cfg: cfg, providers: providers, tenants: ts, log: cfg.Loggers.Logger(logging.Coordinator)}
+	c := &Coordinator{cfg: cfg, providers: providers, tenants: ts, overrides: overrides, log: cfg.Loggers.Logger(logging.Coordinator)}
 	if err := c.newMetrics(); err != nil {
 		return nil, err
 	}
@@ -322,6 +338,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		FleetTopic:          c.cfg.FleetTopic,
 		ReservedTopics:      c.reservedTopics(),
 		Tenants:             c.tenants,
+		Overrides:           c.overrides,
 		OffsetsPartitions:   c.cfg.OffsetsPartitions,
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,

@@ -10,6 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/labels"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -36,33 +38,35 @@ const defaultConverter = "org.apache.kafka.connect.storage.StringConverter"
 
 // Flags shared by the commands that run Sluice processes.
 var (
-	natsFlag        = stringFlag("nats", "", "NATS server URL (nats://host:port)")
-	kafkaFlag       = stringFlag("kafka", "", "Kafka bootstrap servers (host:port[,host:port…])")
-	groupIDFlag     = stringFlag("group-id", "sluice", "the cluster's id: prefix of transactional ids and group of its internal clients")
-	configTopic     = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if missing)")
-	offsetsTopic    = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if missing)")
-	statusTopic     = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if missing)")
-	fleetTopic      = stringFlag("fleet-topic", coordinator.DefaultFleetTopic, "fleet topic: agent cordons and drains, maintenance windows, rollouts (1 partition, compacted; created if missing)")
-	listenFlag      = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
-	advertiseFlag   = stringFlag("advertised-address", "", "host:port the other coordinators forward writes to, and the coordinator's worker_id (default: the REST address)")
-	labelsFlag      = stringFlag("labels", "", "agent labels for placement (k=v,k=v)")
-	idFlag          = stringFlag("id", "", "agent id, stable across restarts (default: the host name)")
-	workDirFlag     = stringFlag("work-dir", "", "directory relative file paths resolve against (default: the current directory)")
-	leaseFlag       = durationFlag("agent-lease", 10*time.Second, "an agent that has not heartbeated for this long is lost")
-	shutdownFlag    = durationFlag("task-shutdown-timeout", 10*time.Second, "how long an operation waits for tasks to confirm they stopped")
-	flushFlag       = durationFlag("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
-	keyConvFlag     = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
-	valueConvFlag   = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
-	hdrConvFlag     = stringFlag("header-converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter", "worker-level header converter class: writes the headers transformations make")
-	logLevelFlag    = stringFlag("log-level", "info", "log level at start: debug, info, warn, error (or TRACE … OFF); PUT /admin/loggers changes it at run time")
-	probeFlag       = durationFlag("agent-probe-interval", 100*time.Millisecond, "how often the leader asks NATS whether each agent is still connected: one whose connection closed (missed twice in a row) is lost without waiting out its lease; 0: only the lease")
-	membershipFlag  = stringFlag("sink-group-membership", "static", "static: each sink task joins its consumer group with a group.instance.id of its own, so a crashed agent's sinks resume elsewhere at once and a zombie is fenced by the broker; dynamic: as Kafka Connect (brokers before Kafka 2.4)")
-	leaderLease     = durationFlag("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
-	eosFlag         = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
-	headerTimeout   = durationFlag("rest-read-header-timeout", coordinator.DefaultReadHeaderTimeout, "a REST request's line and headers must arrive within this, or the connection is closed")
-	bodyTimeout     = durationFlag("rest-read-body-timeout", coordinator.DefaultReadBodyTimeout, "a REST request's body must arrive within this once its headers are in, or it is answered 408")
-	headerBytes     = intFlag("rest-max-header-bytes", coordinator.DefaultMaxHeaderBytes, "largest REST request line and headers, in bytes; larger ones are answered 431")
-	tenantsFileFlag = stringFlag("tenants-file", "", "YAML file of the cluster's tenants: each a connector-name pattern with the topics, consumer groups and secrets its connectors may use (docs/security.md)")
+	natsFlag              = stringFlag("nats", "", "NATS server URL (nats://host:port)")
+	kafkaFlag             = stringFlag("kafka", "", "Kafka bootstrap servers (host:port[,host:port…])")
+	groupIDFlag           = stringFlag("group-id", "sluice", "the cluster's id: prefix of transactional ids and group of its internal clients")
+	configTopic           = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if missing)")
+	offsetsTopic          = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if missing)")
+	statusTopic           = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if missing)")
+	fleetTopic            = stringFlag("fleet-topic", coordinator.DefaultFleetTopic, "fleet topic: agent cordons and drains, maintenance windows, rollouts (1 partition, compacted; created if missing)")
+	listenFlag            = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
+	advertiseFlag         = stringFlag("advertised-address", "", "host:port the other coordinators forward writes to, and the coordinator's worker_id (default: the REST address)")
+	labelsFlag            = stringFlag("labels", "", "agent labels for placement (k=v,k=v)")
+	idFlag                = stringFlag("id", "", "agent id, stable across restarts (default: the host name)")
+	workDirFlag           = stringFlag("work-dir", "", "directory relative file paths resolve against (default: the current directory)")
+	leaseFlag             = durationFlag("agent-lease", 10*time.Second, "an agent that has not heartbeated for this long is lost")
+	shutdownFlag          = durationFlag("task-shutdown-timeout", 10*time.Second, "how long an operation waits for tasks to confirm they stopped")
+	flushFlag             = durationFlag("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
+	keyConvFlag           = stringFlag("key-converter", defaultConverter, "worker-level key converter class")
+	valueConvFlag         = stringFlag("value-converter", defaultConverter, "worker-level value converter class")
+	hdrConvFlag           = stringFlag("header-converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter", "worker-level header converter class: writes the headers transformations make")
+	logLevelFlag          = stringFlag("log-level", "info", "log level at start: debug, info, warn, error (or TRACE … OFF); PUT /admin/loggers changes it at run time")
+	probeFlag             = durationFlag("agent-probe-interval", 100*time.Millisecond, "how often the leader asks NATS whether each agent is still connected: one whose connection closed (missed twice in a row) is lost without waiting out its lease; 0: only the lease")
+	membershipFlag        = stringFlag("sink-group-membership", "static", "static: each sink task joins its consumer group with a group.instance.id of its own, so a crashed agent's sinks resume elsewhere at once and a zombie is fenced by the broker; dynamic: as Kafka Connect (brokers before Kafka 2.4)")
+	leaderLease           = durationFlag("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
+	eosFlag               = stringFlag("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
+	headerTimeout         = durationFlag("rest-read-header-timeout", coordinator.DefaultReadHeaderTimeout, "a REST request's line and headers must arrive within this, or the connection is closed")
+	bodyTimeout           = durationFlag("rest-read-body-timeout", coordinator.DefaultReadBodyTimeout, "a REST request's body must arrive within this once its headers are in, or it is answered 408")
+	headerBytes           = intFlag("rest-max-header-bytes", coordinator.DefaultMaxHeaderBytes, "largest REST request line and headers, in bytes; larger ones are answered 431")
+	overridePolicyFlag    = stringFlag("connector-client-config-override-policy", clientoverrides.PolicyAllowlist, "which client config overrides (producer.override.*, consumer.override.*, admin.override.*) connectors may set: None, All, Allowlist (of --connector-client-config-override-allowlist) or Principal (the deprecated alias of an Allowlist of sasl.jaas.config, sasl.mechanism, security.protocol)")
+	overrideAllowlistFlag = stringFlag("connector-client-config-override-allowlist", strings.Join(clientoverrides.DefaultAllowlist, ","), "the client config names (group.id, not consumer.override.group.id) the Allowlist policy lets connectors override, comma-separated; empty: none")
+	tenantsFileFlag       = stringFlag("tenants-file", "", "YAML file of the cluster's tenants: each a connector-name pattern with the topics, consumer groups and secrets its connectors may use (docs/security.md)")
 )
 
 func coordinatorFlags() []cli.Flag {
@@ -70,7 +74,7 @@ func coordinatorFlags() []cli.Flag {
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, historyTopicFlag, historyRetentionFlag, tenantsFileFlag}, append(providerFlags(), restSecurityFlags()...)...)
+		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, historyTopicFlag, historyRetentionFlag, tenantsFileFlag, overridePolicyFlag, overrideAllowlistFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
@@ -138,33 +142,35 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		return coordinator.Config{}, err
 	}
 	return coordinator.Config{
-		KafkaSecurity:       ksec,
-		ExactlyOnce:         eos,
-		ConfigProviders:     providerSettings(c),
-		Listen:              c.String("listen"),
-		AdvertisedAddr:      c.String("advertised-address"),
-		NATSURL:             c.String("nats"),
-		NATSAuth:            natsAuth(c),
-		Brokers:             c.String("kafka"),
-		GroupID:             c.String("group-id"),
-		ConfigTopic:         c.String("config-topic"),
-		OffsetsTopic:        c.String("offsets-topic"),
-		StatusTopic:         c.String("status-topic"),
-		FleetTopic:          c.String("fleet-topic"),
-		AgentLease:          c.Duration("agent-lease"),
-		AgentProbe:          c.Duration("agent-probe-interval"),
-		TaskShutdownTimeout: c.Duration("task-shutdown-timeout"),
-		LeaderLease:         c.Duration("leader-lease"),
-		ReadHeaderTimeout:   c.Duration("rest-read-header-timeout"),
-		ReadBodyTimeout:     c.Duration("rest-read-body-timeout"),
-		MaxHeaderBytes:      c.Int("rest-max-header-bytes"),
-		Audit:               auditConfig(c),
-		OffsetsHistory:      historyConfig(c),
-		RESTSecurity:        restSecurity(c),
-		TenantsFile:         c.String("tenants-file"),
-		Loggers:             lg,
-		Logger:              rootLogger(lg),
-		Metrics:             newRegistry(),
+		KafkaSecurity:           ksec,
+		ExactlyOnce:             eos,
+		ConfigProviders:         providerSettings(c),
+		Listen:                  c.String("listen"),
+		AdvertisedAddr:          c.String("advertised-address"),
+		NATSURL:                 c.String("nats"),
+		NATSAuth:                natsAuth(c),
+		Brokers:                 c.String("kafka"),
+		GroupID:                 c.String("group-id"),
+		ConfigTopic:             c.String("config-topic"),
+		OffsetsTopic:            c.String("offsets-topic"),
+		StatusTopic:             c.String("status-topic"),
+		FleetTopic:              c.String("fleet-topic"),
+		AgentLease:              c.Duration("agent-lease"),
+		AgentProbe:              c.Duration("agent-probe-interval"),
+		TaskShutdownTimeout:     c.Duration("task-shutdown-timeout"),
+		LeaderLease:             c.Duration("leader-lease"),
+		ReadHeaderTimeout:       c.Duration("rest-read-header-timeout"),
+		ReadBodyTimeout:         c.Duration("rest-read-body-timeout"),
+		MaxHeaderBytes:          c.Int("rest-max-header-bytes"),
+		Audit:                   auditConfig(c),
+		OffsetsHistory:          historyConfig(c),
+		RESTSecurity:            restSecurity(c),
+		TenantsFile:             c.String("tenants-file"),
+		ClientOverridePolicy:    c.String("connector-client-config-override-policy"),
+		ClientOverrideAllowlist: allowedpaths.SplitList(c.String("connector-client-config-override-allowlist")),
+		Loggers:                 lg,
+		Logger:                  rootLogger(lg),
+		Metrics:                 newRegistry(),
 	}, nil
 }
 

@@ -98,6 +98,10 @@ type Options struct {
 	RESTSecurity coordinator.RESTSecurity
 	// TenantsFile is every coordinator's --tenants-file.
 	TenantsFile string
+	// OverridePolicy and OverrideAllowlist are every coordinator's client
+	// config override policy (empty: Sluice's default).
+	OverridePolicy    string
+	OverrideAllowlist []string
 	// SecureNATS, when Backends is not set, starts the cluster's NATS
 	// server with the configuration deploy/nats ships: a user per
 	// coordinator and per agent, each with its role's permissions, nkeys
@@ -207,32 +211,34 @@ func Start(t testing.TB, opts Options) *Cluster {
 	c.logOn.Store(true)
 	c.logs = &logCapture{}
 	c.coordCfg = coordinator.Config{
-		Listen:              "127.0.0.1:0",
-		NATSURL:             c.NATSURL,
-		Brokers:             c.Brokers,
-		KafkaSecurity:       SecurityFor(c.Brokers),
-		GroupID:             c.GroupID,
-		ConfigTopic:         c.Prefix + "-configs",
-		OffsetsTopic:        c.Prefix + "-offsets",
-		StatusTopic:         c.Prefix + "-status",
-		FleetTopic:          c.Prefix + "-fleet",
-		OffsetsPartitions:   5,
-		StatusPartitions:    2,
-		AgentLease:          opts.Lease,
-		AgentProbe:          opts.AgentProbe,
-		TaskShutdownTimeout: opts.ShutdownTimeout,
-		LeaderLease:         2 * time.Second,
-		FaultHook:           opts.FaultHook,
-		ConfigProviders:     configprovider.Settings{Providers: opts.ConfigProviders},
-		BeforeStatusWrite:   opts.BeforeStatusWrite,
-		Plugins:             opts.CoordinatorPlugins,
-		ReadHeaderTimeout:   opts.ReadHeaderTimeout,
-		ReadBodyTimeout:     opts.ReadBodyTimeout,
-		Audit:               coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
-		OffsetsHistory:      coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
-		RESTSecurity:        opts.RESTSecurity,
-		TenantsFile:         opts.TenantsFile,
-		ExactlyOnce:         opts.ExactlyOnce,
+		Listen:                  "127.0.0.1:0",
+		NATSURL:                 c.NATSURL,
+		Brokers:                 c.Brokers,
+		KafkaSecurity:           SecurityFor(c.Brokers),
+		GroupID:                 c.GroupID,
+		ConfigTopic:             c.Prefix + "-configs",
+		OffsetsTopic:            c.Prefix + "-offsets",
+		StatusTopic:             c.Prefix + "-status",
+		FleetTopic:              c.Prefix + "-fleet",
+		OffsetsPartitions:       5,
+		StatusPartitions:        2,
+		AgentLease:              opts.Lease,
+		AgentProbe:              opts.AgentProbe,
+		TaskShutdownTimeout:     opts.ShutdownTimeout,
+		LeaderLease:             2 * time.Second,
+		FaultHook:               opts.FaultHook,
+		ConfigProviders:         configprovider.Settings{Providers: opts.ConfigProviders},
+		BeforeStatusWrite:       opts.BeforeStatusWrite,
+		Plugins:                 opts.CoordinatorPlugins,
+		ReadHeaderTimeout:       opts.ReadHeaderTimeout,
+		ReadBodyTimeout:         opts.ReadBodyTimeout,
+		Audit:                   coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
+		OffsetsHistory:          coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
+		RESTSecurity:            opts.RESTSecurity,
+		TenantsFile:             opts.TenantsFile,
+		ClientOverridePolicy:    opts.OverridePolicy,
+		ClientOverrideAllowlist: opts.OverrideAllowlist,
+		ExactlyOnce:             opts.ExactlyOnce,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
 	for i := 0; i < opts.Agents; i++ {

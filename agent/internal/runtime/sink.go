@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/shared/records"
@@ -98,17 +98,15 @@ func (r *sinkRunner) open(ctx context.Context) error {
 			r.revoke(ctx, m)
 		}),
 	)...)
-	reset := kgo.NewOffset().AtStart()
-	if strings.EqualFold(cc["consumer.override.auto.offset.reset"], "latest") {
-		reset = kgo.NewOffset().AtEnd()
+	// Kafka Connect's sinks start from the earliest offset unless the
+	// connector overrides auto.offset.reset; the connector's consumer
+	// overrides come last, so that they win.
+	opts = append(opts, kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	overrides, err := clientoverrides.Opts(cc, clientoverrides.Consumer, r.t.cfg.ExactlyOnce)
+	if err != nil {
+		return err
 	}
-	opts = append(opts, kgo.ConsumeResetOffset(reset))
-	if ms, err := strconv.Atoi(cc["consumer.override.session.timeout.ms"]); err == nil && ms > 0 {
-		opts = append(opts, kgo.SessionTimeout(time.Duration(ms)*time.Millisecond))
-	}
-	if ms, err := strconv.Atoi(cc["consumer.override.heartbeat.interval.ms"]); err == nil && ms > 0 {
-		opts = append(opts, kgo.HeartbeatInterval(time.Duration(ms)*time.Millisecond))
-	}
+	opts = append(opts, overrides...)
 	if rx := strings.TrimSpace(cc["topics.regex"]); rx != "" {
 		if _, err := regexp.Compile(rx); err != nil {
 			return fmt.Errorf("topics.regex: %w", err)

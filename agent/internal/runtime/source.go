@@ -13,6 +13,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
@@ -112,17 +113,26 @@ func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunne
 
 func (r *sourceRunner) open(ctx context.Context) error {
 	cfg := r.t.cfg
-	p, err := kgo.NewClient(r.t.kafkaOpts("producer",
+	// The connector's producer overrides come last, so that they win.
+	overrides, err := clientoverrides.Opts(r.t.conn, clientoverrides.Producer, cfg.ExactlyOnce)
+	if err != nil {
+		return err
+	}
+	p, err := kgo.NewClient(r.t.kafkaOpts("producer", append([]kgo.Opt{
 		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
-		kgo.ProducerLinger(5*time.Millisecond),
+		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.MaxBufferedBytes(maxBufferedBytes),
-	)...)
+	}, overrides...)...)...)
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)
 	}
 	r.plain, r.producer, r.admin = p, p, kadm.NewClient(p)
 	txnID := records.TransactionalID(cfg.GroupID, r.t.id.Connector, r.t.id.Task)
-	w, err := kafkautil.NewTxnWriter(txnID, r.t.kafkaOpts("txn", kgo.MaxBufferedBytes(maxBufferedBytes))...)
+	txnOpts := []kgo.Opt{kgo.MaxBufferedBytes(maxBufferedBytes)}
+	if cfg.ExactlyOnce {
+		txnOpts = append(txnOpts, overrides...) // it writes the records too
+	}
+	w, err := kafkautil.NewTxnWriter(txnID, r.t.kafkaOpts("txn", txnOpts...)...)
 	if err != nil {
 		return fmt.Errorf("offset writer: %w", err)
 	}

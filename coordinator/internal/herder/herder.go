@@ -29,6 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
@@ -69,6 +70,9 @@ type Config struct {
 	// Tenants are the teams of the cluster and what their connectors may
 	// touch (tenancy.go); nil: none.
 	Tenants *tenants.Tenants
+	// Overrides judges connectors' client config overrides
+	// (producer.override.* and the like) when a config is written.
+	Overrides clientoverrides.Policy
 	// OffsetsPartitions and StatusPartitions size the internal topics when
 	// Sluice creates them.
 	OffsetsPartitions int32

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -123,4 +124,17 @@ func addKeyError(infos *v1.ConfigInfos, props map[string]string, key, msg string
 		Value:      v1.ConfigValueInfo{Name: key, Value: &v, RecommendedValues: []string{}, Errors: []string{msg}, Visible: true},
 	})
 	infos.ErrorCount++
+}
+
+// checkOverrides adds an error to each client config override of props
+// that the policy does not allow, that the framework owns (under any
+// policy), that Sluice's clients do not apply, or whose value does not
+// parse.
+func (h *Herder) checkOverrides(infos *v1.ConfigInfos, props map[string]string) {
+	for key, msg := range h.cfg.Overrides.Check(props, h.cfg.ExactlyOnce) {
+		addKeyError(infos, props, key, msg)
+	}
+	for key, msg := range clientoverrides.CheckValues(props) {
+		addKeyError(infos, props, key, msg)
+	}
 }

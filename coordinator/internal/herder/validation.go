@@ -25,8 +25,8 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 // a placeholder names is a 400 naming it). On top, a path a file key names
 // that no agent able to run the connector allows is an error on that key,
 // and so is a topic no connector may use (reserved.go) or its tenant does
-// not let it use (tenancy.go). Placeholders resolve within the tenant's
-// secrets.
+// not let it use (tenancy.go), and so is a client override the policy or
+// the framework refuses. Placeholders resolve within the tenant's secrets.
 // The config itself stays as given: only validation sees what it resolves
 // to.
 func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, error) {
@@ -40,6 +40,7 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 			if err == nil {
 				h.checkReservedTopics(&infos, resolved)
 				h.checkTenantTopics(&infos, resolved)
+				h.checkOverrides(&infos, resolved)
 			}
 			return infos, err
 		}
@@ -51,6 +52,7 @@ func (h *Herder) validateResolved(ctx context.Context, props map[string]string) 
 	h.checkFilePaths(&infos, p, resolved)
 	h.checkReservedTopics(&infos, resolved)
 	h.checkTenantTopics(&infos, resolved)
+	h.checkOverrides(&infos, resolved)
 	return infos, nil
 }
 

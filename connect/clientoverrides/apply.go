@@ -1,0 +1,147 @@
+package clientoverrides
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// setting turns an override's value into client options; an error says
+// what the value should be.
+type setting func(value string) ([]kgo.Opt, error)
+
+// settings are the overrides Sluice's clients apply, by client and name.
+// consumer.override.group.id is applied where the group is chosen
+// (records.SinkGroupID), so its setting adds no option. The admin client
+// of a task is its producer's, so no admin override is applied.
+var settings = map[Client]map[string]setting{
+	Producer: {
+		"acks":                acks,
+		"linger.ms":           millis(kgo.ProducerLinger),
+		"batch.size":          positive(func(n int) kgo.Opt { return kgo.ProducerBatchMaxBytes(int32(n)) }),
+		"compression.type":    compression,
+		"request.timeout.ms":  millis(kgo.ProduceRequestTimeout),
+		"delivery.timeout.ms": millis(kgo.RecordDeliveryTimeout),
+	},
+	Consumer: {
+		"group.id":                  func(string) ([]kgo.Opt, error) { return nil, nil },
+		"auto.offset.reset":         offsetReset,
+		"session.timeout.ms":        millis(kgo.SessionTimeout),
+		"heartbeat.interval.ms":     millis(kgo.HeartbeatInterval),
+		"fetch.max.wait.ms":         millis(kgo.FetchMaxWait),
+		"fetch.max.bytes":           positive(func(n int) kgo.Opt { return kgo.FetchMaxBytes(int32(n)) }),
+		"fetch.min.bytes":           positive(func(n int) kgo.Opt { return kgo.FetchMinBytes(int32(n)) }),
+		"max.partition.fetch.bytes": positive(func(n int) kgo.Opt { return kgo.FetchMaxPartitionBytes(int32(n)) }),
+	},
+	Admin: {},
+}
+
+func supported(c Client, name string) bool {
+	_, ok := settings[c][name]
+	return ok
+}
+
+// supportedNames lists what a client applies, for messages.
+func supportedNames(c Client) []string {
+	names := slices.Sorted(maps.Keys(settings[c]))
+	if len(names) == 0 {
+		return []string{"none"}
+	}
+	return names
+}
+
+// Opts returns the options that apply config's overrides of client c,
+// after checking each as Check does for the framework's keys (an
+// override the policy let through when the config was written is applied;
+// one the framework owns or Sluice cannot apply fails the task loudly).
+func Opts(config map[string]string, c Client, exactlyOnce bool) ([]kgo.Opt, error) {
+	ov := Overrides(config, c)
+	var out []kgo.Opt
+	for _, name := range slices.Sorted(maps.Keys(ov)) {
+		key := string(c) + name
+		if why := owned(c, name, exactlyOnce); why != "" {
+			return nil, fmt.Errorf("%s cannot be overridden: %s", key, why)
+		}
+		set, ok := settings[c][name]
+		if !ok {
+			return nil, fmt.Errorf("%s is not a setting Sluice's %s client applies (%s)", key, c.name(), strings.Join(supportedNames(c), ", "))
+		}
+		opts, err := set(strings.TrimSpace(ov[name]))
+		if err != nil {
+			return nil, fmt.Errorf("Invalid value %s for configuration %s: %w", ov[name], key, err)
+		}
+		if name == "acks" && exactlyOnce && ov[name] != "all" && ov[name] != "-1" {
+			return nil, fmt.Errorf("%s cannot be %s: exactly-once sources write with acks=all", key, ov[name])
+		}
+		out = append(out, opts...)
+	}
+	return out, nil
+}
+
+// CheckValues returns, for each override of config that Sluice applies
+// but whose value does not parse, why.
+func CheckValues(config map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, c := range Clients {
+		for name, v := range Overrides(config, c) {
+			if set, ok := settings[c][name]; ok {
+				if _, err := set(strings.TrimSpace(v)); err != nil {
+					out[string(c)+name] = fmt.Sprintf("Invalid value %s for configuration %s: %v", v, string(c)+name, err)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func millis[O kgo.Opt](opt func(time.Duration) O) setting {
+	return positive(func(n int) kgo.Opt { return opt(time.Duration(n) * time.Millisecond) })
+}
+
+func positive(opt func(int) kgo.Opt) setting {
+	return func(v string) ([]kgo.Opt, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 1<<31-1 {
+			return nil, fmt.Errorf("must be a positive whole number")
+		}
+		return []kgo.Opt{opt(n)}, nil
+	}
+}
+
+func acks(v string) ([]kgo.Opt, error) {
+	switch strings.ToLower(v) {
+	case "all", "-1":
+		return []kgo.Opt{kgo.RequiredAcks(kgo.AllISRAcks())}, nil
+	case "1":
+		// An idempotent producer needs every replica's acknowledgement.
+		return []kgo.Opt{kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}, nil
+	case "0":
+		return []kgo.Opt{kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite()}, nil
+	}
+	return nil, fmt.Errorf("must be all, -1, 1 or 0")
+}
+
+func compression(v string) ([]kgo.Opt, error) {
+	codecs := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
+		"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}
+	c, ok := codecs[strings.ToLower(v)]
+	if !ok {
+		return nil, fmt.Errorf("must be none, gzip, snappy, lz4 or zstd")
+	}
+	return []kgo.Opt{kgo.ProducerBatchCompression(c)}, nil
+}
+
+func offsetReset(v string) ([]kgo.Opt, error) {
+	switch strings.ToLower(v) {
+	case "earliest":
+		return []kgo.Opt{kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, nil
+	case "latest":
+		return []kgo.Opt{kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd())}, nil
+	}
+	return nil, fmt.Errorf("must be earliest or latest")
+}

@@ -1,0 +1,43 @@
+package coordinator
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/sluice-io/sluice/connect/clientoverrides"
+)
+
+// reservedTopics are the topics this cluster keeps its own state in, each
+// with what it is: no connector may produce to or consume from one (the
+// herder checks configs, the agents every record). A connector writing to
+// the config topic could plant another team's connector; one writing to the
+// audit topic could forge its trail; one reading either could copy every
+// team's configs.
+func (c *Coordinator) reservedTopics() map[string]string {
+	return map[string]string{
+		c.cfg.ConfigTopic:  "Sluice's config topic",
+		c.cfg.StatusTopic:  "Sluice's status topic",
+		c.cfg.OffsetsTopic: "Sluice's offsets topic",
+		c.cfg.FleetTopic:   "Sluice's fleet topic",
+		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic):                   "Sluice's audit topic",
+		cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic): "Sluice's offsets history topic",
+	}
+}
+
+// overridePolicy is cfg's client config override policy. Sluice's default
+// is Allowlist of what it applied before it had a policy (a consumer's
+// group.id, auto.offset.reset and session timings): Kafka 4.4 defaults to
+// All, under which a connector's overrides can reach anything its clients
+// can, and Kafka 5.0 to an empty Allowlist, which would break the
+// connectors that relied on those four. Every other override is refused
+// loudly, never ignored.
+func overridePolicy(cfg Config) (clientoverrides.Policy, error) {
+	if cfg.ClientOverridePolicy == "" {
+		return clientoverrides.ParsePolicy(clientoverrides.PolicyAllowlist, clientoverrides.DefaultAllowlist)
+	}
+	p, err := clientoverrides.ParsePolicy(cfg.ClientOverridePolicy, cfg.ClientOverrideAllowlist)
+	if err != nil {
+		return p, fmt.Errorf("--connector-client-config-override-policy: %w", err)
+	}
+	return p, nil
+}
