@@ -83,6 +83,7 @@ func (c *Coordinator) newAuditLog(kafkaOpts []kgo.Opt) (*audit.Log, error) {
 		Timeout:   c.cfg.Audit.Timeout,
 		KafkaOpts: kafkaOpts,
 		Logger:    c.cfg.Loggers.Logger(logging.REST),
+		Gate:      c.signing,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)

@@ -31,6 +31,7 @@ import (
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/recordsig"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -130,6 +131,12 @@ type Config struct {
 	Audit AuditConfig
 	// OffsetsHistory configures the history of offsets changes.
 	OffsetsHistory OffsetsHistoryConfig
+	// RecordSigningKeyFile holds the key (32 bytes or more) coordinators
+	// sign the records they write for each other with: a record on the
+	// config, status, fleet, offsets history or audit topic that no
+	// coordinator wrote is then ignored (docs/security.md). The same file
+	// on every coordinator; empty: records are neither signed nor checked.
+	RecordSigningKeyFile string
 	// ClientOverridePolicy is the connectors' client config override
 	// policy: None, All, Allowlist or Principal (Kafka Connect's
 	// connector.client.config.override.policy). Empty: Allowlist of
@@ -204,6 +211,9 @@ type Coordinator struct {
 	tenants *tenants.Tenants
 	// overrides is the client config override policy.
 	overrides clientoverrides.Policy
+	// signing signs and verifies the records coordinators write for each
+	// other (nil: no key, neither).
+	signing *recordsig.Gate
 
 	cfg    Config
 	log    *slog.Logger
@@ -270,6 +280,9 @@ func New(cfg Config) (*Coordinator, error) {
 	c := &Coordinator{cfg: cfg, providers: providers, tenants: ts, overrides: overrides, log: cfg.Loggers.Logger(logging.Coordinator)}
 	if err := c.newMetrics(); err != nil {
 		return nil, err
+	}
+	if c.signing, err = c.signingGate(); err != nil {
+		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
 	// Read every security file now, so that a bad one stops start-up
 	// before anything is bound or connected.
@@ -339,6 +352,8 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		ReservedTopics:      c.reservedTopics(),
 		Tenants:             c.tenants,
 		Overrides:           c.overrides,
+		Signing:             c.signing,
+		SignedTopics:        c.signedTopics(),
 		OffsetsPartitions:   c.cfg.OffsetsPartitions,
 		StatusPartitions:    c.cfg.StatusPartitions,
 		AgentLease:          c.cfg.AgentLease,

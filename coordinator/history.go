@@ -47,6 +47,7 @@ func (c *Coordinator) newHistory(kafkaOpts []kgo.Opt) (*offsethistory.Log, error
 		Retention: c.cfg.OffsetsHistory.Retention,
 		KafkaOpts: kafkaOpts,
 		Logger:    c.cfg.Loggers.Logger(logging.Herder),
+		Gate:      c.signing,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("offsets history: %w", err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/sluice-io/sluice/connect/clientoverrides"
+	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/recordsig"
 )
 
 // reservedTopics are the topics this cluster keeps its own state in, each
@@ -40,4 +42,26 @@ func overridePolicy(cfg Config) (clientoverrides.Policy, error) {
 		return p, fmt.Errorf("--connector-client-config-override-policy: %w", err)
 	}
 	return p, nil
+}
+
+// signingGate loads the record signing key and makes the gate that signs
+// and checks the coordinators' records, counting the ignored ones in
+// sluice_records_ignored_total; nil without a key file.
+func (c *Coordinator) signingGate() (*recordsig.Gate, error) {
+	if c.cfg.RecordSigningKeyFile == "" {
+		return nil, nil
+	}
+	key, err := recordsig.LoadKey(c.cfg.RecordSigningKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--record-signing-key-file: %w", err)
+	}
+	c.metrics.DeclareSignedTopics(append(c.signedTopics(), c.cfg.ConfigTopic)...)
+	return recordsig.NewGate(key, c.cfg.Loggers.Logger(logging.Coordinator), c.metrics.RecordIgnored), nil
+}
+
+// signedTopics are the topics whose records coordinators sign, besides the
+// config topic (which holds the marker saying where signing began).
+func (c *Coordinator) signedTopics() []string {
+	return []string{c.cfg.StatusTopic, c.cfg.FleetTopic,
+		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic), cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic)}
 }

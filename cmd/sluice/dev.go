@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -183,6 +185,11 @@ func runDev(c *cli.Context) error {
 		// (deploy/nats); the --nats-* flags say how to connect to it.
 		rootLogger(lg).Info("sluice dev --secure: NATS is external; connecting with the --nats-* flags", "nats", natsURL)
 	}
+	if ccfg.RecordSigningKeyFile == "" {
+		if ccfg.RecordSigningKeyFile, err = devRecordKey(dataDir); err != nil {
+			return err
+		}
+	}
 	if secure {
 		// The REST half of --secure: authentication with a generated admin
 		// credential, printed and written to the data dir. It plugs in
@@ -215,4 +222,25 @@ func runDev(c *cli.Context) error {
 	return runApp(context.Background(), opts, func() {
 		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
 	})
+}
+
+// devRecordKey is the record signing key of a dev data dir, made on its
+// first start (also the first start after an upgrade: the records the
+// previous version wrote stay taken, see recordsig) and kept with the data.
+func devRecordKey(dataDir string) (string, error) {
+	path := filepath.Join(dataDir, "record-signing.key")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return "", fmt.Errorf("dev: record signing key: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", fmt.Errorf("dev: record signing key: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("dev: record signing key: %w", err)
+	}
+	return path, nil
 }

@@ -98,6 +98,9 @@ type Options struct {
 	RESTSecurity coordinator.RESTSecurity
 	// TenantsFile is every coordinator's --tenants-file.
 	TenantsFile string
+	// RecordSigningKeyFile is every coordinator's --record-signing-key-file
+	// (SetRecordSigningKey changes it for the next start).
+	RecordSigningKeyFile string
 	// OverridePolicy and OverrideAllowlist are every coordinator's client
 	// config override policy (empty: Sluice's default).
 	OverridePolicy    string
@@ -236,6 +239,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		OffsetsHistory:          coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
 		RESTSecurity:            opts.RESTSecurity,
 		TenantsFile:             opts.TenantsFile,
+		RecordSigningKeyFile:    opts.RecordSigningKeyFile,
 		ClientOverridePolicy:    opts.OverridePolicy,
 		ClientOverrideAllowlist: opts.OverrideAllowlist,
 		ExactlyOnce:             opts.ExactlyOnce,
@@ -354,6 +358,10 @@ func (c *Cluster) StartCoordinator() {
 	// Later restarts keep the same address, as a real deployment would.
 	c.coordCfg.Listen = co.Addr()
 }
+
+// SetRecordSigningKey makes the coordinators started from now on sign
+// their records with the key in file: a coordinator upgraded to signing.
+func (c *Cluster) SetRecordSigningKey(file string) { c.coordCfg.RecordSigningKeyFile = file }
 
 // StartExtraCoordinator starts one more coordinator of the cluster, on a
 // port of its own, and stops it at the test's cleanup; it follows the

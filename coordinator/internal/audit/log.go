@@ -15,6 +15,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/recordsig"
 	"github.com/sluice-io/sluice/shared/textcut"
 )
 
@@ -57,6 +58,9 @@ type Config struct {
 	KafkaOpts []kgo.Opt
 	// Logger is where unwritten records are reported.
 	Logger *slog.Logger
+	// Gate signs the records written and keeps reads from showing one no
+	// coordinator wrote (nil: neither).
+	Gate *recordsig.Gate
 	// MaxQueued and DeliveryTimeout bound the records waiting for the
 	// broker: how many (default 10000; past it a record is not queued but
 	// counted as unwritten, so a broker gone for long cannot make the
@@ -145,6 +149,7 @@ func (l *Log) Write(rec v1.AuditRecord) {
 	// delivery timeout from it, which a write that took long must not use
 	// up.
 	r := &kgo.Record{Key: []byte(rec.Connector), Value: value}
+	l.cfg.Gate.Key().Sign(l.cfg.Topic, r)
 	done := make(chan struct{})
 	l.cl.TryProduce(context.Background(), r, func(_ *kgo.Record, err error) {
 		if err != nil {

@@ -50,6 +50,9 @@ func (l *Log) Read(ctx context.Context, q Query) (v1.AuditLog, error) {
 func (l *Log) scan(ctx context.Context, q Query) ([]v1.AuditRecord, bool, error) {
 	kept := map[int32]*ring{}
 	cut, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, q.Since, MaxScan, func(r *kgo.Record) {
+		if !l.cfg.Gate.Admit(r) {
+			return
+		}
 		rec, ok := decode(r)
 		if !ok || !q.matches(rec) {
 			return

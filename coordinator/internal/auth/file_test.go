@@ -4,7 +4,22 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 )
+
+// yamlBlocks are the yaml code blocks of a Markdown page.
+func yamlBlocks(page string) []string {
+	var out []string
+	for rest, ok := page, true; ok; {
+		var block string
+		if _, rest, ok = strings.Cut(rest, "```yaml\n"); ok {
+			block, rest, _ = strings.Cut(rest, "```")
+			out = append(out, block)
+		}
+	}
+	return out
+}
 
 // TestDocsExampleParses checks the auth file example of
 // docs/security.md is one the coordinator takes.
@@ -13,22 +28,42 @@ func TestDocsExampleParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The page has other YAML (Kubernetes manifests): the example is the
-	// block that starts with the auth file's one field.
-	var example string
-	for rest, ok := string(data), true; ok && example == ""; {
-		var block string
-		if _, rest, ok = strings.Cut(rest, "```yaml\n"); ok {
-			block, rest, _ = strings.Cut(rest, "```")
-			if strings.HasPrefix(strings.TrimLeft(block, "# \n"), "principals:") || strings.Contains(block, "\nprincipals:") {
-				example = block
-			}
+	// The page has other YAML (Kubernetes manifests, the tenants file):
+	// the auth file examples are the blocks with its one field. Every one
+	// must parse, its grants over tenants those of the tenants example;
+	// the one of alice is the roles example.
+	blocks := yamlBlocks(string(data))
+	var examples []string
+	var tenantsExample string
+	for _, block := range blocks {
+		switch {
+		case strings.HasPrefix(strings.TrimLeft(block, "# \n"), "principals:") || strings.Contains(block, "\nprincipals:"):
+			examples = append(examples, block)
+		case strings.Contains(block, "\ntenants:"):
+			tenantsExample = block
 		}
 	}
-	if example == "" {
-		t.Fatal("no auth file example (a yaml block with principals:) in docs/security.md")
+	if len(examples) < 2 || tenantsExample == "" {
+		t.Fatalf("%d auth file examples, tenants example %v, in docs/security.md", len(examples), tenantsExample != "")
 	}
-	f, err := ParseFile([]byte(example))
+	ts, err := tenants.Parse([]byte(tenantsExample))
+	if err != nil {
+		t.Fatalf("the tenants example does not parse: %v", err)
+	}
+	roles := ""
+	for _, example := range examples {
+		if strings.Contains(example, "name: alice") {
+			roles = example
+		}
+		f, err := ParseFile([]byte(example))
+		if err == nil {
+			err = f.ExpandTenants(ts.ConnectorPatterns)
+		}
+		if err != nil {
+			t.Errorf("an auth file example does not parse: %v\n%s", err, example)
+		}
+	}
+	f, err := ParseFile([]byte(roles))
 	if err != nil {
 		t.Fatalf("the example does not parse: %v", err)
 	}

@@ -46,6 +46,7 @@ import (
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/recordsig"
 )
 
 // Config configures a Herder.
@@ -70,6 +71,12 @@ type Config struct {
 	// Tenants are the teams of the cluster and what their connectors may
 	// touch (tenancy.go); nil: none.
 	Tenants *tenants.Tenants
+	// Signing signs the records this coordinator writes for the others and
+	// keeps it from applying one no coordinator wrote (nil: neither);
+	// SignedTopics are the topics it guards besides the config topic, whose
+	// first signed offsets the first signing leader records (signing.go).
+	Signing      *recordsig.Gate
+	SignedTopics []string
 	// Overrides judges connectors' client config overrides
 	// (producer.override.* and the like) when a config is written.
 	Overrides clientoverrides.Policy
@@ -264,12 +271,14 @@ func (h *Herder) Start(ctx context.Context) error {
 	}
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
 	h.configs.OnLoggerLevel(h.applyClusterLevel)
+	h.configs.SetGate(h.cfg.Signing)
 	if err := h.configs.Start(ctx); err != nil {
 		return fmt.Errorf("read config topic: %w", err)
 	}
 	if h.statuses, err = store.NewStatusStore(h.cfg.StatusTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
+	h.statuses.SetGate(h.cfg.Signing)
 	if err := h.statuses.Start(ctx); err != nil {
 		return fmt.Errorf("read status topic: %w", err)
 	}
@@ -278,6 +287,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	}, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
+	h.fleet.SetGate(h.cfg.Signing)
 	if err := h.fleet.Start(ctx); err != nil {
 		return fmt.Errorf("read fleet topic: %w", err)
 	}

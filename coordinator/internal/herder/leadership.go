@@ -80,6 +80,11 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	h.adoptFromStatus(time.Now())
 	h.setWriters(w)
 	l.writer = w
+	if err := h.markSigning(ctx); err != nil {
+		h.setWriters(nil)
+		w.Close()
+		return err
+	}
 	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, BeforeWrite: h.cfg.BeforeStatusWrite})
 	qctx, qcancel := context.WithCancel(ctx)
 	qdone := make(chan struct{})

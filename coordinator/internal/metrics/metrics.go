@@ -43,6 +43,7 @@ type Metrics struct {
 	natsDur    *prometheus.HistogramVec
 	natsErrs   *prometheus.CounterVec
 	agentsLost *prometheus.CounterVec
+	ignored    *prometheus.CounterVec
 }
 
 // Why the leader took an agent for lost (sluice_agents_lost_total).
@@ -103,6 +104,10 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		Namespace: Namespace, Name: "agents_lost_total",
 		Help: "Agents the leader took for lost, their tasks to be placed elsewhere, by reason: lease (no heartbeat within the agent lease) or connection (its NATS connection closed).",
 	}, []string{"reason"})).(*prometheus.CounterVec)
+	m.ignored = reg1(prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "records_ignored_total",
+		Help: "Records on Sluice's own topics (config, status, fleet, offsets history, audit) that no coordinator wrote — not signed with the coordinators' key — which this coordinator ignored, by topic.",
+	}, []string{"topic"})).(*prometheus.CounterVec)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -174,6 +179,25 @@ func (m *Metrics) ObserveReconcile(took time.Duration) {
 		return
 	}
 	m.reconcile.Observe(took.Seconds())
+}
+
+// RecordIgnored counts one record of topic that no coordinator wrote.
+func (m *Metrics) RecordIgnored(topic string) {
+	if m == nil {
+		return
+	}
+	m.ignored.WithLabelValues(topic).Inc()
+}
+
+// DeclareSignedTopics makes the ignored-records counter of each topic
+// exist, at 0.
+func (m *Metrics) DeclareSignedTopics(topics ...string) {
+	if m == nil {
+		return
+	}
+	for _, t := range topics {
+		m.ignored.WithLabelValues(t)
+	}
 }
 
 // AgentLost counts one agent taken for lost for reason (Lost…).

@@ -36,6 +36,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
+	"github.com/sluice-io/sluice/shared/recordsig"
 )
 
 // The defaults of Config.
@@ -86,6 +87,9 @@ type Config struct {
 	// Logger is where a compacted topic and unwritten markers are reported
 	// (default slog.Default()).
 	Logger *slog.Logger
+	// Gate signs the records written and keeps reads from taking one no
+	// coordinator wrote (nil: neither).
+	Gate *recordsig.Gate
 }
 
 // Log writes offsets history entries to the topic and reads them back.
@@ -157,6 +161,14 @@ func (l *Log) valueLimit(key string) int {
 	return int(min(maxRecordBytes, l.maxMessage.Load()-batchOverhead-int64(len(key))))
 }
 
+// record is a record of the topic, signed when the coordinators sign
+// their records (Config.Gate), so that readers take it.
+func (l *Log) record(key string, value []byte) *kgo.Record {
+	r := &kgo.Record{Key: []byte(key), Value: value}
+	l.cfg.Gate.Key().Sign(l.cfg.Topic, r)
+	return r
+}
+
 // Close closes the producer, once the failed markers of failed Begins are
 // written or given up (abandonTimeout at most). Every other write waited
 // for its ack, so nothing else is left queued.
@@ -192,7 +204,7 @@ func (l *Log) Begin(ctx context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHi
 	}
 	recs := make([]*kgo.Record, len(values))
 	for i, v := range values {
-		recs[i] = &kgo.Record{Key: []byte(e.Connector), Value: v}
+		recs[i] = l.record(e.Connector, v)
 	}
 	if err := l.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		l.abandons.Add(1)
@@ -211,7 +223,7 @@ func (l *Log) abandon(ctx context.Context, e v1.OffsetsHistoryEntry, cause error
 	defer cancel()
 	value, err := encodeMarker(e, fmt.Errorf("not begun: %w", cause))
 	if err == nil {
-		err = l.cl.ProduceSync(ctx, &kgo.Record{Key: []byte(e.Connector), Value: value}).FirstErr()
+		err = l.cl.ProduceSync(ctx, l.record(e.Connector, value)).FirstErr()
 	}
 	if err != nil {
 		l.cfg.Logger.Warn("offsets history entry left pending: the next leader resolves it at start-up",
@@ -234,7 +246,7 @@ func (l *Log) Finish(ctx context.Context, e v1.OffsetsHistoryEntry, cause error)
 	}
 	backoff := 100 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		err = l.cl.ProduceSync(ctx, &kgo.Record{Key: []byte(e.Connector), Value: value}).FirstErr()
+		err = l.cl.ProduceSync(ctx, l.record(e.Connector, value)).FirstErr()
 		if err == nil {
 			return nil
 		}

@@ -125,7 +125,7 @@ func (l *Log) scan(ctx context.Context, connector string, keep func(id string) b
 	reading := map[string]*assembly{}
 	settled := map[string]bool{}
 	_, err = topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, time.Time{}, MaxScan, func(r *kgo.Record) {
-		if connector != "" && string(r.Key) != connector {
+		if connector != "" && string(r.Key) != connector || !l.cfg.Gate.Admit(r) {
 			return
 		}
 		rec, ok := decode(r)

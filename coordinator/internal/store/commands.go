@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/recordsig"
 )
 
 // Command is one change to the config topic. Commands are the only
@@ -23,6 +24,7 @@ import (
 //	DeleteConnector     connector-<name> (null), target-state-<name> (null)
 //	PutFencingCount     tasks-fencing-<name>
 //	SetLoggerLevel      logger-cluster-<namespace>
+//	MarkSigning         sluice-signing-since
 type Command interface {
 	// validate rejects a command whose records no reader would accept
 	// (DecodeConfig refuses an unknown target state, so every coordinator
@@ -233,4 +235,17 @@ func (s *ConfigStore) encodeChecked(ctx context.Context, cmds []Command) ([]reco
 		return nil, err
 	}
 	return recs, nil
+}
+
+// MarkSigning records where the signing of coordinators' records began
+// (recordsig): written once, by the first leader with a key, so that the
+// records of the version before are still taken.
+type MarkSigning struct {
+	Since recordsig.Since
+}
+
+func (c MarkSigning) validate() error { return nil }
+
+func (c MarkSigning) records() []records.Record {
+	return []records.Record{{Key: recordsig.MarkerKey, Value: recordsig.EncodeSince(c.Since)}}
 }

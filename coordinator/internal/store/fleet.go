@@ -283,7 +283,7 @@ type FleetStore struct {
 // NewFleetStore makes a fleet store; call Start before use.
 func NewFleetStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*FleetStore, error) {
 	s := &FleetStore{State: NewFleetState(), onDecodeError: onDecodeError}
-	log, err := kafkalog.New(topic, s.applyRecord, opts...)
+	log, err := kafkalog.New(topic, s.gated(s.applyRecord), opts...)
 	if err != nil {
 		return nil, err
 	}

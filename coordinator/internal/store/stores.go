@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkalog"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/recordsig"
 )
 
 // ErrNotLeader is returned by a write when this coordinator holds no
@@ -82,6 +83,22 @@ type follower struct {
 	topic  string
 	log    *kafkalog.Log
 	writer atomic.Pointer[Writer]
+	// gate signs the records written and keeps the reader from applying
+	// one no coordinator wrote (nil: neither).
+	gate *recordsig.Gate
+}
+
+// SetGate installs the record signing gate; call it before Start.
+func (f *follower) SetGate(g *recordsig.Gate) { f.gate = g }
+
+// gated is apply behind the follower's gate: a record no coordinator wrote
+// is not applied.
+func (f *follower) gated(apply func(*kgo.Record)) func(*kgo.Record) {
+	return func(r *kgo.Record) {
+		if f.gate.Admit(r) {
+			apply(r)
+		}
+	}
 }
 
 // SetWriter installs (or, with nil, removes) the leader writer.
@@ -109,6 +126,7 @@ func (f *follower) write(ctx context.Context, recs ...records.Record) error {
 	krs := make([]*kgo.Record, len(recs))
 	for i, r := range recs {
 		krs[i] = &kgo.Record{Topic: f.topic, Key: []byte(r.Key), Value: r.Value}
+		f.gate.Key().Sign(f.topic, krs[i])
 	}
 	// The transaction must not be cut off by the caller's context (a REST
 	// client leaving, or leadership ending): an interrupted transaction
@@ -145,7 +163,7 @@ type ConfigStore struct {
 // NewConfigStore makes a config store; call Start before use.
 func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo.Opt) (*ConfigStore, error) {
 	s := &ConfigStore{State: NewConfigState(), Loggers: NewLoggerLevels(), onDecodeError: onDecodeError}
-	log, err := kafkalog.New(topic, s.applyRecord, opts...)
+	log, err := kafkalog.New(topic, s.gated(s.applyRecord), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +172,10 @@ func NewConfigStore(topic string, onDecodeError func(string, error), opts ...kgo
 }
 
 func (s *ConfigStore) applyRecord(r *kgo.Record) {
+	if string(r.Key) == recordsig.MarkerKey {
+		s.gate.Mark(r) // where signing began; no record of Kafka Connect's
+		return
+	}
 	rec, err := records.DecodeConfig(string(r.Key), r.Value)
 	if err != nil {
 		if s.onDecodeError != nil {
@@ -194,7 +216,7 @@ type StatusStore struct {
 // NewStatusStore makes a status store; call Start before use.
 func NewStatusStore(topic string, opts ...kgo.Opt) (*StatusStore, error) {
 	s := &StatusStore{State: NewStatusState()}
-	log, err := kafkalog.New(topic, s.applyRecord, opts...)
+	log, err := kafkalog.New(topic, s.gated(s.applyRecord), opts...)
 	if err != nil {
 		return nil, err
 	}
