@@ -280,6 +280,8 @@ func (a *Agent) Start(ctx context.Context) error {
 		ExactlyOnce:           a.cfg.ExactlyOnce,
 		SinkDynamicMembership: a.cfg.DynamicMembership,
 		KafkaOpts:             kopts,
+		Brokers:               a.cfg.Brokers,
+		Security:              a.cfg.KafkaSecurity,
 		KafkaClients:          kclients,
 		Metrics:               a.metrics,
 		Registry:              reg,

@@ -41,6 +41,19 @@ var settings = map[Client]map[string]setting{
 	Admin: {},
 }
 
+// credentialKeys are the settings that choose a client's principal; they
+// add no option themselves but make the client's credentials
+// (ClientCredentials).
+var credentialKeys = []string{"sasl.jaas.config", "sasl.mechanism", "security.protocol"}
+
+func init() {
+	for _, c := range []Client{Producer, Consumer} {
+		for _, k := range credentialKeys {
+			settings[c][k] = func(string) ([]kgo.Opt, error) { return nil, nil }
+		}
+	}
+}
+
 func supported(c Client, name string) bool {
 	_, ok := settings[c][name]
 	return ok
@@ -84,7 +97,8 @@ func Opts(config map[string]string, c Client, exactlyOnce bool) ([]kgo.Opt, erro
 }
 
 // CheckValues returns, for each override of config that Sluice applies
-// but whose value does not parse, why.
+// but whose value does not parse, why. A credential's value is never
+// repeated.
 func CheckValues(config map[string]string) map[string]string {
 	out := map[string]string{}
 	for _, c := range Clients {
@@ -94,6 +108,9 @@ func CheckValues(config map[string]string) map[string]string {
 					out[string(c)+name] = fmt.Sprintf("Invalid value %s for configuration %s: %v", v, string(c)+name, err)
 				}
 			}
+		}
+		if _, err := ClientCredentials(config, c); err != nil {
+			out[string(c)+"sasl.jaas.config"] = err.Error()
 		}
 	}
 	return out

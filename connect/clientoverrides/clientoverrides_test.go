@@ -49,9 +49,8 @@ func TestCheck(t *testing.T) {
 	want := map[string]string{
 		"producer.override.transactional.id":  "producer.override.transactional.id cannot be overridden, under any policy: Sluice sets transactional.id itself; a transactional id a connector chose could fence another connector's task or the leader",
 		"consumer.override.group.instance.id": "consumer.override.group.instance.id cannot be overridden, under any policy: Sluice gives each sink task its static member id; one a connector chose could fence another connector's task",
-		"producer.override.max.block.ms":      "producer.override.max.block.ms is not a setting Sluice's producer client applies; it applies acks, batch.size, compression.type, delivery.timeout.ms, linger.ms, request.timeout.ms",
+		"producer.override.max.block.ms":      "producer.override.max.block.ms is not a setting Sluice's producer client applies; it applies acks, batch.size, compression.type, delivery.timeout.ms, linger.ms, request.timeout.ms, sasl.jaas.config, sasl.mechanism, security.protocol",
 		"admin.override.bootstrap.servers":    "admin.override.bootstrap.servers is not a setting Sluice's admin client applies; it applies none",
-		"consumer.override.sasl.jaas.config":  "consumer.override.sasl.jaas.config is not a setting Sluice's consumer client applies; it applies auto.offset.reset, fetch.max.bytes, fetch.max.wait.ms, fetch.min.bytes, group.id, heartbeat.interval.ms, max.partition.fetch.bytes, session.timeout.ms",
 	}
 	if !reflect.DeepEqual(all, want) {
 		t.Errorf("All:\n got %v\nwant %v", all, want)
@@ -64,7 +63,7 @@ func TestCheck(t *testing.T) {
 	if none := policy("None").Check(config, false); none["consumer.override.group.id"] != "The 'None' policy does not allow 'group.id' to be overridden in the connector configuration." {
 		t.Errorf("None: %v", none)
 	}
-	if p := policy("Principal").Check(config, false); p["consumer.override.sasl.jaas.config"] == "" || strings.Contains(p["consumer.override.sasl.jaas.config"], "policy does not allow") ||
+	if p := policy("Principal").Check(config, false); p["consumer.override.sasl.jaas.config"] != "" ||
 		!strings.Contains(p["consumer.override.group.id"], "The 'Principal' policy does not allow 'group.id'") {
 		t.Errorf("Principal: %v", p)
 	}
@@ -97,6 +96,39 @@ func TestOpts(t *testing.T) {
 	}
 	if got := CheckValues(map[string]string{"consumer.override.auto.offset.reset": "none", "producer.override.acks": "all"}); len(got) != 1 ||
 		got["consumer.override.auto.offset.reset"] != "Invalid value none for configuration consumer.override.auto.offset.reset: must be earliest or latest" {
+		t.Errorf("CheckValues: %v", got)
+	}
+}
+
+// TestClientCredentials: a client's sasl.jaas.config and sasl.mechanism
+// make its credentials; a bad one is refused without its value.
+func TestClientCredentials(t *testing.T) {
+	jaas := `org.apache.kafka.common.security.scram.ScramLoginModule required username="team-a" password="pw-of-team-a";`
+	cr, err := ClientCredentials(map[string]string{"consumer.override.sasl.jaas.config": jaas, "consumer.override.sasl.mechanism": "SCRAM-SHA-512",
+		"consumer.override.security.protocol": "sasl_ssl"}, Consumer)
+	if err != nil || cr == nil || cr.User != "team-a" || cr.Protocol != "SASL_SSL" || cr.Mechanism.Name() != "SCRAM-SHA-512" {
+		t.Fatalf("%+v %v", cr, err)
+	}
+	if cr, err := ClientCredentials(map[string]string{"consumer.override.sasl.jaas.config": jaas}, Producer); cr != nil || err != nil {
+		t.Errorf("the consumer's credentials are not the producer's: %+v %v", cr, err)
+	}
+	for config, want := range map[string]string{
+		"producer.override.sasl.mechanism=PLAIN":     "producer.override.sasl.mechanism needs producer.override.sasl.jaas.config",
+		"producer.override.security.protocol=SSL":    "",
+		"producer.override.security.protocol=TLS":    "Invalid value TLS for configuration producer.override.security.protocol",
+		"producer.override.sasl.jaas.config=" + jaas: "Invalid value [hidden] for configuration producer.override.sasl.jaas.config: sasl.mechanism \"\" is not supported",
+	} {
+		k, v, _ := strings.Cut(config, "=")
+		_, err := ClientCredentials(map[string]string{k: v}, Producer)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v, want %q", config, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "pw-of-team-a") {
+			t.Errorf("the error shows the password: %v", err)
+		}
+	}
+	if got := CheckValues(map[string]string{"consumer.override.sasl.jaas.config": "junk with a password"}); !strings.Contains(got["consumer.override.sasl.jaas.config"], "[hidden]") ||
+		strings.Contains(got["consumer.override.sasl.jaas.config"], "junk") {
 		t.Errorf("CheckValues: %v", got)
 	}
 }

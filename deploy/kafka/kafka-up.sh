@@ -11,7 +11,8 @@
 #     cache is already complete for this pom.xml.
 #  2. Stop a broker left running by an earlier kafka-up.sh, wipe
 #     KAFKA_RUN_DIR, generate the TLS material (kafka-certs.sh) and format a
-#     new KRaft log dir there (StorageTool, creating the SCRAM user).
+#     new KRaft log dir there (StorageTool, creating the SCRAM users: the
+#     suites' own, a super user, and team-a and team-b, whom ACLs confine).
 #  3. Start kafka.Kafka in the background, then run KafkaReady.java until the
 #     broker answers metadata requests and has its group and transaction
 #     coordinators (bounded by KAFKA_START_TIMEOUT). On failure print the
@@ -92,6 +93,14 @@ rm -rf "$run_dir"
 mkdir -p "$run_dir/data"
 sec_dir=$run_dir/security
 "$here/kafka-certs.sh" "$sec_dir" "$sasl_ssl" "$mtls" || die "generating the TLS material into $sec_dir failed"
+# Two teams' SCRAM users beside the suites' own, for the per-team principal
+# test: their passwords in $sec_dir/<team>.password (ACLs grant them nothing
+# until that test does).
+scram=(--add-scram "SCRAM-SHA-512=[name=$(<"$sec_dir/sasl.username"),password=$(<"$sec_dir/sasl.password")]")
+for team in team-a team-b; do
+	openssl rand -hex 16 >"$sec_dir/$team.password"
+	scram+=(--add-scram "SCRAM-SHA-512=[name=$team,password=$(<"$sec_dir/$team.password")]")
+done
 sed -e "s|@LOG_DIR@|$run_dir/data|" -e "s|@SECURITY_DIR@|$sec_dir|" -e "s|@STORE_PASSWORD@|$(<"$sec_dir/store.password")|" \
 	"$here/server.properties" >"$run_dir/server.properties"
 log4j=(-Dlog4j2.configurationFile="$here/log4j2.properties")
@@ -99,8 +108,7 @@ log4j=(-Dlog4j2.configurationFile="$here/log4j2.properties")
 quick=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto)
 if ! "$java" "${quick[@]}" "${log4j[@]}" -cp "$cache/*" kafka.tools.StorageTool \
 	format -t "$cluster_id" -c "$run_dir/server.properties" \
-	--add-scram "SCRAM-SHA-512=[name=$(<"$sec_dir/sasl.username"),password=$(<"$sec_dir/sasl.password")]" \
-	>"$run_dir/format.log" 2>&1; then
+	"${scram[@]}" >"$run_dir/format.log" 2>&1; then
 	cat "$run_dir/format.log" >&2
 	die "formatting the KRaft log dir failed"
 fi

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/connect"
@@ -186,12 +187,23 @@ func (r *sinkRunner) step(ctx context.Context) error {
 	fetches := r.client.PollRecords(pctx, 1000)
 	cancel()
 	defer r.client.AllowRebalance()
+	var denied error
 	fetches.EachError(func(topic string, p int32, err error) {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) {
 			return
 		}
+		// The broker's ACLs refuse the connector's principal: retrying
+		// will not help, and a sink that waits quietly would pass for
+		// one with nothing to read. It fails, saying so.
+		if errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) {
+			denied = fmt.Errorf("consume %s: the broker refuses this connector's principal: %w", topic, err)
+			return
+		}
 		r.t.log.Warn("fetch error", "topic", topic, "partition", p, "err", err)
 	})
+	if denied != nil {
+		return denied
+	}
 	if fetches.Empty() {
 		return nil
 	}

@@ -515,7 +515,8 @@ func (r *sourceRunner) takePending() map[string]connect.Offset {
 
 // offsetRecords are the offsets-topic records of batch: in the worker's
 // topic, and in the connector's own too when it has one, as Kafka Connect
-// writes them.
+// writes them — in its own alone when the connector authenticates as its
+// own principal.
 func (r *sourceRunner) offsetRecords(batch map[string]connect.Offset) ([]*kgo.Record, error) {
 	writes := make([]v1.OffsetWrite, 0, len(batch))
 	for _, o := range batch {
@@ -534,7 +535,15 @@ func (r *sourceRunner) offsetRecords(batch map[string]connect.Offset) ([]*kgo.Re
 		}
 		writes = append(writes, w)
 	}
-	tw := v1.WriteRecords(writes, r.t.cfg.OffsetsTopic, r.view.ConnectorTopic())
+	worker := r.t.cfg.OffsetsTopic
+	if own := r.view.ConnectorTopic(); own != "" && r.t.creds[clientoverrides.Producer] != nil {
+		// A connector that is its own principal writes its own topic
+		// alone: the worker's holds every team's positions, which its
+		// principal must not be able to write (the coordinator requires
+		// such a source to have an offsets topic of its own).
+		worker = own
+	}
+	tw := v1.WriteRecords(writes, worker, r.view.ConnectorTopic())
 	recs := make([]*kgo.Record, len(tw))
 	for i, w := range tw {
 		recs[i] = &kgo.Record{Topic: w.Topic, Key: []byte(w.Key)}

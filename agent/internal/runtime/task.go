@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/agent/internal/metrics"
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/topicguard"
@@ -77,6 +78,9 @@ type task struct {
 	// guard holds the topics the task may neither produce to nor consume
 	// from (topics.go).
 	guard topicguard.Guard
+	// creds are the credentials the connector overrides for its clients
+	// (loadCredentials); set by newRunner.
+	creds map[clientoverrides.Client]*clientoverrides.Credentials
 
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -324,10 +328,52 @@ func (t *task) clientID(role string) string {
 }
 
 // kafkaOpts are the options of one of the task's clients: the agent's base
-// options, then the client's id and measurement.
+// options — or, when the connector overrides the credentials of that
+// client, the same brokers and TLS as the connector's own principal —
+// then the client's id and measurement.
 func (t *task) kafkaOpts(role string, extra ...kgo.Opt) []kgo.Opt {
-	opts := t.cfg.KafkaClients.With(t.clientID(role), t.cfg.KafkaOpts)
+	base := t.cfg.KafkaOpts
+	if cr := t.creds[roleClient(role)]; cr != nil {
+		base = kafkautil.ClientOpts(t.cfg.Brokers, t.clientID(role), t.cfg.Security.WithSASL(cr.Mechanism))
+	}
+	opts := t.cfg.KafkaClients.With(t.clientID(role), base)
 	return append(opts, extra...)
+}
+
+// roleClient is the client whose overrides a task client of role takes, as
+// Kafka Connect's: a sink's consumer (and its leaving member) the
+// consumer's, every producer of the task (records, offsets, dead letters)
+// the producer's.
+func roleClient(role string) clientoverrides.Client {
+	switch role {
+	case "consumer", "leave":
+		return clientoverrides.Consumer
+	}
+	return clientoverrides.Producer
+}
+
+// loadCredentials reads the credentials the connector overrides for its
+// clients, and checks that they reach the agent's listener: the client
+// connects where the agent does, so a security.protocol of another kind
+// could not be honoured.
+func (t *task) loadCredentials() error {
+	t.creds = map[clientoverrides.Client]*clientoverrides.Credentials{}
+	for _, c := range []clientoverrides.Client{clientoverrides.Producer, clientoverrides.Consumer} {
+		cr, err := clientoverrides.ClientCredentials(t.conn, c)
+		if err != nil {
+			return err
+		}
+		if cr == nil {
+			continue
+		}
+		tlsOn := t.cfg.Security.TLSOn()
+		if cr.Protocol == "SASL_SSL" && !tlsOn || cr.Protocol == "SASL_PLAINTEXT" && tlsOn {
+			return fmt.Errorf("%ssecurity.protocol %s: this agent reaches Kafka over %s, and the connector's clients connect where it does", c, cr.Protocol, map[bool]string{true: "TLS", false: "plaintext"}[tlsOn])
+		}
+		t.creds[c] = cr
+		t.log.Info("the connector's clients authenticate as its own principal", "client", strings.TrimSuffix(string(c), ".override."), "user", cr.User)
+	}
+	return nil
 }
 
 // failAndClose reports err and releases the task's clients at once (a
@@ -357,6 +403,9 @@ func (t *task) newRunner() (runner, error) {
 	}
 	if t.props, err = t.cfg.Providers.TransformScoped(t.assignment.TaskConfig, scope); err != nil {
 		return nil, fmt.Errorf("resolving the task config: %w", err)
+	}
+	if err := t.loadCredentials(); err != nil {
+		return nil, err
 	}
 	class := t.conn["connector.class"]
 	if t.cfg.Host != nil {

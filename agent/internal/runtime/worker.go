@@ -26,6 +26,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
+	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
@@ -53,6 +54,12 @@ type Config struct {
 	// SimpleHeaderConverter), for the headers Go transformations make.
 	HeaderConverter string
 	KafkaOpts       []kgo.Opt
+	// Brokers and Security are what KafkaOpts were made of: a task whose
+	// connector overrides its clients' credentials (sasl.jaas.config)
+	// connects to the same brokers, with the same TLS, as another
+	// principal.
+	Brokers  string
+	Security *kafkasec.Config
 	// KafkaClients measures every Kafka client a task makes, each under a
 	// client id of its own (nil: unmeasured).
 	KafkaClients *kafkametrics.Clients

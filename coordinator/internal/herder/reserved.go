@@ -137,4 +137,12 @@ func (h *Herder) checkOverrides(infos *v1.ConfigInfos, props map[string]string) 
 	for key, msg := range clientoverrides.CheckValues(props) {
 		addKeyError(infos, props, key, msg)
 	}
+	// A source that authenticates as its own principal writes its offsets
+	// as that principal: into a topic of its own, never the worker's,
+	// which holds every team's positions.
+	if cr, _ := clientoverrides.ClientCredentials(props, clientoverrides.Producer); cr != nil && h.connectorType(props) == v1.TypeSource {
+		if t := strings.TrimSpace(props[ownOffsetsKey]); t == "" || t == h.cfg.OffsetsTopic {
+			addKeyError(infos, props, ownOffsetsKey, fmt.Sprintf("A source that authenticates as its own principal (producer.override.sasl.jaas.config, user %s) needs an offsets.storage.topic of its own: its principal must not need write access to the worker's offsets topic, which holds every connector's positions", cr.User))
+		}
+	}
 }
