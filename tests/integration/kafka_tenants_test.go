@@ -46,8 +46,8 @@ func grantTeam(t *testing.T, adm *kadm.Client, team, topicPrefix, groupID string
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		del := kadm.NewACLs().Allow("User:"+team).AllowHosts().ResourcePatternType(kadm.ACLPatternPrefixed).
-			Topics(topicPrefix).Groups("connect-"+team+"-").TransactionalIDs(groupID+"-"+team+"-").Operations(kadm.OpAny)
+		del := kadm.NewACLs().Allow("User:" + team).AllowHosts().ResourcePatternType(kadm.ACLPatternPrefixed).
+			Topics(topicPrefix).Groups("connect-" + team + "-").TransactionalIDs(groupID + "-" + team + "-").Operations(kadm.OpAny)
 		_, _ = adm.DeleteACLs(ctx, del)
 	})
 }
