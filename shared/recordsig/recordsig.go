@@ -19,17 +19,18 @@ package recordsig
 
 import (
 	"bytes"
+	"errors"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/shared/secretfile"
 	"github.com/sluice-io/sluice/shared/textcut"
 )
 
@@ -49,21 +50,21 @@ type Key struct{ secret []byte }
 
 // LoadKey reads a key file (its bytes, surrounding white space trimmed).
 func LoadKey(file string) (*Key, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
+	secret, err := secretfile.Key(file, minKey)
+	var short *secretfile.ShortKeyError
+	switch {
+	case errors.As(err, &short):
+		return nil, fmt.Errorf("record signing key file %s: %w", file, err)
+	case err != nil:
 		return nil, fmt.Errorf("record signing key file: %w", err)
 	}
-	k, err := NewKey(bytes.TrimSpace(data))
-	if err != nil {
-		return nil, fmt.Errorf("record signing key file %s: %w", file, err)
-	}
-	return k, nil
+	return &Key{secret: secret}, nil
 }
 
 // NewKey is a Key of secret's bytes.
 func NewKey(secret []byte) (*Key, error) {
 	if len(secret) < minKey {
-		return nil, fmt.Errorf("the key has %d bytes, fewer than %d (make one with `openssl rand -hex 32`)", len(secret), minKey)
+		return nil, &secretfile.ShortKeyError{Got: len(secret), Min: minKey}
 	}
 	return &Key{secret: bytes.Clone(secret)}, nil
 }

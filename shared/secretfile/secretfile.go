@@ -6,7 +6,9 @@
 package secretfile
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 )
@@ -32,4 +34,26 @@ func Read(path string) (string, error) {
 		return "", ErrMultiline
 	}
 	return s, nil
+}
+
+// ShortKeyError refuses a key file that holds too short a key.
+type ShortKeyError struct{ Got, Min int }
+
+func (e *ShortKeyError) Error() string {
+	return fmt.Sprintf("the key has %d bytes, fewer than %d (make one with `openssl rand -hex 32`)", e.Got, e.Min)
+}
+
+// Key returns the signing key in path: the file's bytes without
+// surrounding white space, at least min of them (a *ShortKeyError
+// otherwise). Its read errors name the file; callers add the setting.
+func Key(path string, min int) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	key := bytes.TrimSpace(data)
+	if len(key) < min {
+		return nil, &ShortKeyError{Got: len(key), Min: min}
+	}
+	return key, nil
 }

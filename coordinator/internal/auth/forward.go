@@ -9,9 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/sluice-io/sluice/shared/secretfile"
 )
 
 // IdentityHeader carries the identity a follower forwards with a write, as
@@ -34,13 +35,13 @@ type ForwardKey struct{ key []byte }
 // LoadForwardKey reads a forward key file: at least 32 bytes (surrounding
 // white space is not part of the key), e.g. `openssl rand -hex 32`.
 func LoadForwardKey(path string) (*ForwardKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	key, err := secretfile.Key(path, minForwardKey)
+	var short *secretfile.ShortKeyError
+	switch {
+	case errors.As(err, &short):
+		return nil, fmt.Errorf("forward key file %s: %w", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("forward key file: %w", err)
-	}
-	key := bytes.TrimSpace(data)
-	if len(key) < minForwardKey {
-		return nil, fmt.Errorf("forward key file %s: the key has %d bytes, fewer than %d (make one with `openssl rand -hex 32`)", path, len(key), minForwardKey)
 	}
 	return &ForwardKey{key: key}, nil
 }
