@@ -19,11 +19,11 @@ package recordsig
 
 import (
 	"bytes"
-	"errors"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
