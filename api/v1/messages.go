@@ -172,6 +172,9 @@ type TenantPolicy struct {
 	// ${env:…} may read.
 	SecretPaths []string `json:"secret_paths,omitempty"`
 	SecretEnv   []string `json:"secret_env,omitempty"`
+	// KafkaPrincipal, when set, is the only SASL user the tasks' clients
+	// may authenticate as when the connector overrides their credentials.
+	KafkaPrincipal string `json:"kafka_principal,omitempty"`
 }
 
 // AssignRequest starts tasks on an agent, or updates ones it runs: a task

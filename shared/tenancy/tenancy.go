@@ -89,6 +89,15 @@ func refusal(what, name, tenant, kind string, allowed []string) string {
 	return fmt.Sprintf("%s '%s' is not one of tenant %s's %s (%s)", what, name, tenant, kind, list)
 }
 
+// CheckPrincipal refuses a SASL user the policy's tenant does not let its
+// connectors authenticate as: with a KafkaPrincipal, any other.
+func CheckPrincipal(p *v1.TenantPolicy, user string) error {
+	if p == nil || p.KafkaPrincipal == "" || user == p.KafkaPrincipal {
+		return nil
+	}
+	return fmt.Errorf("SASL user '%s' is not tenant %s's Kafka principal (%s)", user, p.Tenant, p.KafkaPrincipal)
+}
+
 // Fingerprint identifies a policy's rules, for a task's config hash: a
 // change of them restarts the task under the new rules. A nil policy has
 // none ("").

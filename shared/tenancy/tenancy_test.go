@@ -27,3 +27,13 @@ func TestPolicyChecks(t *testing.T) {
 		t.Error("fingerprints must follow the rules")
 	}
 }
+
+func TestCheckPrincipal(t *testing.T) {
+	p := &v1.TenantPolicy{Tenant: "team-a", KafkaPrincipal: "team-a"}
+	if CheckPrincipal(p, "team-a") != nil || CheckPrincipal(&v1.TenantPolicy{Tenant: "x"}, "anyone") != nil || CheckPrincipal(nil, "anyone") != nil {
+		t.Error("a principal the policy allows was refused")
+	}
+	if err := CheckPrincipal(p, "team-b"); err == nil || err.Error() != "SASL user 'team-b' is not tenant team-a's Kafka principal (team-a)" {
+		t.Errorf("team-b: %v", err)
+	}
+}

@@ -23,6 +23,7 @@ tenants:
     topics: [%s]
     groups: ["connect-team-a-*"]
     secrets: {paths: [%q], env: ["TEAM_A_*"]}
+    kafka_principal: User:team-a
   - name: team-b
     connectors: ["team-b-*"]
     topics: ["team-b.*"]
@@ -57,7 +58,8 @@ func tenantCluster(t *testing.T) (c *harness.Cluster, tenantsFile, secrets strin
 
 // TestTenantRulesAtWrite: what a config makes a connector touch is judged
 // by its name's tenant when the config is written — topics (400 naming
-// the key, the topic and the tenant), consumer groups and secrets (403),
+// the key, the topic and the tenant), consumer groups, secrets and the
+// Kafka principal its clients authenticate as (403),
 // a connector of no tenant under strict tenancy (403) — and a grant over a
 // tenant covers exactly the tenant's connectors.
 func TestTenantRulesAtWrite(t *testing.T) {
@@ -78,6 +80,10 @@ func TestTenantRulesAtWrite(t *testing.T) {
 	}
 	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": src, "config": generatorCfg("team-a.orders", "x.password", "${env:TEAM_B_PASSWORD}")}),
 		http.StatusForbidden, "Connector team-a-src may not read that secret: config x.password: the env placeholder's variable TEAM_B_PASSWORD is not one tenant team-a may read (TEAM_A_*)")
+	asTeamB := cfgWith(fileSinkCfg("a.txt", "team-a.orders"), "consumer.override.sasl.mechanism", "SCRAM-SHA-512",
+		"consumer.override.sasl.jaas.config", `org.apache.kafka.common.security.scram.ScramLoginModule required username="team-b" password="guessed";`)
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": "team-a-sink", "config": asTeamB}), http.StatusForbidden,
+		"Connector team-a-sink may not authenticate as that user (consumer.override.sasl.jaas.config): the SASL user 'team-b' is not tenant team-a's Kafka principal (team-a)")
 	// Its own secrets, topics and groups are fine.
 	mine := filepath.Join(secrets, "team-a", "kafka.properties")
 	mustCreate(c, src, generatorCfg("team-a.orders", "x.password", "${file:"+mine+":password}"), "STOPPED")

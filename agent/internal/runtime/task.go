@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/tenancy"
 	"github.com/sluice-io/sluice/shared/topicguard"
 )
 
@@ -365,6 +366,9 @@ func (t *task) loadCredentials() error {
 		}
 		if cr == nil {
 			continue
+		}
+		if err := tenancy.CheckPrincipal(t.assignment.Tenant, cr.User); err != nil {
+			return fmt.Errorf("%ssasl.jaas.config: the %w", c, err)
 		}
 		tlsOn := t.cfg.Security.TLSOn()
 		if cr.Protocol == "SASL_SSL" && !tlsOn || cr.Protocol == "SASL_PLAINTEXT" && tlsOn {

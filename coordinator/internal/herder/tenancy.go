@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/shared/records"
@@ -66,8 +67,9 @@ func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]strin
 }
 
 // checkTenantOwnership refuses, with a 403, a connector that strict
-// tenancy leaves with no tenant, and a sink whose consumer group is
-// outside its tenant's groups: a team's connector joining another team's
+// tenancy leaves with no tenant, one whose clients would authenticate as
+// another SASL user than its tenant's Kafka principal, and a sink whose
+// consumer group is outside its tenant's groups: a team's connector joining another team's
 // group would move that team's committed offsets and take its partitions.
 func (h *Herder) checkTenantOwnership(props map[string]string, sink bool) error {
 	name := props["name"]
@@ -77,6 +79,13 @@ func (h *Herder) checkTenantOwnership(props map[string]string, sink bool) error 
 	}
 	if p.Tenant == "" {
 		return v1.Errorf(v1.CodeForbidden, "Connector %s belongs to no tenant: its name matches no tenant's connector patterns (%s), and tenancy is strict, so it may touch nothing", name, h.cfg.Tenants.Path)
+	}
+	for _, c := range []clientoverrides.Client{clientoverrides.Producer, clientoverrides.Consumer} {
+		if cr, _ := clientoverrides.ClientCredentials(props, c); cr != nil {
+			if err := tenancy.CheckPrincipal(p, cr.User); err != nil {
+				return v1.Errorf(v1.CodeForbidden, "Connector %s may not authenticate as that user (%ssasl.jaas.config): the %s", name, c, err.Error())
+			}
+		}
 	}
 	if !sink {
 		return nil

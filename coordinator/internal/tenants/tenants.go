@@ -12,6 +12,7 @@
 //	    secrets:
 //	      paths: ["/etc/sluice/secrets/team-a"]   # ${file:…}, ${directory:…}
 //	      env: ["TEAM_A_*"]                       # ${env:…}
+//	    kafka_principal: team-a       # the one SASL user its clients may override to
 //
 // What a connector may touch follows from its name's tenant, never from
 // who wrote its config.
@@ -23,6 +24,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -40,6 +42,9 @@ type Tenant struct {
 	Topics, Groups []string
 	// SecretPaths and SecretEnv confine its config placeholders.
 	SecretPaths, SecretEnv []string
+	// KafkaPrincipal, when set, is the SASL user its connectors' clients
+	// may authenticate as (sasl.jaas.config overrides): no other.
+	KafkaPrincipal string
 }
 
 // Tenants is a parsed tenants file. A nil *Tenants has no tenants: every
@@ -116,7 +121,7 @@ func checkDir(d string) error {
 
 func parseTenant(n *yaml.Node) (Tenant, error) {
 	var t Tenant
-	fields, err := yamlfile.Mapping(n, "name", "connectors", "topics", "groups", "secrets")
+	fields, err := yamlfile.Mapping(n, "name", "connectors", "topics", "groups", "secrets", "kafka_principal")
 	if err != nil {
 		return t, err
 	}
@@ -145,6 +150,13 @@ func parseTenant(n *yaml.Node) (Tenant, error) {
 				return t, err
 			}
 		}
+	}
+	if v, ok := fields["kafka_principal"]; ok {
+		if err := yamlfile.Scalar(v, "kafka_principal", &t.KafkaPrincipal); err != nil {
+			return t, err
+		}
+		// Kafka's ACLs spell it User:<name>; the SASL user is <name>.
+		t.KafkaPrincipal = strings.TrimPrefix(t.KafkaPrincipal, "User:")
 	}
 	if s, ok := fields["secrets"]; ok {
 		sf, err := yamlfile.Mapping(s, "paths", "env")
@@ -197,7 +209,7 @@ func (t *Tenants) Policy(connector string) *v1.TenantPolicy {
 		return nil
 	}
 	return &v1.TenantPolicy{Tenant: tn.Name, Topics: slices.Clone(tn.Topics), Groups: slices.Clone(tn.Groups),
-		SecretPaths: slices.Clone(tn.SecretPaths), SecretEnv: slices.Clone(tn.SecretEnv)}
+		SecretPaths: slices.Clone(tn.SecretPaths), SecretEnv: slices.Clone(tn.SecretEnv), KafkaPrincipal: tn.KafkaPrincipal}
 }
 
 // ConnectorPatterns returns a tenant's connector patterns, for a grant

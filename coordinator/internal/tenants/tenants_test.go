@@ -15,6 +15,7 @@ tenants:
     topics: ["team-a.*"]
     groups: ["connect-team-a-*"]
     secrets: {paths: ["/etc/sluice/secrets/team-a"], env: ["TEAM_A_*"]}
+    kafka_principal: User:team-a
   - name: ops
     connectors: ["*"]
 `
@@ -25,7 +26,7 @@ func TestPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &v1.TenantPolicy{Tenant: "team-a", Topics: []string{"team-a.*"}, Groups: []string{"connect-team-a-*"},
-		SecretPaths: []string{"/etc/sluice/secrets/team-a"}, SecretEnv: []string{"TEAM_A_*"}}
+		SecretPaths: []string{"/etc/sluice/secrets/team-a"}, SecretEnv: []string{"TEAM_A_*"}, KafkaPrincipal: "team-a"}
 	if got := ts.Policy("team-a-orders"); !reflect.DeepEqual(got, want) {
 		t.Errorf("policy of team-a-orders: %+v", got)
 	}
