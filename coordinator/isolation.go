@@ -56,7 +56,7 @@ func (c *Coordinator) signingGate() (*recordsig.Gate, error) {
 		return nil, fmt.Errorf("--record-signing-key-file: %w", err)
 	}
 	c.metrics.DeclareSignedTopics(append(c.signedTopics(), c.cfg.ConfigTopic)...)
-	return recordsig.NewGate(key, c.cfg.Loggers.Logger(logging.Coordinator), c.metrics.RecordIgnored), nil
+	return recordsig.NewGate(key, c.cfg.ConfigTopic, c.cfg.Loggers.Logger(logging.Coordinator), c.metrics.RecordIgnored), nil
 }
 
 // signedTopics are the topics whose records coordinators sign, besides the

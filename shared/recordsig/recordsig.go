@@ -131,24 +131,32 @@ func EncodeSince(s Since) []byte {
 type Gate struct {
 	key *Key
 	log *slog.Logger
+	// configTopic holds the marker.
+	configTopic string
 	// onIgnored counts an ignored record of topic (a metric).
 	onIgnored func(topic string)
 
-	mu     sync.Mutex
-	since  Since
-	known  bool
-	warned map[string]bool
+	mu    sync.Mutex
+	since Since
+	known bool
+	// inferred: no marker was read, but a signed record of the config
+	// topic was (the marker is gone — a tombstone, compacted): signing
+	// began at that record at the latest, and no other topic's records
+	// are taken unsigned. A marker read later still sets the boundaries.
+	inferred bool
+	warned   map[string]bool
 }
 
-// NewGate returns a gate over key's signatures; nil when key is nil.
-func NewGate(key *Key, log *slog.Logger, onIgnored func(topic string)) *Gate {
+// NewGate returns a gate over key's signatures for a cluster whose config
+// topic (holding the marker) is configTopic; nil when key is nil.
+func NewGate(key *Key, configTopic string, log *slog.Logger, onIgnored func(topic string)) *Gate {
 	if key == nil {
 		return nil
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Gate{key: key, log: log, onIgnored: onIgnored, warned: map[string]bool{}}
+	return &Gate{key: key, configTopic: configTopic, log: log, onIgnored: onIgnored, warned: map[string]bool{}}
 }
 
 // Key is the gate's key, which writers sign with (nil for a nil gate).
@@ -185,21 +193,53 @@ func (g *Gate) Mark(r *kgo.Record) bool {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.known {
+	if g.known && !g.inferred {
 		return true // the first marker holds: a later one cannot widen what is taken unsigned
 	}
 	if s == nil {
 		s = Since{}
 	}
-	s[r.Topic] = map[int32]int64{r.Partition: r.Offset}
-	g.since, g.known = s, true
+	first := r.Offset
+	if g.inferred {
+		// A signed record came before this marker: the boundary stays
+		// there, not later.
+		first = min(first, g.since[r.Topic][r.Partition])
+	}
+	s[r.Topic] = map[int32]int64{r.Partition: first}
+	g.since, g.known, g.inferred = s, true, false
 	return true
+}
+
+// noteSigned takes a signed record of the config topic read before any
+// marker as where signing began: the marker should have come first, so it
+// was removed (a tombstone someone wrote, then compaction). Failing closed,
+// the config topic's later records and every other topic's must then be
+// signed, and no leader writes a new marker that would take what came
+// since as the previous version's.
+func (g *Gate) noteSigned(r *kgo.Record) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.known {
+		return
+	}
+	g.since = Since{r.Topic: {r.Partition: r.Offset}}
+	g.known, g.inferred = true, true
+	if string(r.Key) != MarkerKey {
+		g.log.Warn("a signed record precedes any record signing marker on the config topic: the marker was removed; records that are not signed are ignored from here on, on every topic",
+			"topic", r.Topic, "offset", r.Offset)
+	}
 }
 
 // Admit reports whether a reader applies r. An ignored record is counted
 // and, the first time for its topic, logged.
 func (g *Gate) Admit(r *kgo.Record) bool {
-	if g == nil || g.key.Verify(r) {
+	if g == nil {
+		return true
+	}
+	if g.key.Verify(r) {
+		if r.Topic == g.configTopic {
+			g.noteSigned(r)
+		}
 		return true
 	}
 	g.mu.Lock()

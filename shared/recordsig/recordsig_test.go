@@ -61,7 +61,7 @@ func TestSignVerify(t *testing.T) {
 func TestGate(t *testing.T) {
 	k := key(t, "k")
 	ignored := map[string]int{}
-	g := NewGate(k, slog.New(slog.DiscardHandler), func(topic string) { ignored[topic]++ })
+	g := NewGate(k, "configs", slog.New(slog.DiscardHandler), func(topic string) { ignored[topic]++ })
 	unsigned := func(topic string, offset int64) *kgo.Record {
 		return &kgo.Record{Topic: topic, Key: []byte("forged"), Value: []byte("x"), Offset: offset}
 	}
@@ -110,5 +110,40 @@ func TestGate(t *testing.T) {
 	var none *Gate
 	if !none.Admit(unsigned("configs", 1)) || none.Key() != nil {
 		t.Error("a nil gate must take everything and sign nothing")
+	}
+}
+
+// TestGateWithoutItsMarker: a signed config record read before any marker
+// means the marker was removed (a tombstone, then compaction): from there
+// on nothing unsigned is taken, on any topic, and the gate counts as
+// knowing where signing began, so no leader writes a new marker that would
+// bless what came since. A marker read after it still gives the other
+// topics their boundaries, but cannot move the config topic's later.
+func TestGateWithoutItsMarker(t *testing.T) {
+	k := key(t, "k")
+	g := NewGate(k, "configs", slog.New(slog.DiscardHandler), nil)
+	old := &kgo.Record{Topic: "configs", Key: []byte("connector-x"), Value: []byte("v"), Offset: 2}
+	if !g.Admit(old) {
+		t.Fatal("a record of the version before was ignored")
+	}
+	signed := &kgo.Record{Key: []byte("connector-a"), Value: []byte("v"), Offset: 7}
+	k.Sign("configs", signed)
+	signed.Topic = "configs"
+	if !g.Admit(signed) || !g.Known() {
+		t.Fatal("a signed config record before any marker must set the boundary")
+	}
+	if g.Admit(&kgo.Record{Topic: "configs", Key: []byte("connector-evil"), Offset: 8}) ||
+		g.Admit(&kgo.Record{Topic: "status", Key: []byte("status-connector-a"), Offset: 0}) {
+		t.Error("an unsigned record after the first signed one was taken")
+	}
+	marker := &kgo.Record{Key: []byte(MarkerKey), Value: EncodeSince(Since{"status": {0: 5}}), Offset: 9}
+	k.Sign("configs", marker)
+	marker.Topic = "configs"
+	g.Admit(marker)
+	if !g.Mark(marker) {
+		t.Fatal("the marker was not taken")
+	}
+	if !g.Admit(&kgo.Record{Topic: "status", Offset: 4}) || g.Admit(&kgo.Record{Topic: "configs", Offset: 8}) {
+		t.Error("the marker's boundaries: status before 5 taken unsigned, configs from 7 on signed only")
 	}
 }
