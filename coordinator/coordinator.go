@@ -272,8 +272,13 @@ func New(cfg Config) (*Coordinator, error) {
 	// Connector code resolves each config's placeholders within its
 	// tenant's secrets, wherever the coordinator runs it.
 	providers = providers.WithScopes(func(config map[string]string) *configprovider.Scope {
-		if config["name"] == "" {
+		if ts == nil {
 			return nil
+		}
+		if config["name"] == "" {
+			// A config of no connector (the validate endpoint's) is no
+			// tenant's: under tenants it may read no secret at all.
+			return &configprovider.Scope{Owner: "a config that names no connector"}
 		}
 		return configprovider.TenantScope(ts.Policy(config["name"]))
 	})
@@ -286,7 +291,7 @@ func New(cfg Config) (*Coordinator, error) {
 	}
 	// Read every security file now, so that a bad one stops start-up
 	// before anything is bound or connected.
-	sec, err := cfg.RESTSecurity.build(context.Background(), c.log, ts.ConnectorPatterns)
+	sec, err := cfg.RESTSecurity.build(context.Background(), c.log, ts)
 	if err != nil {
 		return nil, fmt.Errorf("coordinator REST security: %w", err)
 	}

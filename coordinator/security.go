@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/tlsfiles"
 )
 
@@ -57,7 +58,8 @@ type restSecurity struct {
 
 // build reads and checks every file s names; an error names the file (and
 // the line, for the auth file) and what is wrong with it.
-func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, tenants func(string) ([]string, bool)) (restSecurity, error) {
+func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, ts *tenants.Tenants) (restSecurity, error) {
+	tenants := ts.ConnectorPatterns
 	var out restSecurity
 	var errs []error
 	if (s.TLSCert == "") != (s.TLSKey == "") {
@@ -110,6 +112,15 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, tenants func(
 			cfg.File = f
 		}
 		cfg.Tenants = tenants
+		if ts != nil {
+			out.api.Tenancy = func(connector string) (string, bool) {
+				t, ok := ts.Of(connector)
+				if !ok {
+					return "", false
+				}
+				return t.Name, true
+			}
+		}
 		if s.JWKS != "" {
 			cfg.JWT = &auth.JWTConfig{JWKS: s.JWKS, Issuer: s.JWTIssuer, Audience: s.JWTAudience, RolesClaim: s.JWTRolesClaim}
 		}

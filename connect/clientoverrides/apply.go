@@ -68,32 +68,39 @@ func supportedNames(c Client) []string {
 	return names
 }
 
-// Opts returns the options that apply config's overrides of client c,
-// after checking each as Check does for the framework's keys (an
-// override the policy let through when the config was written is applied;
-// one the framework owns or Sluice cannot apply fails the task loudly).
-func Opts(config map[string]string, c Client, exactlyOnce bool) ([]kgo.Opt, error) {
+// Opts returns the options that apply config's overrides of client c, as
+// the agent runs a task. The coordinator refused, when the config was
+// written, every override the policy or the framework does not allow;
+// here a key the framework owns still fails the task (whatever wrote the
+// config), while one Sluice's clients cannot apply — which versions before
+// the policy ignored silently — is left out and returned in ignored, for
+// the task to log, so that a config stored before goes on running.
+func Opts(config map[string]string, c Client, exactlyOnce bool) (opts []kgo.Opt, ignored []string, err error) {
 	ov := Overrides(config, c)
-	var out []kgo.Opt
 	for _, name := range slices.Sorted(maps.Keys(ov)) {
 		key := string(c) + name
+		if isFrameworks(name, ov[name]) {
+			continue // what the framework sets anyway
+		}
 		if why := owned(c, name, exactlyOnce); why != "" {
-			return nil, fmt.Errorf("%s cannot be overridden: %s", key, why)
+			return nil, nil, fmt.Errorf("%s cannot be overridden: %s", key, why)
+		}
+		if name == "acks" && exactlyOnce && ov[name] != "all" && ov[name] != "-1" {
+			return nil, nil, fmt.Errorf("%s cannot be %s: exactly-once sources write with acks=all", key, ov[name])
 		}
 		set, ok := settings[c][name]
 		if !ok {
-			return nil, fmt.Errorf("%s is not a setting Sluice's %s client applies (%s)", key, c.name(), strings.Join(supportedNames(c), ", "))
+			ignored = append(ignored, key)
+			continue
 		}
-		opts, err := set(strings.TrimSpace(ov[name]))
+		o, err := set(strings.TrimSpace(ov[name]))
 		if err != nil {
-			return nil, fmt.Errorf("Invalid value %s for configuration %s: %w", ov[name], key, err)
+			ignored = append(ignored, key)
+			continue
 		}
-		if name == "acks" && exactlyOnce && ov[name] != "all" && ov[name] != "-1" {
-			return nil, fmt.Errorf("%s cannot be %s: exactly-once sources write with acks=all", key, ov[name])
-		}
-		out = append(out, opts...)
+		opts = append(opts, o...)
 	}
-	return out, nil
+	return opts, ignored, nil
 }
 
 // CheckValues returns, for each override of config that Sluice applies

@@ -61,7 +61,9 @@ type Policy struct {
 
 // ParsePolicy reads --connector-client-config-override-policy (any case)
 // and, for Allowlist, its allowlist of client config names (group.id,
-// not consumer.override.group.id), as KIP-1188 defines them.
+// not consumer.override.group.id), as KIP-1188 defines them. Another
+// policy ignores the allowlist, as Kafka Connect's do (its flag has a
+// default).
 func ParsePolicy(name string, allowlist []string) (Policy, error) {
 	for _, p := range []string{PolicyNone, PolicyAll, PolicyAllowlist, PolicyPrincipal} {
 		if strings.EqualFold(name, p) {
@@ -71,9 +73,6 @@ func ParsePolicy(name string, allowlist []string) (Policy, error) {
 				pol.allowlist = slices.Clone(allowlist)
 			case PolicyPrincipal:
 				pol.allowlist = principalKeys
-			}
-			if p != PolicyAllowlist && len(allowlist) > 0 {
-				return Policy{}, fmt.Errorf("an allowlist of overrides is the Allowlist policy's: the %s policy takes none", p)
 			}
 			return pol, nil
 		}
@@ -120,9 +119,9 @@ func (p Policy) Check(config map[string]string, exactlyOnce bool) map[string]str
 			switch {
 			case !p.allows(name):
 				out[key] = fmt.Sprintf("The '%s' policy does not allow '%s' to be overridden in the connector configuration.", p.name, name)
-			case owned(c, name, exactlyOnce) != "":
+			case owned(c, name, exactlyOnce) != "" && !isFrameworks(name, ov[name]):
 				out[key] = fmt.Sprintf("%s cannot be overridden, under any policy: %s", key, owned(c, name, exactlyOnce))
-			case !supported(c, name):
+			case !supported(c, name) && !isFrameworks(name, ov[name]):
 				out[key] = fmt.Sprintf("%s is not a setting Sluice's %s client applies; it applies %s", key, c.name(), strings.Join(supportedNames(c), ", "))
 			}
 		}
@@ -148,4 +147,14 @@ func owned(c Client, name string, exactlyOnce bool) string {
 		}
 	}
 	return ""
+}
+
+// frameworkValues are the values the framework sets itself of keys it
+// owns: an override that asks for the same changes nothing, and is taken.
+var frameworkValues = map[string]string{"isolation.level": "read_committed", "enable.auto.commit": "false", "enable.idempotence": "true"}
+
+// isFrameworks reports whether value is what the framework sets name to.
+func isFrameworks(name, value string) bool {
+	v, ok := frameworkValues[name]
+	return ok && strings.EqualFold(strings.TrimSpace(value), v)
 }

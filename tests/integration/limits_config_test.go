@@ -13,8 +13,9 @@ import (
 // configRecordLimit is the largest config record (key and value) the
 // config topic takes on the test broker: the smaller of its
 // max.message.bytes (1048588 by default) and the leader producer's batch
-// limit (1000012), less 100 bytes of record framing.
-const configRecordLimit = 1000012 - 100
+// limit (1000012), less 160 bytes of record framing (its signature header
+// included).
+const configRecordLimit = 1000012 - 160
 
 var tooLargeConfig = regexp.MustCompile(`^Connector configuration is too large: its record in the config topic would be (\d+) bytes, over the topic's limit of (\d+) bytes$`)
 

@@ -31,7 +31,7 @@ func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
 		config map[string]string
 		trace  string
 	}{
-		{strings.ReplaceAll(genName, "-", " "), gen, "over the config topic's limit of 999912 bytes"},
+		{strings.ReplaceAll(genName, "-", " "), gen, "over the config topic's limit of 999852 bytes"},
 		{"the set over 8 MiB", cfgOf("connector.class", classFileSink, "topics", topic, "file", "wide.txt", "tasks.max", "10",
 			"padding", strings.Repeat("s", 900_000)), "over the limit of 8388608 bytes for one write"},
 	}

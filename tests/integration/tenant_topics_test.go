@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -218,6 +219,11 @@ func TestNamesTrimmedAsKafkaConnectTrimsThem(t *testing.T) {
 	nbsp := "team-a-" + c.Name("nbsp") + "\u00a0"
 	mustCreate(c, nbsp, generatorCfg(c.Name("t")), "STOPPED")
 	c.Headers = ada
+	// The audit record names the connector created, trimmed alike.
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		got := auditConnectors(c)
+		return slices.Contains(got, mine), fmt.Sprint(got)
+	})
 	moved := "team-a-" + c.Name("moved")
 	c.Must(http.StatusOK, "POST", "/sluice/connectors/"+mine+"/move", map[string]any{"to": "\t" + moved + "\x00"})
 	c.Must(http.StatusOK, "GET", "/connectors/"+moved, nil)

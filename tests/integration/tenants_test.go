@@ -84,8 +84,21 @@ func TestTenantRulesAtWrite(t *testing.T) {
 		"consumer.override.sasl.jaas.config", `org.apache.kafka.common.security.scram.ScramLoginModule required username="team-b" password="guessed";`)
 	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": "team-a-sink", "config": asTeamB}), http.StatusForbidden,
 		"Connector team-a-sink may not authenticate as that user (consumer.override.sasl.jaas.config): the SASL user 'team-b' is not tenant team-a's Kafka principal (team-a)")
-	// Its own secrets, topics and groups are fine.
+	// The validate endpoint resolves placeholders too: under another
+	// connector's name only with a grant for it, and without a name, no
+	// secret at all.
+	validate := func(config map[string]string) harness.Response {
+		return c.Do("PUT", "/connector-plugins/"+classGenerator+"/config/validate", config)
+	}
+	wantError(t, validate(cfgWith(generatorCfg("team-b.orders", "x.password", "${file:"+theirs+":password}"), "name", "team-b-src")), http.StatusForbidden,
+		"User tom may not PUT /connector-plugins/"+classGenerator+"/config/validate: the role operator for connector team-b-src is needed, and tom has operator for tenants team-a")
+	r = validate(generatorCfg("team-b.orders", "x.password", "${file:"+theirs+":password}"))
+	wantError(t, r, http.StatusForbidden, fmt.Sprintf("A config that names no connector may not read that secret: config x.password: the file placeholder's path %s is not one a config that names no connector may read (none)", theirs))
 	mine := filepath.Join(secrets, "team-a", "kafka.properties")
+	if r := validate(cfgWith(generatorCfg("team-a.orders", "x.password", "${file:"+mine+":password}"), "name", src)); r.Status != http.StatusOK {
+		t.Errorf("validating a config of its own with its own secret: %s", r)
+	}
+	// Its own secrets, topics and groups are fine.
 	mustCreate(c, src, generatorCfg("team-a.orders", "x.password", "${file:"+mine+":password}"), "STOPPED")
 	mustCreate(c, "team-a-sink", cfgWith(fileSinkCfg("a.txt", "team-a.orders"), "consumer.override.group.id", "connect-team-a-other"), "STOPPED")
 

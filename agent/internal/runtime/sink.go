@@ -103,7 +103,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 	// connector overrides auto.offset.reset; the connector's consumer
 	// overrides come last, so that they win.
 	opts = append(opts, kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	overrides, err := clientoverrides.Opts(cc, clientoverrides.Consumer, r.t.cfg.ExactlyOnce)
+	overrides, err := r.t.overrides(clientoverrides.Consumer)
 	if err != nil {
 		return err
 	}
@@ -112,9 +112,11 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		if _, err := regexp.Compile(rx); err != nil {
 			return fmt.Errorf("topics.regex: %w", err)
 		}
-		// The pattern never brings a reserved topic: Kafka Connect's
-		// consumer would subscribe to whatever it matches.
-		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(rx), kgo.ConsumeExcludeTopics(r.t.guard.ExcludePatterns()...))
+		// Kafka Connect matches a topic's whole name (Java's
+		// Matcher.matches), as the coordinator judges the pattern; franz-go
+		// would match anywhere in it. The pattern never brings a reserved
+		// topic.
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(`^(?:`+rx+`)$`), kgo.ConsumeExcludeTopics(r.t.guard.ExcludePatterns()...))
 		if err := r.t.checkSink(nil, cc[dlq.TopicConfig], group); err != nil {
 			return err
 		}

@@ -114,7 +114,7 @@ func newSourceRunner(t *task, st connect.SourceTask, convert bool) (*sourceRunne
 func (r *sourceRunner) open(ctx context.Context) error {
 	cfg := r.t.cfg
 	// The connector's producer overrides come last, so that they win.
-	overrides, err := clientoverrides.Opts(r.t.conn, clientoverrides.Producer, cfg.ExactlyOnce)
+	overrides, err := r.t.overrides(clientoverrides.Producer)
 	if err != nil {
 		return err
 	}

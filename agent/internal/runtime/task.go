@@ -353,6 +353,21 @@ func roleClient(role string) clientoverrides.Client {
 	return clientoverrides.Producer
 }
 
+// overrides are the options of the connector's overrides of client c. An
+// override Sluice's clients cannot apply (a config stored before the
+// override policy, when such keys were ignored) is logged and left out;
+// one the framework owns fails the task.
+func (t *task) overrides(c clientoverrides.Client) ([]kgo.Opt, error) {
+	opts, ignored, err := clientoverrides.Opts(t.conn, c, t.cfg.ExactlyOnce)
+	if err != nil {
+		return nil, err
+	}
+	if len(ignored) > 0 {
+		t.log.Warn("client config overrides that Sluice's clients do not apply are ignored; a config written now is refused for them", "keys", ignored)
+	}
+	return opts, nil
+}
+
 // loadCredentials reads the credentials the connector overrides for its
 // clients, and checks that they reach the agent's listener: the client
 // connects where the agent does, so a security.protocol of another kind

@@ -27,9 +27,8 @@ type Config struct {
 	Tenants func(name string) ([]string, bool)
 }
 
-// ExpandTenants gives the file's grants over tenants their tenants'
-// connector patterns; a tenant that tenants does not know is an error
-// naming the principal.
+// ExpandTenants checks the file's grants over tenants: a tenant that
+// tenants does not know is an error naming the principal.
 func (f *File) ExpandTenants(tenants func(string) ([]string, bool)) error {
 	for i := range f.Entries {
 		e := &f.Entries[i]
@@ -42,19 +41,18 @@ func (f *File) ExpandTenants(tenants func(string) ([]string, bool)) error {
 	return nil
 }
 
-// expandTenants gives a grant over tenants its tenants' connector
-// patterns.
+// expandTenants checks that the tenants a grant is over exist. The grant
+// then covers the connectors whose tenant is one of them
+// (Principal.WithTenancy), not its tenants' name patterns.
 func expandTenants(g *Grant, tenants func(string) ([]string, bool)) error {
 	for _, t := range g.Tenants {
-		var patterns []string
 		ok := false
 		if tenants != nil {
-			patterns, ok = tenants(t)
+			_, ok = tenants(t)
 		}
 		if !ok {
 			return fmt.Errorf("no tenant %q in the tenants file (--tenants-file)", t)
 		}
-		g.Connectors = append(g.Connectors, patterns...)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"os"
+	"path"
 	"strings"
 	"testing"
 
@@ -94,9 +95,23 @@ func TestGrantsOverTenants(t *testing.T) {
 	if err := f.ExpandTenants(tenants); err != nil {
 		t.Fatal(err)
 	}
-	p := f.Entries[0].principal(ViaToken)
-	if !p.Allows(RoleOperator, "team-a-x") || !p.Allows(RoleOperator, "legacy-a") || p.Allows(RoleOperator, "team-b-x") || p.Unrestricted(RoleViewer) {
+	// The tenant of a connector is the first whose patterns match: team-a-eu-x
+	// is tenant team-a-eu's, though team-a's pattern matches it too.
+	tenantOf := func(name string) (string, bool) {
+		for _, tn := range []struct{ name, pattern string }{{"team-a-eu", "team-a-eu-*"}, {"team-a", "team-a-*"}, {"team-a", "legacy-a"}} {
+			if ok, _ := path.Match(tn.pattern, name); ok {
+				return tn.name, true
+			}
+		}
+		return "", false
+	}
+	p := f.Entries[0].principal(ViaToken).WithTenancy(tenantOf)
+	if !p.Allows(RoleOperator, "team-a-x") || !p.Allows(RoleOperator, "legacy-a") || p.Allows(RoleOperator, "team-b-x") ||
+		p.Allows(RoleOperator, "team-a-eu-x") || p.Unrestricted(RoleViewer) || !p.HasRole(RoleOperator) {
 		t.Errorf("grants %+v", p.Grants)
+	}
+	if f.Entries[0].principal(ViaToken).Allows(RoleOperator, "team-a-x") {
+		t.Error("a grant over tenants covered a connector where no tenants are known")
 	}
 	if got := p.Grants[0].String(); got != "operator for tenants team-a" {
 		t.Errorf("shown as %q", got)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -71,11 +72,25 @@ func CheckPattern(p string) error {
 
 // covers reports whether the grant holds role for connector; connector ""
 // asks for the role itself, whatever the connector (routes that name none).
-func (g Grant) covers(role Role, connector string, anyConnector bool) bool {
+// A grant over tenants holds for the connectors whose tenant — the first in
+// the tenants file whose patterns match, as tenantOf finds it — is one of
+// them: patterns alone would let a grant over "payments" (payments-*) reach
+// "payments-eu-x", which belongs to tenant payments-eu.
+func (g Grant) covers(role Role, connector string, anyConnector bool, tenantOf func(string) (string, bool)) bool {
 	if g.Role < role {
 		return false
 	}
-	if len(g.Connectors) == 0 || anyConnector {
+	if anyConnector {
+		return true
+	}
+	if len(g.Tenants) > 0 {
+		if tenantOf == nil {
+			return false // no tenants known here: a grant over tenants covers nothing
+		}
+		t, ok := tenantOf(connector)
+		return ok && slices.Contains(g.Tenants, t)
+	}
+	if len(g.Connectors) == 0 {
 		return true
 	}
 	for _, p := range g.Connectors {
@@ -105,6 +120,21 @@ type Principal struct {
 	// Via says how the caller proved it: basic, token, certificate or jwt.
 	Via    string  `json:"via"`
 	Grants []Grant `json:"grants"`
+	// tenantOf finds a connector's tenant, for grants over tenants
+	// (WithTenancy); nil: such grants cover nothing.
+	tenantOf func(connector string) (string, bool)
+}
+
+// WithTenancy is p whose grants over tenants find a connector's tenant with
+// tenantOf (the coordinator's tenants file). Every principal a request
+// carries — authenticated here or forwarded — gets it.
+func (p *Principal) WithTenancy(tenantOf func(connector string) (string, bool)) *Principal {
+	if p == nil || tenantOf == nil {
+		return p
+	}
+	c := *p
+	c.tenantOf = tenantOf
+	return &c
 }
 
 // Kind is how messages name the principal: "User alice", "Token ci", …
@@ -133,7 +163,7 @@ const (
 // connector (plugins, validate, loggers) take it as the whole check.
 func (p *Principal) HasRole(role Role) bool {
 	for _, g := range p.Grants {
-		if g.covers(role, "", true) {
+		if g.covers(role, "", true, nil) {
 			return true
 		}
 	}
@@ -143,7 +173,7 @@ func (p *Principal) HasRole(role Role) bool {
 // Allows reports whether p holds role for the connector named.
 func (p *Principal) Allows(role Role, connector string) bool {
 	for _, g := range p.Grants {
-		if g.covers(role, connector, false) {
+		if g.covers(role, connector, false, p.tenantOf) {
 			return true
 		}
 	}
@@ -151,11 +181,11 @@ func (p *Principal) Allows(role Role, connector string) bool {
 }
 
 // Unrestricted reports whether p holds role for every connector: a grant
-// without connector patterns. Records that name no connector (agents,
+// without connector patterns or tenants. Records that name no connector (agents,
 // cluster-wide operations) are shown only to such a caller.
 func (p *Principal) Unrestricted(role Role) bool {
 	for _, g := range p.Grants {
-		if g.Role >= role && len(g.Connectors) == 0 {
+		if g.Role >= role && len(g.Connectors) == 0 && len(g.Tenants) == 0 {
 			return true
 		}
 	}

@@ -53,22 +53,22 @@ func (h *Herder) info(c store.Connector) v1.ConnectorInfo {
 // validateConfig runs the plugin's validation and turns errors into the
 // create-time 400 message.
 func (h *Herder) validateConfig(ctx context.Context, props map[string]string) error {
-	infos, err := h.validateResolved(ctx, props)
+	infos, resolved, err := h.validateResolved(ctx, props)
 	if err != nil {
 		return err
 	}
 	sink := h.connectorType(props) == v1.TypeSink
-	if err := h.checkTenantOwnership(props, sink); err != nil {
+	if err := h.checkTenantOwnership(resolved, sink); err != nil {
 		return err
 	}
 	if infos.ErrorCount > 0 {
 		return v1.Errorf(v1.CodeBadRequest, "%s", validate.ErrorMessage(infos))
 	}
 	if sink {
-		if err := checkGroupID(props["name"], props); err != nil {
+		if err := checkGroupID(props["name"], resolved); err != nil {
 			return err
 		}
-		return h.checkGroupOwner(props["name"], props)
+		return h.checkGroupOwner(props["name"], resolved)
 	}
 	return nil
 }

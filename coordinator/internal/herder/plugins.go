@@ -107,11 +107,11 @@ func (h *Herder) ValidateConfig(ctx context.Context, plugin string, config map[s
 	if err := validate.CheckPluginType(config, plugin); err != nil {
 		return v1.ConfigInfos{}, err
 	}
-	infos, err := h.validateResolved(ctx, config)
+	infos, _, err := h.validateResolved(ctx, config)
 	if err != nil {
 		e := v1.AsError(err)
-		if errors.Is(err, validate.ErrNoConnectorType) || errors.Is(err, errUnresolvable) {
-			return v1.ConfigInfos{}, e // Sluice's 400 (spec §0)
+		if errors.Is(err, validate.ErrNoConnectorType) || errors.Is(err, errUnresolvable) || e.Code == v1.CodeForbidden {
+			return v1.ConfigInfos{}, e // Sluice's 400 (spec §0), or a secret outside the tenant's: 403
 		}
 		// Kafka Connect 4.4 raises a bad class as a BadRequestException,
 		// which the validate resource wraps: 500 "<exception class>: <message>".

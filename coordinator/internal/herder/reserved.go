@@ -53,7 +53,7 @@ func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]str
 	guard := topicguard.New(h.reservedTopics(h.configs.State.All()))
 	refuse := func(key, topic string) {
 		if err := guard.Check(topic); err != nil {
-			addKeyError(infos, props, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
+			addKeyError(infos, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
 		}
 	}
 	refuse(topicKey, strings.TrimSpace(props[topicKey]))
@@ -65,7 +65,7 @@ func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]str
 		if re, err := regexp.Compile(rx); err == nil { // a bad regex is validation's error already
 			for _, t := range guard.MatchedBy(re) {
 				what, _ := guard.Reserved(t)
-				addKeyError(infos, props, topicsRegex, fmt.Sprintf("Invalid value %s for configuration %s: it matches the reserved topic '%s' (%s), which no connector may consume from; exclude it from the pattern", rx, topicsRegex, t, what))
+				addKeyError(infos, topicsRegex, fmt.Sprintf("Invalid value %s for configuration %s: it matches the reserved topic '%s' (%s), which no connector may consume from; exclude it from the pattern", rx, topicsRegex, t, what))
 			}
 		}
 	}
@@ -73,9 +73,9 @@ func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]str
 		// Only the cluster's own and Kafka's topics: another connector's
 		// offsets topic may be shared.
 		if err := topicguard.New(h.cfg.ReservedTopics).Check(t); err != nil {
-			addKeyError(infos, props, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: the %s; a connector's offsets go to the worker's offsets topic or a topic of its own", t, ownOffsetsKey, err))
+			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: the %s; a connector's offsets go to the worker's offsets topic or a topic of its own", t, ownOffsetsKey, err))
 		} else if user, key, ok := h.dataTopicUser(props["name"], t); ok {
-			addKeyError(infos, props, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: connector %s uses the topic for its data (%s); an offsets topic must be no connector's data topic", t, ownOffsetsKey, user, key))
+			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: connector %s uses the topic for its data (%s); an offsets topic must be no connector's data topic", t, ownOffsetsKey, user, key))
 		}
 	}
 }
@@ -109,8 +109,9 @@ func (h *Herder) dataTopicUser(name, topic string) (connector, key string, ok bo
 }
 
 // addKeyError adds msg to key's errors, adding the key to infos when the
-// plugin's definition does not list it (a Java plugin's own topic key).
-func addKeyError(infos *v1.ConfigInfos, props map[string]string, key, msg string) {
+// plugin's definition does not list it (a Java plugin's own topic key, an
+// override).
+func addKeyError(infos *v1.ConfigInfos, key, msg string) {
 	for i := range infos.Configs {
 		if infos.Configs[i].Value.Name == key {
 			infos.Configs[i].Value.Errors = append(infos.Configs[i].Value.Errors, msg)
@@ -118,10 +119,11 @@ func addKeyError(infos *v1.ConfigInfos, props map[string]string, key, msg string
 			return
 		}
 	}
-	v := props[key]
+	// No value: props are resolved, and a key no definition types may hold
+	// a secret (a sasl.jaas.config override) that must not be echoed.
 	infos.Configs = append(infos.Configs, v1.ConfigInfo{
 		Definition: v1.ConfigKeyInfo{Name: key, Type: "STRING", Importance: "HIGH", Order: -1, Width: "NONE", DisplayName: key, Dependents: []string{}},
-		Value:      v1.ConfigValueInfo{Name: key, Value: &v, RecommendedValues: []string{}, Errors: []string{msg}, Visible: true},
+		Value:      v1.ConfigValueInfo{Name: key, RecommendedValues: []string{}, Errors: []string{msg}, Visible: true},
 	})
 	infos.ErrorCount++
 }
@@ -132,17 +134,17 @@ func addKeyError(infos *v1.ConfigInfos, props map[string]string, key, msg string
 // parse.
 func (h *Herder) checkOverrides(infos *v1.ConfigInfos, props map[string]string) {
 	for key, msg := range h.cfg.Overrides.Check(props, h.cfg.ExactlyOnce) {
-		addKeyError(infos, props, key, msg)
+		addKeyError(infos, key, msg)
 	}
 	for key, msg := range clientoverrides.CheckValues(props) {
-		addKeyError(infos, props, key, msg)
+		addKeyError(infos, key, msg)
 	}
 	// A source that authenticates as its own principal writes its offsets
 	// as that principal: into a topic of its own, never the worker's,
 	// which holds every team's positions.
 	if cr, _ := clientoverrides.ClientCredentials(props, clientoverrides.Producer); cr != nil && h.connectorType(props) == v1.TypeSource {
 		if t := strings.TrimSpace(props[ownOffsetsKey]); t == "" || t == h.cfg.OffsetsTopic {
-			addKeyError(infos, props, ownOffsetsKey, fmt.Sprintf("A source that authenticates as its own principal (producer.override.sasl.jaas.config, user %s) needs an offsets.storage.topic of its own: its principal must not need write access to the worker's offsets topic, which holds every connector's positions", cr.User))
+			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("A source that authenticates as its own principal (producer.override.sasl.jaas.config, user %s) needs an offsets.storage.topic of its own: its principal must not need write access to the worker's offsets topic, which holds every connector's positions", cr.User))
 		}
 	}
 }

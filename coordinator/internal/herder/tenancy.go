@@ -31,7 +31,11 @@ func (h *Herder) resolveScoped(props map[string]string) (map[string]string, erro
 	resolved, err := h.cfg.Providers.Transform(props)
 	var se *configprovider.ScopeError
 	if errors.As(err, &se) {
-		return nil, v1.Errorf(v1.CodeForbidden, "Connector %s may not read that secret: %s", props["name"], err.Error())
+		who := "Connector " + props["name"]
+		if props["name"] == "" {
+			who = "A config that names no connector"
+		}
+		return nil, v1.Errorf(v1.CodeForbidden, "%s may not read that secret: %s", who, err.Error())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errUnresolvable, v1.Errorf(v1.CodeBadRequest, "%s", err.Error()))
@@ -53,7 +57,7 @@ func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]strin
 			return
 		}
 		if err := tenancy.CheckTopic(p, topic); err != nil {
-			addKeyError(infos, props, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
+			addKeyError(infos, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
 		}
 	}
 	refuse(topicKey, strings.TrimSpace(props[topicKey]))

@@ -29,31 +29,39 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 // the framework refuses. Placeholders resolve within the tenant's secrets.
 // The config itself stays as given: only validation sees what it resolves
 // to.
-func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, error) {
+//
+// It returns the resolved config too, for the checks a write makes on top
+// (its group, its tenant): they judge what the connector will use.
+func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, map[string]string, error) {
 	resolved, err := h.resolveScoped(props)
 	if err != nil {
-		return v1.ConfigInfos{}, err
+		return v1.ConfigInfos{}, nil, err
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
 		if c, ok := h.choosePlugin(resolved); ok && c.java() {
 			infos, err := h.validateJava(ctx, c, resolved)
-			if err == nil {
-				h.checkReservedTopics(&infos, resolved)
-				h.checkTenantTopics(&infos, resolved)
-				h.checkOverrides(&infos, resolved)
+			if err != nil {
+				return infos, nil, err
 			}
-			return infos, err
+			h.checkTouched(&infos, resolved)
+			return infos, resolved, nil
 		}
 	}
 	infos, p, err := validate.Connector(h.reg, resolved, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
 	if err != nil {
-		return v1.ConfigInfos{}, err
+		return v1.ConfigInfos{}, nil, err
 	}
 	h.checkFilePaths(&infos, p, resolved)
-	h.checkReservedTopics(&infos, resolved)
-	h.checkTenantTopics(&infos, resolved)
-	h.checkOverrides(&infos, resolved)
-	return infos, nil
+	h.checkTouched(&infos, resolved)
+	return infos, resolved, nil
+}
+
+// checkTouched adds the errors of what a config makes its connector
+// touch: reserved topics, its tenant's topics, client overrides.
+func (h *Herder) checkTouched(infos *v1.ConfigInfos, resolved map[string]string) {
+	h.checkReservedTopics(infos, resolved)
+	h.checkTenantTopics(infos, resolved)
+	h.checkOverrides(infos, resolved)
 }
 
 // validateJava validates the config of a Java plugin's connector: the
@@ -65,7 +73,7 @@ func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[str
 	agents := h.hostAgents(c)
 	if len(agents) == 0 {
 		infos := validate.Remote(h.reg, c.plugin(), props, nil, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
-		addKeyError(&infos, props, validate.ConnectorClassConfig, noHostAgent(c))
+		addKeyError(&infos, validate.ConnectorClassConfig, noHostAgent(c))
 		return infos, nil
 	}
 	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
@@ -147,7 +155,7 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 			continue
 		}
 		slices.Sort(dirs)
-		addKeyError(infos, props, key, "The path "+path+" is not under the allowed paths of any agent that can run this connector ("+
+		addKeyError(infos, key, "The path "+path+" is not under the allowed paths of any agent that can run this connector ("+
 			strings.Join(dirs, ",")+"); agents allow only the directories of their --file-allowed-paths")
 	}
 }

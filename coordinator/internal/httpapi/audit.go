@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -228,7 +227,7 @@ func bodyName(data []byte) string {
 	name := ""
 	for _, m := range obj {
 		if s, ok := scalarText(m.value); ok && m.key == "name" {
-			name = strings.TrimSpace(s)
+			name = v1.TrimName(s)
 		}
 	}
 	return name

@@ -40,6 +40,9 @@ type Security struct {
 	// credentials, which the leader checks again; a client-certificate
 	// caller then cannot write through a follower).
 	ForwardKey *auth.ForwardKey
+	// Tenancy finds a connector's tenant, for grants over tenants (nil: no
+	// tenants).
+	Tenancy func(connector string) (tenant string, ok bool)
 	// OpenProbes leaves the probe routes (probeOps: GET /, /health,
 	// /readyz, /metrics) open to anyone.
 	OpenProbes bool
@@ -71,7 +74,7 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 				return
 			}
 		}
-		r = r.WithContext(auth.WithPrincipal(r.Context(), p, forwarded))
+		r = r.WithContext(auth.WithPrincipal(r.Context(), p.WithTenancy(sec.Tenancy), forwarded))
 		if r.Header.Get(auth.IdentityHeader) != "" {
 			// A forwarded identity is read here once: nothing behind
 			// may take the header for anything, and a forward sets it
@@ -174,6 +177,16 @@ func authorize(rt route) endpoint.Middleware {
 					if err := auth.CheckConnector(ctx, rt.role, method, path, other); err != nil {
 						return nil, forbidden(err.Error())
 					}
+				}
+			}
+			// A config validated under a connector's name resolves that
+			// connector's secrets (its tenant's): the caller must hold the
+			// route's role for it, as for a create.
+			if v, ok := request.(validateRequest); ok && v1.TrimName(v.config["name"]) != "" {
+				method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
+				path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
+				if err := auth.CheckConnector(ctx, rt.role, method, path, v1.TrimName(v.config["name"])); err != nil {
+					return nil, forbidden(err.Error())
 				}
 			}
 			resp, err := next(ctx, request)

@@ -19,9 +19,10 @@ const (
 	// refuses a larger record itself, whatever the topic allows.
 	producerBatchMaxBytes = 1000012
 	// recordFraming is what a record batch adds to a record's key and
-	// value: 65 bytes of batch header and at most 28 of record fields,
-	// rounded up.
-	recordFraming = 100
+	// value: 65 bytes of batch header, at most 28 of record fields and 52
+	// of the signature header coordinators add (recordsig: a 16-byte key,
+	// a 32-byte value and their lengths), rounded up.
+	recordFraming = 160
 	// MaxWriteBytes bounds the records of one Apply (one transaction), so
 	// that no connector's task set, however many tasks it has, makes the
 	// coordinator build and hold a write without bound. It is the REST
