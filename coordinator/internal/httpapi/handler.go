@@ -79,7 +79,7 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		kithttp.ServerBefore(putBaseURL, putReason, kithttp.PopulateRequestContext),
 	}
 	for _, rt := range routes() {
-		ep := logging(o.logger, rt.op)(authorize(rt)(rt.endpoint(svc)))
+		ep := logging(o.logger, rt.op)(authorize(rt, o.security.Tenancy != nil)(rt.endpoint(svc)))
 		srv := kithttp.NewServer(ep, rt.decode, rt.encode, serverOpts...)
 		mux.Handle(rt.pattern, requireRole(rt, admit(!anyMediaType[rt.op], srv)))
 	}

@@ -157,8 +157,9 @@ func forbidden(msg string) *v1.Error {
 // authorize is the endpoint middleware of a route that acts on one
 // connector: the caller's grants must cover the connector's name. On
 // GET /connectors it drops from the answer the connectors the caller may
-// not see.
-func authorize(rt route) endpoint.Middleware {
+// not see. With tenants, a validate naming a connector is judged as that
+// connector's (it resolves that tenant's secrets).
+func authorize(rt route, tenants bool) endpoint.Middleware {
 	return func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, request any) (any, error) {
 			if auth.Caller(ctx) == nil {
@@ -179,10 +180,12 @@ func authorize(rt route) endpoint.Middleware {
 					}
 				}
 			}
-			// A config validated under a connector's name resolves that
-			// connector's secrets (its tenant's): the caller must hold the
-			// route's role for it, as for a create.
-			if v, ok := request.(validateRequest); ok && v1.TrimName(v.config["name"]) != "" {
+			// Under tenants, a config validated under a connector's name
+			// resolves that connector's tenant's secrets: the caller must
+			// hold the route's role for it, as for a create. (Without
+			// tenants no secret belongs to anyone, and a validate names
+			// what it likes, as in Kafka Connect.)
+			if v, ok := request.(validateRequest); ok && tenants && v1.TrimName(v.config["name"]) != "" {
 				method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
 				path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
 				if err := auth.CheckConnector(ctx, rt.role, method, path, v1.TrimName(v.config["name"])); err != nil {
