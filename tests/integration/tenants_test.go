@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -116,32 +117,37 @@ func TestTenantRulesAtWrite(t *testing.T) {
 // one that now breaks them fails with a trace saying why.
 func TestTenantRulesAsTasksRun(t *testing.T) {
 	c, tenantsFile, secrets := tenantCluster(t)
-	mustCreate(c, "team-a-router", generatorCfg("team-a.lines", "transforms", "route",
-		"transforms.route.type", smt+"RegexRouter", "transforms.route.regex", ".*", "transforms.route.replacement", "team-b.orders"), "")
-	s := c.WaitState("team-a-router", "RUNNING", 1, "FAILED")
-	if want := "topic 'team-b.orders' is not one of tenant team-a's topics (team-a.*)"; !strings.Contains(s.Tasks[0].Trace, want) {
+	// Topics, connectors (and so groups) unique to the run: on a real
+	// broker they outlive it.
+	p := c.Prefix
+	router, sink, gen := "team-a-"+p+"-router", "team-a-"+p+"-copy", "team-a-"+p+"-gen"
+	mustCreate(c, router, generatorCfg("team-a."+p+".lines", "transforms", "route",
+		"transforms.route.type", smt+"RegexRouter", "transforms.route.regex", ".*", "transforms.route.replacement", "team-b."+p+".orders"), "")
+	s := c.WaitState(router, "RUNNING", 1, "FAILED")
+	if want := "topic 'team-b." + p + ".orders' is not one of tenant team-a's topics (team-a.*)"; !strings.Contains(s.Tasks[0].Trace, want) {
 		t.Errorf("trace %q, want it to say %q", s.Tasks[0].Trace, want)
 	}
 
-	for _, topic := range []string{"team-a.in", "team-b.in"} {
+	for _, topic := range []string{"team-a." + p + ".in", "team-b." + p + ".in"} {
 		harness.CreateTopic(t, c.Brokers, topic, 1)
 		c.Produce(topic, topic+"-1", topic+"-2")
 	}
-	mustCreate(c, "team-a-copy", cfgOf("connector.class", "FileStreamSink", "file", "copy.txt", "topics.regex", `team-.\.in`), "")
-	waitFile(t, workPath(c, "copy.txt"), []string{"team-a.in-1", "team-a.in-2"})
+	mustCreate(c, sink, cfgOf("connector.class", "FileStreamSink", "file", "copy.txt", "topics.regex", `team-.\.`+regexp.QuoteMeta(p)+`\.in`), "")
+	waitFile(t, workPath(c, "copy.txt"), []string{"team-a." + p + ".in-1", "team-a." + p + ".in-2"})
 	time.Sleep(500 * time.Millisecond) // team b's records, were they delivered, would be by now
 	if data, _ := os.ReadFile(workPath(c, "copy.txt")); strings.Contains(string(data), "team-b") {
 		t.Errorf("team a's sink delivered team b's records: %q", data)
 	}
 
-	mustCreate(c, "team-a-gen", generatorCfg("team-a.gen"), "")
-	c.WaitState("team-a-gen", "RUNNING", 1, "RUNNING")
+	mustCreate(c, gen, generatorCfg("team-a."+p+".gen"), "")
+	c.WaitState(gen, "RUNNING", 1, "RUNNING")
 	c.StopCoordinator()
-	writeFile(t, filepath.Dir(tenantsFile), "tenants.yaml", []byte(tenantsYAML(secrets, `"team-a.in", "team-a.lines"`)))
+	allowed := fmt.Sprintf("%q, %q", "team-a."+p+".in", "team-a."+p+".lines")
+	writeFile(t, filepath.Dir(tenantsFile), "tenants.yaml", []byte(tenantsYAML(secrets, allowed)))
 	c.StartCoordinator()
-	s = c.WaitState("team-a-gen", "RUNNING", 1, "FAILED")
-	if want := "topic 'team-a.gen' is not one of tenant team-a's topics (team-a.in, team-a.lines)"; !strings.Contains(s.Tasks[0].Trace, want) {
+	s = c.WaitState(gen, "RUNNING", 1, "FAILED")
+	if want := fmt.Sprintf("topic 'team-a.%s.gen' is not one of tenant team-a's topics (team-a.%s.in, team-a.%s.lines)", p, p, p); !strings.Contains(s.Tasks[0].Trace, want) {
 		t.Errorf("after the rules changed: trace %q, want it to say %q", s.Tasks[0].Trace, want)
 	}
-	c.WaitState("team-a-copy", "RUNNING", 1, "RUNNING")
+	c.WaitState(sink, "RUNNING", 1, "RUNNING")
 }
