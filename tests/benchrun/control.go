@@ -84,7 +84,9 @@ func (b *bench) scenarioOffsets() error {
 		defer c.close()
 		conn := c.name("offsets")
 		if _, err := c.must(http.MethodPost, "/connectors", map[string]any{"name": conn, "initial_state": "STOPPED",
-			"config": sourceCfg(filepath.Join(b.tmp, "offsets.txt"), c.name("offsets"))}, http.StatusCreated); err != nil {
+			// Its data topic is not <prefix>-offsets: that is the
+			// cluster's offsets topic, which no connector may write.
+			"config": sourceCfg(filepath.Join(b.tmp, "offsets.txt"), c.name("offsets-data"))}, http.StatusCreated); err != nil {
 			return err
 		}
 		if _, err := c.waitAll([]string{conn}, 60*time.Second, "STOPPED", isStopped); err != nil {
