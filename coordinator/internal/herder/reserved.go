@@ -2,7 +2,9 @@ package herder
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -133,11 +135,12 @@ func addKeyError(infos *v1.ConfigInfos, key, msg string) {
 // policy), that Sluice's clients do not apply, or whose value does not
 // parse.
 func (h *Herder) checkOverrides(infos *v1.ConfigInfos, props map[string]string) {
-	for key, msg := range h.cfg.Overrides.Check(props, h.cfg.ExactlyOnce) {
-		addKeyError(infos, key, msg)
-	}
-	for key, msg := range clientoverrides.CheckValues(props) {
-		addKeyError(infos, key, msg)
+	// In key order: the errors of keys no definition lists are added as
+	// new entries, whose order the 400's message shows.
+	for _, errs := range []map[string]string{h.cfg.Overrides.Check(props, h.cfg.ExactlyOnce), clientoverrides.CheckValues(props)} {
+		for _, key := range slices.Sorted(maps.Keys(errs)) {
+			addKeyError(infos, key, errs[key])
+		}
 	}
 	// A source that authenticates as its own principal writes its offsets
 	// as that principal: into a topic of its own, never the worker's,
