@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/shared/javaregex"
 )
 
 // The names placeholders use for the built-in providers, as Kafka Connect's
@@ -209,7 +210,7 @@ func CompileAllowlist(pattern string) (*regexp.Regexp, error) {
 	if pattern == "" {
 		return nil, nil
 	}
-	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	re, err := javaregex.Compile(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("env config provider allowlist %q: %w", pattern, err)
 	}

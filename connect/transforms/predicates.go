@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/javaregex"
 )
 
 // Class names of the predicates.
@@ -63,7 +64,7 @@ func (p *topicNameMatches) Configure(props map[string]string) error {
 	if err != nil {
 		return err
 	}
-	p.re, err = compileJava(v.String("pattern"))
+	p.re, err = javaregex.Compile(v.String("pattern"))
 	return err
 }
 

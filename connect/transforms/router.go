@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/javaregex"
 )
 
 // Class names of the routers.
@@ -33,7 +34,7 @@ func (t *regexRouter) Configure(props map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if t.re, err = compileJava(v.String("regex")); err != nil {
+	if t.re, err = javaregex.Compile(v.String("regex")); err != nil {
 		return err
 	}
 	t.replacement = javaReplacement(v.String("replacement"))
@@ -51,13 +52,6 @@ func (t *regexRouter) Apply(r *connect.TransformRecord) (*connect.TransformRecor
 }
 
 func (*regexRouter) Close() error { return nil }
-
-// compileJava compiles a Java regular expression for whole-string matches
-// (Matcher.matches). Go's syntax is a subset of Java's: lookarounds and
-// backreferences are refused.
-func compileJava(expr string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + expr + `)$`)
-}
 
 // javaReplacement turns a Java replacement string ($n and ${name} name
 // groups, a backslash quotes the next character) into Go's Expand template.

@@ -2,7 +2,6 @@ package validate
 
 import (
 	"errors"
-	"regexp"
 	"strings"
 
 	"github.com/sluice-io/sluice/connect"
@@ -45,10 +44,4 @@ func (selectorValidator) EnsureValid(name string, v any) error {
 		return connect.InvalidValue(name, v, err.Error())
 	}
 	return nil
-}
-
-// compileWhole compiles a topics regex so that it must match a whole topic
-// name, as Java's Matcher.matches does.
-func compileWhole(expr string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + expr + `)$`)
 }

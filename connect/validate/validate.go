@@ -13,6 +13,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/javaregex"
 )
 
 // Option adjusts validation to the worker's settings.
@@ -260,7 +261,7 @@ func validateSink(props map[string]string, values []connect.ConfigValue) {
 		}
 	}
 	if hasRegex {
-		if re, err := compileWhole(regex); err == nil && re.MatchString(dlq) {
+		if re, err := javaregex.Compile(regex); err == nil && re.MatchString(dlq) {
 			add(TopicsRegexConfig, "The DLQ topic '"+dlq+"' may not be matched by the regex for the topics ('topics.regex="+
 				regex+"') consumed by the connector")
 		}

@@ -16,6 +16,8 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+
+	"github.com/sluice-io/sluice/shared/javaregex"
 )
 
 // kafkaInternal are Kafka's own internal topics. A list, not a prefix:
@@ -84,7 +86,7 @@ func (g Guard) Names() []string {
 // Matcher.matches), and so does this. The topics the broker marks internal
 // are left out: a pattern subscription never selects them.
 func (g Guard) MatchedBy(rx *regexp.Regexp) []string {
-	whole := regexp.MustCompile(`^(?:` + rx.String() + `)$`)
+	whole := regexp.MustCompile(javaregex.Whole(rx.String()))
 	var out []string
 	for _, name := range g.Names() {
 		if !brokerInternal[name] && whole.MatchString(name) {

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/dlq"
+	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -116,7 +117,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		// Matcher.matches), as the coordinator judges the pattern; franz-go
 		// would match anywhere in it. The pattern never brings a reserved
 		// topic.
-		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(`^(?:`+rx+`)$`), kgo.ConsumeExcludeTopics(r.t.guard.ExcludePatterns()...))
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(javaregex.Whole(rx)), kgo.ConsumeExcludeTopics(r.t.guard.ExcludePatterns()...))
 		if err := r.t.checkSink(nil, cc[dlq.TopicConfig], group); err != nil {
 			return err
 		}

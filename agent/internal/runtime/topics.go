@@ -91,8 +91,8 @@ func (t *task) checkSink(topics []string, dlqTopic, group string) error {
 
 // admits reports whether a sink delivers the records of topic: always,
 // but for a pattern subscription's topic outside the tenant's topics,
-// whose records are skipped (their offsets still committed) and whose
-// first record is logged. Kafka ACLs on the tenant's principal keep the
+// whose records are skipped (a Go task commits past them; a Java task's
+// commits cover what it was handed only) and whose first record is logged. Kafka ACLs on the tenant's principal keep the
 // broker from serving them at all.
 func (r *sinkRunner) admits(topic string) bool {
 	if r.t.assignment.Tenant == nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -197,7 +197,7 @@ func partitionErr(l kadm.ListedOffsets) error {
 // Pattern.matches does).
 func (h *Herder) sinkTopics(ctx context.Context, config map[string]string) ([]string, error) {
 	if rx := strings.TrimSpace(config["topics.regex"]); rx != "" {
-		re, err := regexp.Compile("^(?:" + rx + ")$")
+		re, err := javaregex.Compile(rx)
 		if err != nil {
 			return nil, fmt.Errorf("topics.regex %q: %w", rx, err)
 		}

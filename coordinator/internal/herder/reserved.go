@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/topicguard"
 )
 
@@ -53,16 +54,11 @@ func (h *Herder) reservedTopics(conns []store.Connector) map[string]string {
 // stay possible (KIP-618), but no connector's data goes through one.
 func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]string) {
 	guard := topicguard.New(h.reservedTopics(h.configs.State.All()))
-	refuse := func(key, topic string) {
-		if err := guard.Check(topic); err != nil {
-			addKeyError(infos, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
+	for _, kt := range namedTopics(props) {
+		if err := guard.Check(kt.topic); err != nil {
+			addKeyError(infos, kt.key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", kt.topic, kt.key, err))
 		}
 	}
-	refuse(topicKey, strings.TrimSpace(props[topicKey]))
-	for _, t := range strings.Split(props[topicsKey], ",") {
-		refuse(topicsKey, strings.TrimSpace(t))
-	}
-	refuse(dlq.TopicConfig, strings.TrimSpace(props[dlq.TopicConfig]))
 	if rx := strings.TrimSpace(props[topicsRegex]); rx != "" {
 		if re, err := regexp.Compile(rx); err == nil { // a bad regex is validation's error already
 			for _, t := range guard.MatchedBy(re) {
@@ -82,6 +78,26 @@ func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]str
 	}
 }
 
+// keyedTopic is a topic a config names, with the key that names it.
+type keyedTopic struct{ key, topic string }
+
+// namedTopics are the topics props names for its data, by key: topic, each
+// of topics, and the dead letter queue (empty values left out).
+func namedTopics(props map[string]string) []keyedTopic {
+	var out []keyedTopic
+	add := func(key, topic string) {
+		if topic = strings.TrimSpace(topic); topic != "" {
+			out = append(out, keyedTopic{key, topic})
+		}
+	}
+	add(topicKey, props[topicKey])
+	for _, t := range strings.Split(props[topicsKey], ",") {
+		add(topicsKey, t)
+	}
+	add(dlq.TopicConfig, props[dlq.TopicConfig])
+	return out
+}
+
 // dataTopicUser returns a connector other than name whose data goes
 // through topic — its topic, one of its topics, or its topics.regex
 // matching it — and the key that says so. A topic that becomes a
@@ -93,16 +109,13 @@ func (h *Herder) dataTopicUser(name, topic string) (connector, key string, ok bo
 		if c.Name == name {
 			continue
 		}
-		if strings.TrimSpace(c.Config[topicKey]) == topic {
-			return c.Name, topicKey, true
-		}
-		for _, t := range strings.Split(c.Config[topicsKey], ",") {
-			if strings.TrimSpace(t) == topic {
-				return c.Name, topicsKey, true
+		for _, kt := range namedTopics(c.Config) {
+			if kt.topic == topic {
+				return c.Name, kt.key, true
 			}
 		}
 		if rx := strings.TrimSpace(c.Config[topicsRegex]); rx != "" {
-			if re, err := regexp.Compile(`^(?:` + rx + `)$`); err == nil && re.MatchString(topic) {
+			if re, err := javaregex.Compile(rx); err == nil && re.MatchString(topic) {
 				return c.Name, topicsRegex, true
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
-	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/tenancy"
 )
@@ -53,19 +52,14 @@ func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]strin
 		return
 	}
 	refuse := func(key, topic string) {
-		if topic == "" {
-			return
-		}
 		if err := tenancy.CheckTopic(p, topic); err != nil {
 			addKeyError(infos, key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", topic, key, err))
 		}
 	}
-	refuse(topicKey, strings.TrimSpace(props[topicKey]))
-	for _, t := range strings.Split(props[topicsKey], ",") {
-		refuse(topicsKey, strings.TrimSpace(t))
+	for _, kt := range namedTopics(props) {
+		refuse(kt.key, kt.topic)
 	}
-	refuse(dlq.TopicConfig, strings.TrimSpace(props[dlq.TopicConfig]))
-	if t := strings.TrimSpace(props[ownOffsetsKey]); t != h.cfg.OffsetsTopic {
+	if t := strings.TrimSpace(props[ownOffsetsKey]); t != "" && t != h.cfg.OffsetsTopic {
 		refuse(ownOffsetsKey, t)
 	}
 }

@@ -110,9 +110,16 @@ func decodeWindow(_ context.Context, r *http.Request) (any, error) {
 // grantCheck is the per-connector check of the caller's grants for role on
 // the request of ctx, as Service calls over a selector take it.
 func grantCheck(ctx context.Context, role auth.Role) func(string) error {
-	method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
-	path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
+	method, path := requestLine(ctx)
 	return func(connector string) error { return auth.CheckConnector(ctx, role, method, path, connector) }
+}
+
+// requestLine is the method and path of the request of ctx, as the 403
+// messages name them.
+func requestLine(ctx context.Context) (method, path string) {
+	method, _ = ctx.Value(kithttp.ContextKeyRequestMethod).(string)
+	path, _ = ctx.Value(kithttp.ContextKeyRequestPath).(string)
+	return method, path
 }
 
 func makeBulkAction(svc Service) endpoint.Endpoint {
@@ -165,8 +172,7 @@ func unnamedRefusals(ctx context.Context, sel v1.Selector, check func(string) er
 		if err == nil || p.Allows(auth.RoleViewer, connector) || slices.Contains(sel.Names, connector) {
 			return err
 		}
-		method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
-		path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
+		method, path := requestLine(ctx)
 		return &auth.DeniedError{Message: fmt.Sprintf("%s may not %s %s: the selector matches connectors %s may not list",
 			p.Kind(), method, path, p.Name)}
 	}

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
-	kithttp "github.com/go-kit/kit/transport/http"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
@@ -167,15 +166,14 @@ func authorize(rt route, tenants bool) endpoint.Middleware {
 			}
 			if rt.connectorScoped() {
 				name, _ := connectorOf(request)
-				method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
-				path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
-				if err := auth.CheckConnector(ctx, rt.role, method, path, name); err != nil {
+				check := grantCheck(ctx, rt.role)
+				if err := check(name); err != nil {
 					return nil, forbidden(err.Error())
 				}
 				// A move creates its target, and a restore reads another
 				// connector's history: the grants must cover those too.
 				for _, other := range otherConnectors(request) {
-					if err := auth.CheckConnector(ctx, rt.role, method, path, other); err != nil {
+					if err := check(other); err != nil {
 						return nil, forbidden(err.Error())
 					}
 				}
@@ -186,9 +184,7 @@ func authorize(rt route, tenants bool) endpoint.Middleware {
 			// tenants no secret belongs to anyone, and a validate names
 			// what it likes, as in Kafka Connect.)
 			if v, ok := request.(validateRequest); ok && tenants && v1.TrimName(v.config["name"]) != "" {
-				method, _ := ctx.Value(kithttp.ContextKeyRequestMethod).(string)
-				path, _ := ctx.Value(kithttp.ContextKeyRequestPath).(string)
-				if err := auth.CheckConnector(ctx, rt.role, method, path, v1.TrimName(v.config["name"])); err != nil {
+				if err := grantCheck(ctx, rt.role)(v1.TrimName(v.config["name"])); err != nil {
 					return nil, forbidden(err.Error())
 				}
 			}

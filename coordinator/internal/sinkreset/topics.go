@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -37,7 +38,7 @@ func readSubscription(config map[string]string) (subscription, error) {
 	if expr := strings.TrimSpace(config["topics.regex"]); expr != "" {
 		// Java's Matcher.matches must match the whole name; RE2 is close
 		// enough to java.util.regex for topic patterns.
-		re, err := regexp.Compile("^(?:" + expr + ")$")
+		re, err := javaregex.Compile(expr)
 		if err != nil {
 			return subscription{}, badRequest("The connector's topics.regex %q is not a valid regular expression: %v", expr, err)
 		}
