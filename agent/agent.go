@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -46,7 +47,13 @@ type Config struct {
 	// NATSAuth authenticates and secures the NATS connection (the
 	// --nats-* flags); zero: anonymous, plain.
 	NATSAuth natsconn.Auth
-	Brokers  string
+	// LeaderTrustedKeysFile lists the leader public keys (one base64 key a
+	// line) whose leases the agent follows: a lease no listed key signed
+	// is ignored, with its term and its command key. Empty: every lease is
+	// followed, which only a NATS whose permissions keep the lease bucket
+	// to coordinators makes safe (docs/security.md).
+	LeaderTrustedKeysFile string
+	Brokers               string
 	// KafkaSecurity secures every Kafka client of the agent — its offsets
 	// store, offsets operations, task producers and consumers (TLS, SASL);
 	// nil: plaintext without authentication.
@@ -236,6 +243,13 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := kafkautil.StartupProbe(ctx, a.log, a.cfg.Brokers, a.cfg.KafkaSecurity, a.cfg.KafkaProbeTimeout); err != nil {
 		return err
 	}
+	var trust *leasetrust.Trust
+	if a.cfg.LeaderTrustedKeysFile != "" {
+		var err error
+		if trust, err = leasetrust.ReadTrust(a.cfg.LeaderTrustedKeysFile); err != nil {
+			return fmt.Errorf("--leader-trusted-keys-file: %w", err)
+		}
+	}
 	auth := a.cfg.NATSAuth
 	auth.InboxPrefix = v1.AgentInboxPrefix(a.cfg.GroupID, a.cfg.ID)
 	nc, err := natsconn.Connect(a.cfg.NATSURL, "sluice-agent-"+a.cfg.ID, auth, a.cfg.logger(logging.AgentTransport))
@@ -295,7 +309,10 @@ func (a *Agent) Start(ctx context.Context) error {
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
 		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic}, Logger: a.cfg.logger(logging.AgentTransport),
-		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost()}, nc, a.worker, a.exec)
+		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost(),
+		LeaderTrust: trust}, nc, a.worker, a.exec)
+	// NATS is back: read the lease and heartbeat now, not at the next tick.
+	nc.SetReconnectHandler(func(*nats.Conn) { a.transport.Poke() })
 	if err := a.metrics.Register(); err != nil {
 		return err
 	}

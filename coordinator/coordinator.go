@@ -28,6 +28,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsrpc"
@@ -137,6 +138,16 @@ type Config struct {
 	// coordinator wrote is then ignored (docs/security.md). The same file
 	// on every coordinator; empty: records are neither signed nor checked.
 	RecordSigningKeyFile string
+	// LeaderKeyFile holds the leader key (32 bytes or more of secret
+	// random, `openssl rand -hex 32`) this coordinator signs its leases
+	// with; the same file on every coordinator of the cluster, so that
+	// any of them can lead (docs/ha.md). Empty: leases go unsigned.
+	LeaderKeyFile string
+	// LeaderTrustedKeysFile lists the leader public keys (one base64 key a
+	// line, `sluice leader-key public`) whose leases this coordinator
+	// follows besides its own key's: two during a rotation. With neither
+	// file, every lease is followed.
+	LeaderTrustedKeysFile string
 	// ClientOverridePolicy is the connectors' client config override
 	// policy: None, All, Allowlist or Principal (Kafka Connect's
 	// connector.client.config.override.policy). Empty: Allowlist of
@@ -214,6 +225,10 @@ type Coordinator struct {
 	// signing signs and verifies the records coordinators write for each
 	// other (nil: no key, neither).
 	signing *recordsig.Gate
+	// leaderSigner signs this coordinator's leases; leaderTrust is the
+	// other keys whose leases it follows (nil, nil: unsigned, all followed).
+	leaderSigner *leasetrust.Signer
+	leaderTrust  *leasetrust.Trust
 
 	cfg    Config
 	log    *slog.Logger
@@ -287,6 +302,9 @@ func New(cfg Config) (*Coordinator, error) {
 		return nil, err
 	}
 	if c.signing, err = c.signingGate(); err != nil {
+		return nil, fmt.Errorf("coordinator config: %w", err)
+	}
+	if c.leaderSigner, c.leaderTrust, err = leaderKeys(cfg.LeaderKeyFile, cfg.LeaderTrustedKeysFile); err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
 	// Read every security file now, so that a bad one stops start-up
@@ -365,18 +383,26 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		AgentProbe:          c.cfg.AgentProbe,
 		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
 		LeaderLease:         c.cfg.LeaderLease,
-		KafkaOpts:           kafkaOpts,
-		Version:             version.Version,
-		Commit:              version.Commit,
-		Logger:              c.cfg.Loggers.Logger(logging.Herder),
-		Loggers:             c.cfg.Loggers,
-		FaultHook:           c.cfg.FaultHook,
-		BeforeStatusWrite:   c.cfg.BeforeStatusWrite,
-		ExactlyOnce:         c.cfg.ExactlyOnce,
-		Providers:           c.providers,
-		History:             c.history,
-		Metrics:             c.metrics,
+		LeaderSigner:        c.leaderSigner,
+		LeaderTrust:         c.leaderTrust,
+		DialNATS: func(name string) (*nats.Conn, error) {
+			return natsconn.Connect(c.cfg.NATSURL, name, auth, c.cfg.Loggers.Logger(logging.Root))
+		},
+		KafkaOpts:         kafkaOpts,
+		Version:           version.Version,
+		Commit:            version.Commit,
+		Logger:            c.cfg.Loggers.Logger(logging.Herder),
+		Loggers:           c.cfg.Loggers,
+		FaultHook:         c.cfg.FaultHook,
+		BeforeStatusWrite: c.cfg.BeforeStatusWrite,
+		ExactlyOnce:       c.cfg.ExactlyOnce,
+		Providers:         c.providers,
+		History:           c.history,
+		Metrics:           c.metrics,
 	}, c.plugins(), nc)
+	// NATS is back: look at the lease now, not at the next tick, so that
+	// writes resume as soon as NATS does.
+	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
 	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder),
 		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),

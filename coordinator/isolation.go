@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sluice-io/sluice/connect/clientoverrides"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/recordsig"
 )
@@ -64,4 +65,25 @@ func (c *Coordinator) signingGate() (*recordsig.Gate, error) {
 func (c *Coordinator) signedTopics() []string {
 	return []string{c.cfg.StatusTopic, c.cfg.FleetTopic,
 		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic), cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic)}
+}
+
+// leaderKeys reads the leader key and the trusted keys files; either may be
+// empty.
+func leaderKeys(keyFile, trustedFile string) (*leasetrust.Signer, *leasetrust.Trust, error) {
+	var (
+		s   *leasetrust.Signer
+		t   *leasetrust.Trust
+		err error
+	)
+	if keyFile != "" {
+		if s, err = leasetrust.ReadSigner(keyFile); err != nil {
+			return nil, nil, fmt.Errorf("--leader-key-file: %w", err)
+		}
+	}
+	if trustedFile != "" {
+		if t, err = leasetrust.ReadTrust(trustedFile); err != nil {
+			return nil, nil, fmt.Errorf("--leader-trusted-keys-file: %w", err)
+		}
+	}
+	return s, t, nil
 }

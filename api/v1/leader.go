@@ -32,8 +32,9 @@ const (
 	SubjectLeaderDeregister = SubjectPrefix + ".%s.leader.%s.deregister.%s"
 )
 
-// LeaderLease is the value of the lease key. Term is 0 between acquiring the
-// key and stamping it with its revision.
+// LeaderLease is the value of the lease key. Term orders leaders: a new
+// leader's is above every term it has seen and above the key's revision, so
+// it keeps growing when the bucket is deleted and made again.
 type LeaderLease struct {
 	ID   string `json:"id"`
 	URL  string `json:"url"`
@@ -44,6 +45,33 @@ type LeaderLease struct {
 	// not sign. Only coordinators may write the lease bucket, so only a
 	// coordinator can name a key here.
 	Key string `json:"key,omitempty"`
+	// Nonce is new for every attempt to take the lease: the coordinator
+	// that made an attempt tells its own leases from one an abandoned
+	// attempt left (a create whose answer it stopped waiting for), which
+	// it deletes at once.
+	Nonce string `json:"nonce,omitempty"`
+	// Sig is base64 of the ed25519 signature, by a leader key pinned on
+	// every process (--leader-key-file; agents and followers trust its
+	// public half), of LeaseSigned: a lease without a valid one is ignored
+	// wherever keys are pinned, so whoever can merely write the bucket
+	// cannot lead.
+	Sig string `json:"sig,omitempty"`
+}
+
+// MaxLeaderTerm is the largest term taken: a lease naming a larger one is
+// forged (real terms grow by one an election), and refusing it keeps a
+// forged term from pushing real ones toward overflow.
+const MaxLeaderTerm = int64(1) << 53
+
+// leaseSignedPrefix keeps a lease signature from being valid as the
+// signature of anything else a leader key signs.
+const leaseSignedPrefix = "sluice-lease\n"
+
+// LeaseSigned is what a lease's signature covers: the cluster it belongs to
+// (a lease of one cluster is worthless in another's bucket) and every field
+// but the signature.
+func LeaseSigned(groupID string, l LeaderLease) []byte {
+	return fmt.Appendf(nil, "%s%q\n%q\n%q\n%d\n%q\n%q", leaseSignedPrefix, groupID, l.ID, l.URL, l.Term, l.Key, l.Nonce)
 }
 
 var bucketUnsafe = regexp.MustCompile(`[^a-zA-Z0-9_-]`)

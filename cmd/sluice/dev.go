@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/opsserver"
 )
@@ -190,6 +191,17 @@ func runDev(c *cli.Context) error {
 			return err
 		}
 	}
+	keyFile, trustedFile, err := devLeaderKeys(dataDir, ccfg.LeaderKeyFile)
+	if err != nil {
+		return err
+	}
+	ccfg.LeaderKeyFile = keyFile
+	for i := range acfgs {
+		if acfgs[i].LeaderTrustedKeysFile == "" {
+			acfgs[i].LeaderTrustedKeysFile = trustedFile
+		}
+	}
+
 	if secure {
 		// The REST half of --secure: authentication with a generated admin
 		// credential, printed and written to the data dir. It plugs in
@@ -232,15 +244,54 @@ func devRecordKey(dataDir string) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
+	secret, err := newSecretHex()
+	if err != nil {
 		return "", fmt.Errorf("dev: record signing key: %w", err)
 	}
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return "", fmt.Errorf("dev: record signing key: %w", err)
 	}
-	if err := os.WriteFile(path, []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("dev: record signing key: %w", err)
 	}
 	return path, nil
+}
+
+// devLeaderKeys pins sluice dev's leader key — keyFile, or one made in the
+// data dir on its first start: the coordinator signs its leases with it and
+// the agents trust its public half (written to the data dir), so even on
+// the embedded NATS, open to any local client, nobody else can lead.
+func devLeaderKeys(dataDir, keyFile string) (string, string, error) {
+	if keyFile == "" {
+		keyFile = filepath.Join(dataDir, "leader.key")
+	}
+	trustedFile := filepath.Join(dataDir, "leader-trusted.keys")
+	var (
+		s   *leasetrust.Signer
+		err error
+	)
+	if _, statErr := os.Stat(keyFile); statErr == nil {
+		s, err = leasetrust.ReadSigner(keyFile)
+	} else {
+		s, err = writeLeaderKey(keyFile)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("dev: %w", err)
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", "", fmt.Errorf("dev: leader trusted keys: %w", err)
+	}
+	if err := os.WriteFile(trustedFile, []byte(s.Public()+"\n"), 0o644); err != nil {
+		return "", "", fmt.Errorf("dev: leader trusted keys: %w", err)
+	}
+	return keyFile, trustedFile, nil
+}
+
+// newSecretHex is 32 bytes from the system's secure random source, in hex.
+func newSecretHex() (string, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(secret), nil
 }

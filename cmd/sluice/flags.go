@@ -75,14 +75,15 @@ func coordinatorFlags() []cli.Flag {
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, historyTopicFlag, historyRetentionFlag, tenantsFileFlag, overridePolicyFlag, overrideAllowlistFlag, recordKeyFlag}, append(providerFlags(), restSecurityFlags()...)...)
+		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, historyTopicFlag, historyRetentionFlag, tenantsFileFlag, overridePolicyFlag, overrideAllowlistFlag, recordKeyFlag,
+		leaderKeyFlag, leaderTrustFlag, insecureNATSFlag}, append(providerFlags(), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, idFlag, labelsFlag, workDirFlag, groupIDFlag, offsetsTopic, flushFlag, keyConvFlag, valueConvFlag, hdrConvFlag, membershipFlag, shutdownFlag, eosFlag, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		agentMetricsListenFlag, pprofFlag}, append(providerFlags(), hostFlags()...)...)
+		agentMetricsListenFlag, pprofFlag, leaderTrustFlag, insecureNATSFlag}, append(providerFlags(), hostFlags()...)...)
 }
 
 // loggers are the process's named loggers on stderr (loggersTo). In sluice
@@ -168,6 +169,8 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		RESTSecurity:            restSecurity(c),
 		TenantsFile:             c.String("tenants-file"),
 		RecordSigningKeyFile:    c.String("record-signing-key-file"),
+		LeaderKeyFile:           c.String("leader-key-file"),
+		LeaderTrustedKeysFile:   c.String("leader-trusted-keys-file"),
 		ClientOverridePolicy:    c.String("connector-client-config-override-policy"),
 		ClientOverrideAllowlist: allowedpaths.SplitList(c.String("connector-client-config-override-allowlist")),
 		Loggers:                 lg,
@@ -201,29 +204,30 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 	}
 	pluginPath, java, hostDir := hostSettings(c)
 	return agent.Config{
-		ID:                id,
-		Labels:            lbls,
-		NATSURL:           c.String("nats"),
-		NATSAuth:          natsAuth(c),
-		Brokers:           c.String("kafka"),
-		KafkaSecurity:     ksec,
-		GroupID:           c.String("group-id"),
-		OffsetsTopic:      c.String("offsets-topic"),
-		WorkDir:           c.String("work-dir"),
-		FlushInterval:     c.Duration("offset-flush-interval"),
-		KeyConverter:      c.String("key-converter"),
-		ValueConverter:    c.String("value-converter"),
-		HeaderConverter:   c.String("header-converter"),
-		ShutdownTimeout:   c.Duration("task-shutdown-timeout"),
-		ExactlyOnce:       eos,
-		DynamicMembership: dynamic,
-		ConfigProviders:   providerSettings(c),
-		Loggers:           lg,
-		Logger:            rootLogger(lg),
-		OffsetsHook:       offsetsTestSeam(rootLogger(lg)),
-		PluginPath:        pluginPath,
-		Java:              java,
-		ConnectorHostDir:  hostDir,
+		ID:                    id,
+		Labels:                lbls,
+		NATSURL:               c.String("nats"),
+		NATSAuth:              natsAuth(c),
+		Brokers:               c.String("kafka"),
+		LeaderTrustedKeysFile: c.String("leader-trusted-keys-file"),
+		KafkaSecurity:         ksec,
+		GroupID:               c.String("group-id"),
+		OffsetsTopic:          c.String("offsets-topic"),
+		WorkDir:               c.String("work-dir"),
+		FlushInterval:         c.Duration("offset-flush-interval"),
+		KeyConverter:          c.String("key-converter"),
+		ValueConverter:        c.String("value-converter"),
+		HeaderConverter:       c.String("header-converter"),
+		ShutdownTimeout:       c.Duration("task-shutdown-timeout"),
+		ExactlyOnce:           eos,
+		DynamicMembership:     dynamic,
+		ConfigProviders:       providerSettings(c),
+		Loggers:               lg,
+		Logger:                rootLogger(lg),
+		OffsetsHook:           offsetsTestSeam(rootLogger(lg)),
+		PluginPath:            pluginPath,
+		Java:                  java,
+		ConnectorHostDir:      hostDir,
 	}, nil
 }
 

@@ -70,6 +70,7 @@ func newApp() *cli.App {
 			agentCommand(),
 			devCommand(),
 			natsConfigCommand(),
+			leaderKeyCommand(),
 			getCommand(),
 			describeCommand(),
 			applyCommand(),

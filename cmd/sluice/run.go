@@ -30,8 +30,12 @@ func coordinatorCommand() *cli.Command {
 		Usage: "run a coordinator: the REST API, configs, scheduling",
 		Flags: coordinatorFlags(),
 		Action: func(c *cli.Context) error {
-			cfg, err := coordinatorConfig(c, loggers(c))
+			lg := loggers(c)
+			cfg, err := coordinatorConfig(c, lg)
 			if err != nil {
+				return err
+			}
+			if err := checkNATSTrust(c.Context, c, cfg.NATSAuth, cfg.LeaderKeyFile != "" || cfg.LeaderTrustedKeysFile != "", rootLogger(lg)); err != nil {
 				return err
 			}
 			return runApp(c.Context, coordinatorApp(cfg), nil)
@@ -46,8 +50,12 @@ func agentCommand() *cli.Command {
 		Flags: agentFlags(),
 		Action: func(c *cli.Context) error {
 			tuneAgentGC()
-			cfg, err := agentConfig(c, loggers(c))
+			lg := loggers(c)
+			cfg, err := agentConfig(c, lg)
 			if err != nil {
+				return err
+			}
+			if err := checkNATSTrust(c.Context, c, cfg.NATSAuth, cfg.LeaderTrustedKeysFile != "", rootLogger(lg)); err != nil {
 				return err
 			}
 			return runApp(c.Context, agentApp(withAgentMetrics(c, cfg)), nil)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sluice-io/sluice/shared/leasetrust"
 )
 
 // Systems under test.
@@ -155,8 +160,12 @@ func (c *cluster) startSluiceControl() error {
 		if i > 0 {
 			name = fmt.Sprintf("coordinator-%d", i+1)
 		}
+		keyFile, _, err := c.leaderKeys()
+		if err != nil {
+			return err
+		}
 		p, err := c.startCoordinator(name, append([]string{"coordinator",
-			"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen,
+			"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen, "--leader-key-file", keyFile,
 			"--group-id", c.prefix,
 			"--config-topic", c.prefix + "-configs",
 			"--offsets-topic", c.prefix + "-offsets",
@@ -171,6 +180,32 @@ func (c *cluster) startSluiceControl() error {
 	}
 	c.coord, c.coordURL = c.coords[0], c.coordURLs[0]
 	return nil
+}
+
+// leaderKeys are the cluster's leader key file, which its coordinators sign
+// their leases with, and the file of its public key, which every process
+// trusts: pinned as in production. They are made in the cluster's dir on
+// first use.
+func (c *cluster) leaderKeys() (keyFile, trustedFile string, err error) {
+	keyFile, trustedFile = filepath.Join(c.dir, "leader.key"), filepath.Join(c.dir, "leader-trusted.keys")
+	material, err := os.ReadFile(keyFile)
+	if errors.Is(err, os.ErrNotExist) {
+		secret := make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return "", "", err
+		}
+		material = []byte(hex.EncodeToString(secret))
+		if err := os.WriteFile(keyFile, material, 0o600); err != nil {
+			return "", "", err
+		}
+	} else if err != nil {
+		return "", "", err
+	}
+	s, err := leasetrust.NewSigner(material)
+	if err != nil {
+		return "", "", err
+	}
+	return keyFile, trustedFile, os.WriteFile(trustedFile, []byte(s.Public()+"\n"), 0o644)
 }
 
 // logArgs is the --log-level flag BENCH_LOG_LEVEL asks for, if any.
@@ -206,8 +241,12 @@ func (c *cluster) launchNode() (*node, error) {
 	c.started++
 	if c.sys == sysSluice {
 		id := fmt.Sprintf("agent-%d", c.started)
+		_, trustedFile, err := c.leaderKeys()
+		if err != nil {
+			return nil, err
+		}
 		p, err := startProc(c.dir, id, c.b.sluiceBin, append([]string{"agent",
-			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id,
+			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id, "--leader-trusted-keys-file", trustedFile,
 			"--work-dir", c.dir,
 			"--group-id", c.prefix,
 			"--offsets-topic", c.prefix + "-offsets",

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/shared/leasetrust"
 )
 
 // BinaryEnv names the environment variable that points the tests at a
@@ -35,6 +39,9 @@ var binary string
 // named by SLUICE_E2E_BINARY. It is meant for TestMain: one build per test
 // binary run.
 func BuildBinary(dir string) (string, error) {
+	if err := pinLeaderKeys(dir); err != nil {
+		return "", err
+	}
 	if b := os.Getenv(BinaryEnv); b != "" {
 		binary = b
 		return b, nil
@@ -55,6 +62,39 @@ func BuildBinary(dir string) (string, error) {
 	}
 	binary = out
 	return out, nil
+}
+
+// leaderEnv pins a leader key on every child, as production runs: each
+// coordinator signs its leases with the key and every process trusts only
+// it (a process's own flags or Env may override either).
+var leaderEnv []string
+
+// LeaderKeyFile and LeaderTrustedKeysFile are the leader key every child
+// coordinator signs with and the file of its public key every child
+// trusts, set by BuildBinary.
+var LeaderKeyFile, LeaderTrustedKeysFile string
+
+// pinLeaderKeys makes the leader key of this test binary's processes in
+// dir.
+func pinLeaderKeys(dir string) error {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return err
+	}
+	material := []byte(hex.EncodeToString(secret))
+	s, err := leasetrust.NewSigner(material)
+	if err != nil {
+		return err
+	}
+	LeaderKeyFile, LeaderTrustedKeysFile = filepath.Join(dir, "leader.key"), filepath.Join(dir, "leader-trusted.keys")
+	if err := os.WriteFile(LeaderKeyFile, material, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(LeaderTrustedKeysFile, []byte(s.Public()+"\n"), 0o644); err != nil {
+		return err
+	}
+	leaderEnv = []string{"SLUICE_LEADER_KEY_FILE=" + LeaderKeyFile, "SLUICE_LEADER_TRUSTED_KEYS_FILE=" + LeaderTrustedKeysFile}
+	return nil
 }
 
 // Mark is a position in a process's log, to look only at what came after.
@@ -151,7 +191,7 @@ func (p *Proc) Start() {
 	fmt.Fprintf(stderr, "==== e2e: %s start #%d: sluice %s\n", p.name, p.starts, strings.Join(p.args, " "))
 
 	cmd := exec.Command(binary, p.args...)
-	cmd.Env = append(childEnv(), p.Env...)
+	cmd.Env = append(append(childEnv(), leaderEnv...), p.Env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {

@@ -58,6 +58,10 @@ type task struct {
 	cfg        Config
 	id         v1.TaskID
 	generation int64
+	// term is the leadership term that assigned this instance: with the
+	// generation it orders assignments and revokes, so an older command
+	// never acts on a newer instance.
+	term       int64
 	assignment v1.TaskAssignment
 	log        *slog.Logger
 	// conn and props are the assignment's connector and task configs with

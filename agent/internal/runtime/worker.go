@@ -188,6 +188,13 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			t.setPaused(a.Paused)
 			continue
 		}
+		if t != nil && (term < t.term || term == t.term && a.Generation < t.generation) {
+			// An assignment older than the running instance's — sent before
+			// it, delivered late, or replayed — must not replace it.
+			w.cfg.Logger.Info("assignment ignored: the task runs a newer one", "task", a.ID.String(),
+				"generation", a.Generation, "term", term, "running_generation", t.generation, "running_term", t.term)
+			continue
+		}
 		if t != nil {
 			// A newer generation replaces the running instance: stop it
 			// (committing its offsets) before the new one starts.
@@ -204,6 +211,7 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			}
 		}
 		nt := newTask(w.cfg, a)
+		nt.term = term
 		w.mu.Lock()
 		w.tasks[a.ID] = nt
 		w.mu.Unlock()
@@ -233,6 +241,13 @@ func (w *Worker) Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskI
 		w.mu.Unlock()
 		if t == nil {
 			stopped = append(stopped, id)
+			continue
+		}
+		if voidGen != 0 && !mark.voids(t.term, t.generation) {
+			// A revoke older than the running instance — one of its own
+			// term that was delayed or replayed — must not stop it.
+			w.cfg.Logger.Info("revoke ignored: the task runs a newer assignment", "task", id.String(),
+				"generation", voidGen, "term", term, "running_generation", t.generation, "running_term", t.term)
 			continue
 		}
 		wg.Add(1)

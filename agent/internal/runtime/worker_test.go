@@ -106,3 +106,39 @@ func TestSameGenerationAnotherConfigRestarts(t *testing.T) {
 		first = now
 	}
 }
+
+// TestOlderCommandsNeverActOnANewerInstance: a revoke or an assignment of
+// the task's own term but an older generation — delayed, or replayed by
+// anyone who recorded it — neither stops nor replaces the instance a newer
+// assignment started; one of a newer term still does.
+func TestOlderCommandsNeverActOnANewerInstance(t *testing.T) {
+	w := NewWorker(Config{Registry: plugins.Builtin()})
+	ctx := context.Background()
+	defer w.StopAll(ctx)
+	id := v1.TaskID{Connector: "c", Task: 0}
+	cfg := map[string]string{"connector.class": "not.installed"}
+	instance := func() *task {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.tasks[id]
+	}
+	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
+	newer := instance()
+	if newer == nil || newer.generation != 8 {
+		t.Fatalf("running %+v, want generation 8", w.Running())
+	}
+	// The revoke that stopped generation 3, replayed.
+	if stopped, _ := w.Revoke(ctx, 5, 3, []v1.TaskID{id}); len(stopped) != 0 {
+		t.Errorf("a revoke at generation 3 stopped %v", stopped)
+	}
+	// The assignment of generation 3, replayed.
+	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
+	if got := instance(); got != newer {
+		t.Fatalf("an older command acted on the instance of generation 8: now %+v", w.Running())
+	}
+	// A newer term's revoke stops it whatever its generation.
+	if stopped, _ := w.Revoke(ctx, 6, 1, []v1.TaskID{id}); !reflect.DeepEqual(stopped, []v1.TaskID{id}) {
+		t.Fatalf("a revoke of term 6 stopped %v, want the task", stopped)
+	}
+}

@@ -26,6 +26,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/cmdsig"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
@@ -92,6 +93,11 @@ type Config struct {
 	// an agent inside an offsets write (then kill it). Production code
 	// leaves it nil.
 	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
+	// LeaderTrust is the leader keys whose leases the agent follows
+	// (leasetrust): a lease none of them signed is ignored — its term is
+	// not taken and its command key checks nothing. Nil: every lease is
+	// followed.
+	LeaderTrust *leasetrust.Trust
 }
 
 // Transport is an agent's NATS side.
@@ -126,6 +132,8 @@ type Transport struct {
 	warn *logthrottle.Limiter
 
 	reports chan v1.StatusReport
+	// poke wakes the session loop at once: NATS came back.
+	poke chan struct{}
 	// ctx ends when Stop is called: connector events retried in the
 	// background stop with it. runMu guards ctx and stopped, so that no
 	// event's goroutine is added to done once Stop waits for it.
@@ -144,7 +152,7 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 	// The transport serves the presence endpoint itself, so it is the one
 	// to say so.
 	cfg.Features = append(slices.Clone(cfg.Features), v1.FeaturePresence)
-	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024),
+	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024), poke: make(chan struct{}, 1),
 		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
 }
 
@@ -607,7 +615,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 				}
 				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", v1.SubjectPrefix,
 					"err", err, "failing_for", now.Sub(failingSince).Round(time.Second), "backoff", backoff)
-				sleep(ctx, backoff)
+				t.wait(ctx, backoff)
 				backoff = min(backoff*2, 2*time.Second)
 				continue
 			}
@@ -625,7 +633,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		t.mu.Lock()
 		interval := t.interval
 		t.mu.Unlock()
-		sleep(ctx, interval)
+		t.wait(ctx, interval)
 		if ctx.Err() != nil {
 			return
 		}
@@ -730,6 +738,15 @@ func (t *Transport) readLease(ctx context.Context) (v1.LeaderLease, error) {
 	if err := json.Unmarshal(entry.Value(), &l); err != nil || l.Term == 0 {
 		return v1.LeaderLease{}, errors.New("no leader elected yet")
 	}
+	if err := t.cfg.LeaderTrust.Verify(t.cfg.GroupID, l); err != nil {
+		if t.warn.Due("lease/untrusted", time.Now()) {
+			t.cfg.Logger.Warn("ignoring the leader lease", "err", err)
+		}
+		return v1.LeaderLease{}, fmt.Errorf("no trusted leader: %w", err)
+	}
+	if l.Term > v1.MaxLeaderTerm {
+		return v1.LeaderLease{}, fmt.Errorf("no trusted leader: the lease's term %d is beyond any real term", l.Term)
+	}
 	t.kvMu.Lock()
 	if l.Term >= t.seen.Term {
 		t.seen = l
@@ -771,6 +788,26 @@ const (
 	registerWarnAfter = 10 * time.Second
 	registerWarnEvery = 30 * time.Second
 )
+
+// Poke makes the session read the lease and heartbeat now rather than at
+// its next tick: the agent calls it when its NATS connection comes back.
+func (t *Transport) Poke() {
+	select {
+	case t.poke <- struct{}{}:
+	default:
+	}
+}
+
+// wait sleeps for d, or until poked or ctx ends.
+func (t *Transport) wait(ctx context.Context, d time.Duration) {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.poke:
+	case <-tm.C:
+	}
+}
 
 func sleep(ctx context.Context, d time.Duration) {
 	select {

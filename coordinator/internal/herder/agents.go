@@ -2,8 +2,10 @@ package herder
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -11,9 +13,36 @@ import (
 	"github.com/sluice-io/sluice/shared/records"
 )
 
+// agentEndpoints are the leader-only endpoints of one term, served on a
+// NATS connection of their own when the herder can dial one.
+type agentEndpoints struct {
+	svc  micro.Service
+	conn *nats.Conn // owned: closed with the endpoints; nil when shared
+}
+
+// close stops the endpoints. Closing their own connection is what makes
+// them surely gone: micro drains subscriptions, and one drained while NATS
+// is away is sent to the server again on reconnect and never unsubscribed
+// — it would swallow the requests of agents still on the old term.
+func (a agentEndpoints) close() {
+	_ = a.svc.Stop()
+	if a.conn != nil {
+		a.conn.Close()
+	}
+}
+
 // serveAgents serves the leader-only endpoints of term.
-func (h *Herder) serveAgents(term int64) (micro.Service, error) {
-	return agentrpc.Serve(h.nc, h.cfg.GroupID, term, agentrpc.Service{Version: h.cfg.Version, WorkerID: h.cfg.WorkerID, Logger: h.log}, agentrpc.Endpoints{
+func (h *Herder) serveAgents(term int64) (agentEndpoints, error) {
+	nc := h.nc
+	var own *nats.Conn
+	if h.cfg.DialNATS != nil {
+		var err error
+		if own, err = h.cfg.DialNATS(fmt.Sprintf("sluice-coordinator-term-%d", term)); err != nil {
+			return agentEndpoints{}, fmt.Errorf("connect to NATS for the agent endpoints of term %d: %w", term, err)
+		}
+		nc = own
+	}
+	svc, err := agentrpc.Serve(nc, h.cfg.GroupID, term, agentrpc.Service{Version: h.cfg.Version, WorkerID: h.cfg.WorkerID, Logger: h.log}, agentrpc.Endpoints{
 		Register:   h.registerEndpoint,
 		Heartbeat:  h.heartbeatEndpoint,
 		Deregister: h.deregisterEndpoint,
@@ -21,6 +50,13 @@ func (h *Herder) serveAgents(term int64) (micro.Service, error) {
 		// Connector events of Java connectors on agents' hosts.
 		ConnectorEvent: h.connectorEventEndpoint,
 	})
+	if err != nil {
+		if own != nil {
+			own.Close()
+		}
+		return agentEndpoints{}, err
+	}
+	return agentEndpoints{svc: svc, conn: own}, nil
 }
 
 // The agent endpoints below update memory and answer at once: status

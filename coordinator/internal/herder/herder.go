@@ -42,6 +42,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
@@ -91,10 +92,20 @@ type Config struct {
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing keeps the lease.
 	LeaderLease time.Duration
-	KafkaOpts   []kgo.Opt
-	Version     string
-	Commit      string
-	Logger      *slog.Logger
+	// LeaderSigner signs this coordinator's leases and LeaderTrust is the
+	// leases it follows (leasetrust); nil: unsigned, and every lease
+	// followed.
+	LeaderSigner *leasetrust.Signer
+	LeaderTrust  *leasetrust.Trust
+	// DialNATS opens a connection of its own for each term's agent
+	// endpoints, closed when the term ends: a subscription drained while
+	// NATS is away would otherwise be sent again on reconnect and keep
+	// swallowing agents' heartbeats (nil: the shared connection serves).
+	DialNATS  func(name string) (*nats.Conn, error)
+	KafkaOpts []kgo.Opt
+	Version   string
+	Commit    string
+	Logger    *slog.Logger
 	// Loggers are the process's named loggers: GET and PUT /admin/loggers
 	// show and change them, and every cluster-wide level read from the
 	// config topic is set on them.
@@ -303,12 +314,12 @@ func (h *Herder) Start(ctx context.Context) error {
 	if h.stores, err = offsetstore.NewRegistry(h.offsets, 5*time.Minute, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
-	kv, err := leader.OpenBucket(ctx, h.nc, h.cfg.GroupID, h.cfg.LeaderLease)
-	if err != nil {
+	h.elector = leader.New(leader.Config{Conn: h.nc, GroupID: h.cfg.GroupID, ID: h.cfg.WorkerID + "/" + randomID(), URL: h.restURL(),
+		TTL: h.cfg.LeaderLease, Signer: h.cfg.LeaderSigner, Trust: h.cfg.LeaderTrust.With(h.cfg.LeaderSigner),
+		Callbacks: leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, Logger: h.log})
+	if err := h.elector.Open(ctx); err != nil {
 		return err
 	}
-	h.elector = leader.New(kv, h.cfg.WorkerID+"/"+randomID(), h.restURL(), h.cfg.LeaderLease,
-		leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, h.log)
 	h.elector.Start()
 	if err := h.registerCollectors(); err != nil {
 		h.elector.Stop()

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go/micro"
-
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
@@ -28,7 +26,6 @@ type leadership struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	writer *store.Writer
-	svc    micro.Service
 }
 
 // establishLeadership starts leader-only work for term. It returns at once
@@ -92,13 +89,15 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	defer func() { qcancel(); <-qdone }()
 	h.statusQ.Store(q)
 	defer h.statusQ.CompareAndSwap(q, nil)
-	svc, err := h.serveAgents(l.term)
+	eps, err := h.serveAgents(l.term)
 	if err != nil {
 		h.setWriters(nil)
 		w.Close()
 		return err
 	}
-	l.svc = svc
+	// The endpoints end with this attempt at leading, whichever way it
+	// ends: a retry serves them anew, and none outlives the term.
+	defer eps.close()
 	// Java plugins' connectors run on agents' hosts, built-ins here.
 	remote := instances.NewRemoteHost(remoteAgents{h}, h.cfg.Providers)
 	h.remote.Store(remote)
@@ -192,9 +191,6 @@ func (h *Herder) revokeLeadership(term int64) {
 	}
 	l.cancel()
 	<-l.done
-	if l.svc != nil {
-		_ = l.svc.Stop()
-	}
 	h.setWriters(nil)
 	if l.writer != nil {
 		l.writer.Close()
@@ -247,4 +243,12 @@ func randomID() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// NATSReconnected is called when the coordinator's NATS connection comes
+// back: the elector looks at the lease at once rather than at its next tick.
+func (h *Herder) NATSReconnected() {
+	if h.elector != nil {
+		h.elector.Poke()
+	}
 }

@@ -52,13 +52,12 @@ func TestOneLeaderAndHandOver(t *testing.T) {
 	nc := setup(t)
 	ctx := context.Background()
 	ttl := time.Second
-	kv, err := OpenBucket(ctx, nc, "g.1", ttl)
-	if err != nil {
+	if _, err := OpenBucket(ctx, nc, "g.1", ttl); err != nil {
 		t.Fatal(err)
 	}
 	ra, rb := &recorder{}, &recorder{}
-	a := New(kv, "a", "http://a", ttl, ra.callbacks(), slog.Default())
-	b := New(kv, "b", "http://b", ttl, rb.callbacks(), slog.Default())
+	a := New(Config{Conn: nc, GroupID: "g.1", ID: "a", URL: "http://a", TTL: ttl, Callbacks: ra.callbacks(), Logger: slog.Default()})
+	b := New(Config{Conn: nc, GroupID: "g.1", ID: "b", URL: "http://b", TTL: ttl, Callbacks: rb.callbacks(), Logger: slog.Default()})
 	a.Start()
 	waitFor(t, 5*time.Second, a.IsLeader)
 	b.Start()
@@ -102,7 +101,7 @@ func TestStaleLeaseExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &recorder{}
-	e := New(kv, "c", "http://c", ttl, r.callbacks(), slog.Default())
+	e := New(Config{Conn: nc, GroupID: "g2", ID: "c", URL: "http://c", TTL: ttl, Callbacks: r.callbacks(), Logger: slog.Default()})
 	start := time.Now()
 	e.Start()
 	defer e.Stop()
