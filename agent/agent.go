@@ -319,7 +319,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.kafka = readiness.NewCached("kafka", kafkaCheckInterval, kafkaCheckTimeout, a.exec.Ping)
 	a.kafka.Start()
 	if a.cfg.MetricsListen != "" {
-		var opts []opsserver.Option
+		opts := []opsserver.Option{opsserver.WithChecks(a.Checks), opsserver.WithLiveness(a.Wedged)}
 		if a.cfg.Profiling {
 			opts = append(opts, opsserver.WithProfiling())
 		}
@@ -339,14 +339,45 @@ func (a *Agent) session() metrics.Session {
 	return metrics.Session{Acked: acked, Lease: lease, TasksRunning: a.worker.RunningCount()}
 }
 
-// Ready reports why the agent is not ready to take tasks, or nil: it must
-// be registered with the current leader within its lease, and Kafka must
-// have answered its last check. /readyz answers with it.
+// Ready reports why the agent is not ready, or nil: /readyz answers with
+// it. An agent is ready once it started, whatever NATS, the leader or
+// Kafka do: as a sidecar its readiness is its pod's, and a control-plane
+// or broker outage must never take the application beside it out of
+// service (its tasks keep running through a NATS outage anyway). Checks
+// show what it ignores.
 func (a *Agent) Ready(context.Context) error {
 	if a.transport == nil || a.kafka == nil {
 		return errors.New("agent not started")
 	}
-	return errors.Join(a.transport.Ready(), a.kafka.Err())
+	return nil
+}
+
+// Checks are the agent's session with the leader and its Kafka check, for
+// /readyz's body: what an operator wants to see, which readiness does not
+// depend on (alert on sluice_agent_registered instead).
+func (a *Agent) Checks(context.Context) []opsserver.Check {
+	if a.transport == nil || a.kafka == nil {
+		return nil
+	}
+	check := func(name string, err error) opsserver.Check {
+		c := opsserver.Check{Name: name, OK: err == nil}
+		if err != nil {
+			c.Message = err.Error()
+		}
+		return c
+	}
+	return []opsserver.Check{check("control-plane", a.transport.Ready()), check("kafka", a.kafka.Err())}
+}
+
+// Wedged reports why the agent's background loop stopped turning, or nil:
+// /healthz answers with it. The Kafka check runs every kafkaCheckInterval,
+// each run bounded by its timeout whether Kafka answers or not, so a loop
+// that misses many turns is stuck in the process itself.
+func (a *Agent) Wedged() error {
+	if a.kafka == nil {
+		return nil
+	}
+	return a.kafka.Stuck(10 * (kafkaCheckInterval + kafkaCheckTimeout))
 }
 
 // MetricsAddr is the address of the agent's metrics listener ("" when it

@@ -404,7 +404,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
 	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
-		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder),
+		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder),
 		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {

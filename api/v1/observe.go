@@ -26,11 +26,28 @@ type PartitionLag struct {
 }
 
 // Readiness is the body of a 200 answer to GET /readyz: the coordinator
-// started, knows the leader and has read its topics to their end.
+// started and has read its topics to their end, so it answers reads. It
+// stays ready while NATS or the leader is away (writes then answer 503
+// at once); Checks say what works and what does not.
 type Readiness struct {
 	Status string `json:"status"`
 	// Role is leader or follower.
 	Role string `json:"role"`
-	// Leader is the leader's REST address.
+	// Leader is the leader's REST address ("" while none is known).
 	Leader string `json:"leader"`
+	// Checks are every check's outcome, those that do not decide
+	// readiness included (NATS, the leader).
+	Checks []HealthCheck `json:"checks,omitempty"`
+}
+
+// HealthCheck is one check of a readiness answer.
+type HealthCheck struct {
+	// Name is the check's name: started, kafka, nats, leader.
+	Name string `json:"name"`
+	// OK is whether it passed.
+	OK bool `json:"ok"`
+	// Required is whether readiness depends on it.
+	Required bool `json:"required"`
+	// Message says what failed, and since when if known.
+	Message string `json:"message,omitempty"`
 }

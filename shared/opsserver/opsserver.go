@@ -2,8 +2,11 @@
 // and orchestrator, beside its real work:
 //
 //	GET /metrics  the process's Prometheus registry, in the text format
-//	GET /healthz  200 while the process runs (a liveness probe)
-//	GET /readyz   200 when ready, else 503 with a JSON body saying why
+//	GET /healthz  200 while the process is not wedged (a liveness probe):
+//	              WithLiveness says when it is
+//	GET /readyz   200 when ready, else 503 with a JSON body saying why;
+//	              WithChecks lists checks beside it that do not decide it
+//	              (control-plane connectivity)
 //
 // It serves nothing else, so it can be exposed to a Prometheus server or a
 // kubelet without exposing anything that changes state. WithProfiling adds
@@ -37,10 +40,22 @@ type ReadyFunc func(ctx context.Context) error
 
 // Status is the JSON body of /healthz and /readyz.
 type Status struct {
-	// Status is "ok", "ready" or "not ready".
+	// Status is "ok", "wedged", "ready" or "not ready".
 	Status string `json:"status"`
-	// Reasons say why the process is not ready, one per failed check.
+	// Reasons say why the process is not ready (or wedged), one per
+	// failed check.
 	Reasons []string `json:"reasons,omitempty"`
+	// Checks are the WithChecks checks of a /readyz answer, passed or
+	// not: they show what readiness deliberately ignores.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Check is one informational check of a /readyz answer.
+type Check struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	// Message says what failed, and since when if known.
+	Message string `json:"message,omitempty"`
 }
 
 // readyTimeout bounds one readiness check.
@@ -53,12 +68,34 @@ type Server struct {
 }
 
 // Option changes what Handler serves.
-type Option func(*http.ServeMux)
+type Option func(*config)
+
+type config struct {
+	mux    *http.ServeMux
+	checks func(ctx context.Context) []Check
+	live   func() error
+}
+
+// WithChecks adds checks to every /readyz answer that do not decide it:
+// what an operator wants to see (is the control plane reachable) but that
+// must not take the process out of service.
+func WithChecks(checks func(ctx context.Context) []Check) Option {
+	return func(c *config) { c.checks = checks }
+}
+
+// WithLiveness makes /healthz answer 503 while wedged returns an error:
+// the process's own loops stopped turning. It must answer at once and must
+// not depend on anything outside the process (NATS, Kafka): a liveness
+// probe that fails restarts the container, which cures only a wedge.
+func WithLiveness(wedged func() error) Option {
+	return func(c *config) { c.live = wedged }
+}
 
 // WithProfiling serves Go's profiles under /debug/pprof/ beside the three
 // paths (see the package comment).
 func WithProfiling() Option {
-	return func(mux *http.ServeMux) {
+	return func(c *config) {
+		mux := c.mux
 		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
@@ -75,21 +112,32 @@ func Handler(g prometheus.Gatherer, ready ReadyFunc, opts ...Option) http.Handle
 		ready = func(context.Context) error { return nil }
 	}
 	mux := http.NewServeMux()
+	c := &config{mux: mux}
 	for _, opt := range opts {
-		opt(mux)
+		opt(c)
 	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if c.live != nil {
+			if err := c.live(); err != nil {
+				writeStatus(w, http.StatusServiceUnavailable, Status{Status: "wedged", Reasons: reasons(err)})
+				return
+			}
+		}
 		writeStatus(w, http.StatusOK, Status{Status: "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
+		var checks []Check
+		if c.checks != nil {
+			checks = c.checks(ctx)
+		}
 		if err := ready(ctx); err != nil {
-			writeStatus(w, http.StatusServiceUnavailable, Status{Status: "not ready", Reasons: reasons(err)})
+			writeStatus(w, http.StatusServiceUnavailable, Status{Status: "not ready", Reasons: reasons(err), Checks: checks})
 			return
 		}
-		writeStatus(w, http.StatusOK, Status{Status: "ready"})
+		writeStatus(w, http.StatusOK, Status{Status: "ready", Checks: checks})
 	})
 	return mux
 }

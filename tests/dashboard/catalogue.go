@@ -76,6 +76,7 @@ var Catalogue = []Metric{
 	{"sluice_task_offset_commit_duration_seconds", Histogram, []string{"agent", "connector", "task"}, Agent},
 	{"sluice_task_offset_commit_failures_total", Counter, []string{"agent", "connector", "task"}, Agent},
 	{"sluice_task_last_commit_timestamp_seconds", Gauge, []string{"agent", "connector", "task"}, Agent},
+	{"sluice_task_broker_unreachable_seconds", Gauge, []string{"agent", "connector", "task"}, Agent},
 	{"sluice_agent_heartbeat_age_seconds", Gauge, []string{"agent"}, Agent},
 	{"sluice_agent_lease_seconds", Gauge, []string{"agent"}, Agent},
 	{"sluice_agent_tasks_running", Gauge, []string{"agent"}, Agent},

@@ -127,10 +127,15 @@ func TestAgentSidecarManifest(t *testing.T) {
 	if host, p, err := net.SplitHostPort(listen); err != nil || host != "0.0.0.0" || p != metricsPort {
 		t.Errorf("SLUICE_METRICS_LISTEN is %q, want 0.0.0.0:%s (reachable by the kubelet and Prometheus)", listen, metricsPort)
 	}
+	// A sidecar's readiness is its pod's: an agent must never take the
+	// application beside it out of service (docs/observability.md).
+	if c.ReadinessProbe != nil {
+		t.Errorf("the agent sidecar has a readiness probe: a NATS or Kafka outage would take its application pod out of service")
+	}
 	for name, want := range map[string]struct {
 		probe *corev1.Probe
 		path  string
-	}{"liveness": {c.LivenessProbe, "/healthz"}, "readiness": {c.ReadinessProbe, "/readyz"}} {
+	}{"liveness": {c.LivenessProbe, "/healthz"}} {
 		if want.probe == nil || want.probe.HTTPGet == nil {
 			t.Errorf("no HTTP %s probe", name)
 			continue

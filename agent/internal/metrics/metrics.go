@@ -57,6 +57,7 @@ type Agent struct {
 	commitFailures               *prometheus.CounterVec
 	batch, commit                *prometheus.HistogramVec
 	lastCommit                   *prometheus.GaugeVec
+	brokerUnreachable            *prometheus.GaugeVec
 }
 
 // New makes the series of agent id, to be registered with reg; session,
@@ -89,12 +90,15 @@ func New(reg prometheus.Registerer, id string, session func() Session) *Agent {
 			prometheus.ExponentialBuckets(0.001, 4, 10)),
 		lastCommit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_task_last_commit_timestamp_seconds",
 			Help: "Unix time of a task's last successful offset commit.", ConstLabels: constLabels}, taskLabels),
+		brokerUnreachable: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sluice_task_broker_unreachable_seconds",
+			Help:        "Seconds since a task's Kafka clients last reached a broker they failed to reach, 0 while they reach them all.",
+			ConstLabels: constLabels}, taskLabels),
 	}
 	gauge := func(name, help string, value func(Session, time.Time) float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: constLabels},
 			func() float64 { return value(session(), time.Now()) })
 	}
-	a.collectors = []prometheus.Collector{a.polled, a.written, a.put, a.failed, a.commitFailures, a.batch, a.commit, a.lastCommit,
+	a.collectors = []prometheus.Collector{a.polled, a.written, a.put, a.failed, a.commitFailures, a.batch, a.commit, a.lastCommit, a.brokerUnreachable,
 		gauge("sluice_agent_heartbeat_age_seconds",
 			"Seconds since the agent sent the last register or heartbeat the leader acknowledged (+Inf before the first).",
 			func(s Session, now time.Time) float64 {
@@ -165,7 +169,7 @@ func (a *Agent) Task(connector string, task int) *Task {
 		put: a.put.WithLabelValues(lv...), failed: a.failed.WithLabelValues(lv...),
 		commitFailures: a.commitFailures.WithLabelValues(lv...),
 		batch:          a.batch.WithLabelValues(lv...), commit: a.commit.WithLabelValues(lv...),
-		lastCommit: a.lastCommit.WithLabelValues(lv...)}
+		lastCommit: a.lastCommit.WithLabelValues(lv...), brokerUnreachable: a.brokerUnreachable.WithLabelValues(lv...)}
 }
 
 // Task is one task's series. Its methods are safe on a nil *Task (metrics
@@ -177,6 +181,7 @@ type Task struct {
 	commitFailures               prometheus.Counter
 	batch, commit                prometheus.Observer
 	lastCommit                   prometheus.Gauge
+	brokerUnreachable            prometheus.Gauge
 }
 
 // Polled counts n records a source's poll returned.
@@ -228,6 +233,14 @@ func (t *Task) Commit(d time.Duration, end time.Time, err error) {
 	t.lastCommit.Set(float64(end.UnixNano()) / 1e9)
 }
 
+// BrokerUnreachable records for how long the task's clients have not
+// reached a broker (0: they reach them all).
+func (t *Task) BrokerUnreachable(d time.Duration) {
+	if t != nil {
+		t.brokerUnreachable.Set(d.Seconds())
+	}
+}
+
 // Delete removes the task's series: it no longer runs on this agent.
 func (t *Task) Delete() {
 	if t == nil {
@@ -235,7 +248,7 @@ func (t *Task) Delete() {
 	}
 	for _, v := range []interface {
 		DeleteLabelValues(...string) bool
-	}{t.a.polled, t.a.written, t.a.put, t.a.failed, t.a.commitFailures, t.a.batch, t.a.commit, t.a.lastCommit} {
+	}{t.a.polled, t.a.written, t.a.put, t.a.failed, t.a.commitFailures, t.a.batch, t.a.commit, t.a.lastCommit, t.a.brokerUnreachable} {
 		v.DeleteLabelValues(t.labels...)
 	}
 }

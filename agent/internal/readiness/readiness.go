@@ -79,6 +79,19 @@ func (c *Cached) Err() error {
 	return nil
 }
 
+// Stuck reports an error when no check finished within after (and the
+// first ran): the loop itself is wedged, whatever the check found. It is a
+// heartbeat for a liveness probe, which must not depend on what is checked.
+func (c *Cached) Stuck(after time.Duration) error {
+	c.mu.Lock()
+	at := c.at
+	c.mu.Unlock()
+	if !at.IsZero() && time.Since(at) > after {
+		return fmt.Errorf("%s check loop has not turned for %v", c.name, time.Since(at).Round(time.Second))
+	}
+	return nil
+}
+
 // Stop ends the background checks.
 func (c *Cached) Stop() {
 	if c.stop != nil {

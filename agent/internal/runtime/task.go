@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
+	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/tenancy"
 	"github.com/sluice-io/sluice/shared/topicguard"
@@ -69,11 +70,14 @@ type task struct {
 	// Kafka clients see them; set by newRunner, in the task's goroutine.
 	conn, props map[string]string
 
-	mu     sync.Mutex
-	paused bool
-	state  string
-	trace  string
-	wake   chan struct{}
+	// reportMu orders a state change and its report with the broker
+	// watch's (brokerstatus.go): a report must never overtake a later one.
+	reportMu sync.Mutex
+	mu       sync.Mutex
+	paused   bool
+	state    string
+	trace    string
+	wake     chan struct{}
 
 	// metrics are the task's series (nil: none).
 	metrics *metrics.Task
@@ -83,6 +87,9 @@ type task struct {
 	// guard holds the topics the task may neither produce to nor consume
 	// from (topics.go).
 	guard topicguard.Guard
+	// brokers is whether the task's Kafka clients reach their brokers, fed
+	// by every client's hook (kafkaOpts).
+	brokers brokerwatch.State
 	// creds are the credentials the connector overrides for its clients
 	// (loadCredentials); set by newRunner.
 	creds map[clientoverrides.Client]*clientoverrides.Credentials
@@ -152,6 +159,8 @@ func (t *task) snapshot() v1.RunningTask {
 // setState records and reports a state change; topics, when given, are
 // reported even if the state did not change.
 func (t *task) setState(state, trace string, topics ...string) {
+	t.reportMu.Lock()
+	defer t.reportMu.Unlock()
 	t.mu.Lock()
 	same := t.state == state && t.trace == trace
 	t.state, t.trace = state, trace
@@ -175,7 +184,13 @@ func (t *task) fail(err error) {
 }
 
 func (t *task) run(ctx context.Context) {
-	defer close(t.done)
+	// The broker watch ends before done closes: the agent deletes the
+	// task's series once it stopped, and a last tick must not bring them
+	// back.
+	wctx, wcancel := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { defer close(watched); t.watchBrokers(wctx) }()
+	defer func() { wcancel(); <-watched; close(t.done) }()
 	backoff := hostRestartBackoff
 	for {
 		began := time.Now()
@@ -342,6 +357,7 @@ func (t *task) kafkaOpts(role string, extra ...kgo.Opt) []kgo.Opt {
 		base = kafkautil.ClientOpts(t.cfg.Brokers, t.clientID(role), t.cfg.Security.WithSASL(cr.Mechanism))
 	}
 	opts := t.cfg.KafkaClients.With(t.clientID(role), base)
+	opts = append(opts, kgo.WithHooks(t.brokers.Hook()))
 	return append(opts, extra...)
 }
 

@@ -40,6 +40,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
+	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/leasetrust"
@@ -136,12 +137,14 @@ type Config struct {
 
 // Herder implements the coordinator's operations.
 type Herder struct {
-	cfg      Config
-	log      *slog.Logger
-	reg      *plugins.Registry
-	nc       *nats.Conn
-	admin    *kadm.Client
-	adminCl  *kgo.Client
+	cfg     Config
+	log     *slog.Logger
+	reg     *plugins.Registry
+	nc      *nats.Conn
+	admin   *kadm.Client
+	adminCl *kgo.Client
+	// brokers pings the brokers in the background (brokers.go).
+	brokers  *brokerwatch.Pinger
 	configs  *store.ConfigStore
 	statuses *store.StatusStore
 	offsets  *offsetstore.Store
@@ -261,6 +264,7 @@ func (h *Herder) Start(ctx context.Context) error {
 		return fmt.Errorf("kafka admin client: %w", err)
 	}
 	h.adminCl, h.admin = cl, kadm.NewClient(cl)
+	h.startBrokerWatch()
 	if err := kafkautil.EnsureTopics(ctx, h.admin,
 		kafkautil.TopicSpec{Name: h.cfg.ConfigTopic, Partitions: 1, Compacted: true},
 		kafkautil.TopicSpec{Name: h.cfg.OffsetsTopic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
@@ -363,6 +367,9 @@ func (h *Herder) Stop(ctx context.Context) error {
 	}
 	if h.configs != nil {
 		h.configs.Close()
+	}
+	if h.brokers != nil {
+		h.brokers.Stop()
 	}
 	if h.adminCl != nil {
 		h.adminCl.Close()

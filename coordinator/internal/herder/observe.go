@@ -225,32 +225,59 @@ func (h *Herder) sinkTopics(ctx context.Context, config map[string]string) ([]st
 // readyCatchUp bounds the read of the topics' ends a readiness check does.
 const readyCatchUp = 2 * time.Second
 
-// Readiness answers GET /readyz: ready once the coordinator started,
-// knows the leader (itself or another) and reads its config and status
-// topics to their end within readyCatchUp; otherwise a 503 saying which
-// is missing.
+// Readiness answers GET /readyz: ready once the coordinator started and
+// reads its config and status topics to their end within readyCatchUp, so
+// that it answers reads truthfully; otherwise a 503 saying which is
+// missing. NATS and the leader do not decide it: a coordinator cut off from
+// NATS, or in a cluster whose leader is away, still answers every read
+// (writes answer a retryable 503 at once), and taking every coordinator out
+// of its Service during a NATS outage would refuse those reads too. Checks
+// in the answer show them anyway.
 func (h *Herder) Readiness(ctx context.Context) (v1.Readiness, error) {
-	unready := func(format string, args ...any) (v1.Readiness, error) {
-		return v1.Readiness{}, v1.Errorf(v1.Code(http.StatusServiceUnavailable), format, args...)
-	}
 	if !h.ready.Load() {
-		return unready("Coordinator is still starting up: it has not read its config, status and offsets topics yet")
+		return v1.Readiness{}, v1.Errorf(v1.Code(http.StatusServiceUnavailable), "Coordinator is still starting up: it has not read its config, status and offsets topics yet")
 	}
 	leading, lease := h.Leader()
-	switch {
-	case lease.Term == 0:
-		return unready("No leader is known: no coordinator holds the leadership lease yet")
-	case !leading && h.elector.IsLeader():
-		return unready("Coordinator was elected leader (term %d) and is still taking up leadership", lease.Term)
-	}
+	checks := []v1.HealthCheck{{Name: "started", OK: true, Required: true}}
+	kafka := v1.HealthCheck{Name: "kafka", OK: true, Required: true}
 	cctx, cancel := context.WithTimeout(ctx, readyCatchUp)
 	defer cancel()
 	if err := h.CatchUp(cctx); err != nil {
-		return unready("Coordinator has not caught up with its config and status topics within %s: %v", readyCatchUp, err)
+		kafka.OK, kafka.Message = false, fmt.Sprintf("Coordinator has not caught up with its config and status topics within %s: %v", readyCatchUp, err)
 	}
-	out := v1.Readiness{Status: "ready", Role: "follower", Leader: leaderAddr(lease)}
+	checks = append(checks, kafka, h.natsCheck(), leaderCheck(leading, h.elector != nil && h.elector.IsLeader(), lease))
+	if !kafka.OK {
+		return v1.Readiness{}, v1.Errorf(v1.Code(http.StatusServiceUnavailable), "%s", kafka.Message)
+	}
+	out := v1.Readiness{Status: "ready", Role: "follower", Leader: leaderAddr(lease), Checks: checks}
 	if leading {
 		out.Role = "leader"
 	}
 	return out, nil
+}
+
+// natsCheck says whether the coordinator's NATS connection is up: without
+// it, it can neither lead nor learn who leads, so writes answer 503.
+func (h *Herder) natsCheck() v1.HealthCheck {
+	c := v1.HealthCheck{Name: "nats", OK: true}
+	if h.nc == nil || !h.nc.IsConnected() {
+		c.OK, c.Message = false, "not connected to NATS: writes answer 503 until it is back; reads are served"
+		if h.nc != nil && h.nc.LastError() != nil {
+			c.Message += " (last error: " + h.nc.LastError().Error() + ")"
+		}
+	}
+	return c
+}
+
+// leaderCheck says whether a leader is known: without one, writes answer
+// 503 (nothing could apply them), reads are served.
+func leaderCheck(leading, elected bool, lease v1.LeaderLease) v1.HealthCheck {
+	c := v1.HealthCheck{Name: "leader", OK: true}
+	switch {
+	case lease.Term == 0:
+		c.OK, c.Message = false, "no leader is known: no coordinator holds the leadership lease; writes answer 503 until one does"
+	case !leading && elected:
+		c.OK, c.Message = false, fmt.Sprintf("elected leader (term %d) and still taking up leadership", lease.Term)
+	}
+	return c
 }

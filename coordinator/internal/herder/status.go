@@ -19,6 +19,13 @@ func (h *Herder) Health(ctx context.Context) (v1.Health, int) {
 	if !h.ready.Load() {
 		return v1.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
 	}
+	if err := h.Wedged(); err != nil {
+		// KIP-1017's answer for a worker that cannot handle requests: the
+		// liveness probe restarts it. Kafka or NATS being away is never
+		// this (readiness and GET /readyz's checks say so).
+		h.log.Error("coordinator wedged", "err", err)
+		return v1.Health{Status: "unhealthy", Message: "Worker was unable to handle this request and may be unable to handle other requests."}, http.StatusInternalServerError
+	}
 	health := v1.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "follower"}
 	leading, lease := h.Leader()
 	if leading {
@@ -34,8 +41,13 @@ func leaderAddr(lease v1.LeaderLease) string {
 }
 
 // ConnectorStatus answers GET /connectors/{name}/status.
+//
+// The leader answers with what it last decided even before the status topic
+// has it (connectorStatus): during a broker outage the status queue cannot
+// write, and a task's report that its broker is unreachable must show now,
+// not once the broker is back.
 func (h *Herder) ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error) {
-	st, ok := h.statuses.State.Connector(name)
+	st, ok := h.connectorStatus(name)
 	if !ok {
 		return v1.ConnectorStateInfo{}, v1.Errorf(v1.CodeNotFound, "No status found for connector %s", name)
 	}
@@ -48,15 +60,19 @@ func (h *Herder) ConnectorStatus(ctx context.Context, name string) (v1.Connector
 		Type:      h.connectorType(c.Config),
 	}
 	for _, n := range h.statuses.State.TaskIDs(name) {
-		ts, _ := h.statuses.State.Task(name, n)
+		ts, ok := h.taskStatus(name, n)
+		if !ok {
+			continue
+		}
 		out.Tasks = append(out.Tasks, v1.TaskState{ID: n, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: version})
 	}
 	return out, nil
 }
 
-// TaskStatus answers GET /connectors/{name}/tasks/{task}/status.
+// TaskStatus answers GET /connectors/{name}/tasks/{task}/status, as the
+// leader last decided it (ConnectorStatus).
 func (h *Herder) TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error) {
-	ts, ok := h.statuses.State.Task(name, task)
+	ts, ok := h.taskStatus(name, task)
 	if !ok {
 		return v1.TaskState{}, v1.Errorf(v1.CodeNotFound, "No status found for task %s-%d", name, task)
 	}

@@ -26,6 +26,7 @@ type options struct {
 	audit      *Audit
 	security   Security
 	metrics    *metrics.Metrics
+	brokers    BrokerGate
 }
 
 // WithLogger sets the logger the endpoint middleware writes to. A nil logger
@@ -64,8 +65,10 @@ func WithLogger(l *slog.Logger) Option {
 //	           admit: media type (400, 415), body limit (413 on read)
 //	              │
 //	              ▼
-//	           go-kit server: decode ─► logging ─► authorize ─► endpoint ─► Service
-//	              │                                   │
+//	           go-kit server: decode ─► logging ─► authorize ─► broker gate ─► endpoint ─► Service
+//	              │                                   │        (WithBrokerGate: a write
+//	              │                                   │         answers 503 while Kafka is
+//	              │                                   │         unreachable)
 //	              ▼                                   ▼
 //	           encodeError (every non-2xx)        per-route encoder
 func NewHandler(svc Service, opts ...Option) http.Handler {
@@ -79,7 +82,11 @@ func NewHandler(svc Service, opts ...Option) http.Handler {
 		kithttp.ServerBefore(putBaseURL, putReason, kithttp.PopulateRequestContext),
 	}
 	for _, rt := range routes() {
-		ep := logging(o.logger, rt.op)(authorize(rt, o.security.Tenancy != nil)(rt.endpoint(svc)))
+		ep := rt.endpoint(svc)
+		if o.brokers != nil && gatedByBrokers(rt) {
+			ep = brokerGate(o.brokers, rt.op)(ep)
+		}
+		ep = logging(o.logger, rt.op)(authorize(rt, o.security.Tenancy != nil)(ep))
 		srv := kithttp.NewServer(ep, rt.decode, rt.encode, serverOpts...)
 		mux.Handle(rt.pattern, requireRole(rt, admit(!anyMediaType[rt.op], srv)))
 	}
