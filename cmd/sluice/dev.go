@@ -273,16 +273,13 @@ func devLeaderKeys(dataDir, keyFile string) (string, string, error) {
 	if _, statErr := os.Stat(keyFile); statErr == nil {
 		s, err = leasetrust.ReadSigner(keyFile)
 	} else {
-		s, err = writeLeaderKey(keyFile)
+		s, err = leasetrust.WriteKey(keyFile)
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("dev: %w", err)
 	}
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
-		return "", "", fmt.Errorf("dev: leader trusted keys: %w", err)
-	}
-	if err := os.WriteFile(trustedFile, []byte(s.Public()+"\n"), 0o644); err != nil {
-		return "", "", fmt.Errorf("dev: leader trusted keys: %w", err)
+	if err := leasetrust.WriteTrusted(trustedFile, s); err != nil {
+		return "", "", fmt.Errorf("dev: %w", err)
 	}
 	return keyFile, trustedFile, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -75,7 +73,7 @@ func leaderKeyCommand() *cli.Command {
 				Usage: "write a new leader key to --out and print its public key",
 				Flags: []cli.Flag{leaderKeyOutFlag},
 				Action: func(c *cli.Context) error {
-					s, err := writeLeaderKey(c.String("out"))
+					s, err := leasetrust.WriteKey(c.String("out"))
 					if err != nil {
 						return err
 					}
@@ -98,27 +96,4 @@ func leaderKeyCommand() *cli.Command {
 			},
 		},
 	}
-}
-
-// writeLeaderKey writes a new leader key to path, which must not exist.
-func writeLeaderKey(path string) (*leasetrust.Signer, error) {
-	secret, err := newSecretHex()
-	if err != nil {
-		return nil, fmt.Errorf("leader key: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("leader key: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("leader key: %w", err)
-	}
-	if _, err := f.WriteString(secret + "\n"); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("leader key %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("leader key %s: %w", path, err)
-	}
-	return leasetrust.NewSigner([]byte(secret))
 }

@@ -14,11 +14,14 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -163,4 +166,43 @@ func (t *Trust) has(k []byte) bool {
 		}
 	}
 	return false
+}
+
+// WriteKey writes a new leader key — 32 bytes from the system's secure
+// random source, in hex — to path, which must not exist (mode 0600), and
+// returns its signer.
+func WriteKey(path string) (*Signer, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("leader key: %w", err)
+	}
+	material := []byte(hex.EncodeToString(secret))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("leader key: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("leader key: %w", err)
+	}
+	_, werr := f.Write(append(material, '\n'))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return nil, fmt.Errorf("leader key %s: %w", path, err)
+	}
+	return NewSigner(material)
+}
+
+// WriteTrusted writes a trusted keys file listing the public halves of
+// signers, replacing path.
+func WriteTrusted(path string, signers ...*Signer) error {
+	var b strings.Builder
+	for _, s := range signers {
+		b.WriteString(s.Public() + "\n")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("leader trusted keys: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("leader trusted keys: %w", err)
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -188,24 +186,14 @@ func (c *cluster) startSluiceControl() error {
 // first use.
 func (c *cluster) leaderKeys() (keyFile, trustedFile string, err error) {
 	keyFile, trustedFile = filepath.Join(c.dir, "leader.key"), filepath.Join(c.dir, "leader-trusted.keys")
-	material, err := os.ReadFile(keyFile)
+	s, err := leasetrust.ReadSigner(keyFile)
 	if errors.Is(err, os.ErrNotExist) {
-		secret := make([]byte, 32)
-		if _, err := rand.Read(secret); err != nil {
-			return "", "", err
-		}
-		material = []byte(hex.EncodeToString(secret))
-		if err := os.WriteFile(keyFile, material, 0o600); err != nil {
-			return "", "", err
-		}
-	} else if err != nil {
-		return "", "", err
+		s, err = leasetrust.WriteKey(keyFile)
 	}
-	s, err := leasetrust.NewSigner(material)
 	if err != nil {
 		return "", "", err
 	}
-	return keyFile, trustedFile, os.WriteFile(trustedFile, []byte(s.Public()+"\n"), 0o644)
+	return keyFile, trustedFile, leasetrust.WriteTrusted(trustedFile, s)
 }
 
 // logArgs is the --log-level flag BENCH_LOG_LEVEL asks for, if any.

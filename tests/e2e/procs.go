@@ -3,8 +3,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -77,20 +75,12 @@ var LeaderKeyFile, LeaderTrustedKeysFile string
 // pinLeaderKeys makes the leader key of this test binary's processes in
 // dir.
 func pinLeaderKeys(dir string) error {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return err
-	}
-	material := []byte(hex.EncodeToString(secret))
-	s, err := leasetrust.NewSigner(material)
+	LeaderKeyFile, LeaderTrustedKeysFile = filepath.Join(dir, "leader.key"), filepath.Join(dir, "leader-trusted.keys")
+	s, err := leasetrust.WriteKey(LeaderKeyFile)
 	if err != nil {
 		return err
 	}
-	LeaderKeyFile, LeaderTrustedKeysFile = filepath.Join(dir, "leader.key"), filepath.Join(dir, "leader-trusted.keys")
-	if err := os.WriteFile(LeaderKeyFile, material, 0o600); err != nil {
-		return err
-	}
-	if err := os.WriteFile(LeaderTrustedKeysFile, []byte(s.Public()+"\n"), 0o644); err != nil {
+	if err := leasetrust.WriteTrusted(LeaderTrustedKeysFile, s); err != nil {
 		return err
 	}
 	leaderEnv = []string{"SLUICE_LEADER_KEY_FILE=" + LeaderKeyFile, "SLUICE_LEADER_TRUSTED_KEYS_FILE=" + LeaderTrustedKeysFile}

@@ -1,12 +1,14 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -19,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsperm"
 )
@@ -117,6 +120,9 @@ type Options struct {
 	// ExactlyOnce runs the coordinator and every agent with exactly-once
 	// source support: records and offsets in one transaction.
 	ExactlyOnce bool
+	// LeaderLease is every coordinator's --leader-lease (default 2s, short
+	// for tests; production's default is 6s).
+	LeaderLease time.Duration
 	// AgentProbe is the coordinator's --agent-probe-interval: 100ms (the
 	// flag's default) unless set; negative: no probes, only the lease.
 	AgentProbe time.Duration
@@ -152,6 +158,11 @@ type Cluster struct {
 
 	Coordinator *coordinator.Coordinator
 	Agents      []*agent.Agent
+	// LeaderKey is the leader key the cluster's coordinators sign their
+	// leases with; LeaderTrustedKeysFile lists its public half, the only
+	// key every process trusts: pinned, as production runs.
+	LeaderKey             *leasetrust.Signer
+	LeaderTrustedKeysFile string
 
 	opts      Options
 	coordCfg  coordinator.Config
@@ -228,7 +239,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		AgentLease:              opts.Lease,
 		AgentProbe:              opts.AgentProbe,
 		TaskShutdownTimeout:     opts.ShutdownTimeout,
-		LeaderLease:             2 * time.Second,
+		LeaderLease:             cmp.Or(opts.LeaderLease, 2*time.Second),
 		FaultHook:               opts.FaultHook,
 		ConfigProviders:         configprovider.Settings{Providers: opts.ConfigProviders},
 		BeforeStatusWrite:       opts.BeforeStatusWrite,
@@ -245,24 +256,26 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ExactlyOnce:             opts.ExactlyOnce,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
+	c.LeaderKey, c.coordCfg.LeaderKeyFile, c.LeaderTrustedKeysFile = pinLeaderKey(t)
 	for i := 0; i < opts.Agents; i++ {
 		cfg := agent.Config{
-			ID:                 agentID(i),
-			NATSAuth:           natsconn.Auth{NkeySeedFile: c.NATSCreds.Agents[agentID(i)]},
-			NATSURL:            c.NATSURL,
-			Brokers:            c.Brokers,
-			KafkaSecurity:      SecurityFor(c.Brokers),
-			GroupID:            c.GroupID,
-			OffsetsTopic:       c.coordCfg.OffsetsTopic,
-			WorkDir:            c.WorkDir,
-			FlushInterval:      opts.FlushInterval,
-			KeyConverter:       "org.apache.kafka.connect.storage.StringConverter",
-			ValueConverter:     "org.apache.kafka.connect.storage.StringConverter",
-			ShutdownTimeout:    opts.ShutdownTimeout,
-			BeforeOffsetCommit: opts.BeforeOffsetCommit,
-			OffsetsHook:        agentOffsetsHook(opts, i),
-			ConfigProviders:    configprovider.Settings{Providers: opts.ConfigProviders},
-			ExactlyOnce:        opts.ExactlyOnce,
+			ID:                    agentID(i),
+			NATSAuth:              natsconn.Auth{NkeySeedFile: c.NATSCreds.Agents[agentID(i)]},
+			NATSURL:               c.NATSURL,
+			Brokers:               c.Brokers,
+			KafkaSecurity:         SecurityFor(c.Brokers),
+			GroupID:               c.GroupID,
+			OffsetsTopic:          c.coordCfg.OffsetsTopic,
+			WorkDir:               c.WorkDir,
+			LeaderTrustedKeysFile: c.LeaderTrustedKeysFile,
+			FlushInterval:         opts.FlushInterval,
+			KeyConverter:          "org.apache.kafka.connect.storage.StringConverter",
+			ValueConverter:        "org.apache.kafka.connect.storage.StringConverter",
+			ShutdownTimeout:       opts.ShutdownTimeout,
+			BeforeOffsetCommit:    opts.BeforeOffsetCommit,
+			OffsetsHook:           agentOffsetsHook(opts, i),
+			ConfigProviders:       configprovider.Settings{Providers: opts.ConfigProviders},
+			ExactlyOnce:           opts.ExactlyOnce,
 		}
 		if opts.AgentMetrics {
 			cfg.MetricsListen = "127.0.0.1:0"
@@ -293,6 +306,21 @@ func Start(t testing.TB, opts Options) *Cluster {
 	}
 	c.WaitAgents(opts.Agents)
 	return c
+}
+
+// pinLeaderKey makes a cluster's leader key and the file of its public key.
+func pinLeaderKey(t testing.TB) (s *leasetrust.Signer, keyFile, trustedFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	keyFile, trustedFile = filepath.Join(dir, "leader.key"), filepath.Join(dir, "leader-trusted.keys")
+	s, err := leasetrust.WriteKey(keyFile)
+	if err == nil {
+		err = leasetrust.WriteTrusted(trustedFile, s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, keyFile, trustedFile
 }
 
 // agentID is the id of the cluster's agent i.

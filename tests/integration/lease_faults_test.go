@@ -1,0 +1,217 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/cmdsig"
+	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/tests/harness"
+)
+
+// An anonymous client of an open NATS (no authorization, as plain sluice
+// dev) writes the leader lease with its own key and a huge term, then sends
+// agent-1 an assign it signed with that key. With the leader key pinned,
+// the agent refuses it, a follower forwards no request (and no credential)
+// to the forger's URL, and the cluster goes on creating and running
+// connectors.
+func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	_, followerURL := c.StartExtraCoordinator()
+	var forwarded atomic.Int64
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		forwarded.Add(1)
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer evil.Close()
+
+	nc, err := nats.Connect(c.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	kv, err := js.KeyValue(ctx, v1.LeaderBucket(c.GroupID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := cmdsig.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const forgedTerm = 999999
+	forged, _ := json.Marshal(v1.LeaderLease{ID: "attacker", URL: evil.URL, Term: forgedTerm, Key: key.Public()})
+	out := filepath.Join(c.WorkDir, "planted.txt")
+	task := v1.TaskAssignment{ID: v1.TaskID{Connector: "planted", Task: 0}, Generation: 1,
+		ConnectorConfig: fileSinkCfg(out, c.Name("any")), TaskConfig: fileSinkCfg(out, c.Name("any")), ConfigHash: "forged"}
+	body, _ := json.Marshal(v1.AssignRequest{Term: forgedTerm, Tasks: []v1.TaskAssignment{task}})
+	assign := v1.AgentSubject(v1.SubjectAgentAssign, c.GroupID, "agent-1")
+	sig, _ := key.Sign(assign, body)
+
+	// The attacker keeps rewriting the lease while it sends its command
+	// and while a client writes through the follower.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			_ = kv.Delete(ctx, v1.LeaderKey)
+			_, _ = kv.Create(ctx, v1.LeaderKey, forged)
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	msg := nats.NewMsg(assign)
+	msg.Data = body
+	msg.Header.Set(v1.SignatureHeader, sig)
+	msg.Header.Set(natsrpc.TimeoutHeader, "5000")
+	for range 5 {
+		reply, err := nc.RequestMsg(msg, 5*time.Second)
+		if err != nil {
+			t.Fatalf("forged assign: %v", err)
+		}
+		if reply.Header.Get("Nats-Service-Error-Code") == "" {
+			t.Fatalf("agent-1 obeyed a command signed with a forged lease's key: %s", reply.Data)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	name := c.Name("real")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := harness.DoWith(t, followerURL, http.MethodPost, "/connectors",
+			map[string]any{"name": name, "config": generatorCfg(c.Name("real-data"))}, c.Headers...)
+		if r.Status == http.StatusCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no write through the follower while the lease was forged: %s", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	close(stop)
+	<-done
+	if n := forwarded.Load(); n != 0 {
+		t.Fatalf("a follower forwarded %d request(s) to the forger's URL", n)
+	}
+	c.WaitState(name, "RUNNING", 1, "RUNNING")
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the planted file sink ran: %v", err)
+	}
+	for _, l := range c.Logged("planted") {
+		if !strings.Contains(l, "refused a command") {
+			t.Fatalf("the planted task left a trace other than its refusal: %s", l)
+		}
+	}
+}
+
+// The lease bucket is deleted under a running cluster (or its storage
+// lost). The coordinator makes it again at a term above the old one, so the
+// agents — which never take an older term — follow it, and a new
+// connector's tasks run, without restarting anything.
+func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
+	c := harness.Start(t, harness.Options{Agents: 1})
+	_, before := c.Coordinator.Leader()
+	nc, err := nats.Connect(c.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	if err := js.DeleteKeyValue(context.Background(), v1.LeaderBucket(c.GroupID)); err != nil {
+		t.Fatal(err)
+	}
+	deleted := time.Now()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if leading, l := c.Coordinator.Leader(); leading && l.Term > before.Term {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no leader of a new term 15s after the lease bucket was deleted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	name := c.Name("after")
+	for {
+		r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": generatorCfg(c.Name("after-data"))})
+		if r.Status == http.StatusCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no write after the lease bucket was deleted: %s", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.WaitState(name, "RUNNING", 1, "RUNNING")
+	leading, after := c.Coordinator.Leader()
+	t.Logf("running again %v after the bucket was deleted; term %d → %d", time.Since(deleted).Round(time.Millisecond), before.Term, after.Term)
+	if !leading || after.Term <= before.Term {
+		t.Fatalf("leads %v at term %d, want a term above %d", leading, after.Term, before.Term)
+	}
+}
+
+// NATS goes away for longer than the lease and comes back. Writes work again
+// at once (not after a lease the coordinator's queued attempts left behind),
+// and no coordinator serves its old term's agent endpoints after the
+// reconnect: an agent's heartbeat of an old term finds no responder at once
+// instead of vanishing into a subscription nobody answers.
+func TestWritesResumeAsNATSReturns(t *testing.T) {
+	o := harness.StartOutage(t)
+	c := harness.Start(t, harness.Options{Agents: 1, Backends: &o.Backends, LeaderLease: 6 * time.Second})
+	c.StartExtraCoordinator()
+	_, before := c.Coordinator.Leader()
+	o.StopNATS()
+	time.Sleep(8 * time.Second)
+	o.StartNATS()
+	back := time.Now()
+	name := c.Name("after")
+	var took time.Duration
+	for {
+		r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": generatorCfg(c.Name("after-data"))})
+		if r.Status == http.StatusCreated {
+			took = time.Since(back)
+			break
+		}
+		if time.Since(back) > 20*time.Second {
+			t.Fatalf("no write 20s after NATS returned: %s", r)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("first write %v after NATS returned", took.Round(time.Millisecond))
+	// Before: 9 s, a lease that nobody held expiring. The bound leaves
+	// room for a slow machine.
+	if took > 3*time.Second {
+		t.Fatalf("the first write took %v after NATS returned", took)
+	}
+	c.WaitState(name, "RUNNING", 1, "RUNNING")
+	nc, err := nats.Connect(c.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_, now := c.Coordinator.Leader()
+	for term := before.Term; term < now.Term; term++ {
+		subject := v1.LeaderSubject(v1.SubjectLeaderHeartbeat, c.GroupID, term, "agent-1")
+		_, err := nc.Request(subject, []byte("{}"), 2*time.Second)
+		if !errors.Is(err, nats.ErrNoResponders) {
+			t.Fatalf("term %d's heartbeat endpoint (the leader's is %d) answered %v: someone still serves it", term, now.Term, err)
+		}
+	}
+}
