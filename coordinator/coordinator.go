@@ -77,6 +77,15 @@ type Config struct {
 	// FleetTopic is where fleet operations keep their state (one
 	// partition, compacted; created if missing): default DefaultFleetTopic.
 	FleetTopic string
+	// DisableInternalTopicCreation is Kafka Connect's
+	// internal.topics.automatic.creation.enable=false (KIP-1209; the
+	// --internal-topics-automatic-creation=false flag): the coordinator
+	// creates no topic, and a missing one (config, offsets, status, fleet,
+	// audit, offsets history, a connector's own offsets topic) is an error
+	// naming it. With creation on (false here, the default) a topic that
+	// existed before and vanished is never created again either
+	// (docs/reliability.md).
+	DisableInternalTopicCreation bool
 	// OffsetsPartitions and StatusPartitions size the internal topics.
 	OffsetsPartitions int32
 	StatusPartitions  int32
@@ -365,26 +374,27 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		return err
 	}
 	c.herder = herder.New(herder.Config{
-		WorkerID:            workerID,
-		RESTScheme:          c.scheme(),
-		GroupID:             c.cfg.GroupID,
-		ConfigTopic:         c.cfg.ConfigTopic,
-		OffsetsTopic:        c.cfg.OffsetsTopic,
-		StatusTopic:         c.cfg.StatusTopic,
-		FleetTopic:          c.cfg.FleetTopic,
-		ReservedTopics:      c.reservedTopics(),
-		Tenants:             c.tenants,
-		Overrides:           c.overrides,
-		Signing:             c.signing,
-		SignedTopics:        c.signedTopics(),
-		OffsetsPartitions:   c.cfg.OffsetsPartitions,
-		StatusPartitions:    c.cfg.StatusPartitions,
-		AgentLease:          c.cfg.AgentLease,
-		AgentProbe:          c.cfg.AgentProbe,
-		TaskShutdownTimeout: c.cfg.TaskShutdownTimeout,
-		LeaderLease:         c.cfg.LeaderLease,
-		LeaderSigner:        c.leaderSigner,
-		LeaderTrust:         c.leaderTrust,
+		WorkerID:                     workerID,
+		RESTScheme:                   c.scheme(),
+		GroupID:                      c.cfg.GroupID,
+		ConfigTopic:                  c.cfg.ConfigTopic,
+		OffsetsTopic:                 c.cfg.OffsetsTopic,
+		StatusTopic:                  c.cfg.StatusTopic,
+		FleetTopic:                   c.cfg.FleetTopic,
+		ReservedTopics:               c.reservedTopics(),
+		DisableInternalTopicCreation: c.cfg.DisableInternalTopicCreation,
+		Tenants:                      c.tenants,
+		Overrides:                    c.overrides,
+		Signing:                      c.signing,
+		SignedTopics:                 c.signedTopics(),
+		OffsetsPartitions:            c.cfg.OffsetsPartitions,
+		StatusPartitions:             c.cfg.StatusPartitions,
+		AgentLease:                   c.cfg.AgentLease,
+		AgentProbe:                   c.cfg.AgentProbe,
+		TaskShutdownTimeout:          c.cfg.TaskShutdownTimeout,
+		LeaderLease:                  c.cfg.LeaderLease,
+		LeaderSigner:                 c.leaderSigner,
+		LeaderTrust:                  c.leaderTrust,
 		DialNATS: func(name string) (*nats.Conn, error) {
 			return natsconn.Connect(c.cfg.NATSURL, name, auth, c.cfg.Loggers.Logger(logging.Root))
 		},
@@ -420,6 +430,16 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// the audit trail's and the herder's clients start: a refused credential
 	// is one clear error, not their endless retries.
 	startErr := kafkautil.StartupProbe(ctx, c.log, c.cfg.Brokers, c.cfg.KafkaSecurity, c.cfg.KafkaProbeTimeout)
+	if startErr == nil {
+		// The internal topics first: the fleet topic marks the topics
+		// Sluice relies on, the audit and history topics among them.
+		if err := c.herder.Prepare(ctx); err != nil {
+			startErr = fmt.Errorf("start coordinator: %w", err)
+		}
+	}
+	if startErr == nil {
+		startErr = c.guardRecordTopics(ctx)
+	}
 	if startErr == nil {
 		startErr = c.startAudit(ctx)
 	}

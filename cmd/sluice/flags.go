@@ -41,10 +41,10 @@ var (
 	natsFlag              = stringFlag("nats", "", "NATS server URL (nats://host:port)")
 	kafkaFlag             = stringFlag("kafka", "", "Kafka bootstrap servers (host:port[,host:port…])")
 	groupIDFlag           = stringFlag("group-id", "sluice", "the cluster's id: prefix of transactional ids and group of its internal clients")
-	configTopic           = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if missing)")
-	offsetsTopic          = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if missing)")
-	statusTopic           = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if missing)")
-	fleetTopic            = stringFlag("fleet-topic", coordinator.DefaultFleetTopic, "fleet topic: agent cordons and drains, maintenance windows, rollouts (1 partition, compacted; created if missing)")
+	configTopic           = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if it never existed, see --internal-topics-automatic-creation)")
+	offsetsTopic          = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if it never existed, see --internal-topics-automatic-creation)")
+	statusTopic           = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if it never existed, see --internal-topics-automatic-creation)")
+	fleetTopic            = stringFlag("fleet-topic", coordinator.DefaultFleetTopic, "fleet topic: agent cordons and drains, maintenance windows, rollouts (1 partition, compacted; created if it never existed, see --internal-topics-automatic-creation)")
 	listenFlag            = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
 	advertiseFlag         = stringFlag("advertised-address", "", "host:port the other coordinators forward writes to, and the coordinator's worker_id (default: the REST address)")
 	labelsFlag            = stringFlag("labels", "", "agent labels for placement (k=v,k=v)")
@@ -71,7 +71,7 @@ var (
 )
 
 func coordinatorFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, leaseFlag, probeFlag, shutdownFlag, leaderLease, eosFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, topicCreationFlag, leaseFlag, probeFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
@@ -144,38 +144,39 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		return coordinator.Config{}, err
 	}
 	return coordinator.Config{
-		KafkaSecurity:           ksec,
-		ExactlyOnce:             eos,
-		ConfigProviders:         providerSettings(c),
-		Listen:                  c.String("listen"),
-		AdvertisedAddr:          c.String("advertised-address"),
-		NATSURL:                 c.String("nats"),
-		NATSAuth:                natsAuth(c),
-		Brokers:                 c.String("kafka"),
-		GroupID:                 c.String("group-id"),
-		ConfigTopic:             c.String("config-topic"),
-		OffsetsTopic:            c.String("offsets-topic"),
-		StatusTopic:             c.String("status-topic"),
-		FleetTopic:              c.String("fleet-topic"),
-		AgentLease:              c.Duration("agent-lease"),
-		AgentProbe:              c.Duration("agent-probe-interval"),
-		TaskShutdownTimeout:     c.Duration("task-shutdown-timeout"),
-		LeaderLease:             c.Duration("leader-lease"),
-		ReadHeaderTimeout:       c.Duration("rest-read-header-timeout"),
-		ReadBodyTimeout:         c.Duration("rest-read-body-timeout"),
-		MaxHeaderBytes:          c.Int("rest-max-header-bytes"),
-		Audit:                   auditConfig(c),
-		OffsetsHistory:          historyConfig(c),
-		RESTSecurity:            restSecurity(c),
-		TenantsFile:             c.String("tenants-file"),
-		RecordSigningKeyFile:    c.String("record-signing-key-file"),
-		LeaderKeyFile:           c.String("leader-key-file"),
-		LeaderTrustedKeysFile:   c.String("leader-trusted-keys-file"),
-		ClientOverridePolicy:    c.String("connector-client-config-override-policy"),
-		ClientOverrideAllowlist: allowedpaths.SplitList(c.String("connector-client-config-override-allowlist")),
-		Loggers:                 lg,
-		Logger:                  rootLogger(lg),
-		Metrics:                 newRegistry(),
+		KafkaSecurity:                ksec,
+		ExactlyOnce:                  eos,
+		ConfigProviders:              providerSettings(c),
+		Listen:                       c.String("listen"),
+		AdvertisedAddr:               c.String("advertised-address"),
+		NATSURL:                      c.String("nats"),
+		NATSAuth:                     natsAuth(c),
+		Brokers:                      c.String("kafka"),
+		GroupID:                      c.String("group-id"),
+		ConfigTopic:                  c.String("config-topic"),
+		OffsetsTopic:                 c.String("offsets-topic"),
+		StatusTopic:                  c.String("status-topic"),
+		FleetTopic:                   c.String("fleet-topic"),
+		DisableInternalTopicCreation: topicCreationDisabled(c),
+		AgentLease:                   c.Duration("agent-lease"),
+		AgentProbe:                   c.Duration("agent-probe-interval"),
+		TaskShutdownTimeout:          c.Duration("task-shutdown-timeout"),
+		LeaderLease:                  c.Duration("leader-lease"),
+		ReadHeaderTimeout:            c.Duration("rest-read-header-timeout"),
+		ReadBodyTimeout:              c.Duration("rest-read-body-timeout"),
+		MaxHeaderBytes:               c.Int("rest-max-header-bytes"),
+		Audit:                        auditConfig(c),
+		OffsetsHistory:               historyConfig(c),
+		RESTSecurity:                 restSecurity(c),
+		TenantsFile:                  c.String("tenants-file"),
+		RecordSigningKeyFile:         c.String("record-signing-key-file"),
+		LeaderKeyFile:                c.String("leader-key-file"),
+		LeaderTrustedKeysFile:        c.String("leader-trusted-keys-file"),
+		ClientOverridePolicy:         c.String("connector-client-config-override-policy"),
+		ClientOverrideAllowlist:      allowedpaths.SplitList(c.String("connector-client-config-override-allowlist")),
+		Loggers:                      lg,
+		Logger:                       rootLogger(lg),
+		Metrics:                      newRegistry(),
 	}, nil
 }
 

@@ -8,7 +8,7 @@ import (
 
 // The audit trail's flags (docs/security.md).
 var (
-	auditTopicFlag     = stringFlag("audit-topic", coordinator.DefaultAuditTopic, "audit topic: a record of every REST write (1 partition, cleanup.policy=delete; created if missing)")
+	auditTopicFlag     = stringFlag("audit-topic", coordinator.DefaultAuditTopic, "audit topic: a record of every REST write (1 partition, cleanup.policy=delete; created if it never existed, see --internal-topics-automatic-creation)")
 	auditRetentionFlag = durationFlag("audit-retention", coordinator.DefaultAuditRetention, "retention.ms of the audit topic when Sluice creates it (an existing topic keeps its own)")
 	auditTimeoutFlag   = durationFlag("audit-timeout", coordinator.DefaultAuditTimeout, "how long a REST write's answer waits for its audit record to be written; a record not written by then is delivered later or logged as lost")
 )

@@ -8,7 +8,7 @@ import (
 
 // The offsets history's flags (docs/offsets.md).
 var (
-	historyTopicFlag     = stringFlag("offsets-history-topic", coordinator.DefaultOffsetsHistoryTopic, "offsets history topic: every change of a connector's positions, before and after (1 partition, cleanup.policy=delete; created if missing); give each cluster on a broker its own, as its other topics")
+	historyTopicFlag     = stringFlag("offsets-history-topic", coordinator.DefaultOffsetsHistoryTopic, "offsets history topic: every change of a connector's positions, before and after (1 partition, cleanup.policy=delete; created if it never existed, see --internal-topics-automatic-creation); give each cluster on a broker its own, as its other topics")
 	historyRetentionFlag = durationFlag("offsets-history-retention", coordinator.DefaultOffsetsHistoryRetention, "retention.ms of the offsets history topic when Sluice creates it (an existing topic keeps its own): older entries can no longer be undone")
 )
 

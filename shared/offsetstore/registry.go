@@ -26,9 +26,36 @@ type Registry struct {
 	opts   []kgo.Opt
 	linger time.Duration
 
+	// guard, when set, decides whether a missing connector topic may be
+	// created; without one none is (SetCreateGuard).
+	guard CreateGuard
+
 	mu     sync.Mutex
 	closed bool
 	topics map[string]*followed
+}
+
+// CreateGuard decides whether a connector's offsets topic that does not
+// exist may be created: nil creates it, an error is what the caller of
+// View gets instead.
+type CreateGuard func(ctx context.Context, topic string) error
+
+// SetCreateGuard lets the registry create a connector's missing offsets
+// topic when guard allows it. Without a guard it never creates one: a
+// missing topic is a *kafkautil.VanishedTopicError (an agent's registry,
+// which reads only topics the coordinator made sure of when it started
+// the connector). Call it before the first View.
+func (r *Registry) SetCreateGuard(guard CreateGuard) { r.guard = guard }
+
+// Vanished is the error of a connector's offsets topic that is missing
+// after the coordinator made sure of it, when it started the connector.
+func Vanished(topic string) *kafkautil.VanishedTopicError {
+	return &kafkautil.VanishedTopicError{
+		Topic: topic, Setting: "offsets.storage.topic",
+		Evidence: "the coordinator made sure it existed when it started the connector",
+		Loss:     "restart the connector's source tasks from the worker offsets topic's positions, or from scratch",
+		Create:   kafkautil.CreateCommand(kafkautil.TopicSpec{Name: topic, Compacted: true}) + " (with as many partitions as the worker offsets topic)",
+	}
 }
 
 type followed struct {
@@ -56,7 +83,8 @@ func (r *Registry) Worker() *Store { return r.worker }
 
 // View returns the offsets of a connector whose offsets.storage.topic is
 // topic ("" or the worker's topic: none of its own), creating the topic if
-// it is missing and following it; call release when done with the view.
+// it is missing and the guard (SetCreateGuard) allows it, and following
+// it; call release when done with the view.
 // It returns once both topics are read to their end.
 func (r *Registry) View(ctx context.Context, topic string) (View, func(), error) {
 	// Kafka Connect trims a string setting's value; so does the
@@ -133,7 +161,7 @@ func (r *Registry) open(topic string, f *followed) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	if err := EnsureTopic(ctx, r.admin, topic, r.worker.Topic()); err != nil {
+	if err := r.ensure(ctx, topic); err != nil {
 		f.err = err
 		return
 	}
@@ -148,6 +176,25 @@ func (r *Registry) open(topic string, f *followed) {
 		return
 	}
 	f.store = st
+}
+
+// ensure makes sure a connector's topic exists: it creates a missing one
+// only when the guard allows it.
+func (r *Registry) ensure(ctx context.Context, topic string) error {
+	exists, err := kafkautil.TopicExists(ctx, r.admin, topic)
+	if err != nil {
+		return fmt.Errorf("follow offsets topic %s: %w", topic, err)
+	}
+	if exists {
+		return nil
+	}
+	if r.guard == nil {
+		return Vanished(topic)
+	}
+	if err := r.guard(ctx, topic); err != nil {
+		return err
+	}
+	return EnsureTopic(ctx, r.admin, topic, r.worker.Topic())
 }
 
 func (r *Registry) release(topic string, f *followed) {

@@ -98,6 +98,13 @@ func TestRegistryFollowsConnectorTopics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reg.Close()
+	if _, _, err := reg.View(ctx, "own"); !errors.As(err, new(*kafkautil.VanishedTopicError)) {
+		t.Fatalf("view of a missing topic without a guard: %v, want a VanishedTopicError", err)
+	}
+	if ok, _ := kafkautil.TopicExists(ctx, adm, "own"); ok {
+		t.Fatal("a registry without a guard created the connector's topic")
+	}
+	reg.SetCreateGuard(func(context.Context, string) error { return nil })
 
 	plain, release, err := reg.View(ctx, "offsets")
 	if err != nil || plain.Connector != nil {

@@ -410,20 +410,47 @@ func (c *Cluster) StartExtraCoordinator() (*coordinator.Coordinator, string) {
 	return co, co.URL()
 }
 
+// TryStartCoordinator starts (or restarts) the coordinator as
+// StartCoordinator does, but returns the error of a start that fails
+// instead of failing the test.
+func (c *Cluster) TryStartCoordinator() error {
+	c.T.Helper()
+	co, err := c.tryStartCoordinator(c.coordCfg, "coordinator")
+	if err != nil {
+		return err
+	}
+	c.Coordinator, c.URL = co, co.URL()
+	c.coordCfg.Listen = co.Addr()
+	return nil
+}
+
+// ChangeCoordinatorConfig changes the config of the coordinators started
+// from now on (a flag changed before a restart).
+func (c *Cluster) ChangeCoordinatorConfig(change func(*coordinator.Config)) { change(&c.coordCfg) }
+
 // startCoordinator starts a coordinator of cfg whose logs name process.
 func (c *Cluster) startCoordinator(cfg coordinator.Config, process string) *coordinator.Coordinator {
 	c.T.Helper()
+	co, err := c.tryStartCoordinator(cfg, process)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	return co
+}
+
+// tryStartCoordinator starts a coordinator of cfg whose logs name process.
+func (c *Cluster) tryStartCoordinator(cfg coordinator.Config, process string) (*coordinator.Coordinator, error) {
 	cfg.Loggers = c.loggers(process)
 	co, err := coordinator.New(cfg)
 	if err != nil {
-		c.T.Fatal(err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := co.Start(ctx); err != nil {
-		c.T.Fatal(err)
+		return nil, err
 	}
-	return co
+	return co, nil
 }
 
 // StopCoordinator stops the coordinator.

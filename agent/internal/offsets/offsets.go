@@ -205,8 +205,12 @@ func (e *Executor) replaceWrites(ctx context.Context, req v1.OffsetsReplaceReque
 	if err != nil {
 		e.log.Error("offsets: reading the offsets topic failed", "connector", req.Connector, "err", err)
 		var ce *offsetstore.CreateTopicError
-		if errors.As(err, &ce) {
+		var ve *kafkautil.VanishedTopicError
+		switch {
+		case errors.As(err, &ce):
 			return nil, nil, v1.Errorf(v1.CodeInternal, "%s", ce.Error())
+		case errors.As(err, &ve):
+			return nil, nil, v1.Errorf(v1.CodeInternal, "%s", ve.Error())
 		}
 		return nil, nil, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
 	}

@@ -298,9 +298,11 @@ func (h *Herder) DeleteConnector(ctx context.Context, name string, resetOffsets 
 }
 
 func (h *Herder) writeDelete(ctx context.Context, name string) error {
+	old, _ := h.configs.State.Get(name)
 	if err := h.configs.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
 		return writeFailed(err, "Failed to delete connector %s", name)
 	}
+	h.forgetConnectorTopic(ctx, h.ownOffsetsTopic(old.Config))
 	if err := h.writeStatus(ctx, records.Record{Key: records.ConnectorStatusKey(name)}); err != nil {
 		h.log.Warn("removing connector status failed", "connector", name, "err", err)
 	}

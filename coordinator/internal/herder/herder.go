@@ -82,6 +82,12 @@ type Config struct {
 	// Overrides judges connectors' client config overrides
 	// (producer.override.* and the like) when a config is written.
 	Overrides clientoverrides.Policy
+	// DisableInternalTopicCreation keeps the coordinator from creating any
+	// topic: a missing one is an error (Kafka Connect's
+	// internal.topics.automatic.creation.enable=false, topics.go). With
+	// creation on, a topic that existed before is still never created
+	// again.
+	DisableInternalTopicCreation bool
 	// OffsetsPartitions and StatusPartitions size the internal topics when
 	// Sluice creates them.
 	OffsetsPartitions int32
@@ -156,7 +162,9 @@ type Herder struct {
 	ready     atomic.Bool
 	term      atomic.Int64 // the current leadership term; 0 when not leading
 	clusterID string
-	locks     sync.Map // connector name → *connLock
+	// prepared: Prepare made sure of the internal topics.
+	prepared bool
+	locks    sync.Map // connector name → *connLock
 	// maintMu serialises opening and closing maintenance windows.
 	maintMu sync.Mutex
 
@@ -254,30 +262,17 @@ func (h *Herder) signingKey(term int64) *cmdsig.Key {
 	return h.elector.SigningKey(term)
 }
 
-// Start creates the internal topics if needed, reads the config, status and
-// offsets topics to their end and campaigns for leadership. It returns once
-// the coordinator can answer reads; writes are forwarded to the leader, and
-// leader-only work starts when this coordinator is elected.
+// Start makes sure of the internal topics (Prepare, if it has not run),
+// reads the config, status and offsets topics to their end and campaigns
+// for leadership. It returns once the coordinator can answer reads; writes
+// are forwarded to the leader, and leader-only work starts when this
+// coordinator is elected.
 func (h *Herder) Start(ctx context.Context) error {
-	cl, err := kgo.NewClient(h.cfg.KafkaOpts...)
-	if err != nil {
-		return fmt.Errorf("kafka admin client: %w", err)
-	}
-	h.adminCl, h.admin = cl, kadm.NewClient(cl)
-	h.startBrokerWatch()
-	if err := kafkautil.EnsureTopics(ctx, h.admin,
-		kafkautil.TopicSpec{Name: h.cfg.ConfigTopic, Partitions: 1, Compacted: true},
-		kafkautil.TopicSpec{Name: h.cfg.OffsetsTopic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
-		kafkautil.TopicSpec{Name: h.cfg.StatusTopic, Partitions: h.cfg.StatusPartitions, Compacted: true},
-		kafkautil.TopicSpec{Name: h.cfg.FleetTopic, Partitions: 1, Compacted: true},
-	); err != nil {
+	if err := h.Prepare(ctx); err != nil {
 		return err
 	}
-	meta, err := h.admin.BrokerMetadata(ctx)
-	if err != nil {
-		return fmt.Errorf("read cluster metadata: %w", err)
-	}
-	h.clusterID = meta.Cluster
+	h.startBrokerWatch()
+	var err error
 	h.configs, err = store.NewConfigStore(h.cfg.ConfigTopic, func(key string, err error) {
 		h.log.Warn("skipping undecodable config record", "key", key, "err", err)
 	}, h.cfg.KafkaOpts...)
@@ -297,15 +292,6 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err := h.statuses.Start(ctx); err != nil {
 		return fmt.Errorf("read status topic: %w", err)
 	}
-	if h.fleet, err = store.NewFleetStore(h.cfg.FleetTopic, func(key string, err error) {
-		h.log.Warn("skipping undecodable fleet record", "key", key, "err", err)
-	}, h.cfg.KafkaOpts...); err != nil {
-		return err
-	}
-	h.fleet.SetGate(h.cfg.Signing)
-	if err := h.fleet.Start(ctx); err != nil {
-		return fmt.Errorf("read fleet topic: %w", err)
-	}
 	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
@@ -318,6 +304,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	if h.stores, err = offsetstore.NewRegistry(h.offsets, 5*time.Minute, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
+	h.stores.SetCreateGuard(h.connectorTopicGuard)
 	h.elector = leader.New(leader.Config{Conn: h.nc, GroupID: h.cfg.GroupID, ID: h.cfg.WorkerID + "/" + randomID(), URL: h.restURL(),
 		TTL: h.cfg.LeaderLease, Signer: h.cfg.LeaderSigner, Trust: h.cfg.LeaderTrust.With(h.cfg.LeaderSigner),
 		Callbacks: leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, Logger: h.log})

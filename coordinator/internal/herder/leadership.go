@@ -82,6 +82,8 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 		w.Close()
 		return err
 	}
+	// Off the path to leading: marks only matter once a topic vanishes.
+	go h.markTopics(ctx)
 	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, BeforeWrite: h.cfg.BeforeStatusWrite})
 	qctx, qcancel := context.WithCancel(ctx)
 	qdone := make(chan struct{})

@@ -26,6 +26,9 @@ import (
 //	maintenance-<id>  an open maintenance window (a tombstone: closed)
 //	rollout-<id>      a config rollout, with its progress
 //	rebalance         the rebalance in progress, if any
+//	topic-<name>      a topic Sluice created or relies on, which it never
+//	                  creates again by itself once it vanished (a
+//	                  tombstone: no longer relied on)
 //
 // each value JSON. Only the leader writes it, through its writer, with the
 // typed commands below.
@@ -34,7 +37,41 @@ const (
 	fleetMaintenancePrefix = "maintenance-"
 	fleetRolloutPrefix     = "rollout-"
 	fleetRebalanceKey      = "rebalance"
+	fleetTopicPrefix       = "topic-"
 )
+
+// TopicMark is what the fleet topic says of a topic Sluice relies on: its
+// purpose, the Kafka cluster it lives in, the connector it belongs to (a
+// connector's own offsets topic) and since when.
+type TopicMark struct {
+	Purpose   string    `json:"purpose"`
+	Cluster   string    `json:"cluster,omitempty"`
+	Connector string    `json:"connector,omitempty"`
+	Since     time.Time `json:"since"`
+}
+
+// MarkTopic records that Sluice relies on a topic.
+type MarkTopic struct {
+	Name string
+	Mark TopicMark
+}
+
+func (c MarkTopic) fleetRecord() (records.Record, error) {
+	if c.Name == "" {
+		return records.Record{}, errors.New("a topic mark needs the topic's name")
+	}
+	return jsonRecord(fleetTopicPrefix+c.Name, c.Mark)
+}
+
+// ForgetTopic removes a topic's mark: Sluice no longer relies on it.
+type ForgetTopic struct{ Name string }
+
+func (c ForgetTopic) fleetRecord() (records.Record, error) {
+	if c.Name == "" {
+		return records.Record{}, errors.New("forgetting a topic needs its name")
+	}
+	return records.Record{Key: fleetTopicPrefix + c.Name}, nil
+}
 
 // AgentMark is what the fleet topic says of one agent: cordoned, or
 // draining since StartedAt (Force: its tasks that no other agent may run
@@ -137,13 +174,14 @@ type FleetState struct {
 	windows   map[string]v1.MaintenanceWindow
 	rollouts  map[string]v1.Rollout
 	rebalance *v1.Rebalance
+	topics    map[string]TopicMark
 	changed   chan struct{}
 }
 
 // NewFleetState makes an empty state.
 func NewFleetState() *FleetState {
 	return &FleetState{agents: map[string]AgentMark{}, windows: map[string]v1.MaintenanceWindow{},
-		rollouts: map[string]v1.Rollout{}, changed: make(chan struct{})}
+		rollouts: map[string]v1.Rollout{}, topics: map[string]TopicMark{}, changed: make(chan struct{})}
 }
 
 // Changed is closed at the next change; take it again after each.
@@ -168,6 +206,8 @@ func (s *FleetState) apply(key string, value []byte) error {
 		return applyJSON(s.windows, strings.TrimPrefix(key, fleetMaintenancePrefix), value)
 	case strings.HasPrefix(key, fleetRolloutPrefix):
 		return applyJSON(s.rollouts, strings.TrimPrefix(key, fleetRolloutPrefix), value)
+	case strings.HasPrefix(key, fleetTopicPrefix):
+		return applyJSON(s.topics, strings.TrimPrefix(key, fleetTopicPrefix), value)
 	case key == fleetRebalanceKey:
 		if value == nil {
 			s.rebalance = nil
@@ -210,6 +250,15 @@ func (s *FleetState) Agents() map[string]AgentMark {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.agents)
+}
+
+// Topic is the mark of a topic Sluice relies on; ok is false for one it
+// never recorded.
+func (s *FleetState) Topic(name string) (TopicMark, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.topics[name]
+	return m, ok
 }
 
 // Window is a copy of an open maintenance window: changing it changes

@@ -1,0 +1,88 @@
+package kafkautil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// CreationFlag is the coordinator flag that mirrors Kafka Connect's
+// internal.topics.automatic.creation.enable (KIP-1209).
+const CreationFlag = "--internal-topics-automatic-creation"
+
+// TopicExists reports whether topic exists, asking the broker without
+// letting it create the topic (a broker's auto.create.topics.enable
+// applies only to requests that allow it).
+func TopicExists(ctx context.Context, adm *kadm.Client, topic string) (bool, error) {
+	td, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return false, fmt.Errorf("look up topic %s: %w", topic, err)
+	}
+	d, ok := td[topic]
+	switch {
+	case !ok, errors.Is(d.Err, kerr.UnknownTopicOrPartition):
+		return false, nil
+	case d.Err != nil:
+		return false, fmt.Errorf("look up topic %s: %w", topic, d.Err)
+	}
+	return true, nil
+}
+
+// MissingTopicError is a topic Sluice needs that does not exist, while it
+// may not create it: automatic creation of internal topics is off
+// (CreationFlag=false, Kafka Connect's
+// internal.topics.automatic.creation.enable=false).
+type MissingTopicError struct {
+	// Topic is the missing topic, Setting what names it (a flag such as
+	// --offsets-topic, or a connector's offsets.storage.topic).
+	Topic, Setting string
+	// Create is how to create it by hand, as Sluice would.
+	Create string
+}
+
+func (e *MissingTopicError) Error() string {
+	return fmt.Sprintf("Topic '%s' specified via the '%s' setting is missing, and automatic creation of internal topics is disabled (%s=false, Kafka Connect's internal.topics.automatic.creation.enable=false): create it before starting, e.g. %s",
+		e.Topic, e.Setting, CreationFlag, e.Create)
+}
+
+// VanishedTopicError is a topic Sluice created (or found) before and that
+// is gone now: it was deleted, or the cluster lost it. Sluice never
+// creates such a topic again by itself, whatever CreationFlag says: an
+// empty topic in its place would silently throw away what the old one
+// held (an offsets topic: every source connector would start over).
+type VanishedTopicError struct {
+	// Topic is the missing topic, Setting what names it.
+	Topic, Setting string
+	// Evidence says how Sluice knows the topic existed.
+	Evidence string
+	// Loss says what an empty topic in its place would lose.
+	Loss string
+	// Create is how to create it by hand, as Sluice would.
+	Create string
+}
+
+func (e *VanishedTopicError) Error() string {
+	return fmt.Sprintf("Topic '%s' specified via the '%s' setting is missing, but it existed before (%s): it has been deleted. Sluice does not create it again by itself: an empty topic in its place would %s. Restore the topic (from a backup or a mirror), or, to start over on purpose, create it yourself: %s",
+		e.Topic, e.Setting, e.Evidence, e.Loss, e.Create)
+}
+
+// CreateCommand is the kafka-topics.sh command that creates spec as
+// EnsureTopics would (partitions -1: the broker's default).
+func CreateCommand(spec TopicSpec) string {
+	cmd := "kafka-topics.sh --bootstrap-server <brokers> --create --topic " + spec.Name
+	if spec.Partitions > 0 {
+		cmd += fmt.Sprintf(" --partitions %d", spec.Partitions)
+	}
+	if spec.Compacted {
+		cmd += " --config cleanup.policy=compact"
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Configs)) {
+		cmd += " --config " + k + "=" + spec.Configs[k]
+	}
+	return cmd
+}
