@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-io/sluice/agent/internal/javahost"
+	"github.com/sluice-io/sluice/agent/internal/liveness"
 	"github.com/sluice-io/sluice/agent/internal/metrics"
 	"github.com/sluice-io/sluice/agent/internal/offsets"
 	"github.com/sluice-io/sluice/agent/internal/readiness"
@@ -176,6 +177,10 @@ type Agent struct {
 	hostPlugins []v1.PluginInfo
 	hostTasks   *javahost.Tasks
 	connectors  *javahost.Connectors
+	// beats keep the agent heard over Kafka; stopFence ends the loop that
+	// stops its tasks when it is heard on neither path (fence.go).
+	beats     *liveness.Beater
+	stopFence context.CancelFunc
 }
 
 // The Kafka half of readiness: a ping of the agent's admin client, this
@@ -277,6 +282,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if a.exec, err = offsets.NewExecutor(a.cfg.logger(logging.AgentOffsets), a.stores, kclients, kafkautil.ClientID(base, "offsets"), kopts...); err != nil {
 		return err
 	}
+	a.beats = liveness.New(a.cfg.GroupID, a.cfg.ID, kclients.With(kafkautil.ClientID(base, "liveness"), kopts), a.cfg.logger(logging.AgentTransport))
 	a.metrics = metrics.New(a.cfg.Metrics, a.cfg.ID, a.session)
 	var hostTasks runtime.HostTasks // a nil *javahost.Tasks must stay a nil interface
 	if a.hostTasks != nil {
@@ -306,11 +312,12 @@ func (a *Agent) Start(ctx context.Context) error {
 		BeforeOffsetCommit:    a.cfg.BeforeOffsetCommit,
 		Report:                func(r v1.StatusReport) { a.transport.Report(r) },
 		Host:                  hostTasks,
+		MayRun:                a.mayRun,
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
-		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic}, Logger: a.cfg.logger(logging.AgentTransport),
+		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic, v1.FeatureKafkaLiveness}, Logger: a.cfg.logger(logging.AgentTransport),
 		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost(),
-		LeaderTrust: trust}, nc, a.worker, a.exec)
+		LeaderTrust: trust, OnRegistered: a.registered}, nc, a.worker, a.exec)
 	// NATS is back: read the lease and heartbeat now, not at the next tick.
 	nc.SetReconnectHandler(func(*nats.Conn) { a.transport.Poke() })
 	if err := a.metrics.Register(); err != nil {
@@ -328,6 +335,9 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 		a.log.Info("metrics listener started", "addr", a.ops.Addr())
 	}
+	fctx, fcancel := context.WithCancel(context.Background())
+	a.stopFence = fcancel
+	go a.fenceLoop(fctx)
 	return a.transport.Start()
 }
 
@@ -427,6 +437,9 @@ func (a *Agent) ConnectorEvent(ev v1.PluginConnectorEvent) {
 // waiting for the lease — and closes the clients. Commands stop first so the
 // coordinator cannot hand a task back to an agent that is shutting down.
 func (a *Agent) Stop(ctx context.Context) error {
+	if a.stopFence != nil {
+		a.stopFence()
+	}
 	if a.worker != nil {
 		a.worker.RefuseAssignments()
 	}
@@ -443,6 +456,9 @@ func (a *Agent) Stop(ctx context.Context) error {
 	}
 	if a.transport != nil {
 		a.transport.Deregister(ctx)
+	}
+	if a.beats != nil {
+		a.beats.Stop()
 	}
 	if a.exec != nil {
 		a.exec.Close()

@@ -51,6 +51,9 @@ const (
 // DefaultFleetTopic is the fleet topic of a Config that names none.
 const DefaultFleetTopic = "sluice-fleet"
 
+// DefaultLivenessTopic is the liveness topic of a Config that names none.
+const DefaultLivenessTopic = "sluice-liveness"
+
 // Config configures a coordinator.
 type Config struct {
 	// Listen is the REST address; AdvertisedAddr, when set, is the
@@ -77,6 +80,10 @@ type Config struct {
 	// FleetTopic is where fleet operations keep their state (one
 	// partition, compacted; created if missing): default DefaultFleetTopic.
 	FleetTopic string
+	// LivenessTopic is where agents write their liveness beats, so that
+	// one cut off from NATS alone is still known alive (one partition,
+	// short retention; created if missing): default DefaultLivenessTopic.
+	LivenessTopic string
 	// DisableInternalTopicCreation is Kafka Connect's
 	// internal.topics.automatic.creation.enable=false (KIP-1209; the
 	// --internal-topics-automatic-creation=false flag): the coordinator
@@ -270,6 +277,9 @@ func New(cfg Config) (*Coordinator, error) {
 	if cfg.FleetTopic == "" {
 		cfg.FleetTopic = DefaultFleetTopic
 	}
+	if cfg.LivenessTopic == "" {
+		cfg.LivenessTopic = DefaultLivenessTopic
+	}
 	if cfg.StatusPartitions <= 0 {
 		cfg.StatusPartitions = 5
 	}
@@ -381,6 +391,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		OffsetsTopic:                 c.cfg.OffsetsTopic,
 		StatusTopic:                  c.cfg.StatusTopic,
 		FleetTopic:                   c.cfg.FleetTopic,
+		LivenessTopic:                c.cfg.LivenessTopic,
 		ReservedTopics:               c.reservedTopics(),
 		DisableInternalTopicCreation: c.cfg.DisableInternalTopicCreation,
 		Tenants:                      c.tenants,

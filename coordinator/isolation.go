@@ -22,6 +22,7 @@ func (c *Coordinator) reservedTopics() map[string]string {
 		c.cfg.StatusTopic:  "Sluice's status topic",
 		c.cfg.OffsetsTopic: "Sluice's offsets topic",
 		c.cfg.FleetTopic:   "Sluice's fleet topic",
+		cmp.Or(c.cfg.LivenessTopic, DefaultLivenessTopic):              "Sluice's liveness topic",
 		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic):                   "Sluice's audit topic",
 		cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic): "Sluice's offsets history topic",
 	}

@@ -88,6 +88,11 @@ type RegisterReply struct {
 	Term int64 `json:"term"`
 	// LeaseMillis is how long the agent may go without a heartbeat.
 	LeaseMillis int64 `json:"lease_ms"`
+	// LivenessTopic is where an agent serving FeatureKafkaLiveness sends
+	// its liveness beats, every LivenessMillis (liveness.go); empty: the
+	// leader reads none.
+	LivenessTopic  string `json:"liveness_topic,omitempty"`
+	LivenessMillis int64  `json:"liveness_ms,omitempty"`
 }
 
 // HeartbeatRequest keeps an agent's lease and reports its tasks.

@@ -44,6 +44,7 @@ var (
 	configTopic           = stringFlag("config-topic", "sluice-configs", "config topic (1 partition, compacted; created if it never existed, see --internal-topics-automatic-creation)")
 	offsetsTopic          = stringFlag("offsets-topic", "sluice-offsets", "offsets topic (25 partitions, compacted; created if it never existed, see --internal-topics-automatic-creation)")
 	statusTopic           = stringFlag("status-topic", "sluice-status", "status topic (5 partitions, compacted; created if it never existed, see --internal-topics-automatic-creation)")
+	livenessTopic         = stringFlag("liveness-topic", coordinator.DefaultLivenessTopic, "liveness topic: agents write a beat here every 150ms, so the leader knows one cut off from NATS alone is alive and leaves its tasks where they run (1 partition, an hour's retention; created if it never existed)")
 	fleetTopic            = stringFlag("fleet-topic", coordinator.DefaultFleetTopic, "fleet topic: agent cordons and drains, maintenance windows, rollouts (1 partition, compacted; created if it never existed, see --internal-topics-automatic-creation)")
 	listenFlag            = stringFlag("listen", "127.0.0.1:8083", "coordinator REST address")
 	advertiseFlag         = stringFlag("advertised-address", "", "host:port the other coordinators forward writes to, and the coordinator's worker_id (default: the REST address)")
@@ -71,7 +72,7 @@ var (
 )
 
 func coordinatorFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, topicCreationFlag, leaseFlag, probeFlag, shutdownFlag, leaderLease, eosFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, livenessTopic, topicCreationFlag, leaseFlag, probeFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
@@ -157,6 +158,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		OffsetsTopic:                 c.String("offsets-topic"),
 		StatusTopic:                  c.String("status-topic"),
 		FleetTopic:                   c.String("fleet-topic"),
+		LivenessTopic:                c.String("liveness-topic"),
 		DisableInternalTopicCreation: topicCreationDisabled(c),
 		AgentLease:                   c.Duration("agent-lease"),
 		AgentProbe:                   c.Duration("agent-probe-interval"),

@@ -120,6 +120,9 @@ type Options struct {
 	// ExactlyOnce runs the coordinator and every agent with exactly-once
 	// source support: records and offsets in one transaction.
 	ExactlyOnce bool
+	// AgentNATS gives agent i the NATS URL AgentNATS[i] in place of the
+	// cluster's (a proxy a test can cut); "" or beyond: the cluster's.
+	AgentNATS []string
 	// LeaderLease is every coordinator's --leader-lease (default 2s, short
 	// for tests; production's default is 6s).
 	LeaderLease time.Duration
@@ -234,6 +237,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		OffsetsTopic:            c.Prefix + "-offsets",
 		StatusTopic:             c.Prefix + "-status",
 		FleetTopic:              c.Prefix + "-fleet",
+		LivenessTopic:           c.Prefix + "-liveness",
 		OffsetsPartitions:       5,
 		StatusPartitions:        2,
 		AgentLease:              opts.Lease,
@@ -279,6 +283,9 @@ func Start(t testing.TB, opts Options) *Cluster {
 		}
 		if opts.AgentMetrics {
 			cfg.MetricsListen = "127.0.0.1:0"
+		}
+		if i < len(opts.AgentNATS) && opts.AgentNATS[i] != "" {
+			cfg.NATSURL = opts.AgentNATS[i]
 		}
 		if i < len(opts.FileAllowedPaths) {
 			cfg.ConfigProviders.FileAllowedPaths = opts.FileAllowedPaths[i]

@@ -183,6 +183,9 @@ func (t *task) fail(err error) {
 	t.setState(v1.StateFailed, err.Error())
 }
 
+// fenceWait is how long a task that may not run waits before it asks again.
+const fenceWait = 50 * time.Millisecond
+
 func (t *task) run(ctx context.Context) {
 	// The broker watch ends before done closes: the agent deletes the
 	// task's series once it stopped, and a last tick must not bring them
@@ -270,6 +273,15 @@ func (t *task) runOnce(ctx context.Context) error {
 		}
 		if t.snapshotState() != v1.StateRunning {
 			t.setState(v1.StateRunning, "")
+		}
+		if t.cfg.MayRun != nil && !t.cfg.MayRun() {
+			// The leader may be about to start this task elsewhere: write
+			// nothing more; the agent stops it.
+			select {
+			case <-ctx.Done():
+			case <-time.After(fenceWait):
+			}
+			continue
 		}
 		err := t.lost()
 		if err == nil {

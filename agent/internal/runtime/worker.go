@@ -83,6 +83,10 @@ type Config struct {
 	// Host makes the tasks of the connectors that run in the agent's
 	// connector host, the Java plugins (nil: none do).
 	Host HostTasks
+	// MayRun reports whether the agent may still run its tasks (nil:
+	// always): every task asks before each step, and one that may not
+	// writes nothing until the agent stops it (agent/fence.go).
+	MayRun func() bool
 }
 
 // HostTasks makes the tasks of connectors whose code runs outside the
@@ -266,6 +270,34 @@ func (w *Worker) Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskI
 	}
 	wg.Wait()
 	return stopped, failed
+}
+
+// Fence stops every task because the agent may no longer run them (the
+// leader may start them elsewhere), and voids each one's assignment of its
+// term at its generation and older: an assignment of it still on its way —
+// queued in the connection while the process was paused, say — is refused
+// instead of starting it again. A newer assignment starts it as usual. It
+// returns the tasks it stopped.
+func (w *Worker) Fence(ctx context.Context) []v1.TaskID {
+	running := w.Running()
+	w.cmdMu.Lock()
+	var ids []v1.TaskID
+	for _, rt := range running {
+		w.mu.Lock()
+		t := w.tasks[rt.ID]
+		w.mu.Unlock()
+		if t == nil {
+			continue
+		}
+		mark := voidMark{term: t.term, gen: t.generation}
+		if m, ok := w.voided[rt.ID]; !ok || !m.voids(mark.term, mark.gen) {
+			w.voided[rt.ID] = mark
+		}
+		ids = append(ids, rt.ID)
+	}
+	w.cmdMu.Unlock()
+	stopped, _ := w.Revoke(ctx, 0, 0, ids)
+	return stopped
 }
 
 // stopTask stops t and forgets it once it has stopped. A task that did not

@@ -142,3 +142,29 @@ func TestOlderCommandsNeverActOnANewerInstance(t *testing.T) {
 		t.Fatalf("a revoke of term 6 stopped %v, want the task", stopped)
 	}
 }
+
+// TestFenceVoidsItsAssignments: a fenced agent's tasks stop, and an
+// assignment of them that was still on its way (queued while the process
+// was paused) is refused rather than starting them again; a newer one
+// starts them.
+func TestFenceVoidsItsAssignments(t *testing.T) {
+	w := NewWorker(Config{Registry: plugins.Builtin()})
+	ctx := context.Background()
+	defer w.StopAll(ctx)
+	id := v1.TaskID{Connector: "c", Task: 0}
+	a := v1.TaskAssignment{ID: id, Generation: 4, ConfigHash: "h", ConnectorConfig: map[string]string{"connector.class": "not.installed"}}
+	w.Assign(ctx, 2, []v1.TaskAssignment{a})
+	if stopped := w.Fence(ctx); !reflect.DeepEqual(stopped, []v1.TaskID{id}) {
+		t.Fatalf("fence stopped %v", stopped)
+	}
+	if refused := w.Assign(ctx, 2, []v1.TaskAssignment{a}); !reflect.DeepEqual(refused, []v1.TaskID{id}) {
+		t.Fatalf("the queued assignment after a fence: refused %v, want the task", refused)
+	}
+	a.Generation = 5
+	if refused := w.Assign(ctx, 2, []v1.TaskAssignment{a}); len(refused) != 0 {
+		t.Fatalf("a newer assignment after a fence was refused: %v", refused)
+	}
+	if got := w.Running(); len(got) != 1 || got[0].Generation != 5 {
+		t.Fatalf("running %+v, want generation 5", got)
+	}
+}

@@ -98,6 +98,9 @@ type Config struct {
 	// not taken and its command key checks nothing. Nil: every lease is
 	// followed.
 	LeaderTrust *leasetrust.Trust
+	// OnRegistered is called with every registration the leader accepted
+	// (nil: nothing is).
+	OnRegistered func(v1.RegisterReply)
 }
 
 // Transport is an agent's NATS side.
@@ -629,6 +632,9 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			t.mu.Unlock()
 			registered, backoff = true, 100*time.Millisecond
 			t.cfg.Logger.Info("registered with coordinator", "term", reply.Term)
+			if t.cfg.OnRegistered != nil {
+				t.cfg.OnRegistered(reply)
+			}
 		}
 		t.mu.Lock()
 		interval := t.interval

@@ -87,7 +87,11 @@ func (h *Herder) registerEndpoint(ctx context.Context, req any) (any, error) {
 	h.log.Info("agent registered", "agent", r.AgentID, "labels", r.Labels, "tasks", len(r.Tasks))
 	h.observeAgent(r, true)
 	h.loggersRegistered(r.AgentID)
-	return v1.RegisterReply{Type: v1.TypeRegisterReply, Term: h.term.Load(), LeaseMillis: h.cfg.AgentLease.Milliseconds()}, nil
+	reply := v1.RegisterReply{Type: v1.TypeRegisterReply, Term: h.term.Load(), LeaseMillis: h.cfg.AgentLease.Milliseconds()}
+	if h.cfg.LivenessTopic != "" {
+		reply.LivenessTopic, reply.LivenessMillis = h.cfg.LivenessTopic, livenessEvery.Milliseconds()
+	}
+	return reply, nil
 }
 
 func (h *Herder) heartbeatEndpoint(ctx context.Context, req any) (any, error) {

@@ -65,6 +65,9 @@ type Config struct {
 	// FleetTopic holds the fleet operations' state: agent cordons and
 	// drains, maintenance windows, rollouts (store.FleetStore).
 	FleetTopic string
+	// LivenessTopic is where agents write their liveness beats
+	// (liveness.go).
+	LivenessTopic string
 	// ReservedTopics are the cluster's own topics, each with what it is
 	// ("Sluice's config topic"): no connector may produce to or consume
 	// from one (reserved.go). Connectors' own offsets topics and Kafka's

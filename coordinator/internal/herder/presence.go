@@ -122,10 +122,13 @@ func (h *Herder) probeAgents(ctx context.Context, every, timeout time.Duration) 
 				st.misses = 0
 			}
 			if st.misses >= presenceMisses && time.Now().After(quietUntil) && othersAnswered(states, r.id, 3*every) {
-				if h.agentAbsent(r.id, st.firstMiss) {
+				switch h.agentAbsent(r.id, st.firstMiss) {
+				case absentLost:
 					delete(states, r.id)
-				} else {
+				case absentAlive:
 					st.misses = 0
+				case absentWait:
+					// Its next liveness beat decides: the misses stand.
 				}
 			}
 		case now := <-tick.C:
@@ -193,22 +196,38 @@ func (h *Herder) probePresence(ctx context.Context, id string, timeout time.Dura
 }
 
 // agentAbsent takes the agent for lost because its connection closed,
-// unless it registered or heartbeated since since (it came back). It
-// reports whether it did.
-func (h *Herder) agentAbsent(id string, since time.Time) bool {
+// unless it was heard (register, heartbeat, liveness beat) since since: it
+// came back, or is cut off from NATS alone. An agent that writes liveness
+// beats is given livenessGrace after since for one to arrive.
+func (h *Herder) agentAbsent(id string, since time.Time) absence {
 	h.mu.Lock()
 	a, ok := h.agents.Get(id)
 	lost := ok && a.Registered && a.LastSeen.Before(since)
+	// An agent that writes liveness beats may only be cut off from NATS:
+	// it is lost once no beat came for livenessGrace after the first miss.
+	if lost && a.Features[v1.FeatureKafkaLiveness] && h.cfg.LivenessTopic != "" && time.Since(since) < livenessGrace {
+		h.mu.Unlock()
+		return absentWait
+	}
 	if lost {
 		h.agents.Remove(id)
 	}
 	h.mu.Unlock()
 	if !lost {
-		return false
+		return absentAlive
 	}
-	h.log.Warn("agent lost: its NATS connection closed", "agent", id, "last_seen", a.LastSeen)
+	h.log.Warn("agent lost: its NATS connection closed and it wrote no liveness beat since", "agent", id, "last_seen", a.LastSeen)
 	h.cfg.Metrics.AgentLost(metrics.LostConnection)
 	h.agentsGone([]string{id})
 	h.trigger()
-	return true
+	return absentLost
 }
+
+// absence is what a run of presence misses means for an agent.
+type absence int
+
+const (
+	absentAlive absence = iota // heard since the first miss
+	absentLost                 // taken for lost: its tasks move
+	absentWait                 // not yet known: its liveness beat decides
+)

@@ -156,6 +156,20 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 	return true, changed
 }
 
+// Touch records that the agent was heard at now on another path than NATS
+// (its liveness beat on Kafka): it keeps its lease. An agent the registry
+// does not know is not added: it must register.
+func (r *Registry) Touch(id string, now time.Time) bool {
+	a := r.agents[id]
+	if a == nil {
+		return false
+	}
+	if now.After(a.LastSeen) {
+		a.LastSeen = now
+	}
+	return true
+}
+
 // Presume adds an agent the status topic names as a task owner, as if heard
 // from at now, unless the registry knows it already. A restarted leader
 // uses it so that tasks are neither marked unassigned nor moved before
