@@ -11,7 +11,6 @@ package transport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,6 +28,7 @@ import (
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/waker"
 )
 
 // Worker is what the transport drives.
@@ -136,7 +136,7 @@ type Transport struct {
 
 	reports chan v1.StatusReport
 	// poke wakes the session loop at once: NATS came back.
-	poke chan struct{}
+	poke *waker.Waker
 	// ctx ends when Stop is called: connector events retried in the
 	// background stop with it. runMu guards ctx and stopped, so that no
 	// event's goroutine is added to done once Stop waits for it.
@@ -155,7 +155,7 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport
 	// The transport serves the presence endpoint itself, so it is the one
 	// to say so.
 	cfg.Features = append(slices.Clone(cfg.Features), v1.FeaturePresence)
-	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024), poke: make(chan struct{}, 1),
+	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024), poke: waker.New(),
 		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
 }
 
@@ -618,7 +618,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 				}
 				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", v1.SubjectPrefix,
 					"err", err, "failing_for", now.Sub(failingSince).Round(time.Second), "backoff", backoff)
-				t.wait(ctx, backoff)
+				t.poke.Wait(ctx, backoff)
 				backoff = min(backoff*2, 2*time.Second)
 				continue
 			}
@@ -639,7 +639,7 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 		t.mu.Lock()
 		interval := t.interval
 		t.mu.Unlock()
-		t.wait(ctx, interval)
+		t.poke.Wait(ctx, interval)
 		if ctx.Err() != nil {
 			return
 		}
@@ -722,72 +722,6 @@ func (t *Transport) leaderTerm() int64 {
 	return t.leader
 }
 
-// currentLeader reads the leader lease and returns its term. The bucket
-// exists once a coordinator has started; until then, and while an election
-// runs (term 0), there is no leader to register with.
-func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
-	l, err := t.readLease(ctx)
-	return l.Term, err
-}
-
-// readLease reads the leader lease, and keeps it as the lease seen.
-func (t *Transport) readLease(ctx context.Context) (v1.LeaderLease, error) {
-	kv, err := t.leaseBucket(ctx)
-	if err != nil {
-		return v1.LeaderLease{}, err
-	}
-	entry, err := kv.Get(ctx, v1.LeaderKey)
-	if err != nil {
-		return v1.LeaderLease{}, fmt.Errorf("leader lease: %w", err)
-	}
-	var l v1.LeaderLease
-	if err := json.Unmarshal(entry.Value(), &l); err != nil || l.Term == 0 {
-		return v1.LeaderLease{}, errors.New("no leader elected yet")
-	}
-	if err := t.cfg.LeaderTrust.Verify(t.cfg.GroupID, l); err != nil {
-		if t.warn.Due("lease/untrusted", time.Now()) {
-			t.cfg.Logger.Warn("ignoring the leader lease", "err", err)
-		}
-		return v1.LeaderLease{}, fmt.Errorf("no trusted leader: %w", err)
-	}
-	if l.Term > v1.MaxLeaderTerm {
-		return v1.LeaderLease{}, fmt.Errorf("no trusted leader: the lease's term %d is beyond any real term", l.Term)
-	}
-	t.kvMu.Lock()
-	if l.Term >= t.seen.Term {
-		t.seen = l
-	}
-	t.kvMu.Unlock()
-	return l, nil
-}
-
-// seenLease is the newest lease read.
-func (t *Transport) seenLease() v1.LeaderLease {
-	t.kvMu.Lock()
-	defer t.kvMu.Unlock()
-	return t.seen
-}
-
-// leaseBucket opens the lease bucket once; the session loop and the
-// command endpoints both read it.
-func (t *Transport) leaseBucket(ctx context.Context) (jetstream.KeyValue, error) {
-	t.kvMu.Lock()
-	defer t.kvMu.Unlock()
-	if t.lease != nil {
-		return t.lease, nil
-	}
-	js, err := jetstream.New(t.nc)
-	if err != nil {
-		return nil, fmt.Errorf("leader lease bucket: %w", err)
-	}
-	kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
-	if err != nil {
-		return nil, fmt.Errorf("leader lease bucket: %w", err)
-	}
-	t.lease = kv
-	return kv, nil
-}
-
 // An agent that has failed to register for registerWarnAfter warns, at most
 // once every registerWarnEvery.
 const (
@@ -797,23 +731,7 @@ const (
 
 // Poke makes the session read the lease and heartbeat now rather than at
 // its next tick: the agent calls it when its NATS connection comes back.
-func (t *Transport) Poke() {
-	select {
-	case t.poke <- struct{}{}:
-	default:
-	}
-}
-
-// wait sleeps for d, or until poked or ctx ends.
-func (t *Transport) wait(ctx context.Context, d time.Duration) {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.poke:
-	case <-tm.C:
-	}
-}
+func (t *Transport) Poke() { t.poke.Poke() }
 
 func sleep(ctx context.Context, d time.Duration) {
 	select {

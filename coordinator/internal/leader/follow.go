@@ -40,7 +40,7 @@ func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-e.poke:
+		case <-e.poke.C():
 			if !e.read(ctx, kv) {
 				return
 			}

@@ -46,6 +46,7 @@ import (
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/waker"
 )
 
 // Callbacks are called from the elector's goroutine, one at a time:
@@ -90,7 +91,7 @@ type Elector struct {
 	log  *slog.Logger
 	warn *logthrottle.Limiter
 	// poke wakes the loops at once: the connection came back.
-	poke chan struct{}
+	poke *waker.Waker
 
 	bucketMu sync.Mutex
 	kv       jetstream.KeyValue
@@ -117,7 +118,7 @@ func New(cfg Config) *Elector {
 		cfg.ProbeEvery = 200 * time.Millisecond
 	}
 	return &Elector{cfg: cfg, self: v1.LeaderLease{ID: cfg.ID, URL: cfg.URL}, ttl: cfg.TTL, log: cfg.Logger,
-		warn: logthrottle.New(time.Minute), poke: make(chan struct{}, 1)}
+		warn: logthrottle.New(time.Minute), poke: waker.New()}
 }
 
 // OpenBucket creates (or opens) a cluster's lease bucket with the given TTL.
@@ -164,12 +165,7 @@ func (e *Elector) Stop() {
 // Poke makes the elector look at the lease now rather than at its next
 // tick: the coordinator calls it when its NATS connection comes back, so
 // that writes resume as soon as NATS does.
-func (e *Elector) Poke() {
-	select {
-	case e.poke <- struct{}{}:
-	default:
-	}
-}
+func (e *Elector) Poke() { e.poke.Poke() }
 
 // Current returns the lease as last seen: who leads, at what term. A zero
 // Term means no leader is known. It is only ever a trusted lease.
@@ -312,7 +308,7 @@ func (e *Elector) lead(ctx context.Context, kv jetstream.KeyValue, lease v1.Lead
 			dcancel()
 			return
 		case <-tick.C:
-		case <-e.poke:
+		case <-e.poke.C():
 		}
 		// A renewal must land within the lease, or another may hold it; one
 		// sent while NATS is away would wait in the reconnect buffer.
@@ -423,15 +419,7 @@ func (e *Elector) dropBucket(kv jetstream.KeyValue) {
 }
 
 // wait sleeps for d, or until poked or ctx ends.
-func (e *Elector) wait(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-e.poke:
-	case <-t.C:
-	}
-}
+func (e *Elector) wait(ctx context.Context, d time.Duration) { e.poke.Wait(ctx, d) }
 
 func nonce() string {
 	b := make([]byte, 8)
