@@ -362,6 +362,17 @@ func (a *Agent) Ready(context.Context) error {
 	return nil
 }
 
+// Connected reports why the agent is not yet part of the cluster, or nil:
+// registered with the leader (it acknowledged a heartbeat within the
+// lease) and Kafka answering. Readiness does not wait for it (Ready);
+// sluice dev does, so that its ready line's agents are there.
+func (a *Agent) Connected(context.Context) error {
+	if a.transport == nil || a.kafka == nil {
+		return errors.New("agent not started")
+	}
+	return errors.Join(a.transport.Ready(), a.kafka.Err())
+}
+
 // Checks are the agent's session with the leader and its Kafka check, for
 // /readyz's body: what an operator wants to see, which readiness does not
 // depend on (alert on sluice_agent_registered instead).

@@ -116,7 +116,7 @@ func awaitAgents(ctx context.Context, agents []*agent.Agent) error {
 	defer tick.Stop()
 	for _, a := range agents {
 		for {
-			err := a.Ready(ctx)
+			err := a.Connected(ctx)
 			if err == nil {
 				break
 			}
