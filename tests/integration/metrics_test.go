@@ -258,13 +258,17 @@ func TestCoordinatorMetrics(t *testing.T) {
 	// A follower: leader 0, the same term, no agents, and the connector
 	// states from its own view of the status topic.
 	_, followerURL := c.StartExtraCoordinator()
-	// Ready once it read the lease (just after it started).
+	// Ready once it read its topics; it names the leader once it read the
+	// lease (just after it started).
 	var ready v1.Readiness
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
 		r := harness.Do(t, followerURL, "GET", "/readyz", nil)
-		return r.Status == http.StatusOK, r.String()
+		if r.Status != http.StatusOK {
+			return false, r.String()
+		}
+		r.JSON(t, &ready)
+		return ready.Leader != "", r.String()
 	})
-	harness.Do(t, followerURL, "GET", "/readyz", nil).JSON(t, &ready)
 	if ready.Status != "ready" || ready.Role != "follower" || ready.Leader != strings.TrimPrefix(c.URL, "http://") {
 		t.Errorf("follower's /readyz: %+v", ready)
 	}
