@@ -146,12 +146,15 @@ type Config struct {
 
 // Herder implements the coordinator's operations.
 type Herder struct {
-	cfg     Config
-	log     *slog.Logger
-	reg     *plugins.Registry
-	nc      *nats.Conn
-	admin   *kadm.Client
-	adminCl *kgo.Client
+	// lastBeat is when the leader last read an agent's liveness beat (Unix
+	// nanoseconds; liveness.go).
+	lastBeat atomic.Int64
+	cfg      Config
+	log      *slog.Logger
+	reg      *plugins.Registry
+	nc       *nats.Conn
+	admin    *kadm.Client
+	adminCl  *kgo.Client
 	// brokers pings the brokers in the background (brokers.go).
 	brokers  *brokerwatch.Pinger
 	configs  *store.ConfigStore

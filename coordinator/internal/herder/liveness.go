@@ -21,12 +21,22 @@ import (
 //
 // A crashed agent's NATS connection closes, and its presence probe finds
 // nobody (presence.go); since an agent cut off from NATS alone looks the
-// same, the leader takes it for lost only once no beat came for
-// livenessGrace after the first miss.
+// same, the leader takes it for lost only once it has not been heard for
+// livenessGrace — and only while beats reach the leader at all
+// (livenessFresh): a leader that reads no beat cannot tell, and judges by
+// NATS alone, as before beats.
 const (
 	livenessEvery = 150 * time.Millisecond
-	livenessGrace = 4 * livenessEvery
+	livenessGrace = 3 * livenessEvery
+	livenessFresh = 2 * livenessEvery
 )
+
+// beatsFresh reports whether the leader has read a beat of any agent in the
+// last livenessFresh: its view of the liveness path is current.
+func (h *Herder) beatsFresh(now time.Time) bool {
+	last := h.lastBeat.Load()
+	return last != 0 && now.Sub(time.Unix(0, last)) <= livenessFresh
+}
 
 // livenessLoop follows the liveness topic from its end while this
 // coordinator leads, and keeps the lease of every agent it hears there.
@@ -82,6 +92,7 @@ func (h *Herder) followLiveness(ctx context.Context, topic string) error {
 			return ferr
 		}
 		now := time.Now()
+		heard := false
 		h.mu.Lock()
 		fetches.EachRecord(func(r *kgo.Record) {
 			b, err := v1.DecodeLivenessBeat(r.Value)
@@ -89,7 +100,11 @@ func (h *Herder) followLiveness(ctx context.Context, topic string) error {
 				return
 			}
 			h.agents.Touch(b.Agent, now)
+			heard = true
 		})
 		h.mu.Unlock()
+		if heard {
+			h.lastBeat.Store(now.UnixNano())
+		}
 	}
 }

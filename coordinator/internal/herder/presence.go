@@ -204,10 +204,14 @@ func (h *Herder) agentAbsent(id string, since time.Time) absence {
 	a, ok := h.agents.Get(id)
 	lost := ok && a.Registered && a.LastSeen.Before(since)
 	// An agent that writes liveness beats may only be cut off from NATS:
-	// it is lost once no beat came for livenessGrace after the first miss.
-	if lost && a.Features[v1.FeatureKafkaLiveness] && h.cfg.LivenessTopic != "" && time.Since(since) < livenessGrace {
-		h.mu.Unlock()
-		return absentWait
+	// while beats reach this leader, it is lost once it has not been heard
+	// for livenessGrace (its beats come every livenessEvery).
+	if ok && a.Registered && a.Features[v1.FeatureKafkaLiveness] && h.beatsFresh(time.Now()) {
+		if time.Since(a.LastSeen) < livenessGrace {
+			h.mu.Unlock()
+			return absentWait
+		}
+		lost = true
 	}
 	if lost {
 		h.agents.Remove(id)

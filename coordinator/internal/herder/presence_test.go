@@ -135,3 +135,42 @@ func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
 		t.Error("an agent that answers its probes was taken for lost")
 	}
 }
+
+// TestPresenceAbsentButBeating: an agent whose NATS connection closed but
+// whose liveness beats still reach the leader is cut off from NATS alone:
+// it keeps its tasks. Once its beats stop too, it is lost within
+// livenessGrace. A leader that reads no beat at all judges by NATS alone.
+func TestPresenceAbsentButBeating(t *testing.T) {
+	h := &Herder{cfg: Config{LivenessTopic: "beats"}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), agents: registry.New(time.Hour)}
+	h.agents.Observe(&v1.RegisterRequest{AgentID: "a", Features: []string{v1.FeaturePresence, v1.FeatureKafkaLiveness}}, true, time.Now())
+	firstMiss := time.Now()
+	beat := func() {
+		h.mu.Lock()
+		h.agents.Touch("a", time.Now())
+		h.mu.Unlock()
+		h.lastBeat.Store(time.Now().UnixNano())
+	}
+	for range 5 {
+		beat()
+		if got := h.agentAbsent("a", firstMiss); got != absentWait {
+			t.Fatalf("an agent whose beats arrive: %v, want to wait", got)
+		}
+		time.Sleep(livenessEvery)
+	}
+	// Its beats stop; another agent's keep the path fresh.
+	deadline := time.Now().Add(livenessGrace + time.Second)
+	for {
+		h.lastBeat.Store(time.Now().UnixNano())
+		got := h.agentAbsent("a", firstMiss)
+		if got == absentLost {
+			break
+		}
+		if got != absentWait || time.Now().After(deadline) {
+			t.Fatalf("an agent neither on NATS nor beating: %v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if h.agents.Known("a") {
+		t.Fatal("a lost agent is still known")
+	}
+}
