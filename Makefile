@@ -12,6 +12,15 @@ POSTGRES ?= 127.0.0.1:15432
 KAFKA_SASL_SSL ?= 127.0.0.1:9094
 KAFKA_RUN_DIR ?= $(CURDIR)/.cache/kafka-run
 KAFKA_SECURITY_DIR ?= $(KAFKA_RUN_DIR)/security
+# kafka-up's other listeners: the KRaft controller, and mTLS. With KAFKA,
+# KAFKA_SASL_SSL and KAFKA_RUN_DIR they let a second broker run beside the
+# first, e.g. make kafka-up KAFKA=127.0.0.1:19092 KAFKA_CONTROLLER=127.0.0.1:19093
+# KAFKA_SASL_SSL=127.0.0.1:19094 KAFKA_MTLS=127.0.0.1:19095 KAFKA_RUN_DIR=/tmp/k2.
+KAFKA_CONTROLLER ?= 127.0.0.1:9093
+KAFKA_MTLS ?= 127.0.0.1:9095
+# What kafka-up.sh and kafka-down.sh are told: every address and the run dir.
+KAFKA_SCRIPT_ENV = KAFKA_BOOTSTRAP=$(KAFKA) KAFKA_CONTROLLER=$(KAFKA_CONTROLLER) \
+	KAFKA_SASL_SSL=$(KAFKA_SASL_SSL) KAFKA_MTLS=$(KAFKA_MTLS) KAFKA_RUN_DIR=$(KAFKA_RUN_DIR)
 # What test-kafka-secured runs over SASL_SSL: the connector lifecycle, offsets
 # PATCH and DELETE on a source and a sink, a file round trip, an exactly-once
 # source (the binaries, with crashes), and the security tests themselves.
@@ -73,12 +82,13 @@ test-unit:
 test-integration:
 	cd tests && $(GO) test $(TEST_FLAGS) ./...
 
-## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven
+## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven;
+## its addresses and run dir are the variables KAFKA, KAFKA_CONTROLLER, KAFKA_SASL_SSL, KAFKA_MTLS, KAFKA_RUN_DIR
 kafka-up:
-	./deploy/kafka/kafka-up.sh
+	$(KAFKA_SCRIPT_ENV) ./deploy/kafka/kafka-up.sh
 
 kafka-down:
-	./deploy/kafka/kafka-down.sh
+	$(KAFKA_SCRIPT_ENV) ./deploy/kafka/kafka-down.sh
 
 ## test-kafka: the integration and end-to-end suites against the real broker (make kafka-up first),
 ## then test-kafka-secured
