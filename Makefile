@@ -33,7 +33,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
+.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -104,6 +104,25 @@ test-kafka-secured:
 		SLUICE_TEST_KAFKA_SECURITY=$(KAFKA_SECURITY_DIR)/sasl_ssl.env \
 		SLUICE_TEST_KAFKA_MTLS=$(KAFKA_SECURITY_DIR)/mtls.env \
 		$(GO) test $(TEST_FLAGS) -run '$(SECURED_TESTS)' ./integration/ ./e2e/
+
+## faults: the fault suite (docs/reliability.md): NATS, broker, coordinator and agent faults on real
+## processes, one row each, ≈ 20–30 min; prints the table and writes it to $(FAULTS_REPORT).
+## SLUICE_TEST_KAFKA=host:port runs it on Apache Kafka (the broker-kill rows start one of their own
+## with kafka-up.sh); FAULTS_ROWS=regexp picks rows.
+## faults-short: the rows CI runs (≤ 5 min), written to $(FAULTS_SHORT_REPORT)
+FAULTS_REPORT ?= $(CURDIR)/.cache/faults.md
+FAULTS_SHORT_REPORT ?= $(CURDIR)/.cache/faults-short.md
+FAULTS_ROWS ?=
+FAULTS_FLAGS = -p 1 -count=1 -v -run '^TestFaults$$'
+faults:
+	@mkdir -p $(dir $(FAULTS_REPORT))
+	cd tests && SLUICE_FAULTS=full SLUICE_FAULTS_ROWS='$(FAULTS_ROWS)' SLUICE_FAULTS_REPORT=$(FAULTS_REPORT) \
+		$(GO) test $(FAULTS_FLAGS) -timeout 60m ./faults/
+
+faults-short:
+	@mkdir -p $(dir $(FAULTS_SHORT_REPORT))
+	cd tests && SLUICE_FAULTS=short SLUICE_FAULTS_ROWS='$(FAULTS_ROWS)' SLUICE_FAULTS_REPORT=$(FAULTS_SHORT_REPORT) \
+		$(GO) test $(FAULTS_FLAGS) -timeout 10m ./faults/
 
 ## bench: issue 9's scenarios for Sluice (BENCH_PEER=connect: also Kafka Connect 4.4, with ratios;
 ## BENCH_SCALE=full: large sizes); prints a table, writes bench/results.json and bench/results.md.

@@ -195,6 +195,9 @@ func (c *Cluster) startAgent(i int) *e2e.Proc {
 		"--group-id", c.Prefix,
 		"--offsets-topic", c.Prefix + "-offsets",
 		"--log-level", "info"}, c.commonArgs("", id)...)
+	if c.opts.ExactlyOnce {
+		args = append(args, "--exactly-once-source-support", "enabled")
+	}
 	p := e2e.NewProc(c.T, id, args...)
 	p.Env = []string{"FAULTS_AGENT=" + id}
 	p.Start()

@@ -2,10 +2,14 @@ package faults
 
 import (
 	"fmt"
+	"net/http"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // steady is how long the workload runs undisturbed before the fault.
@@ -80,6 +84,7 @@ func runRow(t *testing.T, row Row, short bool, res *Result) {
 	leader := c.Leader()
 	if leader >= 0 {
 		r.note("tasks on %s", placement(c, leader, w))
+		r.note("%s", assignCheck(c, leader, 20*time.Second))
 	} else {
 		r.note("no coordinator leads at the end")
 	}
@@ -109,4 +114,25 @@ func placement(c *Cluster, leader int, w *Workload) string {
 		parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(name, c.Prefix+"-"), strings.Join(ws, ",")))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// assignCheck creates a connector after the fault and reports how long its
+// task took to run, or that it did not within timeout: the control plane
+// assigns again.
+func assignCheck(c *Cluster, leader int, timeout time.Duration) string {
+	name := c.Prefix + "-after"
+	harness.CreateTopic(c.T, c.Broker.Addr, name, 1)
+	r := harness.Do(c.T, c.URL(leader), http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
+		"connector.class": "FileStreamSink", "topics": c.Prefix + "-after", "file": filepath.Join(c.Dir, "after.txt")}})
+	if r.Status != http.StatusCreated {
+		return fmt.Sprintf("a connector created after the fault: %d", r.Status)
+	}
+	start := time.Now()
+	for time.Since(start) < timeout {
+		if p := c.Placement(leader, name); len(p) > 0 {
+			return fmt.Sprintf("a connector created after the fault ran in %.1f s", time.Since(start).Seconds())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Sprintf("a connector created after the fault had no running task after %.0f s", timeout.Seconds())
 }
