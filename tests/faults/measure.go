@@ -124,14 +124,23 @@ func (p *restProbe) Stop() {
 	<-p.done
 }
 
-// WorksSince is how long after from the first write sent at or after from
-// succeeded; ok is false if none did yet.
+// WorksSince is how long after from REST writes worked for good: the end
+// of the first successful write sent after the last failed one (of those
+// sent at or after from). ok is false while the last one answered failed,
+// or none succeeded yet. Writes that work at first and fail later (a leader
+// that carries on until its lease runs out) count from their recovery.
 func (p *restProbe) WorksSince(from time.Time) (time.Duration, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var lastFail time.Time
+	for _, tr := range p.tries {
+		if !tr.Start.Before(from) && tr.Status != http.StatusOK && tr.Start.After(lastFail) {
+			lastFail = tr.Start
+		}
+	}
 	var best time.Time
 	for _, tr := range p.tries {
-		if tr.Start.Before(from) || tr.Status != http.StatusOK {
+		if tr.Start.Before(from) || tr.Status != http.StatusOK || !tr.Start.After(lastFail) {
 			continue
 		}
 		if best.IsZero() || tr.End.Before(best) {

@@ -19,6 +19,11 @@ const steady = 3 * time.Second
 // old instance writes when it comes back.
 const afterHeal = 5 * time.Second
 
+// minWatch is how long after the clock start the suite watches at least,
+// even when all looks well at once: longer than a leader lease (6 s), so
+// that a leader that carries on until its lease runs out shows.
+const minWatch = 15 * time.Second
+
 // runRow runs one row on a cluster of its own and fills res.
 //
 //  1. Start the cluster with agent-1 only, the workload's two tasks on it,
@@ -64,7 +69,7 @@ func runRow(t *testing.T, row Row, short bool, res *Result) {
 		}
 		_, flows := w.FlowSince(clock)
 		_, writes := probe.WorksSince(clock)
-		if flows && writes && healed && time.Since(clock) >= afterHeal {
+		if flows && writes && healed && time.Since(clock) >= minWatch {
 			break
 		}
 	}
@@ -78,6 +83,9 @@ func runRow(t *testing.T, row Row, short bool, res *Result) {
 	res.Flow, res.FlowOK = w.FlowSince(clock)
 	res.Write, res.WriteOK = probe.WorksSince(clock)
 	res.Needless = max(c.TaskStarts(marks)-row.Moves, 0)
+	for _, f := range r.atEnd {
+		f()
+	}
 	if n := probe.Failed(injected); n > 0 {
 		r.note("%d REST write(s) failed", n)
 	}
