@@ -37,7 +37,7 @@ type restProbe struct {
 // probeTry is one write.
 type probeTry struct {
 	Start, End time.Time
-	Status     int // 0: no answer
+	Status     int // 0: no answer; -200: a 200 that is not Sluice's answer
 }
 
 // probeAuth is the credential every probe write carries.
@@ -102,9 +102,14 @@ func (p *restProbe) loop() {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Authorization", probeAuth)
 			if resp, err := client.Do(req); err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
+				answer, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				try.Status = resp.StatusCode
+				// Only Sluice's answer counts: it names the connector
+				// (whoever else answered 200 did not write it).
+				if try.Status == http.StatusOK && !bytes.Contains(answer, []byte(`"`+p.name+`"`)) {
+					try.Status = -http.StatusOK
+				}
 			}
 			try.End = time.Now()
 			p.mu.Lock()
