@@ -106,7 +106,7 @@ test-kafka-secured:
 		$(GO) test $(TEST_FLAGS) -run '$(SECURED_TESTS)' ./integration/ ./e2e/
 
 ## faults: the fault suite (docs/reliability.md): NATS, broker, coordinator and agent faults on real
-## processes, one row each, ≈ 20–30 min; prints the table and writes it to $(FAULTS_REPORT).
+## processes, one row each, ≈ 13 min; prints the table and writes it to $(FAULTS_REPORT).
 ## SLUICE_TEST_KAFKA=host:port runs it on Apache Kafka (the broker-kill rows start one of their own
 ## with kafka-up.sh); FAULTS_ROWS=regexp picks rows.
 ## faults-short: the rows CI runs (≤ 5 min), written to $(FAULTS_SHORT_REPORT)
