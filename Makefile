@@ -12,6 +12,15 @@ POSTGRES ?= 127.0.0.1:15432
 KAFKA_SASL_SSL ?= 127.0.0.1:9094
 KAFKA_RUN_DIR ?= $(CURDIR)/.cache/kafka-run
 KAFKA_SECURITY_DIR ?= $(KAFKA_RUN_DIR)/security
+# kafka-up's other listeners: the KRaft controller, and mTLS. With KAFKA,
+# KAFKA_SASL_SSL and KAFKA_RUN_DIR they let a second broker run beside the
+# first, e.g. make kafka-up KAFKA=127.0.0.1:19092 KAFKA_CONTROLLER=127.0.0.1:19093
+# KAFKA_SASL_SSL=127.0.0.1:19094 KAFKA_MTLS=127.0.0.1:19095 KAFKA_RUN_DIR=/tmp/k2.
+KAFKA_CONTROLLER ?= 127.0.0.1:9093
+KAFKA_MTLS ?= 127.0.0.1:9095
+# What kafka-up.sh and kafka-down.sh are told: every address and the run dir.
+KAFKA_SCRIPT_ENV = KAFKA_BOOTSTRAP=$(KAFKA) KAFKA_CONTROLLER=$(KAFKA_CONTROLLER) \
+	KAFKA_SASL_SSL=$(KAFKA_SASL_SSL) KAFKA_MTLS=$(KAFKA_MTLS) KAFKA_RUN_DIR=$(KAFKA_RUN_DIR)
 # What test-kafka-secured runs over SASL_SSL: the connector lifecycle, offsets
 # PATCH and DELETE on a source and a sink, a file round trip, an exactly-once
 # source (the binaries, with crashes), and the security tests themselves.
@@ -24,7 +33,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured bench bench-go vet fmt
+.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -73,12 +82,13 @@ test-unit:
 test-integration:
 	cd tests && $(GO) test $(TEST_FLAGS) ./...
 
-## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven
+## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven;
+## its addresses and run dir are the variables KAFKA, KAFKA_CONTROLLER, KAFKA_SASL_SSL, KAFKA_MTLS, KAFKA_RUN_DIR
 kafka-up:
-	./deploy/kafka/kafka-up.sh
+	$(KAFKA_SCRIPT_ENV) ./deploy/kafka/kafka-up.sh
 
 kafka-down:
-	./deploy/kafka/kafka-down.sh
+	$(KAFKA_SCRIPT_ENV) ./deploy/kafka/kafka-down.sh
 
 ## test-kafka: the integration and end-to-end suites against the real broker (make kafka-up first),
 ## then test-kafka-secured
@@ -94,6 +104,25 @@ test-kafka-secured:
 		SLUICE_TEST_KAFKA_SECURITY=$(KAFKA_SECURITY_DIR)/sasl_ssl.env \
 		SLUICE_TEST_KAFKA_MTLS=$(KAFKA_SECURITY_DIR)/mtls.env \
 		$(GO) test $(TEST_FLAGS) -run '$(SECURED_TESTS)' ./integration/ ./e2e/
+
+## faults: the fault suite (docs/reliability.md): NATS, broker, coordinator and agent faults on real
+## processes, one row each, ≈ 13 min; prints the table and writes it to $(FAULTS_REPORT).
+## SLUICE_TEST_KAFKA=host:port runs it on Apache Kafka (the broker-kill rows start one of their own
+## with kafka-up.sh); FAULTS_ROWS=regexp picks rows.
+## faults-short: the rows CI runs (≤ 5 min), written to $(FAULTS_SHORT_REPORT)
+FAULTS_REPORT ?= $(CURDIR)/.cache/faults.md
+FAULTS_SHORT_REPORT ?= $(CURDIR)/.cache/faults-short.md
+FAULTS_ROWS ?=
+FAULTS_FLAGS = -p 1 -count=1 -v -run '^TestFaults$$'
+faults:
+	@mkdir -p $(dir $(FAULTS_REPORT))
+	cd tests && SLUICE_FAULTS=full SLUICE_FAULTS_ROWS='$(FAULTS_ROWS)' SLUICE_FAULTS_REPORT=$(FAULTS_REPORT) \
+		$(GO) test $(FAULTS_FLAGS) -timeout 60m ./faults/
+
+faults-short:
+	@mkdir -p $(dir $(FAULTS_SHORT_REPORT))
+	cd tests && SLUICE_FAULTS=short SLUICE_FAULTS_ROWS='$(FAULTS_ROWS)' SLUICE_FAULTS_REPORT=$(FAULTS_SHORT_REPORT) \
+		$(GO) test $(FAULTS_FLAGS) -timeout 10m ./faults/
 
 ## bench: issue 9's scenarios for Sluice (BENCH_PEER=connect: also Kafka Connect 4.4, with ratios;
 ## BENCH_SCALE=full: large sizes); prints a table, writes bench/results.json and bench/results.md.

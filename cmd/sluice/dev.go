@@ -37,6 +37,8 @@ func devCommand() *cli.Command {
 		Usage:  "run everything in one process: embedded NATS and Kafka, a coordinator and agents",
 		Flags:  flags,
 		Action: runDev,
+		// `sluice dev kafka`: the embedded broker alone (devkafka.go).
+		Subcommands: []*cli.Command{devKafkaCommand()},
 	}
 }
 

@@ -5,7 +5,9 @@
 # broker.log) is left for inspection; the next kafka-up.sh wipes it.
 #
 # Environment: KAFKA_RUN_DIR (default <repo>/.cache/kafka-run),
-#              KAFKA_STOP_TIMEOUT (default 30 seconds).
+#              KAFKA_STOP_TIMEOUT (default 30 seconds),
+#              KAFKA_KILL=1: SIGKILL at once instead, a crash (the fault
+#              suite's; KAFKA_KEEP_DATA=1 kafka-up.sh starts it again).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,4 +26,15 @@ ours() {
 	[[ $cmd == *kafka.Kafka* && $cmd == *"$run_dir/server.properties"* ]]
 }
 
+if [[ ${KAFKA_KILL:-0} == 1 ]]; then
+	if [[ -f $pid_file ]] && pid=$(<"$pid_file") && [[ $pid =~ ^[0-9]+$ ]] && ours "$pid"; then
+		kill -KILL "$pid"
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+		rm -f "$pid_file"
+		echo "kafka-down: killed broker pid $pid (SIGKILL)"
+		exit 0
+	fi
+	echo "kafka-down: no broker of $run_dir to kill"
+	exit 0
+fi
 stop_ours kafka-down broker "$pid_file" "$stop_timeout" "$run_dir"

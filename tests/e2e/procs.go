@@ -105,7 +105,9 @@ type Mark int64
 type Proc struct {
 	t    testing.TB
 	name string
-	args []string
+	// program is the executable; empty for the sluice binary (NewProcOf).
+	program string
+	args    []string
 	// Env holds extra environment variables (KEY=value) for the child; set
 	// it before Start. Inherited SLUICE_* variables are dropped so that only
 	// the flags and Env configure the child.
@@ -140,6 +142,16 @@ func NewProc(t testing.TB, name string, args ...string) *Proc {
 		stderrPath: filepath.Join(dir, name+".stderr"),
 	}
 	t.Cleanup(p.cleanup)
+	return p
+}
+
+// NewProcOf is NewProc for another program than sluice (a nats-server
+// built for the test, say), with the same lifecycle, signals, logs and
+// cleanup.
+func NewProcOf(t testing.TB, program, name string, args ...string) *Proc {
+	t.Helper()
+	p := NewProc(t, name, args...)
+	p.program = program
 	return p
 }
 
@@ -178,10 +190,20 @@ func (p *Proc) Start() {
 	defer stderr.Close()
 	// A marker between incarnations keeps dumps readable; it matches no
 	// product log line.
-	fmt.Fprintf(stderr, "==== e2e: %s start #%d: sluice %s\n", p.name, p.starts, strings.Join(p.args, " "))
+	program := p.program
+	if program == "" {
+		program = binary
+	}
+	fmt.Fprintf(stderr, "==== e2e: %s start #%d: %s %s\n", p.name, p.starts, filepath.Base(program), strings.Join(p.args, " "))
 
-	cmd := exec.Command(binary, p.args...)
-	cmd.Env = append(append(childEnv(), leaderEnv...), p.Env...)
+	cmd := exec.Command(program, p.args...)
+	cmd.Env = childEnv()
+	if program == binary {
+		// Sluice processes run with the pinned leader key; other programs
+		// (nats-server) need none of it.
+		cmd.Env = append(cmd.Env, leaderEnv...)
+	}
+	cmd.Env = append(cmd.Env, p.Env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
