@@ -17,9 +17,11 @@ const CreationFlag = "--internal-topics-automatic-creation"
 
 // TopicExists reports whether topic exists, asking the broker without
 // letting it create the topic (a broker's auto.create.topics.enable
-// applies only to requests that allow it).
+// applies only to requests that allow it). It lists every topic rather
+// than asking for this one: a metadata request naming a topic that does not
+// exist is retried by the client until its retry timeout, seconds later.
 func TopicExists(ctx context.Context, adm *kadm.Client, topic string) (bool, error) {
-	td, err := adm.ListTopics(ctx, topic)
+	td, err := adm.ListTopicsWithInternal(ctx)
 	if err != nil {
 		return false, fmt.Errorf("look up topic %s: %w", topic, err)
 	}
