@@ -23,6 +23,8 @@ type Result struct {
 	// Needless counts task restarts beyond those the fault justifies.
 	Needless int
 	Notes    []string
+	// Violations are what must not happen and did: the row failed.
+	Violations []string
 }
 
 // Header is the table's header row.

@@ -48,6 +48,15 @@ type run struct {
 	short bool
 	// atEnd runs once the recovery was measured: a row's own counts.
 	atEnd []func()
+	// violations are what the row found that must not happen.
+	violations []string
+}
+
+// violate records something that must not happen: the row fails.
+func (r *run) violate(format string, args ...any) {
+	v := fmt.Sprintf(format, args...)
+	r.violations = append(r.violations, v)
+	r.note("MUST NOT HAPPEN: %s", v)
 }
 
 func (r *run) note(format string, args ...any) {
@@ -208,6 +217,9 @@ func forgeLease(r *run) time.Time {
 	r.c.T.Cleanup(func() { srv.Close() })
 	r.atEnd = append(r.atEnd, func() {
 		r.note("the forger's URL was sent %d request(s), %d with the caller's credential", forwarded.Load(), withCred.Load())
+		if forwarded.Load() > 0 {
+			r.violate("a follower forwarded %d request(s) to the forger's URL", forwarded.Load())
+		}
 	})
 	// REST writes go through a follower, which forwards them to the
 	// leader the lease names.

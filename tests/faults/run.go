@@ -104,6 +104,22 @@ func runRow(t *testing.T, row Row, short bool, res *Result) {
 		r.note("%d unreadable record(s) in the topic, %d line(s) in the sink", res.Topic.Bad, res.Sink.Bad)
 	}
 	t.Logf("%s: %d lines written; topic %+v; sink %+v; row took %v", row.Name, w.Written(), res.Topic, res.Sink, time.Since(began).Round(time.Second))
+	// What must hold whatever the fault (issue 34): nothing is lost, no
+	// task instance writes after its successor started, and REST writes
+	// work again; a row adds its own (r.violate).
+	if lost := res.Topic.Lost + res.Sink.Lost; lost > 0 {
+		r.violate("%d/%d line(s) lost (topic/sink)", res.Topic.Lost, res.Sink.Lost)
+	}
+	if old := res.Topic.OldAfterNew + res.Sink.OldAfterNew; old > 0 {
+		r.violate("an old instance wrote %d/%d line(s) after its successor started (topic/sink)", res.Topic.OldAfterNew, res.Sink.OldAfterNew)
+	}
+	if !res.WriteOK {
+		r.violate("no REST write worked within %v", res.Limit)
+	}
+	res.Violations = append(res.Violations, r.violations...)
+	for _, v := range r.violations {
+		t.Errorf("%s: %s", row.Name, v)
+	}
 }
 
 // placement names where the workload's tasks run, as the leader says.

@@ -121,17 +121,26 @@ func New(cfg Config) *Elector {
 		warn: logthrottle.New(time.Minute), poke: waker.New()}
 }
 
-// OpenBucket creates (or opens) a cluster's lease bucket with the given TTL.
+// leaseReplicas is how many NATS servers keep the lease bucket where a
+// cluster has them: losing the server that leads its stream then costs a
+// stream leader election, not the lease until that server returns.
+const leaseReplicas = 3
+
+// OpenBucket creates (or opens) a cluster's lease bucket with the given TTL,
+// replicated on three servers of a NATS cluster, on one otherwise.
 func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Duration) (jetstream.KeyValue, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:  v1.LeaderBucket(groupID),
-		History: 1,
-		TTL:     ttl,
-	})
+	cfg := jetstream.KeyValueConfig{Bucket: v1.LeaderBucket(groupID), History: 1, TTL: ttl, Replicas: leaseReplicas}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+	if err != nil {
+		// A single server, or a cluster of fewer nodes, cannot hold three
+		// replicas: one is what it can hold.
+		cfg.Replicas = 1
+		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open lease bucket %s (NATS must have JetStream enabled): %w", v1.LeaderBucket(groupID), err)
 	}
