@@ -191,6 +191,12 @@ type TenantPolicy struct {
 type AssignRequest struct {
 	Term  int64            `json:"term"`
 	Tasks []TaskAssignment `json:"tasks"`
+	// Issued is the highest generation the leader has issued (0: not
+	// said). An agent running an instance at a generation the leader
+	// issued ignores an assignment of the same term older than it — one
+	// delayed, or replayed — rather than go back to it; one at a
+	// generation beyond what the leader issued is no instance of its.
+	Issued int64 `json:"issued,omitempty"`
 }
 
 // AssignReply acknowledges an assignment. Refused lists the tasks the agent

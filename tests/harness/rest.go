@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
 // Response is a REST answer.
@@ -202,4 +204,23 @@ func Consistently(t interface {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// WaitKnowsLeader waits until the coordinator at baseURL is ready and names
+// the leader it forwards writes to (its /readyz body): a coordinator is
+// ready as soon as it read its topics, and learns the leader from the lease
+// just after.
+func WaitKnowsLeader(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, baseURL string) {
+	t.Helper()
+	Eventually(t, 30*time.Second, func() (bool, string) {
+		r := Do(t, baseURL, http.MethodGet, "/readyz", nil)
+		var ready v1.Readiness
+		if r.Status != http.StatusOK || json.Unmarshal(r.Body, &ready) != nil {
+			return false, r.String()
+		}
+		return ready.Leader != "", r.String()
+	})
 }

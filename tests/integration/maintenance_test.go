@@ -264,10 +264,7 @@ func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
 	waitTarget(c, "db-stopped", "STOPPED") // a PAUSED window leaves a STOPPED connector stopped
 
 	_, second := c.StartExtraCoordinator()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		r := harness.Do(t, second, "GET", "/readyz", nil) // it knows the leader
-		return r.Status == http.StatusOK, r.String()
-	})
+	harness.WaitKnowsLeader(t, second)
 	// Opened through the follower (forwarded to the leader), and shown by
 	// it at once.
 	other := window(t, harness.Do(t, second, "POST", "/sluice/maintenance", map[string]any{"names": []string{"cache"}, "state": "STOPPED"}), 201)

@@ -236,10 +236,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	// through a follower, which forwards it to the leader, and which shows
 	// it as the leader does.
 	_, follower := c.StartExtraCoordinator()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		r := harness.Do(t, follower, "GET", "/readyz", nil)
-		return r.Status == http.StatusOK, r.String()
-	})
+	harness.WaitKnowsLeader(t, follower)
 	var a v1.Rollout
 	fr := harness.Do(t, follower, "POST", "/sluice/rollouts",
 		map[string]any{"names": names, "patch": map[string]any{"rate": "9"}, "batches": []any{1}, "health": map[string]any{"running_for": "1m"}})

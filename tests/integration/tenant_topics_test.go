@@ -112,7 +112,7 @@ func TestTenantSinkCannotReadSluiceTopics(t *testing.T) {
 	var errs []string
 	for _, topic := range []struct{ name, what string }{
 		{c.Prefix + "-audit", "Sluice's audit topic"}, {c.Prefix + "-configs", "Sluice's config topic"},
-		{c.Prefix + "-fleet", "Sluice's fleet topic"}, {c.Prefix + "-offsets", "Sluice's offsets topic"},
+		{c.Prefix + "-fleet", "Sluice's fleet topic"}, {c.Prefix + "-liveness", "Sluice's liveness topic"}, {c.Prefix + "-offsets", "Sluice's offsets topic"},
 		{c.Prefix + "-offsets-history", "Sluice's offsets history topic"}, {c.Prefix + "-status", "Sluice's status topic"},
 	} {
 		errs = append(errs, fmt.Sprintf("Invalid value %s for configuration topics.regex: it matches the reserved topic '%s' (%s), which no connector may consume from; exclude it from the pattern", regex, topic.name, topic.what))

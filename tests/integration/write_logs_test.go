@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
@@ -50,10 +49,7 @@ func TestWriteLogs(t *testing.T) {
 	wantWriteLine(t, c, "connector.create", name, "coordinator", "anonymous", http.StatusCreated)
 
 	// A follower just started forwards writes once it has read the lease.
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
-		r := harness.Do(t, followerURL, http.MethodGet, "/readyz", nil)
-		return r.Status == http.StatusOK, "follower /readyz: " + r.String()
-	})
+	harness.WaitKnowsLeader(t, followerURL)
 	if r := harness.Do(t, followerURL, http.MethodPut, "/connectors/"+name+"/pause", nil); r.Status != http.StatusAccepted {
 		t.Fatalf("pause through the follower: %s", r)
 	}

@@ -119,6 +119,9 @@ type Worker struct {
 	// an assignment at or below it arrived after the revoke that should have
 	// followed it, and must not start. Guarded by cmdMu.
 	voided map[v1.TaskID]voidMark
+	// issued is the newest term seen and the highest generation its leader
+	// said it issued (ObserveIssued).
+	issued voidMark
 	// stopping is set by StopAll: the agent is shutting down, and an
 	// assignment that arrives now (one in flight when the shutdown began)
 	// is refused rather than starting a task as its clients close.
@@ -192,9 +195,11 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 			t.setPaused(a.Paused)
 			continue
 		}
-		if t != nil && (term < t.term || term == t.term && a.Generation < t.generation) {
+		if t != nil && (term < t.term || term == t.term && a.Generation < t.generation && w.issuedBy(term, t.generation)) {
 			// An assignment older than the running instance's — sent before
-			// it, delivered late, or replayed — must not replace it.
+			// it, delivered late, or replayed — must not replace it, when
+			// the leader issued that instance's generation (one beyond what
+			// it issued is none of its: its assignment wins).
 			w.cfg.Logger.Info("assignment ignored: the task runs a newer one", "task", a.ID.String(),
 				"generation", a.Generation, "term", term, "running_generation", t.generation, "running_term", t.term)
 			continue
@@ -222,6 +227,26 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAs
 		nt.start()
 	}
 	return refused
+}
+
+// ObserveIssued records the highest generation the leader of term says it
+// issued. Only the newest term's is kept: an older term's leader issues
+// nothing any more.
+func (w *Worker) ObserveIssued(term, issued int64) {
+	w.cmdMu.Lock()
+	defer w.cmdMu.Unlock()
+	switch {
+	case term > w.issued.term:
+		w.issued = voidMark{term: term, gen: issued}
+	case term == w.issued.term && issued > w.issued.gen:
+		w.issued.gen = issued
+	}
+}
+
+// issuedBy reports whether the leader of term said it issued gen. The
+// caller holds cmdMu.
+func (w *Worker) issuedBy(term, gen int64) bool {
+	return w.issued.term == term && gen <= w.issued.gen
 }
 
 // Revoke stops tasks and returns once each stopped, committed its offsets

@@ -122,7 +122,9 @@ func TestOlderCommandsNeverActOnANewerInstance(t *testing.T) {
 		defer w.mu.Unlock()
 		return w.tasks[id]
 	}
+	w.ObserveIssued(5, 3)
 	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.ObserveIssued(5, 8)
 	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
 	newer := instance()
 	if newer == nil || newer.generation != 8 {
@@ -136,6 +138,14 @@ func TestOlderCommandsNeverActOnANewerInstance(t *testing.T) {
 	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
 	if got := instance(); got != newer {
 		t.Fatalf("an older command acted on the instance of generation 8: now %+v", w.Running())
+	}
+	// An instance at a generation its leader never said it issued (forged
+	// by whoever holds the leader's key) is no instance of the leader's:
+	// the leader's own, lower, assignment replaces it.
+	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 999, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
+	if got := w.Running(); len(got) != 1 || got[0].Generation != 8 {
+		t.Fatalf("after a forged generation, the leader's assignment: running %+v, want generation 8", got)
 	}
 	// A newer term's revoke stops it whatever its generation.
 	if stopped, _ := w.Revoke(ctx, 6, 1, []v1.TaskID{id}); !reflect.DeepEqual(stopped, []v1.TaskID{id}) {

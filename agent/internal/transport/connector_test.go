@@ -25,7 +25,8 @@ func (idleWorker) Assign(context.Context, int64, []v1.TaskAssignment) []v1.TaskI
 func (idleWorker) Revoke(context.Context, int64, int64, []v1.TaskID) ([]v1.TaskID, []string) {
 	return nil, nil
 }
-func (idleWorker) Running() []v1.RunningTask { return nil }
+func (idleWorker) Running() []v1.RunningTask  { return nil }
+func (idleWorker) ObserveIssued(int64, int64) {}
 
 // echoHost answers every operation with its request's name as a task
 // config, and fails "boom".

@@ -34,6 +34,9 @@ import (
 // Worker is what the transport drives.
 type Worker interface {
 	Assign(ctx context.Context, term int64, assignments []v1.TaskAssignment) (refused []v1.TaskID)
+	// ObserveIssued records the highest generation the leader of term says
+	// it issued (v1.AssignRequest.Issued).
+	ObserveIssued(term, issued int64)
 	// Revoke stops ids and voids their assignments of term at generation
 	// voidGen or older (v1.RevokeRequest).
 	Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskID) (stopped []v1.TaskID, failed []string)
@@ -386,6 +389,7 @@ func (t *Transport) currentTerm() int64 {
 func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*v1.AssignRequest)
 	t.cfg.Logger.Debug("assign received", "term", r.Term, "tasks", len(r.Tasks))
+	t.worker.ObserveIssued(r.Term, r.Issued)
 	refused := t.worker.Assign(ctx, r.Term, r.Tasks)
 	return v1.AssignReply{Type: v1.TypeAssignReply, Refused: refused}, nil
 }

@@ -60,11 +60,12 @@ type AssignFailure struct {
 // NATS message; one assignment too large for one alone is sent in chunks.
 // Every batch is sent, in order, whatever became of the ones before: a
 // batch that failed is returned with its error, and the others still run.
-// refused merges what the agent refused (v1.AssignReply).
-func (c *Client) Assign(ctx context.Context, agent string, term int64, tasks []v1.TaskAssignment) (refused []v1.TaskID, failed []AssignFailure) {
+// refused merges what the agent refused (v1.AssignReply). issued is the
+// highest generation the leader has issued (v1.AssignRequest.Issued).
+func (c *Client) Assign(ctx context.Context, agent string, term, issued int64, tasks []v1.TaskAssignment) (refused []v1.TaskID, failed []AssignFailure) {
 	for _, b := range batches(tasks, c.budget()) {
 		var reply v1.AssignReply
-		if err := c.call(ctx, v1.SubjectAgentAssign, agent, term, v1.AssignRequest{Term: term, Tasks: b}, &reply); err != nil {
+		if err := c.call(ctx, v1.SubjectAgentAssign, agent, term, v1.AssignRequest{Term: term, Tasks: b, Issued: issued}, &reply); err != nil {
 			failed = append(failed, AssignFailure{Tasks: b, Err: err})
 			continue
 		}

@@ -215,7 +215,10 @@ func (h *Herder) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAs
 			}()
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			refused, failed := h.rpc.Assign(actx, agent, term, tasks)
+			h.mu.Lock()
+			issued := h.placed.Generation()
+			h.mu.Unlock()
+			refused, failed := h.rpc.Assign(actx, agent, term, issued, tasks)
 			if ctx.Err() == nil {
 				for _, f := range failed {
 					h.assignFailed(agent, f)

@@ -136,6 +136,10 @@ func (e *Elector) take(ctx context.Context, kv jetstream.KeyValue, val []byte, r
 		why = fmt.Sprintf("term %d is older than term %d, already seen (a replayed lease)", l.Term, seen)
 	case l.ID == e.self.ID:
 		why = "an attempt of this coordinator to take the lease that it gave up waiting for"
+	case l.URL == e.self.URL:
+		// Only one process listens at an address: this lease is an earlier
+		// run's of this coordinator (restarted in place), which is gone.
+		why = "a lease of an earlier run of this coordinator, at its address"
 	}
 	if why != "" {
 		e.remove(ctx, kv, rev, why)
