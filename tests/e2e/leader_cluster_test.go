@@ -167,17 +167,7 @@ func (c *leaderCluster) Must(i, want int, method, path string, body any) harness
 
 // Health is coordinator i's GET /health.
 func (c *leaderCluster) Health(i int) (v1.Health, error) {
-	var h v1.Health
-	cl := &http.Client{Timeout: 2 * time.Second}
-	resp, err := cl.Get(c.URL(i) + "/health")
-	if err != nil {
-		return h, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return h, fmt.Errorf("GET /health: %d", resp.StatusCode)
-	}
-	return h, json.NewDecoder(resp.Body).Decode(&h)
+	return harness.GetHealth(&http.Client{Timeout: 2 * time.Second}, c.URL(i))
 }
 
 // Lease reads the leader lease from the NATS key-value bucket; ok is false

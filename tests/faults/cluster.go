@@ -3,7 +3,6 @@ package faults
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -245,16 +244,7 @@ func (c *Cluster) URL(i int) string { return "http://" + c.CoordAddrs[i] }
 
 // Health is coordinator i's GET /health.
 func (c *Cluster) Health(i int) (v1.Health, error) {
-	var h v1.Health
-	resp, err := c.client.Get(c.URL(i) + "/health")
-	if err != nil {
-		return h, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return h, fmt.Errorf("GET /health: %d", resp.StatusCode)
-	}
-	return h, json.NewDecoder(resp.Body).Decode(&h)
+	return harness.GetHealth(c.client, c.URL(i))
 }
 
 // Leader is the index of the coordinator whose /health says leader, or -1.

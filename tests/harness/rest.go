@@ -224,3 +224,18 @@ func WaitKnowsLeader(t interface {
 		return ready.Leader != "", r.String()
 	})
 }
+
+// GetHealth is GET /health of the coordinator at baseURL, through cl: an
+// error unless it answers 200 with a health document.
+func GetHealth(cl *http.Client, baseURL string) (v1.Health, error) {
+	var h v1.Health
+	resp, err := cl.Get(baseURL + "/health")
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return h, fmt.Errorf("GET /health: %d", resp.StatusCode)
+	}
+	return h, json.NewDecoder(resp.Body).Decode(&h)
+}
