@@ -111,7 +111,13 @@ func (h *Herder) connectorTopic(topic string) internalTopic {
 // connectorTopicGuard lets the offsets registry create a connector's
 // missing offsets topic (a GET …/offsets before the connector started)
 // only when it never existed and creation is on.
-func (h *Herder) connectorTopicGuard(_ context.Context, topic string) error {
+func (h *Herder) connectorTopicGuard(ctx context.Context, topic string) error {
+	// The caller found it missing a moment ago; the leader may have created
+	// (and marked) it since, as it starts the connector. Marked and there
+	// is not vanished.
+	if exists, err := kafkautil.TopicExists(ctx, h.admin, topic); err == nil && exists {
+		return nil
+	}
 	return h.mayCreate(h.connectorTopic(topic), "")
 }
 
