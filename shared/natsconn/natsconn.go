@@ -143,6 +143,15 @@ func (a Auth) Options() ([]nats.Option, error) {
 // included.
 const connectTimeout = 5 * time.Second
 
+// reconnectWait is how long a process waits between attempts to reach a
+// NATS server it tried last (nats.go's default is 2s): the control plane
+// comes back within a fraction of a second of NATS, not up to two seconds
+// later. The jitter spreads a fleet's attempts.
+const (
+	reconnectWait   = 150 * time.Millisecond
+	reconnectJitter = 100 * time.Millisecond
+)
+
 // asyncWarnEvery bounds how often one asynchronous NATS error (a
 // permissions violation names its subject) is logged.
 const asyncWarnEvery = time.Minute
@@ -171,7 +180,8 @@ func Connect(url, name string, a Auth, log *slog.Logger, extra ...nats.Option) (
 		}
 		log.Warn("the NATS server refused an operation", attrs...)
 	}
-	opts = append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.Timeout(connectTimeout), nats.ErrorHandler(onError)}, opts...)
+	opts = append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.Timeout(connectTimeout), nats.ErrorHandler(onError),
+		nats.ReconnectWait(reconnectWait), nats.ReconnectJitter(reconnectJitter, reconnectJitter)}, opts...)
 	nc, err := nats.Connect(url, append(opts, extra...)...)
 	if err != nil {
 		if refused(err) {

@@ -135,9 +135,10 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Dur
 	}
 	cfg := jetstream.KeyValueConfig{Bucket: v1.LeaderBucket(groupID), History: 1, TTL: ttl, Replicas: leaseReplicas}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
-	if err != nil {
+	var apiErr *jetstream.APIError
+	if err != nil && errors.As(err, &apiErr) {
 		// A single server, or a cluster of fewer nodes, cannot hold three
-		// replicas: one is what it can hold.
+		// replicas (it says so): one is what it can hold.
 		cfg.Replicas = 1
 		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
 	}
@@ -147,11 +148,22 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Dur
 	return kv, nil
 }
 
-// Open opens (creating) the bucket once, so that a coordinator that cannot
-// reach JetStream fails at start-up with the reason.
+// Open opens (creating) the bucket, retrying until ctx ends — JetStream
+// may still be electing its leaders in a NATS cluster that just started —
+// so that a coordinator that cannot reach it fails at start-up with the
+// reason.
 func (e *Elector) Open(ctx context.Context) error {
-	_, err := e.bucket(ctx)
-	return err
+	for {
+		_, err := e.bucket(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // Start campaigns in the background until Stop.
