@@ -59,7 +59,7 @@ func TestFaults(t *testing.T) {
 	if expr := os.Getenv("SLUICE_FAULTS_ROWS"); expr != "" {
 		pick = regexp.MustCompile(expr)
 	}
-	began := time.Now()
+	began, built := time.Now(), commit() // the commit the binary was built of
 	var results []Result
 	for _, row := range Rows() {
 		if (short && !row.Short) || (pick != nil && !pick.MatchString(row.Name)) {
@@ -84,7 +84,7 @@ func TestFaults(t *testing.T) {
 		report = filepath.Join(os.TempDir(), "sluice-faults-"+mode+".md")
 	}
 	md := fmt.Sprintf("Fault suite (%s) of %s, %s, pinned leader keys: %v; run %s, %v.\n\n%s",
-		mode, commit(), brokerKind(), binaryFeatures(t).LeaderKeys, began.UTC().Format("2006-01-02 15:04 MST"),
+		mode, built, brokerKind(), binaryFeatures(t).LeaderKeys, began.UTC().Format("2006-01-02 15:04 MST"),
 		time.Since(began).Round(time.Second), Markdown(results))
 	if err := os.WriteFile(report, []byte(md), 0o644); err != nil {
 		t.Errorf("write %s: %v", report, err)
