@@ -22,8 +22,9 @@ import (
 //	    existed before; otherwise it is a *kafkautil.VanishedTopicError.
 //	    What says so: its mark in the fleet topic (topic-<name>, written by
 //	    the leader for every topic Sluice relies on), or, for the four
-//	    topics every coordinator creates, records in another of them (the
-//	    fleet topic's own loss shows that way).
+//	    topics every coordinator creates, records in the config, offsets
+//	    or status topic (the fleet topic's own loss shows that way; its
+//	    records are no evidence: clusters may share it).
 //
 // A connector's own offsets topic is made sure of by the leader whenever
 // it starts the connector (prepareConnector): one that vanished fails the
@@ -158,7 +159,10 @@ func (h *Herder) startFleet(ctx context.Context) error {
 func (h *Herder) recordsIn(ctx context.Context, names []string, exists map[string]bool) (string, error) {
 	var present []string
 	for _, n := range names {
-		if exists[n] {
+		// The fleet topic may be shared by several clusters (its default
+		// name is the same for all): its records say nothing of this one.
+		// Its marks of this cluster's topics do (markedGone).
+		if exists[n] && n != h.cfg.FleetTopic {
 			present = append(present, n)
 		}
 	}
