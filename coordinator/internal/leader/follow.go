@@ -31,7 +31,7 @@ func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
 	}
 	defer func() { _ = w.Stop() }()
 	// Expiry by max age removes the message without a marker the watcher
-	// sees, so the key is read as well, every ttl/3 and whenever the
+	// sees, so the key is read as well, every readEvery and whenever the
 	// connection comes back; the leader's address is probed more often.
 	probe := time.NewTicker(e.cfg.ProbeEvery)
 	defer probe.Stop()
@@ -64,7 +64,7 @@ func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
 				e.setCurrent(v1.LeaderLease{}, 0)
 				return
 			}
-			if time.Since(lastRead) >= e.ttl/3 {
+			if time.Since(lastRead) >= min(e.ttl/3, readEvery) {
 				if !e.read(ctx, kv) {
 					return
 				}
@@ -91,6 +91,12 @@ func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
 		}
 	}
 }
+
+// readEvery bounds how long a follower goes without reading the key: a
+// lease its own abandoned attempt left (a request queued in a paused NATS
+// server lands when it resumes, with no reconnect to say so) is found and
+// released within it.
+const readEvery = 500 * time.Millisecond
 
 // read reads the key and takes what it holds; false: campaign now.
 func (e *Elector) read(ctx context.Context, kv jetstream.KeyValue) bool {
