@@ -20,8 +20,11 @@ const CreationFlag = "--internal-topics-automatic-creation"
 // applies only to requests that allow it). It lists every topic rather
 // than asking for this one: a metadata request naming a topic that does not
 // exist is retried by the client until its retry timeout, seconds later.
+// It asks the broker, not the client's metadata cache (WithAuthorizedOps
+// bypasses it): a topic created a moment ago, by this process or another,
+// is there.
 func TopicExists(ctx context.Context, adm *kadm.Client, topic string) (bool, error) {
-	td, err := adm.ListTopicsWithInternal(ctx)
+	td, err := adm.ListTopicsWithInternal(kadm.WithAuthorizedOps(ctx))
 	if err != nil {
 		return false, fmt.Errorf("look up topic %s: %w", topic, err)
 	}

@@ -178,6 +178,13 @@ func (r *Registry) open(topic string, f *followed) {
 	f.store = st
 }
 
+// An agent that does not find a connector's offsets topic looks again
+// vanishedChecks times, vanishedWait apart, before calling it vanished.
+const (
+	vanishedChecks = 10
+	vanishedWait   = 200 * time.Millisecond
+)
+
 // ensure makes sure a connector's topic exists: it creates a missing one
 // only when the guard allows it.
 func (r *Registry) ensure(ctx context.Context, topic string) error {
@@ -189,6 +196,19 @@ func (r *Registry) ensure(ctx context.Context, topic string) error {
 		return nil
 	}
 	if r.guard == nil {
+		// An agent: the leader made sure of the topic as it started the
+		// connector, a moment ago; a broker of a cluster may not show it
+		// yet. Look again for a while before calling it vanished.
+		for range vanishedChecks {
+			select {
+			case <-ctx.Done():
+				return Vanished(topic)
+			case <-time.After(vanishedWait):
+			}
+			if exists, err := kafkautil.TopicExists(ctx, r.admin, topic); err == nil && exists {
+				return nil
+			}
+		}
 		return Vanished(topic)
 	}
 	if err := r.guard(ctx, topic); err != nil {

@@ -19,7 +19,9 @@ func runFailing(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	out, err := exec.CommandContext(ctx, binary, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(childEnv(), leaderEnv...)
+	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("sluice %s still ran after a minute:\n%s", strings.Join(args, " "), out)
 	}
