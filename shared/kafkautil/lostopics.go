@@ -7,8 +7,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // CreationFlag is the coordinator flag that mirrors Kafka Connect's
@@ -17,25 +18,32 @@ const CreationFlag = "--internal-topics-automatic-creation"
 
 // TopicExists reports whether topic exists, asking the broker without
 // letting it create the topic (a broker's auto.create.topics.enable
-// applies only to requests that allow it). It lists every topic rather
-// than asking for this one: a metadata request naming a topic that does not
-// exist is retried by the client until its retry timeout, seconds later.
-// It asks the broker, not the client's metadata cache (WithAuthorizedOps
-// bypasses it): a topic created a moment ago, by this process or another,
-// is there.
-func TopicExists(ctx context.Context, adm *kadm.Client, topic string) (bool, error) {
-	td, err := adm.ListTopicsWithInternal(kadm.WithAuthorizedOps(ctx))
+// applies only to requests that allow it). It sends a metadata request of
+// its own, of every topic: through the client's metadata cache a topic
+// created a moment ago, by this process or another, could be missing for
+// seconds, and a request naming one topic that does not exist is retried
+// by the client for seconds before it answers.
+func TopicExists(ctx context.Context, cl *kgo.Client, topic string) (bool, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = nil // every topic
+	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
 		return false, fmt.Errorf("look up topic %s: %w", topic, err)
 	}
-	d, ok := td[topic]
-	switch {
-	case !ok, errors.Is(d.Err, kerr.UnknownTopicOrPartition):
-		return false, nil
-	case d.Err != nil:
-		return false, fmt.Errorf("look up topic %s: %w", topic, d.Err)
+	for _, t := range resp.Topics {
+		if t.Topic == nil || *t.Topic != topic {
+			continue
+		}
+		switch err := kerr.ErrorForCode(t.ErrorCode); {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, kerr.UnknownTopicOrPartition):
+			return false, nil
+		default:
+			return false, fmt.Errorf("look up topic %s: %w", topic, err)
+		}
 	}
-	return true, nil
+	return false, nil
 }
 
 // MissingTopicError is a topic Sluice needs that does not exist, while it

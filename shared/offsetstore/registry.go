@@ -188,7 +188,7 @@ const (
 // ensure makes sure a connector's topic exists: it creates a missing one
 // only when the guard allows it.
 func (r *Registry) ensure(ctx context.Context, topic string) error {
-	exists, err := kafkautil.TopicExists(ctx, r.admin, topic)
+	exists, err := kafkautil.TopicExists(ctx, r.client, topic)
 	if err != nil {
 		return fmt.Errorf("follow offsets topic %s: %w", topic, err)
 	}
@@ -205,7 +205,7 @@ func (r *Registry) ensure(ctx context.Context, topic string) error {
 				return Vanished(topic)
 			case <-time.After(vanishedWait):
 			}
-			if exists, err := kafkautil.TopicExists(ctx, r.admin, topic); err == nil && exists {
+			if exists, err := kafkautil.TopicExists(ctx, r.client, topic); err == nil && exists {
 				return nil
 			}
 		}

@@ -101,7 +101,7 @@ func TestRegistryFollowsConnectorTopics(t *testing.T) {
 	if _, _, err := reg.View(ctx, "own"); !errors.As(err, new(*kafkautil.VanishedTopicError)) {
 		t.Fatalf("view of a missing topic without a guard: %v, want a VanishedTopicError", err)
 	}
-	if ok, _ := kafkautil.TopicExists(ctx, adm, "own"); ok {
+	if ok, _ := kafkautil.TopicExists(ctx, reg.client, "own"); ok {
 		t.Fatal("a registry without a guard created the connector's topic")
 	}
 	reg.SetCreateGuard(func(context.Context, string) error { return nil })

@@ -83,7 +83,7 @@ func (h *Herder) prepareConnector(ctx context.Context, name string, config map[s
 	// never shows the topic does not hold up its stop or delete.
 	ctx, cancel := context.WithTimeout(ctx, prepareTimeout)
 	defer cancel()
-	exists, err := kafkautil.TopicExists(ctx, h.admin, topic)
+	exists, err := kafkautil.TopicExists(ctx, h.adminCl, topic)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (h *Herder) connectorTopicGuard(ctx context.Context, topic string) error {
 	// The caller found it missing a moment ago; the leader may have created
 	// (and marked) it since, as it starts the connector. Marked and there
 	// is not vanished.
-	if exists, err := kafkautil.TopicExists(ctx, h.admin, topic); err == nil && exists {
+	if exists, err := kafkautil.TopicExists(ctx, h.adminCl, topic); err == nil && exists {
 		return nil
 	}
 	return h.mayCreate(h.connectorTopic(topic), "")

@@ -90,7 +90,7 @@ func (h *Herder) ensureCoreTopics(ctx context.Context) error {
 	}
 	exists := map[string]bool{}
 	for _, n := range names {
-		ok, err := kafkautil.TopicExists(ctx, h.admin, n)
+		ok, err := kafkautil.TopicExists(ctx, h.adminCl, n)
 		if err != nil {
 			return err
 		}
@@ -224,7 +224,7 @@ func (h *Herder) markedGone(t internalTopic) error {
 // an empty topic in its place would lose. It returns nil when the topic
 // exists or may be created. Call it after Prepare.
 func (h *Herder) TopicGuard(ctx context.Context, spec kafkautil.TopicSpec, setting, loss string) error {
-	ok, err := kafkautil.TopicExists(ctx, h.admin, spec.Name)
+	ok, err := kafkautil.TopicExists(ctx, h.adminCl, spec.Name)
 	if err != nil || ok {
 		return err
 	}
@@ -241,7 +241,7 @@ func (h *Herder) markTopics(ctx context.Context) {
 		if _, ok := h.fleet.State.Topic(name); ok {
 			continue
 		}
-		exists, err := kafkautil.TopicExists(ctx, h.admin, name)
+		exists, err := kafkautil.TopicExists(ctx, h.adminCl, name)
 		if err != nil {
 			h.log.Warn("marking the topics Sluice relies on", "topic", name, "err", err)
 			return
