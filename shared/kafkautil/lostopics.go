@@ -18,32 +18,47 @@ const CreationFlag = "--internal-topics-automatic-creation"
 
 // TopicExists reports whether topic exists, asking the broker without
 // letting it create the topic (a broker's auto.create.topics.enable
-// applies only to requests that allow it). It sends a metadata request of
-// its own, of every topic: through the client's metadata cache a topic
-// created a moment ago, by this process or another, could be missing for
-// seconds, and a request naming one topic that does not exist is retried
-// by the client for seconds before it answers.
+// applies only to requests that allow it). It sends one broker a metadata
+// request of this topic directly: through the client's metadata cache a
+// topic created a moment ago, by this process or another, could be missing
+// for seconds, and the client's own requests retry an unknown topic for
+// seconds before they answer. A broker that fails is followed by the next.
 func TopicExists(ctx context.Context, cl *kgo.Client, topic string) (bool, error) {
 	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = nil // every topic
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return false, fmt.Errorf("look up topic %s: %w", topic, err)
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	brokers := cl.DiscoveredBrokers()
+	if len(brokers) == 0 {
+		brokers = cl.SeedBrokers()
 	}
-	for _, t := range resp.Topics {
-		if t.Topic == nil || *t.Topic != topic {
+	var lastErr error
+	for _, b := range brokers {
+		raw, err := b.Request(ctx, req)
+		if err != nil {
+			lastErr = err
 			continue
 		}
-		switch err := kerr.ErrorForCode(t.ErrorCode); {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, kerr.UnknownTopicOrPartition):
-			return false, nil
-		default:
-			return false, fmt.Errorf("look up topic %s: %w", topic, err)
+		resp := raw.(*kmsg.MetadataResponse)
+		for _, t := range resp.Topics {
+			if t.Topic == nil || *t.Topic != topic {
+				continue
+			}
+			switch err := kerr.ErrorForCode(t.ErrorCode); {
+			case err == nil:
+				return true, nil
+			case errors.Is(err, kerr.UnknownTopicOrPartition):
+				return false, nil
+			default:
+				return false, fmt.Errorf("look up topic %s: %w", topic, err)
+			}
 		}
+		return false, nil
 	}
-	return false, nil
+	if lastErr == nil {
+		lastErr = errors.New("no broker known")
+	}
+	return false, fmt.Errorf("look up topic %s: %w", topic, lastErr)
 }
 
 // MissingTopicError is a topic Sluice needs that does not exist, while it
