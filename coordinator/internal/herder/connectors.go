@@ -121,7 +121,7 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 			return v1.CreatedConnector{}, err
 		}
 	}
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	if _, exists := h.configs.State.Get(name); exists {
 		return v1.CreatedConnector{}, v1.Errorf(v1.CodeConflict, "Connector %s already exists", name)
@@ -185,7 +185,7 @@ func (h *Herder) PutConnectorConfig(ctx context.Context, name string, config map
 	if err := h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config}); err != nil {
 		return v1.ConnectorInfo{}, false, err
 	}
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	return h.writeConfigLocked(ctx, name, config)
 }
@@ -209,7 +209,7 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 	// The lock is held from the read to the write: a DELETE landing in
 	// between must make the PATCH fail with 404, not re-create the
 	// connector from the merged config.
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	c, ok := h.configs.State.Get(name)
 	if !ok {
@@ -248,7 +248,7 @@ func (h *Herder) TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, e
 // target state becomes STOPPED, in one transaction. It returns once that is
 // durable; the agents stop the tasks as the change reaches them.
 func (h *Herder) StopConnector(ctx context.Context, name string) error {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	if _, ok := h.configs.State.Get(name); !ok {
 		return unknown(name)
@@ -271,7 +271,7 @@ func (h *Herder) ResumeConnector(ctx context.Context, name string) error {
 }
 
 func (h *Herder) setTarget(ctx context.Context, name, target string) error {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	if _, ok := h.configs.State.Get(name); !ok {
 		return unknown(name)
@@ -289,7 +289,7 @@ func (h *Herder) DeleteConnector(ctx context.Context, name string, resetOffsets 
 	if resetOffsets {
 		return h.deleteAndReset(ctx, name)
 	}
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	if _, ok := h.configs.State.Get(name); !ok {
 		return notFound(name)

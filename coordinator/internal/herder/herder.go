@@ -33,6 +33,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -170,7 +171,8 @@ type Herder struct {
 	clusterID string
 	// prepared: Prepare made sure of the internal topics.
 	prepared bool
-	locks    sync.Map // connector name → *connLock
+	// locks serialise the changes of each connector (connlock).
+	locks *connlock.Table
 	// maintMu serialises opening and closing maintenance windows.
 	maintMu sync.Mutex
 
@@ -245,6 +247,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 		},
 		warn: logthrottle.New(warnEvery),
 	}
+	h.locks = connlock.New(h.trigger)
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	return h
 }
@@ -377,51 +380,6 @@ func (h *Herder) Stop(ctx context.Context) error {
 // they would start only to be stopped, or fail as its clients close).
 // Revokes, statuses and agent registrations go on as before.
 func (h *Herder) StopAssigning() { h.assignStopped.Store(true) }
-
-// lock serialises requests on one connector.
-func (h *Herder) lock(name string) func() {
-	l := h.connLock(name)
-	l.mu.Lock()
-	return func() { h.unlock(l) }
-}
-
-// tryLock takes a connector's lock if it is free. The reconcile loop uses
-// it: a request holding the lock for long (a create rolling back) must not
-// stop the loop, which also notices lost agents. When the lock is taken,
-// its holder asks for a pass as it releases it, so that what the loop
-// skipped (the task configs of a connector being resumed) is done at once
-// rather than at the loop's next tick.
-func (h *Herder) tryLock(name string) (func(), bool) {
-	l := h.connLock(name)
-	// Set before trying: a holder that releases the lock after this
-	// attempt failed sees it.
-	l.missed.Store(true)
-	if !l.mu.TryLock() {
-		return nil, false
-	}
-	l.missed.Store(false)
-	return func() { h.unlock(l) }, true
-}
-
-// unlock releases l, asking for a reconcile pass if one was refused it.
-func (h *Herder) unlock(l *connLock) {
-	l.mu.Unlock()
-	if l.missed.Swap(false) {
-		h.trigger()
-	}
-}
-
-// connLock serialises the operations on one connector.
-type connLock struct {
-	mu sync.Mutex
-	// missed: the reconcile loop found the lock taken (see tryLock).
-	missed atomic.Bool
-}
-
-func (h *Herder) connLock(name string) *connLock {
-	m, _ := h.locks.LoadOrStore(name, &connLock{})
-	return m.(*connLock)
-}
 
 // trigger asks the reconcile loop for a pass.
 func (h *Herder) trigger() {

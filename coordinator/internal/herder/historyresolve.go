@@ -38,7 +38,7 @@ func (h *Herder) resolvePending(ctx context.Context) {
 		names[e.Connector] = true
 	}
 	for _, name := range sortedKeys(names) {
-		unlock := h.lock(name)
+		unlock := h.locks.Lock(name)
 		defer unlock()
 	}
 	h.log.Info("offsets history: resolving the entries a previous leader left pending", "entries", len(pending), "connectors", len(names))

@@ -99,7 +99,7 @@ func (h *Herder) OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest,
 // maintenanceStates) and returns the state it had; "" when it is gone
 // (the close then reports it deleted).
 func (h *Herder) holdConnector(ctx context.Context, name, state string) (string, error) {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	c, ok := h.configs.State.Get(name)
 	unlock()
 	if !ok {

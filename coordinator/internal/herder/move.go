@@ -46,7 +46,7 @@ func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequ
 	if err := h.checkNewName(to); err != nil {
 		return v1.MoveResult{}, err
 	}
-	unlock := h.lockAll(name, to)
+	unlock := h.locks.LockBoth(name, to)
 	defer unlock()
 	old, ok := h.configs.State.Get(name)
 	if !ok {
@@ -66,16 +66,6 @@ func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequ
 		return m.plan(ctx)
 	}
 	return m.run(ctx)
-}
-
-// lockAll takes the locks of names in a fixed order, so that two requests
-// that take the same two never wait for each other.
-func (h *Herder) lockAll(a, b string) func() {
-	if b < a {
-		a, b = b, a
-	}
-	ua, ub := h.lock(a), h.lock(b)
-	return func() { ub(); ua() }
 }
 
 // movedConfig is the new connector's config: the old one's, with

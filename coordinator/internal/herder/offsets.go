@@ -116,7 +116,7 @@ func (h *Herder) checkStopped(name string) (store.Connector, error) {
 
 // AlterOffsets answers PATCH /connectors/{name}/offsets.
 func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (_ v1.Message, err error) {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
 	c, err := h.checkStopped(name)
@@ -136,7 +136,7 @@ func (h *Herder) AlterOffsets(ctx context.Context, name string, offsets []v1.Con
 
 // ResetOffsets answers DELETE /connectors/{name}/offsets.
 func (h *Herder) ResetOffsets(ctx context.Context, name string) (_ v1.Message, err error) {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	defer h.observeOffsets(metrics.KindReset, time.Now(), &err)
 	return h.resetLocked(ctx, name)
@@ -170,7 +170,7 @@ func (h *Herder) resetLocked(ctx context.Context, name string) (v1.Message, erro
 // offsets with the checks of DELETE …/offsets, then delete the connector. A
 // failed reset deletes nothing.
 func (h *Herder) deleteAndReset(ctx context.Context, name string) error {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	start := time.Now()
 	_, err := h.resetLocked(ctx, name)

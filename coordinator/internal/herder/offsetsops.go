@@ -36,7 +36,7 @@ func (h *Herder) PreviewOffsets(ctx context.Context, name string, req v1.Offsets
 // changeStopped runs ch on name under its lock, once name is STOPPED, and
 // answers with the changes.
 func (h *Herder) changeStopped(ctx context.Context, name string, ch offsetsChange) (v1.OffsetsChanges, error) {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	c, err := h.checkStopped(name)
 	if err != nil {
@@ -179,7 +179,7 @@ func (h *Herder) entryFor(ctx context.Context, name, from, id string) (v1.Offset
 	if err != nil {
 		return e, store.Connector{}, nil, err
 	}
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	c, err := h.checkStopped(name)
 	if err == nil {
 		err = h.checkEntryKind(name, c, e)

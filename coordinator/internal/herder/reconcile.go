@@ -371,7 +371,7 @@ func (h *Herder) ensureTaskConfigs(ctx context.Context, m *instances.Manager, c 
 	if reflect.DeepEqual(ts.Configs, c.Tasks) {
 		return c, false
 	}
-	unlock, ok := h.tryLock(c.Name)
+	unlock, ok := h.locks.TryLock(c.Name)
 	if !ok {
 		return c, true // a request holds the connector: the next pass retries
 	}

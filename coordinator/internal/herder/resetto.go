@@ -20,7 +20,7 @@ func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.Offsets
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	c, err := h.checkStopped(name)
 	if err != nil {

@@ -195,7 +195,7 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 		r.Batches = append(r.Batches, v1.RolloutBatch{State: v1.BatchPending, Connectors: conns[:size:size]})
 		conns = conns[size:]
 	}
-	unlock := h.lock(rolloutsLock)
+	unlock := h.locks.Lock(rolloutsLock)
 	defer unlock()
 	if err := h.checkRolloutOverlap(names); err != nil {
 		return v1.Rollout{}, err
@@ -318,7 +318,7 @@ func (h *Herder) AbortRollout(ctx context.Context, id string) (v1.Rollout, error
 // changeRollout changes a rollout record under rolloutsLock and writes it;
 // change's error is returned as it is, nothing written.
 func (h *Herder) changeRollout(ctx context.Context, id string, change func(*v1.Rollout) error) (v1.Rollout, error) {
-	unlock := h.lock(rolloutsLock)
+	unlock := h.locks.Lock(rolloutsLock)
 	defer unlock()
 	r, ok := h.fleet.State.Rollout(id)
 	if !ok {

@@ -233,7 +233,7 @@ func (h *Herder) applyBatch(ctx context.Context, id string) error {
 // merged into its config as it is now, and that is what a rollback
 // restores (c's Before and After are updated).
 func (h *Herder) applyConnector(ctx context.Context, c *v1.RolloutConnector, patch map[string]*string, record func(v1.RolloutConnector) error) (state string, err error) {
-	unlock := h.lock(c.Name)
+	unlock := h.locks.Lock(c.Name)
 	defer unlock()
 	cur, ok := h.configs.State.Get(c.Name)
 	if !ok {
@@ -492,7 +492,7 @@ func (h *Herder) rollBack(ctx context.Context, id string) error {
 // restoreRolloutConfig writes a connector's before config back, unless it has
 // it already; a deleted connector is skipped.
 func (h *Herder) restoreRolloutConfig(ctx context.Context, c v1.RolloutConnector) (string, error) {
-	unlock := h.lock(c.Name)
+	unlock := h.locks.Lock(c.Name)
 	defer unlock()
 	cur, ok := h.configs.State.Get(c.Name)
 	if !ok {

@@ -113,7 +113,7 @@ func (h *Herder) ExpandConnectors(ctx context.Context, status, info bool) (map[s
 
 // RestartConnector restarts the connector and, with the flags, its tasks.
 func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error) {
-	unlock := h.lock(name)
+	unlock := h.locks.Lock(name)
 	defer unlock()
 	_, ok := h.configs.State.Get(name)
 	if !ok {
