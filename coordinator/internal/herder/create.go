@@ -87,7 +87,7 @@ type sourceSnapshot map[string]map[string]map[string]any
 // The change is recorded in the offsets history as meta says, between the
 // snapshot and the writes; it returns the entry's id.
 func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta offsets.Meta) (_ string, err error) {
-	defer h.offs.Observe(metrics.KindAlter, time.Now(), &err)
+	defer h.offs.Observe(metrics.KindAlter)(&err)
 	c := store.Connector{Name: name, Config: config}
 	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
 		Topic: h.cfg.OffsetsTopic, FenceIDs: h.offs.FenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}

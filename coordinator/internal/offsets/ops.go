@@ -52,7 +52,7 @@ func (s *Service) changeLocked(ctx context.Context, name string, c store.Connect
 		if ch.Op == v1.OffsetsOpReset {
 			kind = metrics.KindReset
 		}
-		defer s.Observe(kind, s.clock.Now(), &err)
+		defer s.Observe(kind)(&err)
 	}
 	res, err := s.apply(ctx, name, c, ch)
 	if err != nil {

@@ -195,7 +195,7 @@ func (s *Service) checkStopped(name string) (store.Connector, error) {
 func (s *Service) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (_ v1.Message, err error) {
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
-	defer s.Observe(metrics.KindAlter, s.clock.Now(), &err)
+	defer s.Observe(metrics.KindAlter)(&err)
 	c, err := s.checkStopped(name)
 	if err != nil {
 		return v1.Message{}, err
@@ -215,17 +215,20 @@ func (s *Service) AlterOffsets(ctx context.Context, name string, offsets []v1.Co
 func (s *Service) ResetOffsets(ctx context.Context, name string) (_ v1.Message, err error) {
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
-	defer s.Observe(metrics.KindReset, s.clock.Now(), &err)
+	defer s.Observe(metrics.KindReset)(&err)
 	return s.resetLocked(ctx, name)
 }
 
-// Observe records an offsets operation of kind that started at start and
-// ended with *err (a refusal, such as a connector not stopped, counts as
-// an error): deferred by each operation, after its lock is taken, so that
-// the time spent waiting for another request on the connector is not the
-// operation's.
-func (s *Service) Observe(kind string, start time.Time, err *error) {
-	s.cfg.Metrics.ObserveOffsets(kind, s.clock.Now().Sub(start), *err)
+// Observe starts timing an offsets operation of kind; the function it
+// returns records it, ended with *err (a refusal, such as a connector not
+// stopped, counts as an error). Each operation defers it after its lock
+// is taken — defer s.Observe(kind)(&err) — so that the time spent waiting
+// for another request on the connector is not the operation's.
+func (s *Service) Observe(kind string) (done func(err *error)) {
+	start := s.clock.Now()
+	return func(err *error) {
+		s.cfg.Metrics.ObserveOffsets(kind, s.clock.Now().Sub(start), *err)
+	}
 }
 
 func (s *Service) resetLocked(ctx context.Context, name string) (v1.Message, error) {
@@ -249,9 +252,9 @@ func (s *Service) resetLocked(ctx context.Context, name string) (v1.Message, err
 func (s *Service) ResetThen(ctx context.Context, name string, then func(ctx context.Context) error) error {
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
-	start := s.clock.Now()
+	done := s.Observe(metrics.KindReset)
 	_, err := s.resetLocked(ctx, name)
-	s.Observe(metrics.KindReset, start, &err)
+	done(&err)
 	if err != nil {
 		return err
 	}
