@@ -53,6 +53,7 @@ type Config struct {
 	// Term is the current leadership term, which agents check.
 	Term func() int64
 
+	// The ports to the rest of the coordinator (ports.go).
 	Connectors Connectors
 	Locks      Locks
 	Plugins    Plugins
