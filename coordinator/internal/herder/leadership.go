@@ -113,7 +113,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 			q.Enqueue(connectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
 		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
-		Prepare:    h.prepareConnector,
+		Prepare:    h.offs.Topics().Prepare,
 		Logger:     h.log,
 	})
 	if err != nil {
@@ -132,7 +132,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	go func() { defer close(pushed); h.loggersLoop(ctx, l.term) }()
 	defer func() { <-pushed }()
 	resolved := make(chan struct{})
-	go func() { defer close(resolved); h.resolvePending(ctx) }()
+	go func() { defer close(resolved); h.offs.History().ResolvePending(ctx) }()
 	defer func() { <-resolved }()
 	present := make(chan struct{})
 	go func() { defer close(present); h.presenceLoop(ctx) }()

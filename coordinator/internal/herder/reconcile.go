@@ -325,8 +325,8 @@ func (h *Herder) ensureFenced(ctx context.Context, c store.Connector) bool {
 	if p, ok := h.pluginOf(c.Config); !ok || p.Kind != connect.KindSource {
 		return true
 	}
-	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.fenceIDs(c.Name, c)}
-	if err := h.sendOffsets(ctx, req); err != nil {
+	req := v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)}
+	if err := h.offs.Calls().Send(ctx, req); err != nil {
 		h.log.Warn("fencing before the new tasks start failed; retrying", "connector", c.Name, "err", err)
 		return false
 	}
