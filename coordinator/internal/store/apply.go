@@ -113,7 +113,23 @@ type Stores struct {
 	Status *StatusStore
 	Fleet  *FleetStore
 	writer atomic.Pointer[Writer]
+	// fault is the test seam of SetFault (nil: none).
+	fault func(step string) error
 }
+
+// StepCommit is the fault point of a leader transaction that holds a
+// maintenance window's or a rollout's record, after its records are
+// produced and before its commit: the step is "store.commit" followed by
+// the keys of the transaction's config and fleet records, space-separated
+// (SetFault).
+const StepCommit = "store.commit"
+
+// SetFault installs a test seam, before the first SetWriter: fault is
+// asked at StepCommit of every transaction of the leader writer that holds
+// a window's or a rollout's record, and an error aborts that transaction (nothing of it
+// becomes visible), as a leader stopped between its produce and its
+// commit would leave it.
+func (s *Stores) SetFault(fault func(step string) error) { s.fault = fault }
 
 // NewStores gathers the three stores.
 func NewStores(config *ConfigStore, status *StatusStore, fleet *FleetStore) *Stores {
@@ -123,6 +139,9 @@ func NewStores(config *ConfigStore, status *StatusStore, fleet *FleetStore) *Sto
 // SetWriter installs (or, with nil, removes) the leader writer on every
 // store.
 func (s *Stores) SetWriter(w *Writer) {
+	if w != nil && s.fault != nil {
+		w.w.BeforeCommitOf = func(_ context.Context, recs []*kgo.Record) error { return s.commitFault(recs) }
+	}
 	s.Config.SetWriter(w)
 	s.Status.SetWriter(w)
 	s.Fleet.SetWriter(w)
@@ -149,6 +168,28 @@ func (s *Stores) Apply(ctx context.Context, cmds ...Command) error {
 		return err
 	}
 	return writeParts(ctx, s.writer.Load(), parts...)
+}
+
+// commitFault asks the fault seam about a transaction holding a window's
+// or a rollout's record.
+func (s *Stores) commitFault(recs []*kgo.Record) error {
+	keys := []string{StepCommit}
+	fleet := false
+	for _, r := range recs {
+		switch r.Topic {
+		case s.Fleet.topic:
+			k := string(r.Key)
+			fleet = fleet || strings.HasPrefix(k, fleetMaintenancePrefix) || strings.HasPrefix(k, fleetRolloutPrefix)
+		case s.Config.topic:
+		default:
+			continue
+		}
+		keys = append(keys, string(r.Key))
+	}
+	if !fleet {
+		return nil
+	}
+	return s.fault(strings.Join(keys, " "))
 }
 
 // encode splits cmds by topic, encodes them in their order and checks the

@@ -47,8 +47,8 @@ var stored = map[string]string{v1.StateRunning: records.TargetStarted, v1.StateP
 // failover replaces the controller by a new one over the persisted state.
 func (e *env) failover() {
 	e.c = New(Config{Configs: e.mem.Config, Windows: e.mem.Fleet, Store: e.mem, Locks: connlock.New(func() {}),
-		Clock: func() time.Time { return e.now },
-		NewID: func(now time.Time) string { return "w-" + now.UTC().Format("150405") },
+		Clock:   func() time.Time { return e.now },
+		NewID:   func(now time.Time) string { return "w-" + now.UTC().Format("150405") },
 		Changed: func() { e.changed++ },
 		WriteFailed: func(err error, what string, args ...any) error {
 			return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)

@@ -440,7 +440,9 @@ func TestRollBack(t *testing.T) {
 	s := spec("rollback")
 	s.Batches = []json.RawMessage{json.RawMessage(`1`)}
 	r := e.create(s, "a", "b", "c")
-	drive(e, r.ID, func() bool { return e.rollout(r.ID).Batch == 1 && e.rollout(r.ID).Batches[1].State == store.BatchVerifying })
+	drive(e, r.ID, func() bool {
+		return e.rollout(r.ID).Batch == 1 && e.rollout(r.ID).Batches[1].State == store.BatchVerifying
+	})
 	e.gen++
 	e.status("c", v1.StateRunning, v1.StateFailed)
 	want := []struct {
@@ -570,7 +572,9 @@ func TestFailoverMidRollBack(t *testing.T) {
 		s := spec("rollback")
 		s.Batches = []json.RawMessage{json.RawMessage(`1`)}
 		r := e.create(s, names...)
-		drive(e, r.ID, func() bool { return e.rollout(r.ID).Batch == 1 && e.rollout(r.ID).Batches[1].State == store.BatchVerifying })
+		drive(e, r.ID, func() bool {
+			return e.rollout(r.ID).Batch == 1 && e.rollout(r.ID).Batches[1].State == store.BatchVerifying
+		})
 		e.gen++
 		e.status("c", v1.StateRunning, v1.StateFailed)
 		e.mem.Txns = nil
