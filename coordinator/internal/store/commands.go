@@ -268,6 +268,9 @@ func (s *ConfigStore) encodeChecked(ctx context.Context, cmds []Command) ([]reco
 // checkRecords measures config records against the topic's record limit
 // and MaxWriteBytes.
 func (s *ConfigStore) checkRecords(ctx context.Context, recs []records.Record) error {
+	if len(recs) == 0 {
+		return nil // nothing to measure: the topic's limit is not asked
+	}
 	limit := producerBatchMaxBytes - recordFraming
 	if l := s.limit.Load(); l != nil {
 		limit = l.Max(ctx)
