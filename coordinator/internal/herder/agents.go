@@ -10,6 +10,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -221,27 +222,24 @@ func (h *Herder) taskStatusRecords(agent string, id v1.TaskID, gen int64, state,
 	var recs []records.Record
 	if st, ok := h.taskStatus(id.Connector, id.Task); !ok || st.State != state || st.Trace != trace || st.WorkerID != agent || st.Generation != gen {
 		if state != "" && state != v1.StateUnassigned {
-			recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(state, trace, agent, gen)})
+			recs = append(recs, store.PutTaskStatus{Connector: id.Connector, Task: id.Task, State: state, Trace: trace, Worker: agent, Generation: gen}.Record())
 		}
 	}
 	known := map[string]bool{}
 	for _, t := range h.statuses.State.Topics(id.Connector) {
 		known[t] = true
 	}
+	now := time.Now()
 	for _, t := range topics {
-		// Kafka's topic names are at most 249 characters: a longer one is
-		// no topic a task used, and its record could be too large to write.
-		if !known[t] && t != "" && len(t) <= maxTopicName {
-			recs = append(recs, records.Record{Key: records.TopicStatusKey(id.Connector, t), Value: records.EncodeTopicUse(records.TopicUse{
-				Name: t, Connector: id.Connector, Task: id.Task, DiscoverTimestamp: time.Now().UnixMilli(),
-			})})
+		// A topic name longer than Kafka's limit is no topic a task used
+		// (MarkTopicUse.Valid).
+		use := store.MarkTopicUse{Connector: id.Connector, Task: id.Task, Topic: t, At: now}
+		if !known[t] && use.Valid() == nil {
+			recs = append(recs, use.Record())
 		}
 	}
 	return recs
 }
-
-// maxTopicName is the longest topic name Kafka accepts.
-const maxTopicName = 249
 
 // adoptFromStatus presumes that the agents named in the status topic still
 // run their tasks, so a restarted coordinator neither marks them unassigned

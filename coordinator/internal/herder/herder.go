@@ -34,6 +34,8 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -176,8 +178,11 @@ type Herder struct {
 	prepared bool
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
-	// maintMu serialises opening and closing maintenance windows.
-	maintMu sync.Mutex
+	// all is the one write path over configs, statuses and fleet
+	// (store.Stores); maint and rollouts are the fleet controllers on it.
+	all      *store.Stores
+	maint    *maintenance.Controller
+	rollouts *rollout.Controller
 
 	rpc *agentrpc.Client
 	// mu guards the agent registry and the placements together, so a plan
@@ -304,6 +309,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err := h.statuses.Start(ctx); err != nil {
 		return fmt.Errorf("read status topic: %w", err)
 	}
+	h.startFleetControllers()
 	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}

@@ -208,9 +208,7 @@ func (h *Herder) revokeLeadership(term int64) {
 // setWriters installs the leader writer (nil: removes it) on every topic
 // the leader writes.
 func (h *Herder) setWriters(w *store.Writer) {
-	h.configs.SetWriter(w)
-	h.statuses.SetWriter(w)
-	h.fleet.SetWriter(w)
+	h.all.SetWriter(w)
 }
 
 // resetAgents forgets every agent and placement: a term starts from what

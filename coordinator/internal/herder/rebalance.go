@@ -60,7 +60,7 @@ func (h *Herder) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.R
 	if len(r.Moves) == 0 {
 		r.State = v1.DrainDone
 	}
-	if err := h.fleet.Apply(ctx, store.PutRebalance{Rebalance: &r}); err != nil {
+	if err := h.fleet.Apply(ctx, store.PutRebalance{Rebalance: rebalanceRecord(r)}); err != nil {
 		return v1.Rebalance{}, writeFailed(err, "Failed to start a rebalance")
 	}
 	h.log.Info("rebalance started", "id", r.ID, "moves", len(r.Moves), "max_moves", maxMoves)
@@ -74,7 +74,7 @@ func (h *Herder) RebalanceStatus(ctx context.Context) (v1.Rebalance, error) {
 	if r == nil {
 		return v1.Rebalance{}, v1.Errorf(v1.CodeNotFound, "No rebalance was started")
 	}
-	return *r, nil
+	return rebalanceView(*r), nil
 }
 
 // driveRebalance moves the running rebalance on: a moving task that runs

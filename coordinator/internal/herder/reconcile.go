@@ -353,7 +353,7 @@ func (h *Herder) queueConnectorStatus(name, state, trace string) {
 }
 
 func connectorStatusRecord(name, state, trace, workerID string) records.Record {
-	return records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(state, trace, workerID, 0)}
+	return store.PutConnectorStatus{Name: name, State: state, Trace: trace, Worker: workerID}.Record()
 }
 
 // ensureTaskConfigs commits the task configs the connector's instance last
