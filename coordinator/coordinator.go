@@ -424,7 +424,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// NATS is back: look at the lease now, not at the next tick, so that
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
-	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
+	c.srv = httpapi.NewServer(httpapi.NewHandler(c.services(),
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder),
 		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
@@ -514,6 +514,20 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 		c.nc.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// services are what the REST API calls. The herder is each of them for
+// now, while the services it holds move out of it one by one.
+func (c *Coordinator) services() httpapi.Services {
+	return httpapi.Services{
+		Connectors: c.herder,
+		Runtime:    c.herder,
+		Plugins:    c.herder,
+		Offsets:    c.herder,
+		Agents:     c.herder,
+		Fleet:      c.herder,
+		Admin:      adminService{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
+	}
 }
 
 // plugins returns the configured plugin registry, or the built-in one.

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -150,8 +149,9 @@ func rolloutFinal(state string) bool {
 // CreateRollout answers POST /sluice/rollouts: it checks the request,
 // computes every connector's config before and after the patch, validates
 // each (any invalid: 400 listing them, nothing recorded), and records the
-// rollout, which the leader's controller then drives.
-func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.Rollout, error) {
+// rollout, which the leader's controller then drives. allow is the caller's
+// grant check (nil allows all): a connector it refuses refuses the rollout.
+func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest, allow func(connector string) error) (v1.Rollout, error) {
 	if err := checkRolloutRequest(&req); err != nil {
 		return v1.Rollout{}, err
 	}
@@ -159,7 +159,7 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 	if err != nil {
 		return v1.Rollout{}, err
 	}
-	if err := checkRolloutGrants(ctx, "POST", "/sluice/rollouts", names); err != nil {
+	if err := checkGrants(allow, names); err != nil {
 		return v1.Rollout{}, err
 	}
 	sizes, err := rolloutBatchSizes(req.Batches, len(names))
@@ -224,19 +224,6 @@ func (h *Herder) checkRolloutOverlap(names []string) error {
 	return nil
 }
 
-// checkRolloutGrants refuses a caller whose grants do not cover every
-// connector of a rollout as an operator: the route's role is checked for
-// any connector, and a grant limited to some connectors must not reach
-// others through a selector. (The controller acts without a caller.)
-func checkRolloutGrants(ctx context.Context, method, urlPath string, names []string) error {
-	for _, n := range names {
-		if err := auth.CheckConnector(ctx, auth.RoleOperator, method, urlPath, n); err != nil {
-			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
-		}
-	}
-	return nil
-}
-
 // errorMessage is the message of a REST error, or the error's text.
 func errorMessage(err error) string {
 	if e, ok := err.(*v1.Error); ok {
@@ -274,8 +261,8 @@ func rolloutNotFound(id string) error { return v1.Errorf(v1.CodeNotFound, "Rollo
 
 // PauseRollout answers PUT /sluice/rollouts/{id}/pause: a running rollout
 // stops before its next connector (a connector being written is written).
-func (h *Herder) PauseRollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return h.changeRollout(ctx, id, func(r *v1.Rollout) error {
+func (h *Herder) PauseRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error) {
+	return h.changeRolloutAllowed(ctx, id, allow, func(r *v1.Rollout) error {
 		if r.State != v1.RolloutRunning {
 			return v1.Errorf(v1.CodeConflict, "Rollout %s is %s: only a running rollout can be paused", id, r.State)
 		}
@@ -287,8 +274,8 @@ func (h *Herder) PauseRollout(ctx context.Context, id string) (v1.Rollout, error
 // ResumeRollout answers PUT /sluice/rollouts/{id}/resume: a paused
 // rollout goes on where it stopped; a batch that had failed its health
 // gate is verified again, from the start of its running_for.
-func (h *Herder) ResumeRollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return h.changeRollout(ctx, id, func(r *v1.Rollout) error {
+func (h *Herder) ResumeRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error) {
+	return h.changeRolloutAllowed(ctx, id, allow, func(r *v1.Rollout) error {
 		if r.State != v1.RolloutPaused {
 			return v1.Errorf(v1.CodeConflict, "Rollout %s is %s: only a paused rollout can be resumed", id, r.State)
 		}
@@ -305,8 +292,8 @@ func (h *Herder) ResumeRollout(ctx context.Context, id string) (v1.Rollout, erro
 
 // AbortRollout answers PUT /sluice/rollouts/{id}/abort: the rollout stops
 // at once and for good; what it applied stays applied.
-func (h *Herder) AbortRollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return h.changeRollout(ctx, id, func(r *v1.Rollout) error {
+func (h *Herder) AbortRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error) {
+	return h.changeRolloutAllowed(ctx, id, allow, func(r *v1.Rollout) error {
 		if rolloutFinal(r.State) {
 			return v1.Errorf(v1.CodeConflict, "Rollout %s is %s already", id, r.State)
 		}
@@ -316,8 +303,15 @@ func (h *Herder) AbortRollout(ctx context.Context, id string) (v1.Rollout, error
 }
 
 // changeRollout changes a rollout record under rolloutsLock and writes it;
-// change's error is returned as it is, nothing written.
+// change's error is returned as it is, nothing written. (The controller
+// changes rollouts without a caller to check.)
 func (h *Herder) changeRollout(ctx context.Context, id string, change func(*v1.Rollout) error) (v1.Rollout, error) {
+	return h.changeRolloutAllowed(ctx, id, nil, change)
+}
+
+// changeRolloutAllowed is changeRollout for a caller: allow must allow
+// every connector of the rollout (nil allows all).
+func (h *Herder) changeRolloutAllowed(ctx context.Context, id string, allow func(connector string) error, change func(*v1.Rollout) error) (v1.Rollout, error) {
 	unlock := h.locks.Lock(rolloutsLock)
 	defer unlock()
 	r, ok := h.fleet.State.Rollout(id)
@@ -330,7 +324,7 @@ func (h *Herder) changeRollout(ctx context.Context, id string, change func(*v1.R
 			names = append(names, c.Name)
 		}
 	}
-	if err := checkRolloutGrants(ctx, "PUT", "/sluice/rollouts/"+id, names); err != nil {
+	if err := checkGrants(allow, names); err != nil {
 		return v1.Rollout{}, err
 	}
 	r = cloneRollout(r)
