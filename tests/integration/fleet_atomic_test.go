@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -9,11 +10,12 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
-// commitFault is a harness FaultHook that holds the leader at its commit
-// (store.StepCommit) of the first transaction whose step holds every one
+// commitFault is a harness fault injector that holds the leader at its
+// commit (faults.StoreCommit) of the first transaction whose keys hold every one
 // of want, until the test lets it go: then that commit fails, as a leader
 // stopped between its produce and its commit would leave it, and so does
 // every later matching commit while it is armed.
@@ -30,10 +32,11 @@ func newCommitFault(want ...string) *commitFault {
 	return &commitFault{want: want, armed: true, held: make(chan string, 1), release: make(chan struct{})}
 }
 
-func (f *commitFault) Hook(step string) error {
-	if !strings.HasPrefix(step, "store.commit ") {
+func (f *commitFault) Fault(_ context.Context, at faults.Point, subject any) error {
+	if at != faults.StoreCommit {
 		return nil
 	}
+	step := strings.Join(subject.([]string), " ")
 	for _, w := range f.want {
 		if !strings.Contains(step, w) {
 			return nil
@@ -82,7 +85,7 @@ func keys(c *harness.Cluster, topic, prefix string, committed bool) []string {
 // as it was — nothing half-done — and opens the window whole.
 func TestMaintenanceOpenIsOneTransaction(t *testing.T) {
 	fault := newCommitFault("maintenance-", "target-state-")
-	c := harness.Start(t, harness.Options{FaultHook: fault.Hook})
+	c := harness.Start(t, harness.Options{Faults: fault})
 	createInStates(c, map[string]string{"tx-a": "RUNNING", "tx-b": "RUNNING"})
 	configs, fleet := c.Prefix+"-configs", c.Prefix+"-fleet"
 	stateKeys := len(keys(c, configs, "target-state-", true))
@@ -150,7 +153,7 @@ func TestMaintenanceOpenIsOneTransaction(t *testing.T) {
 // connector's config exactly once.
 func TestRolloutStepIsOneTransaction(t *testing.T) {
 	fault := newCommitFault("rollout-", "connector-")
-	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: fault.Hook})
+	c := harness.Start(t, harness.Options{Agents: 1, Faults: fault})
 	topic := c.Name("gen")
 	names := createGenerators(c, topic, "txr", 2)
 	for _, n := range names {

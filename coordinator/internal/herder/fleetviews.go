@@ -71,9 +71,7 @@ func rebalanceView(r store.Rebalance) v1.Rebalance {
 // Start calls it once the stores are read.
 func (h *Herder) startFleetControllers() {
 	h.all = store.NewStores(h.configs, h.statuses, h.fleet)
-	if h.cfg.FaultHook != nil {
-		h.all.SetFault(h.cfg.FaultHook) // store.StepCommit
-	}
+	h.all.SetFaults(h.faults)
 	h.maint = maintenance.New(maintenance.Config{Configs: h.configs.State, Windows: h.fleet.State, Store: h.all, Locks: h.locks,
 		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: writeFailed})
 	h.rollouts = rollout.New(rollout.Config{Configs: h.configs.State, Statuses: h.statuses.State, Rollouts: h.fleet.State,

@@ -46,6 +46,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -131,14 +132,6 @@ type Config struct {
 	// placeholders stay as they are); each config within its tenant's
 	// secrets (configprovider.Transformer.WithScopes, coordinator.New).
 	Providers *configprovider.Transformer
-	// FaultHook, when set, runs before each named step of a create with
-	// initial offsets (Step* constants) and fails the step with its error:
-	// a seam for tests that prove a failed create loses nothing.
-	FaultHook func(step string) error
-	// BeforeStatusWrite is a test seam: it runs before each batch of status
-	// records is written (store.StatusQueueOptions.BeforeWrite). Tests block
-	// in it to stand for a stalled broker.
-	BeforeStatusWrite func(ctx context.Context) error
 	// History records every change of a connector's positions (nil: none
 	// is recorded, and the history endpoints answer that it is off).
 	History History
@@ -228,10 +221,13 @@ type Herder struct {
 	// loggerPush is the leadership's state of sending the cluster's log
 	// levels to agents (loggers.go).
 	loggerPush loggerPush
+	// faults injects a test's faults at the named points (faults.go; nil:
+	// none).
+	faults faults.Injector
 }
 
 // New makes a Herder; Start connects it to Kafka and NATS.
-func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
+func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herder {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -254,6 +250,9 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 			registered: map[string]bool{},
 		},
 		warn: logthrottle.New(warnEvery),
+	}
+	for _, o := range opts {
+		o(h)
 	}
 	h.locks = connlock.New(h.trigger)
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)

@@ -84,7 +84,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	// Off the path to leading: marks only matter once a topic vanishes.
 	go h.markTopics(ctx)
-	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, BeforeWrite: h.cfg.BeforeStatusWrite})
+	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, Faults: h.faults})
 	qctx, qcancel := context.WithCancel(ctx)
 	qdone := make(chan struct{})
 	go func() { defer close(qdone); q.Run(qctx) }()

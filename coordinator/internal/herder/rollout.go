@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
@@ -41,8 +40,9 @@ func mergePatch(name string, config map[string]string, patch map[string]*string)
 // CreateRollout answers POST /sluice/rollouts: it checks the request,
 // computes every connector's config before and after the patch, validates
 // each (any invalid: 400 listing them, nothing recorded), and records the
-// rollout, which the leader's controller then drives.
-func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.Rollout, error) {
+// rollout, which the leader's controller then drives. allow is the caller's
+// grant check (nil allows all): a connector it refuses refuses the rollout.
+func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest, allow func(connector string) error) (v1.Rollout, error) {
 	spec := specRecord(req)
 	if err := rollout.CheckSpec(&spec); err != nil {
 		return v1.Rollout{}, err
@@ -51,7 +51,7 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 	if err != nil {
 		return v1.Rollout{}, err
 	}
-	if err := checkRolloutGrants(ctx, "POST", "/sluice/rollouts", names); err != nil {
+	if err := checkGrants(allow, names); err != nil {
 		return v1.Rollout{}, err
 	}
 	r, err := h.rollouts.Create(ctx, spec, names, principalOf(ctx))
@@ -59,19 +59,6 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.R
 		return v1.Rollout{}, err
 	}
 	return rolloutView(r), nil
-}
-
-// checkRolloutGrants refuses a caller whose grants do not cover every
-// connector of a rollout as an operator: the route's role is checked for
-// any connector, and a grant limited to some connectors must not reach
-// others through a selector. (The controller acts without a caller.)
-func checkRolloutGrants(ctx context.Context, method, urlPath string, names []string) error {
-	for _, n := range names {
-		if err := auth.CheckConnector(ctx, auth.RoleOperator, method, urlPath, n); err != nil {
-			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
-		}
-	}
-	return nil
 }
 
 // Rollouts answers GET /sluice/rollouts: every rollout the fleet topic
@@ -101,31 +88,31 @@ func (h *Herder) Rollout(ctx context.Context, id string) (v1.Rollout, error) {
 
 // PauseRollout answers PUT /sluice/rollouts/{id}/pause: a running rollout
 // stops before its next connector (a connector being written is written).
-func (h *Herder) PauseRollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return h.changeRollout(ctx, id, h.rollouts.Pause)
+func (h *Herder) PauseRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error) {
+	return h.changeRollout(ctx, id, allow, h.rollouts.Pause)
 }
 
 // ResumeRollout answers PUT /sluice/rollouts/{id}/resume: a paused
 // rollout goes on where it stopped; a batch that had failed its health
 // gate is verified again, from the start of its running_for.
-func (h *Herder) ResumeRollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return h.changeRollout(ctx, id, h.rollouts.Resume)
+func (h *Herder) ResumeRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error) {
+	return h.changeRollout(ctx, id, allow, h.rollouts.Resume)
 }
 
 // AbortRollout answers PUT /sluice/rollouts/{id}/abort: the rollout stops
 // at once and for good; what it applied stays applied.
-func (h *Herder) AbortRollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return h.changeRollout(ctx, id, h.rollouts.Abort)
+func (h *Herder) AbortRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error) {
+	return h.changeRollout(ctx, id, allow, h.rollouts.Abort)
 }
 
-// changeRollout checks the caller's grants over rollout id's connectors,
-// then has the controller change it.
-func (h *Herder) changeRollout(ctx context.Context, id string, change func(context.Context, string) (store.Rollout, error)) (v1.Rollout, error) {
+// changeRollout checks the caller's grants (allow) over rollout id's
+// connectors, then has the controller change it.
+func (h *Herder) changeRollout(ctx context.Context, id string, allow func(connector string) error, change func(context.Context, string) (store.Rollout, error)) (v1.Rollout, error) {
 	r, ok := h.fleet.State.Rollout(id)
 	if !ok {
 		return v1.Rollout{}, rollout.NotFound(id)
 	}
-	if err := checkRolloutGrants(ctx, "PUT", "/sluice/rollouts/"+id, r.Names()); err != nil {
+	if err := checkGrants(allow, r.Names()); err != nil {
 		return v1.Rollout{}, err
 	}
 	r, err := change(ctx, id)

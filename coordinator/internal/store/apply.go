@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -113,23 +114,14 @@ type Stores struct {
 	Status *StatusStore
 	Fleet  *FleetStore
 	writer atomic.Pointer[Writer]
-	// fault is the test seam of SetFault (nil: none).
-	fault func(step string) error
+	// faults is the test seam of SetFaults (nil: none).
+	faults faults.Injector
 }
 
-// StepCommit is the fault point of a leader transaction that holds a
-// maintenance window's or a rollout's record, after its records are
-// produced and before its commit: the step is "store.commit" followed by
-// the keys of the transaction's config and fleet records, space-separated
-// (SetFault).
-const StepCommit = "store.commit"
-
-// SetFault installs a test seam, before the first SetWriter: fault is
-// asked at StepCommit of every transaction of the leader writer that holds
-// a window's or a rollout's record, and an error aborts that transaction (nothing of it
-// becomes visible), as a leader stopped between its produce and its
-// commit would leave it.
-func (s *Stores) SetFault(fault func(step string) error) { s.fault = fault }
+// SetFaults installs a test seam, before the first SetWriter: inj is
+// asked at faults.StoreCommit of every transaction of the leader writer
+// that holds a window's or a rollout's record.
+func (s *Stores) SetFaults(inj faults.Injector) { s.faults = inj }
 
 // NewStores gathers the three stores.
 func NewStores(config *ConfigStore, status *StatusStore, fleet *FleetStore) *Stores {
@@ -139,8 +131,8 @@ func NewStores(config *ConfigStore, status *StatusStore, fleet *FleetStore) *Sto
 // SetWriter installs (or, with nil, removes) the leader writer on every
 // store.
 func (s *Stores) SetWriter(w *Writer) {
-	if w != nil && s.fault != nil {
-		w.w.BeforeCommitOf = func(_ context.Context, recs []*kgo.Record) error { return s.commitFault(recs) }
+	if w != nil && s.faults != nil {
+		w.w.BeforeCommitOf = s.commitFault
 	}
 	s.Config.SetWriter(w)
 	s.Status.SetWriter(w)
@@ -172,8 +164,8 @@ func (s *Stores) Apply(ctx context.Context, cmds ...Command) error {
 
 // commitFault asks the fault seam about a transaction holding a window's
 // or a rollout's record.
-func (s *Stores) commitFault(recs []*kgo.Record) error {
-	keys := []string{StepCommit}
+func (s *Stores) commitFault(ctx context.Context, recs []*kgo.Record) error {
+	var keys []string
 	fleet := false
 	for _, r := range recs {
 		switch r.Topic {
@@ -189,7 +181,7 @@ func (s *Stores) commitFault(recs []*kgo.Record) error {
 	if !fleet {
 		return nil
 	}
-	return s.fault(strings.Join(keys, " "))
+	return faults.Check(ctx, s.faults, faults.StoreCommit, keys)
 }
 
 // encode splits cmds by topic, encodes them in their order and checks the

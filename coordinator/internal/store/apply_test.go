@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -67,7 +68,10 @@ func TestStoresApplyAcrossTopics(t *testing.T) {
 	}
 	t.Cleanup(w.Close)
 	var steps []string
-	s.SetFault(func(step string) error { steps = append(steps, step); return nil })
+	s.SetFaults(faults.Func(func(_ context.Context, at faults.Point, keys any) error {
+		steps = append(steps, string(at)+" "+strings.Join(keys.([]string), " "))
+		return nil
+	}))
 	s.SetWriter(w)
 	if err := s.Apply(ctx, CreateConnector{Name: "c", Config: map[string]string{"name": "c"}}); err != nil {
 		t.Fatal(err)
