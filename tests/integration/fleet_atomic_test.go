@@ -36,7 +36,7 @@ func (f *commitFault) Fault(_ context.Context, at faults.Point, subject any) err
 	if at != faults.StoreCommit {
 		return nil
 	}
-	step := strings.Join(subject.([]string), " ")
+	step := string(at) + " " + strings.Join(subject.([]string), " ")
 	for _, w := range f.want {
 		if !strings.Contains(step, w) {
 			return nil
