@@ -455,15 +455,13 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 	for i := range len(h.fenceIDs(name, c)) {
 		ids[v1.TaskID{Connector: name, Task: i}] = true
 	}
-	h.mu.Lock()
 	var agents []string
-	for _, a := range h.agents.Agents() {
+	for _, a := range h.rec.Agents() {
 		agents = append(agents, a.ID)
 	}
-	for _, id := range append(h.agents.ReportedOf(name), h.placed.OfConnector(name)...) {
+	for _, id := range h.rec.TasksOfConnector(name) {
 		ids[id] = true
 	}
-	h.mu.Unlock()
 	list := make([]v1.TaskID, 0, len(ids))
 	for id := range ids {
 		list = append(list, id)
@@ -482,9 +480,7 @@ func (h *Herder) awaitTasksStopped(ctx context.Context, name string, c store.Con
 			switch {
 			case err != nil && v1.IsCode(err, v1.CodeUnavailable):
 				// The agent is gone: its tasks are fenced by the operation.
-				h.mu.Lock()
-				h.agents.ForgetReported(agent, list)
-				h.mu.Unlock()
+				h.rec.ForgetReported(agent, list)
 			case err != nil:
 				unconfirmed.Store(true)
 				h.log.Warn("offsets: an agent did not confirm the connector's tasks stopped", "connector", name, "agent", agent, "err", err)
@@ -544,9 +540,7 @@ func (h *Herder) sendReplaceWritten(ctx context.Context, legacy v1.OffsetsReques
 // next one when an agent cannot be reached; op and connector name the
 // operation in the answer when none can.
 func (h *Herder) tryAgents(ctx context.Context, op, connector string, features []string, call func(ctx context.Context, agent string) error) error {
-	h.mu.Lock()
-	agents := h.agents.Registered(features...)
-	h.mu.Unlock()
+	agents := h.rec.Registered(features...)
 	for _, agent := range agents {
 		err := h.callWhileAlive(ctx, agent, call)
 		if err == nil {
@@ -581,9 +575,7 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(offsetsCallTimeout, h.cfg.AgentLease))
 	defer cancel()
 	lost := make(chan struct{})
-	h.mu.Lock()
-	seen, known := h.agents.LastSeen(agent)
-	h.mu.Unlock()
+	seen, known := h.rec.LastSeen(agent)
 	if !known {
 		seen = time.Now() // gone since it was chosen: wait, as for a closed connection
 	}
@@ -595,9 +587,7 @@ func (h *Herder) callWhileAlive(ctx context.Context, agent string, call func(ctx
 			case <-octx.Done():
 				return
 			case <-tick.C:
-				h.mu.Lock()
-				last, alive := h.agents.LastSeen(agent)
-				h.mu.Unlock()
+				last, alive := h.rec.LastSeen(agent)
 				if alive {
 					seen = last
 					continue

@@ -6,16 +6,22 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 )
 
 // lostAgentHerder is a herder whose registry holds agent "a", last heard
 // from at seen, with an agent lease of lease.
 func lostAgentHerder(lease time.Duration, seen time.Time) *Herder {
-	h := &Herder{agents: registry.New(lease), cfg: Config{AgentLease: lease}}
-	h.agents.Observe(&v1.RegisterRequest{AgentID: "a"}, true, seen)
+	h := &Herder{cfg: Config{AgentLease: lease}}
+	h.rec = reconciler.New(reconciler.Config{AgentLease: lease, Clock: fixedClock{seen}})
+	h.rec.Observe(&v1.RegisterRequest{AgentID: "a"}, true)
 	return h
 }
+
+// fixedClock is a clock stopped at a time.
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
 
 // removeSoon removes agent "a" from h's registry after a moment, as the
 // presence probes or the lease expiry do.
@@ -23,9 +29,7 @@ func removeSoon(h *Herder) chan struct{} {
 	removed := make(chan struct{})
 	go func() {
 		time.Sleep(50 * time.Millisecond)
-		h.mu.Lock()
-		h.agents.Remove("a")
-		h.mu.Unlock()
+		h.rec.Remove("a")
 		close(removed)
 	}()
 	return removed
