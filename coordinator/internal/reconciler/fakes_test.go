@@ -129,75 +129,31 @@ func (f *fakeRPC) revokedOn(agent string) []v1.TaskID {
 	return slices.Clone(f.revokes[agent])
 }
 
-// fakeStatuses is the status topic; written records land in it at once.
+// fakeStatuses is the status topic: the store's own state, to which
+// every written record is applied at once.
 type fakeStatuses struct {
+	*store.StatusState
 	mu     sync.Mutex
-	conns  map[string]store.InstanceStatus
-	tasks  map[string]map[int]store.InstanceStatus
-	topics map[string][]string
 	writes []records.Record
 }
 
-func newStatuses() *fakeStatuses {
-	return &fakeStatuses{conns: map[string]store.InstanceStatus{}, tasks: map[string]map[int]store.InstanceStatus{}, topics: map[string][]string{}}
-}
-
-func (s *fakeStatuses) Connector(name string) (store.InstanceStatus, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.conns[name]
-	return st, ok
-}
-func (s *fakeStatuses) Task(name string, task int) (store.InstanceStatus, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.tasks[name][task]
-	return st, ok
-}
-func (s *fakeStatuses) TaskIDs(name string) []int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Sorted(maps.Keys(s.tasks[name]))
-}
-func (s *fakeStatuses) Topics(name string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.topics[name])
-}
-func (s *fakeStatuses) MaxGeneration() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var g int64
-	for _, ts := range s.tasks {
-		for _, st := range ts {
-			g = max(g, st.Generation)
-		}
-	}
-	return g
-}
-func (s *fakeStatuses) TaskOwners() map[string]map[int]store.InstanceStatus {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]map[int]store.InstanceStatus{}
-	for c, ts := range s.tasks {
-		out[c] = maps.Clone(ts)
-	}
-	return out
-}
+func newStatuses() *fakeStatuses { return &fakeStatuses{StatusState: store.NewStatusState()} }
 
 func (s *fakeStatuses) setTask(conn string, task int, st store.InstanceStatus) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tasks[conn] == nil {
-		s.tasks[conn] = map[int]store.InstanceStatus{}
-	}
-	s.tasks[conn][task] = st
+	_ = s.write(context.Background(), records.Record{Key: records.TaskStatusKey(conn, task), Value: records.EncodeStatus(st.State, st.Trace, st.WorkerID, st.Generation)})
 }
 
 // write is the status queue's writer: it applies records as the topic would.
 func (s *fakeStatuses) write(ctx context.Context, recs ...records.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, r := range recs {
+		rec, err := records.DecodeStatus(r.Key, r.Value)
+		if err != nil {
+			return err
+		}
+		s.Apply(rec)
+	}
 	s.writes = append(s.writes, recs...)
 	return nil
 }
