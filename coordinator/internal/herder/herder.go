@@ -68,7 +68,7 @@ type Config struct {
 	// drains, maintenance windows, rollouts (store.FleetStore).
 	FleetTopic string
 	// LivenessTopic is where agents write their liveness beats
-	// (liveness.go).
+	// (liveness.go, reconciler/liveness.go).
 	LivenessTopic string
 	// ReservedTopics are the cluster's own topics, each with what it is
 	// ("Sluice's config topic"): no connector may produce to or consume
@@ -99,7 +99,7 @@ type Config struct {
 	StatusPartitions  int32
 	AgentLease        time.Duration
 	// AgentProbe is how often the leader probes each agent's presence
-	// (presence.go); 0: never, the lease alone finds lost agents.
+	// (reconciler/presence.go); 0: never, the lease alone finds lost agents.
 	AgentProbe          time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing keeps the lease.

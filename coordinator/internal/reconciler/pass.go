@@ -312,6 +312,8 @@ func (r *Reconciler) ensureTaskConfigs(ctx context.Context, m Instances, c store
 	if reflect.DeepEqual(ts.Configs, c.Tasks) {
 		return c, false
 	}
+	// Lock order: the connector's lock, then whatever the config store
+	// takes to write; never r.mu, which is not held here.
 	cs := r.cfg.Connectors
 	unlock, ok := cs.TryLock(c.Name)
 	if !ok {

@@ -270,10 +270,10 @@ func (r *Reconciler) Trigger() {
 // as it runs (sluice dev stopping a whole cluster in one process).
 func (r *Reconciler) StopAssigning() { r.assignStopped.Store(true) }
 
-// Run serves the term: the status queue, the presence probes and the
-// reconcile loop, until ctx ends. started runs once the status queue is
-// up, with it, before the loop's first pass (the leadership builds its
-// connector instances there, and returns them).
+// Run runs the term's loops — the presence probes and the reconcile loop
+// over the connector instances m — until ctx ends. The leadership starts
+// the status queue and the agent endpoints first (StartStatusQueue,
+// ServeAgents), since the instances it builds write to the queue.
 func (r *Reconciler) Run(ctx context.Context, m Instances) {
 	presence := make(chan struct{})
 	go func() { defer close(presence); r.presenceLoop(ctx) }()
@@ -282,7 +282,8 @@ func (r *Reconciler) Run(ctx context.Context, m Instances) {
 }
 
 // StartStatusQueue starts the term's status queue, writing with write,
-// until ctx ends; stop waits for it to end.
+// until ctx ends or stop is called; stop takes it out of use first, then
+// waits for it to end.
 func (r *Reconciler) StartStatusQueue(ctx context.Context, write func(context.Context, ...records.Record) error) (q *store.StatusQueue, stop func()) {
 	q = store.NewStatusQueue(write, store.StatusQueueOptions{Logger: r.log, BeforeWrite: r.cfg.BeforeStatusWrite})
 	qctx, qcancel := context.WithCancel(ctx)

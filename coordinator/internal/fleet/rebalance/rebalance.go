@@ -159,7 +159,9 @@ type Controller struct {
 	newID func(now time.Time) string
 	log   *slog.Logger
 	// mu makes starting a rebalance one step: the check that none runs
-	// and the write of the new one.
+	// and the write of the new one. Lock order: mu, then the store's own
+	// locks (the fleet state's, the writer's); the snapshot is taken
+	// before mu, so the reconciler's lock never nests inside it.
 	mu sync.Mutex
 }
 
