@@ -8,6 +8,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/validate"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -131,12 +132,12 @@ func (h *Herder) CreateConnector(ctx context.Context, req v1.CreateConnectorRequ
 		if target == "" {
 			target = records.TargetStarted
 		}
-		if _, err := h.createWithOffsets(ctx, name, target, config, initial, historyMeta{operation: v1.HistoryCreate}); err != nil {
+		if _, err := h.createWithOffsets(ctx, name, target, config, initial, offsets.Meta{Operation: v1.HistoryCreate}); err != nil {
 			return v1.CreatedConnector{}, err
 		}
-		status = &v1.Message{Message: msgAlterFramework}
+		status = &v1.Message{Message: offsets.MsgAlterFramework}
 		if initial.definite {
-			status.Message = msgAlterDefinite
+			status.Message = offsets.MsgAlterDefinite
 		}
 	} else {
 		if err := h.configs.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target}); err != nil {
@@ -287,7 +288,7 @@ func (h *Herder) setTarget(ctx context.Context, name, target string) error {
 // stay, as in Kafka Connect, unless resetOffsets asks to reset them too.
 func (h *Herder) DeleteConnector(ctx context.Context, name string, resetOffsets bool) error {
 	if resetOffsets {
-		return h.deleteAndReset(ctx, name)
+		return h.offs.ResetThen(ctx, name, func(ctx context.Context) error { return h.writeDelete(ctx, name) })
 	}
 	unlock := h.locks.Lock(name)
 	defer unlock()
@@ -302,7 +303,7 @@ func (h *Herder) writeDelete(ctx context.Context, name string) error {
 	if err := h.configs.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
 		return writeFailed(err, "Failed to delete connector %s", name)
 	}
-	h.forgetConnectorTopic(ctx, h.ownOffsetsTopic(old.Config))
+	h.offs.Topics().Forget(ctx, h.ownOffsetsTopic(old.Config))
 	if err := h.writeStatus(ctx, records.Record{Key: records.ConnectorStatusKey(name)}); err != nil {
 		h.log.Warn("removing connector status failed", "connector", name, "err", err)
 	}

@@ -11,6 +11,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -41,7 +42,7 @@ func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config ma
 	if err != nil {
 		return nil, err
 	}
-	definite, err := h.alterOffsetsHook(ctx, plugin, config, offsetval.ToConnect(in.entries))
+	definite, err := h.offs.AlterOffsetsHook(ctx, plugin, config, offsetval.ToConnect(in.entries))
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (h *Herder) validateInitialOffsets(ctx context.Context, name string, config
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := h.checkSinkPartitions(ctx, name, parsed); err != nil {
+		if err := h.offs.CheckSinkPartitions(ctx, name, parsed); err != nil {
 			return nil, nil, err
 		}
 		in.sink = parsed
@@ -85,11 +86,11 @@ type sourceSnapshot map[string]map[string]map[string]any
 // any config written and puts the previous offsets back.
 // The change is recorded in the offsets history as meta says, between the
 // snapshot and the writes; it returns the entry's id.
-func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta historyMeta) (_ string, err error) {
-	defer h.observeOffsets(metrics.KindAlter, time.Now(), &err)
+func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta offsets.Meta) (_ string, err error) {
+	defer h.offs.Observe(metrics.KindAlter)(&err)
 	c := store.Connector{Name: name, Config: config}
 	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
-		Topic: h.cfg.OffsetsTopic, FenceIDs: h.fenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}
+		Topic: h.cfg.OffsetsTopic, FenceIDs: h.offs.FenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}
 	group, topic := records.SinkGroupID(name, config), h.ownOffsetsTopic(config)
 	base.ConnectorTopic = topic
 	if in.kind == connect.KindSink {
@@ -101,18 +102,18 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 
 	// 3. Fence: no zombie may write under the name after the snapshot.
 	if in.kind == connect.KindSource {
-		if err := h.step(StepFence, func() error { return h.sendOffsets(ctx, base) }); err != nil {
+		if err := h.step(StepFence, func() error { return h.offs.Calls().Send(ctx, base) }); err != nil {
 			return "", fail(StepFence, err)
 		}
 	}
 	// 4. Snapshot what the name holds now.
 	var src sourceSnapshot
 	var sink []v1.SinkPartitionOffset
-	var current positions
+	var current offsets.Positions
 	if err := h.step(StepSnapshot, func() error {
 		var err error
 		if src, sink, err = h.snapshot(ctx, name, group, topic, in.kind); err == nil {
-			current, err = h.positionsOf(ctx, name, in.kind, group, topic)
+			current, err = h.offs.Positions(ctx, name, in.kind, group, topic)
 		}
 		return err
 	}); err != nil {
@@ -120,9 +121,9 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	}
 	initial := in.entries
 	if in.kind == connect.KindSink {
-		initial = sinkEntries(in.sink)
+		initial = offsets.SinkEntries(in.sink)
 	}
-	entry, err := h.beginHistory(ctx, name, base.Type, base.Group, base.ConnectorTopic, meta, current.replacedBy(initial))
+	entry, err := h.offs.History().Begin(ctx, name, base.Type, base.Group, base.ConnectorTopic, meta, current.ReplacedBy(initial))
 	if err != nil {
 		return "", fail(StepHistoryBegin, errors.Unwrap(err))
 	}
@@ -137,7 +138,7 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 		})
 	}
 	if writeErr == nil {
-		h.finishHistory(ctx, entry, nil)
+		h.offs.History().Finish(ctx, entry, nil)
 		return entry.ID, nil
 	}
 	// The rollback must run even when the caller went away: a client that
@@ -148,27 +149,22 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	err = h.rollbackCreate(rctx, name, step, writeErr, base, in, src, sink)
 	// A rollback that could not restore the previous offsets leaves the
 	// initial ones: the positions decide what the entry says.
-	h.settleHistory(rctx, entry, in.kind, err)
+	h.offs.History().Settle(rctx, entry, in.kind, err)
 	return "", err
 }
 
 // rollbackTimeout bounds a create's rollback: removing the config and
-// restoring the snapshot (each agent tried gets up to 60 s in sendOffsets).
+// restoring the snapshot (each agent tried gets up to 60 s: offsets.CallTimeout).
 const rollbackTimeout = 3 * time.Minute
 
 // step runs fn unless the fault hook fails the step first.
 func (h *Herder) step(name string, fn func() error) error {
-	if h.cfg.FaultHook != nil {
-		if err := h.cfg.FaultHook(name); err != nil {
-			return err
-		}
-	}
-	return fn()
+	return offsets.Step(h.cfg.FaultHook, name, fn)
 }
 
 func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
 	if kind == connect.KindSink {
-		cur, err := h.sinkOffsets(ctx, name, group)
+		cur, err := h.offs.SinkOffsets(ctx, name, group)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -179,7 +175,7 @@ func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind c
 		}
 		return nil, out, nil
 	}
-	view, release, err := h.sourceView(ctx, name, topic, "Failed to retrieve offsets for source connector %s")
+	view, release, err := h.offs.SourceView(ctx, name, topic, "Failed to retrieve offsets for source connector %s")
 	defer release()
 	if err != nil {
 		return nil, nil, err
@@ -221,7 +217,7 @@ func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
-		return h.sendOffsets(ctx, req)
+		return h.offs.Calls().Send(ctx, req)
 	}
 	initial := map[string]*string{}
 	for _, e := range in.entries {
@@ -238,14 +234,14 @@ func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 	for _, k := range sortedKeys(initial) {
 		writes = append(writes, v1.OffsetWrite{Key: k, Value: initial[k]})
 	}
-	view, release, err := h.sourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
+	view, release, err := h.offs.SourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
 	defer release()
 	if err != nil {
 		return err
 	}
 	legacy := base
 	legacy.Writes = offsetstore.Replace(view.Entries(name), writes)
-	return h.sendReplace(ctx, legacy, writes)
+	return h.offs.Calls().SendReplace(ctx, legacy, writes)
 }
 
 // rollbackCreate removes any config the create wrote and writes the
@@ -261,7 +257,7 @@ func (h *Herder) rollbackCreate(ctx context.Context, name, step string, cause er
 			removeErr = err
 		}
 	}
-	restoreErr := h.step(StepRestore, func() error { return h.sendOffsets(ctx, h.restoreRequest(base, name, in, src, sink)) })
+	restoreErr := h.step(StepRestore, func() error { return h.offs.Calls().Send(ctx, h.restoreRequest(base, name, in, src, sink)) })
 	if restoreErr == nil {
 		err := v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
 		if removeErr != nil {

@@ -39,6 +39,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
@@ -160,7 +161,9 @@ type Herder struct {
 	statuses *store.StatusStore
 	offsets  *offsetstore.Store
 	// stores follow connectors' own offsets topics beside offsets.
-	stores  *offsetstore.Registry
+	stores *offsetstore.Registry
+	// offs is the offsets service (offsetsports.go), built by Start.
+	offs    *offsets.Service
 	fleet   *store.FleetStore
 	elector *leader.Elector
 
@@ -292,7 +295,8 @@ func (h *Herder) Start(ctx context.Context) error {
 	if h.stores, err = offsetstore.NewRegistry(h.offsets, 5*time.Minute, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
-	h.stores.SetCreateGuard(h.connectorTopicGuard)
+	h.offs = h.newOffsets()
+	h.stores.SetCreateGuard(h.offs.Topics().Guard)
 	h.elector = leader.New(leader.Config{Conn: h.nc, GroupID: h.cfg.GroupID, ID: h.cfg.WorkerID + "/" + randomID(), URL: h.restURL(),
 		TTL: h.cfg.LeaderLease, Signer: h.cfg.LeaderSigner, Trust: h.cfg.LeaderTrust.With(h.cfg.LeaderSigner),
 		Callbacks: leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, Logger: h.log})

@@ -107,7 +107,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 			q.Enqueue(reconciler.ConnectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
 		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
-		Prepare:    h.prepareConnector,
+		Prepare:    h.offs.Topics().Prepare,
 		Logger:     h.log,
 	})
 	if err != nil {
@@ -126,7 +126,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	go func() { defer close(pushed); h.loggersLoop(ctx, l.term) }()
 	defer func() { <-pushed }()
 	resolved := make(chan struct{})
-	go func() { defer close(resolved); h.resolvePending(ctx) }()
+	go func() { defer close(resolved); h.offs.History().ResolvePending(ctx) }()
 	defer func() { <-resolved }()
 	fleetDone := make(chan struct{})
 	go func() { defer close(fleetDone); h.runFleet(ctx) }()

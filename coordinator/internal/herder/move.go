@@ -1,9 +1,7 @@
 package herder
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +9,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -59,7 +58,7 @@ func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequ
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
-	m := &move{h: h, old: old, to: to, config: config, copy: req.Copy, meta: historyMeta{operation: v1.HistoryMove}}
+	m := &move{h: h, old: old, to: to, config: config, copy: req.Copy, meta: offsets.Meta{Operation: v1.HistoryMove}}
 	m.res = v1.MoveResult{DryRun: req.DryRun, From: name, To: to, Copy: req.Copy, Config: config,
 		TargetState: restStates[old.TargetState], Offsets: []v1.ConnectorOffset{}}
 	if req.DryRun {
@@ -111,7 +110,7 @@ type move struct {
 	to     string
 	config map[string]string
 	copy   bool
-	meta   historyMeta
+	meta   offsets.Meta
 	res    v1.MoveResult
 	undo   []undoStep
 }
@@ -146,18 +145,18 @@ func (m *move) steps() []v1.MoveStep {
 // plan answers a dry run: the steps, and the positions the old connector
 // has now (those of a running one still move).
 func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
-	pos, err := m.h.positionsOf(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config), m.h.ownOffsetsTopic(m.old.Config))
+	pos, err := m.h.offs.Positions(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config), m.h.ownOffsetsTopic(m.old.Config))
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
-	offsets, err := numbered(pos.sorted())
+	positions, err := offsets.Numbered(pos.Sorted())
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
-	if _, _, err := m.h.validateInitialOffsets(ctx, m.to, m.config, offsets); err != nil {
+	if _, _, err := m.h.validateInitialOffsets(ctx, m.to, m.config, positions); err != nil {
 		return v1.MoveResult{}, err
 	}
-	m.res.Offsets = offsets
+	m.res.Offsets = positions
 	m.res.Steps = m.steps()
 	return m.res, nil
 }
@@ -177,25 +176,25 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 	if m.copy {
 		detail = "copied from " + name
 	}
-	var offsets []v1.ConnectorOffset
+	var positions []v1.ConnectorOffset
 	steps := []struct {
 		name string
 		do   func() error
 	}{
 		{MoveStepStop, func() error { return m.stop(ctx) }},
 		{MoveStepRead, func() error {
-			pos, err := h.positionsOf(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config), h.ownOffsetsTopic(m.old.Config))
+			pos, err := h.offs.Positions(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config), h.ownOffsetsTopic(m.old.Config))
 			if err == nil {
-				offsets, err = numbered(pos.sorted())
+				positions, err = offsets.Numbered(pos.Sorted())
 			}
 			return err
 		}},
 		{MoveStepCreate, func() error {
-			in, err := h.checkInitialOffsets(ctx, m.to, m.config, offsets)
+			in, err := h.checkInitialOffsets(ctx, m.to, m.config, positions)
 			if err != nil {
 				return err
 			}
-			id, err := h.createWithOffsets(ctx, m.to, records.TargetStopped, m.config, in, historyMeta{operation: v1.HistoryMove, detail: detail})
+			id, err := h.createWithOffsets(ctx, m.to, records.TargetStopped, m.config, in, offsets.Meta{Operation: v1.HistoryMove, Detail: detail})
 			if err == nil {
 				m.res.HistoryID = id
 				m.push("deleting the new connector and its positions", m.removeNew)
@@ -204,13 +203,12 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 		}},
 		{MoveStepClear, func() error {
 			c, _ := h.configs.State.Get(name)
-			_, err := h.applyOffsets(ctx, name, c, offsetsChange{op: v1.OffsetsOpReset, meta: historyMeta{operation: v1.HistoryMove, detail: "moved to " + m.to}})
+			err := h.offs.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "moved to " + m.to}})
 			if err == nil {
 				m.push("restoring the old connector's positions", func(ctx context.Context) error {
 					c, _ := h.configs.State.Get(name)
-					_, err := h.applyOffsets(ctx, name, c, offsetsChange{op: v1.OffsetsOpAlter, entries: offsets,
-						meta: historyMeta{operation: v1.HistoryRestore, detail: "a failed move to " + m.to + " put them back"}})
-					return err
+					return h.offs.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpAlter, Entries: positions,
+						Meta: offsets.Meta{Operation: v1.HistoryRestore, Detail: "a failed move to " + m.to + " put them back"}})
 				})
 			}
 			return err
@@ -240,7 +238,7 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 		}
 		m.res.Steps[i].State = "done"
 	}
-	m.res.Offsets = offsets
+	m.res.Offsets = positions
 	if m.res.Offsets == nil {
 		m.res.Offsets = []v1.ConnectorOffset{}
 	}
@@ -263,7 +261,7 @@ func (m *move) stop(ctx context.Context) error {
 		h.trigger()
 	}
 	c, _ := h.configs.State.Get(name)
-	if !h.awaitTasksStopped(ctx, name, c) {
+	if !h.offs.Calls().AwaitTasksStopped(ctx, name, c) {
 		return fmt.Errorf("not every agent confirmed the tasks of %s stopped within the task shutdown timeout", name)
 	}
 	return nil
@@ -277,7 +275,7 @@ func (m *move) removeNew(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	if _, err := h.applyOffsets(ctx, m.to, c, offsetsChange{op: v1.OffsetsOpReset, meta: historyMeta{operation: v1.HistoryMove, detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
+	if err := h.offs.Apply(ctx, m.to, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
 		return err
 	}
 	return h.writeDelete(ctx, m.to)
@@ -316,18 +314,4 @@ func (m *move) fail(ctx context.Context, step string, cause error) error {
 	}
 	return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s); %s is as it was and %s does not exist",
 		name, m.to, step, causeText(cause), name, m.to)
-}
-
-// numbered gives offsets' numbers the JSON form a REST request has, so that
-// positions read from Kafka go through the checks of initial_offsets as a
-// client's would.
-func numbered(offsets []v1.ConnectorOffset) ([]v1.ConnectorOffset, error) {
-	b, err := json.Marshal(offsets)
-	if err != nil {
-		return nil, err
-	}
-	var out []v1.ConnectorOffset
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return out, dec.Decode(&out)
 }

@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
@@ -151,7 +152,7 @@ func (h *Herder) sinkLag(ctx context.Context, config map[string]string, group st
 	if err != nil {
 		return nil, fmt.Errorf("list the offsets of %v: %w", topics, err)
 	}
-	committed, err := h.groupOffsets(ctx, group)
+	committed, err := offsets.KafkaReader{Admin: h.admin}.GroupOffsets(ctx, group)
 	if err != nil {
 		return nil, fmt.Errorf("fetch the committed offsets of group %s: %w", group, err)
 	}

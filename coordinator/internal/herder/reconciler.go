@@ -167,7 +167,7 @@ func (p recPorts) PutFencingCount(ctx context.Context, name string, count int) e
 
 func (p recPorts) Fence(ctx context.Context, c store.Connector) error {
 	h := p.h
-	return h.sendOffsets(ctx, v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.fenceIDs(c.Name, c)})
+	return h.offs.Calls().Send(ctx, v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)})
 }
 
 // The rest of the leadership (reconciler.Listener).

@@ -27,7 +27,7 @@ import (
 //	    records are no evidence: clusters may share it).
 //
 // A connector's own offsets topic is made sure of by the leader whenever
-// it starts the connector (prepareConnector): one that vanished fails the
+// it starts the connector (offsets.Topics.Prepare): one that vanished fails the
 // connector; agents never create one (their tasks fail instead).
 
 // internalTopic is a topic the coordinator needs, as it would create it.

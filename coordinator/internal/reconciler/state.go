@@ -59,9 +59,20 @@ func (r *Reconciler) LastSeen(agent string) (time.Time, bool) {
 // TasksOfConnector are the tasks of connector that any agent reports or
 // that are placed.
 func (r *Reconciler) TasksOfConnector(connector string) []v1.TaskID {
+	_, tasks := r.Holders(connector)
+	return tasks
+}
+
+// Holders are, at one instant, every known agent and the tasks of
+// connector that any agent reports or that are placed: who may hold one of
+// its tasks.
+func (r *Reconciler) Holders(connector string) (agents []string, tasks []v1.TaskID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append(r.agents.ReportedOf(connector), r.placed.OfConnector(connector)...)
+	for _, a := range r.agents.Agents() {
+		agents = append(agents, a.ID)
+	}
+	return agents, append(r.agents.ReportedOf(connector), r.placed.OfConnector(connector)...)
 }
 
 // ForgetReported drops ids from what agent reports (they stopped).

@@ -1,4 +1,4 @@
-package herder
+package offsets
 
 import (
 	"context"
@@ -14,24 +14,26 @@ import (
 	"github.com/sluice-io/sluice/shared/topicguard"
 )
 
-// checkSinkPartitions refuses sink offsets that name a partition the
-// broker does not have, before any is sent to an agent: Kafka would refuse
-// the whole change there, as a 500 that does not say which entry was wrong.
-func (h *Herder) checkSinkPartitions(ctx context.Context, name string, offsets []offsetval.SinkOffset) error {
-	counts := map[string]int{}
-	guard := topicguard.New(h.reservedTopics(h.configs.State.All()))
-	for _, topic := range offsetval.SinkTopics(offsets) {
+// CheckSinkPartitions refuses sink offsets that name a reserved topic, or
+// a partition the broker does not have, before any is sent to an agent:
+// Kafka would refuse the whole change there, as a 500 that does not say
+// which entry was wrong.
+func (s *Service) CheckSinkPartitions(ctx context.Context, name string, offsets []offsetval.SinkOffset) error {
+	topics := offsetval.SinkTopics(offsets)
+	guard := topicguard.New(s.cfg.Reserved())
+	for _, topic := range topics {
 		if err := guard.Check(topic); err != nil {
 			return v1.Errorf(v1.CodeBadRequest, "Invalid kafka_topic %s in the offsets of connector %s: the %v", topic, name, err)
 		}
 	}
-	if topics := offsetval.SinkTopics(offsets); len(topics) > 0 {
+	counts := map[string]int{}
+	if len(topics) > 0 {
 		mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		var details kadm.TopicDetails
 		err := kafkautil.Retry(mctx, func() error {
 			var err error
-			if details, err = h.admin.ListTopics(mctx, topics...); err != nil {
+			if details, err = s.cfg.Admin.ListTopics(mctx, topics...); err != nil {
 				return err
 			}
 			for _, d := range details {
@@ -42,7 +44,7 @@ func (h *Herder) checkSinkPartitions(ctx context.Context, name string, offsets [
 			return nil
 		})
 		if err != nil {
-			h.log.Error("reading the metadata of the topics of a sink offsets change failed", "connector", name, "topics", topics, "err", err)
+			s.log.Error("reading the metadata of the topics of a sink offsets change failed", "connector", name, "topics", topics, "err", err)
 			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", name)
 		}
 		for topic, d := range details {

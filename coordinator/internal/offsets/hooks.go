@@ -1,4 +1,4 @@
-package herder
+package offsets
 
 import (
 	"context"
@@ -9,22 +9,22 @@ import (
 	"github.com/sluice-io/sluice/connect"
 )
 
-// alterOffsetsHook asks the connector's OffsetAlterer, if it has one, about
+// AlterOffsetsHook asks the connector's OffsetAlterer, if it has one, about
 // an offsets change, on its config with the config providers' placeholders
 // resolved (Kafka Connect's worker hands alterOffsets the transformed
 // config too). A refusal, or a placeholder that cannot be resolved, is a
 // 400 with its message; definite reports the connector acknowledged the
-// change itself.
+// change itself. plugin is the config's plugin as the caller chose it.
 //
 // A Java plugin's alterOffsets runs on an agent whose host has it; with no
 // such agent live the change is refused, as nobody can ask the connector.
-func (h *Herder) alterOffsetsHook(ctx context.Context, plugin *connect.Plugin, config map[string]string, offsets []connect.Offset) (definite bool, err error) {
-	resolved, err := h.cfg.Providers.Transform(config)
+func (s *Service) AlterOffsetsHook(ctx context.Context, plugin *connect.Plugin, config map[string]string, offsets []connect.Offset) (definite bool, err error) {
+	resolved, err := s.cfg.Providers.Transform(config)
 	if err != nil {
 		return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
 	}
-	if c, ok := h.choosePlugin(config); ok && c.java() {
-		return h.alterOffsetsJava(ctx, c, resolved, offsets)
+	if c, ok := s.cfg.Plugins.Choose(config); ok && c.Java {
+		return s.alterOffsetsJava(ctx, c, resolved, offsets)
 	}
 	hook, ok := plugin.NewConnector().(connect.OffsetAlterer)
 	if !ok {
@@ -37,23 +37,24 @@ func (h *Herder) alterOffsetsHook(ctx context.Context, plugin *connect.Plugin, c
 }
 
 // alterOffsetsJava runs a Java connector's alterOffsets on an agent.
-func (h *Herder) alterOffsetsJava(ctx context.Context, c pluginChoice, config map[string]string, offsets []connect.Offset) (bool, error) {
-	agents := h.hostAgents(c)
+func (s *Service) alterOffsetsJava(ctx context.Context, c Plugin, config map[string]string, offsets []connect.Offset) (bool, error) {
+	class := c.Plugin.Class
+	agents, none := s.cfg.Hosts.HostAgents(class, c.Pinned)
 	if len(agents) == 0 {
-		return false, v1.Errorf(v1.CodeBadRequest, "%s: nobody can ask connector %s about the offsets change", noHostAgent(c), c.Class)
+		return false, v1.Errorf(v1.CodeBadRequest, "%s: nobody can ask connector %s about the offsets change", none, class)
 	}
 	wire := make([]v1.ConnectorOffset, len(offsets))
 	for i, o := range offsets {
 		wire[i] = v1.ConnectorOffset{Partition: o.Partition, Offset: o.Offset}
 	}
-	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpAlterOffsets, Class: c.Class, Version: c.Pinned,
+	reply, err := s.cfg.Hosts.CallAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpAlterOffsets, Class: class, Version: c.Pinned,
 		Config: config, Offsets: wire})
 	if err != nil {
 		if e := (*v1.Error)(nil); errors.As(err, &e) && !v1.IsCode(err, v1.CodeUnavailable) {
 			// The connector's refusal: its message, as a Go hook's.
 			return false, v1.Errorf(v1.CodeBadRequest, "%s", e.Message)
 		}
-		return false, fmt.Errorf("asking connector %s about the offsets change: %w", c.Class, err)
+		return false, fmt.Errorf("asking connector %s about the offsets change: %w", class, err)
 	}
 	return reply.Definite, nil
 }

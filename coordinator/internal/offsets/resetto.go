@@ -1,4 +1,4 @@
-package herder
+package offsets
 
 import (
 	"context"
@@ -15,49 +15,40 @@ import (
 // kafka-consumer-groups --reset-offsets does, but fenced and recorded like
 // PATCH. A source's offsets are no Kafka positions: only "earliest", which
 // is DELETE …/offsets, applies to one.
-func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error) {
+func (s *Service) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error) {
 	rule, err := sinkreset.Parse(req)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
-	unlock := h.locks.Lock(name)
+	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
-	c, err := h.checkStopped(name)
+	c, err := s.checkStopped(name)
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
-	plugin, ok := h.pluginOf(c.Config)
+	choice, ok := s.cfg.Plugins.Choose(c.Config)
 	if !ok {
-		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeInternal, "%s", h.reg.UnknownConnectorMessage(c.Config["connector.class"]))
+		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeInternal, "%s", s.cfg.Plugins.UnknownConnectorMessage(c.Config["connector.class"]))
 	}
-	meta := historyMeta{operation: v1.HistoryResetTo, detail: rule.Describe()}
-	if plugin.Kind == connect.KindSource {
+	meta := Meta{Operation: v1.HistoryResetTo, Detail: rule.Describe()}
+	if choice.Plugin.Kind == connect.KindSource {
 		if !rule.SourceApplicable() {
 			return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest,
 				"Connector %s is a source connector: its offsets are positions in the system it reads, not in Kafka topics, so only {\"to\": \"earliest\"} (without topics or partitions) applies to it, which resets them as DELETE /connectors/%s/offsets does; set other positions with PATCH /connectors/%s/offsets",
 				name, name, name)
 		}
-		return h.changeLocked(ctx, name, c, offsetsChange{op: v1.OffsetsOpReset, meta: meta, dryRun: req.DryRun})
+		return s.changeLocked(ctx, name, c, Change{Op: v1.OffsetsOpReset, Meta: meta, DryRun: req.DryRun})
 	}
-	group := records.SinkGroupID(name, c.Config)
-	current, err := h.positionsOf(ctx, name, connect.KindSink, group, "")
+	current, err := s.read.of(ctx, name, connect.KindSink, records.SinkGroupID(name, c.Config), "")
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
-	committed := map[string]map[int32]int64{}
-	for _, o := range current {
-		t, p := o.Partition["kafka_topic"].(string), o.Partition["kafka_partition"].(int32)
-		if committed[t] == nil {
-			committed[t] = map[int32]int64{}
-		}
-		committed[t][p] = o.Offset["kafka_offset"].(int64)
-	}
 	// The topics may be a config provider's placeholder.
-	config, err := h.cfg.Providers.Transform(c.Config)
+	config, err := s.cfg.Providers.Transform(c.Config)
 	if err != nil {
 		return v1.OffsetsChanges{}, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
 	}
-	targets, err := sinkreset.Resolve(ctx, h.admin, rule, config, committed)
+	targets, err := sinkreset.Resolve(ctx, s.cfg.Admin, rule, config, committedOf(current))
 	if err != nil {
 		return v1.OffsetsChanges{}, err
 	}
@@ -71,9 +62,22 @@ func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.Offsets
 			Offset:    map[string]any{"kafka_offset": t.To},
 		})
 	}
-	entries, err = numbered(entries)
+	entries, err = Numbered(entries)
 	if err != nil {
 		return v1.OffsetsChanges{}, fmt.Errorf("offsets of the reset: %w", err)
 	}
-	return h.changeLocked(ctx, name, c, offsetsChange{op: v1.OffsetsOpAlter, entries: entries, meta: meta, dryRun: req.DryRun})
+	return s.changeLocked(ctx, name, c, Change{Op: v1.OffsetsOpAlter, Entries: entries, Meta: meta, DryRun: req.DryRun})
+}
+
+// committedOf are a sink's positions as topic → partition → offset.
+func committedOf(current Positions) map[string]map[int32]int64 {
+	committed := map[string]map[int32]int64{}
+	for _, o := range current {
+		t, p := o.Partition["kafka_topic"].(string), o.Partition["kafka_partition"].(int32)
+		if committed[t] == nil {
+			committed[t] = map[int32]int64{}
+		}
+		committed[t][p] = o.Offset["kafka_offset"].(int64)
+	}
+	return committed
 }

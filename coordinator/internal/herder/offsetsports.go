@@ -1,0 +1,194 @@
+package herder
+
+import (
+	"context"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+)
+
+// The offsets service (coordinator/internal/offsets) wired to the herder:
+// its ports satisfied from the herder's parts, and the REST operations
+// forwarded to it.
+
+// History is where the herder records every change of a connector's
+// positions (offsets.History).
+type History = offsets.History
+
+// StepHistoryBegin is the offsets service's step of writing the pending
+// history entry, which a create with initial offsets names too.
+const StepHistoryBegin = offsets.StepHistoryBegin
+
+// newOffsets builds the offsets service once the stores it reads are
+// open (Start).
+func (h *Herder) newOffsets() *offsets.Service {
+	ports := offsetsPorts{h}
+	return offsets.New(offsets.Config{
+		GroupID:             h.cfg.GroupID,
+		OffsetsTopic:        h.cfg.OffsetsTopic,
+		ClusterID:           h.clusterID,
+		AgentLease:          h.cfg.AgentLease,
+		TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
+		Term:                h.term.Load,
+		Connectors:          h.configs.State,
+		Locks:               h.locks,
+		Plugins:             ports,
+		Hosts:               ports,
+		Agents:              ports,
+		RPC:                 h.rpc,
+		Reader:              offsets.KafkaReader{Admin: h.admin, Stores: h.stores},
+		History:             h.cfg.History,
+		Marks:               ports,
+		Admin:               h.admin,
+		TopicClient:         h.adminCl,
+		Stores:              h.stores,
+		Reserved:            func() map[string]string { return h.reservedTopics(h.configs.State.All()) },
+		MayCreate:           func(topic string) error { return h.mayCreate(h.connectorTopic(topic), "") },
+		Providers:           h.cfg.Providers,
+		Metrics:             h.cfg.Metrics,
+		Principal:           principalOf,
+		Faults:              h.cfg.FaultHook,
+		Logger:              h.log,
+	})
+}
+
+// connectorTopic is a connector's own offsets topic, as the offsets
+// service creates it.
+func (h *Herder) connectorTopic(topic string) internalTopic {
+	return internalTopic{spec: kafkautil.TopicSpec{Name: topic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
+		setting: "offsets.storage.topic", loss: "restart the connector's source tasks from the worker offsets topic's positions, or from scratch"}
+}
+
+// GetOffsets answers GET /connectors/{name}/offsets.
+func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error) {
+	return h.offs.GetOffsets(ctx, name)
+}
+
+// AlterOffsets answers PATCH /connectors/{name}/offsets.
+func (h *Herder) AlterOffsets(ctx context.Context, name string, o []v1.ConnectorOffset) (v1.Message, error) {
+	return h.offs.AlterOffsets(ctx, name, o)
+}
+
+// ResetOffsets answers DELETE /connectors/{name}/offsets.
+func (h *Herder) ResetOffsets(ctx context.Context, name string) (v1.Message, error) {
+	return h.offs.ResetOffsets(ctx, name)
+}
+
+// PreviewOffsets answers POST /sluice/connectors/{name}/offsets/preview.
+func (h *Herder) PreviewOffsets(ctx context.Context, name string, req v1.OffsetsPreviewRequest) (v1.OffsetsChanges, error) {
+	return h.offs.PreviewOffsets(ctx, name, req)
+}
+
+// ResetOffsetsTo answers POST /sluice/connectors/{name}/offsets/reset.
+func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error) {
+	return h.offs.ResetOffsetsTo(ctx, name, req)
+}
+
+// OffsetsHistory answers GET /sluice/connectors/{name}/offsets/history.
+func (h *Herder) OffsetsHistory(ctx context.Context, name string, limit int, before string) (v1.OffsetsHistory, error) {
+	return h.offs.OffsetsHistory(ctx, name, limit, before)
+}
+
+// OffsetsHistoryEntry answers GET …/offsets/history/{id}.
+func (h *Herder) OffsetsHistoryEntry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error) {
+	return h.offs.OffsetsHistoryEntry(ctx, name, id)
+}
+
+// UndoOffsets answers POST …/offsets/history/{id}/undo.
+func (h *Herder) UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (v1.OffsetsChanges, error) {
+	return h.offs.UndoOffsets(ctx, name, id, force, dryRun)
+}
+
+// RestoreOffsets answers POST /sluice/connectors/{name}/offsets/restore.
+func (h *Herder) RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error) {
+	return h.offs.RestoreOffsets(ctx, name, req)
+}
+
+// ownOffsetsTopic is a source connector's own offsets topic, "" for none
+// (offsets.Topics.Own).
+func (h *Herder) ownOffsetsTopic(config map[string]string) string {
+	return h.offs.Topics().Own(config)
+}
+
+// offsetsPorts is the herder as the offsets service's ports see it.
+type offsetsPorts struct{ h *Herder }
+
+var (
+	_ offsets.Plugins    = offsetsPorts{}
+	_ offsets.Hosts      = offsetsPorts{}
+	_ offsets.Agents     = offsetsPorts{}
+	_ offsets.TopicMarks = offsetsPorts{}
+)
+
+// Choose implements offsets.Plugins.
+func (p offsetsPorts) Choose(config map[string]string) (offsets.Plugin, bool) {
+	c, ok := p.h.choosePlugin(config)
+	if !ok {
+		return offsets.Plugin{}, false
+	}
+	return offsets.Plugin{Plugin: c.plugin(), Java: c.java(), Pinned: c.Pinned}, true
+}
+
+// Type implements offsets.Plugins.
+func (p offsetsPorts) Type(config map[string]string) string { return p.h.connectorType(config) }
+
+// UnknownConnectorMessage implements offsets.Plugins.
+func (p offsetsPorts) UnknownConnectorMessage(class string) string {
+	return p.h.reg.UnknownConnectorMessage(class)
+}
+
+// HostAgents implements offsets.Hosts.
+func (p offsetsPorts) HostAgents(class, pinned string) ([]string, string) {
+	c := pluginChoice{Class: class, Pinned: pinned}
+	return p.h.hostAgents(c), noHostAgent(c)
+}
+
+// CallAnyHost implements offsets.Hosts.
+func (p offsetsPorts) CallAnyHost(ctx context.Context, agents []string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	return p.h.callAnyHost(ctx, agents, req)
+}
+
+// Holders implements offsets.Agents: the registry and the placements at
+// one instant (reconciler.Holders).
+func (p offsetsPorts) Holders(connector string) ([]string, []v1.TaskID) {
+	return p.h.rec.Holders(connector)
+}
+
+// Revoke implements offsets.Agents.
+func (p offsetsPorts) Revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
+	return p.h.revoke(ctx, agent, ids)
+}
+
+// ForgetReported implements offsets.Agents.
+func (p offsetsPorts) ForgetReported(agent string, ids []v1.TaskID) {
+	p.h.rec.ForgetReported(agent, ids)
+}
+
+// Registered implements offsets.Agents.
+func (p offsetsPorts) Registered(features ...string) []string {
+	return p.h.rec.Registered(features...)
+}
+
+// LastSeen implements offsets.Agents.
+func (p offsetsPorts) LastSeen(agent string) (time.Time, bool) {
+	return p.h.rec.LastSeen(agent)
+}
+
+// Marked implements offsets.TopicMarks.
+func (p offsetsPorts) Marked(topic string) bool {
+	_, ok := p.h.fleet.State.Topic(topic)
+	return ok
+}
+
+// Mark implements offsets.TopicMarks.
+func (p offsetsPorts) Mark(ctx context.Context, topic string, mark store.TopicMark) error {
+	return p.h.fleet.Apply(ctx, store.MarkTopic{Name: topic, Mark: mark})
+}
+
+// Forget implements offsets.TopicMarks.
+func (p offsetsPorts) Forget(ctx context.Context, topic string) error {
+	return p.h.fleet.Apply(ctx, store.ForgetTopic{Name: topic})
+}

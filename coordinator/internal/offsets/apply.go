@@ -1,0 +1,276 @@
+package offsets
+
+import (
+	"context"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/steptimer"
+)
+
+// Change is one change of a stopped connector's positions: what the agent
+// does (Op), the new positions of an alter, how the history entry names
+// it, and whether it is only a dry run.
+type Change struct {
+	// Op is v1.OffsetsOpAlter or v1.OffsetsOpReset.
+	Op      string
+	Entries []v1.ConnectorOffset
+	Meta    Meta
+	DryRun  bool
+}
+
+// result is what a change did, or with a dry run would do.
+type result struct {
+	definite  bool
+	changes   []v1.OffsetChange
+	historyID string
+}
+
+// Apply makes ch on connector c, named name, which is STOPPED; the caller
+// holds name's lock (a move of a connector holds both names').
+func (s *Service) Apply(ctx context.Context, name string, c store.Connector, ch Change) error {
+	_, err := s.apply(ctx, name, c, ch)
+	return err
+}
+
+// apply validates, runs the connector's hook, waits for the tasks to be
+// confirmed stopped, records the change as pending in the offsets history,
+// has an agent write it and marks the entry. A dry run stops after the
+// validation, with the changes the current positions give: it calls no
+// hook, as a connector's hook may act on an external system.
+func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch Change) (result, error) {
+	choice, ok := s.cfg.Plugins.Choose(c.Config)
+	if !ok {
+		return result{}, v1.Errorf(v1.CodeInternal, "%s", s.cfg.Plugins.UnknownConnectorMessage(c.Config["connector.class"]))
+	}
+	plugin := choice.Plugin
+	op, entries := ch.Op, ch.Entries
+	req := v1.OffsetsRequest{Term: s.cfg.Term(), Connector: name, Op: op}
+	steps := steptimer.New()
+	defer func() {
+		s.log.Debug("offsets: operation", append([]any{"connector", name, "op", op}, steps.Attrs()...)...)
+	}()
+	var hookOffsets []connect.Offset
+	var changes []v1.OffsetChange
+	// current reads the positions the change moves from and works out
+	// the changes — and for a source, the records that make them.
+	var current func() error
+	switch plugin.Kind {
+	case connect.KindSource:
+		if op == v1.OffsetsOpAlter {
+			if err := offsetval.Source(entries); err != nil {
+				return result{}, err
+			}
+		}
+		req.Type, req.Topic = v1.TypeSource, s.cfg.OffsetsTopic
+		req.FenceIDs, req.TxnID = s.FenceIDs(name, c), records.TransactionalID(s.cfg.GroupID, name, 0)
+		current = func() error {
+			stored, topic, err := s.read.source(ctx, name, s.topics.Own(c.Config), "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s")
+			if err != nil {
+				return err
+			}
+			steps.Done("read")
+			writes, hook, err := sourceWrites(name, stored, entries, op)
+			if err != nil {
+				return err
+			}
+			req.Writes, req.ConnectorTopic, hookOffsets = writes, topic, hook
+			changes = changesFrom(sourcePositions(stored), op, entries)
+			return nil
+		}
+	case connect.KindSink:
+		req.Type, req.Group = v1.TypeSink, records.SinkGroupID(name, c.Config)
+		if op == v1.OffsetsOpAlter {
+			parsed, err := offsetval.Sink(entries)
+			if err != nil {
+				return result{}, err
+			}
+			if err := s.CheckSinkPartitions(ctx, name, parsed); err != nil {
+				return result{}, err
+			}
+			for _, p := range parsed {
+				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
+			}
+			hookOffsets = offsetval.ToConnect(entries)
+			entries = SinkEntries(parsed)
+		} else {
+			cur, err := s.read.sink(ctx, name, req.Group)
+			if err != nil {
+				return result{}, v1.Errorf(v1.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
+			}
+			for _, o := range cur.Offsets {
+				hookOffsets = append(hookOffsets, connect.Offset{Partition: o.Partition})
+			}
+		}
+		current = func() error {
+			cur, err := s.read.of(ctx, name, plugin.Kind, req.Group, "")
+			if err != nil {
+				return err
+			}
+			changes = changesFrom(cur, op, entries)
+			return nil
+		}
+	default:
+		return result{}, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
+	}
+	if ch.DryRun {
+		err := current()
+		return result{changes: changes}, err
+	}
+	s.calls.AwaitTasksStopped(ctx, name, c)
+	steps.Done("stopped")
+	// The positions are read once the tasks are stopped: a stopping task
+	// commits its last offsets, which are what the change moves from.
+	if err := current(); err != nil {
+		return result{}, err
+	}
+	entry, err := s.hist.Begin(ctx, name, req.Type, req.Group, req.ConnectorTopic, ch.Meta, changes)
+	if err != nil {
+		return result{}, historyRefused(name, err)
+	}
+	// The hook runs once the change is recorded as pending: it may act on
+	// an external system, which no refusal could take back.
+	definite, err := s.AlterOffsetsHook(ctx, plugin, c.Config, hookOffsets)
+	if err != nil {
+		s.hist.Finish(ctx, entry, err)
+		return result{}, err
+	}
+	steps.Done("hook")
+	send := s.calls.sendWritten
+	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
+		// The agent works a reset out from the offsets topic itself, so
+		// the request stays small however many partitions accumulated.
+		send = func(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+			return s.calls.sendReplaceWritten(ctx, req, nil)
+		}
+	}
+	// A source's agent answers once its transaction committed; the wait
+	// until read_committed readers see it runs here, beside the history
+	// marker, rather than before it.
+	req.CallerWaits = req.Type == v1.TypeSource
+	var written []v1.WrittenOffset
+	err = s.step(StepApplyOffsets, func() error {
+		var err error
+		written, err = send(ctx, req)
+		return err
+	})
+	steps.Done("agent")
+	visible := make(chan struct{})
+	go func() {
+		defer close(visible)
+		s.awaitVisible(ctx, name, written)
+	}()
+	s.hist.Settle(ctx, entry, plugin.Kind, err)
+	<-visible
+	steps.Done("marker, visible")
+	if err != nil {
+		return result{}, err
+	}
+	return result{definite: definite, changes: changes, historyID: entry.ID}, nil
+}
+
+// awaitVisible waits until read_committed readers see what an agent
+// wrote (v1.OffsetsReply.Written; nothing when the agent waited itself),
+// so that a GET after the answer shows the change. A wait that runs out
+// is logged: the change is committed, and readers wait for it themselves.
+func (s *Service) awaitVisible(ctx context.Context, name string, written []v1.WrittenOffset) {
+	if len(written) == 0 {
+		return
+	}
+	want := map[string]map[int32]int64{}
+	for _, w := range written {
+		if want[w.Topic] == nil {
+			want[w.Topic] = map[int32]int64{}
+		}
+		want[w.Topic][w.Partition] = w.Offset
+	}
+	// Not ended by a REST client that leaves: the connector stays locked
+	// until the change is visible, so a resume right after cannot start
+	// its tasks from the positions before it.
+	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), visibleTimeout)
+	defer cancel()
+	if err := kafkautil.WaitVisible(vctx, s.cfg.Admin, want); err != nil {
+		s.log.Warn("offsets: committed, but not yet visible to readers", "connector", name, "err", err)
+	}
+}
+
+// visibleTimeout bounds awaitVisible.
+const visibleTimeout = 10 * time.Second
+
+// changesFrom are the changes op makes over the positions current: an
+// alter's entries, each from its current position; a reset's removal of
+// every position.
+func changesFrom(current Positions, op string, entries []v1.ConnectorOffset) []v1.OffsetChange {
+	if op == v1.OffsetsOpReset {
+		return current.ReplacedBy(nil)
+	}
+	return current.changesTo(entries)
+}
+
+// sourceWrites turns entries into offsets-topic records, given what the
+// connector has (stored). An altered partition is written under its
+// canonical key, and every other key encoding seen for it is tombstoned, so
+// it keeps a single identity; a reset tombstones every key of every
+// partition the connector has.
+func sourceWrites(name string, stored []offsetstore.Entry, entries []v1.ConnectorOffset, op string) ([]v1.OffsetWrite, []connect.Offset, error) {
+	var hook []connect.Offset
+	if op == v1.OffsetsOpReset {
+		for _, e := range stored {
+			if e.Live {
+				hook = append(hook, connect.Offset{Partition: e.Partition})
+			}
+		}
+		return offsetstore.Replace(stored, nil), hook, nil
+	}
+	rawKeys := map[string][]string{}
+	for _, e := range stored {
+		rawKeys[records.PartitionID(e.Partition)] = e.RawKeys
+	}
+	var writes []v1.OffsetWrite
+	for _, e := range entries {
+		key, err := records.EncodeOffsetKey(name, e.Partition)
+		if err != nil {
+			return nil, nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+		}
+		for _, k := range rawKeys[records.PartitionID(e.Partition)] {
+			if k != string(key) {
+				writes = append(writes, v1.OffsetWrite{Key: k})
+			}
+		}
+		w := v1.OffsetWrite{Key: string(key)}
+		if e.Offset != nil {
+			val, err := records.EncodeOffsetValue(e.Offset)
+			if err != nil {
+				return nil, nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+			}
+			v := string(val)
+			w.Value = &v
+		}
+		writes = append(writes, w)
+		hook = append(hook, connect.Offset{Partition: e.Partition, Offset: e.Offset})
+	}
+	return writes, hook, nil
+}
+
+// FenceIDs lists every transactional id that may hold the connector's
+// offsets: every task id the name ever had (a task of a since-lowered
+// tasks.max may still run on a cut-off agent), and up to tasks.max.
+func (s *Service) FenceIDs(name string, c store.Connector) []string {
+	return fenceIDs(&s.cfg, name, c)
+}
+
+func fenceIDs(cfg *Config, name string, c store.Connector) []string {
+	n := max(cfg.Connectors.TaskIDBound(name), instances.MaxTasks(c.Config))
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = records.TransactionalID(cfg.GroupID, name, i)
+	}
+	return ids
+}
