@@ -148,6 +148,7 @@ func Advance(r *v1.Rebalance, s reconciler.Snapshot) (starts []Start, changed bo
 // RunningError refuses a rebalance while another runs.
 type RunningError struct{ ID string }
 
+// Error implements error.
 func (e *RunningError) Error() string { return fmt.Sprintf("rebalance %s is still running", e.ID) }
 
 // Controller starts rebalances and drives the running one while this
