@@ -28,7 +28,7 @@ func (h *Herder) ListAgents(ctx context.Context) (v1.AgentList, error) {
 		return v1.AgentList{}, err
 	}
 	marks := h.fleet.State.Agents()
-	agents, placed := h.rec.AgentsAndPlacements()
+	agents, placed := h.agents.AgentsAndPlacements()
 	out := v1.AgentList{Agents: []v1.AgentInfo{}}
 	seen := map[string]bool{}
 	for _, a := range agents {
@@ -116,7 +116,7 @@ func (h *Herder) knownAgent(id string) error {
 	if _, marked := h.fleet.State.Agent(id); marked {
 		return nil
 	}
-	if !h.rec.Known(id) {
+	if !h.agents.Known(id) {
 		return agentNotFound(id)
 	}
 	return nil

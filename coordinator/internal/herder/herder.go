@@ -183,6 +183,7 @@ type Herder struct {
 	// drains and rebalances are the fleet controllers that move tasks
 	// through it, woken by moveDone.
 	rec        *reconciler.Reconciler
+	agents     *reconciler.Table // rec's: what the leader knows of its agents
 	drains     *drain.Controller
 	rebalances *rebalance.Controller
 	moveDone   <-chan struct{}

@@ -83,7 +83,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	// Off the path to leading: marks only matter once a topic vanishes.
 	go h.markTopics(ctx)
-	q, stopStatuses := h.rec.StartStatusQueue(ctx, h.statuses.Write)
+	q, stopStatuses := h.rec.Status().Start(ctx, h.statuses.Write)
 	defer stopStatuses()
 	eps, err := h.rec.ServeAgents(l.term)
 	if err != nil {

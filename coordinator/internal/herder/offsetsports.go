@@ -154,7 +154,7 @@ func (p offsetsPorts) CallAnyHost(ctx context.Context, agents []string, req v1.P
 // Holders implements offsets.Agents: the registry and the placements at
 // one instant (reconciler.Holders).
 func (p offsetsPorts) Holders(connector string) ([]string, []v1.TaskID) {
-	return p.h.rec.Holders(connector)
+	return p.h.agents.Holders(connector)
 }
 
 // Revoke implements offsets.Agents.
@@ -164,17 +164,17 @@ func (p offsetsPorts) Revoke(ctx context.Context, agent string, ids []v1.TaskID)
 
 // ForgetReported implements offsets.Agents.
 func (p offsetsPorts) ForgetReported(agent string, ids []v1.TaskID) {
-	p.h.rec.ForgetReported(agent, ids)
+	p.h.agents.ForgetReported(agent, ids)
 }
 
 // Registered implements offsets.Agents.
 func (p offsetsPorts) Registered(features ...string) []string {
-	return p.h.rec.Registered(features...)
+	return p.h.agents.Registered(features...)
 }
 
 // LastSeen implements offsets.Agents.
 func (p offsetsPorts) LastSeen(agent string) (time.Time, bool) {
-	return p.h.rec.LastSeen(agent)
+	return p.h.agents.LastSeen(agent)
 }
 
 // Marked implements offsets.TopicMarks.

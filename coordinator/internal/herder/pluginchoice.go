@@ -65,7 +65,7 @@ func (h *Herder) choosePlugin(props map[string]string) (pluginChoice, bool) {
 	if strings.ContainsAny(pinned, "[(") {
 		pinned = "" // a range: Sluice runs whichever version it has
 	}
-	known := h.rec.KnownHostPlugins()
+	known := h.agents.KnownHostPlugins()
 	if g, ok := h.reg.LookupConnector(cls); ok {
 		if pinned == "" || pinned == g.Version {
 			return pluginChoice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
@@ -87,7 +87,7 @@ func (h *Herder) choosePlugin(props map[string]string) (pluginChoice, bool) {
 	}
 	c := pluginChoice{Class: match[0].Class, Kind: connect.Kind(match[0].Type), Pinned: pinned, Version: pinned}
 	if c.Version == "" {
-		c.Version = liveHostVersion(h.rec.HostPlugins(), c.Class)
+		c.Version = liveHostVersion(h.agents.HostPlugins(), c.Class)
 	}
 	return c, true
 }
@@ -123,7 +123,7 @@ func liveHostVersion(live map[registry.PluginKey]v1.PluginInfo, class string) st
 // c, sorted by id.
 func (h *Herder) hostAgents(c pluginChoice) []string {
 	var ids []string
-	for _, a := range h.rec.Agents() {
+	for _, a := range h.agents.Agents() {
 		if a.Registered && a.HasHost(c.Class, c.Pinned) {
 			ids = append(ids, a.ID)
 		}

@@ -30,6 +30,7 @@ func (h *Herder) newReconciler() {
 		Term: h.term.Load, RPC: h.rpc, Statuses: p, Fleet: p, Connectors: p, Listener: p,
 		Metrics: h.cfg.Metrics, Logger: h.log, BeforeStatusWrite: h.cfg.BeforeStatusWrite,
 	})
+	h.agents = h.rec.Table()
 	h.drains = drain.New(h.rec, p, h.log)
 	h.rebalances = rebalance.New(h.rec, p, reconciler.RealClock{}, operationID, h.log)
 	h.moveDone = h.rec.Watch()
@@ -44,21 +45,21 @@ func (h *Herder) runFleet(ctx context.Context) {
 func (h *Herder) trigger() { h.rec.Trigger() }
 
 // queueStatus queues status records (reconciler.QueueStatus).
-func (h *Herder) queueStatus(recs ...records.Record) { h.rec.QueueStatus(recs...) }
+func (h *Herder) queueStatus(recs ...records.Record) { h.rec.Status().Queue(recs...) }
 
 // writeStatus queues status records and waits until they are written.
 func (h *Herder) writeStatus(ctx context.Context, recs ...records.Record) error {
-	return h.rec.WriteStatus(ctx, recs...)
+	return h.rec.Status().Write(ctx, recs...)
 }
 
 // taskStatus is a task's status as the leader last decided it.
 func (h *Herder) taskStatus(connector string, task int) (store.InstanceStatus, bool) {
-	return h.rec.TaskStatus(connector, task)
+	return h.rec.Status().Task(connector, task)
 }
 
 // connectorStatus is taskStatus for a connector.
 func (h *Herder) connectorStatus(name string) (store.InstanceStatus, bool) {
-	return h.rec.ConnectorStatus(name)
+	return h.rec.Status().Connector(name)
 }
 
 // queueConnectorStatus queues a connector's status record.
@@ -72,7 +73,7 @@ func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.
 }
 
 // RegisteredAgents counts the agents that registered and hold a lease.
-func (h *Herder) RegisteredAgents() int { return h.rec.RegisteredCount() }
+func (h *Herder) RegisteredAgents() int { return len(h.agents.Registered()) }
 
 // StopAssigning makes this coordinator send no more assignments, for as
 // long as it runs. It is for stopping a whole cluster that runs in one

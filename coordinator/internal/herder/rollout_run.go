@@ -159,7 +159,7 @@ func ignoreStale(err error) error {
 
 // currentGeneration is the highest task generation issued so far.
 func (h *Herder) currentGeneration() int64 {
-	return max(h.rec.Generation(), h.statuses.State.MaxGeneration())
+	return max(h.agents.Generation(), h.statuses.State.MaxGeneration())
 }
 
 // applyBatch writes the after config of each pending connector of the

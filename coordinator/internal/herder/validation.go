@@ -121,7 +121,7 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 	if err != nil {
 		return // validation reported the selector already
 	}
-	agents := h.rec.Agents()
+	agents := h.agents.Agents()
 	type agentPaths struct {
 		workDir string
 		dirs    []string

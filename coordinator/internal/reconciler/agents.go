@@ -44,12 +44,12 @@ func (r *Reconciler) ServeAgents(term int64) (Endpoints, error) {
 		nc = own
 	}
 	svc, err := agentrpc.Serve(nc, r.cfg.GroupID, term, agentrpc.Service{Version: r.cfg.Version, WorkerID: r.cfg.WorkerID, Logger: r.log}, agentrpc.Endpoints{
-		Register:   r.registerEndpoint,
-		Heartbeat:  r.heartbeatEndpoint,
-		Deregister: r.deregisterEndpoint,
-		Status:     r.statusEndpoint,
+		Register:   endpoints{r}.registerEndpoint,
+		Heartbeat:  endpoints{r}.heartbeatEndpoint,
+		Deregister: endpoints{r}.deregisterEndpoint,
+		Status:     endpoints{r}.statusEndpoint,
 		// Connector events of Java connectors on agents' hosts.
-		ConnectorEvent: r.connectorEventEndpoint,
+		ConnectorEvent: endpoints{r}.connectorEventEndpoint,
 	})
 	if err != nil {
 		if own != nil {
@@ -60,25 +60,28 @@ func (r *Reconciler) ServeAgents(term int64) (Endpoints, error) {
 	return Endpoints{svc: svc, conn: own}, nil
 }
 
-// The agent endpoints below update memory and answer at once: status
-// records go to the term's status queue, so a slow broker never holds a
-// heartbeat (and so never costs an agent its lease).
+// endpoints are the agent endpoints' handlers. They update memory and
+// answer at once: status records go to the term's status queue, so a slow
+// broker never holds a heartbeat (and so never costs an agent its lease).
+type endpoints struct{ r *Reconciler }
 
 // deregisterEndpoint forgets an agent that left gracefully (its tasks have
 // stopped and committed), so the next reconcile places them elsewhere.
-func (r *Reconciler) deregisterEndpoint(ctx context.Context, req any) (any, error) {
+func (e endpoints) deregisterEndpoint(ctx context.Context, req any) (any, error) {
+	r := e.r
 	q := req.(*v1.RegisterRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	r.Remove(q.AgentID)
+	r.table.Remove(q.AgentID)
 	r.cfg.Listener.AgentsGone([]string{q.AgentID})
 	r.log.Info("agent left", "agent", q.AgentID)
 	r.Trigger()
 	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
 }
 
-func (r *Reconciler) registerEndpoint(ctx context.Context, req any) (any, error) {
+func (e endpoints) registerEndpoint(ctx context.Context, req any) (any, error) {
+	r := e.r
 	q := req.(*v1.RegisterRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
@@ -93,7 +96,8 @@ func (r *Reconciler) registerEndpoint(ctx context.Context, req any) (any, error)
 	return reply, nil
 }
 
-func (r *Reconciler) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
+func (e endpoints) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
+	r := e.r
 	q := req.(*v1.HeartbeatRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
@@ -110,35 +114,19 @@ func (r *Reconciler) heartbeatEndpoint(ctx context.Context, req any) (any, error
 // the coordinator does not know returns false: it must register.
 // Reconcile runs again only when the report changed something.
 func (r *Reconciler) Observe(q *v1.RegisterRequest, register bool) bool {
-	r.mu.Lock()
-	prev, wasKnown := r.agents.Get(q.AgentID)
-	known, changed := r.agents.Observe(q, register, r.now())
-	// An agent that registers again with a later start is a new process:
-	// the connectors its old host ran are gone with it, though no lease ran
-	// out (it came back within it).
-	restarted := known && register && wasKnown && prev.Registered && !q.StartedAt.IsZero() && !prev.StartedAt.Equal(q.StartedAt)
-	var forged []v1.RunningTask
-	if known {
-		r.rememberHostPlugins(q.HostPlugins)
-		for _, t := range q.Tasks {
-			if !r.placed.Adopt(q.AgentID, t) {
-				forged = append(forged, t)
-			}
-		}
-	}
-	r.mu.Unlock()
+	o := r.table.observe(q, register, r.now())
 	// A task at a generation never issued stays in the agent's report, so
 	// that the planner replaces or revokes that instance as a zombie.
-	for _, t := range forged {
+	for _, t := range o.forged {
 		r.ignoreGeneration("heartbeat", q.AgentID, t.ID, t.Generation)
 	}
-	if !known {
+	if !o.known {
 		return false
 	}
-	if restarted {
+	if o.restarted {
 		r.cfg.Listener.AgentsGone([]string{q.AgentID})
 	}
-	if changed {
+	if o.changed {
 		r.Trigger()
 		if len(q.HostPlugins) > 0 {
 			// A new agent with a host, or a host with new plugins: a
@@ -150,20 +138,21 @@ func (r *Reconciler) Observe(q *v1.RegisterRequest, register bool) bool {
 	for _, t := range q.Tasks {
 		recs = append(recs, r.taskStatusRecords(q.AgentID, t.ID, t.Generation, t.State, t.Trace, nil)...)
 	}
-	r.QueueStatus(recs...)
+	r.status.Queue(recs...)
 	return true
 }
 
-func (r *Reconciler) statusEndpoint(ctx context.Context, req any) (any, error) {
+func (e endpoints) statusEndpoint(ctx context.Context, req any) (any, error) {
+	r := e.r
 	q := req.(*v1.StatusReport)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	if !r.issuedGeneration(q.Generation) {
+	if !r.table.Issued(q.Generation) {
 		r.ignoreGeneration("status", q.AgentID, q.ID, q.Generation)
 		return v1.StatusReply{Type: v1.TypeStatusReply}, nil
 	}
-	r.QueueStatus(r.taskStatusRecords(q.AgentID, q.ID, q.Generation, q.State, q.Trace, q.Topics)...)
+	r.status.Queue(r.taskStatusRecords(q.AgentID, q.ID, q.Generation, q.State, q.Trace, q.Topics)...)
 	if q.State != "" && q.State != v1.StateUnassigned {
 		r.confirmMove(q.AgentID, q.ID, q.Generation)
 	}
@@ -171,7 +160,8 @@ func (r *Reconciler) statusEndpoint(ctx context.Context, req any) (any, error) {
 }
 
 // connectorEventEndpoint hands a Java connector's event to its instance.
-func (r *Reconciler) connectorEventEndpoint(ctx context.Context, req any) (any, error) {
+func (e endpoints) connectorEventEndpoint(ctx context.Context, req any) (any, error) {
+	r := e.r
 	ev := req.(*v1.PluginConnectorEvent)
 	if ev.Name == "" || ev.Kind == "" {
 		return nil, v1.Errorf(v1.CodeBadRequest, "a connector event needs a connector name and a kind")
@@ -184,13 +174,11 @@ func (r *Reconciler) connectorEventEndpoint(ctx context.Context, req any) (any, 
 // of a task calls for: none when the report comes from an owner or
 // generation that is no longer current, or says nothing new.
 func (r *Reconciler) taskStatusRecords(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) []records.Record {
-	r.mu.Lock()
-	p, ok := r.placed.Get(id)
-	r.mu.Unlock()
+	p, ok := r.table.Placement(id)
 	if !ok || p.Agent != agent || p.Generation != gen {
 		return nil
 	}
-	st, has := r.TaskStatus(id.Connector, id.Task)
+	st, has := r.status.Task(id.Connector, id.Task)
 	return reportRecords(agent, id, gen, state, trace, topics, st, has, r.cfg.Statuses.Topics(id.Connector), r.now())
 }
 

@@ -20,39 +20,39 @@ func TestEndpoints(t *testing.T) {
 	w.r.cfg.LivenessTopic = "beats"
 
 	// A heartbeat before registering: unknown, it must register.
-	reply, err := w.r.heartbeatEndpoint(ctx, &v1.HeartbeatRequest{AgentID: "a"})
+	reply, err := w.ep().heartbeatEndpoint(ctx, &v1.HeartbeatRequest{AgentID: "a"})
 	if err != nil || !reply.(v1.HeartbeatReply).Unknown {
 		t.Fatalf("heartbeat of an unknown agent: %+v, %v", reply, err)
 	}
 	// Register: known, told the lease and the liveness topic.
-	reply, err = w.r.registerEndpoint(ctx, &v1.RegisterRequest{AgentID: "a"})
+	reply, err = w.ep().registerEndpoint(ctx, &v1.RegisterRequest{AgentID: "a"})
 	rr := reply.(v1.RegisterReply)
 	if err != nil || rr.Term != 1 || rr.LeaseMillis != 10000 || rr.LivenessTopic != "beats" || rr.LivenessMillis != LivenessEvery.Milliseconds() {
 		t.Fatalf("register: %+v, %v", reply, err)
 	}
-	if !w.r.Known("a") || !slices.Equal(w.listener.registered, []string{"a"}) {
+	if !w.r.table.Known("a") || !slices.Equal(w.listener.registered, []string{"a"}) {
 		t.Fatal("a registered agent is not known, or the loggers were not told")
 	}
-	reply, _ = w.r.heartbeatEndpoint(ctx, &v1.HeartbeatRequest{AgentID: "a"})
+	reply, _ = w.ep().heartbeatEndpoint(ctx, &v1.HeartbeatRequest{AgentID: "a"})
 	if reply.(v1.HeartbeatReply).Unknown {
 		t.Fatal("a registered agent's heartbeat was unknown")
 	}
 	// An invalid request is refused.
-	if _, err := w.r.registerEndpoint(ctx, &v1.RegisterRequest{}); err == nil {
+	if _, err := w.ep().registerEndpoint(ctx, &v1.RegisterRequest{}); err == nil {
 		t.Fatal("a registration without an agent id was taken")
 	}
 	// Deregister: forgotten, and the host of Java connectors told.
-	if _, err := w.r.deregisterEndpoint(ctx, &v1.RegisterRequest{AgentID: "a"}); err != nil {
+	if _, err := w.ep().deregisterEndpoint(ctx, &v1.RegisterRequest{AgentID: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	if w.r.Known("a") || !slices.Equal(w.listener.goneIDs(), []string{"a"}) {
+	if w.r.table.Known("a") || !slices.Equal(w.listener.goneIDs(), []string{"a"}) {
 		t.Fatal("a deregistered agent is still known, or nobody was told")
 	}
 	// Connector events go to the host; one without a name is refused.
-	if _, err := w.r.connectorEventEndpoint(ctx, &v1.PluginConnectorEvent{Name: "c", Kind: "k"}); err != nil || len(w.listener.events) != 1 {
+	if _, err := w.ep().connectorEventEndpoint(ctx, &v1.PluginConnectorEvent{Name: "c", Kind: "k"}); err != nil || len(w.listener.events) != 1 {
 		t.Fatalf("connector event: %v, %d events", err, len(w.listener.events))
 	}
-	if _, err := w.r.connectorEventEndpoint(ctx, &v1.PluginConnectorEvent{Kind: "k"}); !v1.IsCode(err, v1.CodeBadRequest) {
+	if _, err := w.ep().connectorEventEndpoint(ctx, &v1.PluginConnectorEvent{Kind: "k"}); !v1.IsCode(err, v1.CodeBadRequest) {
 		t.Fatalf("a nameless connector event: %v", err)
 	}
 }
@@ -97,14 +97,14 @@ func TestObserve(t *testing.T) {
 func TestForgedGeneration(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
 	w.register("a", v1.RunningTask{ID: tid("c", 0), Generation: 1 << 40, State: v1.StateRunning})
-	if p := w.placedOn(tid("c", 0)); p != "" || w.r.Generation() != 0 {
-		t.Fatalf("a forged generation was adopted: placed on %q, generation %d", p, w.r.Generation())
+	if p := w.placedOn(tid("c", 0)); p != "" || w.r.table.Generation() != 0 {
+		t.Fatalf("a forged generation was adopted: placed on %q, generation %d", p, w.r.table.Generation())
 	}
-	reply, _ := w.r.statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "a", ID: tid("c", 0), Generation: 1 << 40, State: v1.StateRunning})
+	reply, _ := w.ep().statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "a", ID: tid("c", 0), Generation: 1 << 40, State: v1.StateRunning})
 	if _, ok := reply.(v1.StatusReply); !ok {
 		t.Fatalf("status reply %+v", reply)
 	}
-	if _, ok := w.r.TaskStatus("c", 0); ok {
+	if _, ok := w.r.status.Task("c", 0); ok {
 		t.Fatal("a status report of a forged generation was written")
 	}
 }
@@ -118,19 +118,19 @@ func TestStatusReports(t *testing.T) {
 	w.pass(t)
 	gen := w.rpc.assignedTo("a")[0].Generation
 	report := func(agent string, gen int64, state string, topics ...string) {
-		if _, err := w.r.statusEndpoint(ctx, &v1.StatusReport{AgentID: agent, ID: tid("c", 0), Generation: gen, State: state, Topics: topics}); err != nil {
+		if _, err := w.ep().statusEndpoint(ctx, &v1.StatusReport{AgentID: agent, ID: tid("c", 0), Generation: gen, State: state, Topics: topics}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	report("b", gen, v1.StateFailed)
-	if st, _ := w.r.TaskStatus("c", 0); st.State == v1.StateFailed {
+	if st, _ := w.r.status.Task("c", 0); st.State == v1.StateFailed {
 		t.Fatal("another agent's report was written")
 	}
 	report("a", gen, v1.StateRunning, "t1")
-	if st, _ := w.r.TaskStatus("c", 0); st.State != v1.StateRunning || st.WorkerID != "a" || st.Generation != gen {
+	if st, _ := w.r.status.Task("c", 0); st.State != v1.StateRunning || st.WorkerID != "a" || st.Generation != gen {
 		t.Fatalf("the owner's report: %+v", st)
 	}
-	if err := w.r.WriteStatus(ctx, records.Record{Key: records.ConnectorStatusKey("flush"), Value: records.EncodeStatus(v1.StateRunning, "", "x", 0)}); err != nil {
+	if err := w.r.status.Write(ctx, records.Record{Key: records.ConnectorStatusKey("flush"), Value: records.EncodeStatus(v1.StateRunning, "", "x", 0)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.statuses.Topics("c"); !slices.Equal(got, []string{"t1"}) {
@@ -186,10 +186,10 @@ func TestHeardBeatsEdges(t *testing.T) {
 	w.clock.Add(9 * time.Second)
 	w.r.HeardBeats([]string{"a", "stranger"})
 	at := w.clock.Now()
-	if seen, _ := w.r.LastSeen("a"); !seen.Equal(at) {
+	if seen, _ := w.r.table.LastSeen("a"); !seen.Equal(at) {
 		t.Fatalf("last seen %v, want the beat's %v", seen, at)
 	}
-	if w.r.Known("stranger") {
+	if w.r.table.Known("stranger") {
 		t.Fatal("a beat registered an agent")
 	}
 	if !w.r.beatsFresh(at.Add(livenessFresh)) {
@@ -236,10 +236,10 @@ func TestAgentAbsentEdges(t *testing.T) {
 				w.r.lastBeat.Store(w.clock.Now().Add(tc.silent).UnixNano())
 			}
 			w.clock.Add(tc.silent)
-			if got := w.r.agentAbsent("a", firstMiss); got != tc.want {
+			if got := w.r.presence().agentAbsent("a", firstMiss); got != tc.want {
 				t.Fatalf("agentAbsent = %v, want %v", got, tc.want)
 			}
-			if lost := !w.r.Known("a"); lost != (tc.want == absentLost) || (len(w.listener.goneIDs()) > 0) != lost {
+			if lost := !w.r.table.Known("a"); lost != (tc.want == absentLost) || (len(w.listener.goneIDs()) > 0) != lost {
 				t.Fatalf("known %v, gone %v after %v", !lost, w.listener.goneIDs(), tc.want)
 			}
 		})
@@ -268,14 +268,14 @@ func TestProbesFindALostAgent(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); w.r.probeAgents(ctx, 5*time.Millisecond, time.Second) }()
+	go func() { defer close(done); w.r.presence().probeAgents(ctx, 5*time.Millisecond, time.Second) }()
 	defer func() { cancel(); <-done }()
-	for deadline := time.Now().Add(10 * time.Second); w.r.Known("dead"); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); w.r.table.Known("dead"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("an absent agent is still known after 10 s")
 		}
 	}
-	if !w.r.Known("live") {
+	if !w.r.table.Known("live") {
 		t.Fatal("an agent that answers was taken for lost")
 	}
 }

@@ -28,22 +28,12 @@ const warnEvery = time.Minute
 // warnDue reports whether a warning about key may be logged now.
 func (r *Reconciler) warnDue(key string) bool { return r.warn.Due(key, r.now()) }
 
-// issuedGeneration reports whether gen is one this leader may have issued:
-// positive, and at most the highest generation it issued or read from the
-// status topic. A restarted leader starts from the status topic's highest,
-// so the generations its predecessor recorded remain acceptable.
-func (r *Reconciler) issuedGeneration(gen int64) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.placed.Issued(gen)
-}
-
 // ignoreGeneration logs, once per agent and period, that a report of
 // agent named a generation this leader never issued.
 func (r *Reconciler) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
 	if r.warnDue("generation/" + agent) {
 		r.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
-			"agent", agent, "task", id.String(), "connector", id.Connector, "generation", gen, "highest_issued", r.Generation())
+			"agent", agent, "task", id.String(), "connector", id.Connector, "generation", gen, "highest_issued", r.table.Generation())
 	}
 }
 
@@ -56,8 +46,8 @@ func (r *Reconciler) assignFailed(agent string, f agentrpc.AssignFailure) {
 	if e.Code == v1.CodeTooLarge && len(f.Tasks) == 1 {
 		a := f.Tasks[0]
 		trace := fmt.Sprintf("The task's assignment cannot be sent to agent %s: %s", agent, e.Message)
-		if st, ok := r.TaskStatus(a.ID.Connector, a.ID.Task); !ok || st.State != v1.StateFailed || st.Trace != trace {
-			r.QueueStatus(records.Record{Key: records.TaskStatusKey(a.ID.Connector, a.ID.Task),
+		if st, ok := r.status.Task(a.ID.Connector, a.ID.Task); !ok || st.State != v1.StateFailed || st.Trace != trace {
+			r.status.Queue(records.Record{Key: records.TaskStatusKey(a.ID.Connector, a.ID.Task),
 				Value: records.EncodeStatus(v1.StateFailed, trace, agent, a.Generation)})
 		}
 		if r.warnDue("assign-too-large/" + a.ID.String()) {

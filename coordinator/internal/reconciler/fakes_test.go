@@ -309,8 +309,11 @@ func newWorld(t interface{ Cleanup(func()) }, cs ...store.Connector) *world {
 		Term: func() int64 { return 1 }, RPC: w.rpc, Statuses: w.statuses, Fleet: w.fleet, Connectors: w.conns, Listener: w.listener,
 		Clock: w.clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	w.r.Establish()
-	_, stop := w.r.StartStatusQueue(context.Background(), w.statuses.write)
+	_, stop := w.r.status.Start(context.Background(), w.statuses.write)
 	w.stop = stop
 	t.Cleanup(stop)
 	return w
 }
+
+// ep are the world's agent endpoints.
+func (w *world) ep() endpoints { return endpoints{w.r} }

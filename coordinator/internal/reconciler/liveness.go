@@ -32,11 +32,7 @@ func (r *Reconciler) HeardBeats(agents []string) {
 		return
 	}
 	now := r.now()
-	r.mu.Lock()
-	for _, a := range agents {
-		r.agents.Touch(a, now)
-	}
-	r.mu.Unlock()
+	r.table.Touch(agents, now)
 	r.lastBeat.Store(now.UnixNano())
 }
 

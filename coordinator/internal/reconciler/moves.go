@@ -3,13 +3,11 @@ package reconciler
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
-	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 )
 
@@ -59,25 +57,25 @@ var ErrNotOnAgent = errors.New("the task is not placed on the agent")
 // planner places it, or nowhere for a task no other agent may run), on
 // behalf of owner. The task must be placed on from and not already moving.
 func (r *Reconciler) Move(task v1.TaskID, from, to, owner string) error {
-	r.mu.Lock()
-	err := r.startMoveLocked(task, from, to, owner)
-	r.mu.Unlock()
-	if err != nil {
+	if err := r.table.startMove(task, from, to, owner, r.now()); err != nil {
 		return fmt.Errorf("move task %s from %s: %w", task, from, err)
 	}
 	r.Trigger()
 	return nil
 }
 
-// startMoveLocked is Move; the caller holds r.mu.
-func (r *Reconciler) startMoveLocked(task v1.TaskID, from, to, owner string) error {
-	if _, moving := r.moves[task]; moving {
+// startMove records a move of task off from, started at now: the task
+// must be placed on from and not already moving.
+func (t *Table) startMove(task v1.TaskID, from, to, owner string, now time.Time) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, moving := t.moves[task]; moving {
 		return ErrMoving
 	}
-	if p, ok := r.placed.Get(task); !ok || p.Agent != from {
+	if p, ok := t.placed.Get(task); !ok || p.Agent != from {
 		return ErrNotOnAgent
 	}
-	r.moves[task] = activeMove{Move: scheduler.Move{From: from, To: to}, owner: owner, since: r.now()}
+	t.moves[task] = activeMove{Move: scheduler.Move{From: from, To: to}, owner: owner, since: now}
 	return nil
 }
 
@@ -107,26 +105,32 @@ func (r *Reconciler) wakeWatchers() {
 // at once; a heartbeat only every lease/3), and wakes the watchers to start
 // the next move.
 func (r *Reconciler) confirmMove(agent string, id v1.TaskID, gen int64) {
-	r.mu.Lock()
-	m, moving := r.moves[id]
-	p, placed := r.placed.Get(id)
-	done := moving && placed && agent != m.From && p.Agent == agent && p.Generation == gen
-	if done {
-		r.endMoveLocked(id)
-	}
-	r.mu.Unlock()
-	if done {
+	if r.table.confirmMove(agent, id, gen) {
 		r.wakeWatchers()
 	}
 }
 
-// endMoveLocked drops the move of id, counting a drain's; the caller holds
-// r.mu.
-func (r *Reconciler) endMoveLocked(id v1.TaskID) {
-	if m := r.moves[id]; m.owner == OwnerDrain {
-		r.drained[m.From]++
+// confirmMove ends the move of id if agent, where it went, reports it at
+// the generation it was placed there with; it reports whether it did.
+func (t *Table) confirmMove(agent string, id v1.TaskID, gen int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m, moving := t.moves[id]
+	p, placed := t.placed.Get(id)
+	done := moving && placed && agent != m.From && p.Agent == agent && p.Generation == gen
+	if done {
+		t.endMoveLocked(id)
 	}
-	delete(r.moves, id)
+	return done
+}
+
+// endMoveLocked drops the move of id, counting a drain's; the caller holds
+// t.mu.
+func (t *Table) endMoveLocked(id v1.TaskID) {
+	if m := t.moves[id]; m.owner == OwnerDrain {
+		t.drained[m.From]++
+	}
+	delete(t.moves, id)
 }
 
 // moveVerdict is what becomes of a move in flight.
@@ -158,42 +162,45 @@ func judgeMove(m activeMove, p placements.Placement, placed bool, onNew v1.Runni
 	return moveGoesOn
 }
 
-// retireMovesLocked drops the moves that are done, counting a drain's in
-// r.drained; the caller holds r.mu.
-func (r *Reconciler) retireMovesLocked(now time.Time) {
-	for id, m := range r.moves {
-		p, placed := r.placed.Get(id)
+// retireMovesLocked drops the moves that are done by now, counting a
+// drain's in t.drained, and returns those given up (MoveTimeout); the
+// caller holds t.mu.
+func (t *Table) retireMovesLocked(now time.Time) (timedOut []activeMove) {
+	for id, m := range t.moves {
+		p, placed := t.placed.Get(id)
 		var onNew v1.RunningTask
 		newReports := false
 		if placed {
-			if a, ok := r.agents.Get(p.Agent); ok {
+			if a, ok := t.agents.Get(p.Agent); ok {
 				onNew, newReports = a.Reported[id], true
 			}
 		}
 		fromRuns := false
-		if a, ok := r.agents.Get(m.From); ok {
+		if a, ok := t.agents.Get(m.From); ok {
 			_, fromRuns = a.Reported[id]
 		}
 		switch judgeMove(m, p, placed, onNew, newReports, fromRuns, now) {
 		case moveTimedOut:
 			// The new agent never reported the task: give its slot to the
 			// next move; the planner goes on placing the task as usual.
-			r.log.Warn("a moved task was not reported running in time; the move is given up", "task", id, "from", m.From, "owner", m.owner)
-			r.endMoveLocked(id)
+			m.Task = id
+			timedOut = append(timedOut, m)
+			t.endMoveLocked(id)
 		case moveDone:
-			r.endMoveLocked(id)
+			t.endMoveLocked(id)
 		}
 	}
+	return timedOut
 }
 
 // planMovesLocked are the moves the planner must make now; the caller
-// holds r.mu.
-func (r *Reconciler) planMovesLocked() map[v1.TaskID]scheduler.Move {
-	if len(r.moves) == 0 {
+// holds t.mu.
+func (t *Table) planMovesLocked() map[v1.TaskID]scheduler.Move {
+	if len(t.moves) == 0 {
 		return nil
 	}
-	out := make(map[v1.TaskID]scheduler.Move, len(r.moves))
-	for id, m := range r.moves {
+	out := make(map[v1.TaskID]scheduler.Move, len(t.moves))
+	for id, m := range t.moves {
 		out[id] = m.Move
 	}
 	return out
@@ -224,23 +231,20 @@ type Snapshot struct {
 // Snapshot retires the moves that are done and returns the placement world
 // as it stands.
 func (r *Reconciler) Snapshot() Snapshot {
-	s := Snapshot{Placed: map[v1.TaskID]string{}, Reported: map[string][]v1.TaskID{}, Moves: map[v1.TaskID]MoveInfo{}, Current: map[v1.TaskID]string{}}
-	r.mu.Lock()
-	s.At = r.now()
-	r.retireMovesLocked(s.At)
-	agents := r.agents.Agents()
-	for id, p := range r.placed.All() {
+	now := r.now()
+	v, timedOut := r.table.view(now)
+	for _, m := range timedOut {
+		r.log.Warn("a moved task was not reported running in time; the move is given up", "task", m.Task, "from", m.From, "owner", m.owner)
+	}
+	s := Snapshot{At: now, Placed: make(map[v1.TaskID]string, len(v.placed)), Reported: map[string][]v1.TaskID{}, Moves: v.moves, Drained: v.drained,
+		Current: map[v1.TaskID]string{}}
+	for id, p := range v.placed {
 		s.Placed[id] = p.Agent
 	}
-	for id, m := range r.moves {
-		s.Moves[id] = MoveInfo{From: m.From, To: m.To, Owner: m.owner, Since: m.since}
-	}
-	s.Drained = maps.Clone(r.drained)
-	r.mu.Unlock()
-	// Outside r.mu: the connectors' side reads the host plugins (r.mu) to
-	// name a task's plugin.
+	// Outside the table's lock: the connectors' side reads the host
+	// plugins (the table) to name a task's plugin.
 	cordoned := r.cordoned()
-	for _, a := range agents {
+	for _, a := range v.agents {
 		for id := range a.Reported {
 			s.Reported[a.ID] = append(s.Reported[a.ID], id)
 		}
@@ -286,11 +290,6 @@ func (r *Reconciler) cordoned() map[string]bool {
 		out[id] = true
 	}
 	return out
-}
-
-// SchedulerAgent is a registered agent as the scheduler sees it.
-func SchedulerAgent(a registry.Agent, cordoned bool) scheduler.Agent {
-	return scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: a.PlacementPlugins(), Cordoned: cordoned}
 }
 
 // TaskLess orders task ids by connector, then task number.

@@ -67,11 +67,11 @@ func TestMoveLifecycle(t *testing.T) {
 	}
 	gen := w.rpc.assignedTo("b")[0].Generation
 	// A report from a, or at another generation, does not confirm it.
-	_, _ = w.r.statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: v1.StateUnassigned})
+	_, _ = w.ep().statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: v1.StateUnassigned})
 	if len(w.r.Snapshot().Moves) != 1 {
 		t.Fatal("an UNASSIGNED report confirmed the move")
 	}
-	_, _ = w.r.statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: v1.StateRunning})
+	_, _ = w.ep().statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: v1.StateRunning})
 	s := w.r.Snapshot()
 	if len(s.Moves) != 0 || s.Drained["a"] != 1 {
 		t.Fatalf("after b's report: moves %v, drained %v", s.Moves, s.Drained)

@@ -59,9 +59,7 @@ func (r *Reconciler) reconcileLoop(ctx context.Context, m Instances) {
 // untilExpiry is how long until the first agent's lease runs out, or an
 // hour when there is no agent.
 func (r *Reconciler) untilExpiry() time.Duration {
-	r.mu.Lock()
-	next, ok := r.agents.NextExpiry()
-	r.mu.Unlock()
+	next, ok := r.table.nextExpiry()
 	if !ok {
 		return time.Hour
 	}
@@ -70,9 +68,7 @@ func (r *Reconciler) untilExpiry() time.Duration {
 
 // anyExpired reports whether an agent's lease ran out by now.
 func (r *Reconciler) anyExpired(now time.Time) bool {
-	r.mu.Lock()
-	next, ok := r.agents.NextExpiry()
-	r.mu.Unlock()
+	next, ok := r.table.nextExpiry()
 	return ok && !now.Before(next)
 }
 
@@ -133,20 +129,17 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 
 // plan expires lost agents and runs the planner on the agents and
 // placements of this instant, then installs the placements it computed.
-// It holds r.mu but does no I/O.
+// The plan itself holds the table's lock but does no I/O.
 func (r *Reconciler) plan(desired map[v1.TaskID]planner.Desired, now time.Time) planner.Output {
-	cordoned := r.cordoned() // the fleet state's own lock, not under r.mu
-	r.mu.Lock()
+	// The fleet state's own lock, taken before the table's, never inside.
+	cordoned := r.cordoned()
+	out, expired := r.table.plan(desired, cordoned, now)
 	var lost []string
-	for _, a := range r.agents.Expire(now) {
+	for _, a := range expired {
 		r.log.Warn("agent lost: lease expired", "agent", a.ID, "last_seen", a.LastSeen)
 		r.cfg.Metrics.AgentLost(metrics.LostLease)
 		lost = append(lost, a.ID)
 	}
-	out := planner.Plan(planner.Input{Desired: desired, Agents: r.agents.Agents(), Placements: r.placed.All(), Generation: r.placed.Generation(),
-		Cordoned: cordoned, Moves: r.planMovesLocked()})
-	r.placed.Replace(out.Placements, out.Generation)
-	r.mu.Unlock()
 	// Java connectors on the lost agents start again elsewhere.
 	if len(lost) > 0 {
 		r.cfg.Listener.AgentsGone(lost)
@@ -174,10 +167,10 @@ func (r *Reconciler) sendRevokes(ctx context.Context, revokes map[string][]v1.Ta
 func (r *Reconciler) RevokeTasks(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.TaskShutdownTimeout)
 	defer cancel()
-	req := v1.RevokeRequest{Term: r.cfg.Term(), Tasks: ids, Generation: r.Generation()}
+	req := v1.RevokeRequest{Term: r.cfg.Term(), Tasks: ids, Generation: r.table.Generation()}
 	reply, err := r.cfg.RPC.Revoke(rctx, agent, req)
 	if err == nil {
-		r.ForgetReported(agent, reply.Stopped)
+		r.table.ForgetReported(agent, reply.Stopped)
 	}
 	return reply, err
 }
@@ -216,7 +209,7 @@ func (r *Reconciler) sendAssigns(ctx context.Context, assigns map[string][]v1.Ta
 			}()
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
-			refused, failed := r.cfg.RPC.Assign(actx, agent, term, r.Generation(), tasks)
+			refused, failed := r.cfg.RPC.Assign(actx, agent, term, r.table.Generation(), tasks)
 			if ctx.Err() == nil {
 				for _, f := range failed {
 					r.assignFailed(agent, f)
@@ -237,11 +230,7 @@ func (r *Reconciler) forgetRefused(agent string, sent []v1.TaskAssignment, refus
 	for _, a := range sent {
 		gens[a.ID] = a.Generation
 	}
-	r.mu.Lock()
-	for _, id := range refused {
-		r.placed.ForgetIf(id, agent, gens[id])
-	}
-	r.mu.Unlock()
+	r.table.forgetIf(agent, refused, gens)
 	// Placed again at once the first time; refusals that repeat (a revoke
 	// voided generations this leader has yet to issue) wait for the next
 	// tick, and are logged once a period, so that they never loop hot.
@@ -279,9 +268,9 @@ func needsFencing(exactlyOnce bool, c store.Connector, shape Shape) bool {
 
 // ensureConnectorStatus keeps the connector's status in line with its target.
 func (r *Reconciler) ensureConnectorStatus(c store.Connector) {
-	st, ok := r.ConnectorStatus(c.Name)
+	st, ok := r.status.Connector(c.Name)
 	if state, write := connectorStatusDue(c.TargetState, st, ok, r.cfg.WorkerID); write {
-		r.QueueStatus(ConnectorStatusRecord(c.Name, state, "", r.cfg.WorkerID))
+		r.status.Queue(ConnectorStatusRecord(c.Name, state, "", r.cfg.WorkerID))
 	}
 }
 
@@ -313,7 +302,7 @@ func (r *Reconciler) ensureTaskConfigs(ctx context.Context, m Instances, c store
 		return c, false
 	}
 	// Lock order: the connector's lock, then whatever the config store
-	// takes to write; never r.mu, which is not held here.
+	// takes to write; never the table's, which is not held here.
 	cs := r.cfg.Connectors
 	unlock, ok := cs.TryLock(c.Name)
 	if !ok {

@@ -49,7 +49,7 @@ func (w *world) pass(t *testing.T) {
 }
 
 // placedOn is the agent task id is placed on ("" for none).
-func (w *world) placedOn(id v1.TaskID) string { return w.r.Placements()[id].Agent }
+func (w *world) placedOn(id v1.TaskID) string { return w.r.table.Placements()[id].Agent }
 
 // running is what agent reports of the tasks assigned to it: each running
 // at its generation.
@@ -70,11 +70,11 @@ func TestPassPlacesAndAssigns(t *testing.T) {
 		t.Fatalf("assigned %v to a, want both tasks", got)
 	}
 	for _, a := range got {
-		if a.Generation <= 0 || a.Generation > w.r.Generation() {
-			t.Fatalf("assignment %+v at a generation never issued (highest %d)", a, w.r.Generation())
+		if a.Generation <= 0 || a.Generation > w.r.table.Generation() {
+			t.Fatalf("assignment %+v at a generation never issued (highest %d)", a, w.r.table.Generation())
 		}
 	}
-	if st, _ := w.r.ConnectorStatus("c"); st.State != v1.StateRunning || st.WorkerID != "coord:8083" {
+	if st, _ := w.r.status.Connector("c"); st.State != v1.StateRunning || st.WorkerID != "coord:8083" {
 		t.Fatalf("connector status %+v, want RUNNING by this coordinator", st)
 	}
 	// The agent reports them running: the next pass assigns nothing again.
@@ -83,7 +83,7 @@ func TestPassPlacesAndAssigns(t *testing.T) {
 	if again := w.rpc.assignedTo("a"); len(again) != 2 {
 		t.Fatalf("a pass with nothing changed assigned again: %v", again)
 	}
-	if st, _ := w.r.TaskStatus("c", 0); st.State != v1.StateRunning || st.WorkerID != "a" {
+	if st, _ := w.r.status.Task("c", 0); st.State != v1.StateRunning || st.WorkerID != "a" {
 		t.Fatalf("task status %+v after a's report", st)
 	}
 }
@@ -91,7 +91,7 @@ func TestPassPlacesAndAssigns(t *testing.T) {
 func TestPassWithoutAgentsUnassigns(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
 	w.pass(t)
-	st, ok := w.r.TaskStatus("c", 0)
+	st, ok := w.r.status.Task("c", 0)
 	if !ok || st.State != v1.StateUnassigned || st.WorkerID != "" {
 		t.Fatalf("task status %+v, %v: want UNASSIGNED with no worker", st, ok)
 	}
@@ -106,7 +106,7 @@ func TestPassStoppedConnector(t *testing.T) {
 	if len(w.rpc.assignedTo("a")) != 0 {
 		t.Fatal("a stopped connector's task was assigned")
 	}
-	if st, _ := w.r.ConnectorStatus("c"); st.State != v1.StateStopped {
+	if st, _ := w.r.status.Connector("c"); st.State != v1.StateStopped {
 		t.Fatalf("connector status %+v, want STOPPED", st)
 	}
 }
@@ -315,14 +315,14 @@ func TestAssignTooLarge(t *testing.T) {
 	w.register("a")
 	w.rpc.failWith["a"] = v1.Errorf(v1.CodeTooLarge, "assignment of 2000000 bytes over the limit")
 	w.pass(t)
-	st, _ := w.r.TaskStatus("c", 0)
+	st, _ := w.r.status.Task("c", 0)
 	if st.State != v1.StateFailed || st.Trace != "The task's assignment cannot be sent to agent a: assignment of 2000000 bytes over the limit" {
 		t.Fatalf("task status %+v, want FAILED naming the limit", st)
 	}
 	w2 := newWorld(t, conn("c", 1))
 	w2.register("a")
 	w2.r.assignFailed("a", agentrpc.AssignFailure{Tasks: []v1.TaskAssignment{{ID: tid("c", 0)}}, Err: errors.New("timeout")})
-	if _, ok := w2.r.TaskStatus("c", 0); ok {
+	if _, ok := w2.r.status.Task("c", 0); ok {
 		t.Fatal("a timed-out assignment wrote a status")
 	}
 }
@@ -337,7 +337,7 @@ func TestAssignRefused(t *testing.T) {
 	if p := w.placedOn(tid("c", 0)); p != "" {
 		t.Fatalf("a refused assignment stays placed on %q", p)
 	}
-	gen := w.r.Generation()
+	gen := w.r.table.Generation()
 	w.rpc.refuse[tid("c", 0)] = false
 	w.pass(t)
 	got := w.rpc.assignedTo("a")
@@ -362,13 +362,13 @@ func TestStopAssigning(t *testing.T) {
 func TestRevokeForgetsStopped(t *testing.T) {
 	w := newWorld(t)
 	w.register("a", v1.RunningTask{ID: tid("c", 0), Generation: 0, State: v1.StateRunning})
-	if got := w.r.TasksOfConnector("c"); len(got) == 0 {
+	if _, got := w.r.table.Holders("c"); len(got) == 0 {
 		t.Fatal("the report was not kept")
 	}
 	if _, err := w.r.RevokeTasks(context.Background(), "a", []v1.TaskID{tid("c", 0)}); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(w.r.TasksOfConnector("c"), tid("c", 0)) {
+	if _, got := w.r.table.Holders("c"); slices.Contains(got, tid("c", 0)) {
 		t.Fatal("a task the agent stopped is still in its report")
 	}
 	if got := w.rpc.revokedOn("a"); !slices.Equal(got, []v1.TaskID{tid("c", 0)}) {
@@ -388,21 +388,21 @@ func TestFailoverMidPass(t *testing.T) {
 	for _, rt := range old.running("a") {
 		old.statuses.setTask(rt.ID.Connector, rt.ID.Task, store.InstanceStatus{State: v1.StateRunning, WorkerID: "a", Generation: rt.Generation})
 	}
-	gen := old.r.Generation()
+	gen := old.r.table.Generation()
 
 	nw := newWorld(t, conn("c", 2))
 	nw.statuses = old.statuses
-	nw.r.cfg.Statuses = old.statuses
+	nw.r.cfg.Statuses, nw.r.status.topic = old.statuses, old.statuses
 	nw.r.Establish()
-	if nw.r.Generation() != gen {
-		t.Fatalf("the new term starts at generation %d, want the topic's %d", nw.r.Generation(), gen)
+	if nw.r.table.Generation() != gen {
+		t.Fatalf("the new term starts at generation %d, want the topic's %d", nw.r.table.Generation(), gen)
 	}
-	if !nw.r.Known("a") || nw.placedOn(tid("c", 0)) != "a" {
+	if !nw.r.table.Known("a") || nw.placedOn(tid("c", 0)) != "a" {
 		t.Fatal("the new term did not presume a and its tasks")
 	}
 	// A pass before a reports: nothing moves, nothing is unassigned.
 	nw.pass(t)
-	if st, _ := nw.r.TaskStatus("c", 0); st.State != v1.StateRunning {
+	if st, _ := nw.r.status.Task("c", 0); st.State != v1.StateRunning {
 		t.Fatalf("a presumed task's status went %+v before its agent could report", st)
 	}
 	nw.register("a", old.running("a")...)
@@ -422,10 +422,10 @@ func TestRevokeTermForgets(t *testing.T) {
 	w.r.Observe(&v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "1"}}}, true)
 	w.pass(t)
 	w.r.Revoke()
-	if w.r.Known("a") || len(w.r.Placements()) != 0 || len(w.r.Snapshot().Moves) != 0 {
+	if w.r.table.Known("a") || len(w.r.table.Placements()) != 0 || len(w.r.Snapshot().Moves) != 0 {
 		t.Fatal("a revoked term kept its agents or placements")
 	}
-	if len(w.r.KnownHostPlugins()) != 1 || len(w.r.HostPlugins()) != 0 {
+	if len(w.r.table.KnownHostPlugins()) != 1 || len(w.r.table.HostPlugins()) != 0 {
 		t.Fatal("the host plugins seen were forgotten, or a gone host is live")
 	}
 }

@@ -73,11 +73,14 @@ type presenceState struct {
 	latest time.Time
 }
 
-// presenceLoop probes the agents' presence every AgentProbe until ctx ends
+// presence probes the agents' presence for a reconciler.
+type presence struct{ r *Reconciler }
+
+// loop probes the agents' presence every AgentProbe until ctx ends
 // (leadership is revoked).
-func (r *Reconciler) presenceLoop(ctx context.Context) {
-	if every := r.cfg.AgentProbe; every > 0 {
-		r.probeAgents(ctx, every, max(4*every, time.Second))
+func (p presence) loop(ctx context.Context) {
+	if every := p.r.cfg.AgentProbe; every > 0 {
+		p.probeAgents(ctx, every, max(4*every, time.Second))
 	}
 }
 
@@ -85,7 +88,8 @@ func (r *Reconciler) presenceLoop(ctx context.Context) {
 // probe waiting at most timeout, until ctx ends. An agent with
 // presenceInFlight probes still waiting (a paused agent, whose probes time
 // out) is not probed again meanwhile.
-func (r *Reconciler) probeAgents(ctx context.Context, every, timeout time.Duration) {
+func (p presence) probeAgents(ctx context.Context, every, timeout time.Duration) {
+	r := p.r
 	states := map[string]*presenceState{}
 	results := make(chan probeResult)
 	var wg sync.WaitGroup
@@ -122,7 +126,7 @@ func (r *Reconciler) probeAgents(ctx context.Context, every, timeout time.Durati
 				st.misses = 0
 			}
 			if st.misses >= presenceMisses && r.now().After(quietUntil) && othersAnswered(states, res.id, 3*every, r.now()) {
-				switch r.agentAbsent(res.id, st.firstMiss) {
+				switch p.agentAbsent(res.id, st.firstMiss) {
 				case absentLost:
 					delete(states, res.id)
 				case absentAlive:
@@ -139,9 +143,7 @@ func (r *Reconciler) probeAgents(ctx context.Context, every, timeout time.Durati
 					st.misses = 0
 				}
 			}
-			r.mu.Lock()
-			ids := r.agents.Registered(v1.FeaturePresence)
-			r.mu.Unlock()
+			ids := r.table.Registered(v1.FeaturePresence)
 			probed := make(map[string]bool, len(ids))
 			for _, id := range ids {
 				probed[id] = true
@@ -157,7 +159,7 @@ func (r *Reconciler) probeAgents(ctx context.Context, every, timeout time.Durati
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					res := r.probePresence(ctx, id, timeout)
+					res := p.probePresence(ctx, id, timeout)
 					res.st = st
 					select {
 					case results <- res:
@@ -186,7 +188,8 @@ func othersAnswered(states map[string]*presenceState, id string, recent time.Dur
 }
 
 // probePresence asks whether the agent is still connected.
-func (r *Reconciler) probePresence(ctx context.Context, id string, timeout time.Duration) probeResult {
+func (p presence) probePresence(ctx context.Context, id string, timeout time.Duration) probeResult {
+	r := p.r
 	res := probeResult{id: id, sent: r.now()}
 	res.ok, res.absent = r.cfg.Prober.Probe(ctx, id, timeout)
 	return res
@@ -223,27 +226,12 @@ func (p natsProber) Reconnects() uint64 { return p.nc.Stats().Reconnects }
 // unless it was heard (register, heartbeat, liveness beat) since since: it
 // came back, or is cut off from NATS alone. An agent that writes liveness
 // beats is given livenessGrace after since for one to arrive.
-func (r *Reconciler) agentAbsent(id string, since time.Time) absence {
-	r.mu.Lock()
-	a, ok := r.agents.Get(id)
-	lost := ok && a.Registered && a.LastSeen.Before(since)
-	// An agent that writes liveness beats may only be cut off from NATS:
-	// while beats reach this leader, it is lost once it has not been heard
-	// for livenessGrace (its beats come every livenessEvery).
+func (p presence) agentAbsent(id string, since time.Time) absence {
+	r := p.r
 	now := r.now()
-	if ok && a.Registered && a.Features[v1.FeatureKafkaLiveness] && r.beatsFresh(now) {
-		if now.Sub(a.LastSeen) < livenessGrace {
-			r.mu.Unlock()
-			return absentWait
-		}
-		lost = true
-	}
-	if lost {
-		r.agents.Remove(id)
-	}
-	r.mu.Unlock()
-	if !lost {
-		return absentAlive
+	verdict, a := r.table.judgeAbsent(id, since, now, r.beatsFresh(now))
+	if verdict != absentLost {
+		return verdict
 	}
 	r.log.Warn("agent lost: its NATS connection closed and it wrote no liveness beat since", "agent", id, "last_seen", a.LastSeen)
 	r.cfg.Metrics.AgentLost(metrics.LostConnection)

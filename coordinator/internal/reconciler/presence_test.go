@@ -51,9 +51,9 @@ func presenceReconciler(t *testing.T, group string, ids ...string) (*Reconciler,
 	nc := natstest.Connect(t, url)
 	h := New(Config{GroupID: group, NC: nc, AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, id := range ids {
-		h.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
+		h.table.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
 	}
-	return h, url, h.Known
+	return h, url, h.table.Known
 }
 
 // runProbes runs h's presence probes (every, timeout) until the test ends.
@@ -62,7 +62,7 @@ func runProbes(t *testing.T, h *Reconciler, every, timeout time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		h.probeAgents(ctx, every, timeout)
+		h.presence().probeAgents(ctx, every, timeout)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 }
@@ -137,17 +137,15 @@ func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
 // livenessGrace. A leader that reads no beat at all judges by NATS alone.
 func TestPresenceAbsentButBeating(t *testing.T) {
 	h := New(Config{LivenessTopic: "beats", AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h.agents.Observe(&v1.RegisterRequest{AgentID: "a", Features: []string{v1.FeaturePresence, v1.FeatureKafkaLiveness}}, true, time.Now())
+	h.table.agents.Observe(&v1.RegisterRequest{AgentID: "a", Features: []string{v1.FeaturePresence, v1.FeatureKafkaLiveness}}, true, time.Now())
 	firstMiss := time.Now()
 	beat := func() {
-		h.mu.Lock()
-		h.agents.Touch("a", time.Now())
-		h.mu.Unlock()
+		h.table.Touch([]string{"a"}, time.Now())
 		h.lastBeat.Store(time.Now().UnixNano())
 	}
 	for range 5 {
 		beat()
-		if got := h.agentAbsent("a", firstMiss); got != absentWait {
+		if got := h.presence().agentAbsent("a", firstMiss); got != absentWait {
 			t.Fatalf("an agent whose beats arrive: %v, want to wait", got)
 		}
 		time.Sleep(LivenessEvery)
@@ -156,7 +154,7 @@ func TestPresenceAbsentButBeating(t *testing.T) {
 	deadline := time.Now().Add(livenessGrace + time.Second)
 	for {
 		h.lastBeat.Store(time.Now().UnixNano())
-		got := h.agentAbsent("a", firstMiss)
+		got := h.presence().agentAbsent("a", firstMiss)
 		if got == absentLost {
 			break
 		}
@@ -165,7 +163,7 @@ func TestPresenceAbsentButBeating(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if h.agents.Known("a") {
+	if h.table.Known("a") {
 		t.Fatal("a lost agent is still known")
 	}
 }

@@ -7,9 +7,20 @@
 //	  ─► planner.Plan on the agents and placements of one instant
 //	  ─► revokes and assigns over AgentRPC ─► task statuses on the status queue
 //
-// Fleet controllers (fleet/drain, fleet/rebalance) read a Snapshot and ask
-// for a task to move with Move; nothing outside this package touches the
-// registry or the placements.
+// Its parts: Table (table.go, moves.go) is what the leader knows of its
+// agents and their tasks, behind one mutex, every decision taking its time
+// as an argument; StatusWriter (status.go) is the term's status queue;
+// Reconciler drives them — the loop and its Pass (pass.go), the agent
+// endpoints (agents.go), presence probes (presence.go) and liveness beats
+// (liveness.go). Fleet controllers (fleet/drain, fleet/rebalance) read a
+// Snapshot and ask for a task to move with Move; the rest of the
+// coordinator reads the Table, and none touches the registry or the
+// placements otherwise.
+//
+// Locks: the Table's mutex is never held while another lock is taken, nor
+// across I/O; the ports (Connectors, Fleet, Statuses) are called outside
+// it. The status queue and the watchers' list have locks of their own,
+// never nested with it.
 package reconciler
 
 import (
@@ -25,12 +36,9 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
-	"github.com/sluice-io/sluice/coordinator/internal/placements"
-	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/logthrottle"
-	"github.com/sluice-io/sluice/shared/records"
 )
 
 // Clock tells the time. Every decision of the reconciler reads it here, so
@@ -171,24 +179,15 @@ type Reconciler struct {
 	log   *slog.Logger
 	clock Clock
 
-	// mu guards the agent registry, the placements, the moves and the host
-	// plugins seen, so that a plan sees them all at one instant. No other
-	// lock is taken while it is held, and no I/O is done under it.
-	mu     sync.Mutex
-	agents *registry.Registry
-	placed *placements.Table
-	// moves are the tasks fleet operations are moving between agents, and
-	// drained counts the tasks each drain moved: both the term's.
-	moves   map[v1.TaskID]activeMove
-	drained map[string]int
-	// hostSeen are the Java plugins agents announced, kept across terms: a
-	// connector of one stays a Java connector while no agent with it is live.
-	hostSeen map[registry.PluginKey]v1.PluginInfo
+	// table is what the leader knows of its agents and their tasks.
+	table *Table
+	// status writes the term's statuses.
+	status *StatusWriter
 
 	// lastBeat is when the leader last read an agent's liveness beat (Unix
 	// nanoseconds).
 	lastBeat atomic.Int64
-	// watchers are woken when a move ends.
+	// watchers are woken when a move ends; watchMu guards the list alone.
 	watchMu  sync.Mutex
 	watchers []chan struct{}
 	kick     chan struct{}
@@ -198,8 +197,6 @@ type Reconciler struct {
 	assigning sync.Map
 	// assignStopped: no assignment is sent again (StopAssigning).
 	assignStopped atomic.Bool
-	// statusQ is the term's status writer; nil while following.
-	statusQ atomic.Pointer[store.StatusQueue]
 }
 
 // New makes a Reconciler that follows; Establish starts a term.
@@ -216,47 +213,52 @@ func New(cfg Config) *Reconciler {
 	if cfg.Prober == nil && cfg.NC != nil {
 		cfg.Prober = natsProber{nc: cfg.NC, group: cfg.GroupID}
 	}
-	r := &Reconciler{cfg: cfg, log: cfg.Logger, clock: cfg.Clock, kick: make(chan struct{}, 1), warn: logthrottle.New(warnEvery)}
-	r.reset()
-	return r
+	return &Reconciler{cfg: cfg, log: cfg.Logger, clock: cfg.Clock, kick: make(chan struct{}, 1), warn: logthrottle.New(warnEvery),
+		table: NewTable(cfg.AgentLease), status: &StatusWriter{topic: cfg.Statuses, log: cfg.Logger, beforeWrite: cfg.BeforeStatusWrite}}
 }
 
 func (r *Reconciler) now() time.Time { return r.clock.Now() }
 
-// reset forgets every agent, placement and move: a term starts from what
-// the topics and the agents' own reports say, never from an earlier term's
-// memory.
-func (r *Reconciler) reset() {
-	r.mu.Lock()
-	r.agents = registry.New(r.cfg.AgentLease)
-	r.placed = placements.New()
-	r.moves, r.drained = map[v1.TaskID]activeMove{}, map[string]int{}
-	r.mu.Unlock()
-}
+// presence is the reconciler's presence prober.
+func (r *Reconciler) presence() presence { return presence{r} }
 
 // Establish starts a term: it forgets the last term's agents and presumes
 // that the agents named in the status topic still run their tasks, so a
 // new leader neither marks them unassigned nor places them elsewhere
 // before those agents had a chance to report.
 func (r *Reconciler) Establish() {
-	r.reset()
-	now := r.now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.placed.ObserveGeneration(r.cfg.Statuses.MaxGeneration())
-	for conn, tasks := range r.cfg.Statuses.TaskOwners() {
-		for n, st := range tasks {
-			if st.State != v1.StateRunning && st.State != v1.StatePaused && st.State != v1.StateFailed {
-				continue
-			}
-			r.agents.Presume(st.WorkerID, now)
-			r.placed.Presume(v1.TaskID{Connector: conn, Task: n}, st.WorkerID, st.Generation)
-		}
-	}
+	r.table.Reset()
+	r.table.Presume(owners(r.cfg.Statuses.TaskOwners()), r.cfg.Statuses.MaxGeneration(), r.now())
 }
 
-// Revoke ends a term: it forgets the agents and placements.
-func (r *Reconciler) Revoke() { r.reset() }
+// owners are the task owners the status topic names: the agents of the
+// tasks it says run, are paused or failed there.
+func owners(byConnector map[string]map[int]store.InstanceStatus) map[v1.TaskID]Owner {
+	out := map[v1.TaskID]Owner{}
+	for conn, tasks := range byConnector {
+		for n, st := range tasks {
+			if st.State == v1.StateRunning || st.State == v1.StatePaused || st.State == v1.StateFailed {
+				out[v1.TaskID{Connector: conn, Task: n}] = Owner{Agent: st.WorkerID, Generation: st.Generation}
+			}
+		}
+	}
+	return out
+}
+
+// Revoke ends a term: it forgets the agents, placements and moves.
+func (r *Reconciler) Revoke() { r.table.Reset() }
+
+// Table is what the leader knows of its agents and their tasks.
+func (r *Reconciler) Table() *Table { return r.table }
+
+// Status is the term's status writer.
+func (r *Reconciler) Status() *StatusWriter { return r.status }
+
+// RestartTasks gives tasks a new generation, so their agents restart them.
+func (r *Reconciler) RestartTasks(ids []v1.TaskID) {
+	r.table.Restart(ids)
+	r.Trigger()
+}
 
 // Trigger asks the reconcile loop for a pass.
 func (r *Reconciler) Trigger() {
@@ -276,23 +278,7 @@ func (r *Reconciler) StopAssigning() { r.assignStopped.Store(true) }
 // ServeAgents), since the instances it builds write to the queue.
 func (r *Reconciler) Run(ctx context.Context, m Instances) {
 	presence := make(chan struct{})
-	go func() { defer close(presence); r.presenceLoop(ctx) }()
+	go func() { defer close(presence); r.presence().loop(ctx) }()
 	defer func() { <-presence }()
 	r.reconcileLoop(ctx, m)
-}
-
-// StartStatusQueue starts the term's status queue, writing with write,
-// until ctx ends or stop is called; stop takes it out of use first, then
-// waits for it to end.
-func (r *Reconciler) StartStatusQueue(ctx context.Context, write func(context.Context, ...records.Record) error) (q *store.StatusQueue, stop func()) {
-	q = store.NewStatusQueue(write, store.StatusQueueOptions{Logger: r.log, BeforeWrite: r.cfg.BeforeStatusWrite})
-	qctx, qcancel := context.WithCancel(ctx)
-	qdone := make(chan struct{})
-	go func() { defer close(qdone); q.Run(qctx) }()
-	r.statusQ.Store(q)
-	return q, func() {
-		r.statusQ.CompareAndSwap(q, nil)
-		qcancel()
-		<-qdone
-	}
 }

@@ -15,8 +15,8 @@ type statusLookup func(connector string, task int) (store.InstanceStatus, bool)
 // statuses of tasks that no longer exist, or that lie beyond their
 // connector's current task count (it shrank, or it stopped).
 func (r *Reconciler) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID) {
-	r.QueueStatus(planTaskStatuses(unassigned, reasons, removed, r.TaskStatus)...)
-	r.QueueStatus(r.pruneRecords()...)
+	r.status.Queue(planTaskStatuses(unassigned, reasons, removed, r.status.Task)...)
+	r.status.Queue(r.pruneRecords()...)
 }
 
 // planTaskStatuses decides the records of a pass's unassigned and removed
@@ -62,10 +62,8 @@ func (r *Reconciler) pruneRecords() []records.Record {
 			if task < n {
 				continue
 			}
-			r.mu.Lock()
-			placed := r.placed.Placed(v1.TaskID{Connector: conn, Task: task})
-			r.mu.Unlock()
-			if _, has := r.TaskStatus(conn, task); !placed && has {
+			_, placed := r.table.Placement(v1.TaskID{Connector: conn, Task: task})
+			if _, has := r.status.Task(conn, task); !placed && has {
 				recs = append(recs, records.Record{Key: records.TaskStatusKey(conn, task)})
 			}
 		}
