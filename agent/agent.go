@@ -27,6 +27,7 @@ import (
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -111,10 +112,6 @@ type Config struct {
 	// Profiling adds Go's profiles (/debug/pprof/) to the listener of
 	// MetricsListen (docs/observability.md).
 	Profiling bool
-	// OffsetsHook is a test seam: see transport.Config. It runs before the
-	// agent applies each offsets request (fence, alter, reset) the
-	// coordinator sends; an error is answered instead of applying it.
-	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
 	// ConnectorHost and HostPlugins, when set, are a connector host the
 	// agent is given rather than one it runs itself from PluginPath: a
 	// seam for tests of the coordinator's side (docs/plugins.md).
@@ -181,6 +178,18 @@ type Agent struct {
 	// stops its tasks when it is heard on neither path (fence.go).
 	beats     *liveness.Beater
 	stopFence context.CancelFunc
+	// faults injects a test's faults (WithFaults; nil: none).
+	faults faults.Injector
+}
+
+// Option configures New beyond its Config: what is no setting of a
+// deployment.
+type Option func(*Agent)
+
+// WithFaults has inj inject a test's faults at the agent's fault points
+// (faults.AgentOffsets). Production code passes none.
+func WithFaults(inj faults.Injector) Option {
+	return func(a *Agent) { a.faults = inj }
 }
 
 // The Kafka half of readiness: a ping of the agent's admin client, this
@@ -191,7 +200,7 @@ const (
 )
 
 // New makes an agent; Start connects it.
-func New(cfg Config) (*Agent, error) {
+func New(cfg Config, opts ...Option) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("agent config: %w", err)
 	}
@@ -216,6 +225,9 @@ func New(cfg Config) (*Agent, error) {
 		cfg.Metrics = prometheus.NewRegistry()
 	}
 	a := &Agent{cfg: cfg, log: cfg.logger(logging.Agent)}
+	for _, o := range opts {
+		o(a)
+	}
 	if a.providers, a.allowed, err = cfg.ConfigProviders.Build(cfg.logger(logging.AgentTasks)); err != nil {
 		return nil, fmt.Errorf("agent config: %w", err)
 	}
@@ -316,8 +328,8 @@ func (a *Agent) Start(ctx context.Context) error {
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
 		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic, v1.FeatureKafkaLiveness}, Logger: a.cfg.logger(logging.AgentTransport),
-		Loggers: a.cfg.Loggers, OffsetsHook: a.cfg.OffsetsHook, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost(),
-		LeaderTrust: trust, OnRegistered: a.registered}, nc, a.worker, a.exec)
+		Loggers: a.cfg.Loggers, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost(),
+		LeaderTrust: trust, OnRegistered: a.registered}, nc, a.worker, a.exec, transport.WithFaults(a.faults))
 	// NATS is back: read the lease and heartbeat now, not at the next tick.
 	nc.SetReconnectHandler(func(*nats.Conn) { a.transport.Poke() })
 	if err := a.metrics.Register(); err != nil {

@@ -57,16 +57,17 @@ func (a AuditConfig) validate() error {
 	return nil
 }
 
-// service is the REST API's Service: the herder, and the audit topic's
-// reader.
-type service struct {
+// adminService is the REST API's httpapi.Admin: the herder's server info,
+// health, readiness and loggers, the audit topic's reader, and the
+// process's metrics.
+type adminService struct {
 	*herder.Herder
 	audit   *audit.Log
 	metrics prometheus.Gatherer
 }
 
-// AuditLog implements httpapi.Service.
-func (s service) AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error) {
+// AuditLog implements httpapi.Admin.
+func (s adminService) AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error) {
 	log, err := s.audit.Read(ctx, q)
 	if err != nil {
 		return v1.AuditLog{}, v1.Errorf(v1.CodeInternal, "Failed to read the audit topic: %v", err)

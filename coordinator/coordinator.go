@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -33,7 +34,6 @@ import (
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/recordsig"
-	"github.com/sluice-io/sluice/shared/version"
 )
 
 // kafkaClientID is the client id of every Kafka client of a coordinator,
@@ -120,10 +120,6 @@ type Config struct {
 	// ExactlyOnce maintains the tasks-fencing records of source connectors
 	// and fences a connector's task ids whenever its task count changes.
 	ExactlyOnce bool
-	// FaultHook is a test seam: see herder.Config.FaultHook.
-	FaultHook func(step string) error
-	// BeforeStatusWrite is a test seam: see herder.Config.BeforeStatusWrite.
-	BeforeStatusWrite func(ctx context.Context) error
 	// Plugins are the plugins the coordinator validates configs with and
 	// runs the Connector part of (nil: the built-in ones).
 	Plugins *plugins.Registry
@@ -258,10 +254,22 @@ type Coordinator struct {
 	sec     restSecurity
 	// metrics are the coordinator's series on cfg.Metrics.
 	metrics *metrics.Metrics
+	// faults injects a test's faults (WithFaults; nil: none).
+	faults faults.Injector
+}
+
+// Option configures New beyond its Config: what is no setting of a
+// deployment.
+type Option func(*Coordinator)
+
+// WithFaults has inj inject a test's faults at the coordinator's fault
+// points (shared/faults). Production code passes none.
+func WithFaults(inj faults.Injector) Option {
+	return func(c *Coordinator) { c.faults = inj }
 }
 
 // New makes a coordinator; Start connects it and serves.
-func New(cfg Config) (*Coordinator, error) {
+func New(cfg Config, opts ...Option) (*Coordinator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
 	}
@@ -317,6 +325,9 @@ func New(cfg Config) (*Coordinator, error) {
 		return configprovider.TenantScope(ts.Policy(config["name"]))
 	})
 	c := &Coordinator{cfg: cfg, providers: providers, tenants: ts, overrides: overrides, log: cfg.Loggers.Logger(logging.Coordinator)}
+	for _, o := range opts {
+		o(c)
+	}
 	if err := c.newMetrics(); err != nil {
 		return nil, err
 	}
@@ -383,48 +394,11 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		c.audit.Close(ctx)
 		return err
 	}
-	c.herder = herder.New(herder.Config{
-		WorkerID:                     workerID,
-		RESTScheme:                   c.scheme(),
-		GroupID:                      c.cfg.GroupID,
-		ConfigTopic:                  c.cfg.ConfigTopic,
-		OffsetsTopic:                 c.cfg.OffsetsTopic,
-		StatusTopic:                  c.cfg.StatusTopic,
-		FleetTopic:                   c.cfg.FleetTopic,
-		LivenessTopic:                c.cfg.LivenessTopic,
-		ReservedTopics:               c.reservedTopics(),
-		DisableInternalTopicCreation: c.cfg.DisableInternalTopicCreation,
-		Tenants:                      c.tenants,
-		Overrides:                    c.overrides,
-		Signing:                      c.signing,
-		SignedTopics:                 c.signedTopics(),
-		OffsetsPartitions:            c.cfg.OffsetsPartitions,
-		StatusPartitions:             c.cfg.StatusPartitions,
-		AgentLease:                   c.cfg.AgentLease,
-		AgentProbe:                   c.cfg.AgentProbe,
-		TaskShutdownTimeout:          c.cfg.TaskShutdownTimeout,
-		LeaderLease:                  c.cfg.LeaderLease,
-		LeaderSigner:                 c.leaderSigner,
-		LeaderTrust:                  c.leaderTrust,
-		DialNATS: func(name string) (*nats.Conn, error) {
-			return natsconn.Connect(c.cfg.NATSURL, name, auth, c.cfg.Loggers.Logger(logging.Root))
-		},
-		KafkaOpts:         kafkaOpts,
-		Version:           version.Version,
-		Commit:            version.Commit,
-		Logger:            c.cfg.Loggers.Logger(logging.Herder),
-		Loggers:           c.cfg.Loggers,
-		FaultHook:         c.cfg.FaultHook,
-		BeforeStatusWrite: c.cfg.BeforeStatusWrite,
-		ExactlyOnce:       c.cfg.ExactlyOnce,
-		Providers:         c.providers,
-		History:           c.history,
-		Metrics:           c.metrics,
-	}, c.plugins(), nc)
+	c.herder = herder.New(c.herderConfig(workerID, auth, kafkaOpts), c.plugins(), nc, herder.WithFaults(c.faults))
 	// NATS is back: look at the lease now, not at the next tick, so that
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
-	c.srv = httpapi.NewServer(httpapi.NewHandler(service{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
+	c.srv = httpapi.NewServer(httpapi.NewHandler(c.services(),
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder),
 		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
@@ -514,6 +488,20 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 		c.nc.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// services are what the REST API calls. The herder is each of them for
+// now, while the services it holds move out of it one by one.
+func (c *Coordinator) services() httpapi.Services {
+	return httpapi.Services{
+		Connectors: c.herder,
+		Runtime:    c.herder,
+		Plugins:    c.herder,
+		Offsets:    c.herder,
+		Agents:     c.herder,
+		Fleet:      c.herder,
+		Admin:      adminService{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
+	}
 }
 
 // plugins returns the configured plugin registry, or the built-in one.

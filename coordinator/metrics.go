@@ -20,8 +20,8 @@ func (c *Coordinator) newMetrics() error {
 	return nil
 }
 
-// Metrics implements httpapi.Service: every series of the registry.
-func (s service) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
+// Metrics implements httpapi.Admin: every series of the registry.
+func (s adminService) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
 	mfs, err := s.metrics.Gather()
 	if err != nil {
 		// As promhttp answers by default: a scrape that is partly wrong

@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
 // testCluster is a whole Sluice in the test process, as `sluice dev` runs
@@ -33,12 +34,12 @@ type testCluster struct {
 // its config (a test may give it fewer plugins).
 func startCluster(t *testing.T, agentOpts ...func(*agent.Config)) *testCluster {
 	t.Helper()
-	return startClusterWith(t, func(*coordinator.Config) {}, agentOpts...)
+	return startClusterWith(t, nil, agentOpts...)
 }
 
-// startClusterWith is startCluster with coordOpt changing the
-// coordinator's config (a test seam such as FaultHook).
-func startClusterWith(t *testing.T, coordOpt func(*coordinator.Config), agentOpts ...func(*agent.Config)) *testCluster {
+// startClusterWith is startCluster with inj injecting faults into the
+// cluster (nil: none).
+func startClusterWith(t *testing.T, inj faults.Injector, agentOpts ...func(*agent.Config)) *testCluster {
 	t.Helper()
 	work := t.TempDir()
 	t.Setenv("SLUICE_LISTEN", "127.0.0.1:0")
@@ -57,14 +58,13 @@ func startClusterWith(t *testing.T, coordOpt func(*coordinator.Config), agentOpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	coordOpt(&ccfg)
 	for i := range acfgs {
 		for _, o := range agentOpts {
 			o(&acfgs[i])
 		}
 	}
 	var coord *coordinator.Coordinator
-	app := fx.New(append(devApp(ccfg, acfgs, newRegistry(), ""), fx.Populate(&coord), fx.NopLogger)...)
+	app := fx.New(append(withFaults(devApp(ccfg, acfgs, newRegistry(), ""), inj), fx.Populate(&coord), fx.NopLogger)...)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := app.Start(ctx); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/opsserver"
@@ -64,6 +65,13 @@ func devConfigs(c *cli.Context, lg *logging.Loggers, natsURL, brokers string) (c
 	return ccfg, acfgs, nil
 }
 
+// devFaults is the fault injector of a dev process's agents, when a test
+// build supplies one (withFaults).
+type devFaults struct {
+	fx.In
+	Faults faults.Injector `optional:"true"`
+}
+
 // devApp is the dev process's graph: one coordinator and the agents. The
 // agents stop before the coordinator (fx stops in reverse order), and a
 // shutdown hands nothing over: the coordinator first stops assigning, then
@@ -74,10 +82,10 @@ func devConfigs(c *cli.Context, lg *logging.Loggers, natsURL, brokers string) (c
 func devApp(ccfg coordinator.Config, acfgs []agent.Config, reg *prometheus.Registry, metricsListen string, opts ...opsserver.Option) []fx.Option {
 	agents := make([]*agent.Agent, len(acfgs))
 	ccfg.Metrics = reg
-	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator) error {
+	return append(coordinatorApp(ccfg), fx.Invoke(func(lc fx.Lifecycle, coord *coordinator.Coordinator, in devFaults) error {
 		for i, cfg := range acfgs {
 			cfg.Metrics = reg
-			a, err := agent.New(cfg)
+			a, err := agent.New(cfg, agent.WithFaults(in.Faults))
 			if err != nil {
 				return err
 			}
@@ -232,7 +240,7 @@ func runDev(c *cli.Context) error {
 		acfgs[i].NATSURL, acfgs[i].Brokers = natsURL, brokers
 	}
 	var coord *coordinator.Coordinator
-	opts := append(devApp(ccfg, acfgs, ccfg.Metrics, c.String("metrics-listen"), profiling(c)...), fx.Populate(&coord))
+	opts := append(withFaults(devApp(ccfg, acfgs, ccfg.Metrics, c.String("metrics-listen"), profiling(c)...), testFaults(rootLogger(lg))), fx.Populate(&coord))
 	return runApp(context.Background(), opts, func() {
 		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
 	})

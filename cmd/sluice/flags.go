@@ -227,7 +227,6 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 		ConfigProviders:       providerSettings(c),
 		Loggers:               lg,
 		Logger:                rootLogger(lg),
-		OffsetsHook:           offsetsTestSeam(rootLogger(lg)),
 		PluginPath:            pluginPath,
 		Java:                  java,
 		ConnectorHostDir:      hostDir,

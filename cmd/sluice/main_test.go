@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/logging"
 )
 
@@ -84,18 +85,19 @@ func flagContext(t *testing.T, flags ...cli.Flag) *cli.Context {
 	return cli.NewContext(app, set, nil)
 }
 
-// seamAgentConfig builds the agent's config with SLUICE_TEST_HOLD_OFFSETS
-// set to a marker file, and returns it, the marker and what was logged.
-func seamAgentConfig(t *testing.T) (agent.Config, string, string) {
+// seamFaults builds the agent's config and the process's fault injector
+// with SLUICE_TEST_HOLD_OFFSETS set to a marker file, and returns the
+// injector, the marker and what was logged.
+func seamFaults(t *testing.T) (faults.Injector, string, string) {
 	t.Helper()
 	marker := filepath.Join(t.TempDir(), "held")
 	t.Setenv(holdOffsetsEnv, marker)
 	var logs bytes.Buffer
-	acfg, err := agentConfig(flagContext(t, agentFlags()...), logging.NewText(&logs, slog.LevelInfo))
-	if err != nil {
+	lg := logging.NewText(&logs, slog.LevelInfo)
+	if _, err := agentConfig(flagContext(t, agentFlags()...), lg); err != nil {
 		t.Fatal(err)
 	}
-	return acfg, marker, logs.String()
+	return testFaults(rootLogger(lg)), marker, logs.String()
 }
 
 // TestLogLevelFlag: --log-level takes slog's names and Kafka Connect's, and

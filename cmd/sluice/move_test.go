@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -12,7 +13,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
 // TestMoveCLI renames a running file source with `sluice move`: a dry run
@@ -22,16 +23,14 @@ import (
 // the next line; a sink moves with its group position; `sluice copy` keeps
 // the old one; a taken name is refused.
 func TestMoveCLI(t *testing.T) {
-	var failAt atomic.Value // the move step that fails, or ""
-	failAt.Store("")
-	cl := startClusterWith(t, func(c *coordinator.Config) {
-		c.FaultHook = func(step string) error {
-			if step == failAt.Load().(string) {
-				return errors.New("injected failure")
-			}
-			return nil
+	var failAt atomic.Value // the fault point of the move step that fails, or ""
+	failAt.Store(faults.Point(""))
+	cl := startClusterWith(t, faults.Func(func(_ context.Context, at faults.Point, _ any) error {
+		if at == failAt.Load().(faults.Point) {
+			return errors.New("injected failure")
 		}
-	})
+		return nil
+	}))
 	u := cl.URL
 	dir := t.TempDir()
 	in, out := filepath.Join(cl.WorkDir, "in.txt"), filepath.Join(cl.WorkDir, "out.txt")
@@ -49,13 +48,13 @@ func TestMoveCLI(t *testing.T) {
 		t.Fatalf("the dry run created mv-dst")
 	}
 
-	failAt.Store("deleting the old connector")
+	failAt.Store(faults.MoveDelete) // "deleting the old connector"
 	_, errOut, code = runCLI(t, "move", "mv-src", "mv-dst", "--url", u)
 	if code != exitRefused || !strings.Contains(errOut, "sluice: 500: Moving connector mv-src to mv-dst failed at step 'deleting the old connector'") ||
 		!strings.Contains(errOut, "mv-src is as it was and mv-dst does not exist") {
 		t.Fatalf("a failed move: exit %d, %s", code, errOut)
 	}
-	failAt.Store("")
+	failAt.Store(faults.Point(""))
 	eventually(t, 30*time.Second, func() (bool, string) {
 		out := mustCLI(t, "get", "connectors", "mv-src", "--url", u)
 		return strings.Contains(out, "RUNNING  1/1"), out

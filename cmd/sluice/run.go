@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
 // stopTimeout bounds a graceful stop: tasks commit their offsets within it.
@@ -22,6 +23,15 @@ func coordinatorApp(cfg coordinator.Config) []fx.Option {
 
 func agentApp(cfg agent.Config) []fx.Option {
 	return []fx.Option{fx.NopLogger, fx.Supply(cfg), agent.Module}
+}
+
+// withFaults is app with inj, when there is one, as the fault injector of
+// its coordinator and agents (testFaults: only a test build has one).
+func withFaults(app []fx.Option, inj faults.Injector) []fx.Option {
+	if inj == nil {
+		return app
+	}
+	return append(app, fx.Supply(fx.Annotate(inj, fx.As(new(faults.Injector)))))
 }
 
 func coordinatorCommand() *cli.Command {
@@ -58,7 +68,7 @@ func agentCommand() *cli.Command {
 			if err := checkNATSTrust(c.Context, c, cfg.NATSAuth, cfg.LeaderTrustedKeysFile != "", rootLogger(lg)); err != nil {
 				return err
 			}
-			return runApp(c.Context, agentApp(withAgentMetrics(c, cfg)), nil)
+			return runApp(c.Context, withFaults(agentApp(withAgentMetrics(c, cfg)), testFaults(rootLogger(lg))), nil)
 		},
 	}
 }

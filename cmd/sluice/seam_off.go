@@ -3,13 +3,13 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
-// offsetsTestSeam is the agent's offsets hook. The shipped binary has none,
-// whatever its environment says: a test switch must not be one variable away
-// in production. Builds with -tags sluicetest get seam_on.go's instead.
-func offsetsTestSeam(*slog.Logger) func(context.Context, v1.OffsetsRequest) error { return nil }
+// testFaults is the process's fault injector. The shipped binary has none,
+// whatever its environment says: a test switch must not be one variable
+// away in production. Builds with -tags sluicetest get seam_on.go's
+// instead.
+func testFaults(*slog.Logger) faults.Injector { return nil }

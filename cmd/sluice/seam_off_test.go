@@ -10,8 +10,8 @@ import (
 // TestShippedBinaryIgnoresTestSeam: without -tags sluicetest the agent has
 // no offsets hook, and says nothing of one, even with the variable set.
 func TestShippedBinaryIgnoresTestSeam(t *testing.T) {
-	acfg, _, logs := seamAgentConfig(t)
-	if acfg.OffsetsHook != nil {
+	inj, _, logs := seamFaults(t)
+	if inj != nil {
 		t.Fatalf("%s set: the shipped binary installed an offsets hook", holdOffsetsEnv)
 	}
 	if strings.Contains(logs, "seam") {

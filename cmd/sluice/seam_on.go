@@ -8,13 +8,15 @@ import (
 	"os"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
-// offsetsTestSeam returns the agent's offsets hook in a binary built with
+// testFaults returns the process's fault injector in a binary built with
 // -tags sluicetest (the end-to-end tests build it so): SLUICE_TEST_HOLD_OFFSETS
-// set, it holds offsets writes (holdOffsetsHook) and warns that a test seam
-// is active, so a tagged binary that reached a real deployment says so.
-func offsetsTestSeam(log *slog.Logger) func(context.Context, v1.OffsetsRequest) error {
+// set, its agents hold offsets writes (holdOffsets) and it warns that a
+// test seam is active, so a tagged binary that reached a real deployment
+// says so.
+func testFaults(log *slog.Logger) faults.Injector {
 	marker := os.Getenv(holdOffsetsEnv)
 	if marker == "" {
 		return nil
@@ -24,17 +26,21 @@ func offsetsTestSeam(log *slog.Logger) func(context.Context, v1.OffsetsRequest) 
 	}
 	log.Warn("test seam active: offsets writes are held until their deadline; never run this in production",
 		"env", holdOffsetsEnv, "marker", marker)
-	return holdOffsetsHook(marker)
+	return holdOffsets(marker)
 }
 
-// holdOffsetsHook makes the agent hold every offsets request that writes
+// holdOffsets makes the agent hold every offsets request that writes
 // offsets (a source alter with records to write, a source reset — whose
 // tombstones the agent works out itself —, a sink alter or reset; a
 // fence-only request passes): it creates marker, then blocks until the
 // request's deadline, answering an error. The end-to-end tests use it to
 // kill an agent in the middle of an offsets write.
-func holdOffsetsHook(marker string) func(context.Context, v1.OffsetsRequest) error {
-	return func(ctx context.Context, req v1.OffsetsRequest) error {
+func holdOffsets(marker string) faults.Injector {
+	return faults.Func(func(ctx context.Context, at faults.Point, subject any) error {
+		if at != faults.AgentOffsets {
+			return nil
+		}
+		req := subject.(v1.OffsetsRequest)
 		writes := len(req.Writes) > 0 || req.Op == v1.OffsetsOpReset || (req.Type == v1.TypeSink && len(req.Offsets) > 0)
 		if !writes {
 			return nil
@@ -44,5 +50,5 @@ func holdOffsetsHook(marker string) func(context.Context, v1.OffsetsRequest) err
 		}
 		<-ctx.Done()
 		return v1.Errorf(v1.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, req.Connector)
-	}
+	})
 }

@@ -10,14 +10,15 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
 // TestTaggedBinaryHoldsOffsets: with -tags sluicetest and the variable set,
 // the agent warns that a test seam is active, lets a fence-only request
 // through and holds a write until its deadline, leaving the marker.
 func TestTaggedBinaryHoldsOffsets(t *testing.T) {
-	acfg, marker, logs := seamAgentConfig(t)
-	if acfg.OffsetsHook == nil {
+	inj, marker, logs := seamFaults(t)
+	if inj == nil {
 		t.Fatalf("%s set: no offsets hook", holdOffsetsEnv)
 	}
 	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "test seam active") || !strings.Contains(logs, holdOffsetsEnv) {
@@ -25,14 +26,14 @@ func TestTaggedBinaryHoldsOffsets(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := acfg.OffsetsHook(ctx, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, FenceIDs: []string{"g-c-0"}}); err != nil {
+	if err := inj.Fault(ctx, faults.AgentOffsets, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, FenceIDs: []string{"g-c-0"}}); err != nil {
 		t.Fatalf("a fence-only request was held: %v", err)
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatalf("a fence-only request left the marker: %v", err)
 	}
 	value := "{}"
-	err := acfg.OffsetsHook(ctx, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, Writes: []v1.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
+	err := inj.Fault(ctx, faults.AgentOffsets, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, Writes: []v1.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
 	if !v1.IsCode(err, v1.CodeTimeout) || ctx.Err() == nil {
 		t.Fatalf("a write: got %v (context %v), want it held until its deadline", err, ctx.Err())
 	}

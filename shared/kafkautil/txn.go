@@ -48,6 +48,10 @@ type TxnWriter struct {
 	// BeforeCommit, when set, runs after the records were produced and before
 	// the commit: a seam for tests that hold a writer mid-commit.
 	BeforeCommit func(ctx context.Context) error
+	// BeforeCommitOf is BeforeCommit given the transaction's records (every
+	// caller's of a group commit): a seam for tests that fail a commit by
+	// what it would make visible.
+	BeforeCommitOf func(ctx context.Context, recs []*kgo.Record) error
 	// AwaitVisible makes Write wait, holding the writer, until its records
 	// are visible to read_committed readers: for a writer that commits
 	// bursts back to back (the leader's). Kafka commits a transaction
@@ -226,6 +230,11 @@ func (w *TxnWriter) transaction(ctx context.Context, recs []*kgo.Record) error {
 	}
 	if w.BeforeCommit != nil {
 		if err := w.BeforeCommit(ctx); err != nil {
+			return w.fail("before commit", err)
+		}
+	}
+	if w.BeforeCommitOf != nil {
+		if err := w.BeforeCommitOf(ctx, recs); err != nil {
 			return w.fail("before commit", err)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/embedded"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsperm"
@@ -59,21 +60,17 @@ type Options struct {
 	FlushInterval   time.Duration
 	// ValueConverter overrides the worker-level value converter.
 	ValueConverter string
-	// FaultHook is passed to the coordinator (test seam): it can fail a
-	// named step of a create with initial offsets.
-	FaultHook func(step string) error
-	// BeforeStatusWrite is passed to the coordinator (test seam): it runs
-	// before each batch of status records is written.
-	BeforeStatusWrite func(ctx context.Context) error
+	// Faults injects faults (test seam, shared/faults) into every
+	// coordinator and agent of the cluster: it can fail or hold a named
+	// step (a create's, a move's, an offsets change's), the status writer
+	// (faults.StatusWrite) and an agent's offsets requests
+	// (faults.AgentOffsets).
+	Faults faults.Injector
 	// BeforeOffsetCommit is passed to every agent (test seam).
 	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
-	// OffsetsHook is passed to every agent (test seam): it sees each offsets
-	// request an agent of this cluster receives.
-	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
-	// AgentOffsetsHook is OffsetsHook told which agent (its index) sees the
-	// request, for tests that hold up one agent and not another. It runs
-	// after OffsetsHook.
-	AgentOffsetsHook func(agent int, ctx context.Context, req v1.OffsetsRequest) error
+	// AgentFaults, when set, is agent i's own injector, for tests that
+	// hold up one agent and not another; it is asked after Faults.
+	AgentFaults func(agent int) faults.Injector
 	// Backends, when set, are the NATS server and broker to run on, shared
 	// with other clusters; by default the cluster starts its own.
 	Backends *Backends
@@ -244,9 +241,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		AgentProbe:              opts.AgentProbe,
 		TaskShutdownTimeout:     opts.ShutdownTimeout,
 		LeaderLease:             cmp.Or(opts.LeaderLease, 2*time.Second),
-		FaultHook:               opts.FaultHook,
 		ConfigProviders:         configprovider.Settings{Providers: opts.ConfigProviders},
-		BeforeStatusWrite:       opts.BeforeStatusWrite,
 		Plugins:                 opts.CoordinatorPlugins,
 		ReadHeaderTimeout:       opts.ReadHeaderTimeout,
 		ReadBodyTimeout:         opts.ReadBodyTimeout,
@@ -277,7 +272,6 @@ func Start(t testing.TB, opts Options) *Cluster {
 			ValueConverter:        "org.apache.kafka.connect.storage.StringConverter",
 			ShutdownTimeout:       opts.ShutdownTimeout,
 			BeforeOffsetCommit:    opts.BeforeOffsetCommit,
-			OffsetsHook:           agentOffsetsHook(opts, i),
 			ConfigProviders:       configprovider.Settings{Providers: opts.ConfigProviders},
 			ExactlyOnce:           opts.ExactlyOnce,
 		}
@@ -354,20 +348,13 @@ func (c *Cluster) secureNATS(n int) embedded.NATSOption {
 	return embedded.ConfigFile(files.Config)
 }
 
-// agentOffsetsHook is agent i's offsets hook: the cluster-wide one, then the
-// one told the agent's index.
-func agentOffsetsHook(opts Options, i int) func(ctx context.Context, req v1.OffsetsRequest) error {
-	if opts.AgentOffsetsHook == nil {
-		return opts.OffsetsHook
+// agentFaults is agent i's injector: the cluster-wide one, then the
+// agent's own.
+func (c *Cluster) agentFaults(i int) faults.Injector {
+	if c.opts.AgentFaults == nil {
+		return c.opts.Faults
 	}
-	return func(ctx context.Context, req v1.OffsetsRequest) error {
-		if opts.OffsetsHook != nil {
-			if err := opts.OffsetsHook(ctx, req); err != nil {
-				return err
-			}
-		}
-		return opts.AgentOffsetsHook(i, ctx, req)
-	}
+	return faults.Join(c.opts.Faults, c.opts.AgentFaults(i))
 }
 
 func uniquePrefix(t testing.TB) string {
@@ -448,7 +435,7 @@ func (c *Cluster) startCoordinator(cfg coordinator.Config, process string) *coor
 // tryStartCoordinator starts a coordinator of cfg whose logs name process.
 func (c *Cluster) tryStartCoordinator(cfg coordinator.Config, process string) (*coordinator.Coordinator, error) {
 	cfg.Loggers = c.loggers(process)
-	co, err := coordinator.New(cfg)
+	co, err := coordinator.New(cfg, coordinator.WithFaults(c.opts.Faults))
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +464,7 @@ func (c *Cluster) StartAgent(i int) {
 	c.T.Helper()
 	cfg := c.agentCfgs[i]
 	cfg.Loggers = c.loggers(cfg.ID)
-	a, err := agent.New(cfg)
+	a, err := agent.New(cfg, agent.WithFaults(c.agentFaults(i)))
 	if err != nil {
 		c.T.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // The steps of a create with initial offsets, as the coordinator names
-// them in its errors and its FaultHook (spec §0.1 steps 3–6).
+// them in its errors and its fault points (spec §0.1 steps 3–6).
 const (
 	coStepFence        = "fencing"
 	coStepSnapshot     = "reading the previous offsets"
@@ -61,7 +61,7 @@ type coFaultCase struct {
 }
 
 // TestCreateWithOffsetsFaults injects a failure into each step of a create
-// with initial offsets (coordinator FaultHook), for a file source and a
+// with initial offsets (the coordinator's fault points), for a file source and a
 // file sink: the answer is the exact 500 of spec §0.1, the connector does
 // not exist, and the offsets under the name are exactly those from before
 // the call (read by creating a STOPPED connector of that name). When the
@@ -69,7 +69,7 @@ type coFaultCase struct {
 // the name holds. A later create without faults succeeds.
 func TestCreateWithOffsetsFaults(t *testing.T) {
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{FaultHook: faults.Hook})
+	c := harness.Start(t, harness.Options{Faults: faults})
 	topic, other := c.Name("fault-in"), c.Name("fault-other")
 	coTopic(c, topic, 2)
 	coTopic(c, other, 1)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -199,8 +200,10 @@ func coWaitSinkFile(c *harness.Cluster, name, topic string, end int, path string
 	})
 }
 
-// coFaults is a harness FaultHook whose failing steps a test sets: every
-// step in the set fails with coInjected.
+// coFaults is a harness fault injector whose failing steps a test sets:
+// every step in the set fails with coInjected. Steps are named as the
+// coordinator names them in its errors (coStepOf); the other fault points
+// (the status writer, the agents) pass unseen.
 type coFaults struct {
 	mu    sync.Mutex
 	steps map[string]bool
@@ -210,8 +213,31 @@ type coFaults struct {
 // coInjected is the error (and so the cause text) of an injected failure.
 var coInjected = errors.New("injected fault")
 
-// Hook is the harness.Options.FaultHook.
-func (f *coFaults) Hook(step string) error {
+// coStepOf names the fault points of the coordinator's steps as its errors
+// and answers name the steps.
+var coStepOf = map[faults.Point]string{
+	faults.CreateFence:          coStepFence,
+	faults.CreateSnapshot:       coStepSnapshot,
+	faults.CreateWriteOffsets:   coStepWriteOffsets,
+	faults.CreateWriteConfig:    coStepWriteConfig,
+	faults.CreateRestore:        coStepRestore,
+	faults.OffsetsHistoryBegin:  coStepHistory,
+	faults.OffsetsApply:         "changing the offsets",
+	faults.OffsetsHistoryMarker: coStepMarker,
+	faults.MoveStop:             "stopping the old connector",
+	faults.MoveRead:             "reading the old connector's positions",
+	faults.MoveCreate:           "creating the new connector at those positions",
+	faults.MoveClear:            "removing the old connector's positions",
+	faults.MoveDelete:           "deleting the old connector",
+	faults.MoveStart:            "starting the new connector in the old one's state",
+}
+
+// Fault implements faults.Injector, as harness.Options.Faults.
+func (f *coFaults) Fault(_ context.Context, at faults.Point, _ any) error {
+	step, ok := coStepOf[at]
+	if !ok {
+		return nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seen = append(f.seen, step)

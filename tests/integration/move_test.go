@@ -142,7 +142,7 @@ func TestMoveCopyAndSink(t *testing.T) {
 // and the new one does not exist, with no positions under its name.
 func TestMoveFaults(t *testing.T) {
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: faults.Hook})
+	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
 	old := c.Name("mf")
 	topic := c.Name("mf")
 	writeLines(t, workPath(c, "mf.txt"), lines(1, 5))

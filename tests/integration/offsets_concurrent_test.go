@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -34,17 +35,20 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 		}
 		return false
 	}
-	c := harness.Start(t, harness.Options{Agents: 2, AgentOffsetsHook: func(agent int, ctx context.Context, req v1.OffsetsRequest) error {
-		if agent != 0 || req.Connector != "stale" {
+	c := harness.Start(t, harness.Options{Agents: 2, AgentFaults: func(agent int) faults.Injector {
+		return faults.Func(func(ctx context.Context, at faults.Point, subject any) error {
+			if at != faults.AgentOffsets || agent != 0 || subject.(v1.OffsetsRequest).Connector != "stale" {
+				return nil
+			}
+			req := subject.(v1.OffsetsRequest)
+			switch {
+			case holdsPosition(req, "1"):
+				<-release
+			case holdsPosition(req, "3"):
+				<-hold
+			}
 			return nil
-		}
-		switch {
-		case holdsPosition(req, "1"):
-			<-release
-		case holdsPosition(req, "3"):
-			<-hold
-		}
-		return nil
+		})
 	}})
 	fileSource(c, "stale", "stale.txt", c.Name("stale"), "STOPPED")
 	for _, pos := range []int64{1, 2, 3} {

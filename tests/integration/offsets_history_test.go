@@ -239,7 +239,7 @@ func TestOffsetsHistoryOfDeletedConnector(t *testing.T) {
 // marks it applied, as the positions show the change was made.
 func TestOffsetsHistoryFailures(t *testing.T) {
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: faults.Hook})
+	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
 	src := c.Name("fsrc")
 	fileSource(c, src, "f.txt", c.Name("f"), "STOPPED")
 	patch(t, c, src, body(filePos("f.txt", 7)), http.StatusOK, msgAlterDefinite)

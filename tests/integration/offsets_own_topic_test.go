@@ -225,7 +225,7 @@ func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
 // and the connector topic's own, each with its value.
 func TestOffsetsOwnTopicCreateRollback(t *testing.T) {
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Agents: 1, FaultHook: faults.Hook})
+	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"
 	// A connector of that name, deleted, left positions in both topics.
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -32,11 +33,16 @@ var sharedNames = []string{"src-1", "src-2", "src-3"}
 func TestTwoClustersShareNATS(t *testing.T) {
 	be := harness.StartBackends(t)
 	var hitsA, hitsB atomic.Int32
-	count := func(n *atomic.Int32) func(context.Context, v1.OffsetsRequest) error {
-		return func(context.Context, v1.OffsetsRequest) error { n.Add(1); return nil }
+	count := func(n *atomic.Int32) faults.Injector {
+		return faults.Func(func(_ context.Context, at faults.Point, _ any) error {
+			if at == faults.AgentOffsets {
+				n.Add(1)
+			}
+			return nil
+		})
 	}
-	a := harness.Start(t, harness.Options{Agents: 2, Backends: &be, GroupID: "connect.prod", OffsetsHook: count(&hitsA)})
-	b := harness.Start(t, harness.Options{Agents: 2, Backends: &be, OffsetsHook: count(&hitsB)})
+	a := harness.Start(t, harness.Options{Agents: 2, Backends: &be, GroupID: "connect.prod", Faults: count(&hitsA)})
+	b := harness.Start(t, harness.Options{Agents: 2, Backends: &be, Faults: count(&hitsB)})
 	if a.GroupID == b.GroupID || a.NATSURL != b.NATSURL || a.Brokers != b.Brokers {
 		t.Fatalf("clusters: groups %q and %q on NATS %s / %s", a.GroupID, b.GroupID, a.NATSURL, b.NATSURL)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -19,8 +20,8 @@ func TestStalledStatusWriterCostsNoLease(t *testing.T) {
 	var held atomic.Bool
 	release := make(chan struct{})
 	var holds atomic.Int32
-	c := harness.Start(t, harness.Options{Agents: 2, Lease: lease, BeforeStatusWrite: func(ctx context.Context) error {
-		if !held.Load() {
+	c := harness.Start(t, harness.Options{Agents: 2, Lease: lease, Faults: faults.Func(func(ctx context.Context, at faults.Point, _ any) error {
+		if at != faults.StatusWrite || !held.Load() {
 			return nil
 		}
 		holds.Add(1)
@@ -29,7 +30,7 @@ func TestStalledStatusWriterCostsNoLease(t *testing.T) {
 		case <-ctx.Done():
 		}
 		return nil
-	}})
+	})})
 	name := c.Name("stall")
 	mustCreate(c, name, generatorCfg(c.Name("stall-data"), "streams", "4", "tasks.max", "4"), "")
 	before := c.WaitState(name, "RUNNING", 4, "RUNNING")

@@ -25,6 +25,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/cmdsig"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
@@ -89,13 +90,6 @@ type Config struct {
 	// Loggers receive the cluster's log levels the leader sends (nil: the
 	// loggers endpoint is not served).
 	Loggers LevelSetter
-	// OffsetsHook is a test seam: when set, the offsets endpoints call it
-	// with every offsets request before applying it (a replace as the
-	// OffsetsRequest of its Writes, with Op reset when it has none), and
-	// answer its error instead when it returns one. Tests use it to hold
-	// an agent inside an offsets write (then kill it). Production code
-	// leaves it nil.
-	OffsetsHook func(ctx context.Context, req v1.OffsetsRequest) error
 	// LeaderTrust is the leader keys whose leases the agent follows
 	// (leasetrust): a lease none of them signed is ignored — its term is
 	// not taken and its command key checks nothing. Nil: every lease is
@@ -109,6 +103,8 @@ type Config struct {
 // Transport is an agent's NATS side.
 type Transport struct {
 	cfg Config
+	// faults injects a test's faults (WithFaults; nil: none).
+	faults faults.Injector
 	// started is when the transport was made: sent with every
 	// registration, so the coordinator tells a restarted agent.
 	started time.Time
@@ -150,16 +146,31 @@ type Transport struct {
 	done    sync.WaitGroup
 }
 
+// Option configures New beyond its Config.
+type Option func(*Transport)
+
+// WithFaults has inj asked at faults.AgentOffsets with every offsets
+// request before it is applied: its error is answered instead. Tests use
+// it to hold an agent inside an offsets write (then kill it); production
+// code passes none.
+func WithFaults(inj faults.Injector) Option {
+	return func(t *Transport) { t.faults = inj }
+}
+
 // New makes a transport; Start serves and begins the session.
-func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier) *Transport {
+func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier, opts ...Option) *Transport {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	// The transport serves the presence endpoint itself, so it is the one
 	// to say so.
 	cfg.Features = append(slices.Clone(cfg.Features), v1.FeaturePresence)
-	return &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024), poke: waker.New(),
+	t := &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024), poke: waker.New(),
 		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
 }
 
 // Start mounts the agent's endpoints and starts the session loops.
@@ -408,10 +419,8 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	defer cancel()
-	if t.cfg.OffsetsHook != nil {
-		if err := t.cfg.OffsetsHook(ctx, r); err != nil {
-			return nil, err
-		}
+	if err := faults.Check(ctx, t.faults, faults.AgentOffsets, r); err != nil {
+		return nil, err
 	}
 	written, err := t.offsets.Apply(ctx, r)
 	if err != nil {
@@ -501,13 +510,13 @@ func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	defer cancel()
-	if t.cfg.OffsetsHook != nil {
+	if t.faults != nil {
 		view := v1.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
 			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes}
 		if len(r.Writes) == 0 {
 			view.Op = v1.OffsetsOpReset
 		}
-		if err := t.cfg.OffsetsHook(ctx, view); err != nil {
+		if err := t.faults.Fault(ctx, faults.AgentOffsets, view); err != nil {
 			return nil, err
 		}
 	}

@@ -96,6 +96,17 @@ func checkGrant(allow func(string) error, connector string) error {
 	return allow(connector)
 }
 
+// checkGrants is the 403 of the first of names allow refuses (nil allows
+// all): an operation over several connectors is refused whole.
+func checkGrants(allow func(string) error, names []string) error {
+	for _, n := range names {
+		if err := checkGrant(allow, n); err != nil {
+			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
+		}
+	}
+	return nil
+}
+
 // bulkActions are the single-connector calls behind each bulk action, each
 // returning the status its endpoint answers on success.
 func (h *Herder) bulkActions(includeTasks, onlyFailed bool) map[string]func(context.Context, string) (int, error) {

@@ -18,7 +18,8 @@ import (
 	"github.com/sluice-io/sluice/shared/records"
 )
 
-// Steps of a create with initial offsets, named in errors and in FaultHook.
+// Steps of a create with initial offsets, named in errors; each is a fault
+// point (faults.go).
 const (
 	StepFence        = "fencing"
 	StepSnapshot     = "reading the previous offsets"
@@ -156,11 +157,6 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 // rollbackTimeout bounds a create's rollback: removing the config and
 // restoring the snapshot (each agent tried gets up to 60 s: offsets.CallTimeout).
 const rollbackTimeout = 3 * time.Minute
-
-// step runs fn unless the fault hook fails the step first.
-func (h *Herder) step(name string, fn func() error) error {
-	return offsets.Step(h.cfg.FaultHook, name, fn)
-}
 
 func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
 	if kind == connect.KindSink {

@@ -35,7 +35,9 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -45,6 +47,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -130,14 +133,6 @@ type Config struct {
 	// placeholders stay as they are); each config within its tenant's
 	// secrets (configprovider.Transformer.WithScopes, coordinator.New).
 	Providers *configprovider.Transformer
-	// FaultHook, when set, runs before each named step of a create with
-	// initial offsets (Step* constants) and fails the step with its error:
-	// a seam for tests that prove a failed create loses nothing.
-	FaultHook func(step string) error
-	// BeforeStatusWrite is a test seam: it runs before each batch of status
-	// records is written (store.StatusQueueOptions.BeforeWrite). Tests block
-	// in it to stand for a stalled broker.
-	BeforeStatusWrite func(ctx context.Context) error
 	// History records every change of a connector's positions (nil: none
 	// is recorded, and the history endpoints answer that it is off).
 	History History
@@ -174,8 +169,11 @@ type Herder struct {
 	prepared bool
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
-	// maintMu serialises opening and closing maintenance windows.
-	maintMu sync.Mutex
+	// all is the one write path over configs, statuses and fleet
+	// (store.Stores); maint and rollouts are the fleet controllers on it.
+	all      *store.Stores
+	maint    *maintenance.Controller
+	rollouts *rollout.Controller
 
 	rpc *agentrpc.Client
 	// rec places tasks on agents: it owns the agent registry, the
@@ -205,13 +203,16 @@ type Herder struct {
 	// loggerPush is the leadership's state of sending the cluster's log
 	// levels to agents (loggers.go).
 	loggerPush loggerPush
+	// faults injects a test's faults at the named points (faults.go; nil:
+	// none).
+	faults faults.Injector
 }
 
 // warnEvery is how often one cause of a repeated warning is logged.
 const warnEvery = time.Minute
 
 // New makes a Herder; Start connects it to Kafka and NATS.
-func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
+func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herder {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -228,6 +229,9 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn) *Herder {
 			registered: map[string]bool{},
 		},
 		warn: logthrottle.New(warnEvery),
+	}
+	for _, o := range opts {
+		o(h)
 	}
 	h.locks = connlock.New(h.trigger)
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
@@ -284,6 +288,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err := h.statuses.Start(ctx); err != nil {
 		return fmt.Errorf("read status topic: %w", err)
 	}
+	h.startFleetControllers()
 	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}

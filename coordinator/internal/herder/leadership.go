@@ -201,9 +201,7 @@ func (h *Herder) revokeLeadership(term int64) {
 // setWriters installs the leader writer (nil: removes it) on every topic
 // the leader writes.
 func (h *Herder) setWriters(w *store.Writer) {
-	h.configs.SetWriter(w)
-	h.statuses.SetWriter(w)
-	h.fleet.SetWriter(w)
+	h.all.SetWriter(w)
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.

@@ -15,7 +15,7 @@ import (
 )
 
 // The steps of a move, in order; each names itself in a failure, in the
-// answer's steps and to FaultHook.
+// answer's steps, and is a fault point (faults.go).
 const (
 	MoveStepStop   = "stopping the old connector"
 	MoveStepRead   = "reading the old connector's positions"

@@ -50,7 +50,7 @@ func (h *Herder) newOffsets() *offsets.Service {
 		Providers:           h.cfg.Providers,
 		Metrics:             h.cfg.Metrics,
 		Principal:           principalOf,
-		Faults:              h.cfg.FaultHook,
+		Faults:              h.faults,
 		Logger:              h.log,
 	})
 }

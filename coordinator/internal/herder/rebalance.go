@@ -23,7 +23,7 @@ func (h *Herder) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.R
 	if err != nil {
 		return v1.Rebalance{}, writeFailed(err, "Failed to start a rebalance")
 	}
-	return r, nil
+	return rebalanceView(r), nil
 }
 
 // RebalanceStatus answers GET /sluice/rebalance: the rebalance in
@@ -33,5 +33,5 @@ func (h *Herder) RebalanceStatus(ctx context.Context) (v1.Rebalance, error) {
 	if r == nil {
 		return v1.Rebalance{}, v1.Errorf(v1.CodeNotFound, "No rebalance was started")
 	}
-	return *r, nil
+	return rebalanceView(*r), nil
 }

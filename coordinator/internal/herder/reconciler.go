@@ -28,7 +28,7 @@ func (h *Herder) newReconciler() {
 		AgentLease: h.cfg.AgentLease, AgentProbe: h.cfg.AgentProbe, TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
 		LivenessTopic: h.cfg.LivenessTopic, ExactlyOnce: h.cfg.ExactlyOnce, DialNATS: h.cfg.DialNATS, NC: h.nc,
 		Term: h.term.Load, RPC: h.rpc, Statuses: p, Fleet: p, Connectors: p, Listener: p,
-		Metrics: h.cfg.Metrics, Logger: h.log, BeforeStatusWrite: h.cfg.BeforeStatusWrite,
+		Metrics: h.cfg.Metrics, Logger: h.log, Faults: h.faults,
 	})
 	h.agents = h.rec.Table()
 	h.drains = drain.New(h.rec, p, h.log)
@@ -113,8 +113,8 @@ func (p recPorts) TaskOwners() map[string]map[int]store.InstanceStatus {
 // The fleet topic (reconciler.Fleet, drain.Marks, rebalance.Store).
 
 func (p recPorts) Agents() map[string]store.AgentMark { return p.h.fleet.State.Agents() }
-func (p recPorts) Rebalance() *v1.Rebalance           { return p.h.fleet.State.Rebalance() }
-func (p recPorts) Put(ctx context.Context, r *v1.Rebalance) error {
+func (p recPorts) Rebalance() *store.Rebalance        { return p.h.fleet.State.Rebalance() }
+func (p recPorts) Put(ctx context.Context, r *store.Rebalance) error {
 	return p.h.fleet.Apply(ctx, store.PutRebalance{Rebalance: r})
 }
 

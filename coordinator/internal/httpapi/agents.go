@@ -60,7 +60,7 @@ func decodeRebalance(_ context.Context, r *http.Request) (any, error) {
 
 // makeListAgents lists the agents; a caller whose grants cover only some
 // connectors sees only their tasks.
-func makeListAgents(svc Service) endpoint.Endpoint {
+func makeListAgents(svc Agents) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		list, err := svc.ListAgents(ctx)
 		check := grantCheck(ctx, viewer)
@@ -71,7 +71,7 @@ func makeListAgents(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeGetAgent(svc Service) endpoint.Endpoint {
+func makeGetAgent(svc Agents) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		a, err := svc.GetAgent(ctx, request.(agentRequest).id)
 		a.Tasks = visibleTasks(a.Tasks, grantCheck(ctx, viewer))
@@ -90,31 +90,31 @@ func visibleTasks(tasks []v1.AgentTask, check func(string) error) []v1.AgentTask
 	return out
 }
 
-// makeAgentAction is an endpoint calling one of the Service's calls on an
+// makeAgentAction is an endpoint calling one of the Agents calls on an
 // agent by id.
-func makeAgentAction[T any](call func(Service, context.Context, string) (T, error)) func(Service) endpoint.Endpoint {
-	return func(svc Service) endpoint.Endpoint {
+func makeAgentAction[T any](call func(Agents, context.Context, string) (T, error)) func(Agents) endpoint.Endpoint {
+	return func(svc Agents) endpoint.Endpoint {
 		return func(ctx context.Context, request any) (any, error) {
 			return call(svc, ctx, request.(agentRequest).id)
 		}
 	}
 }
 
-func makeDrainAgent(svc Service) endpoint.Endpoint {
+func makeDrainAgent(svc Agents) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(agentRequest)
 		return svc.DrainAgent(ctx, req.id, req.force)
 	}
 }
 
-func makeRebalance(svc Service) endpoint.Endpoint {
+func makeRebalance(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(rebalanceRequest)
 		return svc.Rebalance(ctx, req.maxMoves, req.dryRun)
 	}
 }
 
-func makeRebalanceStatus(svc Service) endpoint.Endpoint {
+func makeRebalanceStatus(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) { return svc.RebalanceStatus(ctx) }
 }
 

@@ -46,7 +46,7 @@ func (s states) ConnectorState(name string) (map[string]string, string, bool) {
 
 func serveAudited(t *testing.T, f *fake, a Audit) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(NewHandler(f, WithAudit(a)))
+	srv := httptest.NewServer(NewHandler(f.services(), WithAudit(a)))
 	t.Cleanup(srv.Close)
 	return srv
 }

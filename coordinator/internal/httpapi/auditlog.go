@@ -22,7 +22,7 @@ func decodeAuditQuery(_ context.Context, r *http.Request) (any, error) {
 // of every connector only — the records that name no connector (agents,
 // cluster-wide operations). An admin of team a's connectors reads team a's
 // trail, never another team's configs.
-func makeAuditLog(svc Service) endpoint.Endpoint {
+func makeAuditLog(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		q := request.(audit.Query)
 		if p := auth.Caller(ctx); p != nil {

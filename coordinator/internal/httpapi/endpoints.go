@@ -1,7 +1,7 @@
 package httpapi
 
 // One go-kit endpoint per operation: each adapts a decoded request to one
-// Service call and returns the result for the route's encoder. They know
+// service call and returns the result for the route's encoder. They know
 // nothing of HTTP; status codes are chosen by the encoders.
 
 import (
@@ -12,7 +12,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
-// healthResponse carries the status Service.Health chose.
+// healthResponse carries the status Admin.Health chose.
 type healthResponse struct {
 	body   v1.Health
 	status int
@@ -24,20 +24,20 @@ type putConfigResponse struct {
 	created bool
 }
 
-func makeServerInfo(svc Service) endpoint.Endpoint {
+func makeServerInfo(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		return svc.ServerInfo(ctx)
 	}
 }
 
-func makeHealth(svc Service) endpoint.Endpoint {
+func makeHealth(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		body, status := svc.Health(ctx)
 		return healthResponse{body: body, status: status}, nil
 	}
 }
 
-func makeListConnectors(svc Service) endpoint.Endpoint {
+func makeListConnectors(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(listRequest)
 		if !req.expand {
@@ -45,7 +45,7 @@ func makeListConnectors(svc Service) endpoint.Endpoint {
 			return nonNil(names), err
 		}
 		m, err := svc.ExpandConnectors(ctx, req.status, req.info)
-		out := make(map[string]v1.ConnectorExpanded, len(m)) // the Service's map is not ours to edit
+		out := make(map[string]v1.ConnectorExpanded, len(m)) // the service's map is not ours to edit
 		for k, e := range m {
 			if e.Info != nil {
 				info := fixInfo(*e.Info)
@@ -61,7 +61,7 @@ func makeListConnectors(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeCreateConnector(svc Service) endpoint.Endpoint {
+func makeCreateConnector(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		created, err := svc.CreateConnector(ctx, request.(v1.CreateConnectorRequest))
 		created.ConnectorInfo = fixInfo(created.ConnectorInfo)
@@ -69,21 +69,21 @@ func makeCreateConnector(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeGetConnector(svc Service) endpoint.Endpoint {
+func makeGetConnector(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		info, err := svc.GetConnector(ctx, request.(nameRequest).name)
 		return fixInfo(info), err
 	}
 }
 
-func makeGetConnectorConfig(svc Service) endpoint.Endpoint {
+func makeGetConnectorConfig(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		config, err := svc.GetConnectorConfig(ctx, request.(nameRequest).name)
 		return nonNilMap(config), err
 	}
 }
 
-func makePutConnectorConfig(svc Service) endpoint.Endpoint {
+func makePutConnectorConfig(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(putConfigRequest)
 		info, created, err := svc.PutConnectorConfig(ctx, req.name, req.config)
@@ -91,7 +91,7 @@ func makePutConnectorConfig(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makePatchConnectorConfig(svc Service) endpoint.Endpoint {
+func makePatchConnectorConfig(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(patchConfigRequest)
 		info, err := svc.PatchConnectorConfig(ctx, req.name, req.patch)
@@ -99,14 +99,14 @@ func makePatchConnectorConfig(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeConnectorStatus(svc Service) endpoint.Endpoint {
+func makeConnectorStatus(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		st, err := svc.ConnectorStatus(ctx, request.(nameRequest).name)
 		return fixState(st), err
 	}
 }
 
-func makeTaskConfigs(svc Service) endpoint.Endpoint {
+func makeTaskConfigs(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		tasks, err := svc.TaskConfigs(ctx, request.(nameRequest).name)
 		out := make([]v1.TaskInfo, len(tasks))
@@ -118,7 +118,7 @@ func makeTaskConfigs(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeTaskStatus(svc Service) endpoint.Endpoint {
+func makeTaskStatus(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(taskRequest)
 		return svc.TaskStatus(ctx, req.name, req.task)
@@ -126,16 +126,16 @@ func makeTaskStatus(svc Service) endpoint.Endpoint {
 }
 
 // makeNameAction adapts the void operations on one connector (stop, pause,
-// resume, topics reset).
-func makeNameAction(call func(Service, context.Context, string) error) func(Service) endpoint.Endpoint {
-	return func(svc Service) endpoint.Endpoint {
+// resume on Connectors, topics reset on Runtime).
+func makeNameAction[S any](call func(S, context.Context, string) error) func(S) endpoint.Endpoint {
+	return func(svc S) endpoint.Endpoint {
 		return func(ctx context.Context, request any) (any, error) {
 			return nil, call(svc, ctx, request.(nameRequest).name)
 		}
 	}
 }
 
-func makeRestartConnector(svc Service) endpoint.Endpoint {
+func makeRestartConnector(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(restartRequest)
 		st, err := svc.RestartConnector(ctx, req.name, req.includeTasks, req.onlyFailed)
@@ -147,21 +147,21 @@ func makeRestartConnector(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeRestartTask(svc Service) endpoint.Endpoint {
+func makeRestartTask(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(taskRequest)
 		return nil, svc.RestartTask(ctx, req.name, req.task)
 	}
 }
 
-func makeDeleteConnector(svc Service) endpoint.Endpoint {
+func makeDeleteConnector(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(deleteRequest)
 		return nil, svc.DeleteConnector(ctx, req.name, req.resetOffsets)
 	}
 }
 
-func makeConnectorTopics(svc Service) endpoint.Endpoint {
+func makeConnectorTopics(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		topics, err := svc.ConnectorTopics(ctx, request.(nameRequest).name)
 		out := make(map[string]v1.ActiveTopics, len(topics))
@@ -173,28 +173,28 @@ func makeConnectorTopics(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeListPlugins(svc Service) endpoint.Endpoint {
+func makeListPlugins(svc Plugins) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		plugins, err := svc.ListPlugins(ctx, request.(pluginsRequest).connectorsOnly)
 		return nonNil(plugins), err
 	}
 }
 
-func makePluginConfig(svc Service) endpoint.Endpoint {
+func makePluginConfig(svc Plugins) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		keys, err := svc.PluginConfig(ctx, request.(pluginRequest).plugin)
 		return nonNil(keys), err
 	}
 }
 
-func makeValidateConfig(svc Service) endpoint.Endpoint {
+func makeValidateConfig(svc Plugins) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(validateRequest)
 		return svc.ValidateConfig(ctx, req.plugin, req.config)
 	}
 }
 
-func makeGetOffsets(svc Service) endpoint.Endpoint {
+func makeGetOffsets(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		offsets, err := svc.GetOffsets(ctx, request.(nameRequest).name)
 		offsets.Offsets = nonNil(offsets.Offsets)
@@ -202,20 +202,20 @@ func makeGetOffsets(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeAlterOffsets(svc Service) endpoint.Endpoint {
+func makeAlterOffsets(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(alterOffsetsRequest)
 		return svc.AlterOffsets(ctx, req.name, req.offsets)
 	}
 }
 
-func makeResetOffsets(svc Service) endpoint.Endpoint {
+func makeResetOffsets(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		return svc.ResetOffsets(ctx, request.(nameRequest).name)
 	}
 }
 
-// The fix and nonNil helpers keep the JSON shapes of spec §2 when a Service
+// The fix and nonNil helpers keep the JSON shapes of spec §2 when a service
 // leaves a list or map nil: clients read "tasks":[] (a STOPPED connector has
 // exactly that), never null.
 

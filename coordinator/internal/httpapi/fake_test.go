@@ -16,7 +16,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
-// fake is a recording Service: it remembers each call with its arguments,
+// fake is a recording service of every resource: it remembers each call with its arguments,
 // answers canned values, and fails or panics on the methods it is told to.
 type fake struct {
 	mu       sync.Mutex
@@ -32,6 +32,11 @@ type fake struct {
 	hold func(ctx context.Context) error
 	// gather is what Metrics answers from (nil: no families).
 	gather prometheus.Gatherer
+}
+
+// services is f as every service of the handler.
+func (f *fake) services() Services {
+	return Services{Connectors: f, Runtime: f, Plugins: f, Offsets: f, Agents: f, Fleet: f, Admin: f}
 }
 
 func newFake() *fake {
@@ -191,7 +196,7 @@ type reply struct {
 // serve starts the handler on a real loopback server for one test.
 func serve(t *testing.T, f *fake) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(NewHandler(f))
+	srv := httptest.NewServer(NewHandler(f.services()))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -61,7 +61,7 @@ func TestForwardFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			received.Store(0)
 			f := newFake()
-			srv := httptest.NewServer(NewHandler(f, WithLeaderRouting(follower{url: tc.leader})))
+			srv := httptest.NewServer(NewHandler(f.services(), WithLeaderRouting(follower{url: tc.leader})))
 			defer srv.Close()
 			resp, err := http.Post(srv.URL+"/connectors", "application/json",
 				strings.NewReader(`{"name":"a","config":{"connector.class":"FileStreamSource"}}`))
@@ -104,7 +104,7 @@ func TestForwardSlowBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(NewHandler(newFake(), WithLeaderRouting(follower{url: leader.URL})), Limits{ReadBodyTimeout: 200 * time.Millisecond})
+	srv := NewServer(NewHandler(newFake().services(), WithLeaderRouting(follower{url: leader.URL})), Limits{ReadBodyTimeout: 200 * time.Millisecond})
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
@@ -142,7 +142,7 @@ func (stalledFollower) CatchUp(ctx context.Context) error {
 // Kubernetes' one-second timeout gets its answer.
 func TestHealthDoesNotWaitForCatchUp(t *testing.T) {
 	f := newFake()
-	srv := httptest.NewServer(NewHandler(f, WithLeaderRouting(stalledFollower{})))
+	srv := httptest.NewServer(NewHandler(f.services(), WithLeaderRouting(stalledFollower{})))
 	defer srv.Close()
 	client := &http.Client{Timeout: time.Second}
 	resp, err := client.Get(srv.URL + "/health")

@@ -39,7 +39,8 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// NewHandler serves the Kafka Connect REST API (spec §3, §5) on top of svc.
+// NewHandler serves the Kafka Connect REST API (spec §3, §5) on top of svc,
+// every one of whose services must be set.
 //
 // Request flow:
 //
@@ -65,13 +66,13 @@ func WithLogger(l *slog.Logger) Option {
 //	           admit: media type (400, 415), body limit (413 on read)
 //	              │
 //	              ▼
-//	           go-kit server: decode ─► logging ─► authorize ─► broker gate ─► endpoint ─► Service
+//	           go-kit server: decode ─► logging ─► authorize ─► broker gate ─► endpoint ─► Services
 //	              │                                   │        (WithBrokerGate: a write
 //	              │                                   │         answers 503 while Kafka is
 //	              │                                   │         unreachable)
 //	              ▼                                   ▼
 //	           encodeError (every non-2xx)        per-route encoder
-func NewHandler(svc Service, opts ...Option) http.Handler {
+func NewHandler(svc Services, opts ...Option) http.Handler {
 	o := options{logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)

@@ -78,20 +78,20 @@ func decodeSetLoggerLevel(_ context.Context, r *http.Request) (any, error) {
 	return setLoggerRequest{name: r.PathValue("name"), level: *level, cluster: clusterScope(r)}, nil
 }
 
-func makeListLoggers(svc Service) endpoint.Endpoint {
+func makeListLoggers(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		levels, err := svc.LoggerLevels(ctx)
 		return nonNilMap(levels), err
 	}
 }
 
-func makeGetLogger(svc Service) endpoint.Endpoint {
+func makeGetLogger(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		return svc.LoggerLevel(ctx, request.(nameRequest).name)
 	}
 }
 
-func makeSetLoggerLevel(svc Service) endpoint.Endpoint {
+func makeSetLoggerLevel(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(setLoggerRequest)
 		if req.cluster {

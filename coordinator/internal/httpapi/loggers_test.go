@@ -153,7 +153,7 @@ func TestLoggersRouting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			forwarded.Store(0)
 			f := newFake()
-			srv := httptest.NewServer(NewHandler(f, WithLeaderRouting(follower{url: leader.URL})))
+			srv := httptest.NewServer(NewHandler(f.services(), WithLeaderRouting(follower{url: leader.URL})))
 			defer srv.Close()
 			got := do(t, srv, "PUT", tt.path, `{"level":"DEBUG"}`)
 			if got.status != tt.status || forwarded.Load() != tt.forwarded {

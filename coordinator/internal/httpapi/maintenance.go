@@ -108,9 +108,15 @@ func decodeWindow(_ context.Context, r *http.Request) (any, error) {
 }
 
 // grantCheck is the per-connector check of the caller's grants for role on
-// the request of ctx, as Service calls over a selector take it.
+// the request of ctx, as the calls over many connectors take it (see
+// Services): its refusal names the request's method and path.
 func grantCheck(ctx context.Context, role auth.Role) func(string) error {
 	method, path := requestLine(ctx)
+	return grantCheckOn(ctx, role, method, path)
+}
+
+// grantCheckOn is grantCheck with a refusal naming method and path.
+func grantCheckOn(ctx context.Context, role auth.Role, method, path string) func(string) error {
 	return func(connector string) error { return auth.CheckConnector(ctx, role, method, path, connector) }
 }
 
@@ -122,7 +128,7 @@ func requestLine(ctx context.Context) (method, path string) {
 	return method, path
 }
 
-func makeBulkAction(svc Service) endpoint.Endpoint {
+func makeBulkAction(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(bulkRequest)
 		res, err := svc.BulkAction(ctx, req.action, req.sel, req.includeTasks, req.onlyFailed, grantCheck(ctx, operator))
@@ -151,7 +157,7 @@ func hideUnlisted(p *auth.Principal, sel v1.Selector, res v1.BulkResults) v1.Bul
 	return res
 }
 
-func makeOpenMaintenance(svc Service) endpoint.Endpoint {
+func makeOpenMaintenance(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(v1.MaintenanceRequest)
 		return svc.OpenMaintenance(ctx, req, unnamedRefusals(ctx, req.Selector, grantCheck(ctx, operator)))
@@ -180,7 +186,7 @@ func unnamedRefusals(ctx context.Context, sel v1.Selector, check func(string) er
 
 // makeListMaintenance lists the open windows whose every connector the
 // caller may see.
-func makeListMaintenance(svc Service) endpoint.Endpoint {
+func makeListMaintenance(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		list, err := svc.MaintenanceWindows(ctx)
 		if err != nil {
@@ -197,7 +203,7 @@ func makeListMaintenance(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeGetMaintenance(svc Service) endpoint.Endpoint {
+func makeGetMaintenance(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		w, err := svc.MaintenanceWindow(ctx, request.(windowRequest).id)
 		if err != nil {
@@ -210,7 +216,7 @@ func makeGetMaintenance(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeCloseMaintenance(svc Service) endpoint.Endpoint {
+func makeCloseMaintenance(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		return svc.CloseMaintenance(ctx, request.(windowRequest).id, grantCheck(ctx, operator))
 	}

@@ -18,7 +18,7 @@ import (
 const maxLoggedBytes = 2048
 
 // logging is the one middleware wrapped around every endpoint. It logs each
-// call (op names the operation) and turns a panic in the Service into a 500,
+// call (op names the operation) and turns a panic in a service into a 500,
 // which is what Kafka Connect answers for an unexpected exception; left
 // alone, net/http would drop the connection without an answer.
 //

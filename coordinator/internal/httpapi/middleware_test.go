@@ -19,7 +19,7 @@ func TestLogging(t *testing.T) {
 	f := newFake()
 	f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector a not found")
 	f.errs["ConnectorStatus"] = v1.Errorf(v1.CodeInternal, "store is down")
-	srv := httptest.NewServer(NewHandler(f, WithLogger(logger), WithLogger(nil)))
+	srv := httptest.NewServer(NewHandler(f.services(), WithLogger(logger), WithLogger(nil)))
 	defer srv.Close()
 
 	do(t, srv, "GET", "/connectors", "")

@@ -16,13 +16,13 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 )
 
-func makeReadiness(svc Service) endpoint.Endpoint {
+func makeReadiness(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		return svc.Readiness(ctx)
 	}
 }
 
-func makeConnectorLag(svc Service) endpoint.Endpoint {
+func makeConnectorLag(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		lag, err := svc.ConnectorLag(ctx, request.(nameRequest).name)
 		lag.Partitions = nonNil(lag.Partitions)
@@ -30,7 +30,7 @@ func makeConnectorLag(svc Service) endpoint.Endpoint {
 	}
 }
 
-func makeMetrics(svc Service) endpoint.Endpoint {
+func makeMetrics(svc Admin) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		return svc.Metrics(ctx)
 	}

@@ -42,7 +42,7 @@ func TestRequestMetrics(t *testing.T) {
 	}
 	f := newFake()
 	f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector x not found")
-	srv := httptest.NewServer(NewHandler(f, WithMetrics(m)))
+	srv := httptest.NewServer(NewHandler(f.services(), WithMetrics(m)))
 	t.Cleanup(srv.Close)
 
 	do(t, srv, http.MethodGet, "/connectors", "")

@@ -382,49 +382,49 @@ func int32List(field string, dst *[]int32) func(any) error {
 	}
 }
 
-func makePreviewOffsets(svc Service) endpoint.Endpoint {
+func makePreviewOffsets(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(previewRequest)
 		return svc.PreviewOffsets(ctx, req.name, req.req)
 	}
 }
 
-func makeResetOffsetsTo(svc Service) endpoint.Endpoint {
+func makeResetOffsetsTo(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(resetToRequest)
 		return svc.ResetOffsetsTo(ctx, req.name, req.req)
 	}
 }
 
-func makeOffsetsHistory(svc Service) endpoint.Endpoint {
+func makeOffsetsHistory(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(historyRequest)
 		return svc.OffsetsHistory(ctx, req.name, req.limit, req.before)
 	}
 }
 
-func makeOffsetsHistoryEntry(svc Service) endpoint.Endpoint {
+func makeOffsetsHistoryEntry(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(historyEntryRequest)
 		return svc.OffsetsHistoryEntry(ctx, req.name, req.id)
 	}
 }
 
-func makeUndoOffsets(svc Service) endpoint.Endpoint {
+func makeUndoOffsets(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(undoRequest)
 		return svc.UndoOffsets(ctx, req.name, req.id, req.force, req.dryRun)
 	}
 }
 
-func makeRestoreOffsets(svc Service) endpoint.Endpoint {
+func makeRestoreOffsets(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(restoreRequest)
 		return svc.RestoreOffsets(ctx, req.name, req.req)
 	}
 }
 
-func makeMoveConnector(svc Service) endpoint.Endpoint {
+func makeMoveConnector(svc Offsets) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(moveRequest)
 		return svc.MoveConnector(ctx, req.name, req.req)

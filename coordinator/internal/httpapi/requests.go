@@ -2,7 +2,7 @@ package httpapi
 
 // Request decoders: one per route shape. They read path values, query
 // parameters and bodies, and run the checks Kafka Connect's resource classes
-// make before calling the herder; everything else is the Service's.
+// make before calling the herder; everything else is the services'.
 
 import (
 	"context"
@@ -60,7 +60,7 @@ type alterOffsetsRequest struct {
 	offsets []v1.ConnectorOffset
 }
 
-// Messages of the checks made here, before the Service (spec §0, §5.2).
+// Messages of the checks made here, before the services (spec §0, §5.2).
 const (
 	msgConfigNull     = "Connector config must not be null"
 	msgOffsetsMissing = "Partitions / offsets need to be provided for an alter offsets request"

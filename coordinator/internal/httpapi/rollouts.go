@@ -92,15 +92,15 @@ func decodeRolloutID(_ context.Context, r *http.Request) (any, error) {
 	return rolloutIDRequest{id: r.PathValue("id")}, nil
 }
 
-func makeCreateRollout(svc Service) endpoint.Endpoint {
+func makeCreateRollout(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		return svc.CreateRollout(ctx, request.(v1.RolloutRequest))
+		return svc.CreateRollout(ctx, request.(v1.RolloutRequest), grantCheck(ctx, operator))
 	}
 }
 
 // makeListRollouts lists the rollouts whose every connector the caller's
 // grants cover: a rollout holds its connectors' configs.
-func makeListRollouts(svc Service) endpoint.Endpoint {
+func makeListRollouts(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, _ any) (any, error) {
 		list, err := svc.Rollouts(ctx)
 		if err != nil {
@@ -119,7 +119,7 @@ func makeListRollouts(svc Service) endpoint.Endpoint {
 
 // makeGetRollout answers one rollout, 403 when the caller's grants miss one
 // of its connectors.
-func makeGetRollout(svc Service) endpoint.Endpoint {
+func makeGetRollout(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		r, err := svc.Rollout(ctx, request.(rolloutIDRequest).id)
 		if err != nil {
@@ -144,12 +144,15 @@ func rolloutAllowed(r v1.Rollout, check func(string) error) error {
 	return nil
 }
 
-// makeRolloutAction is an endpoint calling one of the Service's calls on a
-// rollout by id.
-func makeRolloutAction(call func(Service, context.Context, string) (v1.Rollout, error)) func(Service) endpoint.Endpoint {
-	return func(svc Service) endpoint.Endpoint {
+// makeRolloutAction is an endpoint calling one of the Fleet calls on a
+// rollout by id. The caller's grants must cover every connector of the
+// rollout as an operator; a refusal names the rollout's path, not the
+// action's (PUT /sluice/rollouts/{id}), as it always has.
+func makeRolloutAction(call func(Fleet, context.Context, string, func(string) error) (v1.Rollout, error)) func(Fleet) endpoint.Endpoint {
+	return func(svc Fleet) endpoint.Endpoint {
 		return func(ctx context.Context, request any) (any, error) {
-			return call(svc, ctx, request.(rolloutIDRequest).id)
+			id := request.(rolloutIDRequest).id
+			return call(svc, ctx, id, grantCheckOn(ctx, operator, http.MethodPut, "/sluice/rollouts/"+id))
 		}
 	}
 }

@@ -3,13 +3,17 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 )
 
-func (f *fake) CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.Rollout, error) {
+func (f *fake) CreateRollout(ctx context.Context, req v1.RolloutRequest, allow func(string) error) (v1.Rollout, error) {
+	if err := allowAll(allow, req.Selector.Names); err != nil {
+		return v1.Rollout{}, err
+	}
 	return v1.Rollout{ID: "r1", State: v1.RolloutRunning, Request: req}, f.record("CreateRollout", req)
 }
 
@@ -21,16 +25,74 @@ func (f *fake) Rollout(ctx context.Context, id string) (v1.Rollout, error) {
 	return v1.Rollout{ID: id}, f.record("Rollout", id)
 }
 
-func (f *fake) PauseRollout(ctx context.Context, id string) (v1.Rollout, error) {
+func (f *fake) PauseRollout(ctx context.Context, id string, allow func(string) error) (v1.Rollout, error) {
+	if err := allowAll(allow, fakeRolloutConnectors(id)); err != nil {
+		return v1.Rollout{}, err
+	}
 	return v1.Rollout{ID: id, State: v1.RolloutPaused}, f.record("PauseRollout", id)
 }
 
-func (f *fake) ResumeRollout(ctx context.Context, id string) (v1.Rollout, error) {
+func (f *fake) ResumeRollout(ctx context.Context, id string, allow func(string) error) (v1.Rollout, error) {
+	if err := allowAll(allow, fakeRolloutConnectors(id)); err != nil {
+		return v1.Rollout{}, err
+	}
 	return v1.Rollout{ID: id, State: v1.RolloutRunning}, f.record("ResumeRollout", id)
 }
 
-func (f *fake) AbortRollout(ctx context.Context, id string) (v1.Rollout, error) {
+func (f *fake) AbortRollout(ctx context.Context, id string, allow func(string) error) (v1.Rollout, error) {
+	if err := allowAll(allow, fakeRolloutConnectors(id)); err != nil {
+		return v1.Rollout{}, err
+	}
 	return v1.Rollout{ID: id, State: v1.RolloutAborted}, f.record("AbortRollout", id)
+}
+
+// fakeRolloutConnectors are the connectors of the fake's rollout id: those
+// listed after "of:" (a,b), or none.
+func fakeRolloutConnectors(id string) []string {
+	list, ok := strings.CutPrefix(id, "of:")
+	if !ok {
+		return nil
+	}
+	return strings.Split(list, ",")
+}
+
+// allowAll is the 403 of the first connector allow refuses, as the herder
+// answers it.
+func allowAll(allow func(string) error, names []string) error {
+	for _, n := range names {
+		if err := allow(n); err != nil {
+			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
+		}
+	}
+	return nil
+}
+
+// TestRolloutGrants: the rollout routes hand their service the caller's
+// grant check, as an operator; a refusal names POST /sluice/rollouts for a
+// create and the rollout's path (not the action's) for a change.
+func TestRolloutGrants(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(newFake().services(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
+	t.Cleanup(srv.Close)
+	tom, otto := basicHeader("tom", "pw-tom"), "Bearer op-token"
+	tests := []struct {
+		method, path, body, caller string
+		status                     int
+		want                       string
+	}{
+		{"POST", "/sluice/rollouts", `{"names":["team-a-1","b"],"patch":{"k":"v"}}`, tom, 403,
+			`User tom may not POST /sluice/rollouts: the role operator for connector b is needed, and tom has operator for connectors team-a-*`},
+		{"POST", "/sluice/rollouts", `{"names":["team-a-1","b"],"patch":{"k":"v"}}`, otto, 201, ""},
+		{"PUT", "/sluice/rollouts/of:team-a-1,b/abort", "", tom, 403,
+			`User tom may not PUT /sluice/rollouts/of:team-a-1,b: the role operator for connector b is needed, and tom has operator for connectors team-a-*`},
+		{"PUT", "/sluice/rollouts/of:team-a-1/pause", "", tom, 200, ""},
+		{"PUT", "/sluice/rollouts/of:team-a-1,b/resume", "", otto, 200, ""},
+	}
+	for _, tc := range tests {
+		got := do(t, srv, tc.method, tc.path, tc.body, "Authorization", tc.caller)
+		if got.status != tc.status || (tc.want != "" && !strings.Contains(got.body, tc.want)) {
+			t.Errorf("%s %s: %d %s, want %d %s", tc.method, tc.path, got.status, got.body, tc.status, tc.want)
+		}
+	}
 }
 
 // TestRolloutBodies checks how POST /sluice/rollouts binds its body: every

@@ -14,7 +14,7 @@ import (
 type route struct {
 	pattern  string // method and path, Go 1.22 ServeMux syntax
 	op       string // operation name, for logs
-	endpoint func(Service) endpoint.Endpoint
+	endpoint func(Services) endpoint.Endpoint
 	decode   kithttp.DecodeRequestFunc
 	encode   kithttp.EncodeResponseFunc
 	// role is the least role that may call the route (docs/security.md
@@ -41,78 +41,97 @@ func (rt route) connectorScoped() bool {
 // credentials of their own.
 var probeOps = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true}
 
+// The services, each as the route table picks it out of Services: a
+// route's endpoint depends on its resource's service alone.
+var (
+	onConnectors = on(func(s Services) Connectors { return s.Connectors })
+	onRuntime    = on(func(s Services) Runtime { return s.Runtime })
+	onPlugins    = on(func(s Services) Plugins { return s.Plugins })
+	onOffsets    = on(func(s Services) Offsets { return s.Offsets })
+	onAgents     = on(func(s Services) Agents { return s.Agents })
+	onFleet      = on(func(s Services) Fleet { return s.Fleet })
+	onAdmin      = on(func(s Services) Admin { return s.Admin })
+)
+
+// on makes the endpoint of one service into a route's endpoint.
+func on[S any](pick func(Services) S) func(func(S) endpoint.Endpoint) func(Services) endpoint.Endpoint {
+	return func(mk func(S) endpoint.Endpoint) func(Services) endpoint.Endpoint {
+		return func(s Services) endpoint.Endpoint { return mk(pick(s)) }
+	}
+}
+
 // routes is the REST API of spec §3 and §5, /admin/loggers, and Sluice's
 // own endpoints under /sluice/. Path
 // wildcards arrive URL-decoded (a name "a/b" is sent as a%2Fb and matches
 // one segment).
 func routes() []route {
 	return []route{
-		{"GET /{$}", "server_info", makeServerInfo, decodeNone, encodeJSON, viewer},
-		{"GET /health", "health", makeHealth, decodeNone, encodeHealth, viewer},
-		{"GET /readyz", "readyz", makeReadiness, decodeNone, encodeJSON, viewer},
-		{"GET /metrics", "metrics", makeMetrics, decodeNone, encodeMetrics, viewer},
+		{"GET /{$}", "server_info", onAdmin(makeServerInfo), decodeNone, encodeJSON, viewer},
+		{"GET /health", "health", onAdmin(makeHealth), decodeNone, encodeHealth, viewer},
+		{"GET /readyz", "readyz", onAdmin(makeReadiness), decodeNone, encodeJSON, viewer},
+		{"GET /metrics", "metrics", onAdmin(makeMetrics), decodeNone, encodeMetrics, viewer},
 
-		{"GET /connectors", "list_connectors", makeListConnectors, decodeList, encodeJSON, viewer},
-		{"POST /connectors", "create_connector", makeCreateConnector, decodeCreate, encodeCreated, operator},
-		{"GET /connectors/{name}", "get_connector", makeGetConnector, decodeName, encodeJSON, viewer},
-		{"DELETE /connectors/{name}", "delete_connector", makeDeleteConnector, decodeDelete, encodeNoBody(http.StatusNoContent), admin},
-		{"GET /connectors/{name}/config", "get_connector_config", makeGetConnectorConfig, decodeName, encodeJSON, viewer},
-		{"PUT /connectors/{name}/config", "put_connector_config", makePutConnectorConfig, decodePutConfig, encodePutConfig, operator},
-		{"PATCH /connectors/{name}/config", "patch_connector_config", makePatchConnectorConfig, decodePatchConfig, encodeJSON, operator},
-		{"GET /connectors/{name}/status", "connector_status", makeConnectorStatus, decodeName, encodeJSON, viewer},
-		{"GET /connectors/{name}/tasks", "task_configs", makeTaskConfigs, decodeName, encodeJSON, viewer},
-		{"GET /connectors/{name}/tasks/{task}/status", "task_status", makeTaskStatus, decodeTask, encodeJSON, viewer},
-		{"POST /connectors/{name}/tasks/{task}/restart", "restart_task", makeRestartTask, decodeTask, encodeNoBody(http.StatusNoContent), operator},
-		{"PUT /connectors/{name}/stop", "stop_connector", makeNameAction(Service.StopConnector), decodeName, encodeNoBody(http.StatusNoContent), operator},
-		{"PUT /connectors/{name}/pause", "pause_connector", makeNameAction(Service.PauseConnector), decodeName, encodeNoBody(http.StatusAccepted), operator},
-		{"PUT /connectors/{name}/resume", "resume_connector", makeNameAction(Service.ResumeConnector), decodeName, encodeNoBody(http.StatusAccepted), operator},
-		{"POST /connectors/{name}/restart", "restart_connector", makeRestartConnector, decodeRestart, encodeRestart, operator},
-		{"GET /connectors/{name}/topics", "connector_topics", makeConnectorTopics, decodeName, encodeJSON, viewer},
-		{"PUT /connectors/{name}/topics/reset", "reset_connector_topics", makeNameAction(Service.ResetConnectorTopics), decodeName, encodeNoBody(http.StatusAccepted), operator},
+		{"GET /connectors", "list_connectors", onConnectors(makeListConnectors), decodeList, encodeJSON, viewer},
+		{"POST /connectors", "create_connector", onConnectors(makeCreateConnector), decodeCreate, encodeCreated, operator},
+		{"GET /connectors/{name}", "get_connector", onConnectors(makeGetConnector), decodeName, encodeJSON, viewer},
+		{"DELETE /connectors/{name}", "delete_connector", onConnectors(makeDeleteConnector), decodeDelete, encodeNoBody(http.StatusNoContent), admin},
+		{"GET /connectors/{name}/config", "get_connector_config", onConnectors(makeGetConnectorConfig), decodeName, encodeJSON, viewer},
+		{"PUT /connectors/{name}/config", "put_connector_config", onConnectors(makePutConnectorConfig), decodePutConfig, encodePutConfig, operator},
+		{"PATCH /connectors/{name}/config", "patch_connector_config", onConnectors(makePatchConnectorConfig), decodePatchConfig, encodeJSON, operator},
+		{"GET /connectors/{name}/status", "connector_status", onRuntime(makeConnectorStatus), decodeName, encodeJSON, viewer},
+		{"GET /connectors/{name}/tasks", "task_configs", onRuntime(makeTaskConfigs), decodeName, encodeJSON, viewer},
+		{"GET /connectors/{name}/tasks/{task}/status", "task_status", onRuntime(makeTaskStatus), decodeTask, encodeJSON, viewer},
+		{"POST /connectors/{name}/tasks/{task}/restart", "restart_task", onConnectors(makeRestartTask), decodeTask, encodeNoBody(http.StatusNoContent), operator},
+		{"PUT /connectors/{name}/stop", "stop_connector", onConnectors(makeNameAction(Connectors.StopConnector)), decodeName, encodeNoBody(http.StatusNoContent), operator},
+		{"PUT /connectors/{name}/pause", "pause_connector", onConnectors(makeNameAction(Connectors.PauseConnector)), decodeName, encodeNoBody(http.StatusAccepted), operator},
+		{"PUT /connectors/{name}/resume", "resume_connector", onConnectors(makeNameAction(Connectors.ResumeConnector)), decodeName, encodeNoBody(http.StatusAccepted), operator},
+		{"POST /connectors/{name}/restart", "restart_connector", onConnectors(makeRestartConnector), decodeRestart, encodeRestart, operator},
+		{"GET /connectors/{name}/topics", "connector_topics", onRuntime(makeConnectorTopics), decodeName, encodeJSON, viewer},
+		{"PUT /connectors/{name}/topics/reset", "reset_connector_topics", onRuntime(makeNameAction(Runtime.ResetConnectorTopics)), decodeName, encodeNoBody(http.StatusAccepted), operator},
 
-		{"GET /connectors/{name}/offsets", "get_offsets", makeGetOffsets, decodeName, encodeJSON, viewer},
-		{"PATCH /connectors/{name}/offsets", "alter_offsets", makeAlterOffsets, decodeAlterOffsets, encodeJSON, admin},
-		{"DELETE /connectors/{name}/offsets", "reset_offsets", makeResetOffsets, decodeName, encodeJSON, admin},
+		{"GET /connectors/{name}/offsets", "get_offsets", onOffsets(makeGetOffsets), decodeName, encodeJSON, viewer},
+		{"PATCH /connectors/{name}/offsets", "alter_offsets", onOffsets(makeAlterOffsets), decodeAlterOffsets, encodeJSON, admin},
+		{"DELETE /connectors/{name}/offsets", "reset_offsets", onOffsets(makeResetOffsets), decodeName, encodeJSON, admin},
 
-		{"GET /connector-plugins", "list_plugins", makeListPlugins, decodePlugins, encodeJSON, viewer},
-		{"GET /connector-plugins/{plugin}/config", "plugin_config", makePluginConfig, decodePlugin, encodeJSON, viewer},
-		{"PUT /connector-plugins/{plugin}/config/validate", "validate_config", makeValidateConfig, decodeValidate, encodeJSON, operator},
+		{"GET /connector-plugins", "list_plugins", onPlugins(makeListPlugins), decodePlugins, encodeJSON, viewer},
+		{"GET /connector-plugins/{plugin}/config", "plugin_config", onPlugins(makePluginConfig), decodePlugin, encodeJSON, viewer},
+		{"PUT /connector-plugins/{plugin}/config/validate", "validate_config", onPlugins(makeValidateConfig), decodeValidate, encodeJSON, operator},
 
-		{"GET /admin/loggers", "list_loggers", makeListLoggers, decodeNone, encodeJSON, viewer},
-		{"GET /admin/loggers/{name}", "get_logger", makeGetLogger, decodeName, encodeJSON, viewer},
-		{"PUT /admin/loggers/{name}", "set_logger_level", makeSetLoggerLevel, decodeSetLoggerLevel, encodeSetLoggerLevel, admin},
+		{"GET /admin/loggers", "list_loggers", onAdmin(makeListLoggers), decodeNone, encodeJSON, viewer},
+		{"GET /admin/loggers/{name}", "get_logger", onAdmin(makeGetLogger), decodeName, encodeJSON, viewer},
+		{"PUT /admin/loggers/{name}", "set_logger_level", onAdmin(makeSetLoggerLevel), decodeSetLoggerLevel, encodeSetLoggerLevel, admin},
 
-		{"GET /sluice/audit", "audit_log", makeAuditLog, decodeAuditQuery, encodeJSON, admin},
-		{"POST /sluice/connectors/pause", "bulk_pause", makeBulkAction, decodeBulk("pause"), encodeJSON, operator},
-		{"POST /sluice/connectors/resume", "bulk_resume", makeBulkAction, decodeBulk("resume"), encodeJSON, operator},
-		{"POST /sluice/connectors/stop", "bulk_stop", makeBulkAction, decodeBulk("stop"), encodeJSON, operator},
-		{"POST /sluice/connectors/restart", "bulk_restart", makeBulkAction, decodeBulk("restart"), encodeJSON, operator},
-		{"POST /sluice/maintenance", "open_maintenance", makeOpenMaintenance, decodeOpenMaintenance, encodeWindowCreated, operator},
-		{"GET /sluice/maintenance", "list_maintenance", makeListMaintenance, decodeListMaintenance, encodeJSON, viewer},
-		{"GET /sluice/maintenance/{id}", "get_maintenance", makeGetMaintenance, decodeWindow, encodeJSON, viewer},
-		{"DELETE /sluice/maintenance/{id}", "close_maintenance", makeCloseMaintenance, decodeWindow, encodeJSON, operator},
-		{"GET /sluice/connectors/{name}/lag", "connector_lag", makeConnectorLag, decodeName, encodeJSON, viewer},
-		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", makePreviewOffsets, decodePreview, encodeJSON, viewer},
-		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", makeResetOffsetsTo, decodeResetTo, encodeJSON, admin},
-		{"POST /sluice/connectors/{name}/offsets/restore", "restore_offsets", makeRestoreOffsets, decodeRestore, encodeJSON, admin},
-		{"GET /sluice/connectors/{name}/offsets/history", "offsets_history", makeOffsetsHistory, decodeHistory, encodeJSON, viewer},
-		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", makeOffsetsHistoryEntry, decodeHistoryEntry, encodeJSON, viewer},
-		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", makeUndoOffsets, decodeUndo, encodeJSON, admin},
-		{"POST /sluice/connectors/{name}/move", "move_connector", makeMoveConnector, decodeMove, encodeJSON, admin},
+		{"GET /sluice/audit", "audit_log", onAdmin(makeAuditLog), decodeAuditQuery, encodeJSON, admin},
+		{"POST /sluice/connectors/pause", "bulk_pause", onFleet(makeBulkAction), decodeBulk("pause"), encodeJSON, operator},
+		{"POST /sluice/connectors/resume", "bulk_resume", onFleet(makeBulkAction), decodeBulk("resume"), encodeJSON, operator},
+		{"POST /sluice/connectors/stop", "bulk_stop", onFleet(makeBulkAction), decodeBulk("stop"), encodeJSON, operator},
+		{"POST /sluice/connectors/restart", "bulk_restart", onFleet(makeBulkAction), decodeBulk("restart"), encodeJSON, operator},
+		{"POST /sluice/maintenance", "open_maintenance", onFleet(makeOpenMaintenance), decodeOpenMaintenance, encodeWindowCreated, operator},
+		{"GET /sluice/maintenance", "list_maintenance", onFleet(makeListMaintenance), decodeListMaintenance, encodeJSON, viewer},
+		{"GET /sluice/maintenance/{id}", "get_maintenance", onFleet(makeGetMaintenance), decodeWindow, encodeJSON, viewer},
+		{"DELETE /sluice/maintenance/{id}", "close_maintenance", onFleet(makeCloseMaintenance), decodeWindow, encodeJSON, operator},
+		{"GET /sluice/connectors/{name}/lag", "connector_lag", onRuntime(makeConnectorLag), decodeName, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", onOffsets(makePreviewOffsets), decodePreview, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", onOffsets(makeResetOffsetsTo), decodeResetTo, encodeJSON, admin},
+		{"POST /sluice/connectors/{name}/offsets/restore", "restore_offsets", onOffsets(makeRestoreOffsets), decodeRestore, encodeJSON, admin},
+		{"GET /sluice/connectors/{name}/offsets/history", "offsets_history", onOffsets(makeOffsetsHistory), decodeHistory, encodeJSON, viewer},
+		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", onOffsets(makeOffsetsHistoryEntry), decodeHistoryEntry, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", onOffsets(makeUndoOffsets), decodeUndo, encodeJSON, admin},
+		{"POST /sluice/connectors/{name}/move", "move_connector", onOffsets(makeMoveConnector), decodeMove, encodeJSON, admin},
 
-		{"GET /sluice/agents", "list_agents", makeListAgents, decodeNone, encodeJSON, viewer},
-		{"GET /sluice/agents/{id}", "get_agent", makeGetAgent, decodeAgent, encodeJSON, viewer},
-		{"PUT /sluice/agents/{id}/cordon", "cordon_agent", makeAgentAction(Service.CordonAgent), decodeAgent, encodeJSON, admin},
-		{"PUT /sluice/agents/{id}/uncordon", "uncordon_agent", makeAgentAction(Service.UncordonAgent), decodeAgent, encodeJSON, admin},
-		{"PUT /sluice/agents/{id}/drain", "drain_agent", makeDrainAgent, decodeDrain, encodeAccepted, admin},
-		{"GET /sluice/agents/{id}/drain", "drain_status", makeAgentAction(Service.DrainStatus), decodeAgent, encodeJSON, viewer},
-		{"POST /sluice/rebalance", "rebalance", makeRebalance, decodeRebalance, encodeAccepted, admin},
-		{"GET /sluice/rebalance", "rebalance_status", makeRebalanceStatus, decodeNone, encodeJSON, viewer},
-		{"POST /sluice/rollouts", "create_rollout", makeCreateRollout, decodeRolloutRequest, encodeRolloutCreated, operator},
-		{"GET /sluice/rollouts", "list_rollouts", makeListRollouts, decodeNone, encodeJSON, viewer},
-		{"GET /sluice/rollouts/{id}", "get_rollout", makeGetRollout, decodeRolloutID, encodeJSON, viewer},
-		{"PUT /sluice/rollouts/{id}/pause", "pause_rollout", makeRolloutAction(Service.PauseRollout), decodeRolloutID, encodeJSON, operator},
-		{"PUT /sluice/rollouts/{id}/resume", "resume_rollout", makeRolloutAction(Service.ResumeRollout), decodeRolloutID, encodeJSON, operator},
-		{"PUT /sluice/rollouts/{id}/abort", "abort_rollout", makeRolloutAction(Service.AbortRollout), decodeRolloutID, encodeJSON, operator},
+		{"GET /sluice/agents", "list_agents", onAgents(makeListAgents), decodeNone, encodeJSON, viewer},
+		{"GET /sluice/agents/{id}", "get_agent", onAgents(makeGetAgent), decodeAgent, encodeJSON, viewer},
+		{"PUT /sluice/agents/{id}/cordon", "cordon_agent", onAgents(makeAgentAction(Agents.CordonAgent)), decodeAgent, encodeJSON, admin},
+		{"PUT /sluice/agents/{id}/uncordon", "uncordon_agent", onAgents(makeAgentAction(Agents.UncordonAgent)), decodeAgent, encodeJSON, admin},
+		{"PUT /sluice/agents/{id}/drain", "drain_agent", onAgents(makeDrainAgent), decodeDrain, encodeAccepted, admin},
+		{"GET /sluice/agents/{id}/drain", "drain_status", onAgents(makeAgentAction(Agents.DrainStatus)), decodeAgent, encodeJSON, viewer},
+		{"POST /sluice/rebalance", "rebalance", onFleet(makeRebalance), decodeRebalance, encodeAccepted, admin},
+		{"GET /sluice/rebalance", "rebalance_status", onFleet(makeRebalanceStatus), decodeNone, encodeJSON, viewer},
+		{"POST /sluice/rollouts", "create_rollout", onFleet(makeCreateRollout), decodeRolloutRequest, encodeRolloutCreated, operator},
+		{"GET /sluice/rollouts", "list_rollouts", onFleet(makeListRollouts), decodeNone, encodeJSON, viewer},
+		{"GET /sluice/rollouts/{id}", "get_rollout", onFleet(makeGetRollout), decodeRolloutID, encodeJSON, viewer},
+		{"PUT /sluice/rollouts/{id}/pause", "pause_rollout", onFleet(makeRolloutAction(Fleet.PauseRollout)), decodeRolloutID, encodeJSON, operator},
+		{"PUT /sluice/rollouts/{id}/resume", "resume_rollout", onFleet(makeRolloutAction(Fleet.ResumeRollout)), decodeRolloutID, encodeJSON, operator},
+		{"PUT /sluice/rollouts/{id}/abort", "abort_rollout", onFleet(makeRolloutAction(Fleet.AbortRollout)), decodeRolloutID, encodeJSON, operator},
 	}
 }

@@ -13,7 +13,10 @@ package httpapi
 //	           route: the caller holds the route's role? ──no──► 403
 //	              ▼
 //	           endpoint: a connector route checks the name's patterns
-//	              (──no──► 403); GET /connectors lists what it may see
+//	              (──no──► 403); GET /connectors lists what it may see;
+//	              a call over many connectors (bulk, maintenance,
+//	              rollouts) hands its service the same check as an allow
+//	              function (grantCheck), asked of each connector resolved
 
 import (
 	"context"

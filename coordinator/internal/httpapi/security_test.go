@@ -116,9 +116,9 @@ func requestFor(rt route, conn string) (method, path, body string) {
 // challenge, a caller without the role 403 naming it, everyone else the
 // answer the route gives without security.
 func TestAuthorizationMatrix(t *testing.T) {
-	open := httptest.NewServer(NewHandler(newFake()))
+	open := httptest.NewServer(NewHandler(newFake().services()))
 	t.Cleanup(open.Close)
-	secured := httptest.NewServer(NewHandler(newFake(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
+	secured := httptest.NewServer(NewHandler(newFake().services(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
 	t.Cleanup(secured.Close)
 	for _, rt := range routes() {
 		for _, conn := range []string{"team-a-1", "b"} {
@@ -175,7 +175,7 @@ func TestEveryRouteDeclaresRole(t *testing.T) {
 
 // TestDeniedMessages checks the 401 and 403 messages say who and why.
 func TestDeniedMessages(t *testing.T) {
-	srv := httptest.NewServer(NewHandler(newFake(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
+	srv := httptest.NewServer(NewHandler(newFake().services(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
 	t.Cleanup(srv.Close)
 	tests := []struct {
 		method, path, header, want string
@@ -202,7 +202,7 @@ func TestDeniedMessages(t *testing.T) {
 func TestListShowsOnlyVisible(t *testing.T) {
 	f := newFake()
 	f.expanded = map[string]v1.ConnectorExpanded{"team-a-1": {}, "b": {}}
-	srv := httptest.NewServer(NewHandler(f, WithSecurity(Security{Authenticator: testAuthenticator(t)})))
+	srv := httptest.NewServer(NewHandler(f.services(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
 	t.Cleanup(srv.Close)
 	tom := basicHeader("tom", "pw-tom")
 	if got := do(t, srv, "GET", "/connectors", "", "Authorization", tom); got.body != `[]` {
@@ -219,7 +219,7 @@ func TestListShowsOnlyVisible(t *testing.T) {
 // TestOpenProbes checks --rest-auth-open-probes leaves GET / and /health
 // open, and only them.
 func TestOpenProbes(t *testing.T) {
-	srv := httptest.NewServer(NewHandler(newFake(), WithSecurity(Security{Authenticator: testAuthenticator(t), OpenProbes: true})))
+	srv := httptest.NewServer(NewHandler(newFake().services(), WithSecurity(Security{Authenticator: testAuthenticator(t), OpenProbes: true})))
 	t.Cleanup(srv.Close)
 	for path, want := range map[string]int{"/": 200, "/health": 503, "/connectors": 401} {
 		if got := do(t, srv, "GET", path, ""); got.status != want {

@@ -48,10 +48,10 @@ func TestForwardedIdentity(t *testing.T) {
 			var s seen
 			lf := newFake()
 			lf.hold = s.hold
-			leader := httptest.NewServer(NewHandler(lf, WithSecurity(Security{Authenticator: a, ForwardKey: tc.key})))
+			leader := httptest.NewServer(NewHandler(lf.services(), WithSecurity(Security{Authenticator: a, ForwardKey: tc.key})))
 			t.Cleanup(leader.Close)
 			ff := newFake()
-			follower := httptest.NewServer(NewHandler(ff, WithLeaderRouting(follower{url: leader.URL}), WithSecurity(Security{Authenticator: a, ForwardKey: tc.key})))
+			follower := httptest.NewServer(NewHandler(ff.services(), WithLeaderRouting(follower{url: leader.URL}), WithSecurity(Security{Authenticator: a, ForwardKey: tc.key})))
 			t.Cleanup(follower.Close)
 
 			got := do(t, follower, "PUT", "/connectors/team-a-1/config", `{}`, "Authorization", tom)
@@ -79,7 +79,7 @@ func TestForwardedIdentity(t *testing.T) {
 	var s seen
 	lf := newFake()
 	lf.hold = s.hold
-	leader := httptest.NewServer(NewHandler(lf, WithSecurity(Security{Authenticator: a, ForwardKey: key})))
+	leader := httptest.NewServer(NewHandler(lf.services(), WithSecurity(Security{Authenticator: a, ForwardKey: key})))
 	t.Cleanup(leader.Close)
 	admin := &auth.Principal{Name: "ada", Via: auth.ViaBasic, Grants: []auth.Grant{{Role: auth.RoleAdmin}}}
 	replayed := key.Sign(admin, "PUT", "/connectors/other/config", time.Now())
@@ -96,7 +96,7 @@ func TestForwardedIdentity(t *testing.T) {
 // TestBearerChallenge checks a refused bearer token is a 401 with a Bearer
 // challenge and the reason.
 func TestBearerChallenge(t *testing.T) {
-	srv := httptest.NewServer(NewHandler(newFake(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
+	srv := httptest.NewServer(NewHandler(newFake().services(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
 	t.Cleanup(srv.Close)
 	got := do(t, srv, "GET", "/connectors", "", "Authorization", "Bearer a.b.c")
 	if got.status != 401 || !strings.Contains(got.header.Get("Www-Authenticate"), "Basic realm") ||
@@ -111,9 +111,9 @@ func TestBearerChallenge(t *testing.T) {
 // flag to fix it.
 func TestForwardToUntrustedLeader(t *testing.T) {
 	lf := newFake()
-	leader := httptest.NewTLSServer(NewHandler(lf))
+	leader := httptest.NewTLSServer(NewHandler(lf.services()))
 	t.Cleanup(leader.Close)
-	follower := httptest.NewServer(NewHandler(newFake(), WithLeaderRouting(follower{url: leader.URL})))
+	follower := httptest.NewServer(NewHandler(newFake().services(), WithLeaderRouting(follower{url: leader.URL})))
 	t.Cleanup(follower.Close)
 	got := do(t, follower, "PUT", "/connectors/a/pause", "")
 	if got.status != 500 || !strings.Contains(got.body, "its TLS certificate is not trusted") || !strings.Contains(got.body, "--rest-forward-ca") {

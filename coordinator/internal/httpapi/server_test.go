@@ -84,7 +84,7 @@ func TestBodyBoundSparesLongRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(NewHandler(f), Limits{ReadBodyTimeout: bound})
+	srv := NewServer(NewHandler(f.services()), Limits{ReadBodyTimeout: bound})
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	client := &http.Client{Timeout: 10 * time.Second}

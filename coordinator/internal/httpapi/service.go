@@ -1,7 +1,7 @@
 // Package httpapi is the coordinator's REST transport: it serves the Kafka
 // Connect REST API over go-kit endpoints, decoding requests strictly and
 // encoding every error as {"error_code","message"}. It holds no state; every
-// call goes to a Service.
+// call goes to one of the Services, one per resource.
 package httpapi
 
 import (
@@ -13,14 +13,33 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 )
 
-// Service is everything the REST API asks of the coordinator. Errors should be
-// *v1.Error; any other error is answered as a 500 with its text.
-type Service interface {
-	// ServerInfo is the body of GET /.
-	ServerInfo(ctx context.Context) (v1.ServerInfo, error)
-	// Health returns the health body and the HTTP status to answer with.
-	Health(ctx context.Context) (v1.Health, int)
+// Services are what the REST API asks of the coordinator, one interface per
+// resource, so that an endpoint depends on the one service it calls and a
+// service can move out of the coordinator's core on its own. Errors should
+// be *v1.Error; any other error is answered as a 500 with its text.
+//
+// Authorization stays here, in the transport: the route's role and the
+// connector a path names are checked by endpoint middleware (security.go)
+// before a service is called. A call over many connectors (a selector, a
+// rollout, a window) takes an allow function built from its route: the
+// service resolves the connectors, and asks allow about each; allow's
+// error is that connector's refusal (a *auth.DeniedError whose message is
+// the 403's). What a change's content may touch (tenant isolation of an
+// effective config) is the service's own admission.
+type Services struct {
+	Connectors Connectors
+	Runtime    Runtime
+	Plugins    Plugins
+	Offsets    Offsets
+	Agents     Agents
+	Fleet      Fleet
+	Admin      Admin
+}
 
+// Connectors is the lifecycle and config of connectors: /connectors,
+// /connectors/{name}, …/config, …/stop|pause|resume|restart and a task's
+// restart.
+type Connectors interface {
 	ListConnectors(ctx context.Context) ([]string, error)
 	// ExpandConnectors answers GET /connectors with any expand parameter;
 	// both flags are false when only unknown values were given.
@@ -36,71 +55,49 @@ type Service interface {
 	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info v1.ConnectorInfo, created bool, err error)
 	// PatchConnectorConfig merges patch into the config; a nil value removes the key.
 	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (v1.ConnectorInfo, error)
-	ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error)
-	TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, error)
-	// TaskStatus and RestartTask get any int32 task id, negative included.
-	TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error)
+	DeleteConnector(ctx context.Context, name string, resetOffsets bool) error
 	StopConnector(ctx context.Context, name string) error
 	PauseConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
 	// RestartConnector with both flags false restarts the connector only and
 	// returns nil state (204); otherwise the state shown is returned (202).
 	RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error)
+	// RestartTask gets any int32 task id, negative included.
 	RestartTask(ctx context.Context, name string, task int) error
-	DeleteConnector(ctx context.Context, name string, resetOffsets bool) error
+}
+
+// Runtime is what a connector runs and does: its status, its tasks'
+// configs and states, the topics it used, and a sink's lag.
+type Runtime interface {
+	ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error)
+	TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, error)
+	// TaskStatus gets any int32 task id, negative included.
+	TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error)
 	ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error)
 	ResetConnectorTopics(ctx context.Context, name string) error
+	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
+	// connector's consumer lag.
+	ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+}
 
+// Plugins is /connector-plugins: the plugins, their config keys, and the
+// validation of a config.
+type Plugins interface {
 	ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error)
 	PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error)
 	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error)
+}
 
+// Offsets is a connector's offsets: Kafka Connect's GET/PATCH/DELETE
+// …/offsets, and Sluice's preview, reset-to, history, undo, restore and
+// move (a move carries a connector's positions to a new name).
+type Offsets interface {
 	GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error)
 	// AlterOffsets receives the offsets list as decoded (entries may hold nil
 	// maps, numbers are json.Number). It is never empty and has no null
 	// entry: the transport answers those with spec §5.2's 400s first.
 	AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error)
 	ResetOffsets(ctx context.Context, name string) (v1.Message, error)
-
-	// LoggerLevels answers GET /admin/loggers: this process's loggers that
-	// are not OFF, by name.
-	LoggerLevels(ctx context.Context) (map[string]v1.LoggerLevel, error)
-	// LoggerLevel answers GET /admin/loggers/{name}; an unknown logger is a
-	// 404 "Logger <name> not found.".
-	LoggerLevel(ctx context.Context, name string) (v1.LoggerLevel, error)
-	// SetWorkerLoggerLevel sets level on namespace (and what is below it)
-	// in this process only, and returns the names of the loggers whose
-	// level changed. level is valid (logging.ParseLevel), in any case.
-	SetWorkerLoggerLevel(ctx context.Context, namespace, level string) ([]string, error)
-	// SetClusterLoggerLevel sets level on namespace in every coordinator
-	// and agent of the cluster; level is valid, as above.
-	SetClusterLoggerLevel(ctx context.Context, namespace, level string) error
-
-	// AuditLog answers GET /sluice/audit: the audit records q selects,
-	// newest first.
-	AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error)
-
-	// BulkAction answers POST /sluice/connectors/{action}: action on each
-	// connector sel selects, each result what the single-connector
-	// endpoint answers; allow refuses a connector the caller's grants do
-	// not cover (its result is that 403).
-	BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error)
-	// OpenMaintenance answers POST /sluice/maintenance; allow as above,
-	// though a refused connector refuses the whole window.
-	OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest, allow func(connector string) error) (v1.MaintenanceWindow, error)
-	// MaintenanceWindows answers GET /sluice/maintenance.
-	MaintenanceWindows(ctx context.Context) (v1.MaintenanceList, error)
-	// MaintenanceWindow answers GET /sluice/maintenance/{id}.
-	MaintenanceWindow(ctx context.Context, id string) (v1.MaintenanceWindow, error)
-	// CloseMaintenance answers DELETE /sluice/maintenance/{id}.
-	CloseMaintenance(ctx context.Context, id string, allow func(connector string) error) (v1.MaintenanceWindow, error)
-
-	// Readiness answers GET /readyz: the coordinator's readiness, or a
-	// 503 *v1.Error saying why it is not ready.
-	Readiness(ctx context.Context) (v1.Readiness, error)
-	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
-	// connector's consumer lag.
-	ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
 	// PreviewOffsets answers POST /sluice/connectors/{name}/offsets/preview:
 	// PATCH's (or, with Reset, DELETE's) checks, and the changes it would
 	// make. req holds offsets, non-empty and without null entries, or Reset.
@@ -119,32 +116,85 @@ type Service interface {
 	RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error)
 	// MoveConnector answers POST /sluice/connectors/{name}/move.
 	MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error)
-	// ListAgents, GetAgent, CordonAgent, UncordonAgent, DrainAgent and
-	// DrainStatus answer /sluice/agents…: the leader's agents, their
-	// cordons and drains (a 404 for an unknown id).
+}
+
+// Agents is /sluice/agents: the leader's agents, their cordons and drains
+// (a 404 for an unknown id).
+type Agents interface {
 	ListAgents(ctx context.Context) (v1.AgentList, error)
 	GetAgent(ctx context.Context, id string) (v1.AgentInfo, error)
 	CordonAgent(ctx context.Context, id string) (v1.AgentInfo, error)
 	UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, error)
 	DrainAgent(ctx context.Context, id string, force bool) (v1.DrainStatus, error)
 	DrainStatus(ctx context.Context, id string) (v1.DrainStatus, error)
+}
+
+// Fleet is the operations over many connectors or agents: bulk lifecycle
+// actions, maintenance windows, rebalancing and rollouts. allow is the
+// caller's grant check for one connector (see Services).
+type Fleet interface {
+	// BulkAction answers POST /sluice/connectors/{action}: action on each
+	// connector sel selects, each result what the single-connector
+	// endpoint answers; a connector allow refuses gets that 403 as its
+	// result.
+	BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error)
+	// OpenMaintenance answers POST /sluice/maintenance; a connector allow
+	// refuses refuses the whole window.
+	OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest, allow func(connector string) error) (v1.MaintenanceWindow, error)
+	// MaintenanceWindows answers GET /sluice/maintenance.
+	MaintenanceWindows(ctx context.Context) (v1.MaintenanceList, error)
+	// MaintenanceWindow answers GET /sluice/maintenance/{id}.
+	MaintenanceWindow(ctx context.Context, id string) (v1.MaintenanceWindow, error)
+	// CloseMaintenance answers DELETE /sluice/maintenance/{id}; allow as
+	// OpenMaintenance's.
+	CloseMaintenance(ctx context.Context, id string, allow func(connector string) error) (v1.MaintenanceWindow, error)
 	// Rebalance answers POST /sluice/rebalance (maxMoves 0: the default)
 	// and RebalanceStatus GET /sluice/rebalance.
 	Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error)
 	RebalanceStatus(ctx context.Context) (v1.Rebalance, error)
 	// CreateRollout answers POST /sluice/rollouts; req is as decoded, its
-	// selector, batches, health and on_failure not yet checked.
-	CreateRollout(ctx context.Context, req v1.RolloutRequest) (v1.Rollout, error)
+	// selector, batches, health and on_failure not yet checked. A
+	// connector allow refuses refuses the rollout.
+	CreateRollout(ctx context.Context, req v1.RolloutRequest, allow func(connector string) error) (v1.Rollout, error)
 	// Rollouts answers GET /sluice/rollouts.
 	Rollouts(ctx context.Context) (v1.RolloutList, error)
 	// Rollout answers GET /sluice/rollouts/{id}.
 	Rollout(ctx context.Context, id string) (v1.Rollout, error)
 	// PauseRollout, ResumeRollout and AbortRollout answer PUT
-	// /sluice/rollouts/{id}/pause, …/resume and …/abort.
-	PauseRollout(ctx context.Context, id string) (v1.Rollout, error)
-	ResumeRollout(ctx context.Context, id string) (v1.Rollout, error)
-	AbortRollout(ctx context.Context, id string) (v1.Rollout, error)
+	// /sluice/rollouts/{id}/pause, …/resume and …/abort; allow must
+	// allow every connector of the rollout.
+	PauseRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error)
+	ResumeRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error)
+	AbortRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error)
+}
+
+// Admin is the coordinator itself: GET /, /health, /readyz, /metrics,
+// /admin/loggers and the audit trail.
+type Admin interface {
+	// ServerInfo is the body of GET /.
+	ServerInfo(ctx context.Context) (v1.ServerInfo, error)
+	// Health returns the health body and the HTTP status to answer with.
+	Health(ctx context.Context) (v1.Health, int)
+	// Readiness answers GET /readyz: the coordinator's readiness, or a
+	// 503 *v1.Error saying why it is not ready.
+	Readiness(ctx context.Context) (v1.Readiness, error)
 	// Metrics answers GET /metrics: every metric of the process's
 	// registry.
 	Metrics(ctx context.Context) ([]*dto.MetricFamily, error)
+	// LoggerLevels answers GET /admin/loggers: this process's loggers that
+	// are not OFF, by name.
+	LoggerLevels(ctx context.Context) (map[string]v1.LoggerLevel, error)
+	// LoggerLevel answers GET /admin/loggers/{name}; an unknown logger is a
+	// 404 "Logger <name> not found.".
+	LoggerLevel(ctx context.Context, name string) (v1.LoggerLevel, error)
+	// SetWorkerLoggerLevel sets level on namespace (and what is below it)
+	// in this process only, and returns the names of the loggers whose
+	// level changed. level is valid (logging.ParseLevel), in any case.
+	SetWorkerLoggerLevel(ctx context.Context, namespace, level string) ([]string, error)
+	// SetClusterLoggerLevel sets level on namespace in every coordinator
+	// and agent of the cluster; level is valid, as above.
+	SetClusterLoggerLevel(ctx context.Context, namespace, level string) error
+	// AuditLog answers GET /sluice/audit: the audit records q selects,
+	// newest first.
+	AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error)
 }

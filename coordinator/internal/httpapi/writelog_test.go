@@ -41,7 +41,7 @@ func TestWriteLog(t *testing.T) {
 				f.errs[k] = v
 			}
 			lg := sluicelog.NewJSON(out, sluicelog.LevelAll)
-			srv := httptest.NewServer(NewHandler(f, WithLogger(lg.Logger(sluicelog.REST))))
+			srv := httptest.NewServer(NewHandler(f.services(), WithLogger(lg.Logger(sluicelog.REST))))
 			t.Cleanup(srv.Close)
 			do(t, srv, tt.method, tt.path, tt.body, tt.headers...)
 			lines := out.Records(t, msgWrite)
@@ -75,7 +75,7 @@ func TestWriteLog(t *testing.T) {
 func TestWriteLogPrincipal(t *testing.T) {
 	out := &logtest.Buffer{}
 	lg := sluicelog.NewJSON(out, slog.LevelInfo)
-	srv := httptest.NewServer(NewHandler(newFake(), WithLogger(lg.Logger(sluicelog.REST)),
+	srv := httptest.NewServer(NewHandler(newFake().services(), WithLogger(lg.Logger(sluicelog.REST)),
 		WithSecurity(Security{Authenticator: testAuthenticator(t)})))
 	t.Cleanup(srv.Close)
 	if got := do(t, srv, "PUT", "/connectors/a/pause", "", "Authorization", basicHeader("ada", "wrong")); got.status != 401 {
@@ -95,7 +95,7 @@ func TestWriteLogPrincipal(t *testing.T) {
 func TestWriteLogLevel(t *testing.T) {
 	out := &logtest.Buffer{}
 	lg := sluicelog.NewJSON(out, slog.LevelInfo)
-	srv := httptest.NewServer(NewHandler(newFake(), WithLogger(lg.Logger(sluicelog.REST))))
+	srv := httptest.NewServer(NewHandler(newFake().services(), WithLogger(lg.Logger(sluicelog.REST))))
 	t.Cleanup(srv.Close)
 	if _, err := lg.SetLevel(sluicelog.REST, "WARN"); err != nil {
 		t.Fatal(err)

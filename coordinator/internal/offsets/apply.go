@@ -9,6 +9,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
@@ -156,7 +157,7 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 	// marker, rather than before it.
 	req.CallerWaits = req.Type == v1.TypeSource
 	var written []v1.WrittenOffset
-	err = s.step(StepApplyOffsets, func() error {
+	err = s.step(ctx, faults.OffsetsApply, func() error {
 		var err error
 		written, err = send(ctx, req)
 		return err

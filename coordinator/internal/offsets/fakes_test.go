@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -499,7 +500,7 @@ type world struct {
 	marks   *fakeMarks
 	clock   *fakeClock
 	locks   *connlock.Table
-	faults  map[string]error
+	faults  map[faults.Point]error
 }
 
 // newWorld is a service whose cluster has agents a1 and a2 and the
@@ -517,7 +518,7 @@ func newWorld(t *testing.T, conns ...store.Connector) *world {
 		marks:   &fakeMarks{marks: map[string]store.TopicMark{}},
 		clock:   newFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
 		locks:   connlock.New(func() {}),
-		faults:  map[string]error{},
+		faults:  map[faults.Point]error{},
 	}
 	for _, c := range conns {
 		w.conns.conns[c.Name] = c
@@ -536,7 +537,7 @@ func (w *world) config() Config {
 		Reserved:  func() map[string]string { return map[string]string{"sluice-configs": "Sluice's config topic"} },
 		MayCreate: func(string) error { return nil },
 		Principal: func(context.Context) string { return "alice" },
-		Faults:    func(step string) error { return w.faults[step] },
+		Faults:    faults.Func(func(_ context.Context, at faults.Point, _ any) error { return w.faults[at] }),
 		Clock:     w.clock,
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}

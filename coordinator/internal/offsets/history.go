@@ -10,10 +10,12 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
+	"github.com/sluice-io/sluice/shared/faults"
 )
 
-// Steps of an offsets change that Config.Faults can fail, besides the
-// herder's create steps.
+// Steps of an offsets change, as errors name them; each is a fault point
+// (faults.OffsetsHistoryBegin, faults.OffsetsApply,
+// faults.OffsetsHistoryMarker).
 const (
 	// StepHistoryBegin writes the pending history entry.
 	StepHistoryBegin = "recording the offsets change"
@@ -63,7 +65,7 @@ func (r *Recorder) Begin(ctx context.Context, name, typ, group, topic string, me
 	if r.cfg.History == nil {
 		return e, nil
 	}
-	err := Step(r.cfg.Faults, StepHistoryBegin, func() error {
+	err := faults.Step(ctx, r.cfg.Faults, faults.OffsetsHistoryBegin, func() error {
 		var err error
 		e, err = r.cfg.History.Begin(ctx, e)
 		return err
@@ -91,7 +93,7 @@ func (r *Recorder) Finish(ctx context.Context, e v1.OffsetsHistoryEntry, cause e
 	}
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), markerTimeout)
 	defer cancel()
-	err := Step(r.cfg.Faults, StepHistoryMarker, func() error { return r.cfg.History.Finish(mctx, e, cause) })
+	err := faults.Step(mctx, r.cfg.Faults, faults.OffsetsHistoryMarker, func() error { return r.cfg.History.Finish(mctx, e, cause) })
 	if err != nil {
 		r.log.Error("offsets: writing the history marker failed; the entry stays pending until the next leader resolves it",
 			"connector", e.Connector, "entry", e.ID, "applied", cause == nil, "err", err)

@@ -33,6 +33,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -83,10 +84,10 @@ type Config struct {
 	Metrics *metrics.Metrics
 	// Principal names the caller of a request, as the audit trail does.
 	Principal func(ctx context.Context) string
-	// Faults, when set, runs before each named step (Step* constants and
-	// the herder's create steps) and fails the step with its error: a
-	// seam for tests that prove a failed change loses nothing.
-	Faults func(step string) error
+	// Faults injects a test's faults at the service's fault points
+	// (faults.Offsets…; nil: none): a seam for tests that prove a failed
+	// change loses nothing.
+	Faults faults.Injector
 	// Clock is where time is read (nil: the wall clock).
 	Clock  Clock
 	Logger *slog.Logger
@@ -262,17 +263,7 @@ func (s *Service) ResetThen(ctx context.Context, name string, then func(ctx cont
 	return then(ctx)
 }
 
-// step runs fn unless the fault hook fails the step first.
-func (s *Service) step(name string, fn func() error) error {
-	return Step(s.cfg.Faults, name, fn)
-}
-
-// Step runs fn unless faults (when set) fails the named step first.
-func Step(faults func(string) error, name string, fn func() error) error {
-	if faults != nil {
-		if err := faults(name); err != nil {
-			return err
-		}
-	}
-	return fn()
+// step runs fn, the step at point, unless the injector fails it first.
+func (s *Service) step(ctx context.Context, at faults.Point, fn func() error) error {
+	return faults.Step(ctx, s.cfg.Faults, at, fn)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -239,15 +240,15 @@ func TestPreviewWritesNothing(t *testing.T) {
 // agent's failure marks the entry by what the positions show.
 func TestFaults(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
-	w.faults[StepHistoryBegin] = errors.New("history topic down")
+	w.faults[faults.OffsetsHistoryBegin] = errors.New("history topic down")
 	_, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
 	wantCode(t, err, v1.CodeInternal, "Failed to record the offsets change of connector src in the offsets history (history topic down); nothing was changed")
 	if len(w.rpc.offsets) != 0 || len(w.plugins.hookCalls) != 0 {
 		t.Fatal("a change whose entry was not written went on")
 	}
 
-	delete(w.faults, StepHistoryBegin)
-	w.faults[StepApplyOffsets] = v1.Errorf(v1.CodeInternal, "agent failed")
+	delete(w.faults, faults.OffsetsHistoryBegin)
+	w.faults[faults.OffsetsApply] = v1.Errorf(v1.CodeInternal, "agent failed")
 	_, err = w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
 	wantCode(t, err, v1.CodeInternal, "agent failed")
 	if e := w.hist.entries[0]; e.State != v1.HistoryFailed {

@@ -189,7 +189,7 @@ func reportRecords(agent string, id v1.TaskID, gen int64, state, trace string, t
 	var recs []records.Record
 	if !has || cur.State != state || cur.Trace != trace || cur.WorkerID != agent || cur.Generation != gen {
 		if state != "" && state != v1.StateUnassigned {
-			recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(state, trace, agent, gen)})
+			recs = append(recs, store.PutTaskStatus{Connector: id.Connector, Task: id.Task, State: state, Trace: trace, Worker: agent, Generation: gen}.Record())
 		}
 	}
 	known := map[string]bool{}
@@ -197,16 +197,12 @@ func reportRecords(agent string, id v1.TaskID, gen int64, state, trace string, t
 		known[t] = true
 	}
 	for _, t := range topics {
-		// Kafka's topic names are at most 249 characters: a longer one is
-		// no topic a task used, and its record could be too large to write.
-		if !known[t] && t != "" && len(t) <= maxTopicName {
-			recs = append(recs, records.Record{Key: records.TopicStatusKey(id.Connector, t), Value: records.EncodeTopicUse(records.TopicUse{
-				Name: t, Connector: id.Connector, Task: id.Task, DiscoverTimestamp: now.UnixMilli(),
-			})})
+		// A topic name longer than Kafka's limit is no topic a task used
+		// (MarkTopicUse.Valid).
+		use := store.MarkTopicUse{Connector: id.Connector, Task: id.Task, Topic: t, At: now}
+		if !known[t] && use.Valid() == nil {
+			recs = append(recs, use.Record())
 		}
 	}
 	return recs
 }
-
-// maxTopicName is the longest topic name Kafka accepts.
-const maxTopicName = 249

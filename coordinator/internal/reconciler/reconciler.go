@@ -38,6 +38,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 )
 
@@ -169,8 +170,9 @@ type Config struct {
 	Clock   Clock
 	Metrics *metrics.Metrics
 	Logger  *slog.Logger
-	// BeforeStatusWrite is a test seam run before each status batch.
-	BeforeStatusWrite func(ctx context.Context) error
+	// Faults is asked at faults.StatusWrite before each status batch is
+	// written (nil: never).
+	Faults faults.Injector
 }
 
 // Reconciler is the leader's placement of tasks on agents.
@@ -214,7 +216,7 @@ func New(cfg Config) *Reconciler {
 		cfg.Prober = natsProber{nc: cfg.NC, group: cfg.GroupID}
 	}
 	return &Reconciler{cfg: cfg, log: cfg.Logger, clock: cfg.Clock, kick: make(chan struct{}, 1), warn: logthrottle.New(warnEvery),
-		table: NewTable(cfg.AgentLease), status: &StatusWriter{topic: cfg.Statuses, log: cfg.Logger, beforeWrite: cfg.BeforeStatusWrite}}
+		table: NewTable(cfg.AgentLease), status: &StatusWriter{topic: cfg.Statuses, log: cfg.Logger, faults: cfg.Faults}}
 }
 
 func (r *Reconciler) now() time.Time { return r.clock.Now() }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -15,9 +16,9 @@ import (
 // status as the leader last decided it: a record still queued wins over
 // the topic.
 type StatusWriter struct {
-	topic       Statuses
-	log         *slog.Logger
-	beforeWrite func(ctx context.Context) error
+	topic  Statuses
+	log    *slog.Logger
+	faults faults.Injector
 	// q is the term's queue; nil while following.
 	q atomic.Pointer[store.StatusQueue]
 }
@@ -26,7 +27,7 @@ type StatusWriter struct {
 // ends or stop is called; stop takes it out of use first, then waits for it
 // to end.
 func (w *StatusWriter) Start(ctx context.Context, write func(context.Context, ...records.Record) error) (q *store.StatusQueue, stop func()) {
-	q = store.NewStatusQueue(write, store.StatusQueueOptions{Logger: w.log, BeforeWrite: w.beforeWrite})
+	q = store.NewStatusQueue(write, store.StatusQueueOptions{Logger: w.log, Faults: w.faults})
 	qctx, qcancel := context.WithCancel(ctx)
 	qdone := make(chan struct{})
 	go func() { defer close(qdone); q.Run(qctx) }()
@@ -83,5 +84,5 @@ func (w *StatusWriter) view(key string, fromTopic func() (store.InstanceStatus, 
 // ConnectorStatusRecord is a connector's status record, as this
 // coordinator (workerID) writes it.
 func ConnectorStatusRecord(name, state, trace, workerID string) records.Record {
-	return records.Record{Key: records.ConnectorStatusKey(name), Value: records.EncodeStatus(state, trace, workerID, 0)}
+	return store.PutConnectorStatus{Name: name, State: state, Trace: trace, Worker: workerID}.Record()
 }

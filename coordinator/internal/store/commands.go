@@ -9,11 +9,9 @@ import (
 	"github.com/sluice-io/sluice/shared/recordsig"
 )
 
-// Command is one change to the config topic. Commands are the only
-// producers of config records: the interface is sealed (its methods are
-// unexported) and ConfigStore offers no other write, so the ordering rules
-// Kafka Connect readers rely on live here, once, instead of at every call
-// site.
+// The config commands are the only producers of config records, so the
+// ordering rules Kafka Connect readers rely on live here, once, instead of
+// at every call site.
 //
 //	command             records, in order
 //	CreateConnector     [target-state-<name>], connector-<name>
@@ -25,13 +23,22 @@ import (
 //	PutFencingCount     tasks-fencing-<name>
 //	SetLoggerLevel      logger-cluster-<namespace>
 //	MarkSigning         sluice-signing-since
-type Command interface {
-	// validate rejects a command whose records no reader would accept
-	// (DecodeConfig refuses an unknown target state, so every coordinator
-	// would skip it and the write would be silently lost).
+//
+// Each has validate, which rejects a command whose records no reader would
+// accept (DecodeConfig refuses an unknown target state, so every
+// coordinator would skip it and the write would be silently lost), and
+// records, its records in the order they are written; configCommand
+// makes both a Command of the config topic.
+type configCommand interface {
 	validate() error
-	// records returns the command's records in the order they are written.
 	records() []records.Record
+}
+
+func encodeConfig(c configCommand) ([]records.Record, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c.records(), nil
 }
 
 // CreateConnector writes a new connector's config. With TargetState set it
@@ -44,6 +51,10 @@ type CreateConnector struct {
 	// TargetState is empty, or STARTED, PAUSED or STOPPED (records.Target*).
 	TargetState string
 }
+
+func (CreateConnector) topic() Topic { return TopicConfig }
+
+func (c CreateConnector) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
 
 func (c CreateConnector) validate() error {
 	if c.TargetState == "" {
@@ -67,6 +78,10 @@ type PutConnectorConfig struct {
 	Config map[string]string
 }
 
+func (PutConnectorConfig) topic() Topic { return TopicConfig }
+
+func (c PutConnectorConfig) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
+
 func (c PutConnectorConfig) validate() error { return nil }
 
 func (c PutConnectorConfig) records() []records.Record {
@@ -79,6 +94,10 @@ type SetTargetState struct {
 	// State is STARTED, PAUSED or STOPPED (records.Target*).
 	State string
 }
+
+func (SetTargetState) topic() Topic { return TopicConfig }
+
+func (c SetTargetState) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
 
 func (c SetTargetState) validate() error { return checkTarget(c.State) }
 
@@ -94,6 +113,10 @@ type PutTaskConfigs struct {
 	Name  string
 	Tasks []map[string]string
 }
+
+func (PutTaskConfigs) topic() Topic { return TopicConfig }
+
+func (c PutTaskConfigs) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
 
 func (c PutTaskConfigs) validate() error { return nil }
 
@@ -112,6 +135,10 @@ type StopConnector struct {
 	Name string
 }
 
+func (StopConnector) topic() Topic { return TopicConfig }
+
+func (c StopConnector) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
+
 func (c StopConnector) validate() error { return nil }
 
 func (c StopConnector) records() []records.Record {
@@ -126,6 +153,10 @@ type DeleteConnector struct {
 	Name string
 }
 
+func (DeleteConnector) topic() Topic { return TopicConfig }
+
+func (c DeleteConnector) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
+
 func (c DeleteConnector) validate() error { return nil }
 
 func (c DeleteConnector) records() []records.Record {
@@ -139,6 +170,10 @@ type PutFencingCount struct {
 	Name  string
 	Count int
 }
+
+func (PutFencingCount) topic() Topic { return TopicConfig }
+
+func (c PutFencingCount) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
 
 func (c PutFencingCount) validate() error {
 	if c.Count < 0 {
@@ -161,6 +196,10 @@ type SetLoggerLevel struct {
 	Level string
 }
 
+func (SetLoggerLevel) topic() Topic { return TopicConfig }
+
+func (c SetLoggerLevel) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
+
 func (c SetLoggerLevel) validate() error {
 	if c.Namespace == "" {
 		return fmt.Errorf("empty logger namespace")
@@ -182,18 +221,6 @@ func checkTarget(state string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown target state %q", state)
-}
-
-// encode validates cmds and returns their records, command after command.
-func encode(cmds []Command) ([]records.Record, error) {
-	var recs []records.Record
-	for _, cmd := range cmds {
-		if err := cmd.validate(); err != nil {
-			return nil, fmt.Errorf("invalid config command %T: %w", cmd, err)
-		}
-		recs = append(recs, cmd.records()...)
-	}
-	return recs, nil
 }
 
 // Apply writes the records of cmds, in the order given, in one transaction
@@ -223,18 +250,32 @@ func (s *ConfigStore) Check(ctx context.Context, cmds ...Command) error {
 func (s *ConfigStore) SetRecordLimit(l *RecordLimit) { s.limit.Store(l) }
 
 func (s *ConfigStore) encodeChecked(ctx context.Context, cmds []Command) ([]records.Record, error) {
+	for _, c := range cmds {
+		if c.topic() != TopicConfig {
+			return nil, fmt.Errorf("%T is no config command: write it with Stores.Apply", c)
+		}
+	}
 	recs, err := encode(cmds)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.checkRecords(ctx, recs); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// checkRecords measures config records against the topic's record limit
+// and MaxWriteBytes.
+func (s *ConfigStore) checkRecords(ctx context.Context, recs []records.Record) error {
+	if len(recs) == 0 {
+		return nil // nothing to measure: the topic's limit is not asked
 	}
 	limit := producerBatchMaxBytes - recordFraming
 	if l := s.limit.Load(); l != nil {
 		limit = l.Max(ctx)
 	}
-	if err := checkSizes(recs, limit); err != nil {
-		return nil, err
-	}
-	return recs, nil
+	return checkSizes(recs, limit)
 }
 
 // MarkSigning records where the signing of coordinators' records began
@@ -243,6 +284,10 @@ func (s *ConfigStore) encodeChecked(ctx context.Context, cmds []Command) ([]reco
 type MarkSigning struct {
 	Since recordsig.Since
 }
+
+func (MarkSigning) topic() Topic { return TopicConfig }
+
+func (c MarkSigning) encode(*view) ([]records.Record, error) { return encodeConfig(c) }
 
 func (c MarkSigning) validate() error { return nil }
 

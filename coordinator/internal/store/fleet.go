@@ -30,8 +30,9 @@ import (
 //	                  creates again by itself once it vanished (a
 //	                  tombstone: no longer relied on)
 //
-// each value JSON. Only the leader writes it, through its writer, with the
-// typed commands below.
+// each value JSON (the types of fleetmodel.go). Only the leader writes it,
+// through its writer, with the fleet commands (these below, and the
+// window and rollout transitions of fleetcommands.go).
 const (
 	fleetAgentPrefix       = "agent-"
 	fleetMaintenancePrefix = "maintenance-"
@@ -56,21 +57,25 @@ type MarkTopic struct {
 	Mark TopicMark
 }
 
-func (c MarkTopic) fleetRecord() (records.Record, error) {
+func (MarkTopic) topic() Topic { return TopicFleet }
+
+func (c MarkTopic) encode(*view) ([]records.Record, error) {
 	if c.Name == "" {
-		return records.Record{}, errors.New("a topic mark needs the topic's name")
+		return nil, errors.New("a topic mark needs the topic's name")
 	}
-	return jsonRecord(fleetTopicPrefix+c.Name, c.Mark)
+	return jsonRecords(fleetTopicPrefix+c.Name, c.Mark)
 }
 
 // ForgetTopic removes a topic's mark: Sluice no longer relies on it.
 type ForgetTopic struct{ Name string }
 
-func (c ForgetTopic) fleetRecord() (records.Record, error) {
+func (ForgetTopic) topic() Topic { return TopicFleet }
+
+func (c ForgetTopic) encode(*view) ([]records.Record, error) {
 	if c.Name == "" {
-		return records.Record{}, errors.New("forgetting a topic needs its name")
+		return nil, errors.New("forgetting a topic needs its name")
 	}
-	return records.Record{Key: fleetTopicPrefix + c.Name}, nil
+	return tombstone(fleetTopicPrefix + c.Name), nil
 }
 
 // AgentMark is what the fleet topic says of one agent: cordoned, or
@@ -83,10 +88,9 @@ type AgentMark struct {
 	Principal string    `json:"principal,omitempty"`
 }
 
-// FleetCommand is a change of the fleet topic.
-type FleetCommand interface {
-	fleetRecord() (records.Record, error)
-}
+// FleetCommand is a command of the fleet topic (FleetStore.Apply takes
+// only those; Stores.Apply takes every Command).
+type FleetCommand = Command
 
 // MarkAgent cordons an agent or starts its drain; State AgentActive
 // removes its mark.
@@ -95,93 +99,61 @@ type MarkAgent struct {
 	Mark AgentMark
 }
 
-func (c MarkAgent) fleetRecord() (records.Record, error) {
+func (MarkAgent) topic() Topic { return TopicFleet }
+
+func (c MarkAgent) encode(*view) ([]records.Record, error) {
 	if c.ID == "" {
-		return records.Record{}, errors.New("an agent mark needs the agent's id")
+		return nil, errors.New("an agent mark needs the agent's id")
 	}
 	switch c.Mark.State {
 	case v1.AgentActive:
-		return records.Record{Key: fleetAgentPrefix + c.ID}, nil
+		return tombstone(fleetAgentPrefix + c.ID), nil
 	case v1.AgentCordoned, v1.AgentDraining:
-		return jsonRecord(fleetAgentPrefix+c.ID, c.Mark)
+		return jsonRecords(fleetAgentPrefix+c.ID, c.Mark)
 	}
-	return records.Record{}, fmt.Errorf("unknown agent state %q", c.Mark.State)
-}
-
-// PutMaintenance opens or updates a maintenance window.
-type PutMaintenance struct{ Window v1.MaintenanceWindow }
-
-func (c PutMaintenance) fleetRecord() (records.Record, error) {
-	if c.Window.ID == "" {
-		return records.Record{}, errors.New("a maintenance window needs an id")
-	}
-	return jsonRecord(fleetMaintenancePrefix+c.Window.ID, c.Window)
-}
-
-// CloseMaintenance removes a closed window.
-type CloseMaintenance struct{ ID string }
-
-func (c CloseMaintenance) fleetRecord() (records.Record, error) {
-	if c.ID == "" {
-		return records.Record{}, errors.New("closing a maintenance window needs its id")
-	}
-	return records.Record{Key: fleetMaintenancePrefix + c.ID}, nil
-}
-
-// PutRollout records a rollout and its progress.
-type PutRollout struct{ Rollout v1.Rollout }
-
-func (c PutRollout) fleetRecord() (records.Record, error) {
-	if c.Rollout.ID == "" {
-		return records.Record{}, errors.New("a rollout needs an id")
-	}
-	return jsonRecord(fleetRolloutPrefix+c.Rollout.ID, c.Rollout)
-}
-
-// DeleteRollout removes a finished rollout.
-type DeleteRollout struct{ ID string }
-
-func (c DeleteRollout) fleetRecord() (records.Record, error) {
-	if c.ID == "" {
-		return records.Record{}, errors.New("deleting a rollout needs its id")
-	}
-	return records.Record{Key: fleetRolloutPrefix + c.ID}, nil
+	return nil, fmt.Errorf("unknown agent state %q", c.Mark.State)
 }
 
 // PutRebalance records the rebalance in progress; a nil Rebalance removes
 // it.
-type PutRebalance struct{ Rebalance *v1.Rebalance }
+type PutRebalance struct{ Rebalance *Rebalance }
 
-func (c PutRebalance) fleetRecord() (records.Record, error) {
+func (PutRebalance) topic() Topic { return TopicFleet }
+
+func (c PutRebalance) encode(*view) ([]records.Record, error) {
 	if c.Rebalance == nil {
-		return records.Record{Key: fleetRebalanceKey}, nil
+		return tombstone(fleetRebalanceKey), nil
 	}
-	return jsonRecord(fleetRebalanceKey, c.Rebalance)
+	return jsonRecords(fleetRebalanceKey, c.Rebalance)
 }
 
-func jsonRecord(key string, v any) (records.Record, error) {
+// jsonRecords is the one record of key holding v as JSON.
+func jsonRecords(key string, v any) ([]records.Record, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return records.Record{}, fmt.Errorf("encode fleet record %s: %w", key, err)
+		return nil, fmt.Errorf("encode fleet record %s: %w", key, err)
 	}
-	return records.Record{Key: key, Value: b}, nil
+	return []records.Record{{Key: key, Value: b}}, nil
 }
+
+// tombstone is the one record removing key.
+func tombstone(key string) []records.Record { return []records.Record{{Key: key}} }
 
 // FleetState is what the fleet topic holds, as read so far.
 type FleetState struct {
 	mu        sync.Mutex
 	agents    map[string]AgentMark
-	windows   map[string]v1.MaintenanceWindow
-	rollouts  map[string]v1.Rollout
-	rebalance *v1.Rebalance
+	windows   map[string]Window
+	rollouts  map[string]Rollout
+	rebalance *Rebalance
 	topics    map[string]TopicMark
 	changed   chan struct{}
 }
 
 // NewFleetState makes an empty state.
 func NewFleetState() *FleetState {
-	return &FleetState{agents: map[string]AgentMark{}, windows: map[string]v1.MaintenanceWindow{},
-		rollouts: map[string]v1.Rollout{}, topics: map[string]TopicMark{}, changed: make(chan struct{})}
+	return &FleetState{agents: map[string]AgentMark{}, windows: map[string]Window{},
+		rollouts: map[string]Rollout{}, topics: map[string]TopicMark{}, changed: make(chan struct{})}
 }
 
 // Changed is closed at the next change; take it again after each.
@@ -213,7 +185,7 @@ func (s *FleetState) apply(key string, value []byte) error {
 			s.rebalance = nil
 			return nil
 		}
-		var r v1.Rebalance
+		var r Rebalance
 		if err := json.Unmarshal(value, &r); err != nil {
 			return err
 		}
@@ -263,7 +235,7 @@ func (s *FleetState) Topic(name string) (TopicMark, bool) {
 
 // Window is a copy of an open maintenance window: changing it changes
 // nothing here (a write through Apply does).
-func (s *FleetState) Window(id string) (v1.MaintenanceWindow, bool) {
+func (s *FleetState) Window(id string) (Window, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, ok := s.windows[id]
@@ -271,16 +243,16 @@ func (s *FleetState) Window(id string) (v1.MaintenanceWindow, bool) {
 }
 
 // Windows are copies of the open maintenance windows, oldest first.
-func (s *FleetState) Windows() []v1.MaintenanceWindow {
+func (s *FleetState) Windows() []Window {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.windows))
-	slices.SortFunc(out, func(a, b v1.MaintenanceWindow) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Window) int { return strings.Compare(a.ID, b.ID) })
 	return deepCopy(out)
 }
 
 // Rollout is a copy of one rollout.
-func (s *FleetState) Rollout(id string) (v1.Rollout, bool) {
+func (s *FleetState) Rollout(id string) (Rollout, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.rollouts[id]
@@ -288,11 +260,11 @@ func (s *FleetState) Rollout(id string) (v1.Rollout, bool) {
 }
 
 // Rollouts are copies of every rollout the topic keeps, oldest first.
-func (s *FleetState) Rollouts() []v1.Rollout {
+func (s *FleetState) Rollouts() []Rollout {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.rollouts))
-	slices.SortFunc(out, func(a, b v1.Rollout) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Rollout) int { return strings.Compare(a.ID, b.ID) })
 	return deepCopy(out)
 }
 
@@ -311,7 +283,7 @@ func deepCopy[T any](v T) T {
 }
 
 // Rebalance is the rebalance in progress, nil when there is none.
-func (s *FleetState) Rebalance() *v1.Rebalance {
+func (s *FleetState) Rebalance() *Rebalance {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rebalance == nil {
@@ -327,6 +299,11 @@ type FleetStore struct {
 	follower
 	State         *FleetState
 	onDecodeError func(key string, err error)
+	// wmu is held by a write of fleet commands from the read of the state
+	// they transform until the write is applied (Stores.Apply). Lock
+	// order: a connector's lock (connlock) and a controller's own mutex
+	// are taken before it, never while it is held.
+	wmu sync.Mutex
 }
 
 // NewFleetStore makes a fleet store; call Start before use.
@@ -350,20 +327,22 @@ func (s *FleetStore) applyRecord(r *kgo.Record) {
 // max.message.bytes (1 MB) with room for the batch framing.
 const maxFleetRecordBytes = 900_000
 
-// Apply writes cmds in one transaction through the leader writer and
-// returns once State has applied them; an invalid command, or a record
-// over maxFleetRecordBytes (a *TooLargeError), writes nothing.
+// Apply writes fleet commands in one transaction, as Stores.Apply does
+// for commands of every topic.
 func (s *FleetStore) Apply(ctx context.Context, cmds ...FleetCommand) error {
-	recs := make([]records.Record, 0, len(cmds))
 	for _, c := range cmds {
-		r, err := c.fleetRecord()
-		if err != nil {
-			return fmt.Errorf("fleet command %T: %w", c, err)
+		if c.topic() != TopicFleet {
+			return fmt.Errorf("%T is no fleet command: write it with Stores.Apply", c)
 		}
-		if n := len(r.Key) + len(r.Value); n > maxFleetRecordBytes {
-			return &TooLargeError{Key: r.Key, Bytes: n, Limit: maxFleetRecordBytes, Topic: "fleet"}
-		}
-		recs = append(recs, r)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	recs, err := encodeIn(newView(s.State), cmds)
+	if err != nil {
+		return err
+	}
+	if err := checkFleetSizes(recs); err != nil {
+		return err
 	}
 	return s.write(ctx, recs...)
 }

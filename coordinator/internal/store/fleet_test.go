@@ -45,13 +45,13 @@ func TestFleetStore(t *testing.T) {
 	s.SetWriter(w)
 
 	changed := s.State.Changed()
-	win := v1.MaintenanceWindow{ID: "m1", State: v1.StateStopped, Connectors: []v1.MaintenanceConnector{{Name: "c", Previous: v1.StatePaused}}}
-	ro := v1.Rollout{ID: "r1", State: v1.RolloutRunning, Batches: []v1.RolloutBatch{{State: v1.BatchPending}}}
+	win := Window{ID: "m1", State: v1.StateStopped, Connectors: []WindowConnector{{Name: "c", Previous: v1.StatePaused}}}
+	ro := Rollout{ID: "r1", State: RolloutRunning, Batches: []RolloutBatch{{State: BatchPending, Connectors: []RolloutConnector{{Name: "c", State: BatchPending}}}}}
 	if err := s.Apply(ctx,
 		MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentCordoned, StartedAt: since}},
 		MarkAgent{ID: "a2", Mark: AgentMark{State: v1.AgentDraining, Force: true, StartedAt: since}},
-		PutMaintenance{Window: win}, PutRollout{Rollout: ro},
-		PutRebalance{Rebalance: &v1.Rebalance{ID: "b1", State: "running", Moves: []v1.TaskMove{{Connector: "c", From: "a1", To: "a3"}}}},
+		OpenWindow{Window: win}, StartRollout{Rollout: ro},
+		PutRebalance{Rebalance: &Rebalance{ID: "b1", State: "running", Moves: []RebalanceMove{{Connector: "c", From: "a1", To: "a3"}}}},
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestFleetStore(t *testing.T) {
 	default:
 		t.Fatal("Changed was not closed by a write")
 	}
-	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentActive}}, CloseMaintenance{ID: "nope"}); err != nil {
+	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentActive}}, CloseWindow{ID: "nope"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Apply(ctx, MarkAgent{ID: "a3", Mark: AgentMark{State: "sleeping"}}); err == nil {
@@ -93,7 +93,7 @@ func TestFleetStore(t *testing.T) {
 			t.Fatalf("rebalance %+v", r)
 		}
 	}
-	if err := s.Apply(ctx, CloseMaintenance{ID: "m1"}, PutRebalance{}); err != nil {
+	if err := s.Apply(ctx, CloseWindow{ID: "m1"}, PutRebalance{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.State.Windows()) != 0 || s.State.Rebalance() != nil {

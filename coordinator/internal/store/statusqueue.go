@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -45,10 +46,10 @@ type StatusQueueOptions struct {
 	// MaxBatch bounds the records of one transaction (default 2,000).
 	MaxBatch int
 	Logger   *slog.Logger
-	// BeforeWrite is a test seam: it runs before each batch is written
-	// and, returning an error, fails that write. Tests block in it to
-	// stand for a stalled broker.
-	BeforeWrite func(ctx context.Context) error
+	// Faults is asked at faults.StatusWrite before each batch is written
+	// (nil: never); a fault fails that write. Tests block in it to stand
+	// for a stalled broker.
+	Faults faults.Injector
 }
 
 type queued struct {
@@ -207,10 +208,8 @@ func (q *StatusQueue) next() ([]queued, uint64) {
 }
 
 func (q *StatusQueue) flush(ctx context.Context, batch []queued) error {
-	if q.opts.BeforeWrite != nil {
-		if err := q.opts.BeforeWrite(ctx); err != nil {
-			return err
-		}
+	if err := faults.Check(ctx, q.opts.Faults, faults.StatusWrite, nil); err != nil {
+		return err
 	}
 	recs := make([]records.Record, len(batch))
 	for i, b := range batch {

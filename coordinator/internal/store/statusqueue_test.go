@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -50,10 +51,10 @@ func run(t *testing.T, q *StatusQueue) {
 func TestStatusQueueCoalescesAndKeepsOrder(t *testing.T) {
 	s := &sink{}
 	hold := make(chan struct{})
-	q := NewStatusQueue(s.write, StatusQueueOptions{BeforeWrite: func(ctx context.Context) error {
+	q := NewStatusQueue(s.write, StatusQueueOptions{Faults: faults.Func(func(ctx context.Context, _ faults.Point, _ any) error {
 		<-hold
 		return nil
-	}})
+	})})
 	run(t, q)
 	q.Enqueue(qrec("k1", "a"), qrec("k2", "a"))
 	q.Enqueue(qrec("k1", "b"), qrec("k3", "a"))
@@ -87,13 +88,13 @@ func TestStatusQueueCoalescesAndKeepsOrder(t *testing.T) {
 func TestStatusQueueEnqueueNeverWaitsOnAHeldWrite(t *testing.T) {
 	s := &sink{}
 	hold := make(chan struct{})
-	q := NewStatusQueue(s.write, StatusQueueOptions{BeforeWrite: func(ctx context.Context) error {
+	q := NewStatusQueue(s.write, StatusQueueOptions{Faults: faults.Func(func(ctx context.Context, _ faults.Point, _ any) error {
 		select {
 		case <-hold:
 		case <-ctx.Done():
 		}
 		return nil
-	}})
+	})})
 	run(t, q)
 	q.Enqueue(qrec("k", "first")) // the loop takes it and is held
 	done := make(chan struct{})

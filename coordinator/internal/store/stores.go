@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -116,34 +115,7 @@ func (f *follower) ReadToEnd(ctx context.Context) error { return f.log.ReadToEnd
 // It is unexported so that config records are written only through
 // ConfigStore.Apply's typed commands; StatusStore exports it as Write.
 func (f *follower) write(ctx context.Context, recs ...records.Record) error {
-	w := f.writer.Load()
-	if w == nil {
-		return ErrNotLeader
-	}
-	if len(recs) == 0 {
-		return nil
-	}
-	krs := make([]*kgo.Record, len(recs))
-	for i, r := range recs {
-		krs[i] = &kgo.Record{Topic: f.topic, Key: []byte(r.Key), Value: r.Value}
-		f.gate.Key().Sign(f.topic, krs[i])
-	}
-	// The transaction must not be cut off by the caller's context (a REST
-	// client leaving, or leadership ending): an interrupted transaction
-	// leaves the writer unusable. It is bounded on its own instead.
-	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := w.w.Write(tctx, krs...); err != nil {
-		return fmt.Errorf("write to %s: %w", f.topic, err)
-	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for _, r := range krs {
-		if err := f.log.WaitPast(wctx, r.Partition, r.Offset); err != nil {
-			return fmt.Errorf("wait for write to %s to be applied: %w", f.topic, err)
-		}
-	}
-	return nil
+	return writeParts(ctx, f.writer.Load(), part{f, recs})
 }
 
 // ConfigStore follows the config topic into a ConfigState. Only the leader

@@ -19,13 +19,13 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
 // DefaultParallel is max_moves when a request gives none.
 const DefaultParallel = 2
 
-// The states of a rebalance's move: v1.TaskMove's planned, moving and
-// done, and skipped for a move whose task is gone or no longer where the
+// The states of a rebalance's move: planned, moving and done, and skipped for a move whose task is gone or no longer where the
 // plan found it, or whose target is no longer live.
 const (
 	MovePlanned = "planned"
@@ -43,9 +43,9 @@ type Mover interface {
 // Store is where the rebalance lives (the fleet topic).
 type Store interface {
 	// Rebalance is the rebalance in progress or the last one; nil: none.
-	Rebalance() *v1.Rebalance
+	Rebalance() *store.Rebalance
 	// Put records r.
-	Put(ctx context.Context, r *v1.Rebalance) error
+	Put(ctx context.Context, r *store.Rebalance) error
 }
 
 // Clock tells the time a rebalance starts at (its id).
@@ -54,7 +54,7 @@ type Clock interface{ Now() time.Time }
 // Plan is the rebalance of s: the moves that even out tasks across the
 // live, uncordoned agents, each planned, with the agents' loads before and
 // after. maxMoves ≤ 0 means DefaultParallel.
-func Plan(s reconciler.Snapshot, maxMoves int, dryRun bool) v1.Rebalance {
+func Plan(s reconciler.Snapshot, maxMoves int, dryRun bool) store.Rebalance {
 	if maxMoves <= 0 {
 		maxMoves = DefaultParallel
 	}
@@ -64,9 +64,9 @@ func Plan(s reconciler.Snapshot, maxMoves int, dryRun bool) v1.Rebalance {
 	for id, n := range before {
 		after[id] = n
 	}
-	r := v1.Rebalance{DryRun: dryRun, State: MovePlanned, MaxMoves: maxMoves, Moves: []v1.TaskMove{}, Before: before, After: after}
+	r := store.Rebalance{DryRun: dryRun, State: MovePlanned, MaxMoves: maxMoves, Moves: []store.RebalanceMove{}, Before: before, After: after}
 	for _, m := range moves {
-		r.Moves = append(r.Moves, v1.TaskMove{Connector: m.Task.Connector, Task: m.Task.Task, From: m.From, To: m.To, State: MovePlanned})
+		r.Moves = append(r.Moves, store.RebalanceMove{Connector: m.Task.Connector, Task: m.Task.Task, From: m.From, To: m.To, State: MovePlanned})
 		after[m.From]--
 		after[m.To]++
 	}
@@ -88,7 +88,7 @@ type Start struct {
 // the plan found it, or whose target is no longer live, is skipped. It
 // updates r in place and returns the moves to start and whether r
 // changed; r is done once no move is left.
-func Advance(r *v1.Rebalance, s reconciler.Snapshot) (starts []Start, changed bool) {
+func Advance(r *store.Rebalance, s reconciler.Snapshot) (starts []Start, changed bool) {
 	live := map[string]bool{}
 	for _, a := range s.Agents {
 		live[a.ID] = !a.Cordoned
@@ -178,7 +178,7 @@ func New(mover Mover, store Store, clock Clock, newID func(now time.Time) string
 // records it running (done at once when there is nothing to move). It
 // refuses with *RunningError while another runs; an error of the write is
 // returned as the store gave it, for the caller to answer with.
-func (c *Controller) Start(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error) {
+func (c *Controller) Start(ctx context.Context, maxMoves int, dryRun bool) (store.Rebalance, error) {
 	r := Plan(c.mover.Snapshot(), maxMoves, dryRun)
 	if dryRun {
 		return r, nil
@@ -186,14 +186,14 @@ func (c *Controller) Start(ctx context.Context, maxMoves int, dryRun bool) (v1.R
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur := c.store.Rebalance(); cur != nil && cur.State == v1.DrainRunning {
-		return v1.Rebalance{}, &RunningError{ID: cur.ID}
+		return store.Rebalance{}, &RunningError{ID: cur.ID}
 	}
 	r.ID, r.State = c.newID(c.clock.Now()), v1.DrainRunning
 	if len(r.Moves) == 0 {
 		r.State = v1.DrainDone
 	}
 	if err := c.store.Put(ctx, &r); err != nil {
-		return v1.Rebalance{}, err
+		return store.Rebalance{}, err
 	}
 	c.log.Info("rebalance started", "id", r.ID, "moves", len(r.Moves), "max_moves", r.MaxMoves)
 	return r, nil

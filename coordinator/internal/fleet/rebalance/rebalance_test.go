@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler/reconcilertest"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -61,12 +62,12 @@ func TestPlan(t *testing.T) {
 }
 
 // mv is a rebalance's move of s/n from → to in state.
-func mv(n int, from, to, state string) v1.TaskMove {
-	return v1.TaskMove{Connector: "s", Task: n, From: from, To: to, State: state}
+func mv(n int, from, to, state string) store.RebalanceMove {
+	return store.RebalanceMove{Connector: "s", Task: n, From: from, To: to, State: state}
 }
 
-func running(maxMoves int, moves ...v1.TaskMove) *v1.Rebalance {
-	return &v1.Rebalance{ID: "r1", State: v1.DrainRunning, MaxMoves: maxMoves, Moves: moves}
+func running(maxMoves int, moves ...store.RebalanceMove) *store.Rebalance {
+	return &store.Rebalance{ID: "r1", State: v1.DrainRunning, MaxMoves: maxMoves, Moves: moves}
 }
 
 // TestAdvance is the table of a rebalance's transitions.
@@ -74,7 +75,7 @@ func TestAdvance(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		world   func() *reconcilertest.World
-		r       *v1.Rebalance
+		r       *store.Rebalance
 		states  []string // of the moves after
 		starts  []Start
 		state   string
@@ -158,26 +159,26 @@ func TestAdvance(t *testing.T) {
 
 // memStore is the fleet topic's rebalance record.
 type memStore struct {
-	r      *v1.Rebalance
+	r      *store.Rebalance
 	puts   int
 	putErr error
 }
 
-func (s *memStore) Rebalance() *v1.Rebalance {
+func (s *memStore) Rebalance() *store.Rebalance {
 	if s.r == nil {
 		return nil
 	}
 	c := *s.r
-	c.Moves = append([]v1.TaskMove(nil), s.r.Moves...)
+	c.Moves = append([]store.RebalanceMove(nil), s.r.Moves...)
 	return &c
 }
 
-func (s *memStore) Put(ctx context.Context, r *v1.Rebalance) error {
+func (s *memStore) Put(ctx context.Context, r *store.Rebalance) error {
 	if s.putErr != nil {
 		return s.putErr
 	}
 	c := *r
-	c.Moves = append([]v1.TaskMove(nil), r.Moves...)
+	c.Moves = append([]store.RebalanceMove(nil), r.Moves...)
 	s.r, s.puts = &c, s.puts+1
 	return nil
 }

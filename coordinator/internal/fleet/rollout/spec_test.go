@@ -1,4 +1,4 @@
-package herder
+package rollout
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
 // TestRolloutBatchSizes checks how batch specs split the matched
@@ -33,13 +34,13 @@ func TestRolloutBatchSizes(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.specs), &specs); err != nil {
 			t.Fatal(err)
 		}
-		got, err := rolloutBatchSizes(specs, tt.n)
+		got, err := BatchSizes(specs, tt.n)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("%s of %d: got %v, %v; want %v", tt.specs, tt.n, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{`0`, `-1`, `1.5`, `"ten"`, `"0%"`, `"101%"`, `"%"`, `true`, `"all"`} {
-		_, err := rolloutBatchSizes([]json.RawMessage{json.RawMessage(bad)}, 10)
+		_, err := BatchSizes([]json.RawMessage{json.RawMessage(bad)}, 10)
 		want := "Invalid batch " + bad + ": give a number of connectors (1 or more), a share such as \"25%\", or \"rest\""
 		if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || e.Message != want {
 			t.Errorf("batch %s: got %v, want 400 %q", bad, err, want)
@@ -47,33 +48,33 @@ func TestRolloutBatchSizes(t *testing.T) {
 	}
 }
 
-// TestCheckRolloutRequest checks the defaults and the 400s of a rollout's
+// TestCheckSpec checks the defaults and the 400s of a rollout's
 // health and on_failure.
-func TestCheckRolloutRequest(t *testing.T) {
+func TestCheckSpec(t *testing.T) {
 	v := "x"
-	req := v1.RolloutRequest{Patch: map[string]*string{"k": &v}}
-	if err := checkRolloutRequest(&req); err != nil || req.Health.RunningFor != "30s" || req.OnFailure != "pause" {
+	req := store.RolloutSpec{Patch: map[string]*string{"k": &v}}
+	if err := CheckSpec(&req); err != nil || req.Health.RunningFor != "30s" || req.OnFailure != "pause" {
 		t.Fatalf("defaults: %+v, %v", req, err)
 	}
 	for _, tt := range []struct {
-		req  v1.RolloutRequest
+		req  store.RolloutSpec
 		want string
 	}{
-		{v1.RolloutRequest{}, "The patch is empty"},
-		{v1.RolloutRequest{Patch: req.Patch, Health: v1.RolloutHealth{RunningFor: "soon"}}, "Invalid health.running_for 'soon'"},
-		{v1.RolloutRequest{Patch: req.Patch, Health: v1.RolloutHealth{RunningFor: "-1s"}}, "Invalid health.running_for '-1s'"},
-		{v1.RolloutRequest{Patch: req.Patch, Health: v1.RolloutHealth{MaxFailedTasks: -1}}, "Invalid health.max_failed_tasks -1: must be 0 or more"},
-		{v1.RolloutRequest{Patch: req.Patch, OnFailure: "retry"}, "Invalid on_failure 'retry': must be pause or rollback"},
+		{store.RolloutSpec{}, "The patch is empty"},
+		{store.RolloutSpec{Patch: req.Patch, Health: store.RolloutHealth{RunningFor: "soon"}}, "Invalid health.running_for 'soon'"},
+		{store.RolloutSpec{Patch: req.Patch, Health: store.RolloutHealth{RunningFor: "-1s"}}, "Invalid health.running_for '-1s'"},
+		{store.RolloutSpec{Patch: req.Patch, Health: store.RolloutHealth{MaxFailedTasks: -1}}, "Invalid health.max_failed_tasks -1: must be 0 or more"},
+		{store.RolloutSpec{Patch: req.Patch, OnFailure: "retry"}, "Invalid on_failure 'retry': must be pause or rollback"},
 	} {
-		err := checkRolloutRequest(&tt.req)
+		err := CheckSpec(&tt.req)
 		if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || !strings.HasPrefix(e.Message, tt.want) {
 			t.Errorf("%+v: got %v, want 400 %q", tt.req, err, tt.want)
 		}
 	}
-	if got := verifyBound(time.Second); got != 2*time.Minute {
+	if got := VerifyBound(time.Second); got != 2*time.Minute {
 		t.Errorf("bound of 1s = %s", got)
 	}
-	if got := verifyBound(time.Minute); got != 5*time.Minute {
+	if got := VerifyBound(time.Minute); got != 5*time.Minute {
 		t.Errorf("bound of 1m = %s", got)
 	}
 }
@@ -81,7 +82,7 @@ func TestCheckRolloutRequest(t *testing.T) {
 // TestMergePatch checks that a rollout merges as PATCH …/config does.
 func TestMergePatch(t *testing.T) {
 	v := "2"
-	got := mergePatch("c", map[string]string{"a": "1", "b": "1"}, map[string]*string{"a": &v, "b": nil})
+	got := MergePatch("c", map[string]string{"a": "1", "b": "1"}, map[string]*string{"a": &v, "b": nil})
 	if len(got) != 2 || got["a"] != "2" || got["name"] != "c" {
 		t.Fatalf("merged %v", got)
 	}
