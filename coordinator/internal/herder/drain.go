@@ -3,27 +3,22 @@ package herder
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
-	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
-	"github.com/sluice-io/sluice/shared/labels"
 )
 
 // Agents as first-class objects (docs/operations.md): the leader's view of
 // each agent, and cordons and drains, which live in the fleet topic so that
 // a new leader and a restarted agent keep them.
-
-// drainParallel bounds the tasks one drain moves at a time.
-const drainParallel = 2
 
 // ListAgents answers GET /sluice/agents: every agent this leader knows —
 // registered, presumed from the status topic, or only marked cordoned or
@@ -33,10 +28,7 @@ func (h *Herder) ListAgents(ctx context.Context) (v1.AgentList, error) {
 		return v1.AgentList{}, err
 	}
 	marks := h.fleet.State.Agents()
-	h.mu.Lock()
-	agents := h.agents.Agents()
-	placed := h.placed.All()
-	h.mu.Unlock()
+	agents, placed := h.agents.AgentsAndPlacements()
 	out := v1.AgentList{Agents: []v1.AgentInfo{}}
 	seen := map[string]bool{}
 	for _, a := range agents {
@@ -113,7 +105,7 @@ func (h *Herder) agentInfo(a registry.Agent, m store.AgentMark, placed map[v1.Ta
 		info.Tasks = append(info.Tasks, v1.AgentTask{Connector: id.Connector, Task: id.Task, State: state})
 	}
 	sort.Slice(info.Tasks, func(i, j int) bool {
-		return taskLess(v1.TaskID{Connector: info.Tasks[i].Connector, Task: info.Tasks[i].Task}, v1.TaskID{Connector: info.Tasks[j].Connector, Task: info.Tasks[j].Task})
+		return reconciler.TaskLess(v1.TaskID{Connector: info.Tasks[i].Connector, Task: info.Tasks[i].Task}, v1.TaskID{Connector: info.Tasks[j].Connector, Task: info.Tasks[j].Task})
 	})
 	return info
 }
@@ -124,10 +116,7 @@ func (h *Herder) knownAgent(id string) error {
 	if _, marked := h.fleet.State.Agent(id); marked {
 		return nil
 	}
-	h.mu.Lock()
-	known := h.agents.Known(id)
-	h.mu.Unlock()
-	if !known {
+	if !h.agents.Known(id) {
 		return agentNotFound(id)
 	}
 	return nil
@@ -154,7 +143,7 @@ func (h *Herder) UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, er
 }
 
 // DrainAgent answers PUT /sluice/agents/{id}/drain: the agent is cordoned
-// and its tasks are moved to other agents, drainParallel at a time. A task
+// and its tasks are moved to other agents, drain.Parallel at a time (fleet/drain). A task
 // no other agent may run makes it a 409 naming the tasks, unless force,
 // which unassigns such tasks instead.
 func (h *Herder) DrainAgent(ctx context.Context, id string, force bool) (v1.DrainStatus, error) {
@@ -165,10 +154,7 @@ func (h *Herder) DrainAgent(ctx context.Context, id string, force bool) (v1.Drai
 		return v1.DrainStatus{}, err
 	}
 	if !force {
-		h.mu.Lock()
-		blocked := h.drainBlocked(id)
-		h.mu.Unlock()
-		if len(blocked) > 0 {
+		if blocked := drain.Blocked(h.rec.Snapshot(), id); len(blocked) > 0 {
 			names := make([]string, len(blocked))
 			for i, b := range blocked {
 				names[i] = fmt.Sprintf("%s/%d (%s)", b.Connector, b.Task, b.Reason)
@@ -218,141 +204,7 @@ func (h *Herder) DrainStatus(ctx context.Context, id string) (v1.DrainStatus, er
 		}
 		return v1.DrainStatus{}, v1.Errorf(v1.CodeNotFound, "Agent %s is not draining", id)
 	}
-	st := v1.DrainStatus{Agent: id, Force: m.Force, StartedAt: m.StartedAt, Remaining: []v1.TaskID{}, Moving: []v1.TaskID{}, Blocked: []v1.BlockedTask{}}
-	h.mu.Lock()
-	// Retire the moves done since the fleet loop's last tick, so that Moved
-	// counts every task that runs elsewhere by now.
-	h.retireMoves()
-	st.Remaining = h.tasksOn(id)
-	for tid, mv := range h.moves {
-		if mv.From == id {
-			st.Moving = append(st.Moving, tid)
-		}
-	}
-	st.Moved = h.drained[id]
-	if !m.Force {
-		st.Blocked = h.drainBlocked(id)
-	}
-	h.mu.Unlock()
-	sort.Slice(st.Moving, func(i, j int) bool { return taskLess(st.Moving[i], st.Moving[j]) })
-	switch {
-	case len(st.Remaining) == 0 && len(st.Moving) == 0:
-		// Done once every task left and runs where it went (or, forced,
-		// nowhere): Moved then counts them all.
-		st.State = v1.DrainDone
-	case len(st.Blocked) > 0 && len(st.Moving) == 0:
-		st.State = v1.DrainBlocked
-	default:
-		st.State = v1.DrainRunning
-	}
-	return st, nil
+	// The snapshot retires the moves done since the fleet loop's last
+	// step, so that Moved counts every task that runs elsewhere by now.
+	return drain.Status(h.rec.Snapshot(), id, m), nil
 }
-
-// tasksOn are the tasks placed on agent or that it reports, sorted; the
-// caller holds h.mu.
-func (h *Herder) tasksOn(agent string) []v1.TaskID {
-	ids := map[v1.TaskID]bool{}
-	for id, p := range h.placed.All() {
-		if p.Agent == agent {
-			ids[id] = true
-		}
-	}
-	if a, ok := h.agents.Get(agent); ok {
-		for id := range a.Reported {
-			ids[id] = true
-		}
-	}
-	out := make([]v1.TaskID, 0, len(ids))
-	for id := range ids {
-		out = append(out, id)
-	}
-	sort.Slice(out, func(i, j int) bool { return taskLess(out[i], out[j]) })
-	return out
-}
-
-// drainBlocked are the tasks placed on agent that no other live,
-// uncordoned agent may run, with why; the caller holds h.mu.
-func (h *Herder) drainBlocked(agent string) []v1.BlockedTask {
-	tasks, agents, current := h.schedulerView()
-	out := []v1.BlockedTask{}
-	for _, t := range tasks {
-		if current[t.ID] != agent || len(scheduler.Eligible(t, agents, agent)) > 0 {
-			continue
-		}
-		out = append(out, v1.BlockedTask{Connector: t.ID.Connector, Task: t.ID.Task, Reason: blockedReason(t)})
-	}
-	return out
-}
-
-// blockedReason says why no other agent may run t.
-func blockedReason(t scheduler.Task) string {
-	var parts []string
-	if len(t.Selector) > 0 {
-		parts = append(parts, "sluice.agent.selector "+labels.Format(t.Selector))
-	}
-	if t.Plugin != "" {
-		parts = append(parts, "plugin "+t.Plugin)
-	}
-	if len(parts) == 0 {
-		return "no other live, uncordoned agent"
-	}
-	return "no other live, uncordoned agent has " + strings.Join(parts, " and ")
-}
-
-// driveDrains retires the moves that are done and starts the next ones of
-// every draining agent, up to drainParallel each; with force, a task no
-// other agent may run is moved off to nowhere (unassigned).
-func (h *Herder) driveDrains(ctx context.Context) {
-	marks := h.fleet.State.Agents()
-	draining := false
-	for _, m := range marks {
-		draining = draining || m.State == v1.AgentDraining
-	}
-	started := false
-	h.mu.Lock()
-	if !draining && len(h.moves) == 0 {
-		h.mu.Unlock()
-		return // nothing to drive: the usual case, every tick
-	}
-	h.retireMoves()
-	tasks, agents, current := h.schedulerView()
-	for _, agent := range slices.Sorted(maps.Keys(marks)) {
-		m := marks[agent]
-		if m.State != v1.AgentDraining {
-			continue
-		}
-		inflight := 0
-		for _, mv := range h.moves {
-			if mv.From == agent {
-				inflight++
-			}
-		}
-		for _, t := range tasks {
-			if inflight >= drainParallel {
-				break
-			}
-			if current[t.ID] != agent {
-				continue
-			}
-			if _, moving := h.moves[t.ID]; moving {
-				continue
-			}
-			if len(scheduler.Eligible(t, agents, agent)) == 0 && !m.Force {
-				continue // blocked: shown in the drain's status
-			}
-			h.moves[t.ID] = activeMove{Move: scheduler.Move{From: agent}, owner: ownerDrain, since: time.Now()}
-			inflight++
-			started = true
-		}
-	}
-	h.mu.Unlock()
-	if started {
-		h.trigger()
-	}
-}
-
-// The owners of a move.
-const (
-	ownerDrain     = "drain"
-	ownerRebalance = "rebalance"
-)

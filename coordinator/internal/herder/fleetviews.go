@@ -48,15 +48,6 @@ func rolloutView(r store.Rollout) v1.Rollout {
 	return out
 }
 
-func rebalanceRecord(r v1.Rebalance) *store.Rebalance {
-	out := &store.Rebalance{ID: r.ID, DryRun: r.DryRun, State: r.State, MaxMoves: r.MaxMoves, Before: r.Before, After: r.After,
-		Moves: make([]store.RebalanceMove, len(r.Moves))}
-	for i, m := range r.Moves {
-		out.Moves[i] = store.RebalanceMove{Connector: m.Connector, Task: m.Task, From: m.From, To: m.To, State: m.State}
-	}
-	return out
-}
-
 func rebalanceView(r store.Rebalance) v1.Rebalance {
 	out := v1.Rebalance{ID: r.ID, DryRun: r.DryRun, State: r.State, MaxMoves: r.MaxMoves, Before: r.Before, After: r.After,
 		Moves: make([]v1.TaskMove, len(r.Moves))}
@@ -93,8 +84,5 @@ func (h *Herder) startRollouts(ctx context.Context) (wait func()) {
 
 // currentGeneration is the highest task generation issued so far.
 func (h *Herder) currentGeneration() int64 {
-	h.mu.Lock()
-	g := h.placed.Generation()
-	h.mu.Unlock()
-	return max(g, h.statuses.State.MaxGeneration())
+	return max(h.agents.Generation(), h.statuses.State.MaxGeneration())
 }

@@ -34,14 +34,15 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
-	"github.com/sluice-io/sluice/coordinator/internal/placements"
-	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
@@ -71,7 +72,7 @@ type Config struct {
 	// drains, maintenance windows, rollouts (store.FleetStore).
 	FleetTopic string
 	// LivenessTopic is where agents write their liveness beats
-	// (liveness.go).
+	// (liveness.go, reconciler/liveness.go).
 	LivenessTopic string
 	// ReservedTopics are the cluster's own topics, each with what it is
 	// ("Sluice's config topic"): no connector may produce to or consume
@@ -102,7 +103,7 @@ type Config struct {
 	StatusPartitions  int32
 	AgentLease        time.Duration
 	// AgentProbe is how often the leader probes each agent's presence
-	// (presence.go); 0: never, the lease alone finds lost agents.
+	// (reconciler/presence.go); 0: never, the lease alone finds lost agents.
 	AgentProbe          time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing keeps the lease.
@@ -143,15 +144,12 @@ type Config struct {
 
 // Herder implements the coordinator's operations.
 type Herder struct {
-	// lastBeat is when the leader last read an agent's liveness beat (Unix
-	// nanoseconds; liveness.go).
-	lastBeat atomic.Int64
-	cfg      Config
-	log      *slog.Logger
-	reg      *plugins.Registry
-	nc       *nats.Conn
-	admin    *kadm.Client
-	adminCl  *kgo.Client
+	cfg     Config
+	log     *slog.Logger
+	reg     *plugins.Registry
+	nc      *nats.Conn
+	admin   *kadm.Client
+	adminCl *kgo.Client
 	// brokers pings the brokers in the background (brokers.go).
 	brokers  *brokerwatch.Pinger
 	configs  *store.ConfigStore
@@ -178,41 +176,25 @@ type Herder struct {
 	rollouts *rollout.Controller
 
 	rpc *agentrpc.Client
-	// mu guards the agent registry and the placements together, so a plan
-	// sees both at one instant.
-	mu     sync.Mutex
-	agents *registry.Registry
-	placed *placements.Table
-	// moves are the tasks fleet operations are moving between agents
-	// (moves.go), and drained counts the tasks each drain moved: both the
-	// leadership's, reset with the agents.
-	moves   map[v1.TaskID]activeMove
-	drained map[string]int
-	// fleetKick wakes the fleet loop when a move ended.
-	fleetKick chan struct{}
-	// rebalanceMu makes starting a rebalance one step.
-	rebalanceMu sync.Mutex
+	// rec places tasks on agents: it owns the agent registry, the
+	// placements, the moves and the status queue (reconciler.go);
+	// drains and rebalances are the fleet controllers that move tasks
+	// through it, woken by moveDone.
+	rec        *reconciler.Reconciler
+	agents     *reconciler.Table // rec's: what the leader knows of its agents
+	drains     *drain.Controller
+	rebalances *rebalance.Controller
+	moveDone   <-chan struct{}
 
-	// statusQ is the leadership's status writer and instances its started
-	// connector instances; both nil while following.
-	statusQ   atomic.Pointer[store.StatusQueue]
+	// instances are the leadership's started connector instances; nil
+	// while following.
 	instances atomic.Pointer[instances.Manager]
 	// remote is the leadership's host of Java connectors (nil while
 	// following), told of connector events and of agents gone.
 	remote atomic.Pointer[instances.RemoteHost]
-	// hostSeen are the Java plugins agents announced, kept across terms
-	// (guarded by mu): a connector of one stays a Java connector while no
-	// agent with it is live.
-	hostSeen map[registry.PluginKey]v1.PluginInfo
 
-	kick chan struct{}
-	// warn rate-limits warnings whose cause repeats (bounds.go).
+	// warn rate-limits warnings whose cause repeats.
 	warn *logthrottle.Limiter
-	// assigning holds the agents an assignment is in flight to: agent id
-	// → *assignSlot.
-	assigning sync.Map
-	// assignStopped is set by StopAssigning: no assignment is sent again.
-	assignStopped atomic.Bool
 	// leading is the running leadership, nil while following.
 	leadMu  sync.Mutex
 	leading *leadership
@@ -226,6 +208,9 @@ type Herder struct {
 	faults faults.Injector
 }
 
+// warnEvery is how often one cause of a repeated warning is logged.
+const warnEvery = time.Minute
+
 // New makes a Herder; Start connects it to Kafka and NATS.
 func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herder {
 	if cfg.Logger == nil {
@@ -235,16 +220,10 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	h := &Herder{
-		cfg:       cfg,
-		log:       cfg.Logger,
-		reg:       reg,
-		nc:        nc,
-		agents:    registry.New(cfg.AgentLease),
-		placed:    placements.New(),
-		moves:     map[v1.TaskID]activeMove{},
-		drained:   map[string]int{},
-		fleetKick: make(chan struct{}, 1),
-		kick:      make(chan struct{}, 1),
+		cfg: cfg,
+		log: cfg.Logger,
+		reg: reg,
+		nc:  nc,
 		loggerPush: loggerPush{
 			kick:       make(chan struct{}, 1),
 			registered: map[string]bool{},
@@ -256,6 +235,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	}
 	h.locks = connlock.New(h.trigger)
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
+	h.newReconciler()
 	return h
 }
 
@@ -380,22 +360,6 @@ func (h *Herder) Stop(ctx context.Context) error {
 		h.adminCl.Close()
 	}
 	return nil
-}
-
-// StopAssigning makes this coordinator send no more assignments, for as
-// long as it runs. It is for stopping a whole cluster that runs in one
-// process (sluice dev): called before the agents stop, the tasks of an agent
-// that leaves are not handed to an agent that is about to leave too (where
-// they would start only to be stopped, or fail as its clients close).
-// Revokes, statuses and agent registrations go on as before.
-func (h *Herder) StopAssigning() { h.assignStopped.Store(true) }
-
-// trigger asks the reconcile loop for a pass.
-func (h *Herder) trigger() {
-	select {
-	case h.kick <- struct{}{}:
-	default:
-	}
 }
 
 // staleMessage is Kafka Connect's 409 for a request that raced a change of

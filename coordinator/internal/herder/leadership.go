@@ -9,8 +9,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
-	"github.com/sluice-io/sluice/coordinator/internal/placements"
-	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
@@ -18,9 +17,10 @@ import (
 // leadership is what a coordinator runs while it leads, Nomad-style: it is
 // switched on by establishLeadership and off by revokeLeadership.
 //
-//	elected(term) ─► fence <group>-leader ─► read topics to the end ─► adopt
-//	  task owners from statuses ─► writer on ─► agent endpoints of this term
-//	  ─► reconcile loop, log levels to agents ─ … ─► deposed: everything off, writer closed
+//	elected(term) ─► fence <group>-leader ─► read topics to the end ─► reconciler
+//	  on (adopts task owners from statuses) ─► writer on ─► status queue, agent
+//	  endpoints of this term ─► fleet controllers, reconcile loop, log levels to
+//	  agents ─ … ─► deposed: everything off, reconciler forgets the term, writer closed
 type leadership struct {
 	term   int64
 	cancel context.CancelFunc
@@ -72,9 +72,8 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 			return fmt.Errorf("catch up before leading: %w", err)
 		}
 	}
-	h.resetAgents()
 	h.term.Store(l.term)
-	h.adoptFromStatus(time.Now())
+	h.rec.Establish()
 	h.setWriters(w)
 	l.writer = w
 	if err := h.markSigning(ctx); err != nil {
@@ -84,14 +83,9 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	// Off the path to leading: marks only matter once a topic vanishes.
 	go h.markTopics(ctx)
-	q := store.NewStatusQueue(h.statuses.Write, store.StatusQueueOptions{Logger: h.log, Faults: h.faults})
-	qctx, qcancel := context.WithCancel(ctx)
-	qdone := make(chan struct{})
-	go func() { defer close(qdone); q.Run(qctx) }()
-	defer func() { qcancel(); <-qdone }()
-	h.statusQ.Store(q)
-	defer h.statusQ.CompareAndSwap(q, nil)
-	eps, err := h.serveAgents(l.term)
+	q, stopStatuses := h.rec.Status().Start(ctx, h.statuses.Write)
+	defer stopStatuses()
+	eps, err := h.rec.ServeAgents(l.term)
 	if err != nil {
 		h.setWriters(nil)
 		w.Close()
@@ -99,7 +93,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	}
 	// The endpoints end with this attempt at leading, whichever way it
 	// ends: a retry serves them anew, and none outlives the term.
-	defer eps.close()
+	defer eps.Close()
 	// Java plugins' connectors run on agents' hosts, built-ins here.
 	remote := instances.NewRemoteHost(remoteAgents{h}, h.cfg.Providers)
 	h.remote.Store(remote)
@@ -110,7 +104,7 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 		// comes: an instance that outlives its leadership's Close (stuck in
 		// plugin code) must not write into the next term's statuses.
 		OnStatus: func(name string, st instances.Status) {
-			q.Enqueue(connectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
+			q.Enqueue(reconciler.ConnectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
 		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
 		Prepare:    h.offs.Topics().Prepare,
@@ -134,18 +128,17 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	resolved := make(chan struct{})
 	go func() { defer close(resolved); h.offs.History().ResolvePending(ctx) }()
 	defer func() { <-resolved }()
-	present := make(chan struct{})
-	go func() { defer close(present); h.presenceLoop(ctx) }()
-	defer func() { <-present }()
 	fleetDone := make(chan struct{})
-	go func() { defer close(fleetDone); h.fleetLoop(ctx) }()
+	go func() { defer close(fleetDone); h.runFleet(ctx) }()
 	defer func() { <-fleetDone }()
 	heard := make(chan struct{})
 	go func() { defer close(heard); h.livenessLoop(ctx) }()
 	defer func() { <-heard }()
 	defer h.startRollouts(ctx)()
 	h.log.Info("leading", "term", l.term)
-	h.reconcileLoop(ctx, m)
+	// The reconciler's loops (presence probes, reconcile passes) run until
+	// the term ends.
+	h.rec.Run(ctx, m)
 	return nil
 }
 
@@ -200,7 +193,7 @@ func (h *Herder) revokeLeadership(term int64) {
 	if l.writer != nil {
 		l.writer.Close()
 	}
-	h.resetAgents()
+	h.rec.Revoke()
 	h.term.CompareAndSwap(term, 0)
 	h.log.Info("no longer leading", "term", term)
 }
@@ -209,16 +202,6 @@ func (h *Herder) revokeLeadership(term int64) {
 // the leader writes.
 func (h *Herder) setWriters(w *store.Writer) {
 	h.all.SetWriter(w)
-}
-
-// resetAgents forgets every agent and placement: a term starts from what
-// the topics and the agents' own reports say, never from an earlier term's memory.
-func (h *Herder) resetAgents() {
-	h.mu.Lock()
-	h.agents = registry.New(h.cfg.AgentLease)
-	h.placed = placements.New()
-	h.moves, h.drained = map[v1.TaskID]activeMove{}, map[string]int{}
-	h.mu.Unlock()
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.

@@ -12,31 +12,9 @@ import (
 )
 
 // Agents are heard on two paths: NATS (register, heartbeat) and Kafka,
-// where each writes a liveness beat every livenessEvery (v1.LivenessBeat).
-// The leader reads the beats and keeps the lease of every agent it hears on
-// either: one cut off from NATS alone keeps its tasks instead of having them
-// started elsewhere while it still runs them (issue: a task never runs
-// twice). An agent heard on neither fences itself (agent/fence.go) before
-// its lease runs out here.
-//
-// A crashed agent's NATS connection closes, and its presence probe finds
-// nobody (presence.go); since an agent cut off from NATS alone looks the
-// same, the leader takes it for lost only once it has not been heard for
-// livenessGrace — and only while beats reach the leader at all
-// (livenessFresh): a leader that reads no beat cannot tell, and judges by
-// NATS alone, as before beats.
-const (
-	livenessEvery = 150 * time.Millisecond
-	livenessGrace = 3 * livenessEvery
-	livenessFresh = 2 * livenessEvery
-)
-
-// beatsFresh reports whether the leader has read a beat of any agent in the
-// last livenessFresh: its view of the liveness path is current.
-func (h *Herder) beatsFresh(now time.Time) bool {
-	last := h.lastBeat.Load()
-	return last != 0 && now.Sub(time.Unix(0, last)) <= livenessFresh
-}
+// where each writes a liveness beat every reconciler.LivenessEvery. This
+// file follows the Kafka path and hands every beat to the reconciler,
+// which keeps the agent's lease (reconciler/liveness.go says why).
 
 // livenessLoop follows the liveness topic from its end while this
 // coordinator leads, and keeps the lease of every agent it hears there.
@@ -91,20 +69,14 @@ func (h *Herder) followLiveness(ctx context.Context, topic string) error {
 		if ferr != nil {
 			return ferr
 		}
-		now := time.Now()
-		heard := false
-		h.mu.Lock()
+		var heard []string
 		fetches.EachRecord(func(r *kgo.Record) {
 			b, err := v1.DecodeLivenessBeat(r.Value)
 			if err != nil || b.Group != h.cfg.GroupID {
 				return
 			}
-			h.agents.Touch(b.Agent, now)
-			heard = true
+			heard = append(heard, b.Agent)
 		})
-		h.mu.Unlock()
-		if heard {
-			h.lastBeat.Store(now.UnixNano())
-		}
+		h.rec.HeardBeats(heard)
 	}
 }

@@ -145,9 +145,7 @@ func (h *Herder) loggersLoop(ctx context.Context, term int64) {
 // whose acked version is not the list's, all at once, and records who
 // acknowledged. With no cluster-wide level there is nothing to send.
 func (h *Herder) pushLoggers(ctx context.Context, term int64, acked map[string]int64) {
-	h.mu.Lock()
 	agents := h.agents.Registered()
-	h.mu.Unlock()
 	live := make(map[string]bool, len(agents))
 	for _, a := range agents {
 		live[a] = true

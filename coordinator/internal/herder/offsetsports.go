@@ -151,17 +151,10 @@ func (p offsetsPorts) CallAnyHost(ctx context.Context, agents []string, req v1.P
 	return p.h.callAnyHost(ctx, agents, req)
 }
 
-// Holders implements offsets.Agents: the registry and the placements read
-// under one hold of h.mu.
+// Holders implements offsets.Agents: the registry and the placements at
+// one instant (reconciler.Holders).
 func (p offsetsPorts) Holders(connector string) ([]string, []v1.TaskID) {
-	h := p.h
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var agents []string
-	for _, a := range h.agents.Agents() {
-		agents = append(agents, a.ID)
-	}
-	return agents, append(h.agents.ReportedOf(connector), h.placed.OfConnector(connector)...)
+	return p.h.agents.Holders(connector)
 }
 
 // Revoke implements offsets.Agents.
@@ -171,22 +164,16 @@ func (p offsetsPorts) Revoke(ctx context.Context, agent string, ids []v1.TaskID)
 
 // ForgetReported implements offsets.Agents.
 func (p offsetsPorts) ForgetReported(agent string, ids []v1.TaskID) {
-	p.h.mu.Lock()
-	defer p.h.mu.Unlock()
 	p.h.agents.ForgetReported(agent, ids)
 }
 
 // Registered implements offsets.Agents.
 func (p offsetsPorts) Registered(features ...string) []string {
-	p.h.mu.Lock()
-	defer p.h.mu.Unlock()
 	return p.h.agents.Registered(features...)
 }
 
 // LastSeen implements offsets.Agents.
 func (p offsetsPorts) LastSeen(agent string) (time.Time, bool) {
-	p.h.mu.Lock()
-	defer p.h.mu.Unlock()
 	return p.h.agents.LastSeen(agent)
 }
 

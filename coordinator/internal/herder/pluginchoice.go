@@ -60,20 +60,12 @@ func (c pluginChoice) placement() string {
 // this process's lifetime, so that a connector whose agents are all down is
 // still known as Java) is Java. ok is false for a class nobody has.
 func (h *Herder) choosePlugin(props map[string]string) (pluginChoice, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.choosePluginLocked(props)
-}
-
-// choosePluginLocked is choosePlugin for a caller that holds h.mu (the
-// scheduler's view of a drain or a rebalance).
-func (h *Herder) choosePluginLocked(props map[string]string) (pluginChoice, bool) {
 	cls := connect.JavaTrim(props[validate.ConnectorClassConfig])
 	pinned := connect.JavaTrim(props[validate.ConnectorVersionConfig])
 	if strings.ContainsAny(pinned, "[(") {
 		pinned = "" // a range: Sluice runs whichever version it has
 	}
-	known := h.knownHostPlugins()
+	known := h.agents.KnownHostPlugins()
 	if g, ok := h.reg.LookupConnector(cls); ok {
 		if pinned == "" || pinned == g.Version {
 			return pluginChoice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
@@ -95,7 +87,7 @@ func (h *Herder) choosePluginLocked(props map[string]string) (pluginChoice, bool
 	}
 	c := pluginChoice{Class: match[0].Class, Kind: connect.Kind(match[0].Type), Pinned: pinned, Version: pinned}
 	if c.Version == "" {
-		c.Version = h.liveHostVersion(c.Class)
+		c.Version = liveHostVersion(h.agents.HostPlugins(), c.Class)
 	}
 	return c, true
 }
@@ -111,23 +103,11 @@ func hostPluginNamed(class, name string) bool {
 	return simple == name || simple == name+"Connector"
 }
 
-// knownHostPlugins are the Java plugins of live agents' hosts and those
-// seen before, by class and version. The caller holds h.mu.
-func (h *Herder) knownHostPlugins() map[registry.PluginKey]v1.PluginInfo {
-	out := h.agents.HostPlugins()
-	for k, info := range h.hostSeen {
-		if _, ok := out[k]; !ok {
-			out[k] = info
-		}
-	}
-	return out
-}
-
 // liveHostVersion is the newest-sorting version of class the live hosts
-// have (a status shows it); empty when none has it. The caller holds h.mu.
-func (h *Herder) liveHostVersion(class string) string {
+// have (a status shows it); empty when none has it.
+func liveHostVersion(live map[registry.PluginKey]v1.PluginInfo, class string) string {
 	var versions []string
-	for k := range h.agents.HostPlugins() {
+	for k := range live {
 		if k.Class == class {
 			versions = append(versions, k.Version)
 		}
@@ -139,23 +119,9 @@ func (h *Herder) liveHostVersion(class string) string {
 	return versions[len(versions)-1]
 }
 
-// rememberHostPlugins keeps the Java plugins an agent announced, so that
-// their connectors are still known as Java when no agent with them is live.
-// The caller holds h.mu.
-func (h *Herder) rememberHostPlugins(plugins []v1.PluginInfo) {
-	if h.hostSeen == nil {
-		h.hostSeen = map[registry.PluginKey]v1.PluginInfo{}
-	}
-	for _, p := range plugins {
-		h.hostSeen[registry.PluginKey{Class: p.Class, Version: p.Version}] = p
-	}
-}
-
 // hostAgents are the registered agents whose hosts have the Java plugin of
 // c, sorted by id.
 func (h *Herder) hostAgents(c pluginChoice) []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	var ids []string
 	for _, a := range h.agents.Agents() {
 		if a.Registered && a.HasHost(c.Class, c.Pinned) {

@@ -21,9 +21,7 @@ import (
 // class of both, in two versions, is listed twice, as Kafka Connect 4.x
 // lists every version it has.
 func (h *Herder) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error) {
-	h.mu.Lock()
 	live, host := h.agents.Plugins(), h.agents.HostPlugins()
-	h.mu.Unlock()
 	out := make([]v1.PluginInfo, 0, len(live)+len(host))
 	seen := make(map[registry.PluginKey]bool, len(live)+len(host))
 	add := func(p v1.PluginInfo) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -132,7 +133,7 @@ func (h *Herder) RestartConnector(ctx context.Context, name string, includeTasks
 	var recs []records.Record
 	if restartConn {
 		state.Connector.State = v1.StateRestarting
-		recs = append(recs, connectorStatusRecord(name, v1.StateRestarting, "", h.cfg.WorkerID))
+		recs = append(recs, reconciler.ConnectorStatusRecord(name, v1.StateRestarting, "", h.cfg.WorkerID))
 	}
 	for i, t := range state.Tasks {
 		if includeTasks && (!onlyFailed || t.State == v1.StateFailed) {
@@ -168,12 +169,11 @@ func (h *Herder) restartConnectorInstance(name string) {
 
 // restartTasks gives the tasks a new generation, so their agents restart them.
 func (h *Herder) restartTasks(name string, tasks []int) {
-	h.mu.Lock()
-	for _, n := range tasks {
-		h.placed.Restart(v1.TaskID{Connector: name, Task: n})
+	ids := make([]v1.TaskID, len(tasks))
+	for i, n := range tasks {
+		ids[i] = v1.TaskID{Connector: name, Task: n}
 	}
-	h.mu.Unlock()
-	h.trigger()
+	h.rec.RestartTasks(ids)
 }
 
 // RestartTask restarts one task.

@@ -121,9 +121,7 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 	if err != nil {
 		return // validation reported the selector already
 	}
-	h.mu.Lock()
 	agents := h.agents.Agents()
-	h.mu.Unlock()
 	type agentPaths struct {
 		workDir string
 		dirs    []string

@@ -1,4 +1,4 @@
-package herder
+package reconciler
 
 import (
 	"context"
@@ -73,11 +73,14 @@ type presenceState struct {
 	latest time.Time
 }
 
-// presenceLoop probes the agents' presence every AgentProbe until ctx ends
+// presence probes the agents' presence for a reconciler.
+type presence struct{ r *Reconciler }
+
+// loop probes the agents' presence every AgentProbe until ctx ends
 // (leadership is revoked).
-func (h *Herder) presenceLoop(ctx context.Context) {
-	if every := h.cfg.AgentProbe; every > 0 {
-		h.probeAgents(ctx, every, max(4*every, time.Second))
+func (p presence) loop(ctx context.Context) {
+	if every := p.r.cfg.AgentProbe; every > 0 {
+		p.probeAgents(ctx, every, max(4*every, time.Second))
 	}
 }
 
@@ -85,62 +88,62 @@ func (h *Herder) presenceLoop(ctx context.Context) {
 // probe waiting at most timeout, until ctx ends. An agent with
 // presenceInFlight probes still waiting (a paused agent, whose probes time
 // out) is not probed again meanwhile.
-func (h *Herder) probeAgents(ctx context.Context, every, timeout time.Duration) {
+func (p presence) probeAgents(ctx context.Context, every, timeout time.Duration) {
+	r := p.r
 	states := map[string]*presenceState{}
 	results := make(chan probeResult)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	reconnects, quietUntil := h.nc.Stats().Reconnects, time.Time{}
+	reconnects, quietUntil := r.cfg.Prober.Reconnects(), time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case r := <-results:
-			st := states[r.id]
-			if st == nil || st != r.st {
+		case res := <-results:
+			st := states[res.id]
+			if st == nil || st != res.st {
 				continue // judged, left or gone meanwhile
 			}
 			st.inFlight--
-			if !r.sent.After(st.latest) {
+			if !res.sent.After(st.latest) {
 				continue // stale: a later probe's result was taken already
 			}
-			st.latest = r.sent
+			st.latest = res.sent
 			switch {
-			case r.ok:
-				st.misses, st.answered = 0, r.sent
-			case r.absent:
+			case res.ok:
+				st.misses, st.answered = 0, res.sent
+			case res.absent:
 				if st.misses == 0 {
-					st.firstMiss = r.sent
+					st.firstMiss = res.sent
 				}
 				st.misses++
 			default:
 				// A timeout or a closed connection of our own says nothing
 				// of the agent; the lease decides.
-				h.log.Debug("presence probe: no answer", "agent", r.id, "sent", r.sent, "took", time.Since(r.sent))
+				r.log.Debug("presence probe: no answer", "agent", res.id, "sent", res.sent, "took", r.now().Sub(res.sent))
 				st.misses = 0
 			}
-			if st.misses >= presenceMisses && time.Now().After(quietUntil) && othersAnswered(states, r.id, 3*every) {
-				switch h.agentAbsent(r.id, st.firstMiss) {
+			if st.misses >= presenceMisses && r.now().After(quietUntil) && othersAnswered(states, res.id, 3*every, r.now()) {
+				switch p.agentAbsent(res.id, st.firstMiss) {
 				case absentLost:
-					delete(states, r.id)
+					delete(states, res.id)
 				case absentAlive:
 					st.misses = 0
 				case absentWait:
 					// Its next liveness beat decides: the misses stand.
 				}
 			}
-		case now := <-tick.C:
-			if n := h.nc.Stats().Reconnects; n != reconnects {
+		case <-tick.C:
+			now := r.now()
+			if n := r.cfg.Prober.Reconnects(); n != reconnects {
 				reconnects, quietUntil = n, now.Add(presenceSettle)
 				for _, st := range states {
 					st.misses = 0
 				}
 			}
-			h.mu.Lock()
-			ids := h.agents.Registered(v1.FeaturePresence)
-			h.mu.Unlock()
+			ids := r.table.Registered(v1.FeaturePresence)
 			probed := make(map[string]bool, len(ids))
 			for _, id := range ids {
 				probed[id] = true
@@ -156,10 +159,10 @@ func (h *Herder) probeAgents(ctx context.Context, every, timeout time.Duration) 
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					r := h.probePresence(ctx, id, timeout)
-					r.st = st
+					res := p.probePresence(ctx, id, timeout)
+					res.st = st
 					select {
-					case results <- r:
+					case results <- res:
 					case <-ctx.Done():
 					}
 				}()
@@ -175,55 +178,65 @@ func (h *Herder) probeAgents(ctx context.Context, every, timeout time.Duration) 
 
 // othersAnswered reports whether an agent other than id answered a probe
 // within recent.
-func othersAnswered(states map[string]*presenceState, id string, recent time.Duration) bool {
+func othersAnswered(states map[string]*presenceState, id string, recent time.Duration, now time.Time) bool {
 	for other, st := range states {
-		if other != id && st.misses == 0 && time.Since(st.answered) <= recent {
+		if other != id && st.misses == 0 && now.Sub(st.answered) <= recent {
 			return true
 		}
 	}
 	return false
 }
 
-// probePresence asks NATS whether the agent is still connected.
-func (h *Herder) probePresence(ctx context.Context, id string, timeout time.Duration) probeResult {
-	r := probeResult{id: id, sent: time.Now()}
+// probePresence asks whether the agent is still connected.
+func (p presence) probePresence(ctx context.Context, id string, timeout time.Duration) probeResult {
+	r := p.r
+	res := probeResult{id: id, sent: r.now()}
+	res.ok, res.absent = r.cfg.Prober.Probe(ctx, id, timeout)
+	return res
+}
+
+// Prober asks NATS whether an agent's connection is up.
+type Prober interface {
+	// Probe sends agent a presence probe, waiting at most timeout: ok, it
+	// answered; absent, nobody subscribes to its presence (its connection
+	// closed); neither, the probe timed out or failed on our side.
+	Probe(ctx context.Context, agent string, timeout time.Duration) (ok, absent bool)
+	// Reconnects counts this coordinator's own reconnections to NATS.
+	Reconnects() uint64
+}
+
+// natsProber probes over the coordinator's NATS connection.
+type natsProber struct {
+	nc    *nats.Conn
+	group string
+}
+
+// Probe implements Prober.
+func (p natsProber) Probe(ctx context.Context, agent string, timeout time.Duration) (ok, absent bool) {
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_, err := h.nc.RequestWithContext(pctx, v1.AgentSubject(v1.SubjectAgentPresence, h.cfg.GroupID, id), nil)
-	r.ok = err == nil
-	r.absent = errors.Is(err, nats.ErrNoResponders)
-	return r
+	_, err := p.nc.RequestWithContext(pctx, v1.AgentSubject(v1.SubjectAgentPresence, p.group, agent), nil)
+	return err == nil, errors.Is(err, nats.ErrNoResponders)
 }
+
+// Reconnects implements Prober.
+func (p natsProber) Reconnects() uint64 { return p.nc.Stats().Reconnects }
 
 // agentAbsent takes the agent for lost because its connection closed,
 // unless it was heard (register, heartbeat, liveness beat) since since: it
 // came back, or is cut off from NATS alone. An agent that writes liveness
 // beats is given livenessGrace after since for one to arrive.
-func (h *Herder) agentAbsent(id string, since time.Time) absence {
-	h.mu.Lock()
-	a, ok := h.agents.Get(id)
-	lost := ok && a.Registered && a.LastSeen.Before(since)
-	// An agent that writes liveness beats may only be cut off from NATS:
-	// while beats reach this leader, it is lost once it has not been heard
-	// for livenessGrace (its beats come every livenessEvery).
-	if ok && a.Registered && a.Features[v1.FeatureKafkaLiveness] && h.beatsFresh(time.Now()) {
-		if time.Since(a.LastSeen) < livenessGrace {
-			h.mu.Unlock()
-			return absentWait
-		}
-		lost = true
+func (p presence) agentAbsent(id string, since time.Time) absence {
+	r := p.r
+	now := r.now()
+	verdict, a := r.table.judgeAbsent(id, since, now, r.beatsFresh(now))
+	if verdict != absentLost {
+		return verdict
 	}
-	if lost {
-		h.agents.Remove(id)
-	}
-	h.mu.Unlock()
-	if !lost {
-		return absentAlive
-	}
-	h.log.Warn("agent lost: its NATS connection closed and it wrote no liveness beat since", "agent", id, "last_seen", a.LastSeen)
-	h.cfg.Metrics.AgentLost(metrics.LostConnection)
-	h.agentsGone([]string{id})
-	h.trigger()
+	r.log.Warn("agent lost: its NATS connection closed and it wrote no liveness beat since", "agent", id, "last_seen", a.LastSeen)
+	r.cfg.Metrics.AgentLost(metrics.LostConnection)
+	r.cfg.Listener.AgentsGone([]string{id})
+	r.Trigger()
 	return absentLost
 }
 

@@ -1,4 +1,4 @@
-package herder
+package reconciler
 
 import (
 	"fmt"
@@ -26,27 +26,14 @@ import (
 const warnEvery = time.Minute
 
 // warnDue reports whether a warning about key may be logged now.
-func (h *Herder) warnDue(key string) bool { return h.warn.Due(key, time.Now()) }
-
-// issuedGeneration reports whether gen is one this leader may have issued:
-// positive, and at most the highest generation it issued or read from the
-// status topic. A restarted leader starts from the status topic's highest,
-// so the generations its predecessor recorded remain acceptable.
-func (h *Herder) issuedGeneration(gen int64) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return gen > 0 && gen <= h.placed.Generation()
-}
+func (r *Reconciler) warnDue(key string) bool { return r.warn.Due(key, r.now()) }
 
 // ignoreGeneration logs, once per agent and period, that a report of
 // agent named a generation this leader never issued.
-func (h *Herder) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
-	if h.warnDue("generation/" + agent) {
-		h.mu.Lock()
-		issued := h.placed.Generation()
-		h.mu.Unlock()
-		h.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
-			"agent", agent, "task", id.String(), "connector", id.Connector, "generation", gen, "highest_issued", issued)
+func (r *Reconciler) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
+	if r.warnDue("generation/" + agent) {
+		r.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
+			"agent", agent, "task", id.String(), "connector", id.Connector, "generation", gen, "highest_issued", r.table.Generation())
 	}
 }
 
@@ -54,21 +41,21 @@ func (h *Herder) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
 // whose assignment alone is too large to send is marked FAILED, with the
 // limit in its trace; the other failures are logged (rate-limited) and
 // retried by the next reconcile pass.
-func (h *Herder) assignFailed(agent string, f agentrpc.AssignFailure) {
+func (r *Reconciler) assignFailed(agent string, f agentrpc.AssignFailure) {
 	e := v1.AsError(f.Err)
 	if e.Code == v1.CodeTooLarge && len(f.Tasks) == 1 {
 		a := f.Tasks[0]
 		trace := fmt.Sprintf("The task's assignment cannot be sent to agent %s: %s", agent, e.Message)
-		if st, ok := h.taskStatus(a.ID.Connector, a.ID.Task); !ok || st.State != v1.StateFailed || st.Trace != trace {
-			h.queueStatus(records.Record{Key: records.TaskStatusKey(a.ID.Connector, a.ID.Task),
+		if st, ok := r.status.Task(a.ID.Connector, a.ID.Task); !ok || st.State != v1.StateFailed || st.Trace != trace {
+			r.status.Queue(records.Record{Key: records.TaskStatusKey(a.ID.Connector, a.ID.Task),
 				Value: records.EncodeStatus(v1.StateFailed, trace, agent, a.Generation)})
 		}
-		if h.warnDue("assign-too-large/" + a.ID.String()) {
-			h.log.Warn("assignment too large to send; the task is failed", "agent", agent, "task", a.ID.String(), "connector", a.ID.Connector, "err", e.Message)
+		if r.warnDue("assign-too-large/" + a.ID.String()) {
+			r.log.Warn("assignment too large to send; the task is failed", "agent", agent, "task", a.ID.String(), "connector", a.ID.Connector, "err", e.Message)
 		}
 		return
 	}
-	if h.warnDue(fmt.Sprintf("assign-failed/%s/%d", agent, e.Code)) {
-		h.log.Warn("assign failed; retrying on the next pass", "agent", agent, "tasks", len(f.Tasks), "err", f.Err)
+	if r.warnDue(fmt.Sprintf("assign-failed/%s/%d", agent, e.Code)) {
+		r.log.Warn("assign failed; retrying on the next pass", "agent", agent, "tasks", len(f.Tasks), "err", f.Err)
 	}
 }

@@ -1,4 +1,4 @@
-package herder
+package reconciler
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
 )
 
@@ -42,32 +41,28 @@ func serveAgent(t *testing.T, url, group, id string, answer func(n int64) bool) 
 	return a
 }
 
-// presenceHerder is a herder on an embedded NATS server whose registry
-// holds the agents ids, serving presence, and a function that says whether
-// it still knows an agent. It returns the server's URL for the agents.
-func presenceHerder(t *testing.T, group string, ids ...string) (*Herder, string, func(id string) bool) {
+// presenceReconciler is a reconciler on an embedded NATS server whose
+// registry holds the agents ids, serving presence, and a function that says
+// whether it still knows an agent. It returns the server's URL for the
+// agents.
+func presenceReconciler(t *testing.T, group string, ids ...string) (*Reconciler, string, func(id string) bool) {
 	t.Helper()
 	url := natstest.Start(t)
 	nc := natstest.Connect(t, url)
-	h := &Herder{cfg: Config{GroupID: group}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), nc: nc, agents: registry.New(time.Hour)}
+	h := New(Config{GroupID: group, NC: nc, AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, id := range ids {
-		h.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
+		h.table.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
 	}
-	known := func(id string) bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		return h.agents.Known(id)
-	}
-	return h, url, known
+	return h, url, h.table.Known
 }
 
 // runProbes runs h's presence probes (every, timeout) until the test ends.
-func runProbes(t *testing.T, h *Herder, every, timeout time.Duration) {
+func runProbes(t *testing.T, h *Reconciler, every, timeout time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		h.probeAgents(ctx, every, timeout)
+		h.presence().probeAgents(ctx, every, timeout)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 }
@@ -88,7 +83,7 @@ func waitUntil(t *testing.T, cond func() bool, msg string) {
 // minute). The others stay.
 func TestPresenceProbeHeldByADyingAgent(t *testing.T) {
 	const group = "g"
-	h, url, known := presenceHerder(t, group, "dying", "live")
+	h, url, known := presenceReconciler(t, group, "dying", "live")
 	held := make(chan struct{})
 	dying := serveAgent(t, url, group, "dying", func(n int64) bool {
 		if n == 3 {
@@ -122,7 +117,7 @@ func TestPresenceProbeHeldByADyingAgent(t *testing.T) {
 // decides), however many time out.
 func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
 	const group = "g"
-	h, url, known := presenceHerder(t, group, "paused", "live")
+	h, url, known := presenceReconciler(t, group, "paused", "live")
 	paused := serveAgent(t, url, group, "paused", func(int64) bool { return false })
 	serveAgent(t, url, group, "live", func(int64) bool { return true })
 	runProbes(t, h, 20*time.Millisecond, 50*time.Millisecond)
@@ -141,27 +136,25 @@ func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
 // it keeps its tasks. Once its beats stop too, it is lost within
 // livenessGrace. A leader that reads no beat at all judges by NATS alone.
 func TestPresenceAbsentButBeating(t *testing.T) {
-	h := &Herder{cfg: Config{LivenessTopic: "beats"}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), agents: registry.New(time.Hour)}
-	h.agents.Observe(&v1.RegisterRequest{AgentID: "a", Features: []string{v1.FeaturePresence, v1.FeatureKafkaLiveness}}, true, time.Now())
+	h := New(Config{LivenessTopic: "beats", AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h.table.agents.Observe(&v1.RegisterRequest{AgentID: "a", Features: []string{v1.FeaturePresence, v1.FeatureKafkaLiveness}}, true, time.Now())
 	firstMiss := time.Now()
 	beat := func() {
-		h.mu.Lock()
-		h.agents.Touch("a", time.Now())
-		h.mu.Unlock()
+		h.table.Touch([]string{"a"}, time.Now())
 		h.lastBeat.Store(time.Now().UnixNano())
 	}
 	for range 5 {
 		beat()
-		if got := h.agentAbsent("a", firstMiss); got != absentWait {
+		if got := h.presence().agentAbsent("a", firstMiss); got != absentWait {
 			t.Fatalf("an agent whose beats arrive: %v, want to wait", got)
 		}
-		time.Sleep(livenessEvery)
+		time.Sleep(LivenessEvery)
 	}
 	// Its beats stop; another agent's keep the path fresh.
 	deadline := time.Now().Add(livenessGrace + time.Second)
 	for {
 		h.lastBeat.Store(time.Now().UnixNano())
-		got := h.agentAbsent("a", firstMiss)
+		got := h.presence().agentAbsent("a", firstMiss)
 		if got == absentLost {
 			break
 		}
@@ -170,7 +163,7 @@ func TestPresenceAbsentButBeating(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if h.agents.Known("a") {
+	if h.table.Known("a") {
 		t.Fatal("a lost agent is still known")
 	}
 }

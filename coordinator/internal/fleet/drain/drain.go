@@ -1,0 +1,181 @@
+// Package drain is the leader controller that empties draining agents: it
+// decides, from a snapshot of the placements, which of a draining agent's
+// tasks move next (Parallel at a time) and asks the reconciler to move
+// them. The drain itself lives in the fleet topic (an agent's mark), so a
+// new leader's controller takes it up where the old one stopped.
+//
+//	PUT …/drain ─► mark draining (fleet topic) ─► Step: Decide ─► reconciler.Move ─► planner moves the task
+package drain
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
+	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/labels"
+)
+
+// Parallel bounds the tasks one drain moves at a time.
+const Parallel = 2
+
+// Mover is the reconciler as a drain uses it.
+type Mover interface {
+	// Snapshot is the placement world now, moves done retired.
+	Snapshot() reconciler.Snapshot
+	// Move starts moving task off from (to empty: anywhere, or nowhere).
+	Move(task v1.TaskID, from, to, owner string) error
+}
+
+// Marks are the agents' marks in the fleet topic (store.FleetState).
+type Marks interface {
+	Agents() map[string]store.AgentMark
+}
+
+// Start is one move a drain starts: Task off agent From.
+type Start struct {
+	Task v1.TaskID
+	From string
+}
+
+// Decide returns the moves to start now: for every draining agent, in
+// order of id, its tasks in order, up to Parallel in flight per agent. A
+// task no other live, uncordoned agent may run is left (blocked) unless
+// the drain is forced, which moves it off to nowhere (unassigned).
+func Decide(s reconciler.Snapshot, marks map[string]store.AgentMark) []Start {
+	var out []Start
+	moving := maps.Clone(s.Moves)
+	if moving == nil {
+		moving = map[v1.TaskID]reconciler.MoveInfo{}
+	}
+	for _, agent := range slices.Sorted(maps.Keys(marks)) {
+		m := marks[agent]
+		if m.State != v1.AgentDraining {
+			continue
+		}
+		inflight := 0
+		for _, mv := range moving {
+			if mv.From == agent {
+				inflight++
+			}
+		}
+		for _, t := range s.Tasks {
+			if inflight >= Parallel {
+				break
+			}
+			if s.Current[t.ID] != agent {
+				continue
+			}
+			if _, busy := moving[t.ID]; busy {
+				continue
+			}
+			if len(scheduler.Eligible(t, s.Agents, agent)) == 0 && !m.Force {
+				continue // blocked: shown in the drain's status
+			}
+			moving[t.ID] = reconciler.MoveInfo{From: agent, Owner: reconciler.OwnerDrain, Since: s.At}
+			out = append(out, Start{Task: t.ID, From: agent})
+			inflight++
+		}
+	}
+	return out
+}
+
+// Blocked are the tasks placed on agent that no other live, uncordoned
+// agent may run, with why.
+func Blocked(s reconciler.Snapshot, agent string) []v1.BlockedTask {
+	out := []v1.BlockedTask{}
+	for _, t := range s.Tasks {
+		if s.Current[t.ID] != agent || len(scheduler.Eligible(t, s.Agents, agent)) > 0 {
+			continue
+		}
+		out = append(out, v1.BlockedTask{Connector: t.ID.Connector, Task: t.ID.Task, Reason: blockedReason(t)})
+	}
+	return out
+}
+
+// blockedReason says why no other agent may run t.
+func blockedReason(t scheduler.Task) string {
+	var parts []string
+	if len(t.Selector) > 0 {
+		parts = append(parts, "sluice.agent.selector "+labels.Format(t.Selector))
+	}
+	if t.Plugin != "" {
+		parts = append(parts, "plugin "+t.Plugin)
+	}
+	if len(parts) == 0 {
+		return "no other live, uncordoned agent"
+	}
+	return "no other live, uncordoned agent has " + strings.Join(parts, " and ")
+}
+
+// Status is the drain of agent, marked m (draining), as s shows it: done
+// once every task left and runs where it went (or, forced, nowhere),
+// blocked while only blocked tasks remain, running otherwise.
+func Status(s reconciler.Snapshot, agent string, m store.AgentMark) v1.DrainStatus {
+	st := v1.DrainStatus{Agent: agent, Force: m.Force, StartedAt: m.StartedAt, Remaining: s.TasksOn(agent), Moving: []v1.TaskID{}, Blocked: []v1.BlockedTask{}}
+	for id, mv := range s.Moves {
+		if mv.From == agent {
+			st.Moving = append(st.Moving, id)
+		}
+	}
+	sort.Slice(st.Moving, func(i, j int) bool { return reconciler.TaskLess(st.Moving[i], st.Moving[j]) })
+	st.Moved = s.Drained[agent]
+	if !m.Force {
+		st.Blocked = Blocked(s, agent)
+	}
+	switch {
+	case len(st.Remaining) == 0 && len(st.Moving) == 0:
+		st.State = v1.DrainDone
+	case len(st.Blocked) > 0 && len(st.Moving) == 0:
+		st.State = v1.DrainBlocked
+	default:
+		st.State = v1.DrainRunning
+	}
+	return st
+}
+
+// Controller drives the drains while this coordinator leads.
+type Controller struct {
+	mover Mover
+	marks Marks
+	log   *slog.Logger
+}
+
+// New makes a drain controller.
+func New(mover Mover, marks Marks, log *slog.Logger) *Controller {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Controller{mover: mover, marks: marks, log: log}
+}
+
+// Step starts the next moves of every draining agent and returns how many
+// it started. With no agent draining it does nothing (the usual case,
+// every tick).
+func (c *Controller) Step(ctx context.Context) int {
+	marks := c.marks.Agents()
+	draining := false
+	for _, m := range marks {
+		draining = draining || m.State == v1.AgentDraining
+	}
+	if !draining {
+		return 0
+	}
+	started := 0
+	for _, s := range Decide(c.mover.Snapshot(), marks) {
+		// A refusal means the task moved or went meanwhile: the next step
+		// decides on what then stands.
+		if err := c.mover.Move(s.Task, s.From, "", reconciler.OwnerDrain); err != nil {
+			c.log.Debug("drain: move not started", "task", s.Task, "err", err)
+			continue
+		}
+		started++
+	}
+	return started
+}

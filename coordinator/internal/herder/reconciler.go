@@ -1,0 +1,205 @@
+package herder
+
+import (
+	"context"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
+	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
+	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/labels"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// The herder wires the reconciler (coordinator/internal/reconciler) and the
+// fleet controllers (fleet/drain, fleet/rebalance) to the rest: recPorts
+// are the reconciler's ports, satisfied by the herder's stores and
+// connector logic; the methods below keep the herder's call sites short.
+
+// newReconciler builds the reconciler and the fleet controllers of h.
+func (h *Herder) newReconciler() {
+	p := recPorts{h}
+	h.rec = reconciler.New(reconciler.Config{
+		GroupID: h.cfg.GroupID, WorkerID: h.cfg.WorkerID, Version: h.cfg.Version,
+		AgentLease: h.cfg.AgentLease, AgentProbe: h.cfg.AgentProbe, TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
+		LivenessTopic: h.cfg.LivenessTopic, ExactlyOnce: h.cfg.ExactlyOnce, DialNATS: h.cfg.DialNATS, NC: h.nc,
+		Term: h.term.Load, RPC: h.rpc, Statuses: p, Fleet: p, Connectors: p, Listener: p,
+		Metrics: h.cfg.Metrics, Logger: h.log, Faults: h.faults,
+	})
+	h.agents = h.rec.Table()
+	h.drains = drain.New(h.rec, p, h.log)
+	h.rebalances = rebalance.New(h.rec, p, reconciler.RealClock{}, operationID, h.log)
+	h.moveDone = h.rec.Watch()
+}
+
+// runFleet drives the drains and the rebalance until ctx ends.
+func (h *Herder) runFleet(ctx context.Context) {
+	fleet.Run(ctx, fleet.Tick, h.fleet.State.Changed, h.moveDone, h.drains.Step, h.rebalances.Step)
+}
+
+// trigger asks the reconcile loop for a pass.
+func (h *Herder) trigger() { h.rec.Trigger() }
+
+// queueStatus queues status records (reconciler.QueueStatus).
+func (h *Herder) queueStatus(recs ...records.Record) { h.rec.Status().Queue(recs...) }
+
+// writeStatus queues status records and waits until they are written.
+func (h *Herder) writeStatus(ctx context.Context, recs ...records.Record) error {
+	return h.rec.Status().Write(ctx, recs...)
+}
+
+// taskStatus is a task's status as the leader last decided it.
+func (h *Herder) taskStatus(connector string, task int) (store.InstanceStatus, bool) {
+	return h.rec.Status().Task(connector, task)
+}
+
+// connectorStatus is taskStatus for a connector.
+func (h *Herder) connectorStatus(name string) (store.InstanceStatus, bool) {
+	return h.rec.Status().Connector(name)
+}
+
+// queueConnectorStatus queues a connector's status record.
+func (h *Herder) queueConnectorStatus(name, state, trace string) {
+	h.queueStatus(reconciler.ConnectorStatusRecord(name, state, trace, h.cfg.WorkerID))
+}
+
+// revoke stops ids on agent (reconciler.RevokeTasks).
+func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
+	return h.rec.RevokeTasks(ctx, agent, ids)
+}
+
+// RegisteredAgents counts the agents that registered and hold a lease.
+func (h *Herder) RegisteredAgents() int { return len(h.agents.Registered()) }
+
+// StopAssigning makes this coordinator send no more assignments, for as
+// long as it runs. It is for stopping a whole cluster that runs in one
+// process (sluice dev): called before the agents stop, the tasks of an agent
+// that leaves are not handed to an agent that is about to leave too (where
+// they would start only to be stopped, or fail as its clients close).
+// Revokes, statuses and agent registrations go on as before.
+func (h *Herder) StopAssigning() { h.rec.StopAssigning() }
+
+// recPorts is the herder as the reconciler and the fleet controllers see it.
+type recPorts struct{ h *Herder }
+
+var (
+	_ reconciler.Statuses   = recPorts{}
+	_ reconciler.Fleet      = recPorts{}
+	_ reconciler.Connectors = recPorts{}
+	_ reconciler.Listener   = recPorts{}
+	_ drain.Marks           = recPorts{}
+	_ rebalance.Store       = recPorts{}
+)
+
+// The status topic (reconciler.Statuses).
+
+func (p recPorts) Connector(name string) (store.InstanceStatus, bool) {
+	return p.h.statuses.State.Connector(name)
+}
+func (p recPorts) Task(name string, task int) (store.InstanceStatus, bool) {
+	return p.h.statuses.State.Task(name, task)
+}
+func (p recPorts) TaskIDs(name string) []int   { return p.h.statuses.State.TaskIDs(name) }
+func (p recPorts) Topics(name string) []string { return p.h.statuses.State.Topics(name) }
+func (p recPorts) MaxGeneration() int64        { return p.h.statuses.State.MaxGeneration() }
+func (p recPorts) TaskOwners() map[string]map[int]store.InstanceStatus {
+	return p.h.statuses.State.TaskOwners()
+}
+
+// The fleet topic (reconciler.Fleet, drain.Marks, rebalance.Store).
+
+func (p recPorts) Agents() map[string]store.AgentMark { return p.h.fleet.State.Agents() }
+func (p recPorts) Rebalance() *store.Rebalance        { return p.h.fleet.State.Rebalance() }
+func (p recPorts) Put(ctx context.Context, r *store.Rebalance) error {
+	return p.h.fleet.Apply(ctx, store.PutRebalance{Rebalance: r})
+}
+
+// The connectors (reconciler.Connectors).
+
+func (p recPorts) All() []store.Connector                  { return p.h.configs.State.All() }
+func (p recPorts) Get(name string) (store.Connector, bool) { return p.h.configs.State.Get(name) }
+func (p recPorts) Changed() <-chan struct{}                { return p.h.configs.State.Changed() }
+func (p recPorts) BeforePass(ctx context.Context)          { p.h.ensureWriter(ctx) }
+func (p recPorts) TryLock(name string) (func(), bool)      { return p.h.locks.TryLock(name) }
+func (p recPorts) ReservedTopics(conns []store.Connector) map[string]string {
+	return p.h.reservedTopics(conns)
+}
+
+func (p recPorts) Shape(c store.Connector) reconciler.Shape {
+	h := p.h
+	s := reconciler.Shape{Policy: h.policyOf(c.Name)}
+	if pc, ok := h.choosePlugin(c.Config); ok {
+		s.Plugin, s.Source = pc.placement(), pc.Kind == connect.KindSource
+	}
+	if h.ownOffsetsTopic(c.Config) != "" {
+		s.Needs = v1.FeatureConnectorOffsetsTopic
+	}
+	return s
+}
+
+func (p recPorts) SchedulerTask(id v1.TaskID) (scheduler.Task, bool) {
+	t := scheduler.Task{ID: id}
+	c, ok := p.h.configs.State.Get(id.Connector)
+	if !ok {
+		return t, true
+	}
+	sel, err := labels.Parse(c.Config[labels.SelectorKey])
+	if err != nil {
+		return t, false
+	}
+	t.Selector = sel
+	if pc, ok := p.h.choosePlugin(c.Config); ok {
+		t.Plugin = pc.placement()
+	}
+	return t, true
+}
+
+func (p recPorts) PutTaskConfigs(ctx context.Context, name string, tasks []map[string]string) error {
+	return p.h.configs.Apply(ctx, store.PutTaskConfigs{Name: name, Tasks: tasks})
+}
+
+func (p recPorts) PutFencingCount(ctx context.Context, name string, count int) error {
+	return p.h.configs.Apply(ctx, store.PutFencingCount{Name: name, Count: count})
+}
+
+func (p recPorts) Fence(ctx context.Context, c store.Connector) error {
+	h := p.h
+	return h.offs.Calls().Send(ctx, v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)})
+}
+
+// The rest of the leadership (reconciler.Listener).
+
+// AgentsGone tells the host of Java connectors that agents left or lost
+// their leases: the connectors they ran start again on other agents.
+func (p recPorts) AgentsGone(ids []string) {
+	if remote := p.h.remote.Load(); remote != nil && len(ids) > 0 {
+		remote.AgentsGone(ids)
+	}
+}
+
+// HostAgentJoined starts at once the Java connectors that found no agent
+// with their plugin: waiting out their backoff would leave them down for
+// up to a minute with an agent able to run them.
+func (p recPorts) HostAgentJoined() {
+	remote, m := p.h.remote.Load(), p.h.instances.Load()
+	if remote == nil || m == nil {
+		return
+	}
+	for _, name := range remote.Waiting() {
+		m.Restart(name)
+	}
+}
+
+func (p recPorts) Registered(id string) { p.h.loggersRegistered(id) }
+
+// ConnectorEvent hands a Java connector's event to its instance.
+func (p recPorts) ConnectorEvent(ev v1.PluginConnectorEvent) {
+	if remote := p.h.remote.Load(); remote != nil {
+		p.h.log.Debug("connector event", "agent", ev.AgentID, "connector", ev.Name, "kind", ev.Kind)
+		remote.Event(ev)
+	}
+}

@@ -1,0 +1,190 @@
+package reconciler
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/planner"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+)
+
+// The Table on its own: every method takes its time as an argument, so
+// these tests need no clock, no loop and no port.
+
+var at = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
+func desired(ids ...v1.TaskID) map[v1.TaskID]planner.Desired {
+	out := map[v1.TaskID]planner.Desired{}
+	for _, id := range ids {
+		out[id] = planner.Desired{ID: id, Hash: "h"}
+	}
+	return out
+}
+
+// TestTablePresume: a new term presumes the status topic's owners, and
+// starts its generations from the topic's highest.
+func TestTablePresume(t *testing.T) {
+	tb := NewTable(10 * time.Second)
+	tb.Presume(map[v1.TaskID]Owner{tid("c", 0): {Agent: "a", Generation: 4}, tid("c", 1): {Agent: "b", Generation: 7}}, 9, at)
+	if !tb.Known("a") || !tb.Known("b") || tb.Generation() != 9 {
+		t.Fatalf("known a %v, b %v, generation %d", tb.Known("a"), tb.Known("b"), tb.Generation())
+	}
+	if p, ok := tb.Placement(tid("c", 1)); !ok || p.Agent != "b" || p.Generation != 7 {
+		t.Fatalf("placement %+v, %v", p, ok)
+	}
+	if !tb.Issued(9) || tb.Issued(10) || tb.Issued(0) {
+		t.Fatal("issued generations wrong")
+	}
+	// Presumed agents are not registered: no heartbeat is accepted from
+	// them before they register.
+	if got := tb.Registered(); len(got) != 0 {
+		t.Fatalf("registered %v", got)
+	}
+	if o := tb.observe(&v1.HeartbeatRequest{AgentID: "a"}, false, at); o.known {
+		t.Fatal("a heartbeat from a presumed agent was taken")
+	}
+}
+
+// TestOwners: only running, paused and failed tasks have an owner to
+// presume.
+func TestOwners(t *testing.T) {
+	got := owners(map[string]map[int]store.InstanceStatus{"c": {
+		0: {State: v1.StateRunning, WorkerID: "a", Generation: 1},
+		1: {State: v1.StatePaused, WorkerID: "a", Generation: 2},
+		2: {State: v1.StateFailed, WorkerID: "b", Generation: 3},
+		3: {State: v1.StateUnassigned, Generation: 4},
+		4: {State: v1.StateRestarting, WorkerID: "b", Generation: 5},
+	}})
+	if len(got) != 3 || got[tid("c", 2)] != (Owner{Agent: "b", Generation: 3}) {
+		t.Fatalf("owners %v", got)
+	}
+}
+
+// TestTableLeaseEdges: the table's plan expires an agent a lease and a
+// nanosecond after it was last heard, not a moment before.
+func TestTableLeaseEdges(t *testing.T) {
+	tb := NewTable(10 * time.Second)
+	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
+	if next, ok := tb.nextExpiry(); !ok || !next.Equal(at.Add(10*time.Second+time.Nanosecond)) {
+		t.Fatalf("next expiry %v, %v", next, ok)
+	}
+	if _, lost := tb.plan(nil, nil, at.Add(10*time.Second)); len(lost) != 0 {
+		t.Fatal("lost at exactly the lease")
+	}
+	tb.Touch([]string{"a"}, at.Add(5*time.Second))
+	if _, lost := tb.plan(nil, nil, at.Add(10*time.Second+time.Nanosecond)); len(lost) != 0 {
+		t.Fatal("a beat did not keep the lease")
+	}
+	if _, lost := tb.plan(nil, nil, at.Add(15*time.Second+time.Nanosecond)); len(lost) != 1 || lost[0].ID != "a" {
+		t.Fatalf("lost %v, want a", lost)
+	}
+	if _, ok := tb.nextExpiry(); ok {
+		t.Fatal("an expiry with no agent")
+	}
+}
+
+// TestTablePlanCordoned: a cordoned agent takes no new task; a moved task
+// leaves its agent for another.
+func TestTablePlanCordoned(t *testing.T) {
+	tb := NewTable(time.Minute)
+	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
+	tb.observe(&v1.RegisterRequest{AgentID: "b"}, true, at)
+	out, _ := tb.plan(desired(tid("c", 0), tid("c", 1)), map[string]bool{"a": true}, at)
+	for id, p := range out.Placements {
+		if p.Agent != "b" {
+			t.Fatalf("%v placed on cordoned %s", id, p.Agent)
+		}
+	}
+	if err := tb.startMove(tid("c", 0), "b", "a", OwnerRebalance, at); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = tb.plan(desired(tid("c", 0), tid("c", 1)), nil, at)
+	if !slices.Contains(out.Revokes["b"], tid("c", 0)) {
+		t.Fatalf("the move revoked %v, want c/0 off b", out.Revokes)
+	}
+}
+
+// TestTableObserveAdopts: a restarted leader learns where tasks run from
+// the agents' reports, at generations it may have issued.
+func TestTableObserveAdopts(t *testing.T) {
+	tb := NewTable(time.Minute)
+	tb.Presume(nil, 5, at)
+	o := tb.observe(&v1.RegisterRequest{AgentID: "a", Tasks: []v1.RunningTask{
+		{ID: tid("c", 0), Generation: 5, State: v1.StateRunning},
+		{ID: tid("c", 1), Generation: 6, State: v1.StateRunning},
+	}}, true, at)
+	if !o.known || !o.changed || len(o.forged) != 1 || o.forged[0].ID != tid("c", 1) {
+		t.Fatalf("observation %+v", o)
+	}
+	if p, ok := tb.Placement(tid("c", 0)); !ok || p.Agent != "a" {
+		t.Fatal("a reported task at an issued generation was not adopted")
+	}
+	agents, tasks := tb.Holders("c")
+	if !slices.Equal(agents, []string{"a"}) || len(tasks) < 2 {
+		t.Fatalf("holders %v, %v", agents, tasks)
+	}
+	tb.ForgetReported("a", []v1.TaskID{tid("c", 1)})
+	if _, tasks := tb.Holders("c"); slices.Contains(tasks, tid("c", 1)) {
+		t.Fatal("a forgotten report is still held")
+	}
+}
+
+// TestTableRestartAndForget: a restart gives a task a new generation; a
+// refusal drops a placement only while it is the one refused.
+func TestTableRestartAndForget(t *testing.T) {
+	tb := NewTable(time.Minute)
+	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
+	out, _ := tb.plan(desired(tid("c", 0)), nil, at)
+	gen := out.Placements[tid("c", 0)].Generation
+	tb.forgetIf("a", []v1.TaskID{tid("c", 0)}, map[v1.TaskID]int64{tid("c", 0): gen - 1})
+	if _, ok := tb.Placement(tid("c", 0)); !ok {
+		t.Fatal("a refusal of an older generation dropped the placement")
+	}
+	tb.Restart([]v1.TaskID{tid("c", 0)})
+	out, _ = tb.plan(desired(tid("c", 0)), nil, at)
+	if out.Placements[tid("c", 0)].Generation <= gen {
+		t.Fatalf("a restarted task kept generation %d", gen)
+	}
+	tb.forgetIf("a", []v1.TaskID{tid("c", 0)}, map[v1.TaskID]int64{tid("c", 0): out.Placements[tid("c", 0)].Generation})
+	if _, ok := tb.Placement(tid("c", 0)); ok {
+		t.Fatal("a refused placement stayed")
+	}
+}
+
+// TestTableViewRetires: a view retires the moves done and reports those
+// given up at the timeout's edge.
+func TestTableViewRetires(t *testing.T) {
+	tb := NewTable(time.Hour)
+	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
+	tb.observe(&v1.RegisterRequest{AgentID: "b"}, true, at)
+	out, _ := tb.plan(desired(tid("c", 0)), map[string]bool{"b": true}, at)
+	gen := out.Placements[tid("c", 0)].Generation
+	tb.observe(&v1.RegisterRequest{AgentID: "a", Tasks: []v1.RunningTask{{ID: tid("c", 0), Generation: gen, State: v1.StateRunning}}}, false, at)
+	if err := tb.startMove(tid("c", 0), "a", "", OwnerDrain, at); err != nil {
+		t.Fatal(err)
+	}
+	v, timedOut := tb.view(at.Add(MoveTimeout))
+	if len(v.moves) != 1 || len(timedOut) != 0 {
+		t.Fatalf("at MoveTimeout: moves %v, timed out %v", v.moves, timedOut)
+	}
+	v, timedOut = tb.view(at.Add(MoveTimeout + time.Nanosecond))
+	if len(v.moves) != 0 || len(timedOut) != 1 || timedOut[0].Task != tid("c", 0) || v.drained["a"] != 1 {
+		t.Fatalf("past MoveTimeout: moves %v, timed out %v, drained %v", v.moves, timedOut, v.drained)
+	}
+}
+
+// TestTableHostPluginsOutliveTerms: the Java plugins a host announced stay
+// known after the term (and the host) are gone, but are no longer live.
+func TestTableHostPluginsOutliveTerms(t *testing.T) {
+	tb := NewTable(time.Minute)
+	tb.observe(&v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "2"}}, Plugins: []v1.PluginInfo{{Class: "G"}}}, true, at)
+	if len(tb.HostPlugins()) != 1 || len(tb.Plugins()) != 1 {
+		t.Fatal("live plugins not seen")
+	}
+	tb.Reset()
+	if len(tb.HostPlugins()) != 0 || len(tb.Plugins()) != 0 || len(tb.KnownHostPlugins()) != 1 {
+		t.Fatalf("after the term: live %v, known %v", tb.HostPlugins(), tb.KnownHostPlugins())
+	}
+}

@@ -1,0 +1,78 @@
+package reconciler
+
+import (
+	"sync/atomic"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// statusLookup is a task's status as the leader last decided it.
+type statusLookup func(connector string, task int) (store.InstanceStatus, bool)
+
+// writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
+// statuses of tasks that no longer exist, or that lie beyond their
+// connector's current task count (it shrank, or it stopped).
+func (r *Reconciler) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID) {
+	r.status.Queue(planTaskStatuses(unassigned, reasons, removed, r.status.Task)...)
+	r.status.Queue(r.pruneRecords()...)
+}
+
+// planTaskStatuses decides the records of a pass's unassigned and removed
+// tasks. An UNASSIGNED task has no worker id: no agent runs it. (Kafka
+// Connect shows the worker that last ran it, which writes UNASSIGNED as it
+// lets the task go; the coordinator is no worker, and most of these tasks
+// never ran anywhere.)
+func planTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID, status statusLookup) []records.Record {
+	var recs []records.Record
+	for _, id := range unassigned {
+		st, ok := status(id.Connector, id.Task)
+		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] && st.WorkerID == "" {
+			continue
+		}
+		// Keep the task's own generation: a cluster-wide one would be
+		// higher than the generation its agent reports when it comes back
+		// and adopts it, and that report would then be ignored.
+		var gen int64
+		if ok {
+			gen = st.Generation
+		}
+		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], "", gen)})
+	}
+	for _, id := range removed {
+		if _, ok := status(id.Connector, id.Task); ok {
+			recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task)})
+		}
+	}
+	return recs
+}
+
+// pruneRecords are the tombstones of task statuses beyond their
+// connector's current task count whose task is placed nowhere.
+func (r *Reconciler) pruneRecords() []records.Record {
+	var recs []records.Record
+	for conn := range r.cfg.Statuses.TaskOwners() {
+		c, ok := r.cfg.Connectors.Get(conn)
+		n := 0
+		if ok && c.TargetState != records.TargetStopped {
+			n = len(c.Tasks)
+		}
+		for _, task := range r.cfg.Statuses.TaskIDs(conn) {
+			if task < n {
+				continue
+			}
+			_, placed := r.table.Placement(v1.TaskID{Connector: conn, Task: task})
+			if _, has := r.status.Task(conn, task); !placed && has {
+				recs = append(recs, records.Record{Key: records.TaskStatusKey(conn, task)})
+			}
+		}
+	}
+	return recs
+}
+
+// assignSlot is an assignment in flight to an agent.
+type assignSlot struct {
+	// skipped: a pass had assignments for the agent and did not send them.
+	skipped atomic.Bool
+}
