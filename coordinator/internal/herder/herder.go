@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +39,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
+	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
@@ -195,9 +195,12 @@ type Herder struct {
 
 	// warn rate-limits warnings whose cause repeats.
 	warn *logthrottle.Limiter
-	// leading is the running leadership, nil while following.
-	leadMu  sync.Mutex
-	leading *leadership
+	// lead switches the leader-only components on and off
+	// (leaderComponents); writer and statusQ are the running term's writer
+	// and status queue, which later components use.
+	lead    *leadership.Leadership
+	writer  termWriter
+	statusQ atomic.Pointer[store.StatusQueue]
 	// unregister removes the collectors Start registered.
 	unregister []func()
 	// loggerPush is the leadership's state of sending the cluster's log
@@ -234,6 +237,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 		o(h)
 	}
 	h.locks = connlock.New(h.trigger)
+	h.lead = leadership.New(h.log, h.leaderComponents()...)
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	return h
@@ -305,7 +309,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	h.stores.SetCreateGuard(h.offs.Topics().Guard)
 	h.elector = leader.New(leader.Config{Conn: h.nc, GroupID: h.cfg.GroupID, ID: h.cfg.WorkerID + "/" + randomID(), URL: h.restURL(),
 		TTL: h.cfg.LeaderLease, Signer: h.cfg.LeaderSigner, Trust: h.cfg.LeaderTrust.With(h.cfg.LeaderSigner),
-		Callbacks: leader.Callbacks{Elected: h.establishLeadership, Deposed: h.revokeLeadership}, Logger: h.log})
+		Callbacks: leader.Callbacks{Elected: h.lead.Establish, Deposed: h.lead.Revoke}, Logger: h.log})
 	if err := h.elector.Open(ctx); err != nil {
 		return err
 	}

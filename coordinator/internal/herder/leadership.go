@@ -5,104 +5,143 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
-// leadership is what a coordinator runs while it leads, Nomad-style: it is
-// switched on by establishLeadership and off by revokeLeadership.
+// The leader-only components, in the order leadership starts them (it
+// stops them in reverse):
 //
-//	elected(term) ─► fence <group>-leader ─► read topics to the end ─► reconciler
-//	  on (adopts task owners from statuses) ─► writer on ─► status queue, agent
-//	  endpoints of this term ─► fleet controllers, reconcile loop, log levels to
-//	  agents ─ … ─► deposed: everything off, reconciler forgets the term, writer closed
-type leadership struct {
+//	writer     fence <group>-leader, read the topics to their end, the
+//	           reconciler adopts task owners from statuses, writer on,
+//	           signing marked
+//	statuses   the term's status queue
+//	agents     the agent endpoints of this term
+//	instances  the connector instances (built-ins here, Java on agents' hosts)
+//	loggers, history, fleet, liveness, rollouts, reconcile: the loops
+//
+// Each component's values that a later one needs (the writer, the status
+// queue, the instances) live in the herder's per-term fields below.
+func (h *Herder) leaderComponents() []leadership.Component {
+	return []leadership.Component{
+		{Name: "leader writer", Start: h.startWriter},
+		{Name: "status queue", Start: h.startStatuses},
+		{Name: "agent endpoints", Start: func(_ context.Context, term int64) (func(), error) {
+			eps, err := h.rec.ServeAgents(term)
+			if err != nil {
+				return nil, err
+			}
+			// The endpoints end with this attempt at leading, whichever
+			// way it ends: a retry serves them anew, and none outlives the
+			// term.
+			return eps.Close, nil
+		}},
+		{Name: "connector instances", Start: h.startInstances},
+		loop("log levels to agents", h.loggersLoop),
+		loop("pending offsets history", func(ctx context.Context, _ int64) { h.offs.History().ResolvePending(ctx) }),
+		loop("fleet controllers", func(ctx context.Context, _ int64) { h.runFleet(ctx) }),
+		loop("liveness beats", func(ctx context.Context, _ int64) { h.livenessLoop(ctx) }),
+		{Name: "rollouts", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startRollouts(ctx), nil }},
+		// The reconciler's loops (presence probes, reconcile passes) run
+		// until the term ends.
+		loop("reconcile", func(ctx context.Context, _ int64) { h.rec.Run(ctx, h.instances.Load()) }),
+	}
+}
+
+// loop is a component that runs fn until the term ends; its stop waits for
+// fn to return.
+func loop(name string, fn func(ctx context.Context, term int64)) leadership.Component {
+	return leadership.Component{Name: name, Start: func(ctx context.Context, term int64) (func(), error) {
+		done := make(chan struct{})
+		go func() { defer close(done); fn(ctx, term) }()
+		return func() { <-done }, nil
+	}}
+}
+
+// termWriter is the leader writer of the running term: ensureWriter
+// replaces it when it becomes unusable.
+type termWriter struct {
+	mu     sync.Mutex
 	term   int64
-	cancel context.CancelFunc
-	done   chan struct{}
 	writer *store.Writer
 }
 
-// establishLeadership starts leader-only work for term. It returns at once
-// (the elector renews the lease meanwhile); the work stops when ctx ends.
-func (h *Herder) establishLeadership(ctx context.Context, term int64) {
-	lctx, cancel := context.WithCancel(ctx)
-	l := &leadership{term: term, cancel: cancel, done: make(chan struct{})}
-	h.leadMu.Lock()
-	h.leading = l
-	h.leadMu.Unlock()
-	go func() {
-		defer close(l.done)
-		backoff := 100 * time.Millisecond
-		for lctx.Err() == nil {
-			err := h.lead(lctx, l)
-			if err == nil {
-				return
-			}
-			h.log.Error("taking up leadership failed; retrying", "term", term, "err", err)
-			select {
-			case <-lctx.Done():
-			case <-time.After(backoff):
-			}
-			backoff = min(2*backoff, 5*time.Second)
-		}
-	}()
-}
-
-// lead takes up leadership and runs the reconcile loop until ctx ends.
-func (h *Herder) lead(ctx context.Context, l *leadership) error {
-	txnID := h.cfg.GroupID + "-leader"
-	// Fence the previous leader's writer first: from here on it can write
-	// neither configs nor statuses, so what is read next is final.
-	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
-		return fmt.Errorf("fence the previous leader: %w", err)
-	}
-	w, err := store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
+// startWriter fences the previous leader's writer and opens this term's:
+// from then on a deposed leader can write neither configs nor statuses, so
+// what is read next is final.
+func (h *Herder) startWriter(ctx context.Context, term int64) (func(), error) {
+	w, err := h.openWriter(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, f := range []interface{ ReadToEnd(context.Context) error }{h.configs, h.statuses, h.offsets, h.fleet} {
 		if err := f.ReadToEnd(ctx); err != nil {
 			w.Close()
-			return fmt.Errorf("catch up before leading: %w", err)
+			return nil, fmt.Errorf("catch up before leading: %w", err)
 		}
 	}
-	h.term.Store(l.term)
+	h.term.Store(term)
 	h.rec.Establish()
-	h.setWriters(w)
-	l.writer = w
-	if err := h.markSigning(ctx); err != nil {
-		h.setWriters(nil)
+	h.all.SetWriter(w)
+	h.writer.mu.Lock()
+	h.writer.term, h.writer.writer = term, w
+	h.writer.mu.Unlock()
+	stop := func() {
+		h.all.SetWriter(nil)
+		h.writer.mu.Lock()
+		w := h.writer.writer
+		h.writer.term, h.writer.writer = 0, nil
+		h.writer.mu.Unlock()
 		w.Close()
-		return err
+		h.rec.Revoke()
+		h.term.CompareAndSwap(term, 0)
+	}
+	if err := h.markSigning(ctx); err != nil {
+		stop()
+		return nil, err
 	}
 	// Off the path to leading: marks only matter once a topic vanishes.
 	go h.markTopics(ctx)
-	q, stopStatuses := h.rec.Status().Start(ctx, h.statuses.Write)
-	defer stopStatuses()
-	eps, err := h.rec.ServeAgents(l.term)
-	if err != nil {
-		h.setWriters(nil)
-		w.Close()
-		return err
+	return stop, nil
+}
+
+// openWriter fences <group>-leader and opens a writer under it.
+func (h *Herder) openWriter(ctx context.Context) (*store.Writer, error) {
+	txnID := h.cfg.GroupID + "-leader"
+	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
+		return nil, fmt.Errorf("fence the previous leader: %w", err)
 	}
-	// The endpoints end with this attempt at leading, whichever way it
-	// ends: a retry serves them anew, and none outlives the term.
-	defer eps.Close()
-	// Java plugins' connectors run on agents' hosts, built-ins here.
+	return store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
+}
+
+// startStatuses starts the term's status queue.
+func (h *Herder) startStatuses(ctx context.Context, _ int64) (func(), error) {
+	q, stop := h.rec.Status().Start(ctx, h.statuses.Write)
+	h.statusQ.Store(q)
+	return func() {
+		stop()
+		h.statusQ.CompareAndSwap(q, nil)
+	}, nil
+}
+
+// startInstances starts the term's connector instances: Java plugins'
+// connectors run on agents' hosts, built-ins here.
+func (h *Herder) startInstances(ctx context.Context, _ int64) (func(), error) {
+	// This term's queue, not whichever is current when the report comes: an
+	// instance that outlives its leadership's Close (stuck in plugin code)
+	// must not write into the next term's statuses.
+	q := h.statusQ.Load()
 	remote := instances.NewRemoteHost(remoteAgents{h}, h.cfg.Providers)
 	h.remote.Store(remote)
-	defer h.remote.CompareAndSwap(remote, nil)
 	m, err := instances.New(instances.Config{
 		Host: instances.NewDispatchHost(instances.NewLocalHost(h.reg, h.cfg.Providers), remote, h.isJava),
-		// This leadership's queue, not whichever is current when the report
-		// comes: an instance that outlives its leadership's Close (stuck in
-		// plugin code) must not write into the next term's statuses.
 		OnStatus: func(name string, st instances.Status) {
 			q.Enqueue(reconciler.ConnectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
@@ -111,97 +150,48 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 		Logger:     h.log,
 	})
 	if err != nil {
-		return err
+		h.remote.CompareAndSwap(remote, nil)
+		return nil, err
 	}
 	h.instances.Store(m)
-	defer func() {
+	return func() {
 		h.instances.CompareAndSwap(m, nil)
+		h.remote.CompareAndSwap(remote, nil)
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if err := m.Close(cctx); err != nil {
 			h.log.Warn("stopping connector instances", "err", err)
 		}
-	}()
-	pushed := make(chan struct{})
-	go func() { defer close(pushed); h.loggersLoop(ctx, l.term) }()
-	defer func() { <-pushed }()
-	resolved := make(chan struct{})
-	go func() { defer close(resolved); h.offs.History().ResolvePending(ctx) }()
-	defer func() { <-resolved }()
-	fleetDone := make(chan struct{})
-	go func() { defer close(fleetDone); h.runFleet(ctx) }()
-	defer func() { <-fleetDone }()
-	heard := make(chan struct{})
-	go func() { defer close(heard); h.livenessLoop(ctx) }()
-	defer func() { <-heard }()
-	defer h.startRollouts(ctx)()
-	h.log.Info("leading", "term", l.term)
-	// The reconciler's loops (presence probes, reconcile passes) run until
-	// the term ends.
-	h.rec.Run(ctx, m)
-	return nil
+	}, nil
 }
 
 // ensureWriter replaces the leader writer if it became unusable while this
 // coordinator still leads: a deposed leader that woke up may have bumped the
 // id's epoch, a write was interrupted, or the broker lost the writer's
-// producer state. Fencing again and reopening lets
-// the rightful leader go on writing. It runs in the leadership goroutine.
+// producer state. Fencing again and reopening lets the rightful leader go
+// on writing. The reconcile loop calls it before each pass.
 func (h *Herder) ensureWriter(ctx context.Context) {
-	h.leadMu.Lock()
-	l := h.leading
-	h.leadMu.Unlock()
-	if l == nil || l.writer == nil || l.writer.Usable() {
+	h.writer.mu.Lock()
+	defer h.writer.mu.Unlock()
+	term, old := h.writer.term, h.writer.writer
+	if old == nil || old.Usable() {
 		return
 	}
 	// Re-fencing fences whoever else holds the id: only the lease holder
 	// may do it. A deposed leader that woke up finds it no longer leads.
-	if !h.elector.Confirm(ctx, l.term) {
-		h.log.Warn("leader writer unusable and the lease is no longer ours; not re-fencing", "term", l.term)
+	if !h.elector.Confirm(ctx, term) {
+		h.log.Warn("leader writer unusable and the lease is no longer ours; not re-fencing", "term", term)
 		return
 	}
-	h.log.Warn("leader writer unusable; fencing and reopening it", "term", l.term)
-	txnID := h.cfg.GroupID + "-leader"
-	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
-		h.log.Error("re-fencing the leader writer failed", "err", err)
-		return
-	}
-	w, err := store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
+	h.log.Warn("leader writer unusable; fencing and reopening it", "term", term)
+	w, err := h.openWriter(ctx)
 	if err != nil {
 		h.log.Error("reopening the leader writer failed", "err", err)
 		return
 	}
-	old := l.writer
-	l.writer = w
-	h.setWriters(w)
-	old.Close()
-}
-
-// revokeLeadership stops leader-only work; the elector has already
-// cancelled its context.
-func (h *Herder) revokeLeadership(term int64) {
-	h.leadMu.Lock()
-	l := h.leading
-	h.leading = nil
-	h.leadMu.Unlock()
-	if l == nil {
-		return
-	}
-	l.cancel()
-	<-l.done
-	h.setWriters(nil)
-	if l.writer != nil {
-		l.writer.Close()
-	}
-	h.rec.Revoke()
-	h.term.CompareAndSwap(term, 0)
-	h.log.Info("no longer leading", "term", term)
-}
-
-// setWriters installs the leader writer (nil: removes it) on every topic
-// the leader writes.
-func (h *Herder) setWriters(w *store.Writer) {
+	h.writer.writer = w
 	h.all.SetWriter(w)
+	old.Close()
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.
