@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -498,10 +499,24 @@ func (c *Coordinator) services() httpapi.Services {
 		Runtime:    c.herder,
 		Plugins:    c.herder,
 		Offsets:    c.herder,
-		Agents:     c.herder,
-		Fleet:      c.herder,
+		Agents:     c.herder.Fleet(),
+		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: c.herder},
 		Admin:      adminService{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
 	}
+}
+
+// fleetService answers the fleet endpoints: the fleet's REST face, and the
+// bulk actions over connectors, which are the connectors service's.
+type fleetService struct {
+	*fleetrest.Service
+	bulk interface {
+		BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error)
+	}
+}
+
+// BulkAction answers POST /sluice/connectors/{action}.
+func (f fleetService) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
+	return f.bulk.BulkAction(ctx, action, sel, includeTasks, onlyFailed, allow)
 }
 
 // plugins returns the configured plugin registry, or the built-in one.

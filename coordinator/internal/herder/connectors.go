@@ -8,6 +8,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/validate"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
@@ -218,7 +219,7 @@ func (h *Herder) PatchConnectorConfig(ctx context.Context, name string, patch ma
 	}
 	// Kafka Connect 4.4 does not check a patched name against the URL's (a
 	// PUT does): the merged config is validated and written as it is.
-	merged := mergePatch(name, c.Config, patch)
+	merged := rollout.MergePatch(name, c.Config, patch)
 	if err := h.validateConfig(ctx, merged); err != nil {
 		return v1.ConnectorInfo{}, err
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
@@ -174,6 +175,8 @@ type Herder struct {
 	all      *store.Stores
 	maint    *maintenance.Controller
 	rollouts *rollout.Controller
+	// fleetAPI answers the agents and fleet endpoints (fleetrest).
+	fleetAPI *fleetrest.Service
 
 	rpc *agentrpc.Client
 	// rec places tasks on agents: it owns the agent registry, the
@@ -238,6 +241,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	}
 	h.locks = connlock.New(h.trigger)
 	h.lead = leadership.New(h.log, h.leaderComponents()...)
+	h.fleetAPI = &fleetrest.Service{}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	return h

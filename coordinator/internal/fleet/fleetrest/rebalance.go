@@ -1,4 +1,4 @@
-package herder
+package fleetrest
 
 import (
 	"context"
@@ -12,24 +12,24 @@ import (
 // across the live, uncordoned agents; with dryRun only the plan, else the
 // rebalance starts (202) and GET /sluice/rebalance follows it. The
 // rebalance controller (fleet/rebalance) plans and drives it.
-func (h *Herder) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error) {
-	if err := h.mustLead(); err != nil {
+func (s *Service) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error) {
+	if err := s.mustLead(); err != nil {
 		return v1.Rebalance{}, err
 	}
-	r, err := h.rebalances.Start(ctx, maxMoves, dryRun)
+	r, err := s.cfg.Rebalances.Start(ctx, maxMoves, dryRun)
 	if running := (*rebalance.RunningError)(nil); errors.As(err, &running) {
 		return v1.Rebalance{}, v1.Errorf(v1.CodeConflict, "Rebalance %s is still running: follow it with GET /sluice/rebalance", running.ID)
 	}
 	if err != nil {
-		return v1.Rebalance{}, writeFailed(err, "Failed to start a rebalance")
+		return v1.Rebalance{}, s.cfg.WriteFailed(err, "Failed to start a rebalance")
 	}
 	return rebalanceView(r), nil
 }
 
 // RebalanceStatus answers GET /sluice/rebalance: the rebalance in
 // progress, or the last one.
-func (h *Herder) RebalanceStatus(ctx context.Context) (v1.Rebalance, error) {
-	r := h.fleet.State.Rebalance()
+func (s *Service) RebalanceStatus(ctx context.Context) (v1.Rebalance, error) {
+	r := s.cfg.Fleet.Rebalance()
 	if r == nil {
 		return v1.Rebalance{}, v1.Errorf(v1.CodeNotFound, "No rebalance was started")
 	}

@@ -1,12 +1,7 @@
-package herder
+package fleetrest
 
 import (
-	"context"
-	"time"
-
 	v1 "github.com/sluice-io/sluice/api/v1"
-	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
-	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -55,34 +50,4 @@ func rebalanceView(r store.Rebalance) v1.Rebalance {
 		out.Moves[i] = v1.TaskMove{Connector: m.Connector, Task: m.Task, From: m.From, To: m.To, State: m.State}
 	}
 	return out
-}
-
-// startFleetControllers makes the one write path over the config, status
-// and fleet stores and the maintenance and rollout controllers on it;
-// Start calls it once the stores are read.
-func (h *Herder) startFleetControllers() {
-	h.all = store.NewStores(h.configs, h.statuses, h.fleet)
-	h.all.SetFaults(h.faults)
-	h.maint = maintenance.New(maintenance.Config{Configs: h.configs.State, Windows: h.fleet.State, Store: h.all, Locks: h.locks,
-		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: writeFailed})
-	h.rollouts = rollout.New(rollout.Config{Configs: h.configs.State, Statuses: h.statuses.State, Rollouts: h.fleet.State,
-		Store: h.all, Locks: h.locks, Clock: time.Now, NewID: operationID, Generation: h.currentGeneration,
-		Validate: h.validateConfig,
-		CheckSize: func(ctx context.Context, name string, config map[string]string) error {
-			return h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
-		},
-		WriteFailed: writeFailed, Logger: h.log})
-}
-
-// startRollouts runs the rollout controller while ctx lasts (the leader
-// only) and returns what waits for it to stop.
-func (h *Herder) startRollouts(ctx context.Context) (wait func()) {
-	done := make(chan struct{})
-	go func() { defer close(done); h.rollouts.Run(ctx) }()
-	return func() { <-done }
-}
-
-// currentGeneration is the highest task generation issued so far.
-func (h *Herder) currentGeneration() int64 {
-	return max(h.agents.Generation(), h.statuses.State.MaxGeneration())
 }
