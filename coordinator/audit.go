@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
 	"github.com/sluice-io/sluice/shared/logging"
 )
 
@@ -62,6 +63,7 @@ func (a AuditConfig) validate() error {
 // process's metrics.
 type adminService struct {
 	*herder.Herder
+	*loglevels.Service
 	audit   *audit.Log
 	metrics prometheus.Gatherer
 }

@@ -501,7 +501,7 @@ func (c *Coordinator) services() httpapi.Services {
 		Offsets:    c.herder,
 		Agents:     c.herder.Fleet(),
 		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: c.herder},
-		Admin:      adminService{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
+		Admin:      adminService{Herder: c.herder, Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
 

@@ -41,6 +41,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
+	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
@@ -206,9 +207,9 @@ type Herder struct {
 	statusQ atomic.Pointer[store.StatusQueue]
 	// unregister removes the collectors Start registered.
 	unregister []func()
-	// loggerPush is the leadership's state of sending the cluster's log
-	// levels to agents (loggers.go).
-	loggerPush loggerPush
+	// levels answers /admin/loggers and, while leading, keeps the agents
+	// at the cluster's log levels (loglevels).
+	levels *loglevels.Service
 	// faults injects a test's faults at the named points (faults.go; nil:
 	// none).
 	faults faults.Injector
@@ -226,14 +227,10 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	h := &Herder{
-		cfg: cfg,
-		log: cfg.Logger,
-		reg: reg,
-		nc:  nc,
-		loggerPush: loggerPush{
-			kick:       make(chan struct{}, 1),
-			registered: map[string]bool{},
-		},
+		cfg:  cfg,
+		log:  cfg.Logger,
+		reg:  reg,
+		nc:   nc,
 		warn: logthrottle.New(warnEvery),
 	}
 	for _, o := range opts {
@@ -242,6 +239,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.locks = connlock.New(h.trigger)
 	h.lead = leadership.New(h.log, h.leaderComponents()...)
 	h.fleetAPI = &fleetrest.Service{}
+	h.levels = &loglevels.Service{}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	return h
@@ -284,7 +282,9 @@ func (h *Herder) Start(ctx context.Context) error {
 		return err
 	}
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
-	h.configs.OnLoggerLevel(h.applyClusterLevel)
+	h.levels.Configure(loglevels.Config{Loggers: h.cfg.Loggers, Levels: h.configs.Loggers, Apply: h.configs.Apply,
+		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: writeFailed, Logger: h.log})
+	h.configs.OnLoggerLevel(h.levels.ApplyClusterLevel)
 	h.configs.SetGate(h.cfg.Signing)
 	if err := h.configs.Start(ctx); err != nil {
 		return fmt.Errorf("read config topic: %w", err)
@@ -386,4 +386,16 @@ func writeFailed(err error, what string, args ...any) error {
 		return v1.Errorf(v1.CodeTooLarge, "%s: %v", fmt.Sprintf(what, args...), err)
 	}
 	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
+}
+
+// Loggers answers /admin/loggers (loglevels); it works once Start has run.
+func (h *Herder) Loggers() *loglevels.Service { return h.levels }
+
+// logAgents are the leader's agents as the log levels' push sees them.
+type logAgents struct{ h *Herder }
+
+func (a logAgents) Registered() []string { return a.h.agents.Registered() }
+
+func (a logAgents) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
+	return a.h.rpc.Loggers(ctx, agent, req)
 }

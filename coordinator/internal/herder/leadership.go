@@ -44,7 +44,7 @@ func (h *Herder) leaderComponents() []leadership.Component {
 			return eps.Close, nil
 		}},
 		{Name: "connector instances", Start: h.startInstances},
-		loop("log levels to agents", h.loggersLoop),
+		loop("log levels to agents", func(ctx context.Context, term int64) { h.levels.Run(ctx, term) }),
 		loop("pending offsets history", func(ctx context.Context, _ int64) { h.offs.History().ResolvePending(ctx) }),
 		loop("fleet controllers", func(ctx context.Context, _ int64) { h.runFleet(ctx) }),
 		loop("liveness beats", func(ctx context.Context, _ int64) { h.livenessLoop(ctx) }),

@@ -194,7 +194,7 @@ func (p recPorts) HostAgentJoined() {
 	}
 }
 
-func (p recPorts) Registered(id string) { p.h.loggersRegistered(id) }
+func (p recPorts) Registered(id string) { p.h.levels.Registered(id) }
 
 // ConnectorEvent hands a Java connector's event to its instance.
 func (p recPorts) ConnectorEvent(ev v1.PluginConnectorEvent) {
