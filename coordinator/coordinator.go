@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
@@ -498,11 +499,26 @@ func (c *Coordinator) services() httpapi.Services {
 		Connectors: c.herder,
 		Runtime:    c.herder,
 		Plugins:    c.herder,
-		Offsets:    c.herder,
+		Offsets:    offsetsService{Service: c.herder.Offsets(), move: c.herder},
 		Agents:     c.herder.Fleet(),
 		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: c.herder},
 		Admin:      adminService{Herder: c.herder, Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
+}
+
+// offsetsService answers the offsets endpoints: the offsets service, and
+// the move of a connector with its offsets, which is the connectors
+// service's.
+type offsetsService struct {
+	*offsets.Service
+	move interface {
+		MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error)
+	}
+}
+
+// MoveConnector answers POST /sluice/connectors/{name}/move.
+func (o offsetsService) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
+	return o.move.MoveConnector(ctx, name, req)
 }
 
 // fleetService answers the fleet endpoints: the fleet's REST face, and the

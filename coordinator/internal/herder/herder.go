@@ -240,6 +240,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.lead = leadership.New(h.log, h.leaderComponents()...)
 	h.fleetAPI = &fleetrest.Service{}
 	h.levels = &loglevels.Service{}
+	h.offs = &offsets.Service{}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	return h
@@ -309,7 +310,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	if h.stores, err = offsetstore.NewRegistry(h.offsets, 5*time.Minute, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}
-	h.offs = h.newOffsets()
+	h.offs.Configure(h.offsetsConfig())
 	h.stores.SetCreateGuard(h.offs.Topics().Guard)
 	h.elector = leader.New(leader.Config{Conn: h.nc, GroupID: h.cfg.GroupID, ID: h.cfg.WorkerID + "/" + randomID(), URL: h.restURL(),
 		TTL: h.cfg.LeaderLease, Signer: h.cfg.LeaderSigner, Trust: h.cfg.LeaderTrust.With(h.cfg.LeaderSigner),

@@ -22,11 +22,11 @@ type History = offsets.History
 // history entry, which a create with initial offsets names too.
 const StepHistoryBegin = offsets.StepHistoryBegin
 
-// newOffsets builds the offsets service once the stores it reads are
-// open (Start).
-func (h *Herder) newOffsets() *offsets.Service {
+// offsetsConfig is what the offsets service works with, once the stores
+// it reads are open (Start).
+func (h *Herder) offsetsConfig() offsets.Config {
 	ports := offsetsPorts{h}
-	return offsets.New(offsets.Config{
+	return offsets.Config{
 		GroupID:             h.cfg.GroupID,
 		OffsetsTopic:        h.cfg.OffsetsTopic,
 		ClusterID:           h.clusterID,
@@ -52,7 +52,7 @@ func (h *Herder) newOffsets() *offsets.Service {
 		Principal:           principalOf,
 		Faults:              h.faults,
 		Logger:              h.log,
-	})
+	}
 }
 
 // connectorTopic is a connector's own offsets topic, as the offsets
@@ -62,50 +62,8 @@ func (h *Herder) connectorTopic(topic string) internalTopic {
 		setting: "offsets.storage.topic", loss: "restart the connector's source tasks from the worker offsets topic's positions, or from scratch"}
 }
 
-// GetOffsets answers GET /connectors/{name}/offsets.
-func (h *Herder) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error) {
-	return h.offs.GetOffsets(ctx, name)
-}
-
-// AlterOffsets answers PATCH /connectors/{name}/offsets.
-func (h *Herder) AlterOffsets(ctx context.Context, name string, o []v1.ConnectorOffset) (v1.Message, error) {
-	return h.offs.AlterOffsets(ctx, name, o)
-}
-
-// ResetOffsets answers DELETE /connectors/{name}/offsets.
-func (h *Herder) ResetOffsets(ctx context.Context, name string) (v1.Message, error) {
-	return h.offs.ResetOffsets(ctx, name)
-}
-
-// PreviewOffsets answers POST /sluice/connectors/{name}/offsets/preview.
-func (h *Herder) PreviewOffsets(ctx context.Context, name string, req v1.OffsetsPreviewRequest) (v1.OffsetsChanges, error) {
-	return h.offs.PreviewOffsets(ctx, name, req)
-}
-
-// ResetOffsetsTo answers POST /sluice/connectors/{name}/offsets/reset.
-func (h *Herder) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error) {
-	return h.offs.ResetOffsetsTo(ctx, name, req)
-}
-
-// OffsetsHistory answers GET /sluice/connectors/{name}/offsets/history.
-func (h *Herder) OffsetsHistory(ctx context.Context, name string, limit int, before string) (v1.OffsetsHistory, error) {
-	return h.offs.OffsetsHistory(ctx, name, limit, before)
-}
-
-// OffsetsHistoryEntry answers GET …/offsets/history/{id}.
-func (h *Herder) OffsetsHistoryEntry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error) {
-	return h.offs.OffsetsHistoryEntry(ctx, name, id)
-}
-
-// UndoOffsets answers POST …/offsets/history/{id}/undo.
-func (h *Herder) UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (v1.OffsetsChanges, error) {
-	return h.offs.UndoOffsets(ctx, name, id, force, dryRun)
-}
-
-// RestoreOffsets answers POST /sluice/connectors/{name}/offsets/restore.
-func (h *Herder) RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error) {
-	return h.offs.RestoreOffsets(ctx, name, req)
-}
+// Offsets is the offsets service (offsets); it works once Start has run.
+func (h *Herder) Offsets() *offsets.Service { return h.offs }
 
 // ownOffsetsTopic is a source connector's own offsets topic, "" for none
 // (offsets.Topics.Own).

@@ -19,7 +19,7 @@ type fakeLevels struct {
 }
 
 func (f *fakeLevels) All() ([]store.LoggerLevel, int64) { return f.levels, f.version }
-func (f *fakeLevels) Changed() <-chan struct{}         { return make(chan struct{}) }
+func (f *fakeLevels) Changed() <-chan struct{}          { return make(chan struct{}) }
 
 // fakeAgents records what each agent was sent; agents in down fail.
 type fakeAgents struct {

@@ -93,7 +93,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Service answers the offsets operations of the REST API.
+// Service answers the offsets operations of the REST API. The zero value
+// is a Service to hand the REST layer before the coordinator has started
+// (which answers no such request until it is ready); Configure makes it
+// work.
 type Service struct {
 	cfg    Config
 	log    *slog.Logger
@@ -106,6 +109,15 @@ type Service struct {
 
 // New makes a Service of cfg.
 func New(cfg Config) *Service {
+	s := &Service{}
+	s.Configure(cfg)
+	return s
+}
+
+// Configure sets what the service works with. Call it once, before the
+// first request: the coordinator does as it starts, before it reports
+// ready, which orders it before every request the REST layer lets through.
+func (s *Service) Configure(cfg Config) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -115,12 +127,11 @@ func New(cfg Config) *Service {
 	if cfg.Principal == nil {
 		cfg.Principal = func(context.Context) string { return "anonymous" }
 	}
-	s := &Service{cfg: cfg, log: cfg.Logger, clock: cfg.Clock}
+	s.cfg, s.log, s.clock = cfg, cfg.Logger, cfg.Clock
 	s.read = reader{r: cfg.Reader, log: cfg.Logger}
 	s.calls = &Calls{cfg: &s.cfg, log: cfg.Logger, clock: cfg.Clock}
 	s.topics = &Topics{cfg: &s.cfg, log: cfg.Logger}
 	s.hist = &Recorder{cfg: &s.cfg, log: cfg.Logger, read: s.read}
-	return s
 }
 
 // Calls is the part that stops a connector's tasks and has agents make
