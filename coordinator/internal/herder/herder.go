@@ -47,6 +47,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
+	"github.com/sluice-io/sluice/coordinator/internal/topicguard"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/faults"
@@ -167,8 +168,9 @@ type Herder struct {
 	ready     atomic.Bool
 	term      atomic.Int64 // the current leadership term; 0 when not leading
 	clusterID string
-	// prepared: Prepare made sure of the internal topics.
+	// prepared: Prepare made sure of the internal topics (topics).
 	prepared bool
+	topics   *topicguard.Guard
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
 	// all is the one write path over configs, statuses and fleet

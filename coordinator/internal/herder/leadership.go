@@ -108,7 +108,7 @@ func (h *Herder) startWriter(ctx context.Context, term int64) (func(), error) {
 		return nil, err
 	}
 	// Off the path to leading: marks only matter once a topic vanishes.
-	go h.markTopics(ctx)
+	go h.topics.MarkAll(ctx)
 	return stop, nil
 }
 

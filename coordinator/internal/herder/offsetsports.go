@@ -7,6 +7,7 @@ import (
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/coordinator/internal/topicguard"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -46,7 +47,7 @@ func (h *Herder) offsetsConfig() offsets.Config {
 		TopicClient:         h.adminCl,
 		Stores:              h.stores,
 		Reserved:            func() map[string]string { return h.reservedTopics(h.configs.State.All()) },
-		MayCreate:           func(topic string) error { return h.mayCreate(h.connectorTopic(topic), "") },
+		MayCreate:           func(topic string) error { return h.topics.MayCreate(h.connectorTopic(topic)) },
 		Providers:           h.cfg.Providers,
 		Metrics:             h.cfg.Metrics,
 		Principal:           principalOf,
@@ -57,9 +58,9 @@ func (h *Herder) offsetsConfig() offsets.Config {
 
 // connectorTopic is a connector's own offsets topic, as the offsets
 // service creates it.
-func (h *Herder) connectorTopic(topic string) internalTopic {
-	return internalTopic{spec: kafkautil.TopicSpec{Name: topic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
-		setting: "offsets.storage.topic", loss: "restart the connector's source tasks from the worker offsets topic's positions, or from scratch"}
+func (h *Herder) connectorTopic(topic string) topicguard.Topic {
+	return topicguard.Topic{Spec: kafkautil.TopicSpec{Name: topic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
+		Setting: "offsets.storage.topic", Loss: "restart the connector's source tasks from the worker offsets topic's positions, or from scratch"}
 }
 
 // Offsets is the offsets service (offsets); it works once Start has run.
