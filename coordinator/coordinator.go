@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -490,18 +491,41 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// services are what the REST API calls. The herder is each of them for
-// now, while the services it holds move out of it one by one.
+// services are what the REST API calls: the connectors service for a
+// connector's lifecycle, runtime and plugins, and the herder for the rest,
+// while the services it holds move out of it one by one.
 func (c *Coordinator) services() httpapi.Services {
+	conns := c.herder.Connectors()
 	return httpapi.Services{
-		Connectors: c.herder,
-		Runtime:    c.herder,
-		Plugins:    c.herder,
+		Connectors: conns,
+		Runtime:    runtimeService{Service: conns, lag: c.herder},
+		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
 		Offsets:    c.herder,
 		Agents:     c.herder,
 		Fleet:      c.herder,
 		Admin:      adminService{Herder: c.herder, audit: c.audit, metrics: c.cfg.Metrics},
 	}
+}
+
+// runtimeService is a connector's runtime: the connectors service's status
+// reads, and the herder's reading of a sink's lag.
+type runtimeService struct {
+	*connectors.Service
+	lag interface {
+		ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+	}
+}
+
+// ConnectorLag answers GET /sluice/connectors/{name}/lag.
+func (r runtimeService) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
+	return r.lag.ConnectorLag(ctx, name)
+}
+
+// pluginsService is /connector-plugins: the connectors service's plugin
+// chooser lists the plugins and their keys, its admission validates.
+type pluginsService struct {
+	*connectors.Plugins
+	*connectors.Admission
 }
 
 // plugins returns the configured plugin registry, or the built-in one.

@@ -67,9 +67,9 @@ func (h *Herder) startFleetControllers() {
 		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: writeFailed})
 	h.rollouts = rollout.New(rollout.Config{Configs: h.configs.State, Statuses: h.statuses.State, Rollouts: h.fleet.State,
 		Store: h.all, Locks: h.locks, Clock: time.Now, NewID: operationID, Generation: h.currentGeneration,
-		Validate: h.validateConfig,
+		Validate: h.admit.Validate,
 		CheckSize: func(ctx context.Context, name string, config map[string]string) error {
-			return h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
+			return h.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
 		},
 		WriteFailed: writeFailed, Logger: h.log})
 }

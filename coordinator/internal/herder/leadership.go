@@ -95,18 +95,18 @@ func (h *Herder) lead(ctx context.Context, l *leadership) error {
 	// ends: a retry serves them anew, and none outlives the term.
 	defer eps.Close()
 	// Java plugins' connectors run on agents' hosts, built-ins here.
-	remote := instances.NewRemoteHost(remoteAgents{h}, h.cfg.Providers)
+	remote := instances.NewRemoteHost(h.plugins, h.cfg.Providers)
 	h.remote.Store(remote)
 	defer h.remote.CompareAndSwap(remote, nil)
 	m, err := instances.New(instances.Config{
-		Host: instances.NewDispatchHost(instances.NewLocalHost(h.reg, h.cfg.Providers), remote, h.isJava),
+		Host: instances.NewDispatchHost(instances.NewLocalHost(h.reg, h.cfg.Providers), remote, h.plugins.IsJava),
 		// This leadership's queue, not whichever is current when the report
 		// comes: an instance that outlives its leadership's Close (stuck in
 		// plugin code) must not write into the next term's statuses.
 		OnStatus: func(name string, st instances.Status) {
 			q.Enqueue(reconciler.ConnectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
-		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
+		CheckTasks: func(name string, tasks []map[string]string) error { return h.admit.CheckTaskConfigs(ctx, name, tasks) },
 		Prepare:    h.offs.Topics().Prepare,
 		Logger:     h.log,
 	})

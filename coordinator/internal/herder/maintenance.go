@@ -8,6 +8,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 )
 
@@ -27,12 +28,12 @@ func (h *Herder) OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest,
 	if state != v1.StateStopped && state != v1.StatePaused {
 		return v1.MaintenanceWindow{}, v1.Errorf(v1.CodeBadRequest, "Invalid \"state\" '%s': a maintenance window's state is STOPPED or PAUSED", req.State)
 	}
-	names, err := h.selectConnectors(req.Selector)
+	names, err := h.conns.Select(req.Selector)
 	if err != nil {
 		return v1.MaintenanceWindow{}, err
 	}
 	for _, n := range names {
-		if err := checkGrant(allow, n); err != nil {
+		if err := connectors.CheckGrant(allow, n); err != nil {
 			return v1.MaintenanceWindow{}, v1.Errorf(v1.CodeForbidden, "%s", err.Error())
 		}
 	}
@@ -92,7 +93,7 @@ func (h *Herder) CloseMaintenance(ctx context.Context, id string, allow func(con
 		return v1.MaintenanceWindow{}, maintenance.NotFound(id)
 	}
 	for _, mc := range w.Connectors {
-		if err := checkGrant(allow, mc.Name); err != nil {
+		if err := connectors.CheckGrant(allow, mc.Name); err != nil {
 			return v1.MaintenanceWindow{}, v1.Errorf(v1.CodeForbidden, "%s", err.Error())
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
@@ -18,13 +19,13 @@ import (
 // exactly one of names (each must exist) and match (a glob that must match
 // at least one connector).
 func (h *Herder) rolloutTargets(sel v1.Selector) ([]string, error) {
-	names, err := h.selectConnectors(sel)
+	names, err := h.conns.Select(sel)
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range names {
 		if _, ok := h.configs.State.Get(n); !ok {
-			return nil, notFound(n)
+			return nil, connectors.NotFound(n)
 		}
 	}
 	slices.Sort(names)
@@ -51,7 +52,7 @@ func (h *Herder) CreateRollout(ctx context.Context, req v1.RolloutRequest, allow
 	if err != nil {
 		return v1.Rollout{}, err
 	}
-	if err := checkGrants(allow, names); err != nil {
+	if err := connectors.CheckGrants(allow, names); err != nil {
 		return v1.Rollout{}, err
 	}
 	r, err := h.rollouts.Create(ctx, spec, names, principalOf(ctx))
@@ -112,7 +113,7 @@ func (h *Herder) changeRollout(ctx context.Context, id string, allow func(connec
 	if !ok {
 		return v1.Rollout{}, rollout.NotFound(id)
 	}
-	if err := checkGrants(allow, r.Names()); err != nil {
+	if err := connectors.CheckGrants(allow, r.Names()); err != nil {
 		return v1.Rollout{}, err
 	}
 	r, err := change(ctx, id)
