@@ -74,11 +74,11 @@ type Config struct {
 	LivenessTopic string
 	// ReservedTopics are the cluster's own topics, each with what it is
 	// ("Sluice's config topic"): no connector may produce to or consume
-	// from one (reserved.go). Connectors' own offsets topics and Kafka's
+	// from one (connectors/reserved.go). Connectors' own offsets topics and Kafka's
 	// internal topics are reserved on top.
 	ReservedTopics map[string]string
 	// Tenants are the teams of the cluster and what their connectors may
-	// touch (tenancy.go); nil: none.
+	// touch (connectors/tenancy.go); nil: none.
 	Tenants *tenants.Tenants
 	// Signing signs the records this coordinator writes for the others and
 	// keeps it from applying one no coordinator wrote (nil: neither);
