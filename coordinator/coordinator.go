@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
@@ -492,16 +493,20 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// services are what the REST API calls. The herder is each of them for
-// now, while the services it holds move out of it one by one.
+// services are what the REST API calls, one service per resource: the
+// connectors service for a connector's lifecycle, runtime and plugins; the
+// offsets service; the fleet's REST face for agents and fleet operations;
+// and the herder's own few answers (server info, health, readiness, a
+// sink's lag) with the log levels and the audit trail for admin.
 func (c *Coordinator) services() httpapi.Services {
+	conns := c.herder.Connectors()
 	return httpapi.Services{
-		Connectors: c.herder,
-		Runtime:    c.herder,
-		Plugins:    c.herder,
-		Offsets:    offsetsService{Service: c.herder.Offsets(), move: c.herder},
+		Connectors: conns,
+		Runtime:    runtimeService{Service: conns, lag: c.herder},
+		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
+		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
 		Agents:     c.herder.Fleet(),
-		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: c.herder},
+		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: conns},
 		Admin:      adminService{Herder: c.herder, Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
@@ -533,6 +538,27 @@ type fleetService struct {
 // BulkAction answers POST /sluice/connectors/{action}.
 func (f fleetService) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
 	return f.bulk.BulkAction(ctx, action, sel, includeTasks, onlyFailed, allow)
+}
+
+// runtimeService is a connector's runtime: the connectors service's status
+// reads, and the herder's reading of a sink's lag.
+type runtimeService struct {
+	*connectors.Service
+	lag interface {
+		ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+	}
+}
+
+// ConnectorLag answers GET /sluice/connectors/{name}/lag.
+func (r runtimeService) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
+	return r.lag.ConnectorLag(ctx, name)
+}
+
+// pluginsService is /connector-plugins: the connectors service's plugin
+// chooser lists the plugins and their keys, its admission validates.
+type pluginsService struct {
+	*connectors.Plugins
+	*connectors.Admission
 }
 
 // plugins returns the configured plugin registry, or the built-in one.

@@ -22,13 +22,13 @@ func (h *Herder) startFleetControllers() {
 		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: writeFailed})
 	h.rollouts = rollout.New(rollout.Config{Configs: h.configs.State, Statuses: h.statuses.State, Rollouts: h.fleet.State,
 		Store: h.all, Locks: h.locks, Clock: time.Now, NewID: operationID, Generation: h.currentGeneration,
-		Validate: h.validateConfig,
+		Validate: h.admit.Validate,
 		CheckSize: func(ctx context.Context, name string, config map[string]string) error {
-			return h.checkConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
+			return h.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
 		},
 		WriteFailed: writeFailed, Logger: h.log})
 	h.fleetAPI.Configure(fleetrest.Config{Fleet: h.fleet.State, Agents: h.agents, Snapshot: h.rec.Snapshot, Apply: h.all.Apply,
-		Leading: func() bool { return h.term.Load() != 0 }, CatchUp: h.fleet.ReadToEnd, Select: h.selectConnectors,
+		Leading: func() bool { return h.term.Load() != 0 }, CatchUp: h.fleet.ReadToEnd, Select: h.conns.Select,
 		Exists:      func(name string) bool { _, ok := h.configs.State.Get(name); return ok },
 		Maintenance: h.maint, Rollouts: h.rollouts, Rebalances: h.rebalances, AgentLease: h.cfg.AgentLease,
 		Clock: time.Now, Principal: principalOf, Changed: h.trigger, WriteFailed: writeFailed, Logger: h.log})

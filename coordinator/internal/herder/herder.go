@@ -17,7 +17,6 @@ package herder
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -32,6 +31,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
@@ -51,7 +51,6 @@ import (
 	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/faults"
-	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/logthrottle"
@@ -79,11 +78,11 @@ type Config struct {
 	LivenessTopic string
 	// ReservedTopics are the cluster's own topics, each with what it is
 	// ("Sluice's config topic"): no connector may produce to or consume
-	// from one (reserved.go). Connectors' own offsets topics and Kafka's
+	// from one (connectors/reserved.go). Connectors' own offsets topics and Kafka's
 	// internal topics are reserved on top.
 	ReservedTopics map[string]string
 	// Tenants are the teams of the cluster and what their connectors may
-	// touch (tenancy.go); nil: none.
+	// touch (connectors/tenancy.go); nil: none.
 	Tenants *tenants.Tenants
 	// Signing signs the records this coordinator writes for the others and
 	// keeps it from applying one no coordinator wrote (nil: neither);
@@ -161,7 +160,12 @@ type Herder struct {
 	// stores follow connectors' own offsets topics beside offsets.
 	stores *offsetstore.Registry
 	// offs is the offsets service (offsetsports.go), built by Start.
-	offs    *offsets.Service
+	offs *offsets.Service
+	// conns is the connectors service (connectorsports.go), with its
+	// plugin chooser and admission.
+	conns   *connectors.Service
+	plugins *connectors.Plugins
+	admit   *connectors.Admission
 	fleet   *store.FleetStore
 	elector *leader.Elector
 
@@ -245,6 +249,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.offs = &offsets.Service{}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
+	h.newConnectors()
 	return h
 }
 
@@ -373,22 +378,11 @@ func (h *Herder) Stop(ctx context.Context) error {
 	return nil
 }
 
-// staleMessage is Kafka Connect's 409 for a request that raced a change of
-// configuration or, in Sluice, of leadership.
-const staleMessage = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
+// staleMessage and writeFailed are the connectors service's (connectors.WriteFailed).
+const staleMessage = connectors.StaleMessage
 
-// writeFailed turns a failed write into the REST error: a 409 when this
-// coordinator lost leadership mid-request (it may no longer write), a 413
-// for records the config topic cannot take (the limit changed since the
-// request was checked), a 500 naming the operation otherwise.
 func writeFailed(err error, what string, args ...any) error {
-	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) {
-		return v1.Errorf(v1.CodeConflict, staleMessage)
-	}
-	if tl := (*store.TooLargeError)(nil); errors.As(err, &tl) {
-		return v1.Errorf(v1.CodeTooLarge, "%s: %v", fmt.Sprintf(what, args...), err)
-	}
-	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
+	return connectors.WriteFailed(err, what, args...)
 }
 
 // Loggers answers /admin/loggers (loglevels); it works once Start has run.

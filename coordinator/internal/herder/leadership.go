@@ -138,14 +138,14 @@ func (h *Herder) startInstances(ctx context.Context, _ int64) (func(), error) {
 	// instance that outlives its leadership's Close (stuck in plugin code)
 	// must not write into the next term's statuses.
 	q := h.statusQ.Load()
-	remote := instances.NewRemoteHost(remoteAgents{h}, h.cfg.Providers)
+	remote := instances.NewRemoteHost(h.plugins, h.cfg.Providers)
 	h.remote.Store(remote)
 	m, err := instances.New(instances.Config{
-		Host: instances.NewDispatchHost(instances.NewLocalHost(h.reg, h.cfg.Providers), remote, h.isJava),
+		Host: instances.NewDispatchHost(instances.NewLocalHost(h.reg, h.cfg.Providers), remote, h.plugins.IsJava),
 		OnStatus: func(name string, st instances.Status) {
 			q.Enqueue(reconciler.ConnectorStatusRecord(name, st.State, st.Trace, h.cfg.WorkerID))
 		},
-		CheckTasks: func(name string, tasks []map[string]string) error { return h.checkTaskConfigs(ctx, name, tasks) },
+		CheckTasks: func(name string, tasks []map[string]string) error { return h.admit.CheckTaskConfigs(ctx, name, tasks) },
 		Prepare:    h.offs.Topics().Prepare,
 		Logger:     h.log,
 	})

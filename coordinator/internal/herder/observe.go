@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/shared/javaregex"
@@ -79,7 +80,7 @@ func (h *Herder) leadership() metrics.Leadership {
 func (h *Herder) sinkLags(ctx context.Context) []metrics.SinkLag {
 	var out []metrics.SinkLag
 	for _, c := range h.configs.State.All() {
-		if h.connectorType(c.Config) != v1.TypeSink {
+		if h.plugins.Type(c.Config) != v1.TypeSink {
 			continue
 		}
 		parts, err := h.sinkLag(ctx, c.Config, records.SinkGroupID(c.Name, c.Config))
@@ -105,9 +106,9 @@ const lagTimeout = 30 * time.Second
 func (h *Herder) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
 	c, ok := h.configs.State.Get(name)
 	if !ok {
-		return v1.ConnectorLag{}, notFound(name)
+		return v1.ConnectorLag{}, connectors.NotFound(name)
 	}
-	switch h.connectorType(c.Config) {
+	switch h.plugins.Type(c.Config) {
 	case v1.TypeSink:
 	case v1.TypeSource:
 		return v1.ConnectorLag{}, v1.Errorf(v1.CodeBadRequest, "Connector %s is a source connector: lag is a sink's consumer lag", name)

@@ -36,8 +36,8 @@ func (h *Herder) offsetsConfig() offsets.Config {
 		Term:                h.term.Load,
 		Connectors:          h.configs.State,
 		Locks:               h.locks,
-		Plugins:             ports,
-		Hosts:               ports,
+		Plugins:             h.plugins,
+		Hosts:               h.plugins,
 		Agents:              ports,
 		RPC:                 h.rpc,
 		Reader:              offsets.KafkaReader{Admin: h.admin, Stores: h.stores},
@@ -46,7 +46,7 @@ func (h *Herder) offsetsConfig() offsets.Config {
 		Admin:               h.admin,
 		TopicClient:         h.adminCl,
 		Stores:              h.stores,
-		Reserved:            func() map[string]string { return h.reservedTopics(h.configs.State.All()) },
+		Reserved:            func() map[string]string { return h.admit.ReservedTopics(h.configs.State.All()) },
 		MayCreate:           func(topic string) error { return h.topics.MayCreate(h.connectorTopic(topic)) },
 		Providers:           h.cfg.Providers,
 		Metrics:             h.cfg.Metrics,
@@ -72,43 +72,14 @@ func (h *Herder) ownOffsetsTopic(config map[string]string) string {
 	return h.offs.Topics().Own(config)
 }
 
-// offsetsPorts is the herder as the offsets service's ports see it.
+// offsetsPorts is the herder as the offsets service's ports see it; its
+// Plugins and Hosts are the connectors service's plugin chooser.
 type offsetsPorts struct{ h *Herder }
 
 var (
-	_ offsets.Plugins    = offsetsPorts{}
-	_ offsets.Hosts      = offsetsPorts{}
 	_ offsets.Agents     = offsetsPorts{}
 	_ offsets.TopicMarks = offsetsPorts{}
 )
-
-// Choose implements offsets.Plugins.
-func (p offsetsPorts) Choose(config map[string]string) (offsets.Plugin, bool) {
-	c, ok := p.h.choosePlugin(config)
-	if !ok {
-		return offsets.Plugin{}, false
-	}
-	return offsets.Plugin{Plugin: c.plugin(), Java: c.java(), Pinned: c.Pinned}, true
-}
-
-// Type implements offsets.Plugins.
-func (p offsetsPorts) Type(config map[string]string) string { return p.h.connectorType(config) }
-
-// UnknownConnectorMessage implements offsets.Plugins.
-func (p offsetsPorts) UnknownConnectorMessage(class string) string {
-	return p.h.reg.UnknownConnectorMessage(class)
-}
-
-// HostAgents implements offsets.Hosts.
-func (p offsetsPorts) HostAgents(class, pinned string) ([]string, string) {
-	c := pluginChoice{Class: class, Pinned: pinned}
-	return p.h.hostAgents(c), noHostAgent(c)
-}
-
-// CallAnyHost implements offsets.Hosts.
-func (p offsetsPorts) CallAnyHost(ctx context.Context, agents []string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
-	return p.h.callAnyHost(ctx, agents, req)
-}
 
 // Holders implements offsets.Agents: the registry and the placements at
 // one instant (reconciler.Holders).

@@ -126,14 +126,14 @@ func (p recPorts) Changed() <-chan struct{}                { return p.h.configs.
 func (p recPorts) BeforePass(ctx context.Context)          { p.h.ensureWriter(ctx) }
 func (p recPorts) TryLock(name string) (func(), bool)      { return p.h.locks.TryLock(name) }
 func (p recPorts) ReservedTopics(conns []store.Connector) map[string]string {
-	return p.h.reservedTopics(conns)
+	return p.h.admit.ReservedTopics(conns)
 }
 
 func (p recPorts) Shape(c store.Connector) reconciler.Shape {
 	h := p.h
-	s := reconciler.Shape{Policy: h.policyOf(c.Name)}
-	if pc, ok := h.choosePlugin(c.Config); ok {
-		s.Plugin, s.Source = pc.placement(), pc.Kind == connect.KindSource
+	s := reconciler.Shape{Policy: h.admit.Policy(c.Name)}
+	if pc, ok := h.plugins.Choice(c.Config); ok {
+		s.Plugin, s.Source = pc.Placement(), pc.Kind == connect.KindSource
 	}
 	if h.ownOffsetsTopic(c.Config) != "" {
 		s.Needs = v1.FeatureConnectorOffsetsTopic
@@ -152,8 +152,8 @@ func (p recPorts) SchedulerTask(id v1.TaskID) (scheduler.Task, bool) {
 		return t, false
 	}
 	t.Selector = sel
-	if pc, ok := p.h.choosePlugin(c.Config); ok {
-		t.Plugin = pc.placement()
+	if pc, ok := p.h.plugins.Choice(c.Config); ok {
+		t.Plugin = pc.Placement()
 	}
 	return t, true
 }

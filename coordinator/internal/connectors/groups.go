@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	v1 "github.com/sluice-io/sluice/api/v1"
@@ -14,10 +14,10 @@ import (
 // The check is symmetric: a connector created later whose own group an
 // existing override holds is refused the same way.
 // Names and groups are shown whole: checkNewName and checkGroupID bound them.
-func (h *Herder) checkGroupOwner(name string, props map[string]string) error {
+func (a *Admission) checkGroupOwner(name string, props map[string]string) error {
 	group := records.SinkGroupID(name, props)
-	for _, c := range h.configs.State.All() {
-		if c.Name == name || records.SinkGroupID(c.Name, c.Config) != group || h.connectorType(c.Config) != v1.TypeSink {
+	for _, c := range a.cfg.Configs.All() {
+		if c.Name == name || records.SinkGroupID(c.Name, c.Config) != group || a.plugins.Type(c.Config) != v1.TypeSink {
 			continue
 		}
 		return v1.Errorf(v1.CodeBadRequest, "The consumer group '%s' of connector '%s' is the consumer group of connector '%s': two connectors cannot share a group (one would move the other's committed offsets and take its partitions). Give it a group of its own (consumer.override.group.id)",

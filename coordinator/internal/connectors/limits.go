@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"context"
@@ -15,16 +15,16 @@ import (
 // to recognise it, never the megabyte a client sent.
 const shownNameRunes = 64
 
-// checkNewName refuses a name for a new connector that Sluice could create
+// CheckNewName refuses a name for a new connector that Sluice could create
 // but not then serve: '.' and '..', which a URL path cannot address, and a
 // name whose tasks' transactional ids would exceed what the Kafka client
 // accepts (its tasks would fail at their first start). The message shows
 // only the start of a long name.
-func (h *Herder) checkNewName(name string) error {
+func (a *Admission) CheckNewName(name string) error {
 	if name == "." || name == ".." {
 		return v1.Errorf(v1.CodeBadRequest, "Connector name '%s' is not allowed: '.' and '..' cannot be addressed in a URL", name)
 	}
-	if limit := records.MaxNameBytes(h.cfg.GroupID); len(name) > limit {
+	if limit := records.MaxNameBytes(a.cfg.GroupID); len(name) > limit {
 		return v1.Errorf(v1.CodeBadRequest, "Connector name '%s' is too long: %d bytes, and at most %d are allowed, so that the transactional ids of its tasks (<group.id>-<name>-<task>) stay within %d bytes",
 			shorten(name), len(name), limit, records.MaxTransactionalIDBytes)
 	}
@@ -41,11 +41,11 @@ func checkGroupID(name string, config map[string]string) error {
 	return nil
 }
 
-// checkConfigSize refuses, before anything changes, a config write whose
+// CheckConfigSize refuses, before anything changes, a config write whose
 // record the config topic would refuse: the broker's answer, after the
 // fact, was a 500 "MESSAGE_TOO_LARGE".
-func (h *Herder) checkConfigSize(ctx context.Context, cmd store.Command) error {
-	err := h.configs.Check(ctx, cmd)
+func (a *Admission) CheckConfigSize(ctx context.Context, cmd store.Command) error {
+	err := a.cfg.Writer.Check(ctx, cmd)
 	var tl *store.TooLargeError
 	if errors.As(err, &tl) && tl.Key != "" {
 		return v1.Errorf(v1.CodeTooLarge, "Connector configuration is too large: its record in the config topic would be %d bytes, over the topic's limit of %d bytes", tl.Bytes, tl.Limit)
@@ -56,12 +56,12 @@ func (h *Herder) checkConfigSize(ctx context.Context, cmd store.Command) error {
 	return nil
 }
 
-// checkTaskConfigs refuses task configs the config topic cannot take, so
+// CheckTaskConfigs refuses task configs the config topic cannot take, so
 // that the instances manager fails the connector with a trace saying why
 // rather than publishing them: the reconcile loop would otherwise try, and
 // fail, to write them on every pass.
-func (h *Herder) checkTaskConfigs(ctx context.Context, name string, tasks []map[string]string) error {
-	if err := h.configs.Check(ctx, store.PutTaskConfigs{Name: name, Tasks: tasks}); err != nil {
+func (a *Admission) CheckTaskConfigs(ctx context.Context, name string, tasks []map[string]string) error {
+	if err := a.cfg.Writer.Check(ctx, store.PutTaskConfigs{Name: name, Tasks: tasks}); err != nil {
 		return fmt.Errorf("The task configs of the connector cannot be stored: %w. Make them smaller: change the connector's config, or restart it, to compute them again", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
@@ -28,6 +27,13 @@ const (
 	StepRestore      = "restoring the previous offsets"
 )
 
+// creator creates a connector with initial offsets (KIP-995, spec §0.1):
+// the steps, and the rollback of a failed one. A move's create is one too.
+type creator struct{ s *Service }
+
+// offs is the offsets service's steps.
+func (c creator) offs() OffsetSteps { return c.s.cfg.OffsetSteps }
+
 // initialOffsets is a validated initial_offsets list, ready to write.
 type initialOffsets struct {
 	kind     connect.Kind
@@ -38,12 +44,12 @@ type initialOffsets struct {
 
 // checkInitialOffsets validates initial_offsets as PATCH would (without the
 // STOPPED check) and runs the connector's hook: spec §0.1 step 1.
-func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
-	in, plugin, err := h.validateInitialOffsets(ctx, name, config, offsets)
+func (c creator) check(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
+	in, plugin, err := c.validate(ctx, name, config, offsets)
 	if err != nil {
 		return nil, err
 	}
-	definite, err := h.offs.AlterOffsetsHook(ctx, plugin, config, offsetval.ToConnect(in.entries))
+	definite, err := c.offs().AlterOffsetsHook(ctx, plugin, config, offsetval.ToConnect(in.entries))
 	if err != nil {
 		return nil, err
 	}
@@ -53,10 +59,10 @@ func (h *Herder) checkInitialOffsets(ctx context.Context, name string, config ma
 
 // validateInitialOffsets is checkInitialOffsets without the hook, which a
 // dry run must not call.
-func (h *Herder) validateInitialOffsets(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, *connect.Plugin, error) {
-	plugin, ok := h.pluginOf(config)
+func (c creator) validate(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, *connect.Plugin, error) {
+	plugin, ok := c.s.plugins.PluginOf(config)
 	if !ok {
-		return nil, nil, v1.Errorf(v1.CodeBadRequest, "%s", h.reg.UnknownConnectorMessage(config["connector.class"]))
+		return nil, nil, v1.Errorf(v1.CodeBadRequest, "%s", c.s.cfg.Registry.UnknownConnectorMessage(config["connector.class"]))
 	}
 	in := &initialOffsets{kind: plugin.Kind, entries: offsetval.Collapse(offsets)}
 	switch plugin.Kind {
@@ -69,7 +75,7 @@ func (h *Herder) validateInitialOffsets(ctx context.Context, name string, config
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := h.offs.CheckSinkPartitions(ctx, name, parsed); err != nil {
+		if err := c.offs().CheckSinkPartitions(ctx, name, parsed); err != nil {
 			return nil, nil, err
 		}
 		in.sink = parsed
@@ -87,12 +93,12 @@ type sourceSnapshot map[string]map[string]map[string]any
 // any config written and puts the previous offsets back.
 // The change is recorded in the offsets history as meta says, between the
 // snapshot and the writes; it returns the entry's id.
-func (h *Herder) createWithOffsets(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta offsets.Meta) (_ string, err error) {
-	defer h.offs.Observe(metrics.KindAlter)(&err)
-	c := store.Connector{Name: name, Config: config}
-	base := v1.OffsetsRequest{Term: h.term.Load(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
-		Topic: h.cfg.OffsetsTopic, FenceIDs: h.offs.FenceIDs(name, c), TxnID: records.TransactionalID(h.cfg.GroupID, name, 0)}
-	group, topic := records.SinkGroupID(name, config), h.ownOffsetsTopic(config)
+func (c creator) run(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta offsets.Meta) (_ string, err error) {
+	defer c.offs().Observe(metrics.KindAlter)(&err)
+	conn := store.Connector{Name: name, Config: config}
+	base := v1.OffsetsRequest{Term: c.s.cfg.Term(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
+		Topic: c.s.cfg.OffsetsTopic, FenceIDs: c.offs().FenceIDs(name, conn), TxnID: records.TransactionalID(c.s.cfg.GroupID, name, 0)}
+	group, topic := records.SinkGroupID(name, config), c.s.cfg.Offsets.OwnTopic(config)
 	base.ConnectorTopic = topic
 	if in.kind == connect.KindSink {
 		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = v1.TypeSink, group, nil, "", ""
@@ -103,7 +109,7 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 
 	// 3. Fence: no zombie may write under the name after the snapshot.
 	if in.kind == connect.KindSource {
-		if err := h.step(StepFence, func() error { return h.offs.Calls().Send(ctx, base) }); err != nil {
+		if err := c.s.step(StepFence, func() error { return c.offs().Send(ctx, base) }); err != nil {
 			return "", fail(StepFence, err)
 		}
 	}
@@ -111,10 +117,10 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	var src sourceSnapshot
 	var sink []v1.SinkPartitionOffset
 	var current offsets.Positions
-	if err := h.step(StepSnapshot, func() error {
+	if err := c.s.step(StepSnapshot, func() error {
 		var err error
-		if src, sink, err = h.snapshot(ctx, name, group, topic, in.kind); err == nil {
-			current, err = h.offs.Positions(ctx, name, in.kind, group, topic)
+		if src, sink, err = c.snapshot(ctx, name, group, topic, in.kind); err == nil {
+			current, err = c.offs().Positions(ctx, name, in.kind, group, topic)
 		}
 		return err
 	}); err != nil {
@@ -124,22 +130,22 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	if in.kind == connect.KindSink {
 		initial = offsets.SinkEntries(in.sink)
 	}
-	entry, err := h.offs.History().Begin(ctx, name, base.Type, base.Group, base.ConnectorTopic, meta, current.ReplacedBy(initial))
+	entry, err := c.offs().BeginHistory(ctx, name, base.Type, base.Group, base.ConnectorTopic, meta, current.ReplacedBy(initial))
 	if err != nil {
-		return "", fail(StepHistoryBegin, errors.Unwrap(err))
+		return "", fail(offsets.StepHistoryBegin, errors.Unwrap(err))
 	}
 	// 5. Replace the stale offsets with the initial ones.
-	writeErr := h.step(StepWriteOffsets, func() error { return h.replace(ctx, base, name, in, sink) })
+	writeErr := c.s.step(StepWriteOffsets, func() error { return c.replace(ctx, base, name, in, sink) })
 	step := StepWriteOffsets
 	// 6. The config and target state, in one transaction.
 	if writeErr == nil {
 		step = StepWriteConfig
-		writeErr = h.step(StepWriteConfig, func() error {
-			return h.configs.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target})
+		writeErr = c.s.step(StepWriteConfig, func() error {
+			return c.s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target})
 		})
 	}
 	if writeErr == nil {
-		h.offs.History().Finish(ctx, entry, nil)
+		c.offs().FinishHistory(ctx, entry, nil)
 		return entry.ID, nil
 	}
 	// The rollback must run even when the caller went away: a client that
@@ -147,20 +153,16 @@ func (h *Herder) createWithOffsets(ctx context.Context, name, target string, con
 	// context would leave the initial offsets in place of the previous ones.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
-	err = h.rollbackCreate(rctx, name, step, writeErr, base, in, src, sink)
+	err = c.rollback(rctx, name, step, writeErr, base, in, src, sink)
 	// A rollback that could not restore the previous offsets leaves the
 	// initial ones: the positions decide what the entry says.
-	h.offs.History().Settle(rctx, entry, in.kind, err)
+	c.offs().SettleHistory(rctx, entry, in.kind, err)
 	return "", err
 }
 
-// rollbackTimeout bounds a create's rollback: removing the config and
-// restoring the snapshot (each agent tried gets up to 60 s: offsets.CallTimeout).
-const rollbackTimeout = 3 * time.Minute
-
-func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
+func (c creator) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
 	if kind == connect.KindSink {
-		cur, err := h.offs.SinkOffsets(ctx, name, group)
+		cur, err := c.offs().SinkOffsets(ctx, name, group)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -171,7 +173,7 @@ func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind c
 		}
 		return nil, out, nil
 	}
-	view, release, err := h.offs.SourceView(ctx, name, topic, "Failed to retrieve offsets for source connector %s")
+	view, release, err := c.offs().SourceView(ctx, name, topic, "Failed to retrieve offsets for source connector %s")
 	defer release()
 	if err != nil {
 		return nil, nil, err
@@ -200,7 +202,7 @@ func (h *Herder) snapshot(ctx context.Context, name, group, topic string, kind c
 // offsets topic itself (so the request is as small as the initial offsets,
 // however many partitions the name accumulated); sink — delete every
 // committed partition not named, commit the named ones.
-func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name string, in *initialOffsets, sink []v1.SinkPartitionOffset) error {
+func (c creator) replace(ctx context.Context, base v1.OffsetsRequest, name string, in *initialOffsets, sink []v1.SinkPartitionOffset) error {
 	if in.kind == connect.KindSink {
 		req := base
 		named := map[string]bool{}
@@ -213,7 +215,7 @@ func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
-		return h.offs.Calls().Send(ctx, req)
+		return c.offs().Send(ctx, req)
 	}
 	initial := map[string]*string{}
 	for _, e := range in.entries {
@@ -230,30 +232,30 @@ func (h *Herder) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 	for _, k := range sortedKeys(initial) {
 		writes = append(writes, v1.OffsetWrite{Key: k, Value: initial[k]})
 	}
-	view, release, err := h.offs.SourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
+	view, release, err := c.offs().SourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
 	defer release()
 	if err != nil {
 		return err
 	}
 	legacy := base
 	legacy.Writes = offsetstore.Replace(view.Entries(name), writes)
-	return h.offs.Calls().SendReplace(ctx, legacy, writes)
+	return c.offs().SendReplace(ctx, legacy, writes)
 }
 
 // rollbackCreate removes any config the create wrote and writes the
 // snapshot back, then answers spec §0.1's 500.
-func (h *Herder) rollbackCreate(ctx context.Context, name, step string, cause error, base v1.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) error {
-	h.log.Error("create with initial offsets failed; rolling back", "connector", name, "step", step, "err", cause)
+func (c creator) rollback(ctx context.Context, name, step string, cause error, base v1.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) error {
+	c.s.log.Error("create with initial offsets failed; rolling back", "connector", name, "step", step, "err", cause)
 	var removeErr error
 	if step == StepWriteConfig {
 		// The outcome of a failed config write may be unknown: tombstone
 		// both records so the connector surely does not exist.
-		if err := h.configs.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
-			h.log.Error("removing the partly created connector failed", "connector", name, "err", err)
+		if err := c.s.cfg.Writer.Apply(ctx, store.DeleteConnector{Name: name}); err != nil {
+			c.s.log.Error("removing the partly created connector failed", "connector", name, "err", err)
 			removeErr = err
 		}
 	}
-	restoreErr := h.step(StepRestore, func() error { return h.offs.Calls().Send(ctx, h.restoreRequest(base, name, in, src, sink)) })
+	restoreErr := c.s.step(StepRestore, func() error { return c.offs().Send(ctx, c.restoreRequest(base, name, in, src, sink)) })
 	if restoreErr == nil {
 		err := v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
 		if removeErr != nil {
@@ -262,7 +264,7 @@ func (h *Herder) rollbackCreate(ctx context.Context, name, step string, cause er
 		return err
 	}
 	snap, _ := json.Marshal(map[string]any{"source": src, "sink": sink})
-	h.log.Error("restoring the previous offsets failed; they are recorded here in full", "connector", name, "err", restoreErr, "previous_offsets", string(snap))
+	c.s.log.Error("restoring the previous offsets failed; they are recorded here in full", "connector", name, "err", restoreErr, "previous_offsets", string(snap))
 	return rollbackIncomplete{
 		err:  v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v), and restoring its previous offsets failed (%v); the previous offsets are in the coordinator log", name, step, causeText(cause), causeText(restoreErr)),
 		left: fmt.Sprintf("the name %s holds the initial offsets: restoring its previous ones failed (%s)", name, causeText(restoreErr)),
@@ -280,7 +282,7 @@ func (e rollbackIncomplete) Error() string { return e.err.Error() }
 func (e rollbackIncomplete) Unwrap() error { return e.err }
 
 // restoreRequest writes the snapshot back over whatever step 5 wrote.
-func (h *Herder) restoreRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {
+func (c creator) restoreRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {
 	req := base
 	if in.kind == connect.KindSink {
 		had := map[string]bool{}

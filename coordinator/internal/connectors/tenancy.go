@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"errors"
@@ -12,22 +12,22 @@ import (
 	"github.com/sluice-io/sluice/shared/tenancy"
 )
 
-// policyOf is what a connector may touch by its name's tenant (nil: no
+// Policy is what a connector may touch by its name's tenant (nil: no
 // tenants apply). A config without a name — the validate endpoint's —
 // is judged by no tenant: nothing is created from it.
-func (h *Herder) policyOf(name string) *v1.TenantPolicy {
+func (a *Admission) Policy(name string) *v1.TenantPolicy {
 	if name == "" {
 		return nil
 	}
-	return h.cfg.Tenants.Policy(name)
+	return a.cfg.Tenants.Policy(name)
 }
 
 // resolveScoped resolves a config's placeholders within its tenant's
 // secrets (Config.Providers scopes every config by its name): a
 // placeholder naming another path or variable is a 403 naming the key and
 // what it names, and nothing is read.
-func (h *Herder) resolveScoped(props map[string]string) (map[string]string, error) {
-	resolved, err := h.cfg.Providers.Transform(props)
+func (a *Admission) resolveScoped(props map[string]string) (map[string]string, error) {
+	resolved, err := a.cfg.Providers.Transform(props)
 	var se *configprovider.ScopeError
 	if errors.As(err, &se) {
 		who := "Connector " + props["name"]
@@ -46,8 +46,8 @@ func (h *Herder) resolveScoped(props map[string]string) (map[string]string, erro
 // tenant does not let it use: topic, topics, the dead letter queue, its
 // own offsets topic. A topics.regex is judged as it runs: the agent
 // delivers no record of a topic outside the tenant's.
-func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]string) {
-	p := h.policyOf(props["name"])
+func (a *Admission) checkTenantTopics(infos *v1.ConfigInfos, props map[string]string) {
+	p := a.Policy(props["name"])
 	if p == nil {
 		return
 	}
@@ -59,7 +59,7 @@ func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]strin
 	for _, kt := range namedTopics(props) {
 		refuse(kt.key, kt.topic)
 	}
-	if t := strings.TrimSpace(props[ownOffsetsKey]); t != "" && t != h.cfg.OffsetsTopic {
+	if t := strings.TrimSpace(props[ownOffsetsKey]); t != "" && t != a.cfg.OffsetsTopic {
 		refuse(ownOffsetsKey, t)
 	}
 }
@@ -69,14 +69,14 @@ func (h *Herder) checkTenantTopics(infos *v1.ConfigInfos, props map[string]strin
 // another SASL user than its tenant's Kafka principal, and a sink whose
 // consumer group is outside its tenant's groups: a team's connector joining another team's
 // group would move that team's committed offsets and take its partitions.
-func (h *Herder) checkTenantOwnership(props map[string]string, sink bool) error {
+func (a *Admission) checkTenantOwnership(props map[string]string, sink bool) error {
 	name := props["name"]
-	p := h.policyOf(name)
+	p := a.Policy(name)
 	if p == nil {
 		return nil
 	}
 	if p.Tenant == "" {
-		return v1.Errorf(v1.CodeForbidden, "Connector %s belongs to no tenant: its name matches no tenant's connector patterns (%s), and tenancy is strict, so it may touch nothing", name, h.cfg.Tenants.Path)
+		return v1.Errorf(v1.CodeForbidden, "Connector %s belongs to no tenant: its name matches no tenant's connector patterns (%s), and tenancy is strict, so it may touch nothing", name, a.cfg.Tenants.Path)
 	}
 	for _, c := range []clientoverrides.Client{clientoverrides.Producer, clientoverrides.Consumer} {
 		if cr, _ := clientoverrides.ClientCredentials(props, c); cr != nil {

@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"context"
@@ -34,7 +34,7 @@ var restStates = map[string]string{records.TargetStarted: v1.StateRunning, recor
 // connector then takes name's former state. Every step that fails is
 // undone with those before it, so a failed move leaves name exactly as it
 // was, state included, and no req.To; the answer names the step.
-func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
+func (s *Service) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
 	to := v1.TrimName(req.To)
 	switch {
 	case to == "":
@@ -42,23 +42,23 @@ func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequ
 	case to == name:
 		return v1.MoveResult{}, v1.Errorf(v1.CodeBadRequest, "Connector %s cannot be moved to its own name", name)
 	}
-	if err := h.checkNewName(to); err != nil {
+	if err := s.admit.CheckNewName(to); err != nil {
 		return v1.MoveResult{}, err
 	}
-	unlock := h.locks.LockBoth(name, to)
+	unlock := s.cfg.Locks.LockBoth(name, to)
 	defer unlock()
-	old, ok := h.configs.State.Get(name)
+	old, ok := s.cfg.Configs.Get(name)
 	if !ok {
-		return v1.MoveResult{}, notFound(name)
+		return v1.MoveResult{}, NotFound(name)
 	}
-	if _, exists := h.configs.State.Get(to); exists {
+	if _, exists := s.cfg.Configs.Get(to); exists {
 		return v1.MoveResult{}, v1.Errorf(v1.CodeConflict, "Connector %s already exists", to)
 	}
-	config, err := h.movedConfig(ctx, old, to, req.Config)
+	config, err := s.movedConfig(ctx, old, to, req.Config)
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
-	m := &move{h: h, old: old, to: to, config: config, copy: req.Copy, meta: offsets.Meta{Operation: v1.HistoryMove}}
+	m := &move{s: s, old: old, to: to, config: config, copy: req.Copy, meta: offsets.Meta{Operation: v1.HistoryMove}}
 	m.res = v1.MoveResult{DryRun: req.DryRun, From: name, To: to, Copy: req.Copy, Config: config,
 		TargetState: restStates[old.TargetState], Offsets: []v1.ConnectorOffset{}}
 	if req.DryRun {
@@ -69,7 +69,7 @@ func (h *Herder) MoveConnector(ctx context.Context, name string, req v1.MoveRequ
 
 // movedConfig is the new connector's config: the old one's, with
 // overrides, named to; it must validate and be of the old one's kind.
-func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string, overrides map[string]string) (map[string]string, error) {
+func (s *Service) movedConfig(ctx context.Context, old store.Connector, to string, overrides map[string]string) (map[string]string, error) {
 	config := maps.Clone(old.Config)
 	delete(config, "name")
 	for k, v := range overrides {
@@ -85,18 +85,18 @@ func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string
 	}
 	// Before validation, which refuses a shared group too, in words that
 	// do not say how a move avoids it.
-	if oldGroup := records.SinkGroupID(old.Name, old.Config); h.connectorType(config) == v1.TypeSink && records.SinkGroupID(to, config) == oldGroup {
+	if oldGroup := records.SinkGroupID(old.Name, old.Config); s.plugins.Type(config) == v1.TypeSink && records.SinkGroupID(to, config) == oldGroup {
 		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s and %s would share the consumer group %s (consumer.override.group.id): give the new connector a group of its own in \"config\" (another consumer.override.group.id), or remove the override with an empty value",
 			old.Name, to, oldGroup)
 	}
-	if err := h.validateConfig(ctx, config); err != nil {
+	if err := s.admit.Validate(ctx, config); err != nil {
 		return nil, err
 	}
-	if oldType, newType := h.connectorType(old.Config), h.connectorType(config); oldType != newType {
+	if oldType, newType := s.plugins.Type(old.Config), s.plugins.Type(config); oldType != newType {
 		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s is a %s connector and the new config's connector.class %s is a %s connector: a move keeps the connector's kind",
 			old.Name, oldType, config["connector.class"], newType)
 	}
-	if err := h.checkConfigSize(ctx, store.CreateConnector{Name: to, Config: config, TargetState: records.TargetStopped}); err != nil {
+	if err := s.admit.CheckConfigSize(ctx, store.CreateConnector{Name: to, Config: config, TargetState: records.TargetStopped}); err != nil {
 		return nil, err
 	}
 	return config, nil
@@ -105,7 +105,7 @@ func (h *Herder) movedConfig(ctx context.Context, old store.Connector, to string
 // move is one move in progress: the steps done so far, and how to undo
 // each of them.
 type move struct {
-	h      *Herder
+	s      *Service
 	old    store.Connector
 	to     string
 	config map[string]string
@@ -145,7 +145,7 @@ func (m *move) steps() []v1.MoveStep {
 // plan answers a dry run: the steps, and the positions the old connector
 // has now (those of a running one still move).
 func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
-	pos, err := m.h.offs.Positions(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config), m.h.ownOffsetsTopic(m.old.Config))
+	pos, err := m.s.cfg.OffsetSteps.Positions(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config), m.s.cfg.Offsets.OwnTopic(m.old.Config))
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
@@ -153,7 +153,7 @@ func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
 	if err != nil {
 		return v1.MoveResult{}, err
 	}
-	if _, _, err := m.h.validateInitialOffsets(ctx, m.to, m.config, positions); err != nil {
+	if _, _, err := m.s.create.validate(ctx, m.to, m.config, positions); err != nil {
 		return v1.MoveResult{}, err
 	}
 	m.res.Offsets = positions
@@ -162,7 +162,7 @@ func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
 }
 
 func (m *move) kind() connect.Kind {
-	if m.h.connectorType(m.old.Config) == v1.TypeSink {
+	if m.s.plugins.Type(m.old.Config) == v1.TypeSink {
 		return connect.KindSink
 	}
 	return connect.KindSource
@@ -170,7 +170,7 @@ func (m *move) kind() connect.Kind {
 
 // run makes the move, step by step.
 func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
-	h, name := m.h, m.old.Name
+	s, name := m.s, m.old.Name
 	m.res.Steps = m.steps()
 	detail := "moved from " + name
 	if m.copy {
@@ -183,18 +183,18 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 	}{
 		{MoveStepStop, func() error { return m.stop(ctx) }},
 		{MoveStepRead, func() error {
-			pos, err := h.offs.Positions(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config), h.ownOffsetsTopic(m.old.Config))
+			pos, err := s.cfg.OffsetSteps.Positions(ctx, name, m.kind(), records.SinkGroupID(name, m.old.Config), s.cfg.Offsets.OwnTopic(m.old.Config))
 			if err == nil {
 				positions, err = offsets.Numbered(pos.Sorted())
 			}
 			return err
 		}},
 		{MoveStepCreate, func() error {
-			in, err := h.checkInitialOffsets(ctx, m.to, m.config, positions)
+			in, err := s.create.check(ctx, m.to, m.config, positions)
 			if err != nil {
 				return err
 			}
-			id, err := h.createWithOffsets(ctx, m.to, records.TargetStopped, m.config, in, offsets.Meta{Operation: v1.HistoryMove, Detail: detail})
+			id, err := s.create.run(ctx, m.to, records.TargetStopped, m.config, in, offsets.Meta{Operation: v1.HistoryMove, Detail: detail})
 			if err == nil {
 				m.res.HistoryID = id
 				m.push("deleting the new connector and its positions", m.removeNew)
@@ -202,39 +202,39 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 			return err
 		}},
 		{MoveStepClear, func() error {
-			c, _ := h.configs.State.Get(name)
-			err := h.offs.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "moved to " + m.to}})
+			c, _ := s.cfg.Configs.Get(name)
+			err := s.cfg.OffsetSteps.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "moved to " + m.to}})
 			if err == nil {
 				m.push("restoring the old connector's positions", func(ctx context.Context) error {
-					c, _ := h.configs.State.Get(name)
-					return h.offs.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpAlter, Entries: positions,
+					c, _ := s.cfg.Configs.Get(name)
+					return s.cfg.OffsetSteps.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpAlter, Entries: positions,
 						Meta: offsets.Meta{Operation: v1.HistoryRestore, Detail: "a failed move to " + m.to + " put them back"}})
 				})
 			}
 			return err
 		}},
 		{MoveStepDelete, func() error {
-			err := h.writeDelete(ctx, name)
+			err := s.writeDelete(ctx, name)
 			if err == nil {
 				m.push("re-creating the old connector", func(ctx context.Context) error {
-					return h.configs.Apply(ctx, store.CreateConnector{Name: name, Config: m.old.Config, TargetState: records.TargetStopped})
+					return s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: m.old.Config, TargetState: records.TargetStopped})
 				})
 			}
 			return err
 		}},
 		{MoveStepStart, func() error {
-			err := h.configs.Apply(ctx, store.SetTargetState{Name: m.to, State: m.old.TargetState})
-			h.trigger()
+			err := s.cfg.Writer.Apply(ctx, store.SetTargetState{Name: m.to, State: m.old.TargetState})
+			s.cfg.Runner.Trigger()
 			return err
 		}},
 	}
-	for i, s := range steps {
+	for i, st := range steps {
 		if m.res.Steps[i].State == "skipped" {
 			continue
 		}
-		h.log.Info("move: "+s.name, "from", name, "to", m.to)
-		if err := h.step(s.name, s.do); err != nil {
-			return v1.MoveResult{}, m.fail(ctx, s.name, err)
+		s.log.Info("move: "+st.name, "from", name, "to", m.to)
+		if err := s.step(st.name, st.do); err != nil {
+			return v1.MoveResult{}, m.fail(ctx, st.name, err)
 		}
 		m.res.Steps[i].State = "done"
 	}
@@ -248,20 +248,20 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 // stop stops the old connector, unless it is, and waits until every agent
 // confirmed its tasks stopped: the positions read next must be final.
 func (m *move) stop(ctx context.Context) error {
-	h, name := m.h, m.old.Name
+	s, name := m.s, m.old.Name
 	if m.old.TargetState != records.TargetStopped || len(m.old.Tasks) != 0 {
-		if err := h.configs.Apply(ctx, store.StopConnector{Name: name}); err != nil {
+		if err := s.cfg.Writer.Apply(ctx, store.StopConnector{Name: name}); err != nil {
 			return err
 		}
 		m.push("putting the old connector back in its state", func(ctx context.Context) error {
-			err := h.configs.Apply(ctx, store.SetTargetState{Name: name, State: m.old.TargetState})
-			h.trigger()
+			err := s.cfg.Writer.Apply(ctx, store.SetTargetState{Name: name, State: m.old.TargetState})
+			s.cfg.Runner.Trigger()
 			return err
 		})
-		h.trigger()
+		s.cfg.Runner.Trigger()
 	}
-	c, _ := h.configs.State.Get(name)
-	if !h.offs.Calls().AwaitTasksStopped(ctx, name, c) {
+	c, _ := s.cfg.Configs.Get(name)
+	if !s.cfg.OffsetSteps.AwaitTasksStopped(ctx, name, c) {
 		return fmt.Errorf("not every agent confirmed the tasks of %s stopped within the task shutdown timeout", name)
 	}
 	return nil
@@ -270,15 +270,15 @@ func (m *move) stop(ctx context.Context) error {
 // removeNew deletes the new connector and its positions: the undo of the
 // create.
 func (m *move) removeNew(ctx context.Context) error {
-	h := m.h
-	c, ok := h.configs.State.Get(m.to)
+	s := m.s
+	c, ok := s.cfg.Configs.Get(m.to)
 	if !ok {
 		return nil
 	}
-	if err := h.offs.Apply(ctx, m.to, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
+	if err := s.cfg.OffsetSteps.Apply(ctx, m.to, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
 		return err
 	}
-	return h.writeDelete(ctx, m.to)
+	return s.writeDelete(ctx, m.to)
 }
 
 func (m *move) push(what string, fn func(ctx context.Context) error) {
@@ -289,15 +289,15 @@ func (m *move) push(what string, fn func(ctx context.Context) error) {
 // away, and answers which step failed and what the undo left. An undo that
 // fails does not stop the others: each puts back a part of the old state.
 func (m *move) fail(ctx context.Context, step string, cause error) error {
-	h, name := m.h, m.old.Name
-	h.log.Error("move failed; undoing its steps", "from", name, "to", m.to, "step", step, "err", cause)
+	s, name := m.s, m.old.Name
+	s.log.Error("move failed; undoing its steps", "from", name, "to", m.to, "step", step, "err", cause)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
 	defer cancel()
 	var failed []string
 	for i := len(m.undo) - 1; i >= 0; i-- {
 		u := m.undo[i]
 		if err := u.fn(rctx); err != nil {
-			h.log.Error("undoing a failed move failed", "from", name, "to", m.to, "undo", u.what, "err", err)
+			s.log.Error("undoing a failed move failed", "from", name, "to", m.to, "undo", u.what, "err", err)
 			failed = append(failed, fmt.Sprintf("%s (%s)", u.what, causeText(err)))
 		}
 	}

@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"context"
@@ -21,13 +21,13 @@ const (
 // forms.
 const msgSelectorForm = "Give exactly one of \"names\" or \"match\""
 
-// selectConnectors resolves a selector against the connectors that exist.
+// Select resolves a selector against the connectors that exist.
 // Names come back as given (once each, in their order), existing or not:
 // each caller reports an unknown one as it must (a bulk action as that
 // connector's 404, a window as a whole-call 404). A match comes back
 // sorted, and matching nothing is a 400, as is a selector giving neither
 // form or both, or a glob path.Match cannot parse.
-func (h *Herder) selectConnectors(sel v1.Selector) ([]string, error) {
+func (s *Service) Select(sel v1.Selector) ([]string, error) {
 	switch {
 	case (len(sel.Names) > 0) == (sel.Match != ""):
 		return nil, v1.Errorf(v1.CodeBadRequest, msgSelectorForm)
@@ -44,7 +44,7 @@ func (h *Herder) selectConnectors(sel v1.Selector) ([]string, error) {
 		return nil, v1.Errorf(v1.CodeBadRequest, "Invalid \"match\" pattern %q: %v", sel.Match, err)
 	}
 	var out []string
-	for _, n := range h.configs.State.Names() {
+	for _, n := range s.cfg.Configs.Names() {
 		if ok, _ := path.Match(sel.Match, n); ok {
 			out = append(out, n)
 		}
@@ -65,19 +65,19 @@ func (h *Herder) selectConnectors(sel v1.Selector) ([]string, error) {
 // every connector). A restart
 // restarts the connector only (204), or with includeTasks or onlyFailed
 // its tasks too (202), as POST /connectors/{name}/restart does.
-func (h *Herder) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
-	do, ok := h.bulkActions(includeTasks, onlyFailed)[action]
+func (s *Service) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
+	do, ok := s.bulkActions(includeTasks, onlyFailed)[action]
 	if !ok {
 		return v1.BulkResults{}, v1.Errorf(v1.CodeNotFound, "Unknown bulk action %q: give pause, resume, stop or restart", action)
 	}
-	names, err := h.selectConnectors(sel)
+	names, err := s.Select(sel)
 	if err != nil {
 		return v1.BulkResults{}, err
 	}
 	out := v1.BulkResults{Results: make([]v1.BulkResult, 0, len(names))}
 	for _, n := range names {
 		r := v1.BulkResult{Connector: n}
-		if err := checkGrant(allow, n); err != nil {
+		if err := CheckGrant(allow, n); err != nil {
 			r.Status, r.Message = http.StatusForbidden, err.Error()
 		} else if r.Status, err = do(ctx, n); err != nil {
 			e := v1.AsError(err)
@@ -88,19 +88,19 @@ func (h *Herder) BulkAction(ctx context.Context, action string, sel v1.Selector,
 	return out, nil
 }
 
-// checkGrant is allow(connector), nil when allow is nil.
-func checkGrant(allow func(string) error, connector string) error {
+// CheckGrant is allow(connector), nil when allow is nil.
+func CheckGrant(allow func(string) error, connector string) error {
 	if allow == nil {
 		return nil
 	}
 	return allow(connector)
 }
 
-// checkGrants is the 403 of the first of names allow refuses (nil allows
+// CheckGrants is the 403 of the first of names allow refuses (nil allows
 // all): an operation over several connectors is refused whole.
-func checkGrants(allow func(string) error, names []string) error {
+func CheckGrants(allow func(string) error, names []string) error {
 	for _, n := range names {
-		if err := checkGrant(allow, n); err != nil {
+		if err := CheckGrant(allow, n); err != nil {
 			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
 		}
 	}
@@ -109,16 +109,16 @@ func checkGrants(allow func(string) error, names []string) error {
 
 // bulkActions are the single-connector calls behind each bulk action, each
 // returning the status its endpoint answers on success.
-func (h *Herder) bulkActions(includeTasks, onlyFailed bool) map[string]func(context.Context, string) (int, error) {
+func (s *Service) bulkActions(includeTasks, onlyFailed bool) map[string]func(context.Context, string) (int, error) {
 	status := func(code int, call func(context.Context, string) error) func(context.Context, string) (int, error) {
 		return func(ctx context.Context, name string) (int, error) { return code, call(ctx, name) }
 	}
 	return map[string]func(context.Context, string) (int, error){
-		bulkPause:  status(http.StatusAccepted, h.PauseConnector),
-		bulkResume: status(http.StatusAccepted, h.ResumeConnector),
-		bulkStop:   status(http.StatusNoContent, h.StopConnector),
+		bulkPause:  status(http.StatusAccepted, s.PauseConnector),
+		bulkResume: status(http.StatusAccepted, s.ResumeConnector),
+		bulkStop:   status(http.StatusNoContent, s.StopConnector),
 		bulkRestart: func(ctx context.Context, name string) (int, error) {
-			st, err := h.RestartConnector(ctx, name, includeTasks, onlyFailed)
+			st, err := s.RestartConnector(ctx, name, includeTasks, onlyFailed)
 			if st != nil {
 				return http.StatusAccepted, err
 			}

@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"context"
@@ -14,6 +14,41 @@ import (
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/shared/labels"
 )
+
+// Admission decides what a connector config may be and touch: its
+// plugin's validation (a Java plugin's on an agent's host), the paths its
+// file keys name, the reserved topics, its tenant's topics, groups,
+// principal and secrets, client overrides, the uniqueness of a sink's
+// consumer group, and the sizes the config topic takes. It judges the
+// effective config — the merged one after a PATCH or a rollout's patch —
+// with its providers' placeholders resolved.
+type Admission struct {
+	cfg     Config
+	plugins *Plugins
+}
+
+// Validate runs the plugin's validation and the admission checks, and
+// turns errors into the create-time 400 (or a tenancy refusal's 403).
+func (a *Admission) Validate(ctx context.Context, props map[string]string) error {
+	infos, resolved, err := a.validateResolved(ctx, props)
+	if err != nil {
+		return err
+	}
+	sink := a.plugins.Type(props) == v1.TypeSink
+	if err := a.checkTenantOwnership(resolved, sink); err != nil {
+		return err
+	}
+	if infos.ErrorCount > 0 {
+		return v1.Errorf(v1.CodeBadRequest, "%s", validate.ErrorMessage(infos))
+	}
+	if sink {
+		if err := checkGroupID(props["name"], resolved); err != nil {
+			return err
+		}
+		return a.checkGroupOwner(props["name"], resolved)
+	}
+	return nil
+}
 
 // errUnresolvable marks a config whose placeholders a provider could not
 // resolve: the request's fault (a 400), never the validate endpoint's 500.
@@ -32,36 +67,36 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 //
 // It returns the resolved config too, for the checks a write makes on top
 // (its group, its tenant): they judge what the connector will use.
-func (h *Herder) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, map[string]string, error) {
-	resolved, err := h.resolveScoped(props)
+func (a *Admission) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, map[string]string, error) {
+	resolved, err := a.resolveScoped(props)
 	if err != nil {
 		return v1.ConfigInfos{}, nil, err
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
-		if c, ok := h.choosePlugin(resolved); ok && c.java() {
-			infos, err := h.validateJava(ctx, c, resolved)
+		if c, ok := a.plugins.Choice(resolved); ok && c.Java() {
+			infos, err := a.validateJava(ctx, c, resolved)
 			if err != nil {
 				return infos, nil, err
 			}
-			h.checkTouched(&infos, resolved)
+			a.checkTouched(&infos, resolved)
 			return infos, resolved, nil
 		}
 	}
-	infos, p, err := validate.Connector(h.reg, resolved, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
+	infos, p, err := validate.Connector(a.cfg.Registry, resolved, validate.WithExactlyOnce(a.cfg.ExactlyOnce))
 	if err != nil {
 		return v1.ConfigInfos{}, nil, err
 	}
-	h.checkFilePaths(&infos, p, resolved)
-	h.checkTouched(&infos, resolved)
+	a.checkFilePaths(&infos, p, resolved)
+	a.checkTouched(&infos, resolved)
 	return infos, resolved, nil
 }
 
 // checkTouched adds the errors of what a config makes its connector
 // touch: reserved topics, its tenant's topics, client overrides.
-func (h *Herder) checkTouched(infos *v1.ConfigInfos, resolved map[string]string) {
-	h.checkReservedTopics(infos, resolved)
-	h.checkTenantTopics(infos, resolved)
-	h.checkOverrides(infos, resolved)
+func (a *Admission) checkTouched(infos *v1.ConfigInfos, resolved map[string]string) {
+	a.checkReservedTopics(infos, resolved)
+	a.checkTenantTopics(infos, resolved)
+	a.checkOverrides(infos, resolved)
 }
 
 // validateJava validates the config of a Java plugin's connector: the
@@ -69,14 +104,14 @@ func (h *Herder) checkTouched(infos *v1.ConfigInfos, resolved map[string]string)
 // (Connector.validate runs there, never here). With no such agent live the
 // result has an error on connector.class saying so, which makes a create
 // or config update a 400.
-func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[string]string) (v1.ConfigInfos, error) {
-	agents := h.hostAgents(c)
+func (a *Admission) validateJava(ctx context.Context, c Choice, props map[string]string) (v1.ConfigInfos, error) {
+	agents := a.plugins.hostAgents(c)
 	if len(agents) == 0 {
-		infos := validate.Remote(h.reg, c.plugin(), props, nil, validate.WithExactlyOnce(h.cfg.ExactlyOnce))
+		infos := validate.Remote(a.cfg.Registry, c.Plugin(), props, nil, validate.WithExactlyOnce(a.cfg.ExactlyOnce))
 		addKeyError(&infos, validate.ConnectorClassConfig, noHostAgent(c))
 		return infos, nil
 	}
-	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
+	reply, err := a.plugins.CallAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
 	if err != nil {
 		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: %w", c.Class, err)
 	}
@@ -84,7 +119,7 @@ func (h *Herder) validateJava(ctx context.Context, c pluginChoice, props map[str
 	if err != nil {
 		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: the agent's answer: %w", c.Class, err)
 	}
-	return validate.Remote(h.reg, c.plugin(), props, own, validate.WithExactlyOnce(h.cfg.ExactlyOnce), validate.WithPreflight(reply.Preflight)), nil
+	return validate.Remote(a.cfg.Registry, c.Plugin(), props, own, validate.WithExactlyOnce(a.cfg.ExactlyOnce), validate.WithPreflight(reply.Preflight)), nil
 }
 
 // decodeConfigInfos reads a host's validate entries: a list of ConfigInfo,
@@ -113,7 +148,7 @@ func decodeConfigInfos(raw json.RawMessage) ([]v1.ConfigInfo, error) {
 // paths), and the agent judges it again, symlinks resolved, before a task
 // opens it. With no eligible agent there is nobody to ask, and nothing is
 // added: an agent that registers later still refuses the task itself.
-func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props map[string]string) {
+func (a *Admission) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props map[string]string) {
 	if p == nil || len(p.FileConfigs) == 0 {
 		return
 	}
@@ -121,15 +156,15 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 	if err != nil {
 		return // validation reported the selector already
 	}
-	agents := h.agents.Agents()
+	agents := a.cfg.Agents.Agents()
 	type agentPaths struct {
 		workDir string
 		dirs    []string
 	}
 	var eligible []agentPaths
-	for _, a := range agents {
-		if a.Registered && a.Has(p.Class) && labels.Matches(sel, a.Labels) {
-			eligible = append(eligible, agentPaths{workDir: a.Settings[v1.SettingWorkDir], dirs: allowedpaths.SplitList(a.Settings[v1.SettingFileAllowedPaths])})
+	for _, ag := range agents {
+		if ag.Registered && ag.Has(p.Class) && labels.Matches(sel, ag.Labels) {
+			eligible = append(eligible, agentPaths{workDir: ag.Settings[v1.SettingWorkDir], dirs: allowedpaths.SplitList(ag.Settings[v1.SettingFileAllowedPaths])})
 		}
 	}
 	if len(eligible) == 0 {
@@ -141,13 +176,13 @@ func (h *Herder) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props 
 			continue
 		}
 		var dirs []string
-		allowed := slices.ContainsFunc(eligible, func(a agentPaths) bool {
-			for _, d := range a.dirs {
+		allowed := slices.ContainsFunc(eligible, func(ap agentPaths) bool {
+			for _, d := range ap.dirs {
 				if !slices.Contains(dirs, d) {
 					dirs = append(dirs, d)
 				}
 			}
-			return allowedpaths.AllowsLexically(path, a.workDir, a.dirs)
+			return allowedpaths.AllowsLexically(path, ap.workDir, ap.dirs)
 		})
 		if allowed {
 			continue

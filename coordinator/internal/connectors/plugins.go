@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"cmp"
@@ -20,23 +20,23 @@ import (
 // and their connector hosts' Java plugins, each class and version once. A
 // class of both, in two versions, is listed twice, as Kafka Connect 4.x
 // lists every version it has.
-func (h *Herder) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error) {
-	live, host := h.agents.Plugins(), h.agents.HostPlugins()
+func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error) {
+	live, host := p.agents.Plugins(), p.agents.HostPlugins()
 	out := make([]v1.PluginInfo, 0, len(live)+len(host))
 	seen := make(map[registry.PluginKey]bool, len(live)+len(host))
-	add := func(p v1.PluginInfo) {
-		k := registry.PluginKey{Class: p.Class, Version: p.Version}
-		if seen[k] || connectorsOnly && p.Type != string(connect.KindSource) && p.Type != string(connect.KindSink) {
+	add := func(info v1.PluginInfo) {
+		k := registry.PluginKey{Class: info.Class, Version: info.Version}
+		if seen[k] || connectorsOnly && info.Type != string(connect.KindSource) && info.Type != string(connect.KindSink) {
 			return
 		}
 		seen[k] = true
-		out = append(out, p)
+		out = append(out, info)
 	}
-	for _, p := range live {
-		add(p)
+	for _, info := range live {
+		add(info)
 	}
-	for _, p := range host {
-		add(p)
+	for _, info := range host {
+		add(info)
 	}
 	slices.SortFunc(out, func(a, b v1.PluginInfo) int {
 		return cmp.Or(cmp.Compare(a.Class, b.Class), cmp.Compare(a.Version, b.Version))
@@ -47,16 +47,16 @@ func (h *Herder) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.Plu
 // PluginConfig answers GET /connector-plugins/{plugin}/config: a built-in's
 // from its ConfigDef, a Java plugin's own keys from an agent whose host has
 // it (config_def), each with the framework keys they do not shadow.
-func (h *Herder) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error) {
-	if p, ok := h.reg.Lookup(plugin); ok {
-		return validate.PluginConfig(p), nil
+func (p *Plugins) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error) {
+	if g, ok := p.reg.Lookup(plugin); ok {
+		return validate.PluginConfig(g), nil
 	}
-	c, ok := h.choosePlugin(map[string]string{validate.ConnectorClassConfig: plugin})
-	agents := h.hostAgents(c)
-	if !ok || !c.java() || len(agents) == 0 {
+	c, ok := p.Choice(map[string]string{validate.ConnectorClassConfig: plugin})
+	agents := p.hostAgents(c)
+	if !ok || !c.Java() || len(agents) == 0 {
 		return nil, v1.Errorf(v1.CodeNotFound, "Unknown plugin %s.", plugin)
 	}
-	reply, err := h.callAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpConfigDef, Class: c.Class})
+	reply, err := p.CallAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpConfigDef, Class: c.Class})
 	if err != nil {
 		return nil, fmt.Errorf("listing the config of %s: %w", c.Class, err)
 	}
@@ -64,7 +64,7 @@ func (h *Herder) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKe
 	if err != nil {
 		return nil, fmt.Errorf("listing the config of %s: the agent's answer: %w", c.Class, err)
 	}
-	return validate.RemotePluginConfig(c.plugin(), own), nil
+	return validate.RemotePluginConfig(c.Plugin(), own), nil
 }
 
 // decodeConfigKeys reads a host's config_def answer: validate entries
@@ -101,11 +101,11 @@ func decodeConfigKeys(raw json.RawMessage) ([]v1.ConfigKeyInfo, error) {
 }
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
-func (h *Herder) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error) {
+func (a *Admission) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error) {
 	if err := validate.CheckPluginType(config, plugin); err != nil {
 		return v1.ConfigInfos{}, err
 	}
-	infos, _, err := h.validateResolved(ctx, config)
+	infos, _, err := a.validateResolved(ctx, config)
 	if err != nil {
 		e := v1.AsError(err)
 		if errors.Is(err, validate.ErrNoConnectorType) || errors.Is(err, errUnresolvable) || e.Code == v1.CodeForbidden {
@@ -116,14 +116,4 @@ func (h *Herder) ValidateConfig(ctx context.Context, plugin string, config map[s
 		return v1.ConfigInfos{}, v1.Errorf(v1.CodeInternal, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: %s", e.Message)
 	}
 	return infos, nil
-}
-
-// pluginOf returns the connector plugin of a config (choosePlugin): for a
-// Java plugin its class, kind and version only, as its code runs on agents.
-func (h *Herder) pluginOf(props map[string]string) (*connect.Plugin, bool) {
-	c, ok := h.choosePlugin(props)
-	if !ok {
-		return nil, false
-	}
-	return c.plugin(), true
 }

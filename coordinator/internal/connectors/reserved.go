@@ -1,4 +1,4 @@
-package herder
+package connectors
 
 import (
 	"fmt"
@@ -27,17 +27,17 @@ const (
 	ownOffsetsKey = validate.OffsetsStorageTopicConfig
 )
 
-// reservedTopics returns the topics no connector may use, each with what
+// ReservedTopics returns the topics no connector may use, each with what
 // it is: the cluster's own (Config.ReservedTopics) and every source
 // connector's own offsets topic in conns. The worker's offsets topic is
 // among the cluster's own.
-func (h *Herder) reservedTopics(conns []store.Connector) map[string]string {
-	out := make(map[string]string, len(h.cfg.ReservedTopics)+4)
-	for name, what := range h.cfg.ReservedTopics {
+func (a *Admission) ReservedTopics(conns []store.Connector) map[string]string {
+	out := make(map[string]string, len(a.cfg.ReservedTopics)+4)
+	for name, what := range a.cfg.ReservedTopics {
 		out[name] = what
 	}
 	for _, c := range conns {
-		if t := h.ownOffsetsTopic(c.Config); t != "" {
+		if t := a.cfg.Offsets.OwnTopic(c.Config); t != "" {
 			if _, ok := out[t]; !ok {
 				out[t] = "the offsets topic of connector " + c.Name
 			}
@@ -52,8 +52,8 @@ func (h *Herder) reservedTopics(conns []store.Connector) map[string]string {
 // own topics other than the worker's offsets topic. A connector's own
 // offsets topic is its own to write offsets to, and shared offsets topics
 // stay possible (KIP-618), but no connector's data goes through one.
-func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]string) {
-	guard := topicguard.New(h.reservedTopics(h.configs.State.All()))
+func (a *Admission) checkReservedTopics(infos *v1.ConfigInfos, props map[string]string) {
+	guard := topicguard.New(a.ReservedTopics(a.cfg.Configs.All()))
 	for _, kt := range namedTopics(props) {
 		if err := guard.Check(kt.topic); err != nil {
 			addKeyError(infos, kt.key, fmt.Sprintf("Invalid value %s for configuration %s: the %s", kt.topic, kt.key, err))
@@ -67,12 +67,12 @@ func (h *Herder) checkReservedTopics(infos *v1.ConfigInfos, props map[string]str
 			}
 		}
 	}
-	if t := strings.TrimSpace(props[ownOffsetsKey]); t != "" && t != h.cfg.OffsetsTopic {
+	if t := strings.TrimSpace(props[ownOffsetsKey]); t != "" && t != a.cfg.OffsetsTopic {
 		// Only the cluster's own and Kafka's topics: another connector's
 		// offsets topic may be shared.
-		if err := topicguard.New(h.cfg.ReservedTopics).Check(t); err != nil {
+		if err := topicguard.New(a.cfg.ReservedTopics).Check(t); err != nil {
 			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: the %s; a connector's offsets go to the worker's offsets topic or a topic of its own", t, ownOffsetsKey, err))
-		} else if user, key, ok := h.dataTopicUser(props["name"], t); ok {
+		} else if user, key, ok := a.dataTopicUser(props["name"], t); ok {
 			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("Invalid value %s for configuration %s: connector %s uses the topic for its data (%s); an offsets topic must be no connector's data topic", t, ownOffsetsKey, user, key))
 		}
 	}
@@ -104,8 +104,8 @@ func namedTopics(props map[string]string) []keyedTopic {
 // connector's offsets topic is reserved from then on, but a task already
 // running keeps the reserved topics of its assignment: so an offsets topic
 // is refused while another connector's data goes through it.
-func (h *Herder) dataTopicUser(name, topic string) (connector, key string, ok bool) {
-	for _, c := range h.configs.State.All() {
+func (a *Admission) dataTopicUser(name, topic string) (connector, key string, ok bool) {
+	for _, c := range a.cfg.Configs.All() {
 		if c.Name == name {
 			continue
 		}
@@ -147,10 +147,10 @@ func addKeyError(infos *v1.ConfigInfos, key, msg string) {
 // that the policy does not allow, that the framework owns (under any
 // policy), that Sluice's clients do not apply, or whose value does not
 // parse.
-func (h *Herder) checkOverrides(infos *v1.ConfigInfos, props map[string]string) {
+func (a *Admission) checkOverrides(infos *v1.ConfigInfos, props map[string]string) {
 	// In key order: the errors of keys no definition lists are added as
 	// new entries, whose order the 400's message shows.
-	for _, errs := range []map[string]string{h.cfg.Overrides.Check(props, h.cfg.ExactlyOnce), clientoverrides.CheckValues(props)} {
+	for _, errs := range []map[string]string{a.cfg.Overrides.Check(props, a.cfg.ExactlyOnce), clientoverrides.CheckValues(props)} {
 		for _, key := range slices.Sorted(maps.Keys(errs)) {
 			addKeyError(infos, key, errs[key])
 		}
@@ -158,8 +158,8 @@ func (h *Herder) checkOverrides(infos *v1.ConfigInfos, props map[string]string) 
 	// A source that authenticates as its own principal writes its offsets
 	// as that principal: into a topic of its own, never the worker's,
 	// which holds every team's positions.
-	if cr, _ := clientoverrides.ClientCredentials(props, clientoverrides.Producer); cr != nil && h.connectorType(props) == v1.TypeSource {
-		if t := strings.TrimSpace(props[ownOffsetsKey]); t == "" || t == h.cfg.OffsetsTopic {
+	if cr, _ := clientoverrides.ClientCredentials(props, clientoverrides.Producer); cr != nil && a.plugins.Type(props) == v1.TypeSource {
+		if t := strings.TrimSpace(props[ownOffsetsKey]); t == "" || t == a.cfg.OffsetsTopic {
 			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("A source that authenticates as its own principal (producer.override.sasl.jaas.config, user %s) needs an offsets.storage.topic of its own: its principal must not need write access to the worker's offsets topic, which holds every connector's positions", cr.User))
 		}
 	}

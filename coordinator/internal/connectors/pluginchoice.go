@@ -1,0 +1,275 @@
+package connectors
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/validate"
+	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
+	"github.com/sluice-io/sluice/coordinator/internal/registry"
+)
+
+// Choice is the plugin a connector config uses: a built-in Go plugin,
+// which the coordinator runs itself, or a Java plugin of agents' connector
+// hosts, whose code runs only on those agents.
+type Choice struct {
+	// Go is the built-in plugin; nil for a Java plugin.
+	Go *connect.Plugin
+	// Class is the full class name and Kind its kind.
+	Class string
+	Kind  connect.Kind
+	// Version is the version that runs: the built-in's, or for a Java
+	// plugin the one asked for (Pinned) or else the one the hosts have.
+	Version string
+	// Pinned is the connector.plugin.version asked for (KIP-891); empty:
+	// none, or a version range, which any version satisfies here.
+	Pinned string
+}
+
+// Java reports whether the connector is a Java plugin's.
+func (c Choice) Java() bool { return c.Go == nil }
+
+// Plugin is the choice as the herder's offsets, status and placement code
+// reads a plugin: the built-in itself, or, for a Java plugin, its class,
+// kind and version only (it has no code here).
+func (c Choice) Plugin() *connect.Plugin {
+	if c.Go != nil {
+		return c.Go
+	}
+	return &connect.Plugin{Class: c.Class, Kind: c.Kind, Version: c.Version}
+}
+
+// Placement is how placement names the plugin: a Java plugin apart from a
+// built-in of the same class, and by version when one is asked for.
+func (c Choice) Placement() string {
+	if c.Java() {
+		return registry.HostPluginPlacement(c.Class, c.Pinned)
+	}
+	return c.Class
+}
+
+// Plugins chooses the plugin of a connector config (Choice), knows which
+// agents' connector hosts have a Java plugin, and calls them. It is the
+// instances.Agents of the leader's RemoteHost, and the offsets service's
+// Plugins and Hosts.
+type Plugins struct {
+	reg    *plugins.Registry
+	agents Agents
+	rpc    HostRPC
+	term   func() int64
+}
+
+var (
+	_ instances.Agents = (*Plugins)(nil)
+	_ offsets.Plugins  = (*Plugins)(nil)
+	_ offsets.Hosts    = (*Plugins)(nil)
+)
+
+// Choice decides which plugin a connector config uses; it is the one
+// place that decides it. A class with a built-in Go plugin is the built-in,
+// unless connector.plugin.version names another version that a host plugin
+// of the class has; a class only agents' hosts have (live ones, or ones seen
+// this process's lifetime, so that a connector whose agents are all down is
+// still known as Java) is Java. ok is false for a class nobody has.
+func (p *Plugins) Choice(props map[string]string) (Choice, bool) {
+	cls := connect.JavaTrim(props[validate.ConnectorClassConfig])
+	pinned := connect.JavaTrim(props[validate.ConnectorVersionConfig])
+	if strings.ContainsAny(pinned, "[(") {
+		pinned = "" // a range: Sluice runs whichever version it has
+	}
+	known := p.agents.KnownHostPlugins()
+	if g, ok := p.reg.LookupConnector(cls); ok {
+		if pinned == "" || pinned == g.Version {
+			return Choice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
+		}
+		if info, ok := known[registry.PluginKey{Class: g.Class, Version: pinned}]; ok {
+			return Choice{Class: g.Class, Kind: connect.Kind(info.Type), Version: pinned, Pinned: pinned}, true
+		}
+		// Validation tells that the version is not found.
+		return Choice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
+	}
+	var match []v1.PluginInfo
+	for _, info := range known {
+		if hostPluginNamed(info.Class, cls) && !slices.ContainsFunc(match, func(m v1.PluginInfo) bool { return m.Class == info.Class }) {
+			match = append(match, info)
+		}
+	}
+	if len(match) != 1 {
+		return Choice{}, false // unknown, or an ambiguous alias
+	}
+	c := Choice{Class: match[0].Class, Kind: connect.Kind(match[0].Type), Pinned: pinned, Version: pinned}
+	if c.Version == "" {
+		c.Version = liveHostVersion(p.agents.HostPlugins(), c.Class)
+	}
+	return c, true
+}
+
+// hostPluginNamed reports whether name names the Java connector class: in
+// full, by simple name, or by simple name without "Connector", as Kafka
+// Connect resolves connector.class.
+func hostPluginNamed(class, name string) bool {
+	if class == name {
+		return true
+	}
+	simple := class[strings.LastIndex(class, ".")+1:]
+	return simple == name || simple == name+"Connector"
+}
+
+// liveHostVersion is the newest-sorting version of class the live hosts
+// have (a status shows it); empty when none has it.
+func liveHostVersion(live map[registry.PluginKey]v1.PluginInfo, class string) string {
+	var versions []string
+	for k := range live {
+		if k.Class == class {
+			versions = append(versions, k.Version)
+		}
+	}
+	if len(versions) == 0 {
+		return ""
+	}
+	slices.Sort(versions)
+	return versions[len(versions)-1]
+}
+
+// hostAgents are the registered agents whose hosts have the Java plugin of
+// c, sorted by id.
+func (p *Plugins) hostAgents(c Choice) []string {
+	var ids []string
+	for _, a := range p.agents.Agents() {
+		if a.Registered && a.HasHost(c.Class, c.Pinned) {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
+}
+
+// noHostAgent is why a Java connector has nowhere to run.
+func noHostAgent(c Choice) string {
+	return "No live agent has the plugin " + c.Placement()
+}
+
+// remoteCallTimeout bounds one connector operation on an agent's host: a
+// plugin that hangs fails its call, and the Manager retries after its
+// backoff.
+const remoteCallTimeout = 60 * time.Second
+
+// callHost sends a connector operation of this leadership's term to
+// agent; its error is the agent's (or NATS's), which callers put in
+// context.
+func (p *Plugins) callHost(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	ctx, cancel := context.WithTimeout(ctx, remoteCallTimeout)
+	defer cancel()
+	req.Term = p.term()
+	return p.rpc.Connector(ctx, agent, req)
+}
+
+// CallAnyHost sends req to the first of agents that answers: one that
+// cannot be reached is skipped, an answer (an error included) is final.
+func (p *Plugins) CallAnyHost(ctx context.Context, agents []string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	err := fmt.Errorf("no agent to send %s to", req.Op)
+	for _, a := range agents {
+		reply, callErr := p.callHost(ctx, a, req)
+		if callErr == nil {
+			return reply, nil
+		}
+		err = fmt.Errorf("%s on agent %s: %w", req.Op, a, callErr)
+		if !v1.IsCode(callErr, v1.CodeUnavailable) {
+			break
+		}
+	}
+	return v1.PluginConnectorReply{}, err
+}
+
+// Locate implements instances.Agents.
+func (p *Plugins) Locate(props map[string]string) (instances.RemotePlugin, []string, error) {
+	c, ok := p.Choice(props)
+	if !ok || !c.Java() {
+		return instances.RemotePlugin{}, nil, fmt.Errorf("connector class %s is not a Java plugin of any agent", props[validate.ConnectorClassConfig])
+	}
+	rp := instances.RemotePlugin{Plugin: instances.Plugin{Class: c.Class, Kind: c.Kind, Remote: true}, Version: c.Pinned}
+	agents := p.hostAgents(c)
+	if len(agents) == 0 {
+		return rp, nil, v1.Errorf(v1.CodeUnavailable, "%s", noHostAgent(c))
+	}
+	return rp, agents, nil
+}
+
+// Call implements instances.Agents.
+func (p *Plugins) Call(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+	return p.callHost(ctx, agent, req)
+}
+
+// IsJava reports whether a connector config names a Java plugin: what the
+// DispatchHost starts on an agent.
+func (p *Plugins) IsJava(props map[string]string) bool {
+	c, ok := p.Choice(props)
+	return ok && c.Java()
+}
+
+// Choose implements offsets.Plugins: the choice as the offsets service
+// reads it.
+func (p *Plugins) Choose(config map[string]string) (offsets.Plugin, bool) {
+	c, ok := p.Choice(config)
+	if !ok {
+		return offsets.Plugin{}, false
+	}
+	return offsets.Plugin{Plugin: c.Plugin(), Java: c.Java(), Pinned: c.Pinned}, true
+}
+
+// HostAgents implements offsets.Hosts: the registered agents whose hosts
+// have the Java plugin class (at pinned, when given), and why there is
+// none when there is none.
+func (p *Plugins) HostAgents(class, pinned string) ([]string, string) {
+	c := Choice{Class: class, Pinned: pinned}
+	return p.hostAgents(c), noHostAgent(c)
+}
+
+// UnknownConnectorMessage implements offsets.Plugins: Kafka Connect's
+// message for a connector class nobody has.
+func (p *Plugins) UnknownConnectorMessage(class string) string {
+	return p.reg.UnknownConnectorMessage(class)
+}
+
+// Type is the REST type of a config: source, sink or unknown.
+func (p *Plugins) Type(props map[string]string) string {
+	pl, ok := p.reg.Lookup(props["connector.class"])
+	if c, java := p.Choice(props); java && c.Java() {
+		pl, ok = c.Plugin(), true // a Java plugin's kind, as its host announced it
+	}
+	if !ok {
+		return v1.TypeUnknown
+	}
+	switch pl.Kind {
+	case connect.KindSource:
+		return v1.TypeSource
+	case connect.KindSink:
+		return v1.TypeSink
+	}
+	return v1.TypeUnknown
+}
+
+// PluginOf returns the connector plugin of a config (Choice): for a Java
+// plugin its class, kind and version only, as its code runs on agents.
+func (p *Plugins) PluginOf(props map[string]string) (*connect.Plugin, bool) {
+	c, ok := p.Choice(props)
+	if !ok {
+		return nil, false
+	}
+	return c.Plugin(), true
+}
+
+// Version is the version of a config's connector plugin, which statuses
+// show (KIP-891); empty when the class is unknown.
+func (p *Plugins) Version(props map[string]string) string {
+	if pl, ok := p.PluginOf(props); ok {
+		return pl.Version
+	}
+	return ""
+}
