@@ -502,7 +502,7 @@ func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
 	return httpapi.Services{
 		Connectors: conns,
-		Runtime:    runtimeService{Service: conns, lag: c.herder},
+		Runtime:    runtimeService{Service: conns, lag: c.herder.Lag()},
 		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
 		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
 		Agents:     c.herder.Fleet(),
@@ -541,7 +541,7 @@ func (f fleetService) BulkAction(ctx context.Context, action string, sel v1.Sele
 }
 
 // runtimeService is a connector's runtime: the connectors service's status
-// reads, and the herder's reading of a sink's lag.
+// reads, and a sink's lag (lag).
 type runtimeService struct {
 	*connectors.Service
 	lag interface {

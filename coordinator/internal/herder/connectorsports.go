@@ -53,10 +53,10 @@ func (p configsPort) Check(ctx context.Context, cmds ...store.Command) error {
 type statusesPort struct{ h *Herder }
 
 func (p statusesPort) Connector(name string) (store.InstanceStatus, bool) {
-	return p.h.connectorStatus(name)
+	return p.h.rec.Status().Connector(name)
 }
 func (p statusesPort) Task(name string, task int) (store.InstanceStatus, bool) {
-	return p.h.taskStatus(name, task)
+	return p.h.rec.Status().Task(name, task)
 }
 func (p statusesPort) TaskIDs(name string) []int { return p.h.statuses.State.TaskIDs(name) }
 func (p statusesPort) Stored(name string, task int) (store.InstanceStatus, bool) {
@@ -64,7 +64,7 @@ func (p statusesPort) Stored(name string, task int) (store.InstanceStatus, bool)
 }
 func (p statusesPort) Topics(name string) []string { return p.h.statuses.State.Topics(name) }
 func (p statusesPort) Write(ctx context.Context, recs ...records.Record) error {
-	return p.h.writeStatus(ctx, recs...)
+	return p.h.rec.Status().Write(ctx, recs...)
 }
 
 // runnerPort is the leader's running of connectors (connectors.Runner).

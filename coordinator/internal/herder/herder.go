@@ -39,6 +39,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/lag"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
@@ -53,7 +54,6 @@ import (
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logging"
-	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/recordsig"
@@ -175,6 +175,8 @@ type Herder struct {
 	// prepared: Prepare made sure of the internal topics (topics).
 	prepared bool
 	topics   *topicguard.Guard
+	// lag reads sinks' consumer lag (GET …/lag and the lag metrics).
+	lag *lag.Reader
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
 	// all is the one write path over configs, statuses and fleet
@@ -203,8 +205,6 @@ type Herder struct {
 	// following), told of connector events and of agents gone.
 	remote atomic.Pointer[instances.RemoteHost]
 
-	// warn rate-limits warnings whose cause repeats.
-	warn *logthrottle.Limiter
 	// lead switches the leader-only components on and off
 	// (leaderComponents); writer and statusQ are the running term's writer
 	// and status queue, which later components use.
@@ -221,9 +221,6 @@ type Herder struct {
 	faults faults.Injector
 }
 
-// warnEvery is how often one cause of a repeated warning is logged.
-const warnEvery = time.Minute
-
 // New makes a Herder; Start connects it to Kafka and NATS.
 func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herder {
 	if cfg.Logger == nil {
@@ -233,11 +230,10 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 		cfg.Loggers = logging.FromLogger(cfg.Logger)
 	}
 	h := &Herder{
-		cfg:  cfg,
-		log:  cfg.Logger,
-		reg:  reg,
-		nc:   nc,
-		warn: logthrottle.New(warnEvery),
+		cfg: cfg,
+		log: cfg.Logger,
+		reg: reg,
+		nc:  nc,
 	}
 	for _, o := range opts {
 		o(h)
@@ -246,6 +242,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.lead = leadership.New(h.log, h.leaderComponents()...)
 	h.fleetAPI = &fleetrest.Service{}
 	h.levels = &loglevels.Service{}
+	h.lag = &lag.Reader{}
 	h.offs = &offsets.Service{}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
@@ -290,6 +287,7 @@ func (h *Herder) Start(ctx context.Context) error {
 		return err
 	}
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
+	h.lag.Configure(lag.Config{Connectors: h.configs.State, Type: h.plugins.Type, Admin: h.admin, Logger: h.log})
 	h.levels.Configure(loglevels.Config{Loggers: h.cfg.Loggers, Levels: h.configs.Loggers, Apply: h.configs.Apply,
 		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: writeFailed, Logger: h.log})
 	h.configs.OnLoggerLevel(h.levels.ApplyClusterLevel)
@@ -396,3 +394,6 @@ func (a logAgents) Registered() []string { return a.h.agents.Registered() }
 func (a logAgents) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
 	return a.h.rpc.Loggers(ctx, agent, req)
 }
+
+// Lag reads sinks' consumer lag (lag); it works once Start has run.
+func (h *Herder) Lag() *lag.Reader { return h.lag }

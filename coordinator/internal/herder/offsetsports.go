@@ -89,7 +89,7 @@ func (p offsetsPorts) Holders(connector string) ([]string, []v1.TaskID) {
 
 // Revoke implements offsets.Agents.
 func (p offsetsPorts) Revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
-	return p.h.revoke(ctx, agent, ids)
+	return p.h.rec.RevokeTasks(ctx, agent, ids)
 }
 
 // ForgetReported implements offsets.Agents.

@@ -12,7 +12,6 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
-	"github.com/sluice-io/sluice/shared/records"
 )
 
 // The herder wires the reconciler (coordinator/internal/reconciler) and the
@@ -43,34 +42,6 @@ func (h *Herder) runFleet(ctx context.Context) {
 
 // trigger asks the reconcile loop for a pass.
 func (h *Herder) trigger() { h.rec.Trigger() }
-
-// queueStatus queues status records (reconciler.QueueStatus).
-func (h *Herder) queueStatus(recs ...records.Record) { h.rec.Status().Queue(recs...) }
-
-// writeStatus queues status records and waits until they are written.
-func (h *Herder) writeStatus(ctx context.Context, recs ...records.Record) error {
-	return h.rec.Status().Write(ctx, recs...)
-}
-
-// taskStatus is a task's status as the leader last decided it.
-func (h *Herder) taskStatus(connector string, task int) (store.InstanceStatus, bool) {
-	return h.rec.Status().Task(connector, task)
-}
-
-// connectorStatus is taskStatus for a connector.
-func (h *Herder) connectorStatus(name string) (store.InstanceStatus, bool) {
-	return h.rec.Status().Connector(name)
-}
-
-// queueConnectorStatus queues a connector's status record.
-func (h *Herder) queueConnectorStatus(name, state, trace string) {
-	h.queueStatus(reconciler.ConnectorStatusRecord(name, state, trace, h.cfg.WorkerID))
-}
-
-// revoke stops ids on agent (reconciler.RevokeTasks).
-func (h *Herder) revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
-	return h.rec.RevokeTasks(ctx, agent, ids)
-}
 
 // RegisteredAgents counts the agents that registered and hold a lease.
 func (h *Herder) RegisteredAgents() int { return len(h.agents.Registered()) }

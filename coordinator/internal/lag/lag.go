@@ -1,0 +1,214 @@
+// Package lag reads sink connectors' consumer lag from Kafka: GET
+// /sluice/connectors/{name}/lag, and the lag metrics every coordinator
+// publishes when scraped.
+package lag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/offsets"
+	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/javaregex"
+	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/records"
+)
+
+// Connectors are the connectors' configs (store.ConfigState).
+type Connectors interface {
+	All() []store.Connector
+	Get(name string) (store.Connector, bool)
+}
+
+// Config is what a Reader needs.
+type Config struct {
+	Connectors Connectors
+	// Type is a config's REST type: source, sink or unknown.
+	Type  func(config map[string]string) string
+	Admin *kadm.Client
+	// Clock paces the warnings of a lag that cannot be read.
+	Clock  func() time.Time
+	Logger *slog.Logger
+}
+
+// Reader reads sinks' lag. The zero value is a Reader to hand the REST
+// layer before the coordinator has started; Configure makes it work.
+type Reader struct {
+	cfg Config
+	// warn rate-limits the warning of a lag that cannot be read, per
+	// connector.
+	warn *logthrottle.Limiter
+}
+
+// Configure sets what the reader works with; call it once, before the
+// first read.
+func (r *Reader) Configure(cfg Config) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	r.cfg, r.warn = cfg, logthrottle.New(time.Minute)
+}
+
+// Lags reads the lag of every sink connector, for the lag collector;
+// a connector whose lag cannot be read within ctx is left out (and
+// warned about, rate-limited).
+func (r *Reader) Lags(ctx context.Context) []metrics.SinkLag {
+	var out []metrics.SinkLag
+	for _, c := range r.cfg.Connectors.All() {
+		if r.cfg.Type(c.Config) != v1.TypeSink {
+			continue
+		}
+		parts, err := r.sinkLag(ctx, c.Config, records.SinkGroupID(c.Name, c.Config))
+		if err != nil {
+			if r.warn.Due("lag "+c.Name, r.cfg.Clock()) {
+				r.cfg.Logger.Warn("reading a sink's consumer lag failed", "connector", c.Name, "err", err)
+			}
+			continue
+		}
+		s := metrics.SinkLag{Connector: c.Name}
+		for _, p := range parts {
+			s.Partitions = append(s.Partitions, metrics.PartitionLag{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// lagTimeout bounds GET …/lag's reading of Kafka.
+const lagTimeout = 30 * time.Second
+
+// ConnectorLag answers GET /sluice/connectors/{name}/lag.
+func (r *Reader) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
+	c, ok := r.cfg.Connectors.Get(name)
+	if !ok {
+		return v1.ConnectorLag{}, v1.Errorf(v1.CodeNotFound, "Connector %s not found", name)
+	}
+	switch r.cfg.Type(c.Config) {
+	case v1.TypeSink:
+	case v1.TypeSource:
+		return v1.ConnectorLag{}, v1.Errorf(v1.CodeBadRequest, "Connector %s is a source connector: lag is a sink's consumer lag", name)
+	default:
+		return v1.ConnectorLag{}, v1.Errorf(v1.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
+	}
+	lctx, cancel := context.WithTimeout(ctx, lagTimeout)
+	defer cancel()
+	parts, err := r.sinkLag(lctx, c.Config, records.SinkGroupID(name, c.Config))
+	if err != nil {
+		r.cfg.Logger.Error("reading a sink's consumer lag failed", "connector", name, "err", err)
+		return v1.ConnectorLag{}, v1.Errorf(v1.CodeInternal, "Failed to read the consumer lag of sink connector %s: %v", name, err)
+	}
+	out := v1.ConnectorLag{Connector: name, Partitions: parts}
+	for _, p := range parts {
+		out.TotalLag += p.Lag
+	}
+	return out, nil
+}
+
+// sinkLag is the lag of group on every partition of the topics a sink's
+// config subscribes to, sorted by topic and partition. A partition the
+// group committed nothing on lags by all it holds (end minus log start
+// offset): Kafka Connect's sinks start at the earliest offset. A topic
+// that does not exist (yet) has no partitions.
+func (r *Reader) sinkLag(ctx context.Context, config map[string]string, group string) ([]v1.PartitionLag, error) {
+	topics, err := r.sinkTopics(ctx, config)
+	if err != nil || len(topics) == 0 {
+		return []v1.PartitionLag{}, err
+	}
+	var ends, starts kadm.ListedOffsets
+	err = kafkautil.Retry(ctx, func() error {
+		var err error
+		if ends, err = r.cfg.Admin.ListEndOffsets(ctx, topics...); err != nil {
+			return err
+		}
+		if starts, err = r.cfg.Admin.ListStartOffsets(ctx, topics...); err != nil {
+			return err
+		}
+		return errors.Join(partitionErr(ends), partitionErr(starts))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the offsets of %v: %w", topics, err)
+	}
+	committed, err := offsets.KafkaReader{Admin: r.cfg.Admin}.GroupOffsets(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("fetch the committed offsets of group %s: %w", group, err)
+	}
+	out := []v1.PartitionLag{}
+	ends.Each(func(e kadm.ListedOffset) {
+		if e.Err != nil {
+			return // a topic that does not exist
+		}
+		p := v1.PartitionLag{Topic: e.Topic, Partition: e.Partition, EndOffset: e.Offset, CommittedOffset: -1}
+		from := int64(0)
+		if s, ok := starts.Lookup(e.Topic, e.Partition); ok && s.Err == nil {
+			from = s.Offset
+		}
+		if o, ok := committed.Lookup(e.Topic, e.Partition); ok && o.Err == nil && o.At >= 0 {
+			p.CommittedOffset, from = o.At, o.At
+		}
+		p.Lag = max(p.EndOffset-from, 0)
+		out = append(out, p)
+	})
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
+	return out, nil
+}
+
+// partitionErr is the first error of the listed offsets other than an
+// unknown topic.
+func partitionErr(l kadm.ListedOffsets) error {
+	var err error
+	l.Each(func(o kadm.ListedOffset) {
+		if err == nil && o.Err != nil && !errors.Is(o.Err, kerr.UnknownTopicOrPartition) {
+			err = o.Err
+		}
+	})
+	return err
+}
+
+// sinkTopics are the topics a sink's config subscribes to: its topics
+// list, or the existing topics its topics.regex matches whole (as Java's
+// Pattern.matches does).
+func (r *Reader) sinkTopics(ctx context.Context, config map[string]string) ([]string, error) {
+	if rx := strings.TrimSpace(config["topics.regex"]); rx != "" {
+		re, err := javaregex.Compile(rx)
+		if err != nil {
+			return nil, fmt.Errorf("topics.regex %q: %w", rx, err)
+		}
+		all, err := r.cfg.Admin.ListTopics(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list topics: %w", err)
+		}
+		var out []string
+		for _, t := range all.Names() {
+			if re.MatchString(t) {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+	var out []string
+	for _, t := range strings.Split(config["topics"], ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
