@@ -1,18 +1,16 @@
-// Package herder is the coordinator's brain: it answers the REST API's
-// operations, owns connector configs and target states (through the config
-// topic), turns them into task configs, places tasks on agents and keeps the
-// status topic current.
+// Package herder wires the coordinator's components together, and does
+// nothing else of its own: it opens the Kafka clients and the stores, builds
+// the services and the leader controllers on them (connectors, offsets,
+// fleet, log levels, lag, the reconciler), satisfies the ports each one
+// declares with small adapters (*ports.go), and hands leadership the
+// leader-only components in the order they start (leadership.go).
 //
-//	every coordinator: follow the config, status and offsets topics; answer reads
-//	the leader only:   write configs and statuses, reconcile, command agents
+//	every coordinator: follow the config, status, offsets and fleet topics; answer reads
+//	the leader only:   write through the one write path (store.Stores), reconcile,
+//	                   run the fleet controllers, command agents
 //
-//	REST ─► Herder method ─► validate ─► per-connector lock ─► config topic (txn) ─► applied
-//	                                                                   │
-//	config change / agent heartbeat / lease tick ─► reconcile ─► task configs, placement,
-//	                                                 assign / revoke over NATS, statuses
-//
-// Requests on one connector are applied one at a time; different connectors
-// never wait for each other, and changing one never touches another's tasks.
+// docs/architecture.md draws the components and follows a request through
+// them.
 package herder
 
 import (
