@@ -37,6 +37,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
+	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
@@ -46,7 +47,6 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
-	"github.com/sluice-io/sluice/coordinator/internal/topicguard"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/faults"
@@ -172,7 +172,7 @@ type Herder struct {
 	clusterID string
 	// prepared: Prepare made sure of the internal topics (topics).
 	prepared bool
-	topics   *topicguard.Guard
+	topics   *internaltopics.Guard
 	// lag reads sinks' consumer lag (GET …/lag and the lag metrics).
 	lag *lag.Reader
 	// locks serialise the changes of each connector (connlock).

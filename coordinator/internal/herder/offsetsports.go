@@ -5,9 +5,9 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
-	"github.com/sluice-io/sluice/coordinator/internal/topicguard"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -58,8 +58,8 @@ func (h *Herder) offsetsConfig() offsets.Config {
 
 // connectorTopic is a connector's own offsets topic, as the offsets
 // service creates it.
-func (h *Herder) connectorTopic(topic string) topicguard.Topic {
-	return topicguard.Topic{Spec: kafkautil.TopicSpec{Name: topic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
+func (h *Herder) connectorTopic(topic string) internaltopics.Topic {
+	return internaltopics.Topic{Spec: kafkautil.TopicSpec{Name: topic, Partitions: h.cfg.OffsetsPartitions, Compacted: true},
 		Setting: "offsets.storage.topic", Loss: "restart the connector's source tasks from the worker offsets topic's positions, or from scratch"}
 }
 

@@ -8,14 +8,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
-	"github.com/sluice-io/sluice/coordinator/internal/topicguard"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
 // coreTopics are the topics every coordinator needs before it can start.
-func (h *Herder) coreTopics() []topicguard.Topic {
-	return []topicguard.Topic{
+func (h *Herder) coreTopics() []internaltopics.Topic {
+	return []internaltopics.Topic{
 		{Spec: kafkautil.TopicSpec{Name: h.cfg.ConfigTopic, Partitions: 1, Compacted: true}, Setting: "--config-topic",
 			Loss: "lose every connector's config, target state and task configs"},
 		{Spec: kafkautil.TopicSpec{Name: h.cfg.OffsetsTopic, Partitions: h.cfg.OffsetsPartitions, Compacted: true}, Setting: "--offsets-topic",
@@ -27,7 +27,7 @@ func (h *Herder) coreTopics() []topicguard.Topic {
 	}
 }
 
-// Prepare makes sure of the internal topics (topicguard: creating the
+// Prepare makes sure of the internal topics (internaltopics: creating the
 // missing ones that never existed, unless creation is off) and reads the
 // fleet topic, which marks the topics Sluice relies on. Start calls it
 // when it has not run; a coordinator calls it first, so that the audit and
@@ -43,7 +43,7 @@ func (h *Herder) Prepare(ctx context.Context) error {
 		}
 		h.adminCl, h.admin = cl, kadm.NewClient(cl)
 	}
-	h.topics = topicguard.New(topicguard.Config{Client: h.adminCl, Admin: h.admin, Core: h.coreTopics(), FleetTopic: h.cfg.FleetTopic,
+	h.topics = internaltopics.New(internaltopics.Config{Client: h.adminCl, Admin: h.admin, Core: h.coreTopics(), FleetTopic: h.cfg.FleetTopic,
 		OpenFleet: h.startFleet, DisableCreation: h.cfg.DisableInternalTopicCreation, Reserved: h.cfg.ReservedTopics,
 		MarkTopics: func(ctx context.Context, cmds ...store.FleetCommand) error { return h.fleet.Apply(ctx, cmds...) },
 		Clock:      time.Now, Logger: h.log})
@@ -56,7 +56,7 @@ func (h *Herder) Prepare(ctx context.Context) error {
 }
 
 // startFleet follows the fleet topic from its start to its end.
-func (h *Herder) startFleet(ctx context.Context) (topicguard.Marks, error) {
+func (h *Herder) startFleet(ctx context.Context) (internaltopics.Marks, error) {
 	fleet, err := store.NewFleetStore(h.cfg.FleetTopic, func(key string, err error) {
 		h.log.Warn("skipping undecodable fleet record", "key", key, "err", err)
 	}, h.cfg.KafkaOpts...)
@@ -78,5 +78,5 @@ func (h *Herder) startFleet(ctx context.Context) (topicguard.Marks, error) {
 // an empty topic in its place would lose. It returns nil when the topic
 // exists or may be created. Call it after Prepare.
 func (h *Herder) TopicGuard(ctx context.Context, spec kafkautil.TopicSpec, setting, loss string) error {
-	return h.topics.Check(ctx, topicguard.Topic{Spec: spec, Setting: setting, Loss: loss})
+	return h.topics.Check(ctx, internaltopics.Topic{Spec: spec, Setting: setting, Loss: loss})
 }

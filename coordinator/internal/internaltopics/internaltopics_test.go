@@ -1,4 +1,4 @@
-package topicguard
+package internaltopics
 
 import (
 	"errors"

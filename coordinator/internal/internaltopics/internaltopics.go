@@ -1,4 +1,4 @@
-// Package topicguard makes sure of the coordinator's own topics and never
+// Package internaltopics makes sure of the coordinator's own topics and never
 // silently recreates one that was lost (Kafka Connect 4.4's
 // internal.topics.automatic.creation.enable, KIP-1209, and more):
 //
@@ -15,7 +15,7 @@
 // A connector's own offsets topic is made sure of by the leader whenever
 // it starts the connector (offsets.Topics.Prepare, through MayCreate);
 // agents never create one (their tasks fail instead).
-package topicguard
+package internaltopics
 
 import (
 	"context"
