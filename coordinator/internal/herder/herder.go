@@ -45,6 +45,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
+	"github.com/sluice-io/sluice/coordinator/internal/statusqueue"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
@@ -208,7 +209,7 @@ type Herder struct {
 	// and status queue, which later components use.
 	lead    *leadership.Leadership
 	writer  termWriter
-	statusQ atomic.Pointer[store.StatusQueue]
+	statusQ atomic.Pointer[statusqueue.Queue]
 	// unregister removes the collectors Start registered.
 	unregister []func()
 	// levels answers /admin/loggers and, while leading, keeps the agents

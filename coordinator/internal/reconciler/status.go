@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
+	"github.com/sluice-io/sluice/coordinator/internal/statusqueue"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
@@ -20,14 +21,14 @@ type StatusWriter struct {
 	log    *slog.Logger
 	faults faults.Injector
 	// q is the term's queue; nil while following.
-	q atomic.Pointer[store.StatusQueue]
+	q atomic.Pointer[statusqueue.Queue]
 }
 
 // Start starts the term's status queue, writing with write, until ctx
 // ends or stop is called; stop takes it out of use first, then waits for it
 // to end.
-func (w *StatusWriter) Start(ctx context.Context, write func(context.Context, ...records.Record) error) (q *store.StatusQueue, stop func()) {
-	q = store.NewStatusQueue(write, store.StatusQueueOptions{Logger: w.log, Faults: w.faults})
+func (w *StatusWriter) Start(ctx context.Context, write func(context.Context, ...records.Record) error) (q *statusqueue.Queue, stop func()) {
+	q = statusqueue.New(write, statusqueue.Options{Logger: w.log, Faults: w.faults})
 	qctx, qcancel := context.WithCancel(ctx)
 	qdone := make(chan struct{})
 	go func() { defer close(qdone); q.Run(qctx) }()

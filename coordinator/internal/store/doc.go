@@ -22,8 +22,8 @@
 // writes a connector's config and the rollout's progress in one. Every
 // input that varies — a time, an id — is a field of a command: encoding
 // reads no clock. ConfigStore.Apply and FleetStore.Apply are the same path
-// for one topic; StatusQueue coalesces status commands' records (Record)
-// and writes them through StatusStore.Write. Memory is the path without
+// for one topic; the status queue (package statusqueue) coalesces status
+// commands' records (Record) and writes them through StatusStore.Write. Memory is the path without
 // Kafka, for the controllers' tests.
 //
 //	config topic (Kafka Connect's format; config commands, commands.go)

@@ -1,4 +1,4 @@
-package store
+package statusqueue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -41,7 +42,7 @@ func (s *sink) written() []records.Record {
 
 func qrec(key, value string) records.Record { return records.Record{Key: key, Value: []byte(value)} }
 
-func run(t *testing.T, q *StatusQueue) {
+func run(t *testing.T, q *Queue) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); q.Run(ctx) }()
@@ -51,7 +52,7 @@ func run(t *testing.T, q *StatusQueue) {
 func TestStatusQueueCoalescesAndKeepsOrder(t *testing.T) {
 	s := &sink{}
 	hold := make(chan struct{})
-	q := NewStatusQueue(s.write, StatusQueueOptions{Faults: faults.Func(func(ctx context.Context, _ faults.Point, _ any) error {
+	q := New(s.write, Options{Faults: faults.Func(func(ctx context.Context, _ faults.Point, _ any) error {
 		<-hold
 		return nil
 	})})
@@ -88,7 +89,7 @@ func TestStatusQueueCoalescesAndKeepsOrder(t *testing.T) {
 func TestStatusQueueEnqueueNeverWaitsOnAHeldWrite(t *testing.T) {
 	s := &sink{}
 	hold := make(chan struct{})
-	q := NewStatusQueue(s.write, StatusQueueOptions{Faults: faults.Func(func(ctx context.Context, _ faults.Point, _ any) error {
+	q := New(s.write, Options{Faults: faults.Func(func(ctx context.Context, _ faults.Point, _ any) error {
 		select {
 		case <-hold:
 		case <-ctx.Done():
@@ -119,7 +120,7 @@ func TestStatusQueueEnqueueNeverWaitsOnAHeldWrite(t *testing.T) {
 
 func TestStatusQueueRetriesAFailedWrite(t *testing.T) {
 	s := &sink{fail: 2}
-	q := NewStatusQueue(s.write, StatusQueueOptions{})
+	q := New(s.write, Options{})
 	run(t, q)
 	// The first attempt fails and says so to the waiting writer; the
 	// record stays queued and a later attempt writes it.
@@ -141,7 +142,7 @@ func TestStatusQueueRetriesAFailedWrite(t *testing.T) {
 
 func TestStatusQueueIsBounded(t *testing.T) {
 	s := &sink{}
-	q := NewStatusQueue(s.write, StatusQueueOptions{MaxKeys: 3})
+	q := New(s.write, Options{MaxKeys: 3})
 	q.Enqueue(qrec("a", "1"), qrec("b", "1"), qrec("c", "1"), qrec("d", "1"))
 	q.Enqueue(qrec("a", "2")) // a queued key may still change
 	if q.Len() != 3 {
@@ -156,7 +157,7 @@ func TestStatusQueueIsBounded(t *testing.T) {
 }
 
 func TestStatusQueueWriteAfterStopAnswersAtOnce(t *testing.T) {
-	q := NewStatusQueue((&sink{}).write, StatusQueueOptions{})
+	q := New((&sink{}).write, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); q.Run(ctx) }()
@@ -164,7 +165,7 @@ func TestStatusQueueWriteAfterStopAnswersAtOnce(t *testing.T) {
 	<-done
 	wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer wcancel()
-	if err := q.Write(wctx, qrec("k", "v")); !errors.Is(err, ErrNotLeader) {
+	if err := q.Write(wctx, qrec("k", "v")); !errors.Is(err, store.ErrNotLeader) {
 		t.Fatalf("Write on a stopped queue = %v, want ErrNotLeader at once", err)
 	}
 }

@@ -1,4 +1,7 @@
-package store
+// Package statusqueue is the leader's one writer of the status topic: it
+// takes status records without waiting and writes them in batches, so
+// that a slow broker slows statuses down, never an agent's heartbeat.
+package statusqueue
 
 import (
 	"context"
@@ -7,11 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
-// StatusQueue is the leader's one writer of the status topic. Heartbeats,
+// Queue is the leader's one writer of the status topic. Heartbeats,
 // reports and reconcile passes put records in memory and go on at once; a
 // single loop writes what is queued in batches, one transaction each. So a
 // slow or stalled broker slows down status updates, never a heartbeat: no
@@ -26,9 +30,9 @@ import (
 // by MaxKeys distinct keys; beyond that new keys are dropped (and counted),
 // which loses nothing for good, since every status is recomputed from the
 // agents' next heartbeat and the next reconcile pass.
-type StatusQueue struct {
+type Queue struct {
 	write func(context.Context, ...records.Record) error
-	opts  StatusQueueOptions
+	opts  Options
 
 	mu      sync.Mutex
 	pending map[string]queued
@@ -39,8 +43,8 @@ type StatusQueue struct {
 	kick    chan struct{}
 }
 
-// StatusQueueOptions tune a StatusQueue; the zero value is usable.
-type StatusQueueOptions struct {
+// Options tune a Queue; the zero value is usable.
+type Options struct {
 	// MaxKeys bounds the distinct keys queued (default 100,000).
 	MaxKeys int
 	// MaxBatch bounds the records of one transaction (default 2,000).
@@ -62,9 +66,9 @@ type waiter struct {
 	done chan error
 }
 
-// NewStatusQueue returns a queue that writes through write (the status
+// New returns a queue that writes through write (the status
 // store's transactional Write); call Run to start writing.
-func NewStatusQueue(write func(context.Context, ...records.Record) error, opts StatusQueueOptions) *StatusQueue {
+func New(write func(context.Context, ...records.Record) error, opts Options) *Queue {
 	if opts.MaxKeys <= 0 {
 		opts.MaxKeys = 100_000
 	}
@@ -74,11 +78,11 @@ func NewStatusQueue(write func(context.Context, ...records.Record) error, opts S
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &StatusQueue{write: write, opts: opts, pending: map[string]queued{}, kick: make(chan struct{}, 1)}
+	return &Queue{write: write, opts: opts, pending: map[string]queued{}, kick: make(chan struct{}, 1)}
 }
 
 // Enqueue queues recs and returns at once.
-func (q *StatusQueue) Enqueue(recs ...records.Record) {
+func (q *Queue) Enqueue(recs ...records.Record) {
 	if len(recs) == 0 {
 		return
 	}
@@ -91,7 +95,7 @@ func (q *StatusQueue) Enqueue(recs ...records.Record) {
 // Write queues recs and waits until they (or newer records of their keys)
 // are written, or ctx ends. A REST call that must answer with the status
 // written uses it; it shares the queue's order with every other status.
-func (q *StatusQueue) Write(ctx context.Context, recs ...records.Record) error {
+func (q *Queue) Write(ctx context.Context, recs ...records.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -100,7 +104,7 @@ func (q *StatusQueue) Write(ctx context.Context, recs ...records.Record) error {
 	if q.stopped {
 		// Its leadership is over: nothing would ever write them.
 		q.mu.Unlock()
-		return ErrNotLeader
+		return store.ErrNotLeader
 	}
 	seq := q.add(recs, true)
 	q.waiters = append(q.waiters, waiter{seq: seq, done: done})
@@ -115,7 +119,7 @@ func (q *StatusQueue) Write(ctx context.Context, recs ...records.Record) error {
 }
 
 // add queues recs under q.mu and returns the sequence number of the last.
-func (q *StatusQueue) add(recs []records.Record, force bool) uint64 {
+func (q *Queue) add(recs []records.Record, force bool) uint64 {
 	for _, r := range recs {
 		if _, ok := q.pending[r.Key]; !ok && !force && len(q.pending) >= q.opts.MaxKeys {
 			q.dropped++
@@ -127,7 +131,7 @@ func (q *StatusQueue) add(recs []records.Record, force bool) uint64 {
 	return q.seq
 }
 
-func (q *StatusQueue) signal() {
+func (q *Queue) signal() {
 	select {
 	case q.kick <- struct{}{}:
 	default:
@@ -136,7 +140,7 @@ func (q *StatusQueue) signal() {
 
 // Pending returns the record queued for key and not yet written, so a
 // decision made before the write lands sees its own latest word.
-func (q *StatusQueue) Pending(key string) (records.Record, bool) {
+func (q *Queue) Pending(key string) (records.Record, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	p, ok := q.pending[key]
@@ -144,7 +148,7 @@ func (q *StatusQueue) Pending(key string) (records.Record, bool) {
 }
 
 // Len returns how many keys are queued.
-func (q *StatusQueue) Len() int {
+func (q *Queue) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.pending)
@@ -152,7 +156,7 @@ func (q *StatusQueue) Len() int {
 
 // Run writes queued records until ctx ends. A failed batch stays queued
 // (unless newer records replaced it) and is retried with backoff.
-func (q *StatusQueue) Run(ctx context.Context) {
+func (q *Queue) Run(ctx context.Context) {
 	backoff := 50 * time.Millisecond
 	for {
 		select {
@@ -185,7 +189,7 @@ func (q *StatusQueue) Run(ctx context.Context) {
 }
 
 // next takes the oldest queued records, up to a batch.
-func (q *StatusQueue) next() ([]queued, uint64) {
+func (q *Queue) next() ([]queued, uint64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.dropped > 0 {
@@ -207,7 +211,7 @@ func (q *StatusQueue) next() ([]queued, uint64) {
 	return batch, last
 }
 
-func (q *StatusQueue) flush(ctx context.Context, batch []queued) error {
+func (q *Queue) flush(ctx context.Context, batch []queued) error {
 	if err := faults.Check(ctx, q.opts.Faults, faults.StatusWrite, nil); err != nil {
 		return err
 	}
@@ -221,7 +225,7 @@ func (q *StatusQueue) flush(ctx context.Context, batch []queued) error {
 // finish removes a written batch (keeping keys re-queued meanwhile) and
 // answers the waiters it covers: every record queued at or before last has
 // been written, or superseded by one that was.
-func (q *StatusQueue) finish(batch []queued, last uint64, err error) {
+func (q *Queue) finish(batch []queued, last uint64, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err == nil {
@@ -243,7 +247,7 @@ func (q *StatusQueue) finish(batch []queued, last uint64, err error) {
 }
 
 // release answers every waiter when the queue stops.
-func (q *StatusQueue) release(err error) {
+func (q *Queue) release(err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.stopped = true
