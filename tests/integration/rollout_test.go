@@ -290,9 +290,10 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 		"match": c.Name("lc-*"), "patch": map[string]any{"rollout.tag": "v2"},
 		"batches": []any{2, 2, 2}, "health": map[string]any{"running_for": "2s"},
 	})
-	// A leader that wrote a connector's config and stopped before it
-	// recorded it: the next finds the config at its after and writes it
-	// no more.
+	// A connector already at its after (patched by hand; a rollout step
+	// writes the config and its record in one transaction, so no leader
+	// leaves one written but unrecorded): the rollout finds it there and
+	// writes it no more.
 	c.Must(http.StatusOK, "PATCH", "/connectors/"+names[7]+"/config", map[string]any{"rollout.tag": "v2"})
 	harness.Eventually(t, rolloutWait, func() (bool, string) {
 		r = getRollout(c, r.ID)
