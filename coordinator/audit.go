@@ -12,7 +12,7 @@ import (
 
 	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
-	"github.com/sluice-io/sluice/coordinator/internal/herder"
+	"github.com/sluice-io/sluice/coordinator/internal/health"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
 	"github.com/sluice-io/sluice/shared/logging"
@@ -58,11 +58,11 @@ func (a AuditConfig) validate() error {
 	return nil
 }
 
-// adminService is the REST API's httpapi.Admin: the herder's server info,
-// health, readiness and loggers, the audit topic's reader, and the
-// process's metrics.
+// adminService is the REST API's httpapi.Admin: server info, health and
+// readiness (health), the loggers (loglevels), the audit topic's reader,
+// and the process's metrics.
 type adminService struct {
-	*herder.Herder
+	*health.Monitor
 	*loglevels.Service
 	audit   *audit.Log
 	metrics prometheus.Gatherer

@@ -402,7 +402,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
 	c.srv = httpapi.NewServer(httpapi.NewHandler(c.services(),
-		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder),
+		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder.Health()),
 		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
@@ -496,8 +496,8 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 // services are what the REST API calls, one service per resource: the
 // connectors service for a connector's lifecycle, runtime and plugins; the
 // offsets service; the fleet's REST face for agents and fleet operations;
-// and the herder's own few answers (server info, health, readiness, a
-// sink's lag) with the log levels and the audit trail for admin.
+// and for admin, health (server info, health, readiness), the log levels
+// and the audit trail.
 func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
 	return httpapi.Services{
@@ -507,7 +507,7 @@ func (c *Coordinator) services() httpapi.Services {
 		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
 		Agents:     c.herder.Fleet(),
 		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: conns},
-		Admin:      adminService{Herder: c.herder, Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
+		Admin:      adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
 

@@ -36,6 +36,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
+	"github.com/sluice-io/sluice/coordinator/internal/health"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
@@ -48,7 +49,6 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/statusqueue"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
-	"github.com/sluice-io/sluice/shared/brokerwatch"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
@@ -151,8 +151,9 @@ type Herder struct {
 	nc      *nats.Conn
 	admin   *kadm.Client
 	adminCl *kgo.Client
-	// brokers pings the brokers in the background (brokers.go).
-	brokers  *brokerwatch.Pinger
+	// health answers the health endpoints, watches the brokers and
+	// registers the collectors (health).
+	health   *health.Monitor
 	configs  *store.ConfigStore
 	statuses *store.StatusStore
 	offsets  *offsetstore.Store
@@ -210,8 +211,6 @@ type Herder struct {
 	lead    *leadership.Leadership
 	writer  termWriter
 	statusQ atomic.Pointer[statusqueue.Queue]
-	// unregister removes the collectors Start registered.
-	unregister []func()
 	// levels answers /admin/loggers and, while leading, keeps the agents
 	// at the cluster's log levels (loglevels).
 	levels *loglevels.Service
@@ -242,6 +241,8 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.fleetAPI = &fleetrest.Service{}
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
+	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
+		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
 	h.offs = &offsets.Service{}
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
@@ -277,7 +278,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	if err := h.Prepare(ctx); err != nil {
 		return err
 	}
-	h.startBrokerWatch()
+	h.health.WatchBrokers(h.adminCl.Ping)
 	var err error
 	h.configs, err = store.NewConfigStore(h.cfg.ConfigTopic, func(key string, err error) {
 		h.log.Warn("skipping undecodable config record", "key", key, "err", err)
@@ -323,7 +324,7 @@ func (h *Herder) Start(ctx context.Context) error {
 		return err
 	}
 	h.elector.Start()
-	if err := h.registerCollectors(); err != nil {
+	if err := h.health.Register(h.statuses.State); err != nil {
 		h.elector.Stop()
 		return err
 	}
@@ -344,10 +345,7 @@ func (h *Herder) restURL() string {
 // Stop resigns leadership, stops following and closes the clients.
 func (h *Herder) Stop(ctx context.Context) error {
 	h.ready.Store(false)
-	for _, u := range h.unregister {
-		u()
-	}
-	h.unregister = nil
+	h.health.Stop()
 	if h.elector != nil {
 		h.elector.Stop()
 	}
@@ -365,9 +363,6 @@ func (h *Herder) Stop(ctx context.Context) error {
 	}
 	if h.configs != nil {
 		h.configs.Close()
-	}
-	if h.brokers != nil {
-		h.brokers.Stop()
 	}
 	if h.adminCl != nil {
 		h.adminCl.Close()
@@ -396,3 +391,17 @@ func (a logAgents) Loggers(ctx context.Context, agent string, req v1.LoggersRequ
 
 // Lag reads sinks' consumer lag (lag); it works once Start has run.
 func (h *Herder) Lag() *lag.Reader { return h.lag }
+
+// Health answers the health endpoints and watches the brokers (health).
+func (h *Herder) Health() *health.Monitor { return h.health }
+
+// healthPorts is the herder as its health sees it.
+type healthPorts struct{ h *Herder }
+
+func (p healthPorts) Ready() bool                       { return p.h.Ready() }
+func (p healthPorts) Leader() (bool, v1.LeaderLease)    { return p.h.Leader() }
+func (p healthPorts) Elected() bool                     { return p.h.elector != nil && p.h.elector.IsLeader() }
+func (p healthPorts) CatchUp(ctx context.Context) error { return p.h.CatchUp(ctx) }
+func (p healthPorts) ClusterID() string                 { return p.h.clusterID }
+func (p healthPorts) RegisteredAgents() int             { return p.h.RegisteredAgents() }
+func (p healthPorts) Connectors() []store.Connector     { return p.h.configs.State.All() }
