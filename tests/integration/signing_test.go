@@ -128,6 +128,13 @@ func TestUpgradeToSigningKeepsEverything(t *testing.T) {
 	if got := auditConnectors(c); !slices.Contains(got, old) || slices.Contains(got, "team-b-1") {
 		t.Errorf("after the upgrade and a forgery: audit %v", got)
 	}
+	// The restarted coordinator answers reads at once; a write waits until
+	// it has taken up the leadership (until then it is forwarded to the
+	// lease's address, its own, and answered 409).
+	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		leading, _ := c.Coordinator.Leader()
+		return leading, "the restarted coordinator has not taken up the leadership"
+	})
 	c.Must(http.StatusAccepted, "PUT", "/connectors/"+old+"/resume", nil)
 	c.WaitState(old, "RUNNING", 1, "RUNNING")
 }
