@@ -441,6 +441,9 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	}
 	if startErr != nil {
 		_ = c.srv.Close()
+		// What the herder opened before it failed (its broker watch, admin
+		// client and stores) closes with it.
+		_ = c.herder.Stop(ctx)
 		c.audit.Close(ctx)
 		c.history.Close()
 		nc.Close()

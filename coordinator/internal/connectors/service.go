@@ -111,11 +111,12 @@ func (s *Service) Admission() *Admission { return s.admit }
 const StaleMessage = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
 
 // WriteFailed turns a failed write into the REST error: a 409 when this
-// coordinator lost leadership mid-request (it may no longer write), a 413
+// coordinator lost leadership mid-request (it may no longer write) or the
+// fleet record the write changes moved on meanwhile (store.ErrStale), a 413
 // for records the config topic cannot take (the limit changed since the
 // request was checked), a 500 naming the operation otherwise.
 func WriteFailed(err error, what string, args ...any) error {
-	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) {
+	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, store.ErrStale) {
 		return v1.Errorf(v1.CodeConflict, StaleMessage)
 	}
 	if tl := (*store.TooLargeError)(nil); errors.As(err, &tl) {

@@ -51,9 +51,7 @@ type Statuses interface {
 type Config struct {
 	Version, Commit string
 	Process         Process
-	// Statuses are read when the collectors are scraped (after Start).
-	Statuses Statuses
-	NATS     *nats.Conn
+	NATS            *nats.Conn
 	// Lags reads every sink's lag, for the lag collector.
 	Lags func(ctx context.Context) []metrics.SinkLag
 	// Metrics gets the collectors (Register); nil: none.
@@ -64,6 +62,8 @@ type Config struct {
 // Monitor answers the health endpoints and watches the brokers.
 type Monitor struct {
 	cfg Config
+	// statuses are read when the collectors are scraped (Register).
+	statuses Statuses
 	// brokers pings the brokers once Start ran.
 	brokers *brokerwatch.Pinger
 	// unregister removes the collectors Register registered.
@@ -87,7 +87,7 @@ func (m *Monitor) WatchBrokers(ping func(context.Context) error) {
 // Register registers the scrape-time collectors on Config.Metrics, reading
 // statuses when scraped; Stop unregisters them.
 func (m *Monitor) Register(statuses Statuses) error {
-	m.cfg.Statuses = statuses
+	m.statuses = statuses
 	return m.registerCollectors()
 }
 
@@ -181,7 +181,7 @@ func (m *Monitor) Wedged() error {
 	return nil
 }
 
-// What the herder tells Prometheus and readiness probes. Its collectors
+// What the coordinator tells Prometheus and readiness probes. Its collectors
 // read the herder's own views when scraped (states from the status topic,
 // leadership from the lease, lag from Kafka), so every coordinator, leader
 // or follower, publishes them, and none lags behind a push it missed.
@@ -210,11 +210,11 @@ func (m *Monitor) connectorStates() []metrics.ConnectorState {
 	out := make([]metrics.ConnectorState, 0, len(conns))
 	for _, c := range conns {
 		cs := metrics.ConnectorState{Name: c.Name, State: v1.StateUnassigned, Tasks: map[int]string{}}
-		if st, ok := m.cfg.Statuses.Connector(c.Name); ok {
+		if st, ok := m.statuses.Connector(c.Name); ok {
 			cs.State = st.State
 		}
-		for _, n := range m.cfg.Statuses.TaskIDs(c.Name) {
-			if ts, ok := m.cfg.Statuses.Task(c.Name, n); ok {
+		for _, n := range m.statuses.TaskIDs(c.Name) {
+			if ts, ok := m.statuses.Task(c.Name, n); ok {
 				cs.Tasks[n] = ts.State
 			}
 		}

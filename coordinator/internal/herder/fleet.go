@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
@@ -19,19 +20,19 @@ func (h *Herder) startFleetControllers() {
 	h.all = store.NewStores(h.configs, h.statuses, h.fleet)
 	h.all.SetFaults(h.faults)
 	h.maint = maintenance.New(maintenance.Config{Configs: h.configs.State, Windows: h.fleet.State, Store: h.all, Locks: h.locks,
-		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: writeFailed})
+		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: connectors.WriteFailed})
 	h.rollouts = rollout.New(rollout.Config{Configs: h.configs.State, Statuses: h.statuses.State, Rollouts: h.fleet.State,
 		Store: h.all, Locks: h.locks, Clock: time.Now, NewID: operationID, Generation: h.currentGeneration,
 		Validate: h.admit.Validate,
 		CheckSize: func(ctx context.Context, name string, config map[string]string) error {
 			return h.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
 		},
-		WriteFailed: writeFailed, Logger: h.log})
+		WriteFailed: connectors.WriteFailed, Logger: h.log})
 	h.fleetAPI.Configure(fleetrest.Config{Fleet: h.fleet.State, Agents: h.agents, Snapshot: h.rec.Snapshot, Apply: h.all.Apply,
 		Leading: func() bool { return h.term.Load() != 0 }, CatchUp: h.fleet.ReadToEnd, Select: h.conns.Select,
 		Exists:      func(name string) bool { _, ok := h.configs.State.Get(name); return ok },
 		Maintenance: h.maint, Rollouts: h.rollouts, Rebalances: h.rebalances, AgentLease: h.cfg.AgentLease,
-		Clock: time.Now, Principal: principalOf, Changed: h.trigger, WriteFailed: writeFailed, Logger: h.log})
+		Clock: time.Now, Principal: principalOf, Changed: h.trigger, WriteFailed: connectors.WriteFailed, Logger: h.log})
 }
 
 // Fleet is the fleet's REST face (fleetrest): agents, maintenance

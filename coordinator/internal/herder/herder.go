@@ -159,7 +159,8 @@ type Herder struct {
 	offsets  *offsetstore.Store
 	// stores follow connectors' own offsets topics beside offsets.
 	stores *offsetstore.Registry
-	// offs is the offsets service (offsetsports.go), built by Start.
+	// offs is the offsets service (offsetsports.go), made by New and
+	// configured by Start.
 	offs *offsets.Service
 	// conns is the connectors service (connectorsports.go), with its
 	// plugin chooser and admission.
@@ -289,7 +290,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
 	h.lag.Configure(lag.Config{Connectors: h.configs.State, Type: h.plugins.Type, Admin: h.admin, Logger: h.log})
 	h.levels.Configure(loglevels.Config{Loggers: h.cfg.Loggers, Levels: h.configs.Loggers, Apply: h.configs.Apply,
-		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: writeFailed, Logger: h.log})
+		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: connectors.WriteFailed, Logger: h.log})
 	h.configs.OnLoggerLevel(h.levels.ApplyClusterLevel)
 	h.configs.SetGate(h.cfg.Signing)
 	if err := h.configs.Start(ctx); err != nil {
@@ -368,13 +369,6 @@ func (h *Herder) Stop(ctx context.Context) error {
 		h.adminCl.Close()
 	}
 	return nil
-}
-
-// staleMessage and writeFailed are the connectors service's (connectors.WriteFailed).
-const staleMessage = connectors.StaleMessage
-
-func writeFailed(err error, what string, args ...any) error {
-	return connectors.WriteFailed(err, what, args...)
 }
 
 // Loggers answers /admin/loggers (loglevels); it works once Start has run.

@@ -19,10 +19,6 @@ import (
 // positions (offsets.History).
 type History = offsets.History
 
-// StepHistoryBegin is the offsets service's step of writing the pending
-// history entry, which a create with initial offsets names too.
-const StepHistoryBegin = offsets.StepHistoryBegin
-
 // offsetsConfig is what the offsets service works with, once the stores
 // it reads are open (Start).
 func (h *Herder) offsetsConfig() offsets.Config {

@@ -12,7 +12,7 @@ import (
 )
 
 // BrokerGate tells the REST layer whether the coordinator reaches its
-// Kafka brokers (herder.Herder implements it).
+// Kafka brokers (health.Monitor implements it).
 type BrokerGate interface {
 	// BrokerOutage returns the current outage, ok false while the brokers
 	// answer.

@@ -80,8 +80,8 @@ func (l *Leadership) Establish(ctx context.Context, term int64) {
 		backoff := l.minBackoff
 		for tctx.Err() == nil {
 			err := l.run(tctx, term)
-			if err == nil {
-				return
+			if err == nil || tctx.Err() != nil {
+				return // started and ended, or ended while starting
 			}
 			l.log.Error("taking up leadership failed; retrying", "term", term, "err", err)
 			select {
@@ -96,8 +96,14 @@ func (l *Leadership) Establish(ctx context.Context, term int64) {
 // run starts every component, waits for the term to end, and stops them
 // in reverse order.
 func (l *Leadership) run(ctx context.Context, term int64) error {
+	// Each attempt has its own context, ended before its components are
+	// stopped: a component's loop ends with it, so its stop returns even
+	// when a later component failed to start and the term goes on.
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var stops []func()
 	stopAll := func() {
+		cancel()
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
@@ -107,7 +113,7 @@ func (l *Leadership) run(ctx context.Context, term int64) error {
 			stopAll()
 			return nil
 		}
-		stop, err := c.Start(ctx, term)
+		stop, err := c.Start(actx, term)
 		if err != nil {
 			stopAll()
 			return fmt.Errorf("start %s: %w", c.Name, err)

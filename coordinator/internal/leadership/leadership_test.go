@@ -183,3 +183,33 @@ func TestComponentSeesTheTermsContext(t *testing.T) {
 		t.Fatal("Revoke returned before the component's loop ended")
 	}
 }
+
+// TestFailedStartEndsTheLoopsBeforeIt: a loop started before a component
+// that fails to start sees its attempt end, so its stop returns and the
+// attempt is retried rather than hanging.
+func TestFailedStartEndsTheLoopsBeforeIt(t *testing.T) {
+	j := &journal{}
+	var mu sync.Mutex
+	fails := 1
+	loop := Component{Name: "loop", Start: func(ctx context.Context, term int64) (func(), error) {
+		done := make(chan struct{})
+		go func() { <-ctx.Done(); j.add(fmt.Sprintf("loop ended %d", term)); close(done) }()
+		return func() { <-done }, nil
+	}}
+	flaky := component(j, "b", func(int64) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		fails--
+		return fails >= 0
+	})
+	l := New(nil, loop, flaky)
+	l.minBackoff, l.maxBackoff = time.Millisecond, time.Millisecond
+	l.Establish(context.Background(), 2)
+	j.waitFor(t, "b fails 2", "loop ended 2", "start b 2")
+	l.Revoke(2)
+	// Revoke returned: the loop ended (with the term) and b stopped.
+	got := j.list()
+	if len(got) != 5 || !slices.Contains(got[3:], "loop ended 2") || !slices.Contains(got[3:], "stop b 2") {
+		t.Fatalf("after Revoke: %q", got)
+	}
+}

@@ -222,12 +222,17 @@ func (s *Service) push(ctx context.Context, term int64, acked map[string]int64) 
 	for i, l := range levels {
 		req.Levels[i] = v1.LoggerSetting{Logger: l.Namespace, Level: l.Level}
 	}
+	// Who to send to is decided before any send starts: the sends record
+	// their acknowledgements in acked as they come.
+	var due []string
+	for _, a := range agents {
+		if v, ok := acked[a]; !ok || v != version {
+			due = append(due, a)
+		}
+	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, a := range agents {
-		if v, ok := acked[a]; ok && v == version {
-			continue
-		}
+	for _, a := range due {
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()

@@ -154,6 +154,11 @@ func (s *Stores) Apply(ctx context.Context, cmds ...Command) error {
 	if slices.ContainsFunc(cmds, func(c Command) bool { return c.topic() == TopicFleet }) {
 		s.Fleet.wmu.Lock()
 		defer s.Fleet.wmu.Unlock()
+		// The wait until the records are applied must end while wmu is
+		// held, whatever the caller's context does (a REST client leaving):
+		// the next transition would otherwise be checked against a state
+		// without this one. It is bounded on its own (writeParts).
+		ctx = context.WithoutCancel(ctx)
 	}
 	parts, err := s.encode(ctx, cmds)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
@@ -101,15 +102,11 @@ func (s *Service) Configure(cfg Config) {
 	s.cfg = cfg
 }
 
-// staleMessage is Kafka Connect's 409 for a request that raced a change of
-// configuration or, in Sluice, of leadership.
-const staleMessage = "Cannot complete request momentarily due to stale configuration (typically caused by a concurrent config change)"
-
 // mustLead refuses a call about agents on a coordinator that does not
 // lead (a follower forwards it; one that lost leadership says so).
 func (s *Service) mustLead() error {
 	if !s.cfg.Leading() {
-		return v1.Errorf(v1.CodeConflict, staleMessage)
+		return v1.Errorf(v1.CodeConflict, connectors.StaleMessage)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
@@ -123,7 +124,7 @@ func TestAgentCallsNeedTheLeader(t *testing.T) {
 	_, calls["drain status"] = e.s.DrainStatus(ctx, "a")
 	_, calls["rebalance"] = e.s.Rebalance(ctx, 0, true)
 	for name, err := range calls {
-		if code(err) != int(v1.CodeConflict) || v1.AsError(err).Message != staleMessage {
+		if code(err) != int(v1.CodeConflict) || v1.AsError(err).Message != connectors.StaleMessage {
 			t.Errorf("%s on a follower: %v", name, err)
 		}
 	}
