@@ -3,6 +3,7 @@ module github.com/sluice-io/sluice
 go 1.26.8
 
 require (
+	github.com/sluice-io/sluice/api v0.0.0
 	github.com/go-kit/kit v0.13.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/nats-io/jwt/v2 v2.8.3
@@ -51,3 +52,5 @@ require (
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/sluice-io/sluice/api => ./api

@@ -23,7 +23,7 @@ import (
 	"github.com/sluice-io/sluice/agent/internal/readiness"
 	"github.com/sluice-io/sluice/agent/internal/runtime"
 	"github.com/sluice-io/sluice/agent/internal/transport"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -37,6 +37,7 @@ import (
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/opsserver"
 	"github.com/sluice-io/sluice/shared/version"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Config configures an agent.
@@ -100,7 +101,7 @@ type Config struct {
 	// slog.Default()).
 	Logger *slog.Logger
 	// BeforeOffsetCommit is a test seam: see runtime.Config.
-	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	BeforeOffsetCommit func(ctx context.Context, id api.TaskID) error
 	// Metrics is the process's Prometheus registry: the agent's series and
 	// those of its Kafka clients go there (nil: a registry of the agent's
 	// own). Agents sharing one each label their series with their id.
@@ -116,7 +117,7 @@ type Config struct {
 	// agent is given rather than one it runs itself from PluginPath: a
 	// seam for tests of the coordinator's side (docs/plugins.md).
 	ConnectorHost ConnectorHandler
-	HostPlugins   []v1.PluginInfo
+	HostPlugins   []api.PluginInfo
 	// PluginPath is Kafka Connect's plugin.path (--plugin-path): with it
 	// the agent runs the Java plugins there in a connector host JVM
 	// (docs/plugins.md). Empty: Go plugins only.
@@ -130,7 +131,7 @@ type Config struct {
 	ConnectorHostHeap string
 	// OnConnectorEvent receives the events of the connectors the host runs
 	// (nil: they are only logged).
-	OnConnectorEvent func(v1.PluginConnectorEvent)
+	OnConnectorEvent func(wire.PluginConnectorEvent)
 }
 
 // Validate checks the config.
@@ -171,7 +172,7 @@ type Agent struct {
 	ops       *opsserver.Server
 	// The connector host, with a plugin path (javahost.go).
 	host        *javahost.Supervisor
-	hostPlugins []v1.PluginInfo
+	hostPlugins []api.PluginInfo
 	hostTasks   *javahost.Tasks
 	connectors  *javahost.Connectors
 	// beats keep the agent heard over Kafka; stopFence ends the loop that
@@ -268,7 +269,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 	}
 	auth := a.cfg.NATSAuth
-	auth.InboxPrefix = v1.AgentInboxPrefix(a.cfg.GroupID, a.cfg.ID)
+	auth.InboxPrefix = wire.AgentInboxPrefix(a.cfg.GroupID, a.cfg.ID)
 	nc, err := natsconn.Connect(a.cfg.NATSURL, "sluice-agent-"+a.cfg.ID, auth, a.cfg.logger(logging.AgentTransport))
 	if err != nil {
 		return err
@@ -322,12 +323,12 @@ func (a *Agent) Start(ctx context.Context) error {
 		Offsets:               a.stores,
 		Logger:                a.cfg.logger(logging.AgentTasks),
 		BeforeOffsetCommit:    a.cfg.BeforeOffsetCommit,
-		Report:                func(r v1.StatusReport) { a.transport.Report(r) },
+		Report:                func(r wire.StatusReport) { a.transport.Report(r) },
 		Host:                  hostTasks,
 		MayRun:                a.mayRun,
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
-		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{v1.FeatureConnectorOffsetsTopic, v1.FeatureKafkaLiveness}, Logger: a.cfg.logger(logging.AgentTransport),
+		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{wire.FeatureConnectorOffsetsTopic, wire.FeatureKafkaLiveness}, Logger: a.cfg.logger(logging.AgentTransport),
 		Loggers: a.cfg.Loggers, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost(),
 		LeaderTrust: trust, OnRegistered: a.registered}, nc, a.worker, a.exec, transport.WithFaults(a.faults))
 	// NATS is back: read the lease and heartbeat now, not at the next tick.
@@ -423,11 +424,11 @@ func (a *Agent) MetricsAddr() string {
 }
 
 // pluginInfos lists what reg holds, as an agent announces it.
-func pluginInfos(reg *plugins.Registry) []v1.PluginInfo {
+func pluginInfos(reg *plugins.Registry) []api.PluginInfo {
 	ps := reg.All()
-	out := make([]v1.PluginInfo, len(ps))
+	out := make([]api.PluginInfo, len(ps))
 	for i, p := range ps {
-		out[i] = v1.PluginInfo{Class: p.Class, Type: string(p.Kind), Version: p.Version}
+		out[i] = api.PluginInfo{Class: p.Class, Type: string(p.Kind), Version: p.Version}
 	}
 	return out
 }
@@ -437,18 +438,18 @@ func pluginInfos(reg *plugins.Registry) []v1.PluginInfo {
 func (a *Agent) settings() map[string]string {
 	s := map[string]string{
 		"exactly_once_source_support": strconv.FormatBool(a.cfg.ExactlyOnce),
-		v1.SettingWorkDir:             a.cfg.WorkDir,
+		wire.SettingWorkDir:           a.cfg.WorkDir,
 	}
 	if a.allowed.Restricted() {
-		s[v1.SettingFileAllowedPaths] = a.allowed.String()
+		s[wire.SettingFileAllowedPaths] = a.allowed.String()
 	}
 	return s
 }
 
 // ConnectorEvent tells the leader what a connector the host runs asks for
-// on its own (v1.PluginConnectorEvent), best effort. Before Start it does
+// on its own (wire.PluginConnectorEvent), best effort. Before Start it does
 // nothing: no leader knows the connector.
-func (a *Agent) ConnectorEvent(ev v1.PluginConnectorEvent) {
+func (a *Agent) ConnectorEvent(ev wire.PluginConnectorEvent) {
 	if a.transport != nil {
 		a.transport.ConnectorEvent(ev)
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/agent/internal/liveness"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // fenceCheckEvery is how often the agent looks whether it may still run
@@ -25,7 +25,7 @@ func (a *Agent) mayRun() bool {
 }
 
 // registered starts the liveness beats the leader asks for.
-func (a *Agent) registered(r v1.RegisterReply) {
+func (a *Agent) registered(r wire.RegisterReply) {
 	if err := a.beats.Start(r.LivenessTopic, time.Duration(r.LivenessMillis)*time.Millisecond, r.Term); err != nil {
 		a.log.Warn("liveness beats not started: the agent is heard on NATS alone", "err", err)
 	}

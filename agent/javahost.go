@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/sluice-io/sluice/agent/internal/javahost"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // ConnectorHandler carries out the leader's connector operations on the
-// agent's connector host (v1.SubjectAgentConnector).
+// agent's connector host (wire.SubjectAgentConnector).
 type ConnectorHandler interface {
-	HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+	HandleConnector(ctx context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error)
 }
 
 // startHost prepares the connector host of an agent with a plugin path:
@@ -63,9 +64,9 @@ func exactlyOnceSetting(on bool) string {
 }
 
 // HostPlugins are the Java plugins the agent's connector host runs, as
-// the agent registers them (v1.RegisterRequest.HostPlugins); nil without
+// the agent registers them (wire.RegisterRequest.HostPlugins); nil without
 // a plugin path. Set by Start.
-func (a *Agent) HostPlugins() []v1.PluginInfo { return a.hostPlugins }
+func (a *Agent) HostPlugins() []api.PluginInfo { return a.hostPlugins }
 
 // ConnectorHostPid is the process id of the agent's connector host JVM,
 // 0 when none runs (no plugin path, or no Java plugin used yet).
@@ -87,8 +88,8 @@ func (a *Agent) ConnectorOps() ConnectorHandler {
 
 // connectorEvent passes on what a connector started in the host asks for
 // on its own, and the loss of its host, for the leader
-// (v1.SubjectLeaderConnectorEvent).
-func (a *Agent) connectorEvent(ev v1.PluginConnectorEvent) {
+// (wire.SubjectLeaderConnectorEvent).
+func (a *Agent) connectorEvent(ev wire.PluginConnectorEvent) {
 	a.log.Info("connector event from the connector host", "connector", ev.Name, "kind", ev.Kind, "message", ev.Message)
 	a.ConnectorEvent(ev)
 	if a.cfg.OnConnectorEvent != nil {
@@ -108,7 +109,7 @@ func (a *Agent) connectorHost() ConnectorHandler {
 
 // hostPluginList is what the agent registers as its host plugins: its own
 // host's, else those it was given.
-func (a *Agent) hostPluginList() []v1.PluginInfo {
+func (a *Agent) hostPluginList() []api.PluginInfo {
 	if a.hostPlugins != nil {
 		return a.hostPlugins
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
@@ -69,10 +69,10 @@ type adminService struct {
 }
 
 // AuditLog implements httpapi.Admin.
-func (s adminService) AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error) {
+func (s adminService) AuditLog(ctx context.Context, q audit.Query) (api.AuditLog, error) {
 	log, err := s.audit.Read(ctx, q)
 	if err != nil {
-		return v1.AuditLog{}, v1.Errorf(v1.CodeInternal, "Failed to read the audit topic: %v", err)
+		return api.AuditLog{}, api.Errorf(api.CodeInternal, "Failed to read the audit topic: %v", err)
 	}
 	return log, nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -37,6 +37,7 @@ import (
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/recordsig"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // kafkaClientID is the client id of every Kafka client of a coordinator,
@@ -101,7 +102,7 @@ type Config struct {
 	StatusPartitions  int32
 	AgentLease        time.Duration
 	// AgentProbe is how often the leader probes each agent's presence on
-	// NATS (v1.SubjectAgentPresence); an agent whose connection closed is
+	// NATS (wire.SubjectAgentPresence); an agent whose connection closed is
 	// lost after two probes in a row find nobody, not after its lease. 0
 	// leaves the lease alone to decide.
 	AgentProbe          time.Duration
@@ -377,7 +378,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		workerID = ln.Addr().String()
 	}
 	auth := c.cfg.NATSAuth
-	auth.InboxPrefix = v1.CoordinatorInboxPrefix(c.cfg.GroupID)
+	auth.InboxPrefix = wire.CoordinatorInboxPrefix(c.cfg.GroupID)
 	nc, err := natsconn.Connect(c.cfg.NATSURL, "sluice-coordinator", auth, c.cfg.Loggers.Logger(logging.Root))
 	if err != nil {
 		ln.Close()
@@ -454,7 +455,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.
-func (c *Coordinator) Leader() (bool, v1.LeaderLease) { return c.herder.Leader() }
+func (c *Coordinator) Leader() (bool, wire.LeaderLease) { return c.herder.Leader() }
 
 // CommandSigner returns what signs a command to agents of term as this
 // coordinator signs its own, while it leads at term (nil otherwise): for a
@@ -520,12 +521,12 @@ func (c *Coordinator) services() httpapi.Services {
 type offsetsService struct {
 	*offsets.Service
 	move interface {
-		MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error)
+		MoveConnector(ctx context.Context, name string, req api.MoveRequest) (api.MoveResult, error)
 	}
 }
 
 // MoveConnector answers POST /sluice/connectors/{name}/move.
-func (o offsetsService) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
+func (o offsetsService) MoveConnector(ctx context.Context, name string, req api.MoveRequest) (api.MoveResult, error) {
 	return o.move.MoveConnector(ctx, name, req)
 }
 
@@ -534,12 +535,12 @@ func (o offsetsService) MoveConnector(ctx context.Context, name string, req v1.M
 type fleetService struct {
 	*fleetrest.Service
 	bulk interface {
-		BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error)
+		BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error)
 	}
 }
 
 // BulkAction answers POST /sluice/connectors/{action}.
-func (f fleetService) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
+func (f fleetService) BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error) {
 	return f.bulk.BulkAction(ctx, action, sel, includeTasks, onlyFailed, allow)
 }
 
@@ -548,12 +549,12 @@ func (f fleetService) BulkAction(ctx context.Context, action string, sel v1.Sele
 type runtimeService struct {
 	*connectors.Service
 	lag interface {
-		ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+		ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
 	}
 }
 
 // ConnectorLag answers GET /sluice/connectors/{name}/lag.
-func (r runtimeService) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
+func (r runtimeService) ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error) {
 	return r.lag.ConnectorLag(ctx, name)
 }
 

@@ -6,7 +6,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 )
 
@@ -26,7 +26,7 @@ func (s adminService) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) 
 	if err != nil {
 		// As promhttp answers by default: a scrape that is partly wrong
 		// fails whole, rather than passing as complete.
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to gather metrics: %v", err)
+		return nil, api.Errorf(api.CodeInternal, "Failed to gather metrics: %v", err)
 	}
 	return mfs, nil
 }

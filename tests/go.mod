@@ -3,6 +3,7 @@ module github.com/sluice-io/sluice/tests
 go 1.26.8
 
 require (
+	github.com/sluice-io/sluice/api v0.0.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/moby/buildkit v0.34.2
@@ -78,3 +79,5 @@ require (
 )
 
 replace github.com/sluice-io/sluice => ../
+
+replace github.com/sluice-io/sluice/api => ../api

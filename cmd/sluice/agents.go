@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/shared/labels"
 )
@@ -77,8 +77,8 @@ func agentArg(c *cli.Context) (string, error) {
 }
 
 // listAgents is GET /sluice/agents.
-func (s *session) listAgents() ([]v1.AgentInfo, error) {
-	var list v1.AgentList
+func (s *session) listAgents() ([]api.AgentInfo, error) {
+	var list api.AgentList
 	if err := s.get("/sluice/agents", &list); err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func listAgents(c *cli.Context) error {
 
 // agentTable shows agents one a line; LEASE is the seconds left of the
 // lease at now ("-" for an agent that is not registered).
-func agentTable(agents []v1.AgentInfo, now time.Time) *output.Rows {
+func agentTable(agents []api.AgentInfo, now time.Time) *output.Rows {
 	t := output.NewRows("ID", "STATE", "TASKS", "VERSION", "LABELS", "LEASE", "REGISTERED")
 	for _, a := range agents {
 		t.Add(a.ID, a.State, fmt.Sprint(len(a.Tasks)), a.Version, labels.Format(a.Labels), lease(a, now), fmt.Sprint(a.Registered))
@@ -108,7 +108,7 @@ func agentTable(agents []v1.AgentInfo, now time.Time) *output.Rows {
 }
 
 // lease is how long an agent's lease has left, in whole seconds.
-func lease(a v1.AgentInfo, now time.Time) string {
+func lease(a api.AgentInfo, now time.Time) string {
 	if !a.Registered || a.LeaseExpires.IsZero() {
 		return ""
 	}
@@ -130,7 +130,7 @@ func getAgent(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var a v1.AgentInfo
+	var a api.AgentInfo
 	if err := s.get(agentPath(id, ""), &a); err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func getAgent(c *cli.Context) error {
 }
 
 // writeAgent prints one agent's fields, then its tasks.
-func writeAgent(w io.Writer, a v1.AgentInfo, now time.Time) error {
+func writeAgent(w io.Writer, a api.AgentInfo, now time.Time) error {
 	started := ""
 	if !a.StartedAt.IsZero() {
 		started = a.StartedAt.Format(time.RFC3339)
@@ -185,8 +185,8 @@ func markAgent(verb string) cli.ActionFunc {
 }
 
 // putAgent is PUT /sluice/agents/<id><suffix>, answering the agent.
-func (s *session) putAgent(id, suffix string) (v1.AgentInfo, error) {
-	var a v1.AgentInfo
+func (s *session) putAgent(id, suffix string) (api.AgentInfo, error) {
+	var a api.AgentInfo
 	return a, s.send(http.MethodPut, agentPath(id, suffix), nil, &a)
 }
 
@@ -208,17 +208,17 @@ func drainAgent(c *cli.Context) error {
 }
 
 // startDrain is PUT …/drain[?force=true].
-func (s *session) startDrain(id string, force bool) (v1.DrainStatus, error) {
+func (s *session) startDrain(id string, force bool) (api.DrainStatus, error) {
 	q := ""
 	if force {
 		q = "?force=true"
 	}
-	var st v1.DrainStatus
+	var st api.DrainStatus
 	return st, s.send(http.MethodPut, agentPath(id, "/drain"+q), nil, &st)
 }
 
 // drainTable is a drain's state in one row.
-func drainTable(st v1.DrainStatus) *output.Rows {
+func drainTable(st api.DrainStatus) *output.Rows {
 	return output.NewRows("AGENT", "DRAIN", "MOVED", "REMAINING", "MOVING", "BLOCKED").
 		Add(st.Agent, st.State, fmt.Sprint(st.Moved), fmt.Sprint(len(st.Remaining)), taskList(st.Moving), blockedList(st.Blocked))
 }
@@ -230,11 +230,11 @@ var errDrainBlocked = errors.New("drain blocked")
 // is still on its way, printing on stderr
 // each change of its progress. A blocked drain is an error naming the
 // tasks, as is the timeout passing.
-func (s *session) waitDrained(id string, timeout time.Duration) (v1.DrainStatus, error) {
+func (s *session) waitDrained(id string, timeout time.Duration) (api.DrainStatus, error) {
 	deadline := time.Now().Add(timeout)
 	last := ""
 	for {
-		var st v1.DrainStatus
+		var st api.DrainStatus
 		if err := s.get(agentPath(id, "/drain"), &st); err != nil {
 			return st, fmt.Errorf("follow the drain of agent %s: %w", id, err)
 		}
@@ -247,12 +247,12 @@ func (s *session) waitDrained(id string, timeout time.Duration) (v1.DrainStatus,
 			last = line
 		}
 		switch {
-		case st.State == v1.DrainDone && len(st.Moving) == 0:
+		case st.State == api.DrainDone && len(st.Moving) == 0:
 			// Done with nothing moving: the agent runs nothing and its
 			// tasks were started where they went.
 			fmt.Fprintf(s.c.App.ErrWriter, "agent %s drained: it runs no task\n", id)
 			return st, nil
-		case st.State == v1.DrainBlocked:
+		case st.State == api.DrainBlocked:
 			return st, fmt.Errorf("%w: agent %s keeps %s: no other agent may run them (they stay where they are; sluice agents drain %s --force unassigns them, sluice agents uncordon %s gives up the drain)",
 				errDrainBlocked, id, blockedList(st.Blocked), id, id)
 		}
@@ -269,7 +269,7 @@ func (s *session) waitDrained(id string, timeout time.Duration) (v1.DrainStatus,
 }
 
 // taskList names tasks as connector/task, comma-separated.
-func taskList(ids []v1.TaskID) string {
+func taskList(ids []api.TaskID) string {
 	names := make([]string, len(ids))
 	for i, t := range ids {
 		names[i] = fmt.Sprintf("%s/%d", t.Connector, t.Task)
@@ -278,7 +278,7 @@ func taskList(ids []v1.TaskID) string {
 }
 
 // blockedList names blocked tasks with why they cannot move.
-func blockedList(bs []v1.BlockedTask) string {
+func blockedList(bs []api.BlockedTask) string {
 	names := make([]string, len(bs))
 	for i, b := range bs {
 		names[i] = fmt.Sprintf("%s/%d (%s)", b.Connector, b.Task, b.Reason)

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-io/sluice/agent"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -101,9 +101,9 @@ func (f *fleet) stop(t *testing.T, id string) {
 }
 
 // agentsJSON is `sluice agents list -o json`.
-func agentsJSON(t *testing.T, url string) []v1.AgentInfo {
+func agentsJSON(t *testing.T, url string) []api.AgentInfo {
 	t.Helper()
-	var agents []v1.AgentInfo
+	var agents []api.AgentInfo
 	if err := json.Unmarshal([]byte(mustCLI(t, "agents", "list", "-o", "json", "--url", url)), &agents); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func agentsJSON(t *testing.T, url string) []v1.AgentInfo {
 }
 
 // agentByID is the agent called id among agents.
-func agentByID(t *testing.T, agents []v1.AgentInfo, id string) v1.AgentInfo {
+func agentByID(t *testing.T, agents []api.AgentInfo, id string) api.AgentInfo {
 	t.Helper()
 	for _, a := range agents {
 		if a.ID == id {
@@ -119,7 +119,7 @@ func agentByID(t *testing.T, agents []v1.AgentInfo, id string) v1.AgentInfo {
 		}
 	}
 	t.Fatalf("no agent %s among %+v", id, agents)
-	return v1.AgentInfo{}
+	return api.AgentInfo{}
 }
 
 // createSources creates file sources called names, one task each, and
@@ -164,7 +164,7 @@ func TestAgentsCLI(t *testing.T) {
 		out := mustCLI(t, "agents", "get", "agent-2", "--url", u)
 		return strings.Contains(out, "  pinned     0     RUNNING\n"), out
 	})
-	var a v1.AgentInfo
+	var a api.AgentInfo
 	if err := json.Unmarshal([]byte(mustCLI(t, "agents", "get", "agent-2", "-o", "json", "--url", u)), &a); err != nil ||
 		a.ID != "agent-2" || !a.Registered || a.Labels["host"] != "h2" || a.StartedAt.IsZero() || len(a.Plugins) == 0 ||
 		!hasTask(a, "pinned") {
@@ -180,7 +180,7 @@ func TestAgentsCLI(t *testing.T) {
 	if out := mustCLI(t, "agents", "cordon", "agent-3", "--url", u); !regexp.MustCompile(`^AGENT    STATE     TASKS\nagent-3  cordoned  \d\n$`).MatchString(out) {
 		t.Fatalf("agents cordon:\n%s", out)
 	}
-	if st := agentByID(t, agentsJSON(t, u), "agent-3").State; st != v1.AgentCordoned {
+	if st := agentByID(t, agentsJSON(t, u), "agent-3").State; st != api.AgentCordoned {
 		t.Fatalf("agent-3 after cordon: %s", st)
 	}
 	if out := mustCLI(t, "agents", "uncordon", "agent-3", "-o", "yaml", "--url", u); !strings.Contains(out, "state: active\n") {
@@ -188,7 +188,7 @@ func TestAgentsCLI(t *testing.T) {
 	}
 
 	// The agent with the most tasks of src-a, src-b and src-c drains to the others.
-	var from v1.AgentInfo
+	var from api.AgentInfo
 	for _, a := range agentsJSON(t, u) {
 		if a.ID != "agent-2" && len(a.Tasks) > len(from.Tasks) {
 			from = a
@@ -211,7 +211,7 @@ func TestAgentsCLI(t *testing.T) {
 			return strings.Contains(out, " RUNNING ") && !strings.Contains(out, from.ID), out
 		})
 	}
-	if a := agentByID(t, agentsJSON(t, u), from.ID); a.State != v1.AgentDraining || len(a.Tasks) != 0 {
+	if a := agentByID(t, agentsJSON(t, u), from.ID); a.State != api.AgentDraining || len(a.Tasks) != 0 {
 		t.Fatalf("%s after its drain: %+v", from.ID, a)
 	}
 	mustCLI(t, "agents", "uncordon", from.ID, "--url", u)
@@ -222,7 +222,7 @@ func TestAgentsCLI(t *testing.T) {
 		"pinned/0 (no other live, uncordoned agent has sluice.agent.selector host=h2 and plugin org.apache.kafka.connect.file.FileStreamSourceConnector); drain it with force=true to unassign them\n" {
 		t.Fatalf("drain of a pinned task's agent: exit %d, %q", code, errOut)
 	}
-	if st := agentByID(t, agentsJSON(t, u), "agent-2").State; st != v1.AgentActive {
+	if st := agentByID(t, agentsJSON(t, u), "agent-2").State; st != api.AgentActive {
 		t.Fatalf("a refused drain left agent-2 %s", st)
 	}
 	// Forced, the drain unassigns pinned; uncordoned, agent-2 runs it again.
@@ -251,7 +251,7 @@ func TestAgentsCLI(t *testing.T) {
 }
 
 // hasTask reports whether a runs a task of connector.
-func hasTask(a v1.AgentInfo, connector string) bool {
+func hasTask(a api.AgentInfo, connector string) bool {
 	for _, t := range a.Tasks {
 		if t.Connector == connector {
 			return true
@@ -352,7 +352,7 @@ func TestRebalanceAndRoll(t *testing.T) {
 	after := agentsJSON(t, u)
 	for _, id := range []string{"agent-2", "agent-3"} {
 		b, a := agentByID(t, before, id), agentByID(t, after, id)
-		if a.State != v1.AgentActive || !a.Registered || !a.StartedAt.After(b.StartedAt) {
+		if a.State != api.AgentActive || !a.Registered || !a.StartedAt.After(b.StartedAt) {
 			t.Fatalf("%s after the roll: %+v (before: started %s)", id, a, b.StartedAt)
 		}
 	}
@@ -367,7 +367,7 @@ func TestRebalanceAndRoll(t *testing.T) {
 		t.Fatalf("fleet roll --batch 2: exit %d\n%s", code, errOut)
 	}
 	for _, id := range []string{"agent-2", "agent-3"} {
-		if b, a := agentByID(t, before, id), agentByID(t, agentsJSON(t, u), id); a.State != v1.AgentActive || !a.StartedAt.After(b.StartedAt) {
+		if b, a := agentByID(t, before, id), agentByID(t, agentsJSON(t, u), id); a.State != api.AgentActive || !a.StartedAt.After(b.StartedAt) {
 			t.Fatalf("%s after the roll of two at a time: %+v", id, a)
 		}
 	}
@@ -378,8 +378,8 @@ func TestRebalanceAndRoll(t *testing.T) {
 	go func() {
 		for ctx.Err() == nil {
 			out, _, _ := runCLI(t, "agents", "get", "agent-3", "-o", "json", "--url", u)
-			var a v1.AgentInfo
-			if json.Unmarshal([]byte(out), &a) == nil && a.State == v1.AgentDraining && len(a.Tasks) == 0 {
+			var a api.AgentInfo
+			if json.Unmarshal([]byte(out), &a) == nil && a.State == api.AgentDraining && len(a.Tasks) == 0 {
 				f.stop(t, "agent-3")
 				if err := f.run("agent-3"); err != nil {
 					t.Error(err)
@@ -412,7 +412,7 @@ func TestRebalanceAndRoll(t *testing.T) {
 		!strings.Contains(errOut, "rolled 0 of 3 agents, not rolled: agent-1, agent-2, agent-3") || strings.Contains(errOut, "agent-2: draining") {
 		t.Fatalf("a roll whose agent does not come back: exit %d\n%s%s", code, stdout, errOut)
 	}
-	if a := agentByID(t, agentsJSON(t, u), "agent-1"); a.State != v1.AgentDraining {
+	if a := agentByID(t, agentsJSON(t, u), "agent-1"); a.State != api.AgentDraining {
 		t.Fatalf("agent-1 after the failed roll: %s", a.State)
 	}
 	mustCLI(t, "agents", "uncordon", "agent-1", "--url", u)

@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"gopkg.in/yaml.v3"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
@@ -215,7 +215,7 @@ func (s *session) applyOne(sp spec, dry bool) applyResult {
 	}
 	switch {
 	case !exists:
-		body, _ := json.Marshal(v1.CreateConnectorRequest{Name: sp.Name, Config: sp.Config})
+		body, _ := json.Marshal(api.CreateConnectorRequest{Name: sp.Name, Config: sp.Config})
 		if _, _, err := s.do(http.MethodPost, "/connectors", body); err != nil {
 			r.Action, r.Error = "failed", err.Error()
 			return r
@@ -246,7 +246,7 @@ func (s *session) validate(cfg map[string]string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var infos v1.ConfigInfos
+	var infos api.ConfigInfos
 	if err := json.Unmarshal(data, &infos); err != nil {
 		return nil, fmt.Errorf("read the validation: %w", err)
 	}

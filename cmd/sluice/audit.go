@@ -15,7 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // auditCommand reads the audit trail through GET /sluice/audit.
@@ -51,7 +51,7 @@ func auditCommand() *cli.Command {
 				s.format = output.JSON
 				return s.call(http.MethodGet, path, nil)
 			}
-			var log v1.AuditLog
+			var log api.AuditLog
 			if err := s.get(path, &log); err != nil {
 				return err
 			}
@@ -65,7 +65,7 @@ func auditCommand() *cli.Command {
 
 // printAudit writes the records as a table, one write a line, and what
 // the answer left out below it.
-func printAudit(w io.Writer, log v1.AuditLog) error {
+func printAudit(w io.Writer, log api.AuditLog) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSOURCE\tOPERATION\tCONNECTOR\tSTATUS\tCHANGE")
 	for _, r := range log.Records {
@@ -91,7 +91,7 @@ func printAudit(w io.Writer, log v1.AuditLog) error {
 // change says in a few words what a write did to its connector: created,
 // deleted, its target state moved, config keys added (+), changed (~) or
 // removed (-).
-func change(r v1.AuditRecord) string {
+func change(r api.AuditRecord) string {
 	b, a := r.Before, r.After
 	switch {
 	case b == nil && a == nil:

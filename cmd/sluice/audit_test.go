@@ -8,19 +8,19 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 func TestAuditChange(t *testing.T) {
-	st := func(target string, kv ...string) *v1.AuditState {
-		s := &v1.AuditState{TargetState: target, Config: map[string]string{}}
+	st := func(target string, kv ...string) *api.AuditState {
+		s := &api.AuditState{TargetState: target, Config: map[string]string{}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			s.Config[kv[i]] = kv[i+1]
 		}
 		return s
 	}
 	for _, tt := range []struct {
-		before, after *v1.AuditState
+		before, after *api.AuditState
 		want          string
 	}{
 		{nil, nil, "-"},
@@ -30,7 +30,7 @@ func TestAuditChange(t *testing.T) {
 		{st("RUNNING", "a", "1"), st("PAUSED", "a", "1"), "RUNNING -> PAUSED"},
 		{st("RUNNING", "a", "1", "b", "2", "c", "3"), st("STOPPED", "a", "1", "b", "9", "d", "4"), "RUNNING -> STOPPED, config ~b -c +d"},
 	} {
-		if got := change(v1.AuditRecord{Before: tt.before, After: tt.after}); got != tt.want {
+		if got := change(api.AuditRecord{Before: tt.before, After: tt.after}); got != tt.want {
 			t.Errorf("change(%+v, %+v) = %q, want %q", tt.before, tt.after, got, tt.want)
 		}
 	}
@@ -91,11 +91,11 @@ func TestAuditFlags(t *testing.T) {
 // sequence cannot forge a row or a column of sluice audit's table: each
 // record stays one line, with its control characters shown escaped.
 func TestAuditTableCannotBeForged(t *testing.T) {
-	forged := v1.AuditRecord{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+	forged := api.AuditRecord{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Principal: "eve\n2026-01-02 03:04:05  admin  10.7.7.7:1  connector.delete  team-b-1  204  deleted",
 		Source:    "10.0.0.1:1\t", Operation: "connector.create", Connector: "x\x1b[2Jy", Status: 201}
 	var out bytes.Buffer
-	if err := printAudit(&out, v1.AuditLog{Records: []v1.AuditRecord{forged}}); err != nil {
+	if err := printAudit(&out, api.AuditLog{Records: []api.AuditRecord{forged}}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -12,7 +12,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // serverFlag makes pause, resume, stop and restart send their selection to
@@ -33,7 +33,7 @@ func serverAction(s *session, name string, crit selection.Criteria) ([]string, e
 	if name == "restart" {
 		path += "?includeTasks=true" // as the per-connector restart does
 	}
-	body, err := json.Marshal(v1.BulkRequest{Selector: v1.Selector{Names: crit.Names, Match: crit.Glob}})
+	body, err := json.Marshal(api.BulkRequest{Selector: api.Selector{Names: crit.Names, Match: crit.Glob}})
 	if err != nil {
 		return nil, fmt.Errorf("encode the selection: %w", err)
 	}
@@ -41,7 +41,7 @@ func serverAction(s *session, name string, crit selection.Criteria) ([]string, e
 	if err != nil {
 		return nil, err
 	}
-	var res v1.BulkResults
+	var res api.BulkResults
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, fmt.Errorf("read the results: %w", err)
 	}

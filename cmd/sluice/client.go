@@ -31,11 +31,11 @@ func open(c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	api, err := newClient(c)
+	rc, err := newClient(c)
 	if err != nil {
 		return nil, err
 	}
-	return &session{c: c, api: api, format: format, w: c.App.Writer}, nil
+	return &session{c: c, api: rc, format: format, w: c.App.Writer}, nil
 }
 
 // do sends one request.

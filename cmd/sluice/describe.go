@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
@@ -42,16 +42,16 @@ type lagInfo struct {
 
 // description is what `describe connector` shows.
 type description struct {
-	Name    string                `json:"name"`
-	Type    string                `json:"type"`
-	State   v1.ConnectorState     `json:"connector"`
-	Tasks   []v1.TaskState        `json:"tasks"`
-	Config  map[string]string     `json:"config"`
-	Topics  []string              `json:"topics"`
-	Offsets []v1.ConnectorOffset  `json:"offsets"`
-	Lag     *lagInfo              `json:"lag,omitempty"`
-	Missing map[string]string     `json:"unavailable,omitempty"`
-	status  v1.ConnectorStateInfo // for the table
+	Name    string                 `json:"name"`
+	Type    string                 `json:"type"`
+	State   api.ConnectorState     `json:"connector"`
+	Tasks   []api.TaskState        `json:"tasks"`
+	Config  map[string]string      `json:"config"`
+	Topics  []string               `json:"topics"`
+	Offsets []api.ConnectorOffset  `json:"offsets"`
+	Lag     *lagInfo               `json:"lag,omitempty"`
+	Missing map[string]string      `json:"unavailable,omitempty"`
+	status  api.ConnectorStateInfo // for the table
 }
 
 func describeConnector(c *cli.Context) error {
@@ -63,7 +63,7 @@ func describeConnector(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var info v1.ConnectorInfo
+	var info api.ConnectorInfo
 	if err := s.get(connectorPath(name, ""), &info); err != nil {
 		return err
 	}
@@ -74,13 +74,13 @@ func describeConnector(c *cli.Context) error {
 	d.State, d.Tasks = d.status.Connector, d.status.Tasks
 	// The parts below are extras: a failure to read one is shown in its
 	// place, not fatal, as the connector itself was read.
-	var topics map[string]v1.ActiveTopics
+	var topics map[string]api.ActiveTopics
 	if err := s.get(connectorPath(name, "/topics"), &topics); err != nil {
 		d.Missing["topics"] = err.Error()
 	} else {
 		d.Topics = topics[name].Topics
 	}
-	var offsets v1.ConnectorOffsets
+	var offsets api.ConnectorOffsets
 	if err := s.get(connectorPath(name, "/offsets"), &offsets); err != nil {
 		d.Missing["offsets"] = err.Error()
 	} else {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
@@ -54,7 +54,7 @@ func rebalance(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var r v1.Rebalance
+	var r api.Rebalance
 	if err := s.send(http.MethodPost, path, nil, &r); err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func rebalance(c *cli.Context) error {
 	switch {
 	case r.DryRun:
 		fmt.Fprintln(c.App.ErrWriter, "dry run: nothing was moved")
-	case r.State != v1.DrainDone:
+	case r.State != api.DrainDone:
 		fmt.Fprintf(c.App.ErrWriter, "rebalance %s is %s: follow it with sluice rebalance status, or run with --wait\n", r.ID, r.State)
 	}
 	return nil
@@ -87,7 +87,7 @@ func rebalanceStatusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var r v1.Rebalance
+			var r api.Rebalance
 			if err := s.get("/sluice/rebalance", &r); err != nil {
 				return err
 			}
@@ -101,10 +101,10 @@ func rebalanceStatusCommand() *cli.Command {
 
 // waitRebalanced polls GET /sluice/rebalance until rebalance r is done,
 // printing on stderr how many of its moves are done.
-func (s *session) waitRebalanced(r v1.Rebalance, timeout time.Duration) (v1.Rebalance, error) {
+func (s *session) waitRebalanced(r api.Rebalance, timeout time.Duration) (api.Rebalance, error) {
 	deadline := time.Now().Add(timeout)
 	last := ""
-	for r.State != v1.DrainDone {
+	for r.State != api.DrainDone {
 		if time.Now().After(deadline) {
 			return r, fmt.Errorf("rebalance %s not done after %s (it goes on: sluice rebalance status)", r.ID, timeout)
 		}
@@ -113,7 +113,7 @@ func (s *session) waitRebalanced(r v1.Rebalance, timeout time.Duration) (v1.Reba
 			return r, s.c.Context.Err()
 		case <-time.After(pollInterval):
 		}
-		var cur v1.Rebalance
+		var cur api.Rebalance
 		if err := s.get("/sluice/rebalance", &cur); err != nil {
 			return r, fmt.Errorf("follow rebalance %s: %w", r.ID, err)
 		}
@@ -137,7 +137,7 @@ func (s *session) waitRebalanced(r v1.Rebalance, timeout time.Duration) (v1.Reba
 
 // writeRebalance prints a rebalance's moves, then each agent's tasks
 // before and after it.
-func writeRebalance(w io.Writer, r v1.Rebalance) error {
+func writeRebalance(w io.Writer, r api.Rebalance) error {
 	moves := output.NewRows("CONNECTOR", "TASK", "FROM", "TO", "STATE")
 	for _, m := range r.Moves {
 		moves.Add(m.Connector, fmt.Sprint(m.Task), m.From, m.To, m.State)
@@ -280,7 +280,7 @@ func (r roller) rollBatch(batch []string) ([]rolled, error) {
 	for i, id := range batch {
 		// Its started_at now, not when the roll began: an agent that
 		// restarted meanwhile must not look restarted by the roll.
-		var a v1.AgentInfo
+		var a api.AgentInfo
 		if err := r.s.get(agentPath(id, ""), &a); err != nil {
 			return nil, fmt.Errorf("agent %s: %w", id, err)
 		}
@@ -326,17 +326,17 @@ func (r roller) rollBatch(batch []string) ([]rolled, error) {
 // waitRestarted polls agent id until it is registered again with a
 // started_at later than before; with none known before, until it has been
 // seen gone and registered again.
-func (r roller) waitRestarted(id string, before time.Time) (v1.AgentInfo, error) {
+func (r roller) waitRestarted(id string, before time.Time) (api.AgentInfo, error) {
 	deadline := time.Now().Add(r.timeout)
 	gone := false
 	for {
-		var a v1.AgentInfo
+		var a api.AgentInfo
 		err := r.s.get(agentPath(id, ""), &a)
 		var he *restclient.HTTPError
 		switch {
 		case errors.As(err, &he) && he.Status == http.StatusNotFound:
 			// Gone and unmarked (uncordoned meanwhile): not back yet.
-			a = v1.AgentInfo{ID: id, State: "gone"}
+			a = api.AgentInfo{ID: id, State: "gone"}
 		case err != nil:
 			return a, fmt.Errorf("agent %s: %w", id, err)
 		}

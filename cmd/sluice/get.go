@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
@@ -44,8 +44,8 @@ type connectorRow struct {
 }
 
 // listConnectors is GET /connectors?expand=status&expand=info.
-func (s *session) listConnectors() (map[string]v1.ConnectorExpanded, error) {
-	var all map[string]v1.ConnectorExpanded
+func (s *session) listConnectors() (map[string]api.ConnectorExpanded, error) {
+	var all map[string]api.ConnectorExpanded
 	if err := s.get("/connectors?expand=status&expand=info", &all); err != nil {
 		return nil, err
 	}
@@ -120,15 +120,15 @@ func getPlugins(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var plugins []v1.PluginInfo
+	var plugins []api.PluginInfo
 	if err := s.get("/connector-plugins?connectorsOnly=false", &plugins); err != nil {
 		return err
 	}
 	want := c.Args().Slice()
-	var rows []v1.PluginInfo
+	var rows []api.PluginInfo
 	var missing []string
 	for _, w := range want {
-		if !slices.ContainsFunc(plugins, func(p v1.PluginInfo) bool { return pluginIs(p, w) }) {
+		if !slices.ContainsFunc(plugins, func(p api.PluginInfo) bool { return pluginIs(p, w) }) {
 			missing = append(missing, w)
 		}
 	}
@@ -138,7 +138,7 @@ func getPlugins(c *cli.Context) error {
 		}
 	}
 	if rows == nil {
-		rows = []v1.PluginInfo{}
+		rows = []api.PluginInfo{}
 	}
 	err = s.print(rows, func() *output.Rows {
 		t := output.NewRows("CLASS", "TYPE", "VERSION")
@@ -152,7 +152,7 @@ func getPlugins(c *cli.Context) error {
 
 // pluginIs reports whether name is p's class, or its short name (the
 // class after the last dot, with or without "Connector").
-func pluginIs(p v1.PluginInfo, name string) bool {
+func pluginIs(p api.PluginInfo, name string) bool {
 	short := p.Class[strings.LastIndexByte(p.Class, '.')+1:]
 	return name == p.Class || name == short || name+"Connector" == short
 }
@@ -189,7 +189,7 @@ func perConnector[T any](c *cli.Context, fetch func(s *session, name string) ([]
 
 func getOffsets(c *cli.Context) error {
 	return perConnector(c, func(s *session, n string) ([]offsetRow, error) {
-		var o v1.ConnectorOffsets
+		var o api.ConnectorOffsets
 		if err := s.get(connectorPath(n, "/offsets"), &o); err != nil {
 			return nil, err
 		}
@@ -210,12 +210,12 @@ func getOffsets(c *cli.Context) error {
 // taskRow is one task in `get tasks`.
 type taskRow struct {
 	Connector string `json:"connector"`
-	v1.TaskState
+	api.TaskState
 }
 
 func getTasks(c *cli.Context) error {
 	return perConnector(c, func(s *session, n string) ([]taskRow, error) {
-		var st v1.ConnectorStateInfo
+		var st api.ConnectorStateInfo
 		if err := s.get(connectorPath(n, "/status"), &st); err != nil {
 			return nil, err
 		}

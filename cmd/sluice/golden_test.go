@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with what the commands print")
@@ -85,7 +85,7 @@ func TestDescribeSinkGolden(t *testing.T) {
 	d := description{Name: "s", Type: "sink", Config: map[string]string{"connector.class": "FileStreamSink", "topics": "t"},
 		Topics: []string{"t"}, Lag: &lag}
 	d.State.State, d.State.WorkerID = "RUNNING", "10.0.0.1:8083"
-	d.Tasks = []v1.TaskState{{ID: 0, State: "FAILED", WorkerID: "agent-2", Trace: "org.apache.kafka.connect.errors.ConnectException: disk full\n\tat x.y(z)"}}
+	d.Tasks = []api.TaskState{{ID: 0, State: "FAILED", WorkerID: "agent-2", Trace: "org.apache.kafka.connect.errors.ConnectException: disk full\n\tat x.y(z)"}}
 	var out strings.Builder
 	if err := d.write(&out); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // logsCommand reads and sets log levels through /admin/loggers.
@@ -40,9 +40,9 @@ func logsGet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	levels := map[string]v1.LoggerLevel{}
+	levels := map[string]wire.LoggerLevel{}
 	if name := c.Args().First(); name != "" {
-		var one v1.LoggerLevel
+		var one wire.LoggerLevel
 		if err := s.get("/admin/loggers/"+url.PathEscape(name), &one); err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // maintenanceCommand opens, lists, shows and closes maintenance windows
@@ -42,7 +42,7 @@ func maintenanceCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					var list v1.MaintenanceList
+					var list api.MaintenanceList
 					if err := s.get("/sluice/maintenance", &list); err != nil {
 						return err
 					}
@@ -69,7 +69,7 @@ func maintenanceCommand() *cli.Command {
 
 // openWindow is `sluice maintenance open`.
 func openWindow(c *cli.Context) error {
-	var req v1.MaintenanceRequest
+	var req api.MaintenanceRequest
 	req.Match, req.State, req.Reason = c.String("match"), strings.ToUpper(c.String("state")), c.String("reason")
 	if c.String("names") != "" {
 		req.Names = strings.Split(c.String("names"), ",")
@@ -111,7 +111,7 @@ func windowCall(c *cli.Context, method string) error {
 // printWindow prints a window answer: a line about the window, then its
 // connectors (with their outcomes once it closed).
 func (s *session) printWindow(data []byte) error {
-	var w v1.MaintenanceWindow
+	var w api.MaintenanceWindow
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("read the window: %w", err)
 	}
@@ -139,7 +139,7 @@ func (s *session) printWindow(data []byte) error {
 }
 
 // windowRows is the table of `sluice maintenance list`.
-func windowRows(ws []v1.MaintenanceWindow) *output.Rows {
+func windowRows(ws []api.MaintenanceWindow) *output.Rows {
 	t := output.NewRows("ID", "STATE", "CONNECTORS", "OPENED", "BY", "REASON")
 	for _, w := range ws {
 		t.Add(w.ID, w.State, strconv.Itoa(len(w.Connectors)), w.OpenedAt.Local().Format(time.DateTime), w.Principal, orDash(w.Reason))

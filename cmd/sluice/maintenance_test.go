@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestMaintenanceCLI opens a STOPPED window over a running and a paused
@@ -27,7 +27,7 @@ func TestMaintenanceCLI(t *testing.T) {
 		t.Helper()
 		eventually(t, 30*time.Second, func() (bool, string) {
 			out := mustCLI(t, "connectors", "status", name, "--url", u)
-			var st v1.ConnectorStateInfo
+			var st api.ConnectorStateInfo
 			_ = json.Unmarshal([]byte(out), &st)
 			return st.Connector.State == want, out
 		})
@@ -44,7 +44,7 @@ func TestMaintenanceCLI(t *testing.T) {
 	if out := mustCLI(t, "maintenance", "list", "--url", u); !regexp.MustCompile(regexp.QuoteMeta(id[1]) + `\s+STOPPED\s+2\s+`).MatchString(out) {
 		t.Fatalf("maintenance list printed:\n%s", out)
 	}
-	var w v1.MaintenanceWindow
+	var w api.MaintenanceWindow
 	if err := json.Unmarshal([]byte(mustCLI(t, "maintenance", "get", id[1], "-o", "json", "--url", u)), &w); err != nil || w.ID != id[1] || len(w.Connectors) != 2 {
 		t.Fatalf("maintenance get -o json: %+v, %v", w, err)
 	}

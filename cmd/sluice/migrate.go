@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/contexts"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
@@ -131,7 +131,7 @@ func (m *migration) progress(format string, args ...any) {
 // connector back in the state it was in.
 func (m *migration) one(name string) transferResult {
 	ctx := m.c.Context
-	r := transferResult{Name: name, Type: v1.TypeUnknown}
+	r := transferResult{Name: name, Type: api.TypeUnknown}
 	fail := func(step string, err error) transferResult {
 		r.Result, r.Detail = resultFailed, step+": "+err.Error()
 		m.progress("%s: FAILED at %s\n", name, r.Detail)
@@ -160,7 +160,7 @@ func (m *migration) one(name string) transferResult {
 	}
 	mc.State = was
 	if m.leaveStopped {
-		mc.State = v1.StateStopped
+		mc.State = api.StateStopped
 	}
 	r.State = mc.State
 	// Checked before the stop, so that a config Sluice would refuse does
@@ -218,13 +218,13 @@ func (m *migration) stop(name string) error {
 	start := time.Now()
 	last := start
 	for {
-		var st v1.ConnectorStateInfo
+		var st api.ConnectorStateInfo
 		err := m.from.Get(ctx, connectorPath(name, "/status"), &st)
 		if err != nil {
 			m.progress("failed\n")
 			return fmt.Errorf("read the status: %w", sourceError(m.from.Base, err))
 		}
-		if st.Connector.State == v1.StateStopped && len(st.Tasks) == 0 {
+		if st.Connector.State == api.StateStopped && len(st.Tasks) == 0 {
 			m.progress("STOPPED after %s\n", time.Since(start).Round(100*time.Millisecond))
 			return nil
 		}
@@ -246,7 +246,7 @@ func (m *migration) stop(name string) error {
 // before the migration stopped it, and returns cause with what became of
 // that.
 func (m *migration) putBack(name, was string, cause error) error {
-	suffix := map[string]string{v1.StateRunning: "/resume", v1.StatePaused: "/pause"}[was]
+	suffix := map[string]string{api.StateRunning: "/resume", api.StatePaused: "/pause"}[was]
 	if suffix == "" {
 		return fmt.Errorf("%w; it was STOPPED on Kafka Connect and is left so", cause)
 	}

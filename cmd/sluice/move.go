@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
@@ -43,7 +43,7 @@ func moveConnector(c *cli.Context, copying bool) error {
 		return usageError{errors.New("give the connector's name and its new name")}
 	}
 	old, to := c.Args().Get(0), c.Args().Get(1)
-	req := v1.MoveRequest{To: to, Copy: copying, DryRun: c.Bool("dry-run")}
+	req := api.MoveRequest{To: to, Copy: copying, DryRun: c.Bool("dry-run")}
 	for _, kv := range c.StringSlice("set") {
 		k, v, err := splitSet(kv)
 		if err != nil {
@@ -72,7 +72,7 @@ func moveConnector(c *cli.Context, copying bool) error {
 	if err != nil {
 		return err
 	}
-	var res v1.MoveResult
+	var res api.MoveResult
 	if err := decodeNumbers(data, &res); err != nil {
 		return fmt.Errorf("read the answer of the move: %w", err)
 	}
@@ -93,7 +93,7 @@ func moveConnector(c *cli.Context, copying bool) error {
 
 // writeMove prints a move's steps, then the positions the new connector
 // starts from.
-func writeMove(w io.Writer, res v1.MoveResult) error {
+func writeMove(w io.Writer, res api.MoveResult) error {
 	steps := output.NewRows("STEP", "STATE")
 	for _, st := range res.Steps {
 		steps.Add(st.Step, st.State)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
 )
 
@@ -86,9 +86,9 @@ func TestMoveCLI(t *testing.T) {
 	}
 
 	stdout = mustCLI(t, "copy", "mv-dst", "mv-cp", "--set", "topic=mv2", "-o", "json", "--url", u)
-	var res v1.MoveResult
+	var res api.MoveResult
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Copy || res.Config["topic"] != "mv2" ||
-		len(res.Steps) != 6 || res.Steps[4] != (v1.MoveStep{Step: "deleting the old connector", State: "skipped"}) {
+		len(res.Steps) != 6 || res.Steps[4] != (api.MoveStep{Step: "deleting the old connector", State: "skipped"}) {
 		t.Fatalf("copy -o json: %s (%v)", stdout, err)
 	}
 	waitStopped(t, u, "mv-dst")

@@ -19,7 +19,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
@@ -156,8 +156,8 @@ func resetOffsets(c *cli.Context) error {
 // Connect's). Combinations that cannot mean anything are refused here;
 // the values themselves (a time that does not parse, a negative offset)
 // are the server's to judge, with its own messages.
-func resetRule(c *cli.Context) (v1.OffsetsResetRequest, bool, error) {
-	var req v1.OffsetsResetRequest
+func resetRule(c *cli.Context) (api.OffsetsResetRequest, bool, error) {
+	var req api.OffsetsResetRequest
 	to, shift := c.String("to"), c.IsSet("shift-by")
 	switch {
 	case to != "" && shift:
@@ -171,13 +171,13 @@ func resetRule(c *cli.Context) (v1.OffsetsResetRequest, bool, error) {
 		return req, false, nil
 	}
 	switch to {
-	case "", v1.ResetEarliest, v1.ResetLatest, v1.ResetTimestamp, v1.ResetOffset:
+	case "", api.ResetEarliest, api.ResetLatest, api.ResetTimestamp, api.ResetOffset:
 	default:
 		return req, false, fmt.Errorf("--to %q: want earliest, latest, timestamp or offset", to)
 	}
 	for _, p := range []struct {
 		flag, rule string
-	}{{"timestamp", v1.ResetTimestamp}, {"offset", v1.ResetOffset}} {
+	}{{"timestamp", api.ResetTimestamp}, {"offset", api.ResetOffset}} {
 		switch given := c.IsSet(p.flag); {
 		case given && to != p.rule:
 			return req, false, fmt.Errorf("--%s goes with --to %s only", p.flag, p.rule)
@@ -227,12 +227,12 @@ func changeOffsets(c *cli.Context, what, path string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	var res v1.OffsetsChanges
+	var res api.OffsetsChanges
 	if err := decodeNumbers(data, &res); err != nil {
 		return fmt.Errorf("read the answer of POST %s: %w", path, err)
 	}
 	if res.Changes == nil {
-		res.Changes = []v1.OffsetChange{}
+		res.Changes = []api.OffsetChange{}
 	}
 	if err := s.print(res, func() *output.Rows { return changeRows(res.Changes) }); err != nil {
 		return err
@@ -247,7 +247,7 @@ func changeOffsets(c *cli.Context, what, path string, body []byte) error {
 }
 
 // changeRows is a table of offsets changes; a missing position is "-".
-func changeRows(changes []v1.OffsetChange) *output.Rows {
+func changeRows(changes []api.OffsetChange) *output.Rows {
 	t := output.NewRows("PARTITION", "FROM", "TO")
 	for _, ch := range changes {
 		t.Add(compact(ch.Partition), position(ch.From), position(ch.To))
@@ -291,7 +291,7 @@ func offsetsHistory(c *cli.Context) error {
 		if c.IsSet("limit") || c.IsSet("before") {
 			return usageError{errors.New("--limit and --before page the history: not with an entry id")}
 		}
-		var e v1.OffsetsHistoryEntry
+		var e api.OffsetsHistoryEntry
 		if err := s.getNumbers(sluicePath(name, "/offsets/history/"+url.PathEscape(c.Args().Get(1))), &e); err != nil {
 			return err
 		}
@@ -311,7 +311,7 @@ func offsetsHistory(c *cli.Context) error {
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var h v1.OffsetsHistory
+	var h api.OffsetsHistory
 	if err := s.getNumbers(path, &h); err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (s *session) getNumbers(path string, v any) error {
 }
 
 // historyRows is the history as a table, an entry a line.
-func historyRows(entries []v1.OffsetsHistoryEntry) *output.Rows {
+func historyRows(entries []api.OffsetsHistoryEntry) *output.Rows {
 	t := output.NewRows("ID", "TIME", "OPERATION", "PRINCIPAL", "PARTITIONS", "DETAIL", "REASON")
 	for _, e := range entries {
 		t.Add(e.ID, entryTime(e.Time), e.Operation, e.Principal, strconv.Itoa(len(e.Changes)), e.Detail, oneLine(e.Reason, 80))
@@ -349,7 +349,7 @@ func historyRows(entries []v1.OffsetsHistoryEntry) *output.Rows {
 func entryTime(t time.Time) string { return t.Local().Format(time.DateTime) }
 
 // writeEntry prints one history entry: its fields, then its changes.
-func writeEntry(s *session, e v1.OffsetsHistoryEntry) error {
+func writeEntry(s *session, e api.OffsetsHistoryEntry) error {
 	fields := output.NewRows()
 	fields.Add("id:", e.ID).Add("time:", entryTime(e.Time)).Add("connector:", e.Connector).Add("type:", e.Type)
 	for _, f := range []struct{ k, v string }{
@@ -415,7 +415,7 @@ func offsetsRestoreCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			req := v1.OffsetsRestoreRequest{From: c.String("from"), Entry: c.String("entry"), Positions: c.String("positions"), DryRun: c.Bool("dry-run")}
+			req := api.OffsetsRestoreRequest{From: c.String("from"), Entry: c.String("entry"), Positions: c.String("positions"), DryRun: c.Bool("dry-run")}
 			if req.Positions != "before" && req.Positions != "after" {
 				return usageError{fmt.Errorf("--positions %q: want before or after", req.Positions)}
 			}

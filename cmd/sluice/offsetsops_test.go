@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // historyIDs and localTimes are what differs between runs in the history
@@ -138,7 +138,7 @@ func TestOffsetsOpsSink(t *testing.T) {
 	}
 	// -o json is the server's answer.
 	out = mustCLI(t, "offsets", "reset", "ev-snk", "--shift-by", "-1", "-o", "json", "--url", u)
-	var ch v1.OffsetsChanges
+	var ch api.OffsetsChanges
 	if err := json.Unmarshal([]byte(out), &ch); err != nil || ch.DryRun || len(ch.Changes) != 1 || ch.HistoryID == "" ||
 		compact(ch.Changes[0].From) != `{"kafka_offset":5}` || compact(ch.Changes[0].To) != `{"kafka_offset":4}` {
 		t.Fatalf("reset -o json: %s (%v)", out, err)
@@ -151,7 +151,7 @@ func TestOffsetsOpsSink(t *testing.T) {
 	if !strings.HasSuffix(out, "(older entries exist: --before "+ids[len(ids)-2]+")\n") || strings.Count(out, "\n") != 4 {
 		t.Fatalf("history --limit 2:\n%s", out)
 	}
-	var page v1.OffsetsHistory
+	var page api.OffsetsHistory
 	out = mustCLI(t, "offsets", "history", "ev-snk", "--before", ids[1], "-o", "json", "--url", u)
 	if err := json.Unmarshal([]byte(out), &page); err != nil || len(page.Entries) != 1 || page.Entries[0].ID != ids[0] ||
 		page.Entries[0].Reason != "replay the last two" || page.More {
@@ -283,7 +283,7 @@ func TestOffsetsOpsSource(t *testing.T) {
 	}
 	// SLUICE_OUTPUT chooses the format as -o does.
 	t.Setenv("SLUICE_OUTPUT", "json")
-	var h v1.OffsetsHistory
+	var h api.OffsetsHistory
 	if out := mustCLI(t, "offsets", "history", "s", "--url", u); json.Unmarshal([]byte(out), &h) != nil || len(h.Entries) != 2 {
 		t.Fatalf("history with SLUICE_OUTPUT=json:\n%s", out)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
@@ -67,7 +67,7 @@ func patchConnector(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var info v1.ConnectorInfo
+	var info api.ConnectorInfo
 	if err := json.Unmarshal(data, &info); err != nil {
 		return fmt.Errorf("read the answer of PATCH: %w", err)
 	}

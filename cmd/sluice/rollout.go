@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
@@ -42,7 +42,7 @@ func rolloutCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					var r v1.Rollout
+					var r api.Rollout
 					if err := s.post("/sluice/rollouts", body, &r); err != nil {
 						return err
 					}
@@ -58,7 +58,7 @@ func rolloutCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				var list v1.RolloutList
+				var list api.RolloutList
 				if err := s.get("/sluice/rollouts", &list); err != nil {
 					return err
 				}
@@ -76,7 +76,7 @@ func rolloutCommand() *cli.Command {
 					if c.Bool("watch") {
 						return s.watchRollout(id, c.Duration("interval"))
 					}
-					var r v1.Rollout
+					var r api.Rollout
 					if err := s.get(rolloutPath(id, ""), &r); err != nil {
 						return err
 					}
@@ -97,7 +97,7 @@ func rolloutAction(name, usage string) *cli.Command {
 		if err != nil {
 			return err
 		}
-		var r v1.Rollout
+		var r api.Rollout
 		if err := s.put(rolloutPath(id, "/"+name), &r); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (s *session) put(path string, v any) error { return s.send(http.MethodPut, 
 
 // printRollout prints one rollout: as a table, a line about it and a row
 // per connector.
-func (s *session) printRollout(r v1.Rollout) error {
+func (s *session) printRollout(r api.Rollout) error {
 	if s.format == output.Table {
 		fmt.Fprintf(s.w, "rollout %s: %s, batch %s, on failure %s, healthy for %s with at most %d task(s) FAILED\n",
 			r.ID, r.State, batchPosition(r), r.Request.OnFailure, r.Request.Health.RunningFor, r.Request.Health.MaxFailedTasks)
@@ -147,7 +147,7 @@ func (s *session) printRollout(r v1.Rollout) error {
 }
 
 // rolloutRows is the table of sluice rollout list.
-func rolloutRows(list []v1.Rollout) *output.Rows {
+func rolloutRows(list []api.Rollout) *output.Rows {
 	rows := output.NewRows("ID", "STATE", "BATCH", "CONNECTORS", "PATCH", "PRINCIPAL", "CREATED")
 	for _, r := range list {
 		keys := slices.Sorted(stdmaps.Keys(r.Request.Patch))
@@ -159,11 +159,11 @@ func rolloutRows(list []v1.Rollout) *output.Rows {
 
 // batchPosition is "2/4": the batch in progress (or the last, once all are
 // done) of how many.
-func batchPosition(r v1.Rollout) string {
+func batchPosition(r api.Rollout) string {
 	return fmt.Sprintf("%d/%d", min(r.Batch+1, len(r.Batches)), len(r.Batches))
 }
 
-func rolloutSize(r v1.Rollout) int {
+func rolloutSize(r api.Rollout) int {
 	n := 0
 	for _, b := range r.Batches {
 		n += len(b.Connectors)
@@ -173,7 +173,7 @@ func rolloutSize(r v1.Rollout) int {
 
 // rolloutChange is the keys a connector's patch adds (+), changes (~) and
 // removes (-).
-func rolloutChange(c v1.RolloutConnector) string {
+func rolloutChange(c api.RolloutConnector) string {
 	var keys []string
 	for _, k := range configDiff(c.Before, c.After) {
 		keys = append(keys, k.mark()+k.Key)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestRolloutCLI rolls a patch out to two file sources with `sluice
@@ -40,7 +40,7 @@ func TestRolloutCLI(t *testing.T) {
 		!regexp.MustCompile(`(?m)^1\s+done\s+ro-a\s+applied\s+true\s+\+batch.size$`).MatchString(get) {
 		t.Fatalf("get:\n%s", get)
 	}
-	var r v1.Rollout
+	var r api.Rollout
 	if err := json.Unmarshal([]byte(mustCLI(t, "rollout", "get", id[1], "-o", "json", "--url", u)), &r); err != nil || r.ID != id[1] || r.Batches[1].Connectors[0].After["batch.size"] != "10" {
 		t.Fatalf("get -o json: %+v, %v", r, err)
 	}
@@ -61,20 +61,20 @@ func TestRolloutCLI(t *testing.T) {
 // TestRolloutLines checks the progress line of each batch, and that a
 // terminal's redraw goes back up over the lines drawn before.
 func TestRolloutLines(t *testing.T) {
-	conns := func(done, pending int) []v1.RolloutConnector {
-		var out []v1.RolloutConnector
+	conns := func(done, pending int) []api.RolloutConnector {
+		var out []api.RolloutConnector
 		for range done {
-			out = append(out, v1.RolloutConnector{State: "applied"})
+			out = append(out, api.RolloutConnector{State: "applied"})
 		}
 		for range pending {
-			out = append(out, v1.RolloutConnector{State: v1.BatchPending})
+			out = append(out, api.RolloutConnector{State: api.BatchPending})
 		}
 		return out
 	}
-	r := v1.Rollout{Batches: []v1.RolloutBatch{
-		{State: v1.BatchDone, Connectors: conns(1, 0)},
-		{State: v1.BatchVerifying, Connectors: conns(5, 5)},
-		{State: v1.BatchPending, Connectors: conns(0, 3)},
+	r := api.Rollout{Batches: []api.RolloutBatch{
+		{State: api.BatchDone, Connectors: conns(1, 0)},
+		{State: api.BatchVerifying, Connectors: conns(5, 5)},
+		{State: api.BatchPending, Connectors: conns(0, 3)},
 	}}
 	want := []string{
 		"batch 1/3 [##########] 1/1 done",

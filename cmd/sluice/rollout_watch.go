@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // barWidth is the width of a batch's progress bar, in characters.
@@ -22,7 +22,7 @@ func (s *session) watchRollout(id string, interval time.Duration) error {
 	live := f != nil && isTerminal(f)
 	var last []string
 	for {
-		var r v1.Rollout
+		var r api.Rollout
 		if err := s.get(rolloutPath(id, ""), &r); err != nil {
 			return err
 		}
@@ -39,10 +39,10 @@ func (s *session) watchRollout(id string, interval time.Duration) error {
 		}
 		last = lines
 		switch r.State {
-		case v1.RolloutDone:
+		case api.RolloutDone:
 			fmt.Fprintf(s.w, "rollout %s done\n", r.ID)
 			return nil
-		case v1.RolloutPaused, v1.RolloutRolledBack, v1.RolloutAborted:
+		case api.RolloutPaused, api.RolloutRolledBack, api.RolloutAborted:
 			msg := fmt.Sprintf("rollout %s is %s", r.ID, r.State)
 			if r.Error != "" {
 				msg += ": " + r.Error
@@ -74,12 +74,12 @@ func redraw(w io.Writer, last, lines []string) {
 //
 // the bar counts the batch's connectors that are no longer pending
 // (applied, rolled back, skipped or failed).
-func rolloutLines(r v1.Rollout) []string {
+func rolloutLines(r api.Rollout) []string {
 	out := make([]string, 0, len(r.Batches))
 	for i, b := range r.Batches {
 		n := 0
 		for _, c := range b.Connectors {
-			if c.State != v1.BatchPending {
+			if c.State != api.BatchPending {
 				n++
 			}
 		}

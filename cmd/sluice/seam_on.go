@@ -7,8 +7,9 @@ import (
 	"log/slog"
 	"os"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // testFaults returns the process's fault injector in a binary built with
@@ -40,15 +41,15 @@ func holdOffsets(marker string) faults.Injector {
 		if at != faults.AgentOffsets {
 			return nil
 		}
-		req := subject.(v1.OffsetsRequest)
-		writes := len(req.Writes) > 0 || req.Op == v1.OffsetsOpReset || (req.Type == v1.TypeSink && len(req.Offsets) > 0)
+		req := subject.(wire.OffsetsRequest)
+		writes := len(req.Writes) > 0 || req.Op == wire.OffsetsOpReset || (req.Type == api.TypeSink && len(req.Offsets) > 0)
 		if !writes {
 			return nil
 		}
 		if err := os.WriteFile(marker, []byte(req.Connector+"\n"), 0o644); err != nil {
-			return v1.Errorf(v1.CodeInternal, "%s: write marker: %v", holdOffsetsEnv, err)
+			return api.Errorf(api.CodeInternal, "%s: write marker: %v", holdOffsetsEnv, err)
 		}
 		<-ctx.Done()
-		return v1.Errorf(v1.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, req.Connector)
+		return api.Errorf(api.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, req.Connector)
 	})
 }

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TestTaggedBinaryHoldsOffsets: with -tags sluicetest and the variable set,
@@ -26,15 +27,15 @@ func TestTaggedBinaryHoldsOffsets(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := inj.Fault(ctx, faults.AgentOffsets, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, FenceIDs: []string{"g-c-0"}}); err != nil {
+	if err := inj.Fault(ctx, faults.AgentOffsets, wire.OffsetsRequest{Connector: "c", Type: api.TypeSource, FenceIDs: []string{"g-c-0"}}); err != nil {
 		t.Fatalf("a fence-only request was held: %v", err)
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatalf("a fence-only request left the marker: %v", err)
 	}
 	value := "{}"
-	err := inj.Fault(ctx, faults.AgentOffsets, v1.OffsetsRequest{Connector: "c", Type: v1.TypeSource, Writes: []v1.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
-	if !v1.IsCode(err, v1.CodeTimeout) || ctx.Err() == nil {
+	err := inj.Fault(ctx, faults.AgentOffsets, wire.OffsetsRequest{Connector: "c", Type: api.TypeSource, Writes: []wire.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
+	if !api.IsCode(err, api.CodeTimeout) || ctx.Err() == nil {
 		t.Fatalf("a write: got %v (context %v), want it held until its deadline", err, ctx.Err())
 	}
 	if data, err := os.ReadFile(marker); err != nil || string(data) != "c\n" {

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
@@ -28,28 +28,28 @@ type movedConnector struct {
 
 // readConnector reads one connector's config, target state and offsets
 // from a Kafka Connect REST API (Sluice's or Apache Kafka Connect's).
-func readConnector(ctx context.Context, api *restclient.Client, name string) (movedConnector, error) {
+func readConnector(ctx context.Context, rc *restclient.Client, name string) (movedConnector, error) {
 	m := movedConnector{Name: name}
-	if err := api.Get(ctx, connectorPath(name, "/config"), &m.Config); err != nil {
+	if err := rc.Get(ctx, connectorPath(name, "/config"), &m.Config); err != nil {
 		return m, fmt.Errorf("read the config of %s: %w", name, err)
 	}
-	state, _, err := targetState(ctx, api, name)
+	state, _, err := targetState(ctx, rc, name)
 	if err != nil {
 		return m, err
 	}
 	m.State = state
-	if m.Offsets, err = readOffsets(ctx, api, name); err != nil {
+	if m.Offsets, err = readOffsets(ctx, rc, name); err != nil {
 		return m, err
 	}
 	return m, nil
 }
 
 // readOffsets is GET /connectors/{name}/offsets' entries.
-func readOffsets(ctx context.Context, api *restclient.Client, name string) ([]json.RawMessage, error) {
+func readOffsets(ctx context.Context, rc *restclient.Client, name string) ([]json.RawMessage, error) {
 	var o struct {
 		Offsets []json.RawMessage `json:"offsets"`
 	}
-	if err := api.Get(ctx, connectorPath(name, "/offsets"), &o); err != nil {
+	if err := rc.Get(ctx, connectorPath(name, "/offsets"), &o); err != nil {
 		return nil, fmt.Errorf("read the offsets of %s: %w", name, err)
 	}
 	if o.Offsets == nil {
@@ -63,28 +63,28 @@ func readOffsets(ctx context.Context, api *restclient.Client, name string) ([]js
 // UNASSIGNED or RESTARTING connector is meant to run (the status shows
 // what happened to it, not what its owner asked for), and so is one with
 // no status written yet (its type is then unknown).
-func targetState(ctx context.Context, api *restclient.Client, name string) (state, typ string, err error) {
-	var st v1.ConnectorStateInfo
-	err = api.Get(ctx, connectorPath(name, "/status"), &st)
+func targetState(ctx context.Context, rc *restclient.Client, name string) (state, typ string, err error) {
+	var st api.ConnectorStateInfo
+	err = rc.Get(ctx, connectorPath(name, "/status"), &st)
 	var he *restclient.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Message, "No status") {
-		return v1.StateRunning, v1.TypeUnknown, nil
+		return api.StateRunning, api.TypeUnknown, nil
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("read the status of %s: %w", name, err)
 	}
 	switch st.Connector.State {
-	case v1.StatePaused, v1.StateStopped:
+	case api.StatePaused, api.StateStopped:
 		return st.Connector.State, st.Type, nil
 	}
-	return v1.StateRunning, st.Type, nil
+	return api.StateRunning, st.Type, nil
 }
 
 // target is the Sluice cluster connectors are created on, with what the
 // checks before a create need: its plugins and its connectors' names.
 type target struct {
 	s        *session
-	plugins  []v1.PluginInfo
+	plugins  []api.PluginInfo
 	existing []string
 }
 
@@ -102,10 +102,10 @@ func openTarget(s *session) (*target, error) {
 
 // plugin is the target's plugin for a connector class (its full name or
 // a short one), or false.
-func (t *target) plugin(class string) (v1.PluginInfo, bool) {
-	i := slices.IndexFunc(t.plugins, func(p v1.PluginInfo) bool { return pluginIs(p, class) })
+func (t *target) plugin(class string) (api.PluginInfo, bool) {
+	i := slices.IndexFunc(t.plugins, func(p api.PluginInfo) bool { return pluginIs(p, class) })
 	if i < 0 {
-		return v1.PluginInfo{}, false
+		return api.PluginInfo{}, false
 	}
 	return t.plugins[i], true
 }
@@ -165,7 +165,7 @@ func (t *target) typeOf(m movedConnector) string {
 	if p, ok := t.plugin(m.Config["connector.class"]); ok && p.Type != "" {
 		return p.Type
 	}
-	return v1.TypeUnknown
+	return api.TypeUnknown
 }
 
 // partitions is "1 partition" or "n partitions".

@@ -12,7 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
 
@@ -50,7 +50,7 @@ func isTerminal(f *os.File) bool {
 // running reports whether a connector and every task of it run — at
 // least one task, as a connector just started has none assigned yet — and
 // a failure to report if one failed.
-func running(st v1.ConnectorStateInfo) (bool, error) {
+func running(st api.ConnectorStateInfo) (bool, error) {
 	if st.Connector.State == "FAILED" {
 		return false, fmt.Errorf("connector FAILED: %s", firstLine(st.Connector.Trace))
 	}
@@ -74,7 +74,7 @@ func (s *session) waitRunning(names []string, timeout time.Duration) error {
 	for {
 		var still []string
 		for _, n := range pending {
-			var st v1.ConnectorStateInfo
+			var st api.ConnectorStateInfo
 			err := s.get(connectorPath(n, "/status"), &st)
 			var he *restclient.HTTPError
 			if errors.As(err, &he) && he.Status == http.StatusNotFound {

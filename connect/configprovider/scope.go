@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Scope confines the placeholders of one connector's config to what its
@@ -84,7 +84,7 @@ func (s *Scope) allowsPath(p string) bool {
 
 // TenantScope is the scope of a connector under a tenant policy: the
 // tenant's secret paths and variables; nil (no scope) without a policy.
-func TenantScope(p *v1.TenantPolicy) *Scope {
+func TenantScope(p *wire.TenantPolicy) *Scope {
 	if p == nil {
 		return nil
 	}

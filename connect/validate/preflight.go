@@ -3,8 +3,8 @@ package validate
 import (
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The preflight checks of a source connector's exactly-once settings
@@ -37,15 +37,15 @@ func PreflightAsks(props map[string]string) (exactlyOnce, boundaries bool) {
 }
 
 // askFunc gives the connector's answers to the checks props ask for.
-type askFunc func(props map[string]string) v1.SourcePreflight
+type askFunc func(props map[string]string) wire.SourcePreflight
 
 // goPreflight asks a Go connector through its optional interfaces.
 func goPreflight(conn connect.Connector) askFunc {
-	return func(props map[string]string) v1.SourcePreflight {
-		var out v1.SourcePreflight
+	return func(props map[string]string) wire.SourcePreflight {
+		var out wire.SourcePreflight
 		eos, boundaries := PreflightAsks(props)
 		if eos {
-			a := &v1.PreflightAnswer{}
+			a := &wire.PreflightAnswer{}
 			if c, ok := conn.(connect.ExactlyOnceSourceConnector); ok {
 				s, err := c.ExactlyOnceSupport(props)
 				a.Support = string(s)
@@ -56,7 +56,7 @@ func goPreflight(conn connect.Connector) askFunc {
 			out.ExactlyOnce = a
 		}
 		if boundaries {
-			a := &v1.PreflightAnswer{Support: string(connect.SupportUnsupported)}
+			a := &wire.PreflightAnswer{Support: string(connect.SupportUnsupported)}
 			if c, ok := conn.(connect.TransactionBoundaryConnector); ok {
 				s, err := c.CanDefineTransactionBoundaries(props)
 				a.Support = string(s)
@@ -73,11 +73,11 @@ func goPreflight(conn connect.Connector) askFunc {
 // answered asks nothing: the answers came with the request (a connector
 // whose plugin runs in another process). nil is no answers at all (no
 // process had the plugin to ask): the connector's checks are skipped.
-func answered(p *v1.SourcePreflight) askFunc {
+func answered(p *wire.SourcePreflight) askFunc {
 	if p == nil {
 		return nil
 	}
-	return func(map[string]string) v1.SourcePreflight { return *p }
+	return func(map[string]string) wire.SourcePreflight { return *p }
 }
 
 // checkPreflight adds the preflight checks' errors to values; ask nil

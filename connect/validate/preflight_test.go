@@ -4,9 +4,10 @@ import (
 	"slices"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TestPreflightGoConnectors runs Kafka Connect's exactly-once preflight
@@ -56,16 +57,16 @@ func TestPreflightRemoteAnswers(t *testing.T) {
 	props := map[string]string{"connector.class": p.Class, "name": "n", "exactly.once.support": "required", "transaction.boundary": "connector"}
 	tests := []struct {
 		name      string
-		preflight *v1.SourcePreflight
+		preflight *wire.SourcePreflight
 		want      map[string][]string
 	}{
-		{"supported", &v1.SourcePreflight{ExactlyOnce: &v1.PreflightAnswer{Support: "SUPPORTED"}, TransactionBoundaries: &v1.PreflightAnswer{Support: "SUPPORTED"}},
+		{"supported", &wire.SourcePreflight{ExactlyOnce: &wire.PreflightAnswer{Support: "SUPPORTED"}, TransactionBoundaries: &wire.PreflightAnswer{Support: "SUPPORTED"}},
 			map[string][]string{}},
-		{"null answers", &v1.SourcePreflight{ExactlyOnce: &v1.PreflightAnswer{}, TransactionBoundaries: &v1.PreflightAnswer{}},
+		{"null answers", &wire.SourcePreflight{ExactlyOnce: &wire.PreflightAnswer{}, TransactionBoundaries: &wire.PreflightAnswer{}},
 			map[string][]string{"exactly.once.support": {msgExactlyOnceNotAnswered}, "transaction.boundary": {msgBoundariesNull}}},
-		{"unsupported", &v1.SourcePreflight{ExactlyOnce: &v1.PreflightAnswer{Support: "UNSUPPORTED"}, TransactionBoundaries: &v1.PreflightAnswer{Support: "UNSUPPORTED"}},
+		{"unsupported", &wire.SourcePreflight{ExactlyOnce: &wire.PreflightAnswer{Support: "UNSUPPORTED"}, TransactionBoundaries: &wire.PreflightAnswer{Support: "UNSUPPORTED"}},
 			map[string][]string{"exactly.once.support": {msgExactlyOnceUnsupported}, "transaction.boundary": {msgBoundariesUnsupported}}},
-		{"thrown", &v1.SourcePreflight{ExactlyOnce: &v1.PreflightAnswer{Threw: true, Message: " no database "}, TransactionBoundaries: &v1.PreflightAnswer{Threw: true}},
+		{"thrown", &wire.SourcePreflight{ExactlyOnce: &wire.PreflightAnswer{Threw: true, Message: " no database "}, TransactionBoundaries: &wire.PreflightAnswer{Threw: true}},
 			map[string][]string{
 				"exactly.once.support": {"An unexpected error occurred during validation: no database"},
 				"transaction.boundary": {"An unexpected error occurred during validation; please see the worker logs for more details."}}},
@@ -80,7 +81,7 @@ func TestPreflightRemoteAnswers(t *testing.T) {
 	}
 }
 
-func wantErrors(t *testing.T, infos v1.ConfigInfos, want map[string][]string) {
+func wantErrors(t *testing.T, infos api.ConfigInfos, want map[string][]string) {
 	t.Helper()
 	got := errorsOf(infos)
 	if len(got) != len(want) {

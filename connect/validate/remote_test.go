@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 )
@@ -17,11 +17,11 @@ func TestRemote(t *testing.T) {
 	props := map[string]string{"name": "r", "connector.class": p.Class, "tasks.max": "0", "tables": "bad"}
 	group := "Remote"
 	tables := "bad"
-	own := []v1.ConfigInfo{
-		{Definition: v1.ConfigKeyInfo{Name: "tables", Type: "LIST", Group: &group},
-			Value: v1.ConfigValueInfo{Name: "tables", Value: &tables, Errors: []string{"no such table"}}},
-		{Definition: v1.ConfigKeyInfo{Name: "errors.tolerance", Type: "BOOLEAN"},
-			Value: v1.ConfigValueInfo{Name: "errors.tolerance", Errors: []string{"own"}}},
+	own := []api.ConfigInfo{
+		{Definition: api.ConfigKeyInfo{Name: "tables", Type: "LIST", Group: &group},
+			Value: api.ConfigValueInfo{Name: "tables", Value: &tables, Errors: []string{"no such table"}}},
+		{Definition: api.ConfigKeyInfo{Name: "errors.tolerance", Type: "BOOLEAN"},
+			Value: api.ConfigValueInfo{Name: "errors.tolerance", Errors: []string{"own"}}},
 	}
 	got := Remote(plugins.Builtin(), p, props, own)
 	if got.Name != p.Class || got.ErrorCount != 3 {
@@ -44,8 +44,8 @@ func TestRemote(t *testing.T) {
 	if names[len(names)-1] != "tables" || !slices.Contains(got.Groups, "Remote") {
 		t.Fatalf("keys %v, groups %v: want the connector's own last and its group", names, got.Groups)
 	}
-	defs := RemotePluginConfig(p, []v1.ConfigKeyInfo{own[0].Definition})
-	if defs[0].Name != "tables" || !slices.ContainsFunc(defs, func(d v1.ConfigKeyInfo) bool { return d.Name == TasksMaxConfig }) {
+	defs := RemotePluginConfig(p, []api.ConfigKeyInfo{own[0].Definition})
+	if defs[0].Name != "tables" || !slices.ContainsFunc(defs, func(d api.ConfigKeyInfo) bool { return d.Name == TasksMaxConfig }) {
 		t.Fatalf("plugin config %v", defs)
 	}
 }
@@ -63,13 +63,13 @@ func TestRemoteTakesPluginKeysFromTheHost(t *testing.T) {
 		t.Fatalf("without the host's entries: %d errors, want 1 (the transformation's class)", local.ErrorCount)
 	}
 	no := "false"
-	own := []v1.ConfigInfo{
-		{Definition: v1.ConfigKeyInfo{Name: "transforms.unwrap.type", Type: "CLASS"},
-			Value: v1.ConfigValueInfo{Name: "transforms.unwrap.type", Value: &unwrap}},
-		{Definition: v1.ConfigKeyInfo{Name: "value.converter", Type: "CLASS"},
-			Value: v1.ConfigValueInfo{Name: "value.converter", Value: &json}},
-		{Definition: v1.ConfigKeyInfo{Name: "value.converter.schemas.enable", Type: "BOOLEAN"},
-			Value: v1.ConfigValueInfo{Name: "value.converter.schemas.enable", Value: &no}},
+	own := []api.ConfigInfo{
+		{Definition: api.ConfigKeyInfo{Name: "transforms.unwrap.type", Type: "CLASS"},
+			Value: api.ConfigValueInfo{Name: "transforms.unwrap.type", Value: &unwrap}},
+		{Definition: api.ConfigKeyInfo{Name: "value.converter", Type: "CLASS"},
+			Value: api.ConfigValueInfo{Name: "value.converter", Value: &json}},
+		{Definition: api.ConfigKeyInfo{Name: "value.converter.schemas.enable", Type: "BOOLEAN"},
+			Value: api.ConfigValueInfo{Name: "value.converter.schemas.enable", Value: &no}},
 	}
 	got := Remote(plugins.Builtin(), p, props, own)
 	count := map[string]int{}

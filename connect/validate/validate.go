@@ -10,10 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/javaregex"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Option adjusts validation to the worker's settings.
@@ -22,7 +23,7 @@ type Option func(*options)
 type options struct {
 	keyConverter, valueConverter, headerConverter string
 	exactlyOnce                                   bool
-	preflight                                     *v1.SourcePreflight
+	preflight                                     *wire.SourcePreflight
 }
 
 // WithExactlyOnce says whether the cluster has exactly-once source support
@@ -33,7 +34,7 @@ func WithExactlyOnce(enabled bool) Option {
 
 // WithPreflight gives Remote the connector's answers to the preflight
 // checks (see PreflightAsks), from the process that runs its plugin.
-func WithPreflight(p *v1.SourcePreflight) Option {
+func WithPreflight(p *wire.SourcePreflight) Option {
 	return func(o *options) { o.preflight = p }
 }
 
@@ -46,25 +47,25 @@ func WithWorkerConverters(key, value, header string) Option {
 
 // Connector validates a connector config. It returns the ConfigInfos (with
 // Name set to the connector.class value) and the connector's plugin. An
-// absent connector.class or one that names no connector is a *v1.Error with
+// absent connector.class or one that names no connector is a *api.Error with
 // code 400 and Kafka's message; config problems are not errors but entries
 // ErrNoConnectorType answers a config without connector.class, with Kafka
 // Connect 4.4's message (earlier versions printed the config map in it).
-var ErrNoConnectorType = &v1.Error{Code: v1.CodeBadRequest, Message: "Connector config contains no connector type"}
+var ErrNoConnectorType = &api.Error{Code: api.CodeBadRequest, Message: "Connector config contains no connector type"}
 
 // in the result (see ErrorMessage).
-func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (v1.ConfigInfos, *connect.Plugin, error) {
+func Connector(reg *plugins.Registry, props map[string]string, opts ...Option) (api.ConfigInfos, *connect.Plugin, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	cls, ok := props[ConnectorClassConfig]
 	if !ok {
-		return v1.ConfigInfos{}, nil, ErrNoConnectorType
+		return api.ConfigInfos{}, nil, ErrNoConnectorType
 	}
 	p, ok := reg.LookupConnector(cls)
 	if !ok {
-		return v1.ConfigInfos{}, nil, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(cls)}
+		return api.ConfigInfos{}, nil, &api.Error{Code: api.CodeBadRequest, Message: reg.UnknownConnectorMessage(cls)}
 	}
 	conn := p.NewConnector()
 	def, base := framework(reg, p, props, o, goPreflight(conn))
@@ -116,7 +117,7 @@ func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string
 
 // withConverters adds the keys of the converters the config names, but for
 // those whose class key validated elsewhere says.
-func withConverters(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, infos v1.ConfigInfos, elsewhere func(key string) bool) v1.ConfigInfos {
+func withConverters(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, infos api.ConfigInfos, elsewhere func(key string) bool) api.ConfigInfos {
 	for _, c := range []struct{ key, versionKey, typ string }{
 		{HeaderConverterConfig, HeaderConverterVersionConfig, "header"},
 		{KeyConverterConfig, KeyConverterVersionConfig, "key"},
@@ -139,7 +140,7 @@ func withConverters(reg *plugins.Registry, props map[string]string, base []conne
 // entry of own that defines a framework key takes that key's place, as a
 // connector's key shadows one in Kafka Connect; the error count is the sum.
 // p needs only Class, Kind and Version.
-func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, own []v1.ConfigInfo, opts ...Option) v1.ConfigInfos {
+func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, own []api.ConfigInfo, opts ...Option) api.ConfigInfos {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -151,7 +152,7 @@ func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o
 		if name == "" {
 			name = c.Value.Name
 		}
-		i := slices.IndexFunc(infos.Configs, func(x v1.ConfigInfo) bool { return x.Definition.Name != "" && x.Definition.Name == name })
+		i := slices.IndexFunc(infos.Configs, func(x api.ConfigInfo) bool { return x.Definition.Name != "" && x.Definition.Name == name })
 		if i >= 0 && c.Definition.Name != "" {
 			infos.ErrorCount -= len(infos.Configs[i].Value.Errors)
 			infos.Configs[i] = c
@@ -164,7 +165,7 @@ func Remote(reg *plugins.Registry, p *connect.Plugin, props map[string]string, o
 		}
 	}
 	return withConverters(reg, props, base, infos, func(key string) bool {
-		return slices.ContainsFunc(own, func(c v1.ConfigInfo) bool { return c.Definition.Name == key })
+		return slices.ContainsFunc(own, func(c api.ConfigInfo) bool { return c.Definition.Name == key })
 	})
 }
 
@@ -271,7 +272,7 @@ func validateSink(props map[string]string, values []connect.ConfigValue) {
 // converterInfos validates the props of a converter the connector config
 // names, under its prefix (Kafka's validateConverterConfig), or returns nil
 // when there is none or its class key already has errors.
-func converterInfos(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, key, versionKey, typ string) *v1.ConfigInfos {
+func converterInfos(reg *plugins.Registry, props map[string]string, base []connect.ConfigValue, key, versionKey, typ string) *api.ConfigInfos {
 	cls, set := props[key]
 	kv, vv := connect.FindValue(base, key), connect.FindValue(base, versionKey)
 	if !set || kv == nil || len(kv.Errors) > 0 || (vv != nil && len(vv.Errors) > 0) {
@@ -297,10 +298,10 @@ func converterInfos(reg *plugins.Registry, props map[string]string, base []conne
 
 // prefixedInfos is Kafka's prefixedConfigInfos. Note that its error count
 // counts values with errors, not error messages.
-func prefixedInfos(def *connect.ConfigDef, values []connect.ConfigValue, prefix string) *v1.ConfigInfos {
-	out := &v1.ConfigInfos{Groups: []string{}, Configs: []v1.ConfigInfo{}}
+func prefixedInfos(def *connect.ConfigDef, values []connect.ConfigValue, prefix string) *api.ConfigInfos {
+	out := &api.ConfigInfos{Groups: []string{}, Configs: []api.ConfigInfo{}}
 	for _, v := range values {
-		var info v1.ConfigInfo
+		var info api.ConfigInfo
 		if k, ok := def.Key(v.Name); ok {
 			if k.Group != "" && !slices.Contains(out.Groups, k.Group) {
 				out.Groups = append(out.Groups, k.Group)
@@ -320,8 +321,8 @@ func prefixedInfos(def *connect.ConfigDef, values []connect.ConfigValue, prefix 
 // generateResult is Kafka's AbstractHerder.generateResult: values of keys
 // that have no definition come first, then one entry per key in order; the
 // error count is the number of error messages.
-func generateResult(name string, keys []connect.ConfigKey, values []connect.ConfigValue, groups []string) v1.ConfigInfos {
-	out := v1.ConfigInfos{Name: name, Groups: groups, Configs: []v1.ConfigInfo{}}
+func generateResult(name string, keys []connect.ConfigKey, values []connect.ConfigValue, groups []string) api.ConfigInfos {
+	out := api.ConfigInfos{Name: name, Groups: groups, Configs: []api.ConfigInfo{}}
 	if out.Groups == nil {
 		out.Groups = []string{}
 	}
@@ -333,12 +334,12 @@ func generateResult(name string, keys []connect.ConfigKey, values []connect.Conf
 	for _, v := range values {
 		byName[v.Name] = v // later results win, as in Kafka's HashMap
 		if !defined[v.Name] {
-			out.Configs = append(out.Configs, v1.ConfigInfo{Value: valueInfo(v)})
+			out.Configs = append(out.Configs, api.ConfigInfo{Value: valueInfo(v)})
 			out.ErrorCount += len(v.Errors)
 		}
 	}
 	for _, k := range keys {
-		info := v1.ConfigInfo{Definition: keyInfo(k, "")}
+		info := api.ConfigInfo{Definition: keyInfo(k, "")}
 		if v, ok := byName[k.Name]; ok {
 			info.Value = valueInfo(v)
 			out.ErrorCount += len(v.Errors)
@@ -348,7 +349,7 @@ func generateResult(name string, keys []connect.ConfigKey, values []connect.Conf
 	return out
 }
 
-func merge(a, b v1.ConfigInfos) v1.ConfigInfos {
+func merge(a, b api.ConfigInfos) api.ConfigInfos {
 	a.ErrorCount += b.ErrorCount
 	a.Configs = append(a.Configs, b.Configs...)
 	for _, g := range b.Groups {
@@ -359,8 +360,8 @@ func merge(a, b v1.ConfigInfos) v1.ConfigInfos {
 	return a
 }
 
-func keyInfo(k connect.ConfigKey, prefix string) v1.ConfigKeyInfo {
-	info := v1.ConfigKeyInfo{
+func keyInfo(k connect.ConfigKey, prefix string) api.ConfigKeyInfo {
+	info := api.ConfigKeyInfo{
 		Name: prefix + k.Name, Type: string(k.Type), Required: k.Required, DefaultValue: k.DefaultString(),
 		Importance: string(k.Importance), Documentation: k.Documentation, Order: k.OrderInGroup,
 		Width: string(k.Width), DisplayName: k.DisplayName, Dependents: append([]string{}, k.Dependents...),
@@ -372,8 +373,8 @@ func keyInfo(k connect.ConfigKey, prefix string) v1.ConfigKeyInfo {
 	return info
 }
 
-func valueInfo(v connect.ConfigValue) v1.ConfigValueInfo {
-	return v1.ConfigValueInfo{
+func valueInfo(v connect.ConfigValue) api.ConfigValueInfo {
+	return api.ConfigValueInfo{
 		Name: v.Name, Value: v.Value, Visible: v.Visible,
 		RecommendedValues: append([]string{}, v.RecommendedValues...),
 		Errors:            append([]string{}, v.Errors...),
@@ -382,7 +383,7 @@ func valueInfo(v connect.ConfigValue) v1.ConfigValueInfo {
 
 // ErrorMessage is the create-time message for invalid configs (Kafka's
 // AbstractHerder.maybeAddConfigErrors); "" when infos has no errors.
-func ErrorMessage(infos v1.ConfigInfos) string {
+func ErrorMessage(infos api.ConfigInfos) string {
 	if infos.ErrorCount == 0 {
 		return ""
 	}
@@ -404,8 +405,8 @@ func ErrorMessage(infos v1.ConfigInfos) string {
 // keys come first, then the framework keys it does not shadow (with
 // connector.plugin.version defaulting to its version); other plugins list
 // their own keys.
-func PluginConfig(p *connect.Plugin) []v1.ConfigKeyInfo {
-	out := []v1.ConfigKeyInfo{}
+func PluginConfig(p *connect.Plugin) []api.ConfigKeyInfo {
+	out := []api.ConfigKeyInfo{}
 	for _, k := range p.ConfigDef().Keys() {
 		out = append(out, keyInfo(k, ""))
 	}
@@ -418,18 +419,18 @@ func PluginConfig(p *connect.Plugin) []v1.ConfigKeyInfo {
 // RemotePluginConfig is PluginConfig of a connector whose plugin runs in
 // another process: own are its keys as that process defines them, p needs
 // only Class, Kind and Version.
-func RemotePluginConfig(p *connect.Plugin, own []v1.ConfigKeyInfo) []v1.ConfigKeyInfo {
-	return withFrameworkKeys(p, append([]v1.ConfigKeyInfo{}, own...))
+func RemotePluginConfig(p *connect.Plugin, own []api.ConfigKeyInfo) []api.ConfigKeyInfo {
+	return withFrameworkKeys(p, append([]api.ConfigKeyInfo{}, own...))
 }
 
 // withFrameworkKeys appends to a connector's own keys the framework keys
 // they do not shadow.
-func withFrameworkKeys(p *connect.Plugin, own []v1.ConfigKeyInfo) []v1.ConfigKeyInfo {
+func withFrameworkKeys(p *connect.Plugin, own []api.ConfigKeyInfo) []api.ConfigKeyInfo {
 	out := own
 	// No registry is needed: it only feeds validators and recommenders.
 	base := baseDef(defsInput{connector: p, connectorVersion: p.Version})
 	for _, k := range base.Keys() {
-		if !slices.ContainsFunc(own, func(o v1.ConfigKeyInfo) bool { return o.Name == k.Name }) {
+		if !slices.ContainsFunc(own, func(o api.ConfigKeyInfo) bool { return o.Name == k.Name }) {
 			out = append(out, keyInfo(k, ""))
 		}
 	}
@@ -447,7 +448,7 @@ func CheckPluginType(props map[string]string, pathPlugin string) error {
 	}
 	norm := func(s string) string { return strings.TrimSuffix(s, "Connector") }
 	if !strings.HasSuffix(norm(cls), norm(pathPlugin)) {
-		return v1.Errorf(v1.CodeBadRequest, "Included connector type %s does not match request type %s", cls, pathPlugin)
+		return api.Errorf(api.CodeBadRequest, "Included connector type %s does not match request type %s", cls, pathPlugin)
 	}
 	return nil
 }

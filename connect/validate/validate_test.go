@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/plugins"
 )
 
@@ -56,7 +56,7 @@ func TestGolden(t *testing.T) {
 }
 
 // errorsOf returns every error message by key name.
-func errorsOf(infos v1.ConfigInfos) map[string][]string {
+func errorsOf(infos api.ConfigInfos) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range infos.Configs {
 		if len(c.Value.Errors) > 0 {
@@ -148,11 +148,11 @@ func TestErrors(t *testing.T) {
 func TestConnectorErrors(t *testing.T) {
 	reg := plugins.Builtin()
 	_, _, err := Connector(reg, map[string]string{"name": "c", "file": "x"})
-	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || e.Message != "Connector config contains no connector type" {
+	if e, ok := err.(*api.Error); !ok || e.Code != api.CodeBadRequest || e.Message != "Connector config contains no connector type" {
 		t.Errorf("no class: %#v", err)
 	}
 	_, _, err = Connector(reg, map[string]string{"connector.class": "Nope"})
-	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest ||
+	if e, ok := err.(*api.Error); !ok || e.Code != api.CodeBadRequest ||
 		!strings.HasPrefix(e.Message, "Failed to find any class that implements Connector and which name matches Nope, available connectors are: PluginDesc{") {
 		t.Errorf("unknown class: %#v", err)
 	}
@@ -195,7 +195,7 @@ func TestErrorMessage(t *testing.T) {
 	if got := ErrorMessage(infos); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := ErrorMessage(v1.ConfigInfos{}); got != "" {
+	if got := ErrorMessage(api.ConfigInfos{}); got != "" {
 		t.Errorf("no errors: %q", got)
 	}
 }
@@ -221,7 +221,7 @@ func TestPluginConfig(t *testing.T) {
 		}
 	}
 	sink, _ := reg.Lookup("FileStreamSink")
-	if names := PluginConfig(sink); !slices.ContainsFunc(names, func(k v1.ConfigKeyInfo) bool { return k.Name == "topics.regex" }) {
+	if names := PluginConfig(sink); !slices.ContainsFunc(names, func(k api.ConfigKeyInfo) bool { return k.Name == "topics.regex" }) {
 		t.Errorf("sink keys lack topics.regex")
 	}
 	conv, _ := reg.Lookup("JsonConverter")

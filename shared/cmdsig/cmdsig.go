@@ -1,6 +1,6 @@
 // Package cmdsig signs and checks the commands a leader sends to agents.
 // The leader makes a key pair for each term it leads and puts the public
-// half in its lease (v1.LeaderLease.Key); an agent checks every command
+// half in its lease (wire.LeaderLease.Key); an agent checks every command
 // against the key of the lease of the command's term, so a command from
 // anyone who merely can publish on an agent's subject — a client of an
 // unsecured NATS server, a deposed or forged leader — is refused.
@@ -13,7 +13,7 @@ import (
 	"errors"
 	"fmt"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Key is a leader's private key of one term.
@@ -35,13 +35,13 @@ func (k *Key) Public() string {
 	return base64.StdEncoding.EncodeToString(k.priv.Public().(ed25519.PublicKey))
 }
 
-// Sign returns the value of v1.SignatureHeader for body sent on subject.
+// Sign returns the value of wire.SignatureHeader for body sent on subject.
 // Its signature matches natsrpc.Signer.
 func (k *Key) Sign(subject string, body []byte) (string, error) {
-	return base64.StdEncoding.EncodeToString(ed25519.Sign(k.priv, v1.SignedCommand(subject, body))), nil
+	return base64.StdEncoding.EncodeToString(ed25519.Sign(k.priv, wire.SignedCommand(subject, body))), nil
 }
 
-// Verify checks sig, a v1.SignatureHeader value, of body sent on subject
+// Verify checks sig, a wire.SignatureHeader value, of body sent on subject
 // against public, a lease's key.
 func Verify(public, subject string, body []byte, sig string) error {
 	if public == "" {
@@ -58,7 +58,7 @@ func Verify(public, subject string, body []byte, sig string) error {
 	if err != nil || len(raw) != ed25519.SignatureSize {
 		return errors.New("the command's signature is malformed")
 	}
-	if !ed25519.Verify(ed25519.PublicKey(pub), v1.SignedCommand(subject, body), raw) {
+	if !ed25519.Verify(ed25519.PublicKey(pub), wire.SignedCommand(subject, body), raw) {
 		return errors.New("the command's signature does not match the leader lease's key")
 	}
 	return nil

@@ -24,8 +24,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/secretfile"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // MinKeyBytes is the shortest leader key file accepted: 32 bytes, as
@@ -64,8 +64,8 @@ func (s *Signer) Public() string {
 }
 
 // Sign stamps l with its signature for the cluster groupID.
-func (s *Signer) Sign(groupID string, l *v1.LeaderLease) {
-	l.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(s.priv, v1.LeaseSigned(groupID, *l)))
+func (s *Signer) Sign(groupID string, l *wire.LeaderLease) {
+	l.Sig = base64.StdEncoding.EncodeToString(ed25519.Sign(s.priv, wire.LeaseSigned(groupID, *l)))
 }
 
 // Trust is the set of leader keys a process accepts.
@@ -139,7 +139,7 @@ func (t *Trust) Pinned() bool { return t != nil && len(t.keys) > 0 }
 
 // Verify accepts l, read from the bucket of cluster groupID, if a trusted
 // key signed it, or if no key is pinned.
-func (t *Trust) Verify(groupID string, l v1.LeaderLease) error {
+func (t *Trust) Verify(groupID string, l wire.LeaderLease) error {
 	if !t.Pinned() {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (t *Trust) Verify(groupID string, l v1.LeaderLease) error {
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return fmt.Errorf("%w: its signature is malformed (held by %q at term %d)", ErrUntrusted, l.ID, l.Term)
 	}
-	msg := v1.LeaseSigned(groupID, l)
+	msg := wire.LeaseSigned(groupID, l)
 	for _, k := range t.keys {
 		if ed25519.Verify(k, msg, sig) {
 			return nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 func TestSignedLeasesAndRotation(t *testing.T) {
@@ -37,18 +37,18 @@ func TestSignedLeasesAndRotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []*Signer{oldKey, newKey} {
-		l := v1.LeaderLease{ID: "c1", URL: "http://c1:8083", Term: 7, Key: "k", Nonce: "n"}
+		l := wire.LeaderLease{ID: "c1", URL: "http://c1:8083", Term: 7, Key: "k", Nonce: "n"}
 		s.Sign("prod", &l)
 		if err := trust.Verify("prod", l); err != nil {
 			t.Fatalf("a lease of a trusted key: %v", err)
 		}
 		// Every field is covered, and the cluster too.
-		for name, change := range map[string]func(*v1.LeaderLease){
-			"url":   func(l *v1.LeaderLease) { l.URL = "http://evil:8083" },
-			"term":  func(l *v1.LeaderLease) { l.Term = 999999 },
-			"key":   func(l *v1.LeaderLease) { l.Key = "other" },
-			"id":    func(l *v1.LeaderLease) { l.ID = "c2" },
-			"nonce": func(l *v1.LeaderLease) { l.Nonce = "m" },
+		for name, change := range map[string]func(*wire.LeaderLease){
+			"url":   func(l *wire.LeaderLease) { l.URL = "http://evil:8083" },
+			"term":  func(l *wire.LeaderLease) { l.Term = 999999 },
+			"key":   func(l *wire.LeaderLease) { l.Key = "other" },
+			"id":    func(l *wire.LeaderLease) { l.ID = "c2" },
+			"nonce": func(l *wire.LeaderLease) { l.Nonce = "m" },
 		} {
 			forged := l
 			change(&forged)
@@ -65,12 +65,12 @@ func TestSignedLeasesAndRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := v1.LeaderLease{ID: "c1", Term: 8}
+	l := wire.LeaderLease{ID: "c1", Term: 8}
 	oldKey.Sign("prod", &l)
 	if err := onlyNew.Verify("prod", l); !errors.Is(err, ErrUntrusted) {
 		t.Fatalf("a lease of a key no longer trusted: %v", err)
 	}
-	unsigned := v1.LeaderLease{ID: "attacker", Term: 9}
+	unsigned := wire.LeaderLease{ID: "attacker", Term: 9}
 	if err := onlyNew.Verify("prod", unsigned); err == nil || !strings.Contains(err.Error(), "no signature") {
 		t.Fatalf("an unsigned lease: %v", err)
 	}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/nats-io/nkeys"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	natsdeploy "github.com/sluice-io/sluice/deploy/nats"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // User is one NATS user of the cluster: a coordinator (Agent empty) or an
@@ -35,7 +35,7 @@ type User struct {
 }
 
 // Agent is the agent's id as its subjects spell it.
-func (u User) Agent() string { return v1.SubjectToken(u.AgentID) }
+func (u User) Agent() string { return wire.SubjectToken(u.AgentID) }
 
 // TLS is the server's certificate and, optionally, the CA it verifies
 // clients' certificates against.
@@ -55,10 +55,10 @@ type Config struct {
 }
 
 // Group is the group id as a subject token.
-func (c Config) Group() string { return v1.SubjectToken(c.GroupID) }
+func (c Config) Group() string { return wire.SubjectToken(c.GroupID) }
 
 // Bucket is the name of the group's leader lease bucket.
-func (c Config) Bucket() string { return v1.LeaderBucket(c.GroupID) }
+func (c Config) Bucket() string { return wire.LeaderBucket(c.GroupID) }
 
 // Coordinators are the coordinator users.
 func (c Config) Coordinators() []User { return c.filter(false) }
@@ -151,14 +151,14 @@ func Generate(dir string, cfg Config, coordinators, agents []string) (Files, err
 		return nil
 	}
 	for _, name := range coordinators {
-		file := filepath.Join(dir, "coordinator-"+v1.SubjectToken(name)+".nk")
+		file := filepath.Join(dir, "coordinator-"+wire.SubjectToken(name)+".nk")
 		if err := add(file, name, ""); err != nil {
 			return Files{}, err
 		}
 		out.Coordinators[name] = file
 	}
 	for _, id := range agents {
-		file := filepath.Join(dir, "agent-"+v1.SubjectToken(id)+".nk")
+		file := filepath.Join(dir, "agent-"+wire.SubjectToken(id)+".nk")
 		if err := add(file, id, id); err != nil {
 			return Files{}, err
 		}

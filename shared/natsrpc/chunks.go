@@ -15,11 +15,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // A request larger than the NATS server's max_payload travels in chunks
-// (v1.RequestChunk) to the receiver's chunk endpoint, an Assembler, which
+// (wire.RequestChunk) to the receiver's chunk endpoint, an Assembler, which
 // puts it together and runs the endpoint it names on the whole request:
 //
 //	Call ─► too large? ─► chunk 0 … chunk n-1 (each acknowledged) ─► chunk n (Last)
@@ -125,9 +126,9 @@ func (a *Assembler) Serve(svc micro.Service, name, subject string) error {
 // chunk takes one chunk. The last one's request runs in a goroutine of its
 // own, so that a long operation does not hold up the chunks of others.
 func (a *Assembler) chunk(pattern string, req micro.Request) {
-	var c v1.RequestChunk
+	var c wire.RequestChunk
 	if err := json.Unmarshal(req.Data(), &c); err != nil {
-		respondError(req, v1.Errorf(v1.CodeBadRequest, "decode chunk: %v", err))
+		respondError(req, api.Errorf(api.CodeBadRequest, "decode chunk: %v", err))
 		return
 	}
 	bound, _ := wildcards(pattern, req.Subject())
@@ -137,7 +138,7 @@ func (a *Assembler) chunk(pattern string, req micro.Request) {
 		return
 	}
 	if data == nil {
-		_ = req.RespondJSON(v1.ChunkReply{Type: v1.TypeChunkReply, Received: received})
+		_ = req.RespondJSON(wire.ChunkReply{Type: wire.TypeChunkReply, Received: received})
 		return
 	}
 	go func() {
@@ -153,7 +154,7 @@ func (a *Assembler) chunk(pattern string, req micro.Request) {
 // must be bound, to its stream and returns how many bytes the stream holds.
 // It returns the whole request, and the endpoint it is for, once c was the
 // last chunk; its bytes stay counted as held until release.
-func (a *Assembler) add(subject string, bound []string, c v1.RequestChunk) (m mounted, whole []byte, received int64, err *v1.Error) {
+func (a *Assembler) add(subject string, bound []string, c wire.RequestChunk) (m mounted, whole []byte, received int64, err *api.Error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	m, ok := a.endpointFor(c.Subject, bound)
@@ -162,19 +163,19 @@ func (a *Assembler) add(subject string, bound []string, c v1.RequestChunk) (m mo
 	key := subject + " " + c.Stream
 	switch {
 	case c.Stream == "" || len(c.Stream) > maxStreamID:
-		return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunk: stream id must have 1 to %d characters", maxStreamID)
+		return m, nil, 0, api.Errorf(api.CodeBadRequest, "chunk: stream id must have 1 to %d characters", maxStreamID)
 	case !ok:
-		return m, nil, 0, v1.Errorf(v1.CodeNotFound, "chunk: no endpoint on %s takes chunked requests here", c.Subject)
+		return m, nil, 0, api.Errorf(api.CodeNotFound, "chunk: no endpoint on %s takes chunked requests here", c.Subject)
 	case c.Size <= 0 || c.Size > a.maxBytes:
-		return m, nil, 0, v1.Errorf(v1.CodeTooLarge, "chunked request of %d bytes on %s: this receiver puts together requests of at most %d bytes", c.Size, c.Subject, a.maxBytes)
+		return m, nil, 0, api.Errorf(api.CodeTooLarge, "chunked request of %d bytes on %s: this receiver puts together requests of at most %d bytes", c.Size, c.Subject, a.maxBytes)
 	}
 	s := a.streams[key]
 	if s == nil {
 		if c.Seq != 0 {
-			return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunk %d of stream %s: its earlier chunks are not held (dropped after %v without a chunk, or never sent)", c.Seq, c.Stream, a.idle)
+			return m, nil, 0, api.Errorf(api.CodeBadRequest, "chunk %d of stream %s: its earlier chunks are not held (dropped after %v without a chunk, or never sent)", c.Seq, c.Stream, a.idle)
 		}
 		if a.held+c.Size > a.maxBytes {
-			return m, nil, 0, v1.Errorf(v1.CodeUnavailable, "chunked request of %d bytes on %s: this receiver already holds %d of its %d bytes for other requests; retry", c.Size, c.Subject, a.held, a.maxBytes)
+			return m, nil, 0, api.Errorf(api.CodeUnavailable, "chunked request of %d bytes on %s: this receiver already holds %d of its %d bytes for other requests; retry", c.Size, c.Subject, a.held, a.maxBytes)
 		}
 		s = &stream{subject: c.Subject, size: c.Size, data: make([]byte, 0, c.Size)}
 		id := key
@@ -184,7 +185,7 @@ func (a *Assembler) add(subject string, bound []string, c v1.RequestChunk) (m mo
 	}
 	if c.Seq != s.next || c.Subject != s.subject || c.Size != s.size || int64(len(s.data)+len(c.Data)) > s.size {
 		a.dropLocked(key, s)
-		return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunk %d of stream %s does not continue it (want chunk %d of %d bytes for %s); the request is dropped", c.Seq, c.Stream, s.next, s.size, s.subject)
+		return m, nil, 0, api.Errorf(api.CodeBadRequest, "chunk %d of stream %s does not continue it (want chunk %d of %d bytes for %s); the request is dropped", c.Seq, c.Stream, s.next, s.size, s.subject)
 	}
 	s.data = append(s.data, c.Data...)
 	s.next++
@@ -196,7 +197,7 @@ func (a *Assembler) add(subject string, bound []string, c v1.RequestChunk) (m mo
 	delete(a.streams, key)
 	if int64(len(s.data)) != s.size {
 		a.held -= s.size
-		return m, nil, 0, v1.Errorf(v1.CodeBadRequest, "chunked request on %s ended at %d of its %d bytes", s.subject, len(s.data), s.size)
+		return m, nil, 0, api.Errorf(api.CodeBadRequest, "chunked request on %s ended at %d of its %d bytes", s.subject, len(s.data), s.size)
 	}
 	return m, s.data, s.size, nil
 }
@@ -262,11 +263,11 @@ func sendChunks(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Head
 	// Data travels base64-encoded in the chunk's JSON: 4 bytes per 3.
 	per := (limit - headerRoom - chunkRoom - int64(len(subject))) / 4 * 3
 	if per <= 0 {
-		return nil, v1.Errorf(v1.CodeTooLarge, "request of %d bytes on %s exceeds the NATS server's max_payload of %d bytes, too small to send it in chunks", len(data), subject, limit)
+		return nil, api.Errorf(api.CodeTooLarge, "request of %d bytes on %s exceeds the NATS server's max_payload of %d bytes, too small to send it in chunks", len(data), subject, limit)
 	}
 	id := make([]byte, 12)
 	_, _ = rand.Read(id)
-	c := v1.RequestChunk{Stream: hex.EncodeToString(id), Subject: subject, Size: int64(len(data))}
+	c := wire.RequestChunk{Stream: hex.EncodeToString(id), Subject: subject, Size: int64(len(data))}
 	for off := int64(0); ; c.Seq++ {
 		end := min(off+per, int64(len(data)))
 		c.Data, c.Last = data[off:end], end == int64(len(data))

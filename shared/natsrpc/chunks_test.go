@@ -10,8 +10,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // chunkPayload is the max_payload of the server these tests run on.
@@ -26,7 +27,7 @@ func serveChunked(t *testing.T, opts natsrpc.AssemblerOptions) *nats.Conn {
 	err := a.Mount(svc, "echo", "t.echo", func(ctx context.Context, req any) (any, error) {
 		in := req.(*echo)
 		if strings.HasPrefix(in.Text, "fail") {
-			return nil, v1.Errorf(v1.CodeConflict, "refused %d bytes", len(in.Text))
+			return nil, api.Errorf(api.CodeConflict, "refused %d bytes", len(in.Text))
 		}
 		return echo{Text: "re:" + in.Text[:10]}, nil
 	}, func() any { return &echo{} })
@@ -49,17 +50,17 @@ func TestChunkedCall(t *testing.T) {
 		name  string
 		text  string
 		opts  []natsrpc.CallOption
-		code  v1.Code
+		code  api.Code
 		reply string
 		msg   string
 	}{
 		{"fits one message", "small-text", []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, 0, "re:small-text", ""},
 		{"just over the limit", strings.Repeat("a", chunkPayload), []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, 0, "re:aaaaaaaaaa", ""},
 		{"many chunks", strings.Repeat("b", 10*chunkPayload+7), []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, 0, "re:bbbbbbbbbb", ""},
-		{"endpoint error", "fail" + strings.Repeat("c", 3*chunkPayload), []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, v1.CodeConflict, "", "refused 49156 bytes"},
-		{"no chunk endpoint named", strings.Repeat("d", 2*chunkPayload), nil, v1.CodeTooLarge, "",
+		{"endpoint error", "fail" + strings.Repeat("c", 3*chunkPayload), []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, api.CodeConflict, "", "refused 49156 bytes"},
+		{"no chunk endpoint named", strings.Repeat("d", 2*chunkPayload), nil, api.CodeTooLarge, "",
 			"request of 32779 bytes on t.echo exceeds the NATS server's max_payload of 16384 bytes"},
-		{"beyond what the receiver holds", strings.Repeat("e", 300<<10), []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, v1.CodeTooLarge, "",
+		{"beyond what the receiver holds", strings.Repeat("e", 300<<10), []natsrpc.CallOption{natsrpc.ChunkVia("t.chunk")}, api.CodeTooLarge, "",
 			"chunked request of 307211 bytes on t.echo: this receiver puts together requests of at most 262144 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +74,7 @@ func TestChunkedCall(t *testing.T) {
 				}
 				return
 			}
-			if e := v1.AsError(err); e.Code != tc.code || e.Message != tc.msg {
+			if e := api.AsError(err); e.Code != tc.code || e.Message != tc.msg {
 				t.Fatalf("got %v, want %d %q", err, tc.code, tc.msg)
 			}
 		})
@@ -86,7 +87,7 @@ func TestChunkedCall(t *testing.T) {
 // that does not continue its stream drops the stream.
 func TestAbandonedChunksAreDropped(t *testing.T) {
 	nc := serveChunked(t, natsrpc.AssemblerOptions{MaxBytes: 64 << 10, Idle: 300 * time.Millisecond})
-	send := func(c v1.RequestChunk) error {
+	send := func(c wire.RequestChunk) error {
 		data, _ := json.Marshal(c)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -98,12 +99,12 @@ func TestAbandonedChunksAreDropped(t *testing.T) {
 			return err
 		}
 		if code := reply.Header.Get(micro.ErrorCodeHeader); code != "" {
-			return &v1.Error{Message: code + " " + reply.Header.Get(micro.ErrorHeader)}
+			return &api.Error{Message: code + " " + reply.Header.Get(micro.ErrorHeader)}
 		}
 		return nil
 	}
 	// The first chunk of a 60 KiB request, then nothing.
-	if err := send(v1.RequestChunk{Stream: "abandoned", Subject: "t.echo", Size: 60 << 10, Data: []byte(`{"text":"`)}); err != nil {
+	if err := send(wire.RequestChunk{Stream: "abandoned", Subject: "t.echo", Size: 60 << 10, Data: []byte(`{"text":"`)}); err != nil {
 		t.Fatal(err)
 	}
 	whole := echo{Text: strings.Repeat("f", 30<<10)}
@@ -112,8 +113,8 @@ func TestAbandonedChunksAreDropped(t *testing.T) {
 		defer cancel()
 		return natsrpc.Call(ctx, nc, "t.echo", whole, &echo{}, natsrpc.ChunkVia("t.chunk"))
 	}
-	if err := call(); !v1.IsCode(err, v1.CodeUnavailable) {
-		t.Fatalf("while another request holds the room: got %v, want %d", err, v1.CodeUnavailable)
+	if err := call(); !api.IsCode(err, api.CodeUnavailable) {
+		t.Fatalf("while another request holds the room: got %v, want %d", err, api.CodeUnavailable)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for err := call(); err != nil; err = call() {
@@ -123,10 +124,10 @@ func TestAbandonedChunksAreDropped(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// A chunk out of sequence drops its stream: its next chunk is refused.
-	if err := send(v1.RequestChunk{Stream: "gap", Subject: "t.echo", Size: 100, Data: []byte("{")}); err != nil {
+	if err := send(wire.RequestChunk{Stream: "gap", Subject: "t.echo", Size: 100, Data: []byte("{")}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []v1.RequestChunk{
+	for _, c := range []wire.RequestChunk{
 		{Stream: "gap", Subject: "t.echo", Size: 100, Seq: 2, Data: []byte("x")},
 		{Stream: "gap", Subject: "t.echo", Size: 100, Seq: 1, Data: []byte("x")},
 		{Stream: "other", Subject: "t.nothing", Size: 100, Data: []byte("x")},
@@ -147,13 +148,13 @@ func TestChunkSubjectBindsRequestSubject(t *testing.T) {
 	err := a.Mount(svc, "echo", "t.echo.*", func(ctx context.Context, req any) (any, error) {
 		got, ok := natsrpc.ReceivedFrom(ctx)
 		if !ok {
-			return nil, v1.Errorf(v1.CodeInternal, "no request in the context")
+			return nil, api.Errorf(api.CodeInternal, "no request in the context")
 		}
 		want, _ := json.Marshal(req)
 		if !json.Valid(got.Data) || len(got.Data) != len(want) {
-			return nil, v1.Errorf(v1.CodeInternal, "received %d bytes, want %d", len(got.Data), len(want))
+			return nil, api.Errorf(api.CodeInternal, "received %d bytes, want %d", len(got.Data), len(want))
 		}
-		return echo{Text: got.Subject + " " + got.Headers.Get(v1.SignatureHeader)}, nil
+		return echo{Text: got.Subject + " " + got.Headers.Get(wire.SignatureHeader)}, nil
 	}, func() any { return &echo{} })
 	if err != nil {
 		t.Fatal(err)
@@ -167,11 +168,11 @@ func TestChunkSubjectBindsRequestSubject(t *testing.T) {
 		name, subject, chunk string
 		req                  echo
 		want                 string
-		code                 v1.Code
+		code                 api.Code
 	}{
 		{"one message", "t.echo.x", "t.chunk.x", echo{Text: "small"}, "t.echo.x sig-t.echo.x", 0},
 		{"chunks of the same token", "t.echo.x", "t.chunk.x", big, "t.echo.x sig-t.echo.x", 0},
-		{"chunks of another token", "t.echo.y", "t.chunk.x", big, "", v1.CodeNotFound},
+		{"chunks of another token", "t.echo.y", "t.chunk.x", big, "", api.CodeNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -179,7 +180,7 @@ func TestChunkSubjectBindsRequestSubject(t *testing.T) {
 			var out echo
 			err := natsrpc.Call(ctx, nc, tc.subject, tc.req, &out, natsrpc.ChunkVia(tc.chunk), sign)
 			if tc.code != 0 {
-				if !v1.IsCode(err, tc.code) {
+				if !api.IsCode(err, tc.code) {
 					t.Fatalf("got %+v, %v; want code %d", out, err, tc.code)
 				}
 				return

@@ -2,7 +2,7 @@
 // mount endpoints on a nats.go micro service (which brings PING/INFO/STATS
 // discovery and the standard error headers); clients call them with Call.
 // Unlike go-kit's own NATS transport it keeps the caller's deadline and
-// carries errors as *v1.Error through micro's error headers.
+// carries errors as *api.Error through micro's error headers.
 //
 // The deadline travels as the time left, not as a point in time: hosts'
 // clocks need not agree. The caller converts its deadline into a timeout
@@ -17,7 +17,7 @@
 //
 // Every message must fit the NATS server's max_payload, which the
 // connection reports: a larger request travels in chunks to an Assembler
-// (chunks.go), or is refused before sending with a *v1.Error naming the
+// (chunks.go), or is refused before sending with a *api.Error naming the
 // limit, never with NATS's bare "maximum payload exceeded".
 package natsrpc
 
@@ -33,7 +33,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TimeoutHeader carries the time the caller still waits for the reply, in
@@ -85,7 +86,7 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 		case o.slots <- struct{}{}:
 		default:
 			cancel()
-			respondError(req, v1.Errorf(v1.CodeUnavailable, "%s on %s is busy: %d requests in hand", name, subject, cap(o.slots)))
+			respondError(req, api.Errorf(api.CodeUnavailable, "%s on %s is busy: %d requests in hand", name, subject, cap(o.slots)))
 			return
 		}
 		go func() {
@@ -105,16 +106,16 @@ func Mount(svc micro.Service, name, subject string, ep endpoint.Endpoint, newReq
 func serve(ctx context.Context, req micro.Request, name string, data []byte, ep endpoint.Endpoint, newRequest func() any) {
 	in := newRequest()
 	if err := json.Unmarshal(data, in); err != nil {
-		respondError(req, v1.Errorf(v1.CodeBadRequest, "decode %s request: %v", name, err))
+		respondError(req, api.Errorf(api.CodeBadRequest, "decode %s request: %v", name, err))
 		return
 	}
 	out, err := ep(ctx, in)
 	if err != nil {
-		respondError(req, v1.AsError(err))
+		respondError(req, api.AsError(err))
 		return
 	}
 	if err := req.RespondJSON(out); err != nil {
-		respondError(req, v1.Errorf(v1.CodeInternal, "encode %s reply: %v", name, err))
+		respondError(req, api.Errorf(api.CodeInternal, "encode %s reply: %v", name, err))
 	}
 }
 
@@ -131,7 +132,7 @@ func requestContext(h micro.Headers) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), defaultTimeout)
 }
 
-func respondError(req micro.Request, e *v1.Error) {
+func respondError(req micro.Request, e *api.Error) {
 	// The error travels in micro's headers; the body repeats it as JSON so a
 	// client that reads only bodies still sees it.
 	body, _ := json.Marshal(e)
@@ -155,7 +156,7 @@ func Observe(fn func(subject string, took time.Duration, err error)) CallOption 
 	return func(o *callOptions) { o.observe = fn }
 }
 
-// Signer signs a request: it returns the value of v1.SignatureHeader for
+// Signer signs a request: it returns the value of wire.SignatureHeader for
 // the request's body sent on subject.
 type Signer func(subject string, body []byte) (string, error)
 
@@ -175,7 +176,7 @@ func WithClock(now func() time.Time) CallOption {
 
 // ChunkVia lets Call send a request that does not fit one NATS message in
 // chunks to subject, the receiver's chunk endpoint (an Assembler's; see
-// v1.RequestChunk). Without it such a request is refused before sending.
+// wire.RequestChunk). Without it such a request is refused before sending.
 func ChunkVia(subject string) CallOption {
 	return func(o *callOptions) { o.chunk = subject }
 }
@@ -188,9 +189,9 @@ const headerRoom = 256
 // Call sends req to subject and decodes the reply into resp. The context's
 // deadline bounds the wait, and the time left until it is sent to the
 // server (TimeoutHeader); without a deadline the call waits at most 30s. A
-// missing responder is a *v1.Error with CodeUnavailable, a deadline that
+// missing responder is a *api.Error with CodeUnavailable, a deadline that
 // passes (before sending or while waiting) one with CodeTimeout; a server
-// error comes back as the *v1.Error the server returned. A request larger
+// error comes back as the *api.Error the server returned. A request larger
 // than the NATS server's max_payload goes in chunks when ChunkVia names a
 // chunk endpoint, and is otherwise refused with CodeTooLarge naming the
 // limit.
@@ -215,12 +216,12 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 		if err != nil {
 			return fmt.Errorf("sign request for %s: %w", subject, err)
 		}
-		hdr.Set(v1.SignatureHeader, sig)
+		hdr.Set(wire.SignatureHeader, sig)
 	}
 	var reply *nats.Msg
 	if limit := nc.MaxPayload(); limit > 0 && int64(len(data))+headerRoom > limit {
 		if o.chunk == "" {
-			return v1.Errorf(v1.CodeTooLarge, "request of %d bytes on %s exceeds the NATS server's max_payload of %d bytes", len(data), subject, limit)
+			return api.Errorf(api.CodeTooLarge, "request of %d bytes on %s exceeds the NATS server's max_payload of %d bytes", len(data), subject, limit)
 		}
 		reply, err = sendChunks(ctx, nc, o, hdr, subject, data, limit)
 	} else {
@@ -261,7 +262,7 @@ func request(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header,
 	reply, err = nc.RequestMsgWithContext(ctx, msg)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
-			return nil, v1.Errorf(v1.CodeUnavailable, "no responder on %s", subject)
+			return nil, api.Errorf(api.CodeUnavailable, "no responder on %s", subject)
 		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
 			return nil, timedOut(subject)
@@ -271,15 +272,15 @@ func request(ctx context.Context, nc *nats.Conn, o callOptions, hdr nats.Header,
 	if code := reply.Header.Get(micro.ErrorCodeHeader); code != "" {
 		n, _ := strconv.Atoi(code)
 		if n == 0 {
-			n = int(v1.CodeInternal)
+			n = int(api.CodeInternal)
 		}
-		return nil, &v1.Error{Code: v1.Code(n), Message: reply.Header.Get(micro.ErrorHeader)}
+		return nil, &api.Error{Code: api.Code(n), Message: reply.Header.Get(micro.ErrorHeader)}
 	}
 	return reply, nil
 }
 
-func timedOut(subject string) *v1.Error {
-	return &v1.Error{Code: v1.CodeTimeout, Message: fmt.Sprintf("request on %s timed out", subject)}
+func timedOut(subject string) *api.Error {
+	return &api.Error{Code: api.CodeTimeout, Message: fmt.Sprintf("request on %s timed out", subject)}
 }
 
 // Received is a request as it reached its endpoint: the subject it was

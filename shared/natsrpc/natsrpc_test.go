@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 )
 
@@ -36,7 +36,7 @@ func serve(t *testing.T) (*nats.Conn, chan remaining) {
 		seen <- remaining{time.Until(dl), ok}
 		in := req.(*echo)
 		if in.Text == "fail" {
-			return nil, v1.Errorf(v1.CodeConflict, "conflict on %s", in.Text)
+			return nil, api.Errorf(api.CodeConflict, "conflict on %s", in.Text)
 		}
 		return echo{Text: "re:" + in.Text}, nil
 	}, func() any { return &echo{} })
@@ -90,12 +90,12 @@ func TestCallRoundTripAndErrors(t *testing.T) {
 	}
 	within(t, "5s call", <-seen, 5*time.Second)
 	err := natsrpc.Call(ctx, nc, "t.echo", echo{Text: "fail"}, &out)
-	if e := v1.AsError(err); e.Code != v1.CodeConflict || e.Message != "conflict on fail" {
+	if e := api.AsError(err); e.Code != api.CodeConflict || e.Message != "conflict on fail" {
 		t.Fatalf("got %#v", err)
 	}
 	<-seen
 	err = natsrpc.Call(ctx, nc, "t.nobody", echo{}, &out)
-	if !v1.IsCode(err, v1.CodeUnavailable) {
+	if !api.IsCode(err, api.CodeUnavailable) {
 		t.Fatalf("no responders: got %v", err)
 	}
 	// Without a deadline the call, and so the handler, gets the default.
@@ -106,7 +106,7 @@ func TestCallRoundTripAndErrors(t *testing.T) {
 	// A deadline that already passed is not sent at all.
 	past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
 	defer cancelPast()
-	if err := natsrpc.Call(past, nc, "t.echo", echo{Text: "late"}, &out); !v1.IsCode(err, v1.CodeTimeout) {
+	if err := natsrpc.Call(past, nc, "t.echo", echo{Text: "late"}, &out); !api.IsCode(err, api.CodeTimeout) {
 		t.Fatalf("call past its deadline: got %v, want a timeout", err)
 	}
 	select {
@@ -214,7 +214,7 @@ func TestConcurrentlyHandlesRequestsAsTheyArrive(t *testing.T) {
 	}
 	go func() { _ = call("hold") }()
 	<-held
-	if err := call("quick"); !v1.IsCode(err, v1.CodeUnavailable) {
+	if err := call("quick"); !api.IsCode(err, api.CodeUnavailable) {
 		t.Fatalf("a request beyond the limit: got %v, want unavailable at once", err)
 	}
 }

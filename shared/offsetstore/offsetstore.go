@@ -15,9 +15,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/kafkalog"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Entry is one source partition of a connector.
@@ -140,19 +140,19 @@ func (s *Store) Entries(connector string) []Entry {
 // partition that holds an offset, unless writes name that key, then writes.
 // With no writes it is a reset. The coordinator and the agent both build
 // replacements with it, so both mean the same by a reset.
-func Replace(entries []Entry, writes []v1.OffsetWrite) []v1.OffsetWrite {
+func Replace(entries []Entry, writes []wire.OffsetWrite) []wire.OffsetWrite {
 	named := make(map[string]bool, len(writes))
 	for _, w := range writes {
 		named[w.Key] = true
 	}
-	var out []v1.OffsetWrite
+	var out []wire.OffsetWrite
 	for _, e := range entries {
 		if !e.Live {
 			continue
 		}
 		for _, k := range e.RawKeys {
 			if !named[k] {
-				out = append(out, v1.OffsetWrite{Key: k})
+				out = append(out, wire.OffsetWrite{Key: k})
 			}
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 func TestReplace(t *testing.T) {
@@ -18,12 +18,12 @@ func TestReplace(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		writes []v1.OffsetWrite
-		want   []v1.OffsetWrite
+		writes []wire.OffsetWrite
+		want   []wire.OffsetWrite
 	}{
-		{"reset", nil, []v1.OffsetWrite{{Key: `["c",{"f":"a"}]`}, {Key: `["c",{"f":"b","g":"x"}]`}, {Key: `["c",{"g":"x","f":"b"}]`}}},
-		{"replace keeps what it writes", []v1.OffsetWrite{{Key: `["c",{"f":"b","g":"x"}]`, Value: val(`{"p":9}`)}, {Key: `["c",{"f":"new"}]`, Value: val(`{"p":0}`)}},
-			[]v1.OffsetWrite{{Key: `["c",{"f":"a"}]`}, {Key: `["c",{"g":"x","f":"b"}]`}, {Key: `["c",{"f":"b","g":"x"}]`, Value: val(`{"p":9}`)}, {Key: `["c",{"f":"new"}]`, Value: val(`{"p":0}`)}}},
+		{"reset", nil, []wire.OffsetWrite{{Key: `["c",{"f":"a"}]`}, {Key: `["c",{"f":"b","g":"x"}]`}, {Key: `["c",{"g":"x","f":"b"}]`}}},
+		{"replace keeps what it writes", []wire.OffsetWrite{{Key: `["c",{"f":"b","g":"x"}]`, Value: val(`{"p":9}`)}, {Key: `["c",{"f":"new"}]`, Value: val(`{"p":0}`)}},
+			[]wire.OffsetWrite{{Key: `["c",{"f":"a"}]`}, {Key: `["c",{"g":"x","f":"b"}]`}, {Key: `["c",{"f":"b","g":"x"}]`, Value: val(`{"p":9}`)}, {Key: `["c",{"f":"new"}]`, Value: val(`{"p":0}`)}}},
 		{"nothing stored", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

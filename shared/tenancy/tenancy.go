@@ -1,4 +1,4 @@
-// Package tenancy applies a connector's tenant policy (v1.TenantPolicy):
+// Package tenancy applies a connector's tenant policy (wire.TenantPolicy):
 // which topics and consumer groups its tasks may use. The coordinator
 // checks a config against it when the config is written; the agent checks
 // every record's topic, and the group, again as the tasks run — a
@@ -14,23 +14,23 @@ import (
 	"path"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // AllowsTopic reports whether p lets a connector use topic; a nil policy
 // (no tenants) allows every topic.
-func AllowsTopic(p *v1.TenantPolicy, topic string) bool {
+func AllowsTopic(p *wire.TenantPolicy, topic string) bool {
 	return p == nil || matchAny(p.Topics, topic)
 }
 
 // AllowsGroup reports whether p lets a sink use group.
-func AllowsGroup(p *v1.TenantPolicy, group string) bool {
+func AllowsGroup(p *wire.TenantPolicy, group string) bool {
 	return p == nil || matchAny(p.Groups, group)
 }
 
 // CheckTopic returns a *TopicError when p does not let a connector use
 // topic.
-func CheckTopic(p *v1.TenantPolicy, topic string) error {
+func CheckTopic(p *wire.TenantPolicy, topic string) error {
 	if AllowsTopic(p, topic) {
 		return nil
 	}
@@ -38,7 +38,7 @@ func CheckTopic(p *v1.TenantPolicy, topic string) error {
 }
 
 // CheckGroup returns a *GroupError when p does not let a sink use group.
-func CheckGroup(p *v1.TenantPolicy, group string) error {
+func CheckGroup(p *wire.TenantPolicy, group string) error {
 	if AllowsGroup(p, group) {
 		return nil
 	}
@@ -91,7 +91,7 @@ func refusal(what, name, tenant, kind string, allowed []string) string {
 
 // CheckPrincipal refuses a SASL user the policy's tenant does not let its
 // connectors authenticate as: with a KafkaPrincipal, any other.
-func CheckPrincipal(p *v1.TenantPolicy, user string) error {
+func CheckPrincipal(p *wire.TenantPolicy, user string) error {
 	if p == nil || p.KafkaPrincipal == "" || user == p.KafkaPrincipal {
 		return nil
 	}
@@ -101,7 +101,7 @@ func CheckPrincipal(p *v1.TenantPolicy, user string) error {
 // Fingerprint identifies a policy's rules, for a task's config hash: a
 // change of them restarts the task under the new rules. A nil policy has
 // none ("").
-func Fingerprint(p *v1.TenantPolicy) string {
+func Fingerprint(p *wire.TenantPolicy) string {
 	if p == nil {
 		return ""
 	}

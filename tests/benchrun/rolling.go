@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -156,16 +156,16 @@ func (b *bench) rollRun(run int) (rollResult, error) {
 }
 
 // agents reads GET /sluice/agents, by id.
-func (c *cluster) agents() (map[string]v1.AgentInfo, error) {
+func (c *cluster) agents() (map[string]api.AgentInfo, error) {
 	data, err := c.must(http.MethodGet, "/sluice/agents", nil, http.StatusOK)
 	if err != nil {
 		return nil, err
 	}
-	var list v1.AgentList
+	var list api.AgentList
 	if err := json.Unmarshal(data, &list); err != nil {
 		return nil, fmt.Errorf("decode GET /sluice/agents: %w", err)
 	}
-	out := make(map[string]v1.AgentInfo, len(list.Agents))
+	out := make(map[string]api.AgentInfo, len(list.Agents))
 	for _, a := range list.Agents {
 		out[a.ID] = a
 	}
@@ -213,7 +213,7 @@ func (c *cluster) roll(nd *node) (int, error) {
 	if _, err := c.must(http.MethodPut, "/sluice/agents/"+nd.id+"/drain", nil, http.StatusAccepted); err != nil {
 		return 0, err
 	}
-	var st v1.DrainStatus
+	var st api.DrainStatus
 	if err := waitFor(3*time.Minute, "drain of "+nd.id+" done", func() (bool, string) {
 		data, err := c.must(http.MethodGet, "/sluice/agents/"+nd.id+"/drain", nil, http.StatusOK)
 		if err != nil {
@@ -222,7 +222,7 @@ func (c *cluster) roll(nd *node) (int, error) {
 		if err := json.Unmarshal(data, &st); err != nil {
 			return false, err.Error()
 		}
-		return st.State == v1.DrainDone, fmt.Sprintf("%s, %d moved, %d remaining", st.State, st.Moved, len(st.Remaining))
+		return st.State == api.DrainDone, fmt.Sprintf("%s, %d moved, %d remaining", st.State, st.Moved, len(st.Remaining))
 	}); err != nil {
 		return 0, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // The shape of scenario 8.
@@ -184,7 +184,7 @@ func (c *cluster) waitLeader(timeout time.Duration) (int, error) {
 			if err != nil {
 				return false, fmt.Sprintf("%s: %v", c.coords[i].name, err)
 			}
-			var h v1.Health
+			var h api.Health
 			if code != http.StatusOK || json.Unmarshal(body, &h) != nil {
 				return false, fmt.Sprintf("%s GET /health: %d %s", c.coords[i].name, code, strings.TrimSpace(string(body)))
 			}
@@ -331,7 +331,7 @@ func (c *cluster) scaleConverged(names []string, tasks int) func() (bool, string
 		if err != nil {
 			return false, "GET /health: " + err.Error()
 		}
-		var h v1.Health
+		var h api.Health
 		if code != http.StatusOK || json.Unmarshal(body, &h) != nil || h.Role != "leader" {
 			return false, fmt.Sprintf("GET /health: %d %s", code, strings.TrimSpace(string(body)))
 		}
@@ -345,7 +345,7 @@ func (c *cluster) scaleConverged(names []string, tasks int) func() (bool, string
 				registered++
 			}
 			for _, t := range a.Tasks {
-				if t.State == v1.StateRunning {
+				if t.State == api.StateRunning {
 					running++
 				}
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestAuditCLI: the writes sent to a coordinator process are in its audit
@@ -30,7 +30,7 @@ func TestAuditCLI(t *testing.T) {
 	}
 
 	out, errOut, code = sluiceCLI(t, "audit", "--url", c.URL, "--since", "1h", "--limit", "1", "--json")
-	var log v1.AuditLog
+	var log api.AuditLog
 	if err := json.Unmarshal([]byte(out), &log); err != nil || code != 0 {
 		t.Fatalf("sluice audit --json: exit %d, %v, stdout:\n%s\nstderr: %s", code, err, out, errOut)
 	}

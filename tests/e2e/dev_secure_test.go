@@ -16,8 +16,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/natsconn"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -71,7 +71,7 @@ func TestDevSecure(t *testing.T) {
 		t.Fatalf("connect with agent-1's nkey: %v", err)
 	}
 	defer nc.Close()
-	subject := v1.AgentSubject(v1.SubjectAgentAssign, "sluice", "agent-2")
+	subject := wire.AgentSubject(wire.SubjectAgentAssign, "sluice", "agent-2")
 	if err := nc.Publish(subject, []byte("{}")); err != nil {
 		t.Fatal(err)
 	}

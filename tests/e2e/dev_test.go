@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -264,7 +264,7 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 	listen := FreeAddr(t)
 	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
 	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	var root v1.ServerInfo
+	var root api.ServerInfo
 	c.Must(http.StatusOK, http.MethodGet, "/", nil).JSON(t, &root)
 	if root.Commit != want {
 		t.Errorf("GET / says commit %q, want %q", root.Commit, want)

@@ -15,8 +15,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -166,13 +167,13 @@ func (c *leaderCluster) Must(i, want int, method, path string, body any) harness
 }
 
 // Health is coordinator i's GET /health.
-func (c *leaderCluster) Health(i int) (v1.Health, error) {
+func (c *leaderCluster) Health(i int) (api.Health, error) {
 	return harness.GetHealth(&http.Client{Timeout: 2 * time.Second}, c.URL(i))
 }
 
 // Lease reads the leader lease from the NATS key-value bucket; ok is false
 // while there is none.
-func (c *leaderCluster) Lease() (l v1.LeaderLease, ok bool) {
+func (c *leaderCluster) Lease() (l wire.LeaderLease, ok bool) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -181,18 +182,18 @@ func (c *leaderCluster) Lease() (l v1.LeaderLease, ok bool) {
 		if err != nil {
 			c.T.Fatal(err)
 		}
-		kv, err := js.KeyValue(ctx, v1.LeaderBucket(c.Prefix))
+		kv, err := js.KeyValue(ctx, wire.LeaderBucket(c.Prefix))
 		if err != nil {
 			return l, false
 		}
 		c.kv = kv
 	}
-	e, err := c.kv.Get(ctx, v1.LeaderKey)
+	e, err := c.kv.Get(ctx, wire.LeaderKey)
 	if err != nil {
 		return l, false
 	}
 	if err := json.Unmarshal(e.Value(), &l); err != nil || l.Term == 0 {
-		return v1.LeaderLease{}, false
+		return wire.LeaderLease{}, false
 	}
 	return l, true
 }
@@ -201,9 +202,9 @@ func (c *leaderCluster) Lease() (l v1.LeaderLease, ok bool) {
 // (-1: any) and every running, unpaused coordinator agrees in GET /health:
 // exactly one says role leader, and all name it as leader. It returns the
 // leader's index and the lease.
-func (c *leaderCluster) WaitLeader(timeout time.Duration, skip int, paused ...int) (int, v1.LeaderLease) {
+func (c *leaderCluster) WaitLeader(timeout time.Duration, skip int, paused ...int) (int, wire.LeaderLease) {
 	c.T.Helper()
-	idx, lease := -1, v1.LeaderLease{}
+	idx, lease := -1, wire.LeaderLease{}
 	harness.Eventually(c.T, timeout, func() (bool, string) {
 		l, ok := c.Lease()
 		if !ok {

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -97,10 +98,10 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// send, had it acted before it noticed).
 	agent := placed[src+"-0"]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err := natsrpc.Call(ctx, c.nc, v1.AgentSubject(v1.SubjectAgentRevoke, c.Prefix, agent),
-		v1.RevokeRequest{Term: lease.Term, Tasks: []v1.TaskID{{Connector: src, Task: 0}}}, &v1.RevokeReply{})
+	err := natsrpc.Call(ctx, c.nc, wire.AgentSubject(wire.SubjectAgentRevoke, c.Prefix, agent),
+		wire.RevokeRequest{Term: lease.Term, Tasks: []api.TaskID{{Connector: src, Task: 0}}}, &wire.RevokeReply{})
 	cancel()
-	if !v1.IsCode(err, v1.CodeConflict) {
+	if !api.IsCode(err, api.CodeConflict) {
 		t.Errorf("a revoke of term %d sent to %s after term %d: got %v, want a conflict (refused)", lease.Term, agent, lease2.Term, err)
 	}
 	// Nothing of the old leader's in the config or status topic after the

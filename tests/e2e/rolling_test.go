@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -73,7 +73,7 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	if spread(before) <= 1 {
 		t.Fatalf("loads after the roll are %v: the roll left nothing to even out", before)
 	}
-	var rb v1.Rebalance
+	var rb api.Rebalance
 	c.Must(http.StatusAccepted, http.MethodPost, "/sluice/rebalance", nil).JSON(t, &rb)
 	harness.Eventually(t, 60*time.Second, func() (bool, string) {
 		c.Must(http.StatusOK, http.MethodGet, "/sluice/rebalance", nil).JSON(t, &rb)
@@ -86,7 +86,7 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 		t.Errorf("after one rebalance the loads are %v (planned %v → %v), want %d tasks within one of each other", after, rb.Before, rb.After, g.Tasks+1)
 	}
 	for _, m := range rb.Moves {
-		moves[v1.TaskID{Connector: m.Connector, Task: m.Task}.String()]++
+		moves[api.TaskID{Connector: m.Connector, Task: m.Task}.String()]++
 	}
 	phase("rebalanced with %d moves: loads %v → %v", len(rb.Moves), before, after)
 
@@ -135,7 +135,7 @@ func runningGenerations(c *Cluster) map[string]int {
 		if rec.Kind != records.StatusTask || rec.Status == nil || rec.Status.State != "RUNNING" {
 			continue
 		}
-		id := v1.TaskID{Connector: rec.Connector, Task: rec.Task}.String()
+		id := api.TaskID{Connector: rec.Connector, Task: rec.Task}.String()
 		if seen[id] == nil {
 			seen[id] = map[int64]bool{}
 		}
@@ -163,13 +163,13 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 	marks := c.Marks()
 	t0 := time.Now()
 	c.Must(http.StatusAccepted, http.MethodPut, "/sluice/agents/"+id+"/drain", nil)
-	var st v1.DrainStatus
+	var st api.DrainStatus
 	harness.Eventually(t, 60*time.Second, func() (bool, string) {
 		c.Must(http.StatusOK, http.MethodGet, "/sluice/agents/"+id+"/drain", nil).JSON(t, &st)
-		if st.State == v1.DrainBlocked {
+		if st.State == api.DrainBlocked {
 			t.Fatalf("drain of %s blocked: %+v", id, st)
 		}
-		return st.State == v1.DrainDone, fmt.Sprintf("drain of %s: %+v", id, st)
+		return st.State == api.DrainDone, fmt.Sprintf("drain of %s: %+v", id, st)
 	})
 	drainTook := time.Since(t0)
 	if left := agentsByID(c)[id].Tasks; len(left) > 0 || st.Moved != len(drained) {
@@ -179,7 +179,7 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 	p := c.Agent(id)
 	p.Kill()
 	p.Start()
-	var back v1.AgentInfo
+	var back api.AgentInfo
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
 		back = agentsByID(c)[id]
 		return back.Registered && back.StartedAt.After(old.StartedAt),
@@ -187,12 +187,12 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 	})
 	// Its drain's mark survives the restart: it takes no task until
 	// uncordoned (no task starts on it below).
-	if back.State != v1.AgentDraining && back.State != v1.AgentCordoned {
-		t.Errorf("%s came back %q, want it still %q (or %q) until uncordoned", id, back.State, v1.AgentDraining, v1.AgentCordoned)
+	if back.State != api.AgentDraining && back.State != api.AgentCordoned {
+		t.Errorf("%s came back %q, want it still %q (or %q) until uncordoned", id, back.State, api.AgentDraining, api.AgentCordoned)
 	}
 	c.Must(http.StatusOK, http.MethodPut, "/sluice/agents/"+id+"/uncordon", nil)
-	if s := agentsByID(c)[id].State; s != v1.AgentActive {
-		t.Errorf("%s is %q after uncordon, want %q", id, s, v1.AgentActive)
+	if s := agentsByID(c)[id].State; s != api.AgentActive {
+		t.Errorf("%s is %q after uncordon, want %q", id, s, api.AgentActive)
 	}
 
 	// Data goes on flowing: a roll can be over before the next commit of
@@ -235,11 +235,11 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 }
 
 // agentsByID is GET /sluice/agents, by agent id.
-func agentsByID(c *Cluster) map[string]v1.AgentInfo {
+func agentsByID(c *Cluster) map[string]api.AgentInfo {
 	c.T.Helper()
-	var list v1.AgentList
+	var list api.AgentList
 	c.Must(http.StatusOK, http.MethodGet, "/sluice/agents", nil).JSON(c.T, &list)
-	out := make(map[string]v1.AgentInfo, len(list.Agents))
+	out := make(map[string]api.AgentInfo, len(list.Agents))
 	for _, a := range list.Agents {
 		out[a.ID] = a
 	}
@@ -247,7 +247,7 @@ func agentsByID(c *Cluster) map[string]v1.AgentInfo {
 }
 
 // agentLoads counts each agent's tasks.
-func agentLoads(agents map[string]v1.AgentInfo) map[string]int {
+func agentLoads(agents map[string]api.AgentInfo) map[string]int {
 	out := make(map[string]int, len(agents))
 	for id, a := range agents {
 		out[id] = len(a.Tasks)
@@ -273,10 +273,10 @@ func total(loads map[string]int) int {
 }
 
 // taskNames are tasks as "<connector>-<n>", the form agents log, sorted.
-func taskNames(tasks []v1.AgentTask) []string {
+func taskNames(tasks []api.AgentTask) []string {
 	out := make([]string, len(tasks))
 	for i, tk := range tasks {
-		out[i] = v1.TaskID{Connector: tk.Connector, Task: tk.Task}.String()
+		out[i] = api.TaskID{Connector: tk.Connector, Task: tk.Task}.String()
 	}
 	sort.Strings(out)
 	return out

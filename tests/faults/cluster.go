@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/tests/e2e"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -243,7 +243,7 @@ func (c *Cluster) Agent(id string) *e2e.Proc {
 func (c *Cluster) URL(i int) string { return "http://" + c.CoordAddrs[i] }
 
 // Health is coordinator i's GET /health.
-func (c *Cluster) Health(i int) (v1.Health, error) {
+func (c *Cluster) Health(i int) (api.Health, error) {
 	return harness.GetHealth(c.client, c.URL(i))
 }
 

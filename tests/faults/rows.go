@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Row is one fault of the table.
@@ -140,7 +140,7 @@ func Rows() []Row {
 }
 
 func killLeaseStreamLeader(r *run) time.Time {
-	stream := "KV_" + v1.LeaderBucket(r.c.Prefix)
+	stream := "KV_" + wire.LeaderBucket(r.c.Prefix)
 	leader, err := r.c.NATS.StreamLeader(stream)
 	if err != nil {
 		r.c.T.Fatalf("the lease stream's leader: %v", err)
@@ -190,7 +190,7 @@ func deleteLeaseBucket(r *run) time.Time {
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := js.DeleteKeyValue(ctx, v1.LeaderBucket(r.c.Prefix)); err != nil {
+	if err := js.DeleteKeyValue(ctx, wire.LeaderBucket(r.c.Prefix)); err != nil {
 		r.c.T.Fatalf("delete the lease bucket: %v", err)
 	}
 	return time.Now()
@@ -227,7 +227,7 @@ func forgeLease(r *run) time.Time {
 		r.probe.Avoid(i)
 	}
 	pub, _, _ := ed25519.GenerateKey(nil)
-	lease, _ := json.Marshal(v1.LeaderLease{ID: "forger", URL: "http://" + ln.Addr().String(), Term: 1 << 60,
+	lease, _ := json.Marshal(wire.LeaderLease{ID: "forger", URL: "http://" + ln.Addr().String(), Term: 1 << 60,
 		Key: base64.StdEncoding.EncodeToString(pub)})
 	nc, err := nats.Connect(r.c.NATS.URL(), nats.Name("forger"))
 	if err != nil {
@@ -237,11 +237,11 @@ func forgeLease(r *run) time.Time {
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, v1.LeaderBucket(r.c.Prefix))
+	kv, err := js.KeyValue(ctx, wire.LeaderBucket(r.c.Prefix))
 	if err != nil {
 		r.c.T.Fatalf("the forger opens the lease bucket: %v", err)
 	}
-	if _, err := kv.Put(ctx, v1.LeaderKey, lease); err != nil {
+	if _, err := kv.Put(ctx, wire.LeaderKey, lease); err != nil {
 		r.note("the forger's write was refused: %v", err)
 	}
 	return time.Now()

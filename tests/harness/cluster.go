@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/agent"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator"
@@ -67,7 +67,7 @@ type Options struct {
 	// (faults.AgentOffsets).
 	Faults faults.Injector
 	// BeforeOffsetCommit is passed to every agent (test seam).
-	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	BeforeOffsetCommit func(ctx context.Context, id api.TaskID) error
 	// AgentFaults, when set, is agent i's own injector, for tests that
 	// hold up one agent and not another; it is asked after Faults.
 	AgentFaults func(agent int) faults.Injector
@@ -132,7 +132,7 @@ type Options struct {
 // of the Java plugins' Connector side and the plugins it announces.
 type ConnectorHost struct {
 	Host    agent.ConnectorHandler
-	Plugins []v1.PluginInfo
+	Plugins []api.PluginInfo
 }
 
 // Cluster is a running test cluster.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // Response is a REST answer.
@@ -217,7 +217,7 @@ func WaitKnowsLeader(t interface {
 	t.Helper()
 	Eventually(t, 30*time.Second, func() (bool, string) {
 		r := Do(t, baseURL, http.MethodGet, "/readyz", nil)
-		var ready v1.Readiness
+		var ready api.Readiness
 		if r.Status != http.StatusOK || json.Unmarshal(r.Body, &ready) != nil {
 			return false, r.String()
 		}
@@ -227,8 +227,8 @@ func WaitKnowsLeader(t interface {
 
 // GetHealth is GET /health of the coordinator at baseURL, through cl: an
 // error unless it answers 200 with a health document.
-func GetHealth(cl *http.Client, baseURL string) (v1.Health, error) {
-	var h v1.Health
+func GetHealth(cl *http.Client, baseURL string) (api.Health, error) {
+	var h api.Health
 	resp, err := cl.Get(baseURL + "/health")
 	if err != nil {
 		return h, err

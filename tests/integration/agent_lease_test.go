@@ -9,8 +9,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -26,15 +27,15 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	subject := v1.AgentSubject(v1.SubjectAgentOffsets, c.GroupID, c.Agents[0].ID())
+	subject := wire.AgentSubject(wire.SubjectAgentOffsets, c.GroupID, c.Agents[0].ID())
 	// The test stands in for the leader, signing as it does.
 	var sign natsrpc.Signer
 	fence := func(term int64) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		req := v1.OffsetsRequest{Term: term, Connector: "fenced", Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
+		req := wire.OffsetsRequest{Term: term, Connector: "fenced", Type: api.TypeSource, Op: wire.OffsetsOpAlter,
 			FenceIDs: []string{c.GroupID + "-fenced-0"}}
-		return natsrpc.Call(ctx, nc, subject, req, &v1.OffsetsReply{}, natsrpc.SignWith(sign))
+		return natsrpc.Call(ctx, nc, subject, req, &wire.OffsetsReply{}, natsrpc.SignWith(sign))
 	}
 	_, lease := c.Coordinator.Leader()
 	sign = c.Coordinator.CommandSigner(lease.Term)
@@ -48,7 +49,7 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 	c.StopCoordinator()
 	harness.Eventually(t, 10*time.Second, func() (bool, string) {
 		err := fence(lease.Term)
-		return v1.IsCode(err, v1.CodeUnavailable) && strings.Contains(err.Error(), "longer than its lease"),
+		return api.IsCode(err, api.CodeUnavailable) && strings.Contains(err.Error(), "longer than its lease"),
 			fmt.Sprintf("an agent cut off from its leader answered %v", err)
 	})
 

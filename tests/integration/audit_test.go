@@ -16,7 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/file"
@@ -53,8 +53,8 @@ type auditStep struct {
 	status       int
 	op           string
 	connector    string
-	before       *v1.AuditState // nil: the connector did not exist
-	after        *v1.AuditState
+	before       *api.AuditState // nil: the connector did not exist
+	after        *api.AuditState
 	errPart      string // a part of the recorded error message
 	via          string // the coordinator's URL ("" the first one)
 }
@@ -75,8 +75,8 @@ func TestAuditTrail(t *testing.T) {
 	base := fileSourceCfg(data, c.Name("data"))
 	cfg1 := cfgWith(base, "name", src)
 	cfg2 := cfgWith(cfg1, "batch.size", "10")
-	st := func(cfg map[string]string, target string) *v1.AuditState {
-		return &v1.AuditState{Config: cfg, TargetState: target}
+	st := func(cfg map[string]string, target string) *api.AuditState {
+		return &api.AuditState{Config: cfg, TargetState: target}
 	}
 	secretCfg := cfgOf("connector.class", classSecretGenerator, "topic", c.Name("gen"), "rate", "1", "secret", "s3cr3t-value")
 	hidden := cfgWith(secretCfg, "secret", "[hidden]", "name", c.Name("secret"))
@@ -110,7 +110,7 @@ func TestAuditTrail(t *testing.T) {
 	)
 	const viaFollower = 3
 
-	var seen []v1.AuditRecord
+	var seen []api.AuditRecord
 	var midway time.Time
 	for i, s := range steps {
 		if i == len(steps)-viaFollower {
@@ -159,28 +159,28 @@ func TestAuditTrail(t *testing.T) {
 	// GET /sluice/audit shows the same records, newest first, on either
 	// coordinator.
 	for _, base := range []string{c.URL, followerURL} {
-		var log v1.AuditLog
+		var log api.AuditLog
 		harness.Do(t, base, "GET", "/sluice/audit", nil).JSON(t, &log)
 		if len(log.Records) != len(seen) || log.More || log.Unwritten != 0 {
 			t.Fatalf("GET %s/sluice/audit: %d records (more %v, unwritten %d), want %d", base, len(log.Records), log.More, log.Unwritten, len(seen))
 		}
 		for i, rec := range log.Records {
 			if want := seen[len(seen)-1-i]; !sameAudit(rec, want) {
-				t.Fatalf("GET /sluice/audit record %d:\n%s\nwant\n%s", i, show([]v1.AuditRecord{rec}), show([]v1.AuditRecord{want}))
+				t.Fatalf("GET /sluice/audit record %d:\n%s\nwant\n%s", i, show([]api.AuditRecord{rec}), show([]api.AuditRecord{want}))
 			}
 		}
 	}
-	var bySrc v1.AuditLog
+	var bySrc api.AuditLog
 	c.Must(200, "GET", "/sluice/audit?limit=3&connector="+url.QueryEscape(src), nil).JSON(t, &bySrc)
 	if len(bySrc.Records) != 3 || !bySrc.More || bySrc.Records[0].Operation != "connector.pause" || bySrc.Records[2].Operation != "connector.restart" {
 		t.Fatalf("connector=%s&limit=3: %s more=%v, want the 3 newest of its records and more", src, show(bySrc.Records), bySrc.More)
 	}
-	var since v1.AuditLog
+	var since api.AuditLog
 	c.Must(200, "GET", "/sluice/audit?since="+url.QueryEscape(midway.UTC().Format(time.RFC3339Nano)), nil).JSON(t, &since)
 	if len(since.Records) != viaFollower || since.Records[viaFollower-1].Connector != c.Name("fw") || since.More {
 		t.Fatalf("since %v: %s, want the %d writes through the follower", midway, show(since.Records), viaFollower)
 	}
-	var recent v1.AuditLog
+	var recent api.AuditLog
 	c.Must(200, "GET", "/sluice/audit?since=1h", nil).JSON(t, &recent)
 	if len(recent.Records) != len(seen) {
 		t.Fatalf("since=1h: %d records, want %d", len(recent.Records), len(seen))
@@ -202,7 +202,7 @@ func TestAuditQueryErrors(t *testing.T) {
 		wantError(t, c.Do("GET", "/sluice/audit?"+tt.query, nil), http.StatusBadRequest, tt.msg)
 	}
 	// Reads are not audited.
-	var log v1.AuditLog
+	var log api.AuditLog
 	c.Must(200, "GET", "/sluice/audit", nil).JSON(t, &log)
 	if len(log.Records) != 0 {
 		t.Fatalf("reads were audited: %s", show(log.Records))
@@ -210,11 +210,11 @@ func TestAuditQueryErrors(t *testing.T) {
 }
 
 // rawAudit reads the audit records from the topic itself.
-func rawAudit(t *testing.T, c *harness.Cluster, topic string) []v1.AuditRecord {
+func rawAudit(t *testing.T, c *harness.Cluster, topic string) []api.AuditRecord {
 	t.Helper()
-	var out []v1.AuditRecord
+	var out []api.AuditRecord
 	for _, r := range c.ReadTopic(topic) {
-		var rec v1.AuditRecord
+		var rec api.AuditRecord
 		if err := json.Unmarshal(r.Value, &rec); err != nil {
 			t.Fatalf("audit record %s: %v", r.Value, err)
 		}
@@ -226,11 +226,11 @@ func rawAudit(t *testing.T, c *harness.Cluster, topic string) []v1.AuditRecord {
 	return out
 }
 
-func checkRecord(t *testing.T, i int, s auditStep, rec v1.AuditRecord, base string) {
+func checkRecord(t *testing.T, i int, s auditStep, rec api.AuditRecord, base string) {
 	t.Helper()
 	fail := func(what string, got, want any) {
 		t.Helper()
-		t.Fatalf("step %d %s %s: record's %s is %v, want %v\n%s", i, s.method, s.path, what, got, want, show([]v1.AuditRecord{rec}))
+		t.Fatalf("step %d %s %s: record's %s is %v, want %v\n%s", i, s.method, s.path, what, got, want, show([]api.AuditRecord{rec}))
 	}
 	switch {
 	case rec.Operation != s.op:
@@ -258,14 +258,14 @@ func checkRecord(t *testing.T, i int, s auditStep, rec v1.AuditRecord, base stri
 	}
 }
 
-func sameAuditState(a, b *v1.AuditState) bool {
+func sameAuditState(a, b *api.AuditState) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.TargetState == b.TargetState && maps.Equal(a.Config, b.Config)
 }
 
-func sameAudit(a, b v1.AuditRecord) bool {
+func sameAudit(a, b api.AuditRecord) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
@@ -280,7 +280,7 @@ func hasConfig(cfgs []kadm.Config, key, value string) bool {
 	return false
 }
 
-func show(recs []v1.AuditRecord) string {
+func show(recs []api.AuditRecord) string {
 	b, _ := json.MarshalIndent(recs, "", "  ")
 	return string(b)
 }

@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // agentsOf is GET /sluice/agents, by id.
-func agentsOf(c *harness.Cluster) map[string]v1.AgentInfo {
+func agentsOf(c *harness.Cluster) map[string]api.AgentInfo {
 	c.T.Helper()
-	var list v1.AgentList
+	var list api.AgentList
 	c.Must(http.StatusOK, "GET", "/sluice/agents", nil).JSON(c.T, &list)
-	out := map[string]v1.AgentInfo{}
+	out := map[string]api.AgentInfo{}
 	for _, a := range list.Agents {
 		out[a.ID] = a
 	}
@@ -66,12 +66,12 @@ func loadsOf(workers map[string]string) map[string]int {
 }
 
 // waitDrained waits until agent's drain is done.
-func waitDrained(c *harness.Cluster, agent string) v1.DrainStatus {
+func waitDrained(c *harness.Cluster, agent string) api.DrainStatus {
 	c.T.Helper()
-	var st v1.DrainStatus
+	var st api.DrainStatus
 	harness.Eventually(c.T, 60*time.Second, func() (bool, string) {
 		c.Must(http.StatusOK, "GET", "/sluice/agents/"+agent+"/drain", nil).JSON(c.T, &st)
-		return st.State == v1.DrainDone, fmt.Sprintf("drain of %s: %+v", agent, st)
+		return st.State == api.DrainDone, fmt.Sprintf("drain of %s: %+v", agent, st)
 	})
 	return st
 }
@@ -94,7 +94,7 @@ func TestAgentsCordonDrain(t *testing.T) {
 		t.Fatalf("agents %v", agents)
 	}
 	a1 := agents["agent-1"]
-	if a1.State != v1.AgentActive || !a1.Registered || a1.Labels["zone"] != "a" || a1.Version == "" || len(a1.Tasks) != 2 ||
+	if a1.State != api.AgentActive || !a1.Registered || a1.Labels["zone"] != "a" || a1.Version == "" || len(a1.Tasks) != 2 ||
 		!contains(a1.Plugins, generatorClass) || a1.LeaseExpires.IsZero() {
 		t.Fatalf("agent-1 %+v", a1)
 	}
@@ -123,10 +123,10 @@ func TestAgentsCordonDrain(t *testing.T) {
 	c.StartAgent(0)
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
 		a := agentsOf(c)["agent-1"]
-		return a.Registered && a.State == v1.AgentCordoned, fmt.Sprintf("agent-1 after restarts: %+v", a)
+		return a.Registered && a.State == api.AgentCordoned, fmt.Sprintf("agent-1 after restarts: %+v", a)
 	})
 	c.Must(http.StatusOK, "PUT", "/sluice/agents/agent-1/uncordon", nil)
-	if a := agentsOf(c)["agent-1"]; a.State != v1.AgentActive {
+	if a := agentsOf(c)["agent-1"]; a.State != api.AgentActive {
 		t.Fatalf("uncordoned agent-1 is %s", a.State)
 	}
 
@@ -165,7 +165,7 @@ func TestAgentsCordonDrain(t *testing.T) {
 			}
 		}
 	}
-	if a := agentsOf(c)["agent-2"]; a.State != v1.AgentDraining || len(a.Tasks) != 0 {
+	if a := agentsOf(c)["agent-2"]; a.State != api.AgentDraining || len(a.Tasks) != 0 {
 		t.Fatalf("drained agent-2: %+v", a)
 	}
 
@@ -203,12 +203,12 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 	loads := loadsOf(settledWorkers(c, names...))
 	t.Logf("after the rolling restart: %v", loads)
 
-	var plan v1.Rebalance
+	var plan api.Rebalance
 	c.Must(http.StatusOK, "POST", "/sluice/rebalance?dry_run=true", nil).JSON(t, &plan)
 	if fmt.Sprint(loadsOf(workersOf(c, names...))) != fmt.Sprint(loads) {
 		t.Fatal("a dry run moved tasks")
 	}
-	var r v1.Rebalance
+	var r api.Rebalance
 	c.Must(http.StatusAccepted, "POST", "/sluice/rebalance?max_moves=2", nil).JSON(t, &r)
 	if len(r.Moves) != len(plan.Moves) || r.ID == "" {
 		t.Fatalf("rebalance %+v, dry run %+v", r, plan)
@@ -216,7 +216,7 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 	waitDone := func() {
 		harness.Eventually(t, 60*time.Second, func() (bool, string) {
 			c.Must(http.StatusOK, "GET", "/sluice/rebalance", nil).JSON(t, &r)
-			return r.State == v1.DrainDone, fmt.Sprintf("rebalance %+v", r)
+			return r.State == api.DrainDone, fmt.Sprintf("rebalance %+v", r)
 		})
 	}
 	waitDone()
@@ -246,7 +246,7 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 		sort.Ints(counts)
 		return counts[2]-counts[0] <= 1, fmt.Sprintf("after the rebalance: %v (was %v)", after, loads)
 	})
-	var again v1.Rebalance
+	var again api.Rebalance
 	c.Must(http.StatusOK, "POST", "/sluice/rebalance?dry_run=true", nil).JSON(t, &again)
 	if len(again.Moves) != 0 {
 		t.Fatalf("a balanced fleet plans moves: %+v", again.Moves)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -185,7 +185,7 @@ func TestRolloutStepIsOneTransaction(t *testing.T) {
 	if patched(false) != 1 || patched(true) != 0 {
 		t.Fatalf("patched config: %d produced, %d visible; want 1 and 0", patched(false), patched(true))
 	}
-	if got := getRollout(c, r.ID); got.Batches[0].Connectors[0].State != v1.BatchPending {
+	if got := getRollout(c, r.ID); got.Batches[0].Connectors[0].State != api.BatchPending {
 		t.Fatalf("the rollout shows the uncommitted step: %s", batchStates(got))
 	}
 	close(fault.release)
@@ -196,7 +196,7 @@ func TestRolloutStepIsOneTransaction(t *testing.T) {
 	}
 	fault.disarm()
 	c.StartCoordinator()
-	r = waitRollout(c, r.ID, v1.RolloutDone)
+	r = waitRollout(c, r.ID, api.RolloutDone)
 	writes := configWrites(c, names...)
 	for _, n := range names {
 		if got := connectorConfig(c, n); got["rollout.tag"] != "v2" {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Java plugins the test double hosts: one only hosts have, and a version of
@@ -21,7 +22,7 @@ const (
 )
 
 // hostPlugins are what the double announces (the agent's HostPlugins).
-var hostPlugins = []v1.PluginInfo{
+var hostPlugins = []api.PluginInfo{
 	{Class: classRemoteSource, Type: "source", Version: remoteSourceVersion},
 	{Class: classFileSource, Type: "source", Version: hostFileVersion},
 }
@@ -40,7 +41,7 @@ type fakeJavaHost struct {
 	// tables, when set for a connector, replaces its configured tables:
 	// what a real connector would discover in its source system.
 	tables map[string]string
-	ops    []v1.PluginConnectorRequest
+	ops    []wire.PluginConnectorRequest
 }
 
 // hostStart is a connector the double started.
@@ -54,7 +55,7 @@ func newFakeJavaHost(agent string) *fakeJavaHost {
 }
 
 // HandleConnector implements agent.ConnectorHost.
-func (h *fakeJavaHost) HandleConnector(_ context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (h *fakeJavaHost) HandleConnector(_ context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.ops = append(h.ops, req)
@@ -63,29 +64,29 @@ func (h *fakeJavaHost) HandleConnector(_ context.Context, req v1.PluginConnector
 		class = req.Config["connector.class"]
 	}
 	switch req.Op {
-	case v1.PluginOpValidate:
+	case wire.PluginOpValidate:
 		return infosReply(h.ownInfos(class, req.Config, true))
-	case v1.PluginOpConfigDef:
+	case wire.PluginOpConfigDef:
 		return infosReply(h.ownInfos(class, nil, false))
-	case v1.PluginOpStart:
+	case wire.PluginOpStart:
 		if errs := tableErrors(class, req.Config["tables"]); len(errs) > 0 {
-			return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeBadRequest, "%s", errs[0])
+			return wire.PluginConnectorReply{}, api.Errorf(api.CodeBadRequest, "%s", errs[0])
 		}
 		h.started[req.Name] = hostStart{class: class, version: req.Version, config: maps.Clone(req.Config)}
-		return v1.PluginConnectorReply{}, nil
-	case v1.PluginOpTaskConfigs:
+		return wire.PluginConnectorReply{}, nil
+	case wire.PluginOpTaskConfigs:
 		s, ok := h.started[req.Name]
 		if !ok {
-			return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeConflict, "connector %s is not started on %s", req.Name, h.agent)
+			return wire.PluginConnectorReply{}, api.Errorf(api.CodeConflict, "connector %s is not started on %s", req.Name, h.agent)
 		}
-		return v1.PluginConnectorReply{TaskConfigs: h.split(req.Name, s, req.MaxTasks)}, nil
-	case v1.PluginOpStop:
+		return wire.PluginConnectorReply{TaskConfigs: h.split(req.Name, s, req.MaxTasks)}, nil
+	case wire.PluginOpStop:
 		delete(h.started, req.Name)
-		return v1.PluginConnectorReply{}, nil
-	case v1.PluginOpAlterOffsets:
-		return v1.PluginConnectorReply{Definite: true}, nil
+		return wire.PluginConnectorReply{}, nil
+	case wire.PluginOpAlterOffsets:
+		return wire.PluginConnectorReply{Definite: true}, nil
 	}
-	return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeBadRequest, "unknown operation %s", req.Op)
+	return wire.PluginConnectorReply{}, api.Errorf(api.CodeBadRequest, "unknown operation %s", req.Op)
 }
 
 // split is the task configs of connector name: its tables in at most max
@@ -113,21 +114,21 @@ func (h *fakeJavaHost) split(name string, s hostStart, max int) []map[string]str
 
 // ownInfos are the validate entries of the class's own keys (values only
 // when withValues).
-func (h *fakeJavaHost) ownInfos(class string, config map[string]string, withValues bool) []v1.ConfigInfo {
+func (h *fakeJavaHost) ownInfos(class string, config map[string]string, withValues bool) []api.ConfigInfo {
 	if class != classRemoteSource {
 		return nil
 	}
 	group := "Remote"
-	info := v1.ConfigInfo{Definition: v1.ConfigKeyInfo{Name: "tables", Type: "LIST", Required: true, Importance: "HIGH",
+	info := api.ConfigInfo{Definition: api.ConfigKeyInfo{Name: "tables", Type: "LIST", Required: true, Importance: "HIGH",
 		Documentation: "Tables to copy.", Group: &group, Width: "LONG", DisplayName: "Tables", Dependents: []string{}}}
 	if withValues {
 		v, set := config["tables"]
-		info.Value = v1.ConfigValueInfo{Name: "tables", Visible: true, RecommendedValues: []string{}, Errors: tableErrors(class, v)}
+		info.Value = api.ConfigValueInfo{Name: "tables", Visible: true, RecommendedValues: []string{}, Errors: tableErrors(class, v)}
 		if set {
 			info.Value.Value = &v
 		}
 	}
-	return []v1.ConfigInfo{info}
+	return []api.ConfigInfo{info}
 }
 
 // tableErrors are the errors of a "tables" value.
@@ -144,12 +145,12 @@ func tableErrors(class, tables string) []string {
 	return []string{}
 }
 
-func infosReply(infos []v1.ConfigInfo) (v1.PluginConnectorReply, error) {
+func infosReply(infos []api.ConfigInfo) (wire.PluginConnectorReply, error) {
 	raw, err := json.Marshal(infos)
 	if err != nil {
-		return v1.PluginConnectorReply{}, fmt.Errorf("encoding config infos: %w", err)
+		return wire.PluginConnectorReply{}, fmt.Errorf("encoding config infos: %w", err)
 	}
-	return v1.PluginConnectorReply{ConfigInfos: raw}, nil
+	return wire.PluginConnectorReply{ConfigInfos: raw}, nil
 }
 
 // runs reports whether the double runs connector name, and how it was
@@ -172,7 +173,7 @@ func (h *fakeJavaHost) setTables(name, tables string) {
 func (h *fakeJavaHost) asked(op string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.ContainsFunc(h.ops, func(r v1.PluginConnectorRequest) bool { return r.Op == op })
+	return slices.ContainsFunc(h.ops, func(r wire.PluginConnectorRequest) bool { return r.Op == op })
 }
 
 // exit forgets every connector, as a host process that ended with its

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -87,7 +88,7 @@ func runner(hosts []*fakeJavaHost, name string) int {
 // framework key.
 func TestJavaPluginsListedAndValidated(t *testing.T) {
 	c, _ := javaCluster(t)
-	var listed []v1.PluginInfo
+	var listed []api.PluginInfo
 	c.Must(http.StatusOK, "GET", "/connector-plugins", nil).JSON(t, &listed)
 	versions := map[string][]string{}
 	for _, p := range listed {
@@ -100,7 +101,7 @@ func TestJavaPluginsListedAndValidated(t *testing.T) {
 		t.Errorf("versions of %s listed: %v, want the built-in's and the host's", classFileSource, versions[classFileSource])
 	}
 
-	var defs []v1.ConfigKeyInfo
+	var defs []api.ConfigKeyInfo
 	c.Must(http.StatusOK, "GET", "/connector-plugins/"+classRemoteSource+"/config", nil).JSON(t, &defs)
 	if len(defs) == 0 || defs[0].Name != "tables" || !defs[0].Required {
 		t.Fatalf("config of %s: %+v, want the agent's tables first", classRemoteSource, defs)
@@ -123,7 +124,7 @@ func TestJavaPluginsListedAndValidated(t *testing.T) {
 	}
 }
 
-func hasKey(defs []v1.ConfigKeyInfo, name string) bool {
+func hasKey(defs []api.ConfigKeyInfo, name string) bool {
 	for _, d := range defs {
 		if d.Name == name {
 			return true
@@ -154,7 +155,7 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 	}
 
 	hosts[i].setTables(name, "x,y,z,w")
-	c.Agents[i].ConnectorEvent(v1.PluginConnectorEvent{Name: name, Kind: v1.PluginEventReconfigure})
+	c.Agents[i].ConnectorEvent(wire.PluginConnectorEvent{Name: name, Kind: wire.PluginEventReconfigure})
 	waitTables(c, name, "x,z", "y,w")
 
 	other := 2 - i // agent-1 (0) and agent-3 (2) have hosts
@@ -269,7 +270,7 @@ func TestJavaConnectorOnSecuredNATS(t *testing.T) {
 	waitTables(c, name, "a", "b")
 	i := runner(hosts, name)
 	hosts[i].setTables(name, "c")
-	c.Agents[i].ConnectorEvent(v1.PluginConnectorEvent{Name: name, Kind: v1.PluginEventReconfigure})
+	c.Agents[i].ConnectorEvent(wire.PluginConnectorEvent{Name: name, Kind: wire.PluginEventReconfigure})
 	waitTables(c, name, "c")
 	if lines := c.Logged("NATS server refused"); len(lines) > 0 {
 		t.Fatalf("the server refused operations of the cluster's own processes:\n%s", strings.Join(lines, "\n"))
@@ -285,7 +286,7 @@ func TestJavaConnectorErrorAndOffsets(t *testing.T) {
 	mustCreate(c, name, remoteCfg(c.Name("t"), "a"), "")
 	waitTables(c, name, "a")
 	i := runner(hosts, name)
-	c.Agents[i].ConnectorEvent(v1.PluginConnectorEvent{Name: name, Kind: v1.PluginEventError, Message: "the source went away"})
+	c.Agents[i].ConnectorEvent(wire.PluginConnectorEvent{Name: name, Kind: wire.PluginEventError, Message: "the source went away"})
 	harness.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		return st.Connector.State == "FAILED" && strings.Contains(st.Connector.Trace, "the source went away"), fmt.Sprintf("%+v", st.Connector)
@@ -302,7 +303,7 @@ func TestJavaConnectorErrorAndOffsets(t *testing.T) {
 	patch(t, c, name, body(offset{Partition: part, Offset: map[string]any{"id": json.Number("7")}}), http.StatusOK, msgAlterDefinite)
 	ran := false
 	for _, h := range hosts {
-		if h != nil && h.asked(v1.PluginOpAlterOffsets) {
+		if h != nil && h.asked(wire.PluginOpAlterOffsets) {
 			ran = true
 		}
 	}

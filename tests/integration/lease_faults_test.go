@@ -16,9 +16,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -45,7 +46,7 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	ctx := context.Background()
-	kv, err := js.KeyValue(ctx, v1.LeaderBucket(c.GroupID))
+	kv, err := js.KeyValue(ctx, wire.LeaderBucket(c.GroupID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +55,12 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 		t.Fatal(err)
 	}
 	const forgedTerm = 999999
-	forged, _ := json.Marshal(v1.LeaderLease{ID: "attacker", URL: evil.URL, Term: forgedTerm, Key: key.Public()})
+	forged, _ := json.Marshal(wire.LeaderLease{ID: "attacker", URL: evil.URL, Term: forgedTerm, Key: key.Public()})
 	out := filepath.Join(c.WorkDir, "planted.txt")
-	task := v1.TaskAssignment{ID: v1.TaskID{Connector: "planted", Task: 0}, Generation: 1,
+	task := wire.TaskAssignment{ID: api.TaskID{Connector: "planted", Task: 0}, Generation: 1,
 		ConnectorConfig: fileSinkCfg(out, c.Name("any")), TaskConfig: fileSinkCfg(out, c.Name("any")), ConfigHash: "forged"}
-	body, _ := json.Marshal(v1.AssignRequest{Term: forgedTerm, Tasks: []v1.TaskAssignment{task}})
-	assign := v1.AgentSubject(v1.SubjectAgentAssign, c.GroupID, "agent-1")
+	body, _ := json.Marshal(wire.AssignRequest{Term: forgedTerm, Tasks: []wire.TaskAssignment{task}})
+	assign := wire.AgentSubject(wire.SubjectAgentAssign, c.GroupID, "agent-1")
 	sig, _ := key.Sign(assign, body)
 
 	// The attacker keeps rewriting the lease while it sends its command
@@ -69,8 +70,8 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 	go func() {
 		defer close(done)
 		for {
-			_ = kv.Delete(ctx, v1.LeaderKey)
-			_, _ = kv.Create(ctx, v1.LeaderKey, forged)
+			_ = kv.Delete(ctx, wire.LeaderKey)
+			_, _ = kv.Create(ctx, wire.LeaderKey, forged)
 			select {
 			case <-stop:
 				return
@@ -80,7 +81,7 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 	}()
 	msg := nats.NewMsg(assign)
 	msg.Data = body
-	msg.Header.Set(v1.SignatureHeader, sig)
+	msg.Header.Set(wire.SignatureHeader, sig)
 	msg.Header.Set(natsrpc.TimeoutHeader, "5000")
 	for range 5 {
 		reply, err := nc.RequestMsg(msg, 5*time.Second)
@@ -134,7 +135,7 @@ func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
 	}
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	if err := js.DeleteKeyValue(context.Background(), v1.LeaderBucket(c.GroupID)); err != nil {
+	if err := js.DeleteKeyValue(context.Background(), wire.LeaderBucket(c.GroupID)); err != nil {
 		t.Fatal(err)
 	}
 	deleted := time.Now()
@@ -208,7 +209,7 @@ func TestWritesResumeAsNATSReturns(t *testing.T) {
 	defer nc.Close()
 	_, now := c.Coordinator.Leader()
 	for term := before.Term; term < now.Term; term++ {
-		subject := v1.LeaderSubject(v1.SubjectLeaderHeartbeat, c.GroupID, term, "agent-1")
+		subject := wire.LeaderSubject(wire.SubjectLeaderHeartbeat, c.GroupID, term, "agent-1")
 		_, err := nc.Request(subject, []byte("{}"), 2*time.Second)
 		if !errors.Is(err, nats.ErrNoResponders) {
 			t.Fatalf("term %d's heartbeat endpoint (the leader's is %d) answered %v: someone still serves it", term, now.Term, err)

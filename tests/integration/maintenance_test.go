@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -23,10 +23,10 @@ func waitTarget(c *harness.Cluster, name, state string) {
 			return false, fmt.Sprintf("%s: %+v", name, s)
 		}
 		want := 1
-		if state == v1.StateStopped {
+		if state == api.StateStopped {
 			want = 0
 		}
-		if len(s.Tasks) > want || state == v1.StateRunning && len(s.Tasks) != 1 {
+		if len(s.Tasks) > want || state == api.StateRunning && len(s.Tasks) != 1 {
 			return false, fmt.Sprintf("%s: %+v", name, s)
 		}
 		for _, ts := range s.Tasks {
@@ -51,14 +51,14 @@ func createInStates(c *harness.Cluster, states map[string]string) {
 }
 
 // results decodes a bulk answer into connector → result.
-func results(t *testing.T, r harness.Response) map[string]v1.BulkResult {
+func results(t *testing.T, r harness.Response) map[string]api.BulkResult {
 	t.Helper()
 	if r.Status != http.StatusOK {
 		t.Fatalf("bulk answer %s, want 200", r)
 	}
-	var body v1.BulkResults
+	var body api.BulkResults
 	r.JSON(t, &body)
-	out := map[string]v1.BulkResult{}
+	out := map[string]api.BulkResult{}
 	for _, res := range body.Results {
 		out[res.Connector] = res
 	}
@@ -130,19 +130,19 @@ func TestBulkLifecycle(t *testing.T) {
 }
 
 // window decodes a maintenance window answer of status want.
-func window(t *testing.T, r harness.Response, want int) v1.MaintenanceWindow {
+func window(t *testing.T, r harness.Response, want int) api.MaintenanceWindow {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("got %s, want %d", r, want)
 	}
-	var w v1.MaintenanceWindow
+	var w api.MaintenanceWindow
 	r.JSON(t, &w)
 	return w
 }
 
 // wantConnectors checks a window's connectors: name → previous state, and
 // outcome and state once it closed ("" for an open window).
-func wantConnectors(t *testing.T, w v1.MaintenanceWindow, want map[string][3]string) {
+func wantConnectors(t *testing.T, w api.MaintenanceWindow, want map[string][3]string) {
 	t.Helper()
 	if len(w.Connectors) != len(want) {
 		t.Fatalf("window connectors %+v, want %v", w.Connectors, want)
@@ -184,7 +184,7 @@ func TestMaintenanceWindow(t *testing.T) {
 		waitTarget(c, n, "STOPPED")
 	}
 	waitTarget(c, "other", "RUNNING")
-	var list v1.MaintenanceList
+	var list api.MaintenanceList
 	c.Must(200, "GET", "/sluice/maintenance", nil).JSON(t, &list)
 	if len(list.Windows) != 1 || list.Windows[0].ID != w.ID {
 		t.Fatalf("open windows %+v", list)
@@ -246,7 +246,7 @@ func waitLeader(t *testing.T, c *harness.Cluster) {
 	t.Helper()
 	harness.Eventually(t, 60*time.Second, func() (bool, string) {
 		r := c.Do("GET", "/health", nil)
-		var h v1.Health
+		var h api.Health
 		_ = json.Unmarshal(r.Body, &h)
 		return h.Role == "leader", r.String()
 	})
@@ -323,7 +323,7 @@ func TestMaintenanceGrants(t *testing.T) {
 	waitTarget(c, "team-b-x", "RUNNING")
 	theirs := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"team-b-x"}, "state": "STOPPED"}), 201)
 	mine := window(t, tom("POST", "/sluice/maintenance", map[string]any{"names": []string{"team-a-x"}, "state": "STOPPED"}), 201)
-	var list v1.MaintenanceList
+	var list api.MaintenanceList
 	tom("GET", "/sluice/maintenance", nil).JSON(t, &list)
 	if len(list.Windows) != 1 || list.Windows[0].ID != mine.ID {
 		t.Fatalf("windows a team operator sees: %+v", list)
@@ -354,7 +354,7 @@ func TestMaintenanceWindowSurvivesRestart(t *testing.T) {
 	c.StopCoordinator()
 	c.StartCoordinator()
 	waitLeader(t, c)
-	var list v1.MaintenanceList
+	var list api.MaintenanceList
 	c.Must(200, "GET", "/sluice/maintenance", nil).JSON(t, &list)
 	if len(list.Windows) != 1 || list.Windows[0].ID != w.ID || list.Windows[0].Reason != "restart" {
 		t.Fatalf("windows after a restart: %+v", list)

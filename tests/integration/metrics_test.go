@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/tests/harness"
@@ -133,9 +133,9 @@ func waitLag(c *harness.Cluster, name string, want float64) {
 }
 
 // connectorLag reads GET /sluice/connectors/{name}/lag.
-func connectorLag(c *harness.Cluster, name string) v1.ConnectorLag {
+func connectorLag(c *harness.Cluster, name string) api.ConnectorLag {
 	c.T.Helper()
-	var lag v1.ConnectorLag
+	var lag api.ConnectorLag
 	c.Must(http.StatusOK, "GET", "/sluice/connectors/"+name+"/lag", nil).JSON(c.T, &lag)
 	return lag
 }
@@ -260,7 +260,7 @@ func TestCoordinatorMetrics(t *testing.T) {
 	_, followerURL := c.StartExtraCoordinator()
 	// Ready once it read its topics; it names the leader once it read the
 	// lease (just after it started).
-	var ready v1.Readiness
+	var ready api.Readiness
 	harness.Eventually(t, 30*time.Second, func() (bool, string) {
 		r := harness.Do(t, followerURL, "GET", "/readyz", nil)
 		if r.Status != http.StatusOK {
@@ -299,13 +299,13 @@ func TestCoordinatorMetrics(t *testing.T) {
 
 func TestCoordinatorReadiness(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 0})
-	var ready v1.Readiness
+	var ready api.Readiness
 	c.Must(http.StatusOK, "GET", "/readyz", nil).JSON(t, &ready)
 	if ready.Status != "ready" || ready.Role != "leader" || ready.Leader != strings.TrimPrefix(c.URL, "http://") {
 		t.Errorf("leader's /readyz: %+v", ready)
 	}
 	// /health stays Kafka Connect's.
-	var health v1.Health
+	var health api.Health
 	c.Must(http.StatusOK, "GET", "/health", nil).JSON(t, &health)
 	if health.Status != "healthy" {
 		t.Errorf("/health: %+v", health)
@@ -352,7 +352,7 @@ func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 	})
 	wantError(t, harness.Do(t, url, "GET", "/readyz", nil), http.StatusServiceUnavailable,
 		"Coordinator is still starting up: it has not read its config, status and offsets topics yet")
-	var health v1.Health
+	var health api.Health
 	if r := harness.Do(t, url, "GET", "/health", nil); r.Status != http.StatusServiceUnavailable {
 		t.Errorf("/health while starting: %s", r)
 	} else if r.JSON(t, &health); health.Status != "starting" {

@@ -17,9 +17,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -113,13 +114,13 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 2, SecureNATS: true})
 	_, lease := c.Coordinator.Leader()
 	g := c.GroupID
-	nc, r := connectAs(t, c, c.NATSCreds.Agents["agent-1"], v1.AgentInboxPrefix(g, "agent-1"))
+	nc, r := connectAs(t, c, c.NATSCreds.Agents["agent-1"], wire.AgentInboxPrefix(g, "agent-1"))
 
 	t.Run("commands", func(t *testing.T) {
 		for _, agent := range []string{"agent-2", "agent-1"} {
-			for _, tmpl := range []string{v1.SubjectAgentAssign, v1.SubjectAgentRevoke, v1.SubjectAgentOffsets,
-				v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk, v1.SubjectAgentConnector} {
-				subject := v1.AgentSubject(tmpl, g, agent)
+			for _, tmpl := range []string{wire.SubjectAgentAssign, wire.SubjectAgentRevoke, wire.SubjectAgentOffsets,
+				wire.SubjectAgentOffsetsReplace, wire.SubjectAgentLoggers, wire.SubjectAgentChunk, wire.SubjectAgentConnector} {
+				subject := wire.AgentSubject(tmpl, g, agent)
 				if err := nc.Publish(subject, []byte(`{"term":1}`)); err != nil {
 					t.Fatal(err)
 				}
@@ -128,9 +129,9 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 		}
 	})
 	t.Run("as-another-agent", func(t *testing.T) {
-		for _, tmpl := range []string{v1.SubjectLeaderRegister, v1.SubjectLeaderHeartbeat, v1.SubjectLeaderStatus,
-			v1.SubjectLeaderDeregister, v1.SubjectLeaderChunk, v1.SubjectLeaderConnectorEvent} {
-			subject := v1.LeaderSubject(tmpl, g, lease.Term, "agent-2")
+		for _, tmpl := range []string{wire.SubjectLeaderRegister, wire.SubjectLeaderHeartbeat, wire.SubjectLeaderStatus,
+			wire.SubjectLeaderDeregister, wire.SubjectLeaderChunk, wire.SubjectLeaderConnectorEvent} {
+			subject := wire.LeaderSubject(tmpl, g, lease.Term, "agent-2")
 			if err := nc.Publish(subject, []byte(`{"agent_id":"agent-2"}`)); err != nil {
 				t.Fatal(err)
 			}
@@ -140,29 +141,29 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 		// by the leader.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err := natsrpc.Call(ctx, nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, g, lease.Term, "agent-1"),
-			v1.HeartbeatRequest{AgentID: "agent-2"}, &v1.HeartbeatReply{})
-		if !v1.IsCode(err, v1.CodeForbidden) {
-			t.Fatalf("heartbeat naming agent-2 on agent-1's subject: got %v, want %d", err, v1.CodeForbidden)
+		err := natsrpc.Call(ctx, nc, wire.LeaderSubject(wire.SubjectLeaderHeartbeat, g, lease.Term, "agent-1"),
+			wire.HeartbeatRequest{AgentID: "agent-2"}, &wire.HeartbeatReply{})
+		if !api.IsCode(err, api.CodeForbidden) {
+			t.Fatalf("heartbeat naming agent-2 on agent-1's subject: got %v, want %d", err, api.CodeForbidden)
 		}
 		// So is a connector event naming agent-2 on agent-1's subject.
-		err = natsrpc.Call(ctx, nc, v1.LeaderSubject(v1.SubjectLeaderConnectorEvent, g, lease.Term, "agent-1"),
-			v1.PluginConnectorEvent{AgentID: "agent-2", Name: "x", Kind: v1.PluginEventReconfigure}, &v1.StatusReply{})
-		if !v1.IsCode(err, v1.CodeForbidden) {
-			t.Fatalf("connector event naming agent-2 on agent-1's subject: got %v, want %d", err, v1.CodeForbidden)
+		err = natsrpc.Call(ctx, nc, wire.LeaderSubject(wire.SubjectLeaderConnectorEvent, g, lease.Term, "agent-1"),
+			wire.PluginConnectorEvent{AgentID: "agent-2", Name: "x", Kind: wire.PluginEventReconfigure}, &wire.StatusReply{})
+		if !api.IsCode(err, api.CodeForbidden) {
+			t.Fatalf("connector event naming agent-2 on agent-1's subject: got %v, want %d", err, api.CodeForbidden)
 		}
 		// Its own heartbeat is answered.
-		if err := natsrpc.Call(ctx, nc, v1.LeaderSubject(v1.SubjectLeaderHeartbeat, g, lease.Term, "agent-1"),
-			v1.HeartbeatRequest{AgentID: "agent-1"}, &v1.HeartbeatReply{}); err != nil {
+		if err := natsrpc.Call(ctx, nc, wire.LeaderSubject(wire.SubjectLeaderHeartbeat, g, lease.Term, "agent-1"),
+			wire.HeartbeatRequest{AgentID: "agent-1"}, &wire.HeartbeatReply{}); err != nil {
 			t.Fatalf("agent-1's own heartbeat: %v", err)
 		}
 	})
 	t.Run("subscriptions", func(t *testing.T) {
 		for _, subject := range []string{
-			v1.AgentSubject(v1.SubjectAgentAssign, g, "agent-2"),
-			v1.LeaderSubjectAgents(v1.SubjectLeaderRegister, g, lease.Term),
-			v1.CoordinatorInboxPrefix(g) + ".>",
-			v1.AgentInboxPrefix(g, "agent-2") + ".>",
+			wire.AgentSubject(wire.SubjectAgentAssign, g, "agent-2"),
+			wire.LeaderSubjectAgents(wire.SubjectLeaderRegister, g, lease.Term),
+			wire.CoordinatorInboxPrefix(g) + ".>",
+			wire.AgentInboxPrefix(g, "agent-2") + ".>",
 			"_INBOX.>",
 		} {
 			if _, err := nc.SubscribeSync(subject); err != nil {
@@ -178,11 +179,11 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		kv, err := js.KeyValue(ctx, v1.LeaderBucket(g))
+		kv, err := js.KeyValue(ctx, wire.LeaderBucket(g))
 		if err != nil {
 			t.Fatalf("an agent must be able to open the lease bucket: %v", err)
 		}
-		if _, err := kv.Get(ctx, v1.LeaderKey); err != nil {
+		if _, err := kv.Get(ctx, wire.LeaderKey); err != nil {
 			t.Fatalf("an agent must be able to read the lease: %v", err)
 		}
 		// A refused write is never acknowledged: each waits out a short
@@ -192,21 +193,21 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 			t.Cleanup(cancel)
 			return ctx
 		}
-		forged, _ := json.Marshal(v1.LeaderLease{ID: "forged", URL: "http://127.0.0.1:1", Term: 999999})
-		if _, err := kv.Put(short(), v1.LeaderKey, forged); err == nil {
+		forged, _ := json.Marshal(wire.LeaderLease{ID: "forged", URL: "http://127.0.0.1:1", Term: 999999})
+		if _, err := kv.Put(short(), wire.LeaderKey, forged); err == nil {
 			t.Fatal("an agent's credential wrote the leader lease")
 		}
-		r.wait(t, "Publish", "$KV."+v1.LeaderBucket(g)+"."+v1.LeaderKey)
-		if err := kv.Delete(short(), v1.LeaderKey); err == nil {
+		r.wait(t, "Publish", "$KV."+wire.LeaderBucket(g)+"."+wire.LeaderKey)
+		if err := kv.Delete(short(), wire.LeaderKey); err == nil {
 			t.Fatal("an agent's credential deleted the leader lease")
 		}
-		if err := js.DeleteKeyValue(short(), v1.LeaderBucket(g)); err == nil {
+		if err := js.DeleteKeyValue(short(), wire.LeaderBucket(g)); err == nil {
 			t.Fatal("an agent's credential deleted the lease bucket")
 		}
-		r.wait(t, "Publish", "$JS.API.STREAM.DELETE.KV_"+v1.LeaderBucket(g))
+		r.wait(t, "Publish", "$JS.API.STREAM.DELETE.KV_"+wire.LeaderBucket(g))
 		// Nor can it make a stream of its own that would capture the
 		// lease's subjects.
-		if _, err := js.CreateStream(short(), jetstream.StreamConfig{Name: "capture", Subjects: []string{"$KV." + v1.LeaderBucket(g) + ".>"}}); err == nil {
+		if _, err := js.CreateStream(short(), jetstream.StreamConfig{Name: "capture", Subjects: []string{"$KV." + wire.LeaderBucket(g) + ".>"}}); err == nil {
 			t.Fatal("an agent's credential created a stream")
 		}
 		r.wait(t, "Publish", "$JS.API.STREAM.CREATE.capture")
@@ -239,7 +240,7 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 }
 
 // wantLease checks that the lease is still the leader's own.
-func wantLease(t *testing.T, c *harness.Cluster, want v1.LeaderLease) {
+func wantLease(t *testing.T, c *harness.Cluster, want wire.LeaderLease) {
 	t.Helper()
 	_, got := c.Coordinator.Leader()
 	if got.Term != want.Term || got.ID != want.ID || got.Key != want.Key {
@@ -265,32 +266,32 @@ func TestForgedCommandsFromAnyClientAreRefused(t *testing.T) {
 	send := func(subject string, req any) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return natsrpc.Call(ctx, nc, subject, req, &v1.AssignReply{})
+		return natsrpc.Call(ctx, nc, subject, req, &wire.AssignReply{})
 	}
-	assign := v1.AgentSubject(v1.SubjectAgentAssign, c.GroupID, "agent-1")
+	assign := wire.AgentSubject(wire.SubjectAgentAssign, c.GroupID, "agent-1")
 	out := filepath.Join(c.WorkDir, "exfiltrated.txt")
-	task := v1.TaskAssignment{ID: v1.TaskID{Connector: "intruder", Task: 0}, Generation: 1,
+	task := wire.TaskAssignment{ID: api.TaskID{Connector: "intruder", Task: 0}, Generation: 1,
 		ConnectorConfig: fileSinkCfg(out, c.Name("any")), TaskConfig: fileSinkCfg(out, c.Name("any")), ConfigHash: "forged"}
 
 	for _, tc := range []struct {
 		name string
 		term int64
-		code v1.Code
+		code api.Code
 	}{
-		{"current term", lease.Term, v1.CodeForbidden},
-		{"term no leader holds", 999999, v1.CodeConflict},
+		{"current term", lease.Term, api.CodeForbidden},
+		{"term no leader holds", 999999, api.CodeConflict},
 	} {
-		if err := send(assign, v1.AssignRequest{Term: tc.term, Tasks: []v1.TaskAssignment{task}}); !v1.IsCode(err, tc.code) {
+		if err := send(assign, wire.AssignRequest{Term: tc.term, Tasks: []wire.TaskAssignment{task}}); !api.IsCode(err, tc.code) {
 			t.Fatalf("%s: forged assign got %v, want %d", tc.name, err, tc.code)
 		}
 	}
 	// A signature of another command does not carry over.
 	msg := nats.NewMsg(assign)
-	msg.Data, _ = json.Marshal(v1.AssignRequest{Term: lease.Term, Tasks: []v1.TaskAssignment{task}})
-	msg.Header.Set(v1.SignatureHeader, "AAAA")
+	msg.Data, _ = json.Marshal(wire.AssignRequest{Term: lease.Term, Tasks: []wire.TaskAssignment{task}})
+	msg.Header.Set(wire.SignatureHeader, "AAAA")
 	msg.Header.Set(natsrpc.TimeoutHeader, "5000")
 	reply, err := nc.RequestMsg(msg, 5*time.Second)
-	if err != nil || reply.Header.Get("Nats-Service-Error-Code") != fmt.Sprint(int(v1.CodeForbidden)) {
+	if err != nil || reply.Header.Get("Nats-Service-Error-Code") != fmt.Sprint(int(api.CodeForbidden)) {
 		t.Fatalf("badly signed assign: %v, %v", reply, err)
 	}
 	waitLogged(t, c, "process=agent-1", `msg="refused a command"`)

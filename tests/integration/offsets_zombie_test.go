@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -113,7 +113,7 @@ type zombieCluster struct {
 // still held.
 func startZombieCluster(t *testing.T, connector string, task int) *zombieCluster {
 	z := &zombieCluster{held: make(chan struct{}, 1), releaseCh: make(chan struct{})}
-	hook := func(_ context.Context, id v1.TaskID) error {
+	hook := func(_ context.Context, id api.TaskID) error {
 		if id.Connector != connector || (task >= 0 && id.Task != task) || !z.armed.CompareAndSwap(true, false) {
 			return nil
 		}

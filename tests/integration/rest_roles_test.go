@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -169,7 +169,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
 		}
 	}
 	var trail struct {
-		Records []v1.AuditRecord `json:"records"`
+		Records []api.AuditRecord `json:"records"`
 	}
 	harness.DoWith(t, c.URL, "GET", "/sluice/audit?limit=10000", nil, basicAuth("ada", "a")...).JSON(t, &trail)
 	recorded := map[write]int{}
@@ -189,7 +189,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
 		t.Errorf("%d audit records for %d writes", len(trail.Records), len(writes))
 	}
 	// The offsets history names the authenticated caller of each change.
-	var hist v1.OffsetsHistory
+	var hist api.OffsetsHistory
 	harness.DoWith(t, c.URL, "GET", "/sluice/connectors/"+mine+"/offsets/history", nil, basicAuth("vera", "v")...).JSON(t, &hist)
 	var ops []string
 	for _, e := range hist.Entries {

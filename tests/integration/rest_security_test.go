@@ -6,7 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"io"
 	"net/http"
 	"os"
@@ -186,7 +186,7 @@ func TestRESTSecurityThroughFollower(t *testing.T) {
 	// the leader directly are recorded too (a forged forward marker hides
 	// nothing).
 	var trail struct {
-		Records []v1.AuditRecord `json:"records"`
+		Records []api.AuditRecord `json:"records"`
 	}
 	cl.do(c.URL, "GET", "/sluice/audit?limit=10000", nil, ada...).JSON(t, &trail)
 	type write struct {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -19,28 +19,28 @@ import (
 const rolloutWait = 2 * time.Minute
 
 // createRollout posts a rollout and fails the test unless it is created.
-func createRollout(c *harness.Cluster, body map[string]any) v1.Rollout {
+func createRollout(c *harness.Cluster, body map[string]any) api.Rollout {
 	c.T.Helper()
-	var r v1.Rollout
+	var r api.Rollout
 	c.Must(http.StatusCreated, "POST", "/sluice/rollouts", body).JSON(c.T, &r)
-	if r.ID == "" || r.State != v1.RolloutRunning {
+	if r.ID == "" || r.State != api.RolloutRunning {
 		c.T.Fatalf("created rollout %+v", r)
 	}
 	return r
 }
 
 // getRollout reads a rollout.
-func getRollout(c *harness.Cluster, id string) v1.Rollout {
+func getRollout(c *harness.Cluster, id string) api.Rollout {
 	c.T.Helper()
-	var r v1.Rollout
+	var r api.Rollout
 	c.Must(http.StatusOK, "GET", "/sluice/rollouts/"+id, nil).JSON(c.T, &r)
 	return r
 }
 
 // waitRollout waits until a rollout is in state and returns it.
-func waitRollout(c *harness.Cluster, id, state string) v1.Rollout {
+func waitRollout(c *harness.Cluster, id, state string) api.Rollout {
 	c.T.Helper()
-	var r v1.Rollout
+	var r api.Rollout
 	harness.Eventually(c.T, rolloutWait, func() (bool, string) {
 		r = getRollout(c, id)
 		return r.State == state, fmt.Sprintf("rollout %s at batch %d: %s", r.State, r.Batch, batchStates(r))
@@ -49,7 +49,7 @@ func waitRollout(c *harness.Cluster, id, state string) v1.Rollout {
 }
 
 // batchStates is each batch's state, for messages.
-func batchStates(r v1.Rollout) string {
+func batchStates(r api.Rollout) string {
 	var out []string
 	for _, b := range r.Batches {
 		out = append(out, fmt.Sprintf("%s(%d)", b.State, len(b.Connectors)))
@@ -138,16 +138,16 @@ func TestRolloutRollsBackFailedBatch(t *testing.T) {
 	if got := r.Batches[1].Connectors[0]; got.Name != names[1] || !maps.Equal(got.Before, before[names[1]]) || got.After["rollout.tag"] != "v2" {
 		t.Fatalf("batch 2's first connector: %+v", got)
 	}
-	r = waitRollout(c, r.ID, v1.RolloutRolledBack)
+	r = waitRollout(c, r.ID, api.RolloutRolledBack)
 	t.Logf("rolled back: %s", r.Error)
-	if r.Batches[0].State != v1.BatchRolledBack || r.Batches[1].State != v1.BatchRolledBack || r.Batches[2].State != v1.BatchPending {
+	if r.Batches[0].State != api.BatchRolledBack || r.Batches[1].State != api.BatchRolledBack || r.Batches[2].State != api.BatchPending {
 		t.Fatalf("batch states: %s", batchStates(r))
 	}
 	if r.Batch != 1 || !strings.Contains(r.Error, "batch 2 of 3 failed its health gate") || !strings.Contains(r.Error, "FAILED") {
 		t.Fatalf("rollout at batch %d, error %q", r.Batch, r.Error)
 	}
 	for _, rc := range append(r.Batches[0].Connectors, r.Batches[1].Connectors...) {
-		if rc.State != v1.BatchRolledBack || !rc.WasRunning {
+		if rc.State != api.BatchRolledBack || !rc.WasRunning {
 			t.Errorf("%s: state %q, was_running %v", rc.Name, rc.State, rc.WasRunning)
 		}
 	}
@@ -194,9 +194,9 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	if r.Request.OnFailure != "pause" || r.Request.Health.RunningFor != "1s" || len(r.Batches) != 3 {
 		t.Fatalf("created %+v: %s", r.Request, batchStates(r))
 	}
-	var p v1.Rollout
+	var p api.Rollout
 	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+r.ID+"/pause", nil).JSON(t, &p)
-	if p.State != v1.RolloutPaused {
+	if p.State != api.RolloutPaused {
 		t.Fatalf("pause answered %s", p.State)
 	}
 	wantError(t, c.Do("PUT", "/sluice/rollouts/"+r.ID+"/pause", nil), http.StatusConflict,
@@ -205,13 +205,13 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 		http.StatusConflict, "Connector "+names[5]+" is already in rollout "+r.ID+" (paused): wait for it to end or abort it")
 	held := getRollout(c, r.ID)
 	time.Sleep(1500 * time.Millisecond)
-	if now := getRollout(c, r.ID); now.State != v1.RolloutPaused || now.Batch != held.Batch || now.Batches[now.Batch].State != held.Batches[held.Batch].State {
+	if now := getRollout(c, r.ID); now.State != api.RolloutPaused || now.Batch != held.Batch || now.Batches[now.Batch].State != held.Batches[held.Batch].State {
 		t.Fatalf("a paused rollout moved: %s, then %s", batchStates(held), batchStates(now))
 	}
 	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+r.ID+"/resume", nil)
-	r = waitRollout(c, r.ID, v1.RolloutDone)
+	r = waitRollout(c, r.ID, api.RolloutDone)
 	for _, b := range r.Batches {
-		if b.State != v1.BatchDone {
+		if b.State != api.BatchDone {
 			t.Fatalf("batch states %s", batchStates(r))
 		}
 		for _, rc := range b.Connectors {
@@ -237,7 +237,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	// it as the leader does.
 	_, follower := c.StartExtraCoordinator()
 	harness.WaitKnowsLeader(t, follower)
-	var a v1.Rollout
+	var a api.Rollout
 	fr := harness.Do(t, follower, "POST", "/sluice/rollouts",
 		map[string]any{"names": names, "patch": map[string]any{"rate": "9"}, "batches": []any{1}, "health": map[string]any{"running_for": "1m"}})
 	if fr.Status != http.StatusCreated {
@@ -245,21 +245,21 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	}
 	fr.JSON(t, &a)
 	harness.Eventually(t, rolloutWait, func() (bool, string) {
-		var seen v1.Rollout
+		var seen api.Rollout
 		got := harness.Do(t, follower, "GET", "/sluice/rollouts/"+a.ID, nil)
 		got.JSON(t, &seen)
-		return got.Status == http.StatusOK && seen.Batches[0].State != v1.BatchPending, got.String()
+		return got.Status == http.StatusOK && seen.Batches[0].State != api.BatchPending, got.String()
 	})
 	harness.Eventually(t, rolloutWait, func() (bool, string) {
 		a = getRollout(c, a.ID)
-		return a.Batches[0].State == v1.BatchVerifying, batchStates(a)
+		return a.Batches[0].State == api.BatchVerifying, batchStates(a)
 	})
 	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+a.ID+"/abort", nil)
 	wantError(t, c.Do("PUT", "/sluice/rollouts/"+a.ID+"/resume", nil), http.StatusConflict,
 		"Rollout "+a.ID+" is aborted: only a paused rollout can be resumed")
 	time.Sleep(1500 * time.Millisecond)
 	a = getRollout(c, a.ID)
-	if a.State != v1.RolloutAborted || a.Batches[1].State != v1.BatchPending {
+	if a.State != api.RolloutAborted || a.Batches[1].State != api.BatchPending {
 		t.Fatalf("aborted rollout: %s %s", a.State, batchStates(a))
 	}
 	if got := connectorConfig(c, names[0]); got["rate"] != "9" {
@@ -268,7 +268,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	if got := connectorConfig(c, names[1]); got["rate"] != "7" {
 		t.Errorf("a connector of the aborted rollout's later batch has rate %q, want 7 untouched", got["rate"])
 	}
-	var list v1.RolloutList
+	var list api.RolloutList
 	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
 	if len(list.Rollouts) != 2 || list.Rollouts[0].ID != r.ID || list.Rollouts[1].ID != a.ID {
 		t.Fatalf("list: %+v", list)
@@ -297,11 +297,11 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 	c.Must(http.StatusOK, "PATCH", "/connectors/"+names[7]+"/config", map[string]any{"rollout.tag": "v2"})
 	harness.Eventually(t, rolloutWait, func() (bool, string) {
 		r = getRollout(c, r.ID)
-		return r.Batch >= 1 && r.Batch < 3 && r.Batches[r.Batch].State == v1.BatchVerifying, batchStates(r)
+		return r.Batch >= 1 && r.Batch < 3 && r.Batches[r.Batch].State == api.BatchVerifying, batchStates(r)
 	})
 	c.StopCoordinator()
 	c.StartCoordinator()
-	r = waitRollout(c, r.ID, v1.RolloutDone)
+	r = waitRollout(c, r.ID, api.RolloutDone)
 	if len(r.Batches) != 4 {
 		t.Fatalf("batches %s", batchStates(r))
 	}
@@ -363,7 +363,7 @@ func TestRolloutBadInput(t *testing.T) {
 		!strings.Contains(msg, "\n"+a+": ") || !strings.Contains(msg, "\n"+b+": ") || !strings.Contains(msg, "rate") {
 		t.Fatalf("invalid patch: %s", r)
 	}
-	var list v1.RolloutList
+	var list api.RolloutList
 	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
 	if len(list.Rollouts) != 0 {
 		t.Fatalf("a refused rollout was recorded: %+v", list)
@@ -393,12 +393,12 @@ func TestRolloutGrants(t *testing.T) {
 	body := map[string]any{"match": "team-*", "patch": map[string]any{"rate": "7"}, "health": map[string]any{"running_for": "1m"}}
 	wantError(t, harness.DoWith(t, c.URL, "POST", "/sluice/rollouts", body, tom...), http.StatusForbidden,
 		"User tom may not POST /sluice/rollouts: the role operator for connector "+theirs+" is needed, and tom has operator for connectors team-a-*")
-	var list v1.RolloutList
+	var list api.RolloutList
 	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
 	if len(list.Rollouts) != 0 {
 		t.Fatalf("a refused rollout was recorded: %+v", list)
 	}
-	var r v1.Rollout
+	var r api.Rollout
 	r1 := harness.DoWith(t, c.URL, "POST", "/sluice/rollouts", map[string]any{"names": []string{mine}, "patch": map[string]any{"rate": "7"}}, tom...)
 	if r1.Status != http.StatusCreated {
 		t.Fatalf("tom's rollout of his own connector: %s", r1)
@@ -435,8 +435,8 @@ func TestRolloutPausesOnFailure(t *testing.T) {
 	later := filepath.Join(dir, "later", "out.txt")
 	r := createRollout(c, map[string]any{"match": c.Name("pf-*"), "patch": map[string]any{"file": later},
 		"batches": []any{1, 1}, "health": map[string]any{"running_for": "1s"}})
-	r = waitRollout(c, r.ID, v1.RolloutPaused)
-	if r.Batch != 1 || r.Batches[0].State != v1.BatchDone || r.Batches[1].State != v1.BatchFailed || r.Batches[2].State != v1.BatchPending ||
+	r = waitRollout(c, r.ID, api.RolloutPaused)
+	if r.Batch != 1 || r.Batches[0].State != api.BatchDone || r.Batches[1].State != api.BatchFailed || r.Batches[2].State != api.BatchPending ||
 		!strings.HasPrefix(r.Error, "batch 2 of 3 failed its health gate: 1 task(s) FAILED") {
 		t.Fatalf("paused rollout: %s", batchStates(r))
 	}
@@ -452,7 +452,7 @@ func TestRolloutPausesOnFailure(t *testing.T) {
 	c.Must(http.StatusAccepted, "POST", "/connectors/"+sink+"/restart?includeTasks=true&onlyFailed=true", nil)
 	c.WaitState(sink, "RUNNING", 1, "RUNNING")
 	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+r.ID+"/resume", nil)
-	r = waitRollout(c, r.ID, v1.RolloutDone)
+	r = waitRollout(c, r.ID, api.RolloutDone)
 	if r.Error != "" || connectorConfig(c, gen2)["file"] != later {
 		t.Fatalf("resumed rollout: %s", batchStates(r))
 	}
@@ -472,8 +472,8 @@ func TestRolloutMaxFailedTasks(t *testing.T) {
 	c.WaitState(gen, "RUNNING", 1, "RUNNING")
 	r := createRollout(c, map[string]any{"match": c.Name("mf-*"), "patch": map[string]any{"file": filepath.Join(dir, "missing", "out.txt")},
 		"health": map[string]any{"running_for": "1s", "max_failed_tasks": 1}})
-	r = waitRollout(c, r.ID, v1.RolloutDone)
-	if len(r.Batches) != 1 || r.Batches[0].State != v1.BatchDone {
+	r = waitRollout(c, r.ID, api.RolloutDone)
+	if len(r.Batches) != 1 || r.Batches[0].State != api.BatchDone {
 		t.Fatalf("rollout: %s", batchStates(r))
 	}
 	if st, _ := c.Status(sink); len(st.Tasks) != 1 || st.Tasks[0].State != "FAILED" {

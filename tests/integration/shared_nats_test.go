@@ -13,9 +13,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -144,17 +145,17 @@ func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
 	}
 	defer nc.Close()
 	for _, subject := range []string{
-		v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, lease.Term),
-		v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, lease.Term),
-		v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderRegister, c.GroupID, lease.Term),
-		v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderHeartbeat, c.GroupID, lease.Term),
+		wire.LegacyLeaderSubject(wire.LegacySubjectLeaderRegister, lease.Term),
+		wire.LegacyLeaderSubject(wire.LegacySubjectLeaderHeartbeat, lease.Term),
+		wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderRegister, c.GroupID, lease.Term),
+		wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderHeartbeat, c.GroupID, lease.Term),
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := natsrpc.Call(ctx, nc, subject, v1.RegisterRequest{AgentID: "old-agent"}, &v1.RegisterReply{})
+		err := natsrpc.Call(ctx, nc, subject, wire.RegisterRequest{AgentID: "old-agent"}, &wire.RegisterReply{})
 		cancel()
-		if !v1.IsCode(err, v1.CodeUpgradeRequired) || !strings.Contains(err.Error(), "upgrade agent old-agent") ||
-			!strings.Contains(err.Error(), v1.SubjectPrefix) {
-			t.Errorf("%s: got %v, want a %d naming the agent and %s", subject, err, v1.CodeUpgradeRequired, v1.SubjectPrefix)
+		if !api.IsCode(err, api.CodeUpgradeRequired) || !strings.Contains(err.Error(), "upgrade agent old-agent") ||
+			!strings.Contains(err.Error(), wire.SubjectPrefix) {
+			t.Errorf("%s: got %v, want a %d naming the agent and %s", subject, err, api.CodeUpgradeRequired, wire.SubjectPrefix)
 		}
 	}
 	// The old agent did not join.

@@ -11,8 +11,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -21,7 +22,7 @@ import (
 var forgedGenerations = []int64{999999, math.MaxInt64 - 1}
 
 // TestForgedGenerationsAreIgnored sends forged commands and reports over
-// NATS, on the subjects api/v1 builds, as a client able to sign as the
+// NATS, on the subjects shared/wire builds, as a client able to sign as the
 // leader could (an unsigned command is refused outright:
 // TestForgedCommandsFromAnyClientAreRefused): assignments, heartbeats and
 // status reports carrying generations the coordinator never issued, a revoke voiding every generation, and a
@@ -59,31 +60,31 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 	c.Must(http.StatusOK, "GET", "/connectors/gen/tasks", nil).JSON(t, &tasks)
 	// A forged heartbeat announces what the real one does, so that only its
 	// generation is forged.
-	var plugins []v1.PluginInfo
+	var plugins []api.PluginInfo
 	c.Must(http.StatusOK, "GET", "/connector-plugins?connectorsOnly=false", nil).JSON(t, &plugins)
-	task := v1.TaskID{Connector: "gen", Task: 0}
-	assign := func(term, gen int64) v1.AssignRequest {
-		return v1.AssignRequest{Term: term, Tasks: []v1.TaskAssignment{{ID: task, Generation: gen,
+	task := api.TaskID{Connector: "gen", Task: 0}
+	assign := func(term, gen int64) wire.AssignRequest {
+		return wire.AssignRequest{Term: term, Tasks: []wire.TaskAssignment{{ID: task, Generation: gen,
 			ConnectorConfig: connCfg, TaskConfig: tasks[0].Config, ConfigHash: "forged"}}}
 	}
-	agentSubject := func(tmpl string) string { return v1.AgentSubject(tmpl, c.GroupID, agentID) }
-	leaderSubject := func(tmpl string) string { return v1.LeaderSubject(tmpl, c.GroupID, lease.Term, agentID) }
+	agentSubject := func(tmpl string) string { return wire.AgentSubject(tmpl, c.GroupID, agentID) }
+	leaderSubject := func(tmpl string) string { return wire.LeaderSubject(tmpl, c.GroupID, lease.Term, agentID) }
 
 	for _, gen := range forgedGenerations {
 		t.Run(fmt.Sprintf("generation-%d", gen), func(t *testing.T) {
 			sc := on(c, t)
 			// The agent obeys a well-formed assignment of its leader's term
 			// (who may send one is not this test's concern) ...
-			if err := send(agentSubject(v1.SubjectAgentAssign), assign(lease.Term, gen), &v1.AssignReply{}); err != nil {
+			if err := send(agentSubject(wire.SubjectAgentAssign), assign(lease.Term, gen), &wire.AssignReply{}); err != nil {
 				t.Fatalf("forged assign: %v", err)
 			}
 			// ... and a heartbeat and a status report claim the generation too.
-			hb := v1.HeartbeatRequest{AgentID: agentID, Plugins: plugins, Tasks: []v1.RunningTask{{ID: task, Generation: gen, State: v1.StateRunning}}}
-			if err := send(leaderSubject(v1.SubjectLeaderHeartbeat), hb, &v1.HeartbeatReply{}); err != nil {
+			hb := wire.HeartbeatRequest{AgentID: agentID, Plugins: plugins, Tasks: []wire.RunningTask{{ID: task, Generation: gen, State: api.StateRunning}}}
+			if err := send(leaderSubject(wire.SubjectLeaderHeartbeat), hb, &wire.HeartbeatReply{}); err != nil {
 				t.Fatalf("forged heartbeat: %v", err)
 			}
-			report := v1.StatusReport{AgentID: agentID, ID: task, Generation: gen, State: v1.StateFailed, Trace: "forged"}
-			if err := send(leaderSubject(v1.SubjectLeaderStatus), report, &v1.StatusReply{}); err != nil {
+			report := wire.StatusReport{AgentID: agentID, ID: task, Generation: gen, State: api.StateFailed, Trace: "forged"}
+			if err := send(leaderSubject(wire.SubjectLeaderStatus), report, &wire.StatusReply{}); err != nil {
 				t.Fatalf("forged status report: %v", err)
 			}
 			// Over a few heartbeats the agent reports the forged generation;
@@ -111,8 +112,8 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 	t.Run("revoke-voiding-every-generation", func(t *testing.T) {
 		sc := on(c, t)
 		base := sc.LogLines()
-		revoke := v1.RevokeRequest{Term: lease.Term, Tasks: []v1.TaskID{{Connector: "victim", Task: 0}}, Generation: math.MaxInt64}
-		if err := send(agentSubject(v1.SubjectAgentRevoke), revoke, &v1.RevokeReply{}); err != nil {
+		revoke := wire.RevokeRequest{Term: lease.Term, Tasks: []api.TaskID{{Connector: "victim", Task: 0}}, Generation: math.MaxInt64}
+		if err := send(agentSubject(wire.SubjectAgentRevoke), revoke, &wire.RevokeReply{}); err != nil {
 			t.Fatalf("forged revoke: %v", err)
 		}
 		// The agent refuses every assignment of the task for the rest of
@@ -131,9 +132,9 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 
 	t.Run("term-no-leader-holds", func(t *testing.T) {
 		sc := on(c, t)
-		empty := v1.AssignRequest{Term: math.MaxInt64}
-		if err := send(agentSubject(v1.SubjectAgentAssign), empty, &v1.AssignReply{}); !v1.IsCode(err, v1.CodeConflict) {
-			t.Fatalf("assign of term %d: got %v, want a refusal (%d)", empty.Term, err, v1.CodeConflict)
+		empty := wire.AssignRequest{Term: math.MaxInt64}
+		if err := send(agentSubject(wire.SubjectAgentAssign), empty, &wire.AssignReply{}); !api.IsCode(err, api.CodeConflict) {
+			t.Fatalf("assign of term %d: got %v, want a refusal (%d)", empty.Term, err, api.CodeConflict)
 		}
 		// The agent still obeys its leader.
 		mustCreate(sc, "after", generatorCfg(c.Name("after")), "")

@@ -8,17 +8,18 @@ import (
 	"maps"
 	"sync"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Connectors runs the Java connectors' Connector part in the host for the
-// leader (v1.PluginConnectorRequest), and tells the leader what a started
+// leader (wire.PluginConnectorRequest), and tells the leader what a started
 // connector asks for on its own, and when its host died.
 type Connectors struct {
 	sup     *Supervisor
 	agentID string
 	log     *slog.Logger
-	onEvent func(v1.PluginConnectorEvent)
+	onEvent func(wire.PluginConnectorEvent)
 
 	mu sync.Mutex
 	// started are the connectors started in the host, by the connection
@@ -28,7 +29,7 @@ type Connectors struct {
 
 // NewConnectors makes the connector operations of sup's host; onEvent
 // gets every connector event (it must not block for long).
-func NewConnectors(sup *Supervisor, agentID string, log *slog.Logger, onEvent func(v1.PluginConnectorEvent)) *Connectors {
+func NewConnectors(sup *Supervisor, agentID string, log *slog.Logger, onEvent func(wire.PluginConnectorEvent)) *Connectors {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -39,30 +40,30 @@ func NewConnectors(sup *Supervisor, agentID string, log *slog.Logger, onEvent fu
 }
 
 // HandleConnector carries out one connector operation. A plugin's
-// exception becomes a *v1.Error with its message; its trace is logged and,
+// exception becomes a *api.Error with its message; its trace is logged and,
 // for start and task_configs, returned in the reply.
-func (c *Connectors) HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
-	reply := v1.PluginConnectorReply{Type: v1.TypePluginConnectorReply}
-	if req.Op == v1.PluginOpStop {
+func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
+	reply := wire.PluginConnectorReply{Type: wire.TypePluginConnectorReply}
+	if req.Op == wire.PluginOpStop {
 		return reply, c.stop(ctx, req.Name)
 	}
 	conn, err := c.sup.Conn(ctx)
 	if err != nil {
-		return reply, v1.Errorf(v1.CodeUnavailable, "connector host unavailable: %v", err)
+		return reply, api.Errorf(api.CodeUnavailable, "connector host unavailable: %v", err)
 	}
 	req.Config = withVersion(req.Config, req.Version)
 	var configs struct {
-		Configs   json.RawMessage     `json:"configs"`
-		Preflight *v1.SourcePreflight `json:"preflight"`
+		Configs   json.RawMessage       `json:"configs"`
+		Preflight *wire.SourcePreflight `json:"preflight"`
 	}
 	switch req.Op {
-	case v1.PluginOpValidate:
+	case wire.PluginOpValidate:
 		err = conn.CallJSON(ctx, "connector.validate", map[string]any{"config": req.Config}, &configs)
 		reply.ConfigInfos, reply.Preflight = configs.Configs, configs.Preflight
-	case v1.PluginOpConfigDef:
+	case wire.PluginOpConfigDef:
 		err = conn.CallJSON(ctx, "connector.config_def", map[string]any{"class": req.Class}, &configs)
 		reply.ConfigInfos = configs.Configs
-	case v1.PluginOpStart:
+	case wire.PluginOpStart:
 		// Recorded before the call: a host lost during the start must
 		// still report the connector lost.
 		c.mu.Lock()
@@ -71,24 +72,24 @@ func (c *Connectors) HandleConnector(ctx context.Context, req v1.PluginConnector
 		if err = conn.CallJSON(ctx, "connector.start", map[string]any{"name": req.Name, "config": req.Config}, nil); err != nil {
 			c.forget(req.Name, conn)
 		}
-	case v1.PluginOpTaskConfigs:
+	case wire.PluginOpTaskConfigs:
 		var resp struct {
 			Configs []map[string]string `json:"configs"`
 		}
 		err = conn.CallJSON(ctx, "connector.task_configs", map[string]any{"name": req.Name, "max_tasks": req.MaxTasks}, &resp)
 		reply.TaskConfigs = resp.Configs
-	case v1.PluginOpAlterOffsets:
+	case wire.PluginOpAlterOffsets:
 		var resp struct {
 			Definite bool `json:"definite"`
 		}
 		offsets := req.Offsets
 		if offsets == nil {
-			offsets = []v1.ConnectorOffset{}
+			offsets = []api.ConnectorOffset{}
 		}
 		err = conn.CallJSON(ctx, "connector.alter_offsets", map[string]any{"class": req.Class, "config": req.Config, "offsets": offsets}, &resp)
 		reply.Definite = resp.Definite
 	default:
-		return reply, v1.Errorf(v1.CodeBadRequest, "unknown connector operation %q", req.Op)
+		return reply, api.Errorf(api.CodeBadRequest, "unknown connector operation %q", req.Op)
 	}
 	return c.result(req, reply, err)
 }
@@ -109,28 +110,28 @@ func withVersion(config map[string]string, version string) map[string]string {
 }
 
 // result turns a host call's error into the reply's.
-func (c *Connectors) result(req v1.PluginConnectorRequest, reply v1.PluginConnectorReply, err error) (v1.PluginConnectorReply, error) {
+func (c *Connectors) result(req wire.PluginConnectorRequest, reply wire.PluginConnectorReply, err error) (wire.PluginConnectorReply, error) {
 	if err == nil {
 		return reply, nil
 	}
 	he, ok := errors.AsType[*HostError](err)
 	if !ok {
 		if errors.Is(err, ErrHostLost) {
-			return reply, v1.Errorf(v1.CodeUnavailable, "connector %s: %v", req.Op, err)
+			return reply, api.Errorf(api.CodeUnavailable, "connector %s: %v", req.Op, err)
 		}
-		return reply, v1.Errorf(v1.CodeInternal, "connector %s: %v", req.Op, err)
+		return reply, api.Errorf(api.CodeInternal, "connector %s: %v", req.Op, err)
 	}
 	c.log.Warn("connector plugin failed", "op", req.Op, "connector", req.Name, "class", req.Class, "err", he.Message, "trace", he.Trace)
-	code := v1.CodeInternal
+	code := api.CodeInternal
 	switch req.Op {
-	case v1.PluginOpStart, v1.PluginOpTaskConfigs:
+	case wire.PluginOpStart, wire.PluginOpTaskConfigs:
 		reply.Trace = he.Trace
-	case v1.PluginOpAlterOffsets, v1.PluginOpValidate:
+	case wire.PluginOpAlterOffsets, wire.PluginOpValidate:
 		// Kafka Connect answers a rejected offsets change, or a config it
 		// cannot validate, with 400.
-		code = v1.CodeBadRequest
+		code = api.CodeBadRequest
 	}
-	return reply, &v1.Error{Code: code, Message: he.Message}
+	return reply, &api.Error{Code: code, Message: he.Message}
 }
 
 // stop stops a connector started in the live host; one not started there
@@ -148,7 +149,7 @@ func (c *Connectors) stop(ctx context.Context, name string) error {
 		c.forget(name, conn)
 		return nil
 	}
-	_, err = c.result(v1.PluginConnectorRequest{Op: v1.PluginOpStop, Name: name}, v1.PluginConnectorReply{}, err)
+	_, err = c.result(wire.PluginConnectorRequest{Op: wire.PluginOpStop, Name: name}, wire.PluginConnectorReply{}, err)
 	return err
 }
 
@@ -171,12 +172,12 @@ func (c *Connectors) notice(op string, body []byte) {
 		c.log.Warn("undecodable notice from the connector host", "op", op, "err", err)
 		return
 	}
-	ev := v1.PluginConnectorEvent{AgentID: c.agentID, Name: m.Name}
+	ev := wire.PluginConnectorEvent{AgentID: c.agentID, Name: m.Name}
 	switch op {
 	case "connector.reconfigure":
-		ev.Kind = v1.PluginEventReconfigure
+		ev.Kind = wire.PluginEventReconfigure
 	case "connector.error":
-		ev.Kind, ev.Message, ev.Trace = v1.PluginEventError, m.Message, m.Trace
+		ev.Kind, ev.Message, ev.Trace = wire.PluginEventError, m.Message, m.Trace
 	default:
 		c.log.Warn("unknown notice from the connector host", "op", op)
 		return
@@ -196,11 +197,11 @@ func (c *Connectors) hostLost(conn *Conn, err error) {
 	}
 	c.mu.Unlock()
 	for _, name := range lost {
-		c.emit(v1.PluginConnectorEvent{AgentID: c.agentID, Name: name, Kind: v1.PluginEventHostLost, Message: err.Error()})
+		c.emit(wire.PluginConnectorEvent{AgentID: c.agentID, Name: name, Kind: wire.PluginEventHostLost, Message: err.Error()})
 	}
 }
 
-func (c *Connectors) emit(ev v1.PluginConnectorEvent) {
+func (c *Connectors) emit(ev wire.PluginConnectorEvent) {
 	if c.onEvent != nil {
 		c.onEvent(ev)
 	}

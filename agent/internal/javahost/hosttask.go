@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 )
 
@@ -31,7 +31,7 @@ type hostTask struct {
 	dead connect.DeadLetterQueue
 }
 
-func newHostTask(sup *Supervisor, id v1.TaskID, conn, worker map[string]string) hostTask {
+func newHostTask(sup *Supervisor, id api.TaskID, conn, worker map[string]string) hostTask {
 	return hostTask{sup: sup, id: fmt.Sprintf("%s-%d", id.Connector, id.Task), conn: conn, worker: worker}
 }
 

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 )
 
@@ -154,6 +154,6 @@ func (t *SinkTask) notice(op string, body []byte) {
 }
 
 // NewSinkTask makes the task id of a Java sink connector.
-func (f *Tasks) NewSinkTask(id v1.TaskID, conn map[string]string) connect.SinkTask {
+func (f *Tasks) NewSinkTask(id api.TaskID, conn map[string]string) connect.SinkTask {
 	return &SinkTask{hostTask: newHostTask(f.sup, id, conn, f.worker)}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 )
 
@@ -90,6 +90,6 @@ func (t *SourceTask) Stop() error { return t.stop(t) }
 func (t *SourceTask) notice(string, []byte) {}
 
 // NewSourceTask makes the task id of a Java source connector.
-func (f *Tasks) NewSourceTask(id v1.TaskID, conn map[string]string) connect.SourceTask {
+func (f *Tasks) NewSourceTask(id api.TaskID, conn map[string]string) connect.SourceTask {
 	return &SourceTask{hostTask: newHostTask(f.sup, id, conn, f.worker)}
 }

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // MainClass is the host's entry point in sluice-connect-host.jar.
@@ -155,7 +155,7 @@ func (s *Supervisor) command(ctx context.Context, args ...string) (*exec.Cmd, er
 }
 
 // Scan lists the plugins of the plugin path, as the host finds them.
-func (s *Supervisor) Scan(ctx context.Context) ([]v1.PluginInfo, error) {
+func (s *Supervisor) Scan(ctx context.Context) ([]api.PluginInfo, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
@@ -168,14 +168,14 @@ func (s *Supervisor) Scan(ctx context.Context) ([]v1.PluginInfo, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("scan the plugin path %s: %w: %s", strings.Join(s.cfg.PluginPath, ","), err, lastLines(stderr.String(), stderrLines))
 	}
-	var found []v1.PluginInfo
+	var found []api.PluginInfo
 	if err := json.Unmarshal(stdout.Bytes(), &found); err != nil {
 		return nil, fmt.Errorf("scan the plugin path: the host's answer is no plugin list: %w", err)
 	}
 	// Each version of a class once, as the agent announces them: a plugin
 	// installed twice on the path is one plugin.
-	var out []v1.PluginInfo
-	seen := map[v1.PluginInfo]bool{}
+	var out []api.PluginInfo
+	seen := map[api.PluginInfo]bool{}
 	for _, p := range found {
 		if !seen[p] {
 			seen[p] = true

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 func TestScan(t *testing.T) {
@@ -19,7 +19,7 @@ func TestScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []v1.PluginInfo{
+	want := []api.PluginInfo{
 		{Class: "io.example.JdbcSourceConnector", Type: "source", Version: "10.7.4"},
 		{Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Type: "source", Version: "4.4.0"},
 		{Class: "io.example.Plugin", Type: "sink", Version: "/p1," + abs("p2")}, // the fake echoes --plugin-path

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 )
@@ -26,7 +26,7 @@ func TestSourceTaskThroughHost(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
 	f := NewTasks(s, nil, nil, worker)
 	ctx := context.Background()
-	st := f.NewSourceTask(v1.TaskID{Connector: "jdbc", Task: 3}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})
+	st := f.NewSourceTask(api.TaskID{Connector: "jdbc", Task: 3}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})
 	tc := connect.SourceTaskContext{Offsets: mapOffsets{"in": {"pos": float64(7)}}}
 	if err := st.Start(ctx, tc, map[string]string{"task": "3"}); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestSourceTaskThroughHost(t *testing.T) {
 
 func TestTaskStartFailureIsTheJavaTrace(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
-	st := NewTasks(s, nil, nil, worker).NewSourceTask(v1.TaskID{Connector: "c"}, map[string]string{"fake": fakeFail})
+	st := NewTasks(s, nil, nil, worker).NewSourceTask(api.TaskID{Connector: "c"}, map[string]string{"fake": fakeFail})
 	err := st.Start(context.Background(), connect.SourceTaskContext{}, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "org.apache.kafka.connect.errors.ConnectException: boom\n\tat ") {
 		t.Errorf("failed start: %v", err)
@@ -71,11 +71,11 @@ func TestTaskOfLostHostFails(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
 	f := NewTasks(s, nil, nil, worker)
 	ctx := context.Background()
-	st := f.NewSourceTask(v1.TaskID{Connector: "a"}, map[string]string{})
+	st := f.NewSourceTask(api.TaskID{Connector: "a"}, map[string]string{})
 	if err := st.Start(ctx, connect.SourceTaskContext{Offsets: mapOffsets{}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	crash := f.NewSourceTask(v1.TaskID{Connector: "b"}, map[string]string{"fake": fakeCrash})
+	crash := f.NewSourceTask(api.TaskID{Connector: "b"}, map[string]string{"fake": fakeCrash})
 	if err := crash.Start(ctx, connect.SourceTaskContext{}, nil); !errors.Is(err, ErrHostLost) {
 		t.Fatalf("start that crashed the host: %v", err)
 	}
@@ -116,7 +116,7 @@ func (c *control) RequestCommit()                      { c.add("commit") }
 func TestSinkTaskThroughHost(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
 	ctx := context.Background()
-	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "s3", Task: 0}, map[string]string{"connector.class": "io.example.S3SinkConnector"})
+	st := NewTasks(s, nil, nil, worker).NewSinkTask(api.TaskID{Connector: "s3", Task: 0}, map[string]string{"connector.class": "io.example.S3SinkConnector"})
 	ctl := &control{got: make(chan struct{}, 8)}
 	if err := st.Start(ctx, connect.SinkTaskContext{Control: ctl}, nil); err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func TestSinkTaskDeadLetters(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
 	ctx := context.Background()
 	dead := &deadLetters{}
-	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "s3", Task: 0}, map[string]string{"connector.class": "io.example.S3SinkConnector"})
+	st := NewTasks(s, nil, nil, worker).NewSinkTask(api.TaskID{Connector: "s3", Task: 0}, map[string]string{"connector.class": "io.example.S3SinkConnector"})
 	if err := st.Start(ctx, connect.SinkTaskContext{DeadLetters: dead}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestSinkTaskDeadLetters(t *testing.T) {
 
 func TestSinkTaskKindMismatch(t *testing.T) {
 	s := newFakeSupervisor(t, "host")
-	st := NewTasks(s, nil, nil, worker).NewSinkTask(v1.TaskID{Connector: "x"}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})
+	st := NewTasks(s, nil, nil, worker).NewSinkTask(api.TaskID{Connector: "x"}, map[string]string{"connector.class": "io.example.JdbcSourceConnector"})
 	err := st.Start(context.Background(), connect.SinkTaskContext{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "is a source task, not a sink task") {
 		t.Errorf("source task started as a sink: %v", err)
@@ -244,7 +244,7 @@ func TestSinkTaskKindMismatch(t *testing.T) {
 }
 
 func TestPluginResolution(t *testing.T) {
-	ps := []v1.PluginInfo{
+	ps := []api.PluginInfo{
 		{Class: "io.example.JdbcSourceConnector", Type: "source", Version: "10.7.4"},
 		{Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Type: "source", Version: "4.4.0"},
 		{Class: "io.example.SomeConverter", Type: "converter", Version: "1"},

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 )
@@ -16,7 +16,7 @@ const versionKey = "connector.plugin.version"
 // connector configs run through the host.
 type Tasks struct {
 	sup     *Supervisor
-	plugins []v1.PluginInfo
+	plugins []api.PluginInfo
 	builtin *plugins.Registry
 	worker  map[string]string
 }
@@ -26,7 +26,7 @@ type Tasks struct {
 // config asks for the Java one's version; worker are the agent's
 // converter settings (key.converter, value.converter, …) the host's tasks
 // default to.
-func NewTasks(sup *Supervisor, ps []v1.PluginInfo, builtin *plugins.Registry, worker map[string]string) *Tasks {
+func NewTasks(sup *Supervisor, ps []api.PluginInfo, builtin *plugins.Registry, worker map[string]string) *Tasks {
 	return &Tasks{sup: sup, plugins: ps, builtin: builtin, worker: worker}
 }
 
@@ -34,13 +34,13 @@ func NewTasks(sup *Supervisor, ps []v1.PluginInfo, builtin *plugins.Registry, wo
 // as which plugin: a class only a Java plugin has (by full or simple
 // name), or one a Go plugin has too when connector.plugin.version names
 // the Java plugin's version.
-func (f *Tasks) Plugin(conn map[string]string) (v1.PluginInfo, bool) {
+func (f *Tasks) Plugin(conn map[string]string) (api.PluginInfo, bool) {
 	class := strings.TrimSpace(conn["connector.class"])
 	version := strings.TrimSpace(conn[versionKey])
 	if strings.ContainsAny(version, "[(") {
 		version = "" // a range: whichever version the host has, as the coordinator decides
 	}
-	var match []v1.PluginInfo
+	var match []api.PluginInfo
 	for _, p := range f.plugins {
 		if p.Type != string(connect.KindSource) && p.Type != string(connect.KindSink) {
 			continue
@@ -51,7 +51,7 @@ func (f *Tasks) Plugin(conn map[string]string) (v1.PluginInfo, bool) {
 		}
 	}
 	if len(match) == 0 {
-		return v1.PluginInfo{}, false
+		return api.PluginInfo{}, false
 	}
 	for _, p := range match {
 		if version != "" && p.Version == version {
@@ -60,11 +60,11 @@ func (f *Tasks) Plugin(conn map[string]string) (v1.PluginInfo, bool) {
 	}
 	if f.builtin != nil {
 		if _, ok := f.builtin.LookupConnector(class); ok {
-			return v1.PluginInfo{}, false // the Go plugin, unless the Java one's version is asked for
+			return api.PluginInfo{}, false // the Go plugin, unless the Java one's version is asked for
 		}
 	}
 	if version != "" {
-		return v1.PluginInfo{}, false // no such version here: the runtime says so
+		return api.PluginInfo{}, false // no such version here: the runtime says so
 	}
 	return match[0], true
 }

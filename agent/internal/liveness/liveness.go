@@ -1,5 +1,5 @@
 // Package liveness keeps an agent heard by the leader over Kafka as well as
-// NATS, and says when the agent may run its tasks (v1.FeatureKafkaLiveness).
+// NATS, and says when the agent may run its tasks (wire.FeatureKafkaLiveness).
 //
 //	every beat:  produce {group, agent, term, sent} to the liveness topic
 //	acked:       lastAck = max(lastAck, sent)
@@ -23,7 +23,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // deliveryTimeout bounds how long a beat may wait to be written: one
@@ -91,7 +91,7 @@ func (b *Beater) run(ctx context.Context, cl *kgo.Client, topic string, every ti
 		term := b.term
 		b.mu.Unlock()
 		sent := time.Now()
-		rec := &kgo.Record{Topic: topic, Key: []byte(b.agent), Value: v1.EncodeLivenessBeat(b.group, b.agent, term, sent)}
+		rec := &kgo.Record{Topic: topic, Key: []byte(b.agent), Value: wire.EncodeLivenessBeat(b.group, b.agent, term, sent)}
 		cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
 			if err != nil {
 				if !failing.Swap(true) && ctx.Err() == nil {

@@ -12,7 +12,7 @@
 // tombstones both.
 //
 // All or nothing: a failure before the commit leaves the previous offsets
-// in place. Errors are *v1.Error with the REST API's exact messages; the
+// in place. Errors are *api.Error with the REST API's exact messages; the
 // cause is logged with the step that failed.
 package offsets
 
@@ -26,11 +26,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkametrics"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/steptimer"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Executor applies OffsetsRequests and OffsetsReplaceRequests.
@@ -78,25 +79,25 @@ func (e *Executor) Close() {
 // start: the coordinator may have handed the operation to another agent
 // and moved on to the next one, which this one must not overwrite.
 // A source change with req.CallerWaits returns where it wrote, once
-// committed (v1.OffsetsReply.Written); otherwise it returns once
+// committed (wire.OffsetsReply.Written); otherwise it returns once
 // read_committed readers see the change, and nothing.
-func (e *Executor) Apply(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+func (e *Executor) Apply(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
 	if err := e.inTime(ctx, req.Connector, req.Op); err != nil {
 		return nil, err
 	}
 	switch req.Type {
-	case v1.TypeSource:
+	case api.TypeSource:
 		return e.source(ctx, req)
-	case v1.TypeSink:
-		if req.Op == v1.OffsetsOpReset {
+	case api.TypeSink:
+		if req.Op == wire.OffsetsOpReset {
 			return nil, e.sinkReset(ctx, req)
 		}
 		return nil, e.sinkAlter(ctx, req)
 	}
-	return nil, v1.Errorf(v1.CodeBadRequest, "unknown connector type %q", req.Type)
+	return nil, api.Errorf(api.CodeBadRequest, "unknown connector type %q", req.Type)
 }
 
-func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+func (e *Executor) source(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
 	steps := steptimer.New()
 	defer func() {
 		e.log.Debug("offsets: source operation", append([]any{"connector", req.Connector, "op", req.Op}, steps.Attrs()...)...)
@@ -105,7 +106,7 @@ func (e *Executor) source(ctx context.Context, req v1.OffsetsRequest) ([]v1.Writ
 		return nil, err
 	}
 	c := change{connector: req.Connector, txnID: req.TxnID, callerWaits: req.CallerWaits, steps: steps}
-	writes := v1.WriteRecords(req.Writes, req.Topic, req.ConnectorTopic)
+	writes := wire.WriteRecords(req.Writes, req.Topic, req.ConnectorTopic)
 	if kept := e.writers.take(req.TxnID); kept != nil {
 		written, retry, err := e.writeKept(ctx, c, kept, writes)
 		if !retry {
@@ -129,7 +130,7 @@ type change struct {
 func (e *Executor) inTime(ctx context.Context, connector, op string) error {
 	if err := ctx.Err(); err != nil {
 		e.log.Warn("offsets: request not applied: its caller stopped waiting before it could start", "connector", connector, "op", op, "err", err)
-		return v1.Errorf(v1.CodeTimeout, "offsets request for connector %s arrived too late to be applied", connector)
+		return api.Errorf(api.CodeTimeout, "offsets request for connector %s arrived too late to be applied", connector)
 	}
 	return nil
 }
@@ -137,7 +138,7 @@ func (e *Executor) inTime(ctx context.Context, connector, op string) error {
 // Replace carries out req: every offset of the connector is replaced by
 // req.Writes (none for a reset), in one transaction, after fencing; as
 // Apply, not once its caller's time ran out.
-func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([]v1.WrittenOffset, error) {
+func (e *Executor) Replace(ctx context.Context, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error) {
 	if err := e.inTime(ctx, req.Connector, "replace"); err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([
 	}()
 	if worker := e.stores.Worker().Topic(); req.Topic != worker {
 		e.log.Error("offsets: replace names another offsets topic than this agent follows", "connector", req.Connector, "topic", req.Topic, "agent_topic", worker)
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
+		return nil, api.Errorf(api.CodeInternal, "Failed to modify offsets for source connector %s", req.Connector)
 	}
 	// Every id before the read below, so that no task of the connector can
 	// add a partition after it. The writer's id is fenced by the kept
@@ -200,7 +201,7 @@ func (e *Executor) Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([
 // replaceWrites reads the connector's offsets topics to their end and
 // returns the records that replace every offset it has by req.Writes; the
 // view is held until release.
-func (e *Executor) replaceWrites(ctx context.Context, req v1.OffsetsReplaceRequest, steps *steptimer.Timer) ([]v1.TopicWrite, func(), error) {
+func (e *Executor) replaceWrites(ctx context.Context, req wire.OffsetsReplaceRequest, steps *steptimer.Timer) ([]wire.TopicWrite, func(), error) {
 	view, release, err := e.stores.View(ctx, req.ConnectorTopic)
 	if err != nil {
 		e.log.Error("offsets: reading the offsets topic failed", "connector", req.Connector, "err", err)
@@ -208,15 +209,15 @@ func (e *Executor) replaceWrites(ctx context.Context, req v1.OffsetsReplaceReque
 		var ve *kafkautil.VanishedTopicError
 		switch {
 		case errors.As(err, &ce):
-			return nil, nil, v1.Errorf(v1.CodeInternal, "%s", ce.Error())
+			return nil, nil, api.Errorf(api.CodeInternal, "%s", ce.Error())
 		case errors.As(err, &ve):
-			return nil, nil, v1.Errorf(v1.CodeInternal, "%s", ve.Error())
+			return nil, nil, api.Errorf(api.CodeInternal, "%s", ve.Error())
 		}
-		return nil, nil, v1.Errorf(v1.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
+		return nil, nil, api.Errorf(api.CodeInternal, "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s", req.Connector)
 	}
 	steps.Done("read")
 	writes := offsetstore.Replace(view.Entries(req.Connector), req.Writes)
-	return v1.WriteRecords(writes, req.Topic, view.ConnectorTopic()), release, nil
+	return wire.WriteRecords(writes, req.Topic, view.ConnectorTopic()), release, nil
 }
 
 // fence fences ids, so that no task of the connector commits offsets
@@ -237,7 +238,7 @@ func (e *Executor) fence(ctx context.Context, connector string, ids []string, wr
 	}
 	if err := kafkautil.Fence(ctx, e.client, others...); err != nil {
 		e.log.Error("offsets: fencing failed", "connector", connector, "err", err)
-		return v1.Errorf(v1.CodeInternal, "Failed to perform zombie fencing for source connector prior to modifying offsets")
+		return api.Errorf(api.CodeInternal, "Failed to perform zombie fencing for source connector prior to modifying offsets")
 	}
 	steps.Done("fence")
 	return nil
@@ -247,14 +248,14 @@ func (e *Executor) fence(ctx context.Context, connector string, ids []string, wr
 // new writer, whose init fences the id, and waits until read_committed
 // readers see them (or, with callerWaits, returns where it wrote). The
 // writer is kept for the id's next change.
-func (e *Executor) write(ctx context.Context, c change, writes []v1.TopicWrite) ([]v1.WrittenOffset, error) {
+func (e *Executor) write(ctx context.Context, c change, writes []wire.TopicWrite) ([]wire.WrittenOffset, error) {
 	if len(writes) == 0 {
 		return nil, nil
 	}
 	w, err := kafkautil.NewTxnWriter(c.txnID, e.clients.With(kafkautil.ClientID(e.clientID, c.connector), e.opts)...)
 	if err != nil {
 		e.log.Error("offsets: writer", "connector", c.connector, "err", err)
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
+		return nil, api.Errorf(api.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 	}
 	// Take the epoch now, right after the fence: a writer that took it
 	// lazily at its first write, after a pause, could fence whoever took
@@ -262,7 +263,7 @@ func (e *Executor) write(ctx context.Context, c change, writes []v1.TopicWrite) 
 	if err := w.Init(ctx); err != nil {
 		w.Close()
 		e.log.Error("offsets: initialising the writer failed", "connector", c.connector, "err", err)
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
+		return nil, api.Errorf(api.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 	}
 	c.steps.Done("init")
 	written, err := e.commit(ctx, c, w, writes)
@@ -271,7 +272,7 @@ func (e *Executor) write(ctx context.Context, c change, writes []v1.TopicWrite) 
 		if errors.Is(err, errKeptFenced) {
 			// Someone took the id right after this writer's init.
 			e.log.Error("offsets: transactional write failed", "connector", c.connector, "err", err)
-			return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
+			return nil, api.Errorf(api.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 		}
 		return nil, err
 	}
@@ -283,7 +284,7 @@ func (e *Executor) write(ctx context.Context, c change, writes []v1.TopicWrite) 
 // change (see writers). retry reports that the change must be made again
 // through a new writer: the kept one was fenced — someone took the id since
 // — or there is nothing to write, so no commit would prove the fence.
-func (e *Executor) writeKept(ctx context.Context, c change, w *kafkautil.TxnWriter, writes []v1.TopicWrite) (written []v1.WrittenOffset, retry bool, err error) {
+func (e *Executor) writeKept(ctx context.Context, c change, w *kafkautil.TxnWriter, writes []wire.TopicWrite) (written []wire.WrittenOffset, retry bool, err error) {
 	if len(writes) == 0 {
 		w.Close()
 		return nil, true, nil
@@ -309,7 +310,7 @@ var errKeptFenced = errors.New("writer fenced")
 // caller waits, waits until read_committed readers see them; then it
 // returns nothing, else the offsets written. A fenced writer's failure
 // wraps errKeptFenced; nothing it wrote is visible.
-func (e *Executor) commit(ctx context.Context, c change, w *kafkautil.TxnWriter, writes []v1.TopicWrite) ([]v1.WrittenOffset, error) {
+func (e *Executor) commit(ctx context.Context, c change, w *kafkautil.TxnWriter, writes []wire.TopicWrite) ([]wire.WrittenOffset, error) {
 	recs := make([]*kgo.Record, len(writes))
 	for i, wr := range writes {
 		r := &kgo.Record{Topic: wr.Topic, Key: []byte(wr.Key)}
@@ -324,9 +325,9 @@ func (e *Executor) commit(ctx context.Context, c change, w *kafkautil.TxnWriter,
 		}
 		e.log.Error("offsets: transactional write failed", "connector", c.connector, "err", err)
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, v1.Errorf(v1.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", c.connector)
+			return nil, api.Errorf(api.CodeInternal, "Timed out while attempting to modify offsets for source connector %s", c.connector)
 		}
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
+		return nil, api.Errorf(api.CodeInternal, "Failed to modify offsets for source connector %s", c.connector)
 	}
 	c.steps.Done("write")
 	if c.callerWaits {
@@ -343,11 +344,11 @@ func (e *Executor) commit(ctx context.Context, c change, w *kafkautil.TxnWriter,
 }
 
 // writtenOffsets is the last offset of recs in each partition.
-func writtenOffsets(recs []*kgo.Record) []v1.WrittenOffset {
-	var out []v1.WrittenOffset
+func writtenOffsets(recs []*kgo.Record) []wire.WrittenOffset {
+	var out []wire.WrittenOffset
 	for topic, parts := range kafkautil.LastOffsets(recs) {
 		for p, o := range parts {
-			out = append(out, v1.WrittenOffset{Topic: topic, Partition: p, Offset: o})
+			out = append(out, wire.WrittenOffset{Topic: topic, Partition: p, Offset: o})
 		}
 	}
 	return out
@@ -355,11 +356,11 @@ func writtenOffsets(recs []*kgo.Record) []v1.WrittenOffset {
 
 // zombieAlter is the spec's 500 when the group still has live members.
 func zombieAlter(name string) error {
-	return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to alter its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", name)
+	return api.Errorf(api.CodeInternal, "Failed to alter consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to alter its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", name)
 }
 
 func zombieReset(name string) error {
-	return v1.Errorf(v1.CodeInternal, "Failed to reset consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to reset its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", name)
+	return api.Errorf(api.CodeInternal, "Failed to reset consumer group offsets for connector %s either because its tasks haven't stopped completely yet or the connector was resumed before the request to reset its offsets could be successfully completed. If the connector is in a stopped state, this operation can be safely retried. If it doesn't eventually succeed, the Connect cluster may need to be restarted to get rid of the zombie sink tasks.", name)
 }
 
 // liveMember reports whether err means the group still has members.
@@ -369,7 +370,7 @@ func liveMember(err error) bool {
 		errors.Is(err, kerr.NonEmptyGroup)
 }
 
-func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
+func (e *Executor) sinkAlter(ctx context.Context, req wire.OffsetsRequest) error {
 	commit := kadm.Offsets{}
 	del := kadm.TopicsSet{}
 	for _, o := range req.Offsets {
@@ -392,7 +393,7 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 			if liveMember(err) {
 				return zombieAlter(req.Connector)
 			}
-			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", req.Connector)
+			return api.Errorf(api.CodeInternal, "Failed to alter consumer group offsets for connector %s", req.Connector)
 		}
 	}
 	if len(del) > 0 {
@@ -408,13 +409,13 @@ func (e *Executor) sinkAlter(ctx context.Context, req v1.OffsetsRequest) error {
 			if liveMember(err) {
 				return zombieAlter(req.Connector)
 			}
-			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", req.Connector)
+			return api.Errorf(api.CodeInternal, "Failed to alter consumer group offsets for connector %s", req.Connector)
 		}
 	}
 	return nil
 }
 
-func (e *Executor) sinkReset(ctx context.Context, req v1.OffsetsRequest) error {
+func (e *Executor) sinkReset(ctx context.Context, req wire.OffsetsRequest) error {
 	err := kafkautil.Retry(ctx, func() error {
 		resp, err := e.admin.DeleteGroup(ctx, req.Group)
 		if err == nil {
@@ -429,5 +430,5 @@ func (e *Executor) sinkReset(ctx context.Context, req v1.OffsetsRequest) error {
 	if liveMember(err) {
 		return zombieReset(req.Connector)
 	}
-	return v1.Errorf(v1.CodeInternal, "Failed to reset consumer group offsets for sink connector %s", req.Connector)
+	return api.Errorf(api.CodeInternal, "Failed to reset consumer group offsets for sink connector %s", req.Connector)
 }

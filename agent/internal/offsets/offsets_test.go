@@ -10,9 +10,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 const (
@@ -53,9 +54,9 @@ func execCluster(t *testing.T) (*Executor, []kgo.Opt, context.Context) {
 }
 
 // alter is a one-task source connector's alter of key to value.
-func alter(key, value string) v1.OffsetsRequest {
-	return v1.OffsetsRequest{Connector: "src", Op: v1.OffsetsOpAlter, Type: v1.TypeSource, Topic: testTopic,
-		TxnID: testTxnID, FenceIDs: []string{testTxnID}, Writes: []v1.OffsetWrite{{Key: key, Value: &value}}}
+func alter(key, value string) wire.OffsetsRequest {
+	return wire.OffsetsRequest{Connector: "src", Op: wire.OffsetsOpAlter, Type: api.TypeSource, Topic: testTopic,
+		TxnID: testTxnID, FenceIDs: []string{testTxnID}, Writes: []wire.OffsetWrite{{Key: key, Value: &value}}}
 }
 
 // committed is every committed value of key in the topic, in order.
@@ -166,7 +167,7 @@ func TestKeptWriterReplaceAfterTheIDWasTaken(t *testing.T) {
 	if err := e.stores.Worker().ReadToEnd(ctx); err != nil {
 		t.Fatal(err)
 	}
-	req := v1.OffsetsReplaceRequest{Connector: "src", TxnID: testTxnID, FenceIDs: []string{testTxnID}, Topic: testTopic}
+	req := wire.OffsetsReplaceRequest{Connector: "src", TxnID: testTxnID, FenceIDs: []string{testTxnID}, Topic: testTopic}
 	if _, err := e.Replace(ctx, req); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // A task whose Kafka clients cannot reach a broker stays RUNNING, as in
@@ -67,11 +68,11 @@ func (t *task) setBrokerTrace(trace string) {
 	t.reportMu.Lock()
 	defer t.reportMu.Unlock()
 	t.mu.Lock()
-	if t.state != v1.StateRunning || t.trace == trace {
+	if t.state != api.StateRunning || t.trace == trace {
 		t.mu.Unlock()
 		return
 	}
 	t.trace = trace
 	t.mu.Unlock()
-	t.cfg.Report(v1.StatusReport{AgentID: t.cfg.AgentID, ID: t.id, Generation: t.generation, State: v1.StateRunning, Trace: trace})
+	t.cfg.Report(wire.StatusReport{AgentID: t.cfg.AgentID, ID: t.id, Generation: t.generation, State: api.StateRunning, Trace: trace})
 }

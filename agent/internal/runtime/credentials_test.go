@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TestCredentialsMustReachTheAgentsListener: a connector's clients connect
@@ -32,7 +33,7 @@ func TestCredentialsMustReachTheAgentsListener(t *testing.T) {
 			for k, v := range tc.conn {
 				conn[k] = v
 			}
-			w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: v1.TaskID{Connector: "team-a-sink"}, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
+			w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: api.TaskID{Connector: "team-a-sink"}, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
 			select {
 			case trace := <-h.failed:
 				if !strings.Contains(trace, tc.want) || strings.Contains(trace, "pw-team-a") {

@@ -15,11 +15,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Tests of the seams the connector host's tasks use (HostTasks and
@@ -39,9 +40,9 @@ func (h hostTasks) TaskKind(conn map[string]string) (connect.Kind, bool) {
 	k := connect.Kind(conn["kind"])
 	return k, k != ""
 }
-func (h hostTasks) NewSourceTask(v1.TaskID, map[string]string) connect.SourceTask { return h.source }
-func (h hostTasks) NewSinkTask(v1.TaskID, map[string]string) connect.SinkTask     { return h.sink }
-func (h hostTasks) Restartable(err error) bool                                    { return errors.Is(err, errHostGone) }
+func (h hostTasks) NewSourceTask(api.TaskID, map[string]string) connect.SourceTask { return h.source }
+func (h hostTasks) NewSinkTask(api.TaskID, map[string]string) connect.SinkTask     { return h.sink }
+func (h hostTasks) Restartable(err error) bool                                     { return errors.Is(err, errHostGone) }
 
 // errHostGone is what a double's lost host fails its tasks with.
 var errHostGone = errors.New("host gone")
@@ -151,10 +152,10 @@ func newHostWorker(t *testing.T, h hostTasks, topics ...string) (*Worker, *kgo.C
 	w := NewWorker(Config{AgentID: "a", GroupID: "g", OffsetsTopic: "offsets", FlushInterval: 50 * time.Millisecond,
 		KeyConverter: "org.apache.kafka.connect.storage.StringConverter", ValueConverter: "org.apache.kafka.connect.storage.StringConverter",
 		KafkaOpts: opts, Registry: plugins.Builtin(), Offsets: reg, Host: h,
-		Report: func(r v1.StatusReport) {
-			if r.State == v1.StateFailed && h.failed != nil {
+		Report: func(r wire.StatusReport) {
+			if r.State == api.StateFailed && h.failed != nil {
 				h.failed <- r.Trace
-			} else if r.State == v1.StateFailed {
+			} else if r.State == api.StateFailed {
 				mu.Lock()
 				failed = append(failed, r.Trace)
 				mu.Unlock()
@@ -192,11 +193,11 @@ func eventually(t *testing.T, what string, ok func() (bool, string)) {
 func TestHostSourceTask(t *testing.T) {
 	src := &hostSource{}
 	w, cl := newHostWorker(t, hostTasks{source: src})
-	id := v1.TaskID{Connector: "java-src"}
+	id := api.TaskID{Connector: "java-src"}
 	conn := map[string]string{"connector.class": "io.example.JavaSource", "kind": "source",
 		// A converter the agent does not have: a host task needs none of its.
 		"value.converter": "io.confluent.connect.avro.AvroConverter"}
-	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
+	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
 	eventually(t, "records committed", func() (bool, string) {
 		recs, commits, _ := src.state()
 		return len(recs) == 2 && commits > 0, fmt.Sprintf("records %v, commits %d", recs, commits)
@@ -222,10 +223,10 @@ func TestHostSourceTask(t *testing.T) {
 		t.Errorf("record %q", got[1])
 	}
 	// A new instance reads the offset the first committed.
-	w.Revoke(context.Background(), 1, 1, []v1.TaskID{id})
+	w.Revoke(context.Background(), 1, 1, []api.TaskID{id})
 	again := &hostSource{polled: true}
 	w.cfg.Host = hostTasks{source: again}
-	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: id, Generation: 2, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
+	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: id, Generation: 2, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
 	eventually(t, "restarted task read its offset", func() (bool, string) {
 		_, _, o := again.state()
 		return o != nil && fmt.Sprint(o["pos"]) == "1", fmt.Sprint(o)
@@ -307,9 +308,9 @@ func TestHostSinkTask(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	id := v1.TaskID{Connector: "java-sink"}
+	id := api.TaskID{Connector: "java-sink"}
 	conn := map[string]string{"connector.class": "io.example.JavaSink", "kind": "sink", "topics": "in"}
-	w.Assign(ctx, 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
+	w.Assign(ctx, 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}}})
 	adm := kadm.NewClient(cl)
 	eventually(t, "offset committed", func() (bool, string) {
 		os, err := adm.FetchOffsets(ctx, "connect-java-sink")
@@ -321,7 +322,7 @@ func TestHostSinkTask(t *testing.T) {
 		defer sink.mu.Unlock()
 		return ok && o.At == 3, fmt.Sprintf("committed %+v, put %v", o, sink.put)
 	})
-	w.Revoke(ctx, 1, 1, []v1.TaskID{id})
+	w.Revoke(ctx, 1, 1, []api.TaskID{id})
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
 	want := "0:a:1,1:rewind:1,2:b:1,3:commit:1,0:a:1,1:rewind:1,2:b:1,3:commit:1"
@@ -346,7 +347,7 @@ func TestHostTaskLost(t *testing.T) {
 	src := &hostSource{polled: true} // polls nothing: only Err can fail it
 	h := hostTasks{source: src, failed: make(chan string, 1)}
 	w, _ := newHostWorker(t, h)
-	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: v1.TaskID{Connector: "lost"}, Generation: 1,
+	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: api.TaskID{Connector: "lost"}, Generation: 1,
 		ConnectorConfig: map[string]string{"connector.class": "x", "kind": "source"}, TaskConfig: map[string]string{}}})
 	time.Sleep(100 * time.Millisecond)
 	src.mu.Lock()
@@ -372,13 +373,13 @@ func TestHostFileStreamKeepsTheFileRule(t *testing.T) {
 	}
 	failed := make(chan string, 1)
 	w := NewWorker(Config{Registry: plugins.Builtin(), AllowedPaths: allowed, Host: hostTasks{source: &hostSource{}},
-		Report: func(r v1.StatusReport) {
-			if r.State == v1.StateFailed {
+		Report: func(r wire.StatusReport) {
+			if r.State == api.StateFailed {
 				failed <- r.Trace
 			}
 		}})
 	defer w.StopAll(context.Background())
-	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: v1.TaskID{Connector: "fs"}, Generation: 1,
+	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: api.TaskID{Connector: "fs"}, Generation: 1,
 		ConnectorConfig: map[string]string{"connector.class": "FileStreamSource", "connector.plugin.version": "4.4.0", "kind": "source"},
 		TaskConfig:      map[string]string{"file": "/etc/passwd"}}})
 	select {

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/logging/logtest"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TestTaskErrorsNameConnectorAndTask: a task's error lines carry its
@@ -16,18 +17,18 @@ import (
 func TestTaskErrorsNameConnectorAndTask(t *testing.T) {
 	var out logtest.Buffer
 	lg := logging.NewJSON(&out, logging.LevelAll)
-	reports := make(chan v1.StatusReport, 8)
+	reports := make(chan wire.StatusReport, 8)
 	w := NewWorker(Config{Registry: plugins.Builtin(), Logger: lg.Logger(logging.AgentTasks),
-		Report: func(r v1.StatusReport) { reports <- r }})
+		Report: func(r wire.StatusReport) { reports <- r }})
 	ctx := context.Background()
 	defer w.StopAll(ctx)
-	id := v1.TaskID{Connector: "orders-sink", Task: 3}
-	w.Assign(ctx, 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: map[string]string{"connector.class": "not.installed"}}})
+	id := api.TaskID{Connector: "orders-sink", Task: 3}
+	w.Assign(ctx, 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: map[string]string{"connector.class": "not.installed"}}})
 	deadline := time.After(10 * time.Second)
 	for failed := false; !failed; {
 		select {
 		case r := <-reports:
-			failed = r.State == v1.StateFailed
+			failed = r.State == api.StateFailed
 		case <-deadline:
 			t.Fatal("the task with a class not installed did not fail")
 		}

@@ -11,12 +11,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // sourceRunner drives a SourceTask: poll → convert → produce, and at each
@@ -518,13 +518,13 @@ func (r *sourceRunner) takePending() map[string]connect.Offset {
 // writes them — in its own alone when the connector authenticates as its
 // own principal.
 func (r *sourceRunner) offsetRecords(batch map[string]connect.Offset) ([]*kgo.Record, error) {
-	writes := make([]v1.OffsetWrite, 0, len(batch))
+	writes := make([]wire.OffsetWrite, 0, len(batch))
 	for _, o := range batch {
 		key, err := records.EncodeOffsetKey(r.t.id.Connector, o.Partition)
 		if err != nil {
 			return nil, err
 		}
-		w := v1.OffsetWrite{Key: string(key)}
+		w := wire.OffsetWrite{Key: string(key)}
 		if o.Offset != nil {
 			val, err := records.EncodeOffsetValue(o.Offset)
 			if err != nil {
@@ -543,7 +543,7 @@ func (r *sourceRunner) offsetRecords(batch map[string]connect.Offset) ([]*kgo.Re
 		// such a source to have an offsets topic of its own).
 		worker = own
 	}
-	tw := v1.WriteRecords(writes, worker, r.view.ConnectorTopic())
+	tw := wire.WriteRecords(writes, worker, r.view.ConnectorTopic())
 	recs := make([]*kgo.Record, len(tw))
 	for i, w := range tw {
 		recs[i] = &kgo.Record{Topic: w.Topic, Key: []byte(w.Key)}

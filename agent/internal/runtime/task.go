@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/agent/internal/metrics"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/tenancy"
 	"github.com/sluice-io/sluice/shared/topicguard"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // finalCommitTimeout bounds the last offset commit of a stopping task.
@@ -57,13 +58,13 @@ const (
 
 type task struct {
 	cfg        Config
-	id         v1.TaskID
+	id         api.TaskID
 	generation int64
 	// term is the leadership term that assigned this instance: with the
 	// generation it orders assignments and revokes, so an older command
 	// never acts on a newer instance.
 	term       int64
-	assignment v1.TaskAssignment
+	assignment wire.TaskAssignment
 	log        *slog.Logger
 	// conn and props are the assignment's connector and task configs with
 	// the config providers' placeholders resolved, as the plugin and the
@@ -99,14 +100,14 @@ type task struct {
 	closeErr error
 }
 
-func newTask(cfg Config, a v1.TaskAssignment) *task {
+func newTask(cfg Config, a wire.TaskAssignment) *task {
 	return &task{
 		cfg:        cfg,
 		id:         a.ID,
 		generation: a.Generation,
 		assignment: a,
 		paused:     a.Paused,
-		state:      v1.StateUnassigned,
+		state:      api.StateUnassigned,
 		wake:       make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		// Every line of a task names it and its connector, so that a
@@ -150,10 +151,10 @@ func (t *task) stop(ctx context.Context) error {
 	}
 }
 
-func (t *task) snapshot() v1.RunningTask {
+func (t *task) snapshot() wire.RunningTask {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return v1.RunningTask{ID: t.id, Generation: t.generation, State: t.state, Trace: t.trace, ConfigHash: t.assignment.ConfigHash}
+	return wire.RunningTask{ID: t.id, Generation: t.generation, State: t.state, Trace: t.trace, ConfigHash: t.assignment.ConfigHash}
 }
 
 // setState records and reports a state change; topics, when given, are
@@ -168,7 +169,7 @@ func (t *task) setState(state, trace string, topics ...string) {
 	if same && len(topics) == 0 {
 		return
 	}
-	t.cfg.Report(v1.StatusReport{AgentID: t.cfg.AgentID, ID: t.id, Generation: t.generation, State: state, Trace: trace, Topics: topics})
+	t.cfg.Report(wire.StatusReport{AgentID: t.cfg.AgentID, ID: t.id, Generation: t.generation, State: state, Trace: trace, Topics: topics})
 }
 
 func (t *task) reportTopics(topics ...string) {
@@ -180,7 +181,7 @@ func (t *task) reportTopics(topics ...string) {
 
 func (t *task) fail(err error) {
 	t.log.Error("task failed", "err", err)
-	t.setState(v1.StateFailed, err.Error())
+	t.setState(api.StateFailed, err.Error())
 }
 
 // fenceWait is how long a task that may not run waits before it asks again.
@@ -259,11 +260,11 @@ func (t *task) runOnce(ctx context.Context) error {
 	last := time.Now()
 	for ctx.Err() == nil {
 		if t.isPaused() {
-			if t.snapshotState() != v1.StatePaused {
+			if t.snapshotState() != api.StatePaused {
 				if err := t.commit(ctx, r, commitPause); err != nil && ctx.Err() == nil {
 					return t.failAndClose(r, err)
 				}
-				t.setState(v1.StatePaused, "")
+				t.setState(api.StatePaused, "")
 			}
 			select {
 			case <-t.wake:
@@ -271,8 +272,8 @@ func (t *task) runOnce(ctx context.Context) error {
 			}
 			continue
 		}
-		if t.snapshotState() != v1.StateRunning {
-			t.setState(v1.StateRunning, "")
+		if t.snapshotState() != api.StateRunning {
+			t.setState(api.StateRunning, "")
 		}
 		if t.cfg.MayRun != nil && !t.cfg.MayRun() {
 			// The leader may be about to start this task elsewhere: write

@@ -5,9 +5,9 @@ import (
 	"maps"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/tenancy"
 	"github.com/sluice-io/sluice/shared/topicguard"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // A task never produces to or consumes from a reserved topic, whatever its
@@ -18,7 +18,7 @@ import (
 
 // reservedTopics is a task's guard: the topics its assignment names, the
 // worker's offsets topic, and Kafka's internal topics.
-func reservedTopics(cfg Config, a v1.TaskAssignment) topicguard.Guard {
+func reservedTopics(cfg Config, a wire.TaskAssignment) topicguard.Guard {
 	own := maps.Clone(a.ReservedTopics)
 	if own == nil {
 		own = map[string]string{}

@@ -10,7 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // reserved is what a leader sends with an assignment in these tests.
@@ -26,9 +27,9 @@ func TestSourceRecordForAReservedTopicFailsTheTask(t *testing.T) {
 		t.Run(topic, func(t *testing.T) {
 			h := hostTasks{source: &hostSource{topic: topic}, failed: make(chan string, 1)}
 			w, cl := newHostWorker(t, h, "cfgs")
-			id := v1.TaskID{Connector: "forger"}
+			id := api.TaskID{Connector: "forger"}
 			conn := map[string]string{"connector.class": "io.example.JavaSource", "kind": "source"}
-			w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
+			w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
 			select {
 			case trace := <-h.failed:
 				want := fmt.Sprintf("topic '%s' is reserved (%s): no connector may produce to it or consume from it", topic, what)
@@ -53,17 +54,17 @@ func TestSourceRecordForAReservedTopicFailsTheTask(t *testing.T) {
 func TestSourceRecordForAReservedTopicSkippedUnderToleranceAll(t *testing.T) {
 	src := &hostSource{topic: "cfgs"}
 	w, cl := newHostWorker(t, hostTasks{source: src}, "cfgs")
-	id := v1.TaskID{Connector: "forger"}
+	id := api.TaskID{Connector: "forger"}
 	conn := map[string]string{"connector.class": "io.example.JavaSource", "kind": "source", "errors.tolerance": "all"}
-	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
+	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
 	eventually(t, "offsets committed", func() (bool, string) {
 		_, commits, _ := src.state()
 		return commits > 0, fmt.Sprintf("commits %d", commits)
 	})
-	w.Revoke(context.Background(), 1, 1, []v1.TaskID{id})
+	w.Revoke(context.Background(), 1, 1, []api.TaskID{id})
 	again := &hostSource{polled: true}
 	w.cfg.Host = hostTasks{source: again}
-	w.Assign(context.Background(), 1, []v1.TaskAssignment{{ID: id, Generation: 2, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
+	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: id, Generation: 2, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
 	eventually(t, "the restarted task read the position past the skipped records", func() (bool, string) {
 		_, _, o := again.state()
 		return o != nil && fmt.Sprint(o["pos"]) == "1", fmt.Sprint(o)
@@ -87,16 +88,16 @@ func TestSinkPatternNeverSubscribesAReservedTopic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	id := v1.TaskID{Connector: "copier"}
+	id := api.TaskID{Connector: "copier"}
 	conn := map[string]string{"connector.class": "io.example.JavaSink", "kind": "sink", "topics.regex": ".*"}
-	w.Assign(ctx, 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
+	w.Assign(ctx, 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
 	eventually(t, "data consumed", func() (bool, string) {
 		sink.mu.Lock()
 		defer sink.mu.Unlock()
 		return len(sink.put) > 0, fmt.Sprint(sink.put)
 	})
 	time.Sleep(300 * time.Millisecond) // a reserved topic would have been delivered by now too
-	w.Revoke(ctx, 1, 1, []v1.TaskID{id})
+	w.Revoke(ctx, 1, 1, []api.TaskID{id})
 	sink.mu.Lock()
 	got := strings.Join(sink.put, ",")
 	sink.mu.Unlock()
@@ -112,7 +113,7 @@ func TestSinkListingAReservedTopicFails(t *testing.T) {
 	w, _ := newHostWorker(t, h, "cfgs", "data")
 	ctx := context.Background()
 	conn := map[string]string{"connector.class": "io.example.JavaSink", "kind": "sink", "topics": "data,cfgs"}
-	w.Assign(ctx, 1, []v1.TaskAssignment{{ID: v1.TaskID{Connector: "lister"}, Generation: 3, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
+	w.Assign(ctx, 1, []wire.TaskAssignment{{ID: api.TaskID{Connector: "lister"}, Generation: 3, ConnectorConfig: conn, TaskConfig: map[string]string{}, ReservedTopics: reserved}})
 	select {
 	case trace := <-h.failed:
 		if want := "topics: topic 'cfgs' is reserved (Sluice's config topic)"; !strings.Contains(trace, want) {

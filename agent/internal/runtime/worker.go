@@ -20,7 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/agent/internal/metrics"
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/configprovider"
@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Config configures a Worker.
@@ -74,12 +75,12 @@ type Config struct {
 	// Offsets are the worker's offsets topic and connectors' own.
 	Offsets *offsetstore.Registry
 	// Report receives every task state change; it must not block for long.
-	Report func(v1.StatusReport)
+	Report func(wire.StatusReport)
 	Logger *slog.Logger
 	// BeforeOffsetCommit, when set, runs inside a source task's offset
 	// transaction just before it commits: a seam for tests that hold a task
 	// mid-commit.
-	BeforeOffsetCommit func(ctx context.Context, id v1.TaskID) error
+	BeforeOffsetCommit func(ctx context.Context, id api.TaskID) error
 	// Host makes the tasks of the connectors that run in the agent's
 	// connector host, the Java plugins (nil: none do).
 	Host HostTasks
@@ -101,8 +102,8 @@ type HostTasks interface {
 	TaskKind(connectorConfig map[string]string) (connect.Kind, bool)
 	// NewSourceTask and NewSinkTask make an unstarted task of such a
 	// connector, of the kind TaskKind said.
-	NewSourceTask(id v1.TaskID, connectorConfig map[string]string) connect.SourceTask
-	NewSinkTask(id v1.TaskID, connectorConfig map[string]string) connect.SinkTask
+	NewSourceTask(id api.TaskID, connectorConfig map[string]string) connect.SourceTask
+	NewSinkTask(id api.TaskID, connectorConfig map[string]string) connect.SinkTask
 	// Restartable reports whether err failed a host task only because its
 	// process was lost: the task then starts again, with a new host.
 	Restartable(err error) bool
@@ -118,7 +119,7 @@ type Worker struct {
 	// voided holds, per task, the newest (term, generation) a revoke voided:
 	// an assignment at or below it arrived after the revoke that should have
 	// followed it, and must not start. Guarded by cmdMu.
-	voided map[v1.TaskID]voidMark
+	voided map[api.TaskID]voidMark
 	// issued is the newest term seen and the highest generation its leader
 	// said it issued (ObserveIssued).
 	issued voidMark
@@ -128,7 +129,7 @@ type Worker struct {
 	// Guarded by cmdMu.
 	stopping bool
 	mu       sync.Mutex
-	tasks    map[v1.TaskID]*task
+	tasks    map[api.TaskID]*task
 	// warn rate-limits the log of refused assignments.
 	warn *logthrottle.Limiter
 }
@@ -150,15 +151,15 @@ func NewWorker(cfg Config) *Worker {
 		cfg.FlushInterval = time.Second
 	}
 	if cfg.Report == nil {
-		cfg.Report = func(v1.StatusReport) {}
+		cfg.Report = func(wire.StatusReport) {}
 	}
-	return &Worker{cfg: cfg, tasks: map[v1.TaskID]*task{}, voided: map[v1.TaskID]voidMark{}, warn: logthrottle.New(time.Minute)}
+	return &Worker{cfg: cfg, tasks: map[api.TaskID]*task{}, voided: map[api.TaskID]voidMark{}, warn: logthrottle.New(time.Minute)}
 }
 
 // Assign starts tasks, restarts those whose generation changed, and applies
 // the paused flag to the others. It returns the assignments it refused
 // because a revoke of term had voided their generation.
-func (w *Worker) Assign(ctx context.Context, term int64, assignments []v1.TaskAssignment) (refused []v1.TaskID) {
+func (w *Worker) Assign(ctx context.Context, term int64, assignments []wire.TaskAssignment) (refused []api.TaskID) {
 	w.cmdMu.Lock()
 	defer w.cmdMu.Unlock()
 	if w.stopping {
@@ -252,8 +253,8 @@ func (w *Worker) issuedBy(term, gen int64) bool {
 // Revoke stops tasks and returns once each stopped, committed its offsets
 // and closed its clients, or ctx ended. Unknown tasks count as stopped.
 // Assignments of the tasks of term at generation voidGen or older that
-// arrive afterwards are refused (see v1.RevokeRequest).
-func (w *Worker) Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskID) (stopped []v1.TaskID, failed []string) {
+// arrive afterwards are refused (see wire.RevokeRequest).
+func (w *Worker) Revoke(ctx context.Context, term, voidGen int64, ids []api.TaskID) (stopped []api.TaskID, failed []string) {
 	w.cmdMu.Lock()
 	defer w.cmdMu.Unlock()
 	mark := voidMark{term: term, gen: voidGen}
@@ -303,10 +304,10 @@ func (w *Worker) Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskI
 // queued in the connection while the process was paused, say — is refused
 // instead of starting it again. A newer assignment starts it as usual. It
 // returns the tasks it stopped.
-func (w *Worker) Fence(ctx context.Context) []v1.TaskID {
+func (w *Worker) Fence(ctx context.Context) []api.TaskID {
 	running := w.Running()
 	w.cmdMu.Lock()
-	var ids []v1.TaskID
+	var ids []api.TaskID
 	for _, rt := range running {
 		w.mu.Lock()
 		t := w.tasks[rt.ID]
@@ -354,10 +355,10 @@ func (w *Worker) stopTask(ctx context.Context, t *task) error {
 }
 
 // Running reports every task the worker holds.
-func (w *Worker) Running() []v1.RunningTask {
+func (w *Worker) Running() []wire.RunningTask {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]v1.RunningTask, 0, len(w.tasks))
+	out := make([]wire.RunningTask, 0, len(w.tasks))
 	for _, t := range w.tasks {
 		out = append(out, t.snapshot())
 	}
@@ -371,7 +372,7 @@ func (w *Worker) RunningCount() int {
 	defer w.mu.Unlock()
 	n := 0
 	for _, t := range w.tasks {
-		if t.snapshotState() == v1.StateRunning {
+		if t.snapshotState() == api.StateRunning {
 			n++
 		}
 	}
@@ -392,7 +393,7 @@ func (w *Worker) RefuseAssignments() {
 func (w *Worker) StopAll(ctx context.Context) {
 	w.RefuseAssignments()
 	w.mu.Lock()
-	ids := make([]v1.TaskID, 0, len(w.tasks))
+	ids := make([]api.TaskID, 0, len(w.tasks))
 	for id := range w.tasks {
 		ids = append(ids, id)
 	}

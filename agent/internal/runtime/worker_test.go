@@ -5,8 +5,9 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 func TestVoidMark(t *testing.T) {
@@ -30,14 +31,14 @@ func TestVoidMark(t *testing.T) {
 func TestRevokeVoidsAssignmentsInFlight(t *testing.T) {
 	w := NewWorker(Config{})
 	ctx := context.Background()
-	id := v1.TaskID{Connector: "c", Task: 0}
-	if stopped, _ := w.Revoke(ctx, 4, 10, []v1.TaskID{id}); !reflect.DeepEqual(stopped, []v1.TaskID{id}) {
+	id := api.TaskID{Connector: "c", Task: 0}
+	if stopped, _ := w.Revoke(ctx, 4, 10, []api.TaskID{id}); !reflect.DeepEqual(stopped, []api.TaskID{id}) {
 		t.Fatalf("revoke of a task not running: stopped %v", stopped)
 	}
-	w.Revoke(ctx, 0, 0, []v1.TaskID{id}) // as on shutdown: voids nothing more
+	w.Revoke(ctx, 0, 0, []api.TaskID{id}) // as on shutdown: voids nothing more
 	for _, gen := range []int64{3, 10} {
-		refused := w.Assign(ctx, 4, []v1.TaskAssignment{{ID: id, Generation: gen}})
-		if !reflect.DeepEqual(refused, []v1.TaskID{id}) {
+		refused := w.Assign(ctx, 4, []wire.TaskAssignment{{ID: id, Generation: gen}})
+		if !reflect.DeepEqual(refused, []api.TaskID{id}) {
 			t.Errorf("assignment of generation %d after a revoke at 10: refused %v, want the task", gen, refused)
 		}
 	}
@@ -54,9 +55,9 @@ func TestAssignmentAfterShutdownBeganIsRefused(t *testing.T) {
 	w := NewWorker(Config{Registry: plugins.Builtin()})
 	ctx := context.Background()
 	w.StopAll(ctx)
-	id := v1.TaskID{Connector: "c", Task: 0}
-	refused := w.Assign(ctx, 1, []v1.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: map[string]string{"connector.class": "not.installed"}}})
-	if !reflect.DeepEqual(refused, []v1.TaskID{id}) {
+	id := api.TaskID{Connector: "c", Task: 0}
+	refused := w.Assign(ctx, 1, []wire.TaskAssignment{{ID: id, Generation: 1, ConnectorConfig: map[string]string{"connector.class": "not.installed"}}})
+	if !reflect.DeepEqual(refused, []api.TaskID{id}) {
 		t.Fatalf("assignment after StopAll: refused %v, want the task", refused)
 	}
 	w.mu.Lock()
@@ -76,26 +77,26 @@ func TestSameGenerationAnotherConfigRestarts(t *testing.T) {
 	w := NewWorker(Config{Registry: plugins.Builtin()})
 	ctx := context.Background()
 	defer w.StopAll(ctx)
-	id := v1.TaskID{Connector: "c", Task: 0}
-	a := v1.TaskAssignment{ID: id, Generation: 7, ConfigHash: "h1", ConnectorConfig: map[string]string{"connector.class": "not.installed"}}
+	id := api.TaskID{Connector: "c", Task: 0}
+	a := wire.TaskAssignment{ID: id, Generation: 7, ConfigHash: "h1", ConnectorConfig: map[string]string{"connector.class": "not.installed"}}
 	instance := func() *task {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.tasks[id]
 	}
-	w.Assign(ctx, 1, []v1.TaskAssignment{a})
+	w.Assign(ctx, 1, []wire.TaskAssignment{a})
 	first := instance()
 	for _, tc := range []struct {
 		name    string
-		change  func(*v1.TaskAssignment)
+		change  func(*wire.TaskAssignment)
 		restart bool
 	}{
-		{"paused flag", func(a *v1.TaskAssignment) { a.Paused = true }, false},
-		{"same again", func(*v1.TaskAssignment) {}, false},
-		{"another config", func(a *v1.TaskAssignment) { a.ConfigHash = "h2" }, true},
+		{"paused flag", func(a *wire.TaskAssignment) { a.Paused = true }, false},
+		{"same again", func(*wire.TaskAssignment) {}, false},
+		{"another config", func(a *wire.TaskAssignment) { a.ConfigHash = "h2" }, true},
 	} {
 		tc.change(&a)
-		w.Assign(ctx, 1, []v1.TaskAssignment{a})
+		w.Assign(ctx, 1, []wire.TaskAssignment{a})
 		now := instance()
 		if restarted := now != first; restarted != tc.restart {
 			t.Errorf("%s: restarted %v, want %v", tc.name, restarted, tc.restart)
@@ -115,7 +116,7 @@ func TestOlderCommandsNeverActOnANewerInstance(t *testing.T) {
 	w := NewWorker(Config{Registry: plugins.Builtin()})
 	ctx := context.Background()
 	defer w.StopAll(ctx)
-	id := v1.TaskID{Connector: "c", Task: 0}
+	id := api.TaskID{Connector: "c", Task: 0}
 	cfg := map[string]string{"connector.class": "not.installed"}
 	instance := func() *task {
 		w.mu.Lock()
@@ -123,32 +124,32 @@ func TestOlderCommandsNeverActOnANewerInstance(t *testing.T) {
 		return w.tasks[id]
 	}
 	w.ObserveIssued(5, 3)
-	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []wire.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
 	w.ObserveIssued(5, 8)
-	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []wire.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
 	newer := instance()
 	if newer == nil || newer.generation != 8 {
 		t.Fatalf("running %+v, want generation 8", w.Running())
 	}
 	// The revoke that stopped generation 3, replayed.
-	if stopped, _ := w.Revoke(ctx, 5, 3, []v1.TaskID{id}); len(stopped) != 0 {
+	if stopped, _ := w.Revoke(ctx, 5, 3, []api.TaskID{id}); len(stopped) != 0 {
 		t.Errorf("a revoke at generation 3 stopped %v", stopped)
 	}
 	// The assignment of generation 3, replayed.
-	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []wire.TaskAssignment{{ID: id, Generation: 3, ConfigHash: "h", ConnectorConfig: cfg}})
 	if got := instance(); got != newer {
 		t.Fatalf("an older command acted on the instance of generation 8: now %+v", w.Running())
 	}
 	// An instance at a generation its leader never said it issued (forged
 	// by whoever holds the leader's key) is no instance of the leader's:
 	// the leader's own, lower, assignment replaces it.
-	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 999, ConfigHash: "h", ConnectorConfig: cfg}})
-	w.Assign(ctx, 5, []v1.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []wire.TaskAssignment{{ID: id, Generation: 999, ConfigHash: "h", ConnectorConfig: cfg}})
+	w.Assign(ctx, 5, []wire.TaskAssignment{{ID: id, Generation: 8, ConfigHash: "h", ConnectorConfig: cfg}})
 	if got := w.Running(); len(got) != 1 || got[0].Generation != 8 {
 		t.Fatalf("after a forged generation, the leader's assignment: running %+v, want generation 8", got)
 	}
 	// A newer term's revoke stops it whatever its generation.
-	if stopped, _ := w.Revoke(ctx, 6, 1, []v1.TaskID{id}); !reflect.DeepEqual(stopped, []v1.TaskID{id}) {
+	if stopped, _ := w.Revoke(ctx, 6, 1, []api.TaskID{id}); !reflect.DeepEqual(stopped, []api.TaskID{id}) {
 		t.Fatalf("a revoke of term 6 stopped %v, want the task", stopped)
 	}
 }
@@ -161,17 +162,17 @@ func TestFenceVoidsItsAssignments(t *testing.T) {
 	w := NewWorker(Config{Registry: plugins.Builtin()})
 	ctx := context.Background()
 	defer w.StopAll(ctx)
-	id := v1.TaskID{Connector: "c", Task: 0}
-	a := v1.TaskAssignment{ID: id, Generation: 4, ConfigHash: "h", ConnectorConfig: map[string]string{"connector.class": "not.installed"}}
-	w.Assign(ctx, 2, []v1.TaskAssignment{a})
-	if stopped := w.Fence(ctx); !reflect.DeepEqual(stopped, []v1.TaskID{id}) {
+	id := api.TaskID{Connector: "c", Task: 0}
+	a := wire.TaskAssignment{ID: id, Generation: 4, ConfigHash: "h", ConnectorConfig: map[string]string{"connector.class": "not.installed"}}
+	w.Assign(ctx, 2, []wire.TaskAssignment{a})
+	if stopped := w.Fence(ctx); !reflect.DeepEqual(stopped, []api.TaskID{id}) {
 		t.Fatalf("fence stopped %v", stopped)
 	}
-	if refused := w.Assign(ctx, 2, []v1.TaskAssignment{a}); !reflect.DeepEqual(refused, []v1.TaskID{id}) {
+	if refused := w.Assign(ctx, 2, []wire.TaskAssignment{a}); !reflect.DeepEqual(refused, []api.TaskID{id}) {
 		t.Fatalf("the queued assignment after a fence: refused %v, want the task", refused)
 	}
 	a.Generation = 5
-	if refused := w.Assign(ctx, 2, []v1.TaskAssignment{a}); len(refused) != 0 {
+	if refused := w.Assign(ctx, 2, []wire.TaskAssignment{a}); len(refused) != 0 {
 		t.Fatalf("a newer assignment after a fence was refused: %v", refused)
 	}
 	if got := w.Running(); len(got) != 1 || got[0].Generation != 5 {

@@ -10,10 +10,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 const group = "g"
@@ -21,22 +22,22 @@ const group = "g"
 // idleWorker runs nothing.
 type idleWorker struct{}
 
-func (idleWorker) Assign(context.Context, int64, []v1.TaskAssignment) []v1.TaskID { return nil }
-func (idleWorker) Revoke(context.Context, int64, int64, []v1.TaskID) ([]v1.TaskID, []string) {
+func (idleWorker) Assign(context.Context, int64, []wire.TaskAssignment) []api.TaskID { return nil }
+func (idleWorker) Revoke(context.Context, int64, int64, []api.TaskID) ([]api.TaskID, []string) {
 	return nil, nil
 }
-func (idleWorker) Running() []v1.RunningTask  { return nil }
-func (idleWorker) ObserveIssued(int64, int64) {}
+func (idleWorker) Running() []wire.RunningTask { return nil }
+func (idleWorker) ObserveIssued(int64, int64)  {}
 
 // echoHost answers every operation with its request's name as a task
 // config, and fails "boom".
 type echoHost struct{}
 
-func (echoHost) HandleConnector(_ context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (echoHost) HandleConnector(_ context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	if req.Name == "boom" {
-		return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeBadRequest, "the plugin refused")
+		return wire.PluginConnectorReply{}, api.Errorf(api.CodeBadRequest, "the plugin refused")
 	}
-	return v1.PluginConnectorReply{TaskConfigs: []map[string]string{{"name": req.Name, "op": req.Op}}}, nil
+	return wire.PluginConnectorReply{TaskConfigs: []map[string]string{{"name": req.Name, "op": req.Op}}}, nil
 }
 
 // leaderFixture is a NATS server with a leader lease of term 1, whose
@@ -57,12 +58,12 @@ func newLeaderFixture(t *testing.T) *leaderFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: v1.LeaderBucket(group)})
+	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: wire.LeaderBucket(group)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease, _ := json.Marshal(v1.LeaderLease{ID: "c", Term: 1, Key: key.Public()})
-	if _, err := kv.Put(t.Context(), v1.LeaderKey, lease); err != nil {
+	lease, _ := json.Marshal(wire.LeaderLease{ID: "c", Term: 1, Key: key.Public()})
+	if _, err := kv.Put(t.Context(), wire.LeaderKey, lease); err != nil {
 		t.Fatal(err)
 	}
 	return &leaderFixture{nc: nc, key: key}
@@ -79,11 +80,11 @@ func (f *leaderFixture) start(t *testing.T, cfg Config) *Transport {
 	return tr
 }
 
-func (f *leaderFixture) call(agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (f *leaderFixture) call(agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var reply v1.PluginConnectorReply
-	err := natsrpc.Call(ctx, f.nc, v1.AgentSubject(v1.SubjectAgentConnector, group, agent), req, &reply, natsrpc.SignWith(f.key.Sign))
+	var reply wire.PluginConnectorReply
+	err := natsrpc.Call(ctx, f.nc, wire.AgentSubject(wire.SubjectAgentConnector, group, agent), req, &reply, natsrpc.SignWith(f.key.Sign))
 	return reply, err
 }
 
@@ -95,22 +96,22 @@ func TestConnectorEndpoint(t *testing.T) {
 	f.start(t, Config{AgentID: "with", ConnectorHost: echoHost{}})
 	f.start(t, Config{AgentID: "without"})
 
-	reply, err := f.call("with", v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpTaskConfigs, Name: "c"})
-	if err != nil || reply.Type != v1.TypePluginConnectorReply || len(reply.TaskConfigs) != 1 || reply.TaskConfigs[0]["op"] != v1.PluginOpTaskConfigs {
+	reply, err := f.call("with", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpTaskConfigs, Name: "c"})
+	if err != nil || reply.Type != wire.TypePluginConnectorReply || len(reply.TaskConfigs) != 1 || reply.TaskConfigs[0]["op"] != wire.PluginOpTaskConfigs {
 		t.Fatalf("task_configs: %+v, %v", reply, err)
 	}
-	if _, err := f.call("with", v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpStart, Name: "boom"}); !v1.IsCode(err, v1.CodeBadRequest) ||
-		v1.AsError(err).Message != "the plugin refused" {
+	if _, err := f.call("with", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "boom"}); !api.IsCode(err, api.CodeBadRequest) ||
+		api.AsError(err).Message != "the plugin refused" {
 		t.Fatalf("failing start: %v", err)
 	}
-	if _, err := f.call("without", v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpStart, Name: "c"}); v1.AsError(err).Message != "agent without has no connector host" {
+	if _, err := f.call("without", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "c"}); api.AsError(err).Message != "agent without has no connector host" {
 		t.Fatalf("agent without a host: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = natsrpc.Call(ctx, f.nc, v1.AgentSubject(v1.SubjectAgentConnector, group, "with"), v1.PluginConnectorRequest{Term: 1, Op: v1.PluginOpStart, Name: "c"}, &reply)
-	if !v1.IsCode(err, v1.CodeForbidden) {
-		t.Fatalf("unsigned operation: %v, want %d", err, v1.CodeForbidden)
+	err = natsrpc.Call(ctx, f.nc, wire.AgentSubject(wire.SubjectAgentConnector, group, "with"), wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "c"}, &reply)
+	if !api.IsCode(err, api.CodeForbidden) {
+		t.Fatalf("unsigned operation: %v, want %d", err, api.CodeForbidden)
 	}
 }
 
@@ -120,18 +121,18 @@ func TestConnectorEndpoint(t *testing.T) {
 func TestConnectorEventReachesTheLeader(t *testing.T) {
 	f := newLeaderFixture(t)
 	var mu sync.Mutex
-	var got []v1.PluginConnectorEvent
+	var got []wire.PluginConnectorEvent
 	calls := 0
 	// A leader that registers the agent, and fails the first event.
-	for _, tmpl := range []string{v1.SubjectLeaderRegister, v1.SubjectLeaderHeartbeat} {
-		if _, err := f.nc.Subscribe(v1.LeaderSubjectAgents(tmpl, group, 1), func(m *nats.Msg) {
-			b, _ := json.Marshal(v1.RegisterReply{Type: v1.TypeRegisterReply, Term: 1, LeaseMillis: 3000})
+	for _, tmpl := range []string{wire.SubjectLeaderRegister, wire.SubjectLeaderHeartbeat} {
+		if _, err := f.nc.Subscribe(wire.LeaderSubjectAgents(tmpl, group, 1), func(m *nats.Msg) {
+			b, _ := json.Marshal(wire.RegisterReply{Type: wire.TypeRegisterReply, Term: 1, LeaseMillis: 3000})
 			_ = m.Respond(b)
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.nc.Subscribe(v1.LeaderSubject(v1.SubjectLeaderConnectorEvent, group, 1, "a"), func(m *nats.Msg) {
+	if _, err := f.nc.Subscribe(wire.LeaderSubject(wire.SubjectLeaderConnectorEvent, group, 1, "a"), func(m *nats.Msg) {
 		mu.Lock()
 		defer mu.Unlock()
 		calls++
@@ -142,10 +143,10 @@ func TestConnectorEventReachesTheLeader(t *testing.T) {
 			_ = m.RespondMsg(&nats.Msg{Header: h})
 			return
 		}
-		var ev v1.PluginConnectorEvent
+		var ev wire.PluginConnectorEvent
 		_ = json.Unmarshal(m.Data, &ev)
 		got = append(got, ev)
-		b, _ := json.Marshal(v1.StatusReply{Type: v1.TypeStatusReply})
+		b, _ := json.Marshal(wire.StatusReply{Type: wire.TypeStatusReply})
 		_ = m.Respond(b)
 	}); err != nil {
 		t.Fatal(err)
@@ -158,7 +159,7 @@ func TestConnectorEventReachesTheLeader(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	tr.ConnectorEvent(v1.PluginConnectorEvent{Name: "c", Kind: v1.PluginEventReconfigure})
+	tr.ConnectorEvent(wire.PluginConnectorEvent{Name: "c", Kind: wire.PluginEventReconfigure})
 	for {
 		mu.Lock()
 		n := len(got)
@@ -173,7 +174,7 @@ func TestConnectorEventReachesTheLeader(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if got[0].AgentID != "a" || got[0].Name != "c" || got[0].Kind != v1.PluginEventReconfigure || calls != 2 {
+	if got[0].AgentID != "a" || got[0].Name != "c" || got[0].Kind != wire.PluginEventReconfigure || calls != 2 {
 		t.Fatalf("events %+v after %d calls", got, calls)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // currentLeader reads the leader lease and returns its term. The bucket
@@ -21,27 +21,27 @@ func (t *Transport) currentLeader(ctx context.Context) (int64, error) {
 }
 
 // readLease reads the leader lease, and keeps it as the lease seen.
-func (t *Transport) readLease(ctx context.Context) (v1.LeaderLease, error) {
+func (t *Transport) readLease(ctx context.Context) (wire.LeaderLease, error) {
 	kv, err := t.leaseBucket(ctx)
 	if err != nil {
-		return v1.LeaderLease{}, err
+		return wire.LeaderLease{}, err
 	}
-	entry, err := kv.Get(ctx, v1.LeaderKey)
+	entry, err := kv.Get(ctx, wire.LeaderKey)
 	if err != nil {
-		return v1.LeaderLease{}, fmt.Errorf("leader lease: %w", err)
+		return wire.LeaderLease{}, fmt.Errorf("leader lease: %w", err)
 	}
-	var l v1.LeaderLease
+	var l wire.LeaderLease
 	if err := json.Unmarshal(entry.Value(), &l); err != nil || l.Term == 0 {
-		return v1.LeaderLease{}, errors.New("no leader elected yet")
+		return wire.LeaderLease{}, errors.New("no leader elected yet")
 	}
 	if err := t.cfg.LeaderTrust.Verify(t.cfg.GroupID, l); err != nil {
 		if t.warn.Due("lease/untrusted", time.Now()) {
 			t.cfg.Logger.Warn("ignoring the leader lease", "err", err)
 		}
-		return v1.LeaderLease{}, fmt.Errorf("no trusted leader: %w", err)
+		return wire.LeaderLease{}, fmt.Errorf("no trusted leader: %w", err)
 	}
-	if l.Term > v1.MaxLeaderTerm {
-		return v1.LeaderLease{}, fmt.Errorf("no trusted leader: the lease's term %d is beyond any real term", l.Term)
+	if l.Term > wire.MaxLeaderTerm {
+		return wire.LeaderLease{}, fmt.Errorf("no trusted leader: the lease's term %d is beyond any real term", l.Term)
 	}
 	t.kvMu.Lock()
 	if l.Term >= t.seen.Term {
@@ -52,7 +52,7 @@ func (t *Transport) readLease(ctx context.Context) (v1.LeaderLease, error) {
 }
 
 // seenLease is the newest lease read.
-func (t *Transport) seenLease() v1.LeaderLease {
+func (t *Transport) seenLease() wire.LeaderLease {
 	t.kvMu.Lock()
 	defer t.kvMu.Unlock()
 	return t.seen
@@ -70,7 +70,7 @@ func (t *Transport) leaseBucket(ctx context.Context) (jetstream.KeyValue, error)
 	if err != nil {
 		return nil, fmt.Errorf("leader lease bucket: %w", err)
 	}
-	kv, err := js.KeyValue(ctx, v1.LeaderBucket(t.cfg.GroupID))
+	kv, err := js.KeyValue(ctx, wire.LeaderBucket(t.cfg.GroupID))
 	if err != nil {
 		return nil, fmt.Errorf("leader lease bucket: %w", err)
 	}

@@ -23,41 +23,42 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/waker"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Worker is what the transport drives.
 type Worker interface {
-	Assign(ctx context.Context, term int64, assignments []v1.TaskAssignment) (refused []v1.TaskID)
+	Assign(ctx context.Context, term int64, assignments []wire.TaskAssignment) (refused []api.TaskID)
 	// ObserveIssued records the highest generation the leader of term says
-	// it issued (v1.AssignRequest.Issued).
+	// it issued (wire.AssignRequest.Issued).
 	ObserveIssued(term, issued int64)
 	// Revoke stops ids and voids their assignments of term at generation
-	// voidGen or older (v1.RevokeRequest).
-	Revoke(ctx context.Context, term, voidGen int64, ids []v1.TaskID) (stopped []v1.TaskID, failed []string)
-	Running() []v1.RunningTask
+	// voidGen or older (wire.RevokeRequest).
+	Revoke(ctx context.Context, term, voidGen int64, ids []api.TaskID) (stopped []api.TaskID, failed []string)
+	Running() []wire.RunningTask
 }
 
 // OffsetsApplier carries out offset operations.
 type OffsetsApplier interface {
 	// Apply and Replace return, for a request with CallerWaits, the
-	// offsets written (v1.OffsetsReply.Written).
-	Apply(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error)
+	// offsets written (wire.OffsetsReply.Written).
+	Apply(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error)
 	// Replace replaces every offset of a source connector.
-	Replace(ctx context.Context, req v1.OffsetsReplaceRequest) ([]v1.WrittenOffset, error)
+	Replace(ctx context.Context, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error)
 }
 
 // ConnectorHost runs the Connector side of Java plugins (docs/plugins.md):
 // validation and a connector's lifecycle, which the coordinator never runs
 // itself.
 type ConnectorHost interface {
-	HandleConnector(ctx context.Context, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+	HandleConnector(ctx context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error)
 }
 
 // LevelSetter sets log levels: the process's named loggers
@@ -74,17 +75,17 @@ type Config struct {
 	Labels  map[string]string
 	Version string
 	// Plugins and Settings say what the agent can run; they travel with
-	// every registration and heartbeat (v1.RegisterRequest).
-	Plugins  []v1.PluginInfo
+	// every registration and heartbeat (wire.RegisterRequest).
+	Plugins  []api.PluginInfo
 	Settings map[string]string
 	// HostPlugins are the Java plugins ConnectorHost runs; they travel
 	// with every registration and heartbeat as Plugins do.
-	HostPlugins []v1.PluginInfo
+	HostPlugins []api.PluginInfo
 	// ConnectorHost serves the leader's connector operations (nil: the
 	// agent has no connector host, and says so to each).
 	ConnectorHost ConnectorHost
 	// Features are what the agent serves beyond its version's wire
-	// contract (v1.Feature…).
+	// contract (wire.Feature…).
 	Features []string
 	Logger   *slog.Logger
 	// Loggers receive the cluster's log levels the leader sends (nil: the
@@ -97,7 +98,7 @@ type Config struct {
 	LeaderTrust *leasetrust.Trust
 	// OnRegistered is called with every registration the leader accepted
 	// (nil: nothing is).
-	OnRegistered func(v1.RegisterReply)
+	OnRegistered func(wire.RegisterReply)
 }
 
 // Transport is an agent's NATS side.
@@ -113,7 +114,7 @@ type Transport struct {
 	offsets OffsetsApplier
 	svc     micro.Service
 	// presence answers the leader's presence probes
-	// (v1.SubjectAgentPresence) until Deregister.
+	// (wire.SubjectAgentPresence) until Deregister.
 	presence *nats.Subscription
 
 	mu       sync.Mutex
@@ -129,11 +130,11 @@ type Transport struct {
 	lease jetstream.KeyValue // opened by leaseBucket
 	// seen is the lease as last read; its Key checks the commands of its
 	// term.
-	seen v1.LeaderLease
+	seen wire.LeaderLease
 	// warn rate-limits the warnings about refused commands.
 	warn *logthrottle.Limiter
 
-	reports chan v1.StatusReport
+	reports chan wire.StatusReport
 	// poke wakes the session loop at once: NATS came back.
 	poke *waker.Waker
 	// ctx ends when Stop is called: connector events retried in the
@@ -164,8 +165,8 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier, opts ...Op
 	}
 	// The transport serves the presence endpoint itself, so it is the one
 	// to say so.
-	cfg.Features = append(slices.Clone(cfg.Features), v1.FeaturePresence)
-	t := &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan v1.StatusReport, 1024), poke: waker.New(),
+	cfg.Features = append(slices.Clone(cfg.Features), wire.FeaturePresence)
+	t := &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan wire.StatusReport, 1024), poke: waker.New(),
 		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
 	for _, o := range opts {
 		o(t)
@@ -179,7 +180,7 @@ func (t *Transport) Start() (err error) {
 	// never finds this one without it. A plain subscription, not a micro
 	// endpoint: Stop ends the service while the tasks still stop and
 	// commit, and the leader must not take the agent for gone meanwhile.
-	presence, err := t.nc.Subscribe(t.subject(v1.SubjectAgentPresence), func(m *nats.Msg) { _ = m.Respond(nil) })
+	presence, err := t.nc.Subscribe(t.subject(wire.SubjectAgentPresence), func(m *nats.Msg) { _ = m.Respond(nil) })
 	if err != nil {
 		return fmt.Errorf("serve presence: %w", err)
 	}
@@ -201,7 +202,7 @@ func (t *Transport) Start() (err error) {
 		Metadata:    map[string]string{"agent_id": t.cfg.AgentID, "group_id": t.cfg.GroupID},
 		// The cluster's own queue group: another cluster's agent of the same
 		// id never shares a queue with this one.
-		QueueGroup: v1.QueueGroup(t.cfg.GroupID),
+		QueueGroup: wire.QueueGroup(t.cfg.GroupID),
 	})
 	if err != nil {
 		return err
@@ -218,11 +219,11 @@ func (t *Transport) Start() (err error) {
 		ep             endpoint.Endpoint
 		req            func() any
 	}{
-		{"assign", v1.SubjectAgentAssign, t.assignEndpoint, func() any { return &v1.AssignRequest{} }},
-		{"revoke", v1.SubjectAgentRevoke, t.revokeEndpoint, func() any { return &v1.RevokeRequest{} }},
-		{"offsets", v1.SubjectAgentOffsets, t.offsetsEndpoint, func() any { return &v1.OffsetsRequest{} }},
-		{"offsets-replace", v1.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &v1.OffsetsReplaceRequest{} }},
-		{"connector", v1.SubjectAgentConnector, t.connectorEndpoint, func() any { return &v1.PluginConnectorRequest{} }},
+		{"assign", wire.SubjectAgentAssign, t.assignEndpoint, func() any { return &wire.AssignRequest{} }},
+		{"revoke", wire.SubjectAgentRevoke, t.revokeEndpoint, func() any { return &wire.RevokeRequest{} }},
+		{"offsets", wire.SubjectAgentOffsets, t.offsetsEndpoint, func() any { return &wire.OffsetsRequest{} }},
+		{"offsets-replace", wire.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &wire.OffsetsReplaceRequest{} }},
+		{"connector", wire.SubjectAgentConnector, t.connectorEndpoint, func() any { return &wire.PluginConnectorRequest{} }},
 	} {
 		var opts []natsrpc.MountOption
 		if m.name == "connector" {
@@ -241,11 +242,11 @@ func (t *Transport) Start() (err error) {
 			return err
 		}
 	}
-	if err := chunks.Serve(svc, "chunk", t.subject(v1.SubjectAgentChunk)); err != nil {
+	if err := chunks.Serve(svc, "chunk", t.subject(wire.SubjectAgentChunk)); err != nil {
 		return err
 	}
 	if t.cfg.Loggers != nil {
-		if err := chunks.Mount(svc, "loggers", t.subject(v1.SubjectAgentLoggers), t.termGuard(t.loggersEndpoint), func() any { return &v1.LoggersRequest{} }); err != nil {
+		if err := chunks.Mount(svc, "loggers", t.subject(wire.SubjectAgentLoggers), t.termGuard(t.loggersEndpoint), func() any { return &wire.LoggersRequest{} }); err != nil {
 			return err
 		}
 	}
@@ -261,7 +262,7 @@ func (t *Transport) Start() (err error) {
 
 // subject fills an agent subject template with this agent's group and id.
 func (t *Transport) subject(template string) string {
-	return v1.AgentSubject(template, t.cfg.GroupID, t.cfg.AgentID)
+	return wire.AgentSubject(template, t.cfg.GroupID, t.cfg.AgentID)
 }
 
 // Stop ends the session loops and the service (tasks are the worker's).
@@ -281,7 +282,7 @@ func (t *Transport) Stop() {
 
 // Report queues a task status report for the leader; when the queue is full
 // the report is dropped, since the next heartbeat carries every task's state.
-func (t *Transport) Report(r v1.StatusReport) {
+func (t *Transport) Report(r wire.StatusReport) {
 	select {
 	case t.reports <- r:
 	default:
@@ -304,9 +305,9 @@ const maxConnectorOpsInFlight = 32
 // make the agent refuse its leader from then on.
 func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
-		cmd, ok := req.(v1.Command)
+		cmd, ok := req.(wire.Command)
 		if !ok {
-			return nil, v1.Errorf(v1.CodeInternal, "agent %s: %T is not a command", t.cfg.AgentID, req)
+			return nil, api.Errorf(api.CodeInternal, "agent %s: %T is not a command", t.cfg.AgentID, req)
 		}
 		term := cmd.CommandTerm()
 		err := t.checkSigned(ctx, term)
@@ -314,7 +315,7 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 			err = t.checkTerm(ctx, term)
 		}
 		if err != nil {
-			if t.warn.Due(fmt.Sprintf("term/%d", v1.AsError(err).Code), time.Now()) {
+			if t.warn.Due(fmt.Sprintf("term/%d", api.AsError(err).Code), time.Now()) {
 				t.cfg.Logger.Warn("refused a command", "err", err)
 			}
 			return nil, err
@@ -330,7 +331,7 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 func (t *Transport) checkSigned(ctx context.Context, term int64) error {
 	got, ok := natsrpc.ReceivedFrom(ctx)
 	if !ok {
-		return v1.Errorf(v1.CodeInternal, "agent %s: the command's message is not known", t.cfg.AgentID)
+		return api.Errorf(api.CodeInternal, "agent %s: the command's message is not known", t.cfg.AgentID)
 	}
 	if seen := t.currentTerm(); term < seen {
 		// A deposed leader's command: refused as stale, whoever signed it.
@@ -342,15 +343,15 @@ func (t *Transport) checkSigned(ctx context.Context, term int64) error {
 		// its lease.
 		l, err := t.readLease(ctx)
 		if err != nil {
-			return v1.Errorf(v1.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
+			return api.Errorf(api.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
 		}
 		lease = l
 	}
 	if term != lease.Term {
-		return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: the leader lease's term is %d", t.cfg.AgentID, term, lease.Term)
+		return api.Errorf(api.CodeConflict, "agent %s refuses a command of term %d: the leader lease's term is %d", t.cfg.AgentID, term, lease.Term)
 	}
-	if err := cmdsig.Verify(lease.Key, got.Subject, got.Data, got.Headers.Get(v1.SignatureHeader)); err != nil {
-		return v1.Errorf(v1.CodeForbidden, "agent %s refuses a command of term %d on %s: %v", t.cfg.AgentID, term, got.Subject, err)
+	if err := cmdsig.Verify(lease.Key, got.Subject, got.Data, got.Headers.Get(wire.SignatureHeader)); err != nil {
+		return api.Errorf(api.CodeForbidden, "agent %s refuses a command of term %d on %s: %v", t.cfg.AgentID, term, got.Subject, err)
 	}
 	return nil
 }
@@ -363,11 +364,11 @@ func (t *Transport) checkTerm(ctx context.Context, term int64) error {
 	if term > seen {
 		lease, err := t.currentLeader(ctx)
 		if err != nil {
-			return v1.Errorf(v1.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
+			return api.Errorf(api.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
 		}
 		t.observeTerm(lease)
 		if term > lease {
-			return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: no leader holds it (the lease's term is %d)", t.cfg.AgentID, term, lease)
+			return api.Errorf(api.CodeConflict, "agent %s refuses a command of term %d: no leader holds it (the lease's term is %d)", t.cfg.AgentID, term, lease)
 		}
 	}
 	if !t.observeTerm(term) {
@@ -378,7 +379,7 @@ func (t *Transport) checkTerm(ctx context.Context, term int64) error {
 
 // staleTerm is the refusal of a command of term, older than the term seen.
 func (t *Transport) staleTerm(term, seen int64) error {
-	return v1.Errorf(v1.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, seen)
+	return api.Errorf(api.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, seen)
 }
 
 func (t *Transport) observeTerm(term int64) bool {
@@ -398,22 +399,22 @@ func (t *Transport) currentTerm() int64 {
 }
 
 func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
-	r := req.(*v1.AssignRequest)
+	r := req.(*wire.AssignRequest)
 	t.cfg.Logger.Debug("assign received", "term", r.Term, "tasks", len(r.Tasks))
 	t.worker.ObserveIssued(r.Term, r.Issued)
 	refused := t.worker.Assign(ctx, r.Term, r.Tasks)
-	return v1.AssignReply{Type: v1.TypeAssignReply, Refused: refused}, nil
+	return wire.AssignReply{Type: wire.TypeAssignReply, Refused: refused}, nil
 }
 
 func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
-	r := req.(*v1.RevokeRequest)
+	r := req.(*wire.RevokeRequest)
 	t.cfg.Logger.Debug("revoke received", "term", r.Term, "tasks", len(r.Tasks), "generation", r.Generation)
 	stopped, failed := t.worker.Revoke(ctx, r.Term, r.Generation, r.Tasks)
-	return v1.RevokeReply{Type: v1.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
+	return wire.RevokeReply{Type: wire.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
 }
 
 func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
-	r := *req.(*v1.OffsetsRequest)
+	r := *req.(*wire.OffsetsRequest)
 	ctx, cancel, err := t.whileLeaseCurrent(ctx)
 	if err != nil {
 		return nil, err
@@ -426,25 +427,25 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v1.OffsetsReply{Type: v1.TypeOffsetsReply, Written: written}, nil
+	return wire.OffsetsReply{Type: wire.TypeOffsetsReply, Written: written}, nil
 }
 
 // connectorEndpoint hands a connector operation of the leader to the
 // agent's connector host.
 func (t *Transport) connectorEndpoint(ctx context.Context, req any) (any, error) {
-	r := *req.(*v1.PluginConnectorRequest)
+	r := *req.(*wire.PluginConnectorRequest)
 	if t.cfg.ConnectorHost == nil {
-		return nil, v1.Errorf(v1.CodeNotFound, "agent %s has no connector host", t.cfg.AgentID)
+		return nil, api.Errorf(api.CodeNotFound, "agent %s has no connector host", t.cfg.AgentID)
 	}
 	reply, err := t.cfg.ConnectorHost.HandleConnector(ctx, r)
 	if err != nil {
-		var e *v1.Error
+		var e *api.Error
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		return nil, v1.Errorf(v1.CodeInternal, "agent %s: connector %s: %s failed: %v", t.cfg.AgentID, r.Name, r.Op, err)
+		return nil, api.Errorf(api.CodeInternal, "agent %s: connector %s: %s failed: %v", t.cfg.AgentID, r.Name, r.Op, err)
 	}
-	reply.Type = v1.TypePluginConnectorReply
+	reply.Type = wire.TypePluginConnectorReply
 	return reply, nil
 }
 
@@ -453,7 +454,7 @@ func (t *Transport) connectorEndpoint(ctx context.Context, req any) (any, error)
 // term of the leader this agent is registered with lasts (a new leader
 // starts every connector afresh, so an event of the old term means nothing
 // to it).
-func (t *Transport) ConnectorEvent(ev v1.PluginConnectorEvent) {
+func (t *Transport) ConnectorEvent(ev wire.PluginConnectorEvent) {
 	ev.AgentID = t.cfg.AgentID
 	t.runMu.Lock()
 	ctx := t.ctx
@@ -469,7 +470,7 @@ func (t *Transport) ConnectorEvent(ev v1.PluginConnectorEvent) {
 		backoff := 100 * time.Millisecond
 		for ctx.Err() == nil && term != 0 && t.leaderTerm() == term {
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err := t.callLeader(cctx, v1.SubjectLeaderConnectorEvent, term, ev, &v1.StatusReply{})
+			err := t.callLeader(cctx, wire.SubjectLeaderConnectorEvent, term, ev, &wire.StatusReply{})
 			cancel()
 			if err == nil {
 				return
@@ -485,7 +486,7 @@ func (t *Transport) ConnectorEvent(ev v1.PluginConnectorEvent) {
 // level this agent does not know is skipped with a warning, as Kafka Connect
 // skips one read from its config topic, so the others still apply.
 func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
-	r := req.(*v1.LoggersRequest)
+	r := req.(*wire.LoggersRequest)
 	var changed []string
 	for _, l := range r.Levels {
 		names, err := t.cfg.Loggers.SetLevel(l.Logger, l.Level)
@@ -498,23 +499,23 @@ func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
 		}
 		changed = append(changed, names...)
 	}
-	return v1.LoggersReply{Type: v1.TypeLoggersReply, Changed: changed}, nil
+	return wire.LoggersReply{Type: wire.TypeLoggersReply, Changed: changed}, nil
 }
 
 // replaceEndpoint carries out a source offsets replace (a reset, or a
 // create's initial offsets) once the agent's lease is current.
 func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
-	r := *req.(*v1.OffsetsReplaceRequest)
+	r := *req.(*wire.OffsetsReplaceRequest)
 	ctx, cancel, err := t.whileLeaseCurrent(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
 	if t.faults != nil {
-		view := v1.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: v1.TypeSource, Op: v1.OffsetsOpAlter,
+		view := wire.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: api.TypeSource, Op: wire.OffsetsOpAlter,
 			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes}
 		if len(r.Writes) == 0 {
-			view.Op = v1.OffsetsOpReset
+			view.Op = wire.OffsetsOpReset
 		}
 		if err := t.faults.Fault(ctx, faults.AgentOffsets, view); err != nil {
 			return nil, err
@@ -524,7 +525,7 @@ func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v1.OffsetsReply{Type: v1.TypeOffsetsReply, Written: written}, nil
+	return wire.OffsetsReply{Type: wire.TypeOffsetsReply, Written: written}, nil
 }
 
 // leaseCurrent refuses an offsets request unless the leader answered a
@@ -540,10 +541,10 @@ func (t *Transport) leaseCurrent() error {
 	acked, lease := t.acked, t.agentLease
 	t.mu.Unlock()
 	if acked.IsZero() {
-		return v1.Errorf(v1.CodeUnavailable, "agent %s is not registered with a leader", t.cfg.AgentID)
+		return api.Errorf(api.CodeUnavailable, "agent %s is not registered with a leader", t.cfg.AgentID)
 	}
 	if since := time.Since(acked); since > lease {
-		return v1.Errorf(v1.CodeUnavailable, "agent %s has not heard from the leader for %v, longer than its lease of %v: it may have been declared lost",
+		return api.Errorf(api.CodeUnavailable, "agent %s has not heard from the leader for %v, longer than its lease of %v: it may have been declared lost",
 			t.cfg.AgentID, since.Round(time.Millisecond), lease)
 	}
 	return nil
@@ -596,8 +597,8 @@ func (t *Transport) ack(sent time.Time) {
 	t.mu.Unlock()
 }
 
-func (t *Transport) registration() v1.RegisterRequest {
-	return v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
+func (t *Transport) registration() wire.RegisterRequest {
+	return wire.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
 		Version: t.cfg.Version, Plugins: t.cfg.Plugins, HostPlugins: t.cfg.HostPlugins, Settings: t.cfg.Settings, StartedAt: t.started, Features: t.cfg.Features}
 }
 
@@ -608,12 +609,12 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 	var failingSince, warned time.Time
 	for ctx.Err() == nil {
 		if !registered {
-			var reply v1.RegisterReply
+			var reply wire.RegisterReply
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			term, err := t.currentLeader(rctx)
 			sent := time.Now()
 			if err == nil {
-				err = t.callLeader(rctx, v1.SubjectLeaderRegister, term, t.registration(), &reply)
+				err = t.callLeader(rctx, wire.SubjectLeaderRegister, term, t.registration(), &reply)
 			}
 			cancel()
 			if err != nil {
@@ -625,11 +626,11 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 				// one that lasts, or a leader refusing this agent's
 				// protocol, needs an operator, so it is warned about.
 				level := slog.LevelDebug
-				stuck := now.Sub(failingSince) >= registerWarnAfter || v1.IsCode(err, v1.CodeUpgradeRequired)
+				stuck := now.Sub(failingSince) >= registerWarnAfter || api.IsCode(err, api.CodeUpgradeRequired)
 				if stuck && now.Sub(warned) >= registerWarnEvery {
 					level, warned = slog.LevelWarn, now
 				}
-				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", v1.SubjectPrefix,
+				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", wire.SubjectPrefix,
 					"err", err, "failing_for", now.Sub(failingSince).Round(time.Second), "backoff", backoff)
 				t.poke.Wait(ctx, backoff)
 				backoff = min(backoff*2, 2*time.Second)
@@ -670,16 +671,16 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 				continue
 			}
 		}
-		var hb v1.HeartbeatReply
+		var hb wire.HeartbeatReply
 		hctx, cancel := context.WithTimeout(ctx, interval*2)
 		sent := time.Now()
-		err := t.callLeader(hctx, v1.SubjectLeaderHeartbeat, t.leaderTerm(), t.registration(), &hb)
+		err := t.callLeader(hctx, wire.SubjectLeaderHeartbeat, t.leaderTerm(), t.registration(), &hb)
 		cancel()
 		switch {
 		case err != nil:
 			t.cfg.Logger.Debug("heartbeat failed", "err", err)
 			// No responder: the leader of that term is gone; find the new one.
-			registered = !v1.IsCode(err, v1.CodeUnavailable)
+			registered = !api.IsCode(err, api.CodeUnavailable)
 		case hb.Unknown:
 			registered = false
 		default:
@@ -695,8 +696,8 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 func (t *Transport) Deregister(ctx context.Context) {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req := v1.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []v1.RunningTask{}}
-	if err := t.callLeader(dctx, v1.SubjectLeaderDeregister, t.leaderTerm(), req, &v1.HeartbeatReply{}); err != nil {
+	req := wire.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: []wire.RunningTask{}}
+	if err := t.callLeader(dctx, wire.SubjectLeaderDeregister, t.leaderTerm(), req, &wire.HeartbeatReply{}); err != nil {
 		// Presence ends with the connection, which the leader notices
 		// sooner than the lease.
 		t.cfg.Logger.Warn("deregister failed; tasks move when the leader finds this agent gone", "err", err)
@@ -714,7 +715,7 @@ func (t *Transport) reportLoop(ctx context.Context) {
 			return
 		case r := <-t.reports:
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			if err := t.callLeader(rctx, v1.SubjectLeaderStatus, t.leaderTerm(), r, &v1.StatusReply{}); err != nil {
+			if err := t.callLeader(rctx, wire.SubjectLeaderStatus, t.leaderTerm(), r, &wire.StatusReply{}); err != nil {
 				t.cfg.Logger.Debug("status report not delivered; the next heartbeat carries it", "task", r.ID.String(), "err", err)
 			}
 			cancel()
@@ -725,8 +726,8 @@ func (t *Transport) reportLoop(ctx context.Context) {
 // callLeader calls the leader endpoint template of term; a request too
 // large for one NATS message (a heartbeat of many tasks) goes in chunks.
 func (t *Transport) callLeader(ctx context.Context, template string, term int64, req, resp any) error {
-	return natsrpc.Call(ctx, t.nc, v1.LeaderSubject(template, t.cfg.GroupID, term, t.cfg.AgentID), req, resp,
-		natsrpc.ChunkVia(v1.LeaderSubject(v1.SubjectLeaderChunk, t.cfg.GroupID, term, t.cfg.AgentID)))
+	return natsrpc.Call(ctx, t.nc, wire.LeaderSubject(template, t.cfg.GroupID, term, t.cfg.AgentID), req, resp,
+		natsrpc.ChunkVia(wire.LeaderSubject(wire.SubjectLeaderChunk, t.cfg.GroupID, term, t.cfg.AgentID)))
 }
 
 func (t *Transport) leaderTerm() int64 {

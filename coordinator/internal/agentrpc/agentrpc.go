@@ -22,10 +22,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Client sends the leader's commands to agents of one cluster.
@@ -51,14 +52,14 @@ func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key, m
 }
 
 // commands are the subject templates of every command a leader sends.
-var commands = []string{v1.SubjectAgentAssign, v1.SubjectAgentRevoke, v1.SubjectAgentOffsets,
-	v1.SubjectAgentOffsetsReplace, v1.SubjectAgentLoggers, v1.SubjectAgentChunk, v1.SubjectAgentConnector}
+var commands = []string{wire.SubjectAgentAssign, wire.SubjectAgentRevoke, wire.SubjectAgentOffsets,
+	wire.SubjectAgentOffsetsReplace, wire.SubjectAgentLoggers, wire.SubjectAgentChunk, wire.SubjectAgentConnector}
 
 // agentSubjectPrefix is what every agent subject template starts with,
 // before its command.
-var agentSubjectPrefix = v1.SubjectPrefix + ".%s.agent.%s."
+var agentSubjectPrefix = wire.SubjectPrefix + ".%s.agent.%s."
 
-// Kind is the command of an agent subject template (v1.SubjectAgent*):
+// Kind is the command of an agent subject template (wire.SubjectAgent*):
 // task.assign, task.revoke, offsets, offsets.replace, loggers, chunk. It
 // labels the NATS request metrics.
 func Kind(template string) string {
@@ -71,35 +72,35 @@ func Kind(template string) string {
 func (c *Client) call(ctx context.Context, template, agent string, term int64, req, resp any) error {
 	key := c.keys(term)
 	if key == nil {
-		return v1.Errorf(v1.CodeConflict, "this coordinator does not lead term %d: it cannot sign a command of it", term)
+		return api.Errorf(api.CodeConflict, "this coordinator does not lead term %d: it cannot sign a command of it", term)
 	}
-	chunks := v1.AgentSubject(v1.SubjectAgentChunk, c.group, agent)
+	chunks := wire.AgentSubject(wire.SubjectAgentChunk, c.group, agent)
 	observe := natsrpc.Observe(func(subject string, took time.Duration, err error) {
 		kind := Kind(template)
 		if subject == chunks {
-			kind = Kind(v1.SubjectAgentChunk)
+			kind = Kind(wire.SubjectAgentChunk)
 		}
 		c.metrics.ObserveNATS(kind, took, err)
 	})
-	return natsrpc.Call(ctx, c.nc, v1.AgentSubject(template, c.group, agent), req, resp,
+	return natsrpc.Call(ctx, c.nc, wire.AgentSubject(template, c.group, agent), req, resp,
 		natsrpc.ChunkVia(chunks), natsrpc.SignWith(key.Sign), observe)
 }
 
 // Offsets has agent carry out an offsets operation.
-func (c *Client) Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
-	var reply v1.OffsetsReply
-	err := c.call(ctx, v1.SubjectAgentOffsets, agent, req.Term, req, &reply)
+func (c *Client) Offsets(ctx context.Context, agent string, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+	var reply wire.OffsetsReply
+	err := c.call(ctx, wire.SubjectAgentOffsets, agent, req.Term, req, &reply)
 	return reply.Written, err
 }
 
 // ReplaceOffsets has agent replace every offset of a source connector
-// (v1.OffsetsReplaceRequest). An agent of an older version, which does not
+// (wire.OffsetsReplaceRequest). An agent of an older version, which does not
 // serve the replace endpoint, is sent legacy() instead: the OffsetsRequest
 // of the same change, with a tombstone for every key, as it expects.
-func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.OffsetsReplaceRequest, legacy func() v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
-	var reply v1.OffsetsReply
-	err := c.call(ctx, v1.SubjectAgentOffsetsReplace, agent, req.Term, req, &reply)
-	if !v1.IsCode(err, v1.CodeUnavailable) {
+func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req wire.OffsetsReplaceRequest, legacy func() wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+	var reply wire.OffsetsReply
+	err := c.call(ctx, wire.SubjectAgentOffsetsReplace, agent, req.Term, req, &reply)
+	if !api.IsCode(err, api.CodeUnavailable) {
 		return reply.Written, err
 	}
 	// No responder: an older agent, or none at all — which the legacy
@@ -108,21 +109,21 @@ func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req v1.Offset
 }
 
 // Loggers sets the cluster's log levels on agent.
-func (c *Client) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
-	return c.call(ctx, v1.SubjectAgentLoggers, agent, req.Term, req, &v1.LoggersReply{})
+func (c *Client) Loggers(ctx context.Context, agent string, req wire.LoggersRequest) error {
+	return c.call(ctx, wire.SubjectAgentLoggers, agent, req.Term, req, &wire.LoggersReply{})
 }
 
 // Connector has agent's connector host carry out an operation on a Java
-// connector (v1.PluginConnectorRequest).
-func (c *Client) Connector(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
-	var reply v1.PluginConnectorReply
-	err := c.call(ctx, v1.SubjectAgentConnector, agent, req.Term, req, &reply)
+// connector (wire.PluginConnectorRequest).
+func (c *Client) Connector(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
+	var reply wire.PluginConnectorReply
+	err := c.call(ctx, wire.SubjectAgentConnector, agent, req.Term, req, &reply)
 	return reply, err
 }
 
 // Endpoints are the leader-only handlers agents call. Each receives the
-// decoded request pointer: *v1.RegisterRequest for register, heartbeat and
-// deregister, *v1.StatusReport for status, *v1.PluginConnectorEvent for
+// decoded request pointer: *wire.RegisterRequest for register, heartbeat and
+// deregister, *wire.StatusReport for status, *wire.PluginConnectorEvent for
 // connector events.
 type Endpoints struct {
 	Register, Heartbeat, Deregister, Status, ConnectorEvent endpoint.Endpoint
@@ -146,7 +147,7 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		Description: "Sluice coordinator, leader endpoints",
 		Metadata:    map[string]string{"worker_id": info.WorkerID, "term": strconv.FormatInt(term, 10), "group_id": group},
 		// Per cluster: clusters sharing a NATS server never share a queue.
-		QueueGroup: v1.QueueGroup(group),
+		QueueGroup: wire.QueueGroup(group),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("serve agent endpoints: %w", err)
@@ -156,11 +157,11 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		ep            endpoint.Endpoint
 		req           func() any
 	}{
-		{"register", v1.SubjectLeaderRegister, eps.Register, func() any { return &v1.RegisterRequest{} }},
-		{"heartbeat", v1.SubjectLeaderHeartbeat, eps.Heartbeat, func() any { return &v1.HeartbeatRequest{} }},
-		{"deregister", v1.SubjectLeaderDeregister, eps.Deregister, func() any { return &v1.RegisterRequest{} }},
-		{"status", v1.SubjectLeaderStatus, eps.Status, func() any { return &v1.StatusReport{} }},
-		{"connector-event", v1.SubjectLeaderConnectorEvent, eps.ConnectorEvent, func() any { return &v1.PluginConnectorEvent{} }},
+		{"register", wire.SubjectLeaderRegister, eps.Register, func() any { return &wire.RegisterRequest{} }},
+		{"heartbeat", wire.SubjectLeaderHeartbeat, eps.Heartbeat, func() any { return &wire.HeartbeatRequest{} }},
+		{"deregister", wire.SubjectLeaderDeregister, eps.Deregister, func() any { return &wire.RegisterRequest{} }},
+		{"status", wire.SubjectLeaderStatus, eps.Status, func() any { return &wire.StatusReport{} }},
+		{"connector-event", wire.SubjectLeaderConnectorEvent, eps.ConnectorEvent, func() any { return &wire.PluginConnectorEvent{} }},
 	}
 	// A request too large for one NATS message (a heartbeat of many
 	// tasks) comes in chunks.
@@ -169,12 +170,12 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		if m.ep == nil {
 			continue // a caller that serves no such endpoint
 		}
-		if err := chunks.Mount(svc, m.name, v1.LeaderSubjectAgents(m.subject, group, term), sameAgent(m.ep), m.req); err != nil {
+		if err := chunks.Mount(svc, m.name, wire.LeaderSubjectAgents(m.subject, group, term), sameAgent(m.ep), m.req); err != nil {
 			_ = svc.Stop()
 			return nil, err
 		}
 	}
-	if err := chunks.Serve(svc, "chunk", v1.LeaderSubjectAgents(v1.SubjectLeaderChunk, group, term)); err != nil {
+	if err := chunks.Serve(svc, "chunk", wire.LeaderSubjectAgents(wire.SubjectLeaderChunk, group, term)); err != nil {
 		_ = svc.Stop()
 		return nil, err
 	}
@@ -193,21 +194,21 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 // as another.
 func sameAgent(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
-		r, ok := req.(v1.AgentReport)
+		r, ok := req.(wire.AgentReport)
 		if !ok {
-			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: unexpected request %T", req)
+			return nil, api.Errorf(api.CodeInternal, "agent endpoint: unexpected request %T", req)
 		}
 		id := r.ReportingAgent()
 		got, ok := natsrpc.ReceivedFrom(ctx)
 		if !ok {
-			return nil, v1.Errorf(v1.CodeInternal, "agent endpoint: the request's subject is not known")
+			return nil, api.Errorf(api.CodeInternal, "agent endpoint: the request's subject is not known")
 		}
-		subjectID, err := v1.LeaderSubjectAgent(got.Subject)
+		subjectID, err := wire.LeaderSubjectAgent(got.Subject)
 		if err != nil {
-			return nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+			return nil, api.Errorf(api.CodeBadRequest, "%v", err)
 		}
 		if subjectID != id {
-			return nil, v1.Errorf(v1.CodeForbidden, "a request on %s names agent %q; an agent may only speak for itself (%q)", got.Subject, id, subjectID)
+			return nil, api.Errorf(api.CodeForbidden, "a request on %s names agent %q; an agent may only speak for itself (%q)", got.Subject, id, subjectID)
 		}
 		return next(ctx, req)
 	}

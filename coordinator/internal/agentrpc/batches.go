@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Commands that name many tasks are split into requests that each fit one
@@ -52,7 +53,7 @@ func batches[T any](items []T, budget int64) [][]T {
 
 // AssignFailure is a batch of assignments whose request failed.
 type AssignFailure struct {
-	Tasks []v1.TaskAssignment
+	Tasks []wire.TaskAssignment
 	Err   error
 }
 
@@ -60,12 +61,12 @@ type AssignFailure struct {
 // NATS message; one assignment too large for one alone is sent in chunks.
 // Every batch is sent, in order, whatever became of the ones before: a
 // batch that failed is returned with its error, and the others still run.
-// refused merges what the agent refused (v1.AssignReply). issued is the
-// highest generation the leader has issued (v1.AssignRequest.Issued).
-func (c *Client) Assign(ctx context.Context, agent string, term, issued int64, tasks []v1.TaskAssignment) (refused []v1.TaskID, failed []AssignFailure) {
+// refused merges what the agent refused (wire.AssignReply). issued is the
+// highest generation the leader has issued (wire.AssignRequest.Issued).
+func (c *Client) Assign(ctx context.Context, agent string, term, issued int64, tasks []wire.TaskAssignment) (refused []api.TaskID, failed []AssignFailure) {
 	for _, b := range batches(tasks, c.budget()) {
-		var reply v1.AssignReply
-		if err := c.call(ctx, v1.SubjectAgentAssign, agent, term, v1.AssignRequest{Term: term, Tasks: b, Issued: issued}, &reply); err != nil {
+		var reply wire.AssignReply
+		if err := c.call(ctx, wire.SubjectAgentAssign, agent, term, wire.AssignRequest{Term: term, Tasks: b, Issued: issued}, &reply); err != nil {
 			failed = append(failed, AssignFailure{Tasks: b, Err: err})
 			continue
 		}
@@ -77,14 +78,14 @@ func (c *Client) Assign(ctx context.Context, agent string, term, issued int64, t
 // Revoke stops tasks on agent; it answers once they stopped and committed.
 // The ids go in requests that each fit one NATS message; the replies are
 // merged, and the first error is returned after every request was tried.
-func (c *Client) Revoke(ctx context.Context, agent string, req v1.RevokeRequest) (v1.RevokeReply, error) {
-	merged := v1.RevokeReply{Type: v1.TypeRevokeReply, Stopped: []v1.TaskID{}}
+func (c *Client) Revoke(ctx context.Context, agent string, req wire.RevokeRequest) (wire.RevokeReply, error) {
+	merged := wire.RevokeReply{Type: wire.TypeRevokeReply, Stopped: []api.TaskID{}}
 	var errs []error
 	for _, ids := range batches(req.Tasks, c.budget()) {
 		part := req
 		part.Tasks = ids
-		var reply v1.RevokeReply
-		if err := c.call(ctx, v1.SubjectAgentRevoke, agent, part.Term, part, &reply); err != nil {
+		var reply wire.RevokeReply
+		if err := c.call(ctx, wire.SubjectAgentRevoke, agent, part.Term, part, &reply); err != nil {
 			errs = append(errs, err)
 			continue
 		}

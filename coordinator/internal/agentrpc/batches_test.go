@@ -6,28 +6,29 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TestBatches: items keep their order, every run but an oversized item's
 // own fits the budget, and an item larger than the budget is alone.
 func TestBatches(t *testing.T) {
-	task := func(n int, pad int) v1.TaskAssignment {
-		return v1.TaskAssignment{ID: v1.TaskID{Connector: "c", Task: n}, TaskConfig: map[string]string{"p": strings.Repeat("x", pad)}}
+	task := func(n int, pad int) wire.TaskAssignment {
+		return wire.TaskAssignment{ID: api.TaskID{Connector: "c", Task: n}, TaskConfig: map[string]string{"p": strings.Repeat("x", pad)}}
 	}
-	size := func(a v1.TaskAssignment) int64 { b, _ := json.Marshal(a); return int64(len(b)) + 1 }
+	size := func(a wire.TaskAssignment) int64 { b, _ := json.Marshal(a); return int64(len(b)) + 1 }
 	small, big := task(0, 10), task(1, 5000)
 	budget := 4 * size(small)
 	for _, tc := range []struct {
 		name  string
-		items []v1.TaskAssignment
+		items []wire.TaskAssignment
 		want  [][]int // task numbers per run
 	}{
 		{"empty", nil, [][]int{nil}},
-		{"all fit", []v1.TaskAssignment{task(0, 10), task(1, 10), task(2, 10)}, [][]int{{0, 1, 2}}},
-		{"split in order", []v1.TaskAssignment{task(0, 10), task(1, 10), task(2, 10), task(3, 10), task(4, 10)}, [][]int{{0, 1, 2, 3}, {4}}},
-		{"oversized alone", []v1.TaskAssignment{small, big, task(2, 10)}, [][]int{{0}, {1}, {2}}},
-		{"oversized first", []v1.TaskAssignment{big, task(2, 10)}, [][]int{{1}, {2}}},
+		{"all fit", []wire.TaskAssignment{task(0, 10), task(1, 10), task(2, 10)}, [][]int{{0, 1, 2}}},
+		{"split in order", []wire.TaskAssignment{task(0, 10), task(1, 10), task(2, 10), task(3, 10), task(4, 10)}, [][]int{{0, 1, 2, 3}, {4}}},
+		{"oversized alone", []wire.TaskAssignment{small, big, task(2, 10)}, [][]int{{0}, {1}, {2}}},
+		{"oversized first", []wire.TaskAssignment{big, task(2, 10)}, [][]int{{1}, {2}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got [][]int
@@ -49,7 +50,7 @@ func TestBatches(t *testing.T) {
 		})
 	}
 	// No known limit: one run.
-	if runs := batches([]v1.TaskAssignment{small, big}, 0); len(runs) != 1 || len(runs[0]) != 2 {
+	if runs := batches([]wire.TaskAssignment{small, big}, 0); len(runs) != 1 || len(runs[0]) != 2 {
 		t.Errorf("without a budget: %d runs", len(runs))
 	}
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/natsrpc"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // legacyWarnEvery bounds how often one old agent is warned about: it retries
@@ -27,21 +27,21 @@ func refuseLegacyAgents(svc micro.Service, group string, term int64, log *slog.L
 	warn := logthrottle.New(legacyWarnEvery)
 	refuse := func(protocol string) func(ctx context.Context, req any) (any, error) {
 		return func(ctx context.Context, req any) (any, error) {
-			r := req.(*v1.RegisterRequest)
+			r := req.(*wire.RegisterRequest)
 			if warn.Due(r.AgentID, time.Now()) {
 				log.Warn("an agent speaking an older protocol tried to join; upgrade it",
-					"agent", r.AgentID, "protocol", protocol, "want", v1.SubjectPrefix)
+					"agent", r.AgentID, "protocol", protocol, "want", wire.SubjectPrefix)
 			}
-			return nil, v1.UpgradeRequired(r.AgentID)
+			return nil, wire.UpgradeRequired(r.AgentID)
 		}
 	}
 	for _, m := range []struct{ name, protocol, subject string }{
-		{"v1-register", "sluice.v1", v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, term)},
-		{"v1-heartbeat", "sluice.v1", v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, term)},
-		{"v2-register", "sluice.v2", v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderRegister, group, term)},
-		{"v2-heartbeat", "sluice.v2", v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderHeartbeat, group, term)},
+		{"v1-register", "sluice.v1", wire.LegacyLeaderSubject(wire.LegacySubjectLeaderRegister, term)},
+		{"v1-heartbeat", "sluice.v1", wire.LegacyLeaderSubject(wire.LegacySubjectLeaderHeartbeat, term)},
+		{"v2-register", "sluice.v2", wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderRegister, group, term)},
+		{"v2-heartbeat", "sluice.v2", wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderHeartbeat, group, term)},
 	} {
-		err := natsrpc.Mount(svc, m.name, m.subject, refuse(m.protocol), func() any { return &v1.RegisterRequest{} })
+		err := natsrpc.Mount(svc, m.name, m.subject, refuse(m.protocol), func() any { return &wire.RegisterRequest{} })
 		if err != nil {
 			return err
 		}

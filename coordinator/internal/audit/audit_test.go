@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/generator"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -26,39 +26,39 @@ func TestBuild(t *testing.T) {
 		name string
 		in   Input
 		mask Mask
-		want v1.AuditRecord
+		want api.AuditRecord
 	}{
 		{
 			name: "a pause that succeeded",
 			in: Input{Time: at, Principal: "alice", Source: "10.0.0.1:5555", Coordinator: "c:8083", Operation: "connector.pause",
 				Method: "PUT", Path: "/connectors/a/pause", Connector: "a",
 				Before: &Snapshot{Config: cfg, TargetState: "STARTED"}, After: &Snapshot{Config: cfg, TargetState: "PAUSED"}, Status: 202},
-			want: v1.AuditRecord{Time: at.UTC(), Principal: "alice", Source: "10.0.0.1:5555", Coordinator: "c:8083", Operation: "connector.pause",
+			want: api.AuditRecord{Time: at.UTC(), Principal: "alice", Source: "10.0.0.1:5555", Coordinator: "c:8083", Operation: "connector.pause",
 				Method: "PUT", Path: "/connectors/a/pause", Connector: "a",
-				Before: &v1.AuditState{Config: cfg, TargetState: "RUNNING"}, After: &v1.AuditState{Config: cfg, TargetState: "PAUSED"}, Status: 202},
+				Before: &api.AuditState{Config: cfg, TargetState: "RUNNING"}, After: &api.AuditState{Config: cfg, TargetState: "PAUSED"}, Status: 202},
 		},
 		{
 			name: "a refused create, without principal or route",
 			in:   Input{Time: at, Method: "POST", Path: "/x", Status: 409, Body: []byte(`{"error_code":409,"message":"Connector a already exists"}` + "\n")},
-			want: v1.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: UnknownOperation, Method: "POST", Path: "/x", Status: 409, Error: "Connector a already exists"},
+			want: api.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: UnknownOperation, Method: "POST", Path: "/x", Status: 409, Error: "Connector a already exists"},
 		},
 		{
 			name: "an error that is no JSON error body",
 			in:   Input{Time: at, Operation: "o", Status: 502, Body: []byte("bad gateway")},
-			want: v1.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: "o", Status: 502, Error: "bad gateway"},
+			want: api.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: "o", Status: 502, Error: "bad gateway"},
 		},
 		{
 			name: "configs masked",
 			in:   Input{Time: at, Operation: "o", Status: 200, Before: &Snapshot{Config: cfg, TargetState: "STOPPED"}},
 			mask: upper,
-			want: v1.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: "o", Status: 200,
-				Before: &v1.AuditState{Config: map[string]string{"connector.class": "C", "k": "V"}, TargetState: "STOPPED"}},
+			want: api.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: "o", Status: 200,
+				Before: &api.AuditState{Config: map[string]string{"connector.class": "C", "k": "V"}, TargetState: "STOPPED"}},
 		},
 		{
 			name: "a connector without config",
 			in:   Input{Time: at, Operation: "o", Status: 200, After: &Snapshot{TargetState: "STARTED"}},
-			want: v1.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: "o", Status: 200,
-				After: &v1.AuditState{Config: map[string]string{}, TargetState: "RUNNING"}},
+			want: api.AuditRecord{Time: at.UTC(), Principal: Anonymous, Operation: "o", Status: 200,
+				After: &api.AuditState{Config: map[string]string{}, TargetState: "RUNNING"}},
 		},
 	}
 	for _, tt := range tests {
@@ -136,8 +136,8 @@ func TestParseQuery(t *testing.T) {
 			}
 			got, err := ParseQuery(params, now)
 			if tt.err != "" {
-				e := v1.AsError(err)
-				if err == nil || e.Code != v1.CodeBadRequest || !strings.HasPrefix(e.Message, tt.err) {
+				e := api.AsError(err)
+				if err == nil || e.Code != api.CodeBadRequest || !strings.HasPrefix(e.Message, tt.err) {
 					t.Fatalf("got %+v, %v; want a 400 starting %q", got, err, tt.err)
 				}
 				return
@@ -151,12 +151,12 @@ func TestParseQuery(t *testing.T) {
 
 func TestEncodeOmitsLargeConfigs(t *testing.T) {
 	big := map[string]string{"v": strings.Repeat("x", maxRecordBytes)}
-	rec := v1.AuditRecord{Operation: "connector.config", Before: &v1.AuditState{Config: big, TargetState: "RUNNING"}, After: &v1.AuditState{Config: big, TargetState: "PAUSED"}}
+	rec := api.AuditRecord{Operation: "connector.config", Before: &api.AuditState{Config: big, TargetState: "RUNNING"}, After: &api.AuditState{Config: big, TargetState: "PAUSED"}}
 	data, _, err := encode(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got v1.AuditRecord
+	var got api.AuditRecord
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestEncodeOmitsLargeConfigs(t *testing.T) {
 	if rec.Before.Config == nil {
 		t.Fatal("encode changed the record it was given")
 	}
-	small, _, _ := encode(v1.AuditRecord{Operation: "o"})
+	small, _, _ := encode(api.AuditRecord{Operation: "o"})
 	if strings.Contains(string(small), "configs_omitted") {
 		t.Fatalf("a small record says its configs were omitted: %s", small)
 	}
@@ -177,7 +177,7 @@ func TestEncodeOmitsLargeConfigs(t *testing.T) {
 // giving its size, and the record fits the topic.
 func TestEncodeCutsHugeFields(t *testing.T) {
 	name := strings.Repeat("n", 1<<20)
-	rec := v1.AuditRecord{Operation: "connector.create", Method: "POST", Path: "/connectors/" + name + "/config", Connector: name,
+	rec := api.AuditRecord{Operation: "connector.create", Method: "POST", Path: "/connectors/" + name + "/config", Connector: name,
 		Principal: "tom", Status: 400, Error: "Connector name '" + name + "' is too long"}
 	data, written, err := encode(rec)
 	if err != nil {
@@ -186,7 +186,7 @@ func TestEncodeCutsHugeFields(t *testing.T) {
 	if len(data) > maxRecordBytes || len(data) > 6*maxFieldBytes {
 		t.Fatalf("encoded %d bytes", len(data))
 	}
-	var got v1.AuditRecord
+	var got api.AuditRecord
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestEncodeCutsHugeFields(t *testing.T) {
 func TestRingKeepsNewest(t *testing.T) {
 	r := &ring{max: 3}
 	for i := range 7 {
-		r.add(v1.AuditRecord{Status: i})
+		r.add(api.AuditRecord{Status: i})
 	}
 	var got []int
 	for _, rec := range r.records() {
@@ -213,7 +213,7 @@ func TestRingKeepsNewest(t *testing.T) {
 		t.Fatalf("kept %v (dropped %v), want [4 5 6] and dropped", got, r.dropped)
 	}
 	r = &ring{max: 3}
-	r.add(v1.AuditRecord{Status: 1})
+	r.add(api.AuditRecord{Status: 1})
 	if got := r.records(); len(got) != 1 || r.dropped {
 		t.Fatalf("kept %v (dropped %v)", got, r.dropped)
 	}

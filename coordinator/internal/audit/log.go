@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/recordsig"
@@ -138,7 +138,7 @@ func (l *Log) Unwritten() int64 { return l.unwritten.Load() }
 // longer. A record that cannot be queued or delivered is counted and
 // logged, never retried past Config.DeliveryTimeout: Sluice keeps serving writes
 // when the audit topic is unreachable rather than failing them.
-func (l *Log) Write(rec v1.AuditRecord) {
+func (l *Log) Write(rec api.AuditRecord) {
 	value, rec, err := encode(rec)
 	if err != nil {
 		l.lost(rec, err)
@@ -171,15 +171,15 @@ func (l *Log) Write(rec v1.AuditRecord) {
 // for one record are left out, and then every text field still longer than
 // maxFieldBytes (a path or a name of a megabyte) is cut with a marker that
 // gives its size. It returns the record as written, for a log line.
-func encode(rec v1.AuditRecord) ([]byte, v1.AuditRecord, error) {
+func encode(rec api.AuditRecord) ([]byte, api.AuditRecord, error) {
 	value, err := json.Marshal(rec)
 	if err != nil || len(value) <= maxRecordBytes {
 		return value, rec, err
 	}
 	rec.ConfigsOmitted = true
-	for _, s := range []**v1.AuditState{&rec.Before, &rec.After} {
+	for _, s := range []**api.AuditState{&rec.Before, &rec.After} {
 		if *s != nil {
-			*s = &v1.AuditState{TargetState: (*s).TargetState}
+			*s = &api.AuditState{TargetState: (*s).TargetState}
 		}
 	}
 	for _, f := range []*string{&rec.Principal, &rec.Source, &rec.Coordinator, &rec.Operation, &rec.Method,
@@ -193,7 +193,7 @@ func encode(rec v1.AuditRecord) ([]byte, v1.AuditRecord, error) {
 // lost counts an unwritten record and warns about it, at most once per
 // warnEvery: a broker that is gone loses every record, and the log must
 // not drown in them.
-func (l *Log) lost(rec v1.AuditRecord, err error) {
+func (l *Log) lost(rec api.AuditRecord, err error) {
 	n := l.unwritten.Add(1)
 	if !l.warn.Due("unwritten", time.Now()) {
 		return

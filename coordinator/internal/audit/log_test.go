@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
@@ -42,7 +42,7 @@ func TestWriteRead(t *testing.T) {
 	}
 	start := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	for i := range 10 {
-		l.Write(v1.AuditRecord{Time: start.Add(time.Duration(i) * time.Minute), Connector: fmt.Sprintf("c%d", i%2), Operation: "o", Status: i})
+		l.Write(api.AuditRecord{Time: start.Add(time.Duration(i) * time.Minute), Connector: fmt.Sprintf("c%d", i%2), Operation: "o", Status: i})
 	}
 	tests := []struct {
 		name   string
@@ -80,11 +80,11 @@ func TestWriteRead(t *testing.T) {
 func TestWriteBounded(t *testing.T) {
 	l := newLog(t, scantest.Unreachable(t), Config{Topic: "audit", Timeout: 100 * time.Millisecond, MaxQueued: 1, DeliveryTimeout: time.Second})
 	start := time.Now()
-	l.Write(v1.AuditRecord{Operation: "first"})
+	l.Write(api.AuditRecord{Operation: "first"})
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("a write waited %v for an unreachable broker, want about 100ms", took)
 	}
-	l.Write(v1.AuditRecord{Operation: "second"}) // the queue is full
+	l.Write(api.AuditRecord{Operation: "second"}) // the queue is full
 	if n := l.Unwritten(); n != 1 {
 		t.Fatalf("unwritten %d after a write past the queue, want 1", n)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // The bounds of GET /sluice/audit's limit.
@@ -41,15 +41,15 @@ func ParseQuery(params url.Values, now time.Time) (Query, error) {
 	q := Query{Limit: DefaultLimit}
 	for name, vals := range params {
 		if !slices.Contains(queryParams, name) {
-			return Query{}, v1.Errorf(v1.CodeBadRequest, "Unknown query parameter '%s': GET /sluice/audit takes connector, since and limit", name)
+			return Query{}, api.Errorf(api.CodeBadRequest, "Unknown query parameter '%s': GET /sluice/audit takes connector, since and limit", name)
 		}
 		if len(vals) > 1 {
-			return Query{}, v1.Errorf(v1.CodeBadRequest, "Query parameter '%s' is given %d times: give it once", name, len(vals))
+			return Query{}, api.Errorf(api.CodeBadRequest, "Query parameter '%s' is given %d times: give it once", name, len(vals))
 		}
 	}
 	if params.Has("connector") {
 		if q.Connector = params.Get("connector"); q.Connector == "" {
-			return Query{}, v1.Errorf(v1.CodeBadRequest, "Query parameter 'connector' must not be empty: leave it out for every connector")
+			return Query{}, api.Errorf(api.CodeBadRequest, "Query parameter 'connector' must not be empty: leave it out for every connector")
 		}
 	}
 	if params.Has("since") {
@@ -63,7 +63,7 @@ func ParseQuery(params url.Values, now time.Time) (Query, error) {
 		v := params.Get("limit")
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxLimit {
-			return Query{}, v1.Errorf(v1.CodeBadRequest, "Invalid limit '%s': must be an integer from 1 to %d", v, MaxLimit)
+			return Query{}, api.Errorf(api.CodeBadRequest, "Invalid limit '%s': must be an integer from 1 to %d", v, MaxLimit)
 		}
 		q.Limit = n
 	}
@@ -83,7 +83,7 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		}
 	}
 	if err != nil || d <= 0 {
-		return time.Time{}, v1.Errorf(v1.CodeBadRequest, "Invalid since '%s': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)", v)
+		return time.Time{}, api.Errorf(api.CodeBadRequest, "Invalid since '%s': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)", v)
 	}
 	return now.Add(-d), nil
 }

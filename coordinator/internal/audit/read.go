@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 )
 
@@ -23,17 +23,17 @@ const MaxScan = 100_000
 // the first record at or after q.Since by timestamp (ListOffsets), so a
 // query for the last hour reads only the last hour, and reads at most
 // MaxScan records of each partition, within topicscan.ReadTimeout.
-func (l *Log) Read(ctx context.Context, q Query) (v1.AuditLog, error) {
+func (l *Log) Read(ctx context.Context, q Query) (api.AuditLog, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
 	}
-	out := v1.AuditLog{Records: []v1.AuditRecord{}, Unwritten: l.Unwritten()}
+	out := api.AuditLog{Records: []api.AuditRecord{}, Unwritten: l.Unwritten()}
 	matched, more, err := l.scan(ctx, q)
 	if err != nil {
-		return v1.AuditLog{}, err
+		return api.AuditLog{}, err
 	}
 	out.More = more
-	slices.SortStableFunc(matched, func(a, b v1.AuditRecord) int { return b.Time.Compare(a.Time) })
+	slices.SortStableFunc(matched, func(a, b api.AuditRecord) int { return b.Time.Compare(a.Time) })
 	if len(matched) > q.Limit {
 		matched, out.More = matched[:q.Limit], true
 	}
@@ -47,7 +47,7 @@ func (l *Log) Read(ctx context.Context, q Query) (v1.AuditLog, error) {
 // MaxScan records of each partition, and keeps per partition the newest
 // q.Limit records that match q; more reports that it left matching records
 // out or that MaxScan cut the read.
-func (l *Log) scan(ctx context.Context, q Query) ([]v1.AuditRecord, bool, error) {
+func (l *Log) scan(ctx context.Context, q Query) ([]api.AuditRecord, bool, error) {
 	kept := map[int32]*ring{}
 	cut, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, q.Since, MaxScan, func(r *kgo.Record) {
 		if !l.cfg.Gate.Admit(r) {
@@ -65,7 +65,7 @@ func (l *Log) scan(ctx context.Context, q Query) ([]v1.AuditRecord, bool, error)
 	if err != nil {
 		return nil, false, fmt.Errorf("audit topic %s: %w", l.cfg.Topic, err)
 	}
-	var all []v1.AuditRecord
+	var all []api.AuditRecord
 	more := cut
 	for _, p := range slices.Sorted(maps.Keys(kept)) {
 		all = append(all, kept[p].records()...)
@@ -77,12 +77,12 @@ func (l *Log) scan(ctx context.Context, q Query) ([]v1.AuditRecord, bool, error)
 // ring keeps the newest max records added, oldest first.
 type ring struct {
 	max     int
-	recs    []v1.AuditRecord
+	recs    []api.AuditRecord
 	next    int  // where the next record goes once recs is full
 	dropped bool // a record was pushed out
 }
 
-func (r *ring) add(rec v1.AuditRecord) {
+func (r *ring) add(rec api.AuditRecord) {
 	if len(r.recs) < r.max {
 		r.recs = append(r.recs, rec)
 		return
@@ -91,21 +91,21 @@ func (r *ring) add(rec v1.AuditRecord) {
 	r.next = (r.next + 1) % r.max
 }
 
-func (r *ring) records() []v1.AuditRecord {
+func (r *ring) records() []api.AuditRecord {
 	return append(slices.Clone(r.recs[r.next:]), r.recs[:r.next]...)
 }
 
 // decode reads an audit record; ok is false for a record that is none.
-func decode(r *kgo.Record) (v1.AuditRecord, bool) {
-	var rec v1.AuditRecord
+func decode(r *kgo.Record) (api.AuditRecord, bool) {
+	var rec api.AuditRecord
 	if err := json.Unmarshal(r.Value, &rec); err != nil {
-		return v1.AuditRecord{}, false
+		return api.AuditRecord{}, false
 	}
 	return rec, true
 }
 
 // matches reports whether rec is one q selects.
-func (q Query) matches(rec v1.AuditRecord) bool {
+func (q Query) matches(rec api.AuditRecord) bool {
 	if q.Connector != "" && rec.Connector != q.Connector {
 		return false
 	}

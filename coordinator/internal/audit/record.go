@@ -13,7 +13,7 @@ import (
 	"maps"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/connect/validate"
@@ -64,8 +64,8 @@ type Input struct {
 // Build makes the record of in. Configs go through mask (nil: shown as
 // they are), target states get their REST names, and an empty principal or
 // operation reads Anonymous or UnknownOperation.
-func Build(in Input, mask Mask) v1.AuditRecord {
-	rec := v1.AuditRecord{
+func Build(in Input, mask Mask) api.AuditRecord {
+	rec := api.AuditRecord{
 		Time:        in.Time.UTC(),
 		Principal:   in.Principal,
 		Source:      in.Source,
@@ -92,7 +92,7 @@ func Build(in Input, mask Mask) v1.AuditRecord {
 }
 
 // state is s as a record shows it.
-func state(s *Snapshot, mask Mask) *v1.AuditState {
+func state(s *Snapshot, mask Mask) *api.AuditState {
 	if s == nil {
 		return nil
 	}
@@ -103,14 +103,14 @@ func state(s *Snapshot, mask Mask) *v1.AuditState {
 	if mask != nil {
 		config = mask(config["connector.class"], config)
 	}
-	return &v1.AuditState{Config: config, TargetState: restTarget(s.TargetState)}
+	return &api.AuditState{Config: config, TargetState: restTarget(s.TargetState)}
 }
 
 // restTarget is a stored target state as REST names it: Kafka Connect
 // stores RUNNING as STARTED.
 func restTarget(stored string) string {
 	if stored == records.TargetStarted {
-		return v1.StateRunning
+		return api.StateRunning
 	}
 	return stored
 }
@@ -118,7 +118,7 @@ func restTarget(stored string) string {
 // errorMessage is the message of an error body, or the body itself (cut
 // short) when it is no JSON error body.
 func errorMessage(body []byte) string {
-	var e v1.ErrorBody
+	var e api.ErrorBody
 	if json.Unmarshal(body, &e) == nil && e.Message != nil {
 		return *e.Message
 	}

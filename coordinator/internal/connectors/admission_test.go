@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 )
@@ -55,30 +55,30 @@ func TestAdmissionTenancy(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		config map[string]string
-		code   v1.Code // 0: admitted
-		msg    string  // the whole message, or a part of it after "…"
+		code   api.Code // 0: admitted
+		msg    string   // the whole message, or a part of it after "…"
 	}{
 		{name: "a-src", config: sourceConfig("a.orders")},
-		{name: "a-src", config: sourceConfig("b.orders"), code: v1.CodeBadRequest, msg: "…Invalid value b.orders for configuration topic: the "},
-		{name: "a-sink", config: sinkConfig("a.x,b.y"), code: v1.CodeBadRequest, msg: "…Invalid value b.y for configuration topics: the "},
-		{name: "a-sink", config: with(sinkConfig("a.x"), "errors.deadletterqueue.topic.name", "b.dlq"), code: v1.CodeBadRequest,
+		{name: "a-src", config: sourceConfig("b.orders"), code: api.CodeBadRequest, msg: "…Invalid value b.orders for configuration topic: the "},
+		{name: "a-sink", config: sinkConfig("a.x,b.y"), code: api.CodeBadRequest, msg: "…Invalid value b.y for configuration topics: the "},
+		{name: "a-sink", config: with(sinkConfig("a.x"), "errors.deadletterqueue.topic.name", "b.dlq"), code: api.CodeBadRequest,
 			msg: "…Invalid value b.dlq for configuration errors.deadletterqueue.topic.name: the "},
-		{name: "a-src", config: with(sourceConfig("a.x"), "offsets.storage.topic", "b.offsets"), code: v1.CodeBadRequest,
+		{name: "a-src", config: with(sourceConfig("a.x"), "offsets.storage.topic", "b.offsets"), code: api.CodeBadRequest,
 			msg: "…Invalid value b.offsets for configuration offsets.storage.topic: the "},
 		{name: "a-sink", config: sinkConfig("a.x")},
 		{name: "a-sink", config: with(sinkConfig("a.x"), "consumer.override.group.id", "a-group")},
-		{name: "a-sink", config: with(sinkConfig("a.x"), "consumer.override.group.id", "connect-b-sink"), code: v1.CodeForbidden,
+		{name: "a-sink", config: with(sinkConfig("a.x"), "consumer.override.group.id", "connect-b-sink"), code: api.CodeForbidden,
 			msg: "…Connector a-sink may not use that group: the "},
-		{name: "nobody", config: sourceConfig("a.x"), code: v1.CodeForbidden,
+		{name: "nobody", config: sourceConfig("a.x"), code: api.CodeForbidden,
 			msg: "Connector nobody belongs to no tenant: its name matches no tenant's connector patterns (/etc/sluice/tenants.yaml), and tenancy is strict, so it may touch nothing"},
 		{name: "a-src", config: with(sourceConfig("a.x"), "producer.override.sasl.jaas.config", strings.Replace(jaas, "%s", "team-b", 1), "producer.override.sasl.mechanism", "PLAIN",
-			"offsets.storage.topic", "a.offsets"), code: v1.CodeForbidden,
+			"offsets.storage.topic", "a.offsets"), code: api.CodeForbidden,
 			msg: "Connector a-src may not authenticate as that user (producer.override.sasl.jaas.config): the SASL user 'team-b' is not tenant team-a's Kafka principal (team-a)"},
 		{name: "a-src", config: with(sourceConfig("a.x"), "producer.override.sasl.jaas.config", strings.Replace(jaas, "%s", "team-a", 1), "producer.override.sasl.mechanism", "PLAIN",
 			"offsets.storage.topic", "a.offsets")},
 		// A source authenticating as its own principal needs its own offsets topic.
 		{name: "a-src", config: with(sourceConfig("a.x"), "producer.override.sasl.jaas.config", strings.Replace(jaas, "%s", "team-a", 1), "producer.override.sasl.mechanism", "PLAIN"),
-			code: v1.CodeBadRequest, msg: "…A source that authenticates as its own principal (producer.override.sasl.jaas.config, user team-a) needs an offsets.storage.topic of its own"},
+			code: api.CodeBadRequest, msg: "…A source that authenticates as its own principal (producer.override.sasl.jaas.config, user team-a) needs an offsets.storage.topic of its own"},
 	} {
 		config := with(tc.config, "name", tc.name)
 		err := f.s.Admission().Validate(ctx, config)
@@ -94,13 +94,13 @@ func TestAdmissionTenancy(t *testing.T) {
 
 // checkRefusal fails t unless err is code with msg: whole, or, after a
 // leading "…", contained.
-func checkRefusal(t *testing.T, err error, code v1.Code, msg string) {
+func checkRefusal(t *testing.T, err error, code api.Code, msg string) {
 	t.Helper()
 	if err == nil {
 		t.Errorf("admitted, want %d %q", code, msg)
 		return
 	}
-	e := v1.AsError(err)
+	e := api.AsError(err)
 	part, found := strings.CutPrefix(msg, "…")
 	if e.Code != code || !found && e.Message != msg || found && !strings.Contains(e.Message, part) {
 		t.Errorf("refused %d %q, want %d %q", e.Code, e.Message, code, msg)
@@ -118,27 +118,27 @@ func TestAdmissionReserved(t *testing.T) {
 	f.create(t, "grouped", with(sinkConfig("x"), "consumer.override.group.id", "shared"), "")
 	for _, tc := range []struct {
 		config map[string]string
-		code   v1.Code
+		code   api.Code
 		msg    string
 	}{
 		{config: sourceConfig("fresh")},
-		{config: sourceConfig("sluice-configs"), code: v1.CodeBadRequest, msg: "…Invalid value sluice-configs for configuration topic: the "},
-		{config: sourceConfig("own-offsets"), code: v1.CodeBadRequest, msg: "…Invalid value own-offsets for configuration topic: the "},
-		{config: sinkConfig("__consumer_offsets"), code: v1.CodeBadRequest, msg: "…Invalid value __consumer_offsets for configuration topics: the "},
-		{config: with(sinkConfig("x"), "topics", "", "topics.regex", "sluice-.*"), code: v1.CodeBadRequest,
+		{config: sourceConfig("sluice-configs"), code: api.CodeBadRequest, msg: "…Invalid value sluice-configs for configuration topic: the "},
+		{config: sourceConfig("own-offsets"), code: api.CodeBadRequest, msg: "…Invalid value own-offsets for configuration topic: the "},
+		{config: sinkConfig("__consumer_offsets"), code: api.CodeBadRequest, msg: "…Invalid value __consumer_offsets for configuration topics: the "},
+		{config: with(sinkConfig("x"), "topics", "", "topics.regex", "sluice-.*"), code: api.CodeBadRequest,
 			msg: "…it matches the reserved topic 'sluice-configs' (Sluice's config topic), which no connector may consume from; exclude it from the pattern"},
-		{config: with(sourceConfig("y"), "offsets.storage.topic", "sluice-configs"), code: v1.CodeBadRequest,
+		{config: with(sourceConfig("y"), "offsets.storage.topic", "sluice-configs"), code: api.CodeBadRequest,
 			msg: "…a connector's offsets go to the worker's offsets topic or a topic of its own"},
-		{config: with(sourceConfig("y"), "offsets.storage.topic", "orders"), code: v1.CodeBadRequest,
+		{config: with(sourceConfig("y"), "offsets.storage.topic", "orders"), code: api.CodeBadRequest,
 			msg: "…Invalid value orders for configuration offsets.storage.topic: connector sink uses the topic for its data (topics); an offsets topic must be no connector's data topic"},
 		// Another connector's offsets topic may be shared (KIP-618).
 		{config: with(sourceConfig("y"), "offsets.storage.topic", "own-offsets")},
-		{config: with(sinkConfig("x"), "consumer.override.group.id", "shared"), code: v1.CodeBadRequest,
+		{config: with(sinkConfig("x"), "consumer.override.group.id", "shared"), code: api.CodeBadRequest,
 			msg: "The consumer group 'shared' of connector 'new' is the consumer group of connector 'grouped': two connectors cannot share a group (one would move the other's committed offsets and take its partitions). Give it a group of its own (consumer.override.group.id)"},
-		{config: with(sinkConfig("x"), "consumer.override.group.id", strings.Repeat("g", 32768)), code: v1.CodeBadRequest,
+		{config: with(sinkConfig("x"), "consumer.override.group.id", strings.Repeat("g", 32768)), code: api.CodeBadRequest,
 			msg: "…is too long: 32768 bytes, and Kafka allows at most 32767"},
 		// The default policy allows group.id, not the producer's acks.
-		{config: with(sourceConfig("y"), "producer.override.acks", "1"), code: v1.CodeBadRequest, msg: "…The 'Allowlist' policy does not allow 'acks' to be overridden in the connector configuration."},
+		{config: with(sourceConfig("y"), "producer.override.acks", "1"), code: api.CodeBadRequest, msg: "…The 'Allowlist' policy does not allow 'acks' to be overridden in the connector configuration."},
 	} {
 		config := with(tc.config, "name", "new")
 		err := f.s.Admission().Validate(ctx, config)
@@ -173,13 +173,13 @@ func TestValidateConfigEndpoint(t *testing.T) {
 		t.Errorf("a nameless config was judged by a tenant: %q %v", errs, err)
 	}
 	_, err = f.s.Admission().ValidateConfig(ctx, "NoSuch", map[string]string{"connector.class": "NoSuch"})
-	if e := v1.AsError(err); e.Code != v1.CodeInternal || !strings.HasPrefix(e.Message, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: ") {
+	if e := api.AsError(err); e.Code != api.CodeInternal || !strings.HasPrefix(e.Message, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: ") {
 		t.Errorf("bad class: %v", err)
 	}
 }
 
 // keyErrors are the errors infos has on key.
-func keyErrors(infos v1.ConfigInfos, key string) []string {
+func keyErrors(infos api.ConfigInfos, key string) []string {
 	for _, c := range infos.Configs {
 		if c.Value.Name == key {
 			return c.Value.Errors

@@ -6,7 +6,7 @@ import (
 	"path"
 	"slices"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // The bulk lifecycle actions (POST /sluice/connectors/{action}).
@@ -27,10 +27,10 @@ const msgSelectorForm = "Give exactly one of \"names\" or \"match\""
 // connector's 404, a window as a whole-call 404). A match comes back
 // sorted, and matching nothing is a 400, as is a selector giving neither
 // form or both, or a glob path.Match cannot parse.
-func (s *Service) Select(sel v1.Selector) ([]string, error) {
+func (s *Service) Select(sel api.Selector) ([]string, error) {
 	switch {
 	case (len(sel.Names) > 0) == (sel.Match != ""):
-		return nil, v1.Errorf(v1.CodeBadRequest, msgSelectorForm)
+		return nil, api.Errorf(api.CodeBadRequest, msgSelectorForm)
 	case len(sel.Names) > 0:
 		out := make([]string, 0, len(sel.Names))
 		for _, n := range sel.Names {
@@ -41,7 +41,7 @@ func (s *Service) Select(sel v1.Selector) ([]string, error) {
 		return out, nil
 	}
 	if _, err := path.Match(sel.Match, ""); err != nil {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Invalid \"match\" pattern %q: %v", sel.Match, err)
+		return nil, api.Errorf(api.CodeBadRequest, "Invalid \"match\" pattern %q: %v", sel.Match, err)
 	}
 	var out []string
 	for _, n := range s.cfg.Configs.Names() {
@@ -50,7 +50,7 @@ func (s *Service) Select(sel v1.Selector) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, v1.Errorf(v1.CodeBadRequest, "The selector matches no connector: no connector's name matches %q", sel.Match)
+		return nil, api.Errorf(api.CodeBadRequest, "The selector matches no connector: no connector's name matches %q", sel.Match)
 	}
 	slices.Sort(out)
 	return out, nil
@@ -65,22 +65,22 @@ func (s *Service) Select(sel v1.Selector) ([]string, error) {
 // every connector). A restart
 // restarts the connector only (204), or with includeTasks or onlyFailed
 // its tasks too (202), as POST /connectors/{name}/restart does.
-func (s *Service) BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error) {
+func (s *Service) BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error) {
 	do, ok := s.bulkActions(includeTasks, onlyFailed)[action]
 	if !ok {
-		return v1.BulkResults{}, v1.Errorf(v1.CodeNotFound, "Unknown bulk action %q: give pause, resume, stop or restart", action)
+		return api.BulkResults{}, api.Errorf(api.CodeNotFound, "Unknown bulk action %q: give pause, resume, stop or restart", action)
 	}
 	names, err := s.Select(sel)
 	if err != nil {
-		return v1.BulkResults{}, err
+		return api.BulkResults{}, err
 	}
-	out := v1.BulkResults{Results: make([]v1.BulkResult, 0, len(names))}
+	out := api.BulkResults{Results: make([]api.BulkResult, 0, len(names))}
 	for _, n := range names {
-		r := v1.BulkResult{Connector: n}
+		r := api.BulkResult{Connector: n}
 		if err := CheckGrant(allow, n); err != nil {
 			r.Status, r.Message = http.StatusForbidden, err.Error()
 		} else if r.Status, err = do(ctx, n); err != nil {
-			e := v1.AsError(err)
+			e := api.AsError(err)
 			r.Status, r.Message = int(e.Code), e.Message
 		}
 		out.Results = append(out.Results, r)
@@ -101,7 +101,7 @@ func CheckGrant(allow func(string) error, connector string) error {
 func CheckGrants(allow func(string) error, names []string) error {
 	for _, n := range names {
 		if err := CheckGrant(allow, n); err != nil {
-			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
+			return api.Errorf(api.CodeForbidden, "%s", err.Error())
 		}
 	}
 	return nil

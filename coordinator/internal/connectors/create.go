@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sort"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Steps of a create with initial offsets, named in errors; each is a fault
@@ -37,14 +38,14 @@ func (c creator) offs() OffsetSteps { return c.s.cfg.OffsetSteps }
 // initialOffsets is a validated initial_offsets list, ready to write.
 type initialOffsets struct {
 	kind     connect.Kind
-	entries  []v1.ConnectorOffset
+	entries  []api.ConnectorOffset
 	sink     []offsetval.SinkOffset
 	definite bool
 }
 
 // checkInitialOffsets validates initial_offsets as PATCH would (without the
 // STOPPED check) and runs the connector's hook: spec §0.1 step 1.
-func (c creator) check(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, error) {
+func (c creator) check(ctx context.Context, name string, config map[string]string, offsets []api.ConnectorOffset) (*initialOffsets, error) {
 	in, plugin, err := c.validate(ctx, name, config, offsets)
 	if err != nil {
 		return nil, err
@@ -59,10 +60,10 @@ func (c creator) check(ctx context.Context, name string, config map[string]strin
 
 // validateInitialOffsets is checkInitialOffsets without the hook, which a
 // dry run must not call.
-func (c creator) validate(ctx context.Context, name string, config map[string]string, offsets []v1.ConnectorOffset) (*initialOffsets, *connect.Plugin, error) {
+func (c creator) validate(ctx context.Context, name string, config map[string]string, offsets []api.ConnectorOffset) (*initialOffsets, *connect.Plugin, error) {
 	plugin, ok := c.s.plugins.PluginOf(config)
 	if !ok {
-		return nil, nil, v1.Errorf(v1.CodeBadRequest, "%s", c.s.cfg.Registry.UnknownConnectorMessage(config["connector.class"]))
+		return nil, nil, api.Errorf(api.CodeBadRequest, "%s", c.s.cfg.Registry.UnknownConnectorMessage(config["connector.class"]))
 	}
 	in := &initialOffsets{kind: plugin.Kind, entries: offsetval.Collapse(offsets)}
 	switch plugin.Kind {
@@ -96,15 +97,15 @@ type sourceSnapshot map[string]map[string]map[string]any
 func (c creator) run(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta offsets.Meta) (_ string, err error) {
 	defer c.offs().Observe(metrics.KindAlter)(&err)
 	conn := store.Connector{Name: name, Config: config}
-	base := v1.OffsetsRequest{Term: c.s.cfg.Term(), Connector: name, Op: v1.OffsetsOpAlter, Type: v1.TypeSource,
+	base := wire.OffsetsRequest{Term: c.s.cfg.Term(), Connector: name, Op: wire.OffsetsOpAlter, Type: api.TypeSource,
 		Topic: c.s.cfg.OffsetsTopic, FenceIDs: c.offs().FenceIDs(name, conn), TxnID: records.TransactionalID(c.s.cfg.GroupID, name, 0)}
 	group, topic := records.SinkGroupID(name, config), c.s.cfg.Offsets.OwnTopic(config)
 	base.ConnectorTopic = topic
 	if in.kind == connect.KindSink {
-		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = v1.TypeSink, group, nil, "", ""
+		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = api.TypeSink, group, nil, "", ""
 	}
 	fail := func(step string, err error) error {
-		return v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%s); nothing was changed", name, step, causeText(err))
+		return api.Errorf(api.CodeInternal, "Failed to create connector %s: %s failed (%s); nothing was changed", name, step, causeText(err))
 	}
 
 	// 3. Fence: no zombie may write under the name after the snapshot.
@@ -115,7 +116,7 @@ func (c creator) run(ctx context.Context, name, target string, config map[string
 	}
 	// 4. Snapshot what the name holds now.
 	var src sourceSnapshot
-	var sink []v1.SinkPartitionOffset
+	var sink []wire.SinkPartitionOffset
 	var current offsets.Positions
 	if err := c.s.step(StepSnapshot, func() error {
 		var err error
@@ -160,16 +161,16 @@ func (c creator) run(ctx context.Context, name, target string, config map[string
 	return "", err
 }
 
-func (c creator) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []v1.SinkPartitionOffset, error) {
+func (c creator) snapshot(ctx context.Context, name, group, topic string, kind connect.Kind) (sourceSnapshot, []wire.SinkPartitionOffset, error) {
 	if kind == connect.KindSink {
 		cur, err := c.offs().SinkOffsets(ctx, name, group)
 		if err != nil {
 			return nil, nil, err
 		}
-		var out []v1.SinkPartitionOffset
+		var out []wire.SinkPartitionOffset
 		for _, o := range cur.Offsets {
 			at := o.Offset["kafka_offset"].(int64)
-			out = append(out, v1.SinkPartitionOffset{Topic: o.Partition["kafka_topic"].(string), Partition: o.Partition["kafka_partition"].(int32), Offset: &at})
+			out = append(out, wire.SinkPartitionOffset{Topic: o.Partition["kafka_topic"].(string), Partition: o.Partition["kafka_partition"].(int32), Offset: &at})
 		}
 		return nil, out, nil
 	}
@@ -202,17 +203,17 @@ func (c creator) snapshot(ctx context.Context, name, group, topic string, kind c
 // offsets topic itself (so the request is as small as the initial offsets,
 // however many partitions the name accumulated); sink — delete every
 // committed partition not named, commit the named ones.
-func (c creator) replace(ctx context.Context, base v1.OffsetsRequest, name string, in *initialOffsets, sink []v1.SinkPartitionOffset) error {
+func (c creator) replace(ctx context.Context, base wire.OffsetsRequest, name string, in *initialOffsets, sink []wire.SinkPartitionOffset) error {
 	if in.kind == connect.KindSink {
 		req := base
 		named := map[string]bool{}
 		for _, o := range in.sink {
 			named[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] = true
-			req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset})
+			req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition, Offset: o.Offset})
 		}
 		for _, o := range sink {
 			if !named[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] {
-				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
+				req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
 		return c.offs().Send(ctx, req)
@@ -228,9 +229,9 @@ func (c creator) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 		}
 		initial[string(key)] = val
 	}
-	var writes []v1.OffsetWrite
+	var writes []wire.OffsetWrite
 	for _, k := range sortedKeys(initial) {
-		writes = append(writes, v1.OffsetWrite{Key: k, Value: initial[k]})
+		writes = append(writes, wire.OffsetWrite{Key: k, Value: initial[k]})
 	}
 	view, release, err := c.offs().SourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
 	defer release()
@@ -244,7 +245,7 @@ func (c creator) replace(ctx context.Context, base v1.OffsetsRequest, name strin
 
 // rollbackCreate removes any config the create wrote and writes the
 // snapshot back, then answers spec §0.1's 500.
-func (c creator) rollback(ctx context.Context, name, step string, cause error, base v1.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) error {
+func (c creator) rollback(ctx context.Context, name, step string, cause error, base wire.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []wire.SinkPartitionOffset) error {
 	c.s.log.Error("create with initial offsets failed; rolling back", "connector", name, "step", step, "err", cause)
 	var removeErr error
 	if step == StepWriteConfig {
@@ -257,7 +258,7 @@ func (c creator) rollback(ctx context.Context, name, step string, cause error, b
 	}
 	restoreErr := c.s.step(StepRestore, func() error { return c.offs().Send(ctx, c.restoreRequest(base, name, in, src, sink)) })
 	if restoreErr == nil {
-		err := v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
+		err := api.Errorf(api.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
 		if removeErr != nil {
 			return rollbackIncomplete{err: err, left: fmt.Sprintf("connector %s may exist: removing its config failed (%s)", name, causeText(removeErr))}
 		}
@@ -266,7 +267,7 @@ func (c creator) rollback(ctx context.Context, name, step string, cause error, b
 	snap, _ := json.Marshal(map[string]any{"source": src, "sink": sink})
 	c.s.log.Error("restoring the previous offsets failed; they are recorded here in full", "connector", name, "err", restoreErr, "previous_offsets", string(snap))
 	return rollbackIncomplete{
-		err:  v1.Errorf(v1.CodeInternal, "Failed to create connector %s: %s failed (%v), and restoring its previous offsets failed (%v); the previous offsets are in the coordinator log", name, step, causeText(cause), causeText(restoreErr)),
+		err:  api.Errorf(api.CodeInternal, "Failed to create connector %s: %s failed (%v), and restoring its previous offsets failed (%v); the previous offsets are in the coordinator log", name, step, causeText(cause), causeText(restoreErr)),
 		left: fmt.Sprintf("the name %s holds the initial offsets: restoring its previous ones failed (%s)", name, causeText(restoreErr)),
 	}
 }
@@ -282,7 +283,7 @@ func (e rollbackIncomplete) Error() string { return e.err.Error() }
 func (e rollbackIncomplete) Unwrap() error { return e.err }
 
 // restoreRequest writes the snapshot back over whatever step 5 wrote.
-func (c creator) restoreRequest(base v1.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []v1.SinkPartitionOffset) v1.OffsetsRequest {
+func (c creator) restoreRequest(base wire.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []wire.SinkPartitionOffset) wire.OffsetsRequest {
 	req := base
 	if in.kind == connect.KindSink {
 		had := map[string]bool{}
@@ -292,7 +293,7 @@ func (c creator) restoreRequest(base v1.OffsetsRequest, name string, in *initial
 		}
 		for _, o := range in.sink {
 			if !had[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] {
-				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
+				req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
 		return req
@@ -308,19 +309,19 @@ func (c creator) restoreRequest(base v1.OffsetsRequest, name string, in *initial
 		for _, k := range sortedKeys(held) {
 			b, _ := records.EncodeOffsetValue(held[k])
 			s := string(b)
-			req.Writes = append(req.Writes, v1.OffsetWrite{Key: k, Value: &s, Topic: target})
+			req.Writes = append(req.Writes, wire.OffsetWrite{Key: k, Value: &s, Topic: target})
 		}
 		for _, e := range in.entries {
 			key, _ := records.EncodeOffsetKey(name, e.Partition)
 			if _, had := held[string(key)]; !had {
-				req.Writes = append(req.Writes, v1.OffsetWrite{Key: string(key), Topic: target})
+				req.Writes = append(req.Writes, wire.OffsetWrite{Key: string(key), Topic: target})
 			}
 		}
 	}
 	return req
 }
 
-func causeText(err error) string { return v1.AsError(err).Message }
+func causeText(err error) string { return api.AsError(err).Message }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The fakes: the real config state and command encoding (store.Memory),
@@ -96,15 +97,15 @@ func (w *memWriter) Check(_ context.Context, cmds ...store.Command) error {
 // fakeAgents are the agents the leader knows.
 type fakeAgents struct {
 	agents []registry.Agent
-	live   map[string]v1.PluginInfo
-	host   map[registry.PluginKey]v1.PluginInfo
-	known  map[registry.PluginKey]v1.PluginInfo
+	live   map[string]api.PluginInfo
+	host   map[registry.PluginKey]api.PluginInfo
+	known  map[registry.PluginKey]api.PluginInfo
 }
 
-func (a *fakeAgents) Agents() []registry.Agent                          { return a.agents }
-func (a *fakeAgents) Plugins() map[string]v1.PluginInfo                 { return a.live }
-func (a *fakeAgents) HostPlugins() map[registry.PluginKey]v1.PluginInfo { return a.host }
-func (a *fakeAgents) KnownHostPlugins() map[registry.PluginKey]v1.PluginInfo {
+func (a *fakeAgents) Agents() []registry.Agent                           { return a.agents }
+func (a *fakeAgents) Plugins() map[string]api.PluginInfo                 { return a.live }
+func (a *fakeAgents) HostPlugins() map[registry.PluginKey]api.PluginInfo { return a.host }
+func (a *fakeAgents) KnownHostPlugins() map[registry.PluginKey]api.PluginInfo {
 	if a.known == nil {
 		return a.host
 	}
@@ -114,8 +115,8 @@ func (a *fakeAgents) KnownHostPlugins() map[registry.PluginKey]v1.PluginInfo {
 // fakeRPC answers no agent.
 type fakeRPC struct{}
 
-func (fakeRPC) Connector(context.Context, string, v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
-	return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeUnavailable, "no agent in this test")
+func (fakeRPC) Connector(context.Context, string, wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
+	return wire.PluginConnectorReply{}, api.Errorf(api.CodeUnavailable, "no agent in this test")
 }
 
 // fakeStatuses reads a status state and records the writes.
@@ -149,13 +150,13 @@ func (s *fakeStatuses) Write(_ context.Context, recs ...records.Record) error {
 // fakeRunner records the reconciler's and instances' calls.
 type fakeRunner struct {
 	triggers  int
-	tasks     []v1.TaskID
+	tasks     []api.TaskID
 	instances []string
 }
 
-func (r *fakeRunner) Trigger()                     { r.triggers++ }
-func (r *fakeRunner) RestartTasks(ids []v1.TaskID) { r.tasks = append(r.tasks, ids...) }
-func (r *fakeRunner) RestartInstance(name string)  { r.instances = append(r.instances, name) }
+func (r *fakeRunner) Trigger()                      { r.triggers++ }
+func (r *fakeRunner) RestartTasks(ids []api.TaskID) { r.tasks = append(r.tasks, ids...) }
+func (r *fakeRunner) RestartInstance(name string)   { r.instances = append(r.instances, name) }
 
 // fakeOffsets is the offsets service of a delete.
 type fakeOffsets struct {
@@ -176,12 +177,12 @@ func (o *fakeOffsets) ForgetTopic(_ context.Context, topic string) {
 
 // wantErr fails t unless err is a REST error of code whose message is msg
 // (any message when msg is "").
-func wantErr(t *testing.T, err error, code v1.Code, msg string) {
+func wantErr(t *testing.T, err error, code api.Code, msg string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error, want %d %q", code, msg)
 	}
-	e := v1.AsError(err)
+	e := api.AsError(err)
 	if e.Code != code || msg != "" && e.Message != msg {
 		t.Fatalf("error %d %q, want %d %q", e.Code, e.Message, code, msg)
 	}

@@ -1,7 +1,7 @@
 package connectors
 
 import (
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -17,10 +17,10 @@ import (
 func (a *Admission) checkGroupOwner(name string, props map[string]string) error {
 	group := records.SinkGroupID(name, props)
 	for _, c := range a.cfg.Configs.All() {
-		if c.Name == name || records.SinkGroupID(c.Name, c.Config) != group || a.plugins.Type(c.Config) != v1.TypeSink {
+		if c.Name == name || records.SinkGroupID(c.Name, c.Config) != group || a.plugins.Type(c.Config) != api.TypeSink {
 			continue
 		}
-		return v1.Errorf(v1.CodeBadRequest, "The consumer group '%s' of connector '%s' is the consumer group of connector '%s': two connectors cannot share a group (one would move the other's committed offsets and take its partitions). Give it a group of its own (consumer.override.group.id)",
+		return api.Errorf(api.CodeBadRequest, "The consumer group '%s' of connector '%s' is the consumer group of connector '%s': two connectors cannot share a group (one would move the other's committed offsets and take its partitions). Give it a group of its own (consumer.override.group.id)",
 			group, name, c.Name)
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -20,14 +20,14 @@ var initialStates = map[string]string{
 }
 
 // info is a connector as GET /connectors/{name} shows it.
-func (s *Service) info(c store.Connector) v1.ConnectorInfo {
-	tasks := []v1.ConnectorTaskID{}
+func (s *Service) info(c store.Connector) api.ConnectorInfo {
+	tasks := []api.ConnectorTaskID{}
 	if c.TargetState != records.TargetStopped {
 		for i := range c.Tasks {
-			tasks = append(tasks, v1.ConnectorTaskID{Connector: c.Name, Task: i})
+			tasks = append(tasks, api.ConnectorTaskID{Connector: c.Name, Task: i})
 		}
 	}
-	return v1.ConnectorInfo{Name: c.Name, Config: c.Config, Tasks: tasks, Type: s.plugins.Type(c.Config)}
+	return api.ConnectorInfo{Name: c.Name, Config: c.Config, Tasks: tasks, Type: s.plugins.Type(c.Config)}
 }
 
 // checkName applies Kafka Connect's rule: config.name, when present, must
@@ -35,7 +35,7 @@ func (s *Service) info(c store.Connector) v1.ConnectorInfo {
 func checkName(name string, config map[string]string) (map[string]string, error) {
 	out := maps.Clone(config)
 	if cfgName, ok := out["name"]; ok && cfgName != name {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Connector name configuration (%s) doesn't match connector name in the URL (%s)", cfgName, name)
+		return nil, api.Errorf(api.CodeBadRequest, "Connector name configuration (%s) doesn't match connector name in the URL (%s)", cfgName, name)
 	}
 	out["name"] = name
 	return out, nil
@@ -48,70 +48,70 @@ func (s *Service) ListConnectors(ctx context.Context) ([]string, error) {
 
 // CreateConnector creates a connector in its initial state, with its
 // initial offsets when the request has some (KIP-995, create.go).
-func (s *Service) CreateConnector(ctx context.Context, req v1.CreateConnectorRequest) (v1.CreatedConnector, error) {
-	name := v1.TrimName(req.Name)
+func (s *Service) CreateConnector(ctx context.Context, req api.CreateConnectorRequest) (api.CreatedConnector, error) {
+	name := api.TrimName(req.Name)
 	if req.Config == nil {
-		return v1.CreatedConnector{}, v1.Errorf(v1.CodeBadRequest, "Connector config must not be null")
+		return api.CreatedConnector{}, api.Errorf(api.CodeBadRequest, "Connector config must not be null")
 	}
 	target := ""
 	if req.InitialState != "" {
 		var ok bool
 		if target, ok = initialStates[strings.ToUpper(req.InitialState)]; !ok {
-			return v1.CreatedConnector{}, v1.Errorf(v1.CodeBadRequest, "Invalid initial_state '%s': must be one of RUNNING, PAUSED, STOPPED", req.InitialState)
+			return api.CreatedConnector{}, api.Errorf(api.CodeBadRequest, "Invalid initial_state '%s': must be one of RUNNING, PAUSED, STOPPED", req.InitialState)
 		}
 	}
 	if err := s.admit.CheckNewName(name); err != nil {
-		return v1.CreatedConnector{}, err
+		return api.CreatedConnector{}, err
 	}
 	config, err := checkName(name, req.Config)
 	if err != nil {
-		return v1.CreatedConnector{}, err
+		return api.CreatedConnector{}, err
 	}
 	if err := s.admit.Validate(ctx, config); err != nil {
-		return v1.CreatedConnector{}, err
+		return api.CreatedConnector{}, err
 	}
 	if err := s.admit.CheckConfigSize(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target}); err != nil {
-		return v1.CreatedConnector{}, err
+		return api.CreatedConnector{}, err
 	}
 	var initial *initialOffsets
 	if req.InitialOffsets != nil {
 		if initial, err = s.create.check(ctx, name, config, req.InitialOffsets); err != nil {
-			return v1.CreatedConnector{}, err
+			return api.CreatedConnector{}, err
 		}
 	}
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
 	if _, exists := s.cfg.Configs.Get(name); exists {
-		return v1.CreatedConnector{}, v1.Errorf(v1.CodeConflict, "Connector %s already exists", name)
+		return api.CreatedConnector{}, api.Errorf(api.CodeConflict, "Connector %s already exists", name)
 	}
-	var status *v1.Message
+	var status *api.Message
 	if initial != nil {
 		if target == "" {
 			target = records.TargetStarted
 		}
-		if _, err := s.create.run(ctx, name, target, config, initial, offsets.Meta{Operation: v1.HistoryCreate}); err != nil {
-			return v1.CreatedConnector{}, err
+		if _, err := s.create.run(ctx, name, target, config, initial, offsets.Meta{Operation: api.HistoryCreate}); err != nil {
+			return api.CreatedConnector{}, err
 		}
-		status = &v1.Message{Message: offsets.MsgAlterFramework}
+		status = &api.Message{Message: offsets.MsgAlterFramework}
 		if initial.definite {
 			status.Message = offsets.MsgAlterDefinite
 		}
 	} else {
 		if err := s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target}); err != nil {
-			return v1.CreatedConnector{}, WriteFailed(err, "Failed to create connector %s", name)
+			return api.CreatedConnector{}, WriteFailed(err, "Failed to create connector %s", name)
 		}
 	}
 	c, _ := s.cfg.Configs.Get(name)
 	info := s.info(c)
-	info.Tasks = []v1.ConnectorTaskID{} // as distributed Kafka Connect answers a create
-	return v1.CreatedConnector{ConnectorInfo: info, OffsetsStatus: status}, nil
+	info.Tasks = []api.ConnectorTaskID{} // as distributed Kafka Connect answers a create
+	return api.CreatedConnector{ConnectorInfo: info, OffsetsStatus: status}, nil
 }
 
 // GetConnector returns a connector's info.
-func (s *Service) GetConnector(ctx context.Context, name string) (v1.ConnectorInfo, error) {
+func (s *Service) GetConnector(ctx context.Context, name string) (api.ConnectorInfo, error) {
 	c, ok := s.cfg.Configs.Get(name)
 	if !ok {
-		return v1.ConnectorInfo{}, NotFound(name)
+		return api.ConnectorInfo{}, NotFound(name)
 	}
 	return s.info(c), nil
 }
@@ -127,21 +127,21 @@ func (s *Service) GetConnectorConfig(ctx context.Context, name string) (map[stri
 
 // PutConnectorConfig creates a connector or replaces its config, keeping its
 // target state.
-func (s *Service) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
+func (s *Service) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (api.ConnectorInfo, bool, error) {
 	if _, exists := s.cfg.Configs.Get(name); !exists {
 		if err := s.admit.CheckNewName(name); err != nil {
-			return v1.ConnectorInfo{}, false, err
+			return api.ConnectorInfo{}, false, err
 		}
 	}
 	config, err := checkName(name, config)
 	if err != nil {
-		return v1.ConnectorInfo{}, false, err
+		return api.ConnectorInfo{}, false, err
 	}
 	if err := s.admit.Validate(ctx, config); err != nil {
-		return v1.ConnectorInfo{}, false, err
+		return api.ConnectorInfo{}, false, err
 	}
 	if err := s.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config}); err != nil {
-		return v1.ConnectorInfo{}, false, err
+		return api.ConnectorInfo{}, false, err
 	}
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
@@ -149,22 +149,22 @@ func (s *Service) PutConnectorConfig(ctx context.Context, name string, config ma
 }
 
 // writeConfigLocked writes a validated config; the caller holds name's lock.
-func (s *Service) writeConfigLocked(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
+func (s *Service) writeConfigLocked(ctx context.Context, name string, config map[string]string) (api.ConnectorInfo, bool, error) {
 	_, existed := s.cfg.Configs.Get(name)
 	if err := s.cfg.Writer.Apply(ctx, store.PutConnectorConfig{Name: name, Config: config}); err != nil {
-		return v1.ConnectorInfo{}, false, WriteFailed(err, "Failed to write config of connector %s", name)
+		return api.ConnectorInfo{}, false, WriteFailed(err, "Failed to write config of connector %s", name)
 	}
 	c, _ := s.cfg.Configs.Get(name)
 	info := s.info(c)
 	if !existed {
-		info.Tasks = []v1.ConnectorTaskID{}
+		info.Tasks = []api.ConnectorTaskID{}
 	}
 	return info, !existed, nil
 }
 
 // PatchConnectorConfig merges patch into an existing connector's config;
 // the merged config is what is admitted.
-func (s *Service) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (v1.ConnectorInfo, error) {
+func (s *Service) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (api.ConnectorInfo, error) {
 	// The lock is held from the read to the write: a DELETE landing in
 	// between must make the PATCH fail with 404, not re-create the
 	// connector from the merged config.
@@ -172,33 +172,33 @@ func (s *Service) PatchConnectorConfig(ctx context.Context, name string, patch m
 	defer unlock()
 	c, ok := s.cfg.Configs.Get(name)
 	if !ok {
-		return v1.ConnectorInfo{}, NotFound(name)
+		return api.ConnectorInfo{}, NotFound(name)
 	}
 	// Kafka Connect 4.4 does not check a patched name against the URL's (a
 	// PUT does): the merged config is validated and written as it is.
 	merged := rollout.MergePatch(name, c.Config, patch)
 	if err := s.admit.Validate(ctx, merged); err != nil {
-		return v1.ConnectorInfo{}, err
+		return api.ConnectorInfo{}, err
 	}
 	if err := s.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: merged}); err != nil {
-		return v1.ConnectorInfo{}, err
+		return api.ConnectorInfo{}, err
 	}
 	info, _, err := s.writeConfigLocked(ctx, name, merged)
 	return info, err
 }
 
 // TaskConfigs returns the committed task configs.
-func (s *Service) TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, error) {
+func (s *Service) TaskConfigs(ctx context.Context, name string) ([]api.TaskInfo, error) {
 	c, ok := s.cfg.Configs.Get(name)
 	if !ok {
 		return nil, NotFound(name)
 	}
-	out := []v1.TaskInfo{}
+	out := []api.TaskInfo{}
 	if c.TargetState == records.TargetStopped {
 		return out, nil
 	}
 	for i, tc := range c.Tasks {
-		out = append(out, v1.TaskInfo{ID: v1.ConnectorTaskID{Connector: name, Task: i}, Config: tc})
+		out = append(out, api.TaskInfo{ID: api.ConnectorTaskID{Connector: name, Task: i}, Config: tc})
 	}
 	return out, nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
@@ -20,36 +20,36 @@ func TestCreateConnector(t *testing.T) {
 	tooLarge := &store.TooLargeError{Key: "connector-c", Bytes: 2000000, Limit: 1048588}
 	for _, tc := range []struct {
 		name     string
-		req      v1.CreateConnectorRequest
+		req      api.CreateConnectorRequest
 		existing bool
 		check    func([]store.Command) error
 		fail     error
-		code     v1.Code
+		code     api.Code
 		msg      string
 	}{
-		{name: "null config", req: v1.CreateConnectorRequest{Name: "c"}, code: v1.CodeBadRequest, msg: "Connector config must not be null"},
-		{name: "bad initial state", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t"), InitialState: "ASLEEP"},
-			code: v1.CodeBadRequest, msg: "Invalid initial_state 'ASLEEP': must be one of RUNNING, PAUSED, STOPPED"},
-		{name: "dot", req: v1.CreateConnectorRequest{Name: "..", Config: sourceConfig("t")},
-			code: v1.CodeBadRequest, msg: "Connector name '..' is not allowed: '.' and '..' cannot be addressed in a URL"},
-		{name: "too long", req: v1.CreateConnectorRequest{Name: long, Config: sourceConfig("t")}, code: v1.CodeBadRequest,
+		{name: "null config", req: api.CreateConnectorRequest{Name: "c"}, code: api.CodeBadRequest, msg: "Connector config must not be null"},
+		{name: "bad initial state", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t"), InitialState: "ASLEEP"},
+			code: api.CodeBadRequest, msg: "Invalid initial_state 'ASLEEP': must be one of RUNNING, PAUSED, STOPPED"},
+		{name: "dot", req: api.CreateConnectorRequest{Name: "..", Config: sourceConfig("t")},
+			code: api.CodeBadRequest, msg: "Connector name '..' is not allowed: '.' and '..' cannot be addressed in a URL"},
+		{name: "too long", req: api.CreateConnectorRequest{Name: long, Config: sourceConfig("t")}, code: api.CodeBadRequest,
 			msg: "Connector name '" + long[:64] + "…' is too long: 16400 bytes, and at most 16364 are allowed, so that the transactional ids of its tasks (<group.id>-<name>-<task>) stay within 16382 bytes"},
-		{name: "config names another", req: v1.CreateConnectorRequest{Name: "c", Config: map[string]string{"name": "d", "connector.class": "FileStreamSource"}},
-			code: v1.CodeBadRequest, msg: "Connector name configuration (d) doesn't match connector name in the URL (c)"},
-		{name: "invalid config", req: v1.CreateConnectorRequest{Name: "c", Config: map[string]string{"connector.class": "FileStreamSource", "file": "/f"}},
-			code: v1.CodeBadRequest},
-		{name: "exists", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, existing: true,
-			code: v1.CodeConflict, msg: "Connector c already exists"},
-		{name: "too large", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")},
-			check: func([]store.Command) error { return tooLarge }, code: v1.CodeTooLarge,
+		{name: "config names another", req: api.CreateConnectorRequest{Name: "c", Config: map[string]string{"name": "d", "connector.class": "FileStreamSource"}},
+			code: api.CodeBadRequest, msg: "Connector name configuration (d) doesn't match connector name in the URL (c)"},
+		{name: "invalid config", req: api.CreateConnectorRequest{Name: "c", Config: map[string]string{"connector.class": "FileStreamSource", "file": "/f"}},
+			code: api.CodeBadRequest},
+		{name: "exists", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, existing: true,
+			code: api.CodeConflict, msg: "Connector c already exists"},
+		{name: "too large", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")},
+			check: func([]store.Command) error { return tooLarge }, code: api.CodeTooLarge,
 			msg: "Connector configuration is too large: its record in the config topic would be 2000000 bytes, over the topic's limit of 1048588 bytes"},
-		{name: "deposed mid-write", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: store.ErrNotLeader,
-			code: v1.CodeConflict, msg: StaleMessage},
-		{name: "fenced mid-write", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: kafkautil.ErrFenced,
-			code: v1.CodeConflict, msg: StaleMessage},
-		{name: "limit changed", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: tooLarge, code: v1.CodeTooLarge},
-		{name: "broker away", req: v1.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: errors.New("broker away"),
-			code: v1.CodeInternal, msg: "Failed to create connector c: broker away"},
+		{name: "deposed mid-write", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: store.ErrNotLeader,
+			code: api.CodeConflict, msg: StaleMessage},
+		{name: "fenced mid-write", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: kafkautil.ErrFenced,
+			code: api.CodeConflict, msg: StaleMessage},
+		{name: "limit changed", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: tooLarge, code: api.CodeTooLarge},
+		{name: "broker away", req: api.CreateConnectorRequest{Name: "c", Config: sourceConfig("t")}, fail: errors.New("broker away"),
+			code: api.CodeInternal, msg: "Failed to create connector c: broker away"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -77,11 +77,11 @@ func TestCreateConnectorStates(t *testing.T) {
 	for state, want := range map[string]string{"": records.TargetStarted, "running": records.TargetStarted,
 		"PAUSED": records.TargetPaused, "Stopped": records.TargetStopped} {
 		f := newFixture(t)
-		got, err := f.s.CreateConnector(ctx, v1.CreateConnectorRequest{Name: " c ", Config: sourceConfig("t"), InitialState: state})
+		got, err := f.s.CreateConnector(ctx, api.CreateConnectorRequest{Name: " c ", Config: sourceConfig("t"), InitialState: state})
 		if err != nil {
 			t.Fatalf("%q: %v", state, err)
 		}
-		if got.Name != "c" || got.Type != v1.TypeSource || len(got.Tasks) != 0 || got.OffsetsStatus != nil || got.Config["name"] != "c" {
+		if got.Name != "c" || got.Type != api.TypeSource || len(got.Tasks) != 0 || got.OffsetsStatus != nil || got.Config["name"] != "c" {
 			t.Errorf("%q: answered %+v", state, got)
 		}
 		if c, ok := f.mem.Config.Get("c"); !ok || c.TargetState != want {
@@ -96,7 +96,7 @@ func TestPutConnectorConfig(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	info, created, err := f.s.PutConnectorConfig(ctx, "c", sourceConfig("t"))
-	if err != nil || !created || len(info.Tasks) != 0 || info.Type != v1.TypeSource {
+	if err != nil || !created || len(info.Tasks) != 0 || info.Type != api.TypeSource {
 		t.Fatalf("create: %+v %v %v", info, created, err)
 	}
 	info, created, err = f.s.PutConnectorConfig(ctx, "c", sourceConfig("u"))
@@ -107,13 +107,13 @@ func TestPutConnectorConfig(t *testing.T) {
 		t.Errorf("stored %+v", c)
 	}
 	_, _, err = f.s.PutConnectorConfig(ctx, ".", sourceConfig("t"))
-	wantErr(t, err, v1.CodeBadRequest, "Connector name '.' is not allowed: '.' and '..' cannot be addressed in a URL")
+	wantErr(t, err, api.CodeBadRequest, "Connector name '.' is not allowed: '.' and '..' cannot be addressed in a URL")
 	_, _, err = f.s.PutConnectorConfig(ctx, "c", map[string]string{"name": "d", "connector.class": "FileStreamSource"})
-	wantErr(t, err, v1.CodeBadRequest, "Connector name configuration (d) doesn't match connector name in the URL (c)")
+	wantErr(t, err, api.CodeBadRequest, "Connector name configuration (d) doesn't match connector name in the URL (c)")
 
 	f.mem.Fail = func([]store.Command) error { return errors.New("broker away") }
 	_, _, err = f.s.PutConnectorConfig(ctx, "c", sourceConfig("v"))
-	wantErr(t, err, v1.CodeInternal, "Failed to write config of connector c: broker away")
+	wantErr(t, err, api.CodeInternal, "Failed to write config of connector c: broker away")
 }
 
 // TestPatchConnectorConfig: a PATCH merges into the existing config and
@@ -122,7 +122,7 @@ func TestPatchConnectorConfig(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	_, err := f.s.PatchConnectorConfig(ctx, "c", map[string]*string{"topic": ptr("u")})
-	wantErr(t, err, v1.CodeNotFound, "Connector c not found")
+	wantErr(t, err, api.CodeNotFound, "Connector c not found")
 
 	f.create(t, "c", sourceConfig("t"), records.TargetPaused)
 	info, err := f.s.PatchConnectorConfig(ctx, "c", map[string]*string{"topic": ptr("u"), "batch.size": nil})
@@ -134,16 +134,16 @@ func TestPatchConnectorConfig(t *testing.T) {
 	}
 	// Removing a required key makes the merged config invalid.
 	_, err = f.s.PatchConnectorConfig(ctx, "c", map[string]*string{"topic": nil})
-	wantErr(t, err, v1.CodeBadRequest, "")
+	wantErr(t, err, api.CodeBadRequest, "")
 	// The merged config names a reserved topic.
 	_, err = f.s.PatchConnectorConfig(ctx, "c", map[string]*string{"topic": ptr("sluice-configs")})
-	wantErr(t, err, v1.CodeBadRequest, "")
+	wantErr(t, err, api.CodeBadRequest, "")
 	if c, _ := f.mem.Config.Get("c"); c.Config["topic"] != "u" {
 		t.Errorf("a refused patch changed the config: %+v", c)
 	}
 	f.writer.check = func([]store.Command) error { return errors.New("over MaxWriteBytes") }
 	_, err = f.s.PatchConnectorConfig(ctx, "c", map[string]*string{"topic": ptr("w")})
-	wantErr(t, err, v1.CodeTooLarge, "Connector configuration is too large: over MaxWriteBytes")
+	wantErr(t, err, api.CodeTooLarge, "Connector configuration is too large: over MaxWriteBytes")
 }
 
 // TestStateChanges: stop, pause and resume of an unknown connector are
@@ -152,7 +152,7 @@ func TestStateChanges(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	for _, change := range []func(context.Context, string) error{f.s.StopConnector, f.s.PauseConnector, f.s.ResumeConnector} {
-		wantErr(t, change(ctx, "c"), v1.CodeNotFound, "Unknown connector c")
+		wantErr(t, change(ctx, "c"), api.CodeNotFound, "Unknown connector c")
 	}
 	f.create(t, "c", sourceConfig("t"), "")
 	for _, step := range []struct {
@@ -171,10 +171,10 @@ func TestStateChanges(t *testing.T) {
 		}
 	}
 	f.mem.Fail = func([]store.Command) error { return store.ErrNotLeader }
-	wantErr(t, f.s.PauseConnector(ctx, "c"), v1.CodeConflict, StaleMessage)
+	wantErr(t, f.s.PauseConnector(ctx, "c"), api.CodeConflict, StaleMessage)
 	f.mem.Fail = func([]store.Command) error { return errors.New("broker away") }
-	wantErr(t, f.s.StopConnector(ctx, "c"), v1.CodeInternal, "Failed to stop connector c: broker away")
-	wantErr(t, f.s.ResumeConnector(ctx, "c"), v1.CodeInternal, "Failed to change the state of connector c: broker away")
+	wantErr(t, f.s.StopConnector(ctx, "c"), api.CodeInternal, "Failed to stop connector c: broker away")
+	wantErr(t, f.s.ResumeConnector(ctx, "c"), api.CodeInternal, "Failed to change the state of connector c: broker away")
 }
 
 // TestDeleteConnector: a delete removes the config and the status, stops
@@ -183,7 +183,7 @@ func TestStateChanges(t *testing.T) {
 func TestDeleteConnector(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	wantErr(t, f.s.DeleteConnector(ctx, "c", false), v1.CodeNotFound, "Connector c not found")
+	wantErr(t, f.s.DeleteConnector(ctx, "c", false), api.CodeNotFound, "Connector c not found")
 
 	own := sourceConfig("t")
 	own["offsets.storage.topic"] = "c-offsets"
@@ -217,7 +217,7 @@ func TestDeleteConnector(t *testing.T) {
 	}
 	f.create(t, "g", sourceConfig("t"), "")
 	f.mem.Fail = func([]store.Command) error { return errors.New("broker away") }
-	wantErr(t, f.s.DeleteConnector(ctx, "g", false), v1.CodeInternal, "Failed to delete connector g: broker away")
+	wantErr(t, f.s.DeleteConnector(ctx, "g", false), api.CodeInternal, "Failed to delete connector g: broker away")
 }
 
 // TestReads: GET of a connector, its config and its tasks.
@@ -225,18 +225,18 @@ func TestReads(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	_, err := f.s.GetConnector(ctx, "c")
-	wantErr(t, err, v1.CodeNotFound, "Connector c not found")
+	wantErr(t, err, api.CodeNotFound, "Connector c not found")
 	_, err = f.s.GetConnectorConfig(ctx, "c")
-	wantErr(t, err, v1.CodeNotFound, "Connector c not found")
+	wantErr(t, err, api.CodeNotFound, "Connector c not found")
 	_, err = f.s.TaskConfigs(ctx, "c")
-	wantErr(t, err, v1.CodeNotFound, "Connector c not found")
+	wantErr(t, err, api.CodeNotFound, "Connector c not found")
 
 	f.create(t, "c", sourceConfig("t"), "")
 	if err := f.mem.Apply(ctx, store.PutTaskConfigs{Name: "c", Tasks: []map[string]string{{"task": "0"}}}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := f.s.GetConnector(ctx, "c")
-	if err != nil || len(info.Tasks) != 1 || info.Type != v1.TypeSource {
+	if err != nil || len(info.Tasks) != 1 || info.Type != api.TypeSource {
 		t.Errorf("info %+v %v", info, err)
 	}
 	tasks, err := f.s.TaskConfigs(ctx, "c")
@@ -261,21 +261,21 @@ func TestReads(t *testing.T) {
 func TestRestartTask(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	wantErr(t, f.s.RestartTask(ctx, "c", 0), v1.CodeNotFound, "Unknown connector: c")
+	wantErr(t, f.s.RestartTask(ctx, "c", 0), api.CodeNotFound, "Unknown connector: c")
 	f.create(t, "c", sourceConfig("t"), "")
 	if err := f.mem.Apply(ctx, store.PutTaskConfigs{Name: "c", Tasks: []map[string]string{{}}}); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, f.s.RestartTask(ctx, "c", 1), v1.CodeNotFound, "Unknown task: c-1")
-	wantErr(t, f.s.RestartTask(ctx, "c", -1), v1.CodeNotFound, "Unknown task: c--1")
+	wantErr(t, f.s.RestartTask(ctx, "c", 1), api.CodeNotFound, "Unknown task: c-1")
+	wantErr(t, f.s.RestartTask(ctx, "c", -1), api.CodeNotFound, "Unknown task: c--1")
 	if err := f.s.RestartTask(ctx, "c", 0); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.runner.tasks) != 1 || f.runner.tasks[0] != (v1.TaskID{Connector: "c", Task: 0}) {
+	if len(f.runner.tasks) != 1 || f.runner.tasks[0] != (api.TaskID{Connector: "c", Task: 0}) {
 		t.Errorf("restarted %v", f.runner.tasks)
 	}
 	_, err := f.s.RestartConnector(ctx, "d", false, false)
-	wantErr(t, err, v1.CodeNotFound, "Unknown connector: d")
+	wantErr(t, err, api.CodeNotFound, "Unknown connector: d")
 	if st, err := f.s.RestartConnector(ctx, "c", false, false); err != nil || st != nil || len(f.runner.instances) != 1 {
 		t.Errorf("connector restart: %v %v, instances %v", st, err, f.runner.instances)
 	}
@@ -289,16 +289,16 @@ func TestBulkAction(t *testing.T) {
 	f.create(t, "a-1", sourceConfig("t"), "")
 	f.create(t, "a-2", sourceConfig("t"), "")
 	f.create(t, "b-1", sourceConfig("t"), "")
-	_, err := f.s.BulkAction(ctx, "nap", v1.Selector{Match: "a-*"}, false, false, nil)
-	wantErr(t, err, v1.CodeNotFound, `Unknown bulk action "nap": give pause, resume, stop or restart`)
-	_, err = f.s.BulkAction(ctx, "pause", v1.Selector{}, false, false, nil)
-	wantErr(t, err, v1.CodeBadRequest, msgSelectorForm)
-	_, err = f.s.BulkAction(ctx, "pause", v1.Selector{Names: []string{"a-1"}, Match: "a-*"}, false, false, nil)
-	wantErr(t, err, v1.CodeBadRequest, msgSelectorForm)
-	_, err = f.s.BulkAction(ctx, "pause", v1.Selector{Match: "z-*"}, false, false, nil)
-	wantErr(t, err, v1.CodeBadRequest, `The selector matches no connector: no connector's name matches "z-*"`)
-	_, err = f.s.BulkAction(ctx, "pause", v1.Selector{Match: "a-["}, false, false, nil)
-	wantErr(t, err, v1.CodeBadRequest, "")
+	_, err := f.s.BulkAction(ctx, "nap", api.Selector{Match: "a-*"}, false, false, nil)
+	wantErr(t, err, api.CodeNotFound, `Unknown bulk action "nap": give pause, resume, stop or restart`)
+	_, err = f.s.BulkAction(ctx, "pause", api.Selector{}, false, false, nil)
+	wantErr(t, err, api.CodeBadRequest, msgSelectorForm)
+	_, err = f.s.BulkAction(ctx, "pause", api.Selector{Names: []string{"a-1"}, Match: "a-*"}, false, false, nil)
+	wantErr(t, err, api.CodeBadRequest, msgSelectorForm)
+	_, err = f.s.BulkAction(ctx, "pause", api.Selector{Match: "z-*"}, false, false, nil)
+	wantErr(t, err, api.CodeBadRequest, `The selector matches no connector: no connector's name matches "z-*"`)
+	_, err = f.s.BulkAction(ctx, "pause", api.Selector{Match: "a-["}, false, false, nil)
+	wantErr(t, err, api.CodeBadRequest, "")
 
 	deny := func(c string) error {
 		if c == "a-2" {
@@ -306,18 +306,18 @@ func TestBulkAction(t *testing.T) {
 		}
 		return nil
 	}
-	res, err := f.s.BulkAction(ctx, "pause", v1.Selector{Match: "a-*"}, false, false, deny)
+	res, err := f.s.BulkAction(ctx, "pause", api.Selector{Match: "a-*"}, false, false, deny)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []v1.BulkResult{{Connector: "a-1", Status: 202}, {Connector: "a-2", Status: 403, Message: "not yours"}}
+	want := []api.BulkResult{{Connector: "a-1", Status: 202}, {Connector: "a-2", Status: 403, Message: "not yours"}}
 	if len(res.Results) != 2 || res.Results[0] != want[0] || res.Results[1] != want[1] {
 		t.Errorf("results %+v, want %+v", res.Results, want)
 	}
 	if c, _ := f.mem.Config.Get("a-2"); c.TargetState != records.TargetStarted {
 		t.Errorf("a refused connector was paused")
 	}
-	res, _ = f.s.BulkAction(ctx, "stop", v1.Selector{Names: []string{"b-1", "gone", "b-1"}}, false, false, nil)
+	res, _ = f.s.BulkAction(ctx, "stop", api.Selector{Names: []string{"b-1", "gone", "b-1"}}, false, false, nil)
 	if len(res.Results) != 2 || res.Results[0].Status != 204 || res.Results[1].Status != 404 || res.Results[1].Message != "Unknown connector gone" {
 		t.Errorf("results %+v", res.Results)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -22,10 +22,10 @@ const shownNameRunes = 64
 // only the start of a long name.
 func (a *Admission) CheckNewName(name string) error {
 	if name == "." || name == ".." {
-		return v1.Errorf(v1.CodeBadRequest, "Connector name '%s' is not allowed: '.' and '..' cannot be addressed in a URL", name)
+		return api.Errorf(api.CodeBadRequest, "Connector name '%s' is not allowed: '.' and '..' cannot be addressed in a URL", name)
 	}
 	if limit := records.MaxNameBytes(a.cfg.GroupID); len(name) > limit {
-		return v1.Errorf(v1.CodeBadRequest, "Connector name '%s' is too long: %d bytes, and at most %d are allowed, so that the transactional ids of its tasks (<group.id>-<name>-<task>) stay within %d bytes",
+		return api.Errorf(api.CodeBadRequest, "Connector name '%s' is too long: %d bytes, and at most %d are allowed, so that the transactional ids of its tasks (<group.id>-<name>-<task>) stay within %d bytes",
 			shorten(name), len(name), limit, records.MaxTransactionalIDBytes)
 	}
 	return nil
@@ -35,7 +35,7 @@ func (a *Admission) CheckNewName(name string) error {
 // or consumer.override.group.id) Kafka cannot hold.
 func checkGroupID(name string, config map[string]string) error {
 	if g := records.SinkGroupID(name, config); len(g) > records.MaxGroupIDBytes {
-		return v1.Errorf(v1.CodeBadRequest, "The consumer group id '%s' of connector '%s' is too long: %d bytes, and Kafka allows at most %d",
+		return api.Errorf(api.CodeBadRequest, "The consumer group id '%s' of connector '%s' is too long: %d bytes, and Kafka allows at most %d",
 			shorten(g), shorten(name), len(g), records.MaxGroupIDBytes)
 	}
 	return nil
@@ -48,10 +48,10 @@ func (a *Admission) CheckConfigSize(ctx context.Context, cmd store.Command) erro
 	err := a.cfg.Writer.Check(ctx, cmd)
 	var tl *store.TooLargeError
 	if errors.As(err, &tl) && tl.Key != "" {
-		return v1.Errorf(v1.CodeTooLarge, "Connector configuration is too large: its record in the config topic would be %d bytes, over the topic's limit of %d bytes", tl.Bytes, tl.Limit)
+		return api.Errorf(api.CodeTooLarge, "Connector configuration is too large: its record in the config topic would be %d bytes, over the topic's limit of %d bytes", tl.Bytes, tl.Limit)
 	}
 	if err != nil {
-		return v1.Errorf(v1.CodeTooLarge, "Connector configuration is too large: %v", err)
+		return api.Errorf(api.CodeTooLarge, "Connector configuration is too large: %v", err)
 	}
 	return nil
 }

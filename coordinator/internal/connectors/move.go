@@ -7,11 +7,12 @@ import (
 	"maps"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The steps of a move, in order; each names itself in a failure, in the
@@ -26,7 +27,7 @@ const (
 )
 
 // restStates names stored target states as REST does.
-var restStates = map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}
+var restStates = map[string]string{records.TargetStarted: api.StateRunning, records.TargetPaused: api.StatePaused, records.TargetStopped: api.StateStopped}
 
 // MoveConnector answers POST /sluice/connectors/{name}/move: stop name,
 // create req.To with its config (and req.Config's overrides) at its
@@ -34,33 +35,33 @@ var restStates = map[string]string{records.TargetStarted: v1.StateRunning, recor
 // connector then takes name's former state. Every step that fails is
 // undone with those before it, so a failed move leaves name exactly as it
 // was, state included, and no req.To; the answer names the step.
-func (s *Service) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
-	to := v1.TrimName(req.To)
+func (s *Service) MoveConnector(ctx context.Context, name string, req api.MoveRequest) (api.MoveResult, error) {
+	to := api.TrimName(req.To)
 	switch {
 	case to == "":
-		return v1.MoveResult{}, v1.Errorf(v1.CodeBadRequest, "Give \"to\": the name of the connector to move %s to", name)
+		return api.MoveResult{}, api.Errorf(api.CodeBadRequest, "Give \"to\": the name of the connector to move %s to", name)
 	case to == name:
-		return v1.MoveResult{}, v1.Errorf(v1.CodeBadRequest, "Connector %s cannot be moved to its own name", name)
+		return api.MoveResult{}, api.Errorf(api.CodeBadRequest, "Connector %s cannot be moved to its own name", name)
 	}
 	if err := s.admit.CheckNewName(to); err != nil {
-		return v1.MoveResult{}, err
+		return api.MoveResult{}, err
 	}
 	unlock := s.cfg.Locks.LockBoth(name, to)
 	defer unlock()
 	old, ok := s.cfg.Configs.Get(name)
 	if !ok {
-		return v1.MoveResult{}, NotFound(name)
+		return api.MoveResult{}, NotFound(name)
 	}
 	if _, exists := s.cfg.Configs.Get(to); exists {
-		return v1.MoveResult{}, v1.Errorf(v1.CodeConflict, "Connector %s already exists", to)
+		return api.MoveResult{}, api.Errorf(api.CodeConflict, "Connector %s already exists", to)
 	}
 	config, err := s.movedConfig(ctx, old, to, req.Config)
 	if err != nil {
-		return v1.MoveResult{}, err
+		return api.MoveResult{}, err
 	}
-	m := &move{s: s, old: old, to: to, config: config, copy: req.Copy, meta: offsets.Meta{Operation: v1.HistoryMove}}
-	m.res = v1.MoveResult{DryRun: req.DryRun, From: name, To: to, Copy: req.Copy, Config: config,
-		TargetState: restStates[old.TargetState], Offsets: []v1.ConnectorOffset{}}
+	m := &move{s: s, old: old, to: to, config: config, copy: req.Copy, meta: offsets.Meta{Operation: api.HistoryMove}}
+	m.res = api.MoveResult{DryRun: req.DryRun, From: name, To: to, Copy: req.Copy, Config: config,
+		TargetState: restStates[old.TargetState], Offsets: []api.ConnectorOffset{}}
 	if req.DryRun {
 		return m.plan(ctx)
 	}
@@ -85,15 +86,15 @@ func (s *Service) movedConfig(ctx context.Context, old store.Connector, to strin
 	}
 	// Before validation, which refuses a shared group too, in words that
 	// do not say how a move avoids it.
-	if oldGroup := records.SinkGroupID(old.Name, old.Config); s.plugins.Type(config) == v1.TypeSink && records.SinkGroupID(to, config) == oldGroup {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s and %s would share the consumer group %s (consumer.override.group.id): give the new connector a group of its own in \"config\" (another consumer.override.group.id), or remove the override with an empty value",
+	if oldGroup := records.SinkGroupID(old.Name, old.Config); s.plugins.Type(config) == api.TypeSink && records.SinkGroupID(to, config) == oldGroup {
+		return nil, api.Errorf(api.CodeBadRequest, "Connector %s and %s would share the consumer group %s (consumer.override.group.id): give the new connector a group of its own in \"config\" (another consumer.override.group.id), or remove the override with an empty value",
 			old.Name, to, oldGroup)
 	}
 	if err := s.admit.Validate(ctx, config); err != nil {
 		return nil, err
 	}
 	if oldType, newType := s.plugins.Type(old.Config), s.plugins.Type(config); oldType != newType {
-		return nil, v1.Errorf(v1.CodeBadRequest, "Connector %s is a %s connector and the new config's connector.class %s is a %s connector: a move keeps the connector's kind",
+		return nil, api.Errorf(api.CodeBadRequest, "Connector %s is a %s connector and the new config's connector.class %s is a %s connector: a move keeps the connector's kind",
 			old.Name, oldType, config["connector.class"], newType)
 	}
 	if err := s.admit.CheckConfigSize(ctx, store.CreateConnector{Name: to, Config: config, TargetState: records.TargetStopped}); err != nil {
@@ -111,7 +112,7 @@ type move struct {
 	config map[string]string
 	copy   bool
 	meta   offsets.Meta
-	res    v1.MoveResult
+	res    api.MoveResult
 	undo   []undoStep
 }
 
@@ -122,7 +123,7 @@ type undoStep struct {
 
 // steps are the move's steps for old's state, each as it will be done: a
 // copy needs no clear or delete, nor a stopped connector a start.
-func (m *move) steps() []v1.MoveStep {
+func (m *move) steps() []api.MoveStep {
 	state := func(skip bool) string {
 		if skip {
 			return "skipped"
@@ -130,7 +131,7 @@ func (m *move) steps() []v1.MoveStep {
 		return "planned"
 	}
 	stopped := m.old.TargetState == records.TargetStopped
-	return []v1.MoveStep{
+	return []api.MoveStep{
 		// Never skipped: a connector stopped a moment ago may still have
 		// a task making its last commit, which must be in the positions.
 		{Step: MoveStepStop, State: "planned"},
@@ -144,17 +145,17 @@ func (m *move) steps() []v1.MoveStep {
 
 // plan answers a dry run: the steps, and the positions the old connector
 // has now (those of a running one still move).
-func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
+func (m *move) plan(ctx context.Context) (api.MoveResult, error) {
 	pos, err := m.s.cfg.OffsetSteps.Positions(ctx, m.old.Name, m.kind(), records.SinkGroupID(m.old.Name, m.old.Config), m.s.cfg.Offsets.OwnTopic(m.old.Config))
 	if err != nil {
-		return v1.MoveResult{}, err
+		return api.MoveResult{}, err
 	}
 	positions, err := offsets.Numbered(pos.Sorted())
 	if err != nil {
-		return v1.MoveResult{}, err
+		return api.MoveResult{}, err
 	}
 	if _, _, err := m.s.create.validate(ctx, m.to, m.config, positions); err != nil {
-		return v1.MoveResult{}, err
+		return api.MoveResult{}, err
 	}
 	m.res.Offsets = positions
 	m.res.Steps = m.steps()
@@ -162,21 +163,21 @@ func (m *move) plan(ctx context.Context) (v1.MoveResult, error) {
 }
 
 func (m *move) kind() connect.Kind {
-	if m.s.plugins.Type(m.old.Config) == v1.TypeSink {
+	if m.s.plugins.Type(m.old.Config) == api.TypeSink {
 		return connect.KindSink
 	}
 	return connect.KindSource
 }
 
 // run makes the move, step by step.
-func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
+func (m *move) run(ctx context.Context) (api.MoveResult, error) {
 	s, name := m.s, m.old.Name
 	m.res.Steps = m.steps()
 	detail := "moved from " + name
 	if m.copy {
 		detail = "copied from " + name
 	}
-	var positions []v1.ConnectorOffset
+	var positions []api.ConnectorOffset
 	steps := []struct {
 		name string
 		do   func() error
@@ -194,7 +195,7 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 			if err != nil {
 				return err
 			}
-			id, err := s.create.run(ctx, m.to, records.TargetStopped, m.config, in, offsets.Meta{Operation: v1.HistoryMove, Detail: detail})
+			id, err := s.create.run(ctx, m.to, records.TargetStopped, m.config, in, offsets.Meta{Operation: api.HistoryMove, Detail: detail})
 			if err == nil {
 				m.res.HistoryID = id
 				m.push("deleting the new connector and its positions", m.removeNew)
@@ -203,12 +204,12 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 		}},
 		{MoveStepClear, func() error {
 			c, _ := s.cfg.Configs.Get(name)
-			err := s.cfg.OffsetSteps.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "moved to " + m.to}})
+			err := s.cfg.OffsetSteps.Apply(ctx, name, c, offsets.Change{Op: wire.OffsetsOpReset, Meta: offsets.Meta{Operation: api.HistoryMove, Detail: "moved to " + m.to}})
 			if err == nil {
 				m.push("restoring the old connector's positions", func(ctx context.Context) error {
 					c, _ := s.cfg.Configs.Get(name)
-					return s.cfg.OffsetSteps.Apply(ctx, name, c, offsets.Change{Op: v1.OffsetsOpAlter, Entries: positions,
-						Meta: offsets.Meta{Operation: v1.HistoryRestore, Detail: "a failed move to " + m.to + " put them back"}})
+					return s.cfg.OffsetSteps.Apply(ctx, name, c, offsets.Change{Op: wire.OffsetsOpAlter, Entries: positions,
+						Meta: offsets.Meta{Operation: api.HistoryRestore, Detail: "a failed move to " + m.to + " put them back"}})
 				})
 			}
 			return err
@@ -234,13 +235,13 @@ func (m *move) run(ctx context.Context) (v1.MoveResult, error) {
 		}
 		s.log.Info("move: "+st.name, "from", name, "to", m.to)
 		if err := s.step(st.name, st.do); err != nil {
-			return v1.MoveResult{}, m.fail(ctx, st.name, err)
+			return api.MoveResult{}, m.fail(ctx, st.name, err)
 		}
 		m.res.Steps[i].State = "done"
 	}
 	m.res.Offsets = positions
 	if m.res.Offsets == nil {
-		m.res.Offsets = []v1.ConnectorOffset{}
+		m.res.Offsets = []api.ConnectorOffset{}
 	}
 	return m.res, nil
 }
@@ -275,7 +276,7 @@ func (m *move) removeNew(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	if err := s.cfg.OffsetSteps.Apply(ctx, m.to, c, offsets.Change{Op: v1.OffsetsOpReset, Meta: offsets.Meta{Operation: v1.HistoryMove, Detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
+	if err := s.cfg.OffsetSteps.Apply(ctx, m.to, c, offsets.Change{Op: wire.OffsetsOpReset, Meta: offsets.Meta{Operation: api.HistoryMove, Detail: "a failed move from " + m.old.Name + " removed them"}}); err != nil {
 		return err
 	}
 	return s.writeDelete(ctx, m.to)
@@ -309,9 +310,9 @@ func (m *move) fail(ctx context.Context, step string, cause error) error {
 		cause = errors.New("the request was cancelled")
 	}
 	if len(failed) > 0 {
-		return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s), and undoing it did not finish: %s; check both connectors",
+		return api.Errorf(api.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s), and undoing it did not finish: %s; check both connectors",
 			name, m.to, step, causeText(cause), strings.Join(failed, "; "))
 	}
-	return v1.Errorf(v1.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s); %s is as it was and %s does not exist",
+	return api.Errorf(api.CodeInternal, "Moving connector %s to %s failed at step '%s' (%s); %s is as it was and %s does not exist",
 		name, m.to, step, causeText(cause), name, m.to)
 }

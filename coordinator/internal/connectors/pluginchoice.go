@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Choice is the plugin a connector config uses: a built-in Go plugin,
@@ -95,9 +96,9 @@ func (p *Plugins) Choice(props map[string]string) (Choice, bool) {
 		// Validation tells that the version is not found.
 		return Choice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
 	}
-	var match []v1.PluginInfo
+	var match []api.PluginInfo
 	for _, info := range known {
-		if hostPluginNamed(info.Class, cls) && !slices.ContainsFunc(match, func(m v1.PluginInfo) bool { return m.Class == info.Class }) {
+		if hostPluginNamed(info.Class, cls) && !slices.ContainsFunc(match, func(m api.PluginInfo) bool { return m.Class == info.Class }) {
 			match = append(match, info)
 		}
 	}
@@ -124,7 +125,7 @@ func hostPluginNamed(class, name string) bool {
 
 // liveHostVersion is the newest-sorting version of class the live hosts
 // have (a status shows it); empty when none has it.
-func liveHostVersion(live map[registry.PluginKey]v1.PluginInfo, class string) string {
+func liveHostVersion(live map[registry.PluginKey]api.PluginInfo, class string) string {
 	var versions []string
 	for k := range live {
 		if k.Class == class {
@@ -163,7 +164,7 @@ const remoteCallTimeout = 60 * time.Second
 // callHost sends a connector operation of this leadership's term to
 // agent; its error is the agent's (or NATS's), which callers put in
 // context.
-func (p *Plugins) callHost(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (p *Plugins) callHost(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	ctx, cancel := context.WithTimeout(ctx, remoteCallTimeout)
 	defer cancel()
 	req.Term = p.term()
@@ -172,7 +173,7 @@ func (p *Plugins) callHost(ctx context.Context, agent string, req v1.PluginConne
 
 // CallAnyHost sends req to the first of agents that answers: one that
 // cannot be reached is skipped, an answer (an error included) is final.
-func (p *Plugins) CallAnyHost(ctx context.Context, agents []string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (p *Plugins) CallAnyHost(ctx context.Context, agents []string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	err := fmt.Errorf("no agent to send %s to", req.Op)
 	for _, a := range agents {
 		reply, callErr := p.callHost(ctx, a, req)
@@ -180,11 +181,11 @@ func (p *Plugins) CallAnyHost(ctx context.Context, agents []string, req v1.Plugi
 			return reply, nil
 		}
 		err = fmt.Errorf("%s on agent %s: %w", req.Op, a, callErr)
-		if !v1.IsCode(callErr, v1.CodeUnavailable) {
+		if !api.IsCode(callErr, api.CodeUnavailable) {
 			break
 		}
 	}
-	return v1.PluginConnectorReply{}, err
+	return wire.PluginConnectorReply{}, err
 }
 
 // Locate implements instances.Agents.
@@ -196,13 +197,13 @@ func (p *Plugins) Locate(props map[string]string) (instances.RemotePlugin, []str
 	rp := instances.RemotePlugin{Plugin: instances.Plugin{Class: c.Class, Kind: c.Kind, Remote: true}, Version: c.Pinned}
 	agents := p.hostAgents(c)
 	if len(agents) == 0 {
-		return rp, nil, v1.Errorf(v1.CodeUnavailable, "%s", noHostAgent(c))
+		return rp, nil, api.Errorf(api.CodeUnavailable, "%s", noHostAgent(c))
 	}
 	return rp, agents, nil
 }
 
 // Call implements instances.Agents.
-func (p *Plugins) Call(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (p *Plugins) Call(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	return p.callHost(ctx, agent, req)
 }
 
@@ -244,15 +245,15 @@ func (p *Plugins) Type(props map[string]string) string {
 		pl, ok = c.Plugin(), true // a Java plugin's kind, as its host announced it
 	}
 	if !ok {
-		return v1.TypeUnknown
+		return api.TypeUnknown
 	}
 	switch pl.Kind {
 	case connect.KindSource:
-		return v1.TypeSource
+		return api.TypeSource
 	case connect.KindSink:
-		return v1.TypeSink
+		return api.TypeSink
 	}
-	return v1.TypeUnknown
+	return api.TypeUnknown
 }
 
 // PluginOf returns the connector plugin of a config (Choice): for a Java

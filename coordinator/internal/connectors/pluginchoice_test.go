@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
@@ -57,7 +57,7 @@ func TestHostPluginNamed(t *testing.T) {
 func TestChoice(t *testing.T) {
 	const javaSink = "com.example.RemoteSinkConnector"
 	goSource := file.SourceClass
-	hostOnly := map[registry.PluginKey]v1.PluginInfo{
+	hostOnly := map[registry.PluginKey]api.PluginInfo{
 		{Class: javaSink, Version: "2.0"}:       {Class: javaSink, Type: "sink", Version: "2.0"},
 		{Class: javaSink, Version: "1.0"}:       {Class: javaSink, Type: "sink", Version: "1.0"},
 		{Class: goSource, Version: "9.9"}:       {Class: goSource, Type: "source", Version: "9.9"},
@@ -67,9 +67,9 @@ func TestChoice(t *testing.T) {
 	f := newFixture(t)
 	f.agents.host = hostOnly
 	f.agents.agents = []registry.Agent{ // by id, as reconciler.Table lists them
-		{ID: "agent-1", Registered: true, HostPlugins: map[registry.PluginKey]v1.PluginInfo{{Class: javaSink, Version: "1.0"}: {}}},
-		{ID: "agent-2", Registered: true, HostPlugins: map[registry.PluginKey]v1.PluginInfo{{Class: javaSink, Version: "2.0"}: {}}},
-		{ID: "agent-3", HostPlugins: map[registry.PluginKey]v1.PluginInfo{{Class: javaSink, Version: "2.0"}: {}}},
+		{ID: "agent-1", Registered: true, HostPlugins: map[registry.PluginKey]api.PluginInfo{{Class: javaSink, Version: "1.0"}: {}}},
+		{ID: "agent-2", Registered: true, HostPlugins: map[registry.PluginKey]api.PluginInfo{{Class: javaSink, Version: "2.0"}: {}}},
+		{ID: "agent-3", HostPlugins: map[registry.PluginKey]api.PluginInfo{{Class: javaSink, Version: "2.0"}: {}}},
 	}
 	p := f.s.Plugins()
 	for _, tc := range []struct {
@@ -79,20 +79,20 @@ func TestChoice(t *testing.T) {
 		wantVersion    string
 		typ            string
 	}{
-		{class: "FileStreamSource", ok: true, wantClass: goSource, wantVersion: connectVersion(), typ: v1.TypeSource},
+		{class: "FileStreamSource", ok: true, wantClass: goSource, wantVersion: connectVersion(), typ: api.TypeSource},
 		// A pinned version only a host has is the host's plugin.
-		{class: "FileStreamSource", version: "9.9", ok: true, java: true, wantClass: goSource, wantVersion: "9.9", typ: v1.TypeSource},
+		{class: "FileStreamSource", version: "9.9", ok: true, java: true, wantClass: goSource, wantVersion: "9.9", typ: api.TypeSource},
 		// A version nobody has stays the built-in: validation says so.
-		{class: "FileStreamSource", version: "7.7", ok: true, wantClass: goSource, wantVersion: connectVersion(), typ: v1.TypeSource},
+		{class: "FileStreamSource", version: "7.7", ok: true, wantClass: goSource, wantVersion: connectVersion(), typ: api.TypeSource},
 		// A range is any version: the built-in.
-		{class: "FileStreamSource", version: "[1.0,)", ok: true, wantClass: goSource, wantVersion: connectVersion(), typ: v1.TypeSource},
+		{class: "FileStreamSource", version: "[1.0,)", ok: true, wantClass: goSource, wantVersion: connectVersion(), typ: api.TypeSource},
 		// Java only: by full, simple and short name; the newest live version.
-		{class: javaSink, ok: true, java: true, wantClass: javaSink, wantVersion: "2.0", typ: v1.TypeSink},
-		{class: "RemoteSink", ok: true, java: true, wantClass: javaSink, wantVersion: "2.0", typ: v1.TypeSink},
-		{class: "RemoteSink", version: "1.0", ok: true, java: true, wantClass: javaSink, wantVersion: "1.0", typ: v1.TypeSink},
+		{class: javaSink, ok: true, java: true, wantClass: javaSink, wantVersion: "2.0", typ: api.TypeSink},
+		{class: "RemoteSink", ok: true, java: true, wantClass: javaSink, wantVersion: "2.0", typ: api.TypeSink},
+		{class: "RemoteSink", version: "1.0", ok: true, java: true, wantClass: javaSink, wantVersion: "1.0", typ: api.TypeSink},
 		// An alias two classes share, and a class nobody has.
-		{class: "Dup", typ: v1.TypeUnknown},
-		{class: "com.example.Nothing", typ: v1.TypeUnknown},
+		{class: "Dup", typ: api.TypeUnknown},
+		{class: "com.example.Nothing", typ: api.TypeUnknown},
 	} {
 		props := map[string]string{"connector.class": tc.class}
 		if tc.version != "" {
@@ -122,7 +122,7 @@ func TestChoice(t *testing.T) {
 	}
 	// A Java connector with no live host: Locate says there is nowhere to run.
 	f.agents.agents = nil
-	if _, _, err := p.Locate(map[string]string{"connector.class": javaSink}); !v1.IsCode(err, v1.CodeUnavailable) {
+	if _, _, err := p.Locate(map[string]string{"connector.class": javaSink}); !api.IsCode(err, api.CodeUnavailable) {
 		t.Errorf("locate with no agent: %v", err)
 	}
 	if _, _, err := p.Locate(map[string]string{"connector.class": "FileStreamSource"}); err == nil {

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"slices"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // ListPlugins answers GET /connector-plugins: the plugins the live agents
@@ -20,11 +21,11 @@ import (
 // and their connector hosts' Java plugins, each class and version once. A
 // class of both, in two versions, is listed twice, as Kafka Connect 4.x
 // lists every version it has.
-func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error) {
+func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.PluginInfo, error) {
 	live, host := p.agents.Plugins(), p.agents.HostPlugins()
-	out := make([]v1.PluginInfo, 0, len(live)+len(host))
+	out := make([]api.PluginInfo, 0, len(live)+len(host))
 	seen := make(map[registry.PluginKey]bool, len(live)+len(host))
-	add := func(info v1.PluginInfo) {
+	add := func(info api.PluginInfo) {
 		k := registry.PluginKey{Class: info.Class, Version: info.Version}
 		if seen[k] || connectorsOnly && info.Type != string(connect.KindSource) && info.Type != string(connect.KindSink) {
 			return
@@ -38,7 +39,7 @@ func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.Pl
 	for _, info := range host {
 		add(info)
 	}
-	slices.SortFunc(out, func(a, b v1.PluginInfo) int {
+	slices.SortFunc(out, func(a, b api.PluginInfo) int {
 		return cmp.Or(cmp.Compare(a.Class, b.Class), cmp.Compare(a.Version, b.Version))
 	})
 	return out, nil
@@ -47,16 +48,16 @@ func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.Pl
 // PluginConfig answers GET /connector-plugins/{plugin}/config: a built-in's
 // from its ConfigDef, a Java plugin's own keys from an agent whose host has
 // it (config_def), each with the framework keys they do not shadow.
-func (p *Plugins) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error) {
+func (p *Plugins) PluginConfig(ctx context.Context, plugin string) ([]api.ConfigKeyInfo, error) {
 	if g, ok := p.reg.Lookup(plugin); ok {
 		return validate.PluginConfig(g), nil
 	}
 	c, ok := p.Choice(map[string]string{validate.ConnectorClassConfig: plugin})
 	agents := p.hostAgents(c)
 	if !ok || !c.Java() || len(agents) == 0 {
-		return nil, v1.Errorf(v1.CodeNotFound, "Unknown plugin %s.", plugin)
+		return nil, api.Errorf(api.CodeNotFound, "Unknown plugin %s.", plugin)
 	}
-	reply, err := p.CallAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpConfigDef, Class: c.Class})
+	reply, err := p.CallAnyHost(ctx, agents, wire.PluginConnectorRequest{Op: wire.PluginOpConfigDef, Class: c.Class})
 	if err != nil {
 		return nil, fmt.Errorf("listing the config of %s: %w", c.Class, err)
 	}
@@ -70,12 +71,12 @@ func (p *Plugins) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigK
 // decodeConfigKeys reads a host's config_def answer: validate entries
 // whose definitions are the keys, or the keys themselves (the host
 // protocol's connector.config_def shape), as a list or in "configs".
-func decodeConfigKeys(raw json.RawMessage) ([]v1.ConfigKeyInfo, error) {
+func decodeConfigKeys(raw json.RawMessage) ([]api.ConfigKeyInfo, error) {
 	infos, err := decodeConfigInfos(raw)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]v1.ConfigKeyInfo, 0, len(infos))
+	keys := make([]api.ConfigKeyInfo, 0, len(infos))
 	for _, i := range infos {
 		if i.Definition.Name == "" {
 			keys = nil
@@ -87,12 +88,12 @@ func decodeConfigKeys(raw json.RawMessage) ([]v1.ConfigKeyInfo, error) {
 		return keys, nil
 	}
 	// Not entries: plain definitions.
-	var list []v1.ConfigKeyInfo
+	var list []api.ConfigKeyInfo
 	if err := json.Unmarshal(raw, &list); err == nil {
 		return list, nil
 	}
 	var obj struct {
-		Configs []v1.ConfigKeyInfo `json:"configs"`
+		Configs []api.ConfigKeyInfo `json:"configs"`
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, fmt.Errorf("decoding config keys: %w", err)
@@ -101,19 +102,19 @@ func decodeConfigKeys(raw json.RawMessage) ([]v1.ConfigKeyInfo, error) {
 }
 
 // ValidateConfig answers PUT /connector-plugins/{plugin}/config/validate.
-func (a *Admission) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error) {
+func (a *Admission) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (api.ConfigInfos, error) {
 	if err := validate.CheckPluginType(config, plugin); err != nil {
-		return v1.ConfigInfos{}, err
+		return api.ConfigInfos{}, err
 	}
 	infos, _, err := a.validateResolved(ctx, config)
 	if err != nil {
-		e := v1.AsError(err)
-		if errors.Is(err, validate.ErrNoConnectorType) || errors.Is(err, errUnresolvable) || e.Code == v1.CodeForbidden {
-			return v1.ConfigInfos{}, e // Sluice's 400 (spec §0), or a secret outside the tenant's: 403
+		e := api.AsError(err)
+		if errors.Is(err, validate.ErrNoConnectorType) || errors.Is(err, errUnresolvable) || e.Code == api.CodeForbidden {
+			return api.ConfigInfos{}, e // Sluice's 400 (spec §0), or a secret outside the tenant's: 403
 		}
 		// Kafka Connect 4.4 raises a bad class as a BadRequestException,
 		// which the validate resource wraps: 500 "<exception class>: <message>".
-		return v1.ConfigInfos{}, v1.Errorf(v1.CodeInternal, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: %s", e.Message)
+		return api.ConfigInfos{}, api.Errorf(api.CodeInternal, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: %s", e.Message)
 	}
 	return infos, nil
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The ports: what the service needs from the rest of the coordinator, each
@@ -45,15 +46,15 @@ type Locks interface {
 // registrations, and the plugins they and their connector hosts have.
 type Agents interface {
 	Agents() []registry.Agent
-	Plugins() map[string]v1.PluginInfo
-	HostPlugins() map[registry.PluginKey]v1.PluginInfo
-	KnownHostPlugins() map[registry.PluginKey]v1.PluginInfo
+	Plugins() map[string]api.PluginInfo
+	HostPlugins() map[registry.PluginKey]api.PluginInfo
+	KnownHostPlugins() map[registry.PluginKey]api.PluginInfo
 }
 
 // HostRPC sends a connector operation to an agent's connector host
 // (agentrpc.Client).
 type HostRPC interface {
-	Connector(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+	Connector(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error)
 }
 
 // Statuses are connectors' and tasks' statuses: Connector and Task as the
@@ -76,7 +77,7 @@ type Statuses interface {
 // (which computes its task configs again).
 type Runner interface {
 	Trigger()
-	RestartTasks(ids []v1.TaskID)
+	RestartTasks(ids []api.TaskID)
 	RestartInstance(name string)
 }
 
@@ -100,17 +101,17 @@ type OffsetSteps interface {
 	Observe(kind string) (done func(err *error))
 	FenceIDs(name string, c store.Connector) []string
 	Positions(ctx context.Context, name string, kind connect.Kind, group, topic string) (offsets.Positions, error)
-	SinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error)
+	SinkOffsets(ctx context.Context, name, group string) (api.ConnectorOffsets, error)
 	SourceView(ctx context.Context, name, topic, failure string) (offsetstore.View, func(), error)
 	Apply(ctx context.Context, name string, c store.Connector, ch offsets.Change) error
 	// Send, SendReplace and AwaitTasksStopped are offsets.Calls'.
-	Send(ctx context.Context, req v1.OffsetsRequest) error
-	SendReplace(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) error
+	Send(ctx context.Context, req wire.OffsetsRequest) error
+	SendReplace(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) error
 	AwaitTasksStopped(ctx context.Context, name string, c store.Connector) bool
 	// BeginHistory, FinishHistory and SettleHistory are offsets.Recorder's.
-	BeginHistory(ctx context.Context, name, typ, group, topic string, meta offsets.Meta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error)
-	FinishHistory(ctx context.Context, e v1.OffsetsHistoryEntry, cause error)
-	SettleHistory(ctx context.Context, e v1.OffsetsHistoryEntry, kind connect.Kind, cause error)
+	BeginHistory(ctx context.Context, name, typ, group, topic string, meta offsets.Meta, changes []api.OffsetChange) (api.OffsetsHistoryEntry, error)
+	FinishHistory(ctx context.Context, e api.OffsetsHistoryEntry, cause error)
+	SettleHistory(ctx context.Context, e api.OffsetsHistoryEntry, kind connect.Kind, cause error)
 }
 
 // rollbackTimeout bounds a create's rollback and a move's undo: removing

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/dlq"
 	"github.com/sluice-io/sluice/connect/validate"
@@ -52,7 +52,7 @@ func (a *Admission) ReservedTopics(conns []store.Connector) map[string]string {
 // own topics other than the worker's offsets topic. A connector's own
 // offsets topic is its own to write offsets to, and shared offsets topics
 // stay possible (KIP-618), but no connector's data goes through one.
-func (a *Admission) checkReservedTopics(infos *v1.ConfigInfos, props map[string]string) {
+func (a *Admission) checkReservedTopics(infos *api.ConfigInfos, props map[string]string) {
 	guard := topicguard.New(a.ReservedTopics(a.cfg.Configs.All()))
 	for _, kt := range namedTopics(props) {
 		if err := guard.Check(kt.topic); err != nil {
@@ -126,7 +126,7 @@ func (a *Admission) dataTopicUser(name, topic string) (connector, key string, ok
 // addKeyError adds msg to key's errors, adding the key to infos when the
 // plugin's definition does not list it (a Java plugin's own topic key, an
 // override).
-func addKeyError(infos *v1.ConfigInfos, key, msg string) {
+func addKeyError(infos *api.ConfigInfos, key, msg string) {
 	for i := range infos.Configs {
 		if infos.Configs[i].Value.Name == key {
 			infos.Configs[i].Value.Errors = append(infos.Configs[i].Value.Errors, msg)
@@ -136,9 +136,9 @@ func addKeyError(infos *v1.ConfigInfos, key, msg string) {
 	}
 	// No value: props are resolved, and a key no definition types may hold
 	// a secret (a sasl.jaas.config override) that must not be echoed.
-	infos.Configs = append(infos.Configs, v1.ConfigInfo{
-		Definition: v1.ConfigKeyInfo{Name: key, Type: "STRING", Importance: "HIGH", Order: -1, Width: "NONE", DisplayName: key, Dependents: []string{}},
-		Value:      v1.ConfigValueInfo{Name: key, RecommendedValues: []string{}, Errors: []string{msg}, Visible: true},
+	infos.Configs = append(infos.Configs, api.ConfigInfo{
+		Definition: api.ConfigKeyInfo{Name: key, Type: "STRING", Importance: "HIGH", Order: -1, Width: "NONE", DisplayName: key, Dependents: []string{}},
+		Value:      api.ConfigValueInfo{Name: key, RecommendedValues: []string{}, Errors: []string{msg}, Visible: true},
 	})
 	infos.ErrorCount++
 }
@@ -147,7 +147,7 @@ func addKeyError(infos *v1.ConfigInfos, key, msg string) {
 // that the policy does not allow, that the framework owns (under any
 // policy), that Sluice's clients do not apply, or whose value does not
 // parse.
-func (a *Admission) checkOverrides(infos *v1.ConfigInfos, props map[string]string) {
+func (a *Admission) checkOverrides(infos *api.ConfigInfos, props map[string]string) {
 	// In key order: the errors of keys no definition lists are added as
 	// new entries, whose order the 400's message shows.
 	for _, errs := range []map[string]string{a.cfg.Overrides.Check(props, a.cfg.ExactlyOnce), clientoverrides.CheckValues(props)} {
@@ -158,7 +158,7 @@ func (a *Admission) checkOverrides(infos *v1.ConfigInfos, props map[string]strin
 	// A source that authenticates as its own principal writes its offsets
 	// as that principal: into a topic of its own, never the worker's,
 	// which holds every team's positions.
-	if cr, _ := clientoverrides.ClientCredentials(props, clientoverrides.Producer); cr != nil && a.plugins.Type(props) == v1.TypeSource {
+	if cr, _ := clientoverrides.ClientCredentials(props, clientoverrides.Producer); cr != nil && a.plugins.Type(props) == api.TypeSource {
 		if t := strings.TrimSpace(props[ownOffsetsKey]); t == "" || t == a.cfg.OffsetsTopic {
 			addKeyError(infos, ownOffsetsKey, fmt.Sprintf("A source that authenticates as its own principal (producer.override.sasl.jaas.config, user %s) needs an offsets.storage.topic of its own: its principal must not need write access to the worker's offsets topic, which holds every connector's positions", cr.User))
 		}

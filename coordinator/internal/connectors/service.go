@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -117,19 +117,19 @@ const StaleMessage = "Cannot complete request momentarily due to stale configura
 // request was checked), a 500 naming the operation otherwise.
 func WriteFailed(err error, what string, args ...any) error {
 	if errors.Is(err, store.ErrNotLeader) || errors.Is(err, kafkautil.ErrFenced) || errors.Is(err, store.ErrStale) {
-		return v1.Errorf(v1.CodeConflict, StaleMessage)
+		return api.Errorf(api.CodeConflict, StaleMessage)
 	}
 	if tl := (*store.TooLargeError)(nil); errors.As(err, &tl) {
-		return v1.Errorf(v1.CodeTooLarge, "%s: %v", fmt.Sprintf(what, args...), err)
+		return api.Errorf(api.CodeTooLarge, "%s: %v", fmt.Sprintf(what, args...), err)
 	}
-	return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
+	return api.Errorf(api.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
 }
 
 // NotFound is the 404 of a connector a read or a config change names.
-func NotFound(name string) error { return v1.Errorf(v1.CodeNotFound, "Connector %s not found", name) }
+func NotFound(name string) error { return api.Errorf(api.CodeNotFound, "Connector %s not found", name) }
 
 // unknown is the 404 of a connector a state change names.
-func unknown(name string) error { return v1.Errorf(v1.CodeNotFound, "Unknown connector %s", name) }
+func unknown(name string) error { return api.Errorf(api.CodeNotFound, "Unknown connector %s", name) }
 
 // step runs fn unless the injector fails the step's point first. The
 // steps' callers hold no context for the question (each step bounds its

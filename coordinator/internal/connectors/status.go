@@ -3,7 +3,7 @@ package connectors
 import (
 	"context"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -14,17 +14,17 @@ import (
 // has it (connectorStatus): during a broker outage the status queue cannot
 // write, and a task's report that its broker is unreachable must show now,
 // not once the broker is back.
-func (s *Service) ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error) {
+func (s *Service) ConnectorStatus(ctx context.Context, name string) (api.ConnectorStateInfo, error) {
 	st, ok := s.cfg.Statuses.Connector(name)
 	if !ok {
-		return v1.ConnectorStateInfo{}, v1.Errorf(v1.CodeNotFound, "No status found for connector %s", name)
+		return api.ConnectorStateInfo{}, api.Errorf(api.CodeNotFound, "No status found for connector %s", name)
 	}
 	c, _ := s.cfg.Configs.Get(name)
 	version := s.plugins.Version(c.Config)
-	out := v1.ConnectorStateInfo{
+	out := api.ConnectorStateInfo{
 		Name:      name,
-		Connector: v1.ConnectorState{State: st.State, WorkerID: st.WorkerID, Trace: st.Trace, Version: version},
-		Tasks:     []v1.TaskState{},
+		Connector: api.ConnectorState{State: st.State, WorkerID: st.WorkerID, Trace: st.Trace, Version: version},
+		Tasks:     []api.TaskState{},
 		Type:      s.plugins.Type(c.Config),
 	}
 	for _, n := range s.cfg.Statuses.TaskIDs(name) {
@@ -32,28 +32,28 @@ func (s *Service) ConnectorStatus(ctx context.Context, name string) (v1.Connecto
 		if !ok {
 			continue
 		}
-		out.Tasks = append(out.Tasks, v1.TaskState{ID: n, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: version})
+		out.Tasks = append(out.Tasks, api.TaskState{ID: n, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: version})
 	}
 	return out, nil
 }
 
 // TaskStatus answers GET /connectors/{name}/tasks/{task}/status, as the
 // leader last decided it (ConnectorStatus).
-func (s *Service) TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error) {
+func (s *Service) TaskStatus(ctx context.Context, name string, task int) (api.TaskState, error) {
 	ts, ok := s.cfg.Statuses.Task(name, task)
 	if !ok {
-		return v1.TaskState{}, v1.Errorf(v1.CodeNotFound, "No status found for task %s-%d", name, task)
+		return api.TaskState{}, api.Errorf(api.CodeNotFound, "No status found for task %s-%d", name, task)
 	}
 	c, _ := s.cfg.Configs.Get(name)
-	return v1.TaskState{ID: task, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: s.plugins.Version(c.Config)}, nil
+	return api.TaskState{ID: task, State: ts.State, WorkerID: ts.WorkerID, Trace: ts.Trace, Version: s.plugins.Version(c.Config)}, nil
 }
 
 // ExpandConnectors answers GET /connectors?expand=...; connectors that
 // disappear during the lookup are left out.
-func (s *Service) ExpandConnectors(ctx context.Context, status, info bool) (map[string]v1.ConnectorExpanded, error) {
-	out := map[string]v1.ConnectorExpanded{}
+func (s *Service) ExpandConnectors(ctx context.Context, status, info bool) (map[string]api.ConnectorExpanded, error) {
+	out := map[string]api.ConnectorExpanded{}
 	for _, c := range s.cfg.Configs.All() {
-		var e v1.ConnectorExpanded
+		var e api.ConnectorExpanded
 		if info {
 			i := s.info(c)
 			e.Info = &i
@@ -71,12 +71,12 @@ func (s *Service) ExpandConnectors(ctx context.Context, status, info bool) (map[
 }
 
 // RestartConnector restarts the connector and, with the flags, its tasks.
-func (s *Service) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error) {
+func (s *Service) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*api.ConnectorStateInfo, error) {
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
 	_, ok := s.cfg.Configs.Get(name)
 	if !ok {
-		return nil, v1.Errorf(v1.CodeNotFound, "Unknown connector: %s", name)
+		return nil, api.Errorf(api.CodeNotFound, "Unknown connector: %s", name)
 	}
 	if !includeTasks && !onlyFailed {
 		s.restartConnectorInstance(name)
@@ -84,21 +84,21 @@ func (s *Service) RestartConnector(ctx context.Context, name string, includeTask
 	}
 	state, err := s.ConnectorStatus(ctx, name)
 	if err != nil {
-		return nil, v1.Errorf(v1.CodeNotFound, "Status for connector %s not found", name)
+		return nil, api.Errorf(api.CodeNotFound, "Status for connector %s not found", name)
 	}
-	restartConn := !onlyFailed || state.Connector.State == v1.StateFailed
+	restartConn := !onlyFailed || state.Connector.State == api.StateFailed
 	var restartTasks []int
 	var recs []records.Record
 	if restartConn {
-		state.Connector.State = v1.StateRestarting
-		recs = append(recs, reconciler.ConnectorStatusRecord(name, v1.StateRestarting, "", s.cfg.WorkerID))
+		state.Connector.State = api.StateRestarting
+		recs = append(recs, reconciler.ConnectorStatusRecord(name, api.StateRestarting, "", s.cfg.WorkerID))
 	}
 	for i, t := range state.Tasks {
-		if includeTasks && (!onlyFailed || t.State == v1.StateFailed) {
+		if includeTasks && (!onlyFailed || t.State == api.StateFailed) {
 			restartTasks = append(restartTasks, t.ID)
-			state.Tasks[i].State = v1.StateRestarting
+			state.Tasks[i].State = api.StateRestarting
 			ts, _ := s.cfg.Statuses.Stored(name, t.ID)
-			recs = append(recs, records.Record{Key: records.TaskStatusKey(name, t.ID), Value: records.EncodeStatus(v1.StateRestarting, "", t.WorkerID, ts.Generation)})
+			recs = append(recs, records.Record{Key: records.TaskStatusKey(name, t.ID), Value: records.EncodeStatus(api.StateRestarting, "", t.WorkerID, ts.Generation)})
 		}
 	}
 	err = s.cfg.Statuses.Write(ctx, recs...)
@@ -125,9 +125,9 @@ func (s *Service) restartConnectorInstance(name string) {
 
 // restartTasks gives the tasks a new generation, so their agents restart them.
 func (s *Service) restartTasks(name string, tasks []int) {
-	ids := make([]v1.TaskID, len(tasks))
+	ids := make([]api.TaskID, len(tasks))
 	for i, n := range tasks {
-		ids[i] = v1.TaskID{Connector: name, Task: n}
+		ids[i] = api.TaskID{Connector: name, Task: n}
 	}
 	s.cfg.Runner.RestartTasks(ids)
 }
@@ -136,10 +136,10 @@ func (s *Service) restartTasks(name string, tasks []int) {
 func (s *Service) RestartTask(ctx context.Context, name string, task int) error {
 	c, ok := s.cfg.Configs.Get(name)
 	if !ok {
-		return v1.Errorf(v1.CodeNotFound, "Unknown connector: %s", name)
+		return api.Errorf(api.CodeNotFound, "Unknown connector: %s", name)
 	}
 	if task < 0 || task >= len(c.Tasks) || c.TargetState == records.TargetStopped {
-		return v1.Errorf(v1.CodeNotFound, "Unknown task: %s-%d", name, task)
+		return api.Errorf(api.CodeNotFound, "Unknown task: %s-%d", name, task)
 	}
 	s.restartTasks(name, []int{task})
 	return nil
@@ -148,8 +148,8 @@ func (s *Service) RestartTask(ctx context.Context, name string, task int) error 
 // ConnectorTopics answers GET /connectors/{name}/topics. Like Kafka Connect
 // 4.4 it answers for any name, known or not: the status topic may still hold
 // the topics of a deleted connector.
-func (s *Service) ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error) {
-	return map[string]v1.ActiveTopics{name: {Topics: s.cfg.Statuses.Topics(name)}}, nil
+func (s *Service) ConnectorTopics(ctx context.Context, name string) (map[string]api.ActiveTopics, error) {
+	return map[string]api.ActiveTopics{name: {Topics: s.cfg.Statuses.Topics(name)}}, nil
 }
 
 // ResetConnectorTopics empties a connector's active topic set (for any

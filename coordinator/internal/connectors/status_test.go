@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -18,9 +18,9 @@ func statusFixture(t *testing.T) *fixture {
 	f.create(t, "c", sourceConfig("t"), "")
 	ctx := context.Background()
 	if err := f.mem.Apply(ctx, store.PutTaskConfigs{Name: "c", Tasks: []map[string]string{{}, {}}},
-		store.PutConnectorStatus{Name: "c", State: v1.StateRunning, Worker: "coordinator-1:8083"},
-		store.PutTaskStatus{Connector: "c", Task: 0, State: v1.StateFailed, Trace: "boom", Worker: "agent-1", Generation: 3},
-		store.PutTaskStatus{Connector: "c", Task: 1, State: v1.StateRunning, Worker: "agent-1", Generation: 4},
+		store.PutConnectorStatus{Name: "c", State: api.StateRunning, Worker: "coordinator-1:8083"},
+		store.PutTaskStatus{Connector: "c", Task: 0, State: api.StateFailed, Trace: "boom", Worker: "agent-1", Generation: 3},
+		store.PutTaskStatus{Connector: "c", Task: 1, State: api.StateRunning, Worker: "agent-1", Generation: 4},
 		store.MarkTopicUse{Connector: "c", Task: 0, Topic: "t"}); err != nil {
 		t.Fatal(err)
 	}
@@ -33,18 +33,18 @@ func TestStatusReads(t *testing.T) {
 	ctx := context.Background()
 	f := statusFixture(t)
 	st, err := f.s.ConnectorStatus(ctx, "c")
-	if err != nil || st.Connector.State != v1.StateRunning || st.Type != v1.TypeSource || len(st.Tasks) != 2 ||
-		st.Tasks[0].State != v1.StateFailed || st.Tasks[0].Trace != "boom" || st.Tasks[0].Version == "" {
+	if err != nil || st.Connector.State != api.StateRunning || st.Type != api.TypeSource || len(st.Tasks) != 2 ||
+		st.Tasks[0].State != api.StateFailed || st.Tasks[0].Trace != "boom" || st.Tasks[0].Version == "" {
 		t.Errorf("status %+v %v", st, err)
 	}
 	_, err = f.s.ConnectorStatus(ctx, "d")
-	wantErr(t, err, v1.CodeNotFound, "No status found for connector d")
+	wantErr(t, err, api.CodeNotFound, "No status found for connector d")
 	ts, err := f.s.TaskStatus(ctx, "c", 1)
-	if err != nil || ts.State != v1.StateRunning || ts.WorkerID != "agent-1" {
+	if err != nil || ts.State != api.StateRunning || ts.WorkerID != "agent-1" {
 		t.Errorf("task status %+v %v", ts, err)
 	}
 	_, err = f.s.TaskStatus(ctx, "c", 2)
-	wantErr(t, err, v1.CodeNotFound, "No status found for task c-2")
+	wantErr(t, err, api.CodeNotFound, "No status found for task c-2")
 	exp, _ := f.s.ExpandConnectors(ctx, true, true)
 	if e := exp["c"]; e.Info == nil || e.Status == nil || len(exp) != 1 {
 		t.Errorf("expanded %+v", exp)
@@ -58,7 +58,7 @@ func TestStatusReads(t *testing.T) {
 		t.Errorf("reset topics: %v, wrote %+v", err, f.statuses.written)
 	}
 	f.statuses.fail = store.ErrNotLeader
-	wantErr(t, f.s.ResetConnectorTopics(ctx, "c"), v1.CodeConflict, StaleMessage)
+	wantErr(t, f.s.ResetConnectorTopics(ctx, "c"), api.CodeConflict, StaleMessage)
 }
 
 // TestRestartConnector: which of the connector and its tasks a restart
@@ -83,14 +83,14 @@ func TestRestartConnector(t *testing.T) {
 			if err != nil || st == nil {
 				t.Fatalf("%v %v", st, err)
 			}
-			if (st.Connector.State == v1.StateRestarting) != tc.connector || (len(f.runner.instances) == 1) != tc.connector {
+			if (st.Connector.State == api.StateRestarting) != tc.connector || (len(f.runner.instances) == 1) != tc.connector {
 				t.Errorf("connector %s, instances restarted %v", st.Connector.State, f.runner.instances)
 			}
 			if len(f.runner.tasks) != len(tc.tasks) {
 				t.Fatalf("restarted tasks %v, want %v", f.runner.tasks, tc.tasks)
 			}
 			for i, n := range tc.tasks {
-				if f.runner.tasks[i].Task != n || st.Tasks[n].State != v1.StateRestarting {
+				if f.runner.tasks[i].Task != n || st.Tasks[n].State != api.StateRestarting {
 					t.Errorf("task %d: restarted %v, shown %s", n, f.runner.tasks, st.Tasks[n].State)
 				}
 			}
@@ -106,7 +106,7 @@ func TestRestartConnector(t *testing.T) {
 	f := statusFixture(t)
 	f.statuses.fail = errors.New("status topic away")
 	_, err := f.s.RestartConnector(ctx, "c", true, false)
-	wantErr(t, err, v1.CodeInternal, "Failed to restart connector c: status topic away")
+	wantErr(t, err, api.CodeInternal, "Failed to restart connector c: status topic away")
 	if len(f.runner.tasks) != 2 || len(f.runner.instances) != 1 {
 		t.Errorf("a failed status write kept the restart from happening: tasks %v, instances %v", f.runner.tasks, f.runner.instances)
 	}

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/tenancy"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Policy is what a connector may touch by its name's tenant (nil: no
 // tenants apply). A config without a name — the validate endpoint's —
 // is judged by no tenant: nothing is created from it.
-func (a *Admission) Policy(name string) *v1.TenantPolicy {
+func (a *Admission) Policy(name string) *wire.TenantPolicy {
 	if name == "" {
 		return nil
 	}
@@ -34,10 +35,10 @@ func (a *Admission) resolveScoped(props map[string]string) (map[string]string, e
 		if props["name"] == "" {
 			who = "A config that names no connector"
 		}
-		return nil, v1.Errorf(v1.CodeForbidden, "%s may not read that secret: %s", who, err.Error())
+		return nil, api.Errorf(api.CodeForbidden, "%s may not read that secret: %s", who, err.Error())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errUnresolvable, v1.Errorf(v1.CodeBadRequest, "%s", err.Error()))
+		return nil, fmt.Errorf("%w: %w", errUnresolvable, api.Errorf(api.CodeBadRequest, "%s", err.Error()))
 	}
 	return resolved, nil
 }
@@ -46,7 +47,7 @@ func (a *Admission) resolveScoped(props map[string]string) (map[string]string, e
 // tenant does not let it use: topic, topics, the dead letter queue, its
 // own offsets topic. A topics.regex is judged as it runs: the agent
 // delivers no record of a topic outside the tenant's.
-func (a *Admission) checkTenantTopics(infos *v1.ConfigInfos, props map[string]string) {
+func (a *Admission) checkTenantTopics(infos *api.ConfigInfos, props map[string]string) {
 	p := a.Policy(props["name"])
 	if p == nil {
 		return
@@ -76,12 +77,12 @@ func (a *Admission) checkTenantOwnership(props map[string]string, sink bool) err
 		return nil
 	}
 	if p.Tenant == "" {
-		return v1.Errorf(v1.CodeForbidden, "Connector %s belongs to no tenant: its name matches no tenant's connector patterns (%s), and tenancy is strict, so it may touch nothing", name, a.cfg.Tenants.Path)
+		return api.Errorf(api.CodeForbidden, "Connector %s belongs to no tenant: its name matches no tenant's connector patterns (%s), and tenancy is strict, so it may touch nothing", name, a.cfg.Tenants.Path)
 	}
 	for _, c := range []clientoverrides.Client{clientoverrides.Producer, clientoverrides.Consumer} {
 		if cr, _ := clientoverrides.ClientCredentials(props, c); cr != nil {
 			if err := tenancy.CheckPrincipal(p, cr.User); err != nil {
-				return v1.Errorf(v1.CodeForbidden, "Connector %s may not authenticate as that user (%ssasl.jaas.config): the %s", name, c, err.Error())
+				return api.Errorf(api.CodeForbidden, "Connector %s may not authenticate as that user (%ssasl.jaas.config): the %s", name, c, err.Error())
 			}
 		}
 	}
@@ -89,7 +90,7 @@ func (a *Admission) checkTenantOwnership(props map[string]string, sink bool) err
 		return nil
 	}
 	if err := tenancy.CheckGroup(p, records.SinkGroupID(name, props)); err != nil {
-		return v1.Errorf(v1.CodeForbidden, "Connector %s may not use that group: the %s", name, err.Error())
+		return api.Errorf(api.CodeForbidden, "Connector %s may not use that group: the %s", name, err.Error())
 	}
 	return nil
 }

@@ -8,11 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/shared/labels"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Admission decides what a connector config may be and touch: its
@@ -34,12 +35,12 @@ func (a *Admission) Validate(ctx context.Context, props map[string]string) error
 	if err != nil {
 		return err
 	}
-	sink := a.plugins.Type(props) == v1.TypeSink
+	sink := a.plugins.Type(props) == api.TypeSink
 	if err := a.checkTenantOwnership(resolved, sink); err != nil {
 		return err
 	}
 	if infos.ErrorCount > 0 {
-		return v1.Errorf(v1.CodeBadRequest, "%s", validate.ErrorMessage(infos))
+		return api.Errorf(api.CodeBadRequest, "%s", validate.ErrorMessage(infos))
 	}
 	if sink {
 		if err := checkGroupID(props["name"], resolved); err != nil {
@@ -67,10 +68,10 @@ var errUnresolvable = errors.New("unresolvable config placeholder")
 //
 // It returns the resolved config too, for the checks a write makes on top
 // (its group, its tenant): they judge what the connector will use.
-func (a *Admission) validateResolved(ctx context.Context, props map[string]string) (v1.ConfigInfos, map[string]string, error) {
+func (a *Admission) validateResolved(ctx context.Context, props map[string]string) (api.ConfigInfos, map[string]string, error) {
 	resolved, err := a.resolveScoped(props)
 	if err != nil {
-		return v1.ConfigInfos{}, nil, err
+		return api.ConfigInfos{}, nil, err
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
 		if c, ok := a.plugins.Choice(resolved); ok && c.Java() {
@@ -84,7 +85,7 @@ func (a *Admission) validateResolved(ctx context.Context, props map[string]strin
 	}
 	infos, p, err := validate.Connector(a.cfg.Registry, resolved, validate.WithExactlyOnce(a.cfg.ExactlyOnce))
 	if err != nil {
-		return v1.ConfigInfos{}, nil, err
+		return api.ConfigInfos{}, nil, err
 	}
 	a.checkFilePaths(&infos, p, resolved)
 	a.checkTouched(&infos, resolved)
@@ -93,7 +94,7 @@ func (a *Admission) validateResolved(ctx context.Context, props map[string]strin
 
 // checkTouched adds the errors of what a config makes its connector
 // touch: reserved topics, its tenant's topics, client overrides.
-func (a *Admission) checkTouched(infos *v1.ConfigInfos, resolved map[string]string) {
+func (a *Admission) checkTouched(infos *api.ConfigInfos, resolved map[string]string) {
 	a.checkReservedTopics(infos, resolved)
 	a.checkTenantTopics(infos, resolved)
 	a.checkOverrides(infos, resolved)
@@ -104,36 +105,36 @@ func (a *Admission) checkTouched(infos *v1.ConfigInfos, resolved map[string]stri
 // (Connector.validate runs there, never here). With no such agent live the
 // result has an error on connector.class saying so, which makes a create
 // or config update a 400.
-func (a *Admission) validateJava(ctx context.Context, c Choice, props map[string]string) (v1.ConfigInfos, error) {
+func (a *Admission) validateJava(ctx context.Context, c Choice, props map[string]string) (api.ConfigInfos, error) {
 	agents := a.plugins.hostAgents(c)
 	if len(agents) == 0 {
 		infos := validate.Remote(a.cfg.Registry, c.Plugin(), props, nil, validate.WithExactlyOnce(a.cfg.ExactlyOnce))
 		addKeyError(&infos, validate.ConnectorClassConfig, noHostAgent(c))
 		return infos, nil
 	}
-	reply, err := a.plugins.CallAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
+	reply, err := a.plugins.CallAnyHost(ctx, agents, wire.PluginConnectorRequest{Op: wire.PluginOpValidate, Class: c.Class, Version: c.Pinned, Config: props})
 	if err != nil {
-		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: %w", c.Class, err)
+		return api.ConfigInfos{}, fmt.Errorf("validating the config of %s: %w", c.Class, err)
 	}
 	own, err := decodeConfigInfos(reply.ConfigInfos)
 	if err != nil {
-		return v1.ConfigInfos{}, fmt.Errorf("validating the config of %s: the agent's answer: %w", c.Class, err)
+		return api.ConfigInfos{}, fmt.Errorf("validating the config of %s: the agent's answer: %w", c.Class, err)
 	}
 	return validate.Remote(a.cfg.Registry, c.Plugin(), props, own, validate.WithExactlyOnce(a.cfg.ExactlyOnce), validate.WithPreflight(reply.Preflight)), nil
 }
 
 // decodeConfigInfos reads a host's validate entries: a list of ConfigInfo,
 // or an object holding them in "configs" (the host protocol's shape).
-func decodeConfigInfos(raw json.RawMessage) ([]v1.ConfigInfo, error) {
+func decodeConfigInfos(raw json.RawMessage) ([]api.ConfigInfo, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var list []v1.ConfigInfo
+	var list []api.ConfigInfo
 	if err := json.Unmarshal(raw, &list); err == nil {
 		return list, nil
 	}
 	var obj struct {
-		Configs []v1.ConfigInfo `json:"configs"`
+		Configs []api.ConfigInfo `json:"configs"`
 	}
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return nil, fmt.Errorf("decoding config infos: %w", err)
@@ -148,7 +149,7 @@ func decodeConfigInfos(raw json.RawMessage) ([]v1.ConfigInfo, error) {
 // paths), and the agent judges it again, symlinks resolved, before a task
 // opens it. With no eligible agent there is nobody to ask, and nothing is
 // added: an agent that registers later still refuses the task itself.
-func (a *Admission) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, props map[string]string) {
+func (a *Admission) checkFilePaths(infos *api.ConfigInfos, p *connect.Plugin, props map[string]string) {
 	if p == nil || len(p.FileConfigs) == 0 {
 		return
 	}
@@ -164,7 +165,7 @@ func (a *Admission) checkFilePaths(infos *v1.ConfigInfos, p *connect.Plugin, pro
 	var eligible []agentPaths
 	for _, ag := range agents {
 		if ag.Registered && ag.Has(p.Class) && labels.Matches(sel, ag.Labels) {
-			eligible = append(eligible, agentPaths{workDir: ag.Settings[v1.SettingWorkDir], dirs: allowedpaths.SplitList(ag.Settings[v1.SettingFileAllowedPaths])})
+			eligible = append(eligible, agentPaths{workDir: ag.Settings[wire.SettingWorkDir], dirs: allowedpaths.SplitList(ag.Settings[wire.SettingFileAllowedPaths])})
 		}
 	}
 	if len(eligible) == 0 {

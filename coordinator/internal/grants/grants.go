@@ -6,7 +6,7 @@
 package grants
 
 import (
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // Allow refuses a connector the caller's grants do not cover, with the
@@ -27,7 +27,7 @@ func (a Allow) Check(connector string) error {
 func (a Allow) All(names []string) error {
 	for _, n := range names {
 		if err := a.Check(n); err != nil {
-			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
+			return api.Errorf(api.CodeForbidden, "%s", err.Error())
 		}
 	}
 	return nil

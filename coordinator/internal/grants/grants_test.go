@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestAllRefusesWholeWithTheFirstRefusal: one refused connector refuses
@@ -24,8 +24,8 @@ func TestAllRefusesWholeWithTheFirstRefusal(t *testing.T) {
 		t.Fatalf("Check(a): %v", err)
 	}
 	err := only.All([]string{"a", "b", "c"})
-	e := v1.AsError(err)
-	if e == nil || e.Code != v1.CodeForbidden || e.Message != "may not touch b" {
+	e := api.AsError(err)
+	if e == nil || e.Code != api.CodeForbidden || e.Message != "may not touch b" {
 		t.Fatalf("All: %v", err)
 	}
 }

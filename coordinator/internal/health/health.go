@@ -17,10 +17,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Process is the coordinator as its health sees it.
@@ -29,7 +30,7 @@ type Process interface {
 	Ready() bool
 	// Leader reports whether it leads (and has taken the term up), and the
 	// lease it follows; Elected whether the elector holds the lease.
-	Leader() (bool, v1.LeaderLease)
+	Leader() (bool, wire.LeaderLease)
 	Elected() bool
 	// CatchUp reads the config and status topics to their end.
 	CatchUp(ctx context.Context) error
@@ -103,23 +104,23 @@ func (m *Monitor) Stop() {
 }
 
 // ServerInfo answers GET /.
-func (m *Monitor) ServerInfo(ctx context.Context) (v1.ServerInfo, error) {
-	return v1.ServerInfo{Version: m.cfg.Version, Commit: m.cfg.Commit, KafkaClusterID: m.cfg.Process.ClusterID()}, nil
+func (m *Monitor) ServerInfo(ctx context.Context) (api.ServerInfo, error) {
+	return api.ServerInfo{Version: m.cfg.Version, Commit: m.cfg.Commit, KafkaClusterID: m.cfg.Process.ClusterID()}, nil
 }
 
 // Health answers GET /health.
-func (m *Monitor) Health(ctx context.Context) (v1.Health, int) {
+func (m *Monitor) Health(ctx context.Context) (api.Health, int) {
 	if !m.cfg.Process.Ready() {
-		return v1.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
+		return api.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
 	}
 	if err := m.Wedged(); err != nil {
 		// KIP-1017's answer for a worker that cannot handle requests: the
 		// liveness probe restarts it. Kafka or NATS being away is never
 		// this (readiness and GET /readyz's checks say so).
 		m.cfg.Logger.Error("coordinator wedged", "err", err)
-		return v1.Health{Status: "unhealthy", Message: "Worker was unable to handle this request and may be unable to handle other requests."}, http.StatusInternalServerError
+		return api.Health{Status: "unhealthy", Message: "Worker was unable to handle this request and may be unable to handle other requests."}, http.StatusInternalServerError
 	}
-	health := v1.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "follower"}
+	health := api.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "follower"}
 	leading, lease := m.cfg.Process.Leader()
 	if leading {
 		health.Role = "leader"
@@ -129,7 +130,7 @@ func (m *Monitor) Health(ctx context.Context) (v1.Health, int) {
 }
 
 // leaderAddr is the REST address (host:port) of lease's leader.
-func leaderAddr(lease v1.LeaderLease) string {
+func leaderAddr(lease wire.LeaderLease) string {
 	return strings.TrimPrefix(strings.TrimPrefix(lease.URL, "http://"), "https://")
 }
 
@@ -209,7 +210,7 @@ func (m *Monitor) connectorStates() []metrics.ConnectorState {
 	conns := m.cfg.Process.Connectors()
 	out := make([]metrics.ConnectorState, 0, len(conns))
 	for _, c := range conns {
-		cs := metrics.ConnectorState{Name: c.Name, State: v1.StateUnassigned, Tasks: map[int]string{}}
+		cs := metrics.ConnectorState{Name: c.Name, State: api.StateUnassigned, Tasks: map[int]string{}}
 		if st, ok := m.statuses.Connector(c.Name); ok {
 			cs.State = st.State
 		}
@@ -244,13 +245,13 @@ const readyCatchUp = 2 * time.Second
 // (writes answer a retryable 503 at once), and taking every coordinator out
 // of its Service during a NATS outage would refuse those reads too. Checks
 // in the answer show them anyway.
-func (m *Monitor) Readiness(ctx context.Context) (v1.Readiness, error) {
+func (m *Monitor) Readiness(ctx context.Context) (api.Readiness, error) {
 	if !m.cfg.Process.Ready() {
-		return v1.Readiness{}, v1.Errorf(v1.Code(http.StatusServiceUnavailable), "Coordinator is still starting up: it has not read its config, status and offsets topics yet")
+		return api.Readiness{}, api.Errorf(api.Code(http.StatusServiceUnavailable), "Coordinator is still starting up: it has not read its config, status and offsets topics yet")
 	}
 	leading, lease := m.cfg.Process.Leader()
-	checks := []v1.HealthCheck{{Name: "started", OK: true, Required: true}}
-	kafka := v1.HealthCheck{Name: "kafka", OK: true, Required: true}
+	checks := []api.HealthCheck{{Name: "started", OK: true, Required: true}}
+	kafka := api.HealthCheck{Name: "kafka", OK: true, Required: true}
 	cctx, cancel := context.WithTimeout(ctx, readyCatchUp)
 	defer cancel()
 	if err := m.cfg.Process.CatchUp(cctx); err != nil {
@@ -258,9 +259,9 @@ func (m *Monitor) Readiness(ctx context.Context) (v1.Readiness, error) {
 	}
 	checks = append(checks, kafka, m.natsCheck(), leaderCheck(leading, m.cfg.Process.Elected(), lease))
 	if !kafka.OK {
-		return v1.Readiness{}, v1.Errorf(v1.Code(http.StatusServiceUnavailable), "%s", kafka.Message)
+		return api.Readiness{}, api.Errorf(api.Code(http.StatusServiceUnavailable), "%s", kafka.Message)
 	}
-	out := v1.Readiness{Status: "ready", Role: "follower", Leader: leaderAddr(lease), Checks: checks}
+	out := api.Readiness{Status: "ready", Role: "follower", Leader: leaderAddr(lease), Checks: checks}
 	if leading {
 		out.Role = "leader"
 	}
@@ -269,8 +270,8 @@ func (m *Monitor) Readiness(ctx context.Context) (v1.Readiness, error) {
 
 // natsCheck says whether the coordinator's NATS connection is up: without
 // it, it can neither lead nor learn who leads, so writes answer 503.
-func (m *Monitor) natsCheck() v1.HealthCheck {
-	c := v1.HealthCheck{Name: "nats", OK: true}
+func (m *Monitor) natsCheck() api.HealthCheck {
+	c := api.HealthCheck{Name: "nats", OK: true}
 	if m.cfg.NATS == nil || !m.cfg.NATS.IsConnected() {
 		c.OK, c.Message = false, "not connected to NATS: writes answer 503 until it is back; reads are served"
 		if m.cfg.NATS != nil && m.cfg.NATS.LastError() != nil {
@@ -282,8 +283,8 @@ func (m *Monitor) natsCheck() v1.HealthCheck {
 
 // leaderCheck says whether a leader is known: without one, writes answer
 // 503 (nothing could apply them), reads are served.
-func leaderCheck(leading, elected bool, lease v1.LeaderLease) v1.HealthCheck {
-	c := v1.HealthCheck{Name: "leader", OK: true}
+func leaderCheck(leading, elected bool, lease wire.LeaderLease) api.HealthCheck {
+	c := api.HealthCheck{Name: "leader", OK: true}
 	switch {
 	case lease.Term == 0:
 		c.OK, c.Message = false, "no leader is known: no coordinator holds the leadership lease; writes answer 503 until one does"

@@ -7,24 +7,25 @@ import (
 	"net/http"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // process is a coordinator as its health sees it.
 type process struct {
 	ready, leading, elected bool
-	lease                   v1.LeaderLease
+	lease                   wire.LeaderLease
 	catchUp                 error
 }
 
-func (p process) Ready() bool                    { return p.ready }
-func (p process) Leader() (bool, v1.LeaderLease) { return p.leading, p.lease }
-func (p process) Elected() bool                  { return p.elected }
-func (p process) CatchUp(context.Context) error  { return p.catchUp }
-func (p process) ClusterID() string              { return "k1" }
-func (p process) RegisteredAgents() int          { return 2 }
-func (p process) Connectors() []store.Connector  { return nil }
+func (p process) Ready() bool                      { return p.ready }
+func (p process) Leader() (bool, wire.LeaderLease) { return p.leading, p.lease }
+func (p process) Elected() bool                    { return p.elected }
+func (p process) CatchUp(context.Context) error    { return p.catchUp }
+func (p process) ClusterID() string                { return "k1" }
+func (p process) RegisteredAgents() int            { return 2 }
+func (p process) Connectors() []store.Connector    { return nil }
 
 func monitor(p process) *Monitor {
 	return New(Config{Version: "1.2.3", Commit: "abc", Process: p, Logger: slog.New(slog.DiscardHandler)})
@@ -38,7 +39,7 @@ func TestHealth(t *testing.T) {
 	if code != http.StatusServiceUnavailable || h.Status != "starting" || h.Message != "Worker is still starting up." {
 		t.Fatalf("starting: %d %+v", code, h)
 	}
-	lease := v1.LeaderLease{Term: 3, URL: "https://10.0.0.1:8083"}
+	lease := wire.LeaderLease{Term: 3, URL: "https://10.0.0.1:8083"}
 	h, code = monitor(process{ready: true, leading: true, lease: lease}).Health(ctx)
 	if code != http.StatusOK || h.Status != "healthy" || h.Role != "leader" || h.Leader != "10.0.0.1:8083" {
 		t.Fatalf("leader: %d %+v", code, h)
@@ -60,11 +61,11 @@ func TestHealth(t *testing.T) {
 // (absent here) and the leader only show in the checks.
 func TestReadiness(t *testing.T) {
 	ctx := context.Background()
-	if _, err := monitor(process{}).Readiness(ctx); v1.AsError(err) == nil || v1.AsError(err).Code != http.StatusServiceUnavailable {
+	if _, err := monitor(process{}).Readiness(ctx); api.AsError(err) == nil || api.AsError(err).Code != http.StatusServiceUnavailable {
 		t.Fatalf("starting: %v", err)
 	}
 	_, err := monitor(process{ready: true, catchUp: errors.New("broker away")}).Readiness(ctx)
-	if e := v1.AsError(err); e == nil || e.Code != http.StatusServiceUnavailable ||
+	if e := api.AsError(err); e == nil || e.Code != http.StatusServiceUnavailable ||
 		e.Message != "Coordinator has not caught up with its config and status topics within 2s: broker away" {
 		t.Fatalf("behind Kafka: %v", err)
 	}
@@ -72,7 +73,7 @@ func TestReadiness(t *testing.T) {
 	if err != nil || r.Status != "ready" || r.Role != "follower" {
 		t.Fatalf("ready without NATS or a leader: %+v %v", r, err)
 	}
-	byName := map[string]v1.HealthCheck{}
+	byName := map[string]api.HealthCheck{}
 	for _, c := range r.Checks {
 		byName[c.Name] = c
 	}
@@ -94,7 +95,7 @@ func TestLeaderCheck(t *testing.T) {
 		{term: 4, leading: true, elected: true, ok: true},
 		{term: 4, ok: true},
 	} {
-		c := leaderCheck(tc.leading, tc.elected, v1.LeaderLease{Term: tc.term})
+		c := leaderCheck(tc.leading, tc.elected, wire.LeaderLease{Term: tc.term})
 		if c.OK != tc.ok || c.Message != tc.msg {
 			t.Errorf("%+v: %+v", tc, c)
 		}

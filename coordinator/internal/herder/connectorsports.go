@@ -3,7 +3,7 @@ package herder
 import (
 	"context"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The connectors service (coordinator/internal/connectors) wired to the
@@ -70,8 +71,8 @@ func (p statusesPort) Write(ctx context.Context, recs ...records.Record) error {
 // runnerPort is the leader's running of connectors (connectors.Runner).
 type runnerPort struct{ h *Herder }
 
-func (p runnerPort) Trigger()                     { p.h.trigger() }
-func (p runnerPort) RestartTasks(ids []v1.TaskID) { p.h.rec.RestartTasks(ids) }
+func (p runnerPort) Trigger()                      { p.h.trigger() }
+func (p runnerPort) RestartTasks(ids []api.TaskID) { p.h.rec.RestartTasks(ids) }
 
 // RestartInstance restarts the connector's instance, when this
 // coordinator leads (Sluice runs the Connector part in the leader).
@@ -105,7 +106,7 @@ func (p offsetsPort) FenceIDs(name string, c store.Connector) []string {
 func (p offsetsPort) Positions(ctx context.Context, name string, kind connect.Kind, group, topic string) (offsets.Positions, error) {
 	return p.h.offs.Positions(ctx, name, kind, group, topic)
 }
-func (p offsetsPort) SinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
+func (p offsetsPort) SinkOffsets(ctx context.Context, name, group string) (api.ConnectorOffsets, error) {
 	return p.h.offs.SinkOffsets(ctx, name, group)
 }
 func (p offsetsPort) SourceView(ctx context.Context, name, topic, failure string) (offsetstore.View, func(), error) {
@@ -114,21 +115,21 @@ func (p offsetsPort) SourceView(ctx context.Context, name, topic, failure string
 func (p offsetsPort) Apply(ctx context.Context, name string, c store.Connector, ch offsets.Change) error {
 	return p.h.offs.Apply(ctx, name, c, ch)
 }
-func (p offsetsPort) Send(ctx context.Context, req v1.OffsetsRequest) error {
+func (p offsetsPort) Send(ctx context.Context, req wire.OffsetsRequest) error {
 	return p.h.offs.Calls().Send(ctx, req)
 }
-func (p offsetsPort) SendReplace(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) error {
+func (p offsetsPort) SendReplace(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) error {
 	return p.h.offs.Calls().SendReplace(ctx, legacy, writes)
 }
 func (p offsetsPort) AwaitTasksStopped(ctx context.Context, name string, c store.Connector) bool {
 	return p.h.offs.Calls().AwaitTasksStopped(ctx, name, c)
 }
-func (p offsetsPort) BeginHistory(ctx context.Context, name, typ, group, topic string, meta offsets.Meta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error) {
+func (p offsetsPort) BeginHistory(ctx context.Context, name, typ, group, topic string, meta offsets.Meta, changes []api.OffsetChange) (api.OffsetsHistoryEntry, error) {
 	return p.h.offs.History().Begin(ctx, name, typ, group, topic, meta, changes)
 }
-func (p offsetsPort) FinishHistory(ctx context.Context, e v1.OffsetsHistoryEntry, cause error) {
+func (p offsetsPort) FinishHistory(ctx context.Context, e api.OffsetsHistoryEntry, cause error) {
 	p.h.offs.History().Finish(ctx, e, cause)
 }
-func (p offsetsPort) SettleHistory(ctx context.Context, e v1.OffsetsHistoryEntry, kind connect.Kind, cause error) {
+func (p offsetsPort) SettleHistory(ctx context.Context, e api.OffsetsHistoryEntry, kind connect.Kind, cause error) {
 	p.h.offs.History().Settle(ctx, e, kind, cause)
 }

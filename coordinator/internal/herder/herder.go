@@ -24,7 +24,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -56,6 +55,7 @@ import (
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/recordsig"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Config configures a Herder.
@@ -379,7 +379,7 @@ type logAgents struct{ h *Herder }
 
 func (a logAgents) Registered() []string { return a.h.agents.Registered() }
 
-func (a logAgents) Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error {
+func (a logAgents) Loggers(ctx context.Context, agent string, req wire.LoggersRequest) error {
 	return a.h.rpc.Loggers(ctx, agent, req)
 }
 
@@ -393,7 +393,7 @@ func (h *Herder) Health() *health.Monitor { return h.health }
 type healthPorts struct{ h *Herder }
 
 func (p healthPorts) Ready() bool                       { return p.h.Ready() }
-func (p healthPorts) Leader() (bool, v1.LeaderLease)    { return p.h.Leader() }
+func (p healthPorts) Leader() (bool, wire.LeaderLease)  { return p.h.Leader() }
 func (p healthPorts) Elected() bool                     { return p.h.elector != nil && p.h.elector.IsLeader() }
 func (p healthPorts) CatchUp(ctx context.Context) error { return p.h.CatchUp(ctx) }
 func (p healthPorts) ClusterID() string                 { return p.h.clusterID }

@@ -8,12 +8,12 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The leader-only components, in the order leadership starts them (it
@@ -195,9 +195,9 @@ func (h *Herder) ensureWriter(ctx context.Context) {
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.
-func (h *Herder) Leader() (bool, v1.LeaderLease) {
+func (h *Herder) Leader() (bool, wire.LeaderLease) {
 	if h.elector == nil {
-		return false, v1.LeaderLease{}
+		return false, wire.LeaderLease{}
 	}
 	return h.elector.IsLeader() && h.term.Load() != 0, h.elector.Current()
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Agents are heard on two paths: NATS (register, heartbeat) and Kafka,
@@ -71,7 +71,7 @@ func (h *Herder) followLiveness(ctx context.Context, topic string) error {
 		}
 		var heard []string
 		fetches.EachRecord(func(r *kgo.Record) {
-			b, err := v1.DecodeLivenessBeat(r.Value)
+			b, err := wire.DecodeLivenessBeat(r.Value)
 			if err != nil || b.Group != h.cfg.GroupID {
 				return
 			}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The offsets service (coordinator/internal/offsets) wired to the herder:
@@ -79,17 +80,17 @@ var (
 
 // Holders implements offsets.Agents: the registry and the placements at
 // one instant (reconciler.Holders).
-func (p offsetsPorts) Holders(connector string) ([]string, []v1.TaskID) {
+func (p offsetsPorts) Holders(connector string) ([]string, []api.TaskID) {
 	return p.h.agents.Holders(connector)
 }
 
 // Revoke implements offsets.Agents.
-func (p offsetsPorts) Revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
+func (p offsetsPorts) Revoke(ctx context.Context, agent string, ids []api.TaskID) (wire.RevokeReply, error) {
 	return p.h.rec.RevokeTasks(ctx, agent, ids)
 }
 
 // ForgetReported implements offsets.Agents.
-func (p offsetsPorts) ForgetReported(agent string, ids []v1.TaskID) {
+func (p offsetsPorts) ForgetReported(agent string, ids []api.TaskID) {
 	p.h.agents.ForgetReported(agent, ids)
 }
 

@@ -3,7 +3,7 @@ package herder
 import (
 	"context"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The herder wires the reconciler (coordinator/internal/reconciler) and the
@@ -107,12 +108,12 @@ func (p recPorts) Shape(c store.Connector) reconciler.Shape {
 		s.Plugin, s.Source = pc.Placement(), pc.Kind == connect.KindSource
 	}
 	if h.ownOffsetsTopic(c.Config) != "" {
-		s.Needs = v1.FeatureConnectorOffsetsTopic
+		s.Needs = wire.FeatureConnectorOffsetsTopic
 	}
 	return s
 }
 
-func (p recPorts) SchedulerTask(id v1.TaskID) (scheduler.Task, bool) {
+func (p recPorts) SchedulerTask(id api.TaskID) (scheduler.Task, bool) {
 	t := scheduler.Task{ID: id}
 	c, ok := p.h.configs.State.Get(id.Connector)
 	if !ok {
@@ -139,7 +140,7 @@ func (p recPorts) PutFencingCount(ctx context.Context, name string, count int) e
 
 func (p recPorts) Fence(ctx context.Context, c store.Connector) error {
 	h := p.h
-	return h.offs.Calls().Send(ctx, v1.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: v1.TypeSource, Op: v1.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)})
+	return h.offs.Calls().Send(ctx, wire.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: api.TypeSource, Op: wire.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)})
 }
 
 // The rest of the leadership (reconciler.Listener).
@@ -168,7 +169,7 @@ func (p recPorts) HostAgentJoined() {
 func (p recPorts) Registered(id string) { p.h.levels.Registered(id) }
 
 // ConnectorEvent hands a Java connector's event to its instance.
-func (p recPorts) ConnectorEvent(ev v1.PluginConnectorEvent) {
+func (p recPorts) ConnectorEvent(ev wire.PluginConnectorEvent) {
 	if remote := p.h.remote.Load(); remote != nil {
 		p.h.log.Debug("connector event", "agent", ev.AgentID, "connector", ev.Name, "kind", ev.Kind)
 		remote.Event(ev)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 type agentRequest struct {
@@ -49,7 +49,7 @@ func decodeRebalance(_ context.Context, r *http.Request) (any, error) {
 	if q.Has("max_moves") {
 		n, err := strconv.Atoi(q.Get("max_moves"))
 		if err != nil || n < 1 || n > 1000 {
-			return nil, v1.Errorf(v1.CodeBadRequest, "Invalid max_moves '%s': must be an integer from 1 to 1000 (how many tasks move at a time)", q.Get("max_moves"))
+			return nil, api.Errorf(api.CodeBadRequest, "Invalid max_moves '%s': must be an integer from 1 to 1000 (how many tasks move at a time)", q.Get("max_moves"))
 		}
 		req.maxMoves = n
 	}
@@ -80,8 +80,8 @@ func makeGetAgent(svc Agents) endpoint.Endpoint {
 }
 
 // visibleTasks are the tasks of tasks whose connector check allows.
-func visibleTasks(tasks []v1.AgentTask, check func(string) error) []v1.AgentTask {
-	out := []v1.AgentTask{}
+func visibleTasks(tasks []api.AgentTask, check func(string) error) []api.AgentTask {
+	out := []api.AgentTask{}
 	for _, t := range tasks {
 		if check(t.Connector) == nil {
 			out = append(out, t)
@@ -122,7 +122,7 @@ func makeRebalanceStatus(svc Fleet) endpoint.Endpoint {
 // after the answer (a drain, a rebalance), except a dry run's plan (200).
 func encodeAccepted(_ context.Context, w http.ResponseWriter, response any) error {
 	status := http.StatusAccepted
-	if r, ok := response.(v1.Rebalance); ok && r.DryRun {
+	if r, ok := response.(api.Rebalance); ok && r.DryRun {
 		status = http.StatusOK
 	}
 	return writeJSON(w, status, response)

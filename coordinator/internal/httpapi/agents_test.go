@@ -5,39 +5,39 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
-func (f *fake) ListAgents(ctx context.Context) (v1.AgentList, error) {
-	return v1.AgentList{Agents: []v1.AgentInfo{}}, f.record("ListAgents")
+func (f *fake) ListAgents(ctx context.Context) (api.AgentList, error) {
+	return api.AgentList{Agents: []api.AgentInfo{}}, f.record("ListAgents")
 }
 
-func (f *fake) GetAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
-	return v1.AgentInfo{ID: id}, f.record("GetAgent", id)
+func (f *fake) GetAgent(ctx context.Context, id string) (api.AgentInfo, error) {
+	return api.AgentInfo{ID: id}, f.record("GetAgent", id)
 }
 
-func (f *fake) CordonAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
-	return v1.AgentInfo{ID: id, State: v1.AgentCordoned}, f.record("CordonAgent", id)
+func (f *fake) CordonAgent(ctx context.Context, id string) (api.AgentInfo, error) {
+	return api.AgentInfo{ID: id, State: api.AgentCordoned}, f.record("CordonAgent", id)
 }
 
-func (f *fake) UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
-	return v1.AgentInfo{ID: id, State: v1.AgentActive}, f.record("UncordonAgent", id)
+func (f *fake) UncordonAgent(ctx context.Context, id string) (api.AgentInfo, error) {
+	return api.AgentInfo{ID: id, State: api.AgentActive}, f.record("UncordonAgent", id)
 }
 
-func (f *fake) DrainAgent(ctx context.Context, id string, force bool) (v1.DrainStatus, error) {
-	return v1.DrainStatus{Agent: id, Force: force}, f.record("DrainAgent", id, force)
+func (f *fake) DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error) {
+	return api.DrainStatus{Agent: id, Force: force}, f.record("DrainAgent", id, force)
 }
 
-func (f *fake) DrainStatus(ctx context.Context, id string) (v1.DrainStatus, error) {
-	return v1.DrainStatus{Agent: id}, f.record("DrainStatus", id)
+func (f *fake) DrainStatus(ctx context.Context, id string) (api.DrainStatus, error) {
+	return api.DrainStatus{Agent: id}, f.record("DrainStatus", id)
 }
 
-func (f *fake) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error) {
-	return v1.Rebalance{DryRun: dryRun, MaxMoves: maxMoves}, f.record("Rebalance", maxMoves, dryRun)
+func (f *fake) Rebalance(ctx context.Context, maxMoves int, dryRun bool) (api.Rebalance, error) {
+	return api.Rebalance{DryRun: dryRun, MaxMoves: maxMoves}, f.record("Rebalance", maxMoves, dryRun)
 }
 
-func (f *fake) RebalanceStatus(ctx context.Context) (v1.Rebalance, error) {
-	return v1.Rebalance{}, f.record("RebalanceStatus")
+func (f *fake) RebalanceStatus(ctx context.Context) (api.Rebalance, error) {
+	return api.Rebalance{}, f.record("RebalanceStatus")
 }
 
 // TestAgentRoutes checks how the agent and rebalance routes bind their

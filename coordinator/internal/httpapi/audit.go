@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 )
@@ -16,7 +16,7 @@ import (
 // Recorder takes the audit record of each REST write; its Write returns
 // once the record is written or a short bound passed (audit.Log).
 type Recorder interface {
-	Write(rec v1.AuditRecord)
+	Write(rec api.AuditRecord)
 }
 
 // ConnectorStates reads a connector's state from this coordinator's config
@@ -227,7 +227,7 @@ func bodyName(data []byte) string {
 	name := ""
 	for _, m := range obj {
 		if s, ok := scalarText(m.value); ok && m.key == "name" {
-			name = v1.TrimName(s)
+			name = api.TrimName(s)
 		}
 	}
 	return name

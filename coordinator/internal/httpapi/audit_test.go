@@ -9,31 +9,31 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 )
 
-func (f *fake) AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error) {
-	return v1.AuditLog{Records: []v1.AuditRecord{}}, f.record("AuditLog", q)
+func (f *fake) AuditLog(ctx context.Context, q audit.Query) (api.AuditLog, error) {
+	return api.AuditLog{Records: []api.AuditRecord{}}, f.record("AuditLog", q)
 }
 
 // recorded is a Recorder that keeps the records, the side-effect seam of
 // the audit middleware (the topic itself is tested in tests/integration).
 type recorded struct {
 	mu   sync.Mutex
-	recs []v1.AuditRecord
+	recs []api.AuditRecord
 }
 
-func (r *recorded) Write(rec v1.AuditRecord) {
+func (r *recorded) Write(rec api.AuditRecord) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.recs = append(r.recs, rec)
 }
 
-func (r *recorded) all() []v1.AuditRecord {
+func (r *recorded) all() []api.AuditRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]v1.AuditRecord(nil), r.recs...)
+	return append([]api.AuditRecord(nil), r.recs...)
 }
 
 // states is a fixed config store.
@@ -70,28 +70,28 @@ func TestAuditWrites(t *testing.T) {
 		name, method, path, body string
 		headers                  []string
 		fail                     map[string]error
-		want                     *v1.AuditRecord // nil: no record
+		want                     *api.AuditRecord // nil: no record
 	}{
 		{name: "read", method: "GET", path: "/connectors/a"},
 		{name: "forwarded", method: "PUT", path: "/connectors/a/pause", headers: []string{ForwardedHeader, "1"}},
 		{name: "pause", method: "PUT", path: "/connectors/a/pause/",
-			want: &v1.AuditRecord{Operation: "connector.pause", Method: "PUT", Path: "/connectors/a/pause/", Connector: "a", Status: 202,
-				Before: &v1.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}, After: &v1.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}}},
+			want: &api.AuditRecord{Operation: "connector.pause", Method: "PUT", Path: "/connectors/a/pause/", Connector: "a", Status: 202,
+				Before: &api.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}, After: &api.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}}},
 		{name: "create with its name in the body", method: "POST", path: "/connectors", body: `{"config":{},"name":"new"}`,
-			want: &v1.AuditRecord{Operation: "connector.create", Method: "POST", Path: "/connectors", Connector: "new", Status: 201}},
-		{name: "refused", method: "DELETE", path: "/connectors/a", fail: map[string]error{"DeleteConnector": v1.Errorf(v1.CodeNotFound, "Connector a not found")},
-			want: &v1.AuditRecord{Operation: "connector.delete", Method: "DELETE", Path: "/connectors/a", Connector: "a", Status: 404, Error: "Connector a not found",
-				Before: &v1.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}, After: &v1.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}}},
+			want: &api.AuditRecord{Operation: "connector.create", Method: "POST", Path: "/connectors", Connector: "new", Status: 201}},
+		{name: "refused", method: "DELETE", path: "/connectors/a", fail: map[string]error{"DeleteConnector": api.Errorf(api.CodeNotFound, "Connector a not found")},
+			want: &api.AuditRecord{Operation: "connector.delete", Method: "DELETE", Path: "/connectors/a", Connector: "a", Status: 404, Error: "Connector a not found",
+				Before: &api.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}, After: &api.AuditState{Config: st["a"].Config, TargetState: "RUNNING"}}},
 		{name: "query kept", method: "POST", path: "/connectors/b/restart?includeTasks=true",
-			want: &v1.AuditRecord{Operation: "connector.restart", Method: "POST", Path: "/connectors/b/restart", Query: "includeTasks=true", Connector: "b", Status: 204}},
+			want: &api.AuditRecord{Operation: "connector.restart", Method: "POST", Path: "/connectors/b/restart", Query: "includeTasks=true", Connector: "b", Status: 204}},
 		{name: "an escaped name", method: "PUT", path: "/connectors/a%2Fb/stop",
-			want: &v1.AuditRecord{Operation: "connector.stop", Method: "PUT", Path: "/connectors/a%2Fb/stop", Connector: "a/b", Status: 204}},
+			want: &api.AuditRecord{Operation: "connector.stop", Method: "PUT", Path: "/connectors/a%2Fb/stop", Connector: "a/b", Status: 204}},
 		{name: "a logger is no connector", method: "PUT", path: "/admin/loggers/a", body: `{"level":"INFO"}`,
-			want: &v1.AuditRecord{Operation: "logger.level", Method: "PUT", Path: "/admin/loggers/a", Status: 200}},
+			want: &api.AuditRecord{Operation: "logger.level", Method: "PUT", Path: "/admin/loggers/a", Status: 200}},
 		{name: "no route", method: "POST", path: "/connectors/a/status",
-			want: &v1.AuditRecord{Operation: "unknown", Method: "POST", Path: "/connectors/a/status", Status: 405, Error: "HTTP 405 Method Not Allowed"}},
+			want: &api.AuditRecord{Operation: "unknown", Method: "POST", Path: "/connectors/a/status", Status: 405, Error: "HTTP 405 Method Not Allowed"}},
 		{name: "refused path", method: "PUT", path: "//connectors",
-			want: &v1.AuditRecord{Operation: "unknown", Method: "PUT", Path: "//connectors", Status: 400, Error: "Ambiguous URI empty segment"}},
+			want: &api.AuditRecord{Operation: "unknown", Method: "PUT", Path: "//connectors", Status: 400, Error: "Ambiguous URI empty segment"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestAuditCreateBodyReachesService(t *testing.T) {
 		t.Fatalf("got %d %s", got.status, got.body)
 	}
 	args, _ := f.called("CreateConnector")
-	if req := args[0].(v1.CreateConnectorRequest); req.Name != "n" || req.Config["k"] != "v" {
+	if req := args[0].(api.CreateConnectorRequest); req.Name != "n" || req.Config["k"] != "v" {
 		t.Fatalf("the Service got %+v", req)
 	}
 }
@@ -172,14 +172,14 @@ func TestAuditLogQuery(t *testing.T) {
 	}
 }
 
-func sameRecord(a, b v1.AuditRecord) bool {
+func sameRecord(a, b api.AuditRecord) bool {
 	return a.Time.Equal(b.Time) && a.Principal == b.Principal && a.Source == b.Source && a.Coordinator == b.Coordinator &&
 		a.Operation == b.Operation && a.Method == b.Method && a.Path == b.Path && a.Query == b.Query &&
 		a.Connector == b.Connector && a.Status == b.Status && a.Error == b.Error &&
 		sameState(a.Before, b.Before) && sameState(a.After, b.After)
 }
 
-func sameState(a, b *v1.AuditState) bool {
+func sameState(a, b *api.AuditState) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -199,7 +199,7 @@ type blockingRecorder struct {
 	entered, release chan struct{}
 }
 
-func (b blockingRecorder) Write(v1.AuditRecord) {
+func (b blockingRecorder) Write(api.AuditRecord) {
 	b.entered <- struct{}{}
 	<-b.release
 }

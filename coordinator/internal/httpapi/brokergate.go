@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/brokerwatch"
 )
 
@@ -79,13 +79,13 @@ func brokerGate(g BrokerGate, op string) endpoint.Middleware {
 // interrupted (true) by a broker outage. An interrupted write may have
 // reached Kafka before the outage: the message says so, since a create
 // retried blindly could then answer 409.
-func brokersUnavailable(op string, o brokerwatch.Outage, started bool) *v1.Error {
+func brokersUnavailable(op string, o brokerwatch.Outage, started bool) *api.Error {
 	what := fmt.Sprintf("the coordinator cannot reach its Kafka brokers (%v)", o)
 	if o.Since.IsZero() {
 		what = "the coordinator lost its Kafka brokers"
 	}
 	if started {
-		return v1.Errorf(v1.CodeUnavailable, "Request %s was interrupted: %s; it may or may not have been applied: read the state back, then retry once Kafka is reachable", op, what)
+		return api.Errorf(api.CodeUnavailable, "Request %s was interrupted: %s; it may or may not have been applied: read the state back, then retry once Kafka is reachable", op, what)
 	}
-	return v1.Errorf(v1.CodeUnavailable, "Request %s was not applied: %s; retry once Kafka is reachable", op, what)
+	return api.Errorf(api.CodeUnavailable, "Request %s was not applied: %s; retry once Kafka is reachable", op, what)
 }

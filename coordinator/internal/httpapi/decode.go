@@ -19,7 +19,7 @@ import (
 	"io"
 	"net/http"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // jsonObject is a parsed JSON object with its members in document order.
@@ -277,7 +277,7 @@ const maxOffsetsPerRequest = 10000
 // told apart from {"partition":null,"offset":null} once bound, so it is
 // reported through hasNull for the caller's own check, which Kafka Connect
 // runs after binding.
-func offsetList(field string, dst *[]v1.ConnectorOffset, hasNull *bool) func(any) error {
+func offsetList(field string, dst *[]api.ConnectorOffset, hasNull *bool) func(any) error {
 	return func(v any) error {
 		*dst, *hasNull = nil, false // a repeated member replaces the earlier one
 		if v == nil {
@@ -290,7 +290,7 @@ func offsetList(field string, dst *[]v1.ConnectorOffset, hasNull *bool) func(any
 		if len(arr) > maxOffsetsPerRequest {
 			return errTooManyOffsets(len(arr))
 		}
-		out := make([]v1.ConnectorOffset, len(arr))
+		out := make([]api.ConnectorOffset, len(arr))
 		for i, el := range arr {
 			if el == nil {
 				*hasNull = true
@@ -314,28 +314,28 @@ func offsetList(field string, dst *[]v1.ConnectorOffset, hasNull *bool) func(any
 
 // The error messages of this package's own checks (spec §0, §5.2).
 
-func errInvalidJSON(detail string) *v1.Error {
-	return v1.Errorf(v1.CodeBadRequest, "Invalid JSON in request body: %s", detail)
+func errInvalidJSON(detail string) *api.Error {
+	return api.Errorf(api.CodeBadRequest, "Invalid JSON in request body: %s", detail)
 }
 
 // errWrongType: field "" is the whole body, whose wrong kind is invalid JSON
 // for the endpoint rather than a bad field.
-func errWrongType(field, kind string) *v1.Error {
+func errWrongType(field, kind string) *api.Error {
 	if field == "" {
 		return errInvalidJSON("expected a JSON " + kind)
 	}
-	return v1.Errorf(v1.CodeBadRequest, "Invalid value for field \"%s\": expected %s", field, kind)
+	return api.Errorf(api.CodeBadRequest, "Invalid value for field \"%s\": expected %s", field, kind)
 }
 
-func errUnrecognized(field string) *v1.Error {
+func errUnrecognized(field string) *api.Error {
 	// Names are quoted as Jackson does, without escaping.
-	return v1.Errorf(v1.CodeBadRequest, "Unrecognized field \"%s\"", field)
+	return api.Errorf(api.CodeBadRequest, "Unrecognized field \"%s\"", field)
 }
 
-func errTooManyOffsets(n int) *v1.Error {
-	return v1.Errorf(v1.CodeTooLarge, "Too many offsets in one request: %d entries (limit %d)", n, maxOffsetsPerRequest)
+func errTooManyOffsets(n int) *api.Error {
+	return api.Errorf(api.CodeTooLarge, "Too many offsets in one request: %d entries (limit %d)", n, maxOffsetsPerRequest)
 }
 
-func errTooLarge() *v1.Error {
-	return v1.Errorf(v1.CodeTooLarge, "Request body too large (limit %s)", sizeText(MaxBodyBytes))
+func errTooLarge() *api.Error {
+	return api.Errorf(api.CodeTooLarge, "Request body too large (limit %s)", sizeText(MaxBodyBytes))
 }

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestCreateDecoding checks what the Service receives from POST /connectors:
@@ -15,33 +15,33 @@ func TestCreateDecoding(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		want v1.CreateConnectorRequest
+		want api.CreateConnectorRequest
 	}{
 		{"config values coerced as Jackson does",
 			`{"name":"a","config":{"s":"x","i":10,"d":1.50,"e":1e3,"neg":-0,"t":true,"f":false,"u":"\u00e9<&>"}}`,
-			v1.CreateConnectorRequest{Name: "a", Config: map[string]string{
+			api.CreateConnectorRequest{Name: "a", Config: map[string]string{
 				"s": "x", "i": "10", "d": "1.50", "e": "1e3", "neg": "-0", "t": "true", "f": "false", "u": "é<&>"}}},
 		{"null name and state",
 			`{"name":null,"config":{},"initial_state":null}`,
-			v1.CreateConnectorRequest{Config: map[string]string{}}},
+			api.CreateConnectorRequest{Config: map[string]string{}}},
 		{"name trimmed as Java trims it, so that the grants see the created name",
 			`{"name":" \u0001a\u00a0\t","config":{},"initial_state":"paused"}`,
-			v1.CreateConnectorRequest{Name: "a\u00a0", Config: map[string]string{}, InitialState: "paused"}},
+			api.CreateConnectorRequest{Name: "a\u00a0", Config: map[string]string{}, InitialState: "paused"}},
 		{"scalar state coerced, validated by the Service",
 			`{"config":{},"initial_state":5}`,
-			v1.CreateConnectorRequest{Config: map[string]string{}, InitialState: "5"}},
+			api.CreateConnectorRequest{Config: map[string]string{}, InitialState: "5"}},
 		{"repeated member: last wins",
 			`{"name":"a","name":"b","config":{"k":"1","k":"2"}}`,
-			v1.CreateConnectorRequest{Name: "b", Config: map[string]string{"k": "2"}}},
+			api.CreateConnectorRequest{Name: "b", Config: map[string]string{"k": "2"}}},
 		{"initial offsets null",
 			`{"config":{},"initial_offsets":null}`,
-			v1.CreateConnectorRequest{Config: map[string]string{}}},
+			api.CreateConnectorRequest{Config: map[string]string{}}},
 		{"initial offsets empty means start fresh",
 			`{"config":{},"initial_offsets":[]}`,
-			v1.CreateConnectorRequest{Config: map[string]string{}, InitialOffsets: []v1.ConnectorOffset{}}},
+			api.CreateConnectorRequest{Config: map[string]string{}, InitialOffsets: []api.ConnectorOffset{}}},
 		{"initial offsets free-form, numbers as json.Number",
 			`{"config":{},"initial_offsets":[{"partition":{"filename":"f","n":null},"offset":{"position":30,"f":5.0,"big":123456789012345678901234567890,"b":true,"o":{"x":[1,"y"]}}},{"partition":{}}]}`,
-			v1.CreateConnectorRequest{Config: map[string]string{}, InitialOffsets: []v1.ConnectorOffset{
+			api.CreateConnectorRequest{Config: map[string]string{}, InitialOffsets: []api.ConnectorOffset{
 				{
 					Partition: map[string]any{"filename": "f", "n": nil},
 					Offset: map[string]any{
@@ -62,7 +62,7 @@ func TestCreateDecoding(t *testing.T) {
 				t.Fatalf("got %d %s", got.status, got.body)
 			}
 			args, _ := f.called("CreateConnector")
-			req := args[0].(v1.CreateConnectorRequest)
+			req := args[0].(api.CreateConnectorRequest)
 			if !reflect.DeepEqual(req, tt.want) {
 				t.Errorf("request\n got %#v\nwant %#v", req, tt.want)
 			}
@@ -85,7 +85,7 @@ func TestOffsetsKeepJSONNumbers(t *testing.T) {
 		t.Fatalf("got %d %s", got.status, got.body)
 	}
 	args, _ := f.called("AlterOffsets")
-	want := []v1.ConnectorOffset{
+	want := []api.ConnectorOffset{
 		{Partition: map[string]any{"kafka_topic": "t", "kafka_partition": json.Number("0")},
 			Offset: map[string]any{"kafka_offset": json.Number("5.0")}},
 		{Partition: map[string]any{"k": json.Number("1267650600228229401496703205376")},

@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"net/url"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // encodeJSON answers 200 with the response as JSON.
@@ -37,7 +37,7 @@ func encodeHealth(_ context.Context, w http.ResponseWriter, response any) error 
 }
 
 func encodeCreated(ctx context.Context, w http.ResponseWriter, response any) error {
-	created := response.(v1.CreatedConnector)
+	created := response.(api.CreatedConnector)
 	setLocation(ctx, w, created.Name)
 	return writeJSON(w, http.StatusCreated, created)
 }
@@ -54,7 +54,7 @@ func encodePutConfig(ctx context.Context, w http.ResponseWriter, response any) e
 // encodeRestart: a nil state means the old connector-only restart, a void
 // method upstream (204); with flags, 202 and the state shown.
 func encodeRestart(_ context.Context, w http.ResponseWriter, response any) error {
-	st := response.(*v1.ConnectorStateInfo)
+	st := response.(*api.ConnectorStateInfo)
 	if st == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
@@ -83,25 +83,25 @@ func setLocation(ctx context.Context, w http.ResponseWriter, name string) {
 
 // encodeError is the go-kit error encoder of every route: the status is the
 // error's code and the body {"error_code","message"} (spec §1). Errors that
-// are not *v1.Error are a 500 with their text, as v1.AsError says.
+// are not *api.Error are a 500 with their text, as api.AsError says.
 func encodeError(_ context.Context, err error, w http.ResponseWriter) {
-	writeError(w, v1.AsError(err))
+	writeError(w, api.AsError(err))
 }
 
-func writeError(w http.ResponseWriter, e *v1.Error) {
+func writeError(w http.ResponseWriter, e *api.Error) {
 	status, body := errorReply(e)
 	_ = writeJSON(w, status, body) // ErrorBody always marshals
 }
 
 // errorReply is the status and body that answer e.
-func errorReply(e *v1.Error) (int, v1.ErrorBody) {
+func errorReply(e *api.Error) (int, api.ErrorBody) {
 	status := int(e.Code)
 	if status < 400 || status > 599 {
 		// A code that is no error status would make a success out of a
 		// failure (or panic in WriteHeader); answer what it is, a bug.
 		status = http.StatusInternalServerError
 	}
-	body := v1.ErrorBody{ErrorCode: status}
+	body := api.ErrorBody{ErrorCode: status}
 	if e.Message != "" {
 		// Upstream shows null for an exception without a message.
 		msg := e.Message

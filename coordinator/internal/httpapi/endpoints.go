@@ -9,18 +9,18 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // healthResponse carries the status Admin.Health chose.
 type healthResponse struct {
-	body   v1.Health
+	body   api.Health
 	status int
 }
 
 // putConfigResponse tells the encoder whether PUT config created.
 type putConfigResponse struct {
-	info    v1.ConnectorInfo
+	info    api.ConnectorInfo
 	created bool
 }
 
@@ -45,7 +45,7 @@ func makeListConnectors(svc Connectors) endpoint.Endpoint {
 			return nonNil(names), err
 		}
 		m, err := svc.ExpandConnectors(ctx, req.status, req.info)
-		out := make(map[string]v1.ConnectorExpanded, len(m)) // the service's map is not ours to edit
+		out := make(map[string]api.ConnectorExpanded, len(m)) // the service's map is not ours to edit
 		for k, e := range m {
 			if e.Info != nil {
 				info := fixInfo(*e.Info)
@@ -63,7 +63,7 @@ func makeListConnectors(svc Connectors) endpoint.Endpoint {
 
 func makeCreateConnector(svc Connectors) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		created, err := svc.CreateConnector(ctx, request.(v1.CreateConnectorRequest))
+		created, err := svc.CreateConnector(ctx, request.(api.CreateConnectorRequest))
 		created.ConnectorInfo = fixInfo(created.ConnectorInfo)
 		return created, err
 	}
@@ -109,7 +109,7 @@ func makeConnectorStatus(svc Runtime) endpoint.Endpoint {
 func makeTaskConfigs(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		tasks, err := svc.TaskConfigs(ctx, request.(nameRequest).name)
-		out := make([]v1.TaskInfo, len(tasks))
+		out := make([]api.TaskInfo, len(tasks))
 		for i, t := range tasks {
 			t.Config = nonNilMap(t.Config)
 			out[i] = t
@@ -164,7 +164,7 @@ func makeDeleteConnector(svc Connectors) endpoint.Endpoint {
 func makeConnectorTopics(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		topics, err := svc.ConnectorTopics(ctx, request.(nameRequest).name)
-		out := make(map[string]v1.ActiveTopics, len(topics))
+		out := make(map[string]api.ActiveTopics, len(topics))
 		for k, t := range topics {
 			t.Topics = nonNil(t.Topics)
 			out[k] = t
@@ -233,13 +233,13 @@ func nonNilMap[K comparable, V any](m map[K]V) map[K]V {
 	return m
 }
 
-func fixInfo(info v1.ConnectorInfo) v1.ConnectorInfo {
+func fixInfo(info api.ConnectorInfo) api.ConnectorInfo {
 	info.Config = nonNilMap(info.Config)
 	info.Tasks = nonNil(info.Tasks)
 	return info
 }
 
-func fixState(st v1.ConnectorStateInfo) v1.ConnectorStateInfo {
+func fixState(st api.ConnectorStateInfo) api.ConnectorStateInfo {
 	st.Tasks = nonNil(st.Tasks)
 	return st
 }

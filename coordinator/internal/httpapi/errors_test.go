@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestBadBodies covers the 400s of spec §0 and §5.2 with their exact
@@ -96,7 +96,7 @@ func TestBadBodies(t *testing.T) {
 			f := newFake()
 			// Any call would fail loudly; the 400 must come first anyway.
 			for _, m := range []string{"CreateConnector", "PutConnectorConfig", "PatchConnectorConfig", "ValidateConfig", "AlterOffsets"} {
-				f.errs[m] = v1.Errorf(v1.CodeNotFound, "Connector a not found")
+				f.errs[m] = api.Errorf(api.CodeNotFound, "Connector a not found")
 			}
 			srv := serve(t, f)
 			var body io.Reader
@@ -181,14 +181,14 @@ func TestTransportErrors(t *testing.T) {
 		{name: "too many initial offsets", method: "POST", path: "/connectors", body: strings.NewReader(offsetsBody(`{"name":"a","config":{},"initial_offsets":%s}`, maxOffsetsPerRequest+1)),
 			status: 413, msg: "Too many offsets in one request: 10001 entries (limit 10000)"},
 		{name: "service error", method: "GET", path: "/connectors/a",
-			setup:  func(f *fake) { f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector a not found") },
+			setup:  func(f *fake) { f.errs["GetConnector"] = api.Errorf(api.CodeNotFound, "Connector a not found") },
 			status: 404, msg: "Connector a not found"},
 		{name: "service conflict", method: "POST", path: "/connectors", body: strings.NewReader(`{"name":"a","config":{}}`),
-			setup:  func(f *fake) { f.errs["CreateConnector"] = v1.Errorf(v1.CodeConflict, "Connector a already exists") },
+			setup:  func(f *fake) { f.errs["CreateConnector"] = api.Errorf(api.CodeConflict, "Connector a already exists") },
 			status: 409, msg: "Connector a already exists"},
 		{name: "wrapped service error", method: "PUT", path: "/connectors/a/stop",
 			setup: func(f *fake) {
-				f.errs["StopConnector"] = errors.Join(errors.New("ctx"), v1.Errorf(v1.CodeNotFound, "Unknown connector a"))
+				f.errs["StopConnector"] = errors.Join(errors.New("ctx"), api.Errorf(api.CodeNotFound, "Unknown connector a"))
 			},
 			status: 404, msg: "Unknown connector a"},
 		{name: "plain error", method: "GET", path: "/connectors",
@@ -196,14 +196,14 @@ func TestTransportErrors(t *testing.T) {
 			status: 500, msg: "store is down"},
 		{name: "unavailable", method: "DELETE", path: "/connectors/a/offsets",
 			setup: func(f *fake) {
-				f.errs["ResetOffsets"] = v1.Errorf(v1.CodeUnavailable, "No agent is available to reset offsets for connector a")
+				f.errs["ResetOffsets"] = api.Errorf(api.CodeUnavailable, "No agent is available to reset offsets for connector a")
 			},
 			status: 503, msg: "No agent is available to reset offsets for connector a"},
 		{name: "panic", method: "GET", path: "/connectors/a/status",
 			setup:  func(f *fake) { f.panicOn = "ConnectorStatus" },
 			status: 500, msg: "boom in ConnectorStatus"},
 		{name: "error on restart", method: "POST", path: "/connectors/a/restart?includeTasks=true",
-			setup:  func(f *fake) { f.errs["RestartConnector"] = v1.Errorf(v1.CodeNotFound, "Unknown connector: a") },
+			setup:  func(f *fake) { f.errs["RestartConnector"] = api.Errorf(api.CodeNotFound, "Unknown connector: a") },
 			status: 404, msg: "Unknown connector: a"},
 	}
 	for _, tt := range tests {
@@ -275,7 +275,7 @@ func TestTrailingSlash(t *testing.T) {
 	}{
 		{"GET", "/connectors/", "", "ListConnectors", []any{}},
 		{"POST", "/connectors/", `{"name":"a","config":{}}`, "CreateConnector",
-			[]any{v1.CreateConnectorRequest{Name: "a", Config: map[string]string{}}}},
+			[]any{api.CreateConnectorRequest{Name: "a", Config: map[string]string{}}}},
 		{"GET", "/connectors/a%2Fb/", "", "GetConnector", []any{"a/b"}},
 		{"GET", "/connectors/a%2F", "", "GetConnector", []any{"a/"}},
 		{"GET", "/connectors/./", "", "GetConnector", []any{"."}},

@@ -13,7 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // fake is a recording service of every resource: it remembers each call with its arguments,
@@ -24,9 +24,9 @@ type fake struct {
 	args     map[string][]any
 	errs     map[string]error
 	panicOn  string
-	created  bool                   // PutConnectorConfig's answer
-	restart  *v1.ConnectorStateInfo // RestartConnector's answer
-	expanded map[string]v1.ConnectorExpanded
+	created  bool                    // PutConnectorConfig's answer
+	restart  *api.ConnectorStateInfo // RestartConnector's answer
+	expanded map[string]api.ConnectorExpanded
 	// hold, when set, runs in PutConnectorConfig with its context: it can
 	// keep the request in the Service, and fail it.
 	hold func(ctx context.Context) error
@@ -64,36 +64,36 @@ func (f *fake) called(method string) ([]any, bool) {
 }
 
 // info leaves Tasks nil on purpose: the transport must still answer [].
-func info(name string) v1.ConnectorInfo {
-	return v1.ConnectorInfo{Name: name, Config: map[string]string{"k": "v"}, Type: v1.TypeSource}
+func info(name string) api.ConnectorInfo {
+	return api.ConnectorInfo{Name: name, Config: map[string]string{"k": "v"}, Type: api.TypeSource}
 }
 
-func state(name string) v1.ConnectorStateInfo {
-	return v1.ConnectorStateInfo{Name: name, Connector: v1.ConnectorState{State: v1.StateRunning, WorkerID: "w:8083"}, Type: v1.TypeSource}
+func state(name string) api.ConnectorStateInfo {
+	return api.ConnectorStateInfo{Name: name, Connector: api.ConnectorState{State: api.StateRunning, WorkerID: "w:8083"}, Type: api.TypeSource}
 }
 
-func (f *fake) ServerInfo(ctx context.Context) (v1.ServerInfo, error) {
-	return v1.ServerInfo{Version: "1.0", Commit: "abc", KafkaClusterID: "kc"}, f.record("ServerInfo")
+func (f *fake) ServerInfo(ctx context.Context) (api.ServerInfo, error) {
+	return api.ServerInfo{Version: "1.0", Commit: "abc", KafkaClusterID: "kc"}, f.record("ServerInfo")
 }
 
-func (f *fake) Health(ctx context.Context) (v1.Health, int) {
+func (f *fake) Health(ctx context.Context) (api.Health, int) {
 	_ = f.record("Health")
-	return v1.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
+	return api.Health{Status: "starting", Message: "Worker is still starting up."}, http.StatusServiceUnavailable
 }
 
 func (f *fake) ListConnectors(ctx context.Context) ([]string, error) {
 	return []string{"a", "b"}, f.record("ListConnectors")
 }
 
-func (f *fake) ExpandConnectors(ctx context.Context, status, info bool) (map[string]v1.ConnectorExpanded, error) {
+func (f *fake) ExpandConnectors(ctx context.Context, status, info bool) (map[string]api.ConnectorExpanded, error) {
 	return f.expanded, f.record("ExpandConnectors", status, info)
 }
 
-func (f *fake) CreateConnector(ctx context.Context, req v1.CreateConnectorRequest) (v1.CreatedConnector, error) {
-	return v1.CreatedConnector{ConnectorInfo: info(req.Name)}, f.record("CreateConnector", req)
+func (f *fake) CreateConnector(ctx context.Context, req api.CreateConnectorRequest) (api.CreatedConnector, error) {
+	return api.CreatedConnector{ConnectorInfo: info(req.Name)}, f.record("CreateConnector", req)
 }
 
-func (f *fake) GetConnector(ctx context.Context, name string) (v1.ConnectorInfo, error) {
+func (f *fake) GetConnector(ctx context.Context, name string) (api.ConnectorInfo, error) {
 	return info(name), f.record("GetConnector", name)
 }
 
@@ -101,30 +101,30 @@ func (f *fake) GetConnectorConfig(ctx context.Context, name string) (map[string]
 	return map[string]string{"k": "v"}, f.record("GetConnectorConfig", name)
 }
 
-func (f *fake) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (v1.ConnectorInfo, bool, error) {
+func (f *fake) PutConnectorConfig(ctx context.Context, name string, config map[string]string) (api.ConnectorInfo, bool, error) {
 	if f.hold != nil {
 		if err := f.hold(ctx); err != nil {
-			return v1.ConnectorInfo{}, false, err
+			return api.ConnectorInfo{}, false, err
 		}
 	}
 	return info(name), f.created, f.record("PutConnectorConfig", name, config)
 }
 
-func (f *fake) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (v1.ConnectorInfo, error) {
+func (f *fake) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (api.ConnectorInfo, error) {
 	return info(name), f.record("PatchConnectorConfig", name, patch)
 }
 
-func (f *fake) ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error) {
+func (f *fake) ConnectorStatus(ctx context.Context, name string) (api.ConnectorStateInfo, error) {
 	return state(name), f.record("ConnectorStatus", name)
 }
 
-func (f *fake) TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, error) {
-	return []v1.TaskInfo{{ID: v1.ConnectorTaskID{Connector: name, Task: 0}, Config: map[string]string{"t": "1"}}},
+func (f *fake) TaskConfigs(ctx context.Context, name string) ([]api.TaskInfo, error) {
+	return []api.TaskInfo{{ID: api.ConnectorTaskID{Connector: name, Task: 0}, Config: map[string]string{"t": "1"}}},
 		f.record("TaskConfigs", name)
 }
 
-func (f *fake) TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error) {
-	return v1.TaskState{ID: task, State: v1.StateFailed, WorkerID: "w:8083", Trace: "x"}, f.record("TaskStatus", name, task)
+func (f *fake) TaskStatus(ctx context.Context, name string, task int) (api.TaskState, error) {
+	return api.TaskState{ID: task, State: api.StateFailed, WorkerID: "w:8083", Trace: "x"}, f.record("TaskStatus", name, task)
 }
 
 func (f *fake) StopConnector(ctx context.Context, name string) error {
@@ -139,7 +139,7 @@ func (f *fake) ResumeConnector(ctx context.Context, name string) error {
 	return f.record("ResumeConnector", name)
 }
 
-func (f *fake) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error) {
+func (f *fake) RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*api.ConnectorStateInfo, error) {
 	return f.restart, f.record("RestartConnector", name, includeTasks, onlyFailed)
 }
 
@@ -151,38 +151,38 @@ func (f *fake) DeleteConnector(ctx context.Context, name string, resetOffsets bo
 	return f.record("DeleteConnector", name, resetOffsets)
 }
 
-func (f *fake) ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error) {
-	return map[string]v1.ActiveTopics{name: {Topics: []string{"t1"}}}, f.record("ConnectorTopics", name)
+func (f *fake) ConnectorTopics(ctx context.Context, name string) (map[string]api.ActiveTopics, error) {
+	return map[string]api.ActiveTopics{name: {Topics: []string{"t1"}}}, f.record("ConnectorTopics", name)
 }
 
 func (f *fake) ResetConnectorTopics(ctx context.Context, name string) error {
 	return f.record("ResetConnectorTopics", name)
 }
 
-func (f *fake) ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error) {
-	return []v1.PluginInfo{{Class: "x.FileStreamSourceConnector", Type: v1.TypeSource, Version: "1"}},
+func (f *fake) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.PluginInfo, error) {
+	return []api.PluginInfo{{Class: "x.FileStreamSourceConnector", Type: api.TypeSource, Version: "1"}},
 		f.record("ListPlugins", connectorsOnly)
 }
 
-func (f *fake) PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error) {
+func (f *fake) PluginConfig(ctx context.Context, plugin string) ([]api.ConfigKeyInfo, error) {
 	return nil, f.record("PluginConfig", plugin)
 }
 
-func (f *fake) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error) {
-	return v1.ConfigInfos{Name: plugin, Groups: []string{}, Configs: []v1.ConfigInfo{}}, f.record("ValidateConfig", plugin, config)
+func (f *fake) ValidateConfig(ctx context.Context, plugin string, config map[string]string) (api.ConfigInfos, error) {
+	return api.ConfigInfos{Name: plugin, Groups: []string{}, Configs: []api.ConfigInfo{}}, f.record("ValidateConfig", plugin, config)
 }
 
-func (f *fake) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error) {
-	return v1.ConnectorOffsets{}, f.record("GetOffsets", name)
+func (f *fake) GetOffsets(ctx context.Context, name string) (api.ConnectorOffsets, error) {
+	return api.ConnectorOffsets{}, f.record("GetOffsets", name)
 }
 
-func (f *fake) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error) {
-	return v1.Message{Message: "The offsets for this connector have been altered successfully"},
+func (f *fake) AlterOffsets(ctx context.Context, name string, offsets []api.ConnectorOffset) (api.Message, error) {
+	return api.Message{Message: "The offsets for this connector have been altered successfully"},
 		f.record("AlterOffsets", name, offsets)
 }
 
-func (f *fake) ResetOffsets(ctx context.Context, name string) (v1.Message, error) {
-	return v1.Message{Message: "The offsets for this connector have been reset successfully"},
+func (f *fake) ResetOffsets(ctx context.Context, name string) (api.Message, error) {
+	return api.Message{Message: "The offsets for this connector have been reset successfully"},
 		f.record("ResetOffsets", name)
 }
 

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // ForwardedHeader marks a request one coordinator forwarded to another.
@@ -27,7 +28,7 @@ const (
 // Leadership is what request routing needs to know about the cluster.
 type Leadership interface {
 	// Leader reports whether this coordinator leads, and the current lease.
-	Leader() (bool, v1.LeaderLease)
+	Leader() (bool, wire.LeaderLease)
 	// CatchUp reads the config and status topics to their end.
 	CatchUp(ctx context.Context) error
 	// Ready reports whether the coordinator finished starting.
@@ -61,14 +62,14 @@ func WithLeaderRouting(l Leadership) Option {
 //	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader
 //	                   └─► proxy to the leader ─► 2xx: catch up ─► answer
-func routeToLeader(l Leadership, sec Security, api http.Handler) http.Handler {
+func routeToLeader(l Leadership, sec Security, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if answeredAtOnce[r.URL.Path] {
-			api.ServeHTTP(w, r)
+			next.ServeHTTP(w, r)
 			return
 		}
 		if !l.Ready() {
-			writeError(w, &v1.Error{Code: v1.CodeUnavailable, Message: msgStarting})
+			writeError(w, &api.Error{Code: api.CodeUnavailable, Message: msgStarting})
 			return
 		}
 		leading, lease := l.Leader()
@@ -78,20 +79,20 @@ func routeToLeader(l Leadership, sec Security, api http.Handler) http.Handler {
 				_ = l.CatchUp(ctx) // a stale answer beats none; reads are eventually consistent
 				cancel()
 			}
-			api.ServeHTTP(w, r)
+			next.ServeHTTP(w, r)
 			return
 		}
 		if leading || servedHere(r) {
-			api.ServeHTTP(w, r)
+			next.ServeHTTP(w, r)
 			return
 		}
 		if r.Header.Get(ForwardedHeader) != "" {
-			writeError(w, &v1.Error{Code: v1.CodeConflict, Message: msgConflicting})
+			writeError(w, &api.Error{Code: api.CodeConflict, Message: msgConflicting})
 			return
 		}
 		target, err := url.Parse(lease.URL)
 		if lease.Term == 0 || lease.URL == "" || err != nil {
-			writeError(w, &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader})
+			writeError(w, &api.Error{Code: api.CodeConflict, Message: msgNoLeader})
 			return
 		}
 		proxy := &httputil.ReverseProxy{
@@ -141,18 +142,18 @@ func leaderRead(r *http.Request) bool {
 // the outcome unknown: the leader may have applied the write before it
 // died. Claiming a failure would be a lie, so the answer is Kafka Connect's
 // 500 for a failed forward, saying that the request may have been applied.
-func forwardError(url string, err error) *v1.Error {
+func forwardError(url string, err error) *api.Error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
-		return &v1.Error{Code: v1.CodeConflict, Message: msgNoLeader}
+		return &api.Error{Code: api.CodeConflict, Message: msgNoLeader}
 	}
 	var verify *tls.CertificateVerificationError
 	if errors.As(err, &verify) {
 		// The handshake failed, so the leader never saw the request: a
 		// configuration error to fix, not an outcome to check.
-		return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("Cannot forward the request to the leader at %s: its TLS certificate is not trusted (%v). The request was not applied; give the coordinators the CA of the leader's certificate (--rest-forward-ca).", url, verify.Err)}
+		return &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("Cannot forward the request to the leader at %s: its TLS certificate is not trusted (%v). The request was not applied; give the coordinators the CA of the leader's certificate (--rest-forward-ca).", url, verify.Err)}
 	}
-	return &v1.Error{Code: v1.CodeInternal, Message: fmt.Sprintf("%s%v. The leader at %s may have applied the request before it failed: check the result before retrying.", msgForwardIOError, err, url)}
+	return &api.Error{Code: api.CodeInternal, Message: fmt.Sprintf("%s%v. The leader at %s may have applied the request before it failed: check the result before retrying.", msgForwardIOError, err, url)}
 }
 
 // msgForwardIOError begins Kafka Connect's message for a forward that failed

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // follower is a Leadership that never leads and names url as the leader.
 type follower struct{ url string }
 
-func (f follower) Leader() (bool, v1.LeaderLease) {
-	return false, v1.LeaderLease{Term: 3, ID: "coordinator-x", URL: f.url}
+func (f follower) Leader() (bool, wire.LeaderLease) {
+	return false, wire.LeaderLease{Term: 3, ID: "coordinator-x", URL: f.url}
 }
 func (follower) CatchUp(context.Context) error { return nil }
 func (follower) Ready() bool                   { return true }

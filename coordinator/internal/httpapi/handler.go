@@ -9,7 +9,7 @@ import (
 
 	kithttp "github.com/go-kit/kit/transport/http"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 )
 
@@ -148,8 +148,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // jerseyError is the error Jersey raises for a status it produces before a
 // resource method runs; its message is what Kafka Connect shows.
-func jerseyError(status int) *v1.Error {
-	return &v1.Error{Code: v1.Code(status), Message: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}
+func jerseyError(status int) *api.Error {
+	return &api.Error{Code: api.Code(status), Message: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}
 }
 
 // admit applies what Jersey checks after routing and before binding: a
@@ -178,14 +178,14 @@ func admit(checkMedia bool, next http.Handler) http.Handler {
 // checkMediaType checks a Content-Type against @Consumes(application/json)
 // as JAX-RS matches media types: wildcards match, parameters do not count,
 // and application/<x>+json is another type.
-func checkMediaType(ct string) *v1.Error {
+func checkMediaType(ct string) *api.Error {
 	if ct == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	typ, sub, _ := strings.Cut(mt, "/")
 	if err != nil || typ == "" || sub == "" {
-		return v1.Errorf(v1.CodeBadRequest, "Invalid Content-Type header %q", ct)
+		return api.Errorf(api.CodeBadRequest, "Invalid Content-Type header %q", ct)
 	}
 	if (typ != "*" && typ != "application") || (sub != "*" && sub != "json") {
 		return jerseyError(http.StatusUnsupportedMediaType)

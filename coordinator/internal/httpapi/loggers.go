@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	sluicelog "github.com/sluice-io/sluice/shared/logging"
 )
 
@@ -70,10 +70,10 @@ func decodeSetLoggerLevel(_ context.Context, r *http.Request) (any, error) {
 	case level == nil:
 		return nil, badRequest(msgLevelMissing)
 	case *level == "":
-		return nil, &v1.Error{Code: v1.CodeInternal, Message: msgLevelEmpty}
+		return nil, &api.Error{Code: api.CodeInternal, Message: msgLevelEmpty}
 	}
 	if _, _, ok := sluicelog.ParseLevel(*level); !ok {
-		return nil, v1.Errorf(v1.CodeNotFound, "invalid log level '%s'.", *level)
+		return nil, api.Errorf(api.CodeNotFound, "invalid log level '%s'.", *level)
 	}
 	return setLoggerRequest{name: r.PathValue("name"), level: *level, cluster: clusterScope(r)}, nil
 }

@@ -8,21 +8,22 @@ import (
 	"sync/atomic"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The fake's /admin/loggers answers: two loggers, one changed at a known time.
 
-func (f *fake) LoggerLevels(ctx context.Context) (map[string]v1.LoggerLevel, error) {
+func (f *fake) LoggerLevels(ctx context.Context) (map[string]wire.LoggerLevel, error) {
 	ms := int64(1700000000123)
-	return map[string]v1.LoggerLevel{
+	return map[string]wire.LoggerLevel{
 		"root":                         {Level: "INFO"},
 		"io.sluice.coordinator.herder": {Level: "DEBUG", LastModified: &ms},
 	}, f.record("LoggerLevels")
 }
 
-func (f *fake) LoggerLevel(ctx context.Context, name string) (v1.LoggerLevel, error) {
-	return v1.LoggerLevel{Level: "WARN"}, f.record("LoggerLevel", name)
+func (f *fake) LoggerLevel(ctx context.Context, name string) (wire.LoggerLevel, error) {
+	return wire.LoggerLevel{Level: "WARN"}, f.record("LoggerLevel", name)
 }
 
 // SetWorkerLoggerLevel reports no change for the namespace "same", to show
@@ -60,7 +61,7 @@ func TestLoggers(t *testing.T) {
 		{name: "one", method: "GET", path: "/admin/loggers/io.sluice.agent", status: 200,
 			want: `{"level":"WARN","last_modified":null}`, call: "LoggerLevel", args: []any{"io.sluice.agent"}},
 		{name: "unknown logger", method: "GET", path: "/admin/loggers/nope",
-			setup:  func(f *fake) { f.errs["LoggerLevel"] = v1.Errorf(v1.CodeNotFound, "Logger nope not found.") },
+			setup:  func(f *fake) { f.errs["LoggerLevel"] = api.Errorf(api.CodeNotFound, "Logger nope not found.") },
 			status: 404, want: errorBody(404, "Logger nope not found."), call: "LoggerLevel", args: []any{"nope"}},
 		{name: "worker scope by default", method: put, path: "/admin/loggers/io.sluice.agent", body: `{"level":"DEBUG"}`,
 			status: 200, want: `["io.sluice.agent","io.sluice.agent.tasks"]`,
@@ -100,7 +101,7 @@ func TestLoggers(t *testing.T) {
 			status: 400, want: errorBody(400, "Invalid JSON in request body: expected a JSON object")},
 		{name: "service failure", method: put, path: "/admin/loggers/x?scope=cluster", body: `{"level":"DEBUG"}`,
 			setup: func(f *fake) {
-				f.errs["SetClusterLoggerLevel"] = v1.Errorf(v1.CodeInternal, "Error writing logger level to Kafka: broker down")
+				f.errs["SetClusterLoggerLevel"] = api.Errorf(api.CodeInternal, "Error writing logger level to Kafka: broker down")
 			},
 			status: 500, want: errorBody(500, "Error writing logger level to Kafka: broker down"),
 			call: "SetClusterLoggerLevel", args: []any{"x", "DEBUG"}},

@@ -18,14 +18,14 @@ import (
 	"github.com/go-kit/kit/endpoint"
 	kithttp "github.com/go-kit/kit/transport/http"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 )
 
 // bulkRequest is a decoded POST /sluice/connectors/{action}.
 type bulkRequest struct {
 	action       string
-	sel          v1.Selector
+	sel          api.Selector
 	includeTasks bool
 	onlyFailed   bool
 }
@@ -66,7 +66,7 @@ func decodeBulk(action string) kithttp.DecodeRequestFunc {
 }
 
 // selectorFields are the members of a selector, and more.
-func selectorFields(sel *v1.Selector, more fieldSet) fieldSet {
+func selectorFields(sel *api.Selector, more fieldSet) fieldSet {
 	fs := fieldSet{"names": stringList("names", &sel.Names), "match": stringField("match", &sel.Match)}
 	for k, v := range more {
 		fs[k] = v
@@ -82,7 +82,7 @@ func decodeOpenMaintenance(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.MaintenanceRequest
+	var req api.MaintenanceRequest
 	err = selectorFields(&req.Selector, fieldSet{
 		"state":  stringField("state", &req.State),
 		"reason": stringField("reason", &req.Reason),
@@ -144,7 +144,7 @@ func makeBulkAction(svc Fleet) endpoint.Endpoint {
 // Hidden: a team operator's {"match": "*"} must not learn the names of
 // other teams' connectors from its 403s. A connector the caller named
 // itself stays, with its 403.
-func hideUnlisted(p *auth.Principal, sel v1.Selector, res v1.BulkResults) v1.BulkResults {
+func hideUnlisted(p *auth.Principal, sel api.Selector, res api.BulkResults) api.BulkResults {
 	kept := res.Results[:0]
 	for _, r := range res.Results {
 		if r.Status == http.StatusForbidden && !p.Allows(auth.RoleViewer, r.Connector) && !slices.Contains(sel.Names, r.Connector) {
@@ -159,7 +159,7 @@ func hideUnlisted(p *auth.Principal, sel v1.Selector, res v1.BulkResults) v1.Bul
 
 func makeOpenMaintenance(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		req := request.(v1.MaintenanceRequest)
+		req := request.(api.MaintenanceRequest)
 		return svc.OpenMaintenance(ctx, req, unnamedRefusals(ctx, req.Selector, grantCheck(ctx, operator)))
 	}
 }
@@ -168,7 +168,7 @@ func makeOpenMaintenance(svc Fleet) endpoint.Endpoint {
 // list, and did not name itself, does not name it: a window over a match
 // selector is refused whole without telling a team operator the names of
 // other teams' connectors.
-func unnamedRefusals(ctx context.Context, sel v1.Selector, check func(string) error) func(string) error {
+func unnamedRefusals(ctx context.Context, sel api.Selector, check func(string) error) func(string) error {
 	p := auth.Caller(ctx)
 	if p == nil {
 		return check
@@ -193,7 +193,7 @@ func makeListMaintenance(svc Fleet) endpoint.Endpoint {
 			return nil, err
 		}
 		check := grantCheck(ctx, viewer)
-		out := v1.MaintenanceList{Windows: []v1.MaintenanceWindow{}}
+		out := api.MaintenanceList{Windows: []api.MaintenanceWindow{}}
 		for _, w := range list.Windows {
 			if windowAllowed(w, check) == nil {
 				out.Windows = append(out.Windows, w)
@@ -223,7 +223,7 @@ func makeCloseMaintenance(svc Fleet) endpoint.Endpoint {
 }
 
 // windowAllowed is the first refusal of check among w's connectors.
-func windowAllowed(w v1.MaintenanceWindow, check func(string) error) error {
+func windowAllowed(w api.MaintenanceWindow, check func(string) error) error {
 	for _, c := range w.Connectors {
 		if err := check(c.Name); err != nil {
 			return err

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // TestSelectorBodies checks how the bulk and maintenance routes bind their
@@ -41,11 +41,11 @@ func TestSelectorBodies(t *testing.T) {
 		t.Fatalf("bulk restart: %d %s", r.status, r.body)
 	}
 	args, _ := f.called("BulkAction")
-	if sel := args[1].(v1.Selector); args[0] != "restart" || strings.Join(sel.Names, ",") != "a,b" || args[2] != true || args[3] != true {
+	if sel := args[1].(api.Selector); args[0] != "restart" || strings.Join(sel.Names, ",") != "a,b" || args[2] != true || args[3] != true {
 		t.Fatalf("bulk restart bound %v", args)
 	}
 	do(t, srv, "POST", "/sluice/connectors/stop", `{"match":"orders-*"}`)
-	if args, _ = f.called("BulkAction"); args[0] != "stop" || args[1].(v1.Selector).Match != "orders-*" || args[2] != false {
+	if args, _ = f.called("BulkAction"); args[0] != "stop" || args[1].(api.Selector).Match != "orders-*" || args[2] != false {
 		t.Fatalf("bulk stop bound %v", args)
 	}
 
@@ -53,7 +53,7 @@ func TestSelectorBodies(t *testing.T) {
 		t.Fatalf("open window: %d %s", r.status, r.body)
 	}
 	args, _ = f.called("OpenMaintenance")
-	if req := args[0].(v1.MaintenanceRequest); strings.Join(req.Names, ",") != "a" || req.State != "PAUSED" || req.Reason != "upgrade" {
+	if req := args[0].(api.MaintenanceRequest); strings.Join(req.Names, ",") != "a" || req.State != "PAUSED" || req.Reason != "upgrade" {
 		t.Fatalf("open window bound %+v", req)
 	}
 	if r := do(t, srv, "DELETE", "/sluice/maintenance/w1", ""); r.status != 200 {

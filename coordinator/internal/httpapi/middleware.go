@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/textcut"
 )
 
@@ -35,14 +35,14 @@ func logging(logger *slog.Logger, op string) endpoint.Middleware {
 					}
 					logger.ErrorContext(ctx, "rest endpoint panicked", "op", op,
 						"panic", p, "stack", string(debug.Stack()))
-					response, err = nil, v1.Errorf(v1.CodeInternal, "%s", fmt.Sprint(p))
+					response, err = nil, api.Errorf(api.CodeInternal, "%s", fmt.Sprint(p))
 				}
 				took := time.Since(start)
 				if err == nil {
 					logger.DebugContext(ctx, "rest call", "op", op, "took", took)
 					return
 				}
-				e := v1.AsError(err)
+				e := api.AsError(err)
 				level := slog.LevelInfo
 				if e.Code >= 500 {
 					level = slog.LevelError

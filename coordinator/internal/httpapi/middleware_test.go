@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
 
@@ -17,8 +17,8 @@ func TestLogging(t *testing.T) {
 	var buf logtest.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFake()
-	f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector a not found")
-	f.errs["ConnectorStatus"] = v1.Errorf(v1.CodeInternal, "store is down")
+	f.errs["GetConnector"] = api.Errorf(api.CodeNotFound, "Connector a not found")
+	f.errs["ConnectorStatus"] = api.Errorf(api.CodeInternal, "store is down")
 	srv := httptest.NewServer(NewHandler(f.services(), WithLogger(logger), WithLogger(nil)))
 	defer srv.Close()
 
@@ -58,14 +58,14 @@ func TestLogging(t *testing.T) {
 // exception.
 func TestWriteError(t *testing.T) {
 	tests := []struct {
-		err  *v1.Error
+		err  *api.Error
 		want string
 		code int
 	}{
-		{&v1.Error{Code: 0, Message: "x"}, `{"error_code":500,"message":"x"}`, 500},
-		{&v1.Error{Code: 200, Message: "x"}, `{"error_code":500,"message":"x"}`, 500},
-		{&v1.Error{Code: v1.CodeBadRequest}, `{"error_code":400,"message":null}`, 400},
-		{&v1.Error{Code: v1.CodeConflict, Message: "a <b> & c"}, `{"error_code":409,"message":"a <b> & c"}`, 409},
+		{&api.Error{Code: 0, Message: "x"}, `{"error_code":500,"message":"x"}`, 500},
+		{&api.Error{Code: 200, Message: "x"}, `{"error_code":500,"message":"x"}`, 500},
+		{&api.Error{Code: api.CodeBadRequest}, `{"error_code":400,"message":null}`, 400},
+		{&api.Error{Code: api.CodeConflict, Message: "a <b> & c"}, `{"error_code":409,"message":"a <b> & c"}`, 409},
 	}
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()

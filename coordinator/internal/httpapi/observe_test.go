@@ -13,18 +13,18 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 )
 
-func (f *fake) Readiness(ctx context.Context) (v1.Readiness, error) {
-	return v1.Readiness{Status: "ready", Role: "leader", Leader: "w:8083"}, f.record("Readiness")
+func (f *fake) Readiness(ctx context.Context) (api.Readiness, error) {
+	return api.Readiness{Status: "ready", Role: "leader", Leader: "w:8083"}, f.record("Readiness")
 }
 
 // ConnectorLag leaves Partitions nil on purpose: the transport must still
 // answer [].
-func (f *fake) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
-	return v1.ConnectorLag{Connector: name}, f.record("ConnectorLag", name)
+func (f *fake) ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error) {
+	return api.ConnectorLag{Connector: name}, f.record("ConnectorLag", name)
 }
 
 func (f *fake) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
@@ -41,7 +41,7 @@ func TestRequestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFake()
-	f.errs["GetConnector"] = v1.Errorf(v1.CodeNotFound, "Connector x not found")
+	f.errs["GetConnector"] = api.Errorf(api.CodeNotFound, "Connector x not found")
 	srv := httptest.NewServer(NewHandler(f.services(), WithMetrics(m)))
 	t.Cleanup(srv.Close)
 
@@ -99,7 +99,7 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Errorf("test_things_total = %v, want 3", v)
 	}
 
-	f.errs["Metrics"] = v1.Errorf(v1.CodeInternal, "Failed to gather metrics: boom")
+	f.errs["Metrics"] = api.Errorf(api.CodeInternal, "Failed to gather metrics: boom")
 	if got := do(t, srv, http.MethodGet, "/metrics", ""); got.status != 500 || got.body != errorBody(500, "Failed to gather metrics: boom") {
 		t.Errorf("a failed gather: %d %s", got.status, got.body)
 	}
@@ -111,7 +111,7 @@ func TestReadyzAndLag(t *testing.T) {
 	if got := do(t, srv, http.MethodGet, "/readyz", ""); got.status != 200 || got.body != `{"status":"ready","role":"leader","leader":"w:8083"}` {
 		t.Errorf("GET /readyz: %d %s", got.status, got.body)
 	}
-	f.errs["Readiness"] = v1.Errorf(v1.CodeUnavailable, "No leader is known")
+	f.errs["Readiness"] = api.Errorf(api.CodeUnavailable, "No leader is known")
 	if got := do(t, srv, http.MethodGet, "/readyz", ""); got.status != 503 || got.body != errorBody(503, "No leader is known") {
 		t.Errorf("GET /readyz, not ready: %d %s", got.status, got.body)
 	}
@@ -119,7 +119,7 @@ func TestReadyzAndLag(t *testing.T) {
 	if got := do(t, srv, http.MethodGet, "/sluice/connectors/a%2Fb/lag", ""); got.status != 200 || got.body != `{"connector":"a/b","total_lag":0,"partitions":[]}` {
 		t.Errorf("GET lag: %d %s", got.status, got.body)
 	}
-	f.errs["ConnectorLag"] = v1.Errorf(v1.CodeBadRequest, "Connector s is a source connector: lag is a sink's consumer lag")
+	f.errs["ConnectorLag"] = api.Errorf(api.CodeBadRequest, "Connector s is a source connector: lag is a sink's consumer lag")
 	if got := do(t, srv, http.MethodGet, "/sluice/connectors/s/lag", ""); got.status != 400 || got.body != errorBody(400, "Connector s is a source connector: lag is a sink's consumer lag") {
 		t.Errorf("GET lag of a source: %d %s", got.status, got.body)
 	}

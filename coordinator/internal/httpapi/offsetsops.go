@@ -18,7 +18,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
 )
@@ -31,12 +31,12 @@ const (
 
 type previewRequest struct {
 	name string
-	req  v1.OffsetsPreviewRequest
+	req  api.OffsetsPreviewRequest
 }
 
 type resetToRequest struct {
 	name string
-	req  v1.OffsetsResetRequest
+	req  api.OffsetsResetRequest
 }
 
 type historyRequest struct {
@@ -53,12 +53,12 @@ type undoRequest struct {
 
 type restoreRequest struct {
 	name string
-	req  v1.OffsetsRestoreRequest
+	req  api.OffsetsRestoreRequest
 }
 
 type moveRequest struct {
 	name string
-	req  v1.MoveRequest
+	req  api.MoveRequest
 }
 
 // msgPreviewBody is the 400 of a preview that asks for neither or both.
@@ -84,7 +84,7 @@ func decodePreview(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.OffsetsPreviewRequest
+	var req api.OffsetsPreviewRequest
 	var nullOffset, sawOffsets bool
 	setOffsets := offsetList("offsets", &req.Offsets, &nullOffset)
 	err = fieldSet{
@@ -113,7 +113,7 @@ func decodeResetTo(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.OffsetsResetRequest
+	var req api.OffsetsResetRequest
 	err = fieldSet{
 		"to":         stringField("to", &req.To),
 		"timestamp":  func(v any) error { req.Timestamp = v; return nil },
@@ -144,7 +144,7 @@ func decodeHistory(_ context.Context, r *http.Request) (any, error) {
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
 		if err != nil || n < 1 || n > maxHistoryLimit {
-			return nil, v1.Errorf(v1.CodeBadRequest, "Invalid limit '%s': must be an integer from 1 to %d", q.Get("limit"), maxHistoryLimit)
+			return nil, api.Errorf(api.CodeBadRequest, "Invalid limit '%s': must be an integer from 1 to %d", q.Get("limit"), maxHistoryLimit)
 		}
 		req.limit = n
 	}
@@ -162,7 +162,7 @@ func decodeHistoryEntry(_ context.Context, r *http.Request) (any, error) {
 // entryID checks an offsets history entry id a request gives.
 func entryID(id string) (string, error) {
 	if !offsethistory.ValidID(id) {
-		return "", v1.Errorf(v1.CodeBadRequest, "Invalid offsets history entry id '%s': ids look like 1796119200123-c98a176d316d2399", id)
+		return "", api.Errorf(api.CodeBadRequest, "Invalid offsets history entry id '%s': ids look like 1796119200123-c98a176d316d2399", id)
 	}
 	return id, nil
 }
@@ -204,14 +204,14 @@ func decodeRestore(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.OffsetsRestoreRequest
+	var req api.OffsetsRestoreRequest
 	err = fieldSet{
 		"from":      stringField("from", &req.From),
 		"entry":     stringField("entry", &req.Entry),
 		"positions": stringField("positions", &req.Positions),
 		"dry_run":   boolField("dry_run", &req.DryRun),
 	}.bind("", body)
-	req.From = v1.TrimName(req.From)
+	req.From = api.TrimName(req.From)
 	switch {
 	case err != nil:
 		return nil, err
@@ -235,7 +235,7 @@ func decodeMove(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.MoveRequest
+	var req api.MoveRequest
 	err = fieldSet{
 		"to": stringField("to", &req.To),
 		"config": func(v any) error {
@@ -249,7 +249,7 @@ func decodeMove(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.To = v1.TrimName(req.To)
+	req.To = api.TrimName(req.To)
 	req.DryRun = req.DryRun || dryRun
 	return moveRequest{name: r.PathValue("name"), req: req}, nil
 }
@@ -278,7 +278,7 @@ func strictBool(q url.Values, name string) (bool, error) {
 	case "false":
 		return false, nil
 	default:
-		return false, v1.Errorf(v1.CodeBadRequest, "Invalid value '%s' for query parameter '%s': must be true or false", v, name)
+		return false, api.Errorf(api.CodeBadRequest, "Invalid value '%s' for query parameter '%s': must be true or false", v, name)
 	}
 }
 
@@ -296,10 +296,10 @@ func readOptionalJSON(r *http.Request) (any, error) {
 func onlyParams(q url.Values, route string, names ...string) error {
 	for name, vals := range q {
 		if !slices.Contains(names, name) {
-			return v1.Errorf(v1.CodeBadRequest, "Unknown query parameter '%s': %s takes %v", name, route, names)
+			return api.Errorf(api.CodeBadRequest, "Unknown query parameter '%s': %s takes %v", name, route, names)
 		}
 		if len(vals) > 1 {
-			return v1.Errorf(v1.CodeBadRequest, "Query parameter '%s' is given %d times: give it once", name, len(vals))
+			return api.Errorf(api.CodeBadRequest, "Query parameter '%s' is given %d times: give it once", name, len(vals))
 		}
 	}
 	return nil

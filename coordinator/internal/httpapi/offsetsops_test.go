@@ -6,36 +6,36 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
 )
 
-func (f *fake) PreviewOffsets(ctx context.Context, name string, req v1.OffsetsPreviewRequest) (v1.OffsetsChanges, error) {
-	return v1.OffsetsChanges{DryRun: true, Changes: []v1.OffsetChange{}}, f.record("PreviewOffsets", name, req, reqctx.Reason(ctx))
+func (f *fake) PreviewOffsets(ctx context.Context, name string, req api.OffsetsPreviewRequest) (api.OffsetsChanges, error) {
+	return api.OffsetsChanges{DryRun: true, Changes: []api.OffsetChange{}}, f.record("PreviewOffsets", name, req, reqctx.Reason(ctx))
 }
 
-func (f *fake) ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error) {
-	return v1.OffsetsChanges{DryRun: req.DryRun, Changes: []v1.OffsetChange{}}, f.record("ResetOffsetsTo", name, req, reqctx.Reason(ctx))
+func (f *fake) ResetOffsetsTo(ctx context.Context, name string, req api.OffsetsResetRequest) (api.OffsetsChanges, error) {
+	return api.OffsetsChanges{DryRun: req.DryRun, Changes: []api.OffsetChange{}}, f.record("ResetOffsetsTo", name, req, reqctx.Reason(ctx))
 }
 
-func (f *fake) OffsetsHistory(ctx context.Context, name string, limit int, before string) (v1.OffsetsHistory, error) {
-	return v1.OffsetsHistory{Entries: []v1.OffsetsHistoryEntry{}}, f.record("OffsetsHistory", name, limit, before)
+func (f *fake) OffsetsHistory(ctx context.Context, name string, limit int, before string) (api.OffsetsHistory, error) {
+	return api.OffsetsHistory{Entries: []api.OffsetsHistoryEntry{}}, f.record("OffsetsHistory", name, limit, before)
 }
 
-func (f *fake) OffsetsHistoryEntry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error) {
-	return v1.OffsetsHistoryEntry{ID: id, Connector: name}, f.record("OffsetsHistoryEntry", name, id)
+func (f *fake) OffsetsHistoryEntry(ctx context.Context, name, id string) (api.OffsetsHistoryEntry, error) {
+	return api.OffsetsHistoryEntry{ID: id, Connector: name}, f.record("OffsetsHistoryEntry", name, id)
 }
 
-func (f *fake) UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (v1.OffsetsChanges, error) {
-	return v1.OffsetsChanges{DryRun: dryRun, Changes: []v1.OffsetChange{}}, f.record("UndoOffsets", name, id, force, dryRun)
+func (f *fake) UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (api.OffsetsChanges, error) {
+	return api.OffsetsChanges{DryRun: dryRun, Changes: []api.OffsetChange{}}, f.record("UndoOffsets", name, id, force, dryRun)
 }
 
-func (f *fake) RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error) {
-	return v1.OffsetsChanges{DryRun: req.DryRun, Changes: []v1.OffsetChange{}}, f.record("RestoreOffsets", name, req)
+func (f *fake) RestoreOffsets(ctx context.Context, name string, req api.OffsetsRestoreRequest) (api.OffsetsChanges, error) {
+	return api.OffsetsChanges{DryRun: req.DryRun, Changes: []api.OffsetChange{}}, f.record("RestoreOffsets", name, req)
 }
 
-func (f *fake) MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error) {
-	return v1.MoveResult{DryRun: req.DryRun, From: name, To: req.To}, f.record("MoveConnector", name, req)
+func (f *fake) MoveConnector(ctx context.Context, name string, req api.MoveRequest) (api.MoveResult, error) {
+	return api.MoveResult{DryRun: req.DryRun, From: name, To: req.To}, f.record("MoveConnector", name, req)
 }
 
 // goodID has the form of an offsets history entry id.
@@ -90,7 +90,7 @@ func TestSluiceOffsetsBodies(t *testing.T) {
 		t.Fatalf("reset-to: %d %s", r.status, r.body)
 	}
 	args, _ := f.called("ResetOffsetsTo")
-	req := args[1].(v1.OffsetsResetRequest)
+	req := args[1].(api.OffsetsResetRequest)
 	if req.To != "timestamp" || req.Timestamp != json.Number("1764496800000") || !req.DryRun ||
 		strings.Join(req.Topics, ",") != "t" || len(req.Partitions) != 2 || req.Partitions[1] != 3 || args[2] != "replay after bug 12" {
 		t.Fatalf("reset-to bound %+v, reason %v", req, args[2])
@@ -121,7 +121,7 @@ func TestSluiceOffsetsBodies(t *testing.T) {
 
 	do(t, srv, "POST", "/sluice/connectors/a/move?dry_run=true", `{"to":"b","config":{"tasks.max":"2"},"copy":true}`)
 	args, _ = f.called("MoveConnector")
-	if mv := args[1].(v1.MoveRequest); mv.To != "b" || mv.Config["tasks.max"] != "2" || !mv.Copy || !mv.DryRun {
+	if mv := args[1].(api.MoveRequest); mv.To != "b" || mv.Config["tasks.max"] != "2" || !mv.Copy || !mv.DryRun {
 		t.Fatalf("move bound %+v", mv)
 	}
 }

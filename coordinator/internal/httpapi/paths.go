@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // Jetty's reasons for the paths it refuses; Sluice answers them in the
@@ -39,7 +39,7 @@ func canonicalPaths(next http.Handler) http.Handler {
 
 // canonical is r with the path Jersey would match (one trailing slash
 // off), or the error of a path Kafka Connect's web server refuses.
-func canonical(r *http.Request) (*http.Request, *v1.Error) {
+func canonical(r *http.Request) (*http.Request, *api.Error) {
 	escaped := r.URL.EscapedPath()
 	if e := checkPath(escaped); e != nil {
 		return nil, e
@@ -55,9 +55,9 @@ func canonical(r *http.Request) (*http.Request, *v1.Error) {
 
 // checkPath is Jetty's check of an escaped path: no empty segment, no dot
 // segment in disguise (%2e), and no ".." above the root.
-func checkPath(escaped string) *v1.Error {
+func checkPath(escaped string) *api.Error {
 	if strings.Contains(escaped, "//") {
-		return v1.Errorf(v1.CodeBadRequest, "%s", msgEmptySegment)
+		return api.Errorf(api.CodeBadRequest, "%s", msgEmptySegment)
 	}
 	depth := 0
 	for _, seg := range strings.Split(strings.TrimPrefix(escaped, "/"), "/") {
@@ -65,10 +65,10 @@ func checkPath(escaped string) *v1.Error {
 		dec, _ := url.PathUnescape(seg)
 		switch {
 		case (dec == "." || dec == "..") && dec != seg:
-			return v1.Errorf(v1.CodeBadRequest, "%s", msgAmbiguousSegment)
+			return api.Errorf(api.CodeBadRequest, "%s", msgAmbiguousSegment)
 		case seg == "..":
 			if depth--; depth < 0 {
-				return v1.Errorf(v1.CodeBadRequest, "%s", msgAboveRoot)
+				return api.Errorf(api.CodeBadRequest, "%s", msgAboveRoot)
 			}
 		case seg == ".", seg == "":
 		default:

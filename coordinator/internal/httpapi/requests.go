@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 type nameRequest struct{ name string }
@@ -57,7 +57,7 @@ type validateRequest struct {
 
 type alterOffsetsRequest struct {
 	name    string
-	offsets []v1.ConnectorOffset
+	offsets []api.ConnectorOffset
 }
 
 // Messages of the checks made here, before the services (spec §0, §5.2).
@@ -67,7 +67,7 @@ const (
 	msgOffsetNull     = "Offset entries must not be null"
 )
 
-func badRequest(msg string) *v1.Error { return &v1.Error{Code: v1.CodeBadRequest, Message: msg} }
+func badRequest(msg string) *api.Error { return &api.Error{Code: api.CodeBadRequest, Message: msg} }
 
 func decodeNone(context.Context, *http.Request) (any, error) { return nil, nil }
 
@@ -105,7 +105,7 @@ func decodeCreate(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.CreateConnectorRequest
+	var req api.CreateConnectorRequest
 	var nullOffset bool
 	err = fieldSet{
 		"name": stringField("name", &req.Name),
@@ -129,7 +129,7 @@ func decodeCreate(_ context.Context, r *http.Request) (any, error) {
 	}
 	// Trimmed here, as the herder names the connector, so that the grants
 	// are checked against the name that is created.
-	req.Name = v1.TrimName(req.Name)
+	req.Name = api.TrimName(req.Name)
 	return req, nil
 }
 
@@ -199,7 +199,7 @@ func decodeAlterOffsets(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var offsets []v1.ConnectorOffset
+	var offsets []api.ConnectorOffset
 	var nullOffset bool
 	err = fieldSet{"offsets": offsetList("offsets", &offsets, &nullOffset)}.bind("", body)
 	switch {

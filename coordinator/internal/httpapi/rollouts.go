@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // rolloutIDRequest names one rollout.
@@ -28,7 +28,7 @@ func decodeRolloutRequest(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req v1.RolloutRequest
+	var req api.RolloutRequest
 	err = fieldSet{
 		"names": stringList("names", &req.Names),
 		"match": stringField("match", &req.Match),
@@ -94,7 +94,7 @@ func decodeRolloutID(_ context.Context, r *http.Request) (any, error) {
 
 func makeCreateRollout(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		return svc.CreateRollout(ctx, request.(v1.RolloutRequest), grantCheck(ctx, operator))
+		return svc.CreateRollout(ctx, request.(api.RolloutRequest), grantCheck(ctx, operator))
 	}
 }
 
@@ -107,7 +107,7 @@ func makeListRollouts(svc Fleet) endpoint.Endpoint {
 			return nil, err
 		}
 		check := grantCheck(ctx, viewer)
-		out := v1.RolloutList{Rollouts: []v1.Rollout{}}
+		out := api.RolloutList{Rollouts: []api.Rollout{}}
 		for _, r := range list.Rollouts {
 			if rolloutAllowed(r, check) == nil {
 				out.Rollouts = append(out.Rollouts, r)
@@ -133,7 +133,7 @@ func makeGetRollout(svc Fleet) endpoint.Endpoint {
 }
 
 // rolloutAllowed is the first refusal of check among r's connectors.
-func rolloutAllowed(r v1.Rollout, check func(string) error) error {
+func rolloutAllowed(r api.Rollout, check func(string) error) error {
 	for _, b := range r.Batches {
 		for _, c := range b.Connectors {
 			if err := check(c.Name); err != nil {
@@ -148,7 +148,7 @@ func rolloutAllowed(r v1.Rollout, check func(string) error) error {
 // rollout by id. The caller's grants must cover every connector of the
 // rollout as an operator; a refusal names the rollout's path, not the
 // action's (PUT /sluice/rollouts/{id}), as it always has.
-func makeRolloutAction(call func(Fleet, context.Context, string, func(string) error) (v1.Rollout, error)) func(Fleet) endpoint.Endpoint {
+func makeRolloutAction(call func(Fleet, context.Context, string, func(string) error) (api.Rollout, error)) func(Fleet) endpoint.Endpoint {
 	return func(svc Fleet) endpoint.Endpoint {
 		return func(ctx context.Context, request any) (any, error) {
 			id := request.(rolloutIDRequest).id
@@ -158,7 +158,7 @@ func makeRolloutAction(call func(Fleet, context.Context, string, func(string) er
 }
 
 func encodeRolloutCreated(_ context.Context, w http.ResponseWriter, response any) error {
-	r := response.(v1.Rollout)
+	r := response.(api.Rollout)
 	w.Header().Set("Location", "/sluice/rollouts/"+r.ID)
 	return writeJSON(w, http.StatusCreated, r)
 }

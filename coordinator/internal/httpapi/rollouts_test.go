@@ -7,43 +7,43 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
-func (f *fake) CreateRollout(ctx context.Context, req v1.RolloutRequest, allow func(string) error) (v1.Rollout, error) {
+func (f *fake) CreateRollout(ctx context.Context, req api.RolloutRequest, allow func(string) error) (api.Rollout, error) {
 	if err := allowAll(allow, req.Selector.Names); err != nil {
-		return v1.Rollout{}, err
+		return api.Rollout{}, err
 	}
-	return v1.Rollout{ID: "r1", State: v1.RolloutRunning, Request: req}, f.record("CreateRollout", req)
+	return api.Rollout{ID: "r1", State: api.RolloutRunning, Request: req}, f.record("CreateRollout", req)
 }
 
-func (f *fake) Rollouts(ctx context.Context) (v1.RolloutList, error) {
-	return v1.RolloutList{Rollouts: []v1.Rollout{}}, f.record("Rollouts")
+func (f *fake) Rollouts(ctx context.Context) (api.RolloutList, error) {
+	return api.RolloutList{Rollouts: []api.Rollout{}}, f.record("Rollouts")
 }
 
-func (f *fake) Rollout(ctx context.Context, id string) (v1.Rollout, error) {
-	return v1.Rollout{ID: id}, f.record("Rollout", id)
+func (f *fake) Rollout(ctx context.Context, id string) (api.Rollout, error) {
+	return api.Rollout{ID: id}, f.record("Rollout", id)
 }
 
-func (f *fake) PauseRollout(ctx context.Context, id string, allow func(string) error) (v1.Rollout, error) {
+func (f *fake) PauseRollout(ctx context.Context, id string, allow func(string) error) (api.Rollout, error) {
 	if err := allowAll(allow, fakeRolloutConnectors(id)); err != nil {
-		return v1.Rollout{}, err
+		return api.Rollout{}, err
 	}
-	return v1.Rollout{ID: id, State: v1.RolloutPaused}, f.record("PauseRollout", id)
+	return api.Rollout{ID: id, State: api.RolloutPaused}, f.record("PauseRollout", id)
 }
 
-func (f *fake) ResumeRollout(ctx context.Context, id string, allow func(string) error) (v1.Rollout, error) {
+func (f *fake) ResumeRollout(ctx context.Context, id string, allow func(string) error) (api.Rollout, error) {
 	if err := allowAll(allow, fakeRolloutConnectors(id)); err != nil {
-		return v1.Rollout{}, err
+		return api.Rollout{}, err
 	}
-	return v1.Rollout{ID: id, State: v1.RolloutRunning}, f.record("ResumeRollout", id)
+	return api.Rollout{ID: id, State: api.RolloutRunning}, f.record("ResumeRollout", id)
 }
 
-func (f *fake) AbortRollout(ctx context.Context, id string, allow func(string) error) (v1.Rollout, error) {
+func (f *fake) AbortRollout(ctx context.Context, id string, allow func(string) error) (api.Rollout, error) {
 	if err := allowAll(allow, fakeRolloutConnectors(id)); err != nil {
-		return v1.Rollout{}, err
+		return api.Rollout{}, err
 	}
-	return v1.Rollout{ID: id, State: v1.RolloutAborted}, f.record("AbortRollout", id)
+	return api.Rollout{ID: id, State: api.RolloutAborted}, f.record("AbortRollout", id)
 }
 
 // fakeRolloutConnectors are the connectors of the fake's rollout id: those
@@ -61,7 +61,7 @@ func fakeRolloutConnectors(id string) []string {
 func allowAll(allow func(string) error, names []string) error {
 	for _, n := range names {
 		if err := allow(n); err != nil {
-			return v1.Errorf(v1.CodeForbidden, "%s", err.Error())
+			return api.Errorf(api.CodeForbidden, "%s", err.Error())
 		}
 	}
 	return nil
@@ -132,7 +132,7 @@ func TestRolloutBodies(t *testing.T) {
 		t.Fatalf("create: %d %v %s", r.status, r.header, r.body)
 	}
 	args, _ := f.called("CreateRollout")
-	req := args[0].(v1.RolloutRequest)
+	req := args[0].(api.RolloutRequest)
 	batches, _ := json.Marshal(req.Batches)
 	if req.Match != "orders-*" || *req.Patch["k"] != "v" || *req.Patch["n"] != "5" || req.Patch["gone"] != nil || len(req.Patch) != 3 ||
 		string(batches) != `[1,"25%","rest"]` || req.Health.RunningFor != "10s" || req.Health.MaxFailedTasks != 2 || req.OnFailure != "rollback" {

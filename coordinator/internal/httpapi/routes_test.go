@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 const (
@@ -39,12 +39,12 @@ func TestRoutes(t *testing.T) {
 		{name: "expand status and info", method: "GET", path: "/connectors?expand=status&expand=info",
 			setup: func(f *fake) {
 				i, s := info("a"), state("a")
-				f.expanded = map[string]v1.ConnectorExpanded{"a": {Status: &s, Info: &i}}
+				f.expanded = map[string]api.ConnectorExpanded{"a": {Status: &s, Info: &i}}
 			},
 			status: 200, want: `{"a":{"status":` + stateJSON + `,"info":` + infoJSON + `}}`,
 			call: "ExpandConnectors", args: []any{true, true}},
 		{name: "expand unknown value", method: "GET", path: "/connectors?expand=bogus&expand=STATUS",
-			setup:  func(f *fake) { f.expanded = map[string]v1.ConnectorExpanded{"a": {}} },
+			setup:  func(f *fake) { f.expanded = map[string]api.ConnectorExpanded{"a": {}} },
 			status: 200, want: `{"a":{}}`, call: "ExpandConnectors", args: []any{false, false}},
 		{name: "expand empty with nil map", method: "GET", path: "/connectors?expand=",
 			status: 200, want: `{}`, call: "ExpandConnectors", args: []any{false, false}},
@@ -52,12 +52,12 @@ func TestRoutes(t *testing.T) {
 			body:   `{"name":"a","config":{"connector.class":"X"}}`,
 			status: 201, want: infoJSON, headers: map[string]string{"Location": "{base}/connectors/a"},
 			call: "CreateConnector",
-			args: []any{v1.CreateConnectorRequest{Name: "a", Config: map[string]string{"connector.class": "X"}}}},
+			args: []any{api.CreateConnectorRequest{Name: "a", Config: map[string]string{"connector.class": "X"}}}},
 		{name: "create escapes Location", method: "POST", path: "/connectors",
 			body:   `{"name":"a/b c?%","config":{}}`,
 			status: 201, headers: map[string]string{"Location": "{base}/connectors/a%2Fb%20c%3F%25"},
 			want: strings.Replace(infoJSON, `"a"`, `"a/b c?%"`, 1), call: "CreateConnector",
-			args: []any{v1.CreateConnectorRequest{Name: "a/b c?%", Config: map[string]string{}}}},
+			args: []any{api.CreateConnectorRequest{Name: "a/b c?%", Config: map[string]string{}}}},
 		{name: "get", method: "GET", path: "/connectors/a", status: 200, want: infoJSON,
 			call: "GetConnector", args: []any{"a"}},
 		{name: "name arrives decoded", method: "GET", path: "/connectors/a%2Fb%20c", status: 200,
@@ -122,7 +122,7 @@ func TestRoutes(t *testing.T) {
 		{name: "alter offsets", method: "PATCH", path: "/connectors/a/offsets",
 			body:   `{"offsets":[{"partition":{"filename":"f"},"offset":{"position":30}},{"partition":null,"offset":null}]}`,
 			status: 200, want: `{"message":"The offsets for this connector have been altered successfully"}`,
-			call: "AlterOffsets", args: []any{"a", []v1.ConnectorOffset{
+			call: "AlterOffsets", args: []any{"a", []api.ConnectorOffset{
 				{Partition: map[string]any{"filename": "f"}, Offset: map[string]any{"position": json.Number("30")}},
 				{},
 			}}},

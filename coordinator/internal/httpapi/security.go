@@ -27,7 +27,7 @@ import (
 
 	"github.com/go-kit/kit/endpoint"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 )
 
@@ -72,7 +72,7 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 				for _, c := range sec.Authenticator.Challenge() {
 					w.Header().Add("WWW-Authenticate", c)
 				}
-				writeError(w, &v1.Error{Code: v1.Code(http.StatusUnauthorized), Message: err.Error()})
+				writeError(w, &api.Error{Code: api.Code(http.StatusUnauthorized), Message: err.Error()})
 				return
 			}
 		}
@@ -152,8 +152,8 @@ func requireRole(rt route, next http.Handler) http.Handler {
 	})
 }
 
-func forbidden(msg string) *v1.Error {
-	return &v1.Error{Code: v1.Code(http.StatusForbidden), Message: msg}
+func forbidden(msg string) *api.Error {
+	return &api.Error{Code: api.Code(http.StatusForbidden), Message: msg}
 }
 
 // authorize is the endpoint middleware of a route that acts on one
@@ -186,8 +186,8 @@ func authorize(rt route, tenants bool) endpoint.Middleware {
 			// hold the route's role for it, as for a create. (Without
 			// tenants no secret belongs to anyone, and a validate names
 			// what it likes, as in Kafka Connect.)
-			if v, ok := request.(validateRequest); ok && tenants && v1.TrimName(v.config["name"]) != "" {
-				if err := grantCheck(ctx, rt.role)(v1.TrimName(v.config["name"])); err != nil {
+			if v, ok := request.(validateRequest); ok && tenants && api.TrimName(v.config["name"]) != "" {
+				if err := grantCheck(ctx, rt.role)(api.TrimName(v.config["name"])); err != nil {
 					return nil, forbidden(err.Error())
 				}
 			}
@@ -217,7 +217,7 @@ func connectorOf(request any) (string, bool) {
 		return r.name, true
 	case alterOffsetsRequest:
 		return r.name, true
-	case v1.CreateConnectorRequest:
+	case api.CreateConnectorRequest:
 		return r.Name, true
 	case previewRequest:
 		return r.name, true
@@ -261,7 +261,7 @@ func visibleOnly(p *auth.Principal, resp any) any {
 			}
 		}
 		return out
-	case map[string]v1.ConnectorExpanded:
+	case map[string]api.ConnectorExpanded:
 		for n := range list {
 			if !p.Allows(auth.RoleViewer, n) {
 				delete(list, n) // the endpoint made this map for the answer

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 )
 
@@ -201,7 +201,7 @@ func TestDeniedMessages(t *testing.T) {
 // lists only the connectors the caller may see.
 func TestListShowsOnlyVisible(t *testing.T) {
 	f := newFake()
-	f.expanded = map[string]v1.ConnectorExpanded{"team-a-1": {}, "b": {}}
+	f.expanded = map[string]api.ConnectorExpanded{"team-a-1": {}, "b": {}}
 	srv := httptest.NewServer(NewHandler(f.services(), WithSecurity(Security{Authenticator: testAuthenticator(t)})))
 	t.Cleanup(srv.Close)
 	tom := basicHeader("tom", "pw-tom")

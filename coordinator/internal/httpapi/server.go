@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // Limits bound what one request may hold of the REST server before it is
@@ -95,8 +95,8 @@ func (e *bodyTimeoutError) Error() string {
 }
 
 // apiError is the answer to a request whose body was cut off.
-func (e *bodyTimeoutError) apiError() *v1.Error {
-	return &v1.Error{Code: v1.Code(http.StatusRequestTimeout), Message: e.Error()}
+func (e *bodyTimeoutError) apiError() *api.Error {
+	return &api.Error{Code: api.Code(http.StatusRequestTimeout), Message: e.Error()}
 }
 
 // boundBody gives a request's body limit to arrive, counted from when its

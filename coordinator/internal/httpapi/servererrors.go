@@ -24,7 +24,7 @@ import (
 	"strconv"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/textcut"
 )
 
@@ -56,9 +56,9 @@ func rewriteServerError(p, head []byte, l Limits) []byte {
 
 // serverError is the error net/http's answer p stands for, or nil when p
 // is not one of its own answers.
-func serverError(p, head []byte, l Limits) *v1.Error {
+func serverError(p, head []byte, l Limits) *api.Error {
 	if bytes.HasPrefix(p, []byte(expectationFailed)) && bytes.HasSuffix(p, []byte("\r\n\r\n")) {
-		return &v1.Error{Code: v1.Code(http.StatusExpectationFailed),
+		return &api.Error{Code: api.Code(http.StatusExpectationFailed),
 			Message: "HTTP 417 Expectation Failed: only 100-continue is supported"}
 	}
 	i := bytes.Index(p, []byte(plainErrorHeaders))
@@ -72,7 +72,7 @@ func serverError(p, head []byte, l Limits) *v1.Error {
 		return nil
 	}
 	if code == http.StatusRequestHeaderFieldsTooLarge {
-		return &v1.Error{Code: v1.Code(code), Message: fmt.Sprintf("Request headers too large (limit %s)", sizeText(l.MaxHeaderBytes))}
+		return &api.Error{Code: api.Code(code), Message: fmt.Sprintf("Request headers too large (limit %s)", sizeText(l.MaxHeaderBytes))}
 	}
 	// The detail: net/http's own when it gives one, else what reading the
 	// request again says.
@@ -91,7 +91,7 @@ func serverError(p, head []byte, l Limits) *v1.Error {
 	if detail != "" {
 		msg += ": " + detail
 	}
-	return &v1.Error{Code: v1.Code(code), Message: msg}
+	return &api.Error{Code: api.Code(code), Message: msg}
 }
 
 // readError is why net/http refused the request whose head is given, as

@@ -9,14 +9,15 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Services are what the REST API asks of the coordinator, one interface per
 // resource, so that an endpoint depends on the one service it calls and a
 // service can move out of the coordinator's core on its own. Errors should
-// be *v1.Error; any other error is answered as a 500 with its text.
+// be *api.Error; any other error is answered as a 500 with its text.
 //
 // Authorization stays here, in the transport: the route's role and the
 // connector a path names are checked by endpoint middleware (security.go)
@@ -43,25 +44,25 @@ type Connectors interface {
 	ListConnectors(ctx context.Context) ([]string, error)
 	// ExpandConnectors answers GET /connectors with any expand parameter;
 	// both flags are false when only unknown values were given.
-	ExpandConnectors(ctx context.Context, status, info bool) (map[string]v1.ConnectorExpanded, error)
+	ExpandConnectors(ctx context.Context, status, info bool) (map[string]api.ConnectorExpanded, error)
 	// CreateConnector creates a connector; the request was decoded but not
 	// validated beyond JSON types: Name is as sent (not trimmed), Config is
 	// never nil, InitialState is not checked, and InitialOffsets holds no
 	// null entry (the transport answers 400 for those two cases).
-	CreateConnector(ctx context.Context, req v1.CreateConnectorRequest) (v1.CreatedConnector, error)
-	GetConnector(ctx context.Context, name string) (v1.ConnectorInfo, error)
+	CreateConnector(ctx context.Context, req api.CreateConnectorRequest) (api.CreatedConnector, error)
+	GetConnector(ctx context.Context, name string) (api.ConnectorInfo, error)
 	GetConnectorConfig(ctx context.Context, name string) (map[string]string, error)
 	// PutConnectorConfig creates or replaces; created tells which.
-	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info v1.ConnectorInfo, created bool, err error)
+	PutConnectorConfig(ctx context.Context, name string, config map[string]string) (info api.ConnectorInfo, created bool, err error)
 	// PatchConnectorConfig merges patch into the config; a nil value removes the key.
-	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (v1.ConnectorInfo, error)
+	PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (api.ConnectorInfo, error)
 	DeleteConnector(ctx context.Context, name string, resetOffsets bool) error
 	StopConnector(ctx context.Context, name string) error
 	PauseConnector(ctx context.Context, name string) error
 	ResumeConnector(ctx context.Context, name string) error
 	// RestartConnector with both flags false restarts the connector only and
 	// returns nil state (204); otherwise the state shown is returned (202).
-	RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*v1.ConnectorStateInfo, error)
+	RestartConnector(ctx context.Context, name string, includeTasks, onlyFailed bool) (*api.ConnectorStateInfo, error)
 	// RestartTask gets any int32 task id, negative included.
 	RestartTask(ctx context.Context, name string, task int) error
 }
@@ -69,64 +70,64 @@ type Connectors interface {
 // Runtime is what a connector runs and does: its status, its tasks'
 // configs and states, the topics it used, and a sink's lag.
 type Runtime interface {
-	ConnectorStatus(ctx context.Context, name string) (v1.ConnectorStateInfo, error)
-	TaskConfigs(ctx context.Context, name string) ([]v1.TaskInfo, error)
+	ConnectorStatus(ctx context.Context, name string) (api.ConnectorStateInfo, error)
+	TaskConfigs(ctx context.Context, name string) ([]api.TaskInfo, error)
 	// TaskStatus gets any int32 task id, negative included.
-	TaskStatus(ctx context.Context, name string, task int) (v1.TaskState, error)
-	ConnectorTopics(ctx context.Context, name string) (map[string]v1.ActiveTopics, error)
+	TaskStatus(ctx context.Context, name string, task int) (api.TaskState, error)
+	ConnectorTopics(ctx context.Context, name string) (map[string]api.ActiveTopics, error)
 	ResetConnectorTopics(ctx context.Context, name string) error
 	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
 	// connector's consumer lag.
-	ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error)
+	ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
 }
 
 // Plugins is /connector-plugins: the plugins, their config keys, and the
 // validation of a config.
 type Plugins interface {
-	ListPlugins(ctx context.Context, connectorsOnly bool) ([]v1.PluginInfo, error)
-	PluginConfig(ctx context.Context, plugin string) ([]v1.ConfigKeyInfo, error)
-	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (v1.ConfigInfos, error)
+	ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.PluginInfo, error)
+	PluginConfig(ctx context.Context, plugin string) ([]api.ConfigKeyInfo, error)
+	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (api.ConfigInfos, error)
 }
 
 // Offsets is a connector's offsets: Kafka Connect's GET/PATCH/DELETE
 // …/offsets, and Sluice's preview, reset-to, history, undo, restore and
 // move (a move carries a connector's positions to a new name).
 type Offsets interface {
-	GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error)
+	GetOffsets(ctx context.Context, name string) (api.ConnectorOffsets, error)
 	// AlterOffsets receives the offsets list as decoded (entries may hold nil
 	// maps, numbers are json.Number). It is never empty and has no null
 	// entry: the transport answers those with spec §5.2's 400s first.
-	AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (v1.Message, error)
-	ResetOffsets(ctx context.Context, name string) (v1.Message, error)
+	AlterOffsets(ctx context.Context, name string, offsets []api.ConnectorOffset) (api.Message, error)
+	ResetOffsets(ctx context.Context, name string) (api.Message, error)
 	// PreviewOffsets answers POST /sluice/connectors/{name}/offsets/preview:
 	// PATCH's (or, with Reset, DELETE's) checks, and the changes it would
 	// make. req holds offsets, non-empty and without null entries, or Reset.
-	PreviewOffsets(ctx context.Context, name string, req v1.OffsetsPreviewRequest) (v1.OffsetsChanges, error)
+	PreviewOffsets(ctx context.Context, name string, req api.OffsetsPreviewRequest) (api.OffsetsChanges, error)
 	// ResetOffsetsTo answers POST /sluice/connectors/{name}/offsets/reset;
 	// req is as decoded, its rule not yet checked.
-	ResetOffsetsTo(ctx context.Context, name string, req v1.OffsetsResetRequest) (v1.OffsetsChanges, error)
+	ResetOffsetsTo(ctx context.Context, name string, req api.OffsetsResetRequest) (api.OffsetsChanges, error)
 	// OffsetsHistory answers GET /sluice/connectors/{name}/offsets/history;
 	// limit is within the route's bounds.
-	OffsetsHistory(ctx context.Context, name string, limit int, before string) (v1.OffsetsHistory, error)
+	OffsetsHistory(ctx context.Context, name string, limit int, before string) (api.OffsetsHistory, error)
 	// OffsetsHistoryEntry answers GET …/offsets/history/{id}.
-	OffsetsHistoryEntry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error)
+	OffsetsHistoryEntry(ctx context.Context, name, id string) (api.OffsetsHistoryEntry, error)
 	// UndoOffsets answers POST …/offsets/history/{id}/undo.
-	UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (v1.OffsetsChanges, error)
+	UndoOffsets(ctx context.Context, name, id string, force, dryRun bool) (api.OffsetsChanges, error)
 	// RestoreOffsets answers POST /sluice/connectors/{name}/offsets/restore.
-	RestoreOffsets(ctx context.Context, name string, req v1.OffsetsRestoreRequest) (v1.OffsetsChanges, error)
+	RestoreOffsets(ctx context.Context, name string, req api.OffsetsRestoreRequest) (api.OffsetsChanges, error)
 	// MoveConnector answers POST /sluice/connectors/{name}/move.
-	MoveConnector(ctx context.Context, name string, req v1.MoveRequest) (v1.MoveResult, error)
+	MoveConnector(ctx context.Context, name string, req api.MoveRequest) (api.MoveResult, error)
 }
 
 // Agents is /sluice/agents: the leader's agents, their cordons and drains
 // (a 404 for an unknown id).
 type Agents interface {
-	ListAgents(ctx context.Context) (v1.AgentList, error)
-	GetAgent(ctx context.Context, id string) (v1.AgentInfo, error)
-	CordonAgent(ctx context.Context, id string) (v1.AgentInfo, error)
-	UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, error)
-	DrainAgent(ctx context.Context, id string, force bool) (v1.DrainStatus, error)
-	DrainStatus(ctx context.Context, id string) (v1.DrainStatus, error)
+	ListAgents(ctx context.Context) (api.AgentList, error)
+	GetAgent(ctx context.Context, id string) (api.AgentInfo, error)
+	CordonAgent(ctx context.Context, id string) (api.AgentInfo, error)
+	UncordonAgent(ctx context.Context, id string) (api.AgentInfo, error)
+	DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error)
+	DrainStatus(ctx context.Context, id string) (api.DrainStatus, error)
 }
 
 // Fleet is the operations over many connectors or agents: bulk lifecycle
@@ -137,56 +138,56 @@ type Fleet interface {
 	// connector sel selects, each result what the single-connector
 	// endpoint answers; a connector allow refuses gets that 403 as its
 	// result.
-	BulkAction(ctx context.Context, action string, sel v1.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (v1.BulkResults, error)
+	BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error)
 	// OpenMaintenance answers POST /sluice/maintenance; a connector allow
 	// refuses refuses the whole window.
-	OpenMaintenance(ctx context.Context, req v1.MaintenanceRequest, allow func(connector string) error) (v1.MaintenanceWindow, error)
+	OpenMaintenance(ctx context.Context, req api.MaintenanceRequest, allow func(connector string) error) (api.MaintenanceWindow, error)
 	// MaintenanceWindows answers GET /sluice/maintenance.
-	MaintenanceWindows(ctx context.Context) (v1.MaintenanceList, error)
+	MaintenanceWindows(ctx context.Context) (api.MaintenanceList, error)
 	// MaintenanceWindow answers GET /sluice/maintenance/{id}.
-	MaintenanceWindow(ctx context.Context, id string) (v1.MaintenanceWindow, error)
+	MaintenanceWindow(ctx context.Context, id string) (api.MaintenanceWindow, error)
 	// CloseMaintenance answers DELETE /sluice/maintenance/{id}; allow as
 	// OpenMaintenance's.
-	CloseMaintenance(ctx context.Context, id string, allow func(connector string) error) (v1.MaintenanceWindow, error)
+	CloseMaintenance(ctx context.Context, id string, allow func(connector string) error) (api.MaintenanceWindow, error)
 	// Rebalance answers POST /sluice/rebalance (maxMoves 0: the default)
 	// and RebalanceStatus GET /sluice/rebalance.
-	Rebalance(ctx context.Context, maxMoves int, dryRun bool) (v1.Rebalance, error)
-	RebalanceStatus(ctx context.Context) (v1.Rebalance, error)
+	Rebalance(ctx context.Context, maxMoves int, dryRun bool) (api.Rebalance, error)
+	RebalanceStatus(ctx context.Context) (api.Rebalance, error)
 	// CreateRollout answers POST /sluice/rollouts; req is as decoded, its
 	// selector, batches, health and on_failure not yet checked. A
 	// connector allow refuses refuses the rollout.
-	CreateRollout(ctx context.Context, req v1.RolloutRequest, allow func(connector string) error) (v1.Rollout, error)
+	CreateRollout(ctx context.Context, req api.RolloutRequest, allow func(connector string) error) (api.Rollout, error)
 	// Rollouts answers GET /sluice/rollouts.
-	Rollouts(ctx context.Context) (v1.RolloutList, error)
+	Rollouts(ctx context.Context) (api.RolloutList, error)
 	// Rollout answers GET /sluice/rollouts/{id}.
-	Rollout(ctx context.Context, id string) (v1.Rollout, error)
+	Rollout(ctx context.Context, id string) (api.Rollout, error)
 	// PauseRollout, ResumeRollout and AbortRollout answer PUT
 	// /sluice/rollouts/{id}/pause, …/resume and …/abort; allow must
 	// allow every connector of the rollout.
-	PauseRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error)
-	ResumeRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error)
-	AbortRollout(ctx context.Context, id string, allow func(connector string) error) (v1.Rollout, error)
+	PauseRollout(ctx context.Context, id string, allow func(connector string) error) (api.Rollout, error)
+	ResumeRollout(ctx context.Context, id string, allow func(connector string) error) (api.Rollout, error)
+	AbortRollout(ctx context.Context, id string, allow func(connector string) error) (api.Rollout, error)
 }
 
 // Admin is the coordinator itself: GET /, /health, /readyz, /metrics,
 // /admin/loggers and the audit trail.
 type Admin interface {
 	// ServerInfo is the body of GET /.
-	ServerInfo(ctx context.Context) (v1.ServerInfo, error)
+	ServerInfo(ctx context.Context) (api.ServerInfo, error)
 	// Health returns the health body and the HTTP status to answer with.
-	Health(ctx context.Context) (v1.Health, int)
+	Health(ctx context.Context) (api.Health, int)
 	// Readiness answers GET /readyz: the coordinator's readiness, or a
-	// 503 *v1.Error saying why it is not ready.
-	Readiness(ctx context.Context) (v1.Readiness, error)
+	// 503 *api.Error saying why it is not ready.
+	Readiness(ctx context.Context) (api.Readiness, error)
 	// Metrics answers GET /metrics: every metric of the process's
 	// registry.
 	Metrics(ctx context.Context) ([]*dto.MetricFamily, error)
 	// LoggerLevels answers GET /admin/loggers: this process's loggers that
 	// are not OFF, by name.
-	LoggerLevels(ctx context.Context) (map[string]v1.LoggerLevel, error)
+	LoggerLevels(ctx context.Context) (map[string]wire.LoggerLevel, error)
 	// LoggerLevel answers GET /admin/loggers/{name}; an unknown logger is a
 	// 404 "Logger <name> not found.".
-	LoggerLevel(ctx context.Context, name string) (v1.LoggerLevel, error)
+	LoggerLevel(ctx context.Context, name string) (wire.LoggerLevel, error)
 	// SetWorkerLoggerLevel sets level on namespace (and what is below it)
 	// in this process only, and returns the names of the loggers whose
 	// level changed. level is valid (logging.ParseLevel), in any case.
@@ -196,5 +197,5 @@ type Admin interface {
 	SetClusterLoggerLevel(ctx context.Context, namespace, level string) error
 	// AuditLog answers GET /sluice/audit: the audit records q selects,
 	// newest first.
-	AuditLog(ctx context.Context, q audit.Query) (v1.AuditLog, error)
+	AuditLog(ctx context.Context, q audit.Query) (api.AuditLog, error)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	sluicelog "github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/logging/logtest"
 )
@@ -31,7 +31,7 @@ func TestWriteLog(t *testing.T) {
 		{name: "a logger names no connector", method: "PUT", path: "/admin/loggers/root", body: `{"level":"DEBUG"}`,
 			want: map[string]any{"operation": "logger.level", "status": json.Number("200")}},
 		{name: "read", method: "GET", path: "/connectors/a"},
-		{name: "failed", method: "PUT", path: "/connectors/a/resume", fail: map[string]error{"ResumeConnector": v1.Errorf(v1.CodeNotFound, "Connector a not found")}},
+		{name: "failed", method: "PUT", path: "/connectors/a/resume", fail: map[string]error{"ResumeConnector": api.Errorf(api.CodeNotFound, "Connector a not found")}},
 		{name: "forwarded", method: "PUT", path: "/connectors/a/stop", headers: []string{ForwardedHeader, "1"}},
 	}
 	for _, tt := range tests {

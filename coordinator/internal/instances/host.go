@@ -6,7 +6,7 @@ import (
 	"maps"
 	"sync"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -139,7 +139,7 @@ func startLocal(reg *plugins.Registry, providers *configprovider.Transformer, pr
 	class := props["connector.class"]
 	p, ok := reg.LookupConnector(class)
 	if !ok {
-		return nil, Plugin{}, nil, &v1.Error{Code: v1.CodeBadRequest, Message: reg.UnknownConnectorMessage(class)}
+		return nil, Plugin{}, nil, &api.Error{Code: api.CodeBadRequest, Message: reg.UnknownConnectorMessage(class)}
 	}
 	resolved, err := providers.Transform(props)
 	if err != nil {

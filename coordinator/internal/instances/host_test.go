@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 )
@@ -33,7 +33,7 @@ func TestGenerate(t *testing.T) {
 		t.Fatalf("Generate = %v, %v", got, err)
 	}
 	_, err = Generate(plugins.Builtin(), nil, map[string]string{"connector.class": "NoSuch"})
-	if e := v1.AsError(err); e.Code != v1.CodeBadRequest || e.Message != plugins.Builtin().UnknownConnectorMessage("NoSuch") {
+	if e := api.AsError(err); e.Code != api.CodeBadRequest || e.Message != plugins.Builtin().UnknownConnectorMessage("NoSuch") {
 		t.Errorf("unknown class: %v", err)
 	}
 }

@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
 var (
-	running = Status{State: v1.StateRunning}
-	paused  = Status{State: v1.StatePaused}
-	stopped = Status{State: v1.StateStopped}
+	running = Status{State: api.StateRunning}
+	paused  = Status{State: api.StatePaused}
+	stopped = Status{State: api.StateStopped}
 )
 
-func failed(trace string) Status { return Status{State: v1.StateFailed, Trace: trace} }
+func failed(trace string) Status { return Status{State: api.StateFailed, Trace: trace} }
 
 // TestTaskConfigsOnlyWhenTheyCanChange walks one connector through the
 // events of its life and counts the plugin calls each one causes.

@@ -8,9 +8,10 @@ import (
 	"slices"
 	"sync"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/configprovider"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // RemotePlugin is the Java plugin a connector config uses.
@@ -29,7 +30,7 @@ type Agents interface {
 	Locate(props map[string]string) (RemotePlugin, []string, error)
 	// Call sends a connector operation to agent's connector host; it fills
 	// in the term.
-	Call(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+	Call(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error)
 }
 
 // RemoteHost runs Java connectors' instances on agents, over NATS: the
@@ -70,11 +71,11 @@ type remoteInstance struct {
 // away meanwhile: its answer would never come, and the call would hold the
 // connector (which the Manager starts again elsewhere only once the call
 // returns) until its timeout, a minute.
-var errInstanceGone = v1.Errorf(v1.CodeUnavailable, "the agent running the connector went away")
+var errInstanceGone = api.Errorf(api.CodeUnavailable, "the agent running the connector went away")
 
 // call sends req to in's agent; it ends with errInstanceGone as soon as
 // the instance is lost.
-func (h *RemoteHost) call(ctx context.Context, in *remoteInstance, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (h *RemoteHost) call(ctx context.Context, in *remoteInstance, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
@@ -129,7 +130,7 @@ func (h *RemoteHost) Start(ctx context.Context, name string, props map[string]st
 	}
 	agent := pick(candidates, h.last[name], h.avoid[name])
 	h.mu.Unlock()
-	_, err = h.agents.Call(ctx, agent, v1.PluginConnectorRequest{Op: v1.PluginOpStart, Name: name, Class: plugin.Class,
+	_, err = h.agents.Call(ctx, agent, wire.PluginConnectorRequest{Op: wire.PluginOpStart, Name: name, Class: plugin.Class,
 		Version: plugin.Version, Config: maps.Clone(resolved)})
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -170,7 +171,7 @@ func (h *RemoteHost) TaskConfigs(ctx context.Context, name string, maxTasks int)
 	if in == nil {
 		return nil, fmt.Errorf("connector %s is not started", name)
 	}
-	reply, err := h.call(ctx, in, v1.PluginConnectorRequest{Op: v1.PluginOpTaskConfigs, Name: name,
+	reply, err := h.call(ctx, in, wire.PluginConnectorRequest{Op: wire.PluginOpTaskConfigs, Name: name,
 		Class: in.plugin.Class, Version: in.plugin.Version, MaxTasks: resolvedMaxTasks(in.raw, in.resolved, maxTasks)})
 	if err != nil {
 		if unreachable(err) {
@@ -184,8 +185,8 @@ func (h *RemoteHost) TaskConfigs(ctx context.Context, name string, maxTasks int)
 // unreachable reports whether err says the agent, not the plugin, failed:
 // nobody answered, or not in time.
 func unreachable(err error) bool {
-	return v1.IsCode(err, v1.CodeUnavailable) || errors.Is(err, context.DeadlineExceeded) ||
-		v1.IsCode(err, v1.CodeTimeout)
+	return api.IsCode(err, api.CodeUnavailable) || errors.Is(err, context.DeadlineExceeded) ||
+		api.IsCode(err, api.CodeTimeout)
 }
 
 // Stop implements Host.
@@ -198,7 +199,7 @@ func (h *RemoteHost) Stop(ctx context.Context, name string) error {
 	if in == nil || lost {
 		return nil
 	}
-	if _, err := h.call(ctx, in, v1.PluginConnectorRequest{Op: v1.PluginOpStop, Name: name,
+	if _, err := h.call(ctx, in, wire.PluginConnectorRequest{Op: wire.PluginOpStop, Name: name,
 		Class: in.plugin.Class, Version: in.plugin.Version}); err != nil {
 		return fmt.Errorf("stopping connector %s on agent %s: %w", name, in.agent, err)
 	}
@@ -209,7 +210,7 @@ func (h *RemoteHost) Stop(ctx context.Context, name string) error {
 // task reconfiguration, an error it raised, or its host's death, after
 // which it is started again. An event of an instance that is no longer
 // running there (stopped, started elsewhere since) is dropped.
-func (h *RemoteHost) Event(ev v1.PluginConnectorEvent) {
+func (h *RemoteHost) Event(ev wire.PluginConnectorEvent) {
 	h.mu.Lock()
 	in := h.running[ev.Name]
 	h.mu.Unlock()
@@ -217,15 +218,15 @@ func (h *RemoteHost) Event(ev v1.PluginConnectorEvent) {
 		return
 	}
 	switch ev.Kind {
-	case v1.PluginEventReconfigure:
+	case wire.PluginEventReconfigure:
 		in.cc.RequestTaskReconfiguration()
-	case v1.PluginEventError:
+	case wire.PluginEventError:
 		msg := ev.Message
 		if ev.Trace != "" {
 			msg += "\n" + ev.Trace
 		}
 		in.cc.RaiseError(errors.New(msg))
-	case v1.PluginEventHostLost:
+	case wire.PluginEventHostLost:
 		h.lose(in, ev.Name)
 	}
 }

@@ -8,9 +8,10 @@ import (
 	"sync"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 const javaClass = "com.example.RemoteSource"
@@ -34,12 +35,12 @@ func (f *fakeAgents) Locate(props map[string]string) (RemotePlugin, []string, er
 	defer f.mu.Unlock()
 	p := RemotePlugin{Plugin: Plugin{Class: javaClass, Kind: connect.KindSource, Remote: true}}
 	if len(f.live) == 0 {
-		return p, nil, v1.Errorf(v1.CodeUnavailable, "No live agent has the plugin %s", javaClass)
+		return p, nil, api.Errorf(api.CodeUnavailable, "No live agent has the plugin %s", javaClass)
 	}
 	return p, slices.Clone(f.live), nil
 }
 
-func (f *fakeAgents) Call(ctx context.Context, agent string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (f *fakeAgents) Call(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, agent+" "+req.Op+" "+req.Name)
@@ -47,13 +48,13 @@ func (f *fakeAgents) Call(ctx context.Context, agent string, req v1.PluginConnec
 		f.mu.Unlock()
 		<-ctx.Done()
 		f.mu.Lock()
-		return v1.PluginConnectorReply{}, ctx.Err()
+		return wire.PluginConnectorReply{}, ctx.Err()
 	}
 	if f.down[agent] {
-		return v1.PluginConnectorReply{}, v1.Errorf(v1.CodeUnavailable, "no responders")
+		return wire.PluginConnectorReply{}, api.Errorf(api.CodeUnavailable, "no responders")
 	}
-	var reply v1.PluginConnectorReply
-	if req.Op == v1.PluginOpTaskConfigs {
+	var reply wire.PluginConnectorReply
+	if req.Op == wire.PluginOpTaskConfigs {
 		for i := range min(f.tasks, req.MaxTasks) {
 			reply.TaskConfigs = append(reply.TaskConfigs, map[string]string{"n": strconv.Itoa(i), "agent": agent, "task.class": "com.example.RemoteTask"})
 		}
@@ -69,7 +70,7 @@ func (f *fakeAgents) started() []string {
 	for _, c := range f.calls {
 		var agent, op, name string
 		fmt.Sscan(c, &agent, &op, &name)
-		if op == v1.PluginOpStart {
+		if op == wire.PluginOpStart {
 			out = append(out, agent)
 		}
 	}
@@ -121,12 +122,12 @@ func TestRemoteHostLifecycle(t *testing.T) {
 	agents.mu.Lock()
 	agents.tasks = 3
 	agents.mu.Unlock()
-	remote.Event(v1.PluginConnectorEvent{AgentID: "b", Name: "j", Kind: v1.PluginEventReconfigure})
+	remote.Event(wire.PluginConnectorEvent{AgentID: "b", Name: "j", Kind: wire.PluginEventReconfigure})
 	h.settle(t)
 	if ts, _ := h.TaskConfigs("j"); len(ts.Configs) != 2 {
 		t.Fatal("an event from an agent that does not run the connector was heeded")
 	}
-	remote.Event(v1.PluginConnectorEvent{AgentID: "a", Name: "j", Kind: v1.PluginEventReconfigure})
+	remote.Event(wire.PluginConnectorEvent{AgentID: "a", Name: "j", Kind: wire.PluginEventReconfigure})
 	eventually(t, func() bool { ts, _ := h.TaskConfigs("j"); return len(ts.Configs) == 3 })
 	h.Sync([]Connector{conn("local", records.TargetStarted)})
 	h.settle(t)
@@ -151,7 +152,7 @@ func TestRemoteHostLostMidCall(t *testing.T) {
 	agents.mu.Lock()
 	agents.hang = map[string]bool{"a": true}
 	agents.mu.Unlock()
-	remote.Event(v1.PluginConnectorEvent{AgentID: "a", Name: "j", Kind: v1.PluginEventReconfigure})
+	remote.Event(wire.PluginConnectorEvent{AgentID: "a", Name: "j", Kind: wire.PluginEventReconfigure})
 	eventually(t, func() bool { // the call after the start's, now held
 		agents.mu.Lock()
 		defer agents.mu.Unlock()
@@ -177,7 +178,7 @@ func TestRemoteHostLost(t *testing.T) {
 	remote.AgentsGone([]string{"a"})
 	eventually(t, func() bool { ts, _ := h.TaskConfigs("j"); return ts.Configs[0]["agent"] == "b" })
 
-	remote.Event(v1.PluginConnectorEvent{AgentID: "b", Name: "j", Kind: v1.PluginEventHostLost})
+	remote.Event(wire.PluginConnectorEvent{AgentID: "b", Name: "j", Kind: wire.PluginEventHostLost})
 	h.settle(t)
 	if got := agents.started(); !slices.Equal(got, []string{"a", "b", "b"}) {
 		t.Fatalf("starts on %v, want a, b, then b again after its host was lost", got)
@@ -186,7 +187,7 @@ func TestRemoteHostLost(t *testing.T) {
 	// b stops answering: task configs fail, the instance counts as lost,
 	// and the start after the backoff goes to a.
 	agents.set([]string{"a", "b"}, "b")
-	remote.Event(v1.PluginConnectorEvent{AgentID: "b", Name: "j", Kind: v1.PluginEventReconfigure})
+	remote.Event(wire.PluginConnectorEvent{AgentID: "b", Name: "j", Kind: wire.PluginEventReconfigure})
 	h.settle(t)
 	for range 3 {
 		h.clock.fire()
@@ -198,7 +199,7 @@ func TestRemoteHostLost(t *testing.T) {
 	remote.AgentsGone([]string{"a"})
 	h.settle(t)
 	st := h.status.of("j")
-	if last := st[len(st)-1]; last.State != v1.StateFailed || last.Trace != "No live agent has the plugin "+javaClass {
+	if last := st[len(st)-1]; last.State != api.StateFailed || last.Trace != "No live agent has the plugin "+javaClass {
 		t.Fatalf("status %+v, want FAILED saying no live agent has the plugin", last)
 	}
 	// An agent comes back: the connector waiting for one is named once,

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"maps"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -93,7 +93,7 @@ func (w *worker) step(s snapshot) bool {
 	}
 	if s.target != records.TargetStarted {
 		w.down()
-		if st, ok := map[string]string{records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[s.target]; ok {
+		if st, ok := map[string]string{records.TargetPaused: api.StatePaused, records.TargetStopped: api.StateStopped}[s.target]; ok {
 			w.report(Status{State: st})
 		}
 		return false
@@ -105,7 +105,7 @@ func (w *worker) step(s snapshot) bool {
 		w.down()
 		w.failed = true
 		w.m.cfg.Logger.Warn("connector failed", "connector", w.in.name, "err", s.raised)
-		w.report(Status{State: v1.StateFailed, Trace: s.raised.Error()})
+		w.report(Status{State: api.StateFailed, Trace: s.raised.Error()})
 		return false
 	}
 	if s.lost && w.running {
@@ -131,7 +131,7 @@ func (w *worker) step(s snapshot) bool {
 		return false
 	}
 	w.attempt = 0
-	w.report(Status{State: v1.StateRunning})
+	w.report(Status{State: api.StateRunning})
 	return false
 }
 
@@ -208,7 +208,7 @@ func (w *worker) computeTasks(config map[string]string) bool {
 			w.down()
 			w.failed = true
 			w.m.cfg.Logger.Warn("connector's task configs refused; it stays failed until its config changes or it is restarted", "connector", w.in.name, "err", err)
-			w.report(Status{State: v1.StateFailed, Trace: err.Error()})
+			w.report(Status{State: api.StateFailed, Trace: err.Error()})
 			return false
 		}
 	}
@@ -258,7 +258,7 @@ func (w *worker) fail(err error) {
 		in.poke()
 	})
 	m.cfg.Logger.Warn("connector instance failed; retrying", "connector", in.name, "retry_in", delay, "err", err)
-	w.report(Status{State: v1.StateFailed, Trace: err.Error()})
+	w.report(Status{State: api.StateFailed, Trace: err.Error()})
 }
 
 // report tells OnStatus about a state it has not been told yet.

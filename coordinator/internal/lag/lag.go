@@ -15,7 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -69,7 +69,7 @@ func (r *Reader) Configure(cfg Config) {
 func (r *Reader) Lags(ctx context.Context) []metrics.SinkLag {
 	var out []metrics.SinkLag
 	for _, c := range r.cfg.Connectors.All() {
-		if r.cfg.Type(c.Config) != v1.TypeSink {
+		if r.cfg.Type(c.Config) != api.TypeSink {
 			continue
 		}
 		parts, err := r.sinkLag(ctx, c.Config, records.SinkGroupID(c.Name, c.Config))
@@ -92,26 +92,26 @@ func (r *Reader) Lags(ctx context.Context) []metrics.SinkLag {
 const lagTimeout = 30 * time.Second
 
 // ConnectorLag answers GET /sluice/connectors/{name}/lag.
-func (r *Reader) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag, error) {
+func (r *Reader) ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error) {
 	c, ok := r.cfg.Connectors.Get(name)
 	if !ok {
-		return v1.ConnectorLag{}, v1.Errorf(v1.CodeNotFound, "Connector %s not found", name)
+		return api.ConnectorLag{}, api.Errorf(api.CodeNotFound, "Connector %s not found", name)
 	}
 	switch r.cfg.Type(c.Config) {
-	case v1.TypeSink:
-	case v1.TypeSource:
-		return v1.ConnectorLag{}, v1.Errorf(v1.CodeBadRequest, "Connector %s is a source connector: lag is a sink's consumer lag", name)
+	case api.TypeSink:
+	case api.TypeSource:
+		return api.ConnectorLag{}, api.Errorf(api.CodeBadRequest, "Connector %s is a source connector: lag is a sink's consumer lag", name)
 	default:
-		return v1.ConnectorLag{}, v1.Errorf(v1.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
+		return api.ConnectorLag{}, api.Errorf(api.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
 	}
 	lctx, cancel := context.WithTimeout(ctx, lagTimeout)
 	defer cancel()
 	parts, err := r.sinkLag(lctx, c.Config, records.SinkGroupID(name, c.Config))
 	if err != nil {
 		r.cfg.Logger.Error("reading a sink's consumer lag failed", "connector", name, "err", err)
-		return v1.ConnectorLag{}, v1.Errorf(v1.CodeInternal, "Failed to read the consumer lag of sink connector %s: %v", name, err)
+		return api.ConnectorLag{}, api.Errorf(api.CodeInternal, "Failed to read the consumer lag of sink connector %s: %v", name, err)
 	}
-	out := v1.ConnectorLag{Connector: name, Partitions: parts}
+	out := api.ConnectorLag{Connector: name, Partitions: parts}
 	for _, p := range parts {
 		out.TotalLag += p.Lag
 	}
@@ -123,10 +123,10 @@ func (r *Reader) ConnectorLag(ctx context.Context, name string) (v1.ConnectorLag
 // group committed nothing on lags by all it holds (end minus log start
 // offset): Kafka Connect's sinks start at the earliest offset. A topic
 // that does not exist (yet) has no partitions.
-func (r *Reader) sinkLag(ctx context.Context, config map[string]string, group string) ([]v1.PartitionLag, error) {
+func (r *Reader) sinkLag(ctx context.Context, config map[string]string, group string) ([]api.PartitionLag, error) {
 	topics, err := r.sinkTopics(ctx, config)
 	if err != nil || len(topics) == 0 {
-		return []v1.PartitionLag{}, err
+		return []api.PartitionLag{}, err
 	}
 	var ends, starts kadm.ListedOffsets
 	err = kafkautil.Retry(ctx, func() error {
@@ -146,12 +146,12 @@ func (r *Reader) sinkLag(ctx context.Context, config map[string]string, group st
 	if err != nil {
 		return nil, fmt.Errorf("fetch the committed offsets of group %s: %w", group, err)
 	}
-	out := []v1.PartitionLag{}
+	out := []api.PartitionLag{}
 	ends.Each(func(e kadm.ListedOffset) {
 		if e.Err != nil {
 			return // a topic that does not exist
 		}
-		p := v1.PartitionLag{Topic: e.Topic, Partition: e.Partition, EndOffset: e.Offset, CommittedOffset: -1}
+		p := api.PartitionLag{Topic: e.Topic, Partition: e.Partition, EndOffset: e.Offset, CommittedOffset: -1}
 		from := int64(0)
 		if s, ok := starts.Lookup(e.Topic, e.Partition); ok && s.Err == nil {
 			from = s.Offset

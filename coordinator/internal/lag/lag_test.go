@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -34,9 +34,9 @@ func TestConnectorLagRefusals(t *testing.T) {
 		"odd": {"connector.class": "Nope"},
 	}, Type: func(c map[string]string) string {
 		if c["connector.class"] == "Src" {
-			return v1.TypeSource
+			return api.TypeSource
 		}
-		return v1.TypeUnknown
+		return api.TypeUnknown
 	}})
 	ctx := context.Background()
 	for name, want := range map[string]string{
@@ -45,7 +45,7 @@ func TestConnectorLagRefusals(t *testing.T) {
 		"gone": "Connector gone not found",
 	} {
 		_, err := r.ConnectorLag(ctx, name)
-		if e := v1.AsError(err); e == nil || e.Message != want {
+		if e := api.AsError(err); e == nil || e.Message != want {
 			t.Errorf("%s: %v, want %q", name, err, want)
 		}
 	}

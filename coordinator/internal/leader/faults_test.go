@@ -12,8 +12,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/leasetrust"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 func testSigner(t *testing.T, seed string) *leasetrust.Signer {
@@ -47,8 +47,8 @@ func TestForgedLeaseIsNeverFollowed(t *testing.T) {
 	nc := setup(t)
 	ttl := 6 * time.Second
 	kv := bucketOf(t, nc, "forged", ttl)
-	forged, _ := json.Marshal(v1.LeaderLease{ID: "attacker", URL: "http://evil:1", Term: 999999, Key: "AAAA"})
-	if _, err := kv.Create(context.Background(), v1.LeaderKey, forged); err != nil {
+	forged, _ := json.Marshal(wire.LeaderLease{ID: "attacker", URL: "http://evil:1", Term: 999999, Key: "AAAA"})
+	if _, err := kv.Create(context.Background(), wire.LeaderKey, forged); err != nil {
 		t.Fatal(err)
 	}
 	r := &recorder{}
@@ -75,10 +75,10 @@ func TestForgedLeaseIsNeverFollowed(t *testing.T) {
 	// A lease signed by another key is no better.
 	e.Stop()
 	other := testSigner(t, "x")
-	l := v1.LeaderLease{ID: "other", URL: "http://other", Term: 50, Nonce: "n"}
+	l := wire.LeaderLease{ID: "other", URL: "http://other", Term: 50, Nonce: "n"}
 	other.Sign("forged", &l)
 	val, _ := json.Marshal(l)
-	if _, err := kv.Create(context.Background(), v1.LeaderKey, val); err != nil {
+	if _, err := kv.Create(context.Background(), wire.LeaderKey, val); err != nil {
 		t.Fatal(err)
 	}
 	e2 := pinned(nc, "forged", "c2", ttl, testSigner(t, "k"), &recorder{})
@@ -97,7 +97,7 @@ func TestReplayedLeaseIsDeleted(t *testing.T) {
 	a := pinned(nc, "replay", "a", ttl, s, &recorder{})
 	a.Start()
 	waitFor(t, 5*time.Second, a.IsLeader)
-	old, _ := kv.Get(context.Background(), v1.LeaderKey)
+	old, _ := kv.Get(context.Background(), wire.LeaderKey)
 	a.Stop() // resigns
 	b := pinned(nc, "replay", "b", ttl, s, &recorder{})
 	b.Start()
@@ -105,15 +105,15 @@ func TestReplayedLeaseIsDeleted(t *testing.T) {
 	waitFor(t, 5*time.Second, b.IsLeader)
 	term := b.Current().Term
 	// An attacker deletes b's lease and puts a's old one back.
-	if err := kv.Delete(context.Background(), v1.LeaderKey); err != nil {
+	if err := kv.Delete(context.Background(), wire.LeaderKey); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kv.Create(context.Background(), v1.LeaderKey, old.Value()); err != nil {
+	if _, err := kv.Create(context.Background(), wire.LeaderKey, old.Value()); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 3*time.Second, func() bool { return b.IsLeader() && b.Current().Term > term })
-	if cur, _ := kv.Get(context.Background(), v1.LeaderKey); cur != nil {
-		var l v1.LeaderLease
+	if cur, _ := kv.Get(context.Background(), wire.LeaderKey); cur != nil {
+		var l wire.LeaderLease
 		_ = json.Unmarshal(cur.Value(), &l)
 		if l.ID != "b" {
 			t.Fatalf("the key holds %+v, not b's lease", l)
@@ -134,13 +134,13 @@ func TestDeletedBucketHeals(t *testing.T) {
 	waitFor(t, 5*time.Second, e.IsLeader)
 	before := e.Current().Term
 	js, _ := jetstream.New(nc)
-	if err := js.DeleteKeyValue(context.Background(), v1.LeaderBucket("heal")); err != nil {
+	if err := js.DeleteKeyValue(context.Background(), wire.LeaderBucket("heal")); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	waitFor(t, 2*ttl, func() bool { return e.IsLeader() && e.Current().Term > before })
 	t.Logf("led again %v after the bucket was deleted, term %d → %d", time.Since(start), before, e.Current().Term)
-	if _, err := js.KeyValue(context.Background(), v1.LeaderBucket("heal")); err != nil {
+	if _, err := js.KeyValue(context.Background(), wire.LeaderBucket("heal")); err != nil {
 		t.Fatalf("bucket not made again: %v", err)
 	}
 }
@@ -152,10 +152,10 @@ func TestAbandonedAttemptIsReleased(t *testing.T) {
 	ttl := 6 * time.Second
 	kv := bucketOf(t, nc, "abandon", ttl)
 	s := testSigner(t, "k")
-	l := v1.LeaderLease{ID: "me", URL: "http://me", Term: 1, Nonce: "lost"}
+	l := wire.LeaderLease{ID: "me", URL: "http://me", Term: 1, Nonce: "lost"}
 	s.Sign("abandon", &l)
 	val, _ := json.Marshal(l)
-	if _, err := kv.Create(context.Background(), v1.LeaderKey, val); err != nil {
+	if _, err := kv.Create(context.Background(), wire.LeaderKey, val); err != nil {
 		t.Fatal(err)
 	}
 	e := pinned(nc, "abandon", "me", ttl, s, &recorder{})
@@ -180,10 +180,10 @@ func TestCrashedLeaderIsReplacedAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
-	l := v1.LeaderLease{ID: "old", URL: "http://" + addr, Term: 1, Nonce: "n"}
+	l := wire.LeaderLease{ID: "old", URL: "http://" + addr, Term: 1, Nonce: "n"}
 	s.Sign("crash", &l)
 	val, _ := json.Marshal(l)
-	if _, err := kv.Create(context.Background(), v1.LeaderKey, val); err != nil {
+	if _, err := kv.Create(context.Background(), wire.LeaderKey, val); err != nil {
 		t.Fatal(err)
 	}
 	e := pinned(nc, "crash", "new", ttl, s, &recorder{})

@@ -12,20 +12,20 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // follow watches the key and records the current leader until the key is
 // gone (deleted, expired, or taken away from a leader that is gone or was
 // never trusted), then returns so the caller campaigns.
 func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
-	w, err := kv.Watch(ctx, v1.LeaderKey)
+	w, err := kv.Watch(ctx, wire.LeaderKey)
 	if err != nil {
 		if bucketGone(err) {
 			e.dropBucket(kv)
 			return
 		}
-		e.setCurrent(v1.LeaderLease{}, 0)
+		e.setCurrent(wire.LeaderLease{}, 0)
 		e.wait(ctx, e.ttl/3)
 		return
 	}
@@ -53,7 +53,7 @@ func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
 				continue // end of the initial values
 			}
 			if entry.Operation() != jetstream.KeyValuePut {
-				e.setCurrent(v1.LeaderLease{}, 0)
+				e.setCurrent(wire.LeaderLease{}, 0)
 				return
 			}
 			if !e.take(ctx, kv, entry.Value(), entry.Revision()) {
@@ -61,7 +61,7 @@ func (e *Elector) follow(ctx context.Context, kv jetstream.KeyValue) {
 			}
 		case <-probe.C:
 			if !e.cfg.Conn.IsConnected() {
-				e.setCurrent(v1.LeaderLease{}, 0)
+				e.setCurrent(wire.LeaderLease{}, 0)
 				return
 			}
 			if time.Since(lastRead) >= min(e.ttl/3, readEvery) {
@@ -101,14 +101,14 @@ const readEvery = 500 * time.Millisecond
 // read reads the key and takes what it holds; false: campaign now.
 func (e *Elector) read(ctx context.Context, kv jetstream.KeyValue) bool {
 	rctx, cancel := context.WithTimeout(ctx, e.opTimeout())
-	entry, err := kv.Get(rctx, v1.LeaderKey)
+	entry, err := kv.Get(rctx, wire.LeaderKey)
 	cancel()
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		e.setCurrent(v1.LeaderLease{}, 0)
+		e.setCurrent(wire.LeaderLease{}, 0)
 		return false
 	case bucketGone(err):
-		e.setCurrent(v1.LeaderLease{}, 0)
+		e.setCurrent(wire.LeaderLease{}, 0)
 		e.dropBucket(kv)
 		return false
 	case err != nil:
@@ -121,10 +121,10 @@ func (e *Elector) read(ctx context.Context, kv jetstream.KeyValue) bool {
 // false: the key was deleted (or is gone), campaign now. A lease is not
 // followed, and is deleted so that a real leader can take the key, when no
 // pinned key signed it, when its term is older than one seen (a replayed
-// lease) or beyond v1.MaxLeaderTerm, or when it names this process, which does not
+// lease) or beyond wire.MaxLeaderTerm, or when it names this process, which does not
 // hold it: a create whose answer never came landed after all.
 func (e *Elector) take(ctx context.Context, kv jetstream.KeyValue, val []byte, rev uint64) bool {
-	var l v1.LeaderLease
+	var l wire.LeaderLease
 	if err := json.Unmarshal(val, &l); err != nil {
 		e.remove(ctx, kv, rev, fmt.Sprintf("undecodable lease: %v", err))
 		return false
@@ -136,7 +136,7 @@ func (e *Elector) take(ctx context.Context, kv jetstream.KeyValue, val []byte, r
 	switch err := e.cfg.Trust.Verify(e.cfg.GroupID, l); {
 	case err != nil:
 		why = err.Error()
-	case l.Term <= 0 || l.Term > v1.MaxLeaderTerm:
+	case l.Term <= 0 || l.Term > wire.MaxLeaderTerm:
 		why = fmt.Sprintf("term %d is out of range", l.Term)
 	case l.Term < seen:
 		why = fmt.Sprintf("term %d is older than term %d, already seen (a replayed lease)", l.Term, seen)
@@ -158,13 +158,13 @@ func (e *Elector) take(ctx context.Context, kv jetstream.KeyValue, val []byte, r
 // remove deletes the lease at revision rev (no newer one), so the caller
 // can campaign; it follows no leader meanwhile.
 func (e *Elector) remove(ctx context.Context, kv jetstream.KeyValue, rev uint64, why string) {
-	e.setCurrent(v1.LeaderLease{}, 0)
+	e.setCurrent(wire.LeaderLease{}, 0)
 	if e.warn.Due("remove/"+why, time.Now()) {
 		e.log.Warn("deleting a lease no coordinator should follow", "why", why, "revision", rev)
 	}
 	dctx, cancel := context.WithTimeout(ctx, e.opTimeout())
 	defer cancel()
-	if err := kv.Delete(dctx, v1.LeaderKey, jetstream.LastRevision(rev)); err != nil && bucketGone(err) {
+	if err := kv.Delete(dctx, wire.LeaderKey, jetstream.LastRevision(rev)); err != nil && bucketGone(err) {
 		e.dropBucket(kv)
 	}
 }

@@ -42,11 +42,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
 	"github.com/sluice-io/sluice/shared/waker"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Callbacks are called from the elector's goroutine, one at a time:
@@ -86,7 +86,7 @@ type Config struct {
 // Elector campaigns for and holds the lease.
 type Elector struct {
 	cfg  Config
-	self v1.LeaderLease
+	self wire.LeaderLease
 	ttl  time.Duration
 	log  *slog.Logger
 	warn *logthrottle.Limiter
@@ -97,7 +97,7 @@ type Elector struct {
 	kv       jetstream.KeyValue
 
 	mu      sync.Mutex
-	current v1.LeaderLease
+	current wire.LeaderLease
 	rev     uint64      // the revision of current, as last read
 	maxTerm int64       // the highest trusted term seen
 	key     *cmdsig.Key // the signing key of the term this process leads
@@ -117,7 +117,7 @@ func New(cfg Config) *Elector {
 	if cfg.ProbeEvery <= 0 {
 		cfg.ProbeEvery = 200 * time.Millisecond
 	}
-	return &Elector{cfg: cfg, self: v1.LeaderLease{ID: cfg.ID, URL: cfg.URL}, ttl: cfg.TTL, log: cfg.Logger,
+	return &Elector{cfg: cfg, self: wire.LeaderLease{ID: cfg.ID, URL: cfg.URL}, ttl: cfg.TTL, log: cfg.Logger,
 		warn: logthrottle.New(time.Minute), poke: waker.New()}
 }
 
@@ -133,7 +133,7 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Dur
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	cfg := jetstream.KeyValueConfig{Bucket: v1.LeaderBucket(groupID), History: 1, TTL: ttl, Replicas: leaseReplicas}
+	cfg := jetstream.KeyValueConfig{Bucket: wire.LeaderBucket(groupID), History: 1, TTL: ttl, Replicas: leaseReplicas}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
 	var apiErr *jetstream.APIError
 	if err != nil && errors.As(err, &apiErr) {
@@ -143,7 +143,7 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, groupID string, ttl time.Dur
 		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open lease bucket %s (NATS must have JetStream enabled): %w", v1.LeaderBucket(groupID), err)
+		return nil, fmt.Errorf("open lease bucket %s (NATS must have JetStream enabled): %w", wire.LeaderBucket(groupID), err)
 	}
 	return kv, nil
 }
@@ -190,7 +190,7 @@ func (e *Elector) Poke() { e.poke.Poke() }
 
 // Current returns the lease as last seen: who leads, at what term. A zero
 // Term means no leader is known. It is only ever a trusted lease.
-func (e *Elector) Current() v1.LeaderLease {
+func (e *Elector) Current() wire.LeaderLease {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.current
@@ -211,11 +211,11 @@ func (e *Elector) Confirm(ctx context.Context, term int64) bool {
 	if err != nil || !e.cfg.Conn.IsConnected() {
 		return false
 	}
-	entry, err := kv.Get(ctx, v1.LeaderKey)
+	entry, err := kv.Get(ctx, wire.LeaderKey)
 	if err != nil {
 		return false
 	}
-	var l v1.LeaderLease
+	var l wire.LeaderLease
 	return json.Unmarshal(entry.Value(), &l) == nil && l.ID == e.self.ID && l.Term == term
 }
 
@@ -230,7 +230,7 @@ func (e *Elector) SigningKey(term int64) *cmdsig.Key {
 	return e.key
 }
 
-func (e *Elector) setCurrent(l v1.LeaderLease, rev uint64) {
+func (e *Elector) setCurrent(l wire.LeaderLease, rev uint64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.current, e.rev = l, rev
@@ -243,7 +243,7 @@ func (e *Elector) run(ctx context.Context) {
 		if !e.cfg.Conn.IsConnected() {
 			// Nothing is sent while NATS is away: it would wait in the
 			// reconnect buffer and land after its caller gave up.
-			e.setCurrent(v1.LeaderLease{}, 0)
+			e.setCurrent(wire.LeaderLease{}, 0)
 			e.wait(ctx, e.ttl/3)
 			continue
 		}
@@ -272,7 +272,7 @@ func (e *Elector) run(ctx context.Context) {
 // acquire creates the key with a lease of a new term, signed, naming the
 // public half of a key pair made for that term, whose private half signs
 // the term's commands to agents.
-func (e *Elector) acquire(ctx context.Context, kv jetstream.KeyValue) (lease v1.LeaderLease, rev uint64, key *cmdsig.Key, err error) {
+func (e *Elector) acquire(ctx context.Context, kv jetstream.KeyValue) (lease wire.LeaderLease, rev uint64, key *cmdsig.Key, err error) {
 	if key, err = cmdsig.NewKey(); err != nil {
 		return lease, 0, nil, err
 	}
@@ -295,7 +295,7 @@ func (e *Elector) acquire(ctx context.Context, kv jetstream.KeyValue) (lease v1.
 		e.cfg.Signer.Sign(e.cfg.GroupID, &lease)
 	}
 	val, _ := json.Marshal(lease)
-	rev, err = kv.Create(opctx, v1.LeaderKey, val)
+	rev, err = kv.Create(opctx, wire.LeaderKey, val)
 	if err != nil {
 		return lease, 0, nil, err
 	}
@@ -303,7 +303,7 @@ func (e *Elector) acquire(ctx context.Context, kv jetstream.KeyValue) (lease v1.
 }
 
 // lead holds the lease, renewing it, until a renewal fails or ctx ends.
-func (e *Elector) lead(ctx context.Context, kv jetstream.KeyValue, lease v1.LeaderLease, rev uint64, key *cmdsig.Key) {
+func (e *Elector) lead(ctx context.Context, kv jetstream.KeyValue, lease wire.LeaderLease, rev uint64, key *cmdsig.Key) {
 	term := lease.Term
 	e.mu.Lock()
 	e.current, e.rev, e.key = lease, rev, key
@@ -325,7 +325,7 @@ func (e *Elector) lead(ctx context.Context, kv jetstream.KeyValue, lease v1.Lead
 			e.depose(term)
 			// Resign so a successor takes over without waiting a TTL.
 			dctx, dcancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = kv.Delete(dctx, v1.LeaderKey, jetstream.LastRevision(rev))
+			_ = kv.Delete(dctx, wire.LeaderKey, jetstream.LastRevision(rev))
 			dcancel()
 			return
 		case <-tick.C:
@@ -337,7 +337,7 @@ func (e *Elector) lead(ctx context.Context, kv jetstream.KeyValue, lease v1.Lead
 		if e.cfg.Conn.IsConnected() {
 			rctx, rcancel := context.WithTimeout(ctx, e.opTimeout())
 			var next uint64
-			next, err = kv.Update(rctx, v1.LeaderKey, val, rev)
+			next, err = kv.Update(rctx, wire.LeaderKey, val, rev)
 			rcancel()
 			if err == nil {
 				rev, lastOK = next, time.Now()
@@ -397,7 +397,7 @@ func (e *Elector) bucketMissing(ctx context.Context, kv jetstream.KeyValue, err 
 
 func (e *Elector) depose(term int64) {
 	e.mu.Lock()
-	e.current, e.key = v1.LeaderLease{}, nil
+	e.current, e.key = wire.LeaderLease{}, nil
 	e.mu.Unlock()
 	if e.cfg.Callbacks.Deposed != nil {
 		e.cfg.Callbacks.Deposed(term)
@@ -435,7 +435,7 @@ func (e *Elector) dropBucket(kv jetstream.KeyValue) {
 	defer e.bucketMu.Unlock()
 	if e.kv == kv {
 		e.kv = nil
-		e.log.Warn("the lease bucket is gone; making it again", "bucket", v1.LeaderBucket(e.cfg.GroupID))
+		e.log.Warn("the lease bucket is gone; making it again", "bucket", wire.LeaderBucket(e.cfg.GroupID))
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 type recorder struct {
@@ -96,8 +96,8 @@ func TestStaleLeaseExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A leader that stopped renewing (crashed or paused).
-	val, _ := json.Marshal(v1.LeaderLease{ID: "ghost", URL: "http://ghost", Term: 1})
-	if _, err := kv.Create(ctx, v1.LeaderKey, val); err != nil {
+	val, _ := json.Marshal(wire.LeaderLease{ID: "ghost", URL: "http://ghost", Term: 1})
+	if _, err := kv.Create(ctx, wire.LeaderKey, val); err != nil {
 		t.Fatal(err)
 	}
 	r := &recorder{}
@@ -111,7 +111,7 @@ func TestStaleLeaseExpires(t *testing.T) {
 		t.Fatalf("took over after %v, before the stale lease could expire", took)
 	}
 	// The ghost, waking up, cannot renew: its revision is gone.
-	if _, err := kv.Update(ctx, v1.LeaderKey, val, 1); err == nil {
+	if _, err := kv.Update(ctx, wire.LeaderKey, val, 1); err == nil {
 		t.Fatal("a deposed leader's renewal succeeded")
 	}
 }

@@ -21,9 +21,10 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Levels is the cluster-wide levels the config topic holds
@@ -39,7 +40,7 @@ type Levels interface {
 // the levels.
 type Agents interface {
 	Registered() []string
-	Loggers(ctx context.Context, agent string, req v1.LoggersRequest) error
+	Loggers(ctx context.Context, agent string, req wire.LoggersRequest) error
 }
 
 // Config is what a Service needs.
@@ -94,9 +95,9 @@ func (s *Service) Configure(cfg Config) {
 
 // LoggerLevels answers GET /admin/loggers: the level of every logger of this
 // process that is not OFF.
-func (s *Service) LoggerLevels(context.Context) (map[string]v1.LoggerLevel, error) {
+func (s *Service) LoggerLevels(context.Context) (map[string]wire.LoggerLevel, error) {
 	all := s.cfg.Loggers.All()
-	out := make(map[string]v1.LoggerLevel, len(all))
+	out := make(map[string]wire.LoggerLevel, len(all))
 	for name, info := range all {
 		out[name] = loggerLevel(info)
 	}
@@ -104,10 +105,10 @@ func (s *Service) LoggerLevels(context.Context) (map[string]v1.LoggerLevel, erro
 }
 
 // LoggerLevel answers GET /admin/loggers/{name}.
-func (s *Service) LoggerLevel(_ context.Context, name string) (v1.LoggerLevel, error) {
+func (s *Service) LoggerLevel(_ context.Context, name string) (wire.LoggerLevel, error) {
 	info, ok := s.cfg.Loggers.Level(name)
 	if !ok {
-		return v1.LoggerLevel{}, v1.Errorf(v1.CodeNotFound, "Logger %s not found.", name)
+		return wire.LoggerLevel{}, api.Errorf(api.CodeNotFound, "Logger %s not found.", name)
 	}
 	return loggerLevel(info), nil
 }
@@ -142,8 +143,8 @@ func (s *Service) ApplyClusterLevel(namespace, level string) {
 	}
 }
 
-func loggerLevel(info logging.Info) v1.LoggerLevel {
-	l := v1.LoggerLevel{Level: info.Level}
+func loggerLevel(info logging.Info) wire.LoggerLevel {
+	l := wire.LoggerLevel{Level: info.Level}
 	if !info.LastModified.IsZero() {
 		ms := info.LastModified.UnixMilli()
 		l.LastModified = &ms
@@ -218,9 +219,9 @@ func (s *Service) push(ctx context.Context, term int64, acked map[string]int64) 
 	if len(levels) == 0 {
 		return
 	}
-	req := v1.LoggersRequest{Term: term, Levels: make([]v1.LoggerSetting, len(levels))}
+	req := wire.LoggersRequest{Term: term, Levels: make([]wire.LoggerSetting, len(levels))}
 	for i, l := range levels {
-		req.Levels[i] = v1.LoggerSetting{Logger: l.Namespace, Level: l.Level}
+		req.Levels[i] = wire.LoggerSetting{Logger: l.Namespace, Level: l.Level}
 	}
 	// Who to send to is decided before any send starts: the sends record
 	// their acknowledgements in acked as they come.

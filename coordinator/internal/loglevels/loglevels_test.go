@@ -7,9 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/logging"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // fakeLevels is a settable list of cluster-wide levels.
@@ -30,7 +31,7 @@ type fakeAgents struct {
 }
 
 func (f *fakeAgents) Registered() []string { return f.live }
-func (f *fakeAgents) Loggers(_ context.Context, agent string, req v1.LoggersRequest) error {
+func (f *fakeAgents) Loggers(_ context.Context, agent string, req wire.LoggersRequest) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down[agent] {
@@ -98,10 +99,10 @@ func TestLoggerAnswers(t *testing.T) {
 	s := New(Config{Loggers: loggers, Levels: &fakeLevels{}, Agents: &fakeAgents{},
 		Apply: func(context.Context, ...store.Command) error { return errors.New("broker down") },
 		WriteFailed: func(err error, what string, args ...any) error {
-			return v1.Errorf(v1.CodeInternal, "%s: %v", what, err)
+			return api.Errorf(api.CodeInternal, "%s: %v", what, err)
 		}, Logger: slog.New(slog.DiscardHandler)})
 	ctx := context.Background()
-	if _, err := s.LoggerLevel(ctx, "no.such"); err == nil || v1.AsError(err).Message != "Logger no.such not found." {
+	if _, err := s.LoggerLevel(ctx, "no.such"); err == nil || api.AsError(err).Message != "Logger no.such not found." {
 		t.Fatalf("unknown logger: %v", err)
 	}
 	changed, err := s.SetWorkerLoggerLevel(ctx, "root", "DEBUG")
@@ -112,7 +113,7 @@ func TestLoggerAnswers(t *testing.T) {
 	if all["root"].Level != "DEBUG" || all["root"].LastModified == nil {
 		t.Fatalf("root after set: %+v", all["root"])
 	}
-	if err := s.SetClusterLoggerLevel(ctx, "root", "INFO"); err == nil || v1.AsError(err).Message != "Error writing logger level to Kafka: broker down" {
+	if err := s.SetClusterLoggerLevel(ctx, "root", "INFO"); err == nil || api.AsError(err).Message != "Error writing logger level to Kafka: broker down" {
 		t.Fatalf("failed cluster write: %v", err)
 	}
 	s.ApplyClusterLevel("root", "NOT-A-LEVEL") // skipped, as Kafka Connect skips it

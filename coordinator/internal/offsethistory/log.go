@@ -34,7 +34,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 	"github.com/sluice-io/sluice/shared/recordsig"
 )
@@ -179,28 +179,28 @@ func (l *Log) Close() {
 
 // Begin writes e as a pending entry and returns it as written: with a new
 // ID (any ID in e is replaced), Time now unless set, State
-// v1.HistoryPending, Error empty. It returns once the broker acked every
+// api.HistoryPending, Error empty. It returns once the broker acked every
 // record of the entry (one, or several parts for an entry larger than a
 // record holds). An error means the entry may be missing or incomplete
 // and the caller must not change anything: it refuses the operation. Begin
 // then writes a failed marker itself, in the background and when it can,
 // so that the entry is not left for the next leader to resolve.
-func (l *Log) Begin(ctx context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHistoryEntry, error) {
+func (l *Log) Begin(ctx context.Context, e api.OffsetsHistoryEntry) (api.OffsetsHistoryEntry, error) {
 	if e.Connector == "" {
-		return v1.OffsetsHistoryEntry{}, errors.New("offsets history: an entry needs a connector")
+		return api.OffsetsHistoryEntry{}, errors.New("offsets history: an entry needs a connector")
 	}
 	now := time.Now().UTC()
 	e.ID = newID(now)
 	if e.Time.IsZero() {
 		e.Time = now
 	}
-	e.State, e.Error = v1.HistoryPending, ""
+	e.State, e.Error = api.HistoryPending, ""
 	if e.Changes == nil {
-		e.Changes = []v1.OffsetChange{}
+		e.Changes = []api.OffsetChange{}
 	}
 	values, err := encodeParts(e, l.valueLimit(e.Connector))
 	if err != nil {
-		return v1.OffsetsHistoryEntry{}, fmt.Errorf("offsets history entry of connector %s: %w", e.Connector, err)
+		return api.OffsetsHistoryEntry{}, fmt.Errorf("offsets history entry of connector %s: %w", e.Connector, err)
 	}
 	recs := make([]*kgo.Record, len(values))
 	for i, v := range values {
@@ -209,7 +209,7 @@ func (l *Log) Begin(ctx context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHi
 	if err := l.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		l.abandons.Add(1)
 		go l.abandon(ctx, e, err)
-		return v1.OffsetsHistoryEntry{}, fmt.Errorf("offsets history topic %s: write pending entry %s of connector %s: %w", l.cfg.Topic, e.ID, e.Connector, err)
+		return api.OffsetsHistoryEntry{}, fmt.Errorf("offsets history topic %s: write pending entry %s of connector %s: %w", l.cfg.Topic, e.ID, e.Connector, err)
 	}
 	return e, nil
 }
@@ -217,7 +217,7 @@ func (l *Log) Begin(ctx context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHi
 // abandon marks e failed after its pending records could not all be
 // written. Some may have been: without the marker they would read as
 // pending until the next leader resolves them.
-func (l *Log) abandon(ctx context.Context, e v1.OffsetsHistoryEntry, cause error) {
+func (l *Log) abandon(ctx context.Context, e api.OffsetsHistoryEntry, cause error) {
 	defer l.abandons.Done()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abandonTimeout)
 	defer cancel()
@@ -236,7 +236,7 @@ func (l *Log) abandon(ctx context.Context, e v1.OffsetsHistoryEntry, cause error
 // (id, connector, state, time, error), never a copy of the changes. It
 // tries finishAttempts times within ctx; an error means the entry stays
 // pending until the leader resolves it at its next start.
-func (l *Log) Finish(ctx context.Context, e v1.OffsetsHistoryEntry, cause error) error {
+func (l *Log) Finish(ctx context.Context, e api.OffsetsHistoryEntry, cause error) error {
 	if e.ID == "" || e.Connector == "" {
 		return errors.New("offsets history: Finish needs the entry Begin returned (its id and connector)")
 	}
@@ -272,10 +272,10 @@ type marker struct {
 
 // encodeMarker is the marker of e: applied when cause is nil, failed with
 // its text (cut to maxErrorBytes) otherwise.
-func encodeMarker(e v1.OffsetsHistoryEntry, cause error) ([]byte, error) {
-	m := marker{ID: e.ID, Connector: e.Connector, State: v1.HistoryApplied, Time: time.Now().UTC()}
+func encodeMarker(e api.OffsetsHistoryEntry, cause error) ([]byte, error) {
+	m := marker{ID: e.ID, Connector: e.Connector, State: api.HistoryApplied, Time: time.Now().UTC()}
 	if cause != nil {
-		m.State, m.Error = v1.HistoryFailed, cause.Error()
+		m.State, m.Error = api.HistoryFailed, cause.Error()
 		if len(m.Error) > maxErrorBytes {
 			m.Error = strings.ToValidUTF8(m.Error[:maxErrorBytes], "") + "…"
 		}

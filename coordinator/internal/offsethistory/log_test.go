@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -46,8 +46,8 @@ func testCtx(t *testing.T) context.Context {
 
 // sinkChange is partition p of topic t of a sink, moved from one offset
 // to another.
-func sinkChange(t string, p int, from, to int64) v1.OffsetChange {
-	return v1.OffsetChange{
+func sinkChange(t string, p int, from, to int64) api.OffsetChange {
+	return api.OffsetChange{
 		Partition: map[string]any{"kafka_topic": t, "kafka_partition": json.Number(fmt.Sprint(p))},
 		From:      map[string]any{"kafka_offset": json.Number(fmt.Sprint(from))},
 		To:        map[string]any{"kafka_offset": json.Number(fmt.Sprint(to))},
@@ -55,9 +55,9 @@ func sinkChange(t string, p int, from, to int64) v1.OffsetChange {
 }
 
 // begin writes a pending entry of connector, failing the test on error.
-func begin(t *testing.T, l *Log, connector string, changes ...v1.OffsetChange) v1.OffsetsHistoryEntry {
+func begin(t *testing.T, l *Log, connector string, changes ...api.OffsetChange) api.OffsetsHistoryEntry {
 	t.Helper()
-	e, err := l.Begin(testCtx(t), v1.OffsetsHistoryEntry{Connector: connector, Type: v1.TypeSink, Operation: v1.HistoryAlter, Principal: "anonymous", Changes: changes})
+	e, err := l.Begin(testCtx(t), api.OffsetsHistoryEntry{Connector: connector, Type: api.TypeSink, Operation: api.HistoryAlter, Principal: "anonymous", Changes: changes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func begin(t *testing.T, l *Log, connector string, changes ...v1.OffsetChange) v
 
 // finished writes an entry of connector and its marker: applied when cause
 // is nil.
-func finished(t *testing.T, l *Log, connector string, cause error, changes ...v1.OffsetChange) v1.OffsetsHistoryEntry {
+func finished(t *testing.T, l *Log, connector string, cause error, changes ...api.OffsetChange) api.OffsetsHistoryEntry {
 	t.Helper()
 	e := begin(t, l, connector, changes...)
 	if err := l.Finish(testCtx(t), e, cause); err != nil {
@@ -75,7 +75,7 @@ func finished(t *testing.T, l *Log, connector string, cause error, changes ...v1
 	return e
 }
 
-func ids(es []v1.OffsetsHistoryEntry) []string {
+func ids(es []api.OffsetsHistoryEntry) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.ID)
@@ -88,20 +88,20 @@ func ids(es []v1.OffsetsHistoryEntry) []string {
 func TestBeginFinishApplied(t *testing.T) {
 	l := newLog(t, scantest.Broker(t))
 	ctx := testCtx(t)
-	in := v1.OffsetsHistoryEntry{Connector: "s", Type: v1.TypeSink, Operation: v1.HistoryResetTo, Detail: "to=earliest",
-		Principal: "alice", Reason: "replay", Changes: []v1.OffsetChange{sinkChange("t", 0, 10, 0), sinkChange("t", 1, 7, 0)}}
+	in := api.OffsetsHistoryEntry{Connector: "s", Type: api.TypeSink, Operation: api.HistoryResetTo, Detail: "to=earliest",
+		Principal: "alice", Reason: "replay", Changes: []api.OffsetChange{sinkChange("t", 0, 10, 0), sinkChange("t", 1, 7, 0)}}
 	e, err := l.Begin(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.ID == "" || e.Time.IsZero() || e.State != v1.HistoryPending {
+	if e.ID == "" || e.Time.IsZero() || e.State != api.HistoryPending {
 		t.Fatalf("Begin returned %+v, want an id, a time and state pending", e)
 	}
 	if err := l.Finish(ctx, e, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := e
-	want.State = v1.HistoryApplied
+	want.State = api.HistoryApplied
 	h, err := l.List(ctx, "s", 0, "")
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestOnlyAppliedShownPendingListed(t *testing.T) {
 	if got := ids(h.Entries); !slices.Equal(got, []string{applied.ID}) {
 		t.Fatalf("List(a) = %v, want only the applied %s", got, applied.ID)
 	}
-	for _, e := range []v1.OffsetsHistoryEntry{failed, open1, open3} {
+	for _, e := range []api.OffsetsHistoryEntry{failed, open1, open3} {
 		if _, ok, err := l.Get(ctx, "a", e.ID); ok || err != nil {
 			t.Fatalf("Get(%s) found a %s entry (err %v)", e.ID, e.Operation, err)
 		}
@@ -162,7 +162,7 @@ func TestOnlyAppliedShownPendingListed(t *testing.T) {
 	if got, want := ids(pending), []string{open1.ID, open2.ID, open3.ID}; !slices.Equal(got, want) {
 		t.Fatalf("Pending = %v, want %v", got, want)
 	}
-	if p := pending[1]; p.Connector != "b" || p.State != v1.HistoryPending || IsIncomplete(p) || !reflect.DeepEqual(p.Changes, open2.Changes) {
+	if p := pending[1]; p.Connector != "b" || p.State != api.HistoryPending || IsIncomplete(p) || !reflect.DeepEqual(p.Changes, open2.Changes) {
 		t.Fatalf("pending entry %+v, want %+v", p, open2)
 	}
 
@@ -235,10 +235,10 @@ func TestListPaging(t *testing.T) {
 }
 
 // fileChanges are n changes of a file source's positions, removed.
-func fileChanges(n int) []v1.OffsetChange {
-	changes := make([]v1.OffsetChange, n)
+func fileChanges(n int) []api.OffsetChange {
+	changes := make([]api.OffsetChange, n)
 	for i := range changes {
-		changes[i] = v1.OffsetChange{
+		changes[i] = api.OffsetChange{
 			Partition: map[string]any{"filename": fmt.Sprintf("/var/data/input/file-%06d.txt", i)},
 			From:      map[string]any{"position": json.Number(fmt.Sprint(i * 1000))},
 			To:        nil,
@@ -302,7 +302,7 @@ func TestRefusedBeginMarkedFailed(t *testing.T) {
 	// Someone lowers the limit after the coordinator read it.
 	alterTopic(t, l, "max.message.bytes", "100000")
 	ctx := testCtx(t)
-	if _, err := l.Begin(ctx, v1.OffsetsHistoryEntry{Connector: "c", Operation: v1.HistoryReset, Changes: fileChanges(5000)}); err == nil {
+	if _, err := l.Begin(ctx, api.OffsetsHistoryEntry{Connector: "c", Operation: api.HistoryReset, Changes: fileChanges(5000)}); err == nil {
 		t.Fatal("Begin of records larger than the topic takes succeeded")
 	}
 	l.Close() // waits for the failed marker
@@ -312,7 +312,7 @@ func TestRefusedBeginMarkedFailed(t *testing.T) {
 	}
 	values := rawValues(t, brokers)
 	var m marker
-	if len(values) == 0 || json.Unmarshal(values[len(values)-1], &m) != nil || m.State != v1.HistoryFailed || !strings.HasPrefix(m.Error, "not begun: ") {
+	if len(values) == 0 || json.Unmarshal(values[len(values)-1], &m) != nil || m.State != api.HistoryFailed || !strings.HasPrefix(m.Error, "not begun: ") {
 		t.Fatalf("last record %q, want a failed marker saying the entry was not begun", values[len(values)-1:])
 	}
 }
@@ -369,12 +369,12 @@ func rawValues(t *testing.T, brokers string) [][]byte {
 func TestIncompleteEntry(t *testing.T) {
 	l := newLog(t, scantest.Broker(t))
 	ctx := testCtx(t)
-	changes := make([]v1.OffsetChange, 30_000)
+	changes := make([]api.OffsetChange, 30_000)
 	for i := range changes {
 		changes[i] = sinkChange("a-topic-with-a-rather-long-name-to-fill-records", i, int64(i), 0)
 	}
-	e := v1.OffsetsHistoryEntry{ID: newID(time.Now()), Time: time.Now().UTC(), Connector: "s", Type: v1.TypeSink,
-		Operation: v1.HistoryReset, Principal: "anonymous", State: v1.HistoryPending, Changes: changes}
+	e := api.OffsetsHistoryEntry{ID: newID(time.Now()), Time: time.Now().UTC(), Connector: "s", Type: api.TypeSink,
+		Operation: api.HistoryReset, Principal: "anonymous", State: api.HistoryPending, Changes: changes}
 	parts, err := encodeParts(e, maxRecordBytes)
 	if err != nil {
 		t.Fatal(err)
@@ -398,13 +398,13 @@ func TestIncompleteEntry(t *testing.T) {
 		t.Fatalf("Pending = %v, want the incomplete %s and the complete %s", got, e.ID, complete.ID)
 	}
 	inc := pending[0]
-	var want []v1.OffsetChange
+	var want []api.OffsetChange
 	for _, p := range []int{0, 2} {
 		var r record
 		if err := json.Unmarshal(parts[p], &r); err != nil {
 			t.Fatal(err)
 		}
-		var cs []v1.OffsetChange
+		var cs []api.OffsetChange
 		dec := json.NewDecoder(bytes.NewReader(r.Changes))
 		dec.UseNumber()
 		if err := dec.Decode(&cs); err != nil {
@@ -413,7 +413,7 @@ func TestIncompleteEntry(t *testing.T) {
 		want = append(want, cs...)
 	}
 	wantErr := fmt.Sprintf("incomplete: read parts [1 3] of %d", len(parts))
-	if !IsIncomplete(inc) || inc.Error != wantErr || inc.Operation != v1.HistoryReset || !reflect.DeepEqual(inc.Changes, want) {
+	if !IsIncomplete(inc) || inc.Error != wantErr || inc.Operation != api.HistoryReset || !reflect.DeepEqual(inc.Changes, want) {
 		t.Fatalf("incomplete entry: error %q, %d changes, operation %q; want error %q and the %d changes of parts 1 and 3",
 			inc.Error, len(inc.Changes), inc.Operation, wantErr, len(want))
 	}
@@ -540,15 +540,15 @@ func TestBeginFailsWithoutBroker(t *testing.T) {
 	defer l.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if _, err := l.Begin(ctx, v1.OffsetsHistoryEntry{Connector: "c", Operation: v1.HistoryAlter}); err == nil || !strings.Contains(err.Error(), "write pending entry") {
+	if _, err := l.Begin(ctx, api.OffsetsHistoryEntry{Connector: "c", Operation: api.HistoryAlter}); err == nil || !strings.Contains(err.Error(), "write pending entry") {
 		t.Fatalf("Begin without a broker: %v, want an error", err)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	if err := l.Finish(ctx, v1.OffsetsHistoryEntry{ID: "1-a", Connector: "c"}, nil); err == nil {
+	if err := l.Finish(ctx, api.OffsetsHistoryEntry{ID: "1-a", Connector: "c"}, nil); err == nil {
 		t.Fatal("Finish without a broker succeeded")
 	}
-	if _, err := l.Begin(context.Background(), v1.OffsetsHistoryEntry{}); err == nil {
+	if _, err := l.Begin(context.Background(), api.OffsetsHistoryEntry{}); err == nil {
 		t.Fatal("Begin of an entry without connector succeeded")
 	}
 }
@@ -558,8 +558,8 @@ func TestBeginFailsWithoutBroker(t *testing.T) {
 func TestBeginRefusesOversizedChange(t *testing.T) {
 	brokers := scantest.Broker(t)
 	l := newLog(t, brokers)
-	huge := v1.OffsetChange{Partition: map[string]any{"filename": strings.Repeat("x", maxRecordBytes)}}
-	_, err := l.Begin(testCtx(t), v1.OffsetsHistoryEntry{Connector: "c", Changes: []v1.OffsetChange{huge}})
+	huge := api.OffsetChange{Partition: map[string]any{"filename": strings.Repeat("x", maxRecordBytes)}}
+	_, err := l.Begin(testCtx(t), api.OffsetsHistoryEntry{Connector: "c", Changes: []api.OffsetChange{huge}})
 	if err == nil || !strings.Contains(err.Error(), "more than a record of the topic holds") {
 		t.Fatalf("Begin of a change of %d bytes: %v, want it refused", maxRecordBytes, err)
 	}
@@ -573,7 +573,7 @@ func TestBeginRefusesOversizedChange(t *testing.T) {
 // a decimal — so that an undo writes them back unchanged.
 func TestNumbersKeepTheirText(t *testing.T) {
 	l := newLog(t, scantest.Broker(t))
-	changes := []v1.OffsetChange{
+	changes := []api.OffsetChange{
 		sinkChange("t", 0, 999_999, 1_234_567),
 		{Partition: map[string]any{"filename": "a"}, To: map[string]any{"position": json.Number("9007199254740993"), "ratio": json.Number("5.0")}},
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan"
 )
 
@@ -37,7 +37,7 @@ const (
 // older applied entries exist among those MaxScan reaches: the next page
 // is List with before set to the last entry's id. The connector need not
 // exist any more.
-func (l *Log) List(ctx context.Context, connector string, limit int, before string) (v1.OffsetsHistory, error) {
+func (l *Log) List(ctx context.Context, connector string, limit int, before string) (api.OffsetsHistory, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
@@ -45,17 +45,17 @@ func (l *Log) List(ctx context.Context, connector string, limit int, before stri
 	keep := func(id string) bool { return before == "" || id < before }
 	top := newest{max: limit + 1}
 	if _, err := l.scan(ctx, connector, keep, top.add); err != nil {
-		return v1.OffsetsHistory{}, err
+		return api.OffsetsHistory{}, err
 	}
 	found := top.sorted()
-	out := v1.OffsetsHistory{Entries: []v1.OffsetsHistoryEntry{}}
+	out := api.OffsetsHistory{Entries: []api.OffsetsHistoryEntry{}}
 	if len(found) > limit {
 		found, out.More = found[:limit], true
 	}
 	for _, a := range found {
 		e, err := a.entry()
 		if err != nil {
-			return v1.OffsetsHistory{}, fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
+			return api.OffsetsHistory{}, fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
 		}
 		out.Entries = append(out.Entries, e)
 	}
@@ -64,10 +64,10 @@ func (l *Log) List(ctx context.Context, connector string, limit int, before stri
 
 // Newest returns the newest applied entry of connector; false when it has
 // none that MaxScan reaches.
-func (l *Log) Newest(ctx context.Context, connector string) (v1.OffsetsHistoryEntry, bool, error) {
+func (l *Log) Newest(ctx context.Context, connector string) (api.OffsetsHistoryEntry, bool, error) {
 	h, err := l.List(ctx, connector, 1, "")
 	if err != nil || len(h.Entries) == 0 {
-		return v1.OffsetsHistoryEntry{}, false, err
+		return api.OffsetsHistoryEntry{}, false, err
 	}
 	return h.Entries[0], true, nil
 }
@@ -75,18 +75,18 @@ func (l *Log) Newest(ctx context.Context, connector string) (v1.OffsetsHistoryEn
 // Get returns the applied entry id of connector; false when there is
 // none: no such entry, one of another connector, one pending or failed, or
 // one older than MaxScan reaches.
-func (l *Log) Get(ctx context.Context, connector, id string) (v1.OffsetsHistoryEntry, bool, error) {
+func (l *Log) Get(ctx context.Context, connector, id string) (api.OffsetsHistoryEntry, bool, error) {
 	var found *assembly
 	keep := func(got string) bool { return got == id }
 	if _, err := l.scan(ctx, connector, keep, func(a *assembly) { found = a }); err != nil {
-		return v1.OffsetsHistoryEntry{}, false, err
+		return api.OffsetsHistoryEntry{}, false, err
 	}
 	if found == nil {
-		return v1.OffsetsHistoryEntry{}, false, nil
+		return api.OffsetsHistoryEntry{}, false, nil
 	}
 	e, err := found.entry()
 	if err != nil {
-		return v1.OffsetsHistoryEntry{}, false, fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
+		return api.OffsetsHistoryEntry{}, false, fmt.Errorf("offsets history topic %s: %w", l.cfg.Topic, err)
 	}
 	return e, true, nil
 }
@@ -97,13 +97,13 @@ func (l *Log) Get(ctx context.Context, connector, id string) (v1.OffsetsHistoryE
 // not all of whose parts were read has the changes of those read and an
 // Error starting with IncompletePrefix (IsIncomplete): Begin never
 // returned for it, so its change was never made.
-func (l *Log) Pending(ctx context.Context) ([]v1.OffsetsHistoryEntry, error) {
+func (l *Log) Pending(ctx context.Context) ([]api.OffsetsHistoryEntry, error) {
 	open, err := l.scan(ctx, "", nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	ids := slices.Sorted(maps.Keys(open))
-	out := make([]v1.OffsetsHistoryEntry, 0, len(ids))
+	out := make([]api.OffsetsHistoryEntry, 0, len(ids))
 	for _, id := range ids {
 		e, err := open[id].entry()
 		if err != nil {
@@ -136,7 +136,7 @@ func (l *Log) scan(ctx context.Context, connector string, keep func(id string) b
 			return
 		}
 		a := reading[rec.ID]
-		if rec.State == v1.HistoryPending {
+		if rec.State == api.HistoryPending {
 			if a == nil {
 				a = &assembly{}
 				reading[rec.ID] = a
@@ -152,7 +152,7 @@ func (l *Log) scan(ctx context.Context, connector string, keep func(id string) b
 			return
 		}
 		a.settle(rec)
-		if applied != nil && a.head.State == v1.HistoryApplied && a.complete() {
+		if applied != nil && a.head.State == api.HistoryApplied && a.complete() {
 			applied(a)
 		}
 	})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // maxRecordBytes bounds the value of one record, uncompressed: below the
@@ -26,8 +26,8 @@ const IncompletePrefix = "incomplete"
 
 // IsIncomplete reports whether e, an entry Pending returned, lacks parts:
 // its Changes are those of the parts read, not all of the entry's.
-func IsIncomplete(e v1.OffsetsHistoryEntry) bool {
-	return e.State == v1.HistoryPending && strings.HasPrefix(e.Error, IncompletePrefix)
+func IsIncomplete(e api.OffsetsHistoryEntry) bool {
+	return e.State == api.HistoryPending && strings.HasPrefix(e.Error, IncompletePrefix)
 }
 
 // record is the value of every record of the topic, as readers decode it:
@@ -35,7 +35,7 @@ func IsIncomplete(e v1.OffsetsHistoryEntry) bool {
 // or a marker (State applied or failed, no parts, no changes). Changes
 // stays undecoded until an entry is returned.
 type record struct {
-	v1.OffsetsHistoryEntry
+	api.OffsetsHistoryEntry
 	Part    int             `json:"part,omitempty"`
 	Parts   int             `json:"parts,omitempty"`
 	Changes json.RawMessage `json:"changes,omitempty"`
@@ -44,7 +44,7 @@ type record struct {
 // encodeParts is the pending record values of e: its fields in each, and
 // its changes split so that no value exceeds limit bytes. An entry
 // without changes is one part with an empty list.
-func encodeParts(e v1.OffsetsHistoryEntry, limit int) ([][]byte, error) {
+func encodeParts(e api.OffsetsHistoryEntry, limit int) ([][]byte, error) {
 	head := e
 	head.Changes = nil
 	// The size of a part with no changes, numbered as high as any is.
@@ -107,9 +107,9 @@ func decode(r *kgo.Record) (record, bool) {
 		return record{}, false
 	}
 	switch rec.State {
-	case v1.HistoryPending:
+	case api.HistoryPending:
 		return rec, rec.Part >= 1 && rec.Part <= rec.Parts
-	case v1.HistoryApplied, v1.HistoryFailed:
+	case api.HistoryApplied, api.HistoryFailed:
 		return rec, true
 	}
 	return record{}, false
@@ -118,7 +118,7 @@ func decode(r *kgo.Record) (record, bool) {
 // assembly is an entry being put together from its records.
 type assembly struct {
 	// head is the entry as its first part read has it, without changes.
-	head  v1.OffsetsHistoryEntry
+	head  api.OffsetsHistoryEntry
 	parts int
 	// changes are the parts' raw change lists, by part number.
 	changes map[int]json.RawMessage
@@ -143,9 +143,9 @@ func (a *assembly) complete() bool { return a.parts > 0 && len(a.changes) == a.p
 
 // entry is the entry with the changes of the parts read, in part order;
 // an incomplete one says so in its Error (see IncompletePrefix).
-func (a *assembly) entry() (v1.OffsetsHistoryEntry, error) {
+func (a *assembly) entry() (api.OffsetsHistoryEntry, error) {
 	e := a.head
-	e.Changes = []v1.OffsetChange{}
+	e.Changes = []api.OffsetChange{}
 	var read []int
 	for p := 1; p <= a.parts; p++ {
 		raw, ok := a.changes[p]
@@ -157,11 +157,11 @@ func (a *assembly) entry() (v1.OffsetsHistoryEntry, error) {
 		// sink offset of a million (1e+06 as a float), must come back as
 		// it was written, to be written back by an undo or compared with
 		// the connector's current positions.
-		var cs []v1.OffsetChange
+		var cs []api.OffsetChange
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&cs); err != nil {
-			return v1.OffsetsHistoryEntry{}, fmt.Errorf("entry %s of connector %s: part %d: decode changes: %w", e.ID, e.Connector, p, err)
+			return api.OffsetsHistoryEntry{}, fmt.Errorf("entry %s of connector %s: part %d: decode changes: %w", e.ID, e.Connector, p, err)
 		}
 		e.Changes = append(e.Changes, cs...)
 	}

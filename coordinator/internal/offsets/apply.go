@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
@@ -14,15 +14,16 @@ import (
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/steptimer"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Change is one change of a stopped connector's positions: what the agent
 // does (Op), the new positions of an alter, how the history entry names
 // it, and whether it is only a dry run.
 type Change struct {
-	// Op is v1.OffsetsOpAlter or v1.OffsetsOpReset.
+	// Op is wire.OffsetsOpAlter or wire.OffsetsOpReset.
 	Op      string
-	Entries []v1.ConnectorOffset
+	Entries []api.ConnectorOffset
 	Meta    Meta
 	DryRun  bool
 }
@@ -30,7 +31,7 @@ type Change struct {
 // result is what a change did, or with a dry run would do.
 type result struct {
 	definite  bool
-	changes   []v1.OffsetChange
+	changes   []api.OffsetChange
 	historyID string
 }
 
@@ -49,28 +50,28 @@ func (s *Service) Apply(ctx context.Context, name string, c store.Connector, ch 
 func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch Change) (result, error) {
 	choice, ok := s.cfg.Plugins.Choose(c.Config)
 	if !ok {
-		return result{}, v1.Errorf(v1.CodeInternal, "%s", s.cfg.Plugins.UnknownConnectorMessage(c.Config["connector.class"]))
+		return result{}, api.Errorf(api.CodeInternal, "%s", s.cfg.Plugins.UnknownConnectorMessage(c.Config["connector.class"]))
 	}
 	plugin := choice.Plugin
 	op, entries := ch.Op, ch.Entries
-	req := v1.OffsetsRequest{Term: s.cfg.Term(), Connector: name, Op: op}
+	req := wire.OffsetsRequest{Term: s.cfg.Term(), Connector: name, Op: op}
 	steps := steptimer.New()
 	defer func() {
 		s.log.Debug("offsets: operation", append([]any{"connector", name, "op", op}, steps.Attrs()...)...)
 	}()
 	var hookOffsets []connect.Offset
-	var changes []v1.OffsetChange
+	var changes []api.OffsetChange
 	// current reads the positions the change moves from and works out
 	// the changes — and for a source, the records that make them.
 	var current func() error
 	switch plugin.Kind {
 	case connect.KindSource:
-		if op == v1.OffsetsOpAlter {
+		if op == wire.OffsetsOpAlter {
 			if err := offsetval.Source(entries); err != nil {
 				return result{}, err
 			}
 		}
-		req.Type, req.Topic = v1.TypeSource, s.cfg.OffsetsTopic
+		req.Type, req.Topic = api.TypeSource, s.cfg.OffsetsTopic
 		req.FenceIDs, req.TxnID = s.FenceIDs(name, c), records.TransactionalID(s.cfg.GroupID, name, 0)
 		current = func() error {
 			stored, topic, err := s.read.source(ctx, name, s.topics.Own(c.Config), "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s")
@@ -87,8 +88,8 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 			return nil
 		}
 	case connect.KindSink:
-		req.Type, req.Group = v1.TypeSink, records.SinkGroupID(name, c.Config)
-		if op == v1.OffsetsOpAlter {
+		req.Type, req.Group = api.TypeSink, records.SinkGroupID(name, c.Config)
+		if op == wire.OffsetsOpAlter {
 			parsed, err := offsetval.Sink(entries)
 			if err != nil {
 				return result{}, err
@@ -97,14 +98,14 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 				return result{}, err
 			}
 			for _, p := range parsed {
-				req.Offsets = append(req.Offsets, v1.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
+				req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
 			}
 			hookOffsets = offsetval.ToConnect(entries)
 			entries = SinkEntries(parsed)
 		} else {
 			cur, err := s.read.sink(ctx, name, req.Group)
 			if err != nil {
-				return result{}, v1.Errorf(v1.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
+				return result{}, api.Errorf(api.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
 			}
 			for _, o := range cur.Offsets {
 				hookOffsets = append(hookOffsets, connect.Offset{Partition: o.Partition})
@@ -119,7 +120,7 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 			return nil
 		}
 	default:
-		return result{}, v1.Errorf(v1.CodeInternal, "connector %s is neither a source nor a sink", name)
+		return result{}, api.Errorf(api.CodeInternal, "connector %s is neither a source nor a sink", name)
 	}
 	if ch.DryRun {
 		err := current()
@@ -145,18 +146,18 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 	}
 	steps.Done("hook")
 	send := s.calls.sendWritten
-	if req.Type == v1.TypeSource && op == v1.OffsetsOpReset {
+	if req.Type == api.TypeSource && op == wire.OffsetsOpReset {
 		// The agent works a reset out from the offsets topic itself, so
 		// the request stays small however many partitions accumulated.
-		send = func(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+		send = func(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
 			return s.calls.sendReplaceWritten(ctx, req, nil)
 		}
 	}
 	// A source's agent answers once its transaction committed; the wait
 	// until read_committed readers see it runs here, beside the history
 	// marker, rather than before it.
-	req.CallerWaits = req.Type == v1.TypeSource
-	var written []v1.WrittenOffset
+	req.CallerWaits = req.Type == api.TypeSource
+	var written []wire.WrittenOffset
 	err = s.step(ctx, faults.OffsetsApply, func() error {
 		var err error
 		written, err = send(ctx, req)
@@ -178,10 +179,10 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 }
 
 // awaitVisible waits until read_committed readers see what an agent
-// wrote (v1.OffsetsReply.Written; nothing when the agent waited itself),
+// wrote (wire.OffsetsReply.Written; nothing when the agent waited itself),
 // so that a GET after the answer shows the change. A wait that runs out
 // is logged: the change is committed, and readers wait for it themselves.
-func (s *Service) awaitVisible(ctx context.Context, name string, written []v1.WrittenOffset) {
+func (s *Service) awaitVisible(ctx context.Context, name string, written []wire.WrittenOffset) {
 	if len(written) == 0 {
 		return
 	}
@@ -208,8 +209,8 @@ const visibleTimeout = 10 * time.Second
 // changesFrom are the changes op makes over the positions current: an
 // alter's entries, each from its current position; a reset's removal of
 // every position.
-func changesFrom(current Positions, op string, entries []v1.ConnectorOffset) []v1.OffsetChange {
-	if op == v1.OffsetsOpReset {
+func changesFrom(current Positions, op string, entries []api.ConnectorOffset) []api.OffsetChange {
+	if op == wire.OffsetsOpReset {
 		return current.ReplacedBy(nil)
 	}
 	return current.changesTo(entries)
@@ -220,9 +221,9 @@ func changesFrom(current Positions, op string, entries []v1.ConnectorOffset) []v
 // canonical key, and every other key encoding seen for it is tombstoned, so
 // it keeps a single identity; a reset tombstones every key of every
 // partition the connector has.
-func sourceWrites(name string, stored []offsetstore.Entry, entries []v1.ConnectorOffset, op string) ([]v1.OffsetWrite, []connect.Offset, error) {
+func sourceWrites(name string, stored []offsetstore.Entry, entries []api.ConnectorOffset, op string) ([]wire.OffsetWrite, []connect.Offset, error) {
 	var hook []connect.Offset
-	if op == v1.OffsetsOpReset {
+	if op == wire.OffsetsOpReset {
 		for _, e := range stored {
 			if e.Live {
 				hook = append(hook, connect.Offset{Partition: e.Partition})
@@ -234,22 +235,22 @@ func sourceWrites(name string, stored []offsetstore.Entry, entries []v1.Connecto
 	for _, e := range stored {
 		rawKeys[records.PartitionID(e.Partition)] = e.RawKeys
 	}
-	var writes []v1.OffsetWrite
+	var writes []wire.OffsetWrite
 	for _, e := range entries {
 		key, err := records.EncodeOffsetKey(name, e.Partition)
 		if err != nil {
-			return nil, nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+			return nil, nil, api.Errorf(api.CodeBadRequest, "%v", err)
 		}
 		for _, k := range rawKeys[records.PartitionID(e.Partition)] {
 			if k != string(key) {
-				writes = append(writes, v1.OffsetWrite{Key: k})
+				writes = append(writes, wire.OffsetWrite{Key: k})
 			}
 		}
-		w := v1.OffsetWrite{Key: string(key)}
+		w := wire.OffsetWrite{Key: string(key)}
 		if e.Offset != nil {
 			val, err := records.EncodeOffsetValue(e.Offset)
 			if err != nil {
-				return nil, nil, v1.Errorf(v1.CodeBadRequest, "%v", err)
+				return nil, nil, api.Errorf(api.CodeBadRequest, "%v", err)
 			}
 			v := string(val)
 			w.Value = &v

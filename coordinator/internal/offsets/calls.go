@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Calls stops a connector's tasks before a change and has an agent make
@@ -32,15 +33,15 @@ type Calls struct {
 // sink member makes the agent answer the retry message. It reports whether
 // every agent confirmed (or is gone).
 func (c *Calls) AwaitTasksStopped(ctx context.Context, name string, conn store.Connector) bool {
-	ids := map[v1.TaskID]bool{}
+	ids := map[api.TaskID]bool{}
 	for i := range len(fenceIDs(c.cfg, name, conn)) {
-		ids[v1.TaskID{Connector: name, Task: i}] = true
+		ids[api.TaskID{Connector: name, Task: i}] = true
 	}
 	agents, held := c.cfg.Agents.Holders(name)
 	for _, id := range held {
 		ids[id] = true
 	}
-	list := make([]v1.TaskID, 0, len(ids))
+	list := make([]api.TaskID, 0, len(ids))
 	for id := range ids {
 		list = append(list, id)
 	}
@@ -56,7 +57,7 @@ func (c *Calls) AwaitTasksStopped(ctx context.Context, name string, conn store.C
 			defer wg.Done()
 			reply, err := c.cfg.Agents.Revoke(rctx, agent, list)
 			switch {
-			case err != nil && v1.IsCode(err, v1.CodeUnavailable):
+			case err != nil && api.IsCode(err, api.CodeUnavailable):
 				// The agent is gone: its tasks are fenced by the operation.
 				c.cfg.Agents.ForgetReported(agent, list)
 			case err != nil:
@@ -74,15 +75,15 @@ func (c *Calls) AwaitTasksStopped(ctx context.Context, name string, conn store.C
 
 // Send hands the operation to a live agent, trying the next one when an
 // agent cannot be reached.
-func (c *Calls) Send(ctx context.Context, req v1.OffsetsRequest) error {
+func (c *Calls) Send(ctx context.Context, req wire.OffsetsRequest) error {
 	_, err := c.sendWritten(ctx, req)
 	return err
 }
 
 // sendWritten is Send, returning what the agent wrote (for a request with
-// CallerWaits: v1.OffsetsReply.Written).
-func (c *Calls) sendWritten(ctx context.Context, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
-	var written []v1.WrittenOffset
+// CallerWaits: wire.OffsetsReply.Written).
+func (c *Calls) sendWritten(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+	var written []wire.WrittenOffset
 	err := c.tryAgents(ctx, req.Op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
 		var err error
 		written, err = c.cfg.RPC.Offsets(ctx, agent, req)
@@ -92,23 +93,23 @@ func (c *Calls) sendWritten(ctx context.Context, req v1.OffsetsRequest) ([]v1.Wr
 }
 
 // SendReplace has a live agent replace every source offset of the
-// connector of legacy with writes (v1.OffsetsReplaceRequest). legacy is the
+// connector of legacy with writes (wire.OffsetsReplaceRequest). legacy is the
 // same change as an OffsetsRequest, a tombstone for every key included, for
 // an agent of a version that does not serve replace.
-func (c *Calls) SendReplace(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) error {
+func (c *Calls) SendReplace(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) error {
 	_, err := c.sendReplaceWritten(ctx, legacy, writes)
 	return err
 }
 
 // sendReplaceWritten is SendReplace, returning what the agent wrote (as
 // sendWritten).
-func (c *Calls) sendReplaceWritten(ctx context.Context, legacy v1.OffsetsRequest, writes []v1.OffsetWrite) ([]v1.WrittenOffset, error) {
-	req := v1.OffsetsReplaceRequest{Term: legacy.Term, Connector: legacy.Connector, FenceIDs: legacy.FenceIDs,
+func (c *Calls) sendReplaceWritten(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) ([]wire.WrittenOffset, error) {
+	req := wire.OffsetsReplaceRequest{Term: legacy.Term, Connector: legacy.Connector, FenceIDs: legacy.FenceIDs,
 		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes, ConnectorTopic: legacy.ConnectorTopic, CallerWaits: legacy.CallerWaits}
-	var written []v1.WrittenOffset
+	var written []wire.WrittenOffset
 	err := c.tryAgents(ctx, legacy.Op, legacy.Connector, offsetsFeatures(legacy.ConnectorTopic), func(ctx context.Context, agent string) error {
 		var err error
-		written, err = c.cfg.RPC.ReplaceOffsets(ctx, agent, req, func() v1.OffsetsRequest { return legacy })
+		written, err = c.cfg.RPC.ReplaceOffsets(ctx, agent, req, func() wire.OffsetsRequest { return legacy })
 		return err
 	})
 	return written, err
@@ -120,7 +121,7 @@ func offsetsFeatures(topic string) []string {
 	if topic == "" {
 		return nil
 	}
-	return []string{v1.FeatureConnectorOffsetsTopic}
+	return []string{wire.FeatureConnectorOffsetsTopic}
 }
 
 // tryAgents runs call on a live agent that serves features, trying the
@@ -132,12 +133,12 @@ func (c *Calls) tryAgents(ctx context.Context, op, connector string, features []
 		if err == nil {
 			return nil
 		}
-		if !v1.IsCode(err, v1.CodeUnavailable) {
+		if !api.IsCode(err, api.CodeUnavailable) {
 			return err
 		}
 		c.log.Warn("agent unreachable for an offsets operation; trying another", "connector", connector, "operation", op, "agent", agent, "err", err)
 	}
-	return v1.Errorf(v1.CodeUnavailable, "No agent is available to %s offsets for connector %s", op, connector)
+	return api.Errorf(api.CodeUnavailable, "No agent is available to %s offsets for connector %s", op, connector)
 }
 
 // CallTimeout bounds one offsets operation on one agent.
@@ -193,13 +194,13 @@ func (c *Calls) callWhileAlive(ctx context.Context, agent string, call func(ctx 
 	}
 	select {
 	case <-lost:
-		return v1.Errorf(v1.CodeUnavailable, "agent %s was lost during the operation", agent)
+		return api.Errorf(api.CodeUnavailable, "agent %s was lost during the operation", agent)
 	default:
 	}
 	if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
 		// The agent did not answer within its deadline, which it was sent:
 		// past it the agent cannot commit, so another agent may take over.
-		return v1.Errorf(v1.CodeUnavailable, "agent %s did not answer in time", agent)
+		return api.Errorf(api.CodeUnavailable, "agent %s did not answer in time", agent)
 	}
 	return err
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // lostAgentCalls are the calls of a service whose registry holds agent
@@ -63,7 +63,7 @@ func TestOffsetsCallEndsWithTheLease(t *testing.T) {
 			return nil
 		}
 	})
-	if !v1.IsCode(err, v1.CodeUnavailable) {
+	if !api.IsCode(err, api.CodeUnavailable) {
 		t.Fatalf("call to an agent lost past its lease: %v, want unavailable", err)
 	}
 }

@@ -12,13 +12,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The fakes of the service's ports: a whole service runs on them without
@@ -99,11 +100,11 @@ func (f *fakePlugins) Type(config map[string]string) string {
 	p, ok := f.Choose(config)
 	switch {
 	case !ok:
-		return v1.TypeUnknown
+		return api.TypeUnknown
 	case p.Plugin.Kind == connect.KindSink:
-		return v1.TypeSink
+		return api.TypeSink
 	}
-	return v1.TypeSource
+	return api.TypeSource
 }
 
 func (f *fakePlugins) UnknownConnectorMessage(class string) string {
@@ -113,16 +114,16 @@ func (f *fakePlugins) UnknownConnectorMessage(class string) string {
 // fakeHosts are agents' connector hosts.
 type fakeHosts struct {
 	agents []string
-	reply  v1.PluginConnectorReply
+	reply  wire.PluginConnectorReply
 	err    error
-	got    []v1.PluginConnectorRequest
+	got    []wire.PluginConnectorRequest
 }
 
 func (f *fakeHosts) HostAgents(class, pinned string) ([]string, string) {
 	return f.agents, "No live agent has the plugin " + class + "@" + pinned
 }
 
-func (f *fakeHosts) CallAnyHost(_ context.Context, _ []string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error) {
+func (f *fakeHosts) CallAnyHost(_ context.Context, _ []string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	f.got = append(f.got, req)
 	return f.reply, f.err
 }
@@ -132,42 +133,42 @@ func (f *fakeHosts) CallAnyHost(_ context.Context, _ []string, req v1.PluginConn
 type fakeAgents struct {
 	mu        sync.Mutex
 	known     []string
-	held      []v1.TaskID
+	held      []api.TaskID
 	seen      map[string]time.Time
 	revokeErr map[string]error
 	short     map[string]bool // answers a revoke with fewer tasks stopped
-	revoked   map[string][]v1.TaskID
+	revoked   map[string][]api.TaskID
 	forgotten []string
 }
 
 func newFakeAgents(ids ...string) *fakeAgents {
-	f := &fakeAgents{known: ids, seen: map[string]time.Time{}, revokeErr: map[string]error{}, short: map[string]bool{}, revoked: map[string][]v1.TaskID{}}
+	f := &fakeAgents{known: ids, seen: map[string]time.Time{}, revokeErr: map[string]error{}, short: map[string]bool{}, revoked: map[string][]api.TaskID{}}
 	for _, id := range ids {
 		f.seen[id] = time.Unix(0, 0)
 	}
 	return f
 }
 
-func (f *fakeAgents) Holders(string) ([]string, []v1.TaskID) {
+func (f *fakeAgents) Holders(string) ([]string, []api.TaskID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]string(nil), f.known...), append([]v1.TaskID(nil), f.held...)
+	return append([]string(nil), f.known...), append([]api.TaskID(nil), f.held...)
 }
 
-func (f *fakeAgents) Revoke(_ context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
+func (f *fakeAgents) Revoke(_ context.Context, agent string, ids []api.TaskID) (wire.RevokeReply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.revoked[agent] = ids
 	if err := f.revokeErr[agent]; err != nil {
-		return v1.RevokeReply{}, err
+		return wire.RevokeReply{}, err
 	}
 	if f.short[agent] {
-		return v1.RevokeReply{Stopped: ids[1:], Failed: []string{"task 0"}}, nil
+		return wire.RevokeReply{Stopped: ids[1:], Failed: []string{"task 0"}}, nil
 	}
-	return v1.RevokeReply{Stopped: ids}, nil
+	return wire.RevokeReply{Stopped: ids}, nil
 }
 
-func (f *fakeAgents) ForgetReported(agent string, _ []v1.TaskID) {
+func (f *fakeAgents) ForgetReported(agent string, _ []api.TaskID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.forgotten = append(f.forgotten, agent)
@@ -203,8 +204,8 @@ func (f *fakeAgents) remove(agent string) {
 type fakeRPC struct {
 	mu       sync.Mutex
 	err      map[string]error
-	offsets  []v1.OffsetsRequest
-	replaces []v1.OffsetsReplaceRequest
+	offsets  []wire.OffsetsRequest
+	replaces []wire.OffsetsReplaceRequest
 	agents   []string
 	// apply, when set, makes the change in the fake Kafka.
 	apply func()
@@ -221,14 +222,14 @@ func (f *fakeRPC) answer(agent string) error {
 	return nil
 }
 
-func (f *fakeRPC) Offsets(_ context.Context, agent string, req v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+func (f *fakeRPC) Offsets(_ context.Context, agent string, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.offsets = append(f.offsets, req)
 	return nil, f.answer(agent)
 }
 
-func (f *fakeRPC) ReplaceOffsets(_ context.Context, agent string, req v1.OffsetsReplaceRequest, _ func() v1.OffsetsRequest) ([]v1.WrittenOffset, error) {
+func (f *fakeRPC) ReplaceOffsets(_ context.Context, agent string, req wire.OffsetsReplaceRequest, _ func() wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.replaces = append(f.replaces, req)
@@ -273,7 +274,7 @@ func (f *fakeReader) SourceEntries(_ context.Context, name, topic string) ([]off
 
 // setSource makes name's source offsets those of offsets (partition id →
 // offset), each under its canonical key.
-func (f *fakeReader) setSource(name string, parts ...v1.ConnectorOffset) {
+func (f *fakeReader) setSource(name string, parts ...api.ConnectorOffset) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var entries []offsetstore.Entry
@@ -287,7 +288,7 @@ func (f *fakeReader) setSource(name string, parts ...v1.ConnectorOffset) {
 // fakeHistory is the offsets history in memory.
 type fakeHistory struct {
 	mu       sync.Mutex
-	entries  []v1.OffsetsHistoryEntry // oldest first
+	entries  []api.OffsetsHistoryEntry // oldest first
 	next     int
 	beginErr error
 	finished map[string]error
@@ -298,27 +299,27 @@ func newFakeHistory() *fakeHistory {
 	return &fakeHistory{finished: map[string]error{}, now: func() time.Time { return time.Unix(1700000000, 0) }}
 }
 
-func (f *fakeHistory) Begin(_ context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHistoryEntry, error) {
+func (f *fakeHistory) Begin(_ context.Context, e api.OffsetsHistoryEntry) (api.OffsetsHistoryEntry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.beginErr != nil {
 		return e, f.beginErr
 	}
 	f.next++
-	e.ID, e.Time, e.State = fmt.Sprintf("e%04d", f.next), f.now(), v1.HistoryPending
+	e.ID, e.Time, e.State = fmt.Sprintf("e%04d", f.next), f.now(), api.HistoryPending
 	f.entries = append(f.entries, e)
 	return e, nil
 }
 
-func (f *fakeHistory) Finish(_ context.Context, e v1.OffsetsHistoryEntry, cause error) error {
+func (f *fakeHistory) Finish(_ context.Context, e api.OffsetsHistoryEntry, cause error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.finished[e.ID] = cause
 	for i := range f.entries {
 		if f.entries[i].ID == e.ID {
-			f.entries[i].State = v1.HistoryApplied
+			f.entries[i].State = api.HistoryApplied
 			if cause != nil {
-				f.entries[i].State, f.entries[i].Error = v1.HistoryFailed, cause.Error()
+				f.entries[i].State, f.entries[i].Error = api.HistoryFailed, cause.Error()
 			}
 		}
 	}
@@ -326,29 +327,29 @@ func (f *fakeHistory) Finish(_ context.Context, e v1.OffsetsHistoryEntry, cause 
 }
 
 // add records an applied entry as an earlier change did.
-func (f *fakeHistory) add(e v1.OffsetsHistoryEntry) v1.OffsetsHistoryEntry {
+func (f *fakeHistory) add(e api.OffsetsHistoryEntry) api.OffsetsHistoryEntry {
 	e, _ = f.Begin(context.Background(), e)
-	if e.State == v1.HistoryPending && e.Error == "" {
+	if e.State == api.HistoryPending && e.Error == "" {
 		_ = f.Finish(context.Background(), e, nil)
 	}
-	e.State = v1.HistoryApplied
+	e.State = api.HistoryApplied
 	return e
 }
 
-func (f *fakeHistory) applied(connector string) []v1.OffsetsHistoryEntry {
-	var out []v1.OffsetsHistoryEntry
+func (f *fakeHistory) applied(connector string) []api.OffsetsHistoryEntry {
+	var out []api.OffsetsHistoryEntry
 	for i := len(f.entries) - 1; i >= 0; i-- {
-		if e := f.entries[i]; e.Connector == connector && e.State == v1.HistoryApplied {
+		if e := f.entries[i]; e.Connector == connector && e.State == api.HistoryApplied {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func (f *fakeHistory) List(_ context.Context, connector string, limit int, before string) (v1.OffsetsHistory, error) {
+func (f *fakeHistory) List(_ context.Context, connector string, limit int, before string) (api.OffsetsHistory, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out v1.OffsetsHistory
+	var out api.OffsetsHistory
 	for _, e := range f.applied(connector) {
 		if before != "" && e.ID >= before {
 			continue
@@ -362,7 +363,7 @@ func (f *fakeHistory) List(_ context.Context, connector string, limit int, befor
 	return out, nil
 }
 
-func (f *fakeHistory) Get(_ context.Context, connector, id string) (v1.OffsetsHistoryEntry, bool, error) {
+func (f *fakeHistory) Get(_ context.Context, connector, id string) (api.OffsetsHistoryEntry, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, e := range f.applied(connector) {
@@ -370,24 +371,24 @@ func (f *fakeHistory) Get(_ context.Context, connector, id string) (v1.OffsetsHi
 			return e, true, nil
 		}
 	}
-	return v1.OffsetsHistoryEntry{}, false, nil
+	return api.OffsetsHistoryEntry{}, false, nil
 }
 
-func (f *fakeHistory) Newest(_ context.Context, connector string) (v1.OffsetsHistoryEntry, bool, error) {
+func (f *fakeHistory) Newest(_ context.Context, connector string) (api.OffsetsHistoryEntry, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if a := f.applied(connector); len(a) > 0 {
 		return a[0], true, nil
 	}
-	return v1.OffsetsHistoryEntry{}, false, nil
+	return api.OffsetsHistoryEntry{}, false, nil
 }
 
-func (f *fakeHistory) Pending(context.Context) ([]v1.OffsetsHistoryEntry, error) {
+func (f *fakeHistory) Pending(context.Context) ([]api.OffsetsHistoryEntry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []v1.OffsetsHistoryEntry
+	var out []api.OffsetsHistoryEntry
 	for _, e := range f.entries {
-		if e.State == v1.HistoryPending {
+		if e.State == api.HistoryPending {
 			out = append(out, e)
 		}
 	}

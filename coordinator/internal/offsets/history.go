@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/reqctx"
 	"github.com/sluice-io/sluice/shared/faults"
@@ -31,7 +31,7 @@ const msgHistoryOff = "The offsets history is not kept by this coordinator"
 
 // Meta is what an operation says of itself in its history entry.
 type Meta struct {
-	// Operation is one of v1.History*: alter, reset, create, undo, …
+	// Operation is one of wire.History*: alter, reset, create, undo, …
 	Operation string
 	// Detail says more, for an operator reading the history.
 	Detail string
@@ -56,11 +56,11 @@ type Recorder struct {
 
 // Begin records a change about to be made to name's positions; an error
 // names the step (historyRefused is its answer).
-func (r *Recorder) Begin(ctx context.Context, name, typ, group, topic string, meta Meta, changes []v1.OffsetChange) (v1.OffsetsHistoryEntry, error) {
-	e := v1.OffsetsHistoryEntry{Connector: name, Type: typ, Group: group, OffsetsTopic: topic, Operation: meta.Operation, Detail: meta.Detail,
+func (r *Recorder) Begin(ctx context.Context, name, typ, group, topic string, meta Meta, changes []api.OffsetChange) (api.OffsetsHistoryEntry, error) {
+	e := api.OffsetsHistoryEntry{Connector: name, Type: typ, Group: group, OffsetsTopic: topic, Operation: meta.Operation, Detail: meta.Detail,
 		Principal: r.cfg.Principal(ctx), Reason: reqctx.Reason(ctx), Undoes: meta.Undoes, FromEntry: meta.FromEntry, Changes: changes}
 	if e.Changes == nil {
-		e.Changes = []v1.OffsetChange{}
+		e.Changes = []api.OffsetChange{}
 	}
 	if r.cfg.History == nil {
 		return e, nil
@@ -80,14 +80,14 @@ func (r *Recorder) Begin(ctx context.Context, name, typ, group, topic string, me
 // historyRefused is the answer to a change refused because its history
 // entry could not be written.
 func historyRefused(name string, err error) error {
-	return v1.Errorf(v1.CodeInternal, "Failed to record the offsets change of connector %s in the offsets history (%s); nothing was changed", name, errors.Unwrap(err))
+	return api.Errorf(api.CodeInternal, "Failed to record the offsets change of connector %s in the offsets history (%s); nothing was changed", name, errors.Unwrap(err))
 }
 
 // Finish writes e's marker: applied when cause is nil, failed otherwise.
 // It runs even when the caller went away, as the change is made; a marker
 // it cannot write is logged, and the entry stays pending until the next
 // leader resolves it (ResolvePending).
-func (r *Recorder) Finish(ctx context.Context, e v1.OffsetsHistoryEntry, cause error) {
+func (r *Recorder) Finish(ctx context.Context, e api.OffsetsHistoryEntry, cause error) {
 	if e.ID == "" || r.cfg.History == nil {
 		return
 	}
@@ -106,7 +106,7 @@ func (r *Recorder) Finish(ctx context.Context, e v1.OffsetsHistoryEntry, cause e
 // decide, as at a leader's start (ResolvePending): the ones the change
 // wrote mark it applied, others failed; positions that cannot be read
 // leave the entry pending for the next leader.
-func (r *Recorder) Settle(ctx context.Context, e v1.OffsetsHistoryEntry, kind connect.Kind, cause error) {
+func (r *Recorder) Settle(ctx context.Context, e api.OffsetsHistoryEntry, kind connect.Kind, cause error) {
 	if cause == nil || e.ID == "" || r.cfg.History == nil {
 		r.Finish(ctx, e, cause)
 		return
@@ -129,26 +129,26 @@ func (r *Recorder) Settle(ctx context.Context, e v1.OffsetsHistoryEntry, kind co
 
 // List is name's applied entries, newest first, as GET …/offsets/history
 // answers them.
-func (r *Recorder) List(ctx context.Context, name string, limit int, before string) (v1.OffsetsHistory, error) {
+func (r *Recorder) List(ctx context.Context, name string, limit int, before string) (api.OffsetsHistory, error) {
 	if r.cfg.History == nil {
-		return v1.OffsetsHistory{}, v1.Errorf(v1.CodeNotFound, msgHistoryOff)
+		return api.OffsetsHistory{}, api.Errorf(api.CodeNotFound, msgHistoryOff)
 	}
 	out, err := r.cfg.History.List(ctx, name, limit, before)
 	if err != nil {
-		return v1.OffsetsHistory{}, historyReadFailed(name, err)
+		return api.OffsetsHistory{}, historyReadFailed(name, err)
 	}
 	if out.Entries == nil {
-		out.Entries = []v1.OffsetsHistoryEntry{}
+		out.Entries = []api.OffsetsHistoryEntry{}
 	}
 	return out, nil
 }
 
 // Entry is name's applied entry id, or its newest one for id "".
-func (r *Recorder) Entry(ctx context.Context, name, id string) (v1.OffsetsHistoryEntry, error) {
+func (r *Recorder) Entry(ctx context.Context, name, id string) (api.OffsetsHistoryEntry, error) {
 	if r.cfg.History == nil {
-		return v1.OffsetsHistoryEntry{}, v1.Errorf(v1.CodeNotFound, msgHistoryOff)
+		return api.OffsetsHistoryEntry{}, api.Errorf(api.CodeNotFound, msgHistoryOff)
 	}
-	var e v1.OffsetsHistoryEntry
+	var e api.OffsetsHistoryEntry
 	var ok bool
 	var err error
 	if id == "" {
@@ -160,21 +160,21 @@ func (r *Recorder) Entry(ctx context.Context, name, id string) (v1.OffsetsHistor
 	case err != nil:
 		return e, historyReadFailed(name, err)
 	case !ok && id == "":
-		return e, v1.Errorf(v1.CodeNotFound, "Connector %s has no offsets history", name)
+		return e, api.Errorf(api.CodeNotFound, "Connector %s has no offsets history", name)
 	case !ok:
-		return e, v1.Errorf(v1.CodeNotFound, "No offsets history entry %s for connector %s", id, name)
+		return e, api.Errorf(api.CodeNotFound, "No offsets history entry %s for connector %s", id, name)
 	}
 	return e, nil
 }
 
 // historyReadFailed is the answer to a history that cannot be read.
 func historyReadFailed(name string, err error) error {
-	return v1.Errorf(v1.CodeInternal, "Failed to read the offsets history of connector %s: %v", name, err)
+	return api.Errorf(api.CodeInternal, "Failed to read the offsets history of connector %s: %v", name, err)
 }
 
 // entriesAfter are name's applied entries newer than id.
-func (r *Recorder) entriesAfter(ctx context.Context, name, id string) ([]v1.OffsetsHistoryEntry, error) {
-	var out []v1.OffsetsHistoryEntry
+func (r *Recorder) entriesAfter(ctx context.Context, name, id string) ([]api.OffsetsHistoryEntry, error) {
+	var out []api.OffsetsHistoryEntry
 	before := ""
 	for {
 		page, err := r.cfg.History.List(ctx, name, 1000, before)

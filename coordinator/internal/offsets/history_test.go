@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // srcEntry is an applied alter of source connector name from from to to,
 // in partition "a".
-func srcEntry(name string, from, to map[string]any) v1.OffsetsHistoryEntry {
-	return v1.OffsetsHistoryEntry{Connector: name, Type: v1.TypeSource, Operation: v1.HistoryAlter,
-		Changes: []v1.OffsetChange{{Partition: part("a"), From: from, To: to}}}
+func srcEntry(name string, from, to map[string]any) api.OffsetsHistoryEntry {
+	return api.OffsetsHistoryEntry{Connector: name, Type: api.TypeSource, Operation: api.HistoryAlter,
+		Changes: []api.OffsetChange{{Partition: part("a"), From: from, To: to}}}
 }
 
 func TestHistoryOff(t *testing.T) {
@@ -22,11 +23,11 @@ func TestHistoryOff(t *testing.T) {
 	cfg.History = nil
 	svc := New(cfg)
 	_, err := svc.OffsetsHistory(ctx, "src", 10, "")
-	wantCode(t, err, v1.CodeNotFound, "The offsets history is not kept by this coordinator")
+	wantCode(t, err, api.CodeNotFound, "The offsets history is not kept by this coordinator")
 	_, err = svc.UndoOffsets(ctx, "src", "e1", false, false)
-	wantCode(t, err, v1.CodeNotFound, "The offsets history is not kept by this coordinator")
+	wantCode(t, err, api.CodeNotFound, "The offsets history is not kept by this coordinator")
 	// Changes go on without one.
-	if _, err := svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}}); err != nil {
+	if _, err := svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -38,9 +39,9 @@ func TestHistoryReads(t *testing.T) {
 		t.Fatalf("empty history %+v, %v: want an empty list", got, err)
 	}
 	_, err = w.svc.OffsetsHistoryEntry(ctx, "src", "")
-	wantCode(t, err, v1.CodeNotFound, "Connector src has no offsets history")
+	wantCode(t, err, api.CodeNotFound, "Connector src has no offsets history")
 	_, err = w.svc.OffsetsHistoryEntry(ctx, "src", "e9")
-	wantCode(t, err, v1.CodeNotFound, "No offsets history entry e9 for connector src")
+	wantCode(t, err, api.CodeNotFound, "No offsets history entry e9 for connector src")
 	e := w.hist.add(srcEntry("src", off(1), off(2)))
 	if got, err := w.svc.OffsetsHistoryEntry(ctx, "src", ""); err != nil || got.ID != e.ID {
 		t.Fatalf("newest %+v, %v", got, err)
@@ -69,17 +70,17 @@ func TestUndo(t *testing.T) {
 			if tc.later {
 				w.hist.add(srcEntry("src", off(2), off(2)))
 			}
-			w.kafka.setSource("src", v1.ConnectorOffset{Partition: part("a"), Offset: tc.current})
+			w.kafka.setSource("src", api.ConnectorOffset{Partition: part("a"), Offset: tc.current})
 			got, err := w.svc.UndoOffsets(ctx, "src", e.ID, tc.force, false)
 			if tc.conflict {
-				wantCode(t, err, v1.CodeConflict, "The positions of connector src changed after entry "+e.ID+", in partitions "+`{"file":"a"}`)
+				wantCode(t, err, api.CodeConflict, "The positions of connector src changed after entry "+e.ID+", in partitions "+`{"file":"a"}`)
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			last := w.hist.entries[len(w.hist.entries)-1]
-			if got.HistoryID != last.ID || last.Operation != v1.HistoryUndo || last.Undoes != e.ID || last.Detail != "undo of alter "+e.ID ||
+			if got.HistoryID != last.ID || last.Operation != api.HistoryUndo || last.Undoes != e.ID || last.Detail != "undo of alter "+e.ID ||
 				!sameOffset(last.Changes[0].To, off(1)) {
 				t.Fatalf("answer %+v, entry %+v", got, last)
 			}
@@ -90,12 +91,12 @@ func TestUndo(t *testing.T) {
 // TestUndoComputation: the change of an undo, and of a restore before or
 // after an entry, from the entry alone.
 func TestUndoComputation(t *testing.T) {
-	e := v1.OffsetsHistoryEntry{ID: "e1", Connector: "old", Operation: v1.HistoryReset, Changes: []v1.OffsetChange{
+	e := api.OffsetsHistoryEntry{ID: "e1", Connector: "old", Operation: api.HistoryReset, Changes: []api.OffsetChange{
 		{Partition: part("a"), From: off(1)},
 		{Partition: part("b"), To: off(5)},
 	}}
 	u := undoChange(e, true)
-	if u.Op != v1.OffsetsOpAlter || !u.DryRun || u.Meta.Undoes != "e1" || !sameOffset(u.Entries[0].Offset, off(1)) || u.Entries[1].Offset != nil {
+	if u.Op != wire.OffsetsOpAlter || !u.DryRun || u.Meta.Undoes != "e1" || !sameOffset(u.Entries[0].Offset, off(1)) || u.Entries[1].Offset != nil {
 		t.Fatalf("undo %+v", u)
 	}
 	r := restoreChange(e, false, false)
@@ -109,19 +110,19 @@ func TestUndoComputation(t *testing.T) {
 
 func TestRestoreValidation(t *testing.T) {
 	for _, tc := range []struct {
-		req    v1.OffsetsRestoreRequest
+		req    api.OffsetsRestoreRequest
 		before bool
 		msg    string
 	}{
-		{req: v1.OffsetsRestoreRequest{From: " "}, msg: `Give "from": the connector whose offsets history holds the positions`},
-		{req: v1.OffsetsRestoreRequest{From: "a", Positions: "during"}, msg: "Invalid positions 'during': must be"},
-		{req: v1.OffsetsRestoreRequest{From: "a"}, before: true},
-		{req: v1.OffsetsRestoreRequest{From: "a", Positions: "before"}, before: true},
-		{req: v1.OffsetsRestoreRequest{From: "a", Positions: "after"}},
+		{req: api.OffsetsRestoreRequest{From: " "}, msg: `Give "from": the connector whose offsets history holds the positions`},
+		{req: api.OffsetsRestoreRequest{From: "a", Positions: "during"}, msg: "Invalid positions 'during': must be"},
+		{req: api.OffsetsRestoreRequest{From: "a"}, before: true},
+		{req: api.OffsetsRestoreRequest{From: "a", Positions: "before"}, before: true},
+		{req: api.OffsetsRestoreRequest{From: "a", Positions: "after"}},
 	} {
 		before, err := checkRestore(tc.req)
 		if tc.msg != "" {
-			wantCode(t, err, v1.CodeBadRequest, tc.msg)
+			wantCode(t, err, api.CodeBadRequest, tc.msg)
 			continue
 		}
 		if err != nil || before != tc.before {
@@ -135,7 +136,7 @@ func TestRestoreValidation(t *testing.T) {
 func TestRestore(t *testing.T) {
 	w := newWorld(t, stopped("new", srcClass))
 	e := w.hist.add(srcEntry("gone", off(1), off(2)))
-	got, err := w.svc.RestoreOffsets(ctx, "new", v1.OffsetsRestoreRequest{From: "gone", Positions: "after"})
+	got, err := w.svc.RestoreOffsets(ctx, "new", api.OffsetsRestoreRequest{From: "gone", Positions: "after"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +144,9 @@ func TestRestore(t *testing.T) {
 	if got.HistoryID != last.ID || last.Connector != "new" || last.FromEntry != e.ID || !sameOffset(last.Changes[0].To, off(2)) {
 		t.Fatalf("answer %+v, entry %+v", got, last)
 	}
-	sink := w.hist.add(v1.OffsetsHistoryEntry{Connector: "s", Type: v1.TypeSink, Operation: v1.HistoryAlter})
-	_, err = w.svc.RestoreOffsets(ctx, "new", v1.OffsetsRestoreRequest{From: "s"})
-	wantCode(t, err, v1.CodeBadRequest, "Entry "+sink.ID+" holds the positions of a sink connector (s); connector new is a source connector")
+	sink := w.hist.add(api.OffsetsHistoryEntry{Connector: "s", Type: api.TypeSink, Operation: api.HistoryAlter})
+	_, err = w.svc.RestoreOffsets(ctx, "new", api.OffsetsRestoreRequest{From: "s"})
+	wantCode(t, err, api.CodeBadRequest, "Entry "+sink.ID+" holds the positions of a sink connector (s); connector new is a source connector")
 	if _, ok := w.locks.TryLock("new"); !ok {
 		t.Fatal("a refused restore kept the connector locked")
 	}
@@ -162,14 +163,14 @@ func TestSettle(t *testing.T) {
 		readErr error
 		want    string // state
 	}{
-		{name: "made", current: off(2), want: v1.HistoryApplied},
-		{name: "failed, but written", cause: cause, current: off(2), want: v1.HistoryApplied},
-		{name: "failed", cause: cause, current: off(1), want: v1.HistoryFailed},
-		{name: "unreadable", cause: cause, readErr: errors.New("down"), want: v1.HistoryPending},
+		{name: "made", current: off(2), want: api.HistoryApplied},
+		{name: "failed, but written", cause: cause, current: off(2), want: api.HistoryApplied},
+		{name: "failed", cause: cause, current: off(1), want: api.HistoryFailed},
+		{name: "unreadable", cause: cause, readErr: errors.New("down"), want: api.HistoryPending},
 	} {
 		w := newWorld(t)
-		e, _ := w.svc.History().Begin(ctx, "src", v1.TypeSource, "", "", Meta{Operation: v1.HistoryAlter}, srcEntry("src", off(1), off(2)).Changes)
-		w.kafka.setSource("src", v1.ConnectorOffset{Partition: part("a"), Offset: tc.current})
+		e, _ := w.svc.History().Begin(ctx, "src", api.TypeSource, "", "", Meta{Operation: api.HistoryAlter}, srcEntry("src", off(1), off(2)).Changes)
+		w.kafka.setSource("src", api.ConnectorOffset{Partition: part("a"), Offset: tc.current})
 		w.kafka.err = tc.readErr
 		w.svc.History().Settle(ctx, e, "source", tc.cause)
 		if got := w.hist.entries[0].State; got != tc.want {
@@ -183,17 +184,17 @@ func TestSettle(t *testing.T) {
 // has passed — their connectors locked meanwhile, others not.
 func TestResolvePending(t *testing.T) {
 	w := newWorld(t, stopped("snk", sinkClass))
-	pend := func(e v1.OffsetsHistoryEntry) v1.OffsetsHistoryEntry {
+	pend := func(e api.OffsetsHistoryEntry) api.OffsetsHistoryEntry {
 		e, _ = w.hist.Begin(ctx, e)
 		return e
 	}
 	applied := pend(srcEntry("a", off(1), off(2)))
 	notMade := pend(srcEntry("b", off(1), off(2)))
-	partial := pend(v1.OffsetsHistoryEntry{Connector: "c", Type: v1.TypeSource, Error: "the entry's parts are not all there"})
-	sink := pend(v1.OffsetsHistoryEntry{Connector: "snk", Type: v1.TypeSink, Changes: []v1.OffsetChange{
+	partial := pend(api.OffsetsHistoryEntry{Connector: "c", Type: api.TypeSource, Error: "the entry's parts are not all there"})
+	sink := pend(api.OffsetsHistoryEntry{Connector: "snk", Type: api.TypeSink, Changes: []api.OffsetChange{
 		{Partition: map[string]any{"kafka_topic": "t", "kafka_partition": int32(0)}, To: map[string]any{"kafka_offset": 9}}}})
-	w.kafka.setSource("a", v1.ConnectorOffset{Partition: part("a"), Offset: off(2)})
-	w.kafka.setSource("b", v1.ConnectorOffset{Partition: part("a"), Offset: off(1)})
+	w.kafka.setSource("a", api.ConnectorOffset{Partition: part("a"), Offset: off(2)})
+	w.kafka.setSource("b", api.ConnectorOffset{Partition: part("a"), Offset: off(1)})
 	w.kafka.groups["connect-snk"] = map[string]map[int32]int64{"t": {0: 9}}
 
 	done := make(chan struct{})
@@ -265,7 +266,7 @@ func TestResolvePendingUnreadable(t *testing.T) {
 	w.clock.awaitWaiter(t)
 	w.clock.Advance(time.Minute)
 	<-done
-	if len(w.hist.finished) != 0 || w.hist.entries[0].State != v1.HistoryPending {
+	if len(w.hist.finished) != 0 || w.hist.entries[0].State != api.HistoryPending {
 		t.Fatalf("an unreadable entry was marked: %+v", w.hist.entries[0])
 	}
 }

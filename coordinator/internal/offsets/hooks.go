@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // AlterOffsetsHook asks the connector's OffsetAlterer, if it has one, about
@@ -21,7 +22,7 @@ import (
 func (s *Service) AlterOffsetsHook(ctx context.Context, plugin *connect.Plugin, config map[string]string, offsets []connect.Offset) (definite bool, err error) {
 	resolved, err := s.cfg.Providers.Transform(config)
 	if err != nil {
-		return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
+		return false, api.Errorf(api.CodeBadRequest, "%s", err.Error())
 	}
 	if c, ok := s.cfg.Plugins.Choose(config); ok && c.Java {
 		return s.alterOffsetsJava(ctx, c, resolved, offsets)
@@ -31,7 +32,7 @@ func (s *Service) AlterOffsetsHook(ctx context.Context, plugin *connect.Plugin, 
 		return false, nil
 	}
 	if definite, err = hook.AlterOffsets(resolved, offsets); err != nil {
-		return false, v1.Errorf(v1.CodeBadRequest, "%s", err.Error())
+		return false, api.Errorf(api.CodeBadRequest, "%s", err.Error())
 	}
 	return definite, nil
 }
@@ -41,18 +42,18 @@ func (s *Service) alterOffsetsJava(ctx context.Context, c Plugin, config map[str
 	class := c.Plugin.Class
 	agents, none := s.cfg.Hosts.HostAgents(class, c.Pinned)
 	if len(agents) == 0 {
-		return false, v1.Errorf(v1.CodeBadRequest, "%s: nobody can ask connector %s about the offsets change", none, class)
+		return false, api.Errorf(api.CodeBadRequest, "%s: nobody can ask connector %s about the offsets change", none, class)
 	}
-	wire := make([]v1.ConnectorOffset, len(offsets))
+	sent := make([]api.ConnectorOffset, len(offsets))
 	for i, o := range offsets {
-		wire[i] = v1.ConnectorOffset{Partition: o.Partition, Offset: o.Offset}
+		sent[i] = api.ConnectorOffset{Partition: o.Partition, Offset: o.Offset}
 	}
-	reply, err := s.cfg.Hosts.CallAnyHost(ctx, agents, v1.PluginConnectorRequest{Op: v1.PluginOpAlterOffsets, Class: class, Version: c.Pinned,
-		Config: config, Offsets: wire})
+	reply, err := s.cfg.Hosts.CallAnyHost(ctx, agents, wire.PluginConnectorRequest{Op: wire.PluginOpAlterOffsets, Class: class, Version: c.Pinned,
+		Config: config, Offsets: sent})
 	if err != nil {
-		if e := (*v1.Error)(nil); errors.As(err, &e) && !v1.IsCode(err, v1.CodeUnavailable) {
+		if e := (*api.Error)(nil); errors.As(err, &e) && !api.IsCode(err, api.CodeUnavailable) {
 			// The connector's refusal: its message, as a Go hook's.
-			return false, v1.Errorf(v1.CodeBadRequest, "%s", e.Message)
+			return false, api.Errorf(api.CodeBadRequest, "%s", e.Message)
 		}
 		return false, fmt.Errorf("asking connector %s about the offsets change: %w", class, err)
 	}

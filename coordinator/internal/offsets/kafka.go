@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 )
@@ -79,11 +79,11 @@ func viewFailed(log *slog.Logger, name, topic, failure string, err error) error 
 	var me *kafkautil.MissingTopicError
 	switch {
 	case errors.As(err, &ce):
-		return v1.Errorf(v1.CodeInternal, "%s", ce.Error())
+		return api.Errorf(api.CodeInternal, "%s", ce.Error())
 	case errors.As(err, &ve):
-		return v1.Errorf(v1.CodeInternal, "%s", ve.Error())
+		return api.Errorf(api.CodeInternal, "%s", ve.Error())
 	case errors.As(err, &me):
-		return v1.Errorf(v1.CodeInternal, "%s", me.Error())
+		return api.Errorf(api.CodeInternal, "%s", me.Error())
 	}
-	return v1.Errorf(v1.CodeInternal, failure, name)
+	return api.Errorf(api.CodeInternal, failure, name)
 }

@@ -6,10 +6,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/offsetstore"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The ports: what the service needs from the rest of the coordinator, each
@@ -51,8 +52,8 @@ type Plugin struct {
 type Plugins interface {
 	// Choose is the plugin config uses; false when nobody has its class.
 	Choose(config map[string]string) (Plugin, bool)
-	// Type is config's REST type: v1.TypeSource, v1.TypeSink or
-	// v1.TypeUnknown.
+	// Type is config's REST type: api.TypeSource, api.TypeSink or
+	// api.TypeUnknown.
 	Type(config map[string]string) string
 	// UnknownConnectorMessage is the answer to a class nobody has.
 	UnknownConnectorMessage(class string) string
@@ -66,7 +67,7 @@ type Hosts interface {
 	// when there are none.
 	HostAgents(class, pinned string) (agents []string, none string)
 	// CallAnyHost sends req to the first of agents that answers.
-	CallAnyHost(ctx context.Context, agents []string, req v1.PluginConnectorRequest) (v1.PluginConnectorReply, error)
+	CallAnyHost(ctx context.Context, agents []string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error)
 }
 
 // Agents are the agents as the reconciler knows them: the service asks
@@ -74,11 +75,11 @@ type Hosts interface {
 type Agents interface {
 	// Holders are every known agent and every task of connector an agent
 	// reported or a placement holds, read at one instant.
-	Holders(connector string) (agents []string, tasks []v1.TaskID)
+	Holders(connector string) (agents []string, tasks []api.TaskID)
 	// Revoke stops ids on agent, waiting up to the task shutdown timeout.
-	Revoke(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error)
+	Revoke(ctx context.Context, agent string, ids []api.TaskID) (wire.RevokeReply, error)
 	// ForgetReported drops ids from what agent last reported (it is gone).
-	ForgetReported(agent string, ids []v1.TaskID)
+	ForgetReported(agent string, ids []api.TaskID)
 	// Registered are the registered agents that serve every one of
 	// features, in the order to try them.
 	Registered(features ...string) []string
@@ -90,10 +91,10 @@ type Agents interface {
 type RPC interface {
 	// Offsets has agent make req, answering what it wrote when it left the
 	// wait for readers to the caller.
-	Offsets(ctx context.Context, agent string, req v1.OffsetsRequest) ([]v1.WrittenOffset, error)
+	Offsets(ctx context.Context, agent string, req wire.OffsetsRequest) ([]wire.WrittenOffset, error)
 	// ReplaceOffsets has agent replace a source connector's offsets;
 	// legacy is the same change for an agent that does not serve replace.
-	ReplaceOffsets(ctx context.Context, agent string, req v1.OffsetsReplaceRequest, legacy func() v1.OffsetsRequest) ([]v1.WrittenOffset, error)
+	ReplaceOffsets(ctx context.Context, agent string, req wire.OffsetsReplaceRequest, legacy func() wire.OffsetsRequest) ([]wire.WrittenOffset, error)
 }
 
 // Reader reads the positions Kafka holds (KafkaReader).
@@ -113,18 +114,18 @@ type Reader interface {
 type History interface {
 	// Begin writes e as pending, giving it its id and time; an error means
 	// the entry may not exist, and the change must not be made.
-	Begin(ctx context.Context, e v1.OffsetsHistoryEntry) (v1.OffsetsHistoryEntry, error)
+	Begin(ctx context.Context, e api.OffsetsHistoryEntry) (api.OffsetsHistoryEntry, error)
 	// Finish marks e applied (cause nil) or failed.
-	Finish(ctx context.Context, e v1.OffsetsHistoryEntry, cause error) error
+	Finish(ctx context.Context, e api.OffsetsHistoryEntry, cause error) error
 	// List is a connector's applied entries, newest first, older than the
 	// entry before when it is set.
-	List(ctx context.Context, connector string, limit int, before string) (v1.OffsetsHistory, error)
+	List(ctx context.Context, connector string, limit int, before string) (api.OffsetsHistory, error)
 	// Get is one applied entry of a connector.
-	Get(ctx context.Context, connector, id string) (v1.OffsetsHistoryEntry, bool, error)
+	Get(ctx context.Context, connector, id string) (api.OffsetsHistoryEntry, bool, error)
 	// Newest is a connector's newest applied entry.
-	Newest(ctx context.Context, connector string) (v1.OffsetsHistoryEntry, bool, error)
+	Newest(ctx context.Context, connector string) (api.OffsetsHistoryEntry, bool, error)
 	// Pending is every entry that has no marker, oldest first.
-	Pending(ctx context.Context) ([]v1.OffsetsHistoryEntry, error)
+	Pending(ctx context.Context) ([]api.OffsetsHistoryEntry, error)
 }
 
 // TopicMarks are the fleet topic's marks of the topics Sluice relies on:

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sort"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/shared/offsetstore"
@@ -19,7 +19,7 @@ import (
 // Positions are a connector's current positions by partition id
 // (records.PartitionID of the partition map): source offsets, or a sink's
 // committed group offsets in GET …/offsets' form.
-type Positions map[string]v1.ConnectorOffset
+type Positions map[string]api.ConnectorOffset
 
 // reader reads positions through the Reader port and turns its failures
 // into the REST answers.
@@ -55,18 +55,18 @@ func (r reader) of(ctx context.Context, name string, kind connect.Kind, group, t
 }
 
 // sink is a sink connector's committed offsets in GET …/offsets' form.
-func (r reader) sink(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
+func (r reader) sink(ctx context.Context, name, group string) (api.ConnectorOffsets, error) {
 	resp, err := r.r.GroupOffsets(ctx, group)
 	if err != nil {
 		r.log.Error("fetching group offsets failed", "connector", name, "group", group, "err", err)
-		return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to retrieve consumer group offsets for sink connector %s", name)
+		return api.ConnectorOffsets{}, api.Errorf(api.CodeInternal, "Failed to retrieve consumer group offsets for sink connector %s", name)
 	}
-	out := v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}
+	out := api.ConnectorOffsets{Offsets: []api.ConnectorOffset{}}
 	for _, o := range resp.Sorted() {
 		if o.At < 0 {
 			continue
 		}
-		out.Offsets = append(out.Offsets, v1.ConnectorOffset{
+		out.Offsets = append(out.Offsets, api.ConnectorOffset{
 			Partition: map[string]any{"kafka_topic": o.Topic, "kafka_partition": o.Partition},
 			Offset:    map[string]any{"kafka_offset": o.At},
 		})
@@ -91,15 +91,15 @@ func sourcePositions(stored []offsetstore.Entry) Positions {
 	out := Positions{}
 	for _, e := range stored {
 		if e.Offset != nil {
-			out[records.PartitionID(e.Partition)] = v1.ConnectorOffset{Partition: e.Partition, Offset: e.Offset}
+			out[records.PartitionID(e.Partition)] = api.ConnectorOffset{Partition: e.Partition, Offset: e.Offset}
 		}
 	}
 	return out
 }
 
 // Sorted lists p's positions in the order of their partition ids.
-func (p Positions) Sorted() []v1.ConnectorOffset {
-	out := make([]v1.ConnectorOffset, 0, len(p))
+func (p Positions) Sorted() []api.ConnectorOffset {
+	out := make([]api.ConnectorOffset, 0, len(p))
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		out = append(out, p[k])
 	}
@@ -108,10 +108,10 @@ func (p Positions) Sorted() []v1.ConnectorOffset {
 
 // changesTo are the changes that writing entries makes over p: each entry's
 // partition from its current position to the entry's offset.
-func (p Positions) changesTo(entries []v1.ConnectorOffset) []v1.OffsetChange {
-	out := make([]v1.OffsetChange, 0, len(entries))
+func (p Positions) changesTo(entries []api.ConnectorOffset) []api.OffsetChange {
+	out := make([]api.OffsetChange, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, v1.OffsetChange{Partition: e.Partition, From: p[records.PartitionID(e.Partition)].Offset, To: e.Offset})
+		out = append(out, api.OffsetChange{Partition: e.Partition, From: p[records.PartitionID(e.Partition)].Offset, To: e.Offset})
 	}
 	return out
 }
@@ -119,7 +119,7 @@ func (p Positions) changesTo(entries []v1.ConnectorOffset) []v1.OffsetChange {
 // ReplacedBy are the changes of replacing every position of p with
 // entries: those of writing entries, and every other partition of p
 // removed.
-func (p Positions) ReplacedBy(entries []v1.ConnectorOffset) []v1.OffsetChange {
+func (p Positions) ReplacedBy(entries []api.ConnectorOffset) []api.OffsetChange {
 	out := p.changesTo(entries)
 	named := map[string]bool{}
 	for _, e := range entries {
@@ -127,7 +127,7 @@ func (p Positions) ReplacedBy(entries []v1.ConnectorOffset) []v1.OffsetChange {
 	}
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		if !named[k] {
-			out = append(out, v1.OffsetChange{Partition: p[k].Partition, From: p[k].Offset})
+			out = append(out, api.OffsetChange{Partition: p[k].Partition, From: p[k].Offset})
 		}
 	}
 	return out
@@ -136,15 +136,15 @@ func (p Positions) ReplacedBy(entries []v1.ConnectorOffset) []v1.OffsetChange {
 // SinkEntries are parsed sink offsets in GET …/offsets' form, so that a
 // partition is named one way (kafka_partition a number) whatever form the
 // request gave it.
-func SinkEntries(parsed []offsetval.SinkOffset) []v1.ConnectorOffset {
+func SinkEntries(parsed []offsetval.SinkOffset) []api.ConnectorOffset {
 	parsed = slices.Clone(parsed)
 	sort.SliceStable(parsed, func(i, j int) bool {
 		a, b := parsed[i], parsed[j]
 		return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
 	})
-	out := make([]v1.ConnectorOffset, 0, len(parsed))
+	out := make([]api.ConnectorOffset, 0, len(parsed))
 	for _, o := range parsed {
-		e := v1.ConnectorOffset{Partition: map[string]any{"kafka_topic": o.Topic, "kafka_partition": o.Partition}}
+		e := api.ConnectorOffset{Partition: map[string]any{"kafka_topic": o.Topic, "kafka_partition": o.Partition}}
 		if o.Offset != nil {
 			e.Offset = map[string]any{"kafka_offset": *o.Offset}
 		}
@@ -156,12 +156,12 @@ func SinkEntries(parsed []offsetval.SinkOffset) []v1.ConnectorOffset {
 // Numbered gives offsets' numbers the JSON form a REST request has, so
 // that positions read from Kafka go through the checks of a client's
 // offsets.
-func Numbered(offsets []v1.ConnectorOffset) ([]v1.ConnectorOffset, error) {
+func Numbered(offsets []api.ConnectorOffset) ([]api.ConnectorOffset, error) {
 	b, err := json.Marshal(offsets)
 	if err != nil {
 		return nil, err
 	}
-	var out []v1.ConnectorOffset
+	var out []api.ConnectorOffset
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	return out, dec.Decode(&out)

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 func TestChangesOverPositions(t *testing.T) {
@@ -15,22 +16,22 @@ func TestChangesOverPositions(t *testing.T) {
 		records.PartitionID(part("a")): {Partition: part("a"), Offset: off(1)},
 		records.PartitionID(part("b")): {Partition: part("b"), Offset: off(2)},
 	}
-	alter := changesFrom(p, v1.OffsetsOpAlter, []v1.ConnectorOffset{{Partition: part("b"), Offset: off(5)}, {Partition: part("c"), Offset: off(6)}})
+	alter := changesFrom(p, wire.OffsetsOpAlter, []api.ConnectorOffset{{Partition: part("b"), Offset: off(5)}, {Partition: part("c"), Offset: off(6)}})
 	if len(alter) != 2 || !sameOffset(alter[0].From, off(2)) || !sameOffset(alter[0].To, off(5)) || alter[1].From != nil {
 		t.Fatalf("alter changes %+v", alter)
 	}
-	reset := changesFrom(p, v1.OffsetsOpReset, nil)
+	reset := changesFrom(p, wire.OffsetsOpReset, nil)
 	if len(reset) != 2 || reset[0].Partition["file"] != "a" || reset[0].To != nil || reset[1].Partition["file"] != "b" {
 		t.Fatalf("reset changes %+v: want both partitions removed, in id order", reset)
 	}
-	replaced := p.ReplacedBy([]v1.ConnectorOffset{{Partition: part("b"), Offset: off(9)}})
+	replaced := p.ReplacedBy([]api.ConnectorOffset{{Partition: part("b"), Offset: off(9)}})
 	if len(replaced) != 2 || replaced[0].Partition["file"] != "b" || replaced[1].Partition["file"] != "a" || replaced[1].To != nil {
 		t.Fatalf("replaced %+v: want b changed, then a removed", replaced)
 	}
 	if s := p.Sorted(); len(s) != 2 || s[0].Partition["file"] != "a" {
 		t.Fatalf("sorted %+v", s)
 	}
-	if empty := changesFrom(Positions{}, v1.OffsetsOpReset, nil); empty == nil || len(empty) != 0 {
+	if empty := changesFrom(Positions{}, wire.OffsetsOpReset, nil); empty == nil || len(empty) != 0 {
 		t.Fatalf("reset of nothing %#v", empty)
 	}
 }
@@ -52,7 +53,7 @@ func TestSourceWrites(t *testing.T) {
 		{Partition: part("a"), Offset: off(1), RawKeys: []string{string(canon), "old-a"}, Live: true},
 		{Partition: part("b"), RawKeys: []string{"key-b"}},
 	}
-	writes, hook, err := sourceWrites("src", stored, []v1.ConnectorOffset{{Partition: part("a"), Offset: off(3)}, {Partition: part("c")}}, v1.OffsetsOpAlter)
+	writes, hook, err := sourceWrites("src", stored, []api.ConnectorOffset{{Partition: part("a"), Offset: off(3)}, {Partition: part("c")}}, wire.OffsetsOpAlter)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestSourceWrites(t *testing.T) {
 	if len(hook) != 2 {
 		t.Fatalf("hook %+v", hook)
 	}
-	writes, hook, err = sourceWrites("src", stored, nil, v1.OffsetsOpReset)
+	writes, hook, err = sourceWrites("src", stored, nil, wire.OffsetsOpReset)
 	if err != nil || len(writes) != 2 || len(hook) != 1 || hook[0].Partition["file"] != "a" {
 		t.Fatalf("reset writes %+v, hook %+v, %v", writes, hook, err)
 	}
@@ -78,7 +79,7 @@ func TestSinkEntries(t *testing.T) {
 }
 
 func TestNumbered(t *testing.T) {
-	got, err := Numbered([]v1.ConnectorOffset{{Partition: part("a"), Offset: map[string]any{"kafka_offset": int64(7)}}})
+	got, err := Numbered([]api.ConnectorOffset{{Partition: part("a"), Offset: map[string]any{"kafka_offset": int64(7)}}})
 	if err != nil || got[0].Offset["kafka_offset"] != json.Number("7") {
 		t.Fatalf("%+v, %v: want the number as a REST request has it", got, err)
 	}
@@ -104,13 +105,13 @@ func TestSameOffset(t *testing.T) {
 
 // TestMovedSince: the partitions that make an undo a 409.
 func TestMovedSince(t *testing.T) {
-	e := v1.OffsetsHistoryEntry{Changes: []v1.OffsetChange{{Partition: part("a"), To: off(2)}, {Partition: part("b"), To: off(3)}}}
+	e := api.OffsetsHistoryEntry{Changes: []api.OffsetChange{{Partition: part("a"), To: off(2)}, {Partition: part("b"), To: off(3)}}}
 	current := Positions{records.PartitionID(part("a")): {Offset: off(2)}, records.PartitionID(part("b")): {Offset: off(3)}}
 	if got := movedSince(e, nil, current); len(got) != 0 {
 		t.Fatalf("unchanged: %v", got)
 	}
-	later := []v1.OffsetsHistoryEntry{{Changes: []v1.OffsetChange{{Partition: part("b")}, {Partition: part("z")}}}}
-	current[records.PartitionID(part("a"))] = v1.ConnectorOffset{Offset: off(9)}
+	later := []api.OffsetsHistoryEntry{{Changes: []api.OffsetChange{{Partition: part("b")}, {Partition: part("z")}}}}
+	current[records.PartitionID(part("a"))] = api.ConnectorOffset{Offset: off(9)}
 	got := movedSince(e, later, current)
 	if len(got) != 2 || got[0] != records.PartitionID(part("a")) || got[1] != records.PartitionID(part("b")) {
 		t.Fatalf("moved %v: want a (moved by its tasks) and b (by a later entry), not z", got)

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -61,9 +61,9 @@ func (r *Recorder) ResolvePending(ctx context.Context) {
 
 // resolveEntry marks one pending entry; the caller holds its connector's
 // lock.
-func (r *Recorder) resolveEntry(ctx context.Context, e v1.OffsetsHistoryEntry) {
+func (r *Recorder) resolveEntry(ctx context.Context, e api.OffsetsHistoryEntry) {
 	kind, group := connect.KindSource, e.Group
-	if e.Type == v1.TypeSink {
+	if e.Type == api.TypeSink {
 		kind = connect.KindSink
 		if c, ok := r.cfg.Connectors.Get(e.Connector); ok && group == "" {
 			group = records.SinkGroupID(e.Connector, c.Config)
@@ -89,7 +89,7 @@ func (r *Recorder) resolveEntry(ctx context.Context, e v1.OffsetsHistoryEntry) {
 
 // applied reports whether current holds what changes wrote. A change that
 // wrote nothing different (every partition already there) counts as made.
-func applied(current Positions, changes []v1.OffsetChange) bool {
+func applied(current Positions, changes []api.OffsetChange) bool {
 	for _, ch := range changes {
 		if !sameOffset(current[records.PartitionID(ch.Partition)].Offset, ch.To) {
 			return false

@@ -28,7 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
@@ -36,6 +36,7 @@ import (
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Config is what the service is built from: the cluster's settings and
@@ -155,39 +156,39 @@ const (
 	notStoppedTemplate = "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/%s/stop' endpoint"
 )
 
-func notFound(name string) error { return v1.Errorf(v1.CodeNotFound, "Connector %s not found", name) }
+func notFound(name string) error { return api.Errorf(api.CodeNotFound, "Connector %s not found", name) }
 
 // GetOffsets answers GET /connectors/{name}/offsets.
-func (s *Service) GetOffsets(ctx context.Context, name string) (v1.ConnectorOffsets, error) {
+func (s *Service) GetOffsets(ctx context.Context, name string) (api.ConnectorOffsets, error) {
 	c, ok := s.cfg.Connectors.Get(name)
 	if !ok {
-		return v1.ConnectorOffsets{}, notFound(name)
+		return api.ConnectorOffsets{}, notFound(name)
 	}
 	switch s.cfg.Plugins.Type(c.Config) {
-	case v1.TypeSink:
+	case api.TypeSink:
 		return s.read.sink(ctx, name, records.SinkGroupID(name, c.Config))
-	case v1.TypeSource:
+	case api.TypeSource:
 		stored, _, err := s.read.source(ctx, name, s.topics.Own(c.Config), "Failed to retrieve offsets for source connector %s")
 		if err != nil {
-			return v1.ConnectorOffsets{}, err
+			return api.ConnectorOffsets{}, err
 		}
-		out := v1.ConnectorOffsets{Offsets: []v1.ConnectorOffset{}}
+		out := api.ConnectorOffsets{Offsets: []api.ConnectorOffset{}}
 		for _, e := range stored {
 			// With a topic of its own, a partition that only the
 			// worker's topic holds is listed with a null offset, as
 			// Kafka Connect lists it (offsetstore.View).
 			if e.Live {
-				out.Offsets = append(out.Offsets, v1.ConnectorOffset{Partition: e.Partition, Offset: e.Offset})
+				out.Offsets = append(out.Offsets, api.ConnectorOffset{Partition: e.Partition, Offset: e.Offset})
 			}
 		}
 		return out, nil
 	}
-	return v1.ConnectorOffsets{}, v1.Errorf(v1.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
+	return api.ConnectorOffsets{}, api.Errorf(api.CodeInternal, "Failed to find any class that implements Connector and which name matches %s", c.Config["connector.class"])
 }
 
 // SinkOffsets are a sink connector's committed offsets in GET
 // …/offsets' form; a failure is the 500 of GET.
-func (s *Service) SinkOffsets(ctx context.Context, name, group string) (v1.ConnectorOffsets, error) {
+func (s *Service) SinkOffsets(ctx context.Context, name, group string) (api.ConnectorOffsets, error) {
 	return s.read.sink(ctx, name, group)
 }
 
@@ -199,33 +200,33 @@ func (s *Service) checkStopped(name string) (store.Connector, error) {
 		return c, notFound(name)
 	}
 	if c.TargetState != records.TargetStopped || len(c.Tasks) != 0 {
-		return c, v1.Errorf(v1.CodeBadRequest, notStoppedTemplate, name)
+		return c, api.Errorf(api.CodeBadRequest, notStoppedTemplate, name)
 	}
 	return c, nil
 }
 
 // AlterOffsets answers PATCH /connectors/{name}/offsets.
-func (s *Service) AlterOffsets(ctx context.Context, name string, offsets []v1.ConnectorOffset) (_ v1.Message, err error) {
+func (s *Service) AlterOffsets(ctx context.Context, name string, offsets []api.ConnectorOffset) (_ api.Message, err error) {
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
 	defer s.Observe(metrics.KindAlter)(&err)
 	c, err := s.checkStopped(name)
 	if err != nil {
-		return v1.Message{}, err
+		return api.Message{}, err
 	}
-	res, err := s.apply(ctx, name, c, Change{Op: v1.OffsetsOpAlter, Entries: offsetval.Collapse(offsets),
-		Meta: Meta{Operation: v1.HistoryAlter}})
+	res, err := s.apply(ctx, name, c, Change{Op: wire.OffsetsOpAlter, Entries: offsetval.Collapse(offsets),
+		Meta: Meta{Operation: api.HistoryAlter}})
 	if err != nil {
-		return v1.Message{}, err
+		return api.Message{}, err
 	}
 	if res.definite {
-		return v1.Message{Message: MsgAlterDefinite}, nil
+		return api.Message{Message: MsgAlterDefinite}, nil
 	}
-	return v1.Message{Message: MsgAlterFramework}, nil
+	return api.Message{Message: MsgAlterFramework}, nil
 }
 
 // ResetOffsets answers DELETE /connectors/{name}/offsets.
-func (s *Service) ResetOffsets(ctx context.Context, name string) (_ v1.Message, err error) {
+func (s *Service) ResetOffsets(ctx context.Context, name string) (_ api.Message, err error) {
 	unlock := s.cfg.Locks.Lock(name)
 	defer unlock()
 	defer s.Observe(metrics.KindReset)(&err)
@@ -244,19 +245,19 @@ func (s *Service) Observe(kind string) (done func(err *error)) {
 	}
 }
 
-func (s *Service) resetLocked(ctx context.Context, name string) (v1.Message, error) {
+func (s *Service) resetLocked(ctx context.Context, name string) (api.Message, error) {
 	c, err := s.checkStopped(name)
 	if err != nil {
-		return v1.Message{}, err
+		return api.Message{}, err
 	}
-	res, err := s.apply(ctx, name, c, Change{Op: v1.OffsetsOpReset, Meta: Meta{Operation: v1.HistoryReset}})
+	res, err := s.apply(ctx, name, c, Change{Op: wire.OffsetsOpReset, Meta: Meta{Operation: api.HistoryReset}})
 	if err != nil {
-		return v1.Message{}, err
+		return api.Message{}, err
 	}
 	if res.definite {
-		return v1.Message{Message: msgResetDefinite}, nil
+		return api.Message{Message: msgResetDefinite}, nil
 	}
-	return v1.Message{Message: msgResetFramework}, nil
+	return api.Message{Message: msgResetFramework}, nil
 }
 
 // ResetThen is DELETE /connectors/{name}?reset_offsets=true: reset the

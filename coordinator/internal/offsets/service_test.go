@@ -6,18 +6,19 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 var ctx = context.Background()
 
 // wantCode fails t unless err is a REST error of code whose message is msg
 // (or contains it, with contains).
-func wantCode(t *testing.T, err error, code v1.Code, msg string) {
+func wantCode(t *testing.T, err error, code api.Code, msg string) {
 	t.Helper()
-	var e *v1.Error
+	var e *api.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v (%T), want a REST error %d %q", err, err, code, msg)
 	}
@@ -28,7 +29,7 @@ func wantCode(t *testing.T, err error, code v1.Code, msg string) {
 
 func TestGetOffsets(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass), stopped("snk", sinkClass), stopped("odd", "no.Such"))
-	w.kafka.setSource("src", v1.ConnectorOffset{Partition: part("a"), Offset: off(3)}, v1.ConnectorOffset{Partition: part("b")})
+	w.kafka.setSource("src", api.ConnectorOffset{Partition: part("a"), Offset: off(3)}, api.ConnectorOffset{Partition: part("b")})
 	w.kafka.groups["connect-snk"] = map[string]map[int32]int64{"t": {0: 5, 1: -1}}
 
 	got, err := w.svc.GetOffsets(ctx, "src")
@@ -40,15 +41,15 @@ func TestGetOffsets(t *testing.T) {
 		t.Fatalf("sink offsets %+v, %v: want partition 0 at 5, and none for the uncommitted partition", got, err)
 	}
 	_, err = w.svc.GetOffsets(ctx, "gone")
-	wantCode(t, err, v1.CodeNotFound, "Connector gone not found")
+	wantCode(t, err, api.CodeNotFound, "Connector gone not found")
 	_, err = w.svc.GetOffsets(ctx, "odd")
-	wantCode(t, err, v1.CodeInternal, "Failed to find any class that implements Connector and which name matches no.Such")
+	wantCode(t, err, api.CodeInternal, "Failed to find any class that implements Connector and which name matches no.Such")
 
 	w.kafka.err = errors.New("broker down")
 	_, err = w.svc.GetOffsets(ctx, "snk")
-	wantCode(t, err, v1.CodeInternal, "Failed to retrieve consumer group offsets for sink connector snk")
+	wantCode(t, err, api.CodeInternal, "Failed to retrieve consumer group offsets for sink connector snk")
 	_, err = w.svc.GetOffsets(ctx, "src")
-	wantCode(t, err, v1.CodeInternal, "Failed to retrieve offsets for source connector src")
+	wantCode(t, err, api.CodeInternal, "Failed to retrieve offsets for source connector src")
 }
 
 // TestChangesNeedAStoppedConnector: every change (and its preview) of a
@@ -63,17 +64,17 @@ func TestChangesNeedAStoppedConnector(t *testing.T) {
 	ops := map[string]func(name string) error{
 		"PATCH":   func(n string) error { _, err := w.svc.AlterOffsets(ctx, n, nil); return err },
 		"DELETE":  func(n string) error { _, err := w.svc.ResetOffsets(ctx, n); return err },
-		"preview": func(n string) error { _, err := w.svc.PreviewOffsets(ctx, n, v1.OffsetsPreviewRequest{}); return err },
+		"preview": func(n string) error { _, err := w.svc.PreviewOffsets(ctx, n, api.OffsetsPreviewRequest{}); return err },
 		"reset-to": func(n string) error {
-			_, err := w.svc.ResetOffsetsTo(ctx, n, v1.OffsetsResetRequest{To: "earliest"})
+			_, err := w.svc.ResetOffsetsTo(ctx, n, api.OffsetsResetRequest{To: "earliest"})
 			return err
 		},
 	}
 	for _, do := range ops {
 		for _, name := range []string{"run", "tasks"} {
-			wantCode(t, do(name), v1.CodeBadRequest, "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/"+name+"/stop' endpoint")
+			wantCode(t, do(name), api.CodeBadRequest, "Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/"+name+"/stop' endpoint")
 		}
-		wantCode(t, do("nobody"), v1.CodeNotFound, "Connector nobody not found")
+		wantCode(t, do("nobody"), api.CodeNotFound, "Connector nobody not found")
 	}
 	if w.kafka.reads != 0 || len(w.rpc.offsets)+len(w.rpc.replaces) != 0 || len(w.hist.entries) != 0 {
 		t.Fatalf("a refused change read %d times, sent %d requests, wrote %d entries", w.kafka.reads, len(w.rpc.offsets)+len(w.rpc.replaces), len(w.hist.entries))
@@ -86,20 +87,20 @@ func TestAlterValidation(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass), stopped("snk", sinkClass))
 	cases := []struct {
 		name    string
-		offsets []v1.ConnectorOffset
-		code    v1.Code
+		offsets []api.ConnectorOffset
+		code    api.Code
 		msg     string
 	}{
-		{"src", []v1.ConnectorOffset{{Partition: nil, Offset: off(1)}}, v1.CodeBadRequest, "The partition for a source connector offset cannot be null"},
-		{"src", []v1.ConnectorOffset{{Partition: part("a"), Offset: map[string]any{"pos": map[string]any{}}}}, v1.CodeBadRequest, "Offsets may only contain primitive types as values, but field pos contains MAP"},
-		{"snk", []v1.ConnectorOffset{{Partition: map[string]any{"kafka_topic": "sluice-configs", "kafka_partition": 0}, Offset: map[string]any{"kafka_offset": 1}}},
-			v1.CodeBadRequest, "Invalid kafka_topic sluice-configs in the offsets of connector snk: the"},
-		{"snk", []v1.ConnectorOffset{{Partition: map[string]any{"kafka_partition": 0}}}, v1.CodeBadRequest, ""},
+		{"src", []api.ConnectorOffset{{Partition: nil, Offset: off(1)}}, api.CodeBadRequest, "The partition for a source connector offset cannot be null"},
+		{"src", []api.ConnectorOffset{{Partition: part("a"), Offset: map[string]any{"pos": map[string]any{}}}}, api.CodeBadRequest, "Offsets may only contain primitive types as values, but field pos contains MAP"},
+		{"snk", []api.ConnectorOffset{{Partition: map[string]any{"kafka_topic": "sluice-configs", "kafka_partition": 0}, Offset: map[string]any{"kafka_offset": 1}}},
+			api.CodeBadRequest, "Invalid kafka_topic sluice-configs in the offsets of connector snk: the"},
+		{"snk", []api.ConnectorOffset{{Partition: map[string]any{"kafka_partition": 0}}}, api.CodeBadRequest, ""},
 	}
 	for _, c := range cases {
 		_, err := w.svc.AlterOffsets(ctx, c.name, c.offsets)
 		wantCode(t, err, c.code, c.msg)
-		_, err = w.svc.PreviewOffsets(ctx, c.name, v1.OffsetsPreviewRequest{Offsets: c.offsets})
+		_, err = w.svc.PreviewOffsets(ctx, c.name, api.OffsetsPreviewRequest{Offsets: c.offsets})
 		wantCode(t, err, c.code, c.msg)
 	}
 	if len(w.agents.revoked) != 0 || len(w.hist.entries) != 0 || len(w.rpc.offsets) != 0 {
@@ -114,11 +115,11 @@ func TestAlterValidation(t *testing.T) {
 func TestAlterSource(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
 	w.conns.bound["src"] = 3 // a task 2 of an earlier tasks.max may still run
-	w.agents.held = []v1.TaskID{{Connector: "src", Task: 4}}
-	w.kafka.setSource("src", v1.ConnectorOffset{Partition: part("a"), Offset: off(3)})
+	w.agents.held = []api.TaskID{{Connector: "src", Task: 4}}
+	w.kafka.setSource("src", api.ConnectorOffset{Partition: part("a"), Offset: off(3)})
 	w.kafka.source["src"][0].RawKeys = append(w.kafka.source["src"][0].RawKeys, `["src", {"file": "a"}]`)
 
-	msg, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(9)}, {Partition: part("b"), Offset: off(1)}})
+	msg, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(9)}, {Partition: part("b"), Offset: off(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestAlterSource(t *testing.T) {
 		t.Fatalf("%d requests sent, want 1", len(w.rpc.offsets))
 	}
 	req := w.rpc.offsets[0]
-	if req.Term != 7 || req.Type != v1.TypeSource || req.Topic != "sluice-offsets" || !req.CallerWaits || len(req.FenceIDs) != 3 ||
+	if req.Term != 7 || req.Type != api.TypeSource || req.Topic != "sluice-offsets" || !req.CallerWaits || len(req.FenceIDs) != 3 ||
 		req.TxnID != records.TransactionalID("sluice", "src", 0) {
 		t.Errorf("request %+v", req)
 	}
@@ -145,7 +146,7 @@ func TestAlterSource(t *testing.T) {
 		t.Errorf("hook calls %v", w.plugins.hookCalls)
 	}
 	e := w.hist.entries[0]
-	if e.Operation != v1.HistoryAlter || e.Principal != "alice" || e.State != v1.HistoryApplied || len(e.Changes) != 2 ||
+	if e.Operation != api.HistoryAlter || e.Principal != "alice" || e.State != api.HistoryApplied || len(e.Changes) != 2 ||
 		!sameOffset(e.Changes[0].From, off(3)) || e.Changes[1].From != nil {
 		t.Errorf("history entry %+v", e)
 	}
@@ -156,7 +157,7 @@ func msgAlterFrameworkText() string { return MsgAlterFramework }
 func TestAlterAnswersDefiniteWhenTheHookAcknowledges(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
 	w.plugins.hook.definite = true
-	msg, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	msg, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
 	if err != nil || msg.Message != MsgAlterDefinite {
 		t.Fatalf("answer %q, %v", msg.Message, err)
 	}
@@ -168,9 +169,9 @@ func TestAlterAnswersDefiniteWhenTheHookAcknowledges(t *testing.T) {
 func TestHookRefusal(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
 	w.plugins.hook.err = errors.New("the source cannot go back")
-	_, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeBadRequest, "the source cannot go back")
-	if len(w.rpc.offsets) != 0 || w.hist.entries[0].State != v1.HistoryFailed {
+	_, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeBadRequest, "the source cannot go back")
+	if len(w.rpc.offsets) != 0 || w.hist.entries[0].State != api.HistoryFailed {
 		t.Fatalf("sent %d, entry %+v", len(w.rpc.offsets), w.hist.entries[0])
 	}
 }
@@ -179,25 +180,25 @@ func TestHookRefusal(t *testing.T) {
 // its plugin; with none, the change is refused.
 func TestJavaHook(t *testing.T) {
 	w := newWorld(t, stopped("j", javaClass))
-	_, err := w.svc.AlterOffsets(ctx, "j", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeBadRequest, "No live agent has the plugin test.JavaSource@1.0: nobody can ask connector test.JavaSource about the offsets change")
+	_, err := w.svc.AlterOffsets(ctx, "j", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeBadRequest, "No live agent has the plugin test.JavaSource@1.0: nobody can ask connector test.JavaSource about the offsets change")
 
 	w.hosts.agents = []string{"a1"}
-	w.hosts.reply = v1.PluginConnectorReply{Definite: true}
-	msg, err := w.svc.AlterOffsets(ctx, "j", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	if err != nil || msg.Message != MsgAlterDefinite || w.hosts.got[0].Op != v1.PluginOpAlterOffsets || w.hosts.got[0].Version != "1.0" {
+	w.hosts.reply = wire.PluginConnectorReply{Definite: true}
+	msg, err := w.svc.AlterOffsets(ctx, "j", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	if err != nil || msg.Message != MsgAlterDefinite || w.hosts.got[0].Op != wire.PluginOpAlterOffsets || w.hosts.got[0].Version != "1.0" {
 		t.Fatalf("answer %q, %v, host requests %+v", msg.Message, err, w.hosts.got)
 	}
-	w.hosts.err = v1.Errorf(v1.CodeBadRequest, "refused by Java")
-	_, err = w.svc.AlterOffsets(ctx, "j", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeBadRequest, "refused by Java")
+	w.hosts.err = api.Errorf(api.CodeBadRequest, "refused by Java")
+	_, err = w.svc.AlterOffsets(ctx, "j", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeBadRequest, "refused by Java")
 }
 
 // TestResetSource: a source's reset is a replace the agent works out from
 // the offsets topic itself, and its changes remove every position.
 func TestResetSource(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
-	w.kafka.setSource("src", v1.ConnectorOffset{Partition: part("a"), Offset: off(3)}, v1.ConnectorOffset{Partition: part("b"), Offset: off(4)})
+	w.kafka.setSource("src", api.ConnectorOffset{Partition: part("a"), Offset: off(3)}, api.ConnectorOffset{Partition: part("b"), Offset: off(4)})
 	msg, err := w.svc.ResetOffsets(ctx, "src")
 	if err != nil || msg.Message != msgResetFramework {
 		t.Fatalf("answer %q, %v", msg.Message, err)
@@ -206,7 +207,7 @@ func TestResetSource(t *testing.T) {
 		t.Fatalf("replaces %+v, offsets %+v: want one replace with no writes", w.rpc.replaces, w.rpc.offsets)
 	}
 	e := w.hist.entries[0]
-	if e.Operation != v1.HistoryReset || len(e.Changes) != 2 || e.Changes[0].To != nil || e.Changes[1].To != nil {
+	if e.Operation != api.HistoryReset || len(e.Changes) != 2 || e.Changes[0].To != nil || e.Changes[1].To != nil {
 		t.Fatalf("entry %+v", e)
 	}
 }
@@ -215,19 +216,19 @@ func TestResetSource(t *testing.T) {
 // stops tasks, calls the hook, writes the history nor asks an agent.
 func TestPreviewWritesNothing(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass), stopped("snk", sinkClass))
-	w.kafka.setSource("src", v1.ConnectorOffset{Partition: part("a"), Offset: off(3)})
+	w.kafka.setSource("src", api.ConnectorOffset{Partition: part("a"), Offset: off(3)})
 	w.kafka.groups["connect-snk"] = map[string]map[int32]int64{"t": {0: 5, 1: 6}}
 
-	got, err := w.svc.PreviewOffsets(ctx, "src", v1.OffsetsPreviewRequest{Offsets: []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}}})
+	got, err := w.svc.PreviewOffsets(ctx, "src", api.OffsetsPreviewRequest{Offsets: []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}}})
 	if err != nil || !got.DryRun || len(got.Changes) != 1 || !sameOffset(got.Changes[0].From, off(3)) || got.HistoryID != "" {
 		t.Fatalf("preview %+v, %v", got, err)
 	}
-	got, err = w.svc.PreviewOffsets(ctx, "snk", v1.OffsetsPreviewRequest{Reset: true})
+	got, err = w.svc.PreviewOffsets(ctx, "snk", api.OffsetsPreviewRequest{Reset: true})
 	if err != nil || len(got.Changes) != 2 || got.Changes[0].Partition["kafka_partition"] != int32(0) || got.Changes[1].To != nil {
 		t.Fatalf("sink reset preview %+v, %v", got, err)
 	}
 	w.kafka.groups["connect-snk"] = nil
-	got, err = w.svc.PreviewOffsets(ctx, "snk", v1.OffsetsPreviewRequest{Reset: true})
+	got, err = w.svc.PreviewOffsets(ctx, "snk", api.OffsetsPreviewRequest{Reset: true})
 	if err != nil || got.Changes == nil || len(got.Changes) != 0 {
 		t.Fatalf("preview of nothing %+v, %v: want an empty list", got, err)
 	}
@@ -241,17 +242,17 @@ func TestPreviewWritesNothing(t *testing.T) {
 func TestFaults(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
 	w.faults[faults.OffsetsHistoryBegin] = errors.New("history topic down")
-	_, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeInternal, "Failed to record the offsets change of connector src in the offsets history (history topic down); nothing was changed")
+	_, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeInternal, "Failed to record the offsets change of connector src in the offsets history (history topic down); nothing was changed")
 	if len(w.rpc.offsets) != 0 || len(w.plugins.hookCalls) != 0 {
 		t.Fatal("a change whose entry was not written went on")
 	}
 
 	delete(w.faults, faults.OffsetsHistoryBegin)
-	w.faults[faults.OffsetsApply] = v1.Errorf(v1.CodeInternal, "agent failed")
-	_, err = w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeInternal, "agent failed")
-	if e := w.hist.entries[0]; e.State != v1.HistoryFailed {
+	w.faults[faults.OffsetsApply] = api.Errorf(api.CodeInternal, "agent failed")
+	_, err = w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeInternal, "agent failed")
+	if e := w.hist.entries[0]; e.State != api.HistoryFailed {
 		t.Fatalf("entry of a change not made: %+v, want failed", e)
 	}
 }
@@ -260,20 +261,20 @@ func TestFaults(t *testing.T) {
 // that answers an error ends it; none left is a 503.
 func TestAgentsTried(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
-	w.rpc.err["a1"] = v1.Errorf(v1.CodeUnavailable, "gone")
-	if _, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}}); err != nil {
+	w.rpc.err["a1"] = api.Errorf(api.CodeUnavailable, "gone")
+	if _, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(w.rpc.agents, ",") != "a1,a2" {
 		t.Fatalf("agents tried %v", w.rpc.agents)
 	}
-	w.rpc.err["a2"] = v1.Errorf(v1.CodeUnavailable, "gone")
-	_, err := w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeUnavailable, "No agent is available to alter offsets for connector src")
+	w.rpc.err["a2"] = api.Errorf(api.CodeUnavailable, "gone")
+	_, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeUnavailable, "No agent is available to alter offsets for connector src")
 	w.rpc.agents = nil
-	w.rpc.err["a1"] = v1.Errorf(v1.CodeBadRequest, "bad")
-	_, err = w.svc.AlterOffsets(ctx, "src", []v1.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
-	wantCode(t, err, v1.CodeBadRequest, "bad")
+	w.rpc.err["a1"] = api.Errorf(api.CodeBadRequest, "bad")
+	_, err = w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
+	wantCode(t, err, api.CodeBadRequest, "bad")
 	if len(w.rpc.agents) != 1 {
 		t.Fatalf("an agent's refusal was tried elsewhere: %v", w.rpc.agents)
 	}
@@ -289,7 +290,7 @@ func TestAwaitTasksStopped(t *testing.T) {
 		want  bool
 	}{
 		{"all confirm", func(*fakeAgents) {}, true},
-		{"gone", func(a *fakeAgents) { a.revokeErr["a1"] = v1.Errorf(v1.CodeUnavailable, "gone") }, true},
+		{"gone", func(a *fakeAgents) { a.revokeErr["a1"] = api.Errorf(api.CodeUnavailable, "gone") }, true},
 		{"fails", func(a *fakeAgents) { a.revokeErr["a1"] = errors.New("timeout") }, false},
 		{"short", func(a *fakeAgents) { a.short["a2"] = true }, false},
 	} {
@@ -307,16 +308,16 @@ func TestAwaitTasksStopped(t *testing.T) {
 // TestResetTo: a source takes only "earliest", which is a reset.
 func TestResetTo(t *testing.T) {
 	w := newWorld(t, stopped("src", srcClass))
-	_, err := w.svc.ResetOffsetsTo(ctx, "src", v1.OffsetsResetRequest{To: "latest"})
-	wantCode(t, err, v1.CodeBadRequest, "Connector src is a source connector: its offsets are positions in the system it reads")
-	got, err := w.svc.ResetOffsetsTo(ctx, "src", v1.OffsetsResetRequest{To: "earliest", DryRun: true})
+	_, err := w.svc.ResetOffsetsTo(ctx, "src", api.OffsetsResetRequest{To: "latest"})
+	wantCode(t, err, api.CodeBadRequest, "Connector src is a source connector: its offsets are positions in the system it reads")
+	got, err := w.svc.ResetOffsetsTo(ctx, "src", api.OffsetsResetRequest{To: "earliest", DryRun: true})
 	if err != nil || !got.DryRun {
 		t.Fatalf("%+v, %v", got, err)
 	}
-	if _, err := w.svc.ResetOffsetsTo(ctx, "src", v1.OffsetsResetRequest{To: "earliest"}); err != nil {
+	if _, err := w.svc.ResetOffsetsTo(ctx, "src", api.OffsetsResetRequest{To: "earliest"}); err != nil {
 		t.Fatal(err)
 	}
-	if e := w.hist.entries[0]; e.Operation != v1.HistoryResetTo || len(w.rpc.replaces) != 1 {
+	if e := w.hist.entries[0]; e.Operation != api.HistoryResetTo || len(w.rpc.replaces) != 1 {
 		t.Fatalf("entry %+v, replaces %d", e, len(w.rpc.replaces))
 	}
 }
@@ -340,7 +341,7 @@ func TestResetThen(t *testing.T) {
 	if err := w.svc.ResetThen(ctx, "src", del("src")); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, w.svc.ResetThen(ctx, "run", del("run")), v1.CodeBadRequest, "STOPPED")
+	wantCode(t, w.svc.ResetThen(ctx, "run", del("run")), api.CodeBadRequest, "STOPPED")
 	if strings.Join(deleted, ",") != "src" {
 		t.Fatalf("deleted %v", deleted)
 	}

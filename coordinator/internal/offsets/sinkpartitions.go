@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/offsetval"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/topicguard"
@@ -23,7 +23,7 @@ func (s *Service) CheckSinkPartitions(ctx context.Context, name string, offsets 
 	guard := topicguard.New(s.cfg.Reserved())
 	for _, topic := range topics {
 		if err := guard.Check(topic); err != nil {
-			return v1.Errorf(v1.CodeBadRequest, "Invalid kafka_topic %s in the offsets of connector %s: the %v", topic, name, err)
+			return api.Errorf(api.CodeBadRequest, "Invalid kafka_topic %s in the offsets of connector %s: the %v", topic, name, err)
 		}
 	}
 	counts := map[string]int{}
@@ -45,7 +45,7 @@ func (s *Service) CheckSinkPartitions(ctx context.Context, name string, offsets 
 		})
 		if err != nil {
 			s.log.Error("reading the metadata of the topics of a sink offsets change failed", "connector", name, "topics", topics, "err", err)
-			return v1.Errorf(v1.CodeInternal, "Failed to alter consumer group offsets for connector %s", name)
+			return api.Errorf(api.CodeInternal, "Failed to alter consumer group offsets for connector %s", name)
 		}
 		for topic, d := range details {
 			if d.Err == nil {

@@ -13,16 +13,16 @@ import (
 	"strconv"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
 // Collapse keys entries by partition, the last entry for a partition
 // winning, and keeps first-seen order.
-func Collapse(entries []v1.ConnectorOffset) []v1.ConnectorOffset {
+func Collapse(entries []api.ConnectorOffset) []api.ConnectorOffset {
 	index := map[string]int{}
-	var out []v1.ConnectorOffset
+	var out []api.ConnectorOffset
 	for _, e := range entries {
 		id := "null"
 		if e.Partition != nil {
@@ -41,10 +41,10 @@ func Collapse(entries []v1.ConnectorOffset) []v1.ConnectorOffset {
 // Source checks source offsets: partitions must not be null and every value
 // must be null or a primitive (string, boolean, or a number that fits a
 // long or a double).
-func Source(entries []v1.ConnectorOffset) error {
+func Source(entries []api.ConnectorOffset) error {
 	for _, e := range entries {
 		if e.Partition == nil {
-			return v1.Errorf(v1.CodeBadRequest, "The partition for a source connector offset cannot be null")
+			return api.Errorf(api.CodeBadRequest, "The partition for a source connector offset cannot be null")
 		}
 		if err := primitives(e.Partition); err != nil {
 			return err
@@ -75,7 +75,7 @@ func primitives(m map[string]any) error {
 			}
 		}
 		if kind != "" {
-			return v1.Errorf(v1.CodeBadRequest, "Offsets may only contain primitive types as values, but field %s contains %s", k, kind)
+			return api.Errorf(api.CodeBadRequest, "Offsets may only contain primitive types as values, but field %s contains %s", k, kind)
 		}
 	}
 	return nil
@@ -104,41 +104,41 @@ type SinkOffset struct {
 // negative offset, which Kafka Connect's parser lets through (to fail later
 // with a 500), is Sluice's 400 (spec §0); it is reported only once every
 // entry parsed, so a malformed entry anywhere wins, as upstream.
-func Sink(entries []v1.ConnectorOffset) ([]SinkOffset, error) {
+func Sink(entries []api.ConnectorOffset) ([]SinkOffset, error) {
 	out := make([]SinkOffset, 0, len(entries))
 	var negative error
 	for _, e := range entries {
 		p := e.Partition
 		if p == nil {
-			return nil, v1.Errorf(v1.CodeBadRequest, "The partition for a sink connector offset cannot be null or missing")
+			return nil, api.Errorf(api.CodeBadRequest, "The partition for a sink connector offset cannot be null or missing")
 		}
 		topic, hasTopic := p["kafka_topic"]
 		part, hasPart := p["kafka_partition"]
 		if !hasTopic || !hasPart {
-			return nil, v1.Errorf(v1.CodeBadRequest, "The partition for a sink connector offset must contain the keys 'kafka_topic' and 'kafka_partition'")
+			return nil, api.Errorf(api.CodeBadRequest, "The partition for a sink connector offset must contain the keys 'kafka_topic' and 'kafka_partition'")
 		}
 		if topic == nil {
-			return nil, v1.Errorf(v1.CodeBadRequest, "Kafka topic names must be valid strings and may not be null")
+			return nil, api.Errorf(api.CodeBadRequest, "Kafka topic names must be valid strings and may not be null")
 		}
 		if part == nil {
-			return nil, v1.Errorf(v1.CodeBadRequest, "Kafka partitions must be valid numbers and may not be null")
+			return nil, api.Errorf(api.CodeBadRequest, "Kafka partitions must be valid numbers and may not be null")
 		}
 		pn, err := parseJavaInt(javaString(part), 32)
 		if err != nil {
-			return nil, v1.Errorf(v1.CodeBadRequest, "Failed to parse the following Kafka partition value in the provided offsets: '%s'. Partition values for sink connectors need to be integers.", javaString(part))
+			return nil, api.Errorf(api.CodeBadRequest, "Failed to parse the following Kafka partition value in the provided offsets: '%s'. Partition values for sink connectors need to be integers.", javaString(part))
 		}
 		so := SinkOffset{Topic: javaString(topic), Partition: int32(pn)}
 		if e.Offset != nil {
 			off, ok := e.Offset["kafka_offset"]
 			if !ok {
-				return nil, v1.Errorf(v1.CodeBadRequest, "The offset for a sink connector should either be null or contain the key 'kafka_offset'")
+				return nil, api.Errorf(api.CodeBadRequest, "The offset for a sink connector should either be null or contain the key 'kafka_offset'")
 			}
 			n, err := parseJavaInt(javaString(off), 64)
 			if err != nil {
-				return nil, v1.Errorf(v1.CodeBadRequest, "Failed to parse the following Kafka offset value in the provided offsets: '%s'. Offset values for sink connectors need to be integers.", javaString(off))
+				return nil, api.Errorf(api.CodeBadRequest, "Failed to parse the following Kafka offset value in the provided offsets: '%s'. Offset values for sink connectors need to be integers.", javaString(off))
 			}
 			if n < 0 && negative == nil {
-				negative = v1.Errorf(v1.CodeBadRequest, "Offset values for sink connectors must not be negative: '%s'", javaString(off))
+				negative = api.Errorf(api.CodeBadRequest, "Offset values for sink connectors must not be negative: '%s'", javaString(off))
 			}
 			so.Offset = &n
 		}
@@ -214,7 +214,7 @@ func javaNumber(n json.Number) string {
 }
 
 // ToConnect converts REST entries for a connector's OffsetAlterer hook.
-func ToConnect(entries []v1.ConnectorOffset) []connect.Offset {
+func ToConnect(entries []api.ConnectorOffset) []connect.Offset {
 	out := make([]connect.Offset, len(entries))
 	for i, e := range entries {
 		out[i] = connect.Offset{Partition: e.Partition, Offset: e.Offset}
@@ -245,7 +245,7 @@ func SinkTopics(offsets []SinkOffset) []string {
 func SinkPartitions(offsets []SinkOffset, counts map[string]int) error {
 	for _, o := range offsets {
 		bad := func(why string) error {
-			return v1.Errorf(v1.CodeBadRequest, "Cannot alter the offset of partition %d of topic '%s': %s", o.Partition, o.Topic, why)
+			return api.Errorf(api.CodeBadRequest, "Cannot alter the offset of partition %d of topic '%s': %s", o.Partition, o.Topic, why)
 		}
 		n, exists := counts[o.Topic]
 		switch {

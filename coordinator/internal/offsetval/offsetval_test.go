@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
-func entries(t *testing.T, js string) []v1.ConnectorOffset {
+func entries(t *testing.T, js string) []api.ConnectorOffset {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader([]byte(js)))
 	dec.UseNumber()
-	var out []v1.ConnectorOffset
+	var out []api.ConnectorOffset
 	if err := dec.Decode(&out); err != nil {
 		t.Fatal(err)
 	}
@@ -23,8 +23,8 @@ func msg(err error) string {
 	if err == nil {
 		return ""
 	}
-	e := v1.AsError(err)
-	if e.Code != v1.CodeBadRequest {
+	e := api.AsError(err)
+	if e.Code != api.CodeBadRequest {
 		return "wrong code"
 	}
 	return e.Message

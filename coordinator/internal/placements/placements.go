@@ -20,7 +20,8 @@ import (
 	"maps"
 	"math"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Placement is where a task runs and which generation of it.
@@ -36,25 +37,25 @@ type Placement struct {
 
 // Table is the placement of every placed task.
 type Table struct {
-	byTask map[v1.TaskID]Placement
+	byTask map[api.TaskID]Placement
 	gen    int64
 }
 
 // New returns an empty table.
-func New() *Table { return &Table{byTask: map[v1.TaskID]Placement{}} }
+func New() *Table { return &Table{byTask: map[api.TaskID]Placement{}} }
 
 // Get returns a task's placement.
-func (t *Table) Get(id v1.TaskID) (Placement, bool) {
+func (t *Table) Get(id api.TaskID) (Placement, bool) {
 	p, ok := t.byTask[id]
 	return p, ok
 }
 
 // All returns a copy of every placement.
-func (t *Table) All() map[v1.TaskID]Placement { return maps.Clone(t.byTask) }
+func (t *Table) All() map[api.TaskID]Placement { return maps.Clone(t.byTask) }
 
 // Replace installs a whole new table, as a plan computed it, with the
 // highest generation issued so far.
-func (t *Table) Replace(byTask map[v1.TaskID]Placement, gen int64) {
+func (t *Table) Replace(byTask map[api.TaskID]Placement, gen int64) {
 	t.byTask = maps.Clone(byTask)
 	t.ObserveGeneration(gen)
 }
@@ -77,7 +78,7 @@ func (t *Table) ObserveGeneration(gen int64) {
 // A report of a generation never issued (see Issued) is not adopted, and
 // Adopt returns false: generations come from the leader alone, and a
 // counter that followed a forged one would skip ahead, or saturate.
-func (t *Table) Adopt(agent string, rt v1.RunningTask) bool {
+func (t *Table) Adopt(agent string, rt wire.RunningTask) bool {
 	if !t.Issued(rt.Generation) {
 		return false
 	}
@@ -102,7 +103,7 @@ func (t *Table) Issued(gen int64) bool { return gen > 0 && gen <= t.gen }
 
 // Presume places a task on the owner the status topic names, at the
 // generation it names, with no known config hash.
-func (t *Table) Presume(id v1.TaskID, agent string, gen int64) {
+func (t *Table) Presume(id api.TaskID, agent string, gen int64) {
 	t.byTask[id] = Placement{Agent: agent, Generation: gen}
 	t.ObserveGeneration(gen)
 }
@@ -110,7 +111,7 @@ func (t *Table) Presume(id v1.TaskID, agent string, gen int64) {
 // Restart clears a placed task's config hash: an empty hash never matches
 // the desired one, so the next plan assigns the task again under a new
 // generation and its agent restarts it.
-func (t *Table) Restart(id v1.TaskID) {
+func (t *Table) Restart(id api.TaskID) {
 	if p, ok := t.byTask[id]; ok {
 		p.Hash = ""
 		t.byTask[id] = p
@@ -120,7 +121,7 @@ func (t *Table) Restart(id v1.TaskID) {
 // ForgetIf drops a placement if it is still on agent at generation gen, so
 // that the next plan places the task again instead of resending a void
 // assignment. It reports whether it dropped it.
-func (t *Table) ForgetIf(id v1.TaskID, agent string, gen int64) bool {
+func (t *Table) ForgetIf(id api.TaskID, agent string, gen int64) bool {
 	if p, ok := t.byTask[id]; ok && p.Agent == agent && p.Generation == gen {
 		delete(t.byTask, id)
 		return true
@@ -129,14 +130,14 @@ func (t *Table) ForgetIf(id v1.TaskID, agent string, gen int64) bool {
 }
 
 // Placed reports whether a task is placed.
-func (t *Table) Placed(id v1.TaskID) bool {
+func (t *Table) Placed(id api.TaskID) bool {
 	_, ok := t.byTask[id]
 	return ok
 }
 
 // OfConnector returns the placed tasks of a connector.
-func (t *Table) OfConnector(connector string) []v1.TaskID {
-	var out []v1.TaskID
+func (t *Table) OfConnector(connector string) []api.TaskID {
+	var out []api.TaskID
 	for id := range t.byTask {
 		if id.Connector == connector {
 			out = append(out, id)

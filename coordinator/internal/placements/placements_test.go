@@ -4,28 +4,29 @@ import (
 	"math"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
-var id = v1.TaskID{Connector: "c", Task: 0}
+var id = api.TaskID{Connector: "c", Task: 0}
 
 func TestAdopt(t *testing.T) {
 	tb := New()
 	tb.ObserveGeneration(7) // the status topic's highest
-	if !tb.Adopt("a", v1.RunningTask{ID: id, Generation: 5, ConfigHash: "h"}) {
+	if !tb.Adopt("a", wire.RunningTask{ID: id, Generation: 5, ConfigHash: "h"}) {
 		t.Fatal("a recorded generation was not adopted")
 	}
 	if p, _ := tb.Get(id); p != (Placement{Agent: "a", Generation: 5, Hash: "h"}) || tb.Generation() != 7 {
 		t.Fatalf("adopted = %+v, gen %d", p, tb.Generation())
 	}
 	// Another agent's report of the same task does not move it.
-	tb.Adopt("b", v1.RunningTask{ID: id, Generation: 4, ConfigHash: "old"})
+	tb.Adopt("b", wire.RunningTask{ID: id, Generation: 4, ConfigHash: "old"})
 	if p, _ := tb.Get(id); p.Agent != "a" {
 		t.Fatalf("a report moved the placement: %+v", p)
 	}
 	// A placement presumed from the status topic learns its hash.
 	tb.Presume(id, "b", 7)
-	tb.Adopt("b", v1.RunningTask{ID: id, Generation: 7, ConfigHash: "h7"})
+	tb.Adopt("b", wire.RunningTask{ID: id, Generation: 7, ConfigHash: "h7"})
 	if p, _ := tb.Get(id); p != (Placement{Agent: "b", Generation: 7, Hash: "h7"}) {
 		t.Fatalf("presumed then reported = %+v", p)
 	}
@@ -35,11 +36,11 @@ func TestAdopt(t *testing.T) {
 // the highest issued or recorded, or not positive, neither places the task
 // nor moves the counter, however large it is.
 func TestAdoptRefusesGenerationsNeverIssued(t *testing.T) {
-	other := v1.TaskID{Connector: "c", Task: 1}
+	other := api.TaskID{Connector: "c", Task: 1}
 	for _, gen := range []int64{8, 999999, math.MaxInt64 - 1, math.MaxInt64, 0, -1, math.MinInt64} {
 		tb := New()
 		tb.ObserveGeneration(7)
-		if tb.Adopt("a", v1.RunningTask{ID: other, Generation: gen}) {
+		if tb.Adopt("a", wire.RunningTask{ID: other, Generation: gen}) {
 			t.Errorf("generation %d adopted, with 7 the highest issued", gen)
 		}
 		if tb.Placed(other) || tb.Generation() != 7 {
@@ -50,7 +51,7 @@ func TestAdoptRefusesGenerationsNeverIssued(t *testing.T) {
 
 func TestRestartAndForget(t *testing.T) {
 	tb := New()
-	tb.Replace(map[v1.TaskID]Placement{id: {Agent: "a", Generation: 3, Hash: "h"}}, 3)
+	tb.Replace(map[api.TaskID]Placement{id: {Agent: "a", Generation: 3, Hash: "h"}}, 3)
 	tb.Restart(id)
 	if p, _ := tb.Get(id); p.Hash != "" {
 		t.Fatalf("restart kept the hash: %+v", p)

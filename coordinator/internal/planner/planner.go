@@ -16,16 +16,17 @@ import (
 	"sort"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/shared/labels"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Desired is a task that should run, from the committed configs.
 type Desired struct {
-	ID         v1.TaskID
+	ID         api.TaskID
 	ConnConfig map[string]string
 	TaskConfig map[string]string
 	// Hash identifies ConnConfig and TaskConfig; a change restarts the task.
@@ -39,7 +40,7 @@ type Desired struct {
 	// Plugin is the full class of the connector: only an agent that has it
 	// runs the task.
 	Plugin string
-	// Needs is a feature only some agents serve (v1.Feature…) that the
+	// Needs is a feature only some agents serve (wire.Feature…) that the
 	// task needs; empty needs none.
 	Needs string
 	// Hold keeps a running task as it is: its connector's new task configs
@@ -47,19 +48,19 @@ type Desired struct {
 	// only restart it again once they are.
 	Hold bool
 	// ReservedTopics are the topics the task may not use, sent with its
-	// assignment (v1.TaskAssignment.ReservedTopics); not part of Hash.
+	// assignment (wire.TaskAssignment.ReservedTopics); not part of Hash.
 	ReservedTopics map[string]string
 	// Tenant is what the task's tenant lets it touch (nil: no tenant);
 	// its fingerprint is part of Hash.
-	Tenant *v1.TenantPolicy
+	Tenant *wire.TenantPolicy
 }
 
 // Input is everything a plan depends on.
 type Input struct {
-	Desired map[v1.TaskID]Desired
+	Desired map[api.TaskID]Desired
 	// Agents are the agents that hold a lease, registered or presumed.
 	Agents     []registry.Agent
-	Placements map[v1.TaskID]placements.Placement
+	Placements map[api.TaskID]placements.Placement
 	// Generation is the highest generation issued so far.
 	Generation int64
 	// Cordoned are the ids of the agents that keep their tasks but are
@@ -68,24 +69,24 @@ type Input struct {
 	// Moves take tasks off their agents (a drain, a rebalance): see
 	// scheduler.Assign. A moved task is revoked before it is assigned
 	// elsewhere, at a new generation, like any moved task.
-	Moves map[v1.TaskID]scheduler.Move
+	Moves map[api.TaskID]scheduler.Move
 }
 
 // Output is what the herder sends and writes.
 type Output struct {
 	// Revokes are sent first, and waited for: a moved task stops before it
 	// starts elsewhere.
-	Revokes map[string][]v1.TaskID
-	Assigns map[string][]v1.TaskAssignment
+	Revokes map[string][]api.TaskID
+	Assigns map[string][]wire.TaskAssignment
 	// Unassigned are desired tasks that no agent can run now; Reasons says
 	// why, for each, in words for the task's status trace.
-	Unassigned []v1.TaskID
-	Reasons    map[v1.TaskID]string
+	Unassigned []api.TaskID
+	Reasons    map[api.TaskID]string
 	// Removed are placed tasks that are no longer desired.
-	Removed []v1.TaskID
+	Removed []api.TaskID
 	// Placements is the new placement table; Generation the highest
 	// generation issued.
-	Placements map[v1.TaskID]placements.Placement
+	Placements map[api.TaskID]placements.Placement
 	Generation int64
 }
 
@@ -94,10 +95,10 @@ type Output struct {
 // output.
 func Plan(in Input) Output {
 	out := Output{
-		Revokes:    map[string][]v1.TaskID{},
-		Assigns:    map[string][]v1.TaskAssignment{},
-		Placements: make(map[v1.TaskID]placements.Placement, len(in.Placements)),
-		Reasons:    map[v1.TaskID]string{},
+		Revokes:    map[string][]api.TaskID{},
+		Assigns:    map[string][]wire.TaskAssignment{},
+		Placements: make(map[api.TaskID]placements.Placement, len(in.Placements)),
+		Reasons:    map[api.TaskID]string{},
 		Generation: in.Generation,
 	}
 	for id, p := range in.Placements {
@@ -151,11 +152,11 @@ func Plan(in Input) Output {
 			out.Placements[id] = p
 		default:
 			// Resend only what the agent does not report running at this generation.
-			if rt, ok := agents[agent].Reported[id]; ok && rt.Generation == p.Generation && (rt.State == v1.StatePaused) == p.Paused {
+			if rt, ok := agents[agent].Reported[id]; ok && rt.Generation == p.Generation && (rt.State == api.StatePaused) == p.Paused {
 				continue
 			}
 		}
-		out.Assigns[agent] = append(out.Assigns[agent], v1.TaskAssignment{ID: id, Generation: p.Generation,
+		out.Assigns[agent] = append(out.Assigns[agent], wire.TaskAssignment{ID: id, Generation: p.Generation,
 			ConnectorConfig: d.ConnConfig, TaskConfig: d.TaskConfig, ConfigHash: d.Hash, Paused: d.Paused, ReservedTopics: d.ReservedTopics, Tenant: d.Tenant})
 	}
 	// Tasks an agent runs that are not placed on it: zombies. (A task placed
@@ -178,7 +179,7 @@ func Plan(in Input) Output {
 // the registered agents (cordons applied) and where those tasks are placed
 // now. Callers that ask the scheduler about the same instant (Eligible,
 // Rebalance, Loads) use it, so that they see what Plan sees.
-func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent, current map[v1.TaskID]string) {
+func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent, current map[api.TaskID]string) {
 	for _, a := range in.Agents {
 		if !a.Registered {
 			continue
@@ -186,7 +187,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: a.PlacementPlugins(), Features: a.Features, Cordoned: in.Cordoned[a.ID]})
 	}
 	byAgent := byID(in.Agents)
-	current = map[v1.TaskID]string{}
+	current = map[api.TaskID]string{}
 	tasks = make([]scheduler.Task, 0, len(in.Desired))
 	for _, id := range sortedIDs(in.Desired) {
 		d := in.Desired[id]
@@ -216,7 +217,7 @@ func presumedPlacement(agents map[string]registry.Agent, p placements.Placement)
 // movedOff returns the agent a move of task id takes it off, if the move
 // applies as scheduler.Assign applies it (the task is on that agent): an
 // unplaced task is then unplaced because of the move.
-func movedOff(in Input, current map[v1.TaskID]string, id v1.TaskID) string {
+func movedOff(in Input, current map[api.TaskID]string, id api.TaskID) string {
 	m, ok := in.Moves[id]
 	if agent, placed := current[id]; ok && placed && agent == m.From {
 		return m.From
@@ -265,12 +266,12 @@ func unplacedReason(d Desired, live []scheduler.Agent, movedFrom string) string 
 }
 
 // runs reports whether a reports task id running at generation gen.
-func runs(a registry.Agent, id v1.TaskID, gen int64) bool {
+func runs(a registry.Agent, id api.TaskID, gen int64) bool {
 	rt, ok := a.Reported[id]
 	return ok && rt.Generation == gen
 }
 
-func contains(ids []v1.TaskID, id v1.TaskID) bool {
+func contains(ids []api.TaskID, id api.TaskID) bool {
 	for _, x := range ids {
 		if x == id {
 			return true
@@ -280,8 +281,8 @@ func contains(ids []v1.TaskID, id v1.TaskID) bool {
 }
 
 // sortedIDs returns a map's task ids in connector, then task order.
-func sortedIDs[V any](m map[v1.TaskID]V) []v1.TaskID {
-	ids := make([]v1.TaskID, 0, len(m))
+func sortedIDs[V any](m map[api.TaskID]V) []api.TaskID {
+	ids := make([]api.TaskID, 0, len(m))
 	for id := range m {
 		ids = append(ids, id)
 	}

@@ -6,15 +6,16 @@ import (
 	"strconv"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
-func tid(c string, n int) v1.TaskID { return v1.TaskID{Connector: c, Task: n} }
+func tid(c string, n int) api.TaskID { return api.TaskID{Connector: c, Task: n} }
 
-func want(id v1.TaskID, hash string, mods ...func(*Desired)) Desired {
+func want(id api.TaskID, hash string, mods ...func(*Desired)) Desired {
 	d := Desired{ID: id, Hash: hash, ConnConfig: map[string]string{"name": id.Connector}, TaskConfig: map[string]string{"task": hash}}
 	for _, m := range mods {
 		m(&d)
@@ -28,8 +29,8 @@ func selector(kv map[string]string) func(*Desired) {
 	return func(d *Desired) { d.Selector = kv }
 }
 
-func agent(id string, tasks ...v1.RunningTask) registry.Agent {
-	rep := map[v1.TaskID]v1.RunningTask{}
+func agent(id string, tasks ...wire.RunningTask) registry.Agent {
+	rep := map[api.TaskID]wire.RunningTask{}
 	for _, t := range tasks {
 		rep[t.ID] = t
 	}
@@ -44,12 +45,12 @@ func labelled(id string, l map[string]string) registry.Agent {
 
 func presumed(id string) registry.Agent { return registry.Agent{ID: id} }
 
-func running(id v1.TaskID, gen int64, state string) v1.RunningTask {
-	return v1.RunningTask{ID: id, Generation: gen, State: state}
+func running(id api.TaskID, gen int64, state string) wire.RunningTask {
+	return wire.RunningTask{ID: id, Generation: gen, State: state}
 }
 
-func desired(ds ...Desired) map[v1.TaskID]Desired {
-	m := map[v1.TaskID]Desired{}
+func desired(ds ...Desired) map[api.TaskID]Desired {
+	m := map[api.TaskID]Desired{}
 	for _, d := range ds {
 		m[d.ID] = d
 	}
@@ -57,8 +58,8 @@ func desired(ds ...Desired) map[v1.TaskID]Desired {
 }
 
 // assigned summarises assignments as task → "agent@generation[/paused]".
-func assigned(out Output) map[v1.TaskID]string {
-	m := map[v1.TaskID]string{}
+func assigned(out Output) map[api.TaskID]string {
+	m := map[api.TaskID]string{}
 	for a, tasks := range out.Assigns {
 		for _, t := range tasks {
 			s := a + "@" + strconv.FormatInt(t.Generation, 10)
@@ -77,178 +78,178 @@ func TestPlan(t *testing.T) {
 		name string
 		in   Input
 		// expectations
-		assigns    map[v1.TaskID]string
-		revokes    map[string][]v1.TaskID
-		unassigned []v1.TaskID
-		removed    []v1.TaskID
-		placed     map[v1.TaskID]placements.Placement
+		assigns    map[api.TaskID]string
+		revokes    map[string][]api.TaskID
+		unassigned []api.TaskID
+		removed    []api.TaskID
+		placed     map[api.TaskID]placements.Placement
 		gen        int64
 	}{
 		{
 			name:    "new tasks spread over agents, one new generation each",
 			in:      Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{agent("x"), agent("y")}, Generation: 4},
-			assigns: map[v1.TaskID]string{a: "x@5", b: "y@6"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 5, Hash: "h"}, b: {Agent: "y", Generation: 6, Hash: "h"}},
+			assigns: map[api.TaskID]string{a: "x@5", b: "y@6"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 5, Hash: "h"}, b: {Agent: "y", Generation: 6, Hash: "h"}},
 			gen:     6,
 		},
 		{
 			name: "a task its agent reports running at its generation is not sent again",
-			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
-			placed: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}},
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			placed: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}},
 			gen:    3,
 		},
 		{
 			name: "a task missing from its agent's report is sent again at the same generation",
 			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
-			assigns: map[v1.TaskID]string{a: "x@3"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			assigns: map[api.TaskID]string{a: "x@3"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}},
 			gen:     3,
 		},
 		{
 			name: "a config change restarts the task where it is, at a new generation",
-			in: Input{Desired: desired(want(a, "new")), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
-			assigns: map[v1.TaskID]string{a: "x@4"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new"}},
+			in: Input{Desired: desired(want(a, "new")), Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			assigns: map[api.TaskID]string{a: "x@4"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new"}},
 			gen:     4,
 		},
 		{
 			name: "a held task keeps running with its old config",
-			in: Input{Desired: desired(want(a, "new", hold)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
-			placed: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}},
+			in: Input{Desired: desired(want(a, "new", hold)), Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			placed: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}},
 			gen:    3,
 		},
 		{
 			name: "a held task its agent lost is started again",
 			in: Input{Desired: desired(want(a, "new", hold)), Agents: []registry.Agent{agent("x")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
-			assigns: map[v1.TaskID]string{a: "x@4"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new"}},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			assigns: map[api.TaskID]string{a: "x@4"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new"}},
 			gen:     4,
 		},
 		{
 			name: "a held task is still paused at once",
-			in: Input{Desired: desired(want(a, "new", hold, paused)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
-			assigns: map[v1.TaskID]string{a: "x@4/paused"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new", Paused: true}},
+			in: Input{Desired: desired(want(a, "new", hold, paused)), Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "old"}}, Generation: 3},
+			assigns: map[api.TaskID]string{a: "x@4/paused"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 4, Hash: "new", Paused: true}},
 			gen:     4,
 		},
 		{
 			name: "pausing keeps the generation",
-			in: Input{Desired: desired(want(a, "h", paused)), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
-			assigns: map[v1.TaskID]string{a: "x@3/paused"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h", Paused: true}},
+			in: Input{Desired: desired(want(a, "h", paused)), Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			assigns: map[api.TaskID]string{a: "x@3/paused"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h", Paused: true}},
 			gen:     3,
 		},
 		{
 			name: "a task that is no longer desired is revoked and removed",
-			in: Input{Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
-			revokes: map[string][]v1.TaskID{"x": {a}},
-			removed: []v1.TaskID{a},
-			placed:  map[v1.TaskID]placements.Placement{},
+			in: Input{Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			revokes: map[string][]api.TaskID{"x": {a}},
+			removed: []api.TaskID{a},
+			placed:  map[api.TaskID]placements.Placement{},
 			gen:     3,
 		},
 		{
 			name: "a task whose agent is gone moves to a live one",
 			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("y")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
-			assigns: map[v1.TaskID]string{a: "y@4"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3},
+			assigns: map[api.TaskID]string{a: "y@4"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}},
 			gen:     4,
 		},
 		{
 			name: "a zombie — a task an agent runs that is placed elsewhere — is revoked",
 			in: Input{Desired: desired(want(a, "h")),
-				Agents:     []registry.Agent{agent("x", running(a, 2, v1.StateRunning)), agent("y", running(a, 3, v1.StateRunning))},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}}, Generation: 3},
-			revokes: map[string][]v1.TaskID{"x": {a}},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}},
+				Agents:     []registry.Agent{agent("x", running(a, 2, api.StateRunning)), agent("y", running(a, 3, api.StateRunning))},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}}, Generation: 3},
+			revokes: map[string][]api.TaskID{"x": {a}},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}},
 			gen:     3,
 		},
 		{
 			name: "a task of a presumed agent stays where it is, and gets no revoke",
 			in: Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{presumed("x"), agent("y")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 7}}, Generation: 7},
-			assigns: map[v1.TaskID]string{b: "y@8"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 7}, b: {Agent: "y", Generation: 8, Hash: "h"}},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 7}}, Generation: 7},
+			assigns: map[api.TaskID]string{b: "y@8"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 7}, b: {Agent: "y", Generation: 8, Hash: "h"}},
 			gen:     8,
 		},
 		{
 			name:       "a selector no agent matches leaves the task unassigned",
 			in:         Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "b"}))), Agents: []registry.Agent{labelled("x", map[string]string{"zone": "a"})}},
-			unassigned: []v1.TaskID{a},
-			placed:     map[v1.TaskID]placements.Placement{},
+			unassigned: []api.TaskID{a},
+			placed:     map[api.TaskID]placements.Placement{},
 		},
 		{
 			name: "a task on an agent that no longer matches its selector moves",
 			in: Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "b"}))),
 				Agents:     []registry.Agent{labelled("x", map[string]string{"zone": "a"}), labelled("y", map[string]string{"zone": "b"})},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 1, Hash: "h"}}, Generation: 1},
-			revokes: map[string][]v1.TaskID{"x": {a}},
-			assigns: map[v1.TaskID]string{a: "y@2"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 2, Hash: "h"}},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 1, Hash: "h"}}, Generation: 1},
+			revokes: map[string][]api.TaskID{"x": {a}},
+			assigns: map[api.TaskID]string{a: "y@2"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 2, Hash: "h"}},
 			gen:     2,
 		},
 		{
 			name: "a cordoned agent keeps its task and is given no new one",
-			in: Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{agent("x"), agent("y", running(a, 3, v1.StateRunning)), agent("z")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}}, Generation: 3,
+			in: Input{Desired: desired(want(a, "h"), want(b, "h")), Agents: []registry.Agent{agent("x"), agent("y", running(a, 3, api.StateRunning)), agent("z")},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}}, Generation: 3,
 				Cordoned: map[string]bool{"x": true, "y": true}},
-			assigns: map[v1.TaskID]string{b: "z@4"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}, b: {Agent: "z", Generation: 4, Hash: "h"}},
+			assigns: map[api.TaskID]string{b: "z@4"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 3, Hash: "h"}, b: {Agent: "z", Generation: 4, Hash: "h"}},
 			gen:     4,
 		},
 		{
 			name: "a move to a named agent: revoked from From, assigned there at a new generation",
-			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x", running(a, 3, v1.StateRunning)), agent("y"), agent("z")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3,
-				Moves: map[v1.TaskID]scheduler.Move{a: {From: "x", To: "z"}}},
-			revokes: map[string][]v1.TaskID{"x": {a}},
-			assigns: map[v1.TaskID]string{a: "z@4"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "z", Generation: 4, Hash: "h"}},
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x", running(a, 3, api.StateRunning)), agent("y"), agent("z")},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3,
+				Moves: map[api.TaskID]scheduler.Move{a: {From: "x", To: "z"}}},
+			revokes: map[string][]api.TaskID{"x": {a}},
+			assigns: map[api.TaskID]string{a: "z@4"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "z", Generation: 4, Hash: "h"}},
 			gen:     4,
 		},
 		{
 			name: "a move to anywhere off a cordoned agent: the least loaded other one",
 			in: Input{Desired: desired(want(a, "h"), want(b, "h")),
-				Agents:     []registry.Agent{agent("x", running(a, 3, v1.StateRunning)), agent("y", running(b, 2, v1.StateRunning)), agent("z")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}, b: {Agent: "y", Generation: 2, Hash: "h"}},
-				Generation: 3, Cordoned: map[string]bool{"x": true}, Moves: map[v1.TaskID]scheduler.Move{a: {From: "x"}}},
-			revokes: map[string][]v1.TaskID{"x": {a}},
-			assigns: map[v1.TaskID]string{a: "z@4"},
-			placed:  map[v1.TaskID]placements.Placement{a: {Agent: "z", Generation: 4, Hash: "h"}, b: {Agent: "y", Generation: 2, Hash: "h"}},
+				Agents:     []registry.Agent{agent("x", running(a, 3, api.StateRunning)), agent("y", running(b, 2, api.StateRunning)), agent("z")},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}, b: {Agent: "y", Generation: 2, Hash: "h"}},
+				Generation: 3, Cordoned: map[string]bool{"x": true}, Moves: map[api.TaskID]scheduler.Move{a: {From: "x"}}},
+			revokes: map[string][]api.TaskID{"x": {a}},
+			assigns: map[api.TaskID]string{a: "z@4"},
+			placed:  map[api.TaskID]placements.Placement{a: {Agent: "z", Generation: 4, Hash: "h"}, b: {Agent: "y", Generation: 2, Hash: "h"}},
 			gen:     4,
 		},
 		{
 			name: "a forced move with nowhere to go: revoked and unassigned",
 			in: Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "a"}))),
 				Agents:     []registry.Agent{labelled("x", map[string]string{"zone": "a"}), labelled("y", map[string]string{"zone": "b"})},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3,
-				Cordoned: map[string]bool{"x": true}, Moves: map[v1.TaskID]scheduler.Move{a: {From: "x"}}},
-			revokes:    map[string][]v1.TaskID{"x": {a}},
-			unassigned: []v1.TaskID{a},
-			placed:     map[v1.TaskID]placements.Placement{},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 3, Hash: "h"}}, Generation: 3,
+				Cordoned: map[string]bool{"x": true}, Moves: map[api.TaskID]scheduler.Move{a: {From: "x"}}},
+			revokes:    map[string][]api.TaskID{"x": {a}},
+			unassigned: []api.TaskID{a},
+			placed:     map[api.TaskID]placements.Placement{},
 			gen:        3,
 		},
 		{
 			name: "a stale move — the task is on another agent already — is ignored",
-			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x"), agent("y", running(a, 4, v1.StateRunning)), agent("z")},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}}, Generation: 4,
-				Moves: map[v1.TaskID]scheduler.Move{a: {From: "x", To: "z"}}},
-			placed: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}},
+			in: Input{Desired: desired(want(a, "h")), Agents: []registry.Agent{agent("x"), agent("y", running(a, 4, api.StateRunning)), agent("z")},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}}, Generation: 4,
+				Moves: map[api.TaskID]scheduler.Move{a: {From: "x", To: "z"}}},
+			placed: map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 4, Hash: "h"}},
 			gen:    4,
 		},
 		{
 			name:       "no agents: everything unassigned",
 			in:         Input{Desired: desired(want(a, "h"), want(b, "h"))},
-			unassigned: []v1.TaskID{a, b},
-			placed:     map[v1.TaskID]placements.Placement{},
+			unassigned: []api.TaskID{a, b},
+			placed:     map[api.TaskID]placements.Placement{},
 		},
 	}
 	for _, tc := range cases {
@@ -311,24 +312,24 @@ func TestPlanSaturatesGenerations(t *testing.T) {
 	}
 }
 
-func orEmpty(m map[v1.TaskID]string) map[v1.TaskID]string {
+func orEmpty(m map[api.TaskID]string) map[api.TaskID]string {
 	if m == nil {
-		return map[v1.TaskID]string{}
+		return map[api.TaskID]string{}
 	}
 	return m
 }
 
-func orEmptyRevokes(m map[string][]v1.TaskID) map[string][]v1.TaskID {
+func orEmptyRevokes(m map[string][]api.TaskID) map[string][]api.TaskID {
 	if m == nil {
-		return map[string][]v1.TaskID{}
+		return map[string][]api.TaskID{}
 	}
 	return m
 }
 
 func withPlugins(a registry.Agent, classes ...string) registry.Agent {
-	a.Plugins = map[string]v1.PluginInfo{}
+	a.Plugins = map[string]api.PluginInfo{}
 	for _, c := range classes {
-		a.Plugins[c] = v1.PluginInfo{Class: c, Type: "source"}
+		a.Plugins[c] = api.PluginInfo{Class: c, Type: "source"}
 	}
 	return a
 }
@@ -344,10 +345,10 @@ func TestPlanPlacesOnlyWhereThePluginIs(t *testing.T) {
 		t.Fatalf("assigns = %v, want the task on the agent that has its plugin", got)
 	}
 	// An agent that lost the plugin (rolled back) gives the task up.
-	downgraded := withPlugins(agent("new", running(a, 1, v1.StateRunning)), "x.File")
+	downgraded := withPlugins(agent("new", running(a, 1, api.StateRunning)), "x.File")
 	out = Plan(Input{Desired: desired(want(a, "h", plugin("x.Jdbc"))), Agents: []registry.Agent{old, downgraded},
-		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "new", Generation: 1, Hash: "h"}}, Generation: 1})
-	if !reflect.DeepEqual(out.Revokes, map[string][]v1.TaskID{"new": {a}}) || len(out.Assigns) != 0 {
+		Placements: map[api.TaskID]placements.Placement{a: {Agent: "new", Generation: 1, Hash: "h"}}, Generation: 1})
+	if !reflect.DeepEqual(out.Revokes, map[string][]api.TaskID{"new": {a}}) || len(out.Assigns) != 0 {
 		t.Fatalf("revokes %v assigns %v, want the task stopped and placed nowhere", out.Revokes, assigned(out))
 	}
 	if want := "No live agent has the plugin x.Jdbc"; out.Reasons[a] != want {
@@ -360,10 +361,10 @@ func TestPlanPlacesOnlyWhereThePluginIs(t *testing.T) {
 // it; with none, it is unassigned and the reason says why.
 func TestPlanPlacesOnlyWhereTheFeatureIs(t *testing.T) {
 	a := tid("c", 0)
-	needs := func(d *Desired) { d.Plugin, d.Needs = "x.File", v1.FeatureConnectorOffsetsTopic }
+	needs := func(d *Desired) { d.Plugin, d.Needs = "x.File", wire.FeatureConnectorOffsetsTopic }
 	old := withPlugins(agent("old"), "x.File")
 	upgraded := withPlugins(agent("new"), "x.File")
-	upgraded.Features = map[string]bool{v1.FeatureConnectorOffsetsTopic: true}
+	upgraded.Features = map[string]bool{wire.FeatureConnectorOffsetsTopic: true}
 	out := Plan(Input{Desired: desired(want(a, "h", needs)), Agents: []registry.Agent{old, upgraded}})
 	if got := assigned(out); got[a] != "new@1" {
 		t.Fatalf("assigns = %v, want the task on the agent that serves the feature", got)
@@ -377,17 +378,17 @@ func TestPlanPlacesOnlyWhereTheFeatureIs(t *testing.T) {
 func TestPlanFailsClosedOnAnInvalidSelector(t *testing.T) {
 	a := tid("c", 0)
 	bad := func(d *Desired) { d.SelectorError = "Expected comma-separated key=value pairs" }
-	out := Plan(Input{Desired: desired(want(a, "h", bad)), Agents: []registry.Agent{agent("x", running(a, 2, v1.StateRunning))},
-		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 2, Hash: "h"}}, Generation: 2})
-	if !reflect.DeepEqual(out.Revokes, map[string][]v1.TaskID{"x": {a}}) || len(out.Assigns) != 0 {
+	out := Plan(Input{Desired: desired(want(a, "h", bad)), Agents: []registry.Agent{agent("x", running(a, 2, api.StateRunning))},
+		Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 2, Hash: "h"}}, Generation: 2})
+	if !reflect.DeepEqual(out.Revokes, map[string][]api.TaskID{"x": {a}}) || len(out.Assigns) != 0 {
 		t.Fatalf("revokes %v assigns %v: a task with an invalid selector must run nowhere", out.Revokes, assigned(out))
 	}
-	if !reflect.DeepEqual(out.Unassigned, []v1.TaskID{a}) || out.Reasons[a] == "" {
+	if !reflect.DeepEqual(out.Unassigned, []api.TaskID{a}) || out.Reasons[a] == "" {
 		t.Fatalf("unassigned %v reasons %v", out.Unassigned, out.Reasons)
 	}
 	// Presumed owners do not keep it either.
 	out = Plan(Input{Desired: desired(want(a, "h", bad)), Agents: []registry.Agent{presumed("y")},
-		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "y", Generation: 2}}, Generation: 2})
+		Placements: map[api.TaskID]placements.Placement{a: {Agent: "y", Generation: 2}}, Generation: 2})
 	if len(out.Placements) != 0 {
 		t.Fatalf("placements %v, want none", out.Placements)
 	}
@@ -422,26 +423,26 @@ func TestPlanReasonsForCordonsAndMoves(t *testing.T) {
 	cases := []struct {
 		name string
 		in   Input
-		want map[v1.TaskID]string
+		want map[api.TaskID]string
 	}{
 		{
 			name: "every agent that fits is cordoned",
 			in: Input{Desired: desired(want(a, "h", zoneA)), Cordoned: map[string]bool{"y": true, "x": true},
 				Agents: []registry.Agent{labelled("y", map[string]string{"zone": "a"}), labelled("x", map[string]string{"zone": "a"}), labelled("z", map[string]string{"zone": "b"})}},
-			want: map[v1.TaskID]string{a: "Every live agent that can run the task is cordoned: x, y"},
+			want: map[api.TaskID]string{a: "Every live agent that can run the task is cordoned: x, y"},
 		},
 		{
 			name: "moved off its agent with nowhere else to go",
-			in: Input{Desired: desired(want(a, "h", zoneA)), Moves: map[v1.TaskID]scheduler.Move{a: {From: "x"}},
+			in: Input{Desired: desired(want(a, "h", zoneA)), Moves: map[api.TaskID]scheduler.Move{a: {From: "x"}},
 				Agents:     []registry.Agent{labelled("x", map[string]string{"zone": "a"}), labelled("z", map[string]string{"zone": "b"})},
-				Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 1, Hash: "h"}}, Generation: 1},
-			want: map[v1.TaskID]string{a: "The task was moved off agent x and no other live agent that is not cordoned can run it"},
+				Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 1, Hash: "h"}}, Generation: 1},
+			want: map[api.TaskID]string{a: "The task was moved off agent x and no other live agent that is not cordoned can run it"},
 		},
 		{
 			name: "a cordon does not hide a missing plugin",
 			in: Input{Desired: desired(want(a, "h", plugin("x.Jdbc"))), Cordoned: map[string]bool{"x": true},
 				Agents: []registry.Agent{withPlugins(agent("x"), "x.File")}},
-			want: map[v1.TaskID]string{a: "No live agent has the plugin x.Jdbc"},
+			want: map[api.TaskID]string{a: "No live agent has the plugin x.Jdbc"},
 		},
 	}
 	for _, tc := range cases {
@@ -459,7 +460,7 @@ func TestSchedulerInput(t *testing.T) {
 	in := Input{
 		Desired: desired(want(a, "h", plugin("x.File")), want(b, "h"), want(c, "h", bad), want(d, "h", selector(map[string]string{"zone": "a"}))),
 		Agents:  []registry.Agent{withPlugins(labelled("x", map[string]string{"zone": "a"}), "x.File"), agent("y"), presumed("p")},
-		Placements: map[v1.TaskID]placements.Placement{a: {Agent: "x", Generation: 1}, b: {Agent: "p", Generation: 2},
+		Placements: map[api.TaskID]placements.Placement{a: {Agent: "x", Generation: 1}, b: {Agent: "p", Generation: 2},
 			c: {Agent: "y", Generation: 3}, tid("gone", 0): {Agent: "y", Generation: 4}},
 		Cordoned: map[string]bool{"y": true, "p": true},
 	}
@@ -473,7 +474,7 @@ func TestSchedulerInput(t *testing.T) {
 	if !reflect.DeepEqual(agents, wantAgents) {
 		t.Errorf("agents = %v, want %v", agents, wantAgents)
 	}
-	if want := map[v1.TaskID]string{a: "x"}; !reflect.DeepEqual(current, want) {
+	if want := map[api.TaskID]string{a: "x"}; !reflect.DeepEqual(current, want) {
 		t.Errorf("current = %v, want %v", current, want)
 	}
 }
@@ -486,7 +487,7 @@ func TestPlanPlacesJavaPluginsOnlyOnTheirHosts(t *testing.T) {
 	a := tid("c", 0)
 	builtin := withPlugins(agent("builtin"), file)
 	host := withPlugins(agent("host"), file)
-	host.HostPlugins = map[registry.PluginKey]v1.PluginInfo{{Class: file, Version: "4.4.0"}: {Class: file, Type: "source", Version: "4.4.0"}}
+	host.HostPlugins = map[registry.PluginKey]api.PluginInfo{{Class: file, Version: "4.4.0"}: {Class: file, Type: "source", Version: "4.4.0"}}
 	for _, version := range []string{"", "4.4.0"} {
 		out := Plan(Input{Desired: desired(want(a, "h", plugin(registry.HostPluginPlacement(file, version)))), Agents: []registry.Agent{builtin, host}})
 		if got := assigned(out); got[a] != "host@1" {

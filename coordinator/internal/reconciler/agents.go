@@ -8,10 +8,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Endpoints are the leader-only agent endpoints of one term, served on a
@@ -69,7 +70,7 @@ type endpoints struct{ r *Reconciler }
 // stopped and committed), so the next reconcile places them elsewhere.
 func (e endpoints) deregisterEndpoint(ctx context.Context, req any) (any, error) {
 	r := e.r
-	q := req.(*v1.RegisterRequest)
+	q := req.(*wire.RegisterRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
@@ -77,19 +78,19 @@ func (e endpoints) deregisterEndpoint(ctx context.Context, req any) (any, error)
 	r.cfg.Listener.AgentsGone([]string{q.AgentID})
 	r.log.Info("agent left", "agent", q.AgentID)
 	r.Trigger()
-	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
+	return wire.HeartbeatReply{Type: wire.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
 }
 
 func (e endpoints) registerEndpoint(ctx context.Context, req any) (any, error) {
 	r := e.r
-	q := req.(*v1.RegisterRequest)
+	q := req.(*wire.RegisterRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
 	r.log.Info("agent registered", "agent", q.AgentID, "labels", q.Labels, "tasks", len(q.Tasks))
 	r.Observe(q, true)
 	r.cfg.Listener.Registered(q.AgentID)
-	reply := v1.RegisterReply{Type: v1.TypeRegisterReply, Term: r.cfg.Term(), LeaseMillis: r.cfg.AgentLease.Milliseconds()}
+	reply := wire.RegisterReply{Type: wire.TypeRegisterReply, Term: r.cfg.Term(), LeaseMillis: r.cfg.AgentLease.Milliseconds()}
 	if r.cfg.LivenessTopic != "" {
 		reply.LivenessTopic, reply.LivenessMillis = r.cfg.LivenessTopic, LivenessEvery.Milliseconds()
 	}
@@ -98,14 +99,14 @@ func (e endpoints) registerEndpoint(ctx context.Context, req any) (any, error) {
 
 func (e endpoints) heartbeatEndpoint(ctx context.Context, req any) (any, error) {
 	r := e.r
-	q := req.(*v1.HeartbeatRequest)
+	q := req.(*wire.HeartbeatRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
 	if !r.Observe(q, false) {
-		return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: r.cfg.Term(), Unknown: true}, nil
+		return wire.HeartbeatReply{Type: wire.TypeHeartbeatReply, Term: r.cfg.Term(), Unknown: true}, nil
 	}
-	return v1.HeartbeatReply{Type: v1.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
+	return wire.HeartbeatReply{Type: wire.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
 }
 
 // Observe records a registration or heartbeat, adopts the tasks the agent
@@ -113,7 +114,7 @@ func (e endpoints) heartbeatEndpoint(ctx context.Context, req any) (any, error) 
 // where tasks run), and queues their statuses. A heartbeat from an agent
 // the coordinator does not know returns false: it must register.
 // Reconcile runs again only when the report changed something.
-func (r *Reconciler) Observe(q *v1.RegisterRequest, register bool) bool {
+func (r *Reconciler) Observe(q *wire.RegisterRequest, register bool) bool {
 	o := r.table.observe(q, register, r.now())
 	// A task at a generation never issued stays in the agent's report, so
 	// that the planner replaces or revokes that instance as a zombie.
@@ -144,36 +145,36 @@ func (r *Reconciler) Observe(q *v1.RegisterRequest, register bool) bool {
 
 func (e endpoints) statusEndpoint(ctx context.Context, req any) (any, error) {
 	r := e.r
-	q := req.(*v1.StatusReport)
+	q := req.(*wire.StatusReport)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
 	if !r.table.Issued(q.Generation) {
 		r.ignoreGeneration("status", q.AgentID, q.ID, q.Generation)
-		return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+		return wire.StatusReply{Type: wire.TypeStatusReply}, nil
 	}
 	r.status.Queue(r.taskStatusRecords(q.AgentID, q.ID, q.Generation, q.State, q.Trace, q.Topics)...)
-	if q.State != "" && q.State != v1.StateUnassigned {
+	if q.State != "" && q.State != api.StateUnassigned {
 		r.confirmMove(q.AgentID, q.ID, q.Generation)
 	}
-	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+	return wire.StatusReply{Type: wire.TypeStatusReply}, nil
 }
 
 // connectorEventEndpoint hands a Java connector's event to its instance.
 func (e endpoints) connectorEventEndpoint(ctx context.Context, req any) (any, error) {
 	r := e.r
-	ev := req.(*v1.PluginConnectorEvent)
+	ev := req.(*wire.PluginConnectorEvent)
 	if ev.Name == "" || ev.Kind == "" {
-		return nil, v1.Errorf(v1.CodeBadRequest, "a connector event needs a connector name and a kind")
+		return nil, api.Errorf(api.CodeBadRequest, "a connector event needs a connector name and a kind")
 	}
 	r.cfg.Listener.ConnectorEvent(*ev)
-	return v1.StatusReply{Type: v1.TypeStatusReply}, nil
+	return wire.StatusReply{Type: wire.TypeStatusReply}, nil
 }
 
 // taskStatusRecords returns the status-topic records that an agent's report
 // of a task calls for: none when the report comes from an owner or
 // generation that is no longer current, or says nothing new.
-func (r *Reconciler) taskStatusRecords(agent string, id v1.TaskID, gen int64, state, trace string, topics []string) []records.Record {
+func (r *Reconciler) taskStatusRecords(agent string, id api.TaskID, gen int64, state, trace string, topics []string) []records.Record {
 	p, ok := r.table.Placement(id)
 	if !ok || p.Agent != agent || p.Generation != gen {
 		return nil
@@ -185,10 +186,10 @@ func (r *Reconciler) taskStatusRecords(agent string, id v1.TaskID, gen int64, st
 // reportRecords decides the records of a current owner's report of task
 // id: its status when it says something new (cur, has: what the leader
 // last decided), and a record for each topic not yet known to be used.
-func reportRecords(agent string, id v1.TaskID, gen int64, state, trace string, topics []string, cur store.InstanceStatus, has bool, knownTopics []string, now time.Time) []records.Record {
+func reportRecords(agent string, id api.TaskID, gen int64, state, trace string, topics []string, cur store.InstanceStatus, has bool, knownTopics []string, now time.Time) []records.Record {
 	var recs []records.Record
 	if !has || cur.State != state || cur.Trace != trace || cur.WorkerID != agent || cur.Generation != gen {
-		if state != "" && state != v1.StateUnassigned {
+		if state != "" && state != api.StateUnassigned {
 			recs = append(recs, store.PutTaskStatus{Connector: id.Connector, Task: id.Task, State: state, Trace: trace, Worker: agent, Generation: gen}.Record())
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // TestEndpoints is the table of the agent endpoints' answers and what each
@@ -20,39 +21,39 @@ func TestEndpoints(t *testing.T) {
 	w.r.cfg.LivenessTopic = "beats"
 
 	// A heartbeat before registering: unknown, it must register.
-	reply, err := w.ep().heartbeatEndpoint(ctx, &v1.HeartbeatRequest{AgentID: "a"})
-	if err != nil || !reply.(v1.HeartbeatReply).Unknown {
+	reply, err := w.ep().heartbeatEndpoint(ctx, &wire.HeartbeatRequest{AgentID: "a"})
+	if err != nil || !reply.(wire.HeartbeatReply).Unknown {
 		t.Fatalf("heartbeat of an unknown agent: %+v, %v", reply, err)
 	}
 	// Register: known, told the lease and the liveness topic.
-	reply, err = w.ep().registerEndpoint(ctx, &v1.RegisterRequest{AgentID: "a"})
-	rr := reply.(v1.RegisterReply)
+	reply, err = w.ep().registerEndpoint(ctx, &wire.RegisterRequest{AgentID: "a"})
+	rr := reply.(wire.RegisterReply)
 	if err != nil || rr.Term != 1 || rr.LeaseMillis != 10000 || rr.LivenessTopic != "beats" || rr.LivenessMillis != LivenessEvery.Milliseconds() {
 		t.Fatalf("register: %+v, %v", reply, err)
 	}
 	if !w.r.table.Known("a") || !slices.Equal(w.listener.registered, []string{"a"}) {
 		t.Fatal("a registered agent is not known, or the loggers were not told")
 	}
-	reply, _ = w.ep().heartbeatEndpoint(ctx, &v1.HeartbeatRequest{AgentID: "a"})
-	if reply.(v1.HeartbeatReply).Unknown {
+	reply, _ = w.ep().heartbeatEndpoint(ctx, &wire.HeartbeatRequest{AgentID: "a"})
+	if reply.(wire.HeartbeatReply).Unknown {
 		t.Fatal("a registered agent's heartbeat was unknown")
 	}
 	// An invalid request is refused.
-	if _, err := w.ep().registerEndpoint(ctx, &v1.RegisterRequest{}); err == nil {
+	if _, err := w.ep().registerEndpoint(ctx, &wire.RegisterRequest{}); err == nil {
 		t.Fatal("a registration without an agent id was taken")
 	}
 	// Deregister: forgotten, and the host of Java connectors told.
-	if _, err := w.ep().deregisterEndpoint(ctx, &v1.RegisterRequest{AgentID: "a"}); err != nil {
+	if _, err := w.ep().deregisterEndpoint(ctx, &wire.RegisterRequest{AgentID: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	if w.r.table.Known("a") || !slices.Equal(w.listener.goneIDs(), []string{"a"}) {
 		t.Fatal("a deregistered agent is still known, or nobody was told")
 	}
 	// Connector events go to the host; one without a name is refused.
-	if _, err := w.ep().connectorEventEndpoint(ctx, &v1.PluginConnectorEvent{Name: "c", Kind: "k"}); err != nil || len(w.listener.events) != 1 {
+	if _, err := w.ep().connectorEventEndpoint(ctx, &wire.PluginConnectorEvent{Name: "c", Kind: "k"}); err != nil || len(w.listener.events) != 1 {
 		t.Fatalf("connector event: %v, %d events", err, len(w.listener.events))
 	}
-	if _, err := w.ep().connectorEventEndpoint(ctx, &v1.PluginConnectorEvent{Kind: "k"}); !v1.IsCode(err, v1.CodeBadRequest) {
+	if _, err := w.ep().connectorEventEndpoint(ctx, &wire.PluginConnectorEvent{Kind: "k"}); !api.IsCode(err, api.CodeBadRequest) {
 		t.Fatalf("a nameless connector event: %v", err)
 	}
 }
@@ -62,21 +63,21 @@ func TestObserve(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		name       string
-		first      *v1.RegisterRequest // registered before, if set
-		req        v1.RegisterRequest
+		first      *wire.RegisterRequest // registered before, if set
+		req        wire.RegisterRequest
 		register   bool
 		wantKnown  bool
 		wantGone   bool
 		wantJoined bool
 	}{
-		{"heartbeat, unknown", nil, v1.RegisterRequest{AgentID: "a"}, false, false, false, false},
-		{"register", nil, v1.RegisterRequest{AgentID: "a"}, true, true, false, false},
-		{"register again, same process", &v1.RegisterRequest{AgentID: "a", StartedAt: start}, v1.RegisterRequest{AgentID: "a", StartedAt: start}, true, true, false, false},
-		{"register again, restarted: its host's connectors are gone", &v1.RegisterRequest{AgentID: "a", StartedAt: start},
-			v1.RegisterRequest{AgentID: "a", StartedAt: start.Add(time.Second)}, true, true, true, false},
-		{"a host with plugins joins", nil, v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "1"}}}, true, true, false, true},
-		{"a host's heartbeat, nothing new", &v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "1"}}},
-			v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "1"}}}, false, true, false, false},
+		{"heartbeat, unknown", nil, wire.RegisterRequest{AgentID: "a"}, false, false, false, false},
+		{"register", nil, wire.RegisterRequest{AgentID: "a"}, true, true, false, false},
+		{"register again, same process", &wire.RegisterRequest{AgentID: "a", StartedAt: start}, wire.RegisterRequest{AgentID: "a", StartedAt: start}, true, true, false, false},
+		{"register again, restarted: its host's connectors are gone", &wire.RegisterRequest{AgentID: "a", StartedAt: start},
+			wire.RegisterRequest{AgentID: "a", StartedAt: start.Add(time.Second)}, true, true, true, false},
+		{"a host with plugins joins", nil, wire.RegisterRequest{AgentID: "a", HostPlugins: []api.PluginInfo{{Class: "J", Version: "1"}}}, true, true, false, true},
+		{"a host's heartbeat, nothing new", &wire.RegisterRequest{AgentID: "a", HostPlugins: []api.PluginInfo{{Class: "J", Version: "1"}}},
+			wire.RegisterRequest{AgentID: "a", HostPlugins: []api.PluginInfo{{Class: "J", Version: "1"}}}, false, true, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
@@ -96,12 +97,12 @@ func TestObserve(t *testing.T) {
 // not adopted, and the counter does not move to it.
 func TestForgedGeneration(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
-	w.register("a", v1.RunningTask{ID: tid("c", 0), Generation: 1 << 40, State: v1.StateRunning})
+	w.register("a", wire.RunningTask{ID: tid("c", 0), Generation: 1 << 40, State: api.StateRunning})
 	if p := w.placedOn(tid("c", 0)); p != "" || w.r.table.Generation() != 0 {
 		t.Fatalf("a forged generation was adopted: placed on %q, generation %d", p, w.r.table.Generation())
 	}
-	reply, _ := w.ep().statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "a", ID: tid("c", 0), Generation: 1 << 40, State: v1.StateRunning})
-	if _, ok := reply.(v1.StatusReply); !ok {
+	reply, _ := w.ep().statusEndpoint(context.Background(), &wire.StatusReport{AgentID: "a", ID: tid("c", 0), Generation: 1 << 40, State: api.StateRunning})
+	if _, ok := reply.(wire.StatusReply); !ok {
 		t.Fatalf("status reply %+v", reply)
 	}
 	if _, ok := w.r.status.Task("c", 0); ok {
@@ -118,19 +119,19 @@ func TestStatusReports(t *testing.T) {
 	w.pass(t)
 	gen := w.rpc.assignedTo("a")[0].Generation
 	report := func(agent string, gen int64, state string, topics ...string) {
-		if _, err := w.ep().statusEndpoint(ctx, &v1.StatusReport{AgentID: agent, ID: tid("c", 0), Generation: gen, State: state, Topics: topics}); err != nil {
+		if _, err := w.ep().statusEndpoint(ctx, &wire.StatusReport{AgentID: agent, ID: tid("c", 0), Generation: gen, State: state, Topics: topics}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	report("b", gen, v1.StateFailed)
-	if st, _ := w.r.status.Task("c", 0); st.State == v1.StateFailed {
+	report("b", gen, api.StateFailed)
+	if st, _ := w.r.status.Task("c", 0); st.State == api.StateFailed {
 		t.Fatal("another agent's report was written")
 	}
-	report("a", gen, v1.StateRunning, "t1")
-	if st, _ := w.r.status.Task("c", 0); st.State != v1.StateRunning || st.WorkerID != "a" || st.Generation != gen {
+	report("a", gen, api.StateRunning, "t1")
+	if st, _ := w.r.status.Task("c", 0); st.State != api.StateRunning || st.WorkerID != "a" || st.Generation != gen {
 		t.Fatalf("the owner's report: %+v", st)
 	}
-	if err := w.r.status.Write(ctx, records.Record{Key: records.ConnectorStatusKey("flush"), Value: records.EncodeStatus(v1.StateRunning, "", "x", 0)}); err != nil {
+	if err := w.r.status.Write(ctx, records.Record{Key: records.ConnectorStatusKey("flush"), Value: records.EncodeStatus(api.StateRunning, "", "x", 0)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := w.statuses.Topics("c"); !slices.Equal(got, []string{"t1"}) {
@@ -142,7 +143,7 @@ func TestStatusReports(t *testing.T) {
 func TestReportRecords(t *testing.T) {
 	id := tid("c", 0)
 	now := time.UnixMilli(1234)
-	cur := store.InstanceStatus{State: v1.StateRunning, WorkerID: "a", Generation: 3}
+	cur := store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 3}
 	long := fmt.Sprintf("%0250d", 0)
 	for _, tc := range []struct {
 		name   string
@@ -153,15 +154,15 @@ func TestReportRecords(t *testing.T) {
 		known  []string
 		want   []string // keys
 	}{
-		{"nothing new", v1.StateRunning, 3, true, nil, nil, nil},
-		{"first report", v1.StateRunning, 3, false, nil, nil, []string{records.TaskStatusKey("c", 0)}},
-		{"new state", v1.StateFailed, 3, true, nil, nil, []string{records.TaskStatusKey("c", 0)}},
-		{"new generation", v1.StateRunning, 4, true, nil, nil, []string{records.TaskStatusKey("c", 0)}},
-		{"unassigned is not written", v1.StateUnassigned, 4, true, nil, nil, nil},
+		{"nothing new", api.StateRunning, 3, true, nil, nil, nil},
+		{"first report", api.StateRunning, 3, false, nil, nil, []string{records.TaskStatusKey("c", 0)}},
+		{"new state", api.StateFailed, 3, true, nil, nil, []string{records.TaskStatusKey("c", 0)}},
+		{"new generation", api.StateRunning, 4, true, nil, nil, []string{records.TaskStatusKey("c", 0)}},
+		{"unassigned is not written", api.StateUnassigned, 4, true, nil, nil, nil},
 		{"empty state is not written", "", 4, true, nil, nil, nil},
-		{"new topic", v1.StateRunning, 3, true, []string{"t"}, nil, []string{records.TopicStatusKey("c", "t")}},
-		{"known topic", v1.StateRunning, 3, true, []string{"t"}, []string{"t"}, nil},
-		{"no name, or too long for Kafka", v1.StateRunning, 3, true, []string{"", long}, nil, nil},
+		{"new topic", api.StateRunning, 3, true, []string{"t"}, nil, []string{records.TopicStatusKey("c", "t")}},
+		{"known topic", api.StateRunning, 3, true, []string{"t"}, []string{"t"}, nil},
+		{"no name, or too long for Kafka", api.StateRunning, 3, true, []string{"", long}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var keys []string
@@ -223,15 +224,15 @@ func TestAgentAbsentEdges(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			features := []string{v1.FeaturePresence}
+			features := []string{wire.FeaturePresence}
 			if tc.beats {
-				features = append(features, v1.FeatureKafkaLiveness)
+				features = append(features, wire.FeatureKafkaLiveness)
 			}
 			firstMiss := w.clock.Now()
 			if !tc.heardNew {
 				firstMiss = firstMiss.Add(time.Nanosecond)
 			}
-			w.r.Observe(&v1.RegisterRequest{AgentID: "a", Features: features}, true)
+			w.r.Observe(&wire.RegisterRequest{AgentID: "a", Features: features}, true)
 			if tc.fresh {
 				w.r.lastBeat.Store(w.clock.Now().Add(tc.silent).UnixNano())
 			}
@@ -264,7 +265,7 @@ func TestProbesFindALostAgent(t *testing.T) {
 	w.r.cfg.Prober = fakeProber{absent: map[string]bool{"dead": true}}
 	w.r.cfg.Clock, w.r.clock = RealClock{}, RealClock{}
 	for _, id := range []string{"dead", "live"} {
-		w.r.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true)
+		w.r.Observe(&wire.RegisterRequest{AgentID: id, Features: []string{wire.FeaturePresence}}, true)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

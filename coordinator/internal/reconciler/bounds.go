@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -30,7 +30,7 @@ func (r *Reconciler) warnDue(key string) bool { return r.warn.Due(key, r.now()) 
 
 // ignoreGeneration logs, once per agent and period, that a report of
 // agent named a generation this leader never issued.
-func (r *Reconciler) ignoreGeneration(what, agent string, id v1.TaskID, gen int64) {
+func (r *Reconciler) ignoreGeneration(what, agent string, id api.TaskID, gen int64) {
 	if r.warnDue("generation/" + agent) {
 		r.log.Warn("ignoring a report of a generation this coordinator never issued", "report", what,
 			"agent", agent, "task", id.String(), "connector", id.Connector, "generation", gen, "highest_issued", r.table.Generation())
@@ -42,13 +42,13 @@ func (r *Reconciler) ignoreGeneration(what, agent string, id v1.TaskID, gen int6
 // limit in its trace; the other failures are logged (rate-limited) and
 // retried by the next reconcile pass.
 func (r *Reconciler) assignFailed(agent string, f agentrpc.AssignFailure) {
-	e := v1.AsError(f.Err)
-	if e.Code == v1.CodeTooLarge && len(f.Tasks) == 1 {
+	e := api.AsError(f.Err)
+	if e.Code == api.CodeTooLarge && len(f.Tasks) == 1 {
 		a := f.Tasks[0]
 		trace := fmt.Sprintf("The task's assignment cannot be sent to agent %s: %s", agent, e.Message)
-		if st, ok := r.status.Task(a.ID.Connector, a.ID.Task); !ok || st.State != v1.StateFailed || st.Trace != trace {
+		if st, ok := r.status.Task(a.ID.Connector, a.ID.Task); !ok || st.State != api.StateFailed || st.Trace != trace {
 			r.status.Queue(records.Record{Key: records.TaskStatusKey(a.ID.Connector, a.ID.Task),
-				Value: records.EncodeStatus(v1.StateFailed, trace, agent, a.Generation)})
+				Value: records.EncodeStatus(api.StateFailed, trace, agent, a.Generation)})
 		}
 		if r.warnDue("assign-too-large/" + a.ID.String()) {
 			r.log.Warn("assignment too large to send; the task is failed", "agent", agent, "task", a.ID.String(), "connector", a.ID.Connector, "err", e.Message)

@@ -9,13 +9,14 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/labels"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The fakes below stand for Kafka, NATS and the herder: the reconciler's
@@ -47,7 +48,7 @@ type fakeListener struct {
 	gone       []string
 	joined     int
 	registered []string
-	events     []v1.PluginConnectorEvent
+	events     []wire.PluginConnectorEvent
 }
 
 func (l *fakeListener) AgentsGone(ids []string) {
@@ -61,7 +62,7 @@ func (l *fakeListener) Registered(id string) {
 	l.registered = append(l.registered, id)
 	l.mu.Unlock()
 }
-func (l *fakeListener) ConnectorEvent(ev v1.PluginConnectorEvent) {
+func (l *fakeListener) ConnectorEvent(ev wire.PluginConnectorEvent) {
 	l.mu.Lock()
 	l.events = append(l.events, ev)
 	l.mu.Unlock()
@@ -77,36 +78,36 @@ func (l *fakeListener) goneIDs() []string {
 // told.
 type fakeRPC struct {
 	mu       sync.Mutex
-	revokes  map[string][]v1.TaskID
-	assigns  map[string][]v1.TaskAssignment
-	refuse   map[v1.TaskID]bool
+	revokes  map[string][]api.TaskID
+	assigns  map[string][]wire.TaskAssignment
+	refuse   map[api.TaskID]bool
 	failWith map[string]error // agent → error of every assign
 	revErr   error
 	assigned chan struct{}
 }
 
 func newRPC() *fakeRPC {
-	return &fakeRPC{revokes: map[string][]v1.TaskID{}, assigns: map[string][]v1.TaskAssignment{}, refuse: map[v1.TaskID]bool{},
+	return &fakeRPC{revokes: map[string][]api.TaskID{}, assigns: map[string][]wire.TaskAssignment{}, refuse: map[api.TaskID]bool{},
 		failWith: map[string]error{}, assigned: make(chan struct{}, 100)}
 }
 
-func (f *fakeRPC) Revoke(ctx context.Context, agent string, req v1.RevokeRequest) (v1.RevokeReply, error) {
+func (f *fakeRPC) Revoke(ctx context.Context, agent string, req wire.RevokeRequest) (wire.RevokeReply, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.revErr != nil {
-		return v1.RevokeReply{}, f.revErr
+		return wire.RevokeReply{}, f.revErr
 	}
 	f.revokes[agent] = append(f.revokes[agent], req.Tasks...)
-	return v1.RevokeReply{Stopped: req.Tasks}, nil
+	return wire.RevokeReply{Stopped: req.Tasks}, nil
 }
 
-func (f *fakeRPC) Assign(ctx context.Context, agent string, term, issued int64, tasks []v1.TaskAssignment) ([]v1.TaskID, []agentrpc.AssignFailure) {
+func (f *fakeRPC) Assign(ctx context.Context, agent string, term, issued int64, tasks []wire.TaskAssignment) ([]api.TaskID, []agentrpc.AssignFailure) {
 	f.mu.Lock()
 	defer func() { f.mu.Unlock(); f.assigned <- struct{}{} }()
 	if err := f.failWith[agent]; err != nil {
 		return nil, []agentrpc.AssignFailure{{Tasks: tasks, Err: err}}
 	}
-	var refused []v1.TaskID
+	var refused []api.TaskID
 	for _, a := range tasks {
 		if f.refuse[a.ID] {
 			refused = append(refused, a.ID)
@@ -117,13 +118,13 @@ func (f *fakeRPC) Assign(ctx context.Context, agent string, term, issued int64, 
 	return refused, nil
 }
 
-func (f *fakeRPC) assignedTo(agent string) []v1.TaskAssignment {
+func (f *fakeRPC) assignedTo(agent string) []wire.TaskAssignment {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.assigns[agent])
 }
 
-func (f *fakeRPC) revokedOn(agent string) []v1.TaskID {
+func (f *fakeRPC) revokedOn(agent string) []api.TaskID {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.revokes[agent])
@@ -216,7 +217,7 @@ func (f *fakeConnectors) Shape(c store.Connector) Shape {
 	defer f.mu.Unlock()
 	return Shape{Source: f.source[c.Name]}
 }
-func (f *fakeConnectors) SchedulerTask(id v1.TaskID) (scheduler.Task, bool) {
+func (f *fakeConnectors) SchedulerTask(id api.TaskID) (scheduler.Task, bool) {
 	c, ok := f.Get(id.Connector)
 	if !ok {
 		return scheduler.Task{ID: id}, true

@@ -6,9 +6,10 @@ import (
 	"sort"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Fleet operations move tasks between agents on purpose — a drain off an
@@ -56,7 +57,7 @@ var ErrNotOnAgent = errors.New("the task is not placed on the agent")
 // Move starts moving task from agent from to agent to (empty: wherever the
 // planner places it, or nowhere for a task no other agent may run), on
 // behalf of owner. The task must be placed on from and not already moving.
-func (r *Reconciler) Move(task v1.TaskID, from, to, owner string) error {
+func (r *Reconciler) Move(task api.TaskID, from, to, owner string) error {
 	if err := r.table.startMove(task, from, to, owner, r.now()); err != nil {
 		return fmt.Errorf("move task %s from %s: %w", task, from, err)
 	}
@@ -66,7 +67,7 @@ func (r *Reconciler) Move(task v1.TaskID, from, to, owner string) error {
 
 // startMove records a move of task off from, started at now: the task
 // must be placed on from and not already moving.
-func (t *Table) startMove(task v1.TaskID, from, to, owner string, now time.Time) error {
+func (t *Table) startMove(task api.TaskID, from, to, owner string, now time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, moving := t.moves[task]; moving {
@@ -104,7 +105,7 @@ func (r *Reconciler) wakeWatchers() {
 // it under the generation it was placed there with (a status report comes
 // at once; a heartbeat only every lease/3), and wakes the watchers to start
 // the next move.
-func (r *Reconciler) confirmMove(agent string, id v1.TaskID, gen int64) {
+func (r *Reconciler) confirmMove(agent string, id api.TaskID, gen int64) {
 	if r.table.confirmMove(agent, id, gen) {
 		r.wakeWatchers()
 	}
@@ -112,7 +113,7 @@ func (r *Reconciler) confirmMove(agent string, id v1.TaskID, gen int64) {
 
 // confirmMove ends the move of id if agent, where it went, reports it at
 // the generation it was placed there with; it reports whether it did.
-func (t *Table) confirmMove(agent string, id v1.TaskID, gen int64) bool {
+func (t *Table) confirmMove(agent string, id api.TaskID, gen int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m, moving := t.moves[id]
@@ -126,7 +127,7 @@ func (t *Table) confirmMove(agent string, id v1.TaskID, gen int64) bool {
 
 // endMoveLocked drops the move of id, counting a drain's; the caller holds
 // t.mu.
-func (t *Table) endMoveLocked(id v1.TaskID) {
+func (t *Table) endMoveLocked(id api.TaskID) {
 	if m := t.moves[id]; m.owner == OwnerDrain {
 		t.drained[m.From]++
 	}
@@ -145,7 +146,7 @@ const (
 // judgeMove decides a move in flight: p is the task's placement (placed
 // false: none), onNew what the agent it is placed on reports of it, and
 // fromRuns whether From still reports running it.
-func judgeMove(m activeMove, p placements.Placement, placed bool, onNew v1.RunningTask, newReports bool, fromRuns bool, now time.Time) moveVerdict {
+func judgeMove(m activeMove, p placements.Placement, placed bool, onNew wire.RunningTask, newReports bool, fromRuns bool, now time.Time) moveVerdict {
 	switch {
 	case now.Sub(m.since) > MoveTimeout:
 		return moveTimedOut
@@ -168,7 +169,7 @@ func judgeMove(m activeMove, p placements.Placement, placed bool, onNew v1.Runni
 func (t *Table) retireMovesLocked(now time.Time) (timedOut []activeMove) {
 	for id, m := range t.moves {
 		p, placed := t.placed.Get(id)
-		var onNew v1.RunningTask
+		var onNew wire.RunningTask
 		newReports := false
 		if placed {
 			if a, ok := t.agents.Get(p.Agent); ok {
@@ -195,11 +196,11 @@ func (t *Table) retireMovesLocked(now time.Time) (timedOut []activeMove) {
 
 // planMovesLocked are the moves the planner must make now; the caller
 // holds t.mu.
-func (t *Table) planMovesLocked() map[v1.TaskID]scheduler.Move {
+func (t *Table) planMovesLocked() map[api.TaskID]scheduler.Move {
 	if len(t.moves) == 0 {
 		return nil
 	}
-	out := make(map[v1.TaskID]scheduler.Move, len(t.moves))
+	out := make(map[api.TaskID]scheduler.Move, len(t.moves))
 	for id, m := range t.moves {
 		out[id] = m.Move
 	}
@@ -217,14 +218,14 @@ type Snapshot struct {
 	// Agents are the registered agents, with their cordons.
 	Agents []scheduler.Agent
 	// Current is the agent each of Tasks is placed on.
-	Current map[v1.TaskID]string
+	Current map[api.TaskID]string
 	// Placed is every placement's agent; Reported what each agent reports
 	// running.
-	Placed   map[v1.TaskID]string
-	Reported map[string][]v1.TaskID
+	Placed   map[api.TaskID]string
+	Reported map[string][]api.TaskID
 	// Moves are the moves in flight; Drained counts the tasks each drain
 	// moved off its agent this term.
-	Moves   map[v1.TaskID]MoveInfo
+	Moves   map[api.TaskID]MoveInfo
 	Drained map[string]int
 }
 
@@ -236,8 +237,8 @@ func (r *Reconciler) Snapshot() Snapshot {
 	for _, m := range timedOut {
 		r.log.Warn("a moved task was not reported running in time; the move is given up", "task", m.Task, "from", m.From, "owner", m.owner)
 	}
-	s := Snapshot{At: now, Placed: make(map[v1.TaskID]string, len(v.placed)), Reported: map[string][]v1.TaskID{}, Moves: v.moves, Drained: v.drained,
-		Current: map[v1.TaskID]string{}}
+	s := Snapshot{At: now, Placed: make(map[api.TaskID]string, len(v.placed)), Reported: map[string][]api.TaskID{}, Moves: v.moves, Drained: v.drained,
+		Current: map[api.TaskID]string{}}
 	for id, p := range v.placed {
 		s.Placed[id] = p.Agent
 	}
@@ -265,8 +266,8 @@ func (r *Reconciler) Snapshot() Snapshot {
 }
 
 // TasksOn are the tasks placed on agent or that it reports, sorted.
-func (s Snapshot) TasksOn(agent string) []v1.TaskID {
-	ids := map[v1.TaskID]bool{}
+func (s Snapshot) TasksOn(agent string) []api.TaskID {
+	ids := map[api.TaskID]bool{}
 	for id, a := range s.Placed {
 		if a == agent {
 			ids[id] = true
@@ -275,7 +276,7 @@ func (s Snapshot) TasksOn(agent string) []v1.TaskID {
 	for _, id := range s.Reported[agent] {
 		ids[id] = true
 	}
-	out := make([]v1.TaskID, 0, len(ids))
+	out := make([]api.TaskID, 0, len(ids))
 	for id := range ids {
 		out = append(out, id)
 	}
@@ -293,7 +294,7 @@ func (r *Reconciler) cordoned() map[string]bool {
 }
 
 // TaskLess orders task ids by connector, then task number.
-func TaskLess(a, b v1.TaskID) bool {
+func TaskLess(a, b api.TaskID) bool {
 	if a.Connector != b.Connector {
 		return a.Connector < b.Connector
 	}

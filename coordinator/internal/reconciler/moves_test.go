@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // runningOn places c's tasks on agent a (b and c registered too), and
@@ -67,11 +68,11 @@ func TestMoveLifecycle(t *testing.T) {
 	}
 	gen := w.rpc.assignedTo("b")[0].Generation
 	// A report from a, or at another generation, does not confirm it.
-	_, _ = w.ep().statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: v1.StateUnassigned})
+	_, _ = w.ep().statusEndpoint(context.Background(), &wire.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: api.StateUnassigned})
 	if len(w.r.Snapshot().Moves) != 1 {
 		t.Fatal("an UNASSIGNED report confirmed the move")
 	}
-	_, _ = w.ep().statusEndpoint(context.Background(), &v1.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: v1.StateRunning})
+	_, _ = w.ep().statusEndpoint(context.Background(), &wire.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: api.StateRunning})
 	s := w.r.Snapshot()
 	if len(s.Moves) != 0 || s.Drained["a"] != 1 {
 		t.Fatalf("after b's report: moves %v, drained %v", s.Moves, s.Drained)
@@ -93,21 +94,21 @@ func TestJudgeMove(t *testing.T) {
 		name       string
 		p          placements.Placement
 		placed     bool
-		onNew      v1.RunningTask
+		onNew      wire.RunningTask
 		newReports bool
 		fromRuns   bool
 		at         time.Duration
 		want       moveVerdict
 	}{
-		{"still on From", placements.Placement{Agent: "a", Generation: 1}, true, v1.RunningTask{}, true, true, 0, moveGoesOn},
-		{"placed elsewhere, not reported yet", placements.Placement{Agent: "b", Generation: 2}, true, v1.RunningTask{}, true, false, 0, moveGoesOn},
-		{"placed elsewhere, reported at an older generation", placements.Placement{Agent: "b", Generation: 2}, true, v1.RunningTask{Generation: 1}, true, false, 0, moveGoesOn},
-		{"runs where it went", placements.Placement{Agent: "b", Generation: 2}, true, v1.RunningTask{Generation: 2}, true, false, 0, moveDone},
-		{"the new agent is gone", placements.Placement{Agent: "b", Generation: 2}, true, v1.RunningTask{}, false, false, 0, moveGoesOn},
-		{"unplaced, From still runs it", placements.Placement{}, false, v1.RunningTask{}, false, true, 0, moveGoesOn},
-		{"unplaced and left From (forced, or gone)", placements.Placement{}, false, v1.RunningTask{}, false, false, 0, moveDone},
-		{"exactly MoveTimeout: goes on", placements.Placement{Agent: "b", Generation: 2}, true, v1.RunningTask{}, true, false, MoveTimeout, moveGoesOn},
-		{"a nanosecond past MoveTimeout: given up", placements.Placement{Agent: "b", Generation: 2}, true, v1.RunningTask{}, true, false, MoveTimeout + time.Nanosecond, moveTimedOut},
+		{"still on From", placements.Placement{Agent: "a", Generation: 1}, true, wire.RunningTask{}, true, true, 0, moveGoesOn},
+		{"placed elsewhere, not reported yet", placements.Placement{Agent: "b", Generation: 2}, true, wire.RunningTask{}, true, false, 0, moveGoesOn},
+		{"placed elsewhere, reported at an older generation", placements.Placement{Agent: "b", Generation: 2}, true, wire.RunningTask{Generation: 1}, true, false, 0, moveGoesOn},
+		{"runs where it went", placements.Placement{Agent: "b", Generation: 2}, true, wire.RunningTask{Generation: 2}, true, false, 0, moveDone},
+		{"the new agent is gone", placements.Placement{Agent: "b", Generation: 2}, true, wire.RunningTask{}, false, false, 0, moveGoesOn},
+		{"unplaced, From still runs it", placements.Placement{}, false, wire.RunningTask{}, false, true, 0, moveGoesOn},
+		{"unplaced and left From (forced, or gone)", placements.Placement{}, false, wire.RunningTask{}, false, false, 0, moveDone},
+		{"exactly MoveTimeout: goes on", placements.Placement{Agent: "b", Generation: 2}, true, wire.RunningTask{}, true, false, MoveTimeout, moveGoesOn},
+		{"a nanosecond past MoveTimeout: given up", placements.Placement{Agent: "b", Generation: 2}, true, wire.RunningTask{}, true, false, MoveTimeout + time.Nanosecond, moveTimedOut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := judgeMove(m, tc.p, tc.placed, tc.onNew, tc.newReports, tc.fromRuns, since.Add(tc.at)); got != tc.want {
@@ -141,7 +142,7 @@ func TestMoveTimesOut(t *testing.T) {
 // TestSnapshot: the placement world as the fleet controllers see it.
 func TestSnapshot(t *testing.T) {
 	w := runningOn(t, 2)
-	w.fleet.marks["b"] = store.AgentMark{State: v1.AgentCordoned}
+	w.fleet.marks["b"] = store.AgentMark{State: api.AgentCordoned}
 	s := w.r.Snapshot()
 	if len(s.Tasks) != 2 || s.Tasks[0].ID != tid("c", 0) || s.Current[tid("c", 1)] != "a" {
 		t.Fatalf("tasks %v, current %v", s.Tasks, s.Current)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/planner"
@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-io/sluice/shared/labels"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/tenancy"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // reconcileLoop reconciles until ctx ends (leadership is revoked): on a
@@ -85,7 +86,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 	}
 	m.Sync(want)
 	holds := r.ensureAllTaskConfigs(ctx, m, conns)
-	desired := map[v1.TaskID]planner.Desired{}
+	desired := map[api.TaskID]planner.Desired{}
 	reserved := cs.ReservedTopics(conns)
 	for i, c := range conns {
 		r.ensureConnectorStatus(c)
@@ -108,7 +109,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 
 // desiredTasks are the tasks of connector c that should run, as the
 // planner takes them.
-func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string) map[v1.TaskID]planner.Desired {
+func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string) map[api.TaskID]planner.Desired {
 	// A selector that does not parse places the tasks nowhere: running
 	// them anywhere could run a file source on a host without its file.
 	sel, selErr := labels.Parse(c.Config[labels.SelectorKey])
@@ -116,9 +117,9 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 	if selErr != nil {
 		selError = selErr.Error()
 	}
-	out := make(map[v1.TaskID]planner.Desired, len(c.Tasks))
+	out := make(map[api.TaskID]planner.Desired, len(c.Tasks))
 	for i, tc := range c.Tasks {
-		id := v1.TaskID{Connector: c.Name, Task: i}
+		id := api.TaskID{Connector: c.Name, Task: i}
 		// A change of the tenant's rules changes the hash, so the tasks
 		// restart under them (and fail, with a trace, if they break them).
 		out[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc) + tenancy.Fingerprint(shape.Policy), Tenant: shape.Policy,
@@ -130,7 +131,7 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 // plan expires lost agents and runs the planner on the agents and
 // placements of this instant, then installs the placements it computed.
 // The plan itself holds the table's lock but does no I/O.
-func (r *Reconciler) plan(desired map[v1.TaskID]planner.Desired, now time.Time) planner.Output {
+func (r *Reconciler) plan(desired map[api.TaskID]planner.Desired, now time.Time) planner.Output {
 	// The fleet state's own lock, taken before the table's, never inside.
 	cordoned := r.cordoned()
 	out, expired := r.table.plan(desired, cordoned, now)
@@ -149,7 +150,7 @@ func (r *Reconciler) plan(desired map[v1.TaskID]planner.Desired, now time.Time) 
 
 // sendRevokes stops tasks, all agents in parallel, and waits (bounded by the
 // task shutdown timeout) so that a moved task stops before it starts again.
-func (r *Reconciler) sendRevokes(ctx context.Context, revokes map[string][]v1.TaskID) {
+func (r *Reconciler) sendRevokes(ctx context.Context, revokes map[string][]api.TaskID) {
 	var wg sync.WaitGroup
 	for agent, ids := range revokes {
 		wg.Go(func() {
@@ -164,10 +165,10 @@ func (r *Reconciler) sendRevokes(ctx context.Context, revokes map[string][]v1.Ta
 // RevokeTasks stops ids on agent, waiting up to the task shutdown timeout.
 // It also voids every assignment of those tasks issued so far: one still
 // in flight to the agent is refused when it arrives after the revoke.
-func (r *Reconciler) RevokeTasks(ctx context.Context, agent string, ids []v1.TaskID) (v1.RevokeReply, error) {
+func (r *Reconciler) RevokeTasks(ctx context.Context, agent string, ids []api.TaskID) (wire.RevokeReply, error) {
 	rctx, cancel := context.WithTimeout(ctx, r.cfg.TaskShutdownTimeout)
 	defer cancel()
-	req := v1.RevokeRequest{Term: r.cfg.Term(), Tasks: ids, Generation: r.table.Generation()}
+	req := wire.RevokeRequest{Term: r.cfg.Term(), Tasks: ids, Generation: r.table.Generation()}
 	reply, err := r.cfg.RPC.Revoke(rctx, agent, req)
 	if err == nil {
 		r.table.ForgetReported(agent, reply.Stopped)
@@ -185,7 +186,7 @@ func (r *Reconciler) RevokeTasks(ctx context.Context, agent string, ids []v1.Tas
 // is sent again when the agent's next heartbeat shows the task missing.
 // They go in requests that each fit one NATS message, so a failed one
 // (a config too large to send) holds up no other.
-func (r *Reconciler) sendAssigns(ctx context.Context, assigns map[string][]v1.TaskAssignment) {
+func (r *Reconciler) sendAssigns(ctx context.Context, assigns map[string][]wire.TaskAssignment) {
 	if r.assignStopped.Load() {
 		return
 	}
@@ -225,8 +226,8 @@ func (r *Reconciler) sendAssigns(ctx context.Context, assigns map[string][]v1.Ta
 // forgetRefused drops the placements an agent refused (a revoke overtook
 // them), unless they changed since, so that the next pass places those
 // tasks again at a new generation instead of resending the void one.
-func (r *Reconciler) forgetRefused(agent string, sent []v1.TaskAssignment, refused []v1.TaskID) {
-	gens := make(map[v1.TaskID]int64, len(sent))
+func (r *Reconciler) forgetRefused(agent string, sent []wire.TaskAssignment, refused []api.TaskID) {
+	gens := make(map[api.TaskID]int64, len(sent))
 	for _, a := range sent {
 		gens[a.ID] = a.Generation
 	}
@@ -279,8 +280,8 @@ func (r *Reconciler) ensureConnectorStatus(c store.Connector) {
 // state: one this coordinator wrote that matches the target stays, and so
 // do a failure of a started connector and a restart under way.
 func connectorStatusDue(target string, st store.InstanceStatus, ok bool, workerID string) (string, bool) {
-	want := map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}[target]
-	if ok && st.WorkerID == workerID && (st.State == want || st.State == v1.StateFailed && want == v1.StateRunning || st.State == v1.StateRestarting) {
+	want := map[string]string{records.TargetStarted: api.StateRunning, records.TargetPaused: api.StatePaused, records.TargetStopped: api.StateStopped}[target]
+	if ok && st.WorkerID == workerID && (st.State == want || st.State == api.StateFailed && want == api.StateRunning || st.State == api.StateRestarting) {
 		return "", false
 	}
 	return want, true

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // conn is a started connector with n tasks.
@@ -23,11 +24,11 @@ func conn(name string, n int) store.Connector {
 	return c
 }
 
-func tid(c string, n int) v1.TaskID { return v1.TaskID{Connector: c, Task: n} }
+func tid(c string, n int) api.TaskID { return api.TaskID{Connector: c, Task: n} }
 
 // register registers agent id reporting tasks running.
-func (w *world) register(id string, tasks ...v1.RunningTask) {
-	w.r.Observe(&v1.RegisterRequest{AgentID: id, Tasks: tasks}, true)
+func (w *world) register(id string, tasks ...wire.RunningTask) {
+	w.r.Observe(&wire.RegisterRequest{AgentID: id, Tasks: tasks}, true)
 }
 
 // pass runs a reconcile pass and waits until its assignments are answered.
@@ -49,14 +50,14 @@ func (w *world) pass(t *testing.T) {
 }
 
 // placedOn is the agent task id is placed on ("" for none).
-func (w *world) placedOn(id v1.TaskID) string { return w.r.table.Placements()[id].Agent }
+func (w *world) placedOn(id api.TaskID) string { return w.r.table.Placements()[id].Agent }
 
 // running is what agent reports of the tasks assigned to it: each running
 // at its generation.
-func (w *world) running(agent string) []v1.RunningTask {
-	var out []v1.RunningTask
+func (w *world) running(agent string) []wire.RunningTask {
+	var out []wire.RunningTask
 	for _, a := range w.rpc.assignedTo(agent) {
-		out = append(out, v1.RunningTask{ID: a.ID, Generation: a.Generation, State: v1.StateRunning})
+		out = append(out, wire.RunningTask{ID: a.ID, Generation: a.Generation, State: api.StateRunning})
 	}
 	return out
 }
@@ -74,7 +75,7 @@ func TestPassPlacesAndAssigns(t *testing.T) {
 			t.Fatalf("assignment %+v at a generation never issued (highest %d)", a, w.r.table.Generation())
 		}
 	}
-	if st, _ := w.r.status.Connector("c"); st.State != v1.StateRunning || st.WorkerID != "coord:8083" {
+	if st, _ := w.r.status.Connector("c"); st.State != api.StateRunning || st.WorkerID != "coord:8083" {
 		t.Fatalf("connector status %+v, want RUNNING by this coordinator", st)
 	}
 	// The agent reports them running: the next pass assigns nothing again.
@@ -83,7 +84,7 @@ func TestPassPlacesAndAssigns(t *testing.T) {
 	if again := w.rpc.assignedTo("a"); len(again) != 2 {
 		t.Fatalf("a pass with nothing changed assigned again: %v", again)
 	}
-	if st, _ := w.r.status.Task("c", 0); st.State != v1.StateRunning || st.WorkerID != "a" {
+	if st, _ := w.r.status.Task("c", 0); st.State != api.StateRunning || st.WorkerID != "a" {
 		t.Fatalf("task status %+v after a's report", st)
 	}
 }
@@ -92,7 +93,7 @@ func TestPassWithoutAgentsUnassigns(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
 	w.pass(t)
 	st, ok := w.r.status.Task("c", 0)
-	if !ok || st.State != v1.StateUnassigned || st.WorkerID != "" {
+	if !ok || st.State != api.StateUnassigned || st.WorkerID != "" {
 		t.Fatalf("task status %+v, %v: want UNASSIGNED with no worker", st, ok)
 	}
 }
@@ -106,7 +107,7 @@ func TestPassStoppedConnector(t *testing.T) {
 	if len(w.rpc.assignedTo("a")) != 0 {
 		t.Fatal("a stopped connector's task was assigned")
 	}
-	if st, _ := w.r.status.Connector("c"); st.State != v1.StateStopped {
+	if st, _ := w.r.status.Connector("c"); st.State != api.StateStopped {
 		t.Fatalf("connector status %+v, want STOPPED", st)
 	}
 }
@@ -235,13 +236,13 @@ func TestPlanTaskStatuses(t *testing.T) {
 		want       []records.Record
 	}{
 		{"unassigned, no status yet", nil, true, false,
-			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(v1.StateUnassigned, "why", "", 0)}}},
-		{"unassigned, keeps its own generation", &store.InstanceStatus{State: v1.StateRunning, WorkerID: "a", Generation: 7}, true, false,
-			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(v1.StateUnassigned, "why", "", 7)}}},
-		{"unassigned already, same reason: nothing", &store.InstanceStatus{State: v1.StateUnassigned, Trace: "why"}, true, false, nil},
-		{"unassigned already, another reason", &store.InstanceStatus{State: v1.StateUnassigned, Trace: "before"}, true, false,
-			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(v1.StateUnassigned, "why", "", 0)}}},
-		{"removed with a status: tombstone", &store.InstanceStatus{State: v1.StateRunning}, false, true,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
+		{"unassigned, keeps its own generation", &store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 7}, true, false,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 7)}}},
+		{"unassigned already, same reason: nothing", &store.InstanceStatus{State: api.StateUnassigned, Trace: "why"}, true, false, nil},
+		{"unassigned already, another reason", &store.InstanceStatus{State: api.StateUnassigned, Trace: "before"}, true, false,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
+		{"removed with a status: tombstone", &store.InstanceStatus{State: api.StateRunning}, false, true,
 			[]records.Record{{Key: records.TaskStatusKey("c", 0)}}},
 		{"removed without a status: nothing", nil, false, true, nil},
 	} {
@@ -252,14 +253,14 @@ func TestPlanTaskStatuses(t *testing.T) {
 				}
 				return *tc.cur, true
 			}
-			var un, rm []v1.TaskID
+			var un, rm []api.TaskID
 			if tc.unassigned {
-				un = []v1.TaskID{id}
+				un = []api.TaskID{id}
 			}
 			if tc.removed {
-				rm = []v1.TaskID{id}
+				rm = []api.TaskID{id}
 			}
-			got := planTaskStatuses(un, map[v1.TaskID]string{id: "why"}, rm, lookup)
+			got := planTaskStatuses(un, map[api.TaskID]string{id: "why"}, rm, lookup)
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Fatalf("records %v, want %v", got, tc.want)
 			}
@@ -271,8 +272,8 @@ func TestPlanTaskStatuses(t *testing.T) {
 // placed nowhere, is removed; one still placed is kept.
 func TestPruneStatuses(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
-	w.statuses.setTask("c", 0, store.InstanceStatus{State: v1.StateRunning, WorkerID: "a", Generation: 1})
-	w.statuses.setTask("c", 3, store.InstanceStatus{State: v1.StateRunning, WorkerID: "a", Generation: 1})
+	w.statuses.setTask("c", 0, store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 1})
+	w.statuses.setTask("c", 3, store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 1})
 	recs := w.r.pruneRecords()
 	if len(recs) != 1 || recs[0].Key != records.TaskStatusKey("c", 3) || recs[0].Value != nil {
 		t.Fatalf("prune records %v, want c/3's tombstone", recs)
@@ -287,15 +288,15 @@ func TestConnectorStatusDue(t *testing.T) {
 		state  string
 		write  bool
 	}{
-		{records.TargetStarted, nil, v1.StateRunning, true},
-		{records.TargetStarted, &store.InstanceStatus{State: v1.StateRunning, WorkerID: me}, "", false},
-		{records.TargetStarted, &store.InstanceStatus{State: v1.StateRunning, WorkerID: "old:8083"}, v1.StateRunning, true},
-		{records.TargetStarted, &store.InstanceStatus{State: v1.StateFailed, WorkerID: me}, "", false},
-		{records.TargetStarted, &store.InstanceStatus{State: v1.StateRestarting, WorkerID: me}, "", false},
-		{records.TargetPaused, &store.InstanceStatus{State: v1.StateRunning, WorkerID: me}, v1.StatePaused, true},
-		{records.TargetPaused, &store.InstanceStatus{State: v1.StateFailed, WorkerID: me}, v1.StatePaused, true},
-		{records.TargetStopped, &store.InstanceStatus{State: v1.StatePaused, WorkerID: me}, v1.StateStopped, true},
-		{records.TargetStopped, &store.InstanceStatus{State: v1.StateStopped, WorkerID: me}, "", false},
+		{records.TargetStarted, nil, api.StateRunning, true},
+		{records.TargetStarted, &store.InstanceStatus{State: api.StateRunning, WorkerID: me}, "", false},
+		{records.TargetStarted, &store.InstanceStatus{State: api.StateRunning, WorkerID: "old:8083"}, api.StateRunning, true},
+		{records.TargetStarted, &store.InstanceStatus{State: api.StateFailed, WorkerID: me}, "", false},
+		{records.TargetStarted, &store.InstanceStatus{State: api.StateRestarting, WorkerID: me}, "", false},
+		{records.TargetPaused, &store.InstanceStatus{State: api.StateRunning, WorkerID: me}, api.StatePaused, true},
+		{records.TargetPaused, &store.InstanceStatus{State: api.StateFailed, WorkerID: me}, api.StatePaused, true},
+		{records.TargetStopped, &store.InstanceStatus{State: api.StatePaused, WorkerID: me}, api.StateStopped, true},
+		{records.TargetStopped, &store.InstanceStatus{State: api.StateStopped, WorkerID: me}, "", false},
 	} {
 		var cur store.InstanceStatus
 		if tc.cur != nil {
@@ -313,15 +314,15 @@ func TestConnectorStatusDue(t *testing.T) {
 func TestAssignTooLarge(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
 	w.register("a")
-	w.rpc.failWith["a"] = v1.Errorf(v1.CodeTooLarge, "assignment of 2000000 bytes over the limit")
+	w.rpc.failWith["a"] = api.Errorf(api.CodeTooLarge, "assignment of 2000000 bytes over the limit")
 	w.pass(t)
 	st, _ := w.r.status.Task("c", 0)
-	if st.State != v1.StateFailed || st.Trace != "The task's assignment cannot be sent to agent a: assignment of 2000000 bytes over the limit" {
+	if st.State != api.StateFailed || st.Trace != "The task's assignment cannot be sent to agent a: assignment of 2000000 bytes over the limit" {
 		t.Fatalf("task status %+v, want FAILED naming the limit", st)
 	}
 	w2 := newWorld(t, conn("c", 1))
 	w2.register("a")
-	w2.r.assignFailed("a", agentrpc.AssignFailure{Tasks: []v1.TaskAssignment{{ID: tid("c", 0)}}, Err: errors.New("timeout")})
+	w2.r.assignFailed("a", agentrpc.AssignFailure{Tasks: []wire.TaskAssignment{{ID: tid("c", 0)}}, Err: errors.New("timeout")})
 	if _, ok := w2.r.status.Task("c", 0); ok {
 		t.Fatal("a timed-out assignment wrote a status")
 	}
@@ -361,17 +362,17 @@ func TestStopAssigning(t *testing.T) {
 // report.
 func TestRevokeForgetsStopped(t *testing.T) {
 	w := newWorld(t)
-	w.register("a", v1.RunningTask{ID: tid("c", 0), Generation: 0, State: v1.StateRunning})
+	w.register("a", wire.RunningTask{ID: tid("c", 0), Generation: 0, State: api.StateRunning})
 	if _, got := w.r.table.Holders("c"); len(got) == 0 {
 		t.Fatal("the report was not kept")
 	}
-	if _, err := w.r.RevokeTasks(context.Background(), "a", []v1.TaskID{tid("c", 0)}); err != nil {
+	if _, err := w.r.RevokeTasks(context.Background(), "a", []api.TaskID{tid("c", 0)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, got := w.r.table.Holders("c"); slices.Contains(got, tid("c", 0)) {
 		t.Fatal("a task the agent stopped is still in its report")
 	}
-	if got := w.rpc.revokedOn("a"); !slices.Equal(got, []v1.TaskID{tid("c", 0)}) {
+	if got := w.rpc.revokedOn("a"); !slices.Equal(got, []api.TaskID{tid("c", 0)}) {
 		t.Fatalf("revoked %v", got)
 	}
 }
@@ -386,7 +387,7 @@ func TestFailoverMidPass(t *testing.T) {
 	old.register("a", old.running("a")...)
 	// The status topic the old leader wrote.
 	for _, rt := range old.running("a") {
-		old.statuses.setTask(rt.ID.Connector, rt.ID.Task, store.InstanceStatus{State: v1.StateRunning, WorkerID: "a", Generation: rt.Generation})
+		old.statuses.setTask(rt.ID.Connector, rt.ID.Task, store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: rt.Generation})
 	}
 	gen := old.r.table.Generation()
 
@@ -402,7 +403,7 @@ func TestFailoverMidPass(t *testing.T) {
 	}
 	// A pass before a reports: nothing moves, nothing is unassigned.
 	nw.pass(t)
-	if st, _ := nw.r.status.Task("c", 0); st.State != v1.StateRunning {
+	if st, _ := nw.r.status.Task("c", 0); st.State != api.StateRunning {
 		t.Fatalf("a presumed task's status went %+v before its agent could report", st)
 	}
 	nw.register("a", old.running("a")...)
@@ -419,7 +420,7 @@ func TestFailoverMidPass(t *testing.T) {
 // moves; the host plugins seen stay.
 func TestRevokeTermForgets(t *testing.T) {
 	w := newWorld(t, conn("c", 1))
-	w.r.Observe(&v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "1"}}}, true)
+	w.r.Observe(&wire.RegisterRequest{AgentID: "a", HostPlugins: []api.PluginInfo{{Class: "J", Version: "1"}}}, true)
 	w.pass(t)
 	w.r.Revoke()
 	if w.r.table.Known("a") || len(w.r.table.Placements()) != 0 || len(w.r.Snapshot().Moves) != 0 {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // A crashed agent (kill -9, OOM, a node whose TCP connection was reset)
@@ -143,7 +143,7 @@ func (p presence) probeAgents(ctx context.Context, every, timeout time.Duration)
 					st.misses = 0
 				}
 			}
-			ids := r.table.Registered(v1.FeaturePresence)
+			ids := r.table.Registered(wire.FeaturePresence)
 			probed := make(map[string]bool, len(ids))
 			for _, id := range ids {
 				probed[id] = true
@@ -215,7 +215,7 @@ type natsProber struct {
 func (p natsProber) Probe(ctx context.Context, agent string, timeout time.Duration) (ok, absent bool) {
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_, err := p.nc.RequestWithContext(pctx, v1.AgentSubject(v1.SubjectAgentPresence, p.group, agent), nil)
+	_, err := p.nc.RequestWithContext(pctx, wire.AgentSubject(wire.SubjectAgentPresence, p.group, agent), nil)
 	return err == nil, errors.Is(err, nats.ErrNoResponders)
 }
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // presenceAgent is one agent's NATS connection serving its presence
@@ -28,7 +28,7 @@ func serveAgent(t *testing.T, url, group, id string, answer func(n int64) bool) 
 	t.Helper()
 	nc := natstest.Connect(t, url)
 	a := &presenceAgent{nc: nc}
-	if _, err := nc.Subscribe(v1.AgentSubject(v1.SubjectAgentPresence, group, id), func(m *nats.Msg) {
+	if _, err := nc.Subscribe(wire.AgentSubject(wire.SubjectAgentPresence, group, id), func(m *nats.Msg) {
 		if answer(a.probes.Add(1)) {
 			_ = m.Respond(nil)
 		}
@@ -51,7 +51,7 @@ func presenceReconciler(t *testing.T, group string, ids ...string) (*Reconciler,
 	nc := natstest.Connect(t, url)
 	h := New(Config{GroupID: group, NC: nc, AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, id := range ids {
-		h.table.agents.Observe(&v1.RegisterRequest{AgentID: id, Features: []string{v1.FeaturePresence}}, true, time.Now())
+		h.table.agents.Observe(&wire.RegisterRequest{AgentID: id, Features: []string{wire.FeaturePresence}}, true, time.Now())
 	}
 	return h, url, h.table.Known
 }
@@ -137,7 +137,7 @@ func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
 // livenessGrace. A leader that reads no beat at all judges by NATS alone.
 func TestPresenceAbsentButBeating(t *testing.T) {
 	h := New(Config{LivenessTopic: "beats", AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h.table.agents.Observe(&v1.RegisterRequest{AgentID: "a", Features: []string{v1.FeaturePresence, v1.FeatureKafkaLiveness}}, true, time.Now())
+	h.table.agents.Observe(&wire.RegisterRequest{AgentID: "a", Features: []string{wire.FeaturePresence, wire.FeatureKafkaLiveness}}, true, time.Now())
 	firstMiss := time.Now()
 	beat := func() {
 		h.table.Touch([]string{"a"}, time.Now())

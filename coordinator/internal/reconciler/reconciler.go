@@ -32,7 +32,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -40,6 +40,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Clock tells the time. Every decision of the reconciler reads it here, so
@@ -56,10 +57,10 @@ func (RealClock) Now() time.Time { return time.Now() }
 // production).
 type AgentRPC interface {
 	// Revoke stops tasks on an agent and answers which stopped.
-	Revoke(ctx context.Context, agent string, req v1.RevokeRequest) (v1.RevokeReply, error)
+	Revoke(ctx context.Context, agent string, req wire.RevokeRequest) (wire.RevokeReply, error)
 	// Assign sends assignments; it answers which the agent refused (a
 	// revoke overtook them) and which requests failed.
-	Assign(ctx context.Context, agent string, term, issued int64, tasks []v1.TaskAssignment) (refused []v1.TaskID, failed []agentrpc.AssignFailure)
+	Assign(ctx context.Context, agent string, term, issued int64, tasks []wire.TaskAssignment) (refused []api.TaskID, failed []agentrpc.AssignFailure)
 }
 
 // Statuses is the status topic as the leader read it (store.StatusState).
@@ -91,7 +92,7 @@ type Shape struct {
 	// nobody has it.
 	Plugin string
 	// Policy is the tenant's rules the tasks run under (nil: none).
-	Policy *v1.TenantPolicy
+	Policy *wire.TenantPolicy
 	// Needs is an agent feature the tasks need; empty: none.
 	Needs string
 	// Source: the connector is a source (exactly-once fencing applies).
@@ -110,7 +111,7 @@ type Connectors interface {
 	Shape(c store.Connector) Shape
 	// SchedulerTask is task id as the scheduler sees it; ok is false for a
 	// task that is placed nowhere (a selector that does not parse).
-	SchedulerTask(id v1.TaskID) (scheduler.Task, bool)
+	SchedulerTask(id api.TaskID) (scheduler.Task, bool)
 	// ReservedTopics are the topics no task of conns may touch.
 	ReservedTopics(conns []store.Connector) map[string]string
 	// TryLock takes connector name's lock unless a request holds it.
@@ -135,7 +136,7 @@ type Listener interface {
 	// Registered: an agent registered.
 	Registered(id string)
 	// ConnectorEvent: a Java connector's event from an agent's host.
-	ConnectorEvent(ev v1.PluginConnectorEvent)
+	ConnectorEvent(ev wire.PluginConnectorEvent)
 }
 
 // Config configures a Reconciler.
@@ -235,12 +236,12 @@ func (r *Reconciler) Establish() {
 
 // owners are the task owners the status topic names: the agents of the
 // tasks it says run, are paused or failed there.
-func owners(byConnector map[string]map[int]store.InstanceStatus) map[v1.TaskID]Owner {
-	out := map[v1.TaskID]Owner{}
+func owners(byConnector map[string]map[int]store.InstanceStatus) map[api.TaskID]Owner {
+	out := map[api.TaskID]Owner{}
 	for conn, tasks := range byConnector {
 		for n, st := range tasks {
-			if st.State == v1.StateRunning || st.State == v1.StatePaused || st.State == v1.StateFailed {
-				out[v1.TaskID{Connector: conn, Task: n}] = Owner{Agent: st.WorkerID, Generation: st.Generation}
+			if st.State == api.StateRunning || st.State == api.StatePaused || st.State == api.StateFailed {
+				out[api.TaskID{Connector: conn, Task: n}] = Owner{Agent: st.WorkerID, Generation: st.Generation}
 			}
 		}
 	}
@@ -257,7 +258,7 @@ func (r *Reconciler) Table() *Table { return r.table }
 func (r *Reconciler) Status() *StatusWriter { return r.status }
 
 // RestartTasks gives tasks a new generation, so their agents restart them.
-func (r *Reconciler) RestartTasks(ids []v1.TaskID) {
+func (r *Reconciler) RestartTasks(ids []api.TaskID) {
 	r.table.Restart(ids)
 	r.Trigger()
 }

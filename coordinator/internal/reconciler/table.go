@@ -4,11 +4,12 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/planner"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Table is what the leader knows of its agents and their tasks in one term:
@@ -24,11 +25,11 @@ type Table struct {
 	placed *placements.Table
 	// moves are the tasks fleet operations are moving between agents, and
 	// drained counts the tasks each drain moved: both the term's.
-	moves   map[v1.TaskID]activeMove
+	moves   map[api.TaskID]activeMove
 	drained map[string]int
 	// hostSeen are the Java plugins agents announced, kept across terms: a
 	// connector of one stays a Java connector while no agent with it is live.
-	hostSeen map[registry.PluginKey]v1.PluginInfo
+	hostSeen map[registry.PluginKey]api.PluginInfo
 }
 
 // NewTable makes an empty table whose agents hold a lease of lease.
@@ -45,14 +46,14 @@ func (t *Table) Reset() {
 	t.mu.Lock()
 	t.agents = registry.New(t.lease)
 	t.placed = placements.New()
-	t.moves, t.drained = map[v1.TaskID]activeMove{}, map[string]int{}
+	t.moves, t.drained = map[api.TaskID]activeMove{}, map[string]int{}
 	t.mu.Unlock()
 }
 
 // Presume presumes that the task owners the status topic names still run
 // their tasks, heard from at now, and that generations up to maxGen were
 // issued.
-func (t *Table) Presume(owners map[v1.TaskID]Owner, maxGen int64, now time.Time) {
+func (t *Table) Presume(owners map[api.TaskID]Owner, maxGen int64, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.placed.ObserveGeneration(maxGen)
@@ -74,12 +75,12 @@ type observation struct {
 	// restarted: the agent registered again as a new process.
 	restarted bool
 	// forged are reported tasks at a generation never issued.
-	forged []v1.RunningTask
+	forged []wire.RunningTask
 }
 
 // observe records a registration (register) or heartbeat at now and adopts
 // the tasks the agent reports that nothing else is placed for.
-func (t *Table) observe(q *v1.RegisterRequest, register bool, now time.Time) observation {
+func (t *Table) observe(q *wire.RegisterRequest, register bool, now time.Time) observation {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	prev, wasKnown := t.agents.Get(q.AgentID)
@@ -93,7 +94,7 @@ func (t *Table) observe(q *v1.RegisterRequest, register bool, now time.Time) obs
 		return o
 	}
 	if t.hostSeen == nil {
-		t.hostSeen = map[registry.PluginKey]v1.PluginInfo{}
+		t.hostSeen = map[registry.PluginKey]api.PluginInfo{}
 	}
 	for _, p := range q.HostPlugins {
 		t.hostSeen[registry.PluginKey{Class: p.Class, Version: p.Version}] = p
@@ -124,21 +125,21 @@ func (t *Table) Agents() []registry.Agent {
 }
 
 // Placements are every task's placement.
-func (t *Table) Placements() map[v1.TaskID]placements.Placement {
+func (t *Table) Placements() map[api.TaskID]placements.Placement {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.placed.All()
 }
 
 // AgentsAndPlacements are both at one instant.
-func (t *Table) AgentsAndPlacements() ([]registry.Agent, map[v1.TaskID]placements.Placement) {
+func (t *Table) AgentsAndPlacements() ([]registry.Agent, map[api.TaskID]placements.Placement) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.agents.Agents(), t.placed.All()
 }
 
 // Placement is task id's placement; false when it is placed nowhere.
-func (t *Table) Placement(id v1.TaskID) (placements.Placement, bool) {
+func (t *Table) Placement(id api.TaskID) (placements.Placement, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.placed.Get(id)
@@ -168,7 +169,7 @@ func (t *Table) LastSeen(agent string) (time.Time, bool) {
 // Holders are, at one instant, every known agent and the tasks of
 // connector that any agent reports or that are placed: who may hold one of
 // its tasks.
-func (t *Table) Holders(connector string) (agents []string, tasks []v1.TaskID) {
+func (t *Table) Holders(connector string) (agents []string, tasks []api.TaskID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, a := range t.agents.Agents() {
@@ -178,7 +179,7 @@ func (t *Table) Holders(connector string) (agents []string, tasks []v1.TaskID) {
 }
 
 // ForgetReported drops ids from what agent reports (they stopped).
-func (t *Table) ForgetReported(agent string, ids []v1.TaskID) {
+func (t *Table) ForgetReported(agent string, ids []api.TaskID) {
 	t.mu.Lock()
 	t.agents.ForgetReported(agent, ids)
 	t.mu.Unlock()
@@ -208,7 +209,7 @@ func (t *Table) Issued(gen int64) bool {
 }
 
 // Restart gives tasks a new generation, so their agents restart them.
-func (t *Table) Restart(ids []v1.TaskID) {
+func (t *Table) Restart(ids []api.TaskID) {
 	t.mu.Lock()
 	for _, id := range ids {
 		t.placed.Restart(id)
@@ -218,7 +219,7 @@ func (t *Table) Restart(ids []v1.TaskID) {
 
 // forgetIf drops the placements of refused unless they changed since they
 // were sent at gens.
-func (t *Table) forgetIf(agent string, refused []v1.TaskID, gens map[v1.TaskID]int64) {
+func (t *Table) forgetIf(agent string, refused []api.TaskID, gens map[api.TaskID]int64) {
 	t.mu.Lock()
 	for _, id := range refused {
 		t.placed.ForgetIf(id, agent, gens[id])
@@ -227,14 +228,14 @@ func (t *Table) forgetIf(agent string, refused []v1.TaskID, gens map[v1.TaskID]i
 }
 
 // Plugins are the built-in plugins of the live agents.
-func (t *Table) Plugins() map[string]v1.PluginInfo {
+func (t *Table) Plugins() map[string]api.PluginInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.agents.Plugins()
 }
 
 // HostPlugins are the Java plugins of live agents' hosts.
-func (t *Table) HostPlugins() map[registry.PluginKey]v1.PluginInfo {
+func (t *Table) HostPlugins() map[registry.PluginKey]api.PluginInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.agents.HostPlugins()
@@ -243,7 +244,7 @@ func (t *Table) HostPlugins() map[registry.PluginKey]v1.PluginInfo {
 // KnownHostPlugins are the Java plugins of live agents' hosts and those of
 // every host seen since this process started: a connector of one stays a
 // Java connector while no agent with it is live.
-func (t *Table) KnownHostPlugins() map[registry.PluginKey]v1.PluginInfo {
+func (t *Table) KnownHostPlugins() map[registry.PluginKey]api.PluginInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := t.agents.HostPlugins()
@@ -267,7 +268,7 @@ func (t *Table) nextExpiry() (time.Time, bool) {
 // on the agents and placements of this instant (cordoned agents take no new
 // task), then installs the placements it computed. It returns the plan and
 // the agents lost.
-func (t *Table) plan(desired map[v1.TaskID]planner.Desired, cordoned map[string]bool, now time.Time) (planner.Output, []registry.Agent) {
+func (t *Table) plan(desired map[api.TaskID]planner.Desired, cordoned map[string]bool, now time.Time) (planner.Output, []registry.Agent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lost := t.agents.Expire(now)
@@ -287,7 +288,7 @@ func (t *Table) judgeAbsent(id string, since, now time.Time, beatsFresh bool) (a
 	defer t.mu.Unlock()
 	a, ok := t.agents.Get(id)
 	lost := ok && a.Registered && a.LastSeen.Before(since)
-	if ok && a.Registered && a.Features[v1.FeatureKafkaLiveness] && beatsFresh {
+	if ok && a.Registered && a.Features[wire.FeatureKafkaLiveness] && beatsFresh {
 		if now.Sub(a.LastSeen) < livenessGrace {
 			return absentWait, a
 		}
@@ -303,8 +304,8 @@ func (t *Table) judgeAbsent(id string, since, now time.Time, beatsFresh bool) (a
 // view is the table at one instant as a Snapshot starts from.
 type view struct {
 	agents  []registry.Agent
-	placed  map[v1.TaskID]placements.Placement
-	moves   map[v1.TaskID]MoveInfo
+	placed  map[api.TaskID]placements.Placement
+	moves   map[api.TaskID]MoveInfo
 	drained map[string]int
 }
 
@@ -314,7 +315,7 @@ func (t *Table) view(now time.Time) (v view, timedOut []activeMove) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	timedOut = t.retireMovesLocked(now)
-	v = view{agents: t.agents.Agents(), placed: t.placed.All(), moves: make(map[v1.TaskID]MoveInfo, len(t.moves)), drained: make(map[string]int, len(t.drained))}
+	v = view{agents: t.agents.Agents(), placed: t.placed.All(), moves: make(map[api.TaskID]MoveInfo, len(t.moves)), drained: make(map[string]int, len(t.drained))}
 	for id, m := range t.moves {
 		v.moves[id] = MoveInfo{From: m.From, To: m.To, Owner: m.owner, Since: m.since}
 	}

@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/planner"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // The Table on its own: every method takes its time as an argument, so
@@ -15,8 +16,8 @@ import (
 
 var at = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
-func desired(ids ...v1.TaskID) map[v1.TaskID]planner.Desired {
-	out := map[v1.TaskID]planner.Desired{}
+func desired(ids ...api.TaskID) map[api.TaskID]planner.Desired {
+	out := map[api.TaskID]planner.Desired{}
 	for _, id := range ids {
 		out[id] = planner.Desired{ID: id, Hash: "h"}
 	}
@@ -27,7 +28,7 @@ func desired(ids ...v1.TaskID) map[v1.TaskID]planner.Desired {
 // starts its generations from the topic's highest.
 func TestTablePresume(t *testing.T) {
 	tb := NewTable(10 * time.Second)
-	tb.Presume(map[v1.TaskID]Owner{tid("c", 0): {Agent: "a", Generation: 4}, tid("c", 1): {Agent: "b", Generation: 7}}, 9, at)
+	tb.Presume(map[api.TaskID]Owner{tid("c", 0): {Agent: "a", Generation: 4}, tid("c", 1): {Agent: "b", Generation: 7}}, 9, at)
 	if !tb.Known("a") || !tb.Known("b") || tb.Generation() != 9 {
 		t.Fatalf("known a %v, b %v, generation %d", tb.Known("a"), tb.Known("b"), tb.Generation())
 	}
@@ -42,7 +43,7 @@ func TestTablePresume(t *testing.T) {
 	if got := tb.Registered(); len(got) != 0 {
 		t.Fatalf("registered %v", got)
 	}
-	if o := tb.observe(&v1.HeartbeatRequest{AgentID: "a"}, false, at); o.known {
+	if o := tb.observe(&wire.HeartbeatRequest{AgentID: "a"}, false, at); o.known {
 		t.Fatal("a heartbeat from a presumed agent was taken")
 	}
 }
@@ -51,11 +52,11 @@ func TestTablePresume(t *testing.T) {
 // presume.
 func TestOwners(t *testing.T) {
 	got := owners(map[string]map[int]store.InstanceStatus{"c": {
-		0: {State: v1.StateRunning, WorkerID: "a", Generation: 1},
-		1: {State: v1.StatePaused, WorkerID: "a", Generation: 2},
-		2: {State: v1.StateFailed, WorkerID: "b", Generation: 3},
-		3: {State: v1.StateUnassigned, Generation: 4},
-		4: {State: v1.StateRestarting, WorkerID: "b", Generation: 5},
+		0: {State: api.StateRunning, WorkerID: "a", Generation: 1},
+		1: {State: api.StatePaused, WorkerID: "a", Generation: 2},
+		2: {State: api.StateFailed, WorkerID: "b", Generation: 3},
+		3: {State: api.StateUnassigned, Generation: 4},
+		4: {State: api.StateRestarting, WorkerID: "b", Generation: 5},
 	}})
 	if len(got) != 3 || got[tid("c", 2)] != (Owner{Agent: "b", Generation: 3}) {
 		t.Fatalf("owners %v", got)
@@ -66,7 +67,7 @@ func TestOwners(t *testing.T) {
 // nanosecond after it was last heard, not a moment before.
 func TestTableLeaseEdges(t *testing.T) {
 	tb := NewTable(10 * time.Second)
-	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "a"}, true, at)
 	if next, ok := tb.nextExpiry(); !ok || !next.Equal(at.Add(10*time.Second+time.Nanosecond)) {
 		t.Fatalf("next expiry %v, %v", next, ok)
 	}
@@ -89,8 +90,8 @@ func TestTableLeaseEdges(t *testing.T) {
 // leaves its agent for another.
 func TestTablePlanCordoned(t *testing.T) {
 	tb := NewTable(time.Minute)
-	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
-	tb.observe(&v1.RegisterRequest{AgentID: "b"}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "a"}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "b"}, true, at)
 	out, _ := tb.plan(desired(tid("c", 0), tid("c", 1)), map[string]bool{"a": true}, at)
 	for id, p := range out.Placements {
 		if p.Agent != "b" {
@@ -111,9 +112,9 @@ func TestTablePlanCordoned(t *testing.T) {
 func TestTableObserveAdopts(t *testing.T) {
 	tb := NewTable(time.Minute)
 	tb.Presume(nil, 5, at)
-	o := tb.observe(&v1.RegisterRequest{AgentID: "a", Tasks: []v1.RunningTask{
-		{ID: tid("c", 0), Generation: 5, State: v1.StateRunning},
-		{ID: tid("c", 1), Generation: 6, State: v1.StateRunning},
+	o := tb.observe(&wire.RegisterRequest{AgentID: "a", Tasks: []wire.RunningTask{
+		{ID: tid("c", 0), Generation: 5, State: api.StateRunning},
+		{ID: tid("c", 1), Generation: 6, State: api.StateRunning},
 	}}, true, at)
 	if !o.known || !o.changed || len(o.forged) != 1 || o.forged[0].ID != tid("c", 1) {
 		t.Fatalf("observation %+v", o)
@@ -125,7 +126,7 @@ func TestTableObserveAdopts(t *testing.T) {
 	if !slices.Equal(agents, []string{"a"}) || len(tasks) < 2 {
 		t.Fatalf("holders %v, %v", agents, tasks)
 	}
-	tb.ForgetReported("a", []v1.TaskID{tid("c", 1)})
+	tb.ForgetReported("a", []api.TaskID{tid("c", 1)})
 	if _, tasks := tb.Holders("c"); slices.Contains(tasks, tid("c", 1)) {
 		t.Fatal("a forgotten report is still held")
 	}
@@ -135,19 +136,19 @@ func TestTableObserveAdopts(t *testing.T) {
 // refusal drops a placement only while it is the one refused.
 func TestTableRestartAndForget(t *testing.T) {
 	tb := NewTable(time.Minute)
-	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "a"}, true, at)
 	out, _ := tb.plan(desired(tid("c", 0)), nil, at)
 	gen := out.Placements[tid("c", 0)].Generation
-	tb.forgetIf("a", []v1.TaskID{tid("c", 0)}, map[v1.TaskID]int64{tid("c", 0): gen - 1})
+	tb.forgetIf("a", []api.TaskID{tid("c", 0)}, map[api.TaskID]int64{tid("c", 0): gen - 1})
 	if _, ok := tb.Placement(tid("c", 0)); !ok {
 		t.Fatal("a refusal of an older generation dropped the placement")
 	}
-	tb.Restart([]v1.TaskID{tid("c", 0)})
+	tb.Restart([]api.TaskID{tid("c", 0)})
 	out, _ = tb.plan(desired(tid("c", 0)), nil, at)
 	if out.Placements[tid("c", 0)].Generation <= gen {
 		t.Fatalf("a restarted task kept generation %d", gen)
 	}
-	tb.forgetIf("a", []v1.TaskID{tid("c", 0)}, map[v1.TaskID]int64{tid("c", 0): out.Placements[tid("c", 0)].Generation})
+	tb.forgetIf("a", []api.TaskID{tid("c", 0)}, map[api.TaskID]int64{tid("c", 0): out.Placements[tid("c", 0)].Generation})
 	if _, ok := tb.Placement(tid("c", 0)); ok {
 		t.Fatal("a refused placement stayed")
 	}
@@ -157,11 +158,11 @@ func TestTableRestartAndForget(t *testing.T) {
 // given up at the timeout's edge.
 func TestTableViewRetires(t *testing.T) {
 	tb := NewTable(time.Hour)
-	tb.observe(&v1.RegisterRequest{AgentID: "a"}, true, at)
-	tb.observe(&v1.RegisterRequest{AgentID: "b"}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "a"}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "b"}, true, at)
 	out, _ := tb.plan(desired(tid("c", 0)), map[string]bool{"b": true}, at)
 	gen := out.Placements[tid("c", 0)].Generation
-	tb.observe(&v1.RegisterRequest{AgentID: "a", Tasks: []v1.RunningTask{{ID: tid("c", 0), Generation: gen, State: v1.StateRunning}}}, false, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "a", Tasks: []wire.RunningTask{{ID: tid("c", 0), Generation: gen, State: api.StateRunning}}}, false, at)
 	if err := tb.startMove(tid("c", 0), "a", "", OwnerDrain, at); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestTableViewRetires(t *testing.T) {
 // known after the term (and the host) are gone, but are no longer live.
 func TestTableHostPluginsOutliveTerms(t *testing.T) {
 	tb := NewTable(time.Minute)
-	tb.observe(&v1.RegisterRequest{AgentID: "a", HostPlugins: []v1.PluginInfo{{Class: "J", Version: "2"}}, Plugins: []v1.PluginInfo{{Class: "G"}}}, true, at)
+	tb.observe(&wire.RegisterRequest{AgentID: "a", HostPlugins: []api.PluginInfo{{Class: "J", Version: "2"}}, Plugins: []api.PluginInfo{{Class: "G"}}}, true, at)
 	if len(tb.HostPlugins()) != 1 || len(tb.Plugins()) != 1 {
 		t.Fatal("live plugins not seen")
 	}

@@ -3,7 +3,7 @@ package reconciler
 import (
 	"sync/atomic"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -14,7 +14,7 @@ type statusLookup func(connector string, task int) (store.InstanceStatus, bool)
 // writeTaskStatuses marks tasks without an agent UNASSIGNED and removes the
 // statuses of tasks that no longer exist, or that lie beyond their
 // connector's current task count (it shrank, or it stopped).
-func (r *Reconciler) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID) {
+func (r *Reconciler) writeTaskStatuses(unassigned []api.TaskID, reasons map[api.TaskID]string, removed []api.TaskID) {
 	r.status.Queue(planTaskStatuses(unassigned, reasons, removed, r.status.Task)...)
 	r.status.Queue(r.pruneRecords()...)
 }
@@ -24,11 +24,11 @@ func (r *Reconciler) writeTaskStatuses(unassigned []v1.TaskID, reasons map[v1.Ta
 // Connect shows the worker that last ran it, which writes UNASSIGNED as it
 // lets the task go; the coordinator is no worker, and most of these tasks
 // never ran anywhere.)
-func planTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, removed []v1.TaskID, status statusLookup) []records.Record {
+func planTaskStatuses(unassigned []api.TaskID, reasons map[api.TaskID]string, removed []api.TaskID, status statusLookup) []records.Record {
 	var recs []records.Record
 	for _, id := range unassigned {
 		st, ok := status(id.Connector, id.Task)
-		if ok && st.State == v1.StateUnassigned && st.Trace == reasons[id] && st.WorkerID == "" {
+		if ok && st.State == api.StateUnassigned && st.Trace == reasons[id] && st.WorkerID == "" {
 			continue
 		}
 		// Keep the task's own generation: a cluster-wide one would be
@@ -38,7 +38,7 @@ func planTaskStatuses(unassigned []v1.TaskID, reasons map[v1.TaskID]string, remo
 		if ok {
 			gen = st.Generation
 		}
-		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(v1.StateUnassigned, reasons[id], "", gen)})
+		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(api.StateUnassigned, reasons[id], "", gen)})
 	}
 	for _, id := range removed {
 		if _, ok := status(id.Connector, id.Task); ok {
@@ -62,7 +62,7 @@ func (r *Reconciler) pruneRecords() []records.Record {
 			if task < n {
 				continue
 			}
-			_, placed := r.table.Placement(v1.TaskID{Connector: conn, Task: task})
+			_, placed := r.table.Placement(api.TaskID{Connector: conn, Task: task})
 			if _, has := r.status.Task(conn, task); !placed && has {
 				recs = append(recs, records.Record{Key: records.TaskStatusKey(conn, task)})
 			}

@@ -18,7 +18,8 @@ import (
 	"sort"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Agent is what the coordinator knows of one agent.
@@ -32,20 +33,20 @@ type Agent struct {
 	// LastSeen is when the agent last registered or heartbeated.
 	LastSeen time.Time
 	// Reported is the agent's last account of the tasks it runs.
-	Reported map[v1.TaskID]v1.RunningTask
+	Reported map[api.TaskID]wire.RunningTask
 	// Version, Plugins (full class name → plugin) and Settings are what
 	// the agent said it is and can run when it last registered or
 	// heartbeated.
 	Version  string
-	Plugins  map[string]v1.PluginInfo
+	Plugins  map[string]api.PluginInfo
 	Settings map[string]string
 	// HostPlugins are the Java plugins the agent's connector host runs, by
 	// class and version (a host may have several versions of a class).
-	HostPlugins map[PluginKey]v1.PluginInfo
+	HostPlugins map[PluginKey]api.PluginInfo
 	// StartedAt is when the agent process started, as it said.
 	StartedAt time.Time
 	// Features are what the agent serves beyond its version's wire
-	// contract (v1.Feature…).
+	// contract (wire.Feature…).
 	Features map[string]bool
 }
 
@@ -116,7 +117,7 @@ func New(lease time.Duration) *Registry {
 // is not accepted (known false): the agent must register. changed reports
 // whether anything a plan depends on changed: a new agent, other labels,
 // or a report that differs from the previous one.
-func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time) (known, changed bool) {
+func (r *Registry) Observe(req *wire.RegisterRequest, register bool, now time.Time) (known, changed bool) {
 	a := r.agents[req.AgentID]
 	if a == nil || !a.Registered {
 		if !register {
@@ -128,7 +129,7 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 		}
 		changed = true
 	}
-	reported := make(map[v1.TaskID]v1.RunningTask, len(req.Tasks))
+	reported := make(map[api.TaskID]wire.RunningTask, len(req.Tasks))
 	for _, t := range req.Tasks {
 		reported[t.ID] = t
 	}
@@ -136,11 +137,11 @@ func (r *Registry) Observe(req *v1.RegisterRequest, register bool, now time.Time
 	for _, f := range req.Features {
 		features[f] = true
 	}
-	plugins := make(map[string]v1.PluginInfo, len(req.Plugins))
+	plugins := make(map[string]api.PluginInfo, len(req.Plugins))
 	for _, p := range req.Plugins {
 		plugins[p.Class] = p
 	}
-	hostPlugins := make(map[PluginKey]v1.PluginInfo, len(req.HostPlugins))
+	hostPlugins := make(map[PluginKey]api.PluginInfo, len(req.HostPlugins))
 	for _, p := range req.HostPlugins {
 		hostPlugins[PluginKey{p.Class, p.Version}] = p
 	}
@@ -176,7 +177,7 @@ func (r *Registry) Touch(id string, now time.Time) bool {
 // their agents had a lease's time to report.
 func (r *Registry) Presume(id string, now time.Time) {
 	if _, ok := r.agents[id]; !ok {
-		r.agents[id] = &Agent{ID: id, LastSeen: now, Reported: map[v1.TaskID]v1.RunningTask{}}
+		r.agents[id] = &Agent{ID: id, LastSeen: now, Reported: map[api.TaskID]wire.RunningTask{}}
 	}
 }
 
@@ -266,7 +267,7 @@ func (r *Registry) Registered(features ...string) []string {
 
 // ForgetReported drops tasks from an agent's last report: the agent
 // confirmed they stopped, or it is gone and they are fenced.
-func (r *Registry) ForgetReported(agent string, ids []v1.TaskID) {
+func (r *Registry) ForgetReported(agent string, ids []api.TaskID) {
 	if a := r.agents[agent]; a != nil {
 		for _, id := range ids {
 			delete(a.Reported, id)
@@ -276,8 +277,8 @@ func (r *Registry) ForgetReported(agent string, ids []v1.TaskID) {
 
 // Plugins returns the union of the plugins of the registered agents, by
 // class: what the cluster can run now.
-func (r *Registry) Plugins() map[string]v1.PluginInfo {
-	out := map[string]v1.PluginInfo{}
+func (r *Registry) Plugins() map[string]api.PluginInfo {
+	out := map[string]api.PluginInfo{}
 	for _, a := range r.agents {
 		if a.Registered {
 			maps.Copy(out, a.Plugins)
@@ -288,8 +289,8 @@ func (r *Registry) Plugins() map[string]v1.PluginInfo {
 
 // HostPlugins returns the union of the Java plugins of the registered
 // agents' connector hosts, by class and version.
-func (r *Registry) HostPlugins() map[PluginKey]v1.PluginInfo {
-	out := map[PluginKey]v1.PluginInfo{}
+func (r *Registry) HostPlugins() map[PluginKey]api.PluginInfo {
+	out := map[PluginKey]api.PluginInfo{}
 	for _, a := range r.agents {
 		if a.Registered {
 			maps.Copy(out, a.HostPlugins)
@@ -299,8 +300,8 @@ func (r *Registry) HostPlugins() map[PluginKey]v1.PluginInfo {
 }
 
 // ReportedOf returns every task of connector that any agent last reported.
-func (r *Registry) ReportedOf(connector string) []v1.TaskID {
-	var out []v1.TaskID
+func (r *Registry) ReportedOf(connector string) []api.TaskID {
+	var out []api.TaskID
 	for _, a := range r.agents {
 		for id := range a.Reported {
 			if id.Connector == connector {

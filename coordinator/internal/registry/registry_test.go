@@ -4,13 +4,14 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func req(id string, tasks ...v1.RunningTask) *v1.RegisterRequest {
-	return &v1.RegisterRequest{AgentID: id, Labels: map[string]string{"zone": "a"}, Tasks: tasks}
+func req(id string, tasks ...wire.RunningTask) *wire.RegisterRequest {
+	return &wire.RegisterRequest{AgentID: id, Labels: map[string]string{"zone": "a"}, Tasks: tasks}
 }
 
 func TestHeartbeatNeedsRegistration(t *testing.T) {
@@ -35,12 +36,12 @@ func TestHeartbeatNeedsRegistration(t *testing.T) {
 
 func TestObserveReportsChanges(t *testing.T) {
 	r := New(time.Second)
-	task := v1.RunningTask{ID: v1.TaskID{Connector: "c", Task: 0}, Generation: 1, State: v1.StateRunning}
+	task := wire.RunningTask{ID: api.TaskID{Connector: "c", Task: 0}, Generation: 1, State: api.StateRunning}
 	r.Observe(req("a", task), true, t0)
 	if _, changed := r.Observe(req("a", task), false, t0.Add(time.Millisecond)); changed {
 		t.Fatal("an identical heartbeat counted as a change")
 	}
-	task.State = v1.StatePaused
+	task.State = api.StatePaused
 	if _, changed := r.Observe(req("a", task), false, t0.Add(2*time.Millisecond)); !changed {
 		t.Fatal("a changed task state was not a change")
 	}
@@ -100,8 +101,8 @@ func TestNextExpiry(t *testing.T) {
 
 func TestCopiesAreIndependent(t *testing.T) {
 	r := New(time.Second)
-	id := v1.TaskID{Connector: "c", Task: 0}
-	r.Observe(req("a", v1.RunningTask{ID: id}), true, t0)
+	id := api.TaskID{Connector: "c", Task: 0}
+	r.Observe(req("a", wire.RunningTask{ID: id}), true, t0)
 	a, _ := r.Get("a")
 	a.Labels["zone"] = "changed"
 	delete(a.Reported, id)
@@ -109,7 +110,7 @@ func TestCopiesAreIndependent(t *testing.T) {
 	if again.Labels["zone"] != "a" || len(again.Reported) != 1 {
 		t.Fatalf("a copy changed the registry: %+v", again)
 	}
-	r.ForgetReported("a", []v1.TaskID{id})
+	r.ForgetReported("a", []api.TaskID{id})
 	if got := r.ReportedOf("c"); len(got) != 0 {
 		t.Fatalf("reported after forget: %v", got)
 	}
@@ -125,8 +126,8 @@ func TestHostPlugins(t *testing.T) {
 	r := New(time.Second)
 	const file = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 	a := req("a")
-	a.Plugins = []v1.PluginInfo{{Class: file, Type: "source", Version: "0.1.0"}}
-	a.HostPlugins = []v1.PluginInfo{{Class: file, Type: "source", Version: "4.4.0"}, {Class: "com.example.X", Type: "sink", Version: "1"}}
+	a.Plugins = []api.PluginInfo{{Class: file, Type: "source", Version: "0.1.0"}}
+	a.HostPlugins = []api.PluginInfo{{Class: file, Type: "source", Version: "4.4.0"}, {Class: "com.example.X", Type: "sink", Version: "1"}}
 	r.Observe(a, true, t0)
 	if _, changed := r.Observe(a, false, t0.Add(time.Millisecond)); changed {
 		t.Fatal("the same host plugins counted as a change")

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 func zone(id, z string) Agent { return Agent{ID: id, Labels: map[string]string{"zone": z}} }
@@ -16,7 +16,9 @@ func cordoned(a Agent) Agent {
 	return a
 }
 
-func inZone(id v1.TaskID, z string) Task { return Task{ID: id, Selector: map[string]string{"zone": z}} }
+func inZone(id api.TaskID, z string) Task {
+	return Task{ID: id, Selector: map[string]string{"zone": z}}
+}
 
 func TestAssignCordonsAndMoves(t *testing.T) {
 	x, y, z := tid("c", 0), tid("c", 1), tid("c", 2)
@@ -24,93 +26,93 @@ func TestAssignCordonsAndMoves(t *testing.T) {
 		name    string
 		tasks   []Task
 		agents  []Agent
-		current map[v1.TaskID]string
-		moves   map[v1.TaskID]Move
-		want    map[v1.TaskID]string
+		current map[api.TaskID]string
+		moves   map[api.TaskID]Move
+		want    map[api.TaskID]string
 	}{
 		{
 			name:    "a cordoned agent keeps its tasks and is given none",
 			tasks:   []Task{{ID: x}, {ID: y}, {ID: z}},
 			agents:  []Agent{cordoned(Agent{ID: "a"}), {ID: "b"}},
-			current: map[v1.TaskID]string{x: "a"},
-			want:    map[v1.TaskID]string{x: "a", y: "b", z: "b"},
+			current: map[api.TaskID]string{x: "a"},
+			want:    map[api.TaskID]string{x: "a", y: "b", z: "b"},
 		},
 		{
 			name:   "only cordoned agents: new tasks stay unplaced",
 			tasks:  []Task{{ID: x}},
 			agents: []Agent{cordoned(Agent{ID: "a"})},
-			want:   map[v1.TaskID]string{},
+			want:   map[api.TaskID]string{},
 		},
 		{
 			name:    "a task whose cordoned agent stops fitting it moves elsewhere",
 			tasks:   []Task{inZone(x, "2")},
 			agents:  []Agent{cordoned(zone("a", "1")), zone("b", "2")},
-			current: map[v1.TaskID]string{x: "a"},
-			want:    map[v1.TaskID]string{x: "b"},
+			current: map[api.TaskID]string{x: "a"},
+			want:    map[api.TaskID]string{x: "b"},
 		},
 		{
 			name:    "a move to a named agent goes there, however loaded",
 			tasks:   []Task{{ID: x}, {ID: y}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}, {ID: "c"}},
-			current: map[v1.TaskID]string{x: "a", y: "b"},
-			moves:   map[v1.TaskID]Move{x: {From: "a", To: "b"}},
-			want:    map[v1.TaskID]string{x: "b", y: "b"},
+			current: map[api.TaskID]string{x: "a", y: "b"},
+			moves:   map[api.TaskID]Move{x: {From: "a", To: "b"}},
+			want:    map[api.TaskID]string{x: "b", y: "b"},
 		},
 		{
 			name:    "a move to anywhere goes to the least loaded other agent",
 			tasks:   []Task{{ID: x}, {ID: y}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}, {ID: "c"}},
-			current: map[v1.TaskID]string{x: "a", y: "b"},
-			moves:   map[v1.TaskID]Move{x: {From: "a"}},
-			want:    map[v1.TaskID]string{x: "c", y: "b"},
+			current: map[api.TaskID]string{x: "a", y: "b"},
+			moves:   map[api.TaskID]Move{x: {From: "a"}},
+			want:    map[api.TaskID]string{x: "c", y: "b"},
 		},
 		{
 			name:    "a move off the only empty agent still leaves it",
 			tasks:   []Task{{ID: x}, {ID: y}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}},
-			current: map[v1.TaskID]string{x: "a", y: "b"},
-			moves:   map[v1.TaskID]Move{x: {From: "a"}},
-			want:    map[v1.TaskID]string{x: "b", y: "b"},
+			current: map[api.TaskID]string{x: "a", y: "b"},
+			moves:   map[api.TaskID]Move{x: {From: "a"}},
+			want:    map[api.TaskID]string{x: "b", y: "b"},
 		},
 		{
 			name:    "a move to an agent that does not fit goes to one that does",
 			tasks:   []Task{inZone(x, "1")},
 			agents:  []Agent{zone("a", "1"), zone("b", "2"), zone("c", "1")},
-			current: map[v1.TaskID]string{x: "a"},
-			moves:   map[v1.TaskID]Move{x: {From: "a", To: "b"}},
-			want:    map[v1.TaskID]string{x: "c"},
+			current: map[api.TaskID]string{x: "a"},
+			moves:   map[api.TaskID]Move{x: {From: "a", To: "b"}},
+			want:    map[api.TaskID]string{x: "c"},
 		},
 		{
 			name:    "a move to a cordoned, a gone or the same agent goes anywhere else",
 			tasks:   []Task{{ID: x}, {ID: y}, {ID: z}},
 			agents:  []Agent{{ID: "a"}, cordoned(Agent{ID: "b"}), {ID: "c"}},
-			current: map[v1.TaskID]string{x: "a", y: "a", z: "a"},
-			moves:   map[v1.TaskID]Move{x: {From: "a", To: "b"}, y: {From: "a", To: "gone"}, z: {From: "a", To: "a"}},
-			want:    map[v1.TaskID]string{x: "c", y: "c", z: "c"},
+			current: map[api.TaskID]string{x: "a", y: "a", z: "a"},
+			moves:   map[api.TaskID]Move{x: {From: "a", To: "b"}, y: {From: "a", To: "gone"}, z: {From: "a", To: "a"}},
+			want:    map[api.TaskID]string{x: "c", y: "c", z: "c"},
 		},
 		{
 			name:    "a move with nowhere to go leaves the task unplaced, not on From",
 			tasks:   []Task{inZone(x, "1"), {ID: y}},
 			agents:  []Agent{zone("a", "1"), zone("b", "2"), cordoned(zone("c", "1"))},
-			current: map[v1.TaskID]string{x: "a", y: "a"},
-			moves:   map[v1.TaskID]Move{x: {From: "a"}},
-			want:    map[v1.TaskID]string{y: "a"},
+			current: map[api.TaskID]string{x: "a", y: "a"},
+			moves:   map[api.TaskID]Move{x: {From: "a"}},
+			want:    map[api.TaskID]string{y: "a"},
 		},
 		{
 			name:    "a stale move (the task is elsewhere, or unplaced) is ignored",
 			tasks:   []Task{{ID: x}, {ID: y}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}, {ID: "c"}},
-			current: map[v1.TaskID]string{x: "b"},
-			moves:   map[v1.TaskID]Move{x: {From: "a", To: "c"}, y: {From: "a", To: "c"}},
-			want:    map[v1.TaskID]string{x: "b", y: "a"},
+			current: map[api.TaskID]string{x: "b"},
+			moves:   map[api.TaskID]Move{x: {From: "a", To: "c"}, y: {From: "a", To: "c"}},
+			want:    map[api.TaskID]string{x: "b", y: "a"},
 		},
 		{
 			name:    "moves to named agents are placed before the least loaded choices",
 			tasks:   []Task{{ID: tid("a", 0)}, {ID: tid("z", 0)}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}, {ID: "c"}},
-			current: map[v1.TaskID]string{tid("z", 0): "a"},
-			moves:   map[v1.TaskID]Move{tid("z", 0): {From: "a", To: "b"}},
-			want:    map[v1.TaskID]string{tid("a", 0): "a", tid("z", 0): "b"},
+			current: map[api.TaskID]string{tid("z", 0): "a"},
+			moves:   map[api.TaskID]Move{tid("z", 0): {From: "a", To: "b"}},
+			want:    map[api.TaskID]string{tid("a", 0): "a", tid("z", 0): "b"},
 		},
 	}
 	for _, tc := range cases {
@@ -149,14 +151,14 @@ func TestEligible(t *testing.T) {
 
 func TestLoads(t *testing.T) {
 	agents := []Agent{{ID: "a"}, {ID: "b"}, cordoned(Agent{ID: "c"})}
-	current := map[v1.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "c", tid("x", 3): "gone"}
+	current := map[api.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "c", tid("x", 3): "gone"}
 	if got, want := Loads(agents, current), map[string]int{"a": 2, "b": 0}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Loads = %v, want %v", got, want)
 	}
 }
 
 // spread returns n tasks of connector c, numbered from first, placed on agent.
-func spread(c string, first, n int, agent string, current map[v1.TaskID]string) []Task {
+func spread(c string, first, n int, agent string, current map[api.TaskID]string) []Task {
 	var tasks []Task
 	for i := first; i < first+n; i++ {
 		tasks = append(tasks, Task{ID: tid(c, i)})
@@ -166,7 +168,7 @@ func spread(c string, first, n int, agent string, current map[v1.TaskID]string) 
 }
 
 func TestRebalanceAfterARollingRestart(t *testing.T) {
-	current := map[v1.TaskID]string{}
+	current := map[api.TaskID]string{}
 	tasks := append(spread("t", 0, 30, "a", current), spread("t", 30, 30, "b", current)...)
 	agents := []Agent{{ID: "a"}, {ID: "b"}, {ID: "c"}}
 	// The most loaded agent gives its highest task to the empty one, a and
@@ -195,7 +197,7 @@ func TestRebalance(t *testing.T) {
 		name    string
 		tasks   []Task
 		agents  []Agent
-		current map[v1.TaskID]string
+		current map[api.TaskID]string
 		max     int
 		want    []Move
 	}{
@@ -203,7 +205,7 @@ func TestRebalance(t *testing.T) {
 			name:    "already balanced: no moves",
 			tasks:   []Task{{ID: tid("x", 0)}, {ID: tid("x", 1)}, {ID: tid("x", 2)}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}},
-			current: map[v1.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "b"},
+			current: map[api.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "b"},
 		},
 		{
 			name:   "no tasks: no moves",
@@ -213,7 +215,7 @@ func TestRebalance(t *testing.T) {
 			name:    "at most max moves, the most useful first",
 			tasks:   []Task{{ID: tid("x", 0)}, {ID: tid("x", 1)}, {ID: tid("x", 2)}, {ID: tid("x", 3)}, {ID: tid("x", 4)}, {ID: tid("x", 5)}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}, {ID: "c"}},
-			current: map[v1.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "a", tid("x", 3): "a", tid("x", 4): "a", tid("x", 5): "a"},
+			current: map[api.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "a", tid("x", 3): "a", tid("x", 4): "a", tid("x", 5): "a"},
 			max:     3,
 			want:    []Move{{Task: tid("x", 5), From: "a", To: "b"}, {Task: tid("x", 4), From: "a", To: "c"}, {Task: tid("x", 3), From: "a", To: "b"}},
 		},
@@ -224,7 +226,7 @@ func TestRebalance(t *testing.T) {
 			tasks: []Task{{ID: tid("p", 0), Selector: one}, {ID: tid("p", 1), Selector: one}, {ID: tid("p", 2), Selector: one},
 				{ID: tid("q", 0)}, {ID: tid("r", 0), Selector: two}},
 			agents: []Agent{zone("a", "1"), zone("b", "2"), zone("c", "1")},
-			current: map[v1.TaskID]string{tid("p", 0): "a", tid("p", 1): "a", tid("p", 2): "a", tid("q", 0): "a",
+			current: map[api.TaskID]string{tid("p", 0): "a", tid("p", 1): "a", tid("p", 2): "a", tid("q", 0): "a",
 				tid("r", 0): "b"},
 			want: []Move{{Task: tid("q", 0), From: "a", To: "c"}, {Task: tid("p", 2), From: "a", To: "c"}},
 		},
@@ -232,14 +234,14 @@ func TestRebalance(t *testing.T) {
 			name:    "a task that fits nowhere else blocks nothing and is not moved",
 			tasks:   []Task{{ID: tid("p", 0), Selector: one}, {ID: tid("p", 1), Selector: one}, {ID: tid("p", 2), Selector: one}},
 			agents:  []Agent{zone("a", "1"), zone("b", "2")},
-			current: map[v1.TaskID]string{tid("p", 0): "a", tid("p", 1): "a", tid("p", 2): "a"},
+			current: map[api.TaskID]string{tid("p", 0): "a", tid("p", 1): "a", tid("p", 2): "a"},
 		},
 		{
 			name: "tasks on a cordoned agent stay; a cordoned agent receives nothing",
 			tasks: []Task{{ID: tid("x", 0)}, {ID: tid("x", 1)}, {ID: tid("x", 2)}, {ID: tid("x", 3)},
 				{ID: tid("y", 0)}, {ID: tid("y", 1)}, {ID: tid("y", 2)}, {ID: tid("y", 3)}},
 			agents: []Agent{cordoned(Agent{ID: "a"}), {ID: "b"}, {ID: "c"}, cordoned(Agent{ID: "d"})},
-			current: map[v1.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "a", tid("x", 3): "a",
+			current: map[api.TaskID]string{tid("x", 0): "a", tid("x", 1): "a", tid("x", 2): "a", tid("x", 3): "a",
 				tid("y", 0): "b", tid("y", 1): "b", tid("y", 2): "b", tid("y", 3): "b"},
 			want: []Move{{Task: tid("y", 3), From: "b", To: "c"}, {Task: tid("y", 2), From: "b", To: "c"}},
 		},
@@ -247,7 +249,7 @@ func TestRebalance(t *testing.T) {
 			name:    "tasks not placed, or placed on a gone agent, are not counted",
 			tasks:   []Task{{ID: tid("x", 0)}, {ID: tid("x", 1)}, {ID: tid("x", 2)}, {ID: tid("x", 3)}},
 			agents:  []Agent{{ID: "a"}, {ID: "b"}},
-			current: map[v1.TaskID]string{tid("x", 0): "a", tid("x", 1): "gone", tid("x", 2): "gone", tid("z", 9): "a"},
+			current: map[api.TaskID]string{tid("x", 0): "a", tid("x", 1): "gone", tid("x", 2): "gone", tid("z", 9): "a"},
 		},
 	}
 	for _, tc := range cases {
@@ -267,7 +269,7 @@ func TestRebalance(t *testing.T) {
 }
 
 func TestRebalanceOnALargeFleet(t *testing.T) {
-	current := map[v1.TaskID]string{}
+	current := map[api.TaskID]string{}
 	var tasks []Task
 	var agents []Agent
 	for i := range 7 {
@@ -292,7 +294,7 @@ func TestRebalanceOnALargeFleet(t *testing.T) {
 		}
 	}
 	moves = Rebalance(tasks, agents, current, 0)
-	byID, seen := index(agents), map[v1.TaskID]bool{}
+	byID, seen := index(agents), map[api.TaskID]bool{}
 	for _, m := range moves {
 		task := tasks[slices.IndexFunc(tasks, func(t Task) bool { return t.ID == m.Task })]
 		if seen[m.Task] || current[m.Task] != m.From || !Fits(task, byID[m.To]) {
@@ -305,8 +307,8 @@ func TestRebalanceOnALargeFleet(t *testing.T) {
 	}
 }
 
-func byTask(moves []Move) map[v1.TaskID]Move {
-	m := make(map[v1.TaskID]Move, len(moves))
+func byTask(moves []Move) map[api.TaskID]Move {
+	m := make(map[api.TaskID]Move, len(moves))
 	for _, mv := range moves {
 		m[mv.Task] = mv
 	}

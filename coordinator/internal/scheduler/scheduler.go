@@ -14,7 +14,7 @@ package scheduler
 import (
 	"sort"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/labels"
 )
 
@@ -25,7 +25,7 @@ type Agent struct {
 	// Plugins are the classes of the plugins the agent can run.
 	Plugins map[string]bool
 	// Features are what the agent serves beyond its version's wire
-	// contract (v1.Feature…).
+	// contract (wire.Feature…).
 	Features map[string]bool
 	// Cordoned agents keep the tasks they run but are given none: this is
 	// how an agent is taken out of service without stopping anything.
@@ -34,7 +34,7 @@ type Agent struct {
 
 // Task is a task to place.
 type Task struct {
-	ID       v1.TaskID
+	ID       api.TaskID
 	Selector map[string]string
 	// Plugin is the full class of the task's connector; a task runs only
 	// on an agent that has it. Empty places it on any agent.
@@ -48,7 +48,7 @@ type Task struct {
 type Move struct {
 	// Task is the task moved, as Rebalance returns it. In the moves given
 	// to Assign the map's key names the task and Task is not read.
-	Task     v1.TaskID
+	Task     api.TaskID
 	From, To string
 }
 
@@ -72,9 +72,9 @@ func placeable(t Task, a Agent) bool { return !a.Cordoned && Fits(t, a) }
 // other than From; with none it is left unplaced, not kept on From, which
 // is how a forced drain gives a task up. A move of a task that is not on
 // From (it already moved) is ignored.
-func Assign(tasks []Task, agents []Agent, current map[v1.TaskID]string, moves map[v1.TaskID]Move) map[v1.TaskID]string {
+func Assign(tasks []Task, agents []Agent, current map[api.TaskID]string, moves map[api.TaskID]Move) map[api.TaskID]string {
 	byID := index(agents)
-	out := make(map[v1.TaskID]string, len(tasks))
+	out := make(map[api.TaskID]string, len(tasks))
 	load := make(map[string]int, len(agents))
 	// pending is a task to place; exclude is the agent it is moved off.
 	type pending struct {
@@ -132,7 +132,7 @@ func Eligible(t Task, agents []Agent, exclude string) []string {
 
 // Loads returns the number of tasks current places on each live, uncordoned
 // agent, agents with none included: the figures a rebalance evens out.
-func Loads(agents []Agent, current map[v1.TaskID]string) map[string]int {
+func Loads(agents []Agent, current map[api.TaskID]string) map[string]int {
 	load := make(map[string]int, len(agents))
 	for _, a := range agents {
 		if !a.Cordoned {
@@ -156,8 +156,8 @@ func Loads(agents []Agent, current map[v1.TaskID]string) map[string]int {
 // so the moves can be carried out together (as Assign's moves). Tasks on
 // cordoned agents stay, cordoned agents receive nothing, and tasks that
 // current does not place on a live agent are not counted.
-func Rebalance(tasks []Task, agents []Agent, current map[v1.TaskID]string, maxMoves int) []Move {
-	placed := make(map[v1.TaskID]string, len(tasks))
+func Rebalance(tasks []Task, agents []Agent, current map[api.TaskID]string, maxMoves int) []Move {
+	placed := make(map[api.TaskID]string, len(tasks))
 	for _, t := range tasks {
 		if id, ok := current[t.ID]; ok {
 			placed[t.ID] = id
@@ -252,7 +252,7 @@ func sortedAgents(agents []Agent) []Agent {
 	return sorted
 }
 
-func less(a, b v1.TaskID) bool {
+func less(a, b api.TaskID) bool {
 	if a.Connector != b.Connector {
 		return a.Connector < b.Connector
 	}

@@ -3,10 +3,10 @@ package scheduler
 import (
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
-func tid(c string, n int) v1.TaskID { return v1.TaskID{Connector: c, Task: n} }
+func tid(c string, n int) api.TaskID { return api.TaskID{Connector: c, Task: n} }
 
 func TestAssignSpreadsAndSticks(t *testing.T) {
 	agents := []Agent{{ID: "a"}, {ID: "b"}}
@@ -30,7 +30,7 @@ func TestAssignSpreadsAndSticks(t *testing.T) {
 }
 
 func TestAssignAgentLossMovesOnlyItsTasks(t *testing.T) {
-	current := map[v1.TaskID]string{tid("x", 0): "a", tid("y", 0): "b"}
+	current := map[api.TaskID]string{tid("x", 0): "a", tid("y", 0): "b"}
 	got := Assign([]Task{{ID: tid("x", 0)}, {ID: tid("y", 0)}}, []Agent{{ID: "b"}}, current, nil)
 	if got[tid("x", 0)] != "b" || got[tid("y", 0)] != "b" {
 		t.Fatalf("got %v", got)
@@ -43,7 +43,7 @@ func TestAssignSelector(t *testing.T) {
 		{ID: tid("f", 0), Selector: map[string]string{"zone": "2"}},
 		{ID: tid("g", 0), Selector: map[string]string{"zone": "3"}},
 	}
-	got := Assign(tasks, agents, map[v1.TaskID]string{tid("f", 0): "a"}, nil)
+	got := Assign(tasks, agents, map[api.TaskID]string{tid("f", 0): "a"}, nil)
 	if got[tid("f", 0)] != "b" {
 		t.Fatalf("a task on a non-matching agent must move: %v", got)
 	}

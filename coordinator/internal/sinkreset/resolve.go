@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -43,7 +43,7 @@ type partitionKey struct {
 // A topic of the topics list that does not exist on the broker is left
 // out, unless named in the rule's topics (then it is a 400, as is a named
 // topic the connector does not consume, or a named partition a topic does
-// not have). Every refusal is a 400 *v1.Error, every broker failure a 500
+// not have). Every refusal is a 400 *api.Error, every broker failure a 500
 // naming the step. Kafka calls are retried while Kafka says the failure is
 // transient and ctx lasts, so ctx should carry a deadline.
 func Resolve(ctx context.Context, adm *kadm.Client, rule Rule, config map[string]string, committed map[string]map[int32]int64) ([]Target, error) {
@@ -70,12 +70,12 @@ func Resolve(ctx context.Context, adm *kadm.Client, rule Rule, config map[string
 	}
 
 	var starts, ends, atTime map[partitionKey]int64
-	if rule.kind != v1.ResetLatest && rule.kind != v1.ResetTimestamp {
+	if rule.kind != api.ResetLatest && rule.kind != api.ResetTimestamp {
 		if starts, err = listOffsets(ctx, sel, "log start offsets", adm.ListStartOffsets); err != nil {
 			return nil, err
 		}
 	}
-	if rule.kind != v1.ResetEarliest {
+	if rule.kind != api.ResetEarliest {
 		// The high watermark, as kafka-consumer-groups reads it (its
 		// ListOffsetsOptions default to read_uncommitted), not the last
 		// stable offset a read_committed consumer stops at: a position
@@ -85,7 +85,7 @@ func Resolve(ctx context.Context, adm *kadm.Client, rule Rule, config map[string
 			return nil, err
 		}
 	}
-	if rule.kind == v1.ResetTimestamp {
+	if rule.kind == api.ResetTimestamp {
 		step := "offsets at " + rule.at.Format(time.RFC3339Nano)
 		byTime := func(ctx context.Context, topics ...string) (kadm.ListedOffsets, error) {
 			return adm.ListOffsetsAfterMilli(ctx, rule.millis, topics...)
@@ -101,11 +101,11 @@ func Resolve(ctx context.Context, adm *kadm.Client, rule Rule, config map[string
 			k := partitionKey{s.topic, p}
 			t := Target{Topic: s.topic, Partition: p, From: current(s.topic, p)}
 			switch rule.kind {
-			case v1.ResetEarliest:
+			case api.ResetEarliest:
 				t.To = starts[k]
-			case v1.ResetLatest:
+			case api.ResetLatest:
 				t.To = ends[k]
-			case v1.ResetTimestamp:
+			case api.ResetTimestamp:
 				// A broker with no record at or after the time answers
 				// -1 (Kafka 4's UnifiedLog finds none; kfake likewise).
 				// kadm already lists the end offset for those, but the
@@ -115,7 +115,7 @@ func Resolve(ctx context.Context, adm *kadm.Client, rule Rule, config map[string
 				if t.To < 0 {
 					t.To = ends[k]
 				}
-			case v1.ResetOffset:
+			case api.ResetOffset:
 				t.To = clamp(rule.offset, starts[k], ends[k])
 			case ruleShift:
 				t.To = clamp(addSaturating(*t.From, rule.shift), starts[k], ends[k])
@@ -181,7 +181,7 @@ func listOffsets(ctx context.Context, sel []selected, step string, list func(con
 		return nil
 	})
 	if err != nil {
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to list the %s of %s: %v", step, where, err)
+		return nil, api.Errorf(api.CodeInternal, "Failed to list the %s of %s: %v", step, where, err)
 	}
 	return out, nil
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // base is the timestamp of each partition's record 0; record i is at
@@ -103,7 +103,7 @@ func show(ts []Target) string {
 	return strings.Join(b, " ")
 }
 
-func resolve(t *testing.T, c cluster, req v1.OffsetsResetRequest, config map[string]string, group map[string]map[int32]int64) ([]Target, error) {
+func resolve(t *testing.T, c cluster, req api.OffsetsResetRequest, config map[string]string, group map[string]map[int32]int64) ([]Target, error) {
 	t.Helper()
 	rule, err := Parse(req)
 	if err != nil {
@@ -118,18 +118,20 @@ func TestResolveRules(t *testing.T) {
 	c := newCluster(t)
 	const from = "orders-0:5->%d orders-1:2->%d orders-2:7->%d payments-0:2->%d"
 	want := func(o0, o1, o2, p0 int64) string { return fmt.Sprintf(from, o0, o1, o2, p0) }
-	ts := func(v any) v1.OffsetsResetRequest { return v1.OffsetsResetRequest{To: v1.ResetTimestamp, Timestamp: v} }
-	offset := func(o int64) v1.OffsetsResetRequest {
-		return v1.OffsetsResetRequest{To: v1.ResetOffset, Offset: i64(o)}
+	ts := func(v any) api.OffsetsResetRequest {
+		return api.OffsetsResetRequest{To: api.ResetTimestamp, Timestamp: v}
 	}
-	shift := func(n int64) v1.OffsetsResetRequest { return v1.OffsetsResetRequest{ShiftBy: i64(n)} }
+	offset := func(o int64) api.OffsetsResetRequest {
+		return api.OffsetsResetRequest{To: api.ResetOffset, Offset: i64(o)}
+	}
+	shift := func(n int64) api.OffsetsResetRequest { return api.OffsetsResetRequest{ShiftBy: i64(n)} }
 	for _, tc := range []struct {
 		name string
-		req  v1.OffsetsResetRequest
+		req  api.OffsetsResetRequest
 		want string
 	}{
-		{"earliest is the log start", v1.OffsetsResetRequest{To: v1.ResetEarliest}, want(3, 0, 5, 1)},
-		{"latest is the log end", v1.OffsetsResetRequest{To: v1.ResetLatest}, want(10, 6, 8, 4)},
+		{"earliest is the log start", api.OffsetsResetRequest{To: api.ResetEarliest}, want(3, 0, 5, 1)},
+		{"latest is the log end", api.OffsetsResetRequest{To: api.ResetLatest}, want(10, 6, 8, 4)},
 		{"timestamp between records", ts(at(2500 * time.Millisecond)), want(3, 3, 5, 3)},
 		{"timestamp exactly on a record", ts(at(3 * time.Second)), want(3, 3, 5, 3)},
 		{"timestamp on a deleted record", ts(at(1 * time.Second)), want(3, 1, 5, 1)},
@@ -164,13 +166,13 @@ func TestResolveRules(t *testing.T) {
 
 func TestResolveSelection(t *testing.T) {
 	c := newCluster(t)
-	latest := func(topics []string, partitions ...int32) v1.OffsetsResetRequest {
-		return v1.OffsetsResetRequest{To: v1.ResetLatest, Topics: topics, Partitions: partitions}
+	latest := func(topics []string, partitions ...int32) api.OffsetsResetRequest {
+		return api.OffsetsResetRequest{To: api.ResetLatest, Topics: topics, Partitions: partitions}
 	}
 	someCommitted := map[string]map[int32]int64{"orders": {1: 2}}
 	for _, tc := range []struct {
 		name   string
-		req    v1.OffsetsResetRequest
+		req    api.OffsetsResetRequest
 		config map[string]string
 		want   string
 	}{
@@ -204,13 +206,13 @@ func TestResolveSelection(t *testing.T) {
 
 func TestResolveRefusals(t *testing.T) {
 	c := newCluster(t)
-	earliest := func(topics []string, partitions ...int32) v1.OffsetsResetRequest {
-		return v1.OffsetsResetRequest{To: v1.ResetEarliest, Topics: topics, Partitions: partitions}
+	earliest := func(topics []string, partitions ...int32) api.OffsetsResetRequest {
+		return api.OffsetsResetRequest{To: api.ResetEarliest, Topics: topics, Partitions: partitions}
 	}
 	regex := func(rx string) map[string]string { return map[string]string{"topics.regex": rx} }
 	for _, tc := range []struct {
 		name   string
-		req    v1.OffsetsResetRequest
+		req    api.OffsetsResetRequest
 		config map[string]string
 		group  map[string]map[int32]int64
 		want   string
@@ -229,9 +231,9 @@ func TestResolveRefusals(t *testing.T) {
 			"Cannot reset the offset of partition 3 of topic 'orders': the topic has 3 partition(s)"},
 		{"a partition a narrowed topic lacks", earliest([]string{"payments"}, 1), listed, nil,
 			"Cannot reset the offset of partition 1 of topic 'payments': the topic has 1 partition(s)"},
-		{"a shift where nothing is committed", v1.OffsetsResetRequest{ShiftBy: i64(-5)}, listed, map[string]map[int32]int64{"orders": {0: 5, 1: 2}, "payments": {0: 2}},
+		{"a shift where nothing is committed", api.OffsetsResetRequest{ShiftBy: i64(-5)}, listed, map[string]map[int32]int64{"orders": {0: 5, 1: 2}, "payments": {0: 2}},
 			"Cannot shift offset for partition orders-2 since there is no current committed offset"},
-		{"a shift where the committed offset is negative", v1.OffsetsResetRequest{ShiftBy: i64(1), Topics: []string{"payments"}}, listed, map[string]map[int32]int64{"payments": {0: -1}},
+		{"a shift where the committed offset is negative", api.OffsetsResetRequest{ShiftBy: i64(1), Topics: []string{"payments"}}, listed, map[string]map[int32]int64{"payments": {0: -1}},
 			"Cannot shift offset for partition payments-0 since there is no current committed offset"},
 		{"no topics in the config", earliest(nil), map[string]string{"topics": " , "}, nil,
 			"The connector's config has neither topics nor topics.regex: it consumes no topics to reset"},
@@ -240,8 +242,8 @@ func TestResolveRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := resolve(t, c, tc.req, tc.config, tc.group)
-			e, ok := err.(*v1.Error)
-			if !ok || e.Code != v1.CodeBadRequest || e.Message != tc.want {
+			e, ok := err.(*api.Error)
+			if !ok || e.Code != api.CodeBadRequest || e.Message != tc.want {
 				t.Errorf("got %s, %#v\nwant 400 %q", show(got), err, tc.want)
 			}
 		})
@@ -281,19 +283,19 @@ func TestResolveBrokerFailures(t *testing.T) {
 		}), nil, true
 	})
 	for _, tc := range []struct {
-		req  v1.OffsetsResetRequest
+		req  api.OffsetsResetRequest
 		want string
 	}{
-		{v1.OffsetsResetRequest{To: v1.ResetEarliest},
+		{api.OffsetsResetRequest{To: api.ResetEarliest},
 			"Failed to list the log start offsets of topic 'payments': partition 0: " + kerr.UnknownServerError.Error()},
-		{v1.OffsetsResetRequest{To: v1.ResetLatest, Topics: []string{"payments"}},
+		{api.OffsetsResetRequest{To: api.ResetLatest, Topics: []string{"payments"}},
 			"Failed to list the log end offsets of topic 'payments': partition 0: " + kerr.UnknownServerError.Error()},
-		{v1.OffsetsResetRequest{To: v1.ResetTimestamp, Timestamp: at(time.Second), Topics: []string{"orders"}},
+		{api.OffsetsResetRequest{To: api.ResetTimestamp, Timestamp: at(time.Second), Topics: []string{"orders"}},
 			"Failed to list the offsets at 2026-11-30T10:00:01Z of topic 'orders': partition 0: " + kerr.UnknownServerError.Error()},
 	} {
 		_, err := resolve(t, c, tc.req, listed, committed())
-		e, ok := err.(*v1.Error)
-		if !ok || e.Code != v1.CodeInternal || e.Message != tc.want {
+		e, ok := err.(*api.Error)
+		if !ok || e.Code != api.CodeInternal || e.Message != tc.want {
 			t.Errorf("%s: got %#v\nwant 500 %q", tc.req.To, err, tc.want)
 		}
 	}
@@ -302,11 +304,11 @@ func TestResolveBrokerFailures(t *testing.T) {
 	// client's metadata cache; a new client has no cache.
 	addrs := c.kc.ListenAddrs()
 	c.kc.Close()
-	rule, _ := Parse(v1.OffsetsResetRequest{To: v1.ResetLatest})
+	rule, _ := Parse(api.OffsetsResetRequest{To: api.ResetLatest})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := Resolve(ctx, c.adm, rule, listed, committed())
-	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeInternal || !strings.HasPrefix(e.Message, "Failed to list the log end offsets of topics 'orders', 'payments': ") {
+	if e, ok := err.(*api.Error); !ok || e.Code != api.CodeInternal || !strings.HasPrefix(e.Message, "Failed to list the log end offsets of topics 'orders', 'payments': ") {
 		t.Errorf("broker down: got %#v; want a 500 naming the end offsets step", err)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
@@ -315,7 +317,7 @@ func TestResolveBrokerFailures(t *testing.T) {
 	}
 	defer cl.Close()
 	_, err = Resolve(ctx, kadm.NewClient(cl), rule, listed, committed())
-	if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeInternal || !strings.HasPrefix(e.Message, "Failed to read the metadata of topics 'orders', 'payments', 'missing': ") {
+	if e, ok := err.(*api.Error); !ok || e.Code != api.CodeInternal || !strings.HasPrefix(e.Message, "Failed to read the metadata of topics 'orders', 'payments', 'missing': ") {
 		t.Errorf("broker down, new client: got %#v; want a 500 naming the metadata step", err)
 	}
 }
@@ -335,7 +337,7 @@ func TestResolveRetries(t *testing.T) {
 			return kerr.CoordinatorLoadInProgress.Code
 		}), nil, true
 	})
-	got, err := resolve(t, c, v1.OffsetsResetRequest{To: v1.ResetOffset, Offset: i64(4)}, listed, committed())
+	got, err := resolve(t, c, api.OffsetsResetRequest{To: api.ResetOffset, Offset: i64(4)}, listed, committed())
 	if want := "orders-0:5->4 orders-1:2->4 orders-2:7->5 payments-0:2->4"; err != nil || show(got) != want {
 		t.Errorf("got %s, %v\nwant %s", show(got), err, want)
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 // ruleShift is the kind of a Rule made from shift_by: it has no "to".
@@ -30,7 +30,7 @@ const timestampForms = `an RFC 3339 time such as "2026-11-30T10:00:00Z" or epoch
 // Rule is one validated reset rule. Only Parse makes one, so a Rule always
 // holds exactly one rule with the values it needs.
 type Rule struct {
-	kind string // a v1.Reset* rule, or ruleShift
+	kind string // a wire.Reset* rule, or ruleShift
 	// at is the time of a timestamp rule; millis is at in epoch
 	// milliseconds, rounded up so that a record in the same millisecond
 	// but before at is not "at or after" it.
@@ -46,8 +46,8 @@ type Rule struct {
 // Parse validates req: exactly one rule, "to" (earliest, latest, timestamp
 // or offset) or "shift_by" alone, with the value that rule needs and none
 // other, and narrowing lists without blanks, negatives or repeats. Every
-// refusal is a 400 *v1.Error naming the field and what it accepts.
-func Parse(req v1.OffsetsResetRequest) (Rule, error) {
+// refusal is a 400 *api.Error naming the field and what it accepts.
+func Parse(req api.OffsetsResetRequest) (Rule, error) {
 	r := Rule{kind: req.To}
 	switch {
 	case req.To == "" && req.ShiftBy == nil:
@@ -60,11 +60,11 @@ func Parse(req v1.OffsetsResetRequest) (Rule, error) {
 			return Rule{}, badRequest(`Invalid "shift_by" 0: it must be a non-zero number of records (negative moves back, positive forward)`)
 		}
 		r.shift = *req.ShiftBy
-	case req.To != v1.ResetEarliest && req.To != v1.ResetLatest && req.To != v1.ResetTimestamp && req.To != v1.ResetOffset:
+	case req.To != api.ResetEarliest && req.To != api.ResetLatest && req.To != api.ResetTimestamp && req.To != api.ResetOffset:
 		return Rule{}, badRequest(`Invalid "to" %q: it must be %s`, req.To, acceptedTo)
 	}
 
-	if r.kind == v1.ResetTimestamp {
+	if r.kind == api.ResetTimestamp {
 		if req.Timestamp == nil {
 			return Rule{}, badRequest(`"to": "timestamp" needs "timestamp": %s`, timestampForms)
 		}
@@ -78,7 +78,7 @@ func Parse(req v1.OffsetsResetRequest) (Rule, error) {
 		return Rule{}, badRequest(`"timestamp" is only accepted with "to": "timestamp" (this request's rule is %s)`, r.name())
 	}
 
-	if r.kind == v1.ResetOffset {
+	if r.kind == api.ResetOffset {
 		if req.Offset == nil {
 			return Rule{}, badRequest(`"to": "offset" needs "offset": a position of 0 or more`)
 		}
@@ -197,9 +197,9 @@ func (r Rule) Describe() string {
 	switch r.kind {
 	case ruleShift:
 		fmt.Fprintf(&b, "shift_by=%d", r.shift)
-	case v1.ResetTimestamp:
+	case api.ResetTimestamp:
 		fmt.Fprintf(&b, "to=timestamp %s", r.at.Format(time.RFC3339Nano))
-	case v1.ResetOffset:
+	case api.ResetOffset:
 		fmt.Fprintf(&b, "to=offset %d", r.offset)
 	default:
 		b.WriteString("to=" + r.kind)
@@ -218,7 +218,7 @@ func (r Rule) Describe() string {
 // its offsets. A source's offsets are its own, not Kafka positions, so no
 // other rule (and no topic or partition) can be resolved for one.
 func (r Rule) SourceApplicable() bool {
-	return r.kind == v1.ResetEarliest && len(r.topics) == 0 && len(r.partitions) == 0
+	return r.kind == api.ResetEarliest && len(r.topics) == 0 && len(r.partitions) == 0
 }
 
 func joinPartitions(ps []int32) string {
@@ -229,6 +229,6 @@ func joinPartitions(ps []int32) string {
 	return strings.Join(s, ",")
 }
 
-func badRequest(format string, args ...any) *v1.Error {
-	return v1.Errorf(v1.CodeBadRequest, format, args...)
+func badRequest(format string, args ...any) *api.Error {
+	return api.Errorf(api.CodeBadRequest, format, args...)
 }

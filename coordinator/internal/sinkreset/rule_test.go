@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 )
 
 func i64(v int64) *int64 { return &v }
 
 // decode reads a request body as the REST decoder does (numbers as
 // json.Number), so that these cases are what a user sends.
-func decode(t *testing.T, body string) v1.OffsetsResetRequest {
+func decode(t *testing.T, body string) api.OffsetsResetRequest {
 	t.Helper()
-	var req v1.OffsetsResetRequest
+	var req api.OffsetsResetRequest
 	dec := json.NewDecoder(strings.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(&req); err != nil {
@@ -58,8 +58,8 @@ func TestParseRefusals(t *testing.T) {
 		{`{"to":"earliest","partitions":[3,1,3]}`, `Invalid "partitions": 3 is listed more than once`},
 	} {
 		_, err := Parse(decode(t, c.body))
-		e, ok := err.(*v1.Error)
-		if !ok || e.Code != v1.CodeBadRequest || e.Message != c.want {
+		e, ok := err.(*api.Error)
+		if !ok || e.Code != api.CodeBadRequest || e.Message != c.want {
 			t.Errorf("Parse(%s)\n got %#v\nwant 400 %q", c.body, err, c.want)
 		}
 	}
@@ -105,15 +105,15 @@ func TestParseDescribe(t *testing.T) {
 func TestParseTimestampForms(t *testing.T) {
 	const ms = 1796032800000
 	for _, v := range []any{json.Number("1796032800000"), float64(ms), int64(ms), "2026-11-30T10:00:00Z", "2026-11-30T09:59:59.9995Z"} {
-		r, err := Parse(v1.OffsetsResetRequest{To: v1.ResetTimestamp, Timestamp: v})
+		r, err := Parse(api.OffsetsResetRequest{To: api.ResetTimestamp, Timestamp: v})
 		if err != nil || r.millis != ms {
 			t.Errorf("timestamp %#v: millis %d, err %v; want %d", v, r.millis, err, ms)
 		}
 	}
-	if _, err := Parse(v1.OffsetsResetRequest{To: v1.ResetTimestamp, Timestamp: 1.5}); err == nil {
+	if _, err := Parse(api.OffsetsResetRequest{To: api.ResetTimestamp, Timestamp: 1.5}); err == nil {
 		t.Errorf("a float64 with a fraction was accepted")
 	}
-	r, err := Parse(v1.OffsetsResetRequest{ShiftBy: i64(-2), Topics: []string{"t"}})
+	r, err := Parse(api.OffsetsResetRequest{ShiftBy: i64(-2), Topics: []string{"t"}})
 	if err != nil || r.Describe() != "shift_by=-2 topics=t" {
 		t.Errorf("Go-built request: %v, %v", r.Describe(), err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
@@ -163,7 +163,7 @@ func listTopics(ctx context.Context, adm *kadm.Client, topics []string) (kadm.To
 		if len(topics) > 0 {
 			what = topicsPhrase(topics)
 		}
-		return nil, v1.Errorf(v1.CodeInternal, "Failed to read the metadata of %s: %v", what, err)
+		return nil, api.Errorf(api.CodeInternal, "Failed to read the metadata of %s: %v", what, err)
 	}
 	return details, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
@@ -58,7 +58,7 @@ func TestStoresApplyAcrossTopics(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	s := openStores(t, ctx, opts)
-	open := OpenWindow{Window: Window{ID: "w1", State: v1.StateStopped, Connectors: []WindowConnector{{Name: "c", Previous: v1.StateRunning}}}}
+	open := OpenWindow{Window: Window{ID: "w1", State: api.StateStopped, Connectors: []WindowConnector{{Name: "c", Previous: api.StateRunning}}}}
 	if err := s.Apply(ctx, StopConnector{Name: "c"}, open); !errors.Is(err, ErrNotLeader) {
 		t.Fatalf("apply without the leader writer: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestStoresApplyAcrossTopics(t *testing.T) {
 		if st, _ := s.Status.State.Connector("c"); st.State != "STOPPED" {
 			t.Fatalf("%s: status %+v", who, st)
 		}
-		if got, ok := s.Fleet.State.Window("w1"); !ok || got.Connectors[0].Previous != v1.StateRunning {
+		if got, ok := s.Fleet.State.Window("w1"); !ok || got.Connectors[0].Previous != api.StateRunning {
 			t.Fatalf("%s: window %+v %v", who, got, ok)
 		}
 	}

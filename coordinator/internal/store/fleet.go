@@ -13,7 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkalog"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -106,9 +106,9 @@ func (c MarkAgent) encode(*view) ([]records.Record, error) {
 		return nil, errors.New("an agent mark needs the agent's id")
 	}
 	switch c.Mark.State {
-	case v1.AgentActive:
+	case api.AgentActive:
 		return tombstone(fleetAgentPrefix + c.ID), nil
-	case v1.AgentCordoned, v1.AgentDraining:
+	case api.AgentCordoned, api.AgentDraining:
 		return jsonRecords(fleetAgentPrefix+c.ID, c.Mark)
 	}
 	return nil, fmt.Errorf("unknown agent state %q", c.Mark.State)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
@@ -34,7 +34,7 @@ func TestFleetStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
-	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentCordoned, StartedAt: since}}); !errors.Is(err, ErrNotLeader) {
+	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: api.AgentCordoned, StartedAt: since}}); !errors.Is(err, ErrNotLeader) {
 		t.Fatalf("apply without the leader writer: %v, want ErrNotLeader", err)
 	}
 	w, err := NewWriter(ctx, "fleet-test-leader", opts...)
@@ -45,11 +45,11 @@ func TestFleetStore(t *testing.T) {
 	s.SetWriter(w)
 
 	changed := s.State.Changed()
-	win := Window{ID: "m1", State: v1.StateStopped, Connectors: []WindowConnector{{Name: "c", Previous: v1.StatePaused}}}
+	win := Window{ID: "m1", State: api.StateStopped, Connectors: []WindowConnector{{Name: "c", Previous: api.StatePaused}}}
 	ro := Rollout{ID: "r1", State: RolloutRunning, Batches: []RolloutBatch{{State: BatchPending, Connectors: []RolloutConnector{{Name: "c", State: BatchPending}}}}}
 	if err := s.Apply(ctx,
-		MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentCordoned, StartedAt: since}},
-		MarkAgent{ID: "a2", Mark: AgentMark{State: v1.AgentDraining, Force: true, StartedAt: since}},
+		MarkAgent{ID: "a1", Mark: AgentMark{State: api.AgentCordoned, StartedAt: since}},
+		MarkAgent{ID: "a2", Mark: AgentMark{State: api.AgentDraining, Force: true, StartedAt: since}},
 		OpenWindow{Window: win}, StartRollout{Rollout: ro},
 		PutRebalance{Rebalance: &Rebalance{ID: "b1", State: "running", Moves: []RebalanceMove{{Connector: "c", From: "a1", To: "a3"}}}},
 	); err != nil {
@@ -60,7 +60,7 @@ func TestFleetStore(t *testing.T) {
 	default:
 		t.Fatal("Changed was not closed by a write")
 	}
-	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: v1.AgentActive}}, CloseWindow{ID: "nope"}); err != nil {
+	if err := s.Apply(ctx, MarkAgent{ID: "a1", Mark: AgentMark{State: api.AgentActive}}, CloseWindow{ID: "nope"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Apply(ctx, MarkAgent{ID: "a3", Mark: AgentMark{State: "sleeping"}}); err == nil {
@@ -80,13 +80,13 @@ func TestFleetStore(t *testing.T) {
 		if _, ok := st.Agent("a1"); ok {
 			t.Fatal("an uncordoned agent is still marked")
 		}
-		if m, ok := st.Agent("a2"); !ok || m.State != v1.AgentDraining || !m.Force || !m.StartedAt.Equal(since) {
+		if m, ok := st.Agent("a2"); !ok || m.State != api.AgentDraining || !m.Force || !m.StartedAt.Equal(since) {
 			t.Fatalf("a2: %+v %v", m, ok)
 		}
-		if ws := st.Windows(); len(ws) != 1 || ws[0].Connectors[0].Previous != v1.StatePaused {
+		if ws := st.Windows(); len(ws) != 1 || ws[0].Connectors[0].Previous != api.StatePaused {
 			t.Fatalf("windows %+v", ws)
 		}
-		if r, ok := st.Rollout("r1"); !ok || r.State != v1.RolloutRunning {
+		if r, ok := st.Rollout("r1"); !ok || r.State != api.RolloutRunning {
 			t.Fatalf("rollout %+v %v", r, ok)
 		}
 		if r := st.Rebalance(); r == nil || r.Moves[0].To != "a3" {

@@ -28,8 +28,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
 	"github.com/sluice-io/sluice/coordinator/internal/yamlfile"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Tenant is one team's rules.
@@ -197,18 +197,18 @@ func (t *Tenants) Of(connector string) (*Tenant, bool) {
 // tenant's rules; under strict tenancy, for a connector of no tenant,
 // nothing; nil without tenants, or for a connector of no tenant when they
 // are not strict.
-func (t *Tenants) Policy(connector string) *v1.TenantPolicy {
+func (t *Tenants) Policy(connector string) *wire.TenantPolicy {
 	if t == nil {
 		return nil
 	}
 	tn, ok := t.Of(connector)
 	if !ok {
 		if t.Strict {
-			return &v1.TenantPolicy{Topics: []string{}, Groups: []string{}}
+			return &wire.TenantPolicy{Topics: []string{}, Groups: []string{}}
 		}
 		return nil
 	}
-	return &v1.TenantPolicy{Tenant: tn.Name, Topics: slices.Clone(tn.Topics), Groups: slices.Clone(tn.Groups),
+	return &wire.TenantPolicy{Tenant: tn.Name, Topics: slices.Clone(tn.Topics), Groups: slices.Clone(tn.Groups),
 		SecretPaths: slices.Clone(tn.SecretPaths), SecretEnv: slices.Clone(tn.SecretEnv), KafkaPrincipal: tn.KafkaPrincipal}
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 const file = `strict: true
@@ -25,7 +25,7 @@ func TestPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &v1.TenantPolicy{Tenant: "team-a", Topics: []string{"team-a.*"}, Groups: []string{"connect-team-a-*"},
+	want := &wire.TenantPolicy{Tenant: "team-a", Topics: []string{"team-a.*"}, Groups: []string{"connect-team-a-*"},
 		SecretPaths: []string{"/etc/sluice/secrets/team-a"}, SecretEnv: []string{"TEAM_A_*"}, KafkaPrincipal: "team-a"}
 	if got := ts.Policy("team-a-orders"); !reflect.DeepEqual(got, want) {
 		t.Errorf("policy of team-a-orders: %+v", got)

@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -30,7 +30,7 @@ type Mover interface {
 	// Snapshot is the placement world now, moves done retired.
 	Snapshot() reconciler.Snapshot
 	// Move starts moving task off from (to empty: anywhere, or nowhere).
-	Move(task v1.TaskID, from, to, owner string) error
+	Move(task api.TaskID, from, to, owner string) error
 }
 
 // Marks are the agents' marks in the fleet topic (store.FleetState).
@@ -40,7 +40,7 @@ type Marks interface {
 
 // Start is one move a drain starts: Task off agent From.
 type Start struct {
-	Task v1.TaskID
+	Task api.TaskID
 	From string
 }
 
@@ -52,11 +52,11 @@ func Decide(s reconciler.Snapshot, marks map[string]store.AgentMark) []Start {
 	var out []Start
 	moving := maps.Clone(s.Moves)
 	if moving == nil {
-		moving = map[v1.TaskID]reconciler.MoveInfo{}
+		moving = map[api.TaskID]reconciler.MoveInfo{}
 	}
 	for _, agent := range slices.Sorted(maps.Keys(marks)) {
 		m := marks[agent]
-		if m.State != v1.AgentDraining {
+		if m.State != api.AgentDraining {
 			continue
 		}
 		inflight := 0
@@ -88,13 +88,13 @@ func Decide(s reconciler.Snapshot, marks map[string]store.AgentMark) []Start {
 
 // Blocked are the tasks placed on agent that no other live, uncordoned
 // agent may run, with why.
-func Blocked(s reconciler.Snapshot, agent string) []v1.BlockedTask {
-	out := []v1.BlockedTask{}
+func Blocked(s reconciler.Snapshot, agent string) []api.BlockedTask {
+	out := []api.BlockedTask{}
 	for _, t := range s.Tasks {
 		if s.Current[t.ID] != agent || len(scheduler.Eligible(t, s.Agents, agent)) > 0 {
 			continue
 		}
-		out = append(out, v1.BlockedTask{Connector: t.ID.Connector, Task: t.ID.Task, Reason: blockedReason(t)})
+		out = append(out, api.BlockedTask{Connector: t.ID.Connector, Task: t.ID.Task, Reason: blockedReason(t)})
 	}
 	return out
 }
@@ -117,8 +117,8 @@ func blockedReason(t scheduler.Task) string {
 // Status is the drain of agent, marked m (draining), as s shows it: done
 // once every task left and runs where it went (or, forced, nowhere),
 // blocked while only blocked tasks remain, running otherwise.
-func Status(s reconciler.Snapshot, agent string, m store.AgentMark) v1.DrainStatus {
-	st := v1.DrainStatus{Agent: agent, Force: m.Force, StartedAt: m.StartedAt, Remaining: s.TasksOn(agent), Moving: []v1.TaskID{}, Blocked: []v1.BlockedTask{}}
+func Status(s reconciler.Snapshot, agent string, m store.AgentMark) api.DrainStatus {
+	st := api.DrainStatus{Agent: agent, Force: m.Force, StartedAt: m.StartedAt, Remaining: s.TasksOn(agent), Moving: []api.TaskID{}, Blocked: []api.BlockedTask{}}
 	for id, mv := range s.Moves {
 		if mv.From == agent {
 			st.Moving = append(st.Moving, id)
@@ -131,11 +131,11 @@ func Status(s reconciler.Snapshot, agent string, m store.AgentMark) v1.DrainStat
 	}
 	switch {
 	case len(st.Remaining) == 0 && len(st.Moving) == 0:
-		st.State = v1.DrainDone
+		st.State = api.DrainDone
 	case len(st.Blocked) > 0 && len(st.Moving) == 0:
-		st.State = v1.DrainBlocked
+		st.State = api.DrainBlocked
 	default:
-		st.State = v1.DrainRunning
+		st.State = api.DrainRunning
 	}
 	return st
 }
@@ -162,7 +162,7 @@ func (c *Controller) Step(ctx context.Context) int {
 	marks := c.marks.Agents()
 	draining := false
 	for _, m := range marks {
-		draining = draining || m.State == v1.AgentDraining
+		draining = draining || m.State == api.AgentDraining
 	}
 	if !draining {
 		return 0

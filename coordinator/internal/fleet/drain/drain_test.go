@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler/reconcilertest"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
@@ -19,7 +19,7 @@ import (
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func id(conn string, n int) v1.TaskID { return v1.TaskID{Connector: conn, Task: n} }
+func id(conn string, n int) api.TaskID { return api.TaskID{Connector: conn, Task: n} }
 
 func task(conn string, n int) scheduler.Task { return scheduler.Task{ID: id(conn, n)} }
 
@@ -29,7 +29,7 @@ func pinned(conn string, n int, z string) scheduler.Task {
 }
 
 func draining(force bool) store.AgentMark {
-	return store.AgentMark{State: v1.AgentDraining, Force: force, StartedAt: t0}
+	return store.AgentMark{State: api.AgentDraining, Force: force, StartedAt: t0}
 }
 
 // threeOnA is agents a (zone x), b and c, with tasks s/0..s/2 on a.
@@ -50,7 +50,7 @@ func TestDecide(t *testing.T) {
 		want  []Start
 	}{
 		{"nothing draining", threeOnA, nil, nil},
-		{"cordoned only: nothing moves", threeOnA, map[string]store.AgentMark{"a": {State: v1.AgentCordoned}}, nil},
+		{"cordoned only: nothing moves", threeOnA, map[string]store.AgentMark{"a": {State: api.AgentCordoned}}, nil},
 		{"start: Parallel tasks, in order", func() *reconcilertest.World { return threeOnA().Cordon("a") },
 			map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a"}, {id("s", 1), "a"}}},
 		{"tasks moving hold their slots", func() *reconcilertest.World {
@@ -115,36 +115,36 @@ func TestStatus(t *testing.T) {
 		mark      store.AgentMark
 		state     string
 		remaining int
-		moving    []v1.TaskID
+		moving    []api.TaskID
 		moved     int
 		blocked   int
 	}{
-		{"start: every task remains", func() *reconcilertest.World { return threeOnA().Cordon("a") }, draining(false), v1.DrainRunning, 3, nil, 0, 0},
+		{"start: every task remains", func() *reconcilertest.World { return threeOnA().Cordon("a") }, draining(false), api.DrainRunning, 3, nil, 0, 0},
 		{"tasks moving", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
 			_ = w.Move(id("s", 1), "a", "", reconciler.OwnerDrain)
 			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
 			return w
-		}, draining(false), v1.DrainRunning, 3, []v1.TaskID{id("s", 0), id("s", 1)}, 0, 0},
+		}, draining(false), api.DrainRunning, 3, []api.TaskID{id("s", 0), id("s", 1)}, 0, 0},
 		{"one moved, one moving", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
 			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
 			_ = w.Move(id("s", 1), "a", "", reconciler.OwnerDrain)
 			w.Finish(id("s", 0), "b")
 			return w
-		}, draining(false), v1.DrainRunning, 2, []v1.TaskID{id("s", 1)}, 1, 0},
+		}, draining(false), api.DrainRunning, 2, []api.TaskID{id("s", 1)}, 1, 0},
 		{"blocked: only blocked tasks remain", func() *reconcilertest.World {
 			return reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").Place(pinned("p", 0, "x"), "a")
-		}, draining(false), v1.DrainBlocked, 1, nil, 0, 1},
+		}, draining(false), api.DrainBlocked, 1, nil, 0, 1},
 		{"blocked but a move runs: running", func() *reconcilertest.World {
 			w := reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").
 				Place(pinned("p", 0, "x"), "a").Place(task("s", 0), "a")
 			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
 			return w
-		}, draining(false), v1.DrainRunning, 2, []v1.TaskID{id("s", 0)}, 0, 1},
+		}, draining(false), api.DrainRunning, 2, []api.TaskID{id("s", 0)}, 0, 1},
 		{"force shows nothing blocked", func() *reconcilertest.World {
 			return reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").Place(pinned("p", 0, "x"), "a")
-		}, draining(true), v1.DrainRunning, 1, nil, 0, 0},
+		}, draining(true), api.DrainRunning, 1, nil, 0, 0},
 		{"finished", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
 			for n := range 3 {
@@ -152,22 +152,22 @@ func TestStatus(t *testing.T) {
 				w.Finish(id("s", n), "b")
 			}
 			return w
-		}, draining(false), v1.DrainDone, 0, nil, 3, 0},
+		}, draining(false), api.DrainDone, 0, nil, 3, 0},
 		{"forced to nowhere: finished once the task left", func() *reconcilertest.World {
 			w := reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").Place(pinned("p", 0, "x"), "a")
 			_ = w.Move(id("p", 0), "a", "", reconciler.OwnerDrain)
 			w.Finish(id("p", 0), "")
 			return w
-		}, draining(true), v1.DrainDone, 0, nil, 1, 0},
+		}, draining(true), api.DrainDone, 0, nil, 1, 0},
 		{"agent gone: done, nothing remains", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
 			w.Lose("a")
 			return w
-		}, draining(false), v1.DrainDone, 0, nil, 0, 0},
+		}, draining(false), api.DrainDone, 0, nil, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := Status(tc.world().Snapshot(), "a", tc.mark)
-			if st.State != tc.state || len(st.Remaining) != tc.remaining || !slices.Equal(st.Moving, append([]v1.TaskID{}, tc.moving...)) ||
+			if st.State != tc.state || len(st.Remaining) != tc.remaining || !slices.Equal(st.Moving, append([]api.TaskID{}, tc.moving...)) ||
 				st.Moved != tc.moved || len(st.Blocked) != tc.blocked {
 				t.Fatalf("Status = %+v, want state %s, %d remaining, moving %v, %d moved, %d blocked", st, tc.state, tc.remaining, tc.moving, tc.moved, tc.blocked)
 			}
@@ -225,7 +225,7 @@ func TestControllerDrainsToTheEnd(t *testing.T) {
 	if n := c.Step(ctx); n != 0 {
 		t.Fatalf("a finished drain started %d", n)
 	}
-	if st := Status(w.Snapshot(), "a", m["a"]); st.State != v1.DrainDone || st.Moved != 3 {
+	if st := Status(w.Snapshot(), "a", m["a"]); st.State != api.DrainDone || st.Moved != 3 {
 		t.Fatalf("status = %+v, want done with 3 moved", st)
 	}
 	for _, s := range w.StartedMoves() {
@@ -253,7 +253,7 @@ func TestControllerRefusedMove(t *testing.T) {
 
 // TestControllerNothingDraining does not even look at the placements.
 func TestControllerNothingDraining(t *testing.T) {
-	c := New(panicMover{}, marks{"a": {State: v1.AgentCordoned}}, nil)
+	c := New(panicMover{}, marks{"a": {State: api.AgentCordoned}}, nil)
 	if n := c.Step(context.Background()); n != 0 {
 		t.Fatal(n)
 	}
@@ -262,7 +262,7 @@ func TestControllerNothingDraining(t *testing.T) {
 type panicMover struct{}
 
 func (panicMover) Snapshot() reconciler.Snapshot { panic("snapshot taken with nothing draining") }
-func (panicMover) Move(v1.TaskID, string, string, string) error {
+func (panicMover) Move(api.TaskID, string, string, string) error {
 	panic("move with nothing draining")
 }
 
@@ -297,7 +297,7 @@ func TestFailoverMidDrain(t *testing.T) {
 				}
 			}
 			st := Status(nw.Snapshot(), "a", m["a"])
-			if st.State != v1.DrainDone || len(st.Remaining) != 0 {
+			if st.State != api.DrainDone || len(st.Remaining) != 0 {
 				t.Fatalf("after failover the drain is %+v, want done", st)
 			}
 		})

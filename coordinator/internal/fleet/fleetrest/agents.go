@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/placements"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
@@ -24,13 +24,13 @@ const anonymous = "anonymous"
 // ListAgents answers GET /sluice/agents: every agent this leader knows —
 // registered, presumed from the status topic, or only marked cordoned or
 // draining while it is away — sorted by id.
-func (s *Service) ListAgents(ctx context.Context) (v1.AgentList, error) {
+func (s *Service) ListAgents(ctx context.Context) (api.AgentList, error) {
 	if err := s.mustLead(); err != nil {
-		return v1.AgentList{}, err
+		return api.AgentList{}, err
 	}
 	marks := s.cfg.Fleet.Agents()
 	agents, placed := s.cfg.Agents.AgentsAndPlacements()
-	out := v1.AgentList{Agents: []v1.AgentInfo{}}
+	out := api.AgentList{Agents: []api.AgentInfo{}}
 	seen := map[string]bool{}
 	for _, a := range agents {
 		seen[a.ID] = true
@@ -46,25 +46,25 @@ func (s *Service) ListAgents(ctx context.Context) (v1.AgentList, error) {
 }
 
 // GetAgent answers GET /sluice/agents/{id}.
-func (s *Service) GetAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
+func (s *Service) GetAgent(ctx context.Context, id string) (api.AgentInfo, error) {
 	list, err := s.ListAgents(ctx)
 	if err != nil {
-		return v1.AgentInfo{}, err
+		return api.AgentInfo{}, err
 	}
 	for _, a := range list.Agents {
 		if a.ID == id {
 			return a, nil
 		}
 	}
-	return v1.AgentInfo{}, agentNotFound(id)
+	return api.AgentInfo{}, agentNotFound(id)
 }
 
-func agentNotFound(id string) error { return v1.Errorf(v1.CodeNotFound, "Agent %s not found", id) }
+func agentNotFound(id string) error { return api.Errorf(api.CodeNotFound, "Agent %s not found", id) }
 
 // agentInfo is a as GET /sluice/agents shows it, with mark m (zero when
 // active) and the tasks placed on it or that it reports.
-func (s *Service) agentInfo(a registry.Agent, m store.AgentMark, placed map[v1.TaskID]placements.Placement) v1.AgentInfo {
-	info := v1.AgentInfo{ID: a.ID, Labels: a.Labels, Version: a.Version, State: v1.AgentActive, Registered: a.Registered, Plugins: []string{}, Tasks: []v1.AgentTask{}}
+func (s *Service) agentInfo(a registry.Agent, m store.AgentMark, placed map[api.TaskID]placements.Placement) api.AgentInfo {
+	info := api.AgentInfo{ID: a.ID, Labels: a.Labels, Version: a.Version, State: api.AgentActive, Registered: a.Registered, Plugins: []string{}, Tasks: []api.AgentTask{}}
 	if info.Labels == nil {
 		info.Labels = map[string]string{}
 	}
@@ -79,7 +79,7 @@ func (s *Service) agentInfo(a registry.Agent, m store.AgentMark, placed map[v1.T
 		info.Plugins = append(info.Plugins, class)
 	}
 	sort.Strings(info.Plugins)
-	ids := map[v1.TaskID]bool{}
+	ids := map[api.TaskID]bool{}
 	for id, p := range placed {
 		if p.Agent == a.ID {
 			ids[id] = true
@@ -89,14 +89,14 @@ func (s *Service) agentInfo(a registry.Agent, m store.AgentMark, placed map[v1.T
 		ids[id] = true
 	}
 	for id := range ids {
-		state := v1.StateUnassigned // assigned, not yet reported running
+		state := api.StateUnassigned // assigned, not yet reported running
 		if rt, ok := a.Reported[id]; ok {
 			state = rt.State
 		}
-		info.Tasks = append(info.Tasks, v1.AgentTask{Connector: id.Connector, Task: id.Task, State: state})
+		info.Tasks = append(info.Tasks, api.AgentTask{Connector: id.Connector, Task: id.Task, State: state})
 	}
 	sort.Slice(info.Tasks, func(i, j int) bool {
-		return reconciler.TaskLess(v1.TaskID{Connector: info.Tasks[i].Connector, Task: info.Tasks[i].Task}, v1.TaskID{Connector: info.Tasks[j].Connector, Task: info.Tasks[j].Task})
+		return reconciler.TaskLess(api.TaskID{Connector: info.Tasks[i].Connector, Task: info.Tasks[i].Task}, api.TaskID{Connector: info.Tasks[j].Connector, Task: info.Tasks[j].Task})
 	})
 	return info
 }
@@ -115,10 +115,10 @@ func (s *Service) knownAgent(id string) error {
 
 // CordonAgent answers PUT /sluice/agents/{id}/cordon: the agent takes no
 // new task and keeps those it runs. A draining agent stays draining.
-func (s *Service) CordonAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
-	if m, ok := s.cfg.Fleet.Agent(id); !ok || m.State != v1.AgentDraining {
-		if err := s.markAgent(ctx, id, v1.AgentCordoned, false); err != nil {
-			return v1.AgentInfo{}, err
+func (s *Service) CordonAgent(ctx context.Context, id string) (api.AgentInfo, error) {
+	if m, ok := s.cfg.Fleet.Agent(id); !ok || m.State != api.AgentDraining {
+		if err := s.markAgent(ctx, id, api.AgentCordoned, false); err != nil {
+			return api.AgentInfo{}, err
 		}
 	}
 	return s.GetAgent(ctx, id)
@@ -126,9 +126,9 @@ func (s *Service) CordonAgent(ctx context.Context, id string) (v1.AgentInfo, err
 
 // UncordonAgent answers PUT /sluice/agents/{id}/uncordon: the agent takes
 // new tasks again, and a drain of it stops (moves under way finish).
-func (s *Service) UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, error) {
-	if err := s.markAgent(ctx, id, v1.AgentActive, false); err != nil {
-		return v1.AgentInfo{}, err
+func (s *Service) UncordonAgent(ctx context.Context, id string) (api.AgentInfo, error) {
+	if err := s.markAgent(ctx, id, api.AgentActive, false); err != nil {
+		return api.AgentInfo{}, err
 	}
 	return s.GetAgent(ctx, id)
 }
@@ -137,12 +137,12 @@ func (s *Service) UncordonAgent(ctx context.Context, id string) (v1.AgentInfo, e
 // and its tasks are moved to other agents, drain.Parallel at a time (fleet/drain). A task
 // no other agent may run makes it a 409 naming the tasks, unless force,
 // which unassigns such tasks instead.
-func (s *Service) DrainAgent(ctx context.Context, id string, force bool) (v1.DrainStatus, error) {
+func (s *Service) DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error) {
 	if err := s.mustLead(); err != nil {
-		return v1.DrainStatus{}, err
+		return api.DrainStatus{}, err
 	}
 	if err := s.knownAgent(id); err != nil {
-		return v1.DrainStatus{}, err
+		return api.DrainStatus{}, err
 	}
 	if !force {
 		if blocked := drain.Blocked(s.cfg.Snapshot(), id); len(blocked) > 0 {
@@ -150,12 +150,12 @@ func (s *Service) DrainAgent(ctx context.Context, id string, force bool) (v1.Dra
 			for i, b := range blocked {
 				names[i] = fmt.Sprintf("%s/%d (%s)", b.Connector, b.Task, b.Reason)
 			}
-			return v1.DrainStatus{}, v1.Errorf(v1.CodeConflict, "Draining agent %s would leave %d task(s) with nowhere to go: %s; drain it with force=true to unassign them",
+			return api.DrainStatus{}, api.Errorf(api.CodeConflict, "Draining agent %s would leave %d task(s) with nowhere to go: %s; drain it with force=true to unassign them",
 				id, len(blocked), strings.Join(names, ", "))
 		}
 	}
-	if err := s.markAgent(ctx, id, v1.AgentDraining, force); err != nil {
-		return v1.DrainStatus{}, err
+	if err := s.markAgent(ctx, id, api.AgentDraining, force); err != nil {
+		return api.DrainStatus{}, err
 	}
 	return s.DrainStatus(ctx, id)
 }
@@ -184,16 +184,16 @@ func (s *Service) markAgent(ctx context.Context, id, state string, force bool) e
 }
 
 // DrainStatus answers GET /sluice/agents/{id}/drain.
-func (s *Service) DrainStatus(ctx context.Context, id string) (v1.DrainStatus, error) {
+func (s *Service) DrainStatus(ctx context.Context, id string) (api.DrainStatus, error) {
 	if err := s.mustLead(); err != nil {
-		return v1.DrainStatus{}, err
+		return api.DrainStatus{}, err
 	}
 	m, ok := s.cfg.Fleet.Agent(id)
-	if !ok || m.State != v1.AgentDraining {
+	if !ok || m.State != api.AgentDraining {
 		if err := s.knownAgent(id); err != nil {
-			return v1.DrainStatus{}, err
+			return api.DrainStatus{}, err
 		}
-		return v1.DrainStatus{}, v1.Errorf(v1.CodeNotFound, "Agent %s is not draining", id)
+		return api.DrainStatus{}, api.Errorf(api.CodeNotFound, "Agent %s is not draining", id)
 	}
 	// The snapshot retires the moves done since the fleet loop's last
 	// step, so that Moved counts every task that runs elsewhere by now.

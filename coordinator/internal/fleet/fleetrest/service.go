@@ -12,7 +12,7 @@ import (
 	"log/slog"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
@@ -36,7 +36,7 @@ type Fleet interface {
 
 // Agents is what the leader knows of its agents (reconciler.Table).
 type Agents interface {
-	AgentsAndPlacements() ([]registry.Agent, map[v1.TaskID]placements.Placement)
+	AgentsAndPlacements() ([]registry.Agent, map[api.TaskID]placements.Placement)
 	Known(id string) bool
 }
 
@@ -57,7 +57,7 @@ type Config struct {
 	CatchUp func(ctx context.Context) error
 	// Select resolves a selector to connector names (the connectors
 	// service's rule: names that must exist, or a glob that must match).
-	Select func(sel v1.Selector) ([]string, error)
+	Select func(sel api.Selector) ([]string, error)
 	// Exists reports whether a connector exists.
 	Exists func(name string) bool
 	// The fleet controllers.
@@ -106,7 +106,7 @@ func (s *Service) Configure(cfg Config) {
 // lead (a follower forwards it; one that lost leadership says so).
 func (s *Service) mustLead() error {
 	if !s.cfg.Leading() {
-		return v1.Errorf(v1.CodeConflict, connectors.StaleMessage)
+		return api.Errorf(api.CodeConflict, connectors.StaleMessage)
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (s *Service) catchUp(ctx context.Context) {
 // cannot.
 func (s *Service) readFleet(ctx context.Context) error {
 	if err := s.cfg.CatchUp(ctx); err != nil {
-		return v1.Errorf(v1.CodeInternal, "Failed to read the fleet topic: %v", err)
+		return api.Errorf(api.CodeInternal, "Failed to read the fleet topic: %v", err)
 	}
 	return nil
 }

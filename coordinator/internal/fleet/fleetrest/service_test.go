@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
@@ -24,10 +24,10 @@ import (
 // fakeAgents is the leader's view of its agents.
 type fakeAgents struct {
 	agents []registry.Agent
-	placed map[v1.TaskID]placements.Placement
+	placed map[api.TaskID]placements.Placement
 }
 
-func (f fakeAgents) AgentsAndPlacements() ([]registry.Agent, map[v1.TaskID]placements.Placement) {
+func (f fakeAgents) AgentsAndPlacements() ([]registry.Agent, map[api.TaskID]placements.Placement) {
 	return f.agents, f.placed
 }
 
@@ -76,7 +76,7 @@ func newEnv(t *testing.T, connectors ...string) *env {
 		{ID: "b", Registered: true, LastSeen: t0, Labels: map[string]string{"zone": "b"}},
 	}}
 	writeFailed := func(err error, what string, args ...any) error {
-		return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
+		return api.Errorf(api.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
 	}
 	newID := func(now time.Time) string { return "op-" + now.Format("150405") }
 	maint := maintenance.New(maintenance.Config{Configs: e.mem.Config, Windows: e.mem.Fleet, Store: e.mem, Locks: connlock.New(nil),
@@ -84,9 +84,9 @@ func newEnv(t *testing.T, connectors ...string) *env {
 	rb := rebalance.New(e.world, rebalanceStore{e.mem}, clockFunc(func() time.Time { return e.now }), newID, slog.New(slog.DiscardHandler))
 	e.s = New(Config{Fleet: e.mem.Fleet, Agents: agents, Snapshot: e.world.Snapshot, Apply: e.mem.Apply,
 		Leading: func() bool { return e.leading }, CatchUp: func(context.Context) error { return nil },
-		Select: func(sel v1.Selector) ([]string, error) {
+		Select: func(sel api.Selector) ([]string, error) {
 			if len(sel.Names) == 0 {
-				return nil, v1.Errorf(v1.CodeBadRequest, "no names")
+				return nil, api.Errorf(api.CodeBadRequest, "no names")
 			}
 			return sel.Names, nil
 		},
@@ -103,7 +103,7 @@ type clockFunc func() time.Time
 func (c clockFunc) Now() time.Time { return c() }
 
 func code(err error) int {
-	if e := v1.AsError(err); e != nil {
+	if e := api.AsError(err); e != nil {
 		return int(e.Code)
 	}
 	return 0
@@ -124,7 +124,7 @@ func TestAgentCallsNeedTheLeader(t *testing.T) {
 	_, calls["drain status"] = e.s.DrainStatus(ctx, "a")
 	_, calls["rebalance"] = e.s.Rebalance(ctx, 0, true)
 	for name, err := range calls {
-		if code(err) != int(v1.CodeConflict) || v1.AsError(err).Message != connectors.StaleMessage {
+		if code(err) != int(api.CodeConflict) || api.AsError(err).Message != connectors.StaleMessage {
 			t.Errorf("%s on a follower: %v", name, err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestCordonRecordsWhoAndWhen(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	info, err := e.s.CordonAgent(ctx, "a")
-	if err != nil || info.State != v1.AgentCordoned {
+	if err != nil || info.State != api.AgentCordoned {
 		t.Fatalf("cordon: %+v %v", info, err)
 	}
 	m, _ := e.mem.Fleet.Agent("a")
@@ -152,14 +152,14 @@ func TestCordonRecordsWhoAndWhen(t *testing.T) {
 	if m, _ := e.mem.Fleet.Agent("a"); !m.StartedAt.Equal(t0) {
 		t.Fatalf("a second cordon moved its start to %v", m.StartedAt)
 	}
-	if info, err := e.s.UncordonAgent(ctx, "a"); err != nil || info.State != v1.AgentActive {
+	if info, err := e.s.UncordonAgent(ctx, "a"); err != nil || info.State != api.AgentActive {
 		t.Fatalf("uncordon: %+v %v", info, err)
 	}
 	if _, ok := e.mem.Fleet.Agent("a"); ok {
 		t.Fatal("uncordoned agent still marked")
 	}
 	txns := len(e.mem.Txns)
-	if _, err := e.s.CordonAgent(ctx, "ghost"); code(err) != int(v1.CodeNotFound) || v1.AsError(err).Message != "Agent ghost not found" {
+	if _, err := e.s.CordonAgent(ctx, "ghost"); code(err) != int(api.CodeNotFound) || api.AsError(err).Message != "Agent ghost not found" {
 		t.Fatalf("cordon of an unknown agent: %v", err)
 	}
 	if len(e.mem.Txns) != txns {
@@ -173,23 +173,23 @@ func TestCordonRecordsWhoAndWhen(t *testing.T) {
 func TestDrainRefusesToStrandTasks(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	e.world.Place(scheduler.Task{ID: v1.TaskID{Connector: "pinned", Task: 0}, Selector: map[string]string{"zone": "a"}}, "a")
+	e.world.Place(scheduler.Task{ID: api.TaskID{Connector: "pinned", Task: 0}, Selector: map[string]string{"zone": "a"}}, "a")
 	_, err := e.s.DrainAgent(ctx, "a", false)
 	want := "Draining agent a would leave 1 task(s) with nowhere to go: pinned/0 (no other live, uncordoned agent has sluice.agent.selector zone=a); drain it with force=true to unassign them"
-	if code(err) != int(v1.CodeConflict) || v1.AsError(err).Message != want {
+	if code(err) != int(api.CodeConflict) || api.AsError(err).Message != want {
 		t.Fatalf("drain: %v", err)
 	}
 	if len(e.mem.Txns) != 0 {
 		t.Fatal("a refused drain wrote something")
 	}
-	if _, err := e.s.DrainStatus(ctx, "a"); code(err) != int(v1.CodeNotFound) || v1.AsError(err).Message != "Agent a is not draining" {
+	if _, err := e.s.DrainStatus(ctx, "a"); code(err) != int(api.CodeNotFound) || api.AsError(err).Message != "Agent a is not draining" {
 		t.Fatalf("status of an agent not draining: %v", err)
 	}
 	st, err := e.s.DrainAgent(ctx, "a", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := e.mem.Fleet.Agent("a"); m.State != v1.AgentDraining || !m.Force {
+	if m, _ := e.mem.Fleet.Agent("a"); m.State != api.AgentDraining || !m.Force {
 		t.Fatalf("forced drain marked %+v (status %+v)", m, st)
 	}
 }
@@ -199,7 +199,7 @@ func TestDrainRefusesToStrandTasks(t *testing.T) {
 func TestListAgentsShowsMarkedAbsentAgents(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if err := e.mem.Apply(ctx, store.MarkAgent{ID: "gone", Mark: store.AgentMark{State: v1.AgentCordoned, StartedAt: t0}}); err != nil {
+	if err := e.mem.Apply(ctx, store.MarkAgent{ID: "gone", Mark: store.AgentMark{State: api.AgentCordoned, StartedAt: t0}}); err != nil {
 		t.Fatal(err)
 	}
 	list, err := e.s.ListAgents(ctx)
@@ -224,8 +224,8 @@ func TestListAgentsShowsMarkedAbsentAgents(t *testing.T) {
 func TestMaintenanceChecksBeforeTheController(t *testing.T) {
 	e := newEnv(t, "c1", "c2")
 	ctx := context.Background()
-	if _, err := e.s.OpenMaintenance(ctx, v1.MaintenanceRequest{Selector: v1.Selector{Names: []string{"c1"}}, State: "running"}, nil); code(err) != int(v1.CodeBadRequest) ||
-		v1.AsError(err).Message != `Invalid "state" 'running': a maintenance window's state is STOPPED or PAUSED` {
+	if _, err := e.s.OpenMaintenance(ctx, api.MaintenanceRequest{Selector: api.Selector{Names: []string{"c1"}}, State: "running"}, nil); code(err) != int(api.CodeBadRequest) ||
+		api.AsError(err).Message != `Invalid "state" 'running': a maintenance window's state is STOPPED or PAUSED` {
 		t.Fatalf("bad state: %v", err)
 	}
 	deny := func(c string) error {
@@ -234,8 +234,8 @@ func TestMaintenanceChecksBeforeTheController(t *testing.T) {
 		}
 		return nil
 	}
-	req := v1.MaintenanceRequest{Selector: v1.Selector{Names: []string{"c1", "c2"}}, State: "stopped", Reason: "patching"}
-	if _, err := e.s.OpenMaintenance(ctx, req, deny); code(err) != int(v1.CodeForbidden) || v1.AsError(err).Message != "no grant for c2" {
+	req := api.MaintenanceRequest{Selector: api.Selector{Names: []string{"c1", "c2"}}, State: "stopped", Reason: "patching"}
+	if _, err := e.s.OpenMaintenance(ctx, req, deny); code(err) != int(api.CodeForbidden) || api.AsError(err).Message != "no grant for c2" {
 		t.Fatalf("refused grant: %v", err)
 	}
 	if len(e.mem.Txns) != 0 {
@@ -245,7 +245,7 @@ func TestMaintenanceChecksBeforeTheController(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.State != v1.StateStopped || w.Principal != "alice" || !w.OpenedAt.Equal(t0) || len(w.Connectors) != 2 || w.Selector.Names[1] != "c2" {
+	if w.State != api.StateStopped || w.Principal != "alice" || !w.OpenedAt.Equal(t0) || len(w.Connectors) != 2 || w.Selector.Names[1] != "c2" {
 		t.Fatalf("window %+v", w)
 	}
 	got, err := e.s.MaintenanceWindow(ctx, w.ID)
@@ -255,13 +255,13 @@ func TestMaintenanceChecksBeforeTheController(t *testing.T) {
 	if list, _ := e.s.MaintenanceWindows(ctx); len(list.Windows) != 1 {
 		t.Fatalf("windows %+v", list)
 	}
-	if _, err := e.s.CloseMaintenance(ctx, w.ID, deny); code(err) != int(v1.CodeForbidden) {
+	if _, err := e.s.CloseMaintenance(ctx, w.ID, deny); code(err) != int(api.CodeForbidden) {
 		t.Fatalf("close without the grant: %v", err)
 	}
 	if _, err := e.s.CloseMaintenance(ctx, w.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.s.MaintenanceWindow(ctx, w.ID); code(err) != int(v1.CodeNotFound) {
+	if _, err := e.s.MaintenanceWindow(ctx, w.ID); code(err) != int(api.CodeNotFound) {
 		t.Fatalf("closed window: %v", err)
 	}
 }
@@ -271,11 +271,11 @@ func TestMaintenanceChecksBeforeTheController(t *testing.T) {
 func TestRebalanceAnswers(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.s.RebalanceStatus(ctx); code(err) != int(v1.CodeNotFound) || v1.AsError(err).Message != "No rebalance was started" {
+	if _, err := e.s.RebalanceStatus(ctx); code(err) != int(api.CodeNotFound) || api.AsError(err).Message != "No rebalance was started" {
 		t.Fatalf("status before any: %v", err)
 	}
 	for i := 0; i < 4; i++ {
-		e.world.Place(scheduler.Task{ID: v1.TaskID{Connector: "c", Task: i}}, "a")
+		e.world.Place(scheduler.Task{ID: api.TaskID{Connector: "c", Task: i}}, "a")
 	}
 	plan, err := e.s.Rebalance(ctx, 0, true)
 	if err != nil || !plan.DryRun || len(plan.Moves) != 2 {
@@ -300,10 +300,10 @@ func TestRebalanceAnswers(t *testing.T) {
 func TestRolloutTargetsMustExist(t *testing.T) {
 	e := newEnv(t, "c1")
 	ctx := context.Background()
-	if _, err := e.s.rolloutTargets(v1.Selector{Names: []string{"c1", "nope"}}); code(err) != int(v1.CodeNotFound) || v1.AsError(err).Message != "Connector nope not found" {
+	if _, err := e.s.rolloutTargets(api.Selector{Names: []string{"c1", "nope"}}); code(err) != int(api.CodeNotFound) || api.AsError(err).Message != "Connector nope not found" {
 		t.Fatalf("targets: %v", err)
 	}
-	names, err := e.s.rolloutTargets(v1.Selector{Names: []string{"c1"}})
+	names, err := e.s.rolloutTargets(api.Selector{Names: []string{"c1"}})
 	if err != nil || len(names) != 1 {
 		t.Fatalf("targets: %v %v", names, err)
 	}
@@ -313,7 +313,7 @@ func TestRolloutTargetsMustExist(t *testing.T) {
 		"resume": func() error { _, err := e.s.ResumeRollout(ctx, "r1", nil); return err },
 		"abort":  func() error { _, err := e.s.AbortRollout(ctx, "r1", nil); return err },
 	} {
-		if err := call(); code(err) != int(v1.CodeNotFound) {
+		if err := call(); code(err) != int(api.CodeNotFound) {
 			t.Errorf("%s of an unknown rollout: %v", name, err)
 		}
 	}
@@ -325,11 +325,11 @@ func TestRolloutTargetsMustExist(t *testing.T) {
 // TestViewsCopyEveryField: the REST views carry every field of the stored
 // records, and a change to a view leaves the record as it was.
 func TestViewsCopyEveryField(t *testing.T) {
-	w := store.Window{ID: "w", Selector: store.Selector{Match: "orders-*"}, State: v1.StatePaused, Reason: "r", Principal: "p", OpenedAt: t0,
-		Connectors: []store.WindowConnector{{Name: "orders-1", Previous: v1.StateRunning, Outcome: "restored", State: v1.StateRunning}}}
+	w := store.Window{ID: "w", Selector: store.Selector{Match: "orders-*"}, State: api.StatePaused, Reason: "r", Principal: "p", OpenedAt: t0,
+		Connectors: []store.WindowConnector{{Name: "orders-1", Previous: api.StateRunning, Outcome: "restored", State: api.StateRunning}}}
 	v := windowView(w)
-	if v.ID != "w" || v.Selector.Match != "orders-*" || v.State != v1.StatePaused || v.Reason != "r" || v.Principal != "p" || !v.OpenedAt.Equal(t0) ||
-		v.Connectors[0] != (v1.MaintenanceConnector{Name: "orders-1", Previous: v1.StateRunning, Outcome: "restored", State: v1.StateRunning}) {
+	if v.ID != "w" || v.Selector.Match != "orders-*" || v.State != api.StatePaused || v.Reason != "r" || v.Principal != "p" || !v.OpenedAt.Equal(t0) ||
+		v.Connectors[0] != (api.MaintenanceConnector{Name: "orders-1", Previous: api.StateRunning, Outcome: "restored", State: api.StateRunning}) {
 		t.Fatalf("window view %+v", v)
 	}
 	v.Connectors[0].Name = "changed"
@@ -340,11 +340,11 @@ func TestViewsCopyEveryField(t *testing.T) {
 		Moves: []store.RebalanceMove{{Connector: "c", Task: 1, From: "a", To: "b", State: "moved"}}}
 	rv := rebalanceView(r)
 	if rv.ID != "r" || !rv.DryRun || rv.State != "running" || rv.MaxMoves != 3 || rv.Before["a"] != 2 || rv.After["a"] != 1 ||
-		rv.Moves[0] != (v1.TaskMove{Connector: "c", Task: 1, From: "a", To: "b", State: "moved"}) {
+		rv.Moves[0] != (api.TaskMove{Connector: "c", Task: 1, From: "a", To: "b", State: "moved"}) {
 		t.Fatalf("rebalance view %+v", rv)
 	}
-	spec := specRecord(v1.RolloutRequest{Selector: v1.Selector{Names: []string{"x"}}, OnFailure: "pause",
-		Health: v1.RolloutHealth{RunningFor: "30s", MaxFailedTasks: 1}})
+	spec := specRecord(api.RolloutRequest{Selector: api.Selector{Names: []string{"x"}}, OnFailure: "pause",
+		Health: api.RolloutHealth{RunningFor: "30s", MaxFailedTasks: 1}})
 	if spec.Names[0] != "x" || spec.OnFailure != "pause" || spec.Health.RunningFor != "30s" || spec.Health.MaxFailedTasks != 1 {
 		t.Fatalf("spec %+v", spec)
 	}

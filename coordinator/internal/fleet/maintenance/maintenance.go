@@ -28,7 +28,7 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -105,22 +105,22 @@ type OpenRequest struct {
 // window (it runs nothing already, and pausing it would make its tasks
 // again).
 func held(prev, state string) string {
-	if prev == v1.StateStopped {
+	if prev == api.StateStopped {
 		return prev
 	}
 	return state
 }
 
 // restStates are the stored target states by their REST names.
-var restStates = map[string]string{records.TargetStarted: v1.StateRunning, records.TargetPaused: v1.StatePaused, records.TargetStopped: v1.StateStopped}
+var restStates = map[string]string{records.TargetStarted: api.StateRunning, records.TargetPaused: api.StatePaused, records.TargetStopped: api.StateStopped}
 
 // setState is the command giving a connector a target state by its REST
 // name, as the single-connector endpoint of that state writes it.
 func setState(name, state string) store.Command {
 	switch state {
-	case v1.StateStopped:
+	case api.StateStopped:
 		return store.StopConnector{Name: name}
-	case v1.StatePaused:
+	case api.StatePaused:
 		return store.SetTargetState{Name: name, State: records.TargetPaused}
 	}
 	return store.SetTargetState{Name: name, State: records.TargetStarted}
@@ -161,7 +161,7 @@ func (c *Controller) Open(ctx context.Context, req OpenRequest) (store.Window, e
 	for _, n := range req.Names {
 		conn, ok := c.cfg.Configs.Get(n)
 		if !ok {
-			return store.Window{}, v1.Errorf(v1.CodeNotFound, "Connector %s not found", n)
+			return store.Window{}, api.Errorf(api.CodeNotFound, "Connector %s not found", n)
 		}
 		prev := restStates[conn.TargetState]
 		w.Connectors = append(w.Connectors, store.WindowConnector{Name: n, Previous: prev})
@@ -181,7 +181,7 @@ func (c *Controller) checkNotInWindow(names []string) error {
 	for _, w := range c.cfg.Windows.Windows() {
 		for _, wc := range w.Connectors {
 			if slices.Contains(names, wc.Name) {
-				return v1.Errorf(v1.CodeConflict, "Connector %s is in maintenance window %s (%s); close that window first", wc.Name, w.ID, w.State)
+				return api.Errorf(api.CodeConflict, "Connector %s is in maintenance window %s (%s); close that window first", wc.Name, w.ID, w.State)
 			}
 		}
 	}
@@ -190,7 +190,7 @@ func (c *Controller) checkNotInWindow(names []string) error {
 
 // NotFound is the 404 of an unknown window.
 func NotFound(id string) error {
-	return v1.Errorf(v1.CodeNotFound, "Maintenance window %s not found", id)
+	return api.Errorf(api.CodeNotFound, "Maintenance window %s not found", id)
 }
 
 // Close closes a window: each connector gets its previous state back,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
@@ -42,7 +42,7 @@ func newEnv(t *testing.T, states map[string]string) *env {
 }
 
 // stored are the stored target states by REST name.
-var stored = map[string]string{v1.StateRunning: records.TargetStarted, v1.StatePaused: records.TargetPaused, v1.StateStopped: records.TargetStopped}
+var stored = map[string]string{api.StateRunning: records.TargetStarted, api.StatePaused: records.TargetPaused, api.StateStopped: records.TargetStopped}
 
 // failover replaces the controller by a new one over the persisted state.
 func (e *env) failover() {
@@ -51,7 +51,7 @@ func (e *env) failover() {
 		NewID:   func(now time.Time) string { return "w-" + now.UTC().Format("150405") },
 		Changed: func() { e.changed++ },
 		WriteFailed: func(err error, what string, args ...any) error {
-			return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
+			return api.Errorf(api.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
 		}})
 }
 
@@ -76,9 +76,9 @@ func (e *env) set(name, state string) {
 	}
 }
 
-func wantError(t *testing.T, err error, code v1.Code, msg string) {
+func wantError(t *testing.T, err error, code api.Code, msg string) {
 	t.Helper()
-	var e *v1.Error
+	var e *api.Error
 	if !errors.As(err, &e) || e.Code != code || e.Message != msg {
 		t.Fatalf("error %v, want %d %q", err, code, msg)
 	}
@@ -95,7 +95,7 @@ func connectors(w store.Window) map[string][3]string {
 // TestOpen is the table of a window's opening: which connectors change,
 // what the window records, and that it is all one transaction.
 func TestOpen(t *testing.T) {
-	all := map[string]string{"run": v1.StateRunning, "paused": v1.StatePaused, "stopped": v1.StateStopped}
+	all := map[string]string{"run": api.StateRunning, "paused": api.StatePaused, "stopped": api.StateStopped}
 	for _, tt := range []struct {
 		name        string
 		state       string
@@ -103,14 +103,14 @@ func TestOpen(t *testing.T) {
 		wantStates  map[string]string
 		wantRecords []string // keys of the one transaction, in order
 	}{
-		{"stopped window over every state", v1.StateStopped, []string{"paused", "run", "stopped"},
-			map[string]string{"run": v1.StateStopped, "paused": v1.StateStopped, "stopped": v1.StateStopped},
+		{"stopped window over every state", api.StateStopped, []string{"paused", "run", "stopped"},
+			map[string]string{"run": api.StateStopped, "paused": api.StateStopped, "stopped": api.StateStopped},
 			[]string{"commit-paused", "target-state-paused", "commit-run", "target-state-run", "maintenance-w-083000"}},
-		{"paused window leaves a stopped connector stopped", v1.StatePaused, []string{"paused", "run", "stopped"},
-			map[string]string{"run": v1.StatePaused, "paused": v1.StatePaused, "stopped": v1.StateStopped},
+		{"paused window leaves a stopped connector stopped", api.StatePaused, []string{"paused", "run", "stopped"},
+			map[string]string{"run": api.StatePaused, "paused": api.StatePaused, "stopped": api.StateStopped},
 			[]string{"target-state-run", "maintenance-w-083000"}},
-		{"a window over connectors already held writes the window alone", v1.StateStopped, []string{"stopped"},
-			map[string]string{"run": v1.StateRunning, "paused": v1.StatePaused, "stopped": v1.StateStopped},
+		{"a window over connectors already held writes the window alone", api.StateStopped, []string{"stopped"},
+			map[string]string{"run": api.StateRunning, "paused": api.StatePaused, "stopped": api.StateStopped},
 			[]string{"maintenance-w-083000"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,23 +154,23 @@ func TestOpen(t *testing.T) {
 // TestOpenRefusals: an overlap, a missing connector and a failed write
 // each change nothing at all.
 func TestOpenRefusals(t *testing.T) {
-	e := newEnv(t, map[string]string{"a": v1.StateRunning, "b": v1.StateRunning})
-	first, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a"}, State: v1.StateStopped})
+	e := newEnv(t, map[string]string{"a": api.StateRunning, "b": api.StateRunning})
+	first, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a"}, State: api.StateStopped})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := len(e.mem.Txns)
 	e.now = e.now.Add(time.Second)
-	_, err = e.c.Open(context.Background(), OpenRequest{Names: []string{"b", "a"}, State: v1.StatePaused})
-	wantError(t, err, v1.CodeConflict, "Connector a is in maintenance window "+first.ID+" (STOPPED); close that window first")
-	_, err = e.c.Open(context.Background(), OpenRequest{Names: []string{"b", "ghost"}, State: v1.StatePaused})
-	wantError(t, err, v1.CodeNotFound, "Connector ghost not found")
+	_, err = e.c.Open(context.Background(), OpenRequest{Names: []string{"b", "a"}, State: api.StatePaused})
+	wantError(t, err, api.CodeConflict, "Connector a is in maintenance window "+first.ID+" (STOPPED); close that window first")
+	_, err = e.c.Open(context.Background(), OpenRequest{Names: []string{"b", "ghost"}, State: api.StatePaused})
+	wantError(t, err, api.CodeNotFound, "Connector ghost not found")
 
 	boom := errors.New("broker away")
 	e.mem.Fail = func([]store.Command) error { return boom }
-	_, err = e.c.Open(context.Background(), OpenRequest{Names: []string{"b"}, State: v1.StatePaused})
-	wantError(t, err, v1.CodeInternal, "Failed to record maintenance window w-083001: broker away")
-	if len(e.mem.Txns) != before || e.states("b")["b"] != v1.StateRunning || len(e.mem.Fleet.Windows()) != 1 {
+	_, err = e.c.Open(context.Background(), OpenRequest{Names: []string{"b"}, State: api.StatePaused})
+	wantError(t, err, api.CodeInternal, "Failed to record maintenance window w-083001: broker away")
+	if len(e.mem.Txns) != before || e.states("b")["b"] != api.StateRunning || len(e.mem.Fleet.Windows()) != 1 {
 		t.Fatalf("a refused open changed something: %d txns, b %v, windows %+v", len(e.mem.Txns), e.states("b"), e.mem.Fleet.Windows())
 	}
 }
@@ -188,32 +188,32 @@ func TestClose(t *testing.T) {
 		after  map[string]string
 		keys   []string
 	}{
-		{"every connector back to its state", v1.StateStopped,
-			map[string]string{"run": v1.StateRunning, "paused": v1.StatePaused, "stopped": v1.StateStopped}, nil,
+		{"every connector back to its state", api.StateStopped,
+			map[string]string{"run": api.StateRunning, "paused": api.StatePaused, "stopped": api.StateStopped}, nil,
 			map[string][3]string{"run": {"RUNNING", OutcomeRestored, "RUNNING"}, "paused": {"PAUSED", OutcomeRestored, "PAUSED"}, "stopped": {"STOPPED", OutcomeRestored, "STOPPED"}},
-			map[string]string{"run": v1.StateRunning, "paused": v1.StatePaused, "stopped": v1.StateStopped},
+			map[string]string{"run": api.StateRunning, "paused": api.StatePaused, "stopped": api.StateStopped},
 			[]string{"target-state-paused", "target-state-run", "maintenance-w-083000"}},
-		{"resumed by hand is left running; deleted is reported", v1.StatePaused,
-			map[string]string{"run": v1.StateRunning, "gone": v1.StateRunning, "paused": v1.StatePaused},
+		{"resumed by hand is left running; deleted is reported", api.StatePaused,
+			map[string]string{"run": api.StateRunning, "gone": api.StateRunning, "paused": api.StatePaused},
 			func(e *env) {
-				e.set("run", v1.StateRunning)
+				e.set("run", api.StateRunning)
 				if err := e.mem.Apply(context.Background(), store.DeleteConnector{Name: "gone"}); err != nil {
 					e.t.Fatal(err)
 				}
 			},
 			map[string][3]string{"run": {"RUNNING", OutcomeChangedByHand, "RUNNING"}, "gone": {"RUNNING", OutcomeDeleted, ""}, "paused": {"PAUSED", OutcomeRestored, "PAUSED"}},
-			map[string]string{"run": v1.StateRunning, "gone": "", "paused": v1.StatePaused},
+			map[string]string{"run": api.StateRunning, "gone": "", "paused": api.StatePaused},
 			[]string{"maintenance-w-083000"}},
-		{"stopped by hand in a paused window is changed by hand", v1.StatePaused,
-			map[string]string{"run": v1.StateRunning},
-			func(e *env) { e.set("run", v1.StateStopped) },
+		{"stopped by hand in a paused window is changed by hand", api.StatePaused,
+			map[string]string{"run": api.StateRunning},
+			func(e *env) { e.set("run", api.StateStopped) },
 			map[string][3]string{"run": {"RUNNING", OutcomeChangedByHand, "STOPPED"}},
-			map[string]string{"run": v1.StateStopped},
+			map[string]string{"run": api.StateStopped},
 			[]string{"maintenance-w-083000"}},
-		{"a stopped connector in a paused window stays stopped, restored", v1.StatePaused,
-			map[string]string{"stopped": v1.StateStopped}, nil,
+		{"a stopped connector in a paused window stays stopped, restored", api.StatePaused,
+			map[string]string{"stopped": api.StateStopped}, nil,
 			map[string][3]string{"stopped": {"STOPPED", OutcomeRestored, "STOPPED"}},
-			map[string]string{"stopped": v1.StateStopped},
+			map[string]string{"stopped": api.StateStopped},
 			[]string{"maintenance-w-083000"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,15 +273,15 @@ func sorted(s []string) []string {
 // its commit) leaves the window open and every connector held; a new
 // leader's controller, from the persisted state, closes it in full.
 func TestCloseFailsWhole(t *testing.T) {
-	e := newEnv(t, map[string]string{"a": v1.StateRunning, "b": v1.StatePaused})
-	w, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a", "b"}, State: v1.StateStopped})
+	e := newEnv(t, map[string]string{"a": api.StateRunning, "b": api.StatePaused})
+	w, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a", "b"}, State: api.StateStopped})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.mem.Fail = func([]store.Command) error { return errors.New("fenced") }
 	_, err = e.c.Close(context.Background(), w.ID)
-	wantError(t, err, v1.CodeInternal, "Failed to remove maintenance window "+w.ID+": fenced")
-	if got := e.states("a", "b"); got["a"] != v1.StateStopped || got["b"] != v1.StateStopped {
+	wantError(t, err, api.CodeInternal, "Failed to remove maintenance window "+w.ID+": fenced")
+	if got := e.states("a", "b"); got["a"] != api.StateStopped || got["b"] != api.StateStopped {
 		t.Fatalf("a failed close changed states: %v", got)
 	}
 	if _, open := e.mem.Fleet.Window(w.ID); !open {
@@ -298,23 +298,23 @@ func TestCloseFailsWhole(t *testing.T) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
 	_, err = e.c.Close(context.Background(), w.ID)
-	wantError(t, err, v1.CodeNotFound, "Maintenance window "+w.ID+" not found")
+	wantError(t, err, api.CodeNotFound, "Maintenance window "+w.ID+" not found")
 }
 
 // TestOpenFailsWhole: an open whose write fails holds no connector and
 // records no window: nothing half-done, whichever command would have
 // failed.
 func TestOpenFailsWhole(t *testing.T) {
-	e := newEnv(t, map[string]string{"a": v1.StateRunning, "b": v1.StateRunning, "c": v1.StateRunning})
+	e := newEnv(t, map[string]string{"a": api.StateRunning, "b": api.StateRunning, "c": api.StateRunning})
 	var seen []store.Command
 	e.mem.Fail = func(cmds []store.Command) error { seen = cmds; return errors.New("deposed") }
-	if _, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a", "b", "c"}, State: v1.StateStopped}); err == nil {
+	if _, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a", "b", "c"}, State: api.StateStopped}); err == nil {
 		t.Fatal("open succeeded")
 	}
 	if len(seen) != 4 {
 		t.Fatalf("one call of %d commands, want 3 holds and the window: %v", len(seen), seen)
 	}
-	if got := e.states("a", "b", "c"); got["a"] != v1.StateRunning || got["b"] != v1.StateRunning || got["c"] != v1.StateRunning {
+	if got := e.states("a", "b", "c"); got["a"] != api.StateRunning || got["b"] != api.StateRunning || got["c"] != api.StateRunning {
 		t.Fatalf("states %v after a failed open", got)
 	}
 	if ws := e.mem.Fleet.Windows(); len(ws) != 0 || len(e.mem.Txns) != 0 || e.changed != 0 {
@@ -325,20 +325,20 @@ func TestOpenFailsWhole(t *testing.T) {
 // TestFailoverBetweenOpenAndClose: a window opened by one leader is
 // closed by the next, from the fleet topic alone.
 func TestFailoverBetweenOpenAndClose(t *testing.T) {
-	e := newEnv(t, map[string]string{"a": v1.StatePaused, "b": v1.StateRunning})
-	w, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a", "b"}, State: v1.StateStopped})
+	e := newEnv(t, map[string]string{"a": api.StatePaused, "b": api.StateRunning})
+	w, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a", "b"}, State: api.StateStopped})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.failover()
-	if _, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"b"}, State: v1.StatePaused}); err == nil ||
+	if _, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"b"}, State: api.StatePaused}); err == nil ||
 		!strings.Contains(err.Error(), "is in maintenance window "+w.ID) {
 		t.Fatalf("a new leader allowed an overlap: %v", err)
 	}
 	if _, err := e.c.Close(context.Background(), w.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.states("a", "b"); got["a"] != v1.StatePaused || got["b"] != v1.StateRunning {
+	if got := e.states("a", "b"); got["a"] != api.StatePaused || got["b"] != api.StateRunning {
 		t.Fatalf("states %v", got)
 	}
 }
@@ -347,12 +347,12 @@ func TestFailoverBetweenOpenAndClose(t *testing.T) {
 // part way through its close (outcomes set on some connectors) closes
 // the rest only.
 func TestCloseSkipsSettledConnectors(t *testing.T) {
-	e := newEnv(t, map[string]string{"a": v1.StateRunning, "b": v1.StateRunning})
-	e.set("a", v1.StateStopped)
-	e.set("b", v1.StateStopped)
-	old := store.Window{ID: "old", State: v1.StateStopped, Connectors: []store.WindowConnector{
-		{Name: "a", Previous: v1.StateRunning, Outcome: OutcomeChangedByHand, State: v1.StateStopped},
-		{Name: "b", Previous: v1.StateRunning}}}
+	e := newEnv(t, map[string]string{"a": api.StateRunning, "b": api.StateRunning})
+	e.set("a", api.StateStopped)
+	e.set("b", api.StateStopped)
+	old := store.Window{ID: "old", State: api.StateStopped, Connectors: []store.WindowConnector{
+		{Name: "a", Previous: api.StateRunning, Outcome: OutcomeChangedByHand, State: api.StateStopped},
+		{Name: "b", Previous: api.StateRunning}}}
 	if err := e.mem.Apply(context.Background(), store.OpenWindow{Window: old}); err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestCloseSkipsSettledConnectors(t *testing.T) {
 	if got := connectors(closed); !reflect.DeepEqual(got, want) {
 		t.Fatalf("outcomes %v, want %v", got, want)
 	}
-	if got := e.states("a", "b"); got["a"] != v1.StateStopped || got["b"] != v1.StateRunning {
+	if got := e.states("a", "b"); got["a"] != api.StateStopped || got["b"] != api.StateRunning {
 		t.Fatalf("states %v", got)
 	}
 }
@@ -373,14 +373,14 @@ func TestCloseSkipsSettledConnectors(t *testing.T) {
 // instant it opens, in UTC, whatever the clock's zone; two windows opened
 // a millisecond apart get their own times.
 func TestClockEdges(t *testing.T) {
-	e := newEnv(t, map[string]string{"a": v1.StateRunning, "b": v1.StateRunning})
+	e := newEnv(t, map[string]string{"a": api.StateRunning, "b": api.StateRunning})
 	e.c.cfg.NewID = func(now time.Time) string { return now.UTC().Format("150405.000") }
-	w1, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a"}, State: v1.StatePaused})
+	w1, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"a"}, State: api.StatePaused})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.now = e.now.Add(time.Millisecond)
-	w2, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"b"}, State: v1.StatePaused})
+	w2, err := e.c.Open(context.Background(), OpenRequest{Names: []string{"b"}, State: api.StatePaused})
 	if err != nil {
 		t.Fatal(err)
 	}

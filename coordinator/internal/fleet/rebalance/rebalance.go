@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -37,7 +37,7 @@ const (
 // Mover is the reconciler as a rebalance uses it.
 type Mover interface {
 	Snapshot() reconciler.Snapshot
-	Move(task v1.TaskID, from, to, owner string) error
+	Move(task api.TaskID, from, to, owner string) error
 }
 
 // Store is where the rebalance lives (the fleet topic).
@@ -99,7 +99,7 @@ func Advance(r *store.Rebalance, s reconciler.Snapshot) (starts []Start, changed
 		if m.State != MoveMoving {
 			continue
 		}
-		id := v1.TaskID{Connector: m.Connector, Task: m.Task}
+		id := api.TaskID{Connector: m.Connector, Task: m.Task}
 		switch _, moving := s.Moves[id]; {
 		case s.Current[id] == m.To && !moving:
 			m.State, changed = MoveDone, true
@@ -122,7 +122,7 @@ func Advance(r *store.Rebalance, s reconciler.Snapshot) (starts []Start, changed
 			left++
 			continue
 		}
-		id := v1.TaskID{Connector: m.Connector, Task: m.Task}
+		id := api.TaskID{Connector: m.Connector, Task: m.Task}
 		am, moving := s.Moves[id]
 		if moving && am.Owner == reconciler.OwnerRebalance && am.From == m.From && am.To == m.To {
 			// Started on an earlier step whose record did not reach the
@@ -140,7 +140,7 @@ func Advance(r *store.Rebalance, s reconciler.Snapshot) (starts []Start, changed
 		inflight++
 	}
 	if inflight == 0 && left == 0 {
-		r.State, changed = v1.DrainDone, true
+		r.State, changed = api.DrainDone, true
 	}
 	return starts, changed
 }
@@ -185,12 +185,12 @@ func (c *Controller) Start(ctx context.Context, maxMoves int, dryRun bool) (stor
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cur := c.store.Rebalance(); cur != nil && cur.State == v1.DrainRunning {
+	if cur := c.store.Rebalance(); cur != nil && cur.State == api.DrainRunning {
 		return store.Rebalance{}, &RunningError{ID: cur.ID}
 	}
-	r.ID, r.State = c.newID(c.clock.Now()), v1.DrainRunning
+	r.ID, r.State = c.newID(c.clock.Now()), api.DrainRunning
 	if len(r.Moves) == 0 {
-		r.State = v1.DrainDone
+		r.State = api.DrainDone
 	}
 	if err := c.store.Put(ctx, &r); err != nil {
 		return store.Rebalance{}, err
@@ -205,14 +205,14 @@ func (c *Controller) Start(ctx context.Context, maxMoves int, dryRun bool) (stor
 // record has them.
 func (c *Controller) Step(ctx context.Context) int {
 	r := c.store.Rebalance()
-	if r == nil || r.State != v1.DrainRunning {
+	if r == nil || r.State != api.DrainRunning {
 		return 0
 	}
 	starts, changed := Advance(r, c.mover.Snapshot())
 	started := 0
 	for _, s := range starts {
 		m := &r.Moves[s.Move]
-		id := v1.TaskID{Connector: m.Connector, Task: m.Task}
+		id := api.TaskID{Connector: m.Connector, Task: m.Task}
 		if err := c.mover.Move(id, m.From, m.To, reconciler.OwnerRebalance); err != nil {
 			// The task moved or went since the snapshot: a planned move is
 			// skipped, as Advance would have had it seen that; a resumed

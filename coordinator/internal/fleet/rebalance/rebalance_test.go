@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler/reconcilertest"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
@@ -19,7 +19,7 @@ import (
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func id(conn string, n int) v1.TaskID { return v1.TaskID{Connector: conn, Task: n} }
+func id(conn string, n int) api.TaskID { return api.TaskID{Connector: conn, Task: n} }
 
 func task(conn string, n int) scheduler.Task { return scheduler.Task{ID: id(conn, n)} }
 
@@ -67,7 +67,7 @@ func mv(n int, from, to, state string) store.RebalanceMove {
 }
 
 func running(maxMoves int, moves ...store.RebalanceMove) *store.Rebalance {
-	return &store.Rebalance{ID: "r1", State: v1.DrainRunning, MaxMoves: maxMoves, Moves: moves}
+	return &store.Rebalance{ID: "r1", State: api.DrainRunning, MaxMoves: maxMoves, Moves: moves}
 }
 
 // TestAdvance is the table of a rebalance's transitions.
@@ -82,66 +82,66 @@ func TestAdvance(t *testing.T) {
 		changed bool
 	}{
 		{"planned moves start up to max moves", lopsided, running(1, mv(0, "a", "b", MovePlanned), mv(1, "a", "c", MovePlanned)),
-			[]string{MoveMoving, MovePlanned}, []Start{{Move: 0}}, v1.DrainRunning, true},
+			[]string{MoveMoving, MovePlanned}, []Start{{Move: 0}}, api.DrainRunning, true},
 		{"max moves 2", lopsided, running(2, mv(0, "a", "b", MovePlanned), mv(1, "a", "c", MovePlanned)),
-			[]string{MoveMoving, MoveMoving}, []Start{{Move: 0}, {Move: 1}}, v1.DrainRunning, true},
+			[]string{MoveMoving, MoveMoving}, []Start{{Move: 0}, {Move: 1}}, api.DrainRunning, true},
 		{"a move in flight holds its slot", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "b", reconciler.OwnerRebalance)
 			return w
 		}, running(1, mv(0, "a", "b", MoveMoving), mv(1, "a", "c", MovePlanned)),
-			[]string{MoveMoving, MovePlanned}, nil, v1.DrainRunning, false},
+			[]string{MoveMoving, MovePlanned}, nil, api.DrainRunning, false},
 		{"move confirmed: done, the next starts", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "b", reconciler.OwnerRebalance)
 			w.Finish(id("s", 0), "b")
 			return w
 		}, running(1, mv(0, "a", "b", MoveMoving), mv(1, "a", "c", MovePlanned)),
-			[]string{MoveDone, MoveMoving}, []Start{{Move: 1}}, v1.DrainRunning, true},
+			[]string{MoveDone, MoveMoving}, []Start{{Move: 1}}, api.DrainRunning, true},
 		{"move failed: the task went elsewhere, skipped", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "b", reconciler.OwnerRebalance)
 			w.Finish(id("s", 0), "c")
 			return w
-		}, running(1, mv(0, "a", "b", MoveMoving)), []string{MoveSkipped}, nil, v1.DrainDone, true},
+		}, running(1, mv(0, "a", "b", MoveMoving)), []string{MoveSkipped}, nil, api.DrainDone, true},
 		{"move failed: the task is gone, skipped", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "b", reconciler.OwnerRebalance)
 			w.Finish(id("s", 0), "")
 			return w
-		}, running(1, mv(0, "a", "b", MoveMoving)), []string{MoveSkipped}, nil, v1.DrainDone, true},
+		}, running(1, mv(0, "a", "b", MoveMoving)), []string{MoveSkipped}, nil, api.DrainDone, true},
 		{"moving on record, not in flight (new leader): started again", lopsided,
 			running(1, mv(0, "a", "b", MoveMoving), mv(1, "a", "c", MovePlanned)),
-			[]string{MoveMoving, MovePlanned}, []Start{{Move: 0, Resumed: true}}, v1.DrainRunning, false},
+			[]string{MoveMoving, MovePlanned}, []Start{{Move: 0, Resumed: true}}, api.DrainRunning, false},
 		{"moving on record, target cordoned since: skipped", func() *reconcilertest.World { return lopsided().Cordon("b") },
-			running(1, mv(0, "a", "b", MoveMoving)), []string{MoveSkipped}, nil, v1.DrainDone, true},
+			running(1, mv(0, "a", "b", MoveMoving)), []string{MoveSkipped}, nil, api.DrainDone, true},
 		{"planned, task no longer where planned: skipped", func() *reconcilertest.World {
 			w := lopsided()
 			w.Place(task("s", 0), "c")
 			return w
-		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveSkipped}, nil, v1.DrainDone, true},
+		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveSkipped}, nil, api.DrainDone, true},
 		{"planned, target gone: skipped", func() *reconcilertest.World {
 			w := lopsided()
 			w.Lose("b")
 			return w
-		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveSkipped}, nil, v1.DrainDone, true},
+		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveSkipped}, nil, api.DrainDone, true},
 		{"planned, a drain moves it: skipped", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
 			return w
-		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveSkipped}, nil, v1.DrainDone, true},
+		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveSkipped}, nil, api.DrainDone, true},
 		{"planned, already moving by this rebalance (its record was lost): moving", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "b", reconciler.OwnerRebalance)
 			return w
-		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveMoving}, nil, v1.DrainRunning, true},
+		}, running(1, mv(0, "a", "b", MovePlanned)), []string{MoveMoving}, nil, api.DrainRunning, true},
 		{"finished: every move done", func() *reconcilertest.World {
 			w := lopsided()
 			_ = w.Move(id("s", 0), "a", "b", reconciler.OwnerRebalance)
 			w.Finish(id("s", 0), "b")
 			return w
-		}, running(1, mv(0, "a", "b", MoveMoving), mv(1, "a", "c", MoveDone)), []string{MoveDone, MoveDone}, nil, v1.DrainDone, true},
-		{"nothing to move: done at once", lopsided, running(1), nil, nil, v1.DrainDone, true},
+		}, running(1, mv(0, "a", "b", MoveMoving), mv(1, "a", "c", MoveDone)), []string{MoveDone, MoveDone}, nil, api.DrainDone, true},
+		{"nothing to move: done at once", lopsided, running(1), nil, nil, api.DrainDone, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			starts, changed := Advance(tc.r, tc.world().Snapshot())
@@ -201,7 +201,7 @@ func TestStart(t *testing.T) {
 		t.Fatalf("dry run = %+v, %v (%d puts): want the plan alone", r, err, s.puts)
 	}
 	r, err := ctl.Start(ctx, 1, false)
-	if err != nil || r.State != v1.DrainRunning || r.ID != idAt(t0) || s.puts != 1 {
+	if err != nil || r.State != api.DrainRunning || r.ID != idAt(t0) || s.puts != 1 {
 		t.Fatalf("start = %+v, %v", r, err)
 	}
 	var running *RunningError
@@ -212,13 +212,13 @@ func TestStart(t *testing.T) {
 	if _, err := ctl.Start(ctx, 1, true); err != nil {
 		t.Fatalf("a dry run while one runs: %v", err)
 	}
-	s.r.State = v1.DrainDone
+	s.r.State = api.DrainDone
 	c.now = c.now.Add(time.Nanosecond)
 	if r2, err := ctl.Start(ctx, 1, false); err != nil || r2.ID == r.ID {
 		t.Fatalf("a start a nanosecond later: %+v, %v: want a new id", r2, err)
 	}
 	even := reconcilertest.New(t0).Agent("a", nil).Place(task("s", 0), "a")
-	if r, err := newController(even, &memStore{}, c).Start(ctx, 1, false); err != nil || r.State != v1.DrainDone {
+	if r, err := newController(even, &memStore{}, c).Start(ctx, 1, false); err != nil || r.State != api.DrainDone {
 		t.Fatalf("nothing to move: %+v, %v; want done at once", r, err)
 	}
 	boom := errors.New("broker away")
@@ -236,7 +236,7 @@ func TestStepToTheEnd(t *testing.T) {
 	if _, err := ctl.Start(ctx, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; s.r.State == v1.DrainRunning; i++ {
+	for i := 0; s.r.State == api.DrainRunning; i++ {
 		if i > 10 {
 			t.Fatalf("rebalance not done after 10 steps: %+v", s.r)
 		}
@@ -317,7 +317,7 @@ func TestFailoverMidRebalance(t *testing.T) {
 			}
 			nw := w.Failover()
 			ctl := newController(nw, s, &clock{now: t0.Add(time.Hour)})
-			for i := 0; s.r.State == v1.DrainRunning; i++ {
+			for i := 0; s.r.State == api.DrainRunning; i++ {
 				if i > 10 {
 					t.Fatalf("not done after failover: %+v", s.r)
 				}

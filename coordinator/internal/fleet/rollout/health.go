@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -48,10 +48,10 @@ func (c *Controller) health(b store.RolloutBatch, maxFailed int, settled bool) v
 		}
 		st, _ := c.cfg.Statuses.Connector(rc.Name)
 		switch {
-		case st.State == v1.StateFailed:
+		case st.State == api.StateFailed:
 			v.failure = fmt.Sprintf("connector %s is FAILED", rc.Name)
 			return v
-		case st.State != v1.StateRunning:
+		case st.State != api.StateRunning:
 			notYet("connector %s is %s", rc.Name, orNone(st.State))
 		case len(cur.Tasks) == 0:
 			notYet("connector %s has no tasks yet", rc.Name)
@@ -60,12 +60,12 @@ func (c *Controller) health(b store.RolloutBatch, maxFailed int, settled bool) v
 			ts, _ := c.cfg.Statuses.Task(rc.Name, t)
 			fresh := ts.Generation > b.StartGeneration || settled
 			switch {
-			case ts.State == v1.StateFailed:
+			case ts.State == api.StateFailed:
 				failed++
 				if fresh && freshFailed == "" {
 					freshFailed = fmt.Sprintf("%s-%d", rc.Name, t)
 				}
-			case ts.State != v1.StateRunning:
+			case ts.State != api.StateRunning:
 				notYet("task %s-%d is %s", rc.Name, t, orNone(ts.State))
 			case !fresh:
 				notYet("task %s-%d has not restarted with the patched config yet", rc.Name, t)

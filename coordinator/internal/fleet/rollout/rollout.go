@@ -32,7 +32,7 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -122,23 +122,23 @@ func New(cfg Config) *Controller {
 // fills in the defaults.
 func CheckSpec(spec *store.RolloutSpec) error {
 	if len(spec.Patch) == 0 {
-		return v1.Errorf(v1.CodeBadRequest, "The patch is empty: give the config keys to set (or null to remove)")
+		return api.Errorf(api.CodeBadRequest, "The patch is empty: give the config keys to set (or null to remove)")
 	}
 	if spec.Health.RunningFor == "" {
 		spec.Health.RunningFor = DefaultRunningFor.String()
 	}
 	if d, err := time.ParseDuration(spec.Health.RunningFor); err != nil || d < 0 {
-		return v1.Errorf(v1.CodeBadRequest, "Invalid health.running_for '%s': give a duration such as 30s or 2m", spec.Health.RunningFor)
+		return api.Errorf(api.CodeBadRequest, "Invalid health.running_for '%s': give a duration such as 30s or 2m", spec.Health.RunningFor)
 	}
 	if spec.Health.MaxFailedTasks < 0 {
-		return v1.Errorf(v1.CodeBadRequest, "Invalid health.max_failed_tasks %d: must be 0 or more", spec.Health.MaxFailedTasks)
+		return api.Errorf(api.CodeBadRequest, "Invalid health.max_failed_tasks %d: must be 0 or more", spec.Health.MaxFailedTasks)
 	}
 	switch spec.OnFailure {
 	case "":
 		spec.OnFailure = "pause"
 	case "pause", "rollback":
 	default:
-		return v1.Errorf(v1.CodeBadRequest, "Invalid on_failure '%s': must be pause or rollback", spec.OnFailure)
+		return api.Errorf(api.CodeBadRequest, "Invalid on_failure '%s': must be pause or rollback", spec.OnFailure)
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func BatchSizes(specs []json.RawMessage, n int) ([]int, error) {
 
 // batchSize is the size one batch spec asks for.
 func batchSize(raw json.RawMessage, n, left int) (int, error) {
-	bad := v1.Errorf(v1.CodeBadRequest, "Invalid batch %s: give a number of connectors (1 or more), a share such as \"25%%\", or \"rest\"", strings.TrimSpace(string(raw)))
+	bad := api.Errorf(api.CodeBadRequest, "Invalid batch %s: give a number of connectors (1 or more), a share such as \"25%%\", or \"rest\"", strings.TrimSpace(string(raw)))
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		k, err := strconv.Atoi(strings.TrimSpace(string(raw)))
@@ -208,7 +208,7 @@ func MergePatch(name string, config map[string]string, patch map[string]*string)
 
 // errorMessage is the message of a REST error, or the error's text.
 func errorMessage(err error) string {
-	if e, ok := err.(*v1.Error); ok {
+	if e, ok := err.(*api.Error); ok {
 		return e.Message
 	}
 	return err.Error()
@@ -230,7 +230,7 @@ func (c *Controller) Create(ctx context.Context, spec store.RolloutSpec, names [
 	for _, n := range names {
 		cur, ok := c.cfg.Configs.Get(n)
 		if !ok {
-			return store.Rollout{}, v1.Errorf(v1.CodeNotFound, "Connector %s not found", n)
+			return store.Rollout{}, api.Errorf(api.CodeNotFound, "Connector %s not found", n)
 		}
 		after := MergePatch(n, cur.Config, spec.Patch)
 		if err := c.cfg.Validate(ctx, after); err != nil {
@@ -244,7 +244,7 @@ func (c *Controller) Create(ctx context.Context, spec store.RolloutSpec, names [
 		conns = append(conns, store.RolloutConnector{Name: n, Before: cur.Config, After: after, State: store.BatchPending})
 	}
 	if len(invalid) > 0 {
-		return store.Rollout{}, v1.Errorf(v1.CodeBadRequest, "The patch leaves %d of the %d matched connectors with an invalid config; nothing was applied:\n%s",
+		return store.Rollout{}, api.Errorf(api.CodeBadRequest, "The patch leaves %d of the %d matched connectors with an invalid config; nothing was applied:\n%s",
 			len(invalid), len(names), strings.Join(invalid, "\n"))
 	}
 	now := c.cfg.Clock().UTC()
@@ -273,7 +273,7 @@ func (c *Controller) checkOverlap(names []string) error {
 		}
 		for _, n := range r.Names() {
 			if _, found := slices.BinarySearch(names, n); found {
-				return v1.Errorf(v1.CodeConflict, "Connector %s is already in rollout %s (%s): wait for it to end or abort it", n, r.ID, r.State)
+				return api.Errorf(api.CodeConflict, "Connector %s is already in rollout %s (%s): wait for it to end or abort it", n, r.ID, r.State)
 			}
 		}
 	}
@@ -281,14 +281,14 @@ func (c *Controller) checkOverlap(names []string) error {
 }
 
 // NotFound is the 404 of an unknown rollout.
-func NotFound(id string) error { return v1.Errorf(v1.CodeNotFound, "Rollout %s not found", id) }
+func NotFound(id string) error { return api.Errorf(api.CodeNotFound, "Rollout %s not found", id) }
 
 // Pause stops a running rollout before its next step (a connector being
 // written is written).
 func (c *Controller) Pause(ctx context.Context, id string) (store.Rollout, error) {
 	return c.change(ctx, id, func(r store.Rollout, now time.Time) (store.Command, error) {
 		if r.State != store.RolloutRunning {
-			return nil, v1.Errorf(v1.CodeConflict, "Rollout %s is %s: only a running rollout can be paused", id, r.State)
+			return nil, api.Errorf(api.CodeConflict, "Rollout %s is %s: only a running rollout can be paused", id, r.State)
 		}
 		return store.PauseRollout{ID: id, At: now}, nil
 	})
@@ -300,7 +300,7 @@ func (c *Controller) Pause(ctx context.Context, id string) (store.Rollout, error
 func (c *Controller) Resume(ctx context.Context, id string) (store.Rollout, error) {
 	return c.change(ctx, id, func(r store.Rollout, now time.Time) (store.Command, error) {
 		if r.State != store.RolloutPaused {
-			return nil, v1.Errorf(v1.CodeConflict, "Rollout %s is %s: only a paused rollout can be resumed", id, r.State)
+			return nil, api.Errorf(api.CodeConflict, "Rollout %s is %s: only a paused rollout can be resumed", id, r.State)
 		}
 		return store.ResumeRollout{ID: id, At: now}, nil
 	})
@@ -311,7 +311,7 @@ func (c *Controller) Resume(ctx context.Context, id string) (store.Rollout, erro
 func (c *Controller) Abort(ctx context.Context, id string) (store.Rollout, error) {
 	return c.change(ctx, id, func(r store.Rollout, now time.Time) (store.Command, error) {
 		if r.Final() {
-			return nil, v1.Errorf(v1.CodeConflict, "Rollout %s is %s already", id, r.State)
+			return nil, api.Errorf(api.CodeConflict, "Rollout %s is %s already", id, r.State)
 		}
 		return store.AbortRollout{ID: id, At: now}, nil
 	})

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
@@ -62,13 +62,13 @@ func (e *env) failover() {
 		Generation: func() int64 { return e.gen },
 		Validate: func(_ context.Context, config map[string]string) error {
 			if config["bad"] != "" {
-				return v1.Errorf(v1.CodeBadRequest, "bad is %s", config["bad"])
+				return api.Errorf(api.CodeBadRequest, "bad is %s", config["bad"])
 			}
 			return nil
 		},
 		CheckSize: func(context.Context, string, map[string]string) error { return nil },
 		WriteFailed: func(err error, what string, args ...any) error {
-			return v1.Errorf(v1.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
+			return api.Errorf(api.CodeInternal, "%s: %v", fmt.Sprintf(what, args...), err)
 		},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
@@ -77,7 +77,7 @@ func (e *env) failover() {
 // generation, RUNNING.
 func (e *env) restart(name string) {
 	e.gen++
-	e.status(name, v1.StateRunning, v1.StateRunning)
+	e.status(name, api.StateRunning, api.StateRunning)
 }
 
 // status sets a connector's state and its task's, at the current
@@ -212,7 +212,7 @@ func TestBatchTransitions(t *testing.T) {
 				e.step(id)
 				e.step(id)
 				e.gen++
-				e.status("a", v1.StateRunning, v1.StateFailed)
+				e.status("a", api.StateRunning, api.StateFailed)
 			},
 			"paused 0 [failed: applied] [pending: pending]", []string{"rollout-r-093000"}},
 		{"a FAILED connector fails the batch",
@@ -220,7 +220,7 @@ func TestBatchTransitions(t *testing.T) {
 				e.step(id)
 				e.step(id)
 				e.step(id)
-				e.status("a", v1.StateFailed, v1.StateRunning)
+				e.status("a", api.StateFailed, api.StateRunning)
 			},
 			"paused 0 [failed: applied] [pending: pending]", []string{"rollout-r-093000"}},
 		{"a connector deleted while verifying is skipped",
@@ -311,7 +311,7 @@ func TestHealthGateClockEdges(t *testing.T) {
 	})
 	t.Run("unhealthy past the bound fails, not at it", func(t *testing.T) {
 		e, id := verifying(t, spec(""))
-		e.status("a", v1.StateRunning, v1.StateUnassigned)
+		e.status("a", api.StateRunning, api.StateUnassigned)
 		bound := VerifyBound(30 * time.Second)
 		e.now = t0.Add(bound)
 		if took, got := e.step(id); took {
@@ -329,12 +329,12 @@ func TestHealthGateClockEdges(t *testing.T) {
 		e, id := verifying(t, spec(""))
 		e.step(id)
 		e.now = t0.Add(10 * time.Second)
-		e.status("a", v1.StateRunning, v1.StateUnassigned)
+		e.status("a", api.StateRunning, api.StateUnassigned)
 		e.step(id)
 		if hs := e.rollout(id).Batches[0].HealthySince; !hs.IsZero() {
 			t.Fatalf("healthy since %s after a relapse", hs)
 		}
-		e.status("a", v1.StateRunning, v1.StateRunning)
+		e.status("a", api.StateRunning, api.StateRunning)
 		e.now = t0.Add(20 * time.Second)
 		e.step(id)
 		e.now = t0.Add(49 * time.Second)
@@ -368,13 +368,13 @@ func TestHealthGateClockEdges(t *testing.T) {
 		s := spec("")
 		s.Health.MaxFailedTasks = 1
 		e, id := verifying(t, s)
-		e.status("a", v1.StateRunning, v1.StateFailed)
+		e.status("a", api.StateRunning, api.StateFailed)
 		if took, got := e.step(id); !took || got != "running 0 [verifying: applied]" || e.rollout(id).Batches[0].HealthySince.IsZero() {
 			t.Fatalf("one FAILED task of one allowed is healthy: %v %s", took, got)
 		}
 		s.Health.MaxFailedTasks = 0
 		e2, id2 := verifying(t, s)
-		e2.status("a", v1.StateRunning, v1.StateFailed)
+		e2.status("a", api.StateRunning, api.StateFailed)
 		e2.step(id2)
 		if r := e2.rollout(id2); r.State != store.RolloutPaused || r.Error != "batch 1 of 1 failed its health gate: 1 task(s) FAILED (at most 0 allowed), task a-0 among them" {
 			t.Fatalf("%s %q", r.State, r.Error)
@@ -387,7 +387,7 @@ func TestHealthGateClockEdges(t *testing.T) {
 func TestPauseResumeAbort(t *testing.T) {
 	ctx := context.Background()
 	e, id := verifying(t, spec(""))
-	e.status("a", v1.StateRunning, v1.StateFailed)
+	e.status("a", api.StateRunning, api.StateFailed)
 	e.step(id)
 	if r := e.rollout(id); r.State != store.RolloutPaused || r.Batches[0].State != store.BatchFailed {
 		t.Fatalf("%s", e.summary(id))
@@ -444,7 +444,7 @@ func TestRollBack(t *testing.T) {
 		return e.rollout(r.ID).Batch == 1 && e.rollout(r.ID).Batches[1].State == store.BatchVerifying
 	})
 	e.gen++
-	e.status("c", v1.StateRunning, v1.StateFailed)
+	e.status("c", api.StateRunning, api.StateFailed)
 	want := []struct {
 		summary string
 		txn     []string
@@ -576,7 +576,7 @@ func TestFailoverMidRollBack(t *testing.T) {
 			return e.rollout(r.ID).Batch == 1 && e.rollout(r.ID).Batches[1].State == store.BatchVerifying
 		})
 		e.gen++
-		e.status("c", v1.StateRunning, v1.StateFailed)
+		e.status("c", api.StateRunning, api.StateFailed)
 		e.mem.Txns = nil
 		return e, r.ID
 	}

@@ -7,7 +7,7 @@ import (
 	"maps"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -205,7 +205,7 @@ func (c *Controller) applyStep(ctx context.Context, r store.Rollout, rc store.Ro
 func (c *Controller) connectorRunning(name string) bool {
 	conn, ok := c.cfg.Configs.Get(name)
 	st, _ := c.cfg.Statuses.Connector(name)
-	return ok && conn.TargetState == records.TargetStarted && st.State == v1.StateRunning
+	return ok && conn.TargetState == records.TargetStarted && st.State == api.StateRunning
 }
 
 // verifyStep holds the batch in progress to the health gate at now: done

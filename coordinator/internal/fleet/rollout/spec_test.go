@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -42,7 +42,7 @@ func TestRolloutBatchSizes(t *testing.T) {
 	for _, bad := range []string{`0`, `-1`, `1.5`, `"ten"`, `"0%"`, `"101%"`, `"%"`, `true`, `"all"`} {
 		_, err := BatchSizes([]json.RawMessage{json.RawMessage(bad)}, 10)
 		want := "Invalid batch " + bad + ": give a number of connectors (1 or more), a share such as \"25%\", or \"rest\""
-		if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || e.Message != want {
+		if e, ok := err.(*api.Error); !ok || e.Code != api.CodeBadRequest || e.Message != want {
 			t.Errorf("batch %s: got %v, want 400 %q", bad, err, want)
 		}
 	}
@@ -67,7 +67,7 @@ func TestCheckSpec(t *testing.T) {
 		{store.RolloutSpec{Patch: req.Patch, OnFailure: "retry"}, "Invalid on_failure 'retry': must be pause or rollback"},
 	} {
 		err := CheckSpec(&tt.req)
-		if e, ok := err.(*v1.Error); !ok || e.Code != v1.CodeBadRequest || !strings.HasPrefix(e.Message, tt.want) {
+		if e, ok := err.(*api.Error); !ok || e.Code != api.CodeBadRequest || !strings.HasPrefix(e.Message, tt.want) {
 			t.Errorf("%+v: got %v, want 400 %q", tt.req, err, tt.want)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 )
@@ -25,27 +25,27 @@ type World struct {
 	Agents map[string]scheduler.Agent
 	// Tasks are the placed tasks (their selectors and plugins), Placed the
 	// agent each runs on.
-	Tasks  map[v1.TaskID]scheduler.Task
-	Placed map[v1.TaskID]string
-	Moves  map[v1.TaskID]reconciler.MoveInfo
+	Tasks  map[api.TaskID]scheduler.Task
+	Placed map[api.TaskID]string
+	Moves  map[api.TaskID]reconciler.MoveInfo
 	// Drained counts the tasks moved off each agent by drains.
 	Drained map[string]int
 	// Started are the moves started, in order.
 	Started []Started
 	// Refuse makes Move fail for a task with the error.
-	Refuse map[v1.TaskID]error
+	Refuse map[api.TaskID]error
 }
 
 // Started is a move Move started.
 type Started struct {
-	Task            v1.TaskID
+	Task            api.TaskID
 	From, To, Owner string
 }
 
 // New makes an empty world at now.
 func New(now time.Time) *World {
-	return &World{Now: now, Agents: map[string]scheduler.Agent{}, Tasks: map[v1.TaskID]scheduler.Task{}, Placed: map[v1.TaskID]string{},
-		Moves: map[v1.TaskID]reconciler.MoveInfo{}, Drained: map[string]int{}, Refuse: map[v1.TaskID]error{}}
+	return &World{Now: now, Agents: map[string]scheduler.Agent{}, Tasks: map[api.TaskID]scheduler.Task{}, Placed: map[api.TaskID]string{},
+		Moves: map[api.TaskID]reconciler.MoveInfo{}, Drained: map[string]int{}, Refuse: map[api.TaskID]error{}}
 }
 
 // Agent registers agents with labels (and no plugin).
@@ -90,7 +90,7 @@ func (w *World) Place(t scheduler.Task, agent string) *World {
 
 // Finish makes the move of id as the planner would: the task runs on to
 // (empty: nowhere), and the move is done.
-func (w *World) Finish(id v1.TaskID, to string) {
+func (w *World) Finish(id api.TaskID, to string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	m, ok := w.Moves[id]
@@ -123,7 +123,7 @@ func (w *World) Failover() *World {
 func (w *World) Snapshot() reconciler.Snapshot {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	s := reconciler.Snapshot{At: w.Now, Current: map[v1.TaskID]string{}, Placed: maps.Clone(w.Placed), Reported: map[string][]v1.TaskID{},
+	s := reconciler.Snapshot{At: w.Now, Current: map[api.TaskID]string{}, Placed: maps.Clone(w.Placed), Reported: map[string][]api.TaskID{},
 		Moves: maps.Clone(w.Moves), Drained: maps.Clone(w.Drained)}
 	for _, a := range w.Agents {
 		s.Agents = append(s.Agents, a)
@@ -139,7 +139,7 @@ func (w *World) Snapshot() reconciler.Snapshot {
 }
 
 // Move implements the controllers' Mover, refusing as the reconciler does.
-func (w *World) Move(task v1.TaskID, from, to, owner string) error {
+func (w *World) Move(task api.TaskID, from, to, owner string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.Refuse[task]; err != nil {

@@ -1,4 +1,4 @@
-package v1
+package wire
 
 // SubjectAgentPresence addresses the presence endpoint of one agent: it
 // answers every request with an empty message, at once, signed or not,

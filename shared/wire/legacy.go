@@ -1,6 +1,9 @@
-package v1
+package wire
 
-import "fmt"
+import (
+	"fmt"
+	"github.com/sluice-io/sluice/api"
+)
 
 // Older protocols are not served any more; a leader listens on the two
 // subjects an old agent starts with only to tell it, with
@@ -36,6 +39,6 @@ func LegacyV2LeaderSubject(template, groupID string, term int64) string {
 
 // UpgradeRequired is the error a leader answers an agent that speaks an
 // older protocol with.
-func UpgradeRequired(agentID string) *Error {
-	return Errorf(CodeUpgradeRequired, "this coordinator speaks the %s protocol; upgrade agent %s", SubjectPrefix, agentID)
+func UpgradeRequired(agentID string) *api.Error {
+	return api.Errorf(api.CodeUpgradeRequired, "this coordinator speaks the %s protocol; upgrade agent %s", SubjectPrefix, agentID)
 }

@@ -8,4 +8,4 @@
 // It imports only the standard library so that clients, the coordinator and
 // the agents can all depend on it while none depends on another. Messages are
 // changed by adding new ones, never by editing an existing one.
-package v1
+package wire

@@ -1,4 +1,4 @@
-package v1
+package api
 
 // ConnectorLag is the body of GET /sluice/connectors/{name}/lag: a sink
 // connector's consumer lag, per partition of the topics it consumes, as its

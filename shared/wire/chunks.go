@@ -1,4 +1,4 @@
-package v1
+package wire
 
 // Every NATS message must fit the server's max_payload (1 MiB by default).
 // A request that does not — an assignment with a large config, an offsets

@@ -1,6 +1,9 @@
-package v1
+package api
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Connector types as the REST API spells them.
 const (
@@ -183,3 +186,12 @@ type ErrorBody struct {
 func TrimName(name string) string {
 	return strings.TrimFunc(name, func(r rune) bool { return r <= ' ' })
 }
+
+// TaskID names a task: a connector and the task's number.
+type TaskID struct {
+	Connector string `json:"connector"`
+	Task      int    `json:"task"`
+}
+
+// String renders the id as Kafka Connect does: <connector>-<task>.
+func (t TaskID) String() string { return fmt.Sprintf("%s-%d", t.Connector, t.Task) }

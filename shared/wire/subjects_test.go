@@ -1,10 +1,10 @@
-package v1_test
+package wire_test
 
 import (
 	"strings"
 	"testing"
 
-	v1 "github.com/sluice-io/sluice/api/v1"
+	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // validToken reports whether tok can stand as one token of a NATS subject
@@ -30,14 +30,14 @@ func TestSubjectToken(t *testing.T) {
 		{"", "%"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
-			got := v1.SubjectToken(tc.id)
+			got := wire.SubjectToken(tc.id)
 			if got != tc.want {
 				t.Errorf("SubjectToken(%q) = %q, want %q", tc.id, got, tc.want)
 			}
 			if !validToken(got) {
 				t.Errorf("SubjectToken(%q) = %q is not a valid subject token", tc.id, got)
 			}
-			back, err := v1.ParseSubjectToken(got)
+			back, err := wire.ParseSubjectToken(got)
 			if err != nil || back != tc.id {
 				t.Errorf("ParseSubjectToken(%q) = %q, %v; want %q", got, back, err, tc.id)
 			}
@@ -55,7 +55,7 @@ func TestSubjectTokenInjective(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, id := range ids {
-		tok := v1.SubjectToken(id)
+		tok := wire.SubjectToken(id)
 		if other, ok := seen[tok]; ok {
 			t.Errorf("%q and %q share the token %q", id, other, tok)
 		}
@@ -64,11 +64,11 @@ func TestSubjectTokenInjective(t *testing.T) {
 	// Every byte value round-trips, alone and next to safe characters.
 	for c := 0; c < 256; c++ {
 		id := "x" + string([]byte{byte(c)}) + "y"
-		tok := v1.SubjectToken(id)
+		tok := wire.SubjectToken(id)
 		if !validToken(tok) {
 			t.Errorf("byte %#x: token %q is not a valid subject token", c, tok)
 		}
-		if back, err := v1.ParseSubjectToken(tok); err != nil || back != id {
+		if back, err := wire.ParseSubjectToken(tok); err != nil || back != id {
 			t.Errorf("byte %#x: ParseSubjectToken(%q) = %q, %v", c, tok, back, err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestSubjectTokenInjective(t *testing.T) {
 // decodes, so decoding stays the inverse of encoding.
 func TestParseSubjectTokenRejects(t *testing.T) {
 	for _, tok := range []string{"", "a.b", "a*b", "%2", "%G1", "%2e", "%41", "a b", "é"} {
-		if id, err := v1.ParseSubjectToken(tok); err == nil {
+		if id, err := wire.ParseSubjectToken(tok); err == nil {
 			t.Errorf("ParseSubjectToken(%q) = %q, want an error", tok, id)
 		}
 	}
@@ -86,22 +86,22 @@ func TestParseSubjectTokenRejects(t *testing.T) {
 
 func TestSubjects(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
-		{v1.AgentSubject(v1.SubjectAgentAssign, "connect.prod", "web 1"), "sluice.v3.connect%2Eprod.agent.web%201.task.assign"},
-		{v1.AgentSubject(v1.SubjectAgentRevoke, "sluice", "agent-1"), "sluice.v3.sluice.agent.agent-1.task.revoke"},
-		{v1.AgentSubject(v1.SubjectAgentOffsets, "g", "a*b"), "sluice.v3.g.agent.a%2Ab.offsets"},
-		{v1.AgentSubjectAll(v1.SubjectAgentAssign, "connect.prod"), "sluice.v3.connect%2Eprod.agent.*.task.assign"},
-		{v1.LeaderSubject(v1.SubjectLeaderRegister, "connect.prod", 7, "web 1"), "sluice.v3.connect%2Eprod.leader.7.register.web%201"},
-		{v1.LeaderSubject(v1.SubjectLeaderHeartbeat, "g", 1, "a"), "sluice.v3.g.leader.1.heartbeat.a"},
-		{v1.LeaderSubject(v1.SubjectLeaderStatus, "g", 12, "a"), "sluice.v3.g.leader.12.status.a"},
-		{v1.LeaderSubject(v1.SubjectLeaderDeregister, "g", 3, "a"), "sluice.v3.g.leader.3.deregister.a"},
-		{v1.LeaderSubject(v1.SubjectLeaderChunk, "g", 3, "a.b"), "sluice.v3.g.leader.3.chunk.a%2Eb"},
-		{v1.LeaderSubjectAgents(v1.SubjectLeaderStatus, "g", 12), "sluice.v3.g.leader.12.status.*"},
-		{v1.LeaderSubjectAll(v1.SubjectLeaderRegister, ">"), "sluice.v3.%3E.leader.*.register.*"},
-		{v1.QueueGroup("connect.prod"), "sluice.v3.connect%2Eprod"},
-		{v1.LegacyLeaderSubject(v1.LegacySubjectLeaderRegister, 4), "sluice.v1.leader.4.register"},
-		{v1.LegacyLeaderSubject(v1.LegacySubjectLeaderHeartbeat, 4), "sluice.v1.leader.4.heartbeat"},
-		{v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderRegister, "connect.prod", 4), "sluice.v2.connect%2Eprod.leader.4.register"},
-		{v1.LegacyV2LeaderSubject(v1.LegacyV2SubjectLeaderHeartbeat, "g", 4), "sluice.v2.g.leader.4.heartbeat"},
+		{wire.AgentSubject(wire.SubjectAgentAssign, "connect.prod", "web 1"), "sluice.v3.connect%2Eprod.agent.web%201.task.assign"},
+		{wire.AgentSubject(wire.SubjectAgentRevoke, "sluice", "agent-1"), "sluice.v3.sluice.agent.agent-1.task.revoke"},
+		{wire.AgentSubject(wire.SubjectAgentOffsets, "g", "a*b"), "sluice.v3.g.agent.a%2Ab.offsets"},
+		{wire.AgentSubjectAll(wire.SubjectAgentAssign, "connect.prod"), "sluice.v3.connect%2Eprod.agent.*.task.assign"},
+		{wire.LeaderSubject(wire.SubjectLeaderRegister, "connect.prod", 7, "web 1"), "sluice.v3.connect%2Eprod.leader.7.register.web%201"},
+		{wire.LeaderSubject(wire.SubjectLeaderHeartbeat, "g", 1, "a"), "sluice.v3.g.leader.1.heartbeat.a"},
+		{wire.LeaderSubject(wire.SubjectLeaderStatus, "g", 12, "a"), "sluice.v3.g.leader.12.status.a"},
+		{wire.LeaderSubject(wire.SubjectLeaderDeregister, "g", 3, "a"), "sluice.v3.g.leader.3.deregister.a"},
+		{wire.LeaderSubject(wire.SubjectLeaderChunk, "g", 3, "a.b"), "sluice.v3.g.leader.3.chunk.a%2Eb"},
+		{wire.LeaderSubjectAgents(wire.SubjectLeaderStatus, "g", 12), "sluice.v3.g.leader.12.status.*"},
+		{wire.LeaderSubjectAll(wire.SubjectLeaderRegister, ">"), "sluice.v3.%3E.leader.*.register.*"},
+		{wire.QueueGroup("connect.prod"), "sluice.v3.connect%2Eprod"},
+		{wire.LegacyLeaderSubject(wire.LegacySubjectLeaderRegister, 4), "sluice.v1.leader.4.register"},
+		{wire.LegacyLeaderSubject(wire.LegacySubjectLeaderHeartbeat, 4), "sluice.v1.leader.4.heartbeat"},
+		{wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderRegister, "connect.prod", 4), "sluice.v2.connect%2Eprod.leader.4.register"},
+		{wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderHeartbeat, "g", 4), "sluice.v2.g.leader.4.heartbeat"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
@@ -109,15 +109,15 @@ func TestSubjects(t *testing.T) {
 	}
 	// The agent id comes back from the subject it was put in.
 	for _, id := range []string{"a", "web 1", "x.y*z", "é"} {
-		if got, err := v1.LeaderSubjectAgent(v1.LeaderSubject(v1.SubjectLeaderHeartbeat, "g", 9, id)); err != nil || got != id {
+		if got, err := wire.LeaderSubjectAgent(wire.LeaderSubject(wire.SubjectLeaderHeartbeat, "g", 9, id)); err != nil || got != id {
 			t.Errorf("LeaderSubjectAgent of %q: %q, %v", id, got, err)
 		}
 	}
-	if _, err := v1.LeaderSubjectAgent("other.subject"); err == nil {
+	if _, err := wire.LeaderSubjectAgent("other.subject"); err == nil {
 		t.Error("LeaderSubjectAgent accepted a foreign subject")
 	}
 	// The same agent id in two groups is two subjects.
-	if v1.AgentSubject(v1.SubjectAgentAssign, "a", "agent-1") == v1.AgentSubject(v1.SubjectAgentAssign, "b", "agent-1") {
+	if wire.AgentSubject(wire.SubjectAgentAssign, "a", "agent-1") == wire.AgentSubject(wire.SubjectAgentAssign, "b", "agent-1") {
 		t.Error("two groups share an agent subject")
 	}
 }

@@ -1,4 +1,4 @@
-package v1
+package wire
 
 // Offset operations are executed by an agent: the coordinator validates the
 // request and checks the connector's state, then sends one OffsetsRequest,

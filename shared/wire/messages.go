@@ -1,20 +1,14 @@
-package v1
+package wire
 
 import (
-	"fmt"
+	"github.com/sluice-io/sluice/api"
 	"slices"
 	"strings"
 	"time"
 )
 
-// TaskID names a task on the wire.
-type TaskID struct {
-	Connector string `json:"connector"`
-	Task      int    `json:"task"`
-}
-
-// String renders the id as Kafka Connect does: <connector>-<task>.
-func (t TaskID) String() string { return fmt.Sprintf("%s-%d", t.Connector, t.Task) }
+// TaskID names a task; it is the REST API's (api.TaskID).
+type TaskID = api.TaskID
 
 // RunningTask is an agent's account of one task it holds.
 type RunningTask struct {
@@ -40,14 +34,14 @@ type RegisterRequest struct {
 	// Version is the agent's Sluice version.
 	Version string `json:"version,omitempty"`
 	// Plugins are the plugins the agent can run, by full class name.
-	Plugins []PluginInfo `json:"plugins,omitempty"`
+	Plugins []api.PluginInfo `json:"plugins,omitempty"`
 	// HostPlugins are the Java plugins its connector host can run (from
 	// --plugin-path, docs/plugins.md), each version of a class once; a
 	// class may also be in Plugins, as a built-in Go plugin of another
 	// version (Kafka's FileStream connectors). Their code runs only on
 	// agents: validation and their connectors' lifecycle go through
 	// SubjectAgentConnector.
-	HostPlugins []PluginInfo `json:"host_plugins,omitempty"`
+	HostPlugins []api.PluginInfo `json:"host_plugins,omitempty"`
 	// Settings are the agent's settings that decide what it accepts, such
 	// as whether it runs exactly-once source tasks; shown, not interpreted,
 	// unless a placement rule names one.
@@ -76,7 +70,7 @@ func (r *RegisterRequest) HasFeature(feature string) bool {
 // Validate checks what the coordinator relies on.
 func (r *RegisterRequest) Validate() error {
 	if strings.TrimSpace(r.AgentID) == "" {
-		return Errorf(CodeBadRequest, "agent_id must not be empty")
+		return api.Errorf(api.CodeBadRequest, "agent_id must not be empty")
 	}
 	return nil
 }
@@ -120,12 +114,12 @@ type StatusReport struct {
 // Validate checks the report's shape.
 func (r *StatusReport) Validate() error {
 	switch r.State {
-	case StateRunning, StatePaused, StateFailed, StateUnassigned, StateRestarting:
+	case api.StateRunning, api.StatePaused, api.StateFailed, api.StateUnassigned, api.StateRestarting:
 	default:
-		return Errorf(CodeBadRequest, "invalid task state %q", r.State)
+		return api.Errorf(api.CodeBadRequest, "invalid task state %q", r.State)
 	}
 	if r.AgentID == "" || r.ID.Connector == "" || r.ID.Task < 0 {
-		return Errorf(CodeBadRequest, "status report needs agent_id and a task id")
+		return api.Errorf(api.CodeBadRequest, "status report needs agent_id and a task id")
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
-package v1
+package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"github.com/sluice-io/sluice/api"
+)
 
 // Connector operations on an agent's connector host (docs/plugins.md): the
 // coordinator runs no code of a Java plugin, so validation and a Java
@@ -54,10 +57,10 @@ type PluginConnectorRequest struct {
 	Class string `json:"class,omitempty"`
 	// Version is the plugin version asked for (KIP-891's
 	// connector.plugin.version); empty: the one the agent has.
-	Version  string            `json:"version,omitempty"`
-	Config   map[string]string `json:"config,omitempty"`
-	MaxTasks int               `json:"max_tasks,omitempty"`
-	Offsets  []ConnectorOffset `json:"offsets,omitempty"`
+	Version  string                `json:"version,omitempty"`
+	Config   map[string]string     `json:"config,omitempty"`
+	MaxTasks int                   `json:"max_tasks,omitempty"`
+	Offsets  []api.ConnectorOffset `json:"offsets,omitempty"`
 }
 
 // PluginConnectorReply answers a PluginConnectorRequest; failures come back

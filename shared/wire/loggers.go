@@ -1,4 +1,4 @@
-package v1
+package wire
 
 // SubjectAgentLoggers addresses the loggers endpoint of one agent of a group
 // (see AgentSubject): the leader sends it the cluster's log levels.

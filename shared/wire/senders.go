@@ -1,4 +1,4 @@
-package v1
+package wire
 
 // Command is a request the leader sends to an agent: it names the term of
 // the leader that sent it, which the agent checks against the lease.

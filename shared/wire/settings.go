@@ -1,4 +1,4 @@
-package v1
+package wire
 
 // Keys of RegisterRequest.Settings that the coordinator reads.
 const (
