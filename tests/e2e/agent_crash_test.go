@@ -31,6 +31,7 @@ const crashLease = 2 * time.Minute
 // where a dynamic member's partitions would have waited out its session
 // timeout: records produced after the kill reach the file.
 func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 1, AgentLease: crashLease,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
 	g := Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 200, RecordBytes: 50}
@@ -93,6 +94,7 @@ func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 // without joining the group again — which would fence its successor in
 // turn — and the successor keeps running and delivering.
 func TestSinkZombieIsFencedByTheBroker(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 2, AgentLease: 3 * time.Second})
 	in := c.Name("lines")
 	c.CreateTopic(in, 1)

@@ -19,6 +19,7 @@ import (
 // format with the agent's session and the process's own series; and as an
 // operator would profile it: the goroutine dump shows the agent's code.
 func TestAgentMetricsListener(t *testing.T) {
+	t.Parallel()
 	addr := FreeAddr(t)
 	c := StartCluster(t, Options{Agents: 1, AgentArgs: []string{"--metrics-listen", addr, "--pprof"}})
 	base := "http://" + addr

@@ -14,6 +14,7 @@ import (
 // a table or as JSON; a bad parameter is the server's 400, printed as the
 // CLI's error.
 func TestAuditCLI(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 1})
 	name := c.Name("gen")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name,

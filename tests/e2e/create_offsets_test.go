@@ -67,6 +67,7 @@ func (g bgT) Fatalf(format string, args ...any) {
 // first, so the dead agent's open transaction is aborted — and the create
 // succeeds with exactly the initial offsets, the stale ones gone.
 func TestCreateOffsetsAgentKilled(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 1})
 	name := c.Name("held")
 	if err := os.WriteFile(filepath.Join(c.WorkDir, "held.txt"), []byte("line-1\nline-2\nline-3\n"), 0o644); err != nil {
@@ -175,6 +176,7 @@ func sluiceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // task reads from there. A bad initial_state is the server's 400, printed
 // as the CLI's error.
 func TestCreateOffsetsCLI(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 1})
 	name, topic := c.Name("cli"), c.Name("cli")
 	if err := os.WriteFile(filepath.Join(c.WorkDir, "cli.txt"), []byte("skip-1\nskip-2\nread-1\nread-2\n"), 0o644); err != nil {

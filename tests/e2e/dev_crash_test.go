@@ -31,6 +31,7 @@ import (
 // the second run was lost at the second crash, and the sink went back to
 // the commit before the first one.
 func TestDevCrashSinkResumesFromLastCommit(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	listen := FreeAddr(t)
 	out := filepath.Join(t.TempDir(), "out.txt")

@@ -28,6 +28,7 @@ import (
 // do without --secure (through REST with the admin credential --secure
 // wrote, once REST authentication is part of it).
 func TestDevSecure(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	listen := FreeAddr(t)
 	dev := StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")

@@ -28,6 +28,7 @@ var readyRE = regexp.MustCompile(`^sluice dev ready rest=http://127\.0\.0\.1:(\d
 // came back with their configs and states, and that the running file source
 // did not send its lines a second time.
 func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	dataDir := t.TempDir()
 	listen := FreeAddr(t)
@@ -174,6 +175,7 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 // the tasks of an agent that left before it, and nothing is logged at ERROR
 // (a task handed to an agent that is closing its clients fails).
 func TestDevSigintStopsEveryTaskOnceWithoutErrors(t *testing.T) {
+	t.Parallel()
 	listen := FreeAddr(t)
 	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
 	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
@@ -237,6 +239,7 @@ var taskEndRE = regexp.MustCompile(`msg="task (stopped|failed)" agent=(\S+) task
 // show the commit stamped into the binary (vcs.revision, "-dirty" for a
 // changed checkout), or "unknown" for a binary built without one.
 func TestDevVersionShowsBuildCommit(t *testing.T) {
+	t.Parallel()
 	info, err := buildinfo.ReadFile(binary)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // adopts their tasks where they run, no task stops or starts again, and the
 // topic ends up with every seq of every stream exactly once.
 func TestExactlyOnceCoordinatorRestartRestartsNoTask(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
 	c := StartCluster(t, Options{Agents: 3, AgentLease: 3 * time.Second,

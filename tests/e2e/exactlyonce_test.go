@@ -9,6 +9,7 @@ import "testing"
 // tasks moved, and a coordinator crash leave every seq of every stream in
 // the topic exactly once (read_committed).
 func TestExactlyOnceAgentCrashZombieAndCoordinatorRestart(t *testing.T) {
+	t.Parallel()
 	if dups := runAgentFaults(t, true); dups != 0 {
 		t.Errorf("%d duplicates with exactly-once support", dups)
 	}

@@ -13,6 +13,7 @@ import (
 // expired. Exactly-once support is off: the final commit alone must make the
 // handover lose and repeat nothing.
 func TestFailoverGracefulHandover(t *testing.T) {
+	t.Parallel()
 	const lease = 30 * time.Second
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }

@@ -7,6 +7,7 @@ import "testing"
 // source support off: no record is lost; the duplicates the crash and the
 // zombie cause are allowed, counted and reported.
 func TestFailoverAgentCrashZombieAndCoordinatorRestartLoseNothing(t *testing.T) {
+	t.Parallel()
 	dups := runAgentFaults(t, false)
 	t.Logf("exactly-once off: %d duplicate records after an agent crash, a zombie and a coordinator restart", dups)
 }

@@ -36,6 +36,7 @@ func runFailing(t *testing.T, args ...string) string {
 // the binary at once with a message naming the flag and the file — no
 // broker is needed to tell.
 func TestKafkaSecurityBadFlagsStopStartup(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "missing.pem")
 	for _, tc := range []struct {
 		args []string
@@ -61,6 +62,7 @@ func TestKafkaSecurityBadFlagsStopStartup(t *testing.T) {
 // broker, a coordinator and an agent given a wrong SASL password exit
 // quickly, saying which broker refused it and why.
 func TestKafkaSecurityWrongPasswordStopsBinary(t *testing.T) {
+	t.Parallel()
 	if !harness.SecuredKafka() || !harness.KafkaSecurity().Config.SASLOn() {
 		t.Skipf("needs a secured real broker with SASL: %s and %s (make test-kafka)", harness.KafkaEnv, harness.KafkaSecurityEnv)
 	}

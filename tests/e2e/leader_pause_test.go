@@ -32,6 +32,7 @@ import (
 //  4. no agent obeys it: a command of its term is refused, the tasks keep
 //     the owners and generations the successor gave them and none restarts.
 func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
 	c := startLeaderCluster(t, leaderOptions{AgentLogLevel: "debug"})

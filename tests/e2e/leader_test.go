@@ -61,6 +61,7 @@ func (c *leaderCluster) others(i int) []int {
 //     restarted by the change: no new "task started" line, the same
 //     worker_id, every line delivered exactly once.
 func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
 	c := startLeaderCluster(t, leaderOptions{})

@@ -14,6 +14,7 @@ import (
 // every seq of every stream exactly once. Both offsets topics end at the
 // last seq, as Kafka Connect writes both.
 func TestExactlyOnceOwnOffsetsTopicAgentCrash(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 2, AgentLease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
 	g := Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 300, RecordBytes: 50}

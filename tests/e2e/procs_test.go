@@ -11,6 +11,7 @@ import (
 // answers again, a killed one is gone at once, and Restart brings it back
 // with the same flags.
 func TestProcPauseResumeKillRestart(t *testing.T) {
+	t.Parallel()
 	listen := FreeAddr(t)
 	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen)
 	waitReady(t, dev, listen, 1)

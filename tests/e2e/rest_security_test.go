@@ -17,6 +17,7 @@ import (
 // dev` over HTTPS with an auth file of them, and drives it with the CLI's
 // --url https://…, --ca, --user/--password-file and --token-file.
 func TestRESTSecurityCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)

@@ -25,6 +25,7 @@ import (
 // At the end the sink file and the topic hold every line exactly once, in
 // order.
 func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	c := StartCluster(t, Options{Agents: 2})
 	t.Logf("cluster up in %v (brokers %s)", time.Since(begin).Round(time.Millisecond), c.Brokers)

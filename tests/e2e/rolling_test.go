@@ -45,6 +45,7 @@ import (
 // and after the roll, which leaves the last agent empty, one POST
 // /sluice/rebalance evens the agents out to within one task.
 func TestRollingUpgradeEndToEnd(t *testing.T) {
+	t.Parallel()
 	begin := time.Now()
 	phase := func(format string, args ...any) {
 		t.Logf("%6.1fs  %s", time.Since(begin).Seconds(), fmt.Sprintf(format, args...))

@@ -19,6 +19,7 @@ import (
 // directory works, and a secret a placeholder names reaches neither the
 // config topic, GET …/tasks nor the process's log.
 func TestDevConfigProvidersAndAllowedPaths(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // server's refusals are in its log; a seed file that is not a seed stops an
 // agent at once, naming the file and the field.
 func TestSecureNATSProcesses(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, Options{Agents: 2, SecureNATS: true})
 	gen := map[string]string{"connector.class": "GeneratorSource", "topic": c.Name("gen"), "tasks.max": "2", "streams": "2"}
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen", "config": gen})

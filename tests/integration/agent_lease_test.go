@@ -21,6 +21,7 @@ import (
 // leader may have moved on: past its lease it refuses offsets requests as
 // unavailable, until it has registered again.
 func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, Lease: time.Second})
 	nc, err := nats.Connect(c.NATSURL)
 	if err != nil {

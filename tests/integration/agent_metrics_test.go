@@ -43,6 +43,7 @@ func waitAgentValue(c *harness.Cluster, i int, want float64, name string, match 
 // session gauges and its Kafka clients' series show, and once the
 // connectors are deleted none of their series is left.
 func TestAgentMetricsFollowRecords(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
 	const agent = "agent-1"
 	topic := c.Name("metrics")
@@ -181,6 +182,7 @@ func kafkaClientIDs(mfs map[string]*dto.MetricFamily, connectors ...string) map[
 // control-plane check in /readyz's body, and sluice_agent_registered, say
 // whether it is registered.
 func TestAgentProbes(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
 	live := func(phase string) {
 		t.Helper()

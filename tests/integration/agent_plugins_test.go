@@ -18,6 +18,7 @@ import (
 // in a rolling upgrade that adds one), GET /connector-plugins lists what
 // live agents have, and a task no live agent can run is UNASSIGNED saying why.
 func TestTasksRunOnlyWhereTheirPluginIs(t *testing.T) {
+	t.Parallel()
 	// agent-1 is "old": it has the file connectors but not the generator.
 	old, err := plugins.New(append([]*connect.Plugin{file.SourcePlugin(), file.SinkPlugin()}, converters.Plugins()...)...)
 	if err != nil {
@@ -71,6 +72,7 @@ func hasClass(ps []struct{ Class, Type string }, class string) bool {
 // Connect's 400 on create, PUT and PATCH config, and the connector keeps
 // its previous config.
 func TestInvalidSelectorIsRefusedEverywhere(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	name := c.Name("sel")
 	cfg := generatorCfg(c.Name("sel-data"), "sluice.agent.selector", "zone=a")

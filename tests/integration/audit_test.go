@@ -64,6 +64,7 @@ type auditStep struct {
 // target state before and after and the answer's status; GET /sluice/audit
 // and the raw topic show the same records.
 func TestAuditTrail(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, CoordinatorPlugins: secretPlugins(t)})
 	topic := c.Prefix + "-audit"
 	src := c.Name("src")
@@ -189,6 +190,7 @@ func TestAuditTrail(t *testing.T) {
 
 // Bad parameters of GET /sluice/audit are 400s that say what was wrong.
 func TestAuditQueryErrors(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	for _, tt := range []struct{ query, msg string }{
 		{"limit=abc", "Invalid limit 'abc': must be an integer from 1 to 10000"},

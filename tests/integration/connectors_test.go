@@ -27,6 +27,7 @@ const missingFile = `Missing required configuration "file" which has no default 
 func workerID(c *harness.Cluster) string { return strings.TrimPrefix(c.URL, "http://") }
 
 func TestEndpointsServerInfoAndHealth(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 
 	r := c.Must(http.StatusOK, "GET", "/", nil)
@@ -47,6 +48,7 @@ func TestEndpointsServerInfoAndHealth(t *testing.T) {
 }
 
 func TestEndpointsCreate(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("create")
 	gen := generatorCfg(topic)
@@ -148,6 +150,7 @@ func listNames(c *harness.Cluster) []string {
 }
 
 func TestEndpointsListExpand(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	wantJSON(t, c.Do("GET", "/connectors", nil), 200, `[]`)
 	gen := generatorCfg(c.Name("list"))
@@ -192,6 +195,7 @@ func TestEndpointsListExpand(t *testing.T) {
 func configJSON(m map[string]string) string { b, _ := json.Marshal(m); return string(b) }
 
 func TestEndpointsConfig(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("config")
 	gen := generatorCfg(topic)
@@ -310,6 +314,7 @@ func mapsEqual(a, b map[string]string) bool {
 }
 
 func TestEndpointsStatusAndTasks(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("status-data") // not <prefix>-status: that is the cluster's status topic
 	gen := generatorCfg(topic, "streams", "2", "tasks.max", "2")
@@ -401,6 +406,7 @@ func jsonEqual(got []byte, want string) bool {
 }
 
 func TestEndpointsRestart(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	gen := generatorCfg(c.Name("restart"))
 	mustCreate(c, "r", gen, "")
@@ -480,6 +486,7 @@ func TestEndpointsRestart(t *testing.T) {
 }
 
 func TestEndpointsDelete(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	gen := generatorCfg(c.Name("delete"))
 	for _, tt := range []struct{ name, initial string }{{"running", ""}, {"paused", "PAUSED"}, {"stopped", "STOPPED"}} {
@@ -513,6 +520,7 @@ func TestEndpointsDelete(t *testing.T) {
 }
 
 func TestEndpointsTopics(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("topics")
 	writeLines(t, c.WorkDir+"/in.txt", numbered(0, 5))
@@ -546,6 +554,7 @@ func TestEndpointsTopics(t *testing.T) {
 }
 
 func TestEndpointsPlugins(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	type plugin struct {
 		Class   string `json:"class"`
@@ -618,6 +627,7 @@ func TestEndpointsPlugins(t *testing.T) {
 }
 
 func TestEndpointsValidate(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	type value struct {
 		Name   string   `json:"name"`

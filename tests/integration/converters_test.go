@@ -16,6 +16,7 @@ func jsonString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`)
 // TestConvertersSource checks the bytes a source writes under each
 // converter, set per connector as in Kafka Connect.
 func TestConvertersSource(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	value := func(seq int) string { return fmt.Sprintf(`{"stream":0,"seq":%d,"payload":""}`, seq) }
 	envelope := func(s string) string {
@@ -68,6 +69,7 @@ func TestConvertersSource(t *testing.T) {
 // TestConvertersSink checks what a sink reads through each converter from
 // bytes produced to its topic.
 func TestConvertersSink(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	tests := []struct {
 		name      string
@@ -100,6 +102,7 @@ func TestConvertersSink(t *testing.T) {
 // TestConvertersWorkerLevel checks a worker-level JsonConverter, which
 // connectors inherit unless they override it.
 func TestConvertersWorkerLevel(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, ValueConverter: classJSONConverter})
 	topic := c.Name("worker-json")
 	mustCreate(c, "json", generatorCfg(topic, "count", "1", "record.bytes", "0"), "")

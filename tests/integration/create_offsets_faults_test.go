@@ -68,6 +68,7 @@ type coFaultCase struct {
 // restore fails too, the answer says so and the initial offsets are what
 // the name holds. A later create without faults succeeds.
 func TestCreateWithOffsetsFaults(t *testing.T) {
+	t.Parallel()
 	faults := &coFaults{}
 	c := harness.Start(t, harness.Options{Faults: faults})
 	topic, other := c.Name("fault-in"), c.Name("fault-other")
@@ -155,6 +156,7 @@ func TestCreateWithOffsetsFaults(t *testing.T) {
 // config and offsets are the winner's. A later create with other initial
 // offsets gets 409 and changes nothing.
 func TestCreateWithOffsetsConcurrent(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("race-in")
 	coTopic(c, topic, 2)

@@ -52,6 +52,7 @@ func coRunBadCases(t *testing.T, c *harness.Cluster, name string, config map[str
 // (§0, and PATCH's messages of §5.3 and §0, and the file source hook's of
 // §8); nothing is created and the name's offsets do not change.
 func TestCreateWithOffsetsBadInputSource(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	name := c.Name("bad-src")
 	config := fileSourceCfg("bad.txt", c.Name("bad"))
@@ -94,6 +95,7 @@ func TestCreateWithOffsetsBadInputSource(t *testing.T) {
 // messages of spec §5.4 and the negative offset of §0, each a 400 that
 // creates nothing and leaves the group's offsets as they were.
 func TestCreateWithOffsetsBadInputSink(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("bad-in")
 	coTopic(c, topic, 2)

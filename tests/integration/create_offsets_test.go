@@ -15,6 +15,7 @@ import (
 // exactly the lines after it. Only the topic name is made unique, so runs
 // can share a real broker.
 func TestCreateWithOffsetsKIPExample(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("test-topic")
 	// Three 10-byte lines: byte 30 is where the fourth line starts.
@@ -39,6 +40,7 @@ func TestCreateWithOffsetsKIPExample(t *testing.T) {
 // tasks, GET …/offsets shows the initial offsets at once, and on resume its
 // task reads from there.
 func TestCreateWithOffsetsInitialState(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	for _, state := range []string{"STOPPED", "PAUSED", "stopped"} {
 		t.Run(state, func(t *testing.T) {
@@ -75,6 +77,7 @@ func TestCreateWithOffsetsInitialState(t *testing.T) {
 // that offset on; created STOPPED, GET shows the offsets and resume starts
 // there.
 func TestCreateWithOffsetsSink(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("records")
 	coTopic(c, topic, 1)
@@ -115,6 +118,7 @@ func coWantPlainCreate(t testing.TB, r harness.Response, name string, config map
 // with null, the stale ones are kept as upstream keeps them; with [] they
 // are wiped and the source starts from the beginning.
 func TestCreateWithOffsetsRecreateSource(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	name, file := c.Name("re-src"), "re.txt"
 	lines := coLines("re", 8) // 6 bytes a line
@@ -155,6 +159,7 @@ func TestCreateWithOffsetsRecreateSource(t *testing.T) {
 // TestCreateWithOffsetsRecreateSink is TestCreateWithOffsetsRecreateSource
 // for a file sink, whose offsets are its group's committed offsets.
 func TestCreateWithOffsetsRecreateSink(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic, other := c.Name("re-in"), c.Name("re-other")
 	coTopic(c, topic, 1)

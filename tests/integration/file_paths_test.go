@@ -36,6 +36,7 @@ func allowedDirs(t *testing.T) (allowed, other string) {
 // invalid-config 400; a path inside is accepted, and a file round trip
 // inside the allowed directory works.
 func TestFileAllowedPathsValidation(t *testing.T) {
+	t.Parallel()
 	allowed, _ := allowedDirs(t)
 	c := harness.Start(t, harness.Options{Agents: 2, FileAllowedPaths: [][]string{{allowed}, {allowed}}})
 	topic := c.Name("lines")
@@ -81,6 +82,7 @@ func TestFileAllowedPathsValidation(t *testing.T) {
 // task moved to an agent whose allowed paths differ, and the agent refuses
 // both: the task is FAILED with a trace saying why, and nothing is read.
 func TestFileAllowedPathsAgentRefuses(t *testing.T) {
+	t.Parallel()
 	allowed, other := allowedDirs(t)
 	secret := filepath.Join(other, "secret.txt")
 	writeLines(t, secret, []string{"do not read"})

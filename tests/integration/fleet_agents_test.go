@@ -83,6 +83,7 @@ func waitDrained(c *harness.Cluster, agent string) api.DrainStatus {
 // drained agent makes the drain a 409 unless forced, and forced it ends
 // UNASSIGNED.
 func TestAgentsCordonDrain(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 3, Labels: []map[string]string{{"zone": "a"}, {"zone": "b"}, {"zone": "b"}}})
 	topic := c.Name("fleet-data") // not <prefix>-fleet: that is the cluster's fleet topic
 	spread := c.Name("spread")
@@ -183,6 +184,7 @@ func TestAgentsCordonDrain(t *testing.T) {
 // run shows the moves, and the rebalance leaves every agent within one
 // task of the others.
 func TestRebalanceAfterRollingRestart(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 3})
 	topic := c.Name("rb")
 	var names []string

@@ -84,6 +84,7 @@ func keys(c *harness.Cluster, topic, prefix string, committed bool) []string {
 // leader is stopped; the next leader finds no window and every connector
 // as it was — nothing half-done — and opens the window whole.
 func TestMaintenanceOpenIsOneTransaction(t *testing.T) {
+	t.Parallel()
 	fault := newCommitFault("maintenance-", "target-state-")
 	c := harness.Start(t, harness.Options{Faults: fault})
 	createInStates(c, map[string]string{"tx-a": "RUNNING", "tx-b": "RUNNING"})
@@ -152,6 +153,7 @@ func TestMaintenanceOpenIsOneTransaction(t *testing.T) {
 // leader carries the rollout on from what was committed, and writes each
 // connector's config exactly once.
 func TestRolloutStepIsOneTransaction(t *testing.T) {
+	t.Parallel()
 	fault := newCommitFault("rollout-", "connector-")
 	c := harness.Start(t, harness.Options{Agents: 1, Faults: fault})
 	topic := c.Name("gen")

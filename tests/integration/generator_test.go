@@ -47,6 +47,7 @@ func waitEveryStream(c *harness.Cluster, topic string, streams, n int) {
 // stream, each (stream, seq) exactly once, split over min(tasks.max,
 // streams) tasks, values of the documented shape and size.
 func TestGeneratorStreams(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	tests := []struct {
 		name                  string
@@ -102,6 +103,7 @@ func TestGeneratorStreams(t *testing.T) {
 // TestGeneratorResumesFromOffsets stops a generator mid-way and resumes it:
 // every stream continues from its committed seq, with no gap or repeat.
 func TestGeneratorResumesFromOffsets(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("gen-resume")
 	// 25 records a second: a stream takes 6 s to complete, so a task that

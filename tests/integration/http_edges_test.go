@@ -14,6 +14,7 @@ import (
 // does without one, as Kafka Connect 4.4 does; clients check whether a
 // connector exists with GET /connectors/<name>/.
 func TestHTTPTrailingSlash(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	gen := generatorCfg(c.Name("slash"))
 	created := c.Must(http.StatusCreated, "POST", "/connectors/", map[string]any{"name": "s", "config": gen, "initial_state": "STOPPED"})
@@ -89,6 +90,7 @@ func TestHTTPTrailingSlash(t *testing.T) {
 // routing get its status, and a JSON error body instead of its HTML page;
 // dot segments are names, as in Kafka Connect, not path steps.
 func TestHTTPUnusualPaths(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	tests := []struct {
 		target string
@@ -124,6 +126,7 @@ func TestHTTPUnusualPaths(t *testing.T) {
 // TestHTTPMalformedRequests: what Go's HTTP server refuses itself, before
 // any handler, is answered with the JSON error body too.
 func TestHTTPMalformedRequests(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	big := "X-Big: " + strings.Repeat("x", 100<<10)
 	tests := []struct {
@@ -159,6 +162,7 @@ func TestHTTPMalformedRequests(t *testing.T) {
 // reader for it); an empty one is not; a media type other than JSON is
 // refused on every path but / and /health, whatever the method.
 func TestHTTPContentType(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	create := `{"name":"ct","config":{"connector.class":"` + classGenerator + `","topic":"` + c.Name("ct") + `"}}`
 	tests := []struct {
@@ -214,6 +218,7 @@ func TestHTTPContentType(t *testing.T) {
 // connection closed once the body bound passes; headers that never end get
 // the connection closed once the header bound passes.
 func TestHTTPSlowRequests(t *testing.T) {
+	t.Parallel()
 	const headerBound, bodyBound = 300 * time.Millisecond, 500 * time.Millisecond
 	c := harness.Start(t, harness.Options{Agents: 1, ReadHeaderTimeout: headerBound, ReadBodyTimeout: bodyBound})
 

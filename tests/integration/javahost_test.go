@@ -87,6 +87,7 @@ func runner(hosts []*fakeJavaHost, name string) int {
 // the agent's error on the connector's own key and the framework's on a
 // framework key.
 func TestJavaPluginsListedAndValidated(t *testing.T) {
+	t.Parallel()
 	c, _ := javaCluster(t)
 	var listed []api.PluginInfo
 	c.Must(http.StatusOK, "GET", "/connector-plugins", nil).JSON(t, &listed)
@@ -139,6 +140,7 @@ func hasKey(defs []api.ConfigKeyInfo, name string) bool {
 // no agent with the plugin left, validate and create refuse it and its
 // tasks are UNASSIGNED saying why.
 func TestJavaConnectorRunsOnAgents(t *testing.T) {
+	t.Parallel()
 	c, hosts := javaCluster(t)
 	name := c.Name("remote")
 	mustCreate(c, name, remoteCfg(c.Name("t"), "a,b,c", "tasks.max", "2"), "")
@@ -201,6 +203,7 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 // has a built-in runs the connector on an agent's host, and its tasks
 // only where that version is.
 func TestPluginVersionChoosesTheHost(t *testing.T) {
+	t.Parallel()
 	c, hosts := javaCluster(t)
 	name := c.Name("file")
 	cfg := fileSourceCfg("in.txt", c.Name("t"))
@@ -260,6 +263,7 @@ func waitConnector(c *harness.Cluster, name string, n int) harness.Status {
 // leader reaches the agents' connector endpoints and receives their
 // connector events, and the server refuses nothing.
 func TestJavaConnectorOnSecuredNATS(t *testing.T) {
+	t.Parallel()
 	c, hosts := javaClusterWith(t, harness.Options{SecureNATS: true})
 	name := c.Name("remote")
 	v := validateConfig(c, "RemoteSource", remoteCfg(c.Name("t"), "bad", "name", name))
@@ -281,6 +285,7 @@ func TestJavaConnectorOnSecuredNATS(t *testing.T) {
 // host fails it with the message until a restart; its alterOffsets runs
 // on an agent, whose definite answer the PATCH reports.
 func TestJavaConnectorErrorAndOffsets(t *testing.T) {
+	t.Parallel()
 	c, hosts := javaCluster(t)
 	name := c.Name("remote")
 	mustCreate(c, name, remoteCfg(c.Name("t"), "a"), "")

@@ -101,6 +101,7 @@ func wrongPasswordFile(t *testing.T) string {
 // a coordinator's and an agent's start-up quickly, with a message naming
 // the broker and the reason.
 func TestKafkaSecurityWrongPasswordFailsStartup(t *testing.T) {
+	t.Parallel()
 	be, s := securedBackends(t)
 	if !s.Config.SASLOn() {
 		t.Skipf("%s has no SASL settings", harness.KafkaSecurityEnv)
@@ -113,6 +114,7 @@ func TestKafkaSecurityWrongPasswordFailsStartup(t *testing.T) {
 // TestKafkaSecurityUntrustedCAFailsStartup: a CA that did not sign the
 // broker's certificate stops start-up quickly, saying so.
 func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
+	t.Parallel()
 	be, s := securedBackends(t)
 	if !s.Config.TLSOn() {
 		t.Skipf("%s has no TLS settings", harness.KafkaSecurityEnv)
@@ -130,6 +132,7 @@ func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
 // client certificate is required): a file moves through a topic into
 // another file, and without the client certificate start-up is refused.
 func TestKafkaSecurityMTLS(t *testing.T) {
+	t.Parallel()
 	m := harness.KafkaMTLS()
 	if m == nil || !harness.RealKafka() {
 		t.Skipf("needs the real broker's mTLS listener: %s (make kafka-up; make test-kafka)", harness.KafkaMTLSEnv)
@@ -169,6 +172,7 @@ func fileThrough(t *testing.T, be harness.Backends, n int) *harness.Cluster {
 // connector's offsets altered and reset, and a wrong password refused at
 // start-up.
 func TestKafkaSecurityEmbeddedTLSAndSASL(t *testing.T) {
+	t.Parallel()
 	be, s := harness.StartSecuredBackends(t)
 	c := fileThrough(t, be, 40)
 

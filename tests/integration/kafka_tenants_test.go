@@ -62,6 +62,7 @@ func grantTeam(t *testing.T, adm *kadm.Client, team, topicPrefix, groupID string
 // delivers; team a's source writes its records and its offsets, into its
 // own offsets topic, as team a.
 func TestKafkaSecurityTenantPrincipals(t *testing.T) {
+	t.Parallel()
 	be, _ := securedBackends(t)
 	jaasA := teamJAAS(t, "team-a")
 	c := harness.Start(t, harness.Options{Agents: 1, Backends: &be, OverridePolicy: clientoverrides.PolicyAllowlist,

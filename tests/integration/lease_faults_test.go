@@ -30,6 +30,7 @@ import (
 // to the forger's URL, and the cluster goes on creating and running
 // connectors.
 func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	_, followerURL := c.StartExtraCoordinator()
 	var forwarded atomic.Int64
@@ -127,6 +128,7 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 // agents — which never take an older term — follow it, and a new
 // connector's tasks run, without restarting anything.
 func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	_, before := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)

@@ -15,6 +15,7 @@ import (
 // TestLifecycleInitialStates follows connectors created in each initial
 // state (spec §3, KIP-980) through resume.
 func TestLifecycleInitialStates(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	gen := generatorCfg(c.Name("initial"), "streams", "2", "tasks.max", "2")
 
@@ -47,6 +48,7 @@ func TestLifecycleInitialStates(t *testing.T) {
 // TestLifecycleTransitions walks a running connector through pause, stop,
 // resume and back (spec §3, §6), checking idempotence at each step.
 func TestLifecycleTransitions(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	gen := generatorCfg(c.Name("transitions"), "streams", "2", "tasks.max", "2")
 	mustCreate(c, "x", gen, "")
@@ -104,6 +106,7 @@ func TestLifecycleTransitions(t *testing.T) {
 // TestLifecyclePauseKeepsTasks checks that pause and resume do not restart
 // the tasks: they run on under the same generation, on the same agents.
 func TestLifecyclePauseKeepsTasks(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	mustCreate(c, "g", generatorCfg(c.Name("pause"), "streams", "2", "tasks.max", "2"), "")
 	before := c.WaitState("g", "RUNNING", 2, "RUNNING")
@@ -154,6 +157,7 @@ func probe(t *testing.T, c *harness.Cluster, name string) {
 // exactly once from where it left off (its offsets outlive a delete, as in
 // Kafka Connect).
 func TestLifecycleDataFlow(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("flow")
 	in := filepath.Join(c.WorkDir, "flow.txt")
@@ -215,6 +219,7 @@ func TestLifecycleDataFlow(t *testing.T) {
 // TestLifecycleFailedTask restarts a failed task (it fails again), then
 // fixes its config: the task restarts with the new config and runs.
 func TestLifecycleFailedTask(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("failing")
 	// A directory cannot be read as a file: the task fails on its first poll.

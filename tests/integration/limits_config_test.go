@@ -36,6 +36,7 @@ func wantConfigTooLarge(t testing.TB, r harness.Response) {
 // create, with initial offsets, and on PUT and PATCH …/config — before
 // anything is written; a config just under the limit is stored whole.
 func TestConfigSizeLimit(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("big")
 	src := fileSourceCfg("big.txt", topic)

@@ -33,6 +33,7 @@ const msgDotName = "Connector name '%s' is not allowed: '.' and '..' cannot be a
 // only the start of the name; nothing is created. The longest allowed name
 // works: its task runs.
 func TestNameLimits(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	gen := generatorCfg(c.Name("names"))
 	long := func(n int) string { return strings.Repeat("n", n) }

@@ -15,6 +15,7 @@ import (
 // per-field error of validate (200, error_count) and a 400 on create with
 // Kafka's message; the bound itself is accepted.
 func TestSettingBounds(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	gen := cfgOf("connector.class", classGenerator, "name", "v", "topic", "t")
 	src := cfgOf("connector.class", classFileSource, "name", "v", "topic", "t", "file", "in.txt")
@@ -64,6 +65,7 @@ func TestSettingBounds(t *testing.T) {
 // a high rate produces them — polls are cut by bytes, not only by count —
 // and its records arrive whole.
 func TestGeneratorLargeRecordsBounded(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("large")
 	name := "large"

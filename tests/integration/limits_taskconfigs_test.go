@@ -16,6 +16,7 @@ import (
 // trace saying why and what to do, without tasks, and it is not retried;
 // a config that fits makes it run.
 func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("wide")
 	// A generator task config is the connector's config plus task.class and

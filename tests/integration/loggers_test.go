@@ -49,6 +49,7 @@ func waitLogged(t *testing.T, c *harness.Cluster, parts ...string) {
 // REST component logs every call at DEBUG from then on, GET shows the level
 // and when it changed, and the agents log as before.
 func TestLoggersWorkerScope(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 
 	wantJSON(t, c.Do(http.MethodGet, "/admin/loggers", nil), http.StatusOK, `{
@@ -96,6 +97,7 @@ func TestLoggersWorkerScope(t *testing.T) {
 // sent to a follower goes through the leader; a worker-scope one stays on
 // the coordinator that received it.
 func TestLoggersClusterScope(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2})
 	debug := map[string]string{"level": "DEBUG"}
 

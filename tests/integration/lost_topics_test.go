@@ -65,6 +65,7 @@ func wantAll(t testing.TB, what, s string, parts ...string) {
 // creates nothing. Restored (here: created by hand, the way the error
 // says), the coordinator starts again.
 func TestLostOffsetsTopicNotRecreated(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	offsets := c.Prefix + "-offsets"
 	lines := lines(1, 5)
@@ -98,6 +99,7 @@ func TestLostOffsetsTopicNotRecreated(t *testing.T) {
 // other topics' records; the start refuses rather than come up with no
 // connector at all.
 func TestLostConfigTopicNotRecreated(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	fileSource(c, "src", "a.txt", c.Name("data"), "STOPPED")
 	c.WaitState("src", "STOPPED", 0, "")
@@ -117,6 +119,7 @@ func TestLostConfigTopicNotRecreated(t *testing.T) {
 // it and the switch, until someone creates it. With the switch on, such a
 // topic is created as before.
 func TestInternalTopicsCreationOff(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	history := c.Name("history-2")
 	c.StopCoordinator()
@@ -150,6 +153,7 @@ func TestInternalTopicsCreationOff(t *testing.T) {
 // running the source from scratch, and GET …/offsets answers 500 saying
 // so.
 func TestLostConnectorOffsetsTopic(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	own := c.Name("own-offsets")
 	lines := lines(1, 5)

@@ -85,6 +85,7 @@ func wantResults(t *testing.T, r harness.Response, status map[string]int, messag
 // answers, connectors outside the selector are untouched, an unknown name
 // is that name's 404, and a selector matching nothing is a 400.
 func TestBulkLifecycle(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	createInStates(c, map[string]string{"orders-a": "RUNNING", "orders-b": "RUNNING", "billing": "RUNNING"})
 	orders := map[string]int{"orders-a": 202, "orders-b": 202}
@@ -172,6 +173,7 @@ func closeWindow(t *testing.T, c *harness.Cluster, id string, want map[string][3
 // one deleted is skipped, each reported; an overlapping window is a 409
 // and an unknown id a 404.
 func TestMaintenanceWindow(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	createInStates(c, map[string]string{"orders-run": "RUNNING", "orders-paused": "PAUSED", "orders-stopped": "STOPPED", "other": "RUNNING"})
 
@@ -257,6 +259,7 @@ func waitLeader(t *testing.T, c *harness.Cluster) {
 // leader read it from the fleet topic, and every connector gets exactly
 // its previous state back.
 func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	createInStates(c, map[string]string{"db-run": "RUNNING", "db-paused": "PAUSED", "db-stopped": "STOPPED", "cache": "RUNNING"})
 	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "db-*", "state": "PAUSED"}), 201)
@@ -292,6 +295,7 @@ func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
 // holds another team's connector — naming it only when the caller did —
 // and windows over other teams' connectors are neither listed nor shown.
 func TestMaintenanceGrants(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
@@ -347,6 +351,7 @@ func TestMaintenanceGrants(t *testing.T) {
 // window is open and starts it again: the window is read back from the
 // fleet topic and closes to the exact previous states.
 func TestMaintenanceWindowSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	createInStates(c, map[string]string{"kv-run": "RUNNING", "kv-paused": "PAUSED"})
 	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"kv-run", "kv-paused"}, "state": "STOPPED", "reason": "restart"}), 201)

@@ -141,6 +141,7 @@ func connectorLag(c *harness.Cluster, name string) api.ConnectorLag {
 }
 
 func TestCoordinatorMetrics(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 
 	// Connector state gauges follow create, stop and resume.
@@ -298,6 +299,7 @@ func TestCoordinatorMetrics(t *testing.T) {
 }
 
 func TestCoordinatorReadiness(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 0})
 	var ready api.Readiness
 	c.Must(http.StatusOK, "GET", "/readyz", nil).JSON(t, &ready)
@@ -316,6 +318,7 @@ func TestCoordinatorReadiness(t *testing.T) {
 // does not answer: it serves REST at once, and /readyz says it is not
 // ready (while /health says starting, as Kafka Connect's does).
 func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 0})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -22,6 +22,7 @@ func move(c *harness.Cluster, name string, req map[string]any, status int) harne
 // appended to the file: wherever the source stopped (the test logs it),
 // the next one goes on from there.
 func TestMoveRunningFileSource(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	old, renamed, again, snk := c.Name("mv-src"), c.Name("mv-renamed"), c.Name("mv-again"), c.Name("mv-snk")
 	topic := c.Name("mv")
@@ -68,6 +69,7 @@ func TestMoveRunningFileSource(t *testing.T) {
 // positions; a sink's group position moves into the new connector's
 // group, where it resumes.
 func TestMoveCopyAndSink(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	src, cp := c.Name("cp-src"), c.Name("cp-copy")
 	fileSource(c, src, "cp.txt", c.Name("cp"), "STOPPED")
@@ -141,6 +143,7 @@ func TestMoveCopyAndSink(t *testing.T) {
 // every time the old connector is as it was — config, RUNNING, positions —
 // and the new one does not exist, with no positions under its name.
 func TestMoveFaults(t *testing.T) {
+	t.Parallel()
 	faults := &coFaults{}
 	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
 	old := c.Name("mf")

@@ -30,6 +30,7 @@ import (
 // changed through an agent and listed, cluster log levels reach the
 // agents — and no process is ever refused an operation by the server.
 func TestSecuredNATSClusterWorks(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2, SecureNATS: true})
 	name := c.Name("gen")
 	mustCreate(c, name, generatorCfg(c.Name("gen-data"), "streams", "2", "tasks.max", "2"), "STOPPED")
@@ -111,6 +112,7 @@ func connectAs(t *testing.T, c *harness.Cluster, file, inbox string) (*nats.Conn
 // client without credentials, or with an nkey the server does not know,
 // cannot connect, and says so quickly.
 func TestAgentCredentialIsConfined(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2, SecureNATS: true})
 	_, lease := c.Coordinator.Leader()
 	g := c.GroupID
@@ -256,6 +258,7 @@ func wantLease(t *testing.T, c *harness.Cluster, want wire.LeaderLease) {
 // refuse its real leader afterwards, and a lease forged by such a client is
 // what only a secured server (TestAgentCredentialIsConfined) prevents.
 func TestForgedCommandsFromAnyClientAreRefused(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	_, lease := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)

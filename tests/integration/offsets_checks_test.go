@@ -15,6 +15,7 @@ import (
 // any per-entry validation), then the framework's per-entry checks (§5.3)
 // and the file source's own hook (§8). A rejected request changes nothing.
 func TestOffsetsPatchChecks(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("checks")
 	good := filePos("in.txt", 7)

@@ -24,6 +24,7 @@ import (
 // so every PATCH goes on to agent 2; then it lets that request go and holds
 // the last (position 3). The offsets must stay as the last PATCH left them.
 func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
+	t.Parallel()
 	var once sync.Once
 	release, hold := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { once.Do(func() { close(release) }); close(hold) })
@@ -68,6 +69,7 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 // resetting one connector's offsets at once each get a success answer: the
 // coordinator applies them one at a time, so none fences another.
 func TestOffsetsConcurrentOperationsOnOneConnector(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2})
 	fileSource(c, "conc", "conc.txt", c.Name("conc"), "STOPPED")
 	const clients = 20

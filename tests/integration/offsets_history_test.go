@@ -82,6 +82,7 @@ func undo(c *harness.Cluster, name, id, query string, status int) harness.Respon
 // undo is a 409 naming the partitions, unless forced; a dry run of an undo
 // changes nothing.
 func TestOffsetsHistorySourceUndo(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	src := c.Name("hsrc")
 	fileSource(c, src, "h.txt", c.Name("h"), "STOPPED")
@@ -169,6 +170,7 @@ func TestOffsetsHistorySourceUndo(t *testing.T) {
 // latest, undo, DELETE, undo; then the sink resumes from exactly the
 // restored position.
 func TestOffsetsHistorySinkUndo(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	snk, topic := c.Name("hsnk"), c.Name("hsnk-in")
 	createTopic(c, topic, 1)
@@ -202,6 +204,7 @@ func TestOffsetsHistorySinkUndo(t *testing.T) {
 // offsets keeps its history, and its last positions are restored into a
 // new connector from it.
 func TestOffsetsHistoryOfDeletedConnector(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	old, replacement := c.Name("gone"), c.Name("heir")
 	fileSource(c, old, "d.txt", c.Name("d"), "STOPPED")
@@ -238,6 +241,7 @@ func TestOffsetsHistoryOfDeletedConnector(t *testing.T) {
 // change and its marker leaves the entry pending, and the next leader
 // marks it applied, as the positions show the change was made.
 func TestOffsetsHistoryFailures(t *testing.T) {
+	t.Parallel()
 	faults := &coFaults{}
 	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
 	src := c.Name("fsrc")
@@ -283,6 +287,7 @@ func TestOffsetsHistoryFailures(t *testing.T) {
 // 2^53 — so an undo puts them back exactly, and the stale check compares
 // them right.
 func TestOffsetsHistoryExactNumbers(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	snk, topic := c.Name("big"), c.Name("big-in")
 	createTopic(c, topic, 1)

@@ -57,6 +57,7 @@ func wantRecord(t testing.TB, c *harness.Cluster, topic, connector, file, want s
 // its own topic: a stale position in the worker's topic alone does not
 // move it.
 func TestOffsetsOwnTopicTask(t *testing.T) {
+	t.Parallel()
 	for _, eos := range []bool{false, true} {
 		name := "at_least_once"
 		if eos {
@@ -96,6 +97,7 @@ func TestOffsetsOwnTopicTask(t *testing.T) {
 // topics; the connector topic's offset wins, and a partition only the
 // worker's topic holds shows a null offset, as Kafka Connect shows it.
 func TestOffsetsOwnTopicGet(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
@@ -115,6 +117,7 @@ func TestOffsetsOwnTopicGet(t *testing.T) {
 // both (the worker-only one too), so GET is empty after it; an undo of the
 // reset writes the positions back to both.
 func TestOffsetsOwnTopicAlterReset(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
@@ -156,6 +159,7 @@ func TestOffsetsOwnTopicAlterReset(t *testing.T) {
 // the worker topic's partitions with null offsets; without the setting
 // the worker topic's offsets are the connector's again.
 func TestOffsetsOwnTopicChanged(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	cfg := map[string]string{"connector.class": fileSourceClass, "file": "a.txt", "topic": c.Name("data"), "offsets.storage.topic": c.Name("one")}
 	mustCreate(c, "src", cfg, "STOPPED")
@@ -176,6 +180,7 @@ func TestOffsetsOwnTopicChanged(t *testing.T) {
 // Connect's "Unable to create topic(s)" trace, and GET …/offsets answers
 // 500 with it.
 func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	own := c.Name("own")
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
@@ -224,6 +229,7 @@ func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
 // it was: the worker topic's positions of a deleted connector of that name
 // and the connector topic's own, each with its value.
 func TestOffsetsOwnTopicCreateRollback(t *testing.T) {
+	t.Parallel()
 	faults := &coFaults{}
 	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"

@@ -67,6 +67,7 @@ func groupOffsets(c *harness.Cluster, group string) string {
 // resumes it and checks exactly which records it writes. Each rule's dry
 // run first answers the same changes and leaves the group as it was.
 func TestOffsetsResetToRules(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("timed")
 	createTopic(c, topic, 2)
@@ -159,6 +160,7 @@ func historyless(s string) string {
 // TestOffsetsResetToRefusals: the checks of a reset by rule, and that a
 // source takes only earliest.
 func TestOffsetsResetToRefusals(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("rr")
 	createTopic(c, topic, 1)
@@ -189,6 +191,7 @@ func TestOffsetsResetToRefusals(t *testing.T) {
 // TestOffsetsPreview: a preview answers what PATCH or DELETE would change,
 // with their checks, and writes nothing.
 func TestOffsetsPreview(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	src := c.Name("pv")
 	fileSource(c, src, "pv.txt", c.Name("pv"), "STOPPED")

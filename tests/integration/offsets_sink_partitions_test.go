@@ -14,6 +14,7 @@ import (
 // against the topic's metadata before anything is sent to an agent; the
 // offsets stay as they were and nothing is created.
 func TestOffsetsSinkUnknownPartitionRefused(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("one")
 	createTopic(c, topic, 1)

@@ -53,6 +53,7 @@ func values(prefix string, n int) []string {
 // ?reset_offsets=true deletes its group so a new one starts from the
 // beginning.
 func TestOffsetsSinkGetAlterAndDelete(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	snk := c.Name("snk")
 	topic := c.Name("sink")
@@ -105,6 +106,7 @@ func TestOffsetsSinkGetAlterAndDelete(t *testing.T) {
 // repeated; every bad entry of spec §5.4 is refused with its message, and a
 // rejected request changes nothing.
 func TestOffsetsSinkAlterSemanticsAndValidation(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	snk := c.Name("snk")
 	topic := c.Name("parts")
@@ -197,6 +199,7 @@ func TestOffsetsSinkAlterSemanticsAndValidation(t *testing.T) {
 // offsets is refused with the spec's 500 retry messages and changes
 // nothing, and succeeds once the member left.
 func TestOffsetsSinkLiveMemberRefused(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	snk := c.Name("snk")
 	topic := c.Name("live")

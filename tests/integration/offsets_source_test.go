@@ -17,6 +17,7 @@ import (
 // committed, and 404 once the connector is deleted although its offsets are
 // still stored.
 func TestOffsetsSourceGetInEveryState(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("get")
 	in := lines(1, 20)
@@ -53,6 +54,7 @@ func TestOffsetsSourceGetInEveryState(t *testing.T) {
 // offset hook (definite messages), the generator has not (framework-managed
 // messages).
 func TestOffsetsSourceAlterAndReset(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	n := func(v int) json.Number { return json.Number(strconv.Itoa(v)) }
 	tests := []struct {
@@ -154,6 +156,7 @@ func lastOffsetRecordIn(c *harness.Cluster, topic, connector string, partition m
 // ?reset_offsets=true (a new one starts from the beginning), which a RUNNING
 // connector refuses without deleting anything.
 func TestOffsetsDeleteConnector(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("del")
 	first, more := lines(1, 10), lines(11, 5)
@@ -195,6 +198,7 @@ func TestOffsetsDeleteConnector(t *testing.T) {
 // new connector continues at exactly that position: the sink's file holds
 // every line once, in order.
 func TestOffsetsMoveConnector(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("move")
 	first, more := lines(1, 50), lines(51, 30)

@@ -17,6 +17,7 @@ import (
 // completes while the zombie is held, and the zombie's commit, released,
 // is aborted and never seen.
 func TestOffsetsZombieOfLoweredTasksMaxFenced(t *testing.T) {
+	t.Parallel()
 	const name = "zlow"
 	z := startZombieCluster(t, name, 1)
 	c := z.c

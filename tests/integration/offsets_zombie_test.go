@@ -26,6 +26,7 @@ import (
 // transaction was aborted by the fence. Neither GET …/offsets nor a
 // read_committed reader ever sees the zombie's position, and the task stops.
 func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
+	t.Parallel()
 	const name = "zsrc"
 	z := startZombieCluster(t, name, -1)
 	c := z.c
@@ -250,6 +251,7 @@ func positionOf(t *testing.T, value []byte) int64 {
 // reset answer 503 promptly, for a source and a sink, and change nothing;
 // GET still answers, since the coordinator reads offsets itself.
 func TestOffsetsNoAgent(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, Lease: 2 * time.Second})
 	snk := c.Name("snk")
 	topic := c.Name("noagent")

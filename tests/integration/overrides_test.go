@@ -14,6 +14,7 @@ import (
 // Kafka Connect's message rather than ignored; under All, the overrides
 // Sluice's clients apply run; under None, none is taken.
 func TestClientOverridePolicy(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("in")
 	harness.CreateTopic(t, c.Brokers, topic, 1)
@@ -48,6 +49,7 @@ func TestClientOverridePolicy(t *testing.T) {
 // member id to take another team's member's place — is refused under
 // every policy, and the leader keeps writing.
 func TestOverrideCannotFence(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, OverridePolicy: "All"})
 	victim := "team-b-" + c.Name("src")
 	mustCreate(c, victim, generatorCfg(c.Name("b")), "")

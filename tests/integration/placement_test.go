@@ -14,6 +14,7 @@ import (
 // matches is UNASSIGNED (DESIGN §3, issue 2 §5), with a trace saying so and
 // no worker_id: no agent runs it (the coordinator's address is no worker).
 func TestPlacementSelector(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 3, Labels: []map[string]string{
 		{"zone": "a"},
 		{"zone": "b"},
@@ -75,6 +76,7 @@ func TestPlacementSelector(t *testing.T) {
 // TestPlacementLateAgent checks that an UNASSIGNED task starts on a matching
 // agent as soon as one registers.
 func TestPlacementLateAgent(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2, Lease: time.Second, Labels: []map[string]string{
 		{"zone": "a"},
 		{"zone": "c"},
@@ -122,6 +124,7 @@ func TestPlacementLateAgent(t *testing.T) {
 // connector's tasks, and that its data stream has neither gaps nor
 // duplicates.
 func TestPlacementIsolation(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2})
 	topic := c.Name("steady")
 	mustCreate(c, "steady", generatorCfg(topic, "streams", "2", "tasks.max", "2", "rate", "200", "record.bytes", "40"), "")

@@ -10,6 +10,7 @@ import (
 // TestEndpointsBadRequests checks Sluice's answers to malformed requests
 // (spec §0, §1): every one is the JSON error body, and nothing is created.
 func TestEndpointsBadRequests(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	gen := generatorCfg(c.Name("bad"))
 	mustCreate(c, "exists", gen, "STOPPED")

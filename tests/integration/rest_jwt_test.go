@@ -23,6 +23,7 @@ import (
 // patterns included, and an expired or wrong-audience token is a 401 that
 // says why.
 func TestRESTJWT(t *testing.T) {
+	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)

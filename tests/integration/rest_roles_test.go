@@ -29,6 +29,7 @@ type roleCaller struct {
 // Callers without the right are refused first (401 or 403, nothing
 // changes); then the least caller with the right gets the route's success.
 func TestRESTRolesOnCluster(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: vera, password_bcrypt: %q, grants: [{role: viewer}]}

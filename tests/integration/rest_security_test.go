@@ -95,6 +95,7 @@ func basicAuth(user, pw string) []string {
 // team's connector; a client-certificate caller may write through it), a
 // forged forwarded identity is ignored, and plain HTTP is refused.
 func TestRESTSecurityThroughFollower(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := harness.NewTestCA(t)
 	srvCert, srvKey := ca.Issue(t, "coordinator", true)

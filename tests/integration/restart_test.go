@@ -73,6 +73,7 @@ func takeSnapshot(c *harness.Cluster, names ...string) snapshot {
 // (same agents, same generations), and configs and target states come back
 // from the config topic.
 func TestRestartCoordinator(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	p := startPipeline(t, c, 100)
 	gen := generatorCfg(c.Name("gen"))
@@ -137,6 +138,7 @@ func TestRestartCoordinator(t *testing.T) {
 // turn: each task resumes from its committed offsets, so the output holds
 // every line exactly once.
 func TestRestartAgent(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	p := startPipeline(t, c, 100)
 	// A paused connector with a task on each agent: its tasks come back
@@ -170,6 +172,7 @@ func TestRestartAgent(t *testing.T) {
 // TestRestartAgentLost stops an agent for longer than its lease: its tasks
 // move to the other agent and resume there from their committed offsets.
 func TestRestartAgentLost(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Lease: time.Second})
 	p := startPipeline(t, c, 100)
 	st, _ := c.Status(p.src)
@@ -203,6 +206,7 @@ func agentIndex(t *testing.T, id string) int {
 // reports and from the status topic for the one that does not, and every
 // line still arrives exactly once.
 func TestRestartCoordinatorAndAgent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		agentBackFirst bool

@@ -103,6 +103,7 @@ func createGenerators(c *harness.Cluster, topic, prefix string, n int) []string 
 // batch 2, batches 1 and 2 have exactly their previous configs, the later
 // batch and a connector outside the match are untouched.
 func TestRolloutRollsBackFailedBatch(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2})
 	topic, in := c.Name("gen"), c.Name("sink-in")
 	c.Produce(in, "one")
@@ -173,6 +174,7 @@ func TestRolloutRollsBackFailedBatch(t *testing.T) {
 // a resume, refuses an overlapping rollout while it is in progress, and
 // aborts a second one, which leaves what it applied.
 func TestRolloutPauseResumeAbort(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2})
 	topic := c.Name("gen")
 	names := createGenerators(c, topic, "pr", 6)
@@ -280,6 +282,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 // next leader carries on from the batch the fleet topic records, and no
 // connector's config is written twice.
 func TestRolloutResumesAfterLeaderChange(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 2})
 	topic := c.Name("gen")
 	names := createGenerators(c, topic, "lc", 8)
@@ -322,6 +325,7 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 // TestRolloutBadInput checks the 400s, 404s and 409s of POST
 // /sluice/rollouts: nothing is recorded or applied for any of them.
 func TestRolloutBadInput(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic := c.Name("gen")
 	a, b := c.Name("bad-a"), c.Name("bad-b")
@@ -379,6 +383,7 @@ func TestRolloutBadInput(t *testing.T) {
 // recorded; over its own connectors it may roll out and abort, and it may
 // not abort another operator's rollout of connectors it cannot change.
 func TestRolloutGrants(t *testing.T) {
+	t.Parallel()
 	authFile := writeFile(t, t.TempDir(), "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
   - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
@@ -420,6 +425,7 @@ func TestRolloutGrants(t *testing.T) {
 // the cause is fixed (the directory made, the task restarted), resume
 // verifies the batch again and the rollout goes on to done.
 func TestRolloutPausesOnFailure(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic, in := c.Name("gen"), c.Name("sink-in")
 	c.Produce(in, "one")
@@ -461,6 +467,7 @@ func TestRolloutPausesOnFailure(t *testing.T) {
 // TestRolloutMaxFailedTasks: a batch with one FAILED task passes a gate
 // that allows one, once its other tasks have run for running_for.
 func TestRolloutMaxFailedTasks(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic, in := c.Name("gen"), c.Name("sink-in")
 	c.Produce(in, "one")

@@ -14,6 +14,7 @@ import (
 // another file and checks the copy line for line, across a pause, a stop and
 // a resume.
 func TestFileSourceToFileSinkRoundTrip(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("lines")
 	var want []string

@@ -32,6 +32,7 @@ var sharedNames = []string{"src-1", "src-2", "src-3"}
 // cluster's agent would produce the other cluster's lines — list only its
 // own connectors, and send its offsets operations only to its own agents.
 func TestTwoClustersShareNATS(t *testing.T) {
+	t.Parallel()
 	be := harness.StartBackends(t)
 	var hitsA, hitsB atomic.Int32
 	count := func(n *atomic.Int32) faults.Injector {
@@ -137,6 +138,7 @@ func TestTwoClustersShareNATS(t *testing.T) {
 // the current term; the leader answers with CodeUpgradeRequired naming the agent, so the
 // old agent's log says why it never joins.
 func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, GroupID: "connect.prod"})
 	_, lease := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)

@@ -54,6 +54,7 @@ func auditConnectors(c *harness.Cluster) []string {
 // running coordinator and by one that starts and reads the topics anew —
 // counted in sluice_records_ignored_total and logged.
 func TestForgedRecordsAreIgnored(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, RecordSigningKeyFile: writeKey(t)})
 	victim := c.Name("gen")
 	mustCreate(c, victim, generatorCfg(c.Name("out")), "")
@@ -94,6 +95,7 @@ func TestForgedRecordsAreIgnored(t *testing.T) {
 // restart with one — the first leader marks where signing began — and
 // from then on a forged record is ignored, across restarts.
 func TestUpgradeToSigningKeepsEverything(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	old := c.Name("old")
 	mustCreate(c, old, generatorCfg(c.Name("out")), "")

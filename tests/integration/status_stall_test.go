@@ -16,6 +16,7 @@ import (
 // must still be answered from memory, so no agent is declared lost and no
 // task moves or restarts; once the writer runs again, the statuses catch up.
 func TestStalledStatusWriterCostsNoLease(t *testing.T) {
+	t.Parallel()
 	const lease = time.Second
 	var held atomic.Bool
 	release := make(chan struct{})

@@ -81,6 +81,7 @@ func generatorVariant(t *testing.T, class string, newConnector func() connect.Co
 // failing split is retried and shown on the connector's status while its
 // tasks keep running.
 func TestTaskConfigsOnlyWhenTheyCanChange(t *testing.T) {
+	t.Parallel()
 	s := &splits{}
 	reg := countingRegistry(t, s)
 	c := harness.Start(t, harness.Options{Agents: 2, Lease: time.Second, CoordinatorPlugins: reg, Plugins: []*plugins.Registry{reg, reg}})

@@ -53,6 +53,7 @@ func invalidConfig(errs ...string) string {
 // topic) but its task fails with a trace naming it, and nothing reaches
 // the topic.
 func TestTenantSourceCannotWriteSluiceTopics(t *testing.T) {
+	t.Parallel()
 	c, _, _ := teamCluster(t)
 	name := "team-a-" + c.Name("forger")
 	configs, audit := c.Prefix+"-configs", c.Prefix+"-audit"
@@ -107,6 +108,7 @@ func TestTenantSourceCannotWriteSluiceTopics(t *testing.T) {
 // matches; so is one listing a reserved topic, or using one as its dead
 // letter queue. A pattern that matches no reserved topic is taken.
 func TestTenantSinkCannotReadSluiceTopics(t *testing.T) {
+	t.Parallel()
 	c, _, _ := teamCluster(t)
 	name := "team-a-" + c.Name("copier")
 	regex := c.Prefix + "-.*"
@@ -134,6 +136,7 @@ func TestTenantSinkCannotReadSluiceTopics(t *testing.T) {
 // topic of the cluster's own, nor a topic another connector's data goes
 // through; and a data topic may not be a connector's offsets topic.
 func TestTenantOffsetsTopicChecks(t *testing.T) {
+	t.Parallel()
 	c, _, _ := teamCluster(t)
 	src := "team-a-" + c.Name("src")
 	cfg := generatorCfg(c.Name("data"), "offsets.storage.topic", c.Prefix+"-configs")
@@ -159,6 +162,7 @@ func TestTenantOffsetsTopicChecks(t *testing.T) {
 // team b's committed offsets stay where they were; the same holds the
 // other way round (a connector whose own group an override holds).
 func TestTenantSinkCannotTakeAnotherTeamsGroup(t *testing.T) {
+	t.Parallel()
 	c, tom, ada := teamCluster(t)
 	topic := c.Name("orders")
 	harness.CreateTopic(t, c.Brokers, topic, 1)
@@ -208,6 +212,7 @@ func TestTenantSinkCannotTakeAnotherTeamsGroup(t *testing.T) {
 // checked against the trimmed name, the one created — while U+00A0 stays
 // part of the name. Move trims its target alike.
 func TestNamesTrimmedAsKafkaConnectTrimsThem(t *testing.T) {
+	t.Parallel()
 	c, _, ada := teamCluster(t)
 	mine := "team-a-" + c.Name("ctl")
 	r := c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "\x01" + mine + "\x1f ", "config": generatorCfg(c.Name("t")), "initial_state": "STOPPED"})
@@ -236,6 +241,7 @@ func TestNamesTrimmedAsKafkaConnectTrimsThem(t *testing.T) {
 // connector reads — and a bulk action by a team operator that may not list
 // team b's connectors does not name them in its 403s.
 func TestTenantAuditAndBulkAnswersAreScoped(t *testing.T) {
+	t.Parallel()
 	authFile := writeFile(t, t.TempDir(), "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
   - {name: anna, password_bcrypt: %q, grants: [{role: admin, connectors: ["team-a-*"]}]}

@@ -64,6 +64,7 @@ func tenantCluster(t *testing.T) (c *harness.Cluster, tenantsFile, secrets strin
 // a connector of no tenant under strict tenancy (403) — and a grant over a
 // tenant covers exactly the tenant's connectors.
 func TestTenantRulesAtWrite(t *testing.T) {
+	t.Parallel()
 	c, _, secrets := tenantCluster(t)
 	src := "team-a-src"
 	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": src, "config": generatorCfg("team-b.orders")}), http.StatusBadRequest,
@@ -116,6 +117,7 @@ func TestTenantRulesAtWrite(t *testing.T) {
 // when team a's rules change, its running connectors restart under them —
 // one that now breaks them fails with a trace saying why.
 func TestTenantRulesAsTasksRun(t *testing.T) {
+	t.Parallel()
 	c, tenantsFile, secrets := tenantCluster(t)
 	// Topics, connectors (and so groups) unique to the run: on a real
 	// broker they outlive it.

@@ -33,6 +33,7 @@ func seqsOf(t *testing.T, recs []harness.Record) []int64 {
 // ones, and the connector's position is past all 100 (an aborted
 // transaction's positions are committed, as Kafka Connect does).
 func TestConnectorDefinedTransactions(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{ExactlyOnce: true})
 	topic := c.Name("txn-conn")
 	name := c.Name("txn-conn")
@@ -60,6 +61,7 @@ func TestConnectorDefinedTransactions(t *testing.T) {
 // while the task runs; stopping the connector commits the open transaction,
 // and then every record is.
 func TestIntervalTransactionBoundary(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{ExactlyOnce: true})
 	topic, name := c.Name("txn-int"), c.Name("txn-int")
 	mustCreate(c, name, generatorCfg(topic, "count", "50", "rate", "1000", "record.bytes", "0",
@@ -89,6 +91,7 @@ func TestIntervalTransactionBoundary(t *testing.T) {
 // without exactly-once support, and transaction.boundary=connector for a
 // connector that cannot define boundaries.
 func TestExactlyOncePreflight(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{})
 	topic := c.Name("pre")
 	tests := []struct {

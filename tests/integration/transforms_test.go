@@ -39,6 +39,7 @@ func waitLog(c *harness.Cluster, topic string, n int) []*kgo.Record {
 // nothing. A Filter whose predicate matches the topic drops every line,
 // and the position still moves past them.
 func TestSourceTransformChain(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	in := workPath(c, "smt-in.txt")
 	writeLines(t, in, []string{"alpha", "# comment", "beta"})
@@ -115,6 +116,7 @@ func TestSourceTransformChain(t *testing.T) {
 // them to the queue with Kafka Connect's context headers, and puts the good
 // ones, transformed (ExtractField), into its file.
 func TestSinkToleranceAndDeadLetters(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1})
 	topic, dlq := c.Name("tol-in"), c.Name("tol-dlq")
 	createTopic(c, topic, 1)

@@ -32,6 +32,7 @@ var forgedGenerations = []int64{999999, math.MaxInt64 - 1}
 // leader, and the refusals are logged a bounded number of times rather
 // than in a loop.
 func TestForgedGenerationsAreIgnored(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, LogLevel: slog.LevelInfo})
 	mustCreate(c, "gen", generatorCfg(c.Name("gen")), "")
 	mustCreate(c, "victim", generatorCfg(c.Name("victim")), "")

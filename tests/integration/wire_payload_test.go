@@ -21,6 +21,7 @@ const smallPayload = 64 << 10
 // in requests that each fit, and one that cannot fit alone travels in
 // chunks.
 func TestOversizedConfigsStillAssigned(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, NATSMaxPayload: smallPayload})
 	connectors := []struct {
 		name string
@@ -73,6 +74,7 @@ func bigOffsets(first, n, size int) []offset {
 // change is still all or nothing. A PATCH with more entries than the stated
 // limit is refused up front.
 func TestOffsetsBeyondMaxPayload(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, NATSMaxPayload: smallPayload})
 	part := 1 << 10
 	each := smallPayload * 3 / 4 / part // one PATCH's worth that fits one message

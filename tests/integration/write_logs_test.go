@@ -41,6 +41,7 @@ func wantWriteLine(t *testing.T, c *harness.Cluster, operation, connector, proce
 // it to: a pause sent to a follower is logged there, not again by the
 // leader that executed it. A write that fails logs no such line.
 func TestWriteLogs(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 1, LogLevel: slog.LevelInfo})
 	_, followerURL := c.StartExtraCoordinator()
 	name := c.Name("gen")
@@ -70,6 +71,7 @@ func TestWriteLogs(t *testing.T) {
 // TestWriteLogsPrincipal: with authentication each write's line names the
 // caller who made it.
 func TestWriteLogsPrincipal(t *testing.T) {
+	t.Parallel()
 	authFile := writeFile(t, t.TempDir(), "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
   - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
