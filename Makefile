@@ -70,17 +70,25 @@ test-plugins: javahost plugins
 		cd tests && SLUICE_TEST_PLUGINS=$(CURDIR)/.cache/plugins SLUICE_CONNECT_HOST_DIR=$(CURDIR)/connect/javahost/target \
 		SLUICE_TEST_POSTGRES=$(POSTGRES) $(GO) test $(TEST_FLAGS) ./plugins/
 
-## test: every test — unit, integration and end-to-end — on the embedded broker
-test: test-unit test-integration
+## test: every test — unit, integration and end-to-end — on the embedded broker; the root
+## module's tests and the tests module's run side by side (docs/testing.md: where the time goes)
+test:
+	@$(MAKE) --no-print-directory -j2 -Oline test-unit test-integration
 
 # The second line runs cmd/sluice's tests of its test seams, which only a
-# -tags sluicetest build has (the end-to-end tests build the binary so).
+# -tags sluicetest build has (the end-to-end tests build the binary so):
+# they are named TestTagged…; every other test of cmd/sluice is the same
+# code in either build and runs once, in the first line.
 test-unit:
 	$(GO) test $(TEST_FLAGS) ./...
-	$(GO) test $(TEST_FLAGS) -tags sluicetest ./cmd/sluice/
+	$(GO) test $(TEST_FLAGS) -tags sluicetest -run '^TestTagged' ./cmd/sluice/
 
+# The tests module's suites wait far more than they compute (leases,
+# restarts, rate-limited sources): their tests run TESTS_PARALLEL at a time
+# (t.Parallel), each cluster on NATS, a broker and names of its own.
+TESTS_PARALLEL ?= 4
 test-integration:
-	cd tests && $(GO) test $(TEST_FLAGS) ./...
+	cd tests && $(GO) test $(TEST_FLAGS) -parallel $(TESTS_PARALLEL) ./...
 
 ## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven;
 ## its addresses and run dir are the variables KAFKA, KAFKA_CONTROLLER, KAFKA_SASL_SSL, KAFKA_MTLS, KAFKA_RUN_DIR
