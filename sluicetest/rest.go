@@ -1,4 +1,4 @@
-package harness
+package sluicetest
 
 import (
 	"bytes"
@@ -163,47 +163,6 @@ func (c *Cluster) WaitState(name, state string, tasks int, taskState string) Sta
 		return true, ""
 	})
 	return last
-}
-
-// Eventually polls cond every 50ms until it holds or timeout passes, then
-// fails the test with cond's last explanation.
-func Eventually(t interface {
-	Helper()
-	Fatalf(string, ...any)
-}, timeout time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var why string
-	for {
-		var ok bool
-		if ok, why = cond(); ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not true after %v: %s", timeout, why)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// Consistently checks cond every 50ms for the whole of d and fails the
-// test the first time it does not hold. It is for asserting that something
-// does not happen (a task restart) within a window in which it would.
-func Consistently(t interface {
-	Helper()
-	Fatal(...any)
-}, d time.Duration, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if ok, why := cond(); !ok {
-			t.Fatal(why)
-		}
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // WaitKnowsLeader waits until the coordinator at baseURL is ready and names

@@ -1,4 +1,4 @@
-package harness
+package sluicetest
 
 import (
 	"cmp"
@@ -372,7 +372,7 @@ func uniquePrefix(t testing.TB) string {
 func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
 
 // StartCoordinator starts (or restarts) the coordinator. Each start has
-// loggers of its own at the harness's level, as a restarted process would.
+// loggers of its own at the kit's level, as a restarted process would.
 func (c *Cluster) StartCoordinator() {
 	c.T.Helper()
 	co := c.startCoordinator(c.coordCfg, "coordinator")
@@ -459,7 +459,7 @@ func (c *Cluster) StopCoordinator() {
 }
 
 // StartAgent starts (or restarts) agent i, with loggers of its own at the
-// harness's level, as a restarted process would.
+// kit's level, as a restarted process would.
 func (c *Cluster) StartAgent(i int) {
 	c.T.Helper()
 	cfg := c.agentCfgs[i]

@@ -1,0 +1,26 @@
+// Package sluicetest is Sluice's test kit, as net/http/httptest is
+// net/http's: it runs a whole Sluice cluster inside a test — an embedded
+// NATS server, a Kafka broker (an embedded kfake, or the Apache Kafka broker
+// named by SLUICE_TEST_KAFKA), a coordinator and agents, real code talking
+// real protocols with no mocks — and gives a test what it needs to drive
+// one:
+//
+//   - Start(t, Options{Agents, Lease, …}) returns a Cluster, stopped at the
+//     test's cleanup; StartBackends, StartSecuredBackends and StartOutage
+//     give several clusters one NATS server and broker, or a test backends
+//     it can take away and bring back;
+//   - the REST API: Cluster.Do, Must, Status, WaitState, Do and DoWith for
+//     any base URL, Raw for raw HTTP;
+//   - data: Cluster.Produce, ProduceRecords, ReadTopic, CreateTopic, Admin;
+//   - members: StopCoordinator, StartCoordinator, StartExtraCoordinator,
+//     StopAgent, StartAgent, WaitAgents;
+//   - waiting: Eventually, the one polling helper, and Consistently; Hold,
+//     the only sleep, keeps a fault in place for a given time.
+//
+// Every cluster gets its own topic names and, unless Options.GroupID names
+// one, its own group id, so tests can share one real broker and run in
+// parallel (t.Parallel).
+//
+// The package lives in the root module so that the root module's tests
+// (cmd/sluice's) and the tests module's suites use the same kit.
+package sluicetest
