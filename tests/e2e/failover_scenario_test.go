@@ -163,19 +163,14 @@ func checkPrefix(t *testing.T, c *Cluster, name string, g Generator, eos bool, w
 	// writes the markers after EndTxn returned), so the data of a committed
 	// offset may become readable a moment after the offset: read again
 	// until it did, for a bounded while.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		seqs := ParseSeqs(c.ReadTopic(g.Topic))
+	var seqs Seqs
+	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+		seqs = ParseSeqs(c.ReadTopic(g.Topic))
 		problems := seqs.Check(g.Streams, upTo, eos)
-		if len(problems) == 0 {
-			t.Logf("%s: %d records, %d duplicates, committed seqs %v", when, seqs.Records, seqs.Duplicates(), upTo)
-			return seqs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: topic %s (%d records; committed seqs %v):\n%s", when, g.Topic, seqs.Records, upTo, strings.Join(problems, "\n"))
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return len(problems) == 0, fmt.Sprintf("%s: topic %s (%d records; committed seqs %v):\n%s", when, g.Topic, seqs.Records, upTo, strings.Join(problems, "\n"))
+	})
+	t.Logf("%s: %d records, %d duplicates, committed seqs %v", when, seqs.Records, seqs.Duplicates(), upTo)
+	return seqs
 }
 
 // placement is a status's task → worker map.

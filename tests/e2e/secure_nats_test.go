@@ -45,7 +45,9 @@ func TestSecureNATSProcesses(t *testing.T) {
 	harness.Eventually(t, 15*time.Second, func() (bool, string) {
 		return impostor.CountLog("NATS server refused", "Permissions Violation") > 0, "agent-3 has not logged a refusal"
 	})
-	time.Sleep(2 * time.Second)
+	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+		return c.Coordinator.CountLog(`msg="agent registered"`, "agent=agent-3 ") == 0, "an agent with another agent's nkey registered"
+	})
 	if n := c.Coordinator.CountLog(`msg="agent registered"`, "agent=agent-3 "); n > 0 {
 		t.Fatal("an agent with another agent's nkey registered")
 	}

@@ -38,20 +38,19 @@ func workersOf(c *harness.Cluster, connectors ...string) map[string]string {
 	return out
 }
 
-// settledWorkers waits until where the tasks of connectors run reads the
-// same twice in a row, half a second apart: the statuses of tasks a
-// restart moved settle a moment after the tasks run.
+// settledWorkers waits until where the tasks of connectors run has read the
+// same for half a second: the statuses of tasks a restart moved settle a
+// moment after the tasks run.
 func settledWorkers(c *harness.Cluster, connectors ...string) map[string]string {
 	c.T.Helper()
 	var last map[string]string
+	var since time.Time
 	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		now := workersOf(c, connectors...)
-		same := last != nil && maps.Equal(last, now)
-		last = now
-		if !same {
-			time.Sleep(500 * time.Millisecond)
+		if last == nil || !maps.Equal(last, now) {
+			last, since = now, time.Now()
 		}
-		return same, fmt.Sprintf("placement still changing: %v", now)
+		return time.Since(since) >= 500*time.Millisecond, fmt.Sprintf("placement still changing: %v", now)
 	})
 	return last
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -92,21 +93,14 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 		if reply.Header.Get("Nats-Service-Error-Code") == "" {
 			t.Fatalf("agent-1 obeyed a command signed with a forged lease's key: %s", reply.Data)
 		}
-		time.Sleep(50 * time.Millisecond)
+		harness.Hold(t, 50*time.Millisecond, "the forged lease in place between forged assigns")
 	}
 	name := c.Name("real")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	harness.Eventually(t, 20*time.Second, func() (bool, string) {
 		r := harness.DoWith(t, followerURL, http.MethodPost, "/connectors",
 			map[string]any{"name": name, "config": generatorCfg(c.Name("real-data"))}, c.Headers...)
-		if r.Status == http.StatusCreated {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no write through the follower while the lease was forged: %s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return r.Status == http.StatusCreated, fmt.Sprintf("no write through the follower while the lease was forged: %s", r)
+	})
 	close(stop)
 	<-done
 	if n := forwarded.Load(); n != 0 {
@@ -141,27 +135,15 @@ func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	deleted := time.Now()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if leading, l := c.Coordinator.Leader(); leading && l.Term > before.Term {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no leader of a new term 15s after the lease bucket was deleted")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+		leading, l := c.Coordinator.Leader()
+		return leading && l.Term > before.Term, "no leader of a new term after the lease bucket was deleted"
+	})
 	name := c.Name("after")
-	for {
+	harness.Eventually(t, 15*time.Second-time.Since(deleted), func() (bool, string) {
 		r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": generatorCfg(c.Name("after-data"))})
-		if r.Status == http.StatusCreated {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no write after the lease bucket was deleted: %s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return r.Status == http.StatusCreated, fmt.Sprintf("no write after the lease bucket was deleted: %s", r)
+	})
 	c.WaitState(name, "RUNNING", 1, "RUNNING")
 	leading, after := c.Coordinator.Leader()
 	t.Logf("running again %v after the bucket was deleted; term %d → %d", time.Since(deleted).Round(time.Millisecond), before.Term, after.Term)
@@ -181,22 +163,15 @@ func TestWritesResumeAsNATSReturns(t *testing.T) {
 	c.StartExtraCoordinator()
 	_, before := c.Coordinator.Leader()
 	o.StopNATS()
-	time.Sleep(8 * time.Second)
+	harness.Hold(t, 8*time.Second, "NATS down for longer than the leader lease (6s)")
 	o.StartNATS()
 	back := time.Now()
 	name := c.Name("after")
-	var took time.Duration
-	for {
+	harness.Eventually(t, 20*time.Second, func() (bool, string) {
 		r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": generatorCfg(c.Name("after-data"))})
-		if r.Status == http.StatusCreated {
-			took = time.Since(back)
-			break
-		}
-		if time.Since(back) > 20*time.Second {
-			t.Fatalf("no write 20s after NATS returned: %s", r)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return r.Status == http.StatusCreated, fmt.Sprintf("no write after NATS returned: %s", r)
+	})
+	took := time.Since(back)
 	t.Logf("first write %v after NATS returned", took.Round(time.Millisecond))
 	// Before: 9 s, a lease that nobody held expiring. The bound leaves
 	// room for a slow machine.

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -85,7 +86,10 @@ func TestOffsetsOwnTopicTask(t *testing.T) {
 			waitTopic(c, topic, all)
 			waitOffsets(c, "src", []offset{filePos("a.txt", bytesOf(all))})
 			// No line twice: the position came from the connector's topic.
-			time.Sleep(500 * time.Millisecond)
+			harness.Consistently(t, 500*time.Millisecond, func() (bool, string) {
+				got := topicValues(c, topic)
+				return len(got) == len(all), fmt.Sprintf("%d records in %s, want %d (each line once)", len(got), topic, len(all))
+			})
 			if got := topicValues(c, topic); len(got) != len(all) {
 				t.Fatalf("%d records in %s, want %d (each line once)", len(got), topic, len(all))
 			}

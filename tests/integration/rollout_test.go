@@ -206,7 +206,11 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	wantError(t, c.Do("POST", "/sluice/rollouts", map[string]any{"names": []string{names[5]}, "patch": map[string]any{"rate": "8"}}),
 		http.StatusConflict, "Connector "+names[5]+" is already in rollout "+r.ID+" (paused): wait for it to end or abort it")
 	held := getRollout(c, r.ID)
-	time.Sleep(1500 * time.Millisecond)
+	harness.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
+		now := getRollout(c, r.ID)
+		return now.State == api.RolloutPaused && now.Batch == held.Batch && now.Batches[now.Batch].State == held.Batches[held.Batch].State,
+			fmt.Sprintf("a paused rollout moved: %s, then %s", batchStates(held), batchStates(now))
+	})
 	if now := getRollout(c, r.ID); now.State != api.RolloutPaused || now.Batch != held.Batch || now.Batches[now.Batch].State != held.Batches[held.Batch].State {
 		t.Fatalf("a paused rollout moved: %s, then %s", batchStates(held), batchStates(now))
 	}
@@ -259,7 +263,10 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+a.ID+"/abort", nil)
 	wantError(t, c.Do("PUT", "/sluice/rollouts/"+a.ID+"/resume", nil), http.StatusConflict,
 		"Rollout "+a.ID+" is aborted: only a paused rollout can be resumed")
-	time.Sleep(1500 * time.Millisecond)
+	harness.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
+		a := getRollout(c, a.ID)
+		return a.State == api.RolloutAborted && a.Batches[1].State == api.BatchPending, fmt.Sprintf("aborted rollout: %s %s", a.State, batchStates(a))
+	})
 	a = getRollout(c, a.ID)
 	if a.State != api.RolloutAborted || a.Batches[1].State != api.BatchPending {
 		t.Fatalf("aborted rollout: %s %s", a.State, batchStates(a))

@@ -172,7 +172,10 @@ func migrateFileSource(t *testing.T, name string, extra map[string]string) {
 		n := len(e.sluice.ReadTopic(name))
 		return n >= 80, fmt.Sprintf("%d records", n)
 	})
-	time.Sleep(settle)
+	harness.Consistently(t, settle, func() (bool, string) {
+		n := len(e.sluice.ReadTopic(name))
+		return n <= 80, fmt.Sprintf("%d records, want 80: a line was written twice", n)
+	})
 	if got := values(e.sluice.ReadTopic(name)); strings.Join(got, ",") != strings.Join(lines("line", 1, 80), ",") {
 		t.Fatalf("the topic has %d records, want line-001 … line-080 once each:\n%v", len(got), got)
 	}
@@ -200,7 +203,10 @@ func TestMigrateFileSink(t *testing.T) {
 		data, _ := os.ReadFile(out)
 		return len(data) >= len(wantFile), string(data)
 	})
-	time.Sleep(settle)
+	harness.Consistently(t, settle, func() (bool, string) {
+		data, _ := os.ReadFile(out)
+		return len(data) <= len(wantFile), fmt.Sprintf("the sink file grew past rec-001 … rec-020: %q", data)
+	})
 	if data, _ := os.ReadFile(out); string(data) != wantFile {
 		t.Fatalf("the sink file: %q, want rec-001 … rec-020 once each", data)
 	}

@@ -58,7 +58,11 @@ func TestJavaSourceLifecycle(t *testing.T) {
 	}
 	f.WriteString(strings.Join(ls[200:], "\n") + "\n")
 	f.Close()
-	time.Sleep(2 * time.Second) // a paused task would have read the lines by now
+	// A paused task would read the lines within this window.
+	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+		got := values(c, topic)
+		return len(got) == 150, fmt.Sprintf("%d records while paused, want the 150 from before", len(got))
+	})
 	if got := values(c, topic); len(got) != 150 {
 		t.Fatalf("%d records while paused, want the 150 from before", len(got))
 	}
