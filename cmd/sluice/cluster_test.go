@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
 	"github.com/sluice-io/sluice/shared/faults"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // testCluster is a whole Sluice in the test process, as `sluice dev` runs
@@ -114,20 +115,11 @@ func mustCLI(t *testing.T, args ...string) string {
 	return out
 }
 
-// eventually polls cond until it holds or the time is up.
+// eventually is the test kit's Eventually: it polls cond until it holds
+// or d passed.
 func eventually(t *testing.T, d time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, why := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not after %s: %s", d, why)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	sluicetest.Eventually(t, d, cond)
 }
 
 // argvFor is what main passes to app.Run for these arguments.
