@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // opDoc documents one operation of routes().
@@ -197,8 +196,8 @@ var opDocs = map[string]opDoc{
 			Value:      api.ConfigValueInfo{Name: "file", RecommendedValues: []string{}, Errors: []string{`Missing required configuration "file" which has no default value.`}, Visible: true}}}}}}},
 
 	"list_loggers": {summary: "Log levels of this coordinator's loggers (KIP-495)",
-		ok: []okAnswer{{status: 200, desc: "Every logger that is not OFF.", example: map[string]wire.LoggerLevel{"root": {Level: "INFO"}, "io.sluice.coordinator.rest": {Level: "DEBUG", LastModified: int64p(1796119200123)}}}}},
-	"get_logger": {summary: "A logger's level", ok: []okAnswer{{status: 200, desc: "Its level.", example: wire.LoggerLevel{Level: "INFO"}}}, errs: []int{404}},
+		ok: []okAnswer{{status: 200, desc: "Every logger that is not OFF.", example: map[string]api.LoggerLevel{"root": {Level: "INFO"}, "io.sluice.coordinator.rest": {Level: "DEBUG", LastModified: int64p(1796119200123)}}}}},
+	"get_logger": {summary: "A logger's level", ok: []okAnswer{{status: 200, desc: "Its level.", example: api.LoggerLevel{Level: "INFO"}}}, errs: []int{404}},
 	"set_logger_level": {summary: "Set a logger's level (KIP-976)", desc: "Worker scope (default): this coordinator, answered by it. Cluster scope: every coordinator and agent, forwarded to the leader. Other members of the body are ignored.",
 		query: []queryParam{qString("scope", "cluster for the whole cluster; anything else is the worker scope.")},
 		body:  map[string]string{"level": "DEBUG"},

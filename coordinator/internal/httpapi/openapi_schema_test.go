@@ -1,7 +1,7 @@
 package httpapi
 
 // The OpenAPI document's schemas, made from the Go types the API encodes
-// and decodes (the api module's, and wire.LoggerLevel), with their doc
+// and decodes (the api module's), with their doc
 // comments as descriptions: a field's json name, and omitempty or omitzero
 // for a property that is not required.
 
@@ -21,7 +21,7 @@ import (
 
 // schemaSources are the directories of the packages whose types become
 // component schemas, by package name, relative to this package.
-var schemaSources = map[string]string{"api": "../../../api", "wire": "../../../shared/wire"}
+var schemaSources = map[string]string{"api": "../../../api"}
 
 // typeDocs are doc comments: "pkg.Type" and "pkg.Type.Field" to the text.
 type typeDocs map[string]string
