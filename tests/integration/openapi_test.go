@@ -21,6 +21,7 @@ import (
 // /health is, and answered where --rest-auth-open-probes opens the probes
 // (a follower started with it).
 func TestOpenAPIOnCluster(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: vera, password_bcrypt: %q, grants: [{role: viewer}]}
@@ -82,6 +83,7 @@ type openAPIOperation struct {
 // the operation, an operation that lists 404 answers it for what does not
 // exist, and no example body is refused as malformed.
 func TestOpenAPIAnswersOnCluster(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Paths map[string]map[string]openAPIOperation `json:"paths"`
 	}
