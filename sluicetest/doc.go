@@ -5,15 +5,21 @@
 // real protocols with no mocks — and gives a test what it needs to drive
 // one:
 //
-//   - Start(t, Options{Agents, Lease, …}) returns a Cluster, stopped at the
-//     test's cleanup; StartBackends, StartSecuredBackends and StartOutage
-//     give several clusters one NATS server and broker, or a test backends
-//     it can take away and bring back;
-//   - the REST API: Cluster.Do, Must, Status, WaitState, Do and DoWith for
-//     any base URL, Raw for raw HTTP;
+//   - Start(t, Options{Agents, Lease, …}) returns a Cluster in the test's
+//     process, stopped at the test's cleanup; StartBackends,
+//     StartSecuredBackends and StartOutage give several clusters one NATS
+//     server and broker, or a test backends it can take away and bring back;
+//   - StartProcesses(t, ProcessOptions{Agents, Lease, …}) runs the same
+//     knobs as separate processes of the sluice binary (BuildBinary, once
+//     per test binary from TestMain), each a Proc a test can Kill, Stop,
+//     Pause (SIGSTOP), Resume and Restart, and whose log it can read;
+//     Generator and Seqs check what a generator source wrote;
+//   - the REST API: Cluster.Client, the typed client (package api);
+//     Cluster.Do, Must, Status, WaitState, Do and DoWith for any base URL,
+//     Raw for raw HTTP;
 //   - data: Cluster.Produce, ProduceRecords, ReadTopic, CreateTopic, Admin;
-//   - members: StopCoordinator, StartCoordinator, StartExtraCoordinator,
-//     StopAgent, StartAgent, WaitAgents;
+//   - members in process: StopCoordinator, StartCoordinator,
+//     StartExtraCoordinator, StopAgent, StartAgent, WaitAgents;
 //   - waiting: Eventually, the one polling helper, and Consistently; Hold,
 //     the only sleep, keeps a fault in place for a given time.
 //

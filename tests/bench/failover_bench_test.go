@@ -32,7 +32,7 @@ func buildSluice(b *testing.B) {
 func BenchmarkFailoverAgentDeath(b *testing.B) {
 	buildSluice(b)
 	const lease = 10 * time.Second // the --agent-lease default
-	c := e2e.StartCluster(b, e2e.Options{Agents: 3, AgentLease: lease})
+	c := e2e.StartCluster(b, e2e.Options{Agents: 3, Lease: lease})
 	g := e2e.Generator{Topic: c.Name("gen"), Streams: 3, Tasks: 3, Count: -1, Rate: 50}
 	c.CreateTopic(g.Topic, 3)
 	name := c.Name("src")

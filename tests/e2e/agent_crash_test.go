@@ -32,7 +32,7 @@ const crashLease = 2 * time.Minute
 // timeout: records produced after the kill reach the file.
 func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 1, AgentLease: crashLease,
+	c := StartCluster(t, Options{Agents: 1, Lease: crashLease,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
 	g := Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 200, RecordBytes: 50}
 	c.CreateTopic(g.Topic, 1)
@@ -95,7 +95,7 @@ func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 // turn — and the successor keeps running and delivering.
 func TestSinkZombieIsFencedByTheBroker(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 2, AgentLease: 3 * time.Second})
+	c := StartCluster(t, Options{Agents: 2, Lease: 3 * time.Second})
 	in := c.Name("lines")
 	c.CreateTopic(in, 1)
 	out := filepath.Join(c.WorkDir, "zombie-sink.txt")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/sluicetest"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -29,7 +30,7 @@ func fileSrc(file string, pos int) map[string]any {
 }
 
 // offsetsOf is GET /connectors/{name}/offsets, canonical.
-func (c *Cluster) offsetsOf(name string) string {
+func offsetsOf(c *Cluster, name string) string {
 	c.T.Helper()
 	var body struct {
 		Offsets []map[string]any `json:"offsets"`
@@ -41,10 +42,10 @@ func (c *Cluster) offsetsOf(name string) string {
 // nameOffsets reads the offsets stored under a name with no connector: a
 // STOPPED connector of that name is created, its offsets read, and it is
 // deleted again (offsets outlive it).
-func (c *Cluster) nameOffsets(name string, config map[string]string) string {
+func nameOffsets(c *Cluster, name string, config map[string]string) string {
 	c.T.Helper()
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_state": "STOPPED"})
-	got := c.offsetsOf(name)
+	got := offsetsOf(c, name)
 	c.Must(http.StatusNoContent, http.MethodDelete, "/connectors/"+name, nil)
 	return got
 }
@@ -83,7 +84,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	c.Must(http.StatusOK, http.MethodPatch, "/connectors/"+name+"/offsets", map[string]any{"offsets": previous})
 	c.Must(http.StatusNoContent, http.MethodDelete, "/connectors/"+name, nil)
 	want := harness.CanonOffsets(t, previous)
-	if got := c.nameOffsets(name, config); got != want {
+	if got := nameOffsets(c, name, config); got != want {
 		t.Fatalf("seeded offsets %s, want %s", got, want)
 	}
 
@@ -146,7 +147,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	if got := c.Do(http.MethodGet, "/connectors/"+name, nil); got.Status != http.StatusOK {
 		t.Fatalf("the connector does not exist after the create: %s", got)
 	}
-	if got, want := c.offsetsOf(name), harness.CanonOffsets(t, initial); got != want {
+	if got, want := offsetsOf(c, name), harness.CanonOffsets(t, initial); got != want {
 		t.Fatalf("offsets under %s after the create: %s, want exactly the initial %s", name, got, want)
 	}
 }
@@ -155,8 +156,8 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 // stderr and exit code.
 func sluiceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = childEnv()
+	cmd := exec.Command(sluicetest.Binary(), args...)
+	cmd.Env = sluicetest.ChildEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -211,7 +212,7 @@ func TestCreateOffsetsCLI(t *testing.T) {
 		s, ok := c.Status(name)
 		return ok && s.Connector.State == "STOPPED" && len(s.Tasks) == 0, fmt.Sprintf("status %+v", s)
 	})
-	if got, want := c.offsetsOf(name), harness.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 14)}); got != want {
+	if got, want := offsetsOf(c, name), harness.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 14)}); got != want {
 		t.Fatalf("offsets %s, want %s", got, want)
 	}
 
@@ -225,7 +226,7 @@ func TestCreateOffsetsCLI(t *testing.T) {
 		for _, r := range c.ReadTopic(topic) {
 			got = append(got, string(r.Value))
 		}
-		off := c.offsetsOf(name)
+		off := offsetsOf(c, name)
 		return off == end && strings.Join(got, ",") == "read-1,read-2", fmt.Sprintf("topic holds %q, offsets %s", got, off)
 	})
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/sluicetest"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -240,7 +241,7 @@ var taskEndRE = regexp.MustCompile(`msg="task (stopped|failed)" agent=(\S+) task
 // changed checkout), or "unknown" for a binary built without one.
 func TestDevVersionShowsBuildCommit(t *testing.T) {
 	t.Parallel()
-	info, err := buildinfo.ReadFile(binary)
+	info, err := buildinfo.ReadFile(sluicetest.Binary())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 		}
 	}
 	t.Logf("the binary's commit: %s", want)
-	out, err := exec.Command(binary, "--version").Output()
+	out, err := exec.Command(sluicetest.Binary(), "--version").Output()
 	if err != nil {
 		t.Fatalf("sluice --version: %v", err)
 	}

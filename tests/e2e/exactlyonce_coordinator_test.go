@@ -18,7 +18,7 @@ func TestExactlyOnceCoordinatorRestartRestartsNoTask(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := StartCluster(t, Options{Agents: 3, AgentLease: 3 * time.Second,
+	c := StartCluster(t, Options{Agents: 3, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
 	g := Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 3, Count: 1500, Rate: 300, RecordBytes: 100}
 	c.CreateTopic(g.Topic, 3)

@@ -43,7 +43,7 @@ var faultRun = Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150, RecordByt
 func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := StartCluster(t, Options{Agents: 3, AgentLease: 3 * time.Second,
+	c := StartCluster(t, Options{Agents: 3, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(eos), AgentArgs: eosArgs(eos)})
 	t.Logf("%v: cluster up (brokers %s, exactly-once %v)", since(), c.Brokers, eos)
 

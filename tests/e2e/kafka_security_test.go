@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/sluicetest"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -19,8 +20,8 @@ func runFailing(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(childEnv(), leaderEnv...)
+	cmd := exec.CommandContext(ctx, sluicetest.Binary(), args...)
+	cmd.Env = sluicetest.SluiceEnv()
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("sluice %s still ran after a minute:\n%s", strings.Join(args, " "), out)

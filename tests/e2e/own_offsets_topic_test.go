@@ -15,7 +15,7 @@ import (
 // last seq, as Kafka Connect writes both.
 func TestExactlyOnceOwnOffsetsTopicAgentCrash(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 2, AgentLease: 3 * time.Second,
+	c := StartCluster(t, Options{Agents: 2, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
 	g := Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 300, RecordBytes: 50}
 	c.CreateTopic(g.Topic, 2)

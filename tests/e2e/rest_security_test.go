@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/sluicetest"
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
@@ -26,8 +27,8 @@ func TestRESTSecurityCLI(t *testing.T) {
 		}
 		return p
 	}
-	hashCmd := exec.Command(binary, "auth", "hash-password")
-	hashCmd.Env, hashCmd.Stdin = childEnv(), strings.NewReader("s3cret\n")
+	hashCmd := exec.Command(sluicetest.Binary(), "auth", "hash-password")
+	hashCmd.Env, hashCmd.Stdin = sluicetest.ChildEnv(), strings.NewReader("s3cret\n")
 	hash, err := hashCmd.Output()
 	if err != nil || !bytes.HasPrefix(hash, []byte("$2a$")) {
 		t.Fatalf("auth hash-password: %q, %v", hash, err)

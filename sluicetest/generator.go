@@ -1,4 +1,4 @@
-package e2e
+package sluicetest
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/shared/records"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // Helpers for failure tests driven by the generator source, whose records
@@ -63,7 +62,7 @@ type Seqs struct {
 }
 
 // ParseSeqs decodes generator records.
-func ParseSeqs(recs []harness.Record) Seqs {
+func ParseSeqs(recs []Record) Seqs {
 	s := Seqs{Records: len(recs), Copies: map[int64]map[int64]int{}}
 	for _, r := range recs {
 		var v struct {
@@ -123,7 +122,7 @@ func (s Seqs) Check(streams int, upTo map[int64]int64, exactlyOnce bool) []strin
 			}
 		}
 		if len(missing) > 0 {
-			problems = append(problems, fmt.Sprintf("stream %d: %d of seq 0..%d missing: %s", st, len(missing), upTo[st], sample(missing)))
+			problems = append(problems, fmt.Sprintf("stream %d: %d of seq 0..%d missing: %s", st, len(missing), upTo[st], Sample(missing)))
 		}
 		if !exactlyOnce {
 			continue
@@ -135,7 +134,7 @@ func (s Seqs) Check(streams int, upTo map[int64]int64, exactlyOnce bool) []strin
 		}
 		if len(dups) > 0 {
 			slices.Sort(dups)
-			problems = append(problems, fmt.Sprintf("stream %d: %d seq written more than once: %s", st, len(dups), sample(dups)))
+			problems = append(problems, fmt.Sprintf("stream %d: %d seq written more than once: %s", st, len(dups), Sample(dups)))
 		}
 		if hi := s.Max(st); hi >= 0 && int64(len(m)) != hi+1 {
 			problems = append(problems, fmt.Sprintf("stream %d: %d distinct seq up to %d: not a gapless prefix", st, len(m), hi))
@@ -150,8 +149,8 @@ func (s Seqs) Check(streams int, upTo map[int64]int64, exactlyOnce bool) []strin
 	return problems
 }
 
-// sample shows the first few of xs.
-func sample(xs []int64) string {
+// Sample shows the first few of xs, for a failure message.
+func Sample(xs []int64) string {
 	if len(xs) > 10 {
 		return fmt.Sprintf("%v…", xs[:10])
 	}
@@ -161,14 +160,14 @@ func sample(xs []int64) string {
 // CommittedSeqs reads the offsets topic itself (read_committed) and returns
 // the last committed seq of every stream of the generator connector; a
 // stream with no committed offset is absent.
-func (c *Cluster) CommittedSeqs(connector string) map[int64]int64 {
+func (c *ProcessCluster) CommittedSeqs(connector string) map[int64]int64 {
 	c.T.Helper()
 	return c.CommittedSeqsIn(c.Prefix+"-offsets", connector)
 }
 
 // CommittedSeqsIn is CommittedSeqs in another offsets topic (a
 // connector's own).
-func (c *Cluster) CommittedSeqsIn(topic, connector string) map[int64]int64 {
+func (c *ProcessCluster) CommittedSeqsIn(topic, connector string) map[int64]int64 {
 	c.T.Helper()
 	out := map[int64]int64{}
 	for _, r := range c.ReadTopic(topic) {
@@ -214,7 +213,7 @@ func intOf(v any) (int64, bool) {
 // RESTSeqs reads the committed seq of every stream through GET
 // …/offsets: the coordinator's view, cheap enough to poll. ok is false when
 // the coordinator did not answer 200.
-func (c *Cluster) RESTSeqs(connector string) (seqs map[int64]int64, ok bool) {
+func (c *ProcessCluster) RESTSeqs(connector string) (seqs map[int64]int64, ok bool) {
 	c.T.Helper()
 	r := c.Do(http.MethodGet, "/connectors/"+connector+"/offsets", nil)
 	if r.Status != http.StatusOK {
@@ -240,7 +239,7 @@ func (c *Cluster) RESTSeqs(connector string) (seqs map[int64]int64, ok bool) {
 
 // WaitComplete waits up to timeout until every one of streams streams of
 // the generator connector committed seq count-1, polling GET …/offsets.
-func (c *Cluster) WaitComplete(connector string, streams int, count int64, timeout time.Duration) {
+func (c *ProcessCluster) WaitComplete(connector string, streams int, count int64, timeout time.Duration) {
 	c.T.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -261,11 +260,11 @@ func (c *Cluster) WaitComplete(connector string, streams int, count int64, timeo
 
 // CommittedRecords sums topic's last stable offsets: the records (and
 // transaction markers) readable read_committed.
-func (c *Cluster) CommittedRecords(topic string) int64 {
+func (c *ProcessCluster) CommittedRecords(topic string) int64 {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(harness.ClientOpts(c.Brokers, c.Prefix+"-test-offsets")...)
+	cl, err := kgo.NewClient(ClientOpts(c.Brokers, c.Prefix+"-test-offsets")...)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -285,9 +284,9 @@ func (c *Cluster) CommittedRecords(topic string) int64 {
 
 // WaitCommittedRecords waits until topic's last stable offsets sum to at
 // least n.
-func (c *Cluster) WaitCommittedRecords(topic string, n int64, timeout time.Duration) {
+func (c *ProcessCluster) WaitCommittedRecords(topic string, n int64, timeout time.Duration) {
 	c.T.Helper()
-	harness.Eventually(c.T, timeout, func() (bool, string) {
+	Eventually(c.T, timeout, func() (bool, string) {
 		got := c.CommittedRecords(topic)
 		return got >= n, fmt.Sprintf("%s holds %d committed records, want ≥ %d", topic, got, n)
 	})
@@ -295,7 +294,7 @@ func (c *Cluster) WaitCommittedRecords(topic string, n int64, timeout time.Durat
 
 // Placement returns the worker of every task of connector name that is
 // RUNNING, by task number.
-func (c *Cluster) Placement(name string) map[int]string {
+func (c *ProcessCluster) Placement(name string) map[int]string {
 	c.T.Helper()
 	s, ok := c.Status(name)
 	out := map[int]string{}
@@ -312,10 +311,10 @@ func (c *Cluster) Placement(name string) map[int]string {
 
 // WaitMoved waits up to timeout until all tasks tasks of connector name are
 // RUNNING, none on an agent of away, and returns their placement.
-func (c *Cluster) WaitMoved(name string, tasks int, timeout time.Duration, away ...string) map[int]string {
+func (c *ProcessCluster) WaitMoved(name string, tasks int, timeout time.Duration, away ...string) map[int]string {
 	c.T.Helper()
 	var placed map[int]string
-	harness.Eventually(c.T, timeout, func() (bool, string) {
+	Eventually(c.T, timeout, func() (bool, string) {
 		s, ok := c.Status(name)
 		if !ok {
 			return false, "no status"

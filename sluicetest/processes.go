@@ -1,4 +1,4 @@
-package e2e
+package sluicetest
 
 import (
 	"crypto/rand"
@@ -14,35 +14,36 @@ import (
 
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/natsperm"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
-// Options shape a cluster of sluice processes.
-type Options struct {
+// ProcessOptions shape a cluster of sluice processes.
+type ProcessOptions struct {
 	// Agents is the number of agents started with the cluster (default 2),
 	// with ids agent-1, agent-2, …
 	Agents int
 	// Labels, when set, gives agent i the --labels value Labels[i].
 	Labels []string
-	// AgentLease (default 3s), TaskShutdownTimeout (default 5s) and
-	// FlushInterval (default 200ms) are the flags of the same names.
-	AgentLease          time.Duration
-	TaskShutdownTimeout time.Duration
-	FlushInterval       time.Duration
+	// Lease (default 3s), ShutdownTimeout (default 5s) and FlushInterval
+	// (default 200ms) are Options' knobs of the same names, given to the
+	// processes as --agent-lease, --task-shutdown-timeout and
+	// --offset-flush-interval.
+	Lease           time.Duration
+	ShutdownTimeout time.Duration
+	FlushInterval   time.Duration
 	// CoordinatorArgs and AgentArgs are appended to every coordinator's and
 	// agent's flags (e.g. --exactly-once-source-support=enabled).
 	CoordinatorArgs []string
 	AgentArgs       []string
 	// SecureNATS starts NATS with deploy/nats's configuration for the
 	// coordinator and agents agent-1 … agent-<Agents>, and runs each
-	// process with --nats-nkey-seed of its own user (Cluster.NATSCreds).
+	// process with --nats-nkey-seed of its own user (ProcessCluster.NATSCreds).
 	SecureNATS bool
 }
 
-// Cluster is a coordinator and agents running as separate sluice
+// ProcessCluster is a coordinator and agents running as separate sluice
 // processes, on NATS and Kafka that live in the test process (or a real
-// Kafka broker, see harness.KafkaEnv).
-type Cluster struct {
+// Kafka broker, see KafkaEnv).
+type ProcessCluster struct {
 	T testing.TB
 	// Prefix is unique to this cluster: the group id, and the prefix of its
 	// topic and connector names.
@@ -56,10 +57,10 @@ type Cluster struct {
 	URL         string
 	Coordinator *Proc
 	Agents      []*Proc
-	// NATSCreds are the nkey seed files of Options.SecureNATS.
+	// NATSCreds are the nkey seed files of ProcessOptions.SecureNATS.
 	NATSCreds natsperm.Files
 
-	opts Options
+	opts ProcessOptions
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -76,32 +77,32 @@ func UniquePrefix(t testing.TB) string {
 	return "e2e-" + name + "-" + hex.EncodeToString(b)
 }
 
-// StartCluster starts NATS and Kafka (embedded, or the real broker of
+// StartProcesses starts NATS and Kafka (embedded, or the real broker of
 // SLUICE_TEST_KAFKA), a coordinator and opts.Agents agents, and returns once
 // the coordinator is healthy and every agent registered. Everything stops
 // at test cleanup.
-func StartCluster(t testing.TB, opts Options) *Cluster {
+func StartProcesses(t testing.TB, opts ProcessOptions) *ProcessCluster {
 	t.Helper()
 	if opts.Agents == 0 {
 		opts.Agents = 2
 	}
-	if opts.AgentLease == 0 {
-		opts.AgentLease = 3 * time.Second
+	if opts.Lease == 0 {
+		opts.Lease = 3 * time.Second
 	}
-	if opts.TaskShutdownTimeout == 0 {
-		opts.TaskShutdownTimeout = 5 * time.Second
+	if opts.ShutdownTimeout == 0 {
+		opts.ShutdownTimeout = 5 * time.Second
 	}
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
-	c := &Cluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
+	c := &ProcessCluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
 	// Registered before any process, so these cleanups run after every
 	// process was killed.
 	var nopts []embedded.NATSOption
 	if opts.SecureNATS {
 		nopts = append(nopts, c.secureNATS())
 	}
-	be := harness.StartBackends(t, nopts...)
+	be := StartBackends(t, nopts...)
 	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
 
 	listen := FreeAddr(t)
@@ -113,11 +114,11 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		"--offsets-topic", c.Prefix + "-offsets",
 		"--status-topic", c.Prefix + "-status",
 		"--audit-topic", c.Prefix + "-audit",
-		"--agent-lease", opts.AgentLease.String(),
-		"--task-shutdown-timeout", opts.TaskShutdownTimeout.String(),
+		"--agent-lease", opts.Lease.String(),
+		"--task-shutdown-timeout", opts.ShutdownTimeout.String(),
 		"--log-level", "info",
-	}, append(harness.SecurityFlags(c.Brokers), opts.CoordinatorArgs...)...)
-	if seed := c.NATSCreds.Coordinators[harness.CoordinatorUser]; seed != "" {
+	}, append(SecurityFlags(c.Brokers), opts.CoordinatorArgs...)...)
+	if seed := c.NATSCreds.Coordinators[CoordinatorUser]; seed != "" {
 		args = append(args, "--nats-nkey-seed", seed)
 	}
 	c.Coordinator = StartProc(t, "coordinator", args...)
@@ -141,13 +142,13 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 // secureNATS makes the nkeys of the coordinator and of the cluster's agents
 // and the NATS server's configuration from deploy/nats, and returns the
 // option that starts the server with it.
-func (c *Cluster) secureNATS() embedded.NATSOption {
+func (c *ProcessCluster) secureNATS() embedded.NATSOption {
 	c.T.Helper()
 	ids := make([]string, c.opts.Agents)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("agent-%d", i+1)
 	}
-	files, err := natsperm.Generate(c.T.TempDir(), natsperm.Config{GroupID: c.Prefix}, []string{harness.CoordinatorUser}, ids)
+	files, err := natsperm.Generate(c.T.TempDir(), natsperm.Config{GroupID: c.Prefix}, []string{CoordinatorUser}, ids)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func (c *Cluster) secureNATS() embedded.NATSOption {
 
 // AddAgent starts another agent with the given id and labels (may be "").
 // It does not wait for the agent to register; see WaitRegistered.
-func (c *Cluster) AddAgent(id, labels string) *Proc {
+func (c *ProcessCluster) AddAgent(id, labels string) *Proc {
 	c.T.Helper()
 	args := []string{"agent",
 		"--nats", c.NATSURL, "--kafka", c.Brokers, "--id", id,
@@ -165,10 +166,10 @@ func (c *Cluster) AddAgent(id, labels string) *Proc {
 		"--group-id", c.Prefix,
 		"--offsets-topic", c.Prefix + "-offsets",
 		"--offset-flush-interval", c.opts.FlushInterval.String(),
-		"--task-shutdown-timeout", c.opts.TaskShutdownTimeout.String(),
+		"--task-shutdown-timeout", c.opts.ShutdownTimeout.String(),
 		"--log-level", "info",
 	}
-	args = append(args, harness.SecurityFlags(c.Brokers)...)
+	args = append(args, SecurityFlags(c.Brokers)...)
 	if labels != "" {
 		args = append(args, "--labels", labels)
 	}
@@ -182,7 +183,7 @@ func (c *Cluster) AddAgent(id, labels string) *Proc {
 
 // Agent returns the agent process with the given id, failing the test if
 // there is none.
-func (c *Cluster) Agent(id string) *Proc {
+func (c *ProcessCluster) Agent(id string) *Proc {
 	c.T.Helper()
 	for _, a := range c.Agents {
 		if a.Name() == id {
@@ -196,11 +197,11 @@ func (c *Cluster) Agent(id string) *Proc {
 // Name returns base prefixed with the cluster's unique prefix, for topics,
 // connectors (their sink groups are connect-<name>) and other names that
 // must not collide on a shared broker.
-func (c *Cluster) Name(base string) string { return c.Prefix + "-" + base }
+func (c *ProcessCluster) Name(base string) string { return c.Prefix + "-" + base }
 
 // WaitHealthy waits until GET /health answers 200, failing at once if the
 // coordinator process exits meanwhile.
-func (c *Cluster) WaitHealthy() {
+func (c *ProcessCluster) WaitHealthy() {
 	c.T.Helper()
 	WaitHealthy(c.T, c.URL, 30*time.Second, c.Coordinator)
 }
@@ -211,7 +212,7 @@ func (c *Cluster) WaitHealthy() {
 func WaitHealthy(t testing.TB, baseURL string, timeout time.Duration, procs ...*Proc) {
 	t.Helper()
 	client := &http.Client{Timeout: 2 * time.Second}
-	harness.Eventually(t, timeout, func() (bool, string) {
+	Eventually(t, timeout, func() (bool, string) {
 		for _, p := range procs {
 			if !p.Running() {
 				code, _ := p.Wait(0)
@@ -230,9 +231,9 @@ func WaitHealthy(t testing.TB, baseURL string, timeout time.Duration, procs ...*
 // WaitRegistered waits until the coordinator has logged, after m, that each
 // of the agents registered. The coordinator logs every registration, so
 // this sees re-registrations after an agent or coordinator restart.
-func (c *Cluster) WaitRegistered(m Mark, agentIDs ...string) {
+func (c *ProcessCluster) WaitRegistered(m Mark, agentIDs ...string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	Eventually(c.T, 30*time.Second, func() (bool, string) {
 		var missing []string
 		for _, p := range append([]*Proc{c.Coordinator}, c.Agents...) {
 			if !p.Running() && (p == c.Coordinator || slices.Contains(agentIDs, p.Name())) {
@@ -249,14 +250,14 @@ func (c *Cluster) WaitRegistered(m Mark, agentIDs ...string) {
 	})
 }
 
-// Do sends a request to the coordinator (see harness.Do).
-func (c *Cluster) Do(method, path string, body any) harness.Response {
+// Do sends a request to the coordinator (see Do).
+func (c *ProcessCluster) Do(method, path string, body any) Response {
 	c.T.Helper()
-	return harness.Do(c.T, c.URL, method, path, body)
+	return Do(c.T, c.URL, method, path, body)
 }
 
 // Must sends a request and fails the test unless the status is want.
-func (c *Cluster) Must(want int, method, path string, body any) harness.Response {
+func (c *ProcessCluster) Must(want int, method, path string, body any) Response {
 	c.T.Helper()
 	r := c.Do(method, path, body)
 	if r.Status != want {
@@ -266,7 +267,7 @@ func (c *Cluster) Must(want int, method, path string, body any) harness.Response
 }
 
 // Status reads a connector's status; ok is false on 404.
-func (c *Cluster) Status(name string) (s harness.Status, ok bool) {
+func (c *ProcessCluster) Status(name string) (s Status, ok bool) {
 	c.T.Helper()
 	r := c.Do(http.MethodGet, "/connectors/"+name+"/status", nil)
 	if r.Status == http.StatusNotFound {
@@ -281,10 +282,10 @@ func (c *Cluster) Status(name string) (s harness.Status, ok bool) {
 
 // WaitRunning waits until the connector and exactly tasks tasks are
 // RUNNING, and returns that status.
-func (c *Cluster) WaitRunning(name string, tasks int) harness.Status {
+func (c *ProcessCluster) WaitRunning(name string, tasks int) Status {
 	c.T.Helper()
-	var last harness.Status
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	var last Status
+	Eventually(c.T, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status(name)
 		if !ok {
 			return false, "no status yet"
@@ -304,7 +305,7 @@ func (c *Cluster) WaitRunning(name string, tasks int) harness.Status {
 }
 
 // ConnectorNames returns GET /connectors, sorted.
-func (c *Cluster) ConnectorNames() []string {
+func (c *ProcessCluster) ConnectorNames() []string {
 	c.T.Helper()
 	var names []string
 	c.Must(http.StatusOK, http.MethodGet, "/connectors", nil).JSON(c.T, &names)
@@ -315,7 +316,7 @@ func (c *Cluster) ConnectorNames() []string {
 // TaskStarts sums the "task started" lines of every agent after its mark in
 // marks (from Marks; agents without one count from the beginning), per
 // task id.
-func (c *Cluster) TaskStarts(marks map[string]Mark) map[string]int {
+func (c *ProcessCluster) TaskStarts(marks map[string]Mark) map[string]int {
 	out := map[string]int{}
 	for _, a := range c.Agents {
 		for id, n := range a.TaskStarts(marks[a.Name()]) {
@@ -326,7 +327,7 @@ func (c *Cluster) TaskStarts(marks map[string]Mark) map[string]int {
 }
 
 // Marks returns every agent's current log mark, by agent id.
-func (c *Cluster) Marks() map[string]Mark {
+func (c *ProcessCluster) Marks() map[string]Mark {
 	out := map[string]Mark{}
 	for _, a := range c.Agents {
 		out[a.Name()] = a.Mark()
@@ -335,24 +336,24 @@ func (c *Cluster) Marks() map[string]Mark {
 }
 
 // CreateTopic creates topic with the given partition count.
-func (c *Cluster) CreateTopic(topic string, partitions int32) {
+func (c *ProcessCluster) CreateTopic(topic string, partitions int32) {
 	c.T.Helper()
-	harness.CreateTopic(c.T, c.Brokers, topic, partitions)
+	CreateTopic(c.T, c.Brokers, topic, partitions)
 }
 
 // ReadTopic reads every committed record of topic (read_committed), in
 // partition and offset order.
-func (c *Cluster) ReadTopic(topic string) []harness.Record {
+func (c *ProcessCluster) ReadTopic(topic string) []Record {
 	c.T.Helper()
-	// harness.Cluster's reader needs only the test and the brokers.
-	return (&harness.Cluster{T: c.T, Brokers: c.Brokers}).ReadTopic(topic)
+	// The in-process ProcessCluster's reader needs only the test and the brokers.
+	return (&Cluster{T: c.T, Brokers: c.Brokers}).ReadTopic(topic)
 }
 
 // WaitTask waits until task 0 of connector name satisfies ok (by state and
 // worker id); what describes the wait.
-func (c *Cluster) WaitTask(name string, ok func(state, worker string) bool, what string) {
+func (c *ProcessCluster) WaitTask(name string, ok func(state, worker string) bool, what string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	Eventually(c.T, 30*time.Second, func() (bool, string) {
 		s, found := c.Status(name)
 		if !found || len(s.Tasks) == 0 {
 			return false, fmt.Sprintf("%s has no task status yet", name)
@@ -364,7 +365,7 @@ func (c *Cluster) WaitTask(name string, ok func(state, worker string) bool, what
 
 // StartLines returns the "task started" lines of every agent after marks,
 // as evidence for a failure message.
-func (c *Cluster) StartLines(marks map[string]Mark) string {
+func (c *ProcessCluster) StartLines(marks map[string]Mark) string {
 	var s string
 	for _, a := range c.Agents {
 		for _, l := range a.LogLinesSince(marks[a.Name()], `msg="task started"`) {

@@ -1,4 +1,4 @@
-package e2e
+package sluicetest
 
 import (
 	"bufio"
@@ -32,8 +32,8 @@ const BuildTags = "sluicetest"
 // binary is the sluice binary the tests run, set by BuildBinary.
 var binary string
 
-// BuildBinary builds ./cmd/sluice of the main module (two levels above this
-// package), test seams included (BuildTags), into dir, or takes the binary
+// BuildBinary builds ./cmd/sluice of the root module (the nearest directory
+// above the test's whose go.mod is github.com/sluice-io/sluice), test seams included (BuildTags), into dir, or takes the binary
 // named by SLUICE_E2E_BINARY. It is meant for TestMain: one build per test
 // binary run.
 func BuildBinary(dir string) (string, error) {
@@ -48,7 +48,7 @@ func BuildBinary(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find the go tool: %w", err)
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
@@ -61,6 +61,40 @@ func BuildBinary(dir string) (string, error) {
 	binary = out
 	return out, nil
 }
+
+// rootModule is the module path of the directory BuildBinary builds in.
+const rootModule = "github.com/sluice-io/sluice"
+
+// moduleRoot is the nearest directory at or above the working directory
+// whose go.mod declares rootModule.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find the root module: %w", err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == rootModule {
+					return dir, nil
+				}
+			}
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("find the root module: no go.mod of %s at or above the working directory", rootModule)
+		}
+		dir = up
+	}
+}
+
+// Binary is the path of the sluice binary the processes run, set by
+// BuildBinary ("" before).
+func Binary() string { return binary }
+
+// SluiceEnv is the environment a sluice child process runs with: the
+// test's without its SLUICE_* variables, and the pinned leader key.
+func SluiceEnv() []string { return append(ChildEnv(), leaderEnv...) }
 
 // leaderEnv pins a leader key on every child, as production runs: each
 // coordinator signs its leases with the key and every process trusts only
@@ -131,7 +165,7 @@ type Proc struct {
 func NewProc(t testing.TB, name string, args ...string) *Proc {
 	t.Helper()
 	if binary == "" {
-		t.Fatalf("no sluice binary: call BuildBinary from TestMain")
+		t.Fatalf("no sluice binary: call sluicetest.BuildBinary from TestMain")
 	}
 	dir := t.TempDir()
 	p := &Proc{
@@ -197,7 +231,7 @@ func (p *Proc) Start() {
 	fmt.Fprintf(stderr, "==== e2e: %s start #%d: %s %s\n", p.name, p.starts, filepath.Base(program), strings.Join(p.args, " "))
 
 	cmd := exec.Command(program, p.args...)
-	cmd.Env = childEnv()
+	cmd.Env = ChildEnv()
 	if program == binary {
 		// Sluice processes run with the pinned leader key; other programs
 		// (nats-server) need none of it.
@@ -220,8 +254,10 @@ func (p *Proc) Start() {
 	}()
 }
 
-// childEnv is the test's environment without SLUICE_* variables.
-func childEnv() []string {
+// ChildEnv is the test's environment without its SLUICE_* variables, and a
+// metrics listener on a free port: what a child process of the kit runs
+// with (a sluice process adds the pinned leader key: SluiceEnv).
+func ChildEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "SLUICE_") {
