@@ -102,4 +102,6 @@ var (
 	GetHealth = sluicetest.GetHealth
 	// NewTestCA is sluicetest.NewTestCA.
 	NewTestCA = sluicetest.NewTestCA
+	// FreeAddr is sluicetest.FreeAddr.
+	FreeAddr = sluicetest.FreeAddr
 )

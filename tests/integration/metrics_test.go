@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -320,12 +319,9 @@ func TestCoordinatorReadiness(t *testing.T) {
 func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 0})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	// A port below the ephemeral range: one a listener on port 0 freed could
+	// go to another test's connection before the coordinator binds it.
+	addr := harness.FreeAddr(t)
 	co, err := coordinator.New(coordinator.Config{
 		Listen: addr, NATSURL: c.NATSURL, Brokers: "127.0.0.1:1", // nothing listens there
 		NATSAuth: natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[harness.CoordinatorUser]},
