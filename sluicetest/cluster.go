@@ -225,7 +225,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 	c.logOn.Store(true)
 	c.logs = &logCapture{}
 	c.coordCfg = coordinator.Config{
-		Listen:                  "127.0.0.1:0",
+		Listen:                  FreeAddr(t),
 		NATSURL:                 c.NATSURL,
 		Brokers:                 c.Brokers,
 		KafkaSecurity:           SecurityFor(c.Brokers),
@@ -377,7 +377,9 @@ func (c *Cluster) StartCoordinator() {
 	c.T.Helper()
 	co := c.startCoordinator(c.coordCfg, "coordinator")
 	c.Coordinator, c.URL = co, co.URL()
-	// Later restarts keep the same address, as a real deployment would.
+	// Later restarts keep the same address, as a real deployment would:
+	// one from FreeAddr, below the ephemeral range, which no other test's
+	// connection takes while the coordinator is down.
 	c.coordCfg.Listen = co.Addr()
 }
 

@@ -33,7 +33,10 @@ func StartOutage(t testing.TB) *Outage {
 	if RealKafka() {
 		t.Skip("stops the broker: runs on the embedded one only")
 	}
-	o := &Outage{t: t, natsDir: t.TempDir(), kafkaDir: t.TempDir()}
+	// Addresses below the ephemeral range (FreeAddr): while a backend is
+	// down, no other test's connection can take its port.
+	o := &Outage{t: t, natsDir: t.TempDir(), kafkaDir: t.TempDir(), natsAddr: FreeAddr(t)}
+	o.Brokers = FreeAddr(t)
 	o.StartNATS()
 	o.StartKafka()
 	o.NATSURL = "nats://" + o.natsAddr
