@@ -7,18 +7,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
-// eventually polls cond until it holds or 5 s pass.
+// eventually polls cond (the kit's Eventually) until it holds or 5 s pass.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	wait.Eventually(t, 5*time.Second, func() (bool, string) { return cond(), "waiting for " + what })
 }
 
 func TestCached(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 const group = "g"
@@ -152,26 +153,13 @@ func TestConnectorEventReachesTheLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := f.start(t, Config{AgentID: "a", ConnectorHost: echoHost{}})
-	deadline := time.Now().Add(10 * time.Second)
-	for tr.leaderTerm() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the agent did not register")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Eventually(t, 10*time.Second, func() (bool, string) { return tr.leaderTerm() == 1, "the agent did not register" })
 	tr.ConnectorEvent(wire.PluginConnectorEvent{Name: "c", Kind: wire.PluginEventReconfigure})
-	for {
+	wait.Eventually(t, 10*time.Second, func() (bool, string) {
 		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the event did not reach the leader")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(got) > 0, "the event did not reach the leader"
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if got[0].AgentID != "a" || got[0].Name != "c" || got[0].Kind != wire.PluginEventReconfigure || calls != 2 {

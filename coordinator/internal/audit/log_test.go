@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 func newLog(t *testing.T, brokers string, cfg Config) *Log {
@@ -88,13 +89,10 @@ func TestWriteBounded(t *testing.T) {
 	if n := l.Unwritten(); n != 1 {
 		t.Fatalf("unwritten %d after a write past the queue, want 1", n)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for l.Unwritten() < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("unwritten %d: the first record was never given up", l.Unwritten())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Eventually(t, 10*time.Second, func() (bool, string) {
+		n := l.Unwritten()
+		return n >= 2, fmt.Sprintf("unwritten %d: the first record was never given up", n)
+	})
 }
 
 // A compacted audit topic made by someone else is kept, with a warning.

@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/records"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 // sink records what a queue writes, and can fail or hold writes.
@@ -128,13 +129,9 @@ func TestStatusQueueRetriesAFailedWrite(t *testing.T) {
 	if err == nil {
 		t.Fatal("a failed write was not reported to its waiter")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(s.written()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the failed record was never written")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Eventually(t, 5*time.Second, func() (bool, string) {
+		return len(s.written()) > 0, "the failed record was never written"
+	})
 	if got := s.written(); len(got) != 1 || got[0].Key != "k" {
 		t.Fatalf("written %v", got)
 	}
