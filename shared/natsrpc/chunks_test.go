@@ -3,6 +3,7 @@ package natsrpc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 // chunkPayload is the max_payload of the server these tests run on.
@@ -116,13 +118,10 @@ func TestAbandonedChunksAreDropped(t *testing.T) {
 	if err := call(); !api.IsCode(err, api.CodeUnavailable) {
 		t.Fatalf("while another request holds the room: got %v, want %d", err, api.CodeUnavailable)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for err := call(); err != nil; err = call() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the abandoned request's room was not given back: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	wait.Eventually(t, 5*time.Second, func() (bool, string) {
+		err := call()
+		return err == nil, fmt.Sprintf("the abandoned request's room was not given back: %v", err)
+	})
 	// A chunk out of sequence drops its stream: its next chunk is refused.
 	if err := send(wire.RequestChunk{Stream: "gap", Subject: "t.echo", Size: 100, Data: []byte("{")}); err != nil {
 		t.Fatal(err)

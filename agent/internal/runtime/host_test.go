@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/wire"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 // Tests of the seams the connector host's tasks use (HostTasks and
@@ -172,19 +173,13 @@ func newHostWorker(t *testing.T, h hostTasks, topics ...string) (*Worker, *kgo.C
 	return w, cl
 }
 
+// eventually is the kit's Eventually with 15 s and what in its message.
 func eventually(t *testing.T, what string, ok func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	wait.Eventually(t, 15*time.Second, func() (bool, string) {
 		done, state := ok()
-		if done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %s", what, state)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return done, what + ": " + state
+	})
 }
 
 // TestHostSourceTask: serialized records are written as they are, the
