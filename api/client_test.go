@@ -505,3 +505,52 @@ func TestNormalizeAddress(t *testing.T) {
 		t.Fatalf("default address %q %v", c.Address(), err)
 	}
 }
+
+// TestRequestBodies: optional members are left out as the server expects
+// them to be; an empty initial_offsets list is sent, as it means "wipe".
+func TestRequestBodies(t *testing.T) {
+	bodies := make(chan string, 1)
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- string(b)
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `{}`)
+	})
+	c := newTestClient(t, Config{Address: s.URL}, nil)
+	ctx := context.Background()
+	cfg := map[string]string{"k": "v"}
+	for _, tt := range []struct {
+		name string
+		send func() error
+		want string
+	}{
+		{"create without offsets", func() error {
+			_, err := c.Connectors().Create(ctx, CreateConnectorRequest{Name: "a", Config: cfg})
+			return err
+		}, `{"name":"a","config":{"k":"v"}}`},
+		{"create wiping offsets", func() error {
+			_, err := c.Connectors().Create(ctx, CreateConnectorRequest{Name: "a", Config: cfg, InitialState: StatePaused, InitialOffsets: []ConnectorOffset{}})
+			return err
+		}, `{"name":"a","config":{"k":"v"},"initial_state":"PAUSED","initial_offsets":[]}`},
+		{"rollout with the defaults", func() error {
+			_, err := c.Fleet().CreateRollout(ctx, RolloutRequest{Selector: Selector{Match: "a*"}, Patch: map[string]*string{"x": nil}})
+			return err
+		}, `{"match":"a*","patch":{"x":null}}`},
+		{"rollout in full", func() error {
+			_, err := c.Fleet().CreateRollout(ctx, RolloutRequest{Selector: Selector{Names: []string{"a"}}, Patch: map[string]*string{},
+				Batches: []json.RawMessage{json.RawMessage(`"25%"`)}, Health: RolloutHealth{MaxFailedTasks: 1}, OnFailure: "rollback"})
+			return err
+		}, `{"names":["a"],"patch":{},"batches":["25%"],"health":{"running_for":"","max_failed_tasks":1},"on_failure":"rollback"}`},
+		{"bulk", func() error {
+			_, err := c.Fleet().StopConnectors(ctx, Selector{Names: []string{"a", "b"}})
+			return err
+		}, `{"names":["a","b"]}`},
+	} {
+		if err := tt.send(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := <-bodies; got != tt.want {
+			t.Errorf("%s: sent %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

@@ -531,3 +531,36 @@ func (n *noticeRefusals) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// TestCreateKeepsOrWipesOffsets: a nil InitialOffsets leaves the field out,
+// so a new connector of a deleted one's name resumes from its offsets; an
+// empty one sends [], which wipes them.
+func TestCreateKeepsOrWipesOffsets(t *testing.T) {
+	c, ctx := newClient(t), ctxFor(t)
+	name, file := cluster.Name("again"), "client-again.txt"
+	cfg := sourceConfig(file, cluster.Name("again-lines"))
+	partition := map[string]any{"filename": file}
+	positions := func() []api.ConnectorOffset {
+		t.Helper()
+		off, err := c.Offsets().Get(ctx, name)
+		must(t, "offsets", err)
+		return off.Offsets
+	}
+	_, err := c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, Config: cfg, InitialState: api.StateStopped,
+		InitialOffsets: []api.ConnectorOffset{{Partition: partition, Offset: map[string]any{"position": 3}}}})
+	must(t, "create", err)
+	must(t, "delete", c.Connectors().Delete(ctx, name))
+	_, err = c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, Config: cfg, InitialState: api.StateStopped})
+	must(t, "create again", err)
+	if got := positions(); len(got) != 1 || got[0].Offset["position"] != json.Number("3") {
+		t.Fatalf("offsets kept: %+v", got)
+	}
+	must(t, "delete again", c.Connectors().Delete(ctx, name))
+	_, err = c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, Config: cfg, InitialState: api.StateStopped,
+		InitialOffsets: []api.ConnectorOffset{}})
+	must(t, "create wiping", err)
+	if got := positions(); len(got) != 0 {
+		t.Fatalf("offsets after a create with []: %+v", got)
+	}
+	must(t, "delete at last", c.Connectors().Delete(ctx, name))
+}
