@@ -218,7 +218,9 @@ func pathf(format string, segs ...any) string {
 // into out (when out is not nil and the body is not empty).
 func (c *Client) do(ctx context.Context, cl call, out any) (answer, error) {
 	var body []byte
-	if cl.body != nil {
+	if raw, ok := cl.body.(json.RawMessage); ok {
+		body = raw // sent as the caller wrote it (Raw)
+	} else if cl.body != nil {
 		var err error
 		if body, err = json.Marshal(cl.body); err != nil {
 			return answer{}, fmt.Errorf("sluice: %s %s: encode the request: %w", cl.method, cl.path, err)

@@ -554,3 +554,41 @@ func TestRequestBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestRaw: a request as the caller shapes it, its answer as the server
+// sent it, with the typed calls' errors and retries.
+func TestRaw(t *testing.T) {
+	var n atomic.Int64
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case r.URL.Path == "/flaky" && n.Add(1) == 1:
+			writeError(w, 503, "Request x was interrupted")
+		case r.URL.Path == "/gone":
+			writeError(w, 404, "HTTP 404 Not Found")
+		default:
+			w.Header().Set("X-Seen", r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Content-Type"))
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write(append([]byte(`{"echo": `), append(body, '}')...))
+		}
+	})
+	c := newTestClient(t, Config{Address: s.URL}, nil)
+	ctx := context.Background()
+	resp, err := c.Raw(ctx, http.MethodPost, "/x/a%2Fb?dry_run=true", []byte(`{"b":  1}`))
+	if err != nil || resp.Status != 202 || string(resp.Body) != `{"echo": {"b":  1}}` || resp.Header.Get("X-Seen") != "POST /x/a%2Fb?dry_run=true application/json" {
+		t.Fatalf("raw: %+v %s %v", resp, resp.Body, err)
+	}
+	if resp, err = c.Raw(ctx, http.MethodPut, "x", map[string]int{"n": 1}); err != nil || string(resp.Body) != `{"echo": {"n":1}}` {
+		t.Fatalf("raw of a value: %s %v", resp.Body, err)
+	}
+	if _, err := c.Raw(ctx, http.MethodGet, "/flaky", nil); err != nil || n.Load() != 2 {
+		t.Fatalf("a GET after an unknown outcome: %v after %d", err, n.Load())
+	}
+	n.Store(0)
+	if _, err := c.Raw(ctx, http.MethodPost, "/flaky", nil); !IsCode(err, CodeUnavailable) {
+		t.Fatalf("a POST after an unknown outcome: %v, want the 503 unretried", err)
+	}
+	if _, err := c.Raw(ctx, http.MethodGet, "/gone", nil); !IsUnsupported(err) {
+		t.Fatalf("an unrouted path: %v", err)
+	}
+}
