@@ -564,3 +564,45 @@ func TestCreateKeepsOrWipesOffsets(t *testing.T) {
 	}
 	must(t, "delete at last", c.Connectors().Delete(ctx, name))
 }
+
+// TestFailoverToAnotherCoordinator: with two coordinators' addresses, a
+// write made once the leader is gone is refused a connection there and
+// goes to the other one (the client stays on it), which answers 409 until
+// it leads, and then applies it. The first coordinator comes back after,
+// as a follower, for the examples.
+func TestFailoverToAnotherCoordinator(t *testing.T) {
+	_, second := cluster.StartExtraCoordinator()
+	harness.WaitKnowsLeader(t, second)
+	c, err := api.NewClient(api.Config{Address: cluster.URL, Addresses: []string{second},
+		Retry: &api.RetryPolicy{MaxAttempts: 500, MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond}})
+	must(t, "client", err)
+	ctx := ctxFor(t)
+	name := cluster.Name("failover")
+	_, err = c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, InitialState: api.StateStopped,
+		Config: map[string]string{"connector.class": "GeneratorSource", "topic": cluster.Name("gen")}})
+	must(t, "create", err)
+
+	cluster.StopCoordinator() // the leader
+	must(t, "resume during the failover", c.Connectors().Resume(ctx, name))
+	if c.Address() != second {
+		t.Fatalf("the client is on %s, want the surviving %s", c.Address(), second)
+	}
+	harness.Eventually(t, wait, func() (bool, string) {
+		agents, err := c.Fleet().Agents(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		registered := 0
+		for _, a := range agents.Agents {
+			if a.Registered {
+				registered++
+			}
+		}
+		return registered == 2, fmt.Sprintf("%d agents registered with the new leader", registered)
+	})
+	waitState(t, c, name, api.StateRunning, 1)
+	must(t, "delete", c.Connectors().Delete(ctx, name))
+
+	must(t, "restart the first coordinator", cluster.TryStartCoordinator())
+	harness.WaitKnowsLeader(t, cluster.URL)
+}
