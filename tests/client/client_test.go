@@ -577,9 +577,10 @@ func TestFailoverToAnotherCoordinator(t *testing.T) {
 		Retry: &api.RetryPolicy{MaxAttempts: 500, MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond}})
 	must(t, "client", err)
 	ctx := ctxFor(t)
-	name := cluster.Name("failover")
+	name, topic := cluster.Name("failover"), cluster.Name("failover-gen")
+	harness.CreateTopic(t, cluster.Brokers, topic, 1)
 	_, err = c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, InitialState: api.StateStopped,
-		Config: map[string]string{"connector.class": "GeneratorSource", "topic": cluster.Name("gen")}})
+		Config: map[string]string{"connector.class": "GeneratorSource", "topic": topic}})
 	must(t, "create", err)
 
 	cluster.StopCoordinator() // the leader
