@@ -79,7 +79,9 @@ type createBody struct {
 }
 
 // PutConfig is PUT /connectors/{name}/config: it creates the connector, or
-// replaces its config; created says which.
+// replaces its config; created says which, as the answering attempt saw
+// it (an attempt sent again after a lost answer finds the connector made
+// by the first, and says false).
 func (g *Connectors) PutConfig(ctx context.Context, name string, config map[string]string) (info ConnectorInfo, created bool, err error) {
 	ans, err := g.c.do(ctx, call{method: http.MethodPut, path: pathf("/connectors/%s/config", name), body: nonNilConfig(config), safe: true}, &info)
 	return info, ans.status == http.StatusCreated, err
