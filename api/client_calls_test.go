@@ -124,6 +124,7 @@ func TestEveryCall(t *testing.T) {
 		{"GET /health", false, func() error { _, err := ad.Health(ctx); return err }},    // a probe: sent once
 		{"GET /readyz", false, func() error { _, err := ad.Readiness(ctx); return err }}, // a probe: sent once
 		{"GET /metrics", true, func() error { _, err := ad.Metrics(ctx); return err }},
+		{"GET /openapi.json", true, func() error { _, err := ad.OpenAPIDocument(ctx); return err }},
 		{"GET /admin/loggers", true, func() error { _, err := ad.Loggers(ctx); return err }},
 		{"GET /admin/loggers/org.x", true, func() error { _, err := ad.Logger(ctx, "org.x"); return err }},
 		{"PUT /admin/loggers/org.x", true, func() error { _, err := ad.SetLoggerLevel(ctx, "org.x", "INFO"); return err }},

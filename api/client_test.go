@@ -269,6 +269,27 @@ func TestDeadlineEndsRetries(t *testing.T) {
 	}
 }
 
+// TestDeadlineKeepsTheLastAnswer: a deadline that ends an attempt in
+// flight still returns the answer before it, which says why the call did
+// not succeed in time.
+func TestDeadlineKeepsTheLastAnswer(t *testing.T) {
+	var n atomic.Int64
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			writeError(w, 409, MsgNoLeader)
+			return
+		}
+		<-r.Context().Done() // the second attempt hangs until the client gives up
+	})
+	c := newTestClient(t, Config{Address: s.URL}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := c.Connectors().Pause(ctx, "a")
+	if !errors.Is(err, context.DeadlineExceeded) || !IsCode(err, CodeConflict) || n.Load() != 2 {
+		t.Fatalf("error %v after %d requests: want the deadline and the 409 before it", err, n.Load())
+	}
+}
+
 // TestDeadlineEndsASlowCall: a deadline ends a request the server does
 // not answer.
 func TestDeadlineEndsASlowCall(t *testing.T) {

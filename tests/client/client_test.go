@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,11 @@ func TestAdmin(t *testing.T) {
 	must(t, "metrics", err)
 	if !strings.Contains(metrics, "sluice_") {
 		t.Fatalf("metrics without a sluice_ family: %.200s", metrics)
+	}
+	doc, err := c.Admin().OpenAPIDocument(ctx)
+	must(t, "openapi", err)
+	if !bytes.Equal(doc, api.OpenAPI()) {
+		t.Fatalf("GET /openapi.json (%d bytes) is not this module's document (%d bytes)", len(doc), len(api.OpenAPI()))
 	}
 	changed, err := c.Admin().SetLoggerLevel(ctx, "org.example.client", "DEBUG")
 	must(t, "set logger level", err)
