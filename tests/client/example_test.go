@@ -82,3 +82,45 @@ func Example_errors() {
 	// 404 Connector no-such-connector not found
 	// true
 }
+
+// Move a stopped connector's position, with the reason recorded in its
+// offsets history, then read the history back.
+func Example_offsetsHistory() {
+	c, err := api.NewClient(api.Config{Address: exampleAddress()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	file := map[string]any{"filename": "history.txt"}
+	_, err = c.Connectors().Create(ctx, api.CreateConnectorRequest{
+		Name:           "example-history",
+		Config:         map[string]string{"connector.class": "FileStreamSource", "file": "history.txt", "topic": "example-history"},
+		InitialState:   api.StateStopped,
+		InitialOffsets: []api.ConnectorOffset{{Partition: file, Offset: map[string]any{"position": 120}}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer func() { _ = c.Connectors().DeleteResettingOffsets(ctx, "example-history") }()
+
+	rewind := api.WithReason(ctx, "replay INC-4711")
+	if _, err := c.Offsets().Alter(rewind, "example-history", []api.ConnectorOffset{{Partition: file, Offset: map[string]any{"position": 0}}}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	hist, err := c.Offsets().History(ctx, "example-history", api.HistoryQuery{Limit: 10})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range hist.Entries {
+		fmt.Printf("%s by %s (%q): position %v -> %v\n", e.Operation, e.Principal, e.Reason,
+			e.Changes[0].From["position"], e.Changes[0].To["position"])
+	}
+	// Output:
+	// alter by anonymous ("replay INC-4711"): position 120 -> 0
+	// create by anonymous (""): position <nil> -> 120
+}
