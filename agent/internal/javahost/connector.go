@@ -43,7 +43,7 @@ func NewConnectors(sup *Supervisor, agentID string, log *slog.Logger, onEvent fu
 // exception becomes a *api.Error with its message; its trace is logged and,
 // for start and task_configs, returned in the reply.
 func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
-	reply := wire.PluginConnectorReply{Type: wire.TypePluginConnectorReply}
+	reply := wire.PluginConnectorReply{}
 	if req.Op == wire.PluginOpStop {
 		return reply, c.stop(ctx, req.Name)
 	}
