@@ -227,8 +227,9 @@ func changesFrom(current Positions, op string, entries []api.ConnectorOffset) []
 // sourceWrites turns entries into offsets-topic records, given what the
 // connector has (stored). An altered partition is written under its
 // canonical key, and every other key encoding seen for it is tombstoned, so
-// it keeps a single identity; a reset tombstones every key of every
-// partition the connector has.
+// it keeps a single identity. A reset writes nothing here: the agent works
+// its tombstones out from the offsets topic itself (OffsetsReplaceRequest);
+// the hook hears of every live partition.
 func sourceWrites(name string, stored []offsetstore.Entry, entries []api.ConnectorOffset, op string) ([]wire.OffsetWrite, []connect.Offset, error) {
 	var hook []connect.Offset
 	if op == wire.OffsetsOpReset {
@@ -237,7 +238,7 @@ func sourceWrites(name string, stored []offsetstore.Entry, entries []api.Connect
 				hook = append(hook, connect.Offset{Partition: e.Partition})
 			}
 		}
-		return offsetstore.Replace(stored, nil), hook, nil
+		return nil, hook, nil
 	}
 	rawKeys := map[string][]string{}
 	for _, e := range stored {
