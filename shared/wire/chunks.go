@@ -13,8 +13,7 @@ package wire
 //
 // The chunk endpoints are SubjectAgentChunk and SubjectLeaderChunk.
 // A chunk stream that stops arriving (its sender died, or moved the request
-// to another receiver) is dropped after a while, unapplied. A receiver that
-// does not serve chunks (an older version) has no responder on the subject.
+// to another receiver) is dropped after a while, unapplied.
 
 // RequestChunk is one piece of a request too large for one NATS message.
 type RequestChunk struct {
