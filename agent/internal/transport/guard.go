@@ -13,12 +13,12 @@ import (
 	"github.com/sluice-io/sluice/shared/wire"
 )
 
-// The checks a command passes before its endpoint runs (termGuard): its
-// protocol level, the signature of its term's leader, and its term.
+// The checks a command passes before its endpoint runs (termGuard): the
+// signature of its term's leader, its protocol level, and its term.
 
-// termGuard refuses a command of another protocol level than this
-// agent's (checkLevel), one the leader of its term did not sign
-// (checkSigned), one from an older leadership term than the newest seen, so
+// termGuard refuses a command the leader of its term did not sign
+// (checkSigned), one of another protocol level than this agent's
+// (checkLevel), one from an older leadership term than the newest seen, so
 // a deposed coordinator cannot command this agent, and one from a term
 // beyond the lease's, which no leader holds: taking it as the newest would
 // make the agent refuse its leader from then on.
@@ -29,9 +29,11 @@ func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
 			return nil, api.Errorf(api.CodeInternal, "agent %s: %T is not a command", t.cfg.AgentID, req)
 		}
 		term := cmd.CommandTerm()
-		err := t.checkLevel(ctx)
+		// The signature first: a command its term's leader did not sign
+		// is forbidden, whatever level it states.
+		err := t.checkSigned(ctx, term)
 		if err == nil {
-			err = t.checkSigned(ctx, term)
+			err = t.checkLevel(ctx)
 		}
 		if err == nil {
 			err = t.checkTerm(ctx, term)
