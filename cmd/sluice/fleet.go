@@ -231,7 +231,7 @@ func fleetRoll(c *cli.Context) error {
 	if c.Bool("detach") {
 		fmt.Fprintf(c.App.ErrWriter, "fleet roll %s started: %d agent(s), %d at a time; the coordinator carries it on (sluice fleet roll --follow %s watches it)\n",
 			r.ID, len(r.Agents), r.Request.BatchSize, r.ID)
-		return s.print(r, nil)
+		return s.print(r, func() *output.Rows { return rollTable(r) })
 	}
 	w := rollWatch{s: s, restartCmd: c.String("restart-cmd"), log: c.App.ErrWriter, seen: map[string]int{}}
 	r, err = w.watch(r)
@@ -269,6 +269,15 @@ func rolledTable(done []rolled) *output.Rows {
 	t := output.NewRows("AGENT", "MOVED", "STARTED", "RESTARTED", "VERSION")
 	for _, d := range done {
 		t.Add(d.Agent, fmt.Sprint(d.Moved), d.StartedAt.Format(time.RFC3339), d.RestartedAt.Format(time.RFC3339), d.Version)
+	}
+	return t
+}
+
+// rollTable shows a roll's agents, each with its batch and step.
+func rollTable(r api.AgentRoll) *output.Rows {
+	t := output.NewRows("AGENT", "BATCH", "STEP")
+	for _, a := range r.Agents {
+		t.Add(a.ID, fmt.Sprint(a.Batch+1), a.Step)
 	}
 	return t
 }
