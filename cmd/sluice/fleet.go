@@ -302,6 +302,9 @@ func (w *rollWatch) watch(r api.AgentRoll) (api.AgentRoll, error) {
 	paused := false
 	for {
 		if err := w.progress(r); err != nil {
+			if w.s.c.Context.Err() != nil {
+				return r, w.interrupted(r) // the restart command was cut short
+			}
 			return r, err
 		}
 		switch {
