@@ -420,6 +420,9 @@ func (w *rollWatch) restart(id string) error {
 	fmt.Fprintf(w.log, "%s: restarting: %s\n", id, cmd)
 	x := exec.CommandContext(w.s.c.Context, "sh", "-c", cmd)
 	x.Stdout, x.Stderr = w.log, w.log
+	// Interrupted, its children (holding its output open) are not waited
+	// for long.
+	x.WaitDelay = time.Second
 	if err := x.Run(); err != nil {
 		return fmt.Errorf("restart command %q failed: %w", cmd, err)
 	}

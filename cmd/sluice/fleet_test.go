@@ -130,3 +130,26 @@ func TestFleetRollDetachAndFollow(t *testing.T) {
 		t.Fatalf("--follow of a failed roll: exit %d\n%s\nrequests %v", code, errOut, f.reqs)
 	}
 }
+
+// TestFleetRollInterrupt: an interrupt (here sent by the restart command
+// to the CLI) ends the watch, not the roll, and says how to follow it
+// again; nothing is sent to stop the roll.
+func TestFleetRollInterrupt(t *testing.T) {
+	f := &fakeRolls{shots: []api.AgentRoll{
+		shot(api.AgentRollRunning, api.RollPending, api.RollPending),
+		shot(api.AgentRollRunning, api.RollWaitingRestart, api.RollDraining),
+	}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	_, errOut, code := runCLI(t, "fleet", "roll", "--restart-cmd", "kill -INT $PPID; sleep 5", "--url", srv.URL)
+	want := "sluice: interrupted: fleet roll r1 goes on in the coordinator (0 of 2 agents rolled); sluice fleet roll --follow r1 watches it again, " +
+		"PUT /sluice/fleet/rolls/r1/abort stops it\n"
+	if code != exitRefused || !strings.HasSuffix(errOut, want) {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for _, r := range f.reqs {
+		if r != "POST /sluice/fleet/rolls" && r != "GET /sluice/fleet/rolls/r1" {
+			t.Fatalf("an interrupted watch sent %s", r)
+		}
+	}
+}
