@@ -396,18 +396,24 @@ func (w *rollWatch) stopped(r api.AgentRoll) error {
 	if r.State == api.AgentRollAborted {
 		why = "it was aborted"
 	}
-	var left []string
+	var left, mates []string
 	for _, a := range r.Agents {
 		if a.Step == api.RollDone {
 			continue
 		}
 		left = append(left, a.ID)
+		if a.Step != api.RollPending && a.Step != api.RollFailed {
+			mates = append(mates, a.ID)
+		}
 		if a.Step == api.RollFailed {
 			var info api.AgentInfo
 			if err := w.s.get(agentPath(a.ID, ""), &info); err == nil && info.State != api.AgentActive {
 				why += fmt.Sprintf("; it is left %s (sluice agents uncordon %s undoes it once it runs)", info.State, a.ID)
 			}
 		}
+	}
+	if len(mates) > 0 {
+		why += fmt.Sprintf(" (the batch's other agents, %s, may be left draining or cordoned too)", strings.Join(mates, ", "))
 	}
 	return fmt.Errorf("fleet roll stopped: %s; rolled %d of %d agents, not rolled: %s", why, r.Progress.Done, r.Progress.Total, strings.Join(left, ", "))
 }
