@@ -66,6 +66,7 @@ func checkDrainedAway(c *harness.Cluster, name, agent string, tasks int) {
 // sees it back (a later started_at) and uncordons it. Every task runs
 // elsewhere while its agent is away, and the roll shows its progress.
 func TestRollAgents(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 3})
 	name := c.Name("rolled")
 	mustCreate(c, name, generatorCfg(c.Name("roll-data"), "streams", "6", "tasks.max", "6"), "")
@@ -124,6 +125,7 @@ func TestRollAgents(t *testing.T) {
 // carries the roll on from the fleet topic: it uncordons the second agent
 // and leaves the first, done before, as it was.
 func TestRollAgentsAcrossFailover(t *testing.T) {
+	t.Parallel()
 	c := harness.Start(t, harness.Options{Agents: 3})
 	name := c.Name("failover")
 	mustCreate(c, name, generatorCfg(c.Name("roll-data"), "streams", "4", "tasks.max", "4"), "")
