@@ -182,7 +182,9 @@ func fleetCommand() *cli.Command {
 				durationFlag("timeout", 10*time.Minute, "how long each agent may take to drain, and to come back"),
 				stringFlag("restart-cmd", "", "run this here (with sh -c) to restart an agent once the coordinator reports it drained; {id} is its id (e.g. 'kubectl delete pod {id}')"),
 				&cli.BoolFlag{Name: "detach", Usage: "start the roll and return at once: the coordinator carries it on"},
-				stringFlag("follow", "", "watch the roll of this id, started before, instead of starting one"),
+				// No environment variable: one left set would turn every roll
+				// into a watch of an old one.
+				&cli.StringFlag{Name: "follow", Usage: "watch the roll of this id, started before, instead of starting one"},
 			},
 			Action: fleetRoll,
 		}},
