@@ -118,6 +118,17 @@ func TestRollAgents(t *testing.T) {
 	if len(list.Rolls) != 1 || list.Rolls[0].ID != r.ID {
 		t.Fatalf("rolls %+v", list)
 	}
+	// The start is in the audit trail, as every fleet write.
+	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+		var log api.AuditLog
+		c.Must(http.StatusOK, "GET", "/sluice/audit", nil).JSON(t, &log)
+		for _, rec := range log.Records {
+			if rec.Operation == "fleet.roll" && rec.Path == "/sluice/fleet/rolls" && rec.Status == http.StatusCreated {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("no fleet.roll record in %d audit records", len(log.Records))
+	})
 }
 
 // TestRollAgentsAcrossFailover: the leader stops while the roll waits for
