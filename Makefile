@@ -75,12 +75,14 @@ test-plugins: javahost plugins
 test:
 	@$(MAKE) --no-print-directory -j2 -Oline test-unit test-integration
 
-# The second line runs cmd/sluice's tests of its test seams, which only a
-# -tags sluicetest build has (the end-to-end tests build the binary so):
+# The first line runs the root module's tests and the api module's (the
+# REST types and the Go client: a module of its own, which ./... does not
+# reach). The second runs cmd/sluice's tests of its test seams, which only
+# a -tags sluicetest build has (the end-to-end tests build the binary so):
 # they are named TestTagged…; every other test of cmd/sluice is the same
 # code in either build and runs once, in the first line.
 test-unit:
-	$(GO) test $(TEST_FLAGS) ./...
+	$(GO) test $(TEST_FLAGS) ./... ./api/...
 	$(GO) test $(TEST_FLAGS) -tags sluicetest -run '^TestTagged' ./cmd/sluice/
 
 # The tests module's suites wait far more than they compute (leases,
