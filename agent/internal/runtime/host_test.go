@@ -344,7 +344,7 @@ func TestHostTaskLost(t *testing.T) {
 	w, _ := newHostWorker(t, h)
 	w.Assign(context.Background(), 1, []wire.TaskAssignment{{ID: api.TaskID{Connector: "lost"}, Generation: 1,
 		ConnectorConfig: map[string]string{"connector.class": "x", "kind": "source"}, TaskConfig: map[string]string{}}})
-	time.Sleep(100 * time.Millisecond)
+	wait.Hold(t, 100*time.Millisecond, "the task running before its host is lost")
 	src.mu.Lock()
 	src.lost = fmt.Errorf("connector host lost: connector host exited (exit status 137): OOM")
 	src.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/wire"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 // reserved is what a leader sends with an assignment in these tests.
@@ -96,7 +97,13 @@ func TestSinkPatternNeverSubscribesAReservedTopic(t *testing.T) {
 		defer sink.mu.Unlock()
 		return len(sink.put) > 0, fmt.Sprint(sink.put)
 	})
-	time.Sleep(300 * time.Millisecond) // a reserved topic would have been delivered by now too
+	// A reserved topic would be delivered within this window too.
+	wait.Consistently(t, 300*time.Millisecond, func() (bool, string) {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		got := strings.Join(sink.put, ",")
+		return got == "0:ok:1", "delivered " + got + ", want 0:ok:1 alone"
+	})
 	w.Revoke(ctx, 1, 1, []api.TaskID{id})
 	sink.mu.Lock()
 	got := strings.Join(sink.put, ",")

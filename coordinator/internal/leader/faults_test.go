@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/wire"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 func testSigner(t *testing.T, seed string) *leasetrust.Signer {
@@ -190,7 +191,9 @@ func TestCrashedLeaderIsReplacedAtOnce(t *testing.T) {
 	e.Start()
 	defer e.Stop()
 	waitFor(t, 3*time.Second, func() bool { return e.Current().ID == "old" })
-	time.Sleep(time.Second)
+	wait.Consistently(t, time.Second, func() (bool, string) {
+		return !e.IsLeader(), "took the lease of a leader that still listens"
+	})
 	if e.IsLeader() {
 		t.Fatal("took the lease of a leader that still listens")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
 	"github.com/sluice-io/sluice/shared/wire"
+	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
 type recorder struct {
@@ -68,7 +69,9 @@ func TestOneLeaderAndHandOver(t *testing.T) {
 	}
 	first := a.Current().Term
 	// Renewals keep the lease past several TTLs.
-	time.Sleep(2 * ttl)
+	wait.Consistently(t, 2*ttl, func() (bool, string) {
+		return a.IsLeader() && len(rb.terms()) == 0, "leadership moved while the leader renewed"
+	})
 	if !a.IsLeader() || len(rb.terms()) != 0 {
 		t.Fatal("leadership moved while the leader renewed")
 	}
