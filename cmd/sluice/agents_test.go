@@ -333,7 +333,9 @@ func TestRebalanceAndRoll(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fleet roll: exit %d\n%s%s", code, stdout, errOut)
 	}
-	var done []rolled
+	var done []struct {
+		Agent string `json:"agent"`
+	}
 	if err := json.Unmarshal([]byte(stdout), &done); err != nil || len(done) != 2 || done[0].Agent != "agent-2" || done[1].Agent != "agent-3" {
 		t.Fatalf("fleet roll -o json: %s (%v)", stdout, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/shared/embedded"
 )
 
@@ -39,7 +40,7 @@ func devKafkaCommand() *cli.Command {
 
 func runDevKafka(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usageError{fmt.Errorf("sluice dev kafka takes no arguments, got %q", c.Args().Slice())}
+		return session.Usage("sluice dev kafka takes no arguments, got %q", c.Args().Slice())
 	}
 	dir := c.String("data-dir")
 	if dir != "" {

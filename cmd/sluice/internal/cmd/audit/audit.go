@@ -1,0 +1,120 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sluice-io/sluice/cmd/sluice/internal/configdiff"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
+
+	"github.com/sluice-io/sluice/api"
+)
+
+// Command reads the audit trail through GET /sluice/audit.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:  "audit",
+		Usage: "show the audit trail of REST writes, newest first",
+		Flags: append(session.Flags(),
+			&cli.StringFlag{Name: "connector", Usage: "only the writes to this connector"},
+			&cli.StringFlag{Name: "since", Usage: "only writes since this RFC 3339 time, or this long ago (90s, 1h, 7d)"},
+			&cli.IntFlag{Name: "limit", Usage: "at most this many records, the newest (1 to 10000; default 100)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the records as the server sent them, not as a table"},
+		),
+		Action: func(c *cli.Context) error {
+			q := url.Values{}
+			for _, name := range []string{"connector", "since"} {
+				if c.IsSet(name) {
+					q.Set(name, c.String(name))
+				}
+			}
+			if c.IsSet("limit") {
+				q.Set("limit", strconv.Itoa(c.Int("limit")))
+			}
+			path := "/sluice/audit"
+			if len(q) > 0 {
+				path += "?" + q.Encode()
+			}
+			s, err := session.Open(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				s.Format = output.JSON
+				return s.Call(http.MethodGet, path, nil)
+			}
+			var log api.AuditLog
+			if err := s.Get(path, &log); err != nil {
+				return err
+			}
+			if s.Format != output.Table {
+				return s.Print(log, nil)
+			}
+			return printAudit(s.W, log)
+		},
+	}
+}
+
+// printAudit writes the records as a table, one write a line, and what
+// the answer left out below it.
+func printAudit(w io.Writer, log api.AuditLog) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSOURCE\tOPERATION\tCONNECTOR\tSTATUS\tCHANGE")
+	for _, r := range log.Records {
+		result := strconv.Itoa(r.Status)
+		if r.Error != "" {
+			result += " " + output.OneLine(r.Error, 80)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format(time.DateTime), output.Cell(r.Principal), output.Cell(r.Source),
+			output.Cell(r.Operation), output.Cell(output.OrDash(r.Connector)), output.Cell(result), output.Cell(change(r)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if log.More {
+		fmt.Fprintln(w, "(older records match too: narrow with --since or --connector, or raise --limit)")
+	}
+	if log.Unwritten > 0 {
+		fmt.Fprintf(w, "WARNING: the coordinator that answered could not write %d audit record(s) since it started; see its log\n", log.Unwritten)
+	}
+	return nil
+}
+
+// change says in a few words what a write did to its connector: created,
+// deleted, its target state moved, config keys added (+), changed (~) or
+// removed (-).
+func change(r api.AuditRecord) string {
+	b, a := r.Before, r.After
+	switch {
+	case b == nil && a == nil:
+		return "-"
+	case b == nil:
+		return "created " + a.TargetState
+	case a == nil:
+		return "deleted"
+	}
+	var parts []string
+	if b.TargetState != a.TargetState {
+		parts = append(parts, b.TargetState+" -> "+a.TargetState)
+	}
+	var keys []string
+	for _, k := range configdiff.Diff(b.Config, a.Config) {
+		keys = append(keys, k.Mark()+k.Key)
+	}
+	if len(keys) > 0 {
+		parts = append(parts, "config "+strings.Join(keys, " "))
+	}
+	if len(parts) == 0 {
+		return "unchanged"
+	}
+	return strings.Join(parts, ", ")
+}
