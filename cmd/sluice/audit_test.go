@@ -45,17 +45,3 @@ func TestAuditCommand(t *testing.T) {
 		t.Fatalf("requested %s, printed %s", got.URL, out.String())
 	}
 }
-
-// The audit flags take SLUICE_AUDIT_* variables and reach the coordinator.
-func TestAuditFlags(t *testing.T) {
-	t.Setenv("SLUICE_AUDIT_TOPIC", "team-audit")
-	t.Setenv("SLUICE_AUDIT_TIMEOUT", "750ms")
-	c := flagContext(t, coordinatorFlags()...)
-	cfg, err := coordinatorConfig(c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := cfg.Audit; a.Topic != "team-audit" || a.Timeout != 750*time.Millisecond || a.Retention != 90*24*time.Hour {
-		t.Fatalf("audit config %+v", a)
-	}
-}

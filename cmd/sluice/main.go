@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/migrate"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/offsets"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/rollout"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/server"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/shared/version"
@@ -71,11 +72,11 @@ func newApp() *cli.App {
 		Version:              version.Version + " (" + version.Commit + ")",
 		EnableBashCompletion: true,
 		Commands: []*cli.Command{
-			coordinatorCommand(),
-			agentCommand(),
-			devCommand(),
-			natsConfigCommand(),
-			leaderKeyCommand(),
+			server.Coordinator(),
+			server.Agent(),
+			server.Dev(),
+			server.NATSConfig(),
+			server.LeaderKey(),
 			connectors.Get(),
 			connectors.Describe(),
 			connectors.Create(),
@@ -99,7 +100,7 @@ func newApp() *cli.App {
 			agents.Fleet(),
 			config.Command(),
 			config.Completion(),
-			authCommand(),
+			server.Auth(),
 			connectors.Aliases(),
 		},
 	}
