@@ -18,11 +18,11 @@ func Aliases() *cli.Command {
 		Usage: "aliases of get, describe, create, pause, resume, stop, restart and delete, spelled as the REST API (the server's answers, JSON by default)",
 		Flags: session.FlagsOutput("json"),
 		Subcommands: []*cli.Command{
-			Alias("list", "get connectors", session.AsAnswer(getConnectorsCommand())),
+			Alias("list", "get connectors", Answer("", getConnectorsCommand())),
 			Alias("create", "create", create()),
-			Alias("get", "describe connector", session.AsAnswer(describeConnectorCommand())),
-			Alias("status", "get tasks", session.AsAnswer(getTasksCommand())),
-			Alias("tasks", "get task-configs", session.AsAnswer(getTaskConfigsCommand())),
+			Alias("get", "describe connector", Answer("NAME", describeConnectorCommand())),
+			Alias("status", "get tasks", Answer("NAME", getTasksCommand())),
+			Alias("tasks", "get task-configs", Answer("NAME", getTaskConfigsCommand())),
 			Alias("stop", "stop", action("stop", "stop connectors", "stopped")),
 			Alias("pause", "pause", action("pause", "pause connectors", "paused")),
 			Alias("resume", "resume", action("resume", "resume connectors", "resumed")),
@@ -30,6 +30,14 @@ func Aliases() *cli.Command {
 			Alias("delete", "delete", action("delete", "delete connectors", "deleted")),
 		},
 	}
+}
+
+// Answer makes cmd, a read, print the server's answer as it sent it
+// (session.AsAnswer), taking args (the one connector it reads, or nothing
+// for a list). It returns cmd.
+func Answer(args string, cmd *cli.Command) *cli.Command {
+	cmd.ArgsUsage = args
+	return session.AsAnswer(cmd)
 }
 
 // Alias names cmd, a verb's command, as the subcommand name of a

@@ -21,7 +21,7 @@ func Command() *cli.Command {
 		Usage: "read and change connector offsets: Kafka Connect's endpoints (JSON by default), dry runs, resets by rule, the offsets history, undo and restore",
 		Flags: session.FlagsOutput("json"),
 		Subcommands: []*cli.Command{
-			connectors.Alias("get", "get offsets", session.AsAnswer(connectors.GetOffsets())),
+			connectors.Alias("get", "get offsets", connectors.Answer("NAME", connectors.GetOffsets())),
 			offsetsExportCommand(), offsetsImportCommand(),
 			offsetsResetCommand(), offsetsAlterCommand(),
 			offsetsHistoryCommand(), offsetsUndoCommand(), offsetsRestoreCommand(),
