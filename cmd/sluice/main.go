@@ -23,7 +23,6 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/offsets"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/rollout"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/server"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/shared/version"
 )
@@ -46,7 +45,7 @@ func main() {
 // exitCode is the process's exit code for err.
 func exitCode(err error) int {
 	var ue session.UsageError
-	var ce *restclient.ConnectError
+	var ce *session.ConnectError
 	var ec cli.ExitCoder
 	switch {
 	case errors.As(err, &ue):

@@ -29,12 +29,16 @@ func offsetsOf(t *testing.T, url, name string) []string {
 }
 
 // canonical is offsets entries as sorted compact JSON.
-func canonical(t *testing.T, entries []json.RawMessage) []string {
+func canonical[E any](t *testing.T, entries []E) []string {
 	t.Helper()
 	out := []string{}
 	for _, e := range entries {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var v any
-		if err := json.Unmarshal(e, &v); err != nil {
+		if err := json.Unmarshal(data, &v); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, output.Compact(v))

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -52,4 +53,21 @@ func ReadFileOrStdin(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return data, nil
+}
+
+// ReadJSON reads a JSON document from a file (or stdin for "-") into v:
+// numbers kept exact, and a field v does not have refused, as the server
+// would refuse it.
+func ReadJSON(path string, v any) error {
+	data, err := ReadFileOrStdin(path)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -2,102 +2,52 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
-// ConnectorPath is /connectors/<name><suffix>, the name escaped.
-func ConnectorPath(name, suffix string) string {
-	return "/connectors/" + url.PathEscape(name) + suffix
+// Call0 runs one call of the typed client with the session's context,
+// its error in the CLI's words (Err).
+func Call0[T any](s *Session, call func(context.Context) (T, error)) (T, error) {
+	v, err := call(s.Ctx())
+	return v, Err(err)
 }
 
-// SluicePath is /sluice/connectors/<name><suffix>, the name escaped.
-func SluicePath(name, suffix string) string { return "/sluice" + ConnectorPath(name, suffix) }
-
-// Do sends one request with a JSON body (nil: none) and returns the
-// answer's body and status.
-func (s *Session) Do(method, path string, body []byte) ([]byte, int, error) {
-	return s.API.Do(s.C.Context, method, path, body)
+// Call is Call0 for a call of one argument: Call(s, s.API.Connectors().Get, name).
+func Call[A, T any](s *Session, call func(context.Context, A) (T, error), a A) (T, error) {
+	v, err := call(s.Ctx(), a)
+	return v, Err(err)
 }
 
-// Get sends a GET and decodes its JSON answer into v.
-func (s *Session) Get(path string, v any) error { return s.API.Get(s.C.Context, path, v) }
-
-// Send sends a request (body nil: none) and decodes its JSON answer into
-// v, numbers kept as they are (DecodeNumbers).
-func (s *Session) Send(method, path string, body []byte, v any) error {
-	data, _, err := s.Do(method, path, body)
-	if err != nil {
-		return err
-	}
-	if err := DecodeNumbers(data, v); err != nil {
-		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
-	}
-	return nil
+// Call2 is Call0 for a call of two arguments.
+func Call2[A, B, T any](s *Session, call func(context.Context, A, B) (T, error), a A, b B) (T, error) {
+	v, err := call(s.Ctx(), a, b)
+	return v, Err(err)
 }
 
-// SendJSON is Send with req encoded as the JSON body.
-func (s *Session) SendJSON(method, path string, req, v any) error {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("%s %s: encode the request: %w", method, path, err)
-	}
-	return s.Send(method, path, body, v)
+// Exec is Call for a call that answers nothing.
+func Exec[A any](s *Session, call func(context.Context, A) error, a A) error {
+	return Err(call(s.Ctx(), a))
 }
 
-// GetNumbers is Get keeping the answer's numbers exact (DecodeNumbers).
-func (s *Session) GetNumbers(path string, v any) error {
-	return s.Send(http.MethodGet, path, nil, v)
-}
-
-// Call sends one REST request and prints the answer's body as the server
-// sent it (Render).
-func (s *Session) Call(method, path string, body []byte) error {
-	data, status, err := s.Do(method, path, body)
-	if err != nil {
-		return err
-	}
-	return s.Render(data, status)
-}
-
-// CallBusy is Call with a spinner on stderr while the request runs, for
-// the requests that take a while (offsets operations fence and write).
-func (s *Session) CallBusy(what, method, path string, body []byte) error {
-	data, status, err := s.DoBusy(what, method, path, body)
-	if err != nil {
-		return err
-	}
-	return s.Render(data, status)
-}
-
-// DoBusy is Do with a spinner on stderr while the request runs.
-func (s *Session) DoBusy(what, method, path string, body []byte) (data []byte, status int, err error) {
-	err = Busy(what, func() error {
-		data, status, err = s.Do(method, path, body)
-		return err
+// PrintAnswer prints a call's answer as the server sent it: JSON or YAML,
+// or a table of its keys and values (output.Generic). The REST-mirroring
+// commands print this.
+func (s *Session) PrintAnswer(v any) error {
+	return s.Print(v, func() *output.Rows {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return output.NewRows().Add(fmt.Sprint(v))
+		}
+		var generic any
+		if err := DecodeNumbers(data, &generic); err != nil {
+			return output.NewRows().Add(string(data))
+		}
+		return output.Generic(generic)
 	})
-	return data, status, err
-}
-
-// Render prints an answer's body as the server sent it, in the session's
-// format (a table: output.Generic), or its status line when it has none.
-func (s *Session) Render(data []byte, status int) error {
-	if len(data) == 0 {
-		fmt.Fprintln(s.W, status, http.StatusText(status))
-		return nil
-	}
-	// Numbers stay as the server wrote them (an offset may not fit a
-	// float64).
-	var v any
-	if err := DecodeNumbers(data, &v); err != nil {
-		_, err = s.W.Write(append(data, '\n'))
-		return err
-	}
-	return s.Print(v, func() *output.Rows { return output.Generic(v) })
 }
 
 // DecodeNumbers decodes JSON into v keeping its numbers as json.Number:
@@ -106,15 +56,4 @@ func DecodeNumbers(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	return dec.Decode(v)
-}
-
-// Read GETs path. In the answer view (a REST-mirroring alias) it prints
-// the answer as the server sent it and reports true: the command has
-// shown its result. Otherwise it decodes the answer into v, numbers kept
-// exact, for the command to show its own way.
-func (s *Session) Read(path string, v any) (printed bool, err error) {
-	if s.Answer {
-		return true, s.Call(http.MethodGet, path, nil)
-	}
-	return false, s.GetNumbers(path, v)
 }

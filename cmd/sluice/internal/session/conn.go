@@ -9,9 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/contexts"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/envflag"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/secretfile"
 )
@@ -83,27 +83,55 @@ func ResolveConn(c *cli.Context) (Conn, error) {
 	}, nil
 }
 
-// NewClient is the REST client of a client command.
-func NewClient(c *cli.Context) (*restclient.Client, error) {
+// NewClient is the typed REST client of a client command, and its raw
+// requests for what the typed client cannot say (Raw).
+func NewClient(c *cli.Context) (*api.Client, *Raw, error) {
 	cn, err := ResolveConn(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ClientFor(cn)
+	return ClientFor("--url", cn)
 }
 
-// ClientFor is the REST client of a connection: cn.URL normalised, its CA
-// trusted, its credentials on each request.
-func ClientFor(cn Conn) (*restclient.Client, error) {
-	base, err := restclient.NormalizeURL(cn.URL, cn.CA != "")
+// cliRetry is the CLI's retry policy: a leader's failover or a
+// coordinator's restart is ridden out for a second or two, and nothing
+// listening is said at once rather than after the client's default
+// fifteen seconds.
+var cliRetry = api.RetryPolicy{MaxAttempts: 4, MinBackoff: 200 * time.Millisecond, MaxBackoff: time.Second}
+
+// ClientFor is the typed REST client of a connection: cn.URL normalised
+// (flag names it in a usage error), its CA trusted, its credentials read
+// from their files.
+func ClientFor(flag string, cn Conn) (*api.Client, *Raw, error) {
+	base, err := api.NormalizeAddress(cn.URL, cn.CA != "")
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, nil, UsageError{fmt.Errorf("%s: %w", flag, err)}
 	}
-	hc, err := HTTPClient(cn.CA)
+	cfg := api.Config{Address: base, Retry: &cliRetry}
+	switch {
+	case cn.User != "" && cn.TokenFile != "":
+		return nil, nil, Usage("give --user or --token-file, not both")
+	case cn.User != "":
+		if cn.PasswordFile == "" {
+			return nil, nil, Usage("--user needs --password-file")
+		}
+		if cfg.Password, err = readSecret("password-file", cn.PasswordFile); err != nil {
+			return nil, nil, err
+		}
+		cfg.Username = cn.User
+	case cn.TokenFile != "":
+		if cfg.Token, err = readSecret("token-file", cn.TokenFile); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.HTTPClient, err = HTTPClient(cn.CA); err != nil {
+		return nil, nil, err
+	}
+	client, err := api.NewClient(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &restclient.Client{Base: base, HTTP: hc, Authorize: func(r *http.Request) error { return Authorize(cn, r) }}, nil
+	return client, &Raw{base: base, cfg: cfg}, nil
 }
 
 // readSecret reads the one-line secret file of a client flag.
@@ -116,30 +144,6 @@ func readSecret(flag, path string) (string, error) {
 		return "", fmt.Errorf("--%s: %w", flag, err)
 	}
 	return s, nil
-}
-
-// Authorize puts the configured credentials on req.
-func Authorize(cn Conn, req *http.Request) error {
-	switch {
-	case cn.User != "" && cn.TokenFile != "":
-		return Usage("give --user or --token-file, not both")
-	case cn.User != "":
-		if cn.PasswordFile == "" {
-			return Usage("--user needs --password-file")
-		}
-		pw, err := readSecret("password-file", cn.PasswordFile)
-		if err != nil {
-			return err
-		}
-		req.SetBasicAuth(cn.User, pw)
-	case cn.TokenFile != "":
-		token, err := readSecret("token-file", cn.TokenFile)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	return nil
 }
 
 // HTTPClient is the HTTP client of the REST commands, trusting ca.

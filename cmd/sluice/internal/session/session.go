@@ -10,13 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
 
 // UsageError is a wrong command line: main exits with code 2 for it.
@@ -37,12 +36,18 @@ func Usage(format string, args ...any) error {
 type Session struct {
 	// C is the command's context: its flags, arguments and writers.
 	C *cli.Context
-	// API sends the requests.
-	API *restclient.Client
+	// API is the typed client of the REST API. Call it through Call,
+	// Call2, Call0 or Exec, which give it the session's context and put
+	// its errors in the CLI's words.
+	API *api.Client
+	// Raw sends the requests the typed client cannot express (see Raw).
+	Raw *Raw
 	// Format is -o's.
 	Format output.Format
 	// W is where results go (the app's stdout).
 	W io.Writer
+	// reason is --reason, sent with each request (api.WithReason).
+	reason string
 	// Answer is set when the command runs as a REST-mirroring alias
 	// (sluice connectors …): it prints the server's answer rather than
 	// its own rows (AsAnswer).
@@ -71,17 +76,14 @@ func Open(c *cli.Context) (*Session, error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	rc, err := NewClient(c)
+	rc, raw, err := NewClient(c)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{C: c, API: rc, Format: format, W: c.App.Writer}
+	s := &Session{C: c, API: rc, Raw: raw, Format: format, W: c.App.Writer}
 	s.Answer = c.Context.Value(answerKey{}) == true
 	return s, nil
 }
-
-// ReasonHeader carries --reason to the offsets history entry of a change.
-const ReasonHeader = "X-Sluice-Reason"
 
 // ReasonFlag is --reason, on every command that changes offsets.
 func ReasonFlag() cli.Flag {
@@ -100,7 +102,7 @@ func OpenWithReason(c *cli.Context) (*Session, error) {
 		if strings.ContainsAny(r, "\r\n") {
 			return nil, UsageError{errors.New("--reason must be one line")}
 		}
-		s.API.Header = http.Header{ReasonHeader: {r}}
+		s.reason = r
 	}
 	return s, nil
 }
@@ -111,6 +113,15 @@ func (s *Session) TableUnlessAsked() {
 	if !s.C.IsSet("output") {
 		s.Format = output.Table
 	}
+}
+
+// Ctx is the context of the session's requests: the command's, with
+// --reason when one was given.
+func (s *Session) Ctx() context.Context {
+	if s.reason != "" {
+		return api.WithReason(s.C.Context, s.reason)
+	}
+	return s.C.Context
 }
 
 // Print writes v in the session's format; table renders it as a table.

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 )
 
 // WaitFlags are --wait and its --timeout.
@@ -85,10 +83,8 @@ func (s *Session) WaitRunning(names []string, timeout time.Duration) error {
 	for {
 		var still []string
 		for _, n := range pending {
-			var st api.ConnectorStateInfo
-			err := s.Get(ConnectorPath(n, "/status"), &st)
-			var he *restclient.HTTPError
-			if errors.As(err, &he) && he.Status == http.StatusNotFound {
+			st, err := Call(s, s.API.Connectors().Status, n)
+			if IsStatus(err, http.StatusNotFound) {
 				// Just created: no status written yet.
 				still = append(still, n)
 				continue

@@ -14,7 +14,6 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
 
@@ -27,15 +26,16 @@ type Connector struct {
 	State string `json:"state"`
 	// Offsets are GET …/offsets' entries, kept as the server wrote them
 	// so that no offset goes through a float64.
-	Offsets []json.RawMessage `json:"offsets"`
+	Offsets []api.ConnectorOffset `json:"offsets"`
 }
 
 // ReadConnector reads one connector's config, target state and offsets
 // from a Kafka Connect REST API (Sluice's or Apache Kafka Connect's).
-func ReadConnector(ctx context.Context, rc *restclient.Client, name string) (Connector, error) {
+func ReadConnector(ctx context.Context, rc *api.Client, name string) (Connector, error) {
 	m := Connector{Name: name}
-	if err := rc.Get(ctx, session.ConnectorPath(name, "/config"), &m.Config); err != nil {
-		return m, fmt.Errorf("read the config of %s: %w", name, err)
+	var err error
+	if m.Config, err = rc.Connectors().Config(ctx, name); err != nil {
+		return m, fmt.Errorf("read the config of %s: %w", name, session.Err(err))
 	}
 	state, _, err := TargetState(ctx, rc, name)
 	if err != nil {
@@ -49,15 +49,13 @@ func ReadConnector(ctx context.Context, rc *restclient.Client, name string) (Con
 }
 
 // ReadOffsets is GET /connectors/{name}/offsets' entries.
-func ReadOffsets(ctx context.Context, rc *restclient.Client, name string) ([]json.RawMessage, error) {
-	var o struct {
-		Offsets []json.RawMessage `json:"offsets"`
-	}
-	if err := rc.Get(ctx, session.ConnectorPath(name, "/offsets"), &o); err != nil {
-		return nil, fmt.Errorf("read the offsets of %s: %w", name, err)
+func ReadOffsets(ctx context.Context, rc *api.Client, name string) ([]api.ConnectorOffset, error) {
+	o, err := rc.Offsets().Get(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("read the offsets of %s: %w", name, session.Err(err))
 	}
 	if o.Offsets == nil {
-		o.Offsets = []json.RawMessage{}
+		o.Offsets = []api.ConnectorOffset{}
 	}
 	return o.Offsets, nil
 }
@@ -67,10 +65,10 @@ func ReadOffsets(ctx context.Context, rc *restclient.Client, name string) ([]jso
 // UNASSIGNED or RESTARTING connector is meant to run (the status shows
 // what happened to it, not what its owner asked for), and so is one with
 // no status written yet (its type is then unknown).
-func TargetState(ctx context.Context, rc *restclient.Client, name string) (state, typ string, err error) {
-	var st api.ConnectorStateInfo
-	err = rc.Get(ctx, session.ConnectorPath(name, "/status"), &st)
-	var he *restclient.HTTPError
+func TargetState(ctx context.Context, rc *api.Client, name string) (state, typ string, err error) {
+	st, err := rc.Connectors().Status(ctx, name)
+	err = session.Err(err)
+	var he *session.HTTPError
 	if errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Message, "No status") {
 		return api.StateRunning, api.TypeUnknown, nil
 	}
@@ -95,11 +93,12 @@ type Target struct {
 // OpenTarget reads the target's plugins and connectors.
 func OpenTarget(s *session.Session) (*Target, error) {
 	t := &Target{s: s}
-	if err := s.Get("/connector-plugins", &t.plugins); err != nil {
-		return nil, fmt.Errorf("list the plugins of %s: %w", s.API.Base, err)
+	var err error
+	if t.plugins, err = session.Call0(s, s.API.Plugins().List); err != nil {
+		return nil, fmt.Errorf("list the plugins of %s: %w", s.API.Address(), err)
 	}
-	if err := s.Get("/connectors", &t.existing); err != nil {
-		return nil, fmt.Errorf("list the connectors of %s: %w", s.API.Base, err)
+	if t.existing, err = session.Call0(s, s.API.Connectors().List); err != nil {
+		return nil, fmt.Errorf("list the connectors of %s: %w", s.API.Address(), err)
 	}
 	return t, nil
 }
@@ -146,18 +145,23 @@ func (t *Target) Check(m Connector) error {
 func (t *Target) Create(m Connector) error {
 	offsets := m.Offsets
 	if offsets == nil {
-		offsets = []json.RawMessage{}
+		offsets = []api.ConnectorOffset{}
 	}
-	body, err := json.Marshal(struct {
-		Name           string            `json:"name"`
-		Config         map[string]string `json:"config"`
-		InitialState   string            `json:"initial_state"`
-		InitialOffsets []json.RawMessage `json:"initial_offsets"`
-	}{m.Name, m.Config, m.State, offsets})
+	var err error
+	if len(offsets) > 0 {
+		_, err = session.Call(t.s, t.s.API.Connectors().Create, api.CreateConnectorRequest{Name: m.Name, Config: m.Config, InitialState: m.State, InitialOffsets: offsets})
+	} else {
+		// The typed client leaves an empty initial_offsets out: sent raw.
+		var body []byte
+		if body, err = json.Marshal(struct {
+			api.CreateConnectorRequest
+			InitialOffsets []api.ConnectorOffset `json:"initial_offsets"`
+		}{api.CreateConnectorRequest{Name: m.Name, Config: m.Config, InitialState: m.State}, offsets}); err != nil {
+			return fmt.Errorf("encode the create of %s: %w", m.Name, err)
+		}
+		_, err = t.s.RawDo(http.MethodPost, "/connectors", nil, body)
+	}
 	if err != nil {
-		return fmt.Errorf("encode the create of %s: %w", m.Name, err)
-	}
-	if _, _, err := t.s.Do(http.MethodPost, "/connectors", body); err != nil {
 		return fmt.Errorf("create %s: %w", m.Name, err)
 	}
 	t.existing = append(t.existing, m.Name)

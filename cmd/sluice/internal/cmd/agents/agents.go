@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -55,9 +53,6 @@ func drainFlags() []cli.Flag {
 	}
 }
 
-// agentPath is /sluice/agents/<id><suffix>, the id escaped.
-func agentPath(id, suffix string) string { return "/sluice/agents/" + url.PathEscape(id) + suffix }
-
 // agentArg is the one agent id argument, or $SLUICE_ID with --self.
 func agentArg(c *cli.Context) (string, error) {
 	if c.Bool("self") {
@@ -80,11 +75,8 @@ func agentArg(c *cli.Context) (string, error) {
 
 // fetchAgents is GET /sluice/agents.
 func fetchAgents(s *session.Session) ([]api.AgentInfo, error) {
-	var list api.AgentList
-	if err := s.Get("/sluice/agents", &list); err != nil {
-		return nil, err
-	}
-	return list.Agents, nil
+	list, err := session.Call0(s, s.API.Fleet().Agents)
+	return list.Agents, err
 }
 
 // List is `agents list` and `get agents`: the agents, a line each.
@@ -133,8 +125,8 @@ func getAgent(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var a api.AgentInfo
-	if err := s.Get(agentPath(id, ""), &a); err != nil {
+	a, err := session.Call(s, s.API.Fleet().Agent, id)
+	if err != nil {
 		return err
 	}
 	if s.Format != output.Table {
@@ -187,10 +179,15 @@ func markAgent(verb string) cli.ActionFunc {
 	}
 }
 
-// putAgent is PUT /sluice/agents/<id><suffix>, answering the agent.
+// putAgent is PUT /sluice/agents/<id>/cordon or …/uncordon (suffix),
+// answering the agent.
 func putAgent(s *session.Session, id, suffix string) (api.AgentInfo, error) {
-	var a api.AgentInfo
-	return a, s.Send(http.MethodPut, agentPath(id, suffix), nil, &a)
+	f := s.API.Fleet()
+	mark := f.Cordon
+	if suffix == "/uncordon" {
+		mark = f.Uncordon
+	}
+	return session.Call(s, mark, id)
 }
 
 func drainAgent(c *cli.Context) error {
@@ -212,12 +209,7 @@ func drainAgent(c *cli.Context) error {
 
 // startDrain is PUT …/drain[?force=true].
 func startDrain(s *session.Session, id string, force bool) (api.DrainStatus, error) {
-	q := ""
-	if force {
-		q = "?force=true"
-	}
-	var st api.DrainStatus
-	return st, s.Send(http.MethodPut, agentPath(id, "/drain"+q), nil, &st)
+	return session.Call2(s, s.API.Fleet().Drain, id, force)
 }
 
 // drainTable is a drain's state in one row.
@@ -237,8 +229,8 @@ func waitDrained(s *session.Session, id string, timeout time.Duration) (api.Drai
 	deadline := time.Now().Add(timeout)
 	last := ""
 	for {
-		var st api.DrainStatus
-		if err := s.Get(agentPath(id, "/drain"), &st); err != nil {
+		st, err := session.Call(s, s.API.Fleet().DrainStatus, id)
+		if err != nil {
 			return st, fmt.Errorf("follow the drain of agent %s: %w", id, err)
 		}
 		line := fmt.Sprintf("draining %s: moved %d, remaining %d", id, st.Moved, len(st.Remaining))

@@ -16,7 +16,6 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/envflag"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
 
@@ -41,23 +40,12 @@ func rebalance(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return session.Usage("rebalance takes no arguments")
 	}
-	q := []string{}
-	if n := c.Int("max-moves"); n != 0 {
-		q = append(q, fmt.Sprintf("max_moves=%d", n))
-	}
-	if c.Bool("dry-run") {
-		q = append(q, "dry_run=true")
-	}
-	path := "/sluice/rebalance"
-	if len(q) > 0 {
-		path += "?" + strings.Join(q, "&")
-	}
 	s, err := session.Open(c)
 	if err != nil {
 		return err
 	}
-	var r api.Rebalance
-	if err := s.Send(http.MethodPost, path, nil, &r); err != nil {
+	r, err := session.Call(s, s.API.Fleet().Rebalance, api.RebalanceOptions{MaxMoves: c.Int("max-moves"), DryRun: c.Bool("dry-run")})
+	if err != nil {
 		return err
 	}
 	if c.Bool("wait") && !r.DryRun {
@@ -89,8 +77,8 @@ func rebalanceStatusCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var r api.Rebalance
-			if err := s.Get("/sluice/rebalance", &r); err != nil {
+			r, err := session.Call0(s, s.API.Fleet().RebalanceStatus)
+			if err != nil {
 				return err
 			}
 			if s.Format != output.Table {
@@ -115,8 +103,8 @@ func waitRebalanced(s *session.Session, r api.Rebalance, timeout time.Duration) 
 			return r, s.C.Context.Err()
 		case <-time.After(session.PollInterval):
 		}
-		var cur api.Rebalance
-		if err := s.Get("/sluice/rebalance", &cur); err != nil {
+		cur, err := session.Call0(s, s.API.Fleet().RebalanceStatus)
+		if err != nil {
 			return r, fmt.Errorf("follow rebalance %s: %w", r.ID, err)
 		}
 		if cur.ID != r.ID {
@@ -282,8 +270,8 @@ func (r roller) rollBatch(batch []string) ([]rolled, error) {
 	for i, id := range batch {
 		// Its started_at now, not when the roll began: an agent that
 		// restarted meanwhile must not look restarted by the roll.
-		var a api.AgentInfo
-		if err := r.s.Get(agentPath(id, ""), &a); err != nil {
+		a, err := session.Call(r.s, r.s.API.Fleet().Agent, id)
+		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", id, err)
 		}
 		res[i] = rolled{Agent: id, StartedAt: a.StartedAt}
@@ -332,11 +320,9 @@ func (r roller) waitRestarted(id string, before time.Time) (api.AgentInfo, error
 	deadline := time.Now().Add(r.timeout)
 	gone := false
 	for {
-		var a api.AgentInfo
-		err := r.s.Get(agentPath(id, ""), &a)
-		var he *restclient.HTTPError
+		a, err := session.Call(r.s, r.s.API.Fleet().Agent, id)
 		switch {
-		case errors.As(err, &he) && he.Status == http.StatusNotFound:
+		case session.IsStatus(err, http.StatusNotFound):
 			// Gone and unmarked (uncordoned meanwhile): not back yet.
 			a = api.AgentInfo{ID: id, State: "gone"}
 		case err != nil:

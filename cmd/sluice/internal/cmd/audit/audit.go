@@ -40,21 +40,27 @@ func Command() *cli.Command {
 			if c.IsSet("limit") {
 				q.Set("limit", strconv.Itoa(c.Int("limit")))
 			}
-			path := "/sluice/audit"
-			if len(q) > 0 {
-				path += "?" + q.Encode()
-			}
 			s, err := session.Open(c)
 			if err != nil {
 				return err
 			}
+			// GET /sluice/audit as it is: --since may be relative (1h),
+			// which the server reads and api.AuditQuery cannot carry.
+			data, err := s.RawDo(http.MethodGet, "/sluice/audit", q, nil)
+			if err != nil {
+				return err
+			}
 			if c.Bool("json") {
+				var answer any
+				if err := session.DecodeNumbers(data, &answer); err != nil {
+					return fmt.Errorf("read the audit trail: %w", err)
+				}
 				s.Format = output.JSON
-				return s.Call(http.MethodGet, path, nil)
+				return s.PrintAnswer(answer)
 			}
 			var log api.AuditLog
-			if err := s.Get(path, &log); err != nil {
-				return err
+			if err := session.DecodeNumbers(data, &log); err != nil {
+				return fmt.Errorf("read the audit trail: %w", err)
 			}
 			if s.Format != output.Table {
 				return s.Print(log, nil)

@@ -1,12 +1,13 @@
 package connectors
 
 import (
+	"context"
 	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
@@ -19,13 +20,28 @@ type ActionResult struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// actions are the REST calls of the connector actions.
-var actions = map[string]struct{ method, suffix string }{
-	"pause":   {http.MethodPut, "/pause"},
-	"resume":  {http.MethodPut, "/resume"},
-	"stop":    {http.MethodPut, "/stop"},
-	"restart": {http.MethodPost, "/restart?includeTasks=true"},
-	"delete":  {http.MethodDelete, ""},
+// act is the typed client's call of an action on one connector.
+func act(s *session.Session, name string, resetOffsets bool) func(context.Context, string) error {
+	c := s.API.Connectors()
+	switch name {
+	case "pause":
+		return c.Pause
+	case "resume":
+		return c.Resume
+	case "stop":
+		return c.Stop
+	case "restart":
+		return func(ctx context.Context, n string) error {
+			_, err := c.Restart(ctx, n, api.RestartOptions{IncludeTasks: true})
+			return err
+		}
+	case "delete":
+		if resetOffsets {
+			return c.DeleteResettingOffsets
+		}
+		return c.Delete
+	}
+	panic("sluice: no action " + name)
 }
 
 // Action makes pause, resume, stop, restart or delete: one REST
@@ -78,22 +94,18 @@ func action(name, usage, done string) *cli.Command {
 			}
 			var existing []string
 			if crit.ByPattern() {
-				if err := s.Get("/connectors", &existing); err != nil {
+				if existing, err = session.Call0(s, s.API.Connectors().List); err != nil {
 					return err
 				}
 			}
 			names, _ := crit.Select(existing) // validated above
-			a := actions[name]
-			suffix := a.suffix
-			if name == "delete" && c.Bool("reset-offsets") {
-				suffix = "?reset_offsets=true"
-			}
+			call := act(s, name, c.Bool("reset-offsets"))
 			results := make([]ActionResult, 0, len(names))
 			failed := 0
 			var errs []error
 			for _, n := range names {
 				r := ActionResult{Connector: n, Result: done}
-				if _, _, err := s.Do(a.method, session.ConnectorPath(n, suffix), nil); err != nil {
+				if err := session.Exec(s, call, n); err != nil {
 					r.Result, r.Error = "", err.Error()
 					failed++
 					errs = append(errs, err)

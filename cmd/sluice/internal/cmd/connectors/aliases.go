@@ -10,7 +10,8 @@ import (
 // its subcommands is an alias of a verb (`connectors pause X` is
 // `pause X`, `connectors status X` is `get tasks X`) and runs that verb's
 // code. The reads print the server's answer as it sent it rather than the
-// verb's rows (session.AsAnswer); the group's -o defaults to json, as
+// verb's rows (session.AsAnswer: `connectors list` prints GET /connectors,
+// the names); the group's -o defaults to json, as
 // these commands always printed JSON.
 func Aliases() *cli.Command {
 	return &cli.Command{

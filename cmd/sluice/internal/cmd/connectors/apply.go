@@ -1,11 +1,9 @@
 package connectors
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +15,6 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/configdiff"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
 
@@ -186,11 +183,9 @@ func apply(c *cli.Context) error {
 // it differs; under dry it validates the config and says what it would do.
 func applyOne(s *session.Session, sp spec, dry bool) applyResult {
 	r := applyResult{Connector: sp.Name, File: sp.file}
-	var current map[string]string
-	err := s.Get(session.ConnectorPath(sp.Name, "/config"), &current)
-	var he *restclient.HTTPError
+	current, err := session.Call(s, s.API.Connectors().Config, sp.Name)
 	exists := err == nil
-	if err != nil && !(errors.As(err, &he) && he.Status == http.StatusNotFound) {
+	if err != nil && !session.IsStatus(err, http.StatusNotFound) {
 		r.Action, r.Error = "failed", err.Error()
 		return r
 	}
@@ -217,8 +212,7 @@ func applyOne(s *session.Session, sp spec, dry bool) applyResult {
 	}
 	switch {
 	case !exists:
-		body, _ := json.Marshal(api.CreateConnectorRequest{Name: sp.Name, Config: sp.Config})
-		if _, _, err := s.Do(http.MethodPost, "/connectors", body); err != nil {
+		if _, err := session.Call(s, s.API.Connectors().Create, api.CreateConnectorRequest{Name: sp.Name, Config: sp.Config}); err != nil {
 			r.Action, r.Error = "failed", err.Error()
 			return r
 		}
@@ -226,8 +220,8 @@ func applyOne(s *session.Session, sp spec, dry bool) applyResult {
 	case len(r.Changes) == 0:
 		r.Action = "unchanged"
 	default:
-		body, _ := json.Marshal(want)
-		if _, _, err := s.Do(http.MethodPut, session.ConnectorPath(sp.Name, "/config"), body); err != nil {
+		if _, _, err := s.API.Connectors().PutConfig(s.Ctx(), sp.Name, want); err != nil {
+			err = session.Err(err)
 			r.Action, r.Error = "failed", err.Error()
 			return r
 		}
@@ -243,14 +237,9 @@ func Validate(s *session.Session, cfg map[string]string) ([]string, error) {
 	if class == "" {
 		return []string{"connector.class: missing"}, nil
 	}
-	body, _ := json.Marshal(cfg)
-	data, _, err := s.Do(http.MethodPut, "/connector-plugins/"+url.PathEscape(class)+"/config/validate", body)
+	infos, err := session.Call2(s, s.API.Plugins().Validate, class, cfg)
 	if err != nil {
 		return nil, err
-	}
-	var infos api.ConfigInfos
-	if err := json.Unmarshal(data, &infos); err != nil {
-		return nil, fmt.Errorf("read the validation: %w", err)
 	}
 	var errs []string
 	for _, ci := range infos.Configs {

@@ -1,9 +1,8 @@
 package connectors
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -29,21 +28,16 @@ func serverAction(s *session.Session, name string, crit selection.Criteria) ([]s
 	if crit.Regex != "" {
 		return nil, session.Usage("--server selects by names or --match, not -e")
 	}
-	path := "/sluice/connectors/" + name
-	if name == "restart" {
-		path += "?includeTasks=true" // as the per-connector restart does
-	}
-	body, err := json.Marshal(api.BulkRequest{Selector: api.Selector{Names: crit.Names, Match: crit.Glob}})
-	if err != nil {
-		return nil, fmt.Errorf("encode the selection: %w", err)
-	}
-	data, _, err := s.Do(http.MethodPost, path, body)
+	f := s.API.Fleet()
+	bulk := map[string]func(context.Context, api.Selector) (api.BulkResults, error){
+		"pause": f.PauseConnectors, "resume": f.ResumeConnectors, "stop": f.StopConnectors,
+		"restart": func(ctx context.Context, sel api.Selector) (api.BulkResults, error) {
+			return f.RestartConnectors(ctx, sel, api.RestartOptions{IncludeTasks: true}) // as the per-connector restart does
+		},
+	}[name]
+	res, err := session.Call(s, bulk, api.Selector{Names: crit.Names, Match: crit.Glob})
 	if err != nil {
 		return nil, err
-	}
-	var res api.BulkResults
-	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, fmt.Errorf("read the results: %w", err)
 	}
 	var done []string
 	t := output.NewRows("CONNECTOR", "STATUS", "MESSAGE")

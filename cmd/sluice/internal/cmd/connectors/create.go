@@ -1,12 +1,11 @@
 package connectors
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
 
@@ -33,18 +32,20 @@ func create() *cli.Command {
 			if err != nil {
 				return err
 			}
+			var req api.CreateConnectorRequest
+			if err := session.DecodeNumbers(body, &req); err != nil {
+				return fmt.Errorf("%s: %w", c.String("file"), err)
+			}
 			s, err := session.Open(c)
 			if err != nil {
 				return err
 			}
-			if err := s.Call(http.MethodPost, "/connectors", body); err != nil || !c.Bool("wait") {
+			created, err := session.Call(s, s.API.Connectors().Create, req)
+			if err != nil {
 				return err
 			}
-			var req struct {
-				Name string `json:"name"`
-			}
-			if err := json.Unmarshal(body, &req); err != nil {
-				return fmt.Errorf("read the connector's name: %w", err)
+			if err := s.PrintAnswer(created); err != nil || !c.Bool("wait") {
+				return err
 			}
 			return s.WaitRunning([]string{req.Name}, c.Duration("timeout"))
 		},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -11,7 +12,6 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
 
@@ -33,19 +33,6 @@ func describeConnectorCommand() *cli.Command {
 	}
 }
 
-// lagInfo is GET /sluice/connectors/{name}/lag: a sink's consumer lag.
-type lagInfo struct {
-	Connector  string `json:"connector"`
-	TotalLag   int64  `json:"total_lag"`
-	Partitions []struct {
-		Topic           string `json:"topic"`
-		Partition       int32  `json:"partition"`
-		EndOffset       int64  `json:"end_offset"`
-		CommittedOffset int64  `json:"committed_offset"`
-		Lag             int64  `json:"lag"`
-	} `json:"partitions"`
-}
-
 // description is what `describe connector` shows.
 type description struct {
 	Name    string                 `json:"name"`
@@ -55,7 +42,7 @@ type description struct {
 	Config  map[string]string      `json:"config"`
 	Topics  []string               `json:"topics"`
 	Offsets []api.ConnectorOffset  `json:"offsets"`
-	Lag     *lagInfo               `json:"lag,omitempty"`
+	Lag     *api.ConnectorLag      `json:"lag,omitempty"`
 	Missing map[string]string      `json:"unavailable,omitempty"`
 	status  api.ConnectorStateInfo // for the table
 }
@@ -69,35 +56,31 @@ func describeConnector(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var info api.ConnectorInfo
-	if printed, err := s.Read(session.ConnectorPath(name, ""), &info); printed || err != nil {
-		return err
+	info, err := session.Call(s, s.API.Connectors().Get, name)
+	if err != nil || s.Answer {
+		return errors.Join(err, s.PrintAnswer(info))
 	}
 	d := description{Name: name, Type: info.Type, Config: info.Config, Missing: map[string]string{}}
-	if err := s.Get(session.ConnectorPath(name, "/status"), &d.status); err != nil {
+	if d.status, err = session.Call(s, s.API.Connectors().Status, name); err != nil {
 		return err
 	}
 	d.State, d.Tasks = d.status.Connector, d.status.Tasks
 	// The parts below are extras: a failure to read one is shown in its
 	// place, not fatal, as the connector itself was read.
-	var topics map[string]api.ActiveTopics
-	if err := s.Get(session.ConnectorPath(name, "/topics"), &topics); err != nil {
+	if topics, err := session.Call(s, s.API.Connectors().Topics, name); err != nil {
 		d.Missing["topics"] = err.Error()
 	} else {
-		d.Topics = topics[name].Topics
+		d.Topics = topics
 	}
-	var offsets api.ConnectorOffsets
-	if err := s.Get(session.ConnectorPath(name, "/offsets"), &offsets); err != nil {
+	if offsets, err := session.Call(s, s.API.Offsets().Get, name); err != nil {
 		d.Missing["offsets"] = err.Error()
 	} else {
 		d.Offsets = offsets.Offsets
 	}
 	if d.Type == "sink" {
-		var lag lagInfo
-		err := s.Get("/sluice"+session.ConnectorPath(name, "/lag"), &lag)
-		var he *restclient.HTTPError
+		lag, err := session.Call(s, s.API.Connectors().Lag, name)
 		switch {
-		case errors.As(err, &he) && he.Status == 404:
+		case session.IsStatus(err, http.StatusNotFound):
 			d.Missing["lag"] = "this coordinator does not serve GET /sluice/connectors/{name}/lag"
 		case err != nil:
 			d.Missing["lag"] = err.Error()

@@ -13,7 +13,7 @@ import (
 // per partition, from the shape GET /sluice/connectors/{name}/lag answers
 // with; and "lag: unavailable" when a coordinator does not serve it.
 func TestDescribeSinkGolden(t *testing.T) {
-	var lag lagInfo
+	var lag api.ConnectorLag
 	if err := json.Unmarshal([]byte(`{"connector":"s","total_lag":7,"partitions":[`+
 		`{"topic":"t","partition":0,"end_offset":10,"committed_offset":5,"lag":5},`+
 		`{"topic":"t","partition":1,"end_offset":2,"committed_offset":-1,"lag":2}]}`), &lag); err != nil {

@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -82,8 +83,16 @@ func getConnectors(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var all map[string]api.ConnectorExpanded
-	if printed, err := s.Read("/connectors?expand=status&expand=info", &all); printed || err != nil {
+	if s.Answer {
+		// connectors list: GET /connectors, the names.
+		names, err := session.Call0(s, s.API.Connectors().List)
+		if err != nil {
+			return err
+		}
+		return s.PrintAnswer(names)
+	}
+	all, err := session.Call2(s, s.API.Connectors().ListExpanded, true, true)
+	if err != nil {
 		return err
 	}
 	names := c.Args().Slice()
@@ -136,8 +145,8 @@ func getPlugins(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var plugins []api.PluginInfo
-	if err := s.Get("/connector-plugins?connectorsOnly=false", &plugins); err != nil {
+	plugins, err := session.Call0(s, s.API.Plugins().ListAll)
+	if err != nil {
 		return err
 	}
 	want := c.Args().Slice()
@@ -180,12 +189,11 @@ type OffsetRow struct {
 	Offset    map[string]any `json:"offset"`
 }
 
-// perConnector reads the document at path(name) of each named connector
-// (as an A) and prints the rows that rows makes of them, going on past a
-// connector that fails, and returns the failures. In the answer view (a
-// REST-mirroring alias) it takes one name and prints the document as the
-// server sent it.
-func perConnector[A, T any](c *cli.Context, path func(name string) string, rows func(name string, doc A) []T, table func([]T) *output.Rows) error {
+// perConnector reads each named connector's answer to read and prints
+// the rows that rows makes of them, going on past a connector that fails,
+// and returns the failures. In the answer view (a REST-mirroring alias)
+// it takes one name and prints the answer as the server sent it.
+func perConnector[A, T any](c *cli.Context, read func(s *session.Session) func(context.Context, string) (A, error), rows func(name string, doc A) []T, table func([]T) *output.Rows) error {
 	s, err := session.Open(c)
 	if err != nil {
 		return err
@@ -199,11 +207,13 @@ func perConnector[A, T any](c *cli.Context, path func(name string) string, rows 
 	all := []T{}
 	var errs []error
 	for _, n := range c.Args().Slice() {
-		var doc A
-		printed, err := s.Read(path(n), &doc)
+		doc, err := session.Call(s, read(s), n)
 		switch {
-		case printed:
-			return err
+		case s.Answer:
+			if err != nil {
+				return err
+			}
+			return s.PrintAnswer(doc)
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: %w", n, err))
 		default:
@@ -215,7 +225,9 @@ func perConnector[A, T any](c *cli.Context, path func(name string) string, rows 
 }
 
 func getOffsets(c *cli.Context) error {
-	return perConnector(c, func(n string) string { return session.ConnectorPath(n, "/offsets") }, func(n string, o api.ConnectorOffsets) []OffsetRow {
+	return perConnector(c, func(s *session.Session) func(context.Context, string) (api.ConnectorOffsets, error) {
+		return s.API.Offsets().Get
+	}, func(n string, o api.ConnectorOffsets) []OffsetRow {
 		rows := make([]OffsetRow, 0, len(o.Offsets))
 		for _, e := range o.Offsets {
 			rows = append(rows, OffsetRow{Connector: n, Partition: e.Partition, Offset: e.Offset})
@@ -237,7 +249,9 @@ type taskRow struct {
 }
 
 func getTasks(c *cli.Context) error {
-	return perConnector(c, func(n string) string { return session.ConnectorPath(n, "/status") }, func(n string, st api.ConnectorStateInfo) []taskRow {
+	return perConnector(c, func(s *session.Session) func(context.Context, string) (api.ConnectorStateInfo, error) {
+		return s.API.Connectors().Status
+	}, func(n string, st api.ConnectorStateInfo) []taskRow {
 		rows := make([]taskRow, 0, len(st.Tasks))
 		for _, t := range st.Tasks {
 			rows = append(rows, taskRow{Connector: n, TaskState: t})
@@ -254,7 +268,9 @@ type taskConfigRow struct {
 }
 
 func getTaskConfigs(c *cli.Context) error {
-	return perConnector(c, func(n string) string { return session.ConnectorPath(n, "/tasks") }, func(n string, tasks []api.TaskInfo) []taskConfigRow {
+	return perConnector(c, func(s *session.Session) func(context.Context, string) ([]api.TaskInfo, error) {
+		return s.API.Connectors().Tasks
+	}, func(n string, tasks []api.TaskInfo) []taskConfigRow {
 		rows := make([]taskConfigRow, 0, len(tasks))
 		for _, t := range tasks {
 			rows = append(rows, taskConfigRow{Connector: n, Task: t.ID.Task, Config: t.Config})

@@ -1,10 +1,8 @@
 package connectors
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,10 +52,6 @@ func moveConnector(c *cli.Context, copying bool) error {
 		}
 		req.Config[k] = v
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("encode the move: %w", err)
-	}
 	s, err := session.OpenWithReason(c)
 	if err != nil {
 		return err
@@ -68,13 +62,12 @@ func moveConnector(c *cli.Context, copying bool) error {
 	}
 	// The server answers once every step is done (or undone): the spinner
 	// shows it is still at work.
-	data, _, err := s.DoBusy(fmt.Sprintf("%s %s to %s", verb, old, to), http.MethodPost, session.SluicePath(old, "/move"), body)
-	if err != nil {
-		return err
-	}
 	var res api.MoveResult
-	if err := session.DecodeNumbers(data, &res); err != nil {
-		return fmt.Errorf("read the answer of the move: %w", err)
+	if err := session.Busy(fmt.Sprintf("%s %s to %s", verb, old, to), func() (err error) {
+		res, err = session.Call2(s, s.API.Offsets().Move, old, req)
+		return err
+	}); err != nil {
+		return err
 	}
 	if s.Format != output.Table {
 		return s.Print(res, nil)

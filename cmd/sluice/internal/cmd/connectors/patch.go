@@ -1,14 +1,10 @@
 package connectors
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/configdiff"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
@@ -60,18 +56,13 @@ func patchConnector(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var before map[string]string
-	if err := s.Get(session.ConnectorPath(name, "/config"), &before); err != nil {
-		return err
-	}
-	body, _ := json.Marshal(patch)
-	data, _, err := s.Do(http.MethodPatch, session.ConnectorPath(name, "/config"), body)
+	before, err := session.Call(s, s.API.Connectors().Config, name)
 	if err != nil {
 		return err
 	}
-	var info api.ConnectorInfo
-	if err := json.Unmarshal(data, &info); err != nil {
-		return fmt.Errorf("read the answer of PATCH: %w", err)
+	info, err := session.Call2(s, s.API.Connectors().PatchConfig, name, patch)
+	if err != nil {
+		return err
 	}
 	changes := configdiff.Diff(before, info.Config)
 	result := applyResult{Connector: name, Action: "configured", Changes: changes}

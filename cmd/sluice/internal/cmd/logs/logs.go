@@ -1,19 +1,15 @@
 package logs
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
-	"github.com/sluice-io/sluice/shared/wire"
 )
 
 // Command reads and sets log levels through /admin/loggers.
@@ -41,14 +37,14 @@ func logsGet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	levels := map[string]wire.LoggerLevel{}
+	levels := map[string]api.LoggerLevel{}
 	if name := c.Args().First(); name != "" {
-		var one wire.LoggerLevel
-		if err := s.Get("/admin/loggers/"+url.PathEscape(name), &one); err != nil {
+		one, err := session.Call(s, s.API.Admin().Logger, name)
+		if err != nil {
 			return err
 		}
 		levels[name] = one
-	} else if err := s.Get("/admin/loggers", &levels); err != nil {
+	} else if levels, err = session.Call0(s, s.API.Admin().Loggers); err != nil {
 		return err
 	}
 	return s.Print(levels, func() *output.Rows {
@@ -78,17 +74,21 @@ func logsSet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	body, _ := json.Marshal(map[string]string{"level": level})
-	path := "/admin/loggers/" + url.PathEscape(logger) + "?scope=" + url.QueryEscape(c.String("scope"))
-	data, _, err := s.Do(http.MethodPut, path, body)
-	if err != nil {
-		return err
-	}
 	changed := []string{}
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &changed); err != nil {
-			return fmt.Errorf("read the answer of PUT /admin/loggers: %w", err)
+	switch scope := c.String("scope"); scope {
+	case "worker":
+		if changed, err = session.Call2(s, s.API.Admin().SetLoggerLevel, logger, level); err != nil {
+			return err
 		}
+	case "cluster":
+		if err := session.Err(s.API.Admin().SetClusterLoggerLevel(s.Ctx(), logger, level)); err != nil {
+			return err
+		}
+	default:
+		return session.Usage("--scope %q: want worker or cluster", scope)
+	}
+	if changed == nil {
+		changed = []string{}
 	}
 	result := map[string]any{"logger": logger, "level": level, "scope": c.String("scope"), "changed": changed}
 	return s.Print(result, func() *output.Rows {

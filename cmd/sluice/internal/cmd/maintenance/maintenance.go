@@ -1,10 +1,8 @@
 package maintenance
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -42,8 +40,8 @@ func Command() *cli.Command {
 					if err != nil {
 						return err
 					}
-					var list api.MaintenanceList
-					if err := s.Get("/sluice/maintenance", &list); err != nil {
+					list, err := session.Call0(s, s.API.Fleet().MaintenanceWindows)
+					if err != nil {
 						return err
 					}
 					return s.Print(list, func() *output.Rows { return windowRows(list.Windows) })
@@ -53,14 +51,18 @@ func Command() *cli.Command {
 				Name: "get", Usage: "show a window and its connectors' previous states", ArgsUsage: "ID",
 				Flags: session.Flags(),
 				Action: func(c *cli.Context) error {
-					return windowCall(c, http.MethodGet)
+					return windowCall(c, func(f *api.Fleet) func(context.Context, string) (api.MaintenanceWindow, error) {
+						return f.MaintenanceWindow
+					})
 				},
 			},
 			{
 				Name: "close", Usage: "close a window: give each connector its previous state back, unless changed by hand or deleted", ArgsUsage: "ID",
 				Flags: session.Flags(),
 				Action: func(c *cli.Context) error {
-					return windowCall(c, http.MethodDelete)
+					return windowCall(c, func(f *api.Fleet) func(context.Context, string) (api.MaintenanceWindow, error) {
+						return f.CloseMaintenance
+					})
 				},
 			},
 		},
@@ -77,23 +79,20 @@ func openWindow(c *cli.Context) error {
 	if (len(req.Names) > 0) == (req.Match != "") {
 		return session.Usage("select the connectors with --match GLOB or --names a,b: one of them")
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("encode the window: %w", err)
-	}
 	s, err := session.Open(c)
 	if err != nil {
 		return err
 	}
-	data, _, err := s.Do(http.MethodPost, "/sluice/maintenance", body)
+	w, err := session.Call(s, s.API.Fleet().OpenMaintenance, req)
 	if err != nil {
 		return err
 	}
-	return printWindow(s, data)
+	return printWindow(s, w)
 }
 
-// windowCall is get or close of the window the argument names.
-func windowCall(c *cli.Context, method string) error {
+// windowCall is get or close (the call of the client's fleet group) of
+// the window the argument names.
+func windowCall(c *cli.Context, call func(*api.Fleet) func(context.Context, string) (api.MaintenanceWindow, error)) error {
 	if c.NArg() != 1 {
 		return session.Usage("give the window's id (sluice maintenance list shows them)")
 	}
@@ -101,20 +100,16 @@ func windowCall(c *cli.Context, method string) error {
 	if err != nil {
 		return err
 	}
-	data, _, err := s.Do(method, "/sluice/maintenance/"+url.PathEscape(c.Args().First()), nil)
+	w, err := session.Call(s, call(s.API.Fleet()), c.Args().First())
 	if err != nil {
 		return err
 	}
-	return printWindow(s, data)
+	return printWindow(s, w)
 }
 
 // printWindow prints a window answer: a line about the window, then its
 // connectors (with their outcomes once it closed).
-func printWindow(s *session.Session, data []byte) error {
-	var w api.MaintenanceWindow
-	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("read the window: %w", err)
-	}
+func printWindow(s *session.Session, w api.MaintenanceWindow) error {
 	if s.Format != output.Table {
 		return s.Print(w, nil)
 	}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/transfer"
@@ -41,7 +39,7 @@ func Command() *cli.Command {
 // migration is one run of migrate: the two clusters and what to do.
 type migration struct {
 	c            *cli.Context
-	from         *restclient.Client
+	from         *api.Client
 	to           *transfer.Target
 	dry          bool
 	leaveStopped bool
@@ -62,13 +60,13 @@ func migrate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var all []string
-	if err := from.Get(c.Context, "/connectors", &all); err != nil {
-		return fmt.Errorf("list the connectors of Kafka Connect: %w", sourceError(from.Base, err))
+	all, err := from.Connectors().List(c.Context)
+	if err != nil {
+		return fmt.Errorf("list the connectors of Kafka Connect: %w", sourceError(from, err))
 	}
 	names, _ := selection.Criteria{Glob: glob}.Select(all) // validated above
 	if len(names) == 0 {
-		return fmt.Errorf("no connector of %s matches %q", from.Base, glob)
+		return fmt.Errorf("no connector of %s matches %q", from.Address(), glob)
 	}
 	to, err := transfer.OpenTarget(s)
 	if err != nil {
@@ -85,27 +83,22 @@ func migrate(c *cli.Context) error {
 
 // sourceClient is the REST client of --from, authenticated as the
 // --from-* flags say, as --url is by --user and its friends.
-func sourceClient(c *cli.Context) (*restclient.Client, error) {
+func sourceClient(c *cli.Context) (*api.Client, error) {
 	cn := session.Conn{URL: c.String("from"), User: c.String("from-user"), PasswordFile: c.String("from-password-file"), CA: c.String("from-ca")}
-	base, err := restclient.NormalizeURL(cn.URL, cn.CA != "")
-	if err != nil {
-		return nil, session.Usage("--from: %w", err)
+	if cn.User != "" && cn.PasswordFile == "" {
+		return nil, session.Usage("--from-user needs --from-password-file")
 	}
-	hc, err := session.HTTPClient(cn.CA)
-	if err != nil {
-		return nil, fmt.Errorf("--from-ca: %w", err)
+	from, _, err := session.ClientFor("--from", cn)
+	var ue session.UsageError
+	if err != nil && !errors.As(err, &ue) {
+		return nil, fmt.Errorf("--from: %w", err)
 	}
-	return &restclient.Client{Base: base, HTTP: hc, Authorize: func(r *http.Request) error {
-		if cn.User != "" && cn.PasswordFile == "" {
-			return session.Usage("--from-user needs --from-password-file")
-		}
-		return session.Authorize(cn, r)
-	}}, nil
+	return from, err
 }
 
 // unreachableSource is a --from that no server answered; it keeps exit
 // code 3 (no server) and names Kafka Connect rather than Sluice.
-type unreachableSource struct{ ce *restclient.ConnectError }
+type unreachableSource struct{ ce *session.ConnectError }
 
 func (e unreachableSource) Error() string {
 	return fmt.Sprintf("cannot reach Kafka Connect at %s: %v", e.ce.URL, e.ce.Err)
@@ -113,11 +106,13 @@ func (e unreachableSource) Error() string {
 
 func (e unreachableSource) Unwrap() error { return e.ce }
 
-// sourceError is err, said of Kafka Connect when it reached no server.
-func sourceError(base string, err error) error {
-	var ce *restclient.ConnectError
+// sourceError is an error of the --from client in the CLI's words, said
+// of Kafka Connect when it reached no server.
+func sourceError(from *api.Client, err error) error {
+	err = session.Err(err)
+	var ce *session.ConnectError
 	if errors.As(err, &ce) {
-		return unreachableSource{&restclient.ConnectError{URL: base, Err: ce.Err}}
+		return unreachableSource{&session.ConnectError{URL: from.Address(), Err: ce.Err}}
 	}
 	return err
 }
@@ -145,13 +140,14 @@ func (m *migration) one(name string) transfer.Result {
 		return r
 	}
 	mc := transfer.Connector{Name: name}
-	if err := m.from.Get(ctx, session.ConnectorPath(name, "/config"), &mc.Config); err != nil {
-		return fail("read the config", sourceError(m.from.Base, err))
+	var err error
+	if mc.Config, err = m.from.Connectors().Config(ctx, name); err != nil {
+		return fail("read the config", sourceError(m.from, err))
 	}
 	r.Class = mc.Config["connector.class"]
 	was, typ, err := transfer.TargetState(ctx, m.from, name)
 	if err != nil {
-		return fail("read the status", sourceError(m.from.Base, err))
+		return fail("read the status", sourceError(m.from, err))
 	}
 	r.Type = typ
 	if _, ok := m.to.Plugin(r.Class); !ok {
@@ -175,7 +171,7 @@ func (m *migration) one(name string) transfer.Result {
 		// would move, give or take what it processes meanwhile.
 		offsets, err := transfer.ReadOffsets(ctx, m.from, name)
 		if err != nil {
-			return fail("read the offsets", sourceError(m.from.Base, err))
+			return fail("read the offsets", sourceError(m.from, err))
 		}
 		r.Partitions, r.Result = len(offsets), transfer.WouldMigrate
 		m.progress("%s (%s, %s on Kafka Connect, %s): would stop it there and create it %s in Sluice\n", name, r.Type, was, output.Count(r.Partitions, "partition"), mc.State)
@@ -186,7 +182,7 @@ func (m *migration) one(name string) transfer.Result {
 	}
 	offsets, err := transfer.ReadOffsets(ctx, m.from, name)
 	if err != nil {
-		return fail("read the offsets", m.putBack(name, was, sourceError(m.from.Base, err)))
+		return fail("read the offsets", m.putBack(name, was, sourceError(m.from, err)))
 	}
 	mc.Offsets, r.Partitions = offsets, len(offsets)
 	m.progress("%s: creating it in Sluice (%s, %s)… ", name, r.Type, output.Count(r.Partitions, "partition"))
@@ -197,9 +193,9 @@ func (m *migration) one(name string) transfer.Result {
 	m.progress("created %s\n", mc.State)
 	r.Result = transfer.Migrated
 	if m.deleteSource {
-		if _, _, err := m.from.Do(ctx, http.MethodDelete, session.ConnectorPath(name, ""), nil); err != nil {
+		if err := m.from.Connectors().Delete(ctx, name); err != nil {
 			// Sluice has it now: putting it back would run it twice.
-			return fail("delete on Kafka Connect (it is in Sluice, and left STOPPED on Kafka Connect)", sourceError(m.from.Base, err))
+			return fail("delete on Kafka Connect (it is in Sluice, and left STOPPED on Kafka Connect)", sourceError(m.from, err))
 		}
 		r.Result = transfer.DeletedSource
 		m.progress("%s: deleted on Kafka Connect\n", name)
@@ -213,18 +209,17 @@ func (m *migration) one(name string) transfer.Result {
 func (m *migration) stop(name string) error {
 	ctx := m.c.Context
 	m.progress("%s: stopping it on Kafka Connect… ", name)
-	if _, _, err := m.from.Do(ctx, http.MethodPut, session.ConnectorPath(name, "/stop"), nil); err != nil {
+	if err := m.from.Connectors().Stop(ctx, name); err != nil {
 		m.progress("failed\n")
-		return sourceError(m.from.Base, err)
+		return sourceError(m.from, err)
 	}
 	start := time.Now()
 	last := start
 	for {
-		var st api.ConnectorStateInfo
-		err := m.from.Get(ctx, session.ConnectorPath(name, "/status"), &st)
+		st, err := m.from.Connectors().Status(ctx, name)
 		if err != nil {
 			m.progress("failed\n")
-			return fmt.Errorf("read the status: %w", sourceError(m.from.Base, err))
+			return fmt.Errorf("read the status: %w", sourceError(m.from, err))
 		}
 		if st.Connector.State == api.StateStopped && len(st.Tasks) == 0 {
 			m.progress("STOPPED after %s\n", time.Since(start).Round(100*time.Millisecond))
@@ -248,16 +243,16 @@ func (m *migration) stop(name string) error {
 // before the migration stopped it, and returns cause with what became of
 // that.
 func (m *migration) putBack(name, was string, cause error) error {
-	suffix := map[string]string{api.StateRunning: "/resume", api.StatePaused: "/pause"}[was]
-	if suffix == "" {
+	put := map[string]func(context.Context, string) error{api.StateRunning: m.from.Connectors().Resume, api.StatePaused: m.from.Connectors().Pause}[was]
+	if put == nil {
 		return fmt.Errorf("%w; it was STOPPED on Kafka Connect and is left so", cause)
 	}
 	// A fresh context: a Ctrl-C that interrupted the migration must not
 	// also leave the connector stopped.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(m.c.Context), 30*time.Second)
 	defer cancel()
-	if _, _, err := m.from.Do(ctx, http.MethodPut, session.ConnectorPath(name, suffix), nil); err != nil {
-		return fmt.Errorf("%w; putting it back to %s on Kafka Connect failed too (%v): it is STOPPED there", cause, was, sourceError(m.from.Base, err))
+	if err := put(ctx, name); err != nil {
+		return fmt.Errorf("%w; putting it back to %s on Kafka Connect failed too (%v): it is STOPPED there", cause, was, sourceError(m.from, err))
 	}
 	return fmt.Errorf("%w; put back to %s on Kafka Connect", cause, was)
 }

@@ -11,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -47,18 +45,18 @@ func offsetsAlterCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			body, err := session.ReadBody(c.String("file"))
-			if err != nil {
+			var req api.ConnectorOffsets
+			if err := session.ReadJSON(c.String("file"), &req); err != nil {
 				return err
 			}
 			if c.Bool("dry-run") {
-				return changeOffsets(c, "previewing the offsets of "+n, session.SluicePath(n, "/offsets/preview"), body)
+				return changeOffsets(c, "previewing the offsets of "+n, func(s *session.Session) (api.OffsetsChanges, error) {
+					return session.Call2(s, s.API.Offsets().Preview, n, api.OffsetsPreviewRequest{Offsets: req.Offsets})
+				})
 			}
-			s, err := session.OpenWithReason(c)
-			if err != nil {
-				return err
-			}
-			return s.CallBusy("altering the offsets of "+n, http.MethodPatch, session.ConnectorPath(n, "/offsets"), body)
+			return answerBusy(c, "altering the offsets of "+n, func(s *session.Session) (api.Message, error) {
+				return session.Call2(s, s.API.Offsets().Alter, n, req.Offsets)
+			})
 		},
 	}
 }
@@ -95,19 +93,34 @@ func resetOffsets(c *cli.Context) error {
 	switch {
 	case byRule:
 		req.DryRun = c.Bool("dry-run")
-		body, err := json.Marshal(req)
-		if err != nil {
-			return fmt.Errorf("encode the reset: %w", err)
-		}
-		return changeOffsets(c, "resetting the offsets of "+n, session.SluicePath(n, "/offsets/reset"), body)
+		return changeOffsets(c, "resetting the offsets of "+n, func(s *session.Session) (api.OffsetsChanges, error) {
+			return session.Call2(s, s.API.Offsets().ResetTo, n, req)
+		})
 	case c.Bool("dry-run"):
-		return changeOffsets(c, "previewing the reset of "+n, session.SluicePath(n, "/offsets/preview"), []byte(`{"reset":true}`))
+		return changeOffsets(c, "previewing the reset of "+n, func(s *session.Session) (api.OffsetsChanges, error) {
+			return session.Call2(s, s.API.Offsets().Preview, n, api.OffsetsPreviewRequest{Reset: true})
+		})
 	}
+	return answerBusy(c, "resetting the offsets of "+n, func(s *session.Session) (api.Message, error) {
+		return session.Call(s, s.API.Offsets().Reset, n)
+	})
+}
+
+// answerBusy runs one of Kafka Connect's offsets writes (call), with
+// --reason and a spinner while it runs, and prints the server's answer.
+func answerBusy(c *cli.Context, what string, call func(*session.Session) (api.Message, error)) error {
 	s, err := session.OpenWithReason(c)
 	if err != nil {
 		return err
 	}
-	return s.CallBusy("resetting the offsets of "+n, http.MethodDelete, session.ConnectorPath(n, "/offsets"), nil)
+	var msg api.Message
+	if err := session.Busy(what, func() (err error) {
+		msg, err = call(s)
+		return err
+	}); err != nil {
+		return err
+	}
+	return s.PrintAnswer(msg)
 }
 
 // resetRule reads the rule flags of `offsets reset`: the request, and
@@ -175,20 +188,19 @@ func timestampValue(ts string) any {
 	return ts
 }
 
-// changeOffsets POSTs one Sluice offsets change (or its dry run), with a
-// spinner while it runs, and prints the changes it answers with.
-func changeOffsets(c *cli.Context, what, path string, body []byte) error {
+// changeOffsets makes one Sluice offsets change (or its dry run), call,
+// with a spinner while it runs, and prints the changes it answers with.
+func changeOffsets(c *cli.Context, what string, call func(*session.Session) (api.OffsetsChanges, error)) error {
 	s, err := openChange(c)
 	if err != nil {
 		return err
 	}
-	data, _, err := s.DoBusy(what, http.MethodPost, path, body)
-	if err != nil {
-		return err
-	}
 	var res api.OffsetsChanges
-	if err := session.DecodeNumbers(data, &res); err != nil {
-		return fmt.Errorf("read the answer of POST %s: %w", path, err)
+	if err := session.Busy(what, func() (err error) {
+		res, err = call(s)
+		return err
+	}); err != nil {
+		return err
 	}
 	if res.Changes == nil {
 		res.Changes = []api.OffsetChange{}
@@ -250,8 +262,8 @@ func offsetsHistory(c *cli.Context) error {
 		if c.IsSet("limit") || c.IsSet("before") {
 			return session.Usage("--limit and --before page the history: not with an entry id")
 		}
-		var e api.OffsetsHistoryEntry
-		if err := s.GetNumbers(session.SluicePath(name, "/offsets/history/"+url.PathEscape(c.Args().Get(1))), &e); err != nil {
+		e, err := session.Call2(s, s.API.Offsets().HistoryEntry, name, c.Args().Get(1))
+		if err != nil {
 			return err
 		}
 		if s.Format != output.Table {
@@ -259,19 +271,11 @@ func offsetsHistory(c *cli.Context) error {
 		}
 		return writeEntry(s, e)
 	}
-	q := url.Values{}
-	if c.IsSet("limit") {
-		q.Set("limit", strconv.Itoa(c.Int("limit")))
+	if c.IsSet("limit") && c.Int("limit") < 1 {
+		return session.Usage("--limit %d: give 1 or more", c.Int("limit"))
 	}
-	if c.IsSet("before") {
-		q.Set("before", c.String("before"))
-	}
-	path := session.SluicePath(name, "/offsets/history")
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
-	var h api.OffsetsHistory
-	if err := s.GetNumbers(path, &h); err != nil {
+	h, err := session.Call2(s, s.API.Offsets().History, name, api.HistoryQuery{Limit: c.Int("limit"), Before: c.String("before")})
+	if err != nil {
 		return err
 	}
 	if err := s.Print(h, func() *output.Rows { return historyRows(h.Entries) }); err != nil {
@@ -329,18 +333,11 @@ func offsetsUndoCommand() *cli.Command {
 				return session.Usage("give the connector name and the history entry id")
 			}
 			name, id := c.Args().Get(0), c.Args().Get(1)
-			q := url.Values{}
-			if c.Bool("force") {
-				q.Set("force", "true")
-			}
-			if c.Bool("dry-run") {
-				q.Set("dry_run", "true")
-			}
-			path := session.SluicePath(name, "/offsets/history/"+url.PathEscape(id)+"/undo")
-			if len(q) > 0 {
-				path += "?" + q.Encode()
-			}
-			return changeOffsets(c, "undoing "+id+" on "+name, path, nil)
+			opts := api.UndoOptions{Force: c.Bool("force"), DryRun: c.Bool("dry-run")}
+			return changeOffsets(c, "undoing "+id+" on "+name, func(s *session.Session) (api.OffsetsChanges, error) {
+				changes, err := s.API.Offsets().Undo(s.Ctx(), name, id, opts)
+				return changes, session.Err(err)
+			})
 		},
 	}
 }
@@ -366,11 +363,9 @@ func offsetsRestoreCommand() *cli.Command {
 			if req.Positions != "before" && req.Positions != "after" {
 				return session.Usage("--positions %q: want before or after", req.Positions)
 			}
-			body, err := json.Marshal(req)
-			if err != nil {
-				return fmt.Errorf("encode the restore: %w", err)
-			}
-			return changeOffsets(c, "restoring the offsets of "+name, session.SluicePath(name, "/offsets/restore"), body)
+			return changeOffsets(c, "restoring the offsets of "+name, func(s *session.Session) (api.OffsetsChanges, error) {
+				return session.Call2(s, s.API.Offsets().Restore, name, req)
+			})
 		},
 	}
 }

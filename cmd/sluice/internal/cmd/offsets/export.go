@@ -56,7 +56,7 @@ func exportOffsets(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	doc := ExportDoc{Format: exportFormat, ExportedAt: time.Now().UTC().Truncate(time.Second), From: s.API.Base, Connectors: []transfer.Connector{}}
+	doc := ExportDoc{Format: exportFormat, ExportedAt: time.Now().UTC().Truncate(time.Second), From: s.API.Address(), Connectors: []transfer.Connector{}}
 	for _, n := range names {
 		m, err := transfer.ReadConnector(c.Context, s.API, n)
 		if err != nil {
@@ -92,7 +92,8 @@ func expandNames(s *session.Session, args []string) ([]string, error) {
 			continue
 		}
 		if existing == nil {
-			if err := s.Get("/connectors", &existing); err != nil {
+			var err error
+			if existing, err = session.Call0(s, s.API.Connectors().List); err != nil {
 				return nil, fmt.Errorf("list the connectors: %w", err)
 			}
 		}
@@ -211,7 +212,7 @@ func importOne(c *cli.Context, t *transfer.Target, m transfer.Connector, dry boo
 // parseExport reads and checks an export document.
 func parseExport(data []byte) (ExportDoc, error) {
 	var doc ExportDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := session.DecodeNumbers(data, &doc); err != nil {
 		return doc, fmt.Errorf("not an export document: %w", err)
 	}
 	if doc.Format != exportFormat {

@@ -4,10 +4,10 @@ package rollout
 // (docs/operations-rollouts.part.md).
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	stdmaps "maps"
-	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,16 +36,22 @@ func Command() *cli.Command {
 					&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch polls"},
 				},
 				Action: func(c *cli.Context) error {
-					body, err := session.ReadBody(c.String("file"))
-					if err != nil {
+					var req api.RolloutRequest
+					if err := session.ReadJSON(c.String("file"), &req); err != nil {
 						return err
+					}
+					if req.Batches == nil {
+						// No batches given: [] (the server's default
+						// batches), as the client would send null, which
+						// the server refuses.
+						req.Batches = []json.RawMessage{}
 					}
 					s, err := session.Open(c)
 					if err != nil {
 						return err
 					}
-					var r api.Rollout
-					if err := s.Send(http.MethodPost, "/sluice/rollouts", body, &r); err != nil {
+					r, err := session.Call(s, s.API.Fleet().CreateRollout, req)
+					if err != nil {
 						return err
 					}
 					if !c.Bool("watch") {
@@ -60,8 +66,8 @@ func Command() *cli.Command {
 				if err != nil {
 					return err
 				}
-				var list api.RolloutList
-				if err := s.Get("/sluice/rollouts", &list); err != nil {
+				list, err := session.Call0(s, s.API.Fleet().Rollouts)
+				if err != nil {
 					return err
 				}
 				return s.Print(list, func() *output.Rows { return rolloutRows(list.Rollouts) })
@@ -78,8 +84,8 @@ func Command() *cli.Command {
 					if c.Bool("watch") {
 						return watchRollout(s, id, c.Duration("interval"))
 					}
-					var r api.Rollout
-					if err := s.Get(rolloutPath(id, ""), &r); err != nil {
+					r, err := session.Call(s, s.API.Fleet().Rollout, id)
+					if err != nil {
 						return err
 					}
 					return printRollout(s, r)
@@ -94,13 +100,18 @@ func Command() *cli.Command {
 
 // rolloutAction is a subcommand PUTting /sluice/rollouts/ID/<name>.
 func rolloutAction(name, usage string) *cli.Command {
+	call := map[string]func(*api.Fleet) func(context.Context, string) (api.Rollout, error){
+		"pause":  func(f *api.Fleet) func(context.Context, string) (api.Rollout, error) { return f.PauseRollout },
+		"resume": func(f *api.Fleet) func(context.Context, string) (api.Rollout, error) { return f.ResumeRollout },
+		"abort":  func(f *api.Fleet) func(context.Context, string) (api.Rollout, error) { return f.AbortRollout },
+	}[name]
 	return &cli.Command{Name: name, Usage: usage, ArgsUsage: "ID", Action: func(c *cli.Context) error {
 		s, id, err := rolloutArg(c)
 		if err != nil {
 			return err
 		}
-		var r api.Rollout
-		if err := s.Send(http.MethodPut, rolloutPath(id, "/"+name), nil, &r); err != nil {
+		r, err := session.Call(s, call(s.API.Fleet()), id)
+		if err != nil {
 			return err
 		}
 		return printRollout(s, r)
@@ -116,9 +127,6 @@ func rolloutArg(c *cli.Context) (*session.Session, string, error) {
 	s, err := session.Open(c)
 	return s, c.Args().First(), err
 }
-
-// rolloutPath is /sluice/rollouts/<id><suffix>, the id escaped.
-func rolloutPath(id, suffix string) string { return "/sluice/rollouts/" + url.PathEscape(id) + suffix }
 
 // printRollout prints one rollout: as a table, a line about it and a row
 // per connector.

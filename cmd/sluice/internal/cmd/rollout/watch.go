@@ -23,8 +23,8 @@ func watchRollout(s *session.Session, id string, interval time.Duration) error {
 	live := f != nil && session.IsTerminal(f)
 	var last []string
 	for {
-		var r api.Rollout
-		if err := s.Get(rolloutPath(id, ""), &r); err != nil {
+		r, err := session.Call(s, s.API.Fleet().Rollout, id)
+		if err != nil {
 			return err
 		}
 		lines := rolloutLines(r)
