@@ -12,9 +12,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files (testdata/*.golden, docs/cli.md's reference) with what the tests got")
 
-// Updating reports whether the test run rewrites golden files (-update).
-func Updating() bool { return *update }
-
 // Check compares got with testdata/<name>.golden, or writes it there under
 // -update.
 func Check(t *testing.T, name, got string) {

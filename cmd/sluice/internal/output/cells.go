@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,9 +56,22 @@ func FirstLine(s string) string {
 	return OneLine(line, 100)
 }
 
-// Generic shows any JSON value as a table: an object's keys and values,
-// or an array's elements; nested values stay compact JSON.
+// Generic shows any value as its JSON shows it, as a table: an object's
+// keys and values, or an array's elements; nested values stay compact
+// JSON (numbers as they were written).
 func Generic(v any) *Rows {
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		if data, err := json.Marshal(v); err == nil {
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.UseNumber()
+			var generic any
+			if dec.Decode(&generic) == nil {
+				v = generic
+			}
+		}
+	}
 	switch v := v.(type) {
 	case map[string]any:
 		rows := NewRows("KEY", "VALUE")

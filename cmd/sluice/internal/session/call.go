@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
@@ -37,17 +36,7 @@ func Exec[A any](s *Session, call func(context.Context, A) error, a A) error {
 // or a table of its keys and values (output.Generic). The REST-mirroring
 // commands print this.
 func (s *Session) PrintAnswer(v any) error {
-	return s.Print(v, func() *output.Rows {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return output.NewRows().Add(fmt.Sprint(v))
-		}
-		var generic any
-		if err := DecodeNumbers(data, &generic); err != nil {
-			return output.NewRows().Add(string(data))
-		}
-		return output.Generic(generic)
-	})
+	return s.Print(v, func() *output.Rows { return output.Generic(v) })
 }
 
 // DecodeNumbers decodes JSON into v keeping its numbers as json.Number:

@@ -1,3 +1,6 @@
+// Package agents is `sluice agents …` (list, get, cordon, uncordon,
+// drain), `sluice rebalance` and `sluice fleet roll`: the agents the leader
+// knows and the operations over them.
 package agents
 
 import (

@@ -1,3 +1,4 @@
+// Package audit is `sluice audit`: the trail of REST writes.
 package audit
 
 import (

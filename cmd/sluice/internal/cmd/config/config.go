@@ -1,3 +1,5 @@
+// Package config is `sluice config …`, the CLI's contexts (named
+// connection settings), and `sluice completion`.
 package config
 
 import (

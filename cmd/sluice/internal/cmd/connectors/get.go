@@ -1,3 +1,6 @@
+// Package connectors is the verbs on connectors — get, describe, create,
+// apply, patch, pause, resume, stop, restart, delete, move, copy — and
+// `sluice connectors …`, their REST-mirroring aliases.
 package connectors
 
 import (

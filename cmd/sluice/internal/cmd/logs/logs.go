@@ -1,3 +1,5 @@
+// Package logs is `sluice logs get|set`: log levels through
+// /admin/loggers.
 package logs
 
 import (

@@ -1,3 +1,5 @@
+// Package maintenance is `sluice maintenance …`: windows that hold
+// connectors STOPPED or PAUSED and give them their states back.
 package maintenance
 
 import (

@@ -1,3 +1,5 @@
+// Package migrate is `sluice migrate`: connectors of a Kafka Connect
+// cluster moved into Sluice with their offsets.
 package migrate
 
 import (
@@ -100,10 +102,12 @@ func sourceClient(c *cli.Context) (*api.Client, error) {
 // code 3 (no server) and names Kafka Connect rather than Sluice.
 type unreachableSource struct{ ce *session.ConnectError }
 
+// Error names Kafka Connect and why it was not reached.
 func (e unreachableSource) Error() string {
 	return fmt.Sprintf("cannot reach Kafka Connect at %s: %v", e.ce.URL, e.ce.Err)
 }
 
+// Unwrap is the connection error.
 func (e unreachableSource) Unwrap() error { return e.ce }
 
 // sourceError is an error of the --from client in the CLI's words, said

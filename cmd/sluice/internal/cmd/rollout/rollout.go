@@ -1,3 +1,5 @@
+// Package rollout is `sluice rollout …`: health-gated config rollouts,
+// created, listed, followed, paused, resumed and aborted.
 package rollout
 
 // sluice rollout: health-gated config rollouts through /sluice/rollouts
