@@ -39,8 +39,9 @@ func (g *Audit) Log(ctx context.Context, q AuditQuery) (AuditLog, error) {
 	return out, err
 }
 
-// Admin is the coordinator itself: GET /, /health, /readyz, /metrics and
-// /admin/loggers (KIP-495, KIP-976). Get one from Client.Admin.
+// Admin is the coordinator itself: GET /, /health, /readyz, /metrics,
+// /openapi.json and /admin/loggers (KIP-495, KIP-976). Get one from
+// Client.Admin.
 type Admin struct{ c *Client }
 
 // LoggerLevel is one logger's level as /admin/loggers shows it.
@@ -81,6 +82,13 @@ func (g *Admin) Readiness(ctx context.Context) (Readiness, error) {
 func (g *Admin) Metrics(ctx context.Context) (string, error) {
 	ans, err := g.c.do(ctx, call{method: http.MethodGet, path: "/metrics", safe: true}, nil)
 	return string(ans.body), err
+}
+
+// OpenAPIDocument is GET /openapi.json: the OpenAPI 3.1 document of the
+// REST API the coordinator serves (OpenAPI is this module's own copy).
+func (g *Admin) OpenAPIDocument(ctx context.Context) ([]byte, error) {
+	ans, err := g.c.do(ctx, call{method: http.MethodGet, path: "/openapi.json", safe: true}, nil)
+	return ans.body, err
 }
 
 // Loggers is GET /admin/loggers: the levels of the coordinator's loggers

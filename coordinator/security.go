@@ -40,7 +40,7 @@ type RESTSecurity struct {
 	JWTAudience   string
 	JWTRolesClaim string
 	// OpenProbes leaves GET /, GET /health, GET /readyz and GET /metrics
-	// open: what probes and Prometheus scrapes call.
+	// open: what probes and Prometheus scrapes call; and GET /openapi.json.
 	OpenProbes bool
 	// ForwardKeyFile holds the key coordinators sign forwarded identities
 	// with; every coordinator of the cluster needs the same one.

@@ -31,6 +31,7 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 	},
 	"readyz":           func(ctx context.Context, c *api.Client) error { _, err := c.Admin().Readiness(ctx); return err },
 	"metrics":          func(ctx context.Context, c *api.Client) error { _, err := c.Admin().Metrics(ctx); return err },
+	"openapi":          func(ctx context.Context, c *api.Client) error { _, err := c.Admin().OpenAPIDocument(ctx); return err },
 	"list_connectors":  func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().List(ctx); return err },
 	"create_connector": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Create(ctx, createRequest()); return err },
 	"get_connector":    func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Get(ctx, "a/b"); return err },

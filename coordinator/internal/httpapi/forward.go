@@ -43,8 +43,9 @@ const msgStarting = "Worker is still starting up."
 // liveness and readiness probes and metrics scrapes must not wait for a
 // slow broker to catch up. /health answers from memory (503 "starting"
 // itself while starting), /readyz bounds its own catch-up and says why it
-// is not ready, /metrics serves what the process knows.
-var answeredAtOnce = map[string]bool{"/health": true, "/readyz": true, "/metrics": true}
+// is not ready, /metrics serves what the process knows, and /openapi.json
+// is the same on every coordinator.
+var answeredAtOnce = map[string]bool{"/health": true, "/readyz": true, "/metrics": true, openAPIPath: true}
 
 // WithLeaderRouting makes a follower forward every write to the leader, as
 // Kafka Connect workers do, and catch up with the leader's writes before it
@@ -57,7 +58,7 @@ func WithLeaderRouting(l Leadership) Option {
 // routeToLeader wraps the API: reads are served here after catching up; writes are
 // served here by the leader and forwarded by a follower.
 //
-//	GET /health, /readyz, /metrics ─► serve, at once
+//	GET /health, /readyz, /metrics, /openapi.json ─► serve, at once
 //	GET ─► follower: catch up ─► serve (GET /connector-plugins: as a write)
 //	write ─► leader, or a worker-scope log level: serve
 //	      ─► follower: forwarded already? 409 conflicting │ no leader? 409 no known leader

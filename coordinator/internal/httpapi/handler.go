@@ -116,8 +116,9 @@ func NewHandler(svc Services, opts ...Option) http.Handler {
 // anyMediaType are the operations of Kafka Connect's RootResource, which
 // declares no media type it consumes: a request with any Content-Type
 // reaches them.
-// /readyz and /metrics, Sluice's, are probed like /health.
-var anyMediaType = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true}
+// /readyz and /metrics, Sluice's, are probed like /health, and
+// /openapi.json is read by the same tools.
+var anyMediaType = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true, "openapi": true}
 
 // handler puts the JSON error body on the answers ServeMux produces itself
 // (404, 405), which Kafka Connect clients parse like any other error.

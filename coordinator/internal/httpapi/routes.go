@@ -38,8 +38,9 @@ func (rt route) connectorScoped() bool {
 
 // probeOps are the routes --rest-auth-open-probes leaves open: what
 // Kubernetes probes and a Prometheus scrape call, which carry no
-// credentials of their own.
-var probeOps = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true}
+// credentials of their own, and the OpenAPI document, which says no more
+// than the open-source code does.
+var probeOps = map[string]bool{"server_info": true, "health": true, "readyz": true, "metrics": true, "openapi": true}
 
 // The services, each as the route table picks it out of Services: a
 // route's endpoint depends on its resource's service alone.
@@ -60,8 +61,8 @@ func on[S any](pick func(Services) S) func(func(S) endpoint.Endpoint) func(Servi
 	}
 }
 
-// routes is the REST API of spec §3 and §5, /admin/loggers, and Sluice's
-// own endpoints under /sluice/. Path
+// routes is the REST API of spec §3 and §5, /admin/loggers, Sluice's
+// own endpoints under /sluice/, and the OpenAPI document of them all. Path
 // wildcards arrive URL-decoded (a name "a/b" is sent as a%2Fb and matches
 // one segment).
 func routes() []route {
@@ -70,6 +71,7 @@ func routes() []route {
 		{"GET /health", "health", onAdmin(makeHealth), decodeNone, encodeHealth, viewer},
 		{"GET /readyz", "readyz", onAdmin(makeReadiness), decodeNone, encodeJSON, viewer},
 		{"GET /metrics", "metrics", onAdmin(makeMetrics), decodeNone, encodeMetrics, viewer},
+		{"GET " + openAPIPath, "openapi", onAdmin(makeOpenAPI), decodeNone, encodeOpenAPI, viewer},
 
 		{"GET /connectors", "list_connectors", onConnectors(makeListConnectors), decodeList, encodeJSON, viewer},
 		{"POST /connectors", "create_connector", onConnectors(makeCreateConnector), decodeCreate, encodeCreated, operator},

@@ -46,7 +46,7 @@ type Security struct {
 	// tenants).
 	Tenancy func(connector string) (tenant string, ok bool)
 	// OpenProbes leaves the probe routes (probeOps: GET /, /health,
-	// /readyz, /metrics) open to anyone.
+	// /readyz, /metrics, /openapi.json) open to anyone.
 	OpenProbes bool
 	// ForwardTransport sends forwarded writes to the leader (nil:
 	// http.DefaultTransport); with TLS it holds the CA the leader's
