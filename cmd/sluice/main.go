@@ -70,38 +70,29 @@ func newApp() *cli.App {
 		Usage:                "run Kafka Connect-style connectors with a coordinator and agents",
 		Version:              version.Version + " (" + version.Commit + ")",
 		EnableBashCompletion: true,
-		Commands: []*cli.Command{
-			server.Coordinator(),
-			server.Agent(),
-			server.Dev(),
-			server.NATSConfig(),
-			server.LeaderKey(),
-			connectors.Get(),
-			connectors.Describe(),
-			connectors.Create(),
-			connectors.Apply(),
-			connectors.Patch(),
-			connectors.Action("pause", "pause connectors", "paused"),
-			connectors.Action("resume", "resume connectors", "resumed"),
-			connectors.Action("stop", "stop connectors", "stopped"),
-			connectors.Action("restart", "restart connectors and all their tasks", "restarted"),
-			connectors.Action("delete", "delete connectors", "deleted"),
-			connectors.Move("move", false),
-			connectors.Move("copy", true),
-			logs.Command(),
-			offsets.Command(),
-			migrate.Command(),
-			audit.Command(),
-			maintenance.Command(),
-			rollout.Command(),
-			agents.Command(),
-			agents.Rebalance(),
-			agents.Fleet(),
-			config.Command(),
-			config.Completion(),
-			server.Auth(),
-			connectors.Aliases(),
-		},
+		Commands: slices.Concat(
+			category("Run Sluice", server.Coordinator(), server.Agent(), server.Dev(), server.NATSConfig(), server.LeaderKey(), server.Auth()),
+			category("Connectors",
+				connectors.Get(),
+				connectors.Describe(),
+				connectors.Create(),
+				connectors.Apply(),
+				connectors.Patch(),
+				connectors.Action("pause", "pause connectors", "paused"),
+				connectors.Action("resume", "resume connectors", "resumed"),
+				connectors.Action("stop", "stop connectors", "stopped"),
+				connectors.Action("restart", "restart connectors and all their tasks", "restarted"),
+				connectors.Action("delete", "delete connectors", "deleted"),
+				connectors.Move("move", false),
+				connectors.Move("copy", true),
+				offsets.Command(),
+				logs.Command(),
+				migrate.Command(),
+			),
+			category("Operations", maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
+			category("The CLI", config.Command(), config.Completion()),
+			category("Aliases (the REST API's spelling)", connectors.Aliases()),
+		),
 	}
 	app.OnUsageError = onUsageError
 	// main chooses the exit code; urfave/cli would exit with its own.
@@ -109,6 +100,14 @@ func newApp() *cli.App {
 	markUsageErrors(app.Commands)
 	pointToGroupFlags(app.Commands)
 	return app
+}
+
+// category puts cmds in the help's category name.
+func category(name string, cmds ...*cli.Command) []*cli.Command {
+	for _, c := range cmds {
+		c.Category = name
+	}
+	return cmds
 }
 
 // pointToGroupFlags tells the help of each subcommand of a client command
