@@ -73,10 +73,13 @@ test-plugins: javahost plugins
 ## test: every test — unit, integration and end-to-end — on the embedded broker
 test: test-unit test-integration
 
-# The second line runs cmd/sluice's tests of its test seams, which only a
-# -tags sluicetest build has (the end-to-end tests build the binary so).
+# The second line runs the api module's tests (the REST types and the Go
+# client): a module of its own, which ./... does not reach. The third runs
+# cmd/sluice's tests of its test seams, which only a -tags sluicetest
+# build has (the end-to-end tests build the binary so).
 test-unit:
 	$(GO) test $(TEST_FLAGS) ./...
+	cd api && $(GO) test $(TEST_FLAGS) ./...
 	$(GO) test $(TEST_FLAGS) -tags sluicetest ./cmd/sluice/
 
 test-integration:

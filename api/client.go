@@ -218,7 +218,9 @@ func pathf(format string, segs ...any) string {
 // into out (when out is not nil and the body is not empty).
 func (c *Client) do(ctx context.Context, cl call, out any) (answer, error) {
 	var body []byte
-	if cl.body != nil {
+	if raw, ok := cl.body.(json.RawMessage); ok {
+		body = raw // sent as the caller wrote it (Raw)
+	} else if cl.body != nil {
 		var err error
 		if body, err = json.Marshal(cl.body); err != nil {
 			return answer{}, fmt.Errorf("sluice: %s %s: encode the request: %w", cl.method, cl.path, err)
@@ -228,20 +230,20 @@ func (c *Client) do(ctx context.Context, cl call, out any) (answer, error) {
 	if cl.noRetry {
 		attempts = 1
 	}
-	var last error
+	var last error // the last failure the context did not cause
 	for attempt := 1; ; attempt++ {
 		idx := c.current.Load()
 		ans, err := c.send(ctx, idx, cl, body)
 		if err == nil {
 			return ans, decodeAnswer(cl, ans, out)
 		}
-		last = finalError(err)
 		if se := (*statusError)(nil); cl.errOut != nil && errors.As(err, &se) {
 			_ = json.Unmarshal(se.body, cl.errOut) // best effort: the *Error says what failed
 		}
 		if ctx.Err() != nil {
-			return answer{}, ctxError(ctx, cl, attempt, last)
+			return answer{}, ctxError(ctx, cl, attempt, last, err)
 		}
+		last = finalError(err)
 		verdict := classify(cl, err)
 		if verdict == refused && len(c.bases) > 1 {
 			// Another coordinator may answer: move on at once.
@@ -252,15 +254,20 @@ func (c *Client) do(ctx context.Context, cl call, out any) (answer, error) {
 		}
 		if verdict != refused || len(c.bases) == 1 || (attempt%len(c.bases)) == 0 {
 			if err := c.sleep(ctx, c.retry.backoff(attempt, retryAfter(err))); err != nil {
-				return answer{}, ctxError(ctx, cl, attempt, last)
+				return answer{}, ctxError(ctx, cl, attempt, last, err)
 			}
 		}
 	}
 }
 
-// ctxError is the error of a call whose context ended: both the context's
-// error and the last attempt's are in its chain.
-func ctxError(ctx context.Context, cl call, attempts int, last error) error {
+// ctxError is the error of a call whose context ended, cause the failure
+// it ended with: both the context's error and the last answer (or
+// failure) before it are in its chain, the answer being what says why the
+// call did not succeed in time.
+func ctxError(ctx context.Context, cl call, attempts int, last, cause error) error {
+	if last == nil || !errors.Is(cause, ctx.Err()) {
+		last = finalError(cause)
+	}
 	if errors.Is(last, ctx.Err()) {
 		return last
 	}

@@ -54,17 +54,34 @@ func (g *Connectors) Config(ctx context.Context, name string) (map[string]string
 
 // Create is POST /connectors: a connector of req.Config, in
 // req.InitialState (RUNNING, PAUSED or STOPPED; empty: RUNNING) and at
-// req.InitialOffsets when given (KIP-980, KIP-995). Not retried once
-// sent: a create applied by an attempt whose answer was lost would answer
-// the next 409 "already exists".
+// req.InitialOffsets when not nil (KIP-980, KIP-995). A nil
+// InitialOffsets leaves the field out, so the offsets a deleted connector
+// of the name left are kept; a non-nil empty one sends [], which wipes
+// them. Not retried once sent: a create applied by an attempt whose answer
+// was lost would answer the next 409 "already exists".
 func (g *Connectors) Create(ctx context.Context, req CreateConnectorRequest) (CreatedConnector, error) {
+	body := createBody{Name: req.Name, Config: req.Config, InitialState: req.InitialState}
+	if req.InitialOffsets != nil {
+		body.InitialOffsets = &req.InitialOffsets
+	}
 	var out CreatedConnector
-	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/connectors", body: req}, &out)
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/connectors", body: body}, &out)
 	return out, err
 }
 
+// createBody is POST /connectors's body as the client sends it: an empty
+// initial_offsets list is sent, an absent one left out.
+type createBody struct {
+	Name           string             `json:"name"`
+	Config         map[string]string  `json:"config"`
+	InitialState   string             `json:"initial_state,omitempty"`
+	InitialOffsets *[]ConnectorOffset `json:"initial_offsets,omitempty"`
+}
+
 // PutConfig is PUT /connectors/{name}/config: it creates the connector, or
-// replaces its config; created says which.
+// replaces its config; created says which, as the answering attempt saw
+// it (an attempt sent again after a lost answer finds the connector made
+// by the first, and says false).
 func (g *Connectors) PutConfig(ctx context.Context, name string, config map[string]string) (info ConnectorInfo, created bool, err error) {
 	ans, err := g.c.do(ctx, call{method: http.MethodPut, path: pathf("/connectors/%s/config", name), body: nonNilConfig(config), safe: true}, &info)
 	return info, ans.status == http.StatusCreated, err

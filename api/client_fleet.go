@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -158,10 +159,26 @@ func (g *Fleet) CloseMaintenance(ctx context.Context, id string) (MaintenanceWin
 
 // CreateRollout is POST /sluice/rollouts: req.Patch applied to the
 // connectors req selects, batch by batch, each held to the health gate.
+// Fields left zero are left out, for the server's defaults (one batch of
+// all, its default running_for, pause on failure).
 func (g *Fleet) CreateRollout(ctx context.Context, req RolloutRequest) (Rollout, error) {
+	body := rolloutBody{Selector: req.Selector, Patch: req.Patch, Batches: req.Batches, OnFailure: req.OnFailure}
+	if req.Health != (RolloutHealth{}) {
+		body.Health = &req.Health
+	}
 	var out Rollout
-	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/rollouts", body: req}, &out)
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/rollouts", body: body}, &out)
 	return out, err
+}
+
+// rolloutBody is POST /sluice/rollouts's body as the client sends it:
+// RolloutRequest without the members a request leaves out.
+type rolloutBody struct {
+	Selector
+	Patch     map[string]*string `json:"patch"`
+	Batches   []json.RawMessage  `json:"batches,omitempty"`
+	Health    *RolloutHealth     `json:"health,omitempty"`
+	OnFailure string             `json:"on_failure,omitempty"`
 }
 
 // Rollouts is GET /sluice/rollouts.

@@ -269,6 +269,27 @@ func TestDeadlineEndsRetries(t *testing.T) {
 	}
 }
 
+// TestDeadlineKeepsTheLastAnswer: a deadline that ends an attempt in
+// flight still returns the answer before it, which says why the call did
+// not succeed in time.
+func TestDeadlineKeepsTheLastAnswer(t *testing.T) {
+	var n atomic.Int64
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			writeError(w, 409, MsgNoLeader)
+			return
+		}
+		<-r.Context().Done() // the second attempt hangs until the client gives up
+	})
+	c := newTestClient(t, Config{Address: s.URL}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := c.Connectors().Pause(ctx, "a")
+	if !errors.Is(err, context.DeadlineExceeded) || !IsCode(err, CodeConflict) || n.Load() != 2 {
+		t.Fatalf("error %v after %d requests: want the deadline and the 409 before it", err, n.Load())
+	}
+}
+
 // TestDeadlineEndsASlowCall: a deadline ends a request the server does
 // not answer.
 func TestDeadlineEndsASlowCall(t *testing.T) {
@@ -503,5 +524,92 @@ func TestNormalizeAddress(t *testing.T) {
 	c, err := NewClient(Config{})
 	if err != nil || c.Address() != DefaultAddress {
 		t.Fatalf("default address %q %v", c.Address(), err)
+	}
+}
+
+// TestRequestBodies: optional members are left out as the server expects
+// them to be; an empty initial_offsets list is sent, as it means "wipe".
+func TestRequestBodies(t *testing.T) {
+	bodies := make(chan string, 1)
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies <- string(b)
+		w.WriteHeader(http.StatusCreated)
+		_, _ = io.WriteString(w, `{}`)
+	})
+	c := newTestClient(t, Config{Address: s.URL}, nil)
+	ctx := context.Background()
+	cfg := map[string]string{"k": "v"}
+	for _, tt := range []struct {
+		name string
+		send func() error
+		want string
+	}{
+		{"create without offsets", func() error {
+			_, err := c.Connectors().Create(ctx, CreateConnectorRequest{Name: "a", Config: cfg})
+			return err
+		}, `{"name":"a","config":{"k":"v"}}`},
+		{"create wiping offsets", func() error {
+			_, err := c.Connectors().Create(ctx, CreateConnectorRequest{Name: "a", Config: cfg, InitialState: StatePaused, InitialOffsets: []ConnectorOffset{}})
+			return err
+		}, `{"name":"a","config":{"k":"v"},"initial_state":"PAUSED","initial_offsets":[]}`},
+		{"rollout with the defaults", func() error {
+			_, err := c.Fleet().CreateRollout(ctx, RolloutRequest{Selector: Selector{Match: "a*"}, Patch: map[string]*string{"x": nil}})
+			return err
+		}, `{"match":"a*","patch":{"x":null}}`},
+		{"rollout in full", func() error {
+			_, err := c.Fleet().CreateRollout(ctx, RolloutRequest{Selector: Selector{Names: []string{"a"}}, Patch: map[string]*string{},
+				Batches: []json.RawMessage{json.RawMessage(`"25%"`)}, Health: RolloutHealth{MaxFailedTasks: 1}, OnFailure: "rollback"})
+			return err
+		}, `{"names":["a"],"patch":{},"batches":["25%"],"health":{"running_for":"","max_failed_tasks":1},"on_failure":"rollback"}`},
+		{"bulk", func() error {
+			_, err := c.Fleet().StopConnectors(ctx, Selector{Names: []string{"a", "b"}})
+			return err
+		}, `{"names":["a","b"]}`},
+	} {
+		if err := tt.send(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := <-bodies; got != tt.want {
+			t.Errorf("%s: sent %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestRaw: a request as the caller shapes it, its answer as the server
+// sent it, with the typed calls' errors and retries.
+func TestRaw(t *testing.T) {
+	var n atomic.Int64
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch {
+		case r.URL.Path == "/flaky" && n.Add(1) == 1:
+			writeError(w, 503, "Request x was interrupted")
+		case r.URL.Path == "/gone":
+			writeError(w, 404, "HTTP 404 Not Found")
+		default:
+			w.Header().Set("X-Seen", r.Method+" "+r.URL.RequestURI()+" "+r.Header.Get("Content-Type"))
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = w.Write(append([]byte(`{"echo": `), append(body, '}')...))
+		}
+	})
+	c := newTestClient(t, Config{Address: s.URL}, nil)
+	ctx := context.Background()
+	resp, err := c.Raw(ctx, http.MethodPost, "/x/a%2Fb?dry_run=true", []byte(`{"b":  1}`))
+	if err != nil || resp.Status != 202 || string(resp.Body) != `{"echo": {"b":  1}}` || resp.Header.Get("X-Seen") != "POST /x/a%2Fb?dry_run=true application/json" {
+		t.Fatalf("raw: %+v %s %v", resp, resp.Body, err)
+	}
+	if resp, err = c.Raw(ctx, http.MethodPut, "x", map[string]int{"n": 1}); err != nil || string(resp.Body) != `{"echo": {"n":1}}` {
+		t.Fatalf("raw of a value: %s %v", resp.Body, err)
+	}
+	if _, err := c.Raw(ctx, http.MethodGet, "/flaky", nil); err != nil || n.Load() != 2 {
+		t.Fatalf("a GET after an unknown outcome: %v after %d", err, n.Load())
+	}
+	n.Store(0)
+	if _, err := c.Raw(ctx, http.MethodPost, "/flaky", nil); !IsCode(err, CodeUnavailable) {
+		t.Fatalf("a POST after an unknown outcome: %v, want the 503 unretried", err)
+	}
+	if _, err := c.Raw(ctx, http.MethodGet, "/gone", nil); !IsUnsupported(err) {
+		t.Fatalf("an unrouted path: %v", err)
 	}
 }

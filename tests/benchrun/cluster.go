@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -216,11 +216,11 @@ func (c *cluster) startCoordinator(name string, args []string, url string) (*pro
 		if !p.running() {
 			return false, name + " exited:\n" + p.tail(20)
 		}
-		code, _, err := httpDo(http.MethodGet, url+"/health", nil)
+		_, err := clientAt(url).Admin().Health(context.Background())
 		if err != nil {
-			return false, err.Error()
+			return false, "GET /health: " + err.Error()
 		}
-		return code == http.StatusOK, fmt.Sprintf("GET /health: %d", code)
+		return true, ""
 	})
 }
 
@@ -342,14 +342,12 @@ func (c *cluster) waitNode(nd *node) error {
 		if !nd.p.running() {
 			return false, "worker exited:\n" + nd.p.tail(30)
 		}
-		for _, path := range []string{"/", "/connectors"} {
-			code, _, err := httpDo(http.MethodGet, nd.url+path, nil)
-			if err != nil {
-				return false, err.Error()
-			}
-			if code != http.StatusOK {
-				return false, fmt.Sprintf("GET %s: %d", path, code)
-			}
+		rest := clientAt(nd.url)
+		if _, err := rest.Admin().ServerInfo(context.Background()); err != nil {
+			return false, "GET /: " + err.Error()
+		}
+		if _, err := rest.Connectors().List(context.Background()); err != nil {
+			return false, "GET /connectors: " + err.Error()
 		}
 		return true, ""
 	})

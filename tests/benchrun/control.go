@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sluice-io/sluice/api"
 )
 
 // Class names, the same for both systems.
@@ -83,11 +84,11 @@ func (b *bench) scenarioOffsets() error {
 		}
 		defer c.close()
 		conn := c.name("offsets")
-		if _, err := c.must(http.MethodPost, "/connectors", map[string]any{"name": conn, "initial_state": "STOPPED",
+		if _, err := c.rest().Connectors().Create(context.Background(), api.CreateConnectorRequest{Name: conn, InitialState: api.StateStopped,
 			// Its data topic is not <prefix>-offsets: that is the
 			// cluster's offsets topic, which no connector may write.
-			"config": sourceCfg(filepath.Join(b.tmp, "offsets.txt"), c.name("offsets-data"))}, http.StatusCreated); err != nil {
-			return err
+			Config: sourceCfg(filepath.Join(b.tmp, "offsets.txt"), c.name("offsets-data"))}); err != nil {
+			return c.failed("create "+conn, err)
 		}
 		if _, err := c.waitAll([]string{conn}, 60*time.Second, "STOPPED", isStopped); err != nil {
 			return err
@@ -97,20 +98,22 @@ func (b *bench) scenarioOffsets() error {
 	}
 	kinds := []string{"PATCH offsets, 10 partitions", "GET offsets", "DELETE offsets"}
 	cycle := func(s *state, i int, record bool) error {
-		entries := make([]map[string]any, 10)
+		entries := make([]api.ConnectorOffset, 10)
 		for p := range entries {
-			entries[p] = map[string]any{
-				"partition": map[string]any{"filename": fmt.Sprintf("/bench/file-%d.txt", p)},
-				"offset":    map[string]any{"position": i*10 + p},
+			entries[p] = api.ConnectorOffset{
+				Partition: map[string]any{"filename": fmt.Sprintf("/bench/file-%d.txt", p)},
+				Offset:    map[string]any{"position": i*10 + p},
 			}
 		}
-		calls := []struct {
-			method string
-			body   any
-		}{{http.MethodPatch, map[string]any{"offsets": entries}}, {http.MethodGet, nil}, {http.MethodDelete, nil}}
+		offsets, ctx := s.c.rest().Offsets(), context.Background()
+		calls := []func() error{
+			func() error { _, err := offsets.Alter(ctx, s.conn, entries); return err },
+			func() error { _, err := offsets.Get(ctx, s.conn); return err },
+			func() error { _, err := offsets.Reset(ctx, s.conn); return err },
+		}
 		for k, call := range calls {
 			t0 := time.Now()
-			if _, err := s.c.must(call.method, "/connectors/"+s.conn+"/offsets", call.body, http.StatusOK); err != nil {
+			if err := call(); err != nil {
 				// A failed operation is counted and reported, not timed; the
 				// run goes on unless failures become common.
 				s.failed[kinds[k]]++

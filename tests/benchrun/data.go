@@ -2,14 +2,16 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluice-io/sluice/api"
 )
 
 // lineBytes is the length of every input line, without its newline.
@@ -166,15 +168,15 @@ func perRun(xs, ys []float64) []float64 {
 // from the POST until count() reaches n; it deletes the connector after.
 func (c *cluster) timeConnector(name string, cfg map[string]string, n int, timeout time.Duration, count func() (int64, error)) (float64, error) {
 	t0 := time.Now()
-	if _, err := c.must(http.MethodPost, "/connectors", map[string]any{"name": name, "config": cfg}, http.StatusCreated); err != nil {
-		return 0, err
+	if _, err := c.rest().Connectors().Create(context.Background(), api.CreateConnectorRequest{Name: name, Config: cfg}); err != nil {
+		return 0, c.failed("create "+name, err)
 	}
 	if err := c.waitRecords(name, n, timeout, count); err != nil {
 		return 0, err
 	}
 	d := time.Since(t0).Seconds()
-	if _, err := c.must(http.MethodDelete, "/connectors/"+name, nil, http.StatusOK, http.StatusNoContent); err != nil {
-		return 0, err
+	if err := c.rest().Connectors().Delete(context.Background(), name); err != nil {
+		return 0, c.failed("delete "+name, err)
 	}
 	return float64(n) / d, nil
 }

@@ -2,15 +2,17 @@ package main
 
 import (
 	"archive/zip"
+	"context"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sluice-io/sluice/api"
 )
 
 // debeziumClass is Debezium's PostgreSQL connector, the same plugin
@@ -346,7 +348,7 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 		if time.Since(checked) > time.Second {
 			checked = time.Now()
 			if st, err := c.statuses(); err == nil {
-				if why := st[name].failure(); why != "" {
+				if why := failure(st[name]); why != "" {
 					return 0, giveUp{fmt.Errorf("%s: %s", name, why)}
 				}
 			}
@@ -383,13 +385,13 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 	cfg := b.debeziumCfg(table, prefix)
 	const timeout = 10 * time.Minute
 	t0 = time.Now()
-	if _, err := c.must(http.MethodPut, "/connector-plugins/"+debeziumClass+"/config/validate", cfg, http.StatusOK); err != nil {
-		return r, err
+	if _, err := c.rest().Plugins().Validate(context.Background(), debeziumClass, cfg); err != nil {
+		return r, c.failed("validate", err)
 	}
 	r.validateSecs = time.Since(t0).Seconds()
 	t0 = time.Now()
-	if _, err := c.must(http.MethodPost, "/connectors", map[string]any{"name": name, "config": cfg}, http.StatusCreated); err != nil {
-		return r, err
+	if _, err := c.rest().Connectors().Create(context.Background(), api.CreateConnectorRequest{Name: name, Config: cfg}); err != nil {
+		return r, c.failed("create "+name, err)
 	}
 	if err := c.waitRecords(name, rows, timeout, count); err != nil {
 		return r, fmt.Errorf("snapshot: %w", err)
@@ -416,8 +418,8 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 		return r, fmt.Errorf("resident memory: %w", err)
 	}
 	r.rss, r.hostRSS, r.allRSS, r.samples = peaks[0], peaks[1], peaks[2], n
-	if _, err := c.must(http.MethodDelete, "/connectors/"+name, nil, http.StatusOK, http.StatusNoContent); err != nil {
-		return r, err
+	if err := c.rest().Connectors().Delete(context.Background(), name); err != nil {
+		return r, c.failed("delete "+name, err)
 	}
 	return r, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -109,11 +108,11 @@ func (b *bench) rollRun(run int) (rollResult, error) {
 		return r, err
 	}
 	name := c.name("gen")
-	if _, err := c.must(http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
+	if _, err := c.rest().Connectors().Create(context.Background(), api.CreateConnectorRequest{Name: name, Config: map[string]string{
 		"connector.class": generator, "topic": topic, "streams": strconv.Itoa(rollTasks),
 		"tasks.max": strconv.Itoa(rollTasks), "count": "-1", "rate": strconv.Itoa(rollRate), "record.bytes": "100",
-	}}, http.StatusCreated); err != nil {
-		return r, err
+	}}); err != nil {
+		return r, c.failed("create "+name, err)
 	}
 	if _, err := c.waitAll([]string{name}, 2*time.Minute, "RUNNING", allRunning(rollTasks)); err != nil {
 		return r, err
@@ -157,13 +156,9 @@ func (b *bench) rollRun(run int) (rollResult, error) {
 
 // agents reads GET /sluice/agents, by id.
 func (c *cluster) agents() (map[string]api.AgentInfo, error) {
-	data, err := c.must(http.MethodGet, "/sluice/agents", nil, http.StatusOK)
+	list, err := c.rest().Fleet().Agents(context.Background())
 	if err != nil {
-		return nil, err
-	}
-	var list api.AgentList
-	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("decode GET /sluice/agents: %w", err)
+		return nil, c.failed("GET /sluice/agents", err)
 	}
 	out := make(map[string]api.AgentInfo, len(list.Agents))
 	for _, a := range list.Agents {
@@ -194,8 +189,8 @@ func (c *cluster) evenOut() error {
 	if ok, _ := even(); ok {
 		return nil
 	}
-	if _, err := c.must(http.MethodPost, "/sluice/rebalance", nil, http.StatusAccepted); err != nil {
-		return err
+	if _, err := c.rest().Fleet().Rebalance(context.Background(), api.RebalanceOptions{}); err != nil {
+		return c.failed("POST /sluice/rebalance", err)
 	}
 	return waitFor(2*time.Minute, fmt.Sprintf("%d tasks on each agent", rollTasks/rollAgents), even)
 }
@@ -210,16 +205,14 @@ func (c *cluster) roll(nd *node) (int, error) {
 	}
 	before := ags[nd.id].StartedAt
 	t0 := time.Now()
-	if _, err := c.must(http.MethodPut, "/sluice/agents/"+nd.id+"/drain", nil, http.StatusAccepted); err != nil {
-		return 0, err
+	fleet := c.rest().Fleet()
+	if _, err := fleet.Drain(context.Background(), nd.id, false); err != nil {
+		return 0, c.failed("drain "+nd.id, err)
 	}
 	var st api.DrainStatus
 	if err := waitFor(3*time.Minute, "drain of "+nd.id+" done", func() (bool, string) {
-		data, err := c.must(http.MethodGet, "/sluice/agents/"+nd.id+"/drain", nil, http.StatusOK)
-		if err != nil {
-			return false, err.Error()
-		}
-		if err := json.Unmarshal(data, &st); err != nil {
+		var err error
+		if st, err = fleet.DrainStatus(context.Background(), nd.id); err != nil {
 			return false, err.Error()
 		}
 		return st.State == api.DrainDone, fmt.Sprintf("%s, %d moved, %d remaining", st.State, st.Moved, len(st.Remaining))
@@ -249,8 +242,8 @@ func (c *cluster) roll(nd *node) (int, error) {
 	}); err != nil {
 		return 0, err
 	}
-	if _, err := c.must(http.MethodPut, "/sluice/agents/"+nd.id+"/uncordon", nil, http.StatusOK); err != nil {
-		return 0, err
+	if _, err := fleet.Uncordon(context.Background(), nd.id); err != nil {
+		return 0, c.failed("uncordon "+nd.id, err)
 	}
 	c.b.logf("  %s: drained (%d moved) in %.2fs, back and uncordoned after %.2fs", nd.id, st.Moved, drained.Seconds(), time.Since(t0).Seconds())
 	return st.Moved, nil

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -160,7 +160,7 @@ func (b *bench) scaleControl(run int, files []string, r *scaleResult) error {
 	// listing are not what a client polling it sees.
 	for i := range scaleGets + 3 {
 		t := time.Now()
-		if _, err := c.must(http.MethodGet, "/connectors?expand=status", nil, http.StatusOK); err != nil {
+		if _, err := c.rest().Connectors().ListExpanded(context.Background(), true, false); err != nil {
 			return fmt.Errorf("status listing %d: %w", i+1, err)
 		}
 		if i >= 3 {
@@ -180,13 +180,9 @@ func (c *cluster) waitLeader(timeout time.Duration) (int, error) {
 		leaders := map[string]bool{} // the leader each names
 		leader = -1
 		for i, url := range c.coordURLs {
-			code, body, err := httpDo(http.MethodGet, url+"/health", nil)
+			h, err := clientAt(url).Admin().Health(context.Background())
 			if err != nil {
-				return false, fmt.Sprintf("%s: %v", c.coords[i].name, err)
-			}
-			var h api.Health
-			if code != http.StatusOK || json.Unmarshal(body, &h) != nil {
-				return false, fmt.Sprintf("%s GET /health: %d %s", c.coords[i].name, code, strings.TrimSpace(string(body)))
+				return false, fmt.Sprintf("%s GET /health: %v", c.coords[i].name, err)
 			}
 			roles = append(roles, c.coords[i].name+" "+h.Role+" of "+h.Leader)
 			leaders[h.Leader] = true
@@ -217,27 +213,29 @@ func (c *cluster) scaleFailover(leader int, name string, r *scaleResult) error {
 	}
 	c.coord, c.coordURL = c.coords[other], url
 	answers := map[string]int{} // what the survivor answered meanwhile, for the log
+	survivor := clientAt(url).Connectors()
 	err := waitFor(2*time.Minute, "PUT /connectors/"+name+"/pause through "+c.coords[other].name+" = 202", func() (bool, string) {
-		code, body, err := httpDo(http.MethodPut, url+"/connectors/"+name+"/pause", nil)
-		if err != nil {
+		err := survivor.Pause(context.Background(), name)
+		var refused *api.Error
+		switch {
+		case err == nil:
+			answers["202"]++
+			return true, ""
+		case errors.As(err, &refused):
+			answers[strconv.Itoa(int(refused.Code))]++
+		default:
 			answers["error"]++
-			return false, err.Error()
 		}
-		answers[strconv.Itoa(code)]++
-		return code == http.StatusAccepted, fmt.Sprintf("%d %s", code, strings.TrimSpace(string(body)))
+		return false, err.Error()
 	})
 	if err != nil {
 		return err
 	}
 	r.written = time.Since(killed).Seconds()
 	err = waitFor(2*time.Minute, name+" PAUSED through "+c.coords[other].name, func() (bool, string) {
-		code, body, err := httpDo(http.MethodGet, url+"/connectors/"+name+"/status", nil)
+		s, err := survivor.Status(context.Background(), name)
 		if err != nil {
-			return false, err.Error()
-		}
-		var s connStatus
-		if code != http.StatusOK || json.Unmarshal(body, &s) != nil {
-			return false, fmt.Sprintf("GET status: %d %s", code, strings.TrimSpace(string(body)))
+			return false, "GET status: " + err.Error()
 		}
 		return s.Connector.State == "PAUSED", "state " + s.Connector.State
 	})
@@ -327,13 +325,9 @@ func (b *bench) scaleTasks(run int, r *scaleResult) error {
 // RUNNING on a live agent. Its explanation says what is not yet so.
 func (c *cluster) scaleConverged(names []string, tasks int) func() (bool, string) {
 	return func() (bool, string) {
-		code, body, err := httpDo(http.MethodGet, c.coordURL+"/health", nil)
-		if err != nil {
-			return false, "GET /health: " + err.Error()
-		}
-		var h api.Health
-		if code != http.StatusOK || json.Unmarshal(body, &h) != nil || h.Role != "leader" {
-			return false, fmt.Sprintf("GET /health: %d %s", code, strings.TrimSpace(string(body)))
+		h, err := clientAt(c.coordURL).Admin().Health(context.Background())
+		if err != nil || h.Role != "leader" {
+			return false, fmt.Sprintf("GET /health: %+v %v", h, err)
 		}
 		ags, err := c.agents()
 		if err != nil {

@@ -11,8 +11,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/tests/conformance"
 )
 
@@ -139,15 +138,25 @@ func records(recs []conformance.Record) []map[string]any {
 	return out
 }
 
-// root is a system's GET / body, for the report.
+// root is a system's GET / answer (its version, commit and Kafka cluster
+// id), as the report shows it: the JSON both systems answer. Both are up
+// by then (run.sh waited for them): a few attempts are enough.
 func root(base string) string {
-	resp, err := http.Get(base + "/")
+	c, err := api.NewClient(api.Config{Address: base, UserAgent: "sluice-conformance", Retry: &api.RetryPolicy{MaxAttempts: 3}})
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return strings.TrimSpace(string(data))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	info, err := c.Admin().ServerInfo(ctx)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	data, err := json.Marshal(info)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(data)
 }
 
 func admin(brokers string) (*kadm.Client, error) {
