@@ -83,12 +83,11 @@ func ResolveConn(c *cli.Context) (Conn, error) {
 	}, nil
 }
 
-// NewClient is the typed REST client of a client command, and its raw
-// requests for what the typed client cannot say (Raw).
-func NewClient(c *cli.Context) (*api.Client, *Raw, error) {
+// NewClient is the typed REST client of a client command.
+func NewClient(c *cli.Context) (*api.Client, error) {
 	cn, err := ResolveConn(c)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	return ClientFor("--url", cn)
 }
@@ -102,36 +101,32 @@ var cliRetry = api.RetryPolicy{MaxAttempts: 4, MinBackoff: 200 * time.Millisecon
 // ClientFor is the typed REST client of a connection: cn.URL normalised
 // (flag names it in a usage error), its CA trusted, its credentials read
 // from their files.
-func ClientFor(flag string, cn Conn) (*api.Client, *Raw, error) {
+func ClientFor(flag string, cn Conn) (*api.Client, error) {
 	base, err := api.NormalizeAddress(cn.URL, cn.CA != "")
 	if err != nil {
-		return nil, nil, UsageError{fmt.Errorf("%s: %w", flag, err)}
+		return nil, UsageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	cfg := api.Config{Address: base, Retry: &cliRetry}
 	switch {
 	case cn.User != "" && cn.TokenFile != "":
-		return nil, nil, Usage("give --user or --token-file, not both")
+		return nil, Usage("give --user or --token-file, not both")
 	case cn.User != "":
 		if cn.PasswordFile == "" {
-			return nil, nil, Usage("--user needs --password-file")
+			return nil, Usage("--user needs --password-file")
 		}
 		if cfg.Password, err = readSecret("password-file", cn.PasswordFile); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		cfg.Username = cn.User
 	case cn.TokenFile != "":
 		if cfg.Token, err = readSecret("token-file", cn.TokenFile); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if cfg.HTTPClient, err = HTTPClient(cn.CA); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	client, err := api.NewClient(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return client, &Raw{base: base, cfg: cfg}, nil
+	return api.NewClient(cfg)
 }
 
 // readSecret reads the one-line secret file of a client flag.

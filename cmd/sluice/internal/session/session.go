@@ -40,8 +40,6 @@ type Session struct {
 	// Call2, Call0 or Exec, which give it the session's context and put
 	// its errors in the CLI's words.
 	API *api.Client
-	// Raw sends the requests the typed client cannot express (see Raw).
-	Raw *Raw
 	// Format is -o's.
 	Format output.Format
 	// W is where results go (the app's stdout).
@@ -76,11 +74,11 @@ func Open(c *cli.Context) (*Session, error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	rc, raw, err := NewClient(c)
+	rc, err := NewClient(c)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{C: c, API: rc, Raw: raw, Format: format, W: c.App.Writer}
+	s := &Session{C: c, API: rc, Format: format, W: c.App.Writer}
 	s.Answer = c.Context.Value(answerKey{}) == true
 	return s, nil
 }

@@ -4,7 +4,6 @@ package transfer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -147,20 +146,7 @@ func (t *Target) Create(m Connector) error {
 	if offsets == nil {
 		offsets = []api.ConnectorOffset{}
 	}
-	var err error
-	if len(offsets) > 0 {
-		_, err = session.Call(t.s, t.s.API.Connectors().Create, api.CreateConnectorRequest{Name: m.Name, Config: m.Config, InitialState: m.State, InitialOffsets: offsets})
-	} else {
-		// The typed client leaves an empty initial_offsets out: sent raw.
-		var body []byte
-		if body, err = json.Marshal(struct {
-			api.CreateConnectorRequest
-			InitialOffsets []api.ConnectorOffset `json:"initial_offsets"`
-		}{api.CreateConnectorRequest{Name: m.Name, Config: m.Config, InitialState: m.State}, offsets}); err != nil {
-			return fmt.Errorf("encode the create of %s: %w", m.Name, err)
-		}
-		_, err = t.s.RawDo(http.MethodPost, "/connectors", nil, body)
-	}
+	_, err := session.Call(t.s, t.s.API.Connectors().Create, api.CreateConnectorRequest{Name: m.Name, Config: m.Config, InitialState: m.State, InitialOffsets: offsets})
 	if err != nil {
 		return fmt.Errorf("create %s: %w", m.Name, err)
 	}

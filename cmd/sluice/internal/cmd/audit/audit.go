@@ -46,11 +46,17 @@ func Command() *cli.Command {
 				return err
 			}
 			// GET /sluice/audit as it is: --since may be relative (1h),
-			// which the server reads and api.AuditQuery cannot carry.
-			data, err := s.RawDo(http.MethodGet, "/sluice/audit", q, nil)
-			if err != nil {
-				return err
+			// which the server reads and api.AuditQuery, a time, cannot
+			// carry; and --json prints the answer as sent.
+			path := "/sluice/audit"
+			if len(q) > 0 {
+				path += "?" + q.Encode()
 			}
+			ans, err := s.API.Raw(s.Ctx(), http.MethodGet, path, nil)
+			if err != nil {
+				return session.Err(err)
+			}
+			data := ans.Body
 			if c.Bool("json") {
 				var answer any
 				if err := session.DecodeNumbers(data, &answer); err != nil {

@@ -90,7 +90,7 @@ func sourceClient(c *cli.Context) (*api.Client, error) {
 	if cn.User != "" && cn.PasswordFile == "" {
 		return nil, session.Usage("--from-user needs --from-password-file")
 	}
-	from, _, err := session.ClientFor("--from", cn)
+	from, err := session.ClientFor("--from", cn)
 	var ue session.UsageError
 	if err != nil && !errors.As(err, &ue) {
 		return nil, fmt.Errorf("--from: %w", err)

@@ -7,7 +7,6 @@ package rollout
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	stdmaps "maps"
 	"slices"
@@ -41,12 +40,6 @@ func Command() *cli.Command {
 					var req api.RolloutRequest
 					if err := session.ReadJSON(c.String("file"), &req); err != nil {
 						return err
-					}
-					if req.Batches == nil {
-						// No batches given: [] (the server's default
-						// batches), as the client would send null, which
-						// the server refuses.
-						req.Batches = []json.RawMessage{}
 					}
 					s, err := session.Open(c)
 					if err != nil {
