@@ -62,8 +62,8 @@ const StoreCommit Point = "store.commit"
 
 // AgentOffsets is an agent, before it applies an offsets request (fence,
 // alter, reset, or a create's replace) the leader sent; the subject is
-// the v1.OffsetsRequest (a replace as the request of its writes, Op reset
-// when it has none). An error is answered instead of applying it.
+// the wire.SourceOffsetsRequest or wire.SinkOffsetsRequest (a replace as
+// the source request of its writes, Op reset when it has none). An error is answered instead of applying it.
 const AgentOffsets Point = "agent.offsets"
 
 // Injector injects faults.

@@ -44,9 +44,6 @@ const (
 // text, besides the subject (counted apiece).
 const chunkRoom = 256
 
-// maxStreamID bounds the stream ids a receiver accepts.
-const maxStreamID = 64
-
 // AssemblerOptions bound an Assembler.
 type AssemblerOptions struct {
 	// MaxBytes bounds the bytes held at once (default DefaultMaxAssembled).
@@ -131,6 +128,10 @@ func (a *Assembler) chunk(pattern string, req micro.Request) {
 		respondError(req, api.Errorf(api.CodeBadRequest, "decode chunk: %v", err))
 		return
 	}
+	if err := c.Validate(); err != nil {
+		respondError(req, api.AsError(err))
+		return
+	}
 	bound, _ := wildcards(pattern, req.Subject())
 	m, data, received, err := a.add(req.Subject(), bound, c)
 	if err != nil {
@@ -138,7 +139,7 @@ func (a *Assembler) chunk(pattern string, req micro.Request) {
 		return
 	}
 	if data == nil {
-		_ = req.RespondJSON(wire.ChunkReply{Type: wire.TypeChunkReply, Received: received})
+		_ = req.RespondJSON(wire.ChunkReply{Received: received})
 		return
 	}
 	go func() {
@@ -162,8 +163,6 @@ func (a *Assembler) add(subject string, bound []string, c wire.RequestChunk) (m 
 	// end another's stream by reusing its id.
 	key := subject + " " + c.Stream
 	switch {
-	case c.Stream == "" || len(c.Stream) > maxStreamID:
-		return m, nil, 0, api.Errorf(api.CodeBadRequest, "chunk: stream id must have 1 to %d characters", maxStreamID)
 	case !ok:
 		return m, nil, 0, api.Errorf(api.CodeNotFound, "chunk: no endpoint on %s takes chunked requests here", c.Subject)
 	case c.Size <= 0 || c.Size > a.maxBytes:

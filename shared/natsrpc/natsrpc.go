@@ -109,6 +109,14 @@ func serve(ctx context.Context, req micro.Request, name string, data []byte, ep 
 		respondError(req, api.Errorf(api.CodeBadRequest, "decode %s request: %v", name, err))
 		return
 	}
+	// A request of the wire validates itself (wire.Validator) before any
+	// endpoint, or guard, sees it.
+	if v, ok := in.(wire.Validator); ok {
+		if err := v.Validate(); err != nil {
+			respondError(req, api.AsError(err))
+			return
+		}
+	}
 	out, err := ep(ctx, in)
 	if err != nil {
 		respondError(req, api.AsError(err))
@@ -210,7 +218,10 @@ func Call(ctx context.Context, nc *nats.Conn, subject string, req, resp any, opt
 		defer cancel()
 		o.now = time.Now // the deadline just set is on this clock
 	}
+	// Every request states the sender's protocol level; its receiver
+	// refuses one of another level (wire.ProtocolLevel).
 	hdr := nats.Header{}
+	hdr.Set(wire.LevelHeader, strconv.Itoa(wire.ProtocolLevel))
 	if o.sign != nil {
 		sig, err := o.sign(subject, data)
 		if err != nil {
@@ -297,6 +308,16 @@ type receivedKey struct{}
 
 func withReceived(ctx context.Context, r Received) context.Context {
 	return context.WithValue(ctx, receivedKey{}, r)
+}
+
+// Level returns the protocol level a request states (wire.LevelHeader);
+// 0 when it states none.
+func (r Received) Level() int {
+	n, err := strconv.Atoi(r.Headers.Get(wire.LevelHeader))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // ReceivedFrom returns the request an endpoint mounted with Mount or an

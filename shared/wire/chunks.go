@@ -11,22 +11,9 @@ package wire
 //	sender ─chunk 0…n-1─► <receiver>.chunk ─ChunkReply each─► sender
 //	sender ─chunk n (Last)─► put together ─► endpoint(Subject) ─its reply─► sender
 //
+// The chunk endpoints are SubjectAgentChunk and SubjectLeaderChunk.
 // A chunk stream that stops arriving (its sender died, or moved the request
-// to another receiver) is dropped after a while, unapplied. A receiver that
-// does not serve chunks (an older version) has no responder on the subject.
-const (
-	// SubjectAgentChunk addresses the chunk endpoint of one agent (see
-	// AgentSubject): chunks of requests for its other endpoints.
-	SubjectAgentChunk = SubjectPrefix + ".%s.agent.%s.chunk"
-	// SubjectLeaderChunk addresses the chunk endpoint of the leader of a
-	// term for one agent (see LeaderSubject). A chunk sent here may only
-	// carry a request for a subject of the same agent: the receiver refuses
-	// one whose Subject names another.
-	SubjectLeaderChunk = SubjectPrefix + ".%s.leader.%s.chunk.%s"
-
-	// TypeChunkReply is the Type of a ChunkReply.
-	TypeChunkReply = "sluice.v1.chunk_reply"
-)
+// to another receiver) is dropped after a while, unapplied.
 
 // RequestChunk is one piece of a request too large for one NATS message.
 type RequestChunk struct {
@@ -51,6 +38,5 @@ type RequestChunk struct {
 // ChunkReply acknowledges a chunk other than the last; Received is how many
 // bytes of the request the receiver holds.
 type ChunkReply struct {
-	Type     string `json:"type"`
-	Received int64  `json:"received"`
+	Received int64 `json:"received"`
 }

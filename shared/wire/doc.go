@@ -1,11 +1,11 @@
-// Package v1 is Sluice's wire contract, version 1: the Kafka Connect REST
-// entities the coordinator serves, the NATS subjects and messages the
-// coordinator and agents exchange, and the one error type that crosses a
-// process boundary. The NATS subjects are of protocol version 2
-// (SubjectPrefix), which added the group id to every subject; the messages
-// did not change, and keep this package and their Type names.
+// Package wire is the coordinator↔agent contract: the NATS subjects (one
+// table, Subjects), the messages they carry, the protocol level both sides
+// check (ProtocolLevel), the leader lease agents read, and the liveness
+// records agents write to Kafka. The REST API's entities and the error type
+// that crosses a process boundary are module github.com/sluice-io/sluice/api.
 //
-// It imports only the standard library so that clients, the coordinator and
-// the agents can all depend on it while none depends on another. Messages are
-// changed by adding new ones, never by editing an existing one.
+// Messages are changed by adding new ones, never by editing an existing
+// one; a change that a process of the previous level would misread raises
+// ProtocolLevel. Every request type validates itself (Validate), and its
+// receiver runs that before anything else.
 package wire

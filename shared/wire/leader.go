@@ -14,22 +14,6 @@ import (
 const (
 	// LeaderKey is the key holding the lease.
 	LeaderKey = "leader"
-
-	// SubjectLeaderRegister and its siblings are the leader-only endpoints of
-	// one term of a group; a deposed leader's subscriptions name an older
-	// term, so an agent that read the current lease never reaches them. The
-	// last token is the calling agent's id: the leader refuses a request
-	// whose agent id is another, so a NATS server that lets each agent's
-	// user publish only on subjects ending in its own id keeps one agent
-	// from speaking for another.
-	SubjectLeaderRegister = SubjectPrefix + ".%s.leader.%s.register.%s"
-	// SubjectLeaderHeartbeat is the heartbeat endpoint of a term.
-	SubjectLeaderHeartbeat = SubjectPrefix + ".%s.leader.%s.heartbeat.%s"
-	// SubjectLeaderStatus is the status-report endpoint of a term.
-	SubjectLeaderStatus = SubjectPrefix + ".%s.leader.%s.status.%s"
-	// SubjectLeaderDeregister is where an agent that shuts down gracefully
-	// hands its tasks back at once.
-	SubjectLeaderDeregister = SubjectPrefix + ".%s.leader.%s.deregister.%s"
 )
 
 // LeaderLease is the value of the lease key. Term orders leaders: a new

@@ -1,12 +1,5 @@
 package wire
 
-// SubjectAgentLoggers addresses the loggers endpoint of one agent of a group
-// (see AgentSubject): the leader sends it the cluster's log levels.
-const SubjectAgentLoggers = SubjectPrefix + ".%s.agent.%s.loggers"
-
-// TypeLoggersReply names LoggersReply.
-const TypeLoggersReply = "sluice.v1.loggers_reply"
-
 // LoggerLevel is one logger's level, as GET /admin/loggers shows it
 // (KIP-495, KIP-976): the level by log4j's name, and when it was last
 // changed at run time, in milliseconds since the epoch, or null if never.
@@ -35,6 +28,5 @@ type LoggersRequest struct {
 // LoggersReply answers a LoggersRequest once the levels are set. Changed
 // names the agent's loggers whose level changed.
 type LoggersReply struct {
-	Type    string   `json:"type"`
 	Changed []string `json:"changed,omitempty"`
 }

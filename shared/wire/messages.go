@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"github.com/sluice-io/sluice/api"
 	"slices"
 	"strings"
@@ -70,14 +71,21 @@ func (r *RegisterRequest) HasFeature(feature string) bool {
 // Validate checks what the coordinator relies on.
 func (r *RegisterRequest) Validate() error {
 	if strings.TrimSpace(r.AgentID) == "" {
-		return api.Errorf(api.CodeBadRequest, "agent_id must not be empty")
+		return badField("register request", "agent_id", "must not be empty")
+	}
+	for _, t := range r.Tasks {
+		if err := validTaskID("register request", "tasks[].id", t.ID); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // RegisterReply accepts an agent.
 type RegisterReply struct {
-	Type string `json:"type"`
+	// Level is the leader's protocol level (ProtocolLevel): an agent of
+	// another level does not take the registration.
+	Level int `json:"level"`
 	// Term is the coordinator's leadership term.
 	Term int64 `json:"term"`
 	// LeaseMillis is how long the agent may go without a heartbeat.
@@ -95,9 +103,10 @@ type HeartbeatRequest = RegisterRequest
 // HeartbeatReply answers a heartbeat. Unknown asks the agent to register
 // again (the coordinator does not know it, for example after losing its lease).
 type HeartbeatReply struct {
-	Type    string `json:"type"`
-	Term    int64  `json:"term"`
-	Unknown bool   `json:"unknown,omitempty"`
+	// Level is the leader's protocol level, as in RegisterReply.
+	Level   int   `json:"level"`
+	Term    int64 `json:"term"`
+	Unknown bool  `json:"unknown,omitempty"`
 }
 
 // StatusReport carries one task's state change, stamped with the generation
@@ -116,18 +125,16 @@ func (r *StatusReport) Validate() error {
 	switch r.State {
 	case api.StateRunning, api.StatePaused, api.StateFailed, api.StateUnassigned, api.StateRestarting:
 	default:
-		return api.Errorf(api.CodeBadRequest, "invalid task state %q", r.State)
+		return badField("status report", "state", fmt.Sprintf("%q is not a task state", r.State))
 	}
-	if r.AgentID == "" || r.ID.Connector == "" || r.ID.Task < 0 {
-		return api.Errorf(api.CodeBadRequest, "status report needs agent_id and a task id")
+	if r.AgentID == "" {
+		return badField("status report", "agent_id", "must not be empty")
 	}
-	return nil
+	return validTaskID("status report", "id", r.ID)
 }
 
 // StatusReply acknowledges a status report.
-type StatusReply struct {
-	Type string `json:"type"`
-}
+type StatusReply struct{}
 
 // TaskAssignment is what an agent needs to run one task.
 type TaskAssignment struct {
@@ -197,7 +204,6 @@ type AssignRequest struct {
 // did not start because a revoke voided their generation (see
 // RevokeRequest): the coordinator must place them anew, at a new generation.
 type AssignReply struct {
-	Type    string   `json:"type"`
 	Refused []TaskID `json:"refused,omitempty"`
 }
 
@@ -216,7 +222,6 @@ type RevokeRequest struct {
 // offsets and closed its Kafka clients. Failed lists tasks whose stop
 // returned an error; they are stopped all the same.
 type RevokeReply struct {
-	Type    string   `json:"type"`
 	Stopped []TaskID `json:"stopped"`
 	Failed  []string `json:"failed,omitempty"`
 }

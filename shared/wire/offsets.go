@@ -1,24 +1,18 @@
 package wire
 
 // Offset operations are executed by an agent: the coordinator validates the
-// request and checks the connector's state, then sends one OffsetsRequest,
-// or one OffsetsReplaceRequest for a change that replaces all of a source
+// request and checks the connector's state, then sends one
+// SourceOffsetsRequest (SubjectAgentSourceOffsets) or SinkOffsetsRequest
+// (SubjectAgentSinkOffsets), or one OffsetsReplaceRequest
+// (SubjectAgentOffsetsReplace) for a change that replaces all of a source
 // connector's offsets (a reset, a create's initial offsets).
-const (
-	// SubjectAgentOffsets addresses the offsets endpoint of one agent of a
-	// group (see AgentSubject).
-	SubjectAgentOffsets = SubjectPrefix + ".%s.agent.%s.offsets"
-	// SubjectAgentOffsetsReplace addresses the endpoint of one agent that
-	// replaces all of a source connector's offsets (OffsetsReplaceRequest).
-	SubjectAgentOffsetsReplace = SubjectPrefix + ".%s.agent.%s.offsets.replace"
-
-	// TypeOffsetsReply is the Type of an OffsetsReply.
-	TypeOffsetsReply = "sluice.v1.offsets_reply"
-)
 
 // Offset operation kinds.
 const (
+	// OffsetsOpAlter sets (or, with a null offset, removes) the offsets
+	// it lists and leaves the others.
 	OffsetsOpAlter = "alter"
+	// OffsetsOpReset removes every offset of the connector.
 	OffsetsOpReset = "reset"
 )
 
@@ -41,17 +35,15 @@ type SinkPartitionOffset struct {
 	Offset *int64 `json:"offset"`
 }
 
-// OffsetsRequest asks an agent to change a connector's offsets, all or
-// nothing.
-type OffsetsRequest struct {
+// SourceOffsetsRequest asks an agent to change a source connector's
+// offsets, all or nothing: every transactional id that may hold the
+// connector's offsets (FenceIDs) is fenced first, then Writes go in one
+// transaction under TxnID. A request without Writes only fences.
+type SourceOffsetsRequest struct {
 	Term      int64  `json:"term"`
 	Connector string `json:"connector"`
-	// Type is "source" or "sink"; Op is "alter" or "reset".
-	Type string `json:"type"`
-	Op   string `json:"op"`
-
-	// Source: every transactional id that may hold the connector's offsets
-	// is fenced first, then Writes go in one transaction under TxnID.
+	// Op is OffsetsOpAlter or OffsetsOpReset.
+	Op       string        `json:"op"`
 	FenceIDs []string      `json:"fence_ids,omitempty"`
 	TxnID    string        `json:"txn_id,omitempty"`
 	Topic    string        `json:"topic,omitempty"`
@@ -60,14 +52,20 @@ type OffsetsRequest struct {
 	// when it has none: Writes then go to it and to Topic, in the same
 	// transaction (see FeatureConnectorOffsetsTopic).
 	ConnectorTopic string `json:"connector_topic,omitempty"`
-
-	// Sink: the group whose committed offsets change. Alter commits or
-	// deletes the listed partitions; reset deletes the group.
-	Group   string                `json:"group,omitempty"`
-	Offsets []SinkPartitionOffset `json:"offsets,omitempty"`
-
 	// CallerWaits: see OffsetsReply.Written.
 	CallerWaits bool `json:"caller_waits,omitempty"`
+}
+
+// SinkOffsetsRequest asks an agent to change a sink connector's consumer
+// group offsets, all or nothing: alter commits or deletes the listed
+// partitions' offsets; reset deletes the group.
+type SinkOffsetsRequest struct {
+	Term      int64  `json:"term"`
+	Connector string `json:"connector"`
+	// Op is OffsetsOpAlter or OffsetsOpReset.
+	Op      string                `json:"op"`
+	Group   string                `json:"group"`
+	Offsets []SinkPartitionOffset `json:"offsets,omitempty"`
 }
 
 // OffsetsReplaceRequest asks an agent to replace all of a source
@@ -79,7 +77,7 @@ type OffsetsRequest struct {
 //
 // The agent reading the keys itself keeps the request as small as what the
 // caller adds, however many partitions the connector accumulated; an
-// OffsetsRequest would carry a tombstone for every one of them. Reading
+// SourceOffsetsRequest would carry a tombstone for every one of them. Reading
 // after fencing also catches a partition a zombie task wrote after the
 // coordinator last read the topic.
 type OffsetsReplaceRequest struct {
@@ -100,7 +98,6 @@ type OffsetsReplaceRequest struct {
 
 // OffsetsReply reports success; failures come back as an *Error.
 type OffsetsReply struct {
-	Type string `json:"type"`
 	// Written is, for a source change whose request set CallerWaits, the
 	// last offset the transaction wrote in each partition: the agent
 	// answers as soon as the transaction committed, and the caller waits

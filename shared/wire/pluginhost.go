@@ -9,20 +9,9 @@ import (
 // coordinator runs no code of a Java plugin, so validation and a Java
 // connector's lifecycle (Kafka Connect's Connector: start, taskConfigs,
 // stop, alterOffsets) run on an agent that has the plugin. The leader sends
-// a PluginConnectorRequest to that agent; the agent tells the leader what a
-// started connector asks for on its own with a PluginConnectorEvent.
-const (
-	// SubjectAgentConnector addresses the connector endpoint of one agent
-	// of a group (see AgentSubject).
-	SubjectAgentConnector = SubjectPrefix + ".%s.agent.%s.connector"
-	// SubjectLeaderConnectorEvent is where an agent publishes the events of
-	// the connectors its host runs, for the leader of a term (see
-	// LeaderSubject): the agent id is the last token.
-	SubjectLeaderConnectorEvent = SubjectPrefix + ".%s.leader.%s.connector.event.%s"
-
-	// TypePluginConnectorReply types PluginConnectorReply.
-	TypePluginConnectorReply = "sluice.v1.plugin_connector_reply"
-)
+// a PluginConnectorRequest to that agent (SubjectAgentConnector); the agent
+// tells the leader what a started connector asks for on its own with a
+// PluginConnectorEvent (SubjectLeaderConnectorEvent).
 
 // Operations of a PluginConnectorRequest.
 const (
@@ -67,7 +56,6 @@ type PluginConnectorRequest struct {
 // as an *Error whose message is the plugin's (its stack trace in the
 // agent's log).
 type PluginConnectorReply struct {
-	Type string `json:"type"`
 	// ConfigInfos are Kafka Connect's validate entries, as its REST API
 	// shows them ({"definition": …, "value": …} each), for validate and
 	// config_def.

@@ -1,6 +1,6 @@
 package wire
 
-// SubjectAgentPresence addresses the presence endpoint of one agent: it
+// The presence endpoint of an agent (SubjectAgentPresence)
 // answers every request with an empty message, at once, signed or not,
 // from when the agent starts until its NATS connection closes. The
 // request's answer carries nothing; what the leader learns is whether
@@ -13,7 +13,6 @@ package wire
 // The agent keeps answering while it shuts down gracefully: its tasks
 // are stopping and committing then, and must not be started elsewhere
 // before they have; it deregisters when they have.
-const SubjectAgentPresence = SubjectPrefix + ".%s.agent.%s.presence"
 
 // FeaturePresence is an agent's presence endpoint (SubjectAgentPresence).
 // The leader probes only agents that list it: an agent of an older version

@@ -12,8 +12,11 @@ func (r *AssignRequest) CommandTerm() int64 { return r.Term }
 // CommandTerm is the term of the leader that sent the revoke.
 func (r *RevokeRequest) CommandTerm() int64 { return r.Term }
 
-// CommandTerm is the term of the leader that sent the offsets request.
-func (r *OffsetsRequest) CommandTerm() int64 { return r.Term }
+// CommandTerm is the term of the leader that sent the source offsets change.
+func (r *SourceOffsetsRequest) CommandTerm() int64 { return r.Term }
+
+// CommandTerm is the term of the leader that sent the sink offsets change.
+func (r *SinkOffsetsRequest) CommandTerm() int64 { return r.Term }
 
 // CommandTerm is the term of the leader that sent the replace.
 func (r *OffsetsReplaceRequest) CommandTerm() int64 { return r.Term }

@@ -6,30 +6,6 @@ import (
 	"strings"
 )
 
-// NATS subjects of protocol version 3. Every subject names the cluster (its
-// group id) right after the version, so that clusters can share one NATS
-// server and its permissions can be written per cluster and role
-// (sluice.v3.<group>.>). The subject version changes only when the layout
-// does; messages keep their own Type names. Version 3 added the agent's id
-// as the last token of every subject an agent sends to the leader, so that
-// a NATS server's per-agent publish permissions bind an agent's id to its
-// NATS identity (see LeaderSubject).
-//
-// Templates are filled by the builders below (AgentSubject, LeaderSubject and
-// their wildcard forms), which also encode the ids: never fill a template
-// with fmt.Sprintf.
-const (
-	// SubjectPrefix starts every Sluice subject of this protocol version.
-	SubjectPrefix = "sluice.v3"
-
-	// SubjectAgentAssign addresses the assign endpoint of one agent of a
-	// group; the command starts or updates tasks.
-	SubjectAgentAssign = SubjectPrefix + ".%s.agent.%s.task.assign"
-	// SubjectAgentRevoke addresses the revoke endpoint of one agent; the
-	// reply comes only after the tasks stopped and committed their offsets.
-	SubjectAgentRevoke = SubjectPrefix + ".%s.agent.%s.task.revoke"
-)
-
 // AgentSubject fills an agent subject template (SubjectAgent*) with a group
 // id and an agent id, each encoded with SubjectToken.
 func AgentSubject(template, groupID, agentID string) string {
@@ -127,14 +103,3 @@ func ParseSubjectToken(token string) (string, error) {
 func tokenSafe(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
-
-// Message types, carried in the Type field of every reply so a reader can
-// tell which version of a message it holds. They version the message, not
-// the subject layout: a message that did not change keeps its type.
-const (
-	TypeRegisterReply  = "sluice.v1.register_reply"
-	TypeHeartbeatReply = "sluice.v1.heartbeat_reply"
-	TypeStatusReply    = "sluice.v1.status_reply"
-	TypeAssignReply    = "sluice.v1.assign_reply"
-	TypeRevokeReply    = "sluice.v1.revoke_reply"
-)

@@ -88,7 +88,8 @@ func TestSubjects(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{wire.AgentSubject(wire.SubjectAgentAssign, "connect.prod", "web 1"), "sluice.v3.connect%2Eprod.agent.web%201.task.assign"},
 		{wire.AgentSubject(wire.SubjectAgentRevoke, "sluice", "agent-1"), "sluice.v3.sluice.agent.agent-1.task.revoke"},
-		{wire.AgentSubject(wire.SubjectAgentOffsets, "g", "a*b"), "sluice.v3.g.agent.a%2Ab.offsets"},
+		{wire.AgentSubject(wire.SubjectAgentSourceOffsets, "g", "a*b"), "sluice.v3.g.agent.a%2Ab.offsets.source"},
+		{wire.AgentSubject(wire.SubjectAgentSinkOffsets, "g", "a"), "sluice.v3.g.agent.a.offsets.sink"},
 		{wire.AgentSubjectAll(wire.SubjectAgentAssign, "connect.prod"), "sluice.v3.connect%2Eprod.agent.*.task.assign"},
 		{wire.LeaderSubject(wire.SubjectLeaderRegister, "connect.prod", 7, "web 1"), "sluice.v3.connect%2Eprod.leader.7.register.web%201"},
 		{wire.LeaderSubject(wire.SubjectLeaderHeartbeat, "g", 1, "a"), "sluice.v3.g.leader.1.heartbeat.a"},
@@ -98,10 +99,6 @@ func TestSubjects(t *testing.T) {
 		{wire.LeaderSubjectAgents(wire.SubjectLeaderStatus, "g", 12), "sluice.v3.g.leader.12.status.*"},
 		{wire.LeaderSubjectAll(wire.SubjectLeaderRegister, ">"), "sluice.v3.%3E.leader.*.register.*"},
 		{wire.QueueGroup("connect.prod"), "sluice.v3.connect%2Eprod"},
-		{wire.LegacyLeaderSubject(wire.LegacySubjectLeaderRegister, 4), "sluice.v1.leader.4.register"},
-		{wire.LegacyLeaderSubject(wire.LegacySubjectLeaderHeartbeat, 4), "sluice.v1.leader.4.heartbeat"},
-		{wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderRegister, "connect.prod", 4), "sluice.v2.connect%2Eprod.leader.4.register"},
-		{wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderHeartbeat, "g", 4), "sluice.v2.g.leader.4.heartbeat"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

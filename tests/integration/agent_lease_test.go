@@ -27,13 +27,13 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	subject := wire.AgentSubject(wire.SubjectAgentOffsets, c.GroupID, c.Agents[0].ID())
+	subject := wire.AgentSubject(wire.SubjectAgentSourceOffsets, c.GroupID, c.Agents[0].ID())
 	// The test stands in for the leader, signing as it does.
 	var sign natsrpc.Signer
 	fence := func(term int64) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		req := wire.OffsetsRequest{Term: term, Connector: "fenced", Type: api.TypeSource, Op: wire.OffsetsOpAlter,
+		req := wire.SourceOffsetsRequest{Term: term, Connector: "fenced", Op: wire.OffsetsOpAlter,
 			FenceIDs: []string{c.GroupID + "-fenced-0"}}
 		return natsrpc.Call(ctx, nc, subject, req, &wire.OffsetsReply{}, natsrpc.SignWith(sign))
 	}

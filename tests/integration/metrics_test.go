@@ -242,7 +242,7 @@ func TestCoordinatorMetrics(t *testing.T) {
 		{"sluice_reconcile_duration_seconds", nil},
 		{"sluice_nats_request_duration_seconds", map[string]string{"kind": "task.assign"}},
 		{"sluice_nats_request_duration_seconds", map[string]string{"kind": "task.revoke"}},
-		{"sluice_nats_request_duration_seconds", map[string]string{"kind": "offsets"}},
+		{"sluice_nats_request_duration_seconds", map[string]string{"kind": "offsets.sink"}},
 	} {
 		if ms := s.series(h.name, h.labels); len(ms) != 1 || ms[0].GetHistogram().GetSampleCount() == 0 {
 			t.Errorf("histogram %s%v: %d series, want one with samples", h.name, h.labels, len(ms))

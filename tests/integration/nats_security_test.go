@@ -118,9 +118,11 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 
 	t.Run("commands", func(t *testing.T) {
 		for _, agent := range []string{"agent-2", "agent-1"} {
-			for _, tmpl := range []string{wire.SubjectAgentAssign, wire.SubjectAgentRevoke, wire.SubjectAgentOffsets,
-				wire.SubjectAgentOffsetsReplace, wire.SubjectAgentLoggers, wire.SubjectAgentChunk, wire.SubjectAgentConnector} {
-				subject := wire.AgentSubject(tmpl, g, agent)
+			for _, row := range wire.Subjects {
+				if row.Direction != wire.ToAgent || row.Request == nil {
+					continue // the leader's own endpoints; presence probes carry nothing
+				}
+				subject := wire.AgentSubject(row.Template, g, agent)
 				if err := nc.Publish(subject, []byte(`{"term":1}`)); err != nil {
 					t.Fatal(err)
 				}
@@ -129,9 +131,11 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 		}
 	})
 	t.Run("as-another-agent", func(t *testing.T) {
-		for _, tmpl := range []string{wire.SubjectLeaderRegister, wire.SubjectLeaderHeartbeat, wire.SubjectLeaderStatus,
-			wire.SubjectLeaderDeregister, wire.SubjectLeaderChunk, wire.SubjectLeaderConnectorEvent} {
-			subject := wire.LeaderSubject(tmpl, g, lease.Term, "agent-2")
+		for _, row := range wire.Subjects {
+			if row.Direction != wire.ToLeader {
+				continue
+			}
+			subject := wire.LeaderSubject(row.Template, g, lease.Term, "agent-2")
 			if err := nc.Publish(subject, []byte(`{"agent_id":"agent-2"}`)); err != nil {
 				t.Fatal(err)
 			}

@@ -27,7 +27,7 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 	var once sync.Once
 	release, hold := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { once.Do(func() { close(release) }); close(hold) })
-	holdsPosition := func(req wire.OffsetsRequest, pos string) bool {
+	holdsPosition := func(req wire.SourceOffsetsRequest, pos string) bool {
 		for _, w := range req.Writes {
 			if w.Value != nil && strings.Contains(*w.Value, `"position":`+pos) {
 				return true
@@ -37,10 +37,10 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 	}
 	c := harness.Start(t, harness.Options{Agents: 2, AgentFaults: func(agent int) faults.Injector {
 		return faults.Func(func(ctx context.Context, at faults.Point, subject any) error {
-			if at != faults.AgentOffsets || agent != 0 || subject.(wire.OffsetsRequest).Connector != "stale" {
+			req, ok := subject.(wire.SourceOffsetsRequest)
+			if at != faults.AgentOffsets || agent != 0 || !ok || req.Connector != "stale" {
 				return nil
 			}
-			req := subject.(wire.OffsetsRequest)
 			switch {
 			case holdsPosition(req, "1"):
 				<-release

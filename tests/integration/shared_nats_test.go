@@ -2,20 +2,22 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
-	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
 	"github.com/sluice-io/sluice/tests/harness"
 )
@@ -132,11 +134,12 @@ func TestTwoClustersShareNATS(t *testing.T) {
 	}
 }
 
-// TestLegacyAgentIsToldToUpgrade: an agent that still speaks protocol
-// sluice.v1 or sluice.v2 registers (or heartbeats) on the old subjects of
-// the current term; the leader answers with CodeUpgradeRequired naming the agent, so the
-// old agent's log says why it never joins.
-func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
+// TestAgentOfAnotherLevelIsRefused: an agent that states another protocol
+// level than the coordinator's (wire.ProtocolLevel) registers, or
+// heartbeats, on the current term's subjects; the leader answers with
+// CodeUpgradeRequired naming the agent and both levels, so the agent's log
+// says why it never joins, and it does not join.
+func TestAgentOfAnotherLevelIsRefused(t *testing.T) {
 	c := harness.Start(t, harness.Options{Agents: 1, GroupID: "connect.prod"})
 	_, lease := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)
@@ -144,21 +147,24 @@ func TestLegacyAgentIsToldToUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	for _, subject := range []string{
-		wire.LegacyLeaderSubject(wire.LegacySubjectLeaderRegister, lease.Term),
-		wire.LegacyLeaderSubject(wire.LegacySubjectLeaderHeartbeat, lease.Term),
-		wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderRegister, c.GroupID, lease.Term),
-		wire.LegacyV2LeaderSubject(wire.LegacyV2SubjectLeaderHeartbeat, c.GroupID, lease.Term),
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := natsrpc.Call(ctx, nc, subject, wire.RegisterRequest{AgentID: "old-agent"}, &wire.RegisterReply{})
-		cancel()
-		if !api.IsCode(err, api.CodeUpgradeRequired) || !strings.Contains(err.Error(), "upgrade agent old-agent") ||
-			!strings.Contains(err.Error(), wire.SubjectPrefix) {
-			t.Errorf("%s: got %v, want a %d naming the agent and %s", subject, err, api.CodeUpgradeRequired, wire.SubjectPrefix)
+	body, _ := json.Marshal(wire.RegisterRequest{AgentID: "old-agent", Tasks: []wire.RunningTask{}})
+	other := strconv.Itoa(wire.ProtocolLevel - 1)
+	for _, tmpl := range []string{wire.SubjectLeaderRegister, wire.SubjectLeaderHeartbeat} {
+		subject := wire.LeaderSubject(tmpl, c.GroupID, lease.Term, "old-agent")
+		msg := nats.NewMsg(subject)
+		msg.Data = body
+		msg.Header.Set(wire.LevelHeader, other)
+		reply, err := nc.RequestMsg(msg, 5*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", subject, err)
+		}
+		code, text := reply.Header.Get(micro.ErrorCodeHeader), reply.Header.Get(micro.ErrorHeader)
+		want := fmt.Sprintf("agent old-agent speaks Sluice protocol level %s; this coordinator speaks level %d", other, wire.ProtocolLevel)
+		if code != strconv.Itoa(int(api.CodeUpgradeRequired)) || !strings.Contains(text, want) {
+			t.Errorf("%s: answered %s %q, want a %d with %q", subject, code, text, api.CodeUpgradeRequired, want)
 		}
 	}
-	// The old agent did not join.
+	// The other agent did not join.
 	if n := c.Coordinator.RegisteredAgents(); n != 1 {
 		t.Errorf("%d agents registered, want 1", n)
 	}

@@ -132,9 +132,15 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 
 	t.Run("term-no-leader-holds", func(t *testing.T) {
 		sc := on(c, t)
-		empty := wire.AssignRequest{Term: math.MaxInt64}
-		if err := send(agentSubject(wire.SubjectAgentAssign), empty, &wire.AssignReply{}); !api.IsCode(err, api.CodeConflict) {
-			t.Fatalf("assign of term %d: got %v, want a refusal (%d)", empty.Term, err, api.CodeConflict)
+		// A term beyond any lease is refused by the term check; one beyond
+		// the largest a lease may name does not even validate.
+		ahead := wire.AssignRequest{Term: lease.Term + 1000}
+		if err := send(agentSubject(wire.SubjectAgentAssign), ahead, &wire.AssignReply{}); !api.IsCode(err, api.CodeConflict) {
+			t.Fatalf("assign of term %d: got %v, want a refusal (%d)", ahead.Term, err, api.CodeConflict)
+		}
+		forged := wire.AssignRequest{Term: math.MaxInt64}
+		if err := send(agentSubject(wire.SubjectAgentAssign), forged, &wire.AssignReply{}); !api.IsCode(err, api.CodeBadRequest) {
+			t.Fatalf("assign of term %d: got %v, want a bad request (%d)", forged.Term, err, api.CodeBadRequest)
 		}
 		// The agent still obeys its leader.
 		mustCreate(sc, "after", generatorCfg(c.Name("after")), "")

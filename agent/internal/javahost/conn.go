@@ -21,6 +21,9 @@ var ErrHostLost = errors.New("connector host lost")
 type HostError struct {
 	Message string `json:"message"`
 	Trace   string `json:"trace"`
+	// Retriable says the exception was Kafka Connect's
+	// RetriableException.
+	Retriable bool `json:"retriable,omitempty"`
 }
 
 // Error returns the plugin's message.

@@ -43,7 +43,7 @@ func NewConnectors(sup *Supervisor, agentID string, log *slog.Logger, onEvent fu
 // exception becomes a *api.Error with its message; its trace is logged and,
 // for start and task_configs, returned in the reply.
 func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
-	reply := wire.PluginConnectorReply{Type: wire.TypePluginConnectorReply}
+	reply := wire.PluginConnectorReply{}
 	if req.Op == wire.PluginOpStop {
 		return reply, c.stop(ctx, req.Name)
 	}
@@ -52,16 +52,13 @@ func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnect
 		return reply, api.Errorf(api.CodeUnavailable, "connector host unavailable: %v", err)
 	}
 	req.Config = withVersion(req.Config, req.Version)
-	var configs struct {
-		Configs   json.RawMessage       `json:"configs"`
-		Preflight *wire.SourcePreflight `json:"preflight"`
-	}
+	var configs configsReply
 	switch req.Op {
 	case wire.PluginOpValidate:
-		err = conn.CallJSON(ctx, "connector.validate", map[string]any{"config": req.Config}, &configs)
+		err = conn.CallJSON(ctx, OpConnectorValidate, connectorConfigRequest{Config: req.Config}, &configs)
 		reply.ConfigInfos, reply.Preflight = configs.Configs, configs.Preflight
 	case wire.PluginOpConfigDef:
-		err = conn.CallJSON(ctx, "connector.config_def", map[string]any{"class": req.Class}, &configs)
+		err = conn.CallJSON(ctx, OpConnectorConfigDef, connectorClassRequest{Class: req.Class}, &configs)
 		reply.ConfigInfos = configs.Configs
 	case wire.PluginOpStart:
 		// Recorded before the call: a host lost during the start must
@@ -69,24 +66,20 @@ func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnect
 		c.mu.Lock()
 		c.started[req.Name] = conn
 		c.mu.Unlock()
-		if err = conn.CallJSON(ctx, "connector.start", map[string]any{"name": req.Name, "config": req.Config}, nil); err != nil {
+		if err = conn.CallJSON(ctx, OpConnectorStart, connectorStartRequest{Name: req.Name, Config: req.Config}, nil); err != nil {
 			c.forget(req.Name, conn)
 		}
 	case wire.PluginOpTaskConfigs:
-		var resp struct {
-			Configs []map[string]string `json:"configs"`
-		}
-		err = conn.CallJSON(ctx, "connector.task_configs", map[string]any{"name": req.Name, "max_tasks": req.MaxTasks}, &resp)
+		var resp taskConfigsReply
+		err = conn.CallJSON(ctx, OpConnectorTaskConfigs, taskConfigsRequest{Name: req.Name, MaxTasks: req.MaxTasks}, &resp)
 		reply.TaskConfigs = resp.Configs
 	case wire.PluginOpAlterOffsets:
-		var resp struct {
-			Definite bool `json:"definite"`
-		}
+		var resp alterOffsetsReply
 		offsets := req.Offsets
 		if offsets == nil {
 			offsets = []api.ConnectorOffset{}
 		}
-		err = conn.CallJSON(ctx, "connector.alter_offsets", map[string]any{"class": req.Class, "config": req.Config, "offsets": offsets}, &resp)
+		err = conn.CallJSON(ctx, OpConnectorAlterOffsets, alterOffsetsRequest{Class: req.Class, Config: req.Config, Offsets: offsets}, &resp)
 		reply.Definite = resp.Definite
 	default:
 		return reply, api.Errorf(api.CodeBadRequest, "unknown connector operation %q", req.Op)
@@ -144,7 +137,7 @@ func (c *Connectors) stop(ctx context.Context, name string) error {
 		c.forget(name, conn)
 		return nil
 	}
-	err := conn.CallJSON(ctx, "connector.stop", map[string]any{"name": name}, nil)
+	err := conn.CallJSON(ctx, OpConnectorStop, connectorRef{Name: name}, nil)
 	if err == nil || errors.Is(err, ErrHostLost) {
 		c.forget(name, conn)
 		return nil
@@ -163,20 +156,16 @@ func (c *Connectors) forget(name string, conn *Conn) {
 
 // notice turns the host's connector notices into events.
 func (c *Connectors) notice(op string, body []byte) {
-	var m struct {
-		Name    string `json:"name"`
-		Message string `json:"message"`
-		Trace   string `json:"trace"`
-	}
+	var m connectorErrorNotice
 	if err := json.Unmarshal(body, &m); err != nil {
 		c.log.Warn("undecodable notice from the connector host", "op", op, "err", err)
 		return
 	}
 	ev := wire.PluginConnectorEvent{AgentID: c.agentID, Name: m.Name}
 	switch op {
-	case "connector.reconfigure":
+	case OpConnectorReconfigure:
 		ev.Kind = wire.PluginEventReconfigure
-	case "connector.error":
+	case OpConnectorError:
 		ev.Kind, ev.Message, ev.Trace = wire.PluginEventError, m.Message, m.Trace
 	default:
 		c.log.Warn("unknown notice from the connector host", "op", op)

@@ -16,27 +16,9 @@ import (
 // (SinkTaskContext.errantRecordReporter()) in task.report requests. The
 // agent writes both to the connector's DLQ.
 
-// failure is a record's failure as the host describes it: Kafka Connect's
-// stage, the class that failed, and its exception.
-type failure struct {
-	Stage     string  `json:"stage"`
-	Class     string  `json:"class"`
-	Exception string  `json:"exception"`
-	Message   *string `json:"message"`
-	Trace     string  `json:"trace"`
-}
-
 func (f *failure) letter(rec connect.RawSinkRecord) connect.DeadLetter {
 	return connect.DeadLetter{Record: rec, Stage: f.Stage, Class: f.Class, Exception: f.Exception,
 		Message: f.Message, Trace: f.Trace}
-}
-
-// putReply is task.put's reply.
-type putReply struct {
-	Errant []struct {
-		Index int `json:"index"`
-		failure
-	} `json:"errant"`
 }
 
 // writeErrant writes the records of batch that task.put's reply names
@@ -67,23 +49,6 @@ func (h *hostTask) writeErrant(ctx context.Context, reply []byte, batch []connec
 	return nil
 }
 
-// reportedRecord is a record in a task.report request: the consumed one
-// when the task reported a record of the batch being put, else the one
-// the task's converters made of what it reported.
-type reportedRecord struct {
-	Topic         string `json:"topic"`
-	Partition     int32  `json:"partition"`
-	Offset        int64  `json:"offset"`
-	Timestamp     *int64 `json:"timestamp"`
-	TimestampType uint8  `json:"timestamp_type"`
-	Key           []byte `json:"key"`
-	Value         []byte `json:"value"`
-	Headers       []struct {
-		Key   string `json:"key"`
-		Value []byte `json:"value"`
-	} `json:"headers"`
-}
-
 func (r *reportedRecord) raw() connect.RawSinkRecord {
 	rec := connect.RawSinkRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value}
 	if r.Timestamp != nil {
@@ -99,10 +64,7 @@ func (r *reportedRecord) raw() connect.RawSinkRecord {
 // report answers task.report: the record is written to the DLQ before the
 // reply, which completes the Future the task's report() returned.
 func (h *hostTask) report(ctx context.Context, body []byte) ([]byte, error) {
-	var req struct {
-		Record reportedRecord `json:"record"`
-		failure
-	}
+	var req taskReportRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, fmt.Errorf("task.report: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 // on the other end of the socket, serving the protocol with canned plugin
 // behaviour and keeping what it was told, which "test.state" returns.
 type fakeHost struct {
+	mode  string // the fakeEnv the test set
 	c     *Conn
 	ready chan struct{} // closed once c is set: a request may come first
 
@@ -38,6 +39,10 @@ type fakeState struct {
 	Worker     map[string]string   `json:"worker"`
 	Offsets    map[string][]string `json:"offsets"` // task → what offsets.read answered at its start
 }
+
+// fakeOtherProtocol is the fake host's mode in which it states another
+// protocol version at hello than the agent's.
+const fakeOtherProtocol = "other-protocol"
 
 // The fake host's behaviour, chosen by a connector config's "fake" key.
 const (
@@ -68,8 +73,16 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch op {
-	case "host.hello":
-		return []byte(`{"version":"fake","kafka_version":"4.4.0"}`), nil
+	case OpHostHello:
+		var hello helloRequest
+		if err := json.Unmarshal(body, &hello); err != nil {
+			return nil, err
+		}
+		protocol := ProtocolVersion
+		if h.mode == fakeOtherProtocol {
+			protocol = ProtocolVersion + 1
+		}
+		return json.Marshal(helloReply{Version: "fake", KafkaVersion: "4.4.0", Protocol: protocol})
 	case "test.state":
 		return json.Marshal(h.state)
 	case "task.start":
@@ -256,7 +269,7 @@ func runFake(mode string, args []string) int {
 		fmt.Fprintln(os.Stderr, "fake host:", err)
 		return 1
 	}
-	h := &fakeHost{ready: make(chan struct{})}
+	h := &fakeHost{mode: mode, ready: make(chan struct{})}
 	h.c = newConn(nc, h, nil, nil)
 	close(h.ready)
 	<-h.c.Done()

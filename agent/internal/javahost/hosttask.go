@@ -35,21 +35,6 @@ func newHostTask(sup *Supervisor, id api.TaskID, conn, worker map[string]string)
 	return hostTask{sup: sup, id: fmt.Sprintf("%s-%d", id.Connector, id.Task), conn: conn, worker: worker}
 }
 
-type taskRef struct {
-	ID string `json:"id"`
-}
-
-type topicPartition struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-}
-
-type partitionOffset struct {
-	Topic     string `json:"topic"`
-	Partition int32  `json:"partition"`
-	Offset    int64  `json:"offset"`
-}
-
 // start starts the task in the host; ep serves what the host asks of it,
 // registered first since a task may read its offsets while starting.
 func (h *hostTask) start(ctx context.Context, props map[string]string, ep taskEndpoint, kind connect.Kind) error {
@@ -59,21 +44,14 @@ func (h *hostTask) start(ctx context.Context, props map[string]string, ep taskEn
 	}
 	h.c = c
 	h.sup.router.addTask(h.id, ep)
-	req := struct {
-		ID              string            `json:"id"`
-		ConnectorConfig map[string]string `json:"connector_config"`
-		TaskConfig      map[string]string `json:"task_config"`
-		Worker          map[string]string `json:"worker"`
-	}{h.id, h.conn, props, h.worker}
-	var resp struct {
-		Kind string `json:"kind"`
-	}
-	if err := h.call(ctx, "task.start", req, &resp); err != nil {
+	req := taskStartRequest{ID: h.id, ConnectorConfig: h.conn, TaskConfig: props, Worker: h.worker}
+	var resp taskStartReply
+	if err := h.call(ctx, OpTaskStart, req, &resp); err != nil {
 		h.sup.router.removeTask(h.id, ep)
 		return err
 	}
 	if resp.Kind != string(kind) {
-		_ = h.call(ctx, "task.stop", taskRef{h.id}, nil)
+		_ = h.call(ctx, OpTaskStop, taskRef{h.id}, nil)
 		h.sup.router.removeTask(h.id, ep)
 		return fmt.Errorf("the connector's task is a %s task, not a %s task", resp.Kind, kind)
 	}
@@ -103,7 +81,7 @@ func (h *hostTask) stop(ep taskEndpoint) error {
 	defer h.sup.router.removeTask(h.id, ep)
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if err := h.call(ctx, "task.stop", taskRef{h.id}, nil); err != nil && !errors.Is(err, ErrHostLost) {
+	if err := h.call(ctx, OpTaskStop, taskRef{h.id}, nil); err != nil && !errors.Is(err, ErrHostLost) {
 		return err
 	}
 	return nil
@@ -121,18 +99,14 @@ func (h *hostTask) Err() error {
 
 // readOffsets answers offsets.read from the task's OffsetReader.
 func (h *hostTask) readOffsets(ctx context.Context, body []byte) ([]byte, error) {
-	var req struct {
-		Partitions []map[string]any `json:"partitions"`
-	}
+	var req offsetsReadRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, fmt.Errorf("offsets.read: %w", err)
 	}
 	if h.offsets == nil {
 		return nil, fmt.Errorf("offsets.read: task %s reads no offsets", h.id)
 	}
-	out := struct {
-		Offsets []map[string]any `json:"offsets"`
-	}{make([]map[string]any, len(req.Partitions))}
+	out := offsetsReadReply{Offsets: make([]map[string]any, len(req.Partitions))}
 	for i, p := range req.Partitions {
 		o, err := h.offsets.Offset(ctx, p)
 		if err != nil {

@@ -75,14 +75,14 @@ func (r *router) task(body []byte) (taskEndpoint, string, error) {
 
 // Request implements Dispatcher.
 func (r *router) Request(ctx context.Context, op string, body []byte) ([]byte, error) {
-	if op != "offsets.read" && op != "task.report" {
+	if op != OpOffsetsRead && op != OpTaskReport {
 		return nil, fmt.Errorf("the agent serves no request %q", op)
 	}
 	t, _, err := r.task(body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if op == "task.report" {
+	if op == OpTaskReport {
 		return t.report(ctx, body)
 	}
 	return t.readOffsets(ctx, body)

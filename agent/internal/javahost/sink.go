@@ -54,16 +54,11 @@ func (t *SinkTask) PutRaw(ctx context.Context, recs []connect.RawSinkRecord) err
 	if t.c == nil {
 		return fmt.Errorf("task.put: task %s not started", t.id)
 	}
-	reply, err := t.c.Call(ctx, "task.put", body)
+	reply, err := t.c.Call(ctx, OpTaskPut, body)
 	if err != nil {
 		return asTaskError(err)
 	}
 	return t.writeErrant(ctx, reply, recs)
-}
-
-type partitionsReq struct {
-	ID         string           `json:"id"`
-	Partitions []topicPartition `json:"partitions"`
 }
 
 func toWire(ps []connect.TopicPartition) []topicPartition {
@@ -84,17 +79,12 @@ func fromWire(ps []topicPartition) []connect.TopicPartition {
 
 // Open implements connect.PartitionHandler.
 func (t *SinkTask) Open(ctx context.Context, ps []connect.TopicPartition) error {
-	return t.call(ctx, "task.open", partitionsReq{t.id, toWire(ps)}, nil)
+	return t.call(ctx, OpTaskOpen, partitionsReq{t.id, toWire(ps)}, nil)
 }
 
 // Close implements connect.PartitionHandler.
 func (t *SinkTask) Close(ctx context.Context, ps []connect.TopicPartition) error {
-	return t.call(ctx, "task.close", partitionsReq{t.id, toWire(ps)}, nil)
-}
-
-type offsetsMsg struct {
-	ID      string            `json:"id"`
-	Offsets []partitionOffset `json:"offsets"`
+	return t.call(ctx, OpTaskClose, partitionsReq{t.id, toWire(ps)}, nil)
 }
 
 func offsetsToWire(m map[connect.TopicPartition]int64) []partitionOffset {
@@ -115,10 +105,8 @@ func offsetsFromWire(ps []partitionOffset) map[connect.TopicPartition]int64 {
 
 // PreCommit implements connect.PreCommitter.
 func (t *SinkTask) PreCommit(ctx context.Context, offsets map[connect.TopicPartition]int64) (map[connect.TopicPartition]int64, error) {
-	var resp struct {
-		Offsets []partitionOffset `json:"offsets"`
-	}
-	if err := t.call(ctx, "task.pre_commit", offsetsMsg{t.id, offsetsToWire(offsets)}, &resp); err != nil {
+	var resp offsetsReply
+	if err := t.call(ctx, OpTaskPreCommit, offsetsMsg{t.id, offsetsToWire(offsets)}, &resp); err != nil {
 		return nil, err
 	}
 	return offsetsFromWire(resp.Offsets), nil
@@ -133,19 +121,19 @@ func (t *SinkTask) notice(op string, body []byte) {
 		return
 	}
 	switch op {
-	case "task.request_commit":
+	case OpTaskRequestCommit:
 		t.control.RequestCommit()
-	case "task.rewind":
+	case OpTaskRewind:
 		var m offsetsMsg
 		if err := json.Unmarshal(body, &m); err == nil {
 			t.control.Rewind(offsetsFromWire(m.Offsets))
 		}
-	case "task.pause", "task.resume":
+	case OpTaskPause, OpTaskResume:
 		var m partitionsReq
 		if err := json.Unmarshal(body, &m); err != nil {
 			return
 		}
-		if op == "task.pause" {
+		if op == OpTaskPause {
 			t.control.Pause(fromWire(m.Partitions)...)
 		} else {
 			t.control.Resume(fromWire(m.Partitions)...)

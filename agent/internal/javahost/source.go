@@ -39,7 +39,7 @@ func (t *SourceTask) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	if t.c == nil {
 		return nil, fmt.Errorf("task.poll: task %s not started", t.id)
 	}
-	body, err := t.c.Call(context.WithoutCancel(ctx), "task.poll", mustJSON(taskRef{t.id}))
+	body, err := t.c.Call(context.WithoutCancel(ctx), OpTaskPoll, mustJSON(taskRef{t.id}))
 	if err != nil {
 		return nil, asTaskError(err)
 	}
@@ -62,25 +62,16 @@ func (t *SourceTask) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 // CommitRecords implements connect.RecordCommitter: commitRecord of each
 // acknowledged record, by the host's seq.
 func (t *SourceTask) CommitRecords(ctx context.Context, recs []connect.RecordMetadata) error {
-	type committed struct {
-		Seq       uint32 `json:"seq"`
-		Topic     string `json:"topic"`
-		Partition int32  `json:"partition"`
-		Offset    int64  `json:"offset"`
-	}
-	req := struct {
-		ID      string      `json:"id"`
-		Records []committed `json:"records"`
-	}{ID: t.id, Records: make([]committed, len(recs))}
+	req := commitRecordsRequest{ID: t.id, Records: make([]committedRecord, len(recs))}
 	for i, r := range recs {
-		req.Records[i] = committed{Seq: uint32(r.Record.Ref), Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+		req.Records[i] = committedRecord{Seq: uint32(r.Record.Ref), Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
 	}
-	return t.call(ctx, "task.commit_records", req, nil)
+	return t.call(ctx, OpTaskCommitRecords, req, nil)
 }
 
 // Commit implements connect.OffsetCommitter.
 func (t *SourceTask) Commit(ctx context.Context) error {
-	return t.call(ctx, "task.commit", taskRef{t.id}, nil)
+	return t.call(ctx, OpTaskCommit, taskRef{t.id}, nil)
 }
 
 // Stop implements connect.SourceTask.

@@ -355,16 +355,20 @@ func (s *Supervisor) start(ctx context.Context) (*Conn, *process, error) {
 	})
 	hctx, cancel := context.WithTimeout(ctx, helloTimeout)
 	defer cancel()
-	var hello struct {
-		Version      string `json:"version"`
-		KafkaVersion string `json:"kafka_version"`
+	var hello helloReply
+	err = c.CallJSON(hctx, OpHostHello, helloRequest{Protocol: ProtocolVersion}, &hello)
+	if err == nil && hello.Protocol != ProtocolVersion {
+		// The host refuses an agent of another version itself; this is a
+		// host that does not know the check, or states another version.
+		err = fmt.Errorf("the connector host (version %q) speaks host protocol %d; this agent speaks %d: use the host jar of the agent's release",
+			hello.Version, hello.Protocol, ProtocolVersion)
 	}
-	if err := c.CallJSON(hctx, "host.hello", struct{}{}, &hello); err != nil {
+	if err != nil {
 		c.Close()
 		p.kill()
 		return nil, nil, fmt.Errorf("connector host hello: %w", err)
 	}
-	s.log.Info("connector host started", "pid", cmd.Process.Pid, "version", hello.Version, "kafka_version", hello.KafkaVersion)
+	s.log.Info("connector host started", "pid", cmd.Process.Pid, "version", hello.Version, "kafka_version", hello.KafkaVersion, "protocol", hello.Protocol)
 	return c, p, nil
 }
 

@@ -75,29 +75,16 @@ func (e *Executor) Close() {
 	e.client.Close()
 }
 
-// Apply carries out req, unless its caller's time ran out before it could
-// start: the coordinator may have handed the operation to another agent
-// and moved on to the next one, which this one must not overwrite.
-// A source change with req.CallerWaits returns where it wrote, once
-// committed (wire.OffsetsReply.Written); otherwise it returns once
-// read_committed readers see the change, and nothing.
-func (e *Executor) Apply(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+// ApplySource carries out a source connector's change, unless its
+// caller's time ran out before it could start: the coordinator may have
+// handed the operation to another agent and moved on to the next one, which
+// this one must not overwrite. With req.CallerWaits it returns where it
+// wrote, once committed (wire.OffsetsReply.Written); otherwise it returns
+// once read_committed readers see the change, and nothing.
+func (e *Executor) ApplySource(ctx context.Context, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error) {
 	if err := e.inTime(ctx, req.Connector, req.Op); err != nil {
 		return nil, err
 	}
-	switch req.Type {
-	case api.TypeSource:
-		return e.source(ctx, req)
-	case api.TypeSink:
-		if req.Op == wire.OffsetsOpReset {
-			return nil, e.sinkReset(ctx, req)
-		}
-		return nil, e.sinkAlter(ctx, req)
-	}
-	return nil, api.Errorf(api.CodeBadRequest, "unknown connector type %q", req.Type)
-}
-
-func (e *Executor) source(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
 	steps := steptimer.New()
 	defer func() {
 		e.log.Debug("offsets: source operation", append([]any{"connector", req.Connector, "op", req.Op}, steps.Attrs()...)...)
@@ -115,6 +102,18 @@ func (e *Executor) source(ctx context.Context, req wire.OffsetsRequest) ([]wire.
 	}
 	// A new writer's init fences the id.
 	return e.write(ctx, c, writes)
+}
+
+// ApplySink carries out a sink connector's change of its group's offsets,
+// unless its caller's time ran out before it could start (as ApplySource).
+func (e *Executor) ApplySink(ctx context.Context, req wire.SinkOffsetsRequest) error {
+	if err := e.inTime(ctx, req.Connector, req.Op); err != nil {
+		return err
+	}
+	if req.Op == wire.OffsetsOpReset {
+		return e.sinkReset(ctx, req)
+	}
+	return e.sinkAlter(ctx, req)
 }
 
 // change is what the writing steps of one source change need to know.
@@ -370,7 +369,7 @@ func liveMember(err error) bool {
 		errors.Is(err, kerr.NonEmptyGroup)
 }
 
-func (e *Executor) sinkAlter(ctx context.Context, req wire.OffsetsRequest) error {
+func (e *Executor) sinkAlter(ctx context.Context, req wire.SinkOffsetsRequest) error {
 	commit := kadm.Offsets{}
 	del := kadm.TopicsSet{}
 	for _, o := range req.Offsets {
@@ -415,7 +414,7 @@ func (e *Executor) sinkAlter(ctx context.Context, req wire.OffsetsRequest) error
 	return nil
 }
 
-func (e *Executor) sinkReset(ctx context.Context, req wire.OffsetsRequest) error {
+func (e *Executor) sinkReset(ctx context.Context, req wire.SinkOffsetsRequest) error {
 	err := kafkautil.Retry(ctx, func() error {
 		resp, err := e.admin.DeleteGroup(ctx, req.Group)
 		if err == nil {

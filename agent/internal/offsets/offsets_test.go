@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/offsetstore"
 	"github.com/sluice-io/sluice/shared/wire"
@@ -54,8 +53,8 @@ func execCluster(t *testing.T) (*Executor, []kgo.Opt, context.Context) {
 }
 
 // alter is a one-task source connector's alter of key to value.
-func alter(key, value string) wire.OffsetsRequest {
-	return wire.OffsetsRequest{Connector: "src", Op: wire.OffsetsOpAlter, Type: api.TypeSource, Topic: testTopic,
+func alter(key, value string) wire.SourceOffsetsRequest {
+	return wire.SourceOffsetsRequest{Connector: "src", Op: wire.OffsetsOpAlter, Topic: testTopic,
 		TxnID: testTxnID, FenceIDs: []string{testTxnID}, Writes: []wire.OffsetWrite{{Key: key, Value: &value}}}
 }
 
@@ -91,11 +90,11 @@ func committed(t *testing.T, ctx context.Context, opts []kgo.Opt, key string) []
 // the writer the first one made.
 func TestKeptWriterReused(t *testing.T) {
 	e, opts, ctx := execCluster(t)
-	if _, err := e.Apply(ctx, alter("k", "1")); err != nil {
+	if _, err := e.ApplySource(ctx, alter("k", "1")); err != nil {
 		t.Fatal(err)
 	}
 	first := e.writers.byID[testTxnID].w
-	if _, err := e.Apply(ctx, alter("k", "2")); err != nil {
+	if _, err := e.ApplySource(ctx, alter("k", "2")); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.writers.byID[testTxnID].w; got != first || first == nil {
@@ -113,7 +112,7 @@ func TestKeptWriterReused(t *testing.T) {
 // commit fails: its position is never visible.
 func TestKeptWriterFencesWhoeverTookTheID(t *testing.T) {
 	e, opts, ctx := execCluster(t)
-	if _, err := e.Apply(ctx, alter("k", "1")); err != nil {
+	if _, err := e.ApplySource(ctx, alter("k", "1")); err != nil {
 		t.Fatal(err)
 	}
 	task, err := kgo.NewClient(append(opts, kgo.TransactionalID(testTxnID), kgo.ProducerLinger(0))...)
@@ -135,7 +134,7 @@ func TestKeptWriterFencesWhoeverTookTheID(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.Apply(ctx, alter("k", "2")); err != nil {
+	if _, err := e.ApplySource(ctx, alter("k", "2")); err != nil {
 		t.Fatalf("change after the id was taken: %v", err)
 	}
 	if err := task.EndTransaction(ctx, kgo.TryCommit); err == nil {
@@ -153,7 +152,7 @@ func TestKeptWriterFencesWhoeverTookTheID(t *testing.T) {
 // tombstones the key the task added meanwhile too.
 func TestKeptWriterReplaceAfterTheIDWasTaken(t *testing.T) {
 	e, opts, ctx := execCluster(t)
-	if _, err := e.Apply(ctx, alter(`["src",{"f":"a"}]`, `{"position":1}`)); err != nil {
+	if _, err := e.ApplySource(ctx, alter(`["src",{"f":"a"}]`, `{"position":1}`)); err != nil {
 		t.Fatal(err)
 	}
 	task, err := kafkautil.NewTxnWriter(testTxnID, opts...)

@@ -97,19 +97,19 @@ func TestConnectorEndpoint(t *testing.T) {
 	f.start(t, Config{AgentID: "without"})
 
 	reply, err := f.call("with", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpTaskConfigs, Name: "c"})
-	if err != nil || reply.Type != wire.TypePluginConnectorReply || len(reply.TaskConfigs) != 1 || reply.TaskConfigs[0]["op"] != wire.PluginOpTaskConfigs {
+	if err != nil || len(reply.TaskConfigs) != 1 || reply.TaskConfigs[0]["op"] != wire.PluginOpTaskConfigs {
 		t.Fatalf("task_configs: %+v, %v", reply, err)
 	}
-	if _, err := f.call("with", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "boom"}); !api.IsCode(err, api.CodeBadRequest) ||
+	if _, err := f.call("with", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "boom", Config: map[string]string{"connector.class": "io.example.Source"}}); !api.IsCode(err, api.CodeBadRequest) ||
 		api.AsError(err).Message != "the plugin refused" {
 		t.Fatalf("failing start: %v", err)
 	}
-	if _, err := f.call("without", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "c"}); api.AsError(err).Message != "agent without has no connector host" {
+	if _, err := f.call("without", wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "c", Config: map[string]string{"connector.class": "io.example.Source"}}); api.AsError(err).Message != "agent without has no connector host" {
 		t.Fatalf("agent without a host: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	err = natsrpc.Call(ctx, f.nc, wire.AgentSubject(wire.SubjectAgentConnector, group, "with"), wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "c"}, &reply)
+	err = natsrpc.Call(ctx, f.nc, wire.AgentSubject(wire.SubjectAgentConnector, group, "with"), wire.PluginConnectorRequest{Term: 1, Op: wire.PluginOpStart, Name: "c", Config: map[string]string{"connector.class": "io.example.Source"}}, &reply)
 	if !api.IsCode(err, api.CodeForbidden) {
 		t.Fatalf("unsigned operation: %v, want %d", err, api.CodeForbidden)
 	}
@@ -126,7 +126,7 @@ func TestConnectorEventReachesTheLeader(t *testing.T) {
 	// A leader that registers the agent, and fails the first event.
 	for _, tmpl := range []string{wire.SubjectLeaderRegister, wire.SubjectLeaderHeartbeat} {
 		if _, err := f.nc.Subscribe(wire.LeaderSubjectAgents(tmpl, group, 1), func(m *nats.Msg) {
-			b, _ := json.Marshal(wire.RegisterReply{Type: wire.TypeRegisterReply, Term: 1, LeaseMillis: 3000})
+			b, _ := json.Marshal(wire.RegisterReply{Level: wire.ProtocolLevel, Term: 1, LeaseMillis: 3000})
 			_ = m.Respond(b)
 		}); err != nil {
 			t.Fatal(err)
@@ -146,7 +146,7 @@ func TestConnectorEventReachesTheLeader(t *testing.T) {
 		var ev wire.PluginConnectorEvent
 		_ = json.Unmarshal(m.Data, &ev)
 		got = append(got, ev)
-		b, _ := json.Marshal(wire.StatusReply{Type: wire.TypeStatusReply})
+		b, _ := json.Marshal(wire.StatusReply{})
 		_ = m.Respond(b)
 	}); err != nil {
 		t.Fatal(err)

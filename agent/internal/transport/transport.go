@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
@@ -47,9 +47,11 @@ type Worker interface {
 
 // OffsetsApplier carries out offset operations.
 type OffsetsApplier interface {
-	// Apply and Replace return, for a request with CallerWaits, the
+	// ApplySource and Replace return, for a request with CallerWaits, the
 	// offsets written (wire.OffsetsReply.Written).
-	Apply(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error)
+	ApplySource(ctx context.Context, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error)
+	// ApplySink changes a sink connector's group offsets.
+	ApplySink(ctx context.Context, req wire.SinkOffsetsRequest) error
 	// Replace replaces every offset of a source connector.
 	Replace(ctx context.Context, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error)
 }
@@ -221,7 +223,8 @@ func (t *Transport) Start() (err error) {
 	}{
 		{"assign", wire.SubjectAgentAssign, t.assignEndpoint, func() any { return &wire.AssignRequest{} }},
 		{"revoke", wire.SubjectAgentRevoke, t.revokeEndpoint, func() any { return &wire.RevokeRequest{} }},
-		{"offsets", wire.SubjectAgentOffsets, t.offsetsEndpoint, func() any { return &wire.OffsetsRequest{} }},
+		{"offsets-source", wire.SubjectAgentSourceOffsets, t.sourceOffsetsEndpoint, func() any { return &wire.SourceOffsetsRequest{} }},
+		{"offsets-sink", wire.SubjectAgentSinkOffsets, t.sinkOffsetsEndpoint, func() any { return &wire.SinkOffsetsRequest{} }},
 		{"offsets-replace", wire.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &wire.OffsetsReplaceRequest{} }},
 		{"connector", wire.SubjectAgentConnector, t.connectorEndpoint, func() any { return &wire.PluginConnectorRequest{} }},
 	} {
@@ -230,7 +233,7 @@ func (t *Transport) Start() (err error) {
 			// One connector's slow start must not hold up another's.
 			opts = append(opts, connectorSlots)
 		}
-		if m.name == "offsets" || m.name == "offsets-replace" {
+		if strings.HasPrefix(m.name, "offsets") {
 			// Offsets requests are handled as they arrive, not one after
 			// another: one that waited behind others would start its
 			// timeout late and could be applied after the coordinator gave
@@ -298,123 +301,25 @@ const maxOffsetsInFlight = 32
 // works on at once.
 const maxConnectorOpsInFlight = 32
 
-// termGuard refuses a command the leader of its term did not sign
-// (checkSigned), one from an older leadership term than the newest seen, so
-// a deposed coordinator cannot command this agent, and one from a term
-// beyond the lease's, which no leader holds: taking it as the newest would
-// make the agent refuse its leader from then on.
-func (t *Transport) termGuard(next endpoint.Endpoint) endpoint.Endpoint {
-	return func(ctx context.Context, req any) (any, error) {
-		cmd, ok := req.(wire.Command)
-		if !ok {
-			return nil, api.Errorf(api.CodeInternal, "agent %s: %T is not a command", t.cfg.AgentID, req)
-		}
-		term := cmd.CommandTerm()
-		err := t.checkSigned(ctx, term)
-		if err == nil {
-			err = t.checkTerm(ctx, term)
-		}
-		if err != nil {
-			if t.warn.Due(fmt.Sprintf("term/%d", api.AsError(err).Code), time.Now()) {
-				t.cfg.Logger.Warn("refused a command", "err", err)
-			}
-			return nil, err
-		}
-		return next(ctx, req)
-	}
-}
-
-// checkSigned accepts a command of term only if the leader of that term
-// signed it (cmdsig): with the key its lease names. Whoever can merely
-// publish on this agent's subjects — any client of a NATS server without
-// permissions — cannot make it start, stop or change anything.
-func (t *Transport) checkSigned(ctx context.Context, term int64) error {
-	got, ok := natsrpc.ReceivedFrom(ctx)
-	if !ok {
-		return api.Errorf(api.CodeInternal, "agent %s: the command's message is not known", t.cfg.AgentID)
-	}
-	if seen := t.currentTerm(); term < seen {
-		// A deposed leader's command: refused as stale, whoever signed it.
-		return t.staleTerm(term, seen)
-	}
-	lease := t.seenLease()
-	if term > lease.Term {
-		// A new leader's first commands can arrive before this agent read
-		// its lease.
-		l, err := t.readLease(ctx)
-		if err != nil {
-			return api.Errorf(api.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
-		}
-		lease = l
-	}
-	if term != lease.Term {
-		return api.Errorf(api.CodeConflict, "agent %s refuses a command of term %d: the leader lease's term is %d", t.cfg.AgentID, term, lease.Term)
-	}
-	if err := cmdsig.Verify(lease.Key, got.Subject, got.Data, got.Headers.Get(wire.SignatureHeader)); err != nil {
-		return api.Errorf(api.CodeForbidden, "agent %s refuses a command of term %d on %s: %v", t.cfg.AgentID, term, got.Subject, err)
-	}
-	return nil
-}
-
-// checkTerm accepts a command of term: the newest term seen, or a newer one
-// the leader lease confirms (a new leader's first commands can arrive
-// before this agent read its lease).
-func (t *Transport) checkTerm(ctx context.Context, term int64) error {
-	seen := t.currentTerm()
-	if term > seen {
-		lease, err := t.currentLeader(ctx)
-		if err != nil {
-			return api.Errorf(api.CodeUnavailable, "agent %s cannot confirm term %d of a command: %v", t.cfg.AgentID, term, err)
-		}
-		t.observeTerm(lease)
-		if term > lease {
-			return api.Errorf(api.CodeConflict, "agent %s refuses a command of term %d: no leader holds it (the lease's term is %d)", t.cfg.AgentID, term, lease)
-		}
-	}
-	if !t.observeTerm(term) {
-		return t.staleTerm(term, t.currentTerm())
-	}
-	return nil
-}
-
-// staleTerm is the refusal of a command of term, older than the term seen.
-func (t *Transport) staleTerm(term, seen int64) error {
-	return api.Errorf(api.CodeConflict, "agent %s refuses a command of term %d: it has seen term %d", t.cfg.AgentID, term, seen)
-}
-
-func (t *Transport) observeTerm(term int64) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if term < t.term {
-		return false
-	}
-	t.term = term
-	return true
-}
-
-func (t *Transport) currentTerm() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.term
-}
-
 func (t *Transport) assignEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*wire.AssignRequest)
 	t.cfg.Logger.Debug("assign received", "term", r.Term, "tasks", len(r.Tasks))
 	t.worker.ObserveIssued(r.Term, r.Issued)
 	refused := t.worker.Assign(ctx, r.Term, r.Tasks)
-	return wire.AssignReply{Type: wire.TypeAssignReply, Refused: refused}, nil
+	return wire.AssignReply{Refused: refused}, nil
 }
 
 func (t *Transport) revokeEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*wire.RevokeRequest)
 	t.cfg.Logger.Debug("revoke received", "term", r.Term, "tasks", len(r.Tasks), "generation", r.Generation)
 	stopped, failed := t.worker.Revoke(ctx, r.Term, r.Generation, r.Tasks)
-	return wire.RevokeReply{Type: wire.TypeRevokeReply, Stopped: stopped, Failed: failed}, nil
+	return wire.RevokeReply{Stopped: stopped, Failed: failed}, nil
 }
 
-func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
-	r := *req.(*wire.OffsetsRequest)
+// sourceOffsetsEndpoint carries out a source connector's offsets change
+// once the agent's lease is current.
+func (t *Transport) sourceOffsetsEndpoint(ctx context.Context, req any) (any, error) {
+	r := *req.(*wire.SourceOffsetsRequest)
 	ctx, cancel, err := t.whileLeaseCurrent(ctx)
 	if err != nil {
 		return nil, err
@@ -423,11 +328,29 @@ func (t *Transport) offsetsEndpoint(ctx context.Context, req any) (any, error) {
 	if err := faults.Check(ctx, t.faults, faults.AgentOffsets, r); err != nil {
 		return nil, err
 	}
-	written, err := t.offsets.Apply(ctx, r)
+	written, err := t.offsets.ApplySource(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	return wire.OffsetsReply{Type: wire.TypeOffsetsReply, Written: written}, nil
+	return wire.OffsetsReply{Written: written}, nil
+}
+
+// sinkOffsetsEndpoint carries out a sink connector's offsets change once
+// the agent's lease is current.
+func (t *Transport) sinkOffsetsEndpoint(ctx context.Context, req any) (any, error) {
+	r := *req.(*wire.SinkOffsetsRequest)
+	ctx, cancel, err := t.whileLeaseCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	if err := faults.Check(ctx, t.faults, faults.AgentOffsets, r); err != nil {
+		return nil, err
+	}
+	if err := t.offsets.ApplySink(ctx, r); err != nil {
+		return nil, err
+	}
+	return wire.OffsetsReply{}, nil
 }
 
 // connectorEndpoint hands a connector operation of the leader to the
@@ -445,7 +368,6 @@ func (t *Transport) connectorEndpoint(ctx context.Context, req any) (any, error)
 		}
 		return nil, api.Errorf(api.CodeInternal, "agent %s: connector %s: %s failed: %v", t.cfg.AgentID, r.Name, r.Op, err)
 	}
-	reply.Type = wire.TypePluginConnectorReply
 	return reply, nil
 }
 
@@ -499,7 +421,7 @@ func (t *Transport) loggersEndpoint(_ context.Context, req any) (any, error) {
 		}
 		changed = append(changed, names...)
 	}
-	return wire.LoggersReply{Type: wire.TypeLoggersReply, Changed: changed}, nil
+	return wire.LoggersReply{Changed: changed}, nil
 }
 
 // replaceEndpoint carries out a source offsets replace (a reset, or a
@@ -512,8 +434,8 @@ func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
 	}
 	defer cancel()
 	if t.faults != nil {
-		view := wire.OffsetsRequest{Term: r.Term, Connector: r.Connector, Type: api.TypeSource, Op: wire.OffsetsOpAlter,
-			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes}
+		view := wire.SourceOffsetsRequest{Term: r.Term, Connector: r.Connector, Op: wire.OffsetsOpAlter,
+			FenceIDs: r.FenceIDs, TxnID: r.TxnID, Topic: r.Topic, Writes: r.Writes, ConnectorTopic: r.ConnectorTopic}
 		if len(r.Writes) == 0 {
 			view.Op = wire.OffsetsOpReset
 		}
@@ -525,7 +447,7 @@ func (t *Transport) replaceEndpoint(ctx context.Context, req any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wire.OffsetsReply{Type: wire.TypeOffsetsReply, Written: written}, nil
+	return wire.OffsetsReply{Written: written}, nil
 }
 
 // leaseCurrent refuses an offsets request unless the leader answered a
@@ -616,6 +538,9 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			if err == nil {
 				err = t.callLeader(rctx, wire.SubjectLeaderRegister, term, t.registration(), &reply)
 			}
+			if err == nil {
+				err = t.leaderLevel(reply.Term, reply.Level)
+			}
 			cancel()
 			if err != nil {
 				now := time.Now()
@@ -623,14 +548,14 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 					failingSince = now
 				}
 				// A failure is normal while coordinators start or elect;
-				// one that lasts, or a leader refusing this agent's
-				// protocol, needs an operator, so it is warned about.
+				// one that lasts, or a protocol level that differs from
+				// the leader's, needs an operator, so it is warned about.
 				level := slog.LevelDebug
 				stuck := now.Sub(failingSince) >= registerWarnAfter || api.IsCode(err, api.CodeUpgradeRequired)
 				if stuck && now.Sub(warned) >= registerWarnEvery {
 					level, warned = slog.LevelWarn, now
 				}
-				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol", wire.SubjectPrefix,
+				t.cfg.Logger.Log(ctx, level, "register failed; retrying", "group", t.cfg.GroupID, "term", term, "protocol_level", wire.ProtocolLevel,
 					"err", err, "failing_for", now.Sub(failingSince).Round(time.Second), "backoff", backoff)
 				t.poke.Wait(ctx, backoff)
 				backoff = min(backoff*2, 2*time.Second)
@@ -682,6 +607,12 @@ func (t *Transport) sessionLoop(ctx context.Context) {
 			// No responder: the leader of that term is gone; find the new one.
 			registered = !api.IsCode(err, api.CodeUnavailable)
 		case hb.Unknown:
+			registered = false
+		case t.leaderLevel(hb.Term, hb.Level) != nil:
+			// The term's leader speaks another level, which its
+			// register reply would have said: register again, which
+			// refuses it and warns.
+			t.cfg.Logger.Warn("heartbeat refused", "err", t.leaderLevel(hb.Term, hb.Level))
 			registered = false
 		default:
 			t.observeTerm(hb.Term)

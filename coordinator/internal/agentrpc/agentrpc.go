@@ -13,9 +13,7 @@ package agentrpc
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-kit/kit/endpoint"
@@ -51,19 +49,26 @@ func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key, m
 	return &Client{nc: nc, group: group, keys: keys, metrics: m}
 }
 
-// commands are the subject templates of every command a leader sends.
-var commands = []string{wire.SubjectAgentAssign, wire.SubjectAgentRevoke, wire.SubjectAgentOffsets,
-	wire.SubjectAgentOffsetsReplace, wire.SubjectAgentLoggers, wire.SubjectAgentChunk, wire.SubjectAgentConnector}
-
-// agentSubjectPrefix is what every agent subject template starts with,
-// before its command.
-var agentSubjectPrefix = wire.SubjectPrefix + ".%s.agent.%s."
+// commands are the subject templates of every command a leader sends: the
+// subject table's rows to agents (presence is a probe, not a command).
+var commands = func() []string {
+	var out []string
+	for _, s := range wire.Subjects {
+		if s.Direction == wire.ToAgent && s.Request != nil {
+			out = append(out, s.Template)
+		}
+	}
+	return out
+}()
 
 // Kind is the command of an agent subject template (wire.SubjectAgent*):
-// task.assign, task.revoke, offsets, offsets.replace, loggers, chunk. It
+// its name in the subject table (task.assign, offsets.source, chunk…). It
 // labels the NATS request metrics.
 func Kind(template string) string {
-	return strings.TrimPrefix(template, agentSubjectPrefix)
+	if s, ok := wire.SubjectOf(template); ok {
+		return s.Name
+	}
+	return template
 }
 
 // call sends req, a command of term, signed, to the agent endpoint template
@@ -86,26 +91,24 @@ func (c *Client) call(ctx context.Context, template, agent string, term int64, r
 		natsrpc.ChunkVia(chunks), natsrpc.SignWith(key.Sign), observe)
 }
 
-// Offsets has agent carry out an offsets operation.
-func (c *Client) Offsets(ctx context.Context, agent string, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+// SourceOffsets has agent change a source connector's offsets.
+func (c *Client) SourceOffsets(ctx context.Context, agent string, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error) {
 	var reply wire.OffsetsReply
-	err := c.call(ctx, wire.SubjectAgentOffsets, agent, req.Term, req, &reply)
+	err := c.call(ctx, wire.SubjectAgentSourceOffsets, agent, req.Term, req, &reply)
 	return reply.Written, err
 }
 
+// SinkOffsets has agent change a sink connector's group offsets.
+func (c *Client) SinkOffsets(ctx context.Context, agent string, req wire.SinkOffsetsRequest) error {
+	return c.call(ctx, wire.SubjectAgentSinkOffsets, agent, req.Term, req, &wire.OffsetsReply{})
+}
+
 // ReplaceOffsets has agent replace every offset of a source connector
-// (wire.OffsetsReplaceRequest). An agent of an older version, which does not
-// serve the replace endpoint, is sent legacy() instead: the OffsetsRequest
-// of the same change, with a tombstone for every key, as it expects.
-func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req wire.OffsetsReplaceRequest, legacy func() wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+// (wire.OffsetsReplaceRequest).
+func (c *Client) ReplaceOffsets(ctx context.Context, agent string, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error) {
 	var reply wire.OffsetsReply
 	err := c.call(ctx, wire.SubjectAgentOffsetsReplace, agent, req.Term, req, &reply)
-	if !api.IsCode(err, api.CodeUnavailable) {
-		return reply.Written, err
-	}
-	// No responder: an older agent, or none at all — which the legacy
-	// request finds out as well.
-	return c.Offsets(ctx, agent, legacy())
+	return reply.Written, err
 }
 
 // Loggers sets the cluster's log levels on agent.
@@ -129,12 +132,17 @@ type Endpoints struct {
 	Register, Heartbeat, Deregister, Status, ConnectorEvent endpoint.Endpoint
 }
 
-// Service describes the serving coordinator in micro's discovery, and
-// where it logs.
+// LevelMismatch is the refusal of a request from agent, which speaks
+// protocol level level (0: it states none).
+func LevelMismatch(agent string, level int) *api.Error {
+	return api.Errorf(api.CodeUpgradeRequired, "agent %s speaks Sluice protocol level %d; this coordinator speaks level %d: run agents and coordinators of the same protocol level",
+		agent, level, wire.ProtocolLevel)
+}
+
+// Service describes the serving coordinator in micro's discovery.
 type Service struct {
 	Version  string
 	WorkerID string
-	Logger   *slog.Logger
 }
 
 // Serve mounts the leader endpoints of term. A deposed leader's
@@ -179,19 +187,15 @@ func Serve(nc *nats.Conn, group string, term int64, info Service, eps Endpoints)
 		_ = svc.Stop()
 		return nil, err
 	}
-	// Agents of an older protocol are told why nobody answers them.
-	if err := refuseLegacyAgents(svc, group, term, info.Logger); err != nil {
-		_ = svc.Stop()
-		return nil, err
-	}
 	return svc, nil
 }
 
-// sameAgent refuses a request whose agent id is not the one its subject
-// names. The subject is what a NATS server's permissions check: with a user
-// per agent allowed to publish only on subjects ending in its own id, this
-// check is what keeps an agent from registering, heartbeating or reporting
-// as another.
+// sameAgent refuses a request of another protocol level than this
+// coordinator's (wire.ProtocolLevel), naming both, and one whose agent id
+// is not the one its subject names. The subject is what a NATS server's
+// permissions check: with a user per agent allowed to publish only on
+// subjects ending in its own id, this check is what keeps an agent from
+// registering, heartbeating or reporting as another.
 func sameAgent(next endpoint.Endpoint) endpoint.Endpoint {
 	return func(ctx context.Context, req any) (any, error) {
 		r, ok := req.(wire.AgentReport)
@@ -202,6 +206,9 @@ func sameAgent(next endpoint.Endpoint) endpoint.Endpoint {
 		got, ok := natsrpc.ReceivedFrom(ctx)
 		if !ok {
 			return nil, api.Errorf(api.CodeInternal, "agent endpoint: the request's subject is not known")
+		}
+		if level := got.Level(); level != wire.ProtocolLevel {
+			return nil, LevelMismatch(id, level)
 		}
 		subjectID, err := wire.LeaderSubjectAgent(got.Subject)
 		if err != nil {

@@ -79,7 +79,7 @@ func (c *Client) Assign(ctx context.Context, agent string, term, issued int64, t
 // The ids go in requests that each fit one NATS message; the replies are
 // merged, and the first error is returned after every request was tried.
 func (c *Client) Revoke(ctx context.Context, agent string, req wire.RevokeRequest) (wire.RevokeReply, error) {
-	merged := wire.RevokeReply{Type: wire.TypeRevokeReply, Stopped: []api.TaskID{}}
+	merged := wire.RevokeReply{Stopped: []api.TaskID{}}
 	var errs []error
 	for _, ids := range batches(req.Tasks, c.budget()) {
 		part := req

@@ -97,20 +97,18 @@ type sourceSnapshot map[string]map[string]map[string]any
 func (c creator) run(ctx context.Context, name, target string, config map[string]string, in *initialOffsets, meta offsets.Meta) (_ string, err error) {
 	defer c.offs().Observe(metrics.KindAlter)(&err)
 	conn := store.Connector{Name: name, Config: config}
-	base := wire.OffsetsRequest{Term: c.s.cfg.Term(), Connector: name, Op: wire.OffsetsOpAlter, Type: api.TypeSource,
-		Topic: c.s.cfg.OffsetsTopic, FenceIDs: c.offs().FenceIDs(name, conn), TxnID: records.TransactionalID(c.s.cfg.GroupID, name, 0)}
 	group, topic := records.SinkGroupID(name, config), c.s.cfg.Offsets.OwnTopic(config)
-	base.ConnectorTopic = topic
-	if in.kind == connect.KindSink {
-		base.Type, base.Group, base.FenceIDs, base.TxnID, base.Topic = api.TypeSink, group, nil, "", ""
-	}
+	base := createRequests{kind: in.kind,
+		source: wire.SourceOffsetsRequest{Term: c.s.cfg.Term(), Connector: name, Op: wire.OffsetsOpAlter, Topic: c.s.cfg.OffsetsTopic,
+			FenceIDs: c.offs().FenceIDs(name, conn), TxnID: records.TransactionalID(c.s.cfg.GroupID, name, 0), ConnectorTopic: topic},
+		sink: wire.SinkOffsetsRequest{Term: c.s.cfg.Term(), Connector: name, Op: wire.OffsetsOpAlter, Group: group}}
 	fail := func(step string, err error) error {
 		return api.Errorf(api.CodeInternal, "Failed to create connector %s: %s failed (%s); nothing was changed", name, step, causeText(err))
 	}
 
 	// 3. Fence: no zombie may write under the name after the snapshot.
 	if in.kind == connect.KindSource {
-		if err := c.s.step(StepFence, func() error { return c.offs().Send(ctx, base) }); err != nil {
+		if err := c.s.step(StepFence, func() error { return c.offs().SendSource(ctx, base.source) }); err != nil {
 			return "", fail(StepFence, err)
 		}
 	}
@@ -131,7 +129,11 @@ func (c creator) run(ctx context.Context, name, target string, config map[string
 	if in.kind == connect.KindSink {
 		initial = offsets.SinkEntries(in.sink)
 	}
-	entry, err := c.offs().BeginHistory(ctx, name, base.Type, base.Group, base.ConnectorTopic, meta, current.ReplacedBy(initial))
+	typ, historyGroup := api.TypeSource, ""
+	if in.kind == connect.KindSink {
+		typ, historyGroup = api.TypeSink, group
+	}
+	entry, err := c.offs().BeginHistory(ctx, name, typ, historyGroup, topic, meta, current.ReplacedBy(initial))
 	if err != nil {
 		return "", fail(offsets.StepHistoryBegin, errors.Unwrap(err))
 	}
@@ -203,9 +205,9 @@ func (c creator) snapshot(ctx context.Context, name, group, topic string, kind c
 // offsets topic itself (so the request is as small as the initial offsets,
 // however many partitions the name accumulated); sink — delete every
 // committed partition not named, commit the named ones.
-func (c creator) replace(ctx context.Context, base wire.OffsetsRequest, name string, in *initialOffsets, sink []wire.SinkPartitionOffset) error {
+func (c creator) replace(ctx context.Context, base createRequests, name string, in *initialOffsets, sink []wire.SinkPartitionOffset) error {
 	if in.kind == connect.KindSink {
-		req := base
+		req := base.sink
 		named := map[string]bool{}
 		for _, o := range in.sink {
 			named[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] = true
@@ -216,7 +218,7 @@ func (c creator) replace(ctx context.Context, base wire.OffsetsRequest, name str
 				req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
-		return c.offs().Send(ctx, req)
+		return c.offs().SendSink(ctx, req)
 	}
 	initial := map[string]*string{}
 	for _, e := range in.entries {
@@ -233,19 +235,30 @@ func (c creator) replace(ctx context.Context, base wire.OffsetsRequest, name str
 	for _, k := range sortedKeys(initial) {
 		writes = append(writes, wire.OffsetWrite{Key: k, Value: initial[k]})
 	}
-	view, release, err := c.offs().SourceView(ctx, name, base.ConnectorTopic, "Failed to retrieve offsets for source connector %s")
-	defer release()
-	if err != nil {
-		return err
+	src := base.source
+	return c.offs().SendReplace(ctx, wire.OffsetsReplaceRequest{Term: src.Term, Connector: src.Connector, FenceIDs: src.FenceIDs,
+		TxnID: src.TxnID, Topic: src.Topic, Writes: writes, ConnectorTopic: src.ConnectorTopic})
+}
+
+// createRequests are the offsets requests of a create: the source's or the
+// sink's, as kind says, which the steps fill in.
+type createRequests struct {
+	kind   connect.Kind
+	source wire.SourceOffsetsRequest
+	sink   wire.SinkOffsetsRequest
+}
+
+// send sends the request of r's kind.
+func (c creator) send(ctx context.Context, r createRequests) error {
+	if r.kind == connect.KindSink {
+		return c.offs().SendSink(ctx, r.sink)
 	}
-	legacy := base
-	legacy.Writes = offsetstore.Replace(view.Entries(name), writes)
-	return c.offs().SendReplace(ctx, legacy, writes)
+	return c.offs().SendSource(ctx, r.source)
 }
 
 // rollbackCreate removes any config the create wrote and writes the
 // snapshot back, then answers spec §0.1's 500.
-func (c creator) rollback(ctx context.Context, name, step string, cause error, base wire.OffsetsRequest, in *initialOffsets, src sourceSnapshot, sink []wire.SinkPartitionOffset) error {
+func (c creator) rollback(ctx context.Context, name, step string, cause error, base createRequests, in *initialOffsets, src sourceSnapshot, sink []wire.SinkPartitionOffset) error {
 	c.s.log.Error("create with initial offsets failed; rolling back", "connector", name, "step", step, "err", cause)
 	var removeErr error
 	if step == StepWriteConfig {
@@ -256,7 +269,7 @@ func (c creator) rollback(ctx context.Context, name, step string, cause error, b
 			removeErr = err
 		}
 	}
-	restoreErr := c.s.step(StepRestore, func() error { return c.offs().Send(ctx, c.restoreRequest(base, name, in, src, sink)) })
+	restoreErr := c.s.step(StepRestore, func() error { return c.send(ctx, c.restoreRequest(base, name, in, src, sink)) })
 	if restoreErr == nil {
 		err := api.Errorf(api.CodeInternal, "Failed to create connector %s: %s failed (%v); its previous offsets were restored", name, step, causeText(cause))
 		if removeErr != nil {
@@ -283,17 +296,17 @@ func (e rollbackIncomplete) Error() string { return e.err.Error() }
 func (e rollbackIncomplete) Unwrap() error { return e.err }
 
 // restoreRequest writes the snapshot back over whatever step 5 wrote.
-func (c creator) restoreRequest(base wire.OffsetsRequest, name string, in *initialOffsets, src sourceSnapshot, sink []wire.SinkPartitionOffset) wire.OffsetsRequest {
+func (c creator) restoreRequest(base createRequests, name string, in *initialOffsets, src sourceSnapshot, sink []wire.SinkPartitionOffset) createRequests {
 	req := base
 	if in.kind == connect.KindSink {
 		had := map[string]bool{}
 		for _, o := range sink {
 			had[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] = true
-			req.Offsets = append(req.Offsets, o)
+			req.sink.Offsets = append(req.sink.Offsets, o)
 		}
 		for _, o := range in.sink {
 			if !had[fmt.Sprintf("%s/%d", o.Topic, o.Partition)] {
-				req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
+				req.sink.Offsets = append(req.sink.Offsets, wire.SinkPartitionOffset{Topic: o.Topic, Partition: o.Partition})
 			}
 		}
 		return req
@@ -302,19 +315,19 @@ func (c creator) restoreRequest(base wire.OffsetsRequest, name string, in *initi
 		// With one topic the writes name none, as an agent that knows of
 		// no per-write topic expects.
 		target := topic
-		if base.ConnectorTopic == "" {
+		if base.source.ConnectorTopic == "" {
 			target = ""
 		}
 		held := src[topic]
 		for _, k := range sortedKeys(held) {
 			b, _ := records.EncodeOffsetValue(held[k])
 			s := string(b)
-			req.Writes = append(req.Writes, wire.OffsetWrite{Key: k, Value: &s, Topic: target})
+			req.source.Writes = append(req.source.Writes, wire.OffsetWrite{Key: k, Value: &s, Topic: target})
 		}
 		for _, e := range in.entries {
 			key, _ := records.EncodeOffsetKey(name, e.Partition)
 			if _, had := held[string(key)]; !had {
-				req.Writes = append(req.Writes, wire.OffsetWrite{Key: string(key), Topic: target})
+				req.source.Writes = append(req.source.Writes, wire.OffsetWrite{Key: string(key), Topic: target})
 			}
 		}
 	}

@@ -104,9 +104,11 @@ type OffsetSteps interface {
 	SinkOffsets(ctx context.Context, name, group string) (api.ConnectorOffsets, error)
 	SourceView(ctx context.Context, name, topic, failure string) (offsetstore.View, func(), error)
 	Apply(ctx context.Context, name string, c store.Connector, ch offsets.Change) error
-	// Send, SendReplace and AwaitTasksStopped are offsets.Calls'.
-	Send(ctx context.Context, req wire.OffsetsRequest) error
-	SendReplace(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) error
+	// SendSource, SendSink, SendReplace and AwaitTasksStopped are
+	// offsets.Calls'.
+	SendSource(ctx context.Context, req wire.SourceOffsetsRequest) error
+	SendSink(ctx context.Context, req wire.SinkOffsetsRequest) error
+	SendReplace(ctx context.Context, req wire.OffsetsReplaceRequest) error
 	AwaitTasksStopped(ctx context.Context, name string, c store.Connector) bool
 	// BeginHistory, FinishHistory and SettleHistory are offsets.Recorder's.
 	BeginHistory(ctx context.Context, name, typ, group, topic string, meta offsets.Meta, changes []api.OffsetChange) (api.OffsetsHistoryEntry, error)

@@ -115,11 +115,14 @@ func (p offsetsPort) SourceView(ctx context.Context, name, topic, failure string
 func (p offsetsPort) Apply(ctx context.Context, name string, c store.Connector, ch offsets.Change) error {
 	return p.h.offs.Apply(ctx, name, c, ch)
 }
-func (p offsetsPort) Send(ctx context.Context, req wire.OffsetsRequest) error {
-	return p.h.offs.Calls().Send(ctx, req)
+func (p offsetsPort) SendSource(ctx context.Context, req wire.SourceOffsetsRequest) error {
+	return p.h.offs.Calls().SendSource(ctx, req)
 }
-func (p offsetsPort) SendReplace(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) error {
-	return p.h.offs.Calls().SendReplace(ctx, legacy, writes)
+func (p offsetsPort) SendSink(ctx context.Context, req wire.SinkOffsetsRequest) error {
+	return p.h.offs.Calls().SendSink(ctx, req)
+}
+func (p offsetsPort) SendReplace(ctx context.Context, req wire.OffsetsReplaceRequest) error {
+	return p.h.offs.Calls().SendReplace(ctx, req)
 }
 func (p offsetsPort) AwaitTasksStopped(ctx context.Context, name string, c store.Connector) bool {
 	return p.h.offs.Calls().AwaitTasksStopped(ctx, name, c)

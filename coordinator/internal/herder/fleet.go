@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/agentroll"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
@@ -14,7 +15,8 @@ import (
 )
 
 // startFleetControllers makes the one write path over the config, status
-// and fleet stores and the maintenance and rollout controllers on it;
+// and fleet stores and the maintenance, rollout and agent roll controllers
+// on it;
 // Start calls it once the stores are read.
 func (h *Herder) startFleetControllers() {
 	h.all = store.NewStores(h.configs, h.statuses, h.fleet)
@@ -28,10 +30,12 @@ func (h *Herder) startFleetControllers() {
 			return h.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})
 		},
 		WriteFailed: connectors.WriteFailed, Logger: h.log})
+	h.agentRolls = agentroll.New(agentroll.Config{Agents: h.agents, Fleet: h.fleet.State, Store: h.all, Snapshot: h.rec.Snapshot,
+		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: connectors.WriteFailed, Logger: h.log})
 	h.fleetAPI.Configure(fleetrest.Config{Fleet: h.fleet.State, Agents: h.agents, Snapshot: h.rec.Snapshot, Apply: h.all.Apply,
 		Leading: func() bool { return h.term.Load() != 0 }, CatchUp: h.fleet.ReadToEnd, Select: h.conns.Select,
 		Exists:      func(name string) bool { _, ok := h.configs.State.Get(name); return ok },
-		Maintenance: h.maint, Rollouts: h.rollouts, Rebalances: h.rebalances, AgentLease: h.cfg.AgentLease,
+		Maintenance: h.maint, Rollouts: h.rollouts, Rebalances: h.rebalances, AgentRolls: h.agentRolls, AgentLease: h.cfg.AgentLease,
 		Clock: time.Now, Principal: principalOf, Changed: h.trigger, WriteFailed: connectors.WriteFailed, Logger: h.log})
 }
 
@@ -58,6 +62,14 @@ func principalOf(ctx context.Context) string {
 func (h *Herder) startRollouts(ctx context.Context) (wait func()) {
 	done := make(chan struct{})
 	go func() { defer close(done); h.rollouts.Run(ctx) }()
+	return func() { <-done }
+}
+
+// startAgentRolls runs the agent roll controller while ctx lasts (the
+// leader only) and returns what waits for it to stop.
+func (h *Herder) startAgentRolls(ctx context.Context) (wait func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); h.agentRolls.Run(ctx) }()
 	return func() { <-done }
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/agentroll"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
@@ -185,6 +186,8 @@ type Herder struct {
 	all      *store.Stores
 	maint    *maintenance.Controller
 	rollouts *rollout.Controller
+	// agentRolls drives the rolling restarts of agents (fleet/agentroll).
+	agentRolls *agentroll.Controller
 	// fleetAPI answers the agents and fleet endpoints (fleetrest).
 	fleetAPI *fleetrest.Service
 

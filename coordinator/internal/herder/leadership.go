@@ -25,7 +25,8 @@ import (
 //	statuses   the term's status queue
 //	agents     the agent endpoints of this term
 //	instances  the connector instances (built-ins here, Java on agents' hosts)
-//	loggers, history, fleet, liveness, rollouts, reconcile: the loops
+//	loggers, history, fleet, liveness, rollouts, agent rolls, reconcile:
+//	           the loops
 //
 // Each component's values that a later one needs (the writer, the status
 // queue, the instances) live in the herder's per-term fields below.
@@ -49,6 +50,7 @@ func (h *Herder) leaderComponents() []leadership.Component {
 		loop("fleet controllers", func(ctx context.Context, _ int64) { h.runFleet(ctx) }),
 		loop("liveness beats", func(ctx context.Context, _ int64) { h.livenessLoop(ctx) }),
 		{Name: "rollouts", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startRollouts(ctx), nil }},
+		{Name: "agent rolls", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startAgentRolls(ctx), nil }},
 		// The reconciler's loops (presence probes, reconcile passes) run
 		// until the term ends.
 		loop("reconcile", func(ctx context.Context, _ int64) { h.rec.Run(ctx, h.instances.Load()) }),

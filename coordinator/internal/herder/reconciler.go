@@ -140,7 +140,7 @@ func (p recPorts) PutFencingCount(ctx context.Context, name string, count int) e
 
 func (p recPorts) Fence(ctx context.Context, c store.Connector) error {
 	h := p.h
-	return h.offs.Calls().Send(ctx, wire.OffsetsRequest{Term: h.term.Load(), Connector: c.Name, Type: api.TypeSource, Op: wire.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)})
+	return h.offs.Calls().SendSource(ctx, wire.SourceOffsetsRequest{Term: h.term.Load(), Connector: c.Name, Op: wire.OffsetsOpAlter, FenceIDs: h.offs.FenceIDs(c.Name, c)})
 }
 
 // The rest of the leadership (reconciler.Listener).

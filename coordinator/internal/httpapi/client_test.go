@@ -168,6 +168,26 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 	"pause_rollout":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().PauseRollout(ctx, "r1"); return err },
 	"resume_rollout": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().ResumeRollout(ctx, "r1"); return err },
 	"abort_rollout":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().AbortRollout(ctx, "r1"); return err },
+
+	// Agent rolls.
+	"create_agent_roll": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().StartAgentRoll(ctx, api.AgentRollRequest{Agents: []string{"a"}, BatchSize: 1, Timeout: "1m"})
+		return err
+	},
+	"list_agent_rolls": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().AgentRolls(ctx); return err },
+	"get_agent_roll":   func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().AgentRoll(ctx, "r1"); return err },
+	"pause_agent_roll": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().PauseAgentRoll(ctx, "r1")
+		return err
+	},
+	"resume_agent_roll": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().ResumeAgentRoll(ctx, "r1")
+		return err
+	},
+	"abort_agent_roll": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().AbortAgentRoll(ctx, "r1")
+		return err
+	},
 }
 
 // historyID is an offsets history entry id of the valid shape.

@@ -98,7 +98,7 @@ var errorAnswers = map[int]struct{ desc, example string }{
 	400: {"Bad request: a path, Content-Type, query parameter or body that is refused, or a request the connector's state or config does not allow.", "Invalid JSON in request body: unexpected end of JSON input"},
 	401: {"No credentials, or credentials refused (with REST authentication on); WWW-Authenticate names the schemes.", "Authentication required: no credentials were sent (send HTTP Basic or a bearer token)"},
 	403: {"The caller lacks the route's role (x-sluice-role), or its grants do not cover the connector.", "User vera may not DELETE /connectors/orders-src: the role admin is needed, and vera has viewer"},
-	404: {"Not found: the connector, task, plugin, logger, window, rollout, agent or history entry named.", "Connector orders-src not found"},
+	404: {"Not found: the connector, task, plugin, logger, window, rollout, agent roll, agent or history entry named.", "Connector orders-src not found"},
 	408: {"The request body did not arrive in time (--rest-read-body-timeout).", "Request body not received in time (limit 30s)"},
 	409: {"Conflict: no known leader to forward to, a concurrent change, or a state that does not allow the request.", "Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway."},
 	413: {"The request body is over 8 MiB, or a list or config over its limit.", "Request body too large (limit 8 MiB)"},
@@ -313,6 +313,8 @@ func pathParamDesc(path, name string) string {
 		return "The maintenance window's id."
 	case strings.HasPrefix(path, "/sluice/rollouts/"):
 		return "The rollout's id."
+	case strings.HasPrefix(path, "/sluice/fleet/rolls/"):
+		return "The agent roll's id."
 	}
 	return name
 }

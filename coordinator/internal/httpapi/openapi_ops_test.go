@@ -111,6 +111,12 @@ var (
 		Batches: []api.RolloutBatch{{State: api.BatchVerifying, VerifyingSince: exTime, Connectors: []api.RolloutConnector{{
 			Name: "orders-src", Before: map[string]string{"batch.size": "100"}, After: map[string]string{"batch.size": "500"},
 			WasRunning: true, State: "applied"}}}}}
+	exAgentRoll = api.AgentRoll{ID: "ar-1", State: api.AgentRollRunning, Request: api.AgentRollRequest{Agents: []string{"agent-1", "agent-2"}, BatchSize: 1, Timeout: "10m0s"},
+		Principal: "ada", CreatedAt: exTime, UpdatedAt: exTime, Batch: 1,
+		Progress: api.AgentRollProgress{Done: 1, Total: 2, Current: []api.RollCurrent{{Agent: "agent-2", Step: api.RollWaitingRestart}}},
+		Agents: []api.RolledAgent{
+			{ID: "agent-1", Batch: 0, Step: api.RollDone, Since: exTime, StartedAt: exTime, RestartedAt: exTime, Version: "0.2.0", Moved: 3, FinishedAt: exTime},
+			{ID: "agent-2", Batch: 1, Step: api.RollWaitingRestart, Since: exTime, StartedAt: exTime, Moved: 2}}}
 	exMove = api.MoveResult{From: "orders-src", To: "orders-src-v2", Config: exConfig, TargetState: api.StateRunning,
 		Offsets: exOffsets.Offsets, Steps: []api.MoveStep{{Step: "stop", State: "done"}, {Step: "create", State: "done"}, {Step: "delete", State: "done"}},
 		HistoryID: "1796119200123-c98a176d316d2399"}
@@ -268,6 +274,15 @@ var opDocs = map[string]opDoc{
 	"pause_rollout":  {summary: "Pause a rollout", ok: []okAnswer{{status: 200, desc: "The rollout.", example: exRollout}}, errs: []int{404, 409}},
 	"resume_rollout": {summary: "Resume a rollout", ok: []okAnswer{{status: 200, desc: "The rollout.", example: exRollout}}, errs: []int{404, 409}},
 	"abort_rollout":  {summary: "Abort a rollout", ok: []okAnswer{{status: 200, desc: "The rollout.", example: exRollout}}, errs: []int{404, 409}},
+
+	"create_agent_roll": {summary: "Start a rolling restart of agents",
+		desc: "The leader drains each agent in turn, waits until it registers again with a later started_at (someone else restarts it: the coordinator runs no command) and uncordons it, batch by batch.",
+		body: exAgentRoll.Request, ok: []okAnswer{{status: 201, desc: "Started.", location: true, example: exAgentRoll}}, errs: []int{404, 409}},
+	"list_agent_rolls":  {summary: "Agent rolls", ok: []okAnswer{{status: 200, desc: "Oldest first.", example: api.AgentRollList{Rolls: []api.AgentRoll{exAgentRoll}}}}},
+	"get_agent_roll":    {summary: "An agent roll", ok: []okAnswer{{status: 200, desc: "The roll and its progress.", example: exAgentRoll}}, errs: []int{404}},
+	"pause_agent_roll":  {summary: "Pause an agent roll", ok: []okAnswer{{status: 200, desc: "The roll.", example: exAgentRoll}}, errs: []int{404, 409}},
+	"resume_agent_roll": {summary: "Resume an agent roll", ok: []okAnswer{{status: 200, desc: "The roll.", example: exAgentRoll}}, errs: []int{404, 409}},
+	"abort_agent_roll":  {summary: "Abort an agent roll", ok: []okAnswer{{status: 200, desc: "The roll.", example: exAgentRoll}}, errs: []int{404, 409}},
 }
 
 // bulkDoc documents POST /sluice/connectors/{action}.

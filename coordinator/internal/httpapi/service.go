@@ -120,7 +120,8 @@ type Offsets interface {
 }
 
 // Agents is /sluice/agents: the leader's agents, their cordons and drains
-// (a 404 for an unknown id).
+// (a 404 for an unknown id), and /sluice/fleet/rolls, their rolling
+// restarts.
 type Agents interface {
 	ListAgents(ctx context.Context) (api.AgentList, error)
 	GetAgent(ctx context.Context, id string) (api.AgentInfo, error)
@@ -128,6 +129,19 @@ type Agents interface {
 	UncordonAgent(ctx context.Context, id string) (api.AgentInfo, error)
 	DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error)
 	DrainStatus(ctx context.Context, id string) (api.DrainStatus, error)
+	// CreateAgentRoll answers POST /sluice/fleet/rolls: a rolling restart
+	// of agents; req is as decoded, its agents, batch size and timeout not
+	// yet checked.
+	CreateAgentRoll(ctx context.Context, req api.AgentRollRequest) (api.AgentRoll, error)
+	// AgentRolls answers GET /sluice/fleet/rolls.
+	AgentRolls(ctx context.Context) (api.AgentRollList, error)
+	// AgentRoll answers GET /sluice/fleet/rolls/{id}.
+	AgentRoll(ctx context.Context, id string) (api.AgentRoll, error)
+	// PauseAgentRoll, ResumeAgentRoll and AbortAgentRoll answer PUT
+	// /sluice/fleet/rolls/{id}/pause, …/resume and …/abort.
+	PauseAgentRoll(ctx context.Context, id string) (api.AgentRoll, error)
+	ResumeAgentRoll(ctx context.Context, id string) (api.AgentRoll, error)
+	AbortAgentRoll(ctx context.Context, id string) (api.AgentRoll, error)
 }
 
 // Fleet is the operations over many connectors or agents: bulk lifecycle

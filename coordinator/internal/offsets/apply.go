@@ -54,7 +54,10 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 	}
 	plugin := choice.Plugin
 	op, entries := ch.Op, ch.Entries
-	req := wire.OffsetsRequest{Term: s.cfg.Term(), Connector: name, Op: op}
+	// One of the two requests is sent, as the connector's kind (typ) says.
+	src := wire.SourceOffsetsRequest{Term: s.cfg.Term(), Connector: name, Op: op}
+	snk := wire.SinkOffsetsRequest{Term: s.cfg.Term(), Connector: name, Op: op}
+	var typ string
 	steps := steptimer.New()
 	defer func() {
 		s.log.Debug("offsets: operation", append([]any{"connector", name, "op", op}, steps.Attrs()...)...)
@@ -71,8 +74,8 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 				return result{}, err
 			}
 		}
-		req.Type, req.Topic = api.TypeSource, s.cfg.OffsetsTopic
-		req.FenceIDs, req.TxnID = s.FenceIDs(name, c), records.TransactionalID(s.cfg.GroupID, name, 0)
+		typ, src.Topic = api.TypeSource, s.cfg.OffsetsTopic
+		src.FenceIDs, src.TxnID = s.FenceIDs(name, c), records.TransactionalID(s.cfg.GroupID, name, 0)
 		current = func() error {
 			stored, topic, err := s.read.source(ctx, name, s.topics.Own(c.Config), "Timed out while trying to read to the end of the offsets topic prior to modifying offsets for source connector %s")
 			if err != nil {
@@ -83,12 +86,12 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 			if err != nil {
 				return err
 			}
-			req.Writes, req.ConnectorTopic, hookOffsets = writes, topic, hook
+			src.Writes, src.ConnectorTopic, hookOffsets = writes, topic, hook
 			changes = changesFrom(sourcePositions(stored), op, entries)
 			return nil
 		}
 	case connect.KindSink:
-		req.Type, req.Group = api.TypeSink, records.SinkGroupID(name, c.Config)
+		typ, snk.Group = api.TypeSink, records.SinkGroupID(name, c.Config)
 		if op == wire.OffsetsOpAlter {
 			parsed, err := offsetval.Sink(entries)
 			if err != nil {
@@ -98,12 +101,12 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 				return result{}, err
 			}
 			for _, p := range parsed {
-				req.Offsets = append(req.Offsets, wire.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
+				snk.Offsets = append(snk.Offsets, wire.SinkPartitionOffset{Topic: p.Topic, Partition: p.Partition, Offset: p.Offset})
 			}
 			hookOffsets = offsetval.ToConnect(entries)
 			entries = SinkEntries(parsed)
 		} else {
-			cur, err := s.read.sink(ctx, name, req.Group)
+			cur, err := s.read.sink(ctx, name, snk.Group)
 			if err != nil {
 				return result{}, api.Errorf(api.CodeInternal, "Failed to list offsets prior to resetting offsets for sink connector %s", name)
 			}
@@ -112,7 +115,7 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 			}
 		}
 		current = func() error {
-			cur, err := s.read.of(ctx, name, plugin.Kind, req.Group, "")
+			cur, err := s.read.of(ctx, name, plugin.Kind, snk.Group, "")
 			if err != nil {
 				return err
 			}
@@ -133,7 +136,7 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 	if err := current(); err != nil {
 		return result{}, err
 	}
-	entry, err := s.hist.Begin(ctx, name, req.Type, req.Group, req.ConnectorTopic, ch.Meta, changes)
+	entry, err := s.hist.Begin(ctx, name, typ, snk.Group, src.ConnectorTopic, ch.Meta, changes)
 	if err != nil {
 		return result{}, historyRefused(name, err)
 	}
@@ -145,22 +148,27 @@ func (s *Service) apply(ctx context.Context, name string, c store.Connector, ch 
 		return result{}, err
 	}
 	steps.Done("hook")
-	send := s.calls.sendWritten
-	if req.Type == api.TypeSource && op == wire.OffsetsOpReset {
-		// The agent works a reset out from the offsets topic itself, so
-		// the request stays small however many partitions accumulated.
-		send = func(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
-			return s.calls.sendReplaceWritten(ctx, req, nil)
-		}
-	}
 	// A source's agent answers once its transaction committed; the wait
 	// until read_committed readers see it runs here, beside the history
 	// marker, rather than before it.
-	req.CallerWaits = req.Type == api.TypeSource
+	var send func(ctx context.Context) ([]wire.WrittenOffset, error)
+	switch {
+	case typ == api.TypeSink:
+		send = func(ctx context.Context) ([]wire.WrittenOffset, error) { return nil, s.calls.SendSink(ctx, snk) }
+	case op == wire.OffsetsOpReset:
+		// The agent works a reset out from the offsets topic itself, so
+		// the request stays small however many partitions accumulated.
+		reset := wire.OffsetsReplaceRequest{Term: src.Term, Connector: name, FenceIDs: src.FenceIDs, TxnID: src.TxnID,
+			Topic: src.Topic, ConnectorTopic: src.ConnectorTopic, CallerWaits: true}
+		send = func(ctx context.Context) ([]wire.WrittenOffset, error) { return s.calls.sendReplaceWritten(ctx, reset) }
+	default:
+		src.CallerWaits = true
+		send = func(ctx context.Context) ([]wire.WrittenOffset, error) { return s.calls.sendSourceWritten(ctx, src) }
+	}
 	var written []wire.WrittenOffset
 	err = s.step(ctx, faults.OffsetsApply, func() error {
 		var err error
-		written, err = send(ctx, req)
+		written, err = send(ctx)
 		return err
 	})
 	steps.Done("agent")
@@ -219,8 +227,9 @@ func changesFrom(current Positions, op string, entries []api.ConnectorOffset) []
 // sourceWrites turns entries into offsets-topic records, given what the
 // connector has (stored). An altered partition is written under its
 // canonical key, and every other key encoding seen for it is tombstoned, so
-// it keeps a single identity; a reset tombstones every key of every
-// partition the connector has.
+// it keeps a single identity. A reset writes nothing here: the agent works
+// its tombstones out from the offsets topic itself (OffsetsReplaceRequest);
+// the hook hears of every live partition.
 func sourceWrites(name string, stored []offsetstore.Entry, entries []api.ConnectorOffset, op string) ([]wire.OffsetWrite, []connect.Offset, error) {
 	var hook []connect.Offset
 	if op == wire.OffsetsOpReset {
@@ -229,7 +238,7 @@ func sourceWrites(name string, stored []offsetstore.Entry, entries []api.Connect
 				hook = append(hook, connect.Offset{Partition: e.Partition})
 			}
 		}
-		return offsetstore.Replace(stored, nil), hook, nil
+		return nil, hook, nil
 	}
 	rawKeys := map[string][]string{}
 	for _, e := range stored {

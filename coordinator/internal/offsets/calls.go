@@ -73,43 +73,52 @@ func (c *Calls) AwaitTasksStopped(ctx context.Context, name string, conn store.C
 	return !unconfirmed.Load()
 }
 
-// Send hands the operation to a live agent, trying the next one when an
-// agent cannot be reached.
-func (c *Calls) Send(ctx context.Context, req wire.OffsetsRequest) error {
-	_, err := c.sendWritten(ctx, req)
+// SendSource hands a source connector's offsets change to a live agent,
+// trying the next one when an agent cannot be reached.
+func (c *Calls) SendSource(ctx context.Context, req wire.SourceOffsetsRequest) error {
+	_, err := c.sendSourceWritten(ctx, req)
 	return err
 }
 
-// sendWritten is Send, returning what the agent wrote (for a request with
-// CallerWaits: wire.OffsetsReply.Written).
-func (c *Calls) sendWritten(ctx context.Context, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+// sendSourceWritten is SendSource, returning what the agent wrote (for a
+// request with CallerWaits: wire.OffsetsReply.Written).
+func (c *Calls) sendSourceWritten(ctx context.Context, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error) {
 	var written []wire.WrittenOffset
 	err := c.tryAgents(ctx, req.Op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
 		var err error
-		written, err = c.cfg.RPC.Offsets(ctx, agent, req)
+		written, err = c.cfg.RPC.SourceOffsets(ctx, agent, req)
 		return err
 	})
 	return written, err
 }
 
-// SendReplace has a live agent replace every source offset of the
-// connector of legacy with writes (wire.OffsetsReplaceRequest). legacy is the
-// same change as an OffsetsRequest, a tombstone for every key included, for
-// an agent of a version that does not serve replace.
-func (c *Calls) SendReplace(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) error {
-	_, err := c.sendReplaceWritten(ctx, legacy, writes)
+// SendSink hands a sink connector's offsets change to a live agent, as
+// SendSource.
+func (c *Calls) SendSink(ctx context.Context, req wire.SinkOffsetsRequest) error {
+	return c.tryAgents(ctx, req.Op, req.Connector, nil, func(ctx context.Context, agent string) error {
+		return c.cfg.RPC.SinkOffsets(ctx, agent, req)
+	})
+}
+
+// SendReplace has a live agent replace every source offset of a connector
+// (wire.OffsetsReplaceRequest): with req.Writes, an alter; without, a
+// reset.
+func (c *Calls) SendReplace(ctx context.Context, req wire.OffsetsReplaceRequest) error {
+	_, err := c.sendReplaceWritten(ctx, req)
 	return err
 }
 
 // sendReplaceWritten is SendReplace, returning what the agent wrote (as
-// sendWritten).
-func (c *Calls) sendReplaceWritten(ctx context.Context, legacy wire.OffsetsRequest, writes []wire.OffsetWrite) ([]wire.WrittenOffset, error) {
-	req := wire.OffsetsReplaceRequest{Term: legacy.Term, Connector: legacy.Connector, FenceIDs: legacy.FenceIDs,
-		TxnID: legacy.TxnID, Topic: legacy.Topic, Writes: writes, ConnectorTopic: legacy.ConnectorTopic, CallerWaits: legacy.CallerWaits}
+// sendSourceWritten).
+func (c *Calls) sendReplaceWritten(ctx context.Context, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error) {
+	op := wire.OffsetsOpAlter
+	if len(req.Writes) == 0 {
+		op = wire.OffsetsOpReset
+	}
 	var written []wire.WrittenOffset
-	err := c.tryAgents(ctx, legacy.Op, legacy.Connector, offsetsFeatures(legacy.ConnectorTopic), func(ctx context.Context, agent string) error {
+	err := c.tryAgents(ctx, op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
 		var err error
-		written, err = c.cfg.RPC.ReplaceOffsets(ctx, agent, req, func() wire.OffsetsRequest { return legacy })
+		written, err = c.cfg.RPC.ReplaceOffsets(ctx, agent, req)
 		return err
 	})
 	return written, err

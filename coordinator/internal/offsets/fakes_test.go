@@ -204,7 +204,8 @@ func (f *fakeAgents) remove(agent string) {
 type fakeRPC struct {
 	mu       sync.Mutex
 	err      map[string]error
-	offsets  []wire.OffsetsRequest
+	offsets  []wire.SourceOffsetsRequest
+	sinks    []wire.SinkOffsetsRequest
 	replaces []wire.OffsetsReplaceRequest
 	agents   []string
 	// apply, when set, makes the change in the fake Kafka.
@@ -222,14 +223,28 @@ func (f *fakeRPC) answer(agent string) error {
 	return nil
 }
 
-func (f *fakeRPC) Offsets(_ context.Context, agent string, req wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+func (f *fakeRPC) SourceOffsets(_ context.Context, agent string, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.offsets = append(f.offsets, req)
 	return nil, f.answer(agent)
 }
 
-func (f *fakeRPC) ReplaceOffsets(_ context.Context, agent string, req wire.OffsetsReplaceRequest, _ func() wire.OffsetsRequest) ([]wire.WrittenOffset, error) {
+func (f *fakeRPC) SinkOffsets(_ context.Context, agent string, req wire.SinkOffsetsRequest) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sinks = append(f.sinks, req)
+	return f.answer(agent)
+}
+
+// changes is how many offsets changes of either kind were sent.
+func (f *fakeRPC) changes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.offsets) + len(f.sinks)
+}
+
+func (f *fakeRPC) ReplaceOffsets(_ context.Context, agent string, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.replaces = append(f.replaces, req)

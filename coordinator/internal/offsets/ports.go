@@ -89,12 +89,14 @@ type Agents interface {
 
 // RPC sends offsets operations to an agent (agentrpc.Client).
 type RPC interface {
-	// Offsets has agent make req, answering what it wrote when it left the
-	// wait for readers to the caller.
-	Offsets(ctx context.Context, agent string, req wire.OffsetsRequest) ([]wire.WrittenOffset, error)
-	// ReplaceOffsets has agent replace a source connector's offsets;
-	// legacy is the same change for an agent that does not serve replace.
-	ReplaceOffsets(ctx context.Context, agent string, req wire.OffsetsReplaceRequest, legacy func() wire.OffsetsRequest) ([]wire.WrittenOffset, error)
+	// SourceOffsets has agent make req, answering what it wrote when it
+	// left the wait for readers to the caller.
+	SourceOffsets(ctx context.Context, agent string, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error)
+	// SinkOffsets has agent make req.
+	SinkOffsets(ctx context.Context, agent string, req wire.SinkOffsetsRequest) error
+	// ReplaceOffsets has agent replace a source connector's offsets, as
+	// SourceOffsets answering what it wrote.
+	ReplaceOffsets(ctx context.Context, agent string, req wire.OffsetsReplaceRequest) ([]wire.WrittenOffset, error)
 }
 
 // Reader reads the positions Kafka holds (KafkaReader).

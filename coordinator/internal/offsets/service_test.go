@@ -76,8 +76,8 @@ func TestChangesNeedAStoppedConnector(t *testing.T) {
 		}
 		wantCode(t, do("nobody"), api.CodeNotFound, "Connector nobody not found")
 	}
-	if w.kafka.reads != 0 || len(w.rpc.offsets)+len(w.rpc.replaces) != 0 || len(w.hist.entries) != 0 {
-		t.Fatalf("a refused change read %d times, sent %d requests, wrote %d entries", w.kafka.reads, len(w.rpc.offsets)+len(w.rpc.replaces), len(w.hist.entries))
+	if w.kafka.reads != 0 || w.rpc.changes()+len(w.rpc.replaces) != 0 || len(w.hist.entries) != 0 {
+		t.Fatalf("a refused change read %d times, sent %d requests, wrote %d entries", w.kafka.reads, w.rpc.changes()+len(w.rpc.replaces), len(w.hist.entries))
 	}
 }
 
@@ -103,8 +103,8 @@ func TestAlterValidation(t *testing.T) {
 		_, err = w.svc.PreviewOffsets(ctx, c.name, api.OffsetsPreviewRequest{Offsets: c.offsets})
 		wantCode(t, err, c.code, c.msg)
 	}
-	if len(w.agents.revoked) != 0 || len(w.hist.entries) != 0 || len(w.rpc.offsets) != 0 {
-		t.Fatalf("an invalid request stopped tasks on %d agents, wrote %d entries, sent %d requests", len(w.agents.revoked), len(w.hist.entries), len(w.rpc.offsets))
+	if len(w.agents.revoked) != 0 || len(w.hist.entries) != 0 || w.rpc.changes() != 0 {
+		t.Fatalf("an invalid request stopped tasks on %d agents, wrote %d entries, sent %d requests", len(w.agents.revoked), len(w.hist.entries), w.rpc.changes())
 	}
 }
 
@@ -135,7 +135,7 @@ func TestAlterSource(t *testing.T) {
 		t.Fatalf("%d requests sent, want 1", len(w.rpc.offsets))
 	}
 	req := w.rpc.offsets[0]
-	if req.Term != 7 || req.Type != api.TypeSource || req.Topic != "sluice-offsets" || !req.CallerWaits || len(req.FenceIDs) != 3 ||
+	if req.Term != 7 || req.Op != wire.OffsetsOpAlter || req.Topic != "sluice-offsets" || !req.CallerWaits || len(req.FenceIDs) != 3 ||
 		req.TxnID != records.TransactionalID("sluice", "src", 0) {
 		t.Errorf("request %+v", req)
 	}
@@ -171,8 +171,8 @@ func TestHookRefusal(t *testing.T) {
 	w.plugins.hook.err = errors.New("the source cannot go back")
 	_, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
 	wantCode(t, err, api.CodeBadRequest, "the source cannot go back")
-	if len(w.rpc.offsets) != 0 || w.hist.entries[0].State != api.HistoryFailed {
-		t.Fatalf("sent %d, entry %+v", len(w.rpc.offsets), w.hist.entries[0])
+	if w.rpc.changes() != 0 || w.hist.entries[0].State != api.HistoryFailed {
+		t.Fatalf("sent %d, entry %+v", w.rpc.changes(), w.hist.entries[0])
 	}
 }
 
@@ -203,7 +203,7 @@ func TestResetSource(t *testing.T) {
 	if err != nil || msg.Message != msgResetFramework {
 		t.Fatalf("answer %q, %v", msg.Message, err)
 	}
-	if len(w.rpc.replaces) != 1 || len(w.rpc.replaces[0].Writes) != 0 || len(w.rpc.offsets) != 0 {
+	if len(w.rpc.replaces) != 1 || len(w.rpc.replaces[0].Writes) != 0 || w.rpc.changes() != 0 {
 		t.Fatalf("replaces %+v, offsets %+v: want one replace with no writes", w.rpc.replaces, w.rpc.offsets)
 	}
 	e := w.hist.entries[0]
@@ -232,7 +232,7 @@ func TestPreviewWritesNothing(t *testing.T) {
 	if err != nil || got.Changes == nil || len(got.Changes) != 0 {
 		t.Fatalf("preview of nothing %+v, %v: want an empty list", got, err)
 	}
-	if len(w.agents.revoked)+len(w.rpc.offsets)+len(w.rpc.replaces)+len(w.hist.entries)+len(w.plugins.hookCalls) != 0 {
+	if len(w.agents.revoked)+w.rpc.changes()+len(w.rpc.replaces)+len(w.hist.entries)+len(w.plugins.hookCalls) != 0 {
 		t.Fatal("a preview acted")
 	}
 }
@@ -244,7 +244,7 @@ func TestFaults(t *testing.T) {
 	w.faults[faults.OffsetsHistoryBegin] = errors.New("history topic down")
 	_, err := w.svc.AlterOffsets(ctx, "src", []api.ConnectorOffset{{Partition: part("a"), Offset: off(1)}})
 	wantCode(t, err, api.CodeInternal, "Failed to record the offsets change of connector src in the offsets history (history topic down); nothing was changed")
-	if len(w.rpc.offsets) != 0 || len(w.plugins.hookCalls) != 0 {
+	if w.rpc.changes() != 0 || len(w.plugins.hookCalls) != 0 {
 		t.Fatal("a change whose entry was not written went on")
 	}
 

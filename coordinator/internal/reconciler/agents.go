@@ -44,7 +44,7 @@ func (r *Reconciler) ServeAgents(term int64) (Endpoints, error) {
 		}
 		nc = own
 	}
-	svc, err := agentrpc.Serve(nc, r.cfg.GroupID, term, agentrpc.Service{Version: r.cfg.Version, WorkerID: r.cfg.WorkerID, Logger: r.log}, agentrpc.Endpoints{
+	svc, err := agentrpc.Serve(nc, r.cfg.GroupID, term, agentrpc.Service{Version: r.cfg.Version, WorkerID: r.cfg.WorkerID}, agentrpc.Endpoints{
 		Register:   endpoints{r}.registerEndpoint,
 		Heartbeat:  endpoints{r}.heartbeatEndpoint,
 		Deregister: endpoints{r}.deregisterEndpoint,
@@ -78,7 +78,7 @@ func (e endpoints) deregisterEndpoint(ctx context.Context, req any) (any, error)
 	r.cfg.Listener.AgentsGone([]string{q.AgentID})
 	r.log.Info("agent left", "agent", q.AgentID)
 	r.Trigger()
-	return wire.HeartbeatReply{Type: wire.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
+	return wire.HeartbeatReply{Level: wire.ProtocolLevel, Term: r.cfg.Term()}, nil
 }
 
 func (e endpoints) registerEndpoint(ctx context.Context, req any) (any, error) {
@@ -90,7 +90,7 @@ func (e endpoints) registerEndpoint(ctx context.Context, req any) (any, error) {
 	r.log.Info("agent registered", "agent", q.AgentID, "labels", q.Labels, "tasks", len(q.Tasks))
 	r.Observe(q, true)
 	r.cfg.Listener.Registered(q.AgentID)
-	reply := wire.RegisterReply{Type: wire.TypeRegisterReply, Term: r.cfg.Term(), LeaseMillis: r.cfg.AgentLease.Milliseconds()}
+	reply := wire.RegisterReply{Level: wire.ProtocolLevel, Term: r.cfg.Term(), LeaseMillis: r.cfg.AgentLease.Milliseconds()}
 	if r.cfg.LivenessTopic != "" {
 		reply.LivenessTopic, reply.LivenessMillis = r.cfg.LivenessTopic, LivenessEvery.Milliseconds()
 	}
@@ -104,9 +104,9 @@ func (e endpoints) heartbeatEndpoint(ctx context.Context, req any) (any, error) 
 		return nil, err
 	}
 	if !r.Observe(q, false) {
-		return wire.HeartbeatReply{Type: wire.TypeHeartbeatReply, Term: r.cfg.Term(), Unknown: true}, nil
+		return wire.HeartbeatReply{Level: wire.ProtocolLevel, Term: r.cfg.Term(), Unknown: true}, nil
 	}
-	return wire.HeartbeatReply{Type: wire.TypeHeartbeatReply, Term: r.cfg.Term()}, nil
+	return wire.HeartbeatReply{Level: wire.ProtocolLevel, Term: r.cfg.Term()}, nil
 }
 
 // Observe records a registration or heartbeat, adopts the tasks the agent
@@ -151,13 +151,13 @@ func (e endpoints) statusEndpoint(ctx context.Context, req any) (any, error) {
 	}
 	if !r.table.Issued(q.Generation) {
 		r.ignoreGeneration("status", q.AgentID, q.ID, q.Generation)
-		return wire.StatusReply{Type: wire.TypeStatusReply}, nil
+		return wire.StatusReply{}, nil
 	}
 	r.status.Queue(r.taskStatusRecords(q.AgentID, q.ID, q.Generation, q.State, q.Trace, q.Topics)...)
 	if q.State != "" && q.State != api.StateUnassigned {
 		r.confirmMove(q.AgentID, q.ID, q.Generation)
 	}
-	return wire.StatusReply{Type: wire.TypeStatusReply}, nil
+	return wire.StatusReply{}, nil
 }
 
 // connectorEventEndpoint hands a Java connector's event to its instance.
@@ -168,7 +168,7 @@ func (e endpoints) connectorEventEndpoint(ctx context.Context, req any) (any, er
 		return nil, api.Errorf(api.CodeBadRequest, "a connector event needs a connector name and a kind")
 	}
 	r.cfg.Listener.ConnectorEvent(*ev)
-	return wire.StatusReply{Type: wire.TypeStatusReply}, nil
+	return wire.StatusReply{}, nil
 }
 
 // taskStatusRecords returns the status-topic records that an agent's report

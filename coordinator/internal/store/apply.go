@@ -53,10 +53,11 @@ type view struct {
 	fleet    *FleetState
 	rollouts map[string]*Rollout // nil: removed in this call
 	windows  map[string]*Window
+	rolls    map[string]*AgentRoll
 }
 
 func newView(fleet *FleetState) *view {
-	return &view{fleet: fleet, rollouts: map[string]*Rollout{}, windows: map[string]*Window{}}
+	return &view{fleet: fleet, rollouts: map[string]*Rollout{}, windows: map[string]*Window{}, rolls: map[string]*AgentRoll{}}
 }
 
 // rollout is a copy of rollout id as the call has it so far.
@@ -71,6 +72,20 @@ func (v *view) rollout(id string) (Rollout, bool) {
 		return Rollout{}, false
 	}
 	return v.fleet.Rollout(id)
+}
+
+// agentRoll is a copy of agent roll id as the call has it so far.
+func (v *view) agentRoll(id string) (AgentRoll, bool) {
+	if r, ok := v.rolls[id]; ok {
+		if r == nil {
+			return AgentRoll{}, false
+		}
+		return deepCopy(*r), true
+	}
+	if v.fleet == nil {
+		return AgentRoll{}, false
+	}
+	return v.fleet.AgentRoll(id)
 }
 
 // window is a copy of window id as the call has it so far.
@@ -120,7 +135,7 @@ type Stores struct {
 
 // SetFaults installs a test seam, before the first SetWriter: inj is
 // asked at faults.StoreCommit of every transaction of the leader writer
-// that holds a window's or a rollout's record.
+// that holds a window's, a rollout's or an agent roll's record.
 func (s *Stores) SetFaults(inj faults.Injector) { s.faults = inj }
 
 // NewStores gathers the three stores.
@@ -176,7 +191,8 @@ func (s *Stores) commitFault(ctx context.Context, recs []*kgo.Record) error {
 		switch r.Topic {
 		case s.Fleet.topic:
 			k := string(r.Key)
-			fleet = fleet || strings.HasPrefix(k, fleetMaintenancePrefix) || strings.HasPrefix(k, fleetRolloutPrefix)
+			fleet = fleet || strings.HasPrefix(k, fleetMaintenancePrefix) || strings.HasPrefix(k, fleetRolloutPrefix) ||
+				strings.HasPrefix(k, fleetAgentRollPrefix)
 		case s.Config.topic:
 		default:
 			continue

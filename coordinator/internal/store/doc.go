@@ -55,6 +55,12 @@
 //	                      rollout-<id>: a rollout and its progress, each
 //	                      transition checking the state it starts from
 //	                      (ErrStale otherwise)
+//	  StartAgentRoll, PauseAgentRoll, ResumeAgentRoll, AbortAgentRoll,
+//	  DrainRollBatch, RollAgentDrained, RollAgentGone, RollAgentRestarted,
+//	  RollAgentDone, FailAgentRoll, DeleteAgentRoll
+//	                      agentroll-<id>: a rolling restart of agents and
+//	                      each agent's step (agentrollcommands.go), a step
+//	                      that drains or uncordons written with MarkAgent
 //
 // Fleet records are the store's types, not the REST API's: the herder and
 // the controllers convert them at the edge, so a REST field never changes

@@ -25,6 +25,7 @@ import (
 //	agent-<id>        an agent cordoned or draining (a tombstone: active)
 //	maintenance-<id>  an open maintenance window (a tombstone: closed)
 //	rollout-<id>      a config rollout, with its progress
+//	agentroll-<id>    a rolling restart of agents, with its progress
 //	rebalance         the rebalance in progress, if any
 //	topic-<name>      a topic Sluice created or relies on, which it never
 //	                  creates again by itself once it vanished (a
@@ -37,6 +38,7 @@ const (
 	fleetAgentPrefix       = "agent-"
 	fleetMaintenancePrefix = "maintenance-"
 	fleetRolloutPrefix     = "rollout-"
+	fleetAgentRollPrefix   = "agentroll-"
 	fleetRebalanceKey      = "rebalance"
 	fleetTopicPrefix       = "topic-"
 )
@@ -145,6 +147,7 @@ type FleetState struct {
 	agents    map[string]AgentMark
 	windows   map[string]Window
 	rollouts  map[string]Rollout
+	rolls     map[string]AgentRoll
 	rebalance *Rebalance
 	topics    map[string]TopicMark
 	changed   chan struct{}
@@ -153,7 +156,7 @@ type FleetState struct {
 // NewFleetState makes an empty state.
 func NewFleetState() *FleetState {
 	return &FleetState{agents: map[string]AgentMark{}, windows: map[string]Window{},
-		rollouts: map[string]Rollout{}, topics: map[string]TopicMark{}, changed: make(chan struct{})}
+		rollouts: map[string]Rollout{}, rolls: map[string]AgentRoll{}, topics: map[string]TopicMark{}, changed: make(chan struct{})}
 }
 
 // Changed is closed at the next change; take it again after each.
@@ -178,6 +181,8 @@ func (s *FleetState) apply(key string, value []byte) error {
 		return applyJSON(s.windows, strings.TrimPrefix(key, fleetMaintenancePrefix), value)
 	case strings.HasPrefix(key, fleetRolloutPrefix):
 		return applyJSON(s.rollouts, strings.TrimPrefix(key, fleetRolloutPrefix), value)
+	case strings.HasPrefix(key, fleetAgentRollPrefix):
+		return applyJSON(s.rolls, strings.TrimPrefix(key, fleetAgentRollPrefix), value)
 	case strings.HasPrefix(key, fleetTopicPrefix):
 		return applyJSON(s.topics, strings.TrimPrefix(key, fleetTopicPrefix), value)
 	case key == fleetRebalanceKey:
@@ -265,6 +270,24 @@ func (s *FleetState) Rollouts() []Rollout {
 	defer s.mu.Unlock()
 	out := slices.Collect(maps.Values(s.rollouts))
 	slices.SortFunc(out, func(a, b Rollout) int { return strings.Compare(a.ID, b.ID) })
+	return deepCopy(out)
+}
+
+// AgentRoll is a copy of one agent roll.
+func (s *FleetState) AgentRoll(id string) (AgentRoll, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.rolls[id]
+	return deepCopy(r), ok
+}
+
+// AgentRolls are copies of every agent roll the topic keeps, oldest
+// first.
+func (s *FleetState) AgentRolls() []AgentRoll {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Collect(maps.Values(s.rolls))
+	slices.SortFunc(out, func(a, b AgentRoll) int { return strings.Compare(a.ID, b.ID) })
 	return deepCopy(out)
 }
 

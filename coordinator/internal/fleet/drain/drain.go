@@ -9,11 +9,13 @@ package drain
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
@@ -97,6 +99,28 @@ func Blocked(s reconciler.Snapshot, agent string) []api.BlockedTask {
 		out = append(out, api.BlockedTask{Connector: t.ID.Connector, Task: t.ID.Task, Reason: blockedReason(t)})
 	}
 	return out
+}
+
+// DescribeBlocked names blocked tasks as a refusal lists them:
+// "connector/task (reason)", comma-separated.
+func DescribeBlocked(blocked []api.BlockedTask) string {
+	names := make([]string, len(blocked))
+	for i, b := range blocked {
+		names[i] = fmt.Sprintf("%s/%d (%s)", b.Connector, b.Task, b.Reason)
+	}
+	return strings.Join(names, ", ")
+}
+
+// MarkCommand is the command giving agent id the mark state (AgentActive
+// removes it; force: a drain that unassigns what it cannot move), made by
+// principal at now, given its mark cur (ok: it has one). It returns nil
+// when the agent is so already: a cordon or a drain keeps when it started.
+func MarkCommand(id string, cur store.AgentMark, ok bool, state string, force bool, principal string, now time.Time) store.Command {
+	if ok && cur.State == state && cur.Force == force {
+		return nil
+	}
+	mark := store.AgentMark{State: state, Force: force, StartedAt: now.UTC(), Principal: principal}
+	return store.MarkAgent{ID: id, Mark: mark}
 }
 
 // blockedReason says why no other agent may run t.

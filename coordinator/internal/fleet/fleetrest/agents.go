@@ -2,9 +2,7 @@ package fleetrest
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
@@ -146,12 +144,8 @@ func (s *Service) DrainAgent(ctx context.Context, id string, force bool) (api.Dr
 	}
 	if !force {
 		if blocked := drain.Blocked(s.cfg.Snapshot(), id); len(blocked) > 0 {
-			names := make([]string, len(blocked))
-			for i, b := range blocked {
-				names[i] = fmt.Sprintf("%s/%d (%s)", b.Connector, b.Task, b.Reason)
-			}
 			return api.DrainStatus{}, api.Errorf(api.CodeConflict, "Draining agent %s would leave %d task(s) with nowhere to go: %s; drain it with force=true to unassign them",
-				id, len(blocked), strings.Join(names, ", "))
+				id, len(blocked), drain.DescribeBlocked(blocked))
 		}
 	}
 	if err := s.markAgent(ctx, id, api.AgentDraining, force); err != nil {
@@ -168,14 +162,16 @@ func (s *Service) markAgent(ctx context.Context, id, state string, force bool) e
 	if err := s.knownAgent(id); err != nil {
 		return err
 	}
-	mark := store.AgentMark{State: state, Force: force, StartedAt: s.cfg.Clock().UTC()}
-	if p := s.cfg.Principal(ctx); p != anonymous {
-		mark.Principal = p
+	principal := s.cfg.Principal(ctx)
+	if principal == anonymous {
+		principal = ""
 	}
-	if old, ok := s.cfg.Fleet.Agent(id); ok && old.State == state && old.Force == force {
+	old, ok := s.cfg.Fleet.Agent(id)
+	cmd := drain.MarkCommand(id, old, ok, state, force, principal, s.cfg.Clock())
+	if cmd == nil {
 		return nil // already so: keep when it started
 	}
-	if err := s.cfg.Apply(ctx, store.MarkAgent{ID: id, Mark: mark}); err != nil {
+	if err := s.cfg.Apply(ctx, cmd); err != nil {
 		return s.cfg.WriteFailed(err, "Failed to mark agent %s %s", id, state)
 	}
 	s.cfg.Logger.Info("agent marked", "agent", id, "state", state, "force", force)

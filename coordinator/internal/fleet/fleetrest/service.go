@@ -1,6 +1,6 @@
 // Package fleetrest is the fleet's REST face: it answers the agents and
 // fleet endpoints (/sluice/agents…, /sluice/maintenance…, /sluice/rollouts…,
-// /sluice/rebalance) from the fleet topic's state, the reconciler's view of
+// /sluice/fleet/rolls…, /sluice/rebalance) from the fleet topic's state, the reconciler's view of
 // the agents and the fleet controllers, checks each request and the
 // caller's grants, and converts the fleet topic's records to the REST
 // API's types — the edge where a REST field meets a stored record, so that
@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/agentroll"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
@@ -31,6 +32,8 @@ type Fleet interface {
 	Windows() []store.Window
 	Rollout(id string) (store.Rollout, bool)
 	Rollouts() []store.Rollout
+	AgentRoll(id string) (store.AgentRoll, bool)
+	AgentRolls() []store.AgentRoll
 	Rebalance() *store.Rebalance
 }
 
@@ -64,6 +67,7 @@ type Config struct {
 	Maintenance *maintenance.Controller
 	Rollouts    *rollout.Controller
 	Rebalances  *rebalance.Controller
+	AgentRolls  *agentroll.Controller
 	// AgentLease is the agents' lease, which shows when each expires.
 	AgentLease time.Duration
 	// Clock is the time a cordon or drain starts.

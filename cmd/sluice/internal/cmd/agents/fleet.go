@@ -1,14 +1,16 @@
 package agents
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"net/url"
+	"os"
 	"os/exec"
+	"os/signal"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -150,34 +152,44 @@ func writeRebalance(w io.Writer, r api.Rebalance) error {
 	return output.Section(w, l)
 }
 
-// Fleet is `sluice fleet roll`: a rolling restart of the agents.
+// Fleet is `sluice fleet roll`: a rolling restart of the agents,
+// which the coordinator drives (POST /sluice/fleet/rolls) and the command
+// watches.
 func Fleet() *cli.Command {
 	return &cli.Command{
 		Name:  "fleet",
 		Usage: "fleet-wide operations on agents: a rolling restart",
 		Flags: session.Flags(),
 		Subcommands: []*cli.Command{{
-			Name:  "roll",
-			Usage: "drain each agent in turn, wait until it restarts (a later started_at), uncordon it, go on",
+			Name: "roll",
+			Usage: "have the coordinator drain each agent in turn, wait until it restarts (a later started_at), uncordon it, go on; " +
+				"watch it until it ends (Ctrl-C leaves it running)",
 			Flags: []cli.Flag{
 				envflag.Int("batch", 1, "agents rolled at a time"),
-				&cli.StringSliceFlag{Name: "agents", Usage: "the agents to roll, in this order (default: every agent, sorted by id)"},
+				&cli.StringSliceFlag{Name: "agents", Usage: "the agents to roll, in this order (default: every registered agent, sorted by id)"},
 				envflag.Duration("timeout", 10*time.Minute, "how long each agent may take to drain, and to come back"),
-				envflag.String("restart-cmd", "", "run this (with sh -c) to restart an agent once drained; {id} is its id (e.g. 'kubectl delete pod {id}')"),
+				envflag.String("restart-cmd", "", "run this here (with sh -c) to restart an agent once the coordinator reports it drained; {id} is its id (e.g. 'kubectl delete pod {id}')"),
+				&cli.BoolFlag{Name: "detach", Usage: "start the roll and return at once: the coordinator carries it on"},
+				// No environment variable: one left set would turn every roll
+				// into a watch of an old one.
+				&cli.StringFlag{Name: "follow", Usage: "watch the roll of this id, started before, instead of starting one"},
 			},
 			Action: fleetRoll,
 		}},
 	}
 }
 
-// rolled is one agent a roll restarted.
-type rolled struct {
+// Rolled is one agent a roll restarted.
+type Rolled struct {
 	Agent       string    `json:"agent"`
 	StartedAt   time.Time `json:"started_at"`
 	RestartedAt time.Time `json:"restarted_at"`
 	Moved       int       `json:"moved"`
 	Version     string    `json:"version"`
 }
+
+// rollPath is /sluice/fleet/rolls/<id><suffix>, the id escaped.
+func rollPath(id, suffix string) string { return "/sluice/fleet/rolls/" + url.PathEscape(id) + suffix }
 
 func fleetRoll(c *cli.Context) error {
 	batch := c.Int("batch")
@@ -187,46 +199,40 @@ func fleetRoll(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return session.Usage("fleet roll takes no arguments (--agents names them)")
 	}
+	// Ctrl-C ends the watch, not the roll: the command says so.
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c.Context = ctx
 	s, err := session.Open(c)
 	if err != nil {
 		return err
 	}
-	all, err := fetchAgents(s)
+	var r api.AgentRoll
+	if id := c.String("follow"); id != "" {
+		r, err = session.Call(s, s.API.Fleet().AgentRoll, id)
+	} else {
+		req := api.AgentRollRequest{Agents: c.StringSlice("agents"), BatchSize: batch, Timeout: c.Duration("timeout").String()}
+		r, err = session.Call(s, s.API.Fleet().StartAgentRoll, req)
+	}
 	if err != nil {
 		return err
 	}
-	known := map[string]bool{}
-	var ids []string
-	for _, a := range all {
-		known[a.ID] = true
-		if a.Registered {
-			ids = append(ids, a.ID)
-		}
+	if c.Bool("detach") {
+		fmt.Fprintf(c.App.ErrWriter, "fleet roll %s started: %d agent(s), %d at a time; the coordinator carries it on (sluice fleet roll --follow %s watches it)\n",
+			r.ID, len(r.Agents), r.Request.BatchSize, r.ID)
+		return s.Print(r, func() *output.Rows { return rollTable(r) })
 	}
-	if want := c.StringSlice("agents"); len(want) > 0 {
-		ids = nil
-		for _, id := range want {
-			if !known[id] {
-				return fmt.Errorf("404: Agent %s not found", id)
-			}
-			ids = append(ids, id)
-		}
+	w := rollWatch{s: s, restartCmd: c.String("restart-cmd"), log: c.App.ErrWriter, seen: map[string]int{}}
+	r, err = w.watch(r)
+	if err != nil {
+		return err
 	}
-	if len(ids) == 0 {
-		return errors.New("no registered agent to roll")
-	}
-	r := roller{s: s, timeout: c.Duration("timeout"), restartCmd: c.String("restart-cmd"), log: c.App.ErrWriter}
-	done := []rolled{}
-	for i := 0; i < len(ids); i += batch {
-		b := ids[i:min(i+batch, len(ids))]
-		res, err := r.roll(b)
-		done = append(done, res...)
-		if err != nil {
-			if len(done) > 0 {
-				_ = s.Print(done, func() *output.Rows { return rolledTable(done) })
-			}
-			return fmt.Errorf("fleet roll stopped: %w; rolled %d of %d agents, not rolled: %s", err, len(done), len(ids), strings.Join(ids[len(done):], ", "))
+	done := rolledAgents(r)
+	if r.State != api.AgentRollDone {
+		if len(done) > 0 {
+			_ = s.Print(done, func() *output.Rows { return rolledTable(done) })
 		}
+		return w.stopped(r)
 	}
 	if len(done) == 1 {
 		fmt.Fprintln(c.App.ErrWriter, "rolled 1 agent")
@@ -236,8 +242,19 @@ func fleetRoll(c *cli.Context) error {
 	return s.Print(done, func() *output.Rows { return rolledTable(done) })
 }
 
+// rolledAgents are the agents roll r restarted, in its order.
+func rolledAgents(r api.AgentRoll) []Rolled {
+	done := []Rolled{}
+	for _, a := range r.Agents {
+		if a.Step == api.RollDone {
+			done = append(done, Rolled{Agent: a.ID, StartedAt: a.StartedAt, RestartedAt: a.RestartedAt, Moved: a.Moved, Version: a.Version})
+		}
+	}
+	return done
+}
+
 // rolledTable shows the agents a roll restarted.
-func rolledTable(done []rolled) *output.Rows {
+func rolledTable(done []Rolled) *output.Rows {
 	t := output.NewRows("AGENT", "MOVED", "STARTED", "RESTARTED", "VERSION")
 	for _, d := range done {
 		t.Add(d.Agent, fmt.Sprint(d.Moved), d.StartedAt.Format(time.RFC3339), d.RestartedAt.Format(time.RFC3339), d.Version)
@@ -245,116 +262,161 @@ func rolledTable(done []rolled) *output.Rows {
 	return t
 }
 
-// roller rolls batches of agents, printing its progress to log.
-type roller struct {
+// rollTable shows a roll's agents, each with its batch and step.
+func rollTable(r api.AgentRoll) *output.Rows {
+	t := output.NewRows("AGENT", "BATCH", "STEP")
+	for _, a := range r.Agents {
+		t.Add(a.ID, fmt.Sprint(a.Batch+1), a.Step)
+	}
+	return t
+}
+
+// rollSteps are an agent's steps in order: how far each is along.
+var rollSteps = map[string]int{api.RollPending: 0, api.RollDraining: 1, api.RollWaitingRestart: 2, api.RollUncordoning: 3, api.RollDone: 4}
+
+// rollWatch follows a roll the coordinator drives, printing each agent's
+// progress to log, and restarts each agent with restartCmd (if any) when
+// the coordinator waits for it to restart.
+type rollWatch struct {
 	s          *session.Session
-	timeout    time.Duration
 	restartCmd string
 	log        io.Writer
+	// seen is how far each agent was seen along (rollSteps).
+	seen map[string]int
 }
 
-// roll rolls one batch: drains every agent of it, restarts them (or waits
-// for someone to), waits for each to come back, uncordons them. It stops
-// at the first agent that fails a step and says how it left it.
-func (r roller) roll(batch []string) ([]rolled, error) {
-	res, err := r.rollBatch(batch)
-	if err != nil && len(batch) > 1 {
-		err = fmt.Errorf("%w (the batch's other agents, %s, may be left draining or cordoned too)", err, strings.Join(batch, ", "))
+// watch polls roll r until it ends and returns it as it ended; an
+// interrupt leaves it running in the coordinator and says so.
+func (w *rollWatch) watch(r api.AgentRoll) (api.AgentRoll, error) {
+	paused := false
+	for {
+		if err := w.progress(r); err != nil {
+			if w.s.C.Context.Err() != nil {
+				return r, w.interrupted(r) // the restart command was cut short
+			}
+			return r, err
+		}
+		switch {
+		case r.State == api.AgentRollPaused && !paused:
+			fmt.Fprintf(w.log, "fleet roll %s is paused (PUT %s resumes it)\n", r.ID, rollPath(r.ID, "/resume"))
+		case r.State == api.AgentRollRunning && paused:
+			fmt.Fprintf(w.log, "fleet roll %s resumed\n", r.ID)
+		}
+		paused = r.State == api.AgentRollPaused
+		switch r.State {
+		case api.AgentRollDone, api.AgentRollFailed, api.AgentRollAborted:
+			return r, nil
+		}
+		select {
+		case <-w.s.C.Context.Done():
+			return r, w.interrupted(r)
+		case <-time.After(session.PollInterval):
+		}
+		cur, err := session.Call(w.s, w.s.API.Fleet().AgentRoll, r.ID)
+		if err != nil {
+			if w.s.C.Context.Err() != nil {
+				return r, w.interrupted(r)
+			}
+			return r, fmt.Errorf("follow fleet roll %s (it goes on in the coordinator): %w", r.ID, err)
+		}
+		r = cur
 	}
-	return res, err
 }
 
-// rollBatch is roll without the note on the batch's other agents.
-func (r roller) rollBatch(batch []string) ([]rolled, error) {
-	res := make([]rolled, len(batch))
-	for i, id := range batch {
-		// Its started_at now, not when the roll began: an agent that
-		// restarted meanwhile must not look restarted by the roll.
-		a, err := session.Call(r.s, r.s.API.Fleet().Agent, id)
-		if err != nil {
-			return nil, fmt.Errorf("agent %s: %w", id, err)
-		}
-		res[i] = rolled{Agent: id, StartedAt: a.StartedAt}
-		fmt.Fprintf(r.log, "%s: draining\n", id)
-		if _, err := startDrain(r.s, id, false); err != nil {
-			return nil, fmt.Errorf("agent %s: drain refused: %w", id, err)
+// interrupted is the error of a watch ended by an interrupt.
+func (w *rollWatch) interrupted(r api.AgentRoll) error {
+	return fmt.Errorf("interrupted: fleet roll %s goes on in the coordinator (%d of %d agents rolled); sluice fleet roll --follow %s watches it again, PUT %s stops it",
+		r.ID, r.Progress.Done, r.Progress.Total, r.ID, rollPath(r.ID, "/abort"))
+}
+
+// progress prints what changed since the last look: batch by batch, and
+// within a batch step by step, so that every agent of a batch is seen
+// draining before any is restarted. An agent the coordinator waits for
+// is restarted with restartCmd once.
+func (w *rollWatch) progress(r api.AgentRoll) error {
+	byBatch := map[int][]api.RolledAgent{}
+	for _, a := range r.Agents {
+		byBatch[a.Batch] = append(byBatch[a.Batch], a)
+	}
+	for b := 0; b <= r.Batch && b < len(r.Agents); b++ {
+		for step := 1; step <= rollSteps[api.RollDone]; step++ {
+			for _, a := range byBatch[b] {
+				at, ok := rollSteps[a.Step]
+				if !ok || at < step || w.seen[a.ID] >= step {
+					continue
+				}
+				w.seen[a.ID] = step
+				if err := w.entered(a, step, at); err != nil {
+					return err
+				}
+			}
 		}
 	}
-	for i, id := range batch {
-		st, err := waitDrained(r.s, id, r.timeout)
-		if err != nil {
-			return nil, fmt.Errorf("agent %s did not drain: %w", id, err)
-		}
-		res[i].Moved = st.Moved
-	}
-	for i, id := range batch {
-		if r.restartCmd != "" {
-			if err := r.restart(id); err != nil {
-				return nil, fmt.Errorf("agent %s: %w; it is drained and stays cordoned (sluice agents uncordon %s undoes it)", id, err, id)
+	return nil
+}
+
+// entered prints that agent a passed step, being at now.
+func (w *rollWatch) entered(a api.RolledAgent, step, now int) error {
+	switch step {
+	case rollSteps[api.RollDraining]:
+		fmt.Fprintf(w.log, "%s: draining\n", a.ID)
+	case rollSteps[api.RollWaitingRestart]:
+		fmt.Fprintf(w.log, "agent %s drained: it runs no task\n", a.ID)
+		if w.restartCmd != "" && now == step {
+			if err := w.restart(a.ID); err != nil {
+				return fmt.Errorf("agent %s: %w; the coordinator waits for it to restart until its timeout (sluice fleet roll --follow watches the roll)", a.ID, err)
 			}
 		}
 		started := "unknown"
-		if !res[i].StartedAt.IsZero() {
-			started = res[i].StartedAt.Format(time.RFC3339Nano)
+		if !a.StartedAt.IsZero() {
+			started = a.StartedAt.Format(time.RFC3339Nano)
 		}
-		fmt.Fprintf(r.log, "waiting for agent %s to restart (started_at %s)\n", id, started)
+		fmt.Fprintf(w.log, "waiting for agent %s to restart (started_at %s)\n", a.ID, started)
+	case rollSteps[api.RollDone]:
+		fmt.Fprintf(w.log, "%s: restarted (started_at %s, version %s), uncordoned\n", a.ID, a.RestartedAt.Format(time.RFC3339Nano), a.Version)
 	}
-	for i, id := range batch {
-		a, err := r.waitRestarted(id, res[i].StartedAt)
-		if err != nil {
-			return nil, err
-		}
-		res[i].RestartedAt, res[i].Version = a.StartedAt, a.Version
-		if _, err := putAgent(r.s, id, "/uncordon"); err != nil {
-			return nil, fmt.Errorf("agent %s came back but uncordoning it failed: %w; it stays cordoned (sluice agents uncordon %s)", id, err, id)
-		}
-		fmt.Fprintf(r.log, "%s: restarted (started_at %s, version %s), uncordoned\n", id, a.StartedAt.Format(time.RFC3339Nano), a.Version)
-	}
-	return res, nil
+	return nil
 }
 
-// waitRestarted polls agent id until it is registered again with a
-// started_at later than before; with none known before, until it has been
-// seen gone and registered again.
-func (r roller) waitRestarted(id string, before time.Time) (api.AgentInfo, error) {
-	deadline := time.Now().Add(r.timeout)
-	gone := false
-	for {
-		a, err := session.Call(r.s, r.s.API.Fleet().Agent, id)
-		switch {
-		case session.IsStatus(err, http.StatusNotFound):
-			// Gone and unmarked (uncordoned meanwhile): not back yet.
-			a = api.AgentInfo{ID: id, State: "gone"}
-		case err != nil:
-			return a, fmt.Errorf("agent %s: %w", id, err)
+// stopped is the error of a roll that ended other than done: why, how it
+// left the agent it stopped at, and which agents were not rolled.
+func (w *rollWatch) stopped(r api.AgentRoll) error {
+	why := r.Error
+	if r.State == api.AgentRollAborted {
+		why = "it was aborted"
+	}
+	var left, mates []string
+	for _, a := range r.Agents {
+		if a.Step == api.RollDone {
+			continue
 		}
-		gone = gone || !a.Registered
-		if a.Registered && (a.StartedAt.After(before) || (before.IsZero() && gone)) {
-			return a, nil
+		left = append(left, a.ID)
+		if a.Step != api.RollPending && a.Step != api.RollFailed {
+			mates = append(mates, a.ID)
 		}
-		if time.Now().After(deadline) {
-			why := "it is not registered"
-			if a.Registered {
-				why = "it is registered but did not restart (started_at " + a.StartedAt.Format(time.RFC3339Nano) + ")"
+		if a.Step == api.RollFailed {
+			if info, err := session.Call(w.s, w.s.API.Fleet().Agent, a.ID); err == nil && info.State != api.AgentActive {
+				why += fmt.Sprintf("; it is left %s (sluice agents uncordon %s undoes it once it runs)", info.State, a.ID)
 			}
-			return a, fmt.Errorf("agent %s did not come back within %s: %s; it is left %s (sluice agents uncordon %s undoes it once it runs)",
-				id, r.timeout, why, a.State, id)
-		}
-		select {
-		case <-r.s.C.Context.Done():
-			return a, r.s.C.Context.Err()
-		case <-time.After(session.PollInterval):
 		}
 	}
+	if len(mates) > 0 {
+		why += fmt.Sprintf(" (the batch's other agents, %s, may be left draining or cordoned too)", strings.Join(mates, ", "))
+	}
+	return fmt.Errorf("fleet roll stopped: %s; rolled %d of %d agents, not rolled: %s", why, r.Progress.Done, r.Progress.Total, strings.Join(left, ", "))
 }
 
 // restart runs --restart-cmd for agent id with sh -c, its output going to
-// the roll's log.
-func (r roller) restart(id string) error {
-	cmd := strings.ReplaceAll(r.restartCmd, "{id}", shellQuote(id))
-	fmt.Fprintf(r.log, "%s: restarting: %s\n", id, cmd)
-	x := exec.CommandContext(r.s.C.Context, "sh", "-c", cmd)
-	x.Stdout, x.Stderr = r.log, r.log
+// the roll's log. It runs here, where the CLI runs: the coordinator never
+// runs a command.
+func (w *rollWatch) restart(id string) error {
+	cmd := strings.ReplaceAll(w.restartCmd, "{id}", shellQuote(id))
+	fmt.Fprintf(w.log, "%s: restarting: %s\n", id, cmd)
+	x := exec.CommandContext(w.s.C.Context, "sh", "-c", cmd)
+	x.Stdout, x.Stderr = w.log, w.log
+	// Interrupted, its children (holding its output open) are not waited
+	// for long.
+	x.WaitDelay = time.Second
 	if err := x.Run(); err != nil {
 		return fmt.Errorf("restart command %q failed: %w", cmd, err)
 	}

@@ -41,15 +41,25 @@ func holdOffsets(marker string) faults.Injector {
 		if at != faults.AgentOffsets {
 			return nil
 		}
-		req := subject.(wire.OffsetsRequest)
-		writes := len(req.Writes) > 0 || req.Op == wire.OffsetsOpReset || (req.Type == api.TypeSink && len(req.Offsets) > 0)
-		if !writes {
+		var connector string
+		switch req := subject.(type) {
+		case wire.SourceOffsetsRequest:
+			if len(req.Writes) == 0 && req.Op != wire.OffsetsOpReset {
+				return nil
+			}
+			connector = req.Connector
+		case wire.SinkOffsetsRequest:
+			if len(req.Offsets) == 0 && req.Op != wire.OffsetsOpReset {
+				return nil
+			}
+			connector = req.Connector
+		default:
 			return nil
 		}
-		if err := os.WriteFile(marker, []byte(req.Connector+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(marker, []byte(connector+"\n"), 0o644); err != nil {
 			return api.Errorf(api.CodeInternal, "%s: write marker: %v", holdOffsetsEnv, err)
 		}
 		<-ctx.Done()
-		return api.Errorf(api.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, req.Connector)
+		return api.Errorf(api.CodeTimeout, "%s: offsets request for connector %s held until its deadline", holdOffsetsEnv, connector)
 	})
 }

@@ -27,14 +27,14 @@ func TestTaggedBinaryHoldsOffsets(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := inj.Fault(ctx, faults.AgentOffsets, wire.OffsetsRequest{Connector: "c", Type: api.TypeSource, FenceIDs: []string{"g-c-0"}}); err != nil {
+	if err := inj.Fault(ctx, faults.AgentOffsets, wire.SourceOffsetsRequest{Connector: "c", FenceIDs: []string{"g-c-0"}}); err != nil {
 		t.Fatalf("a fence-only request was held: %v", err)
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Fatalf("a fence-only request left the marker: %v", err)
 	}
 	value := "{}"
-	err := inj.Fault(ctx, faults.AgentOffsets, wire.OffsetsRequest{Connector: "c", Type: api.TypeSource, Writes: []wire.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
+	err := inj.Fault(ctx, faults.AgentOffsets, wire.SourceOffsetsRequest{Connector: "c", Writes: []wire.OffsetWrite{{Key: `["c",{}]`, Value: &value}}})
 	if !api.IsCode(err, api.CodeTimeout) || ctx.Err() == nil {
 		t.Fatalf("a write: got %v (context %v), want it held until its deadline", err, ctx.Err())
 	}

@@ -71,35 +71,47 @@ public final class Host implements Connection.RequestHandler {
     @Override
     public CompletableFuture<byte[]> handle(Frame request) {
         String op = request.op();
-        if (op.equals("task.put")) {
+        if (op.equals(Protocol.TASK_PUT)) {
             return tasks.put(request.body()); // binary: the task id comes first in the batch
         }
         ObjectNode body = Json.object(request.body());
         return switch (op) {
-            case "host.hello" -> CompletableFuture.completedFuture(hello());
-            case "plugins.list" -> CompletableFuture.supplyAsync(catalog::listJson, shared);
-            case "connector.validate" -> CompletableFuture.supplyAsync(() -> connectors.validate(body), shared);
-            case "connector.config_def" -> CompletableFuture.supplyAsync(() -> connectors.configDef(body), shared);
-            case "connector.alter_offsets" -> CompletableFuture.supplyAsync(() -> connectors.alterOffsets(body), shared);
-            case "connector.start" -> connectors.start(body);
-            case "connector.task_configs" -> connectors.taskConfigs(body);
-            case "connector.stop" -> connectors.stop(body);
-            case "task.start" -> tasks.start(body);
-            case "task.poll" -> tasks.poll(body);
-            case "task.commit_records" -> tasks.commitRecords(body);
-            case "task.commit" -> tasks.commit(body);
-            case "task.open" -> tasks.open(body);
-            case "task.close" -> tasks.close(body);
-            case "task.pre_commit" -> tasks.preCommit(body);
-            case "task.stop" -> tasks.stop(body);
+            case Protocol.HOST_HELLO -> hello(body);
+            case Protocol.PLUGINS_LIST -> CompletableFuture.supplyAsync(catalog::listJson, shared);
+            case Protocol.CONNECTOR_VALIDATE -> CompletableFuture.supplyAsync(() -> connectors.validate(body), shared);
+            case Protocol.CONNECTOR_CONFIG_DEF -> CompletableFuture.supplyAsync(() -> connectors.configDef(body), shared);
+            case Protocol.CONNECTOR_ALTER_OFFSETS -> CompletableFuture.supplyAsync(() -> connectors.alterOffsets(body), shared);
+            case Protocol.CONNECTOR_START -> connectors.start(body);
+            case Protocol.CONNECTOR_TASK_CONFIGS -> connectors.taskConfigs(body);
+            case Protocol.CONNECTOR_STOP -> connectors.stop(body);
+            case Protocol.TASK_START -> tasks.start(body);
+            case Protocol.TASK_POLL -> tasks.poll(body);
+            case Protocol.TASK_COMMIT_RECORDS -> tasks.commitRecords(body);
+            case Protocol.TASK_COMMIT -> tasks.commit(body);
+            case Protocol.TASK_OPEN -> tasks.open(body);
+            case Protocol.TASK_CLOSE -> tasks.close(body);
+            case Protocol.TASK_PRE_COMMIT -> tasks.preCommit(body);
+            case Protocol.TASK_STOP -> tasks.stop(body);
             default -> CompletableFuture.failedFuture(new UnsupportedOperationException("unknown op \"" + op + "\""));
         };
     }
 
-    private static byte[] hello() {
-        Map<String, String> reply = new LinkedHashMap<>();
+    /**
+     * Answers host.hello: the host's version, the Kafka version it runs and its protocol version;
+     * fails, naming both versions, when the agent states another protocol version.
+     */
+    static CompletableFuture<byte[]> hello(ObjectNode request) {
+        int agentVersion = request.path("protocol").asInt(0);
+        try {
+            Protocol.checkAgent(agentVersion);
+        } catch (IllegalStateException e) {
+            log.error("refusing the agent: {}", e.getMessage());
+            return CompletableFuture.failedFuture(e);
+        }
+        Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("version", VERSION);
         reply.put("kafka_version", AppInfoParser.getVersion());
-        return Json.bytes(reply);
+        reply.put("protocol", Protocol.VERSION);
+        return CompletableFuture.completedFuture(Json.bytes(reply));
     }
 }

@@ -27,7 +27,7 @@ public final class HostConnectorContext implements SourceConnectorContext, SinkC
 
     @Override
     public void requestTaskReconfiguration() {
-        connection.notice("connector.reconfigure", Json.bytes(Map.of("name", name)));
+        connection.notice(Protocol.CONNECTOR_RECONFIGURE, Json.bytes(Map.of("name", name)));
     }
 
     @Override
@@ -35,7 +35,7 @@ public final class HostConnectorContext implements SourceConnectorContext, SinkC
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name);
         body.putAll(Errors.fields(e));
-        connection.notice("connector.error", Json.bytes(body));
+        connection.notice(Protocol.CONNECTOR_ERROR, Json.bytes(body));
     }
 
     @Override

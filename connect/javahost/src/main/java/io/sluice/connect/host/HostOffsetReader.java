@@ -39,7 +39,7 @@ public final class HostOffsetReader implements OffsetStorageReader {
         request.put("partitions", asked);
         Frame reply;
         try {
-            reply = connection.request("offsets.read", Json.bytes(request)).get();
+            reply = connection.request(Protocol.OFFSETS_READ, Json.bytes(request)).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("interrupted while reading offsets", e);

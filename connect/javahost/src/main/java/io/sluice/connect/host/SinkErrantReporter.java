@@ -74,7 +74,7 @@ public final class SinkErrantReporter implements ErrantRecordReporter {
         body.put("id", setup.idText);
         body.put("record", raw.toJson());
         body.putAll(RawRecord.failureJson(failure));
-        return connection.request("task.report", Json.bytes(body)).thenApply(reply -> {
+        return connection.request(Protocol.TASK_REPORT, Json.bytes(body)).thenApply(reply -> {
             if (reply.type() == Frame.ERROR) {
                 throw new ConnectException("could not write to the dead letter queue: "
                         + Json.object(reply.body()).path("message").asText());

@@ -139,7 +139,8 @@ public final class SinkTaskRunner extends TaskRunner {
         });
     }
 
-    private static RawRecord read(BinaryReader in) {
+    /** Reads one record of a binary sink batch (docs/plugins.md). */
+    static RawRecord read(BinaryReader in) {
         String topic = in.string();
         int partition = in.i32();
         long offset = in.i64();
@@ -272,7 +273,7 @@ public final class SinkTaskRunner extends TaskRunner {
         public void offset(Map<TopicPartition, Long> offsets) {
             List<Map<String, Object>> list = new ArrayList<>();
             offsets.forEach((tp, o) -> list.add(SinkTaskRunner.offset(tp, o)));
-            notice("task.rewind", "offsets", list);
+            notice(Protocol.TASK_REWIND, "offsets", list);
         }
 
         @Override
@@ -293,17 +294,17 @@ public final class SinkTaskRunner extends TaskRunner {
 
         @Override
         public void pause(TopicPartition... partitions) {
-            notice("task.pause", "partitions", assigned(partitions, "pause"));
+            notice(Protocol.TASK_PAUSE, "partitions", assigned(partitions, "pause"));
         }
 
         @Override
         public void resume(TopicPartition... partitions) {
-            notice("task.resume", "partitions", assigned(partitions, "resume"));
+            notice(Protocol.TASK_RESUME, "partitions", assigned(partitions, "resume"));
         }
 
         @Override
         public void requestCommit() {
-            connection.notice("task.request_commit", Json.bytes(Map.of("id", setup.idText)));
+            connection.notice(Protocol.TASK_REQUEST_COMMIT, Json.bytes(Map.of("id", setup.idText)));
         }
 
         @Override

@@ -82,9 +82,10 @@ class HostProtocolTest {
 
     @Test
     void helloReportsKafkaVersion() throws Exception {
-        JsonNode hello = agent.ok("host.hello", Map.of());
+        JsonNode hello = agent.ok(Protocol.HOST_HELLO, Map.of("protocol", Protocol.VERSION));
         assertEquals("4.4.0", hello.path("kafka_version").asText());
         assertFalse(hello.path("version").asText().isEmpty());
+        assertEquals(Protocol.VERSION, hello.path("protocol").asInt());
     }
 
     @Test
