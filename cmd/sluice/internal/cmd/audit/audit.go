@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -80,17 +79,18 @@ func Command() *cli.Command {
 // printAudit writes the records as a table, one write a line, and what
 // the answer left out below it.
 func printAudit(w io.Writer, log api.AuditLog) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tPRINCIPAL\tSOURCE\tOPERATION\tCONNECTOR\tSTATUS\tCHANGE")
+	t := output.NewRows("TIME", "PRINCIPAL", "SOURCE", "OPERATION", "CONNECTOR", "STATUS", "CHANGE")
 	for _, r := range log.Records {
 		result := strconv.Itoa(r.Status)
 		if r.Error != "" {
 			result += " " + output.OneLine(r.Error, 80)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Local().Format(time.DateTime), output.Cell(r.Principal), output.Cell(r.Source),
-			output.Cell(r.Operation), output.Cell(output.OrDash(r.Connector)), output.Cell(result), output.Cell(change(r)))
+		// Cell first: a control character shows escaped, not as the
+		// space Add would make of it.
+		t.Add(r.Time.Local().Format(time.DateTime), output.Cell(r.Principal), output.Cell(r.Source),
+			output.Cell(r.Operation), output.Cell(r.Connector), output.Cell(result), output.Cell(change(r)))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := t.Write(w); err != nil {
 		return err
 	}
 	if log.More {
