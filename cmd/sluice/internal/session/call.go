@@ -32,9 +32,10 @@ func Exec[A any](s *Session, call func(context.Context, A) error, a A) error {
 	return Err(call(s.Ctx(), a))
 }
 
-// PrintAnswer prints a call's answer as the server sent it: JSON or YAML,
-// or a table of its keys and values (output.Generic). The REST-mirroring
-// commands print this.
+// PrintAnswer prints a call's answer, the REST document itself (its
+// fields as the client's type has them) rather than a command's rows: JSON
+// or YAML, or a table of its keys and values (output.Generic). The
+// REST-mirroring aliases print this.
 func (s *Session) PrintAnswer(v any) error {
 	return s.Print(v, func() *output.Rows { return output.Generic(v) })
 }

@@ -57,7 +57,7 @@ type Session struct {
 type answerKey struct{}
 
 // AsAnswer makes cmd run as a REST-mirroring alias: its session's Answer
-// is set, so it prints the server's answer as it sent it. It returns cmd.
+// is set, so it prints the server's answer (PrintAnswer). It returns cmd.
 func AsAnswer(cmd *cli.Command) *cli.Command {
 	act := cmd.Action
 	cmd.Action = func(c *cli.Context) error {

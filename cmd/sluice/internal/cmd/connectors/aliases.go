@@ -9,7 +9,7 @@ import (
 // Aliases is `sluice connectors …`, the REST-mirroring spelling: each of
 // its subcommands is an alias of a verb (`connectors pause X` is
 // `pause X`, `connectors status X` is `get tasks X`) and runs that verb's
-// code. The reads print the server's answer as it sent it rather than the
+// code. The reads print the server's answer (session.PrintAnswer) rather than the
 // verb's rows (session.AsAnswer: `connectors list` prints GET /connectors,
 // the names); the group's -o defaults to json, as
 // these commands always printed JSON.
@@ -33,7 +33,7 @@ func Aliases() *cli.Command {
 	}
 }
 
-// Answer makes cmd, a read, print the server's answer as it sent it
+// Answer makes cmd, a read, print the server's answer (session.PrintAnswer)
 // (session.AsAnswer), taking args (the one connector it reads, or nothing
 // for a list). It returns cmd.
 func Answer(args string, cmd *cli.Command) *cli.Command {

@@ -195,7 +195,7 @@ type OffsetRow struct {
 // perConnector reads each named connector's answer to read and prints
 // the rows that rows makes of them, going on past a connector that fails,
 // and returns the failures. In the answer view (a REST-mirroring alias)
-// it takes one name and prints the answer as the server sent it.
+// it takes one name and prints the server's answer (PrintAnswer).
 func perConnector[A, T any](c *cli.Context, read func(s *session.Session) func(context.Context, string) (A, error), rows func(name string, doc A) []T, table func([]T) *output.Rows) error {
 	s, err := session.Open(c)
 	if err != nil {
