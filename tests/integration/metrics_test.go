@@ -338,7 +338,7 @@ func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 	go func() { started <- co.Start(ctx) }()
 	defer func() {
 		cancel()
-		<-started
+		_ = <-started
 		_ = co.Stop(context.Background())
 	}()
 	url := "http://" + addr

@@ -56,7 +56,9 @@ func TestJavaSourceLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(strings.Join(ls[200:], "\n") + "\n")
+	if _, err := f.WriteString(strings.Join(ls[200:], "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	time.Sleep(2 * time.Second) // a paused task would have read the lines by now
 	if got := values(c, topic); len(got) != 150 {
