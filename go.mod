@@ -3,7 +3,6 @@ module github.com/sluice-io/sluice
 go 1.26.8
 
 require (
-	github.com/sluice-io/sluice/api v0.0.0
 	github.com/go-kit/kit v0.13.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/nats-io/jwt/v2 v2.8.3
@@ -14,6 +13,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.71.0
 	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/sluice-io/sluice/api v0.0.0
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
