@@ -169,6 +169,7 @@ func (p *Proxy) serve(client net.Conn) {
 	errc := make(chan error, 2)
 	go func() { errc <- up(client, server, p.wait) }()
 	go func() { errc <- down(server, client, p.wait) }()
+	//lint:ignore S1005 errcheck asks that a received error be dropped explicitly
 	_ = <-errc // either side ending ends both
 }
 

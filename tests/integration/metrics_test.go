@@ -338,6 +338,7 @@ func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 	go func() { started <- co.Start(ctx) }()
 	defer func() {
 		cancel()
+		//lint:ignore S1005 errcheck asks that a received error be dropped explicitly
 		_ = <-started
 		_ = co.Stop(context.Background())
 	}()
