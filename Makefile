@@ -154,11 +154,17 @@ vet:
 ## check-tidy, check-vet, check-staticcheck, check-errcheck or check-sluicelint
 CHECKS = check-fmt check-tidy check-vet check-staticcheck check-errcheck check-sluicelint
 check:
-	@$(MAKE) --no-print-directory -k $(CHECKS)
+	@failed=; for c in $(CHECKS); do \
+		start=$$SECONDS; $(MAKE) --no-print-directory $$c || failed="$$failed $$c"; echo "== $$c: $$((SECONDS - start)) s"; \
+	done; \
+	if [[ -n $$failed ]]; then echo "make check failed:$$failed"; exit 1; fi
 
-# The modules the gate checks one by one, each with GOWORK=off: what a user
-# of one module alone builds. tools pins the linters (go tool runs them).
+# The modules the gate builds and vets one by one, each with GOWORK=off: what
+# a user of one module alone builds. The linters read them all at once, in the
+# workspace (as make test builds them): one analysis of what they share.
+# tools pins the linters (go tool runs them).
 CHECK_MODULES = . api tests
+CHECK_PACKAGES = ./... ./api/... ./tests/...
 # Runs a tool of tools/go.mod: go tool -n builds it (or finds it in the
 # build cache) and prints its path.
 CHECK_TOOL = $$(cd tools && GOWORK=off $(GO) tool -n $(1))
@@ -179,16 +185,11 @@ check-vet:
 	echo "check-vet: . -tags sluicetest"; GOWORK=off $(GO) build -tags sluicetest ./cmd/sluice/ && GOWORK=off $(GO) vet -tags sluicetest ./cmd/sluice/
 
 check-staticcheck:
-	@set -e; sc=$(call CHECK_TOOL,staticcheck); for m in $(CHECK_MODULES); do \
-		echo "check-staticcheck: $$m"; (cd $$m && GOWORK=off $$sc ./...); \
-	done; \
-	echo "check-staticcheck: . -tags sluicetest"; GOWORK=off $$sc -tags sluicetest ./cmd/sluice/
+	@set -e; sc=$(call CHECK_TOOL,staticcheck); $$sc $(CHECK_PACKAGES); $$sc -tags sluicetest ./cmd/sluice/
 
 check-errcheck:
-	@set -e; ec=$(call CHECK_TOOL,errcheck); x=$(CURDIR)/tools/errcheck_excludes.txt; for m in $(CHECK_MODULES); do \
-		echo "check-errcheck: $$m"; (cd $$m && GOWORK=off $$ec -exclude $$x ./...); \
-	done; \
-	echo "check-errcheck: . -tags sluicetest"; GOWORK=off $$ec -exclude $$x -tags sluicetest ./cmd/sluice/
+	@set -e; ec=$(call CHECK_TOOL,errcheck); x=tools/errcheck_excludes.txt; \
+	$$ec -exclude $$x $(CHECK_PACKAGES); $$ec -exclude $$x -tags sluicetest ./cmd/sluice/
 
 # sluicelint's flags (-kit: the test kit's directory, whose tests may sleep)
 # have their defaults in internal/lint/sluicelint.
