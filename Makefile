@@ -34,6 +34,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
 .PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
+.PHONY: check check-fmt check-tidy check-vet check-staticcheck check-errcheck check-sluicelint
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
 run:
@@ -77,13 +78,14 @@ test:
 
 # The first line runs the root module's tests and the api module's (the
 # REST types and the Go client: a module of its own, which ./... does not
-# reach). The second runs cmd/sluice's tests of its test seams, which only
-# a -tags sluicetest build has (the end-to-end tests build the binary so):
-# they are named TestTagged…; every other test of cmd/sluice is the same
-# code in either build and runs once, in the first line.
+# reach). The second runs the tests of sluice's test seams, which only a
+# -tags sluicetest build has (the end-to-end tests build the binary so;
+# cmd/sluice/internal/cmd/server/seam_on*.go): they are named TestTagged…;
+# every other test under cmd/sluice is the same code in either build and
+# runs once, in the first line.
 test-unit:
 	$(GO) test $(TEST_FLAGS) ./... ./api/...
-	$(GO) test $(TEST_FLAGS) -tags sluicetest -run '^TestTagged' ./cmd/sluice/
+	$(GO) test $(TEST_FLAGS) -tags sluicetest -run '^TestTagged' ./cmd/sluice/...
 
 # The tests module's suites wait far more than they compute (leases,
 # restarts, rate-limited sources): their tests run TESTS_PARALLEL at a time
@@ -152,6 +154,55 @@ bench-go:
 
 vet:
 	$(GO) vet ./... && $(GO) vet -tags sluicetest ./cmd/sluice/ && cd tests && $(GO) vet ./...
+
+## check: the hygiene gate CI runs first (docs: README, Testing): gofmt; go mod tidy changes nothing;
+## each module built and vetted alone (GOWORK=off), cmd/sluice also with -tags sluicetest;
+## staticcheck and errcheck (pinned in tools/go.mod); sluicelint (exported names documented, no new
+## time.Sleep in a test). Runs every part, then fails if one did; one part: make check-fmt,
+## check-tidy, check-vet, check-staticcheck, check-errcheck or check-sluicelint
+CHECKS = check-fmt check-tidy check-vet check-staticcheck check-errcheck check-sluicelint
+check:
+	@failed=; for c in $(CHECKS); do \
+		start=$$SECONDS; $(MAKE) --no-print-directory $$c || failed="$$failed $$c"; echo "== $$c: $$((SECONDS - start)) s"; \
+	done; \
+	if [[ -n $$failed ]]; then echo "make check failed:$$failed"; exit 1; fi
+
+# The modules the gate builds and vets one by one, each with GOWORK=off: what
+# a user of one module alone builds. The linters read them all at once, in the
+# workspace (as make test builds them): one analysis of what they share.
+# tools pins the linters (go tool runs them).
+CHECK_MODULES = . api tests
+CHECK_PACKAGES = ./... ./api/... ./tests/...
+# Runs a tool of tools/go.mod: go tool -n builds it (or finds it in the
+# build cache) and prints its path.
+CHECK_TOOL = $$(cd tools && GOWORK=off $(GO) tool -n $(1))
+
+check-fmt:
+	@out=$$(gofmt -l $$(git ls-files -co --exclude-standard '*.go')); \
+	if [[ -n $$out ]]; then echo "check-fmt: not gofmt-ed (make fmt):"; echo "$$out"; exit 1; fi
+
+check-tidy:
+	@for m in $(CHECK_MODULES) tools; do \
+		(cd $$m && GOWORK=off $(GO) mod tidy -diff) || { echo "check-tidy: go mod tidy changes $$m/go.mod or go.sum (cd $$m && GOWORK=off go mod tidy)"; exit 1; }; \
+	done
+
+check-vet:
+	@set -e; for m in $(CHECK_MODULES); do \
+		echo "check-vet: $$m"; (cd $$m && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./...); \
+	done; \
+	echo "check-vet: . -tags sluicetest"; GOWORK=off $(GO) build -tags sluicetest ./cmd/sluice/ && GOWORK=off $(GO) vet -tags sluicetest ./cmd/sluice/
+
+check-staticcheck:
+	@set -e; sc=$(call CHECK_TOOL,staticcheck); $$sc $(CHECK_PACKAGES); $$sc -tags sluicetest ./cmd/sluice/
+
+check-errcheck:
+	@set -e; ec=$(call CHECK_TOOL,errcheck); x=tools/errcheck_excludes.txt; \
+	$$ec -exclude $$x $(CHECK_PACKAGES); $$ec -exclude $$x -tags sluicetest ./cmd/sluice/
+
+# sluicelint's flags (-kit: the test kit's directory, whose tests may sleep)
+# have their defaults in internal/lint/sluicelint.
+check-sluicelint:
+	GOWORK=off $(GO) run ./internal/lint/sluicelint
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -25,7 +25,7 @@ import (
 const BinaryEnv = "SLUICE_E2E_BINARY"
 
 // BuildTags are the build tags of the binary the tests run: sluicetest
-// compiles in the test seams (cmd/sluice/seam_on.go) that the shipped
+// compiles in the test seams (cmd/sluice/internal/cmd/server/seam_on.go) that the shipped
 // binary leaves out.
 const BuildTags = "sluicetest"
 

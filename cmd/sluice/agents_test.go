@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent"
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/agents"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -333,7 +334,7 @@ func TestRebalanceAndRoll(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fleet roll: exit %d\n%s%s", code, stdout, errOut)
 	}
-	var done []rolled
+	var done []agents.Rolled
 	if err := json.Unmarshal([]byte(stdout), &done); err != nil || len(done) != 2 || done[0].Agent != "agent-2" || done[1].Agent != "agent-3" {
 		t.Fatalf("fleet roll -o json: %s (%v)", stdout, err)
 	}

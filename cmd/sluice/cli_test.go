@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
 )
 
 // writeFile writes a test file and returns its path.
@@ -70,7 +72,7 @@ func TestCLIAgainstCluster(t *testing.T) {
 		out := mustCLI(t, "get", "connectors", "--url", url)
 		return strings.Count(out, "RUNNING  1/1") == 3, out
 	})
-	var rows []connectorRow
+	var rows []connectors.ConnectorRow
 	if err := json.Unmarshal([]byte(mustCLI(t, "get", "connectors", "orders-sink", "-o", "json", "--url", url)), &rows); err != nil ||
 		len(rows) != 1 || rows[0].Type != "sink" || rows[0].Class != "FileStreamSink" {
 		t.Fatalf("get connectors -o json: %+v, %v", rows, err)
@@ -106,7 +108,7 @@ func TestCLIAgainstCluster(t *testing.T) {
 		t.Fatalf("resume with a missing name: exit %d\n%s%s", code, out, errOut)
 	}
 	out = mustCLI(t, "stop", "-e", "^users|sink$", "--url", url, "-o", "json")
-	var results []actionResult
+	var results []connectors.ActionResult
 	if err := json.Unmarshal([]byte(out), &results); err != nil || len(results) != 2 ||
 		results[0].Connector != "orders-sink" || results[1].Connector != "users-src" || results[1].Result != "stopped" {
 		t.Fatalf("stop -e: %s (%v)", out, err)

@@ -59,20 +59,3 @@ func TestClientCredentials(t *testing.T) {
 		t.Fatalf("missing token file: %v", err)
 	}
 }
-
-// TestRESTSecurityFlags checks the REST security flags reach the
-// coordinator's config, from the environment too.
-func TestRESTSecurityFlags(t *testing.T) {
-	t.Setenv("SLUICE_REST_AUTH_FILE", "/etc/sluice/auth.yaml")
-	t.Setenv("SLUICE_REST_AUTH_OPEN_PROBES", "true")
-	t.Setenv("SLUICE_REST_TLS_CERT", "c.pem")
-	c := flagContext(t, coordinatorFlags()...)
-	cfg, err := coordinatorConfig(c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := cfg.RESTSecurity
-	if s.AuthFile != "/etc/sluice/auth.yaml" || !s.OpenProbes || s.TLSCert != "c.pem" || s.JWTRolesClaim != "roles" {
-		t.Fatalf("REST security %+v", s)
-	}
-}

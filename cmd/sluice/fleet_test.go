@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/agents"
 )
 
 // fakeRolls serves a roll as a script of snapshots: the create answers
@@ -99,7 +100,7 @@ func TestFleetRollWatches(t *testing.T) {
 			t.Fatalf("the restart command of %s ran: %q %v", id, b, err)
 		}
 	}
-	var done []rolled
+	var done []agents.Rolled
 	if err := json.Unmarshal([]byte(stdout), &done); err != nil || len(done) != 2 || done[0].Agent != "a" || done[0].Version != "v2" || done[0].Moved != 3 {
 		t.Fatalf("stdout: %s (%v)", stdout, err)
 	}

@@ -1,40 +1,20 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/api"
+	goldenfile "github.com/sluice-io/sluice/cmd/sluice/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the testdata/*.golden files with what the commands print")
 
 // golden compares got with testdata/<name>.golden, or writes it there
 // under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to write it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, name, got)
 }
 
 // TestGoldenTables: the table output of the read commands, against a real
@@ -69,31 +49,5 @@ func TestGoldenTables(t *testing.T) {
 		out := mustCLI(t, append(g.args, "--url", cl.URL)...)
 		// The coordinator's worker id is its address, a free port.
 		golden(t, g.name, strings.ReplaceAll(out, strings.TrimPrefix(cl.URL, "http://"), "<coordinator>"))
-	}
-}
-
-// TestDescribeSinkGolden: how describe shows a failed sink with its lag
-// per partition, from the shape GET /sluice/connectors/{name}/lag answers
-// with; and "lag: unavailable" when a coordinator does not serve it.
-func TestDescribeSinkGolden(t *testing.T) {
-	var lag lagInfo
-	if err := json.Unmarshal([]byte(`{"connector":"s","total_lag":7,"partitions":[`+
-		`{"topic":"t","partition":0,"end_offset":10,"committed_offset":5,"lag":5},`+
-		`{"topic":"t","partition":1,"end_offset":2,"committed_offset":-1,"lag":2}]}`), &lag); err != nil {
-		t.Fatal(err)
-	}
-	d := description{Name: "s", Type: "sink", Config: map[string]string{"connector.class": "FileStreamSink", "topics": "t"},
-		Topics: []string{"t"}, Lag: &lag}
-	d.State.State, d.State.WorkerID = "RUNNING", "10.0.0.1:8083"
-	d.Tasks = []api.TaskState{{ID: 0, State: "FAILED", WorkerID: "agent-2", Trace: "org.apache.kafka.connect.errors.ConnectException: disk full\n\tat x.y(z)"}}
-	var out strings.Builder
-	if err := d.write(&out); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "describe-sink", out.String())
-	d.Lag = nil
-	out.Reset()
-	if err := d.write(&out); err != nil || !strings.HasSuffix(out.String(), "\nlag: unavailable\n") {
-		t.Fatalf("without lag: %v\n%s", err, out.String())
 	}
 }

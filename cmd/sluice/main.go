@@ -13,7 +13,17 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/argv"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/restclient"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/agents"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/audit"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/config"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/logs"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/maintenance"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/migrate"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/offsets"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/rollout"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/server"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -32,15 +42,10 @@ func main() {
 	}
 }
 
-// usageError is a wrong command line: exit code 2.
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
 // exitCode is the process's exit code for err.
 func exitCode(err error) int {
-	var ue usageError
-	var ce *restclient.ConnectError
+	var ue session.UsageError
+	var ce *session.ConnectError
 	var ec cli.ExitCoder
 	switch {
 	case errors.As(err, &ue):
@@ -65,37 +70,29 @@ func newApp() *cli.App {
 		Usage:                "run Kafka Connect-style connectors with a coordinator and agents",
 		Version:              version.Version + " (" + version.Commit + ")",
 		EnableBashCompletion: true,
-		Commands: []*cli.Command{
-			coordinatorCommand(),
-			agentCommand(),
-			devCommand(),
-			natsConfigCommand(),
-			leaderKeyCommand(),
-			getCommand(),
-			describeCommand(),
-			applyCommand(),
-			patchCommand(),
-			actionCommand("pause", "pause connectors", "paused"),
-			actionCommand("resume", "resume connectors", "resumed"),
-			actionCommand("stop", "stop connectors", "stopped"),
-			actionCommand("restart", "restart connectors and all their tasks", "restarted"),
-			actionCommand("delete", "delete connectors", "deleted"),
-			moveCommand("move", false),
-			moveCommand("copy", true),
-			logsCommand(),
-			configCommand(),
-			completionCommand(),
-			connectorsCommand(),
-			offsetsCommand(),
-			migrateCommand(),
-			auditCommand(),
-			maintenanceCommand(),
-			authCommand(),
-			rolloutCommand(),
-			agentsCommand(),
-			rebalanceCommand(),
-			fleetCommand(),
-		},
+		Commands: slices.Concat(
+			category("Run Sluice", server.Coordinator(), server.Agent(), server.Dev(), server.NATSConfig(), server.LeaderKey(), server.Auth()),
+			category("Connectors",
+				connectors.Get(),
+				connectors.Describe(),
+				connectors.Create(),
+				connectors.Apply(),
+				connectors.Patch(),
+				connectors.Action("pause", "pause connectors", "paused"),
+				connectors.Action("resume", "resume connectors", "resumed"),
+				connectors.Action("stop", "stop connectors", "stopped"),
+				connectors.Action("restart", "restart connectors and all their tasks", "restarted"),
+				connectors.Action("delete", "delete connectors", "deleted"),
+				connectors.Move("move", false),
+				connectors.Move("copy", true),
+				offsets.Command(),
+				logs.Command(),
+				migrate.Command(),
+			),
+			category("Operations", maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
+			category("The CLI", config.Command(), config.Completion()),
+			category("Aliases (the REST API's spelling)", connectors.Aliases()),
+		),
 	}
 	app.OnUsageError = onUsageError
 	// main chooses the exit code; urfave/cli would exit with its own.
@@ -103,6 +100,14 @@ func newApp() *cli.App {
 	markUsageErrors(app.Commands)
 	pointToGroupFlags(app.Commands)
 	return app
+}
+
+// category puts cmds in the help's category name.
+func category(name string, cmds ...*cli.Command) []*cli.Command {
+	for _, c := range cmds {
+		c.Category = name
+	}
+	return cmds
 }
 
 // pointToGroupFlags tells the help of each subcommand of a client command
@@ -133,7 +138,7 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 }
 
 // onUsageError makes a flag parsing error a usageError (exit code 2).
-func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+func onUsageError(_ *cli.Context, err error, _ bool) error { return session.UsageError{Err: err} }
 
 // markUsageErrors sets onUsageError on every command, as urfave/cli asks
 // each command separately.

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/transfer"
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -56,10 +57,10 @@ func TestMigrate(t *testing.T) {
 
 	// A dry run: the plan, and nothing changed on either side.
 	out, errOut, code := runCLI(t, "migrate", "--from", from.URL, "--url", to.URL, "--dry-run", "-o", "json")
-	var plan []transferResult
+	var plan []transfer.Result
 	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil || len(plan) != 2 ||
-		plan[0] != (transferResult{Name: "files-a", Type: "source", Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Partitions: 1, State: "RUNNING", Result: "would migrate"}) ||
-		plan[1] != (transferResult{Name: "gen", Type: "source", Class: "GeneratorSource", Result: "not migrated", Detail: "no Sluice agent runs class GeneratorSource"}) ||
+		plan[0] != (transfer.Result{Name: "files-a", Type: "source", Class: "org.apache.kafka.connect.file.FileStreamSourceConnector", Partitions: 1, State: "RUNNING", Result: "would migrate"}) ||
+		plan[1] != (transfer.Result{Name: "gen", Type: "source", Class: "GeneratorSource", Result: "not migrated", Detail: "no Sluice agent runs class GeneratorSource"}) ||
 		!strings.Contains(errOut, "files-a (source, RUNNING on Kafka Connect, 1 partition): would stop it there and create it RUNNING in Sluice") {
 		t.Fatalf("dry run: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
@@ -209,7 +210,7 @@ func TestMigratePutsBack(t *testing.T) {
 	}
 	out, errOut, code := runCLI(t, "migrate", "--from", from.URL, "--from-user", "mover", "--from-password-file", pw,
 		"--url", to.URL, "--user", "limited", "--password-file", pw, "-o", "json")
-	var rs []transferResult
+	var rs []transfer.Result
 	if err := json.Unmarshal([]byte(out), &rs); code != exitRefused || err != nil || len(rs) != 1 || rs[0].Result != "failed" ||
 		!strings.HasPrefix(rs[0].Detail, "create in Sluice: create files-a: 403") || !strings.HasSuffix(rs[0].Detail, "; put back to RUNNING on Kafka Connect") ||
 		!strings.Contains(errOut, "files-a: stopping it on Kafka Connect… STOPPED") || !strings.Contains(errOut, "1 of 1 connectors failed") {

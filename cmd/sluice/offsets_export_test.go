@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/offsets"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/transfer"
 )
 
 // offsetsOf is a connector's offsets as `sluice offsets get` prints them,
@@ -24,15 +29,19 @@ func offsetsOf(t *testing.T, url, name string) []string {
 }
 
 // canonical is offsets entries as sorted compact JSON.
-func canonical(t *testing.T, entries []json.RawMessage) []string {
+func canonical[E any](t *testing.T, entries []E) []string {
 	t.Helper()
 	out := []string{}
 	for _, e := range entries {
-		var v any
-		if err := json.Unmarshal(e, &v); err != nil {
+		data, err := json.Marshal(e)
+		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, compact(v))
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, output.Compact(v))
 	}
 	slices.Sort(out)
 	return out
@@ -66,7 +75,7 @@ func names(t *testing.T, url string) []string {
 	t.Helper()
 	var ns []string
 	out := mustCLI(t, "get", "connectors", "-o", "json", "--url", url)
-	var rows []connectorRow
+	var rows []connectors.ConnectorRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("get connectors: %v\n%s", err, out)
 	}
@@ -111,7 +120,7 @@ func TestOffsetsExportImport(t *testing.T) {
 	if fi, err := os.Stat(exported); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the export file: %v, %v", fi, err)
 	}
-	var doc exportDoc
+	var doc offsets.ExportDoc
 	data, _ := os.ReadFile(exported)
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("the export: %v\n%s", err, data)
@@ -134,10 +143,10 @@ func TestOffsetsExportImport(t *testing.T) {
 		t.Fatalf("dry run onto taken names: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = runCLI(t, "offsets", "import", "-f", exported, "--dry-run", "--rename", "orders-src=copy-src", "--rename", "orders-sink=copy-sink", "--url", cl.URL, "-o", "json")
-	var plan []transferResult
+	var plan []transfer.Result
 	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil || len(plan) != 2 ||
-		plan[0] != (transferResult{Name: "copy-sink", Type: "sink", Class: "FileStreamSink", Partitions: 1, State: "PAUSED", Result: "would create"}) ||
-		plan[1] != (transferResult{Name: "copy-src", Type: "source", Class: "FileStreamSource", Partitions: 1, State: "RUNNING", Result: "would create"}) ||
+		plan[0] != (transfer.Result{Name: "copy-sink", Type: "sink", Class: "FileStreamSink", Partitions: 1, State: "PAUSED", Result: "would create"}) ||
+		plan[1] != (transfer.Result{Name: "copy-src", Type: "source", Class: "FileStreamSource", Partitions: 1, State: "RUNNING", Result: "would create"}) ||
 		!strings.Contains(errOut, "checking copy-src (source, 1 partition)… would create RUNNING") {
 		t.Fatalf("dry run: exit %d, %v\n%s%s", code, err, out, errOut)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 )
 
 // historyIDs and localTimes are what differs between runs in the history
@@ -29,13 +31,13 @@ func masked(s string) string {
 // compact JSON, "partition=offset", one per line.
 func positions(t *testing.T, url, name string) string {
 	t.Helper()
-	var rows []offsetRow
+	var rows []connectors.OffsetRow
 	if err := json.Unmarshal([]byte(mustCLI(t, "get", "offsets", name, "-o", "json", "--url", url)), &rows); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, r := range rows {
-		out = append(out, compact(r.Partition)+"="+compact(r.Offset))
+		out = append(out, output.Compact(r.Partition)+"="+output.Compact(r.Offset))
 	}
 	return strings.Join(out, "\n")
 }
@@ -140,7 +142,7 @@ func TestOffsetsOpsSink(t *testing.T) {
 	out = mustCLI(t, "offsets", "reset", "ev-snk", "--shift-by", "-1", "-o", "json", "--url", u)
 	var ch api.OffsetsChanges
 	if err := json.Unmarshal([]byte(out), &ch); err != nil || ch.DryRun || len(ch.Changes) != 1 || ch.HistoryID == "" ||
-		compact(ch.Changes[0].From) != `{"kafka_offset":5}` || compact(ch.Changes[0].To) != `{"kafka_offset":4}` {
+		output.Compact(ch.Changes[0].From) != `{"kafka_offset":5}` || output.Compact(ch.Changes[0].To) != `{"kafka_offset":4}` {
 		t.Fatalf("reset -o json: %s (%v)", out, err)
 	}
 	ids = append(ids, ch.HistoryID)

@@ -34,6 +34,7 @@ type ScopeError struct {
 	Allowed               []string
 }
 
+// Error names the path or variable refused and the scope it is outside.
 func (e *ScopeError) Error() string {
 	what := "path"
 	if e.Provider == Env {

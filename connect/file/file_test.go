@@ -25,7 +25,7 @@ func startSource(t *testing.T, dir string, props map[string]string, committed of
 	if err := task.Start(context.Background(), connect.SourceTaskContext{Offsets: committed, WorkDir: dir}, props); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { task.Stop() })
+	t.Cleanup(func() { _ = task.Stop() })
 	return task
 }
 
@@ -47,7 +47,9 @@ func lines(t *testing.T, recs []connect.SourceRecord) ([]string, []int64) {
 func TestSourceLines(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "in.txt")
-	os.WriteFile(path, []byte("a\nbb\r\nc\rd\r"), 0o644)
+	if err := os.WriteFile(path, []byte("a\nbb\r\nc\rd\r"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	task := startSource(t, dir, map[string]string{"file": "in.txt", "topic": "t"}, nil)
 	recs, err := task.Poll(context.Background())
 	if err != nil {
@@ -59,7 +61,9 @@ func TestSourceLines(t *testing.T) {
 		t.Fatalf("lines = %q at %v", ls, pos)
 	}
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString("\npartial")
+	if _, err := f.WriteString("\npartial"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	recs, _ = task.Poll(context.Background())
 	ls, pos = lines(t, recs)
@@ -77,7 +81,9 @@ func TestSourceLines(t *testing.T) {
 
 func TestSourceBatchAndResume(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("l0\nl1\nl2\nl3\nl4\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("l0\nl1\nl2\nl3\nl4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	task := startSource(t, dir, map[string]string{"file": "in.txt", "topic": "t", "batch.size": "2"}, nil)
 	var all []string
 	for range 3 {
@@ -109,7 +115,9 @@ func TestSourceWaitsForFile(t *testing.T) {
 	if recs, err := task.Poll(ctx); recs != nil || err != nil {
 		t.Fatalf("missing file: %v %v", recs, err)
 	}
-	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("x\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	recs, err := task.Poll(context.Background())
 	if ls, _ := lines(t, recs); err != nil || !reflect.DeepEqual(ls, []string{"x"}) {
 		t.Fatalf("after create: %q %v", ls, err)
@@ -193,7 +201,9 @@ func TestSourceAlterOffsets(t *testing.T) {
 
 func TestSink(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "out.txt"), []byte("old\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "out.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c := &SinkConnector{}
 	if err := c.Start(nil, map[string]string{"file": "out.txt"}); err != nil {
 		t.Fatal(err)
@@ -246,7 +256,9 @@ func TestSourceBoundedPoll(t *testing.T) {
 	for range 10 {
 		body = append(body, line...)
 	}
-	os.WriteFile(filepath.Join(dir, "in.txt"), body, 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	task := startSource(t, dir, map[string]string{"file": "in.txt", "topic": "t", "batch.size": "100000"}, nil)
 	for _, want := range []int{4, 4, 2} {
 		recs, err := task.Poll(context.Background())
@@ -255,7 +267,9 @@ func TestSourceBoundedPoll(t *testing.T) {
 		}
 	}
 
-	os.WriteFile(filepath.Join(dir, "endless.txt"), make([]byte, 9<<20), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "endless.txt"), make([]byte, 9<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	endless := startSource(t, dir, map[string]string{"file": "endless.txt", "topic": "t"}, nil)
 	if _, err := endless.Poll(context.Background()); err == nil {
 		t.Fatal("a 9 MiB line without an end was read whole")

@@ -18,7 +18,7 @@ func TestTaskConfigs(t *testing.T) {
 		if err := c.Start(nil, props); err != nil {
 			return nil, err
 		}
-		defer c.Stop()
+		defer func() { _ = c.Stop() }()
 		return c.TaskConfigs(maxTasks)
 	}
 	cfgs, err := split(props, 2)

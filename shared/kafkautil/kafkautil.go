@@ -92,8 +92,10 @@ type BrokerError struct {
 	Message string
 }
 
+// Error is the broker's message.
 func (e *BrokerError) Error() string { return e.Message }
 
+// Unwrap returns the broker's error code.
 func (e *BrokerError) Unwrap() error { return e.Err }
 
 // WaitTopics waits until every partition of each topic has a leader that

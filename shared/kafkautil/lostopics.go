@@ -73,6 +73,7 @@ type MissingTopicError struct {
 	Create string
 }
 
+// Error says how to create the topic, as Kafka Connect says it.
 func (e *MissingTopicError) Error() string {
 	return fmt.Sprintf("Topic '%s' specified via the '%s' setting is missing, and automatic creation of internal topics is disabled (%s=false, Kafka Connect's internal.topics.automatic.creation.enable=false): create it before starting, e.g. %s",
 		e.Topic, e.Setting, CreationFlag, e.Create)
@@ -94,6 +95,7 @@ type VanishedTopicError struct {
 	Create string
 }
 
+// Error says the topic was deleted and how to restore it or start over.
 func (e *VanishedTopicError) Error() string {
 	return fmt.Sprintf("Topic '%s' specified via the '%s' setting is missing, but it existed before (%s): it has been deleted. Sluice does not create it again by itself: an empty topic in its place would %s. Restore the topic (from a backup or a mirror), or, to start over on purpose, create it yourself: %s",
 		e.Topic, e.Setting, e.Evidence, e.Loss, e.Create)

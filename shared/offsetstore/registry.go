@@ -279,10 +279,12 @@ type CreateTopicError struct {
 	Err   error
 }
 
+// Error is Kafka Connect's message for a topic it could not create.
 func (e *CreateTopicError) Error() string {
 	return fmt.Sprintf("Unable to create topic(s) '%s': %v", e.Topic, e.Err)
 }
 
+// Unwrap returns the creation's error.
 func (e *CreateTopicError) Unwrap() error { return e.Err }
 
 // EnsureTopic creates a connector's offsets topic if it is missing, as

@@ -39,6 +39,7 @@ func Read(path string) (string, error) {
 // ShortKeyError refuses a key file that holds too short a key.
 type ShortKeyError struct{ Got, Min int }
 
+// Error says how short the key is and how to make one.
 func (e *ShortKeyError) Error() string {
 	return fmt.Sprintf("the key has %d bytes, fewer than %d (make one with `openssl rand -hex 32`)", e.Got, e.Min)
 }

@@ -60,6 +60,7 @@ type TopicError struct {
 	Allowed       []string
 }
 
+// Error names the topic and the tenant's allowed topics.
 func (e *TopicError) Error() string {
 	return refusal("topic", e.Topic, e.Tenant, "topics", e.Allowed)
 }
@@ -70,6 +71,7 @@ type GroupError struct {
 	Allowed       []string
 }
 
+// Error names the group and the tenant's allowed groups.
 func (e *GroupError) Error() string {
 	return refusal("consumer group", e.Group, e.Tenant, "groups", e.Allowed)
 }

@@ -117,6 +117,7 @@ type Error struct {
 	What string
 }
 
+// Error names the reserved topic and what reserves it.
 func (e *Error) Error() string {
 	return fmt.Sprintf("topic '%s' is reserved (%s): no connector may produce to it or consume from it", e.Topic, e.What)
 }

@@ -376,7 +376,7 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 		}
 		return []float64{tree, tree - self, all}, nil
 	})
-	defer sampler.stop()
+	defer func() { _, _, _ = sampler.stop() }() // on an early return; stopped below otherwise
 
 	// The first request for the plugin starts Sluice's connector host
 	// (which scans the plugin path again), while a worker scanned before

@@ -18,6 +18,9 @@ import (
 	"github.com/sluice-io/sluice/tests/harness"
 )
 
+// sluiceBin is the sluice binary the suite runs, built by TestMain.
+var sluiceBin string
+
 // Options shape the cluster of one row.
 type Options struct {
 	// Coordinators (default 1) and NATSNodes (1 or 3; default 1).

@@ -13,9 +13,6 @@ import (
 	"github.com/sluice-io/sluice/tests/e2e"
 )
 
-// sluiceBin is the sluice binary the suite runs.
-var sluiceBin string
-
 // modeEnv selects the suite: "short" or "full"; unset, it is skipped.
 const modeEnv = "SLUICE_FAULTS"
 

@@ -169,7 +169,8 @@ func (p *Proxy) serve(client net.Conn) {
 	errc := make(chan error, 2)
 	go func() { errc <- up(client, server, p.wait) }()
 	go func() { errc <- down(server, client, p.wait) }()
-	<-errc // either side ending ends both
+	//lint:ignore S1005 errcheck asks that a received error be dropped explicitly
+	_ = <-errc // either side ending ends both
 }
 
 // copyGated copies src to dst, waiting before each read while the proxy is

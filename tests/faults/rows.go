@@ -63,14 +63,6 @@ func (r *run) note(format string, args ...any) {
 	r.notes = append(r.notes, fmt.Sprintf(format, args...))
 }
 
-// scale is d in the full suite, and short in the short one.
-func (r *run) scale(full, short time.Duration) time.Duration {
-	if r.short {
-		return short
-	}
-	return full
-}
-
 // natsOutage kills or pauses every NATS node for d, then brings it back.
 func natsOutage(kill bool, d time.Duration) func(r *run) time.Time {
 	return func(r *run) time.Time {

@@ -201,7 +201,7 @@ func coWaitSinkFile(c *harness.Cluster, name, topic string, end int, path string
 }
 
 // coFaults is a harness fault injector whose failing steps a test sets:
-// every step in the set fails with coInjected. Steps are named as the
+// every step in the set fails with errCoInjected. Steps are named as the
 // coordinator names them in its errors (coStepOf); the other fault points
 // (the status writer, the agents) pass unseen.
 type coFaults struct {
@@ -210,8 +210,8 @@ type coFaults struct {
 	seen  []string
 }
 
-// coInjected is the error (and so the cause text) of an injected failure.
-var coInjected = errors.New("injected fault")
+// errCoInjected is the error (and so the cause text) of an injected failure.
+var errCoInjected = errors.New("injected fault")
 
 // coStepOf names the fault points of the coordinator's steps as its errors
 // and answers name the steps.
@@ -242,7 +242,7 @@ func (f *coFaults) Fault(_ context.Context, at faults.Point, _ any) error {
 	defer f.mu.Unlock()
 	f.seen = append(f.seen, step)
 	if f.steps[step] {
-		return coInjected
+		return errCoInjected
 	}
 	return nil
 }

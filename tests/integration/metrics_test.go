@@ -337,7 +337,8 @@ func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 	go func() { started <- co.Start(ctx) }()
 	defer func() {
 		cancel()
-		<-started
+		//lint:ignore S1005 errcheck asks that a received error be dropped explicitly
+		_ = <-started
 		_ = co.Stop(context.Background())
 	}()
 	url := "http://" + addr

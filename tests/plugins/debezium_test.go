@@ -67,9 +67,9 @@ func newDebezium(t *testing.T, c sluice, extra map[string]string) *debezium {
 	t.Cleanup(func() {
 		// The connector is gone with the cluster (cleanups run last in,
 		// first out); its walsender may linger a moment, so end it first.
-		exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
+		_ = exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
 			"SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"+slot+"' AND active_pid IS NOT NULL").Run()
-		exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
+		_ = exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-q", "-c",
 			"SELECT pg_drop_replication_slot('"+slot+"') FROM pg_replication_slots WHERE slot_name = '"+slot+"'").Run()
 	})
 	cfg := map[string]string{

@@ -200,7 +200,9 @@ func TestHostKilledMidStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(strings.Join(more, "\n") + "\n")
+	if _, err := f.WriteString(strings.Join(more, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	c.WaitState("src", "RUNNING", 1, "RUNNING")
 	all := append(append([]string{}, first...), more...)

@@ -56,7 +56,9 @@ func TestJavaSourceLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(strings.Join(ls[200:], "\n") + "\n")
+	if _, err := f.WriteString(strings.Join(ls[200:], "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
 	// A paused task would read the lines within this window.
 	harness.Consistently(t, 2*time.Second, func() (bool, string) {

@@ -164,11 +164,11 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 			// Records that ask for a SinkTaskContext action get it.
 			switch string(r.Value) {
 			case "rewind":
-				go h.c.Notify("task.rewind", mustJSON(offsetsMsg{id, []partitionOffset{{r.Topic, r.Partition, 0}}}))
+				h.notify("task.rewind", mustJSON(offsetsMsg{id, []partitionOffset{{r.Topic, r.Partition, 0}}}))
 			case "pause", "resume":
-				go h.c.Notify("task."+string(r.Value), mustJSON(partitionsReq{id, []topicPartition{{r.Topic, r.Partition}}}))
+				h.notify("task."+string(r.Value), mustJSON(partitionsReq{id, []topicPartition{{r.Topic, r.Partition}}}))
 			case "commit":
-				go h.c.Notify("task.request_commit", mustJSON(taskRef{id}))
+				h.notify("task.request_commit", mustJSON(taskRef{id}))
 			}
 		}
 		if errant != nil {
@@ -206,7 +206,7 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 			return nil, &HostError{Message: "cannot start", Trace: "java.lang.IllegalStateException: cannot start\n\tat Fake"}
 		}
 		h.state.Connectors = append(h.state.Connectors, req.Name)
-		go h.c.Notify("connector.reconfigure", mustJSON(map[string]string{"name": req.Name}))
+		h.notify("connector.reconfigure", mustJSON(map[string]string{"name": req.Name}))
 	case "connector.task_configs":
 		var out []map[string]string
 		for i := range req.MaxTasks {
@@ -222,7 +222,7 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 		}
 		return []byte(`{"definite":true}`), nil
 	case "test.raise":
-		go h.c.Notify("connector.error", mustJSON(map[string]string{"name": req.Name, "message": "lost the database", "trace": "T"}))
+		h.notify("connector.error", mustJSON(map[string]string{"name": req.Name, "message": "lost the database", "trace": "T"}))
 	default:
 		return nil, fmt.Errorf("fake host: no op %q", op)
 	}
@@ -230,6 +230,12 @@ func (h *fakeHost) Request(ctx context.Context, op string, body []byte) ([]byte,
 }
 
 func (h *fakeHost) Notice(string, []byte) {}
+
+// notify sends a notification from another goroutine, as the real host's
+// come, not in the request's answer; a closed connection drops it.
+func (h *fakeHost) notify(op string, body []byte) {
+	go func() { _ = h.c.Notify(op, body) }()
+}
 
 // fakeEnv switches a test binary started as the host's java into the fake
 // host (TestMain).

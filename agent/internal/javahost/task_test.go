@@ -195,7 +195,7 @@ func TestSinkTaskDeadLetters(t *testing.T) {
 	if err := st.Start(ctx, connect.SinkTaskContext{DeadLetters: dead}, nil); err != nil {
 		t.Fatal(err)
 	}
-	defer st.Stop()
+	defer func() { _ = st.Stop() }()
 	ts := time.UnixMilli(1_700_000_000_000)
 	recs := []connect.RawSinkRecord{
 		{Topic: "in", Partition: 1, Offset: 4, Value: []byte("a")},

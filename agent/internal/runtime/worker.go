@@ -208,7 +208,7 @@ func (w *Worker) Assign(ctx context.Context, term int64, assignments []wire.Task
 		if t != nil {
 			// A newer generation replaces the running instance: stop it
 			// (committing its offsets) before the new one starts.
-			w.stopTask(ctx, t)
+			_ = w.stopTask(ctx, t) // the task logs its stop errors; one still stopping is below
 			select {
 			case <-t.done:
 			default:

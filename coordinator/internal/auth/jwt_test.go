@@ -33,10 +33,11 @@ func jwksOf(t *testing.T, keys map[string]crypto.PublicKey) []byte {
 		case *rsa.PublicKey:
 			out = append(out, map[string]string{"kty": "RSA", "kid": kid, "use": "sig", "n": b64(k.N.Bytes()), "e": b64(big.NewInt(int64(k.E)).Bytes())})
 		case *ecdsa.PublicKey:
-			size := (k.Curve.Params().BitSize + 7) / 8
-			x, y := make([]byte, size), make([]byte, size)
-			k.X.FillBytes(x)
-			k.Y.FillBytes(y)
+			point, err := k.Bytes() // 0x04 ‖ X ‖ Y, each of the curve's size
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, y := point[1:1+len(point)/2], point[1+len(point)/2:]
 			out = append(out, map[string]string{"kty": "EC", "kid": kid, "crv": k.Curve.Params().Name, "x": b64(x), "y": b64(y)})
 		}
 	}

@@ -29,12 +29,15 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		}
 		return err
 	},
-	"readyz":           func(ctx context.Context, c *api.Client) error { _, err := c.Admin().Readiness(ctx); return err },
-	"metrics":          func(ctx context.Context, c *api.Client) error { _, err := c.Admin().Metrics(ctx); return err },
-	"openapi":          func(ctx context.Context, c *api.Client) error { _, err := c.Admin().OpenAPIDocument(ctx); return err },
-	"list_connectors":  func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().List(ctx); return err },
-	"create_connector": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Create(ctx, createRequest()); return err },
-	"get_connector":    func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Get(ctx, "a/b"); return err },
+	"readyz":          func(ctx context.Context, c *api.Client) error { _, err := c.Admin().Readiness(ctx); return err },
+	"metrics":         func(ctx context.Context, c *api.Client) error { _, err := c.Admin().Metrics(ctx); return err },
+	"openapi":         func(ctx context.Context, c *api.Client) error { _, err := c.Admin().OpenAPIDocument(ctx); return err },
+	"list_connectors": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().List(ctx); return err },
+	"create_connector": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().Create(ctx, createRequest())
+		return err
+	},
+	"get_connector": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Get(ctx, "a/b"); return err },
 	"delete_connector": func(ctx context.Context, c *api.Client) error {
 		if err := c.Connectors().Delete(ctx, "a"); err != nil {
 			return err
@@ -51,9 +54,12 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Connectors().PatchConfig(ctx, "a", map[string]*string{"k": &v, "gone": nil})
 		return err
 	},
-	"connector_status":  func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Status(ctx, "a"); return err },
-	"task_configs":      func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Tasks(ctx, "a"); return err },
-	"task_status":       func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().TaskStatus(ctx, "a", 0); return err },
+	"connector_status": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Status(ctx, "a"); return err },
+	"task_configs":     func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Tasks(ctx, "a"); return err },
+	"task_status": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().TaskStatus(ctx, "a", 0)
+		return err
+	},
 	"restart_task":      func(ctx context.Context, c *api.Client) error { return c.Connectors().RestartTask(ctx, "a", 1) },
 	"stop_connector":    func(ctx context.Context, c *api.Client) error { return c.Connectors().Stop(ctx, "a") },
 	"pause_connector":   func(ctx context.Context, c *api.Client) error { return c.Connectors().Pause(ctx, "a") },
@@ -76,7 +82,10 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Plugins().ListAll(ctx)
 		return err
 	},
-	"plugin_config": func(ctx context.Context, c *api.Client) error { _, err := c.Plugins().Config(ctx, "FileStreamSource"); return err },
+	"plugin_config": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Plugins().Config(ctx, "FileStreamSource")
+		return err
+	},
 	"validate_config": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Plugins().Validate(ctx, "FileStreamSource", map[string]string{"connector.class": "FileStreamSource"})
 		return err
@@ -113,10 +122,19 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Fleet().OpenMaintenance(ctx, api.MaintenanceRequest{Selector: api.Selector{Match: "*"}, State: api.StateStopped, Reason: "db upgrade"})
 		return err
 	},
-	"list_maintenance":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().MaintenanceWindows(ctx); return err },
-	"get_maintenance":   func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().MaintenanceWindow(ctx, "w1"); return err },
-	"close_maintenance": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().CloseMaintenance(ctx, "w1"); return err },
-	"connector_lag":     func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Lag(ctx, "a"); return err },
+	"list_maintenance": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().MaintenanceWindows(ctx)
+		return err
+	},
+	"get_maintenance": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().MaintenanceWindow(ctx, "w1")
+		return err
+	},
+	"close_maintenance": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().CloseMaintenance(ctx, "w1")
+		return err
+	},
+	"connector_lag": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Lag(ctx, "a"); return err },
 	"preview_offsets": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Offsets().Preview(ctx, "a", api.OffsetsPreviewRequest{Reset: true})
 		return err
@@ -146,12 +164,21 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Offsets().Move(ctx, "a", api.MoveRequest{To: "b", Config: map[string]string{"k": "v"}, Copy: true})
 		return err
 	},
-	"list_agents":    func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Agents(ctx); return err },
-	"get_agent":      func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Agent(ctx, "agent-1"); return err },
-	"cordon_agent":   func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Cordon(ctx, "agent-1"); return err },
-	"uncordon_agent": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Uncordon(ctx, "agent-1"); return err },
-	"drain_agent":    func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Drain(ctx, "agent-1", true); return err },
-	"drain_status":   func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().DrainStatus(ctx, "agent-1"); return err },
+	"list_agents":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Agents(ctx); return err },
+	"get_agent":    func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Agent(ctx, "agent-1"); return err },
+	"cordon_agent": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Cordon(ctx, "agent-1"); return err },
+	"uncordon_agent": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Uncordon(ctx, "agent-1")
+		return err
+	},
+	"drain_agent": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Drain(ctx, "agent-1", true)
+		return err
+	},
+	"drain_status": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().DrainStatus(ctx, "agent-1")
+		return err
+	},
 	"rebalance": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Fleet().Rebalance(ctx, api.RebalanceOptions{MaxMoves: 3, DryRun: true})
 		return err
@@ -163,11 +190,20 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 			Batches: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"rest"`)}, Health: api.RolloutHealth{RunningFor: "1s"}, OnFailure: "rollback"})
 		return err
 	},
-	"list_rollouts":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Rollouts(ctx); return err },
-	"get_rollout":    func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Rollout(ctx, "r1"); return err },
-	"pause_rollout":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().PauseRollout(ctx, "r1"); return err },
-	"resume_rollout": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().ResumeRollout(ctx, "r1"); return err },
-	"abort_rollout":  func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().AbortRollout(ctx, "r1"); return err },
+	"list_rollouts": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Rollouts(ctx); return err },
+	"get_rollout":   func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Rollout(ctx, "r1"); return err },
+	"pause_rollout": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().PauseRollout(ctx, "r1")
+		return err
+	},
+	"resume_rollout": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().ResumeRollout(ctx, "r1")
+		return err
+	},
+	"abort_rollout": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().AbortRollout(ctx, "r1")
+		return err
+	},
 
 	// Agent rolls.
 	"create_agent_roll": func(ctx context.Context, c *api.Client) error {

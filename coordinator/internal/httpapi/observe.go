@@ -40,7 +40,8 @@ func makeMetrics(svc Admin) endpoint.Endpoint {
 // scraper's Accept header asks for (text by default), as promhttp does.
 func encodeMetrics(ctx context.Context, w http.ResponseWriter, response any) error {
 	accept, _ := ctx.Value(kithttp.ContextKeyRequestAccept).(string)
-	format := expfmt.Negotiate(http.Header{"Accept": {accept}})
+	format := expfmt.NegotiateAccept(http.Header{"Accept": {accept}}, expfmt.NewFormat(expfmt.TypeProtoDelim),
+		expfmt.NewFormat(expfmt.TypeProtoText), expfmt.NewFormat(expfmt.TypeProtoCompact), expfmt.NewFormat(expfmt.TypeTextPlain))
 	w.Header().Set("Content-Type", string(format))
 	w.WriteHeader(http.StatusOK)
 	enc := expfmt.NewEncoder(w, format)

@@ -150,7 +150,7 @@ func (t *Table) OfConnector(connector string) []api.TaskID {
 // wrapping: a counter at the largest int64 stays there rather than turning
 // negative, where every report would lose to an old one.
 func NextGeneration(gen int64) int64 {
-	if gen >= math.MaxInt64 {
+	if gen == math.MaxInt64 {
 		return math.MaxInt64
 	}
 	return gen + 1

@@ -159,12 +159,6 @@ func (s *fakeStatuses) write(ctx context.Context, recs ...records.Record) error 
 	return nil
 }
 
-func (s *fakeStatuses) written() []records.Record {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.writes)
-}
-
 // fakeFleet is the agents' marks.
 type fakeFleet struct {
 	mu    sync.Mutex

@@ -611,7 +611,9 @@ func TestCreate(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, "a", "b", "c")
 	s := spec("")
-	CheckSpec(&s)
+	if err := CheckSpec(&s); err != nil {
+		t.Fatal(err)
+	}
 	r, err := e.c.Create(ctx, s, []string{"a", "b", "c"}, "ann")
 	if err != nil {
 		t.Fatal(err)
