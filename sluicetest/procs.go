@@ -228,7 +228,7 @@ func (p *Proc) Start() {
 	if program == "" {
 		program = binary
 	}
-	fmt.Fprintf(stderr, "==== e2e: %s start #%d: %s %s\n", p.name, p.starts, filepath.Base(program), strings.Join(p.args, " "))
+	fmt.Fprintf(stderr, "==== sluicetest: %s start #%d: %s %s\n", p.name, p.starts, filepath.Base(program), strings.Join(p.args, " "))
 
 	cmd := exec.Command(program, p.args...)
 	cmd.Env = ChildEnv()
