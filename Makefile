@@ -153,7 +153,7 @@ bench-go:
 	cd tests && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
 
 vet:
-	$(GO) vet ./... && $(GO) vet -tags sluicetest ./cmd/sluice/ && cd tests && $(GO) vet ./...
+	$(GO) vet ./... && $(GO) vet -tags sluicetest ./cmd/sluice/... && cd tests && $(GO) vet ./...
 
 ## check: the hygiene gate CI runs first (docs: README, Testing): gofmt; go mod tidy changes nothing;
 ## each module built and vetted alone (GOWORK=off), cmd/sluice also with -tags sluicetest;
@@ -190,14 +190,14 @@ check-vet:
 	@set -e; for m in $(CHECK_MODULES); do \
 		echo "check-vet: $$m"; (cd $$m && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./...); \
 	done; \
-	echo "check-vet: . -tags sluicetest"; GOWORK=off $(GO) build -tags sluicetest ./cmd/sluice/ && GOWORK=off $(GO) vet -tags sluicetest ./cmd/sluice/
+	echo "check-vet: . -tags sluicetest"; GOWORK=off $(GO) build -tags sluicetest ./cmd/sluice/... && GOWORK=off $(GO) vet -tags sluicetest ./cmd/sluice/...
 
 check-staticcheck:
-	@set -e; sc=$(call CHECK_TOOL,staticcheck); $$sc $(CHECK_PACKAGES); $$sc -tags sluicetest ./cmd/sluice/
+	@set -e; sc=$(call CHECK_TOOL,staticcheck); $$sc $(CHECK_PACKAGES); $$sc -tags sluicetest ./cmd/sluice/...
 
 check-errcheck:
 	@set -e; ec=$(call CHECK_TOOL,errcheck); x=tools/errcheck_excludes.txt; \
-	$$ec -exclude $$x $(CHECK_PACKAGES); $$ec -exclude $$x -tags sluicetest ./cmd/sluice/
+	$$ec -exclude $$x $(CHECK_PACKAGES); $$ec -exclude $$x -tags sluicetest ./cmd/sluice/...
 
 # sluicelint's flags (-kit: the test kit's directory, whose tests may sleep)
 # have their defaults in internal/lint/sluicelint.
