@@ -78,7 +78,9 @@ setsid "$run_dir/sluice" dev --kafka "$kafka" --listen "$sluice_listen" --data-d
 	--offsets-history-topic "$id-offsets-history" --audit-topic "$id-audit" --fleet-topic "$id-fleet" \
 	--log-level warn >"$run_dir/sluice.log" 2>&1 </dev/null &
 sluice_pid=$!
-until [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$sluice_listen/connectors" || true) == 200 ]]; do
+# Ready once its agents have registered: the REST API answers before them,
+# and the plugins a Kafka Connect worker lists at once are the agents' here.
+until [[ $(curl -s --max-time 5 "http://$sluice_listen/connector-plugins" || true) == '[{'* ]]; do
 	kill -0 "$sluice_pid" 2>/dev/null || { tail -n 40 "$run_dir/sluice.log" >&2; echo "conformance: sluice dev exited" >&2; exit 2; }
 	((SECONDS < 600)) || exit 2
 	sleep 0.3
