@@ -328,7 +328,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		MayRun:                a.mayRun,
 	})
 	a.transport = transport.New(transport.Config{AgentID: a.cfg.ID, GroupID: a.cfg.GroupID, Labels: a.cfg.Labels,
-		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Features: []string{wire.FeatureConnectorOffsetsTopic, wire.FeatureKafkaLiveness}, Logger: a.cfg.logger(logging.AgentTransport),
+		Version: version.Version, Plugins: pluginInfos(reg), Settings: a.settings(), Logger: a.cfg.logger(logging.AgentTransport),
 		Loggers: a.cfg.Loggers, HostPlugins: a.hostPluginList(), ConnectorHost: a.connectorHost(),
 		LeaderTrust: trust, OnRegistered: a.registered}, nc, a.worker, a.exec, transport.WithFaults(a.faults))
 	// NATS is back: read the lease and heartbeat now, not at the next tick.

@@ -13,11 +13,8 @@ import (
 // an agent that is heard on neither path stops its own tasks (fences itself)
 // after half its lease, before the leader, which waits the whole lease, can
 // start them elsewhere: a task never runs twice. When NATS is down for
-// everyone no leader can move anything, and the data keeps flowing.
-
-// FeatureKafkaLiveness is an agent that writes liveness beats to Kafka and
-// fences itself when it is heard on neither path.
-const FeatureKafkaLiveness = "kafka-liveness"
+// everyone no leader can move anything, and the data keeps flowing. Every
+// agent of this protocol level beats and fences itself so.
 
 // LivenessBeat is the value of a liveness record, keyed by the agent's id.
 type LivenessBeat struct {

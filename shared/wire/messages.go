@@ -3,7 +3,6 @@ package wire
 import (
 	"fmt"
 	"github.com/sluice-io/sluice/api"
-	"slices"
 	"strings"
 	"time"
 )
@@ -51,21 +50,11 @@ type RegisterRequest struct {
 	// (same id) shows a later one, which is how a rolling upgrade knows it
 	// came back. Zero from an agent of a version that does not send it.
 	StartedAt time.Time `json:"started_at,omitzero"`
-	// Features are what the agent serves beyond its version's wire
-	// contract (Feature… constants); an agent of an older version sends
-	// none, and is given no work that needs one.
-	Features []string `json:"features,omitempty"`
-}
-
-// FeatureConnectorOffsetsTopic is an agent's support for connectors' own
-// offsets topics (offsets.storage.topic): its source tasks read and commit
-// there, and its offsets operations honour ConnectorTopic. An agent
-// without it would silently use the worker's topic alone.
-const FeatureConnectorOffsetsTopic = "connector-offsets-topic"
-
-// HasFeature reports whether r lists feature.
-func (r *RegisterRequest) HasFeature(feature string) bool {
-	return slices.Contains(r.Features, feature)
+	// An agent of an earlier build of this level also sent "features"
+	// (presence, kafka-liveness, connector-offsets-topic): every agent of
+	// the level serves them, so the field is gone and a receiver ignores
+	// it, as encoding/json does any field it does not know. What an agent
+	// can do is stated by its protocol level alone (ProtocolLevel).
 }
 
 // Validate checks what the coordinator relies on.
@@ -90,9 +79,8 @@ type RegisterReply struct {
 	Term int64 `json:"term"`
 	// LeaseMillis is how long the agent may go without a heartbeat.
 	LeaseMillis int64 `json:"lease_ms"`
-	// LivenessTopic is where an agent serving FeatureKafkaLiveness sends
-	// its liveness beats, every LivenessMillis (liveness.go); empty: the
-	// leader reads none.
+	// LivenessTopic is where the agent sends its liveness beats, every
+	// LivenessMillis (liveness.go); empty: the leader reads none.
 	LivenessTopic  string `json:"liveness_topic,omitempty"`
 	LivenessMillis int64  `json:"liveness_ms,omitempty"`
 }

@@ -50,7 +50,7 @@ type SourceOffsetsRequest struct {
 	Writes   []OffsetWrite `json:"writes,omitempty"`
 	// ConnectorTopic is the connector's own offsets topic (KIP-618), ""
 	// when it has none: Writes then go to it and to Topic, in the same
-	// transaction (see FeatureConnectorOffsetsTopic).
+	// transaction.
 	ConnectorTopic string `json:"connector_topic,omitempty"`
 	// CallerWaits: see OffsetsReply.Written.
 	CallerWaits bool `json:"caller_waits,omitempty"`

@@ -154,3 +154,20 @@ func TestRepliesHaveNoType(t *testing.T) {
 		t.Errorf("register reply %s: %+v, %v", b, back, err)
 	}
 }
+
+// TestRegisterIgnoresFeatures: an agent of an earlier build of this level
+// also sent the features it served; a receiver decodes and accepts its
+// registration and ignores them, since the level alone states them.
+func TestRegisterIgnoresFeatures(t *testing.T) {
+	in := `{"agent_id":"a","tasks":[],"version":"0.1.0","features":["connector-offsets-topic","kafka-liveness","presence"]}`
+	var req wire.RegisterRequest
+	if err := json.Unmarshal([]byte(in), &req); err != nil {
+		t.Fatal(err)
+	}
+	if err := req.Validate(); err != nil || req.AgentID != "a" || req.Version != "0.1.0" {
+		t.Fatalf("register request %+v: %v", req, err)
+	}
+	if b, _ := json.Marshal(req); strings.Contains(string(b), "features") {
+		t.Errorf("a registration sends features: %s", b)
+	}
+}

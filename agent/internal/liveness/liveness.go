@@ -1,5 +1,5 @@
 // Package liveness keeps an agent heard by the leader over Kafka as well as
-// NATS, and says when the agent may run its tasks (wire.FeatureKafkaLiveness).
+// NATS, and says when the agent may run its tasks (wire.LivenessBeat).
 //
 //	every beat:  produce {group, agent, term, sent} to the liveness topic
 //	acked:       lastAck = max(lastAck, sent)

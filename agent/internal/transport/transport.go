@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,10 +85,7 @@ type Config struct {
 	// ConnectorHost serves the leader's connector operations (nil: the
 	// agent has no connector host, and says so to each).
 	ConnectorHost ConnectorHost
-	// Features are what the agent serves beyond its version's wire
-	// contract (wire.Feature…).
-	Features []string
-	Logger   *slog.Logger
+	Logger        *slog.Logger
 	// Loggers receive the cluster's log levels the leader sends (nil: the
 	// loggers endpoint is not served).
 	Loggers LevelSetter
@@ -165,9 +161,6 @@ func New(cfg Config, nc *nats.Conn, w Worker, offsets OffsetsApplier, opts ...Op
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	// The transport serves the presence endpoint itself, so it is the one
-	// to say so.
-	cfg.Features = append(slices.Clone(cfg.Features), wire.FeaturePresence)
 	t := &Transport{cfg: cfg, nc: nc, worker: w, offsets: offsets, interval: time.Second, reports: make(chan wire.StatusReport, 1024), poke: waker.New(),
 		warn: logthrottle.New(time.Minute), started: time.Now().UTC()}
 	for _, o := range opts {
@@ -521,7 +514,7 @@ func (t *Transport) ack(sent time.Time) {
 
 func (t *Transport) registration() wire.RegisterRequest {
 	return wire.RegisterRequest{AgentID: t.cfg.AgentID, Labels: t.cfg.Labels, Tasks: t.worker.Running(),
-		Version: t.cfg.Version, Plugins: t.cfg.Plugins, HostPlugins: t.cfg.HostPlugins, Settings: t.cfg.Settings, StartedAt: t.started, Features: t.cfg.Features}
+		Version: t.cfg.Version, Plugins: t.cfg.Plugins, HostPlugins: t.cfg.HostPlugins, Settings: t.cfg.Settings, StartedAt: t.started}
 }
 
 func (t *Transport) sessionLoop(ctx context.Context) {

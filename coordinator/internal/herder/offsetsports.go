@@ -95,8 +95,8 @@ func (p offsetsPorts) ForgetReported(agent string, ids []api.TaskID) {
 }
 
 // Registered implements offsets.Agents.
-func (p offsetsPorts) Registered(features ...string) []string {
-	return p.h.agents.Registered(features...)
+func (p offsetsPorts) Registered() []string {
+	return p.h.agents.Registered()
 }
 
 // LastSeen implements offsets.Agents.

@@ -107,9 +107,6 @@ func (p recPorts) Shape(c store.Connector) reconciler.Shape {
 	if pc, ok := h.plugins.Choice(c.Config); ok {
 		s.Plugin, s.Source = pc.Placement(), pc.Kind == connect.KindSource
 	}
-	if h.ownOffsetsTopic(c.Config) != "" {
-		s.Needs = wire.FeatureConnectorOffsetsTopic
-	}
 	return s
 }
 

@@ -84,7 +84,7 @@ func (c *Calls) SendSource(ctx context.Context, req wire.SourceOffsetsRequest) e
 // request with CallerWaits: wire.OffsetsReply.Written).
 func (c *Calls) sendSourceWritten(ctx context.Context, req wire.SourceOffsetsRequest) ([]wire.WrittenOffset, error) {
 	var written []wire.WrittenOffset
-	err := c.tryAgents(ctx, req.Op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
+	err := c.tryAgents(ctx, req.Op, req.Connector, func(ctx context.Context, agent string) error {
 		var err error
 		written, err = c.cfg.RPC.SourceOffsets(ctx, agent, req)
 		return err
@@ -95,7 +95,7 @@ func (c *Calls) sendSourceWritten(ctx context.Context, req wire.SourceOffsetsReq
 // SendSink hands a sink connector's offsets change to a live agent, as
 // SendSource.
 func (c *Calls) SendSink(ctx context.Context, req wire.SinkOffsetsRequest) error {
-	return c.tryAgents(ctx, req.Op, req.Connector, nil, func(ctx context.Context, agent string) error {
+	return c.tryAgents(ctx, req.Op, req.Connector, func(ctx context.Context, agent string) error {
 		return c.cfg.RPC.SinkOffsets(ctx, agent, req)
 	})
 }
@@ -116,7 +116,7 @@ func (c *Calls) sendReplaceWritten(ctx context.Context, req wire.OffsetsReplaceR
 		op = wire.OffsetsOpReset
 	}
 	var written []wire.WrittenOffset
-	err := c.tryAgents(ctx, op, req.Connector, offsetsFeatures(req.ConnectorTopic), func(ctx context.Context, agent string) error {
+	err := c.tryAgents(ctx, op, req.Connector, func(ctx context.Context, agent string) error {
 		var err error
 		written, err = c.cfg.RPC.ReplaceOffsets(ctx, agent, req)
 		return err
@@ -124,20 +124,11 @@ func (c *Calls) sendReplaceWritten(ctx context.Context, req wire.OffsetsReplaceR
 	return written, err
 }
 
-// offsetsFeatures are the features an agent must serve to change the
-// offsets of a connector whose own offsets topic is topic.
-func offsetsFeatures(topic string) []string {
-	if topic == "" {
-		return nil
-	}
-	return []string{wire.FeatureConnectorOffsetsTopic}
-}
-
-// tryAgents runs call on a live agent that serves features, trying the
-// next one when an agent cannot be reached; op and connector name the
-// operation in the answer when none can.
-func (c *Calls) tryAgents(ctx context.Context, op, connector string, features []string, call func(ctx context.Context, agent string) error) error {
-	for _, agent := range c.cfg.Agents.Registered(features...) {
+// tryAgents runs call on a live agent, trying the next one when an agent
+// cannot be reached; op and connector name the operation in the answer
+// when none can.
+func (c *Calls) tryAgents(ctx context.Context, op, connector string, call func(ctx context.Context, agent string) error) error {
+	for _, agent := range c.cfg.Agents.Registered() {
 		err := c.callWhileAlive(ctx, agent, call)
 		if err == nil {
 			return nil

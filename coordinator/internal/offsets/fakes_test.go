@@ -174,7 +174,7 @@ func (f *fakeAgents) ForgetReported(agent string, _ []api.TaskID) {
 	f.forgotten = append(f.forgotten, agent)
 }
 
-func (f *fakeAgents) Registered(...string) []string {
+func (f *fakeAgents) Registered() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []string

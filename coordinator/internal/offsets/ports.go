@@ -80,9 +80,8 @@ type Agents interface {
 	Revoke(ctx context.Context, agent string, ids []api.TaskID) (wire.RevokeReply, error)
 	// ForgetReported drops ids from what agent last reported (it is gone).
 	ForgetReported(agent string, ids []api.TaskID)
-	// Registered are the registered agents that serve every one of
-	// features, in the order to try them.
-	Registered(features ...string) []string
+	// Registered are the registered agents, in the order to try them.
+	Registered() []string
 	// LastSeen is when agent was last heard from; false once it is lost.
 	LastSeen(agent string) (time.Time, bool)
 }

@@ -40,9 +40,6 @@ type Desired struct {
 	// Plugin is the full class of the connector: only an agent that has it
 	// runs the task.
 	Plugin string
-	// Needs is a feature only some agents serve (wire.Feature…) that the
-	// task needs; empty needs none.
-	Needs string
 	// Hold keeps a running task as it is: its connector's new task configs
 	// are not committed yet, and restarting it now with the old ones would
 	// only restart it again once they are.
@@ -184,7 +181,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		if !a.Registered {
 			continue
 		}
-		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: a.PlacementPlugins(), Features: a.Features, Cordoned: in.Cordoned[a.ID]})
+		agents = append(agents, scheduler.Agent{ID: a.ID, Labels: a.Labels, Plugins: a.PlacementPlugins(), Cordoned: in.Cordoned[a.ID]})
 	}
 	byAgent := byID(in.Agents)
 	current = map[api.TaskID]string{}
@@ -201,7 +198,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		if ok {
 			current[id] = p.Agent
 		}
-		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin, Needs: d.Needs})
+		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin})
 	}
 	return tasks, agents, current
 }
@@ -241,15 +238,14 @@ func unplacedReason(d Desired, live []scheduler.Agent, movedFrom string) string 
 	if len(live) == 0 {
 		return "No agent is registered with the coordinator"
 	}
-	t := scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin, Needs: d.Needs}
+	t := scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin}
 	var fit []string
-	hasPlugin, serves := false, false
+	hasPlugin := false
 	for _, a := range live {
 		if scheduler.Fits(t, a) {
 			fit = append(fit, a.ID)
 		}
 		hasPlugin = hasPlugin || d.Plugin == "" || a.Plugins[d.Plugin]
-		serves = serves || d.Needs == "" || a.Features[d.Needs] && (d.Plugin == "" || a.Plugins[d.Plugin])
 	}
 	switch {
 	case movedFrom != "":
@@ -259,8 +255,6 @@ func unplacedReason(d Desired, live []scheduler.Agent, movedFrom string) string 
 		return "Every live agent that can run the task is cordoned: " + strings.Join(fit, ", ")
 	case !hasPlugin:
 		return "No live agent has the plugin " + d.Plugin
-	case !serves:
-		return "No live agent with the plugin " + d.Plugin + " serves " + d.Needs + ", which the task needs (agents of an older Sluice version)"
 	}
 	return "No live agent matches sluice.agent.selector " + labels.Format(d.Selector)
 }

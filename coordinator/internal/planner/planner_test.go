@@ -356,25 +356,6 @@ func TestPlanPlacesOnlyWhereThePluginIs(t *testing.T) {
 	}
 }
 
-// TestPlanPlacesOnlyWhereTheFeatureIs: a task that needs a feature (a
-// connector with its own offsets topic) goes only to an agent that serves
-// it; with none, it is unassigned and the reason says why.
-func TestPlanPlacesOnlyWhereTheFeatureIs(t *testing.T) {
-	a := tid("c", 0)
-	needs := func(d *Desired) { d.Plugin, d.Needs = "x.File", wire.FeatureConnectorOffsetsTopic }
-	old := withPlugins(agent("old"), "x.File")
-	upgraded := withPlugins(agent("new"), "x.File")
-	upgraded.Features = map[string]bool{wire.FeatureConnectorOffsetsTopic: true}
-	out := Plan(Input{Desired: desired(want(a, "h", needs)), Agents: []registry.Agent{old, upgraded}})
-	if got := assigned(out); got[a] != "new@1" {
-		t.Fatalf("assigns = %v, want the task on the agent that serves the feature", got)
-	}
-	out = Plan(Input{Desired: desired(want(a, "h", needs)), Agents: []registry.Agent{old}})
-	if want := "No live agent with the plugin x.File serves connector-offsets-topic, which the task needs (agents of an older Sluice version)"; out.Reasons[a] != want {
-		t.Fatalf("reason = %q, want %q", out.Reasons[a], want)
-	}
-}
-
 func TestPlanFailsClosedOnAnInvalidSelector(t *testing.T) {
 	a := tid("c", 0)
 	bad := func(d *Desired) { d.SelectorError = "Expected comma-separated key=value pairs" }

@@ -210,29 +210,23 @@ func TestHeardBeatsEdges(t *testing.T) {
 func TestAgentAbsentEdges(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		beats    bool          // the agent writes liveness beats
 		fresh    bool          // beats reach the leader
 		silent   time.Duration // since the agent was last heard
 		heardNew bool          // heard since the first miss
 		want     absence
 	}{
-		{"NATS only, not heard since: lost", false, false, time.Second, false, absentLost},
-		{"NATS only, heard since: alive", false, false, 0, true, absentAlive},
-		{"beating, heard within the grace: wait", true, true, livenessGrace - time.Nanosecond, false, absentWait},
-		{"beating, silent exactly the grace: lost", true, true, livenessGrace, false, absentLost},
-		{"beating, but the leader reads no beat: NATS decides", true, false, 0, true, absentAlive},
+		{"the leader reads no beat, not heard since: lost", false, time.Second, false, absentLost},
+		{"the leader reads no beat, heard since: NATS decides, alive", false, 0, true, absentAlive},
+		{"beating, heard within the grace: wait", true, livenessGrace - time.Nanosecond, false, absentWait},
+		{"beating, silent exactly the grace: lost", true, livenessGrace, false, absentLost},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			features := []string{wire.FeaturePresence}
-			if tc.beats {
-				features = append(features, wire.FeatureKafkaLiveness)
-			}
 			firstMiss := w.clock.Now()
 			if !tc.heardNew {
 				firstMiss = firstMiss.Add(time.Nanosecond)
 			}
-			w.r.Observe(&wire.RegisterRequest{AgentID: "a", Features: features}, true)
+			w.r.Observe(&wire.RegisterRequest{AgentID: "a"}, true)
 			if tc.fresh {
 				w.r.lastBeat.Store(w.clock.Now().Add(tc.silent).UnixNano())
 			}
@@ -265,7 +259,7 @@ func TestProbesFindALostAgent(t *testing.T) {
 	w.r.cfg.Prober = fakeProber{absent: map[string]bool{"dead": true}}
 	w.r.cfg.Clock, w.r.clock = RealClock{}, RealClock{}
 	for _, id := range []string{"dead", "live"} {
-		w.r.Observe(&wire.RegisterRequest{AgentID: id, Features: []string{wire.FeaturePresence}}, true)
+		w.r.Observe(&wire.RegisterRequest{AgentID: id}, true)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -123,7 +123,7 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 		// A change of the tenant's rules changes the hash, so the tasks
 		// restart under them (and fail, with a trace, if they break them).
 		out[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc) + tenancy.Fingerprint(shape.Policy), Tenant: shape.Policy,
-			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Needs: shape.Needs, Hold: hold, ReservedTopics: reserved}
+			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Hold: hold, ReservedTopics: reserved}
 	}
 	return out
 }

@@ -143,7 +143,7 @@ func (p presence) probeAgents(ctx context.Context, every, timeout time.Duration)
 					st.misses = 0
 				}
 			}
-			ids := r.table.Registered(wire.FeaturePresence)
+			ids := r.table.Registered()
 			probed := make(map[string]bool, len(ids))
 			for _, id := range ids {
 				probed[id] = true

@@ -51,7 +51,7 @@ func presenceReconciler(t *testing.T, group string, ids ...string) (*Reconciler,
 	nc := natstest.Connect(t, url)
 	h := New(Config{GroupID: group, NC: nc, AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	for _, id := range ids {
-		h.table.agents.Observe(&wire.RegisterRequest{AgentID: id, Features: []string{wire.FeaturePresence}}, true, time.Now())
+		h.table.agents.Observe(&wire.RegisterRequest{AgentID: id}, true, time.Now())
 	}
 	return h, url, h.table.Known
 }
@@ -137,7 +137,7 @@ func TestPresencePausedAgentIsLeftToItsLease(t *testing.T) {
 // livenessGrace. A leader that reads no beat at all judges by NATS alone.
 func TestPresenceAbsentButBeating(t *testing.T) {
 	h := New(Config{LivenessTopic: "beats", AgentLease: time.Hour, Listener: &fakeListener{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h.table.agents.Observe(&wire.RegisterRequest{AgentID: "a", Features: []string{wire.FeaturePresence, wire.FeatureKafkaLiveness}}, true, time.Now())
+	h.table.agents.Observe(&wire.RegisterRequest{AgentID: "a"}, true, time.Now())
 	firstMiss := time.Now()
 	beat := func() {
 		h.table.Touch([]string{"a"}, time.Now())

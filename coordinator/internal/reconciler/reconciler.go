@@ -93,8 +93,6 @@ type Shape struct {
 	Plugin string
 	// Policy is the tenant's rules the tasks run under (nil: none).
 	Policy *wire.TenantPolicy
-	// Needs is an agent feature the tasks need; empty: none.
-	Needs string
 	// Source: the connector is a source (exactly-once fencing applies).
 	Source bool
 }

@@ -152,11 +152,11 @@ func (t *Table) Known(id string) bool {
 	return t.agents.Known(id)
 }
 
-// Registered are the registered agents serving every one of features.
-func (t *Table) Registered(features ...string) []string {
+// Registered are the registered agents, sorted.
+func (t *Table) Registered() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.agents.Registered(features...)
+	return t.agents.Registered()
 }
 
 // LastSeen is when agent was last heard from; false when unknown.
@@ -280,15 +280,15 @@ func (t *Table) plan(desired map[api.TaskID]planner.Desired, cordoned map[string
 
 // judgeAbsent decides whether agent id, absent from NATS since since, is
 // lost at now, and forgets it if so. beatsFresh: liveness beats reach the
-// leader. An agent that writes liveness beats may only be cut off from
-// NATS: while beats reach this leader, it is lost once it has not been
-// heard for livenessGrace (its beats come every LivenessEvery).
+// leader. Every agent writes liveness beats, so one absent from NATS may
+// only be cut off from it: while beats reach this leader, it is lost once it
+// has not been heard for livenessGrace (its beats come every LivenessEvery).
 func (t *Table) judgeAbsent(id string, since, now time.Time, beatsFresh bool) (absence, registry.Agent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a, ok := t.agents.Get(id)
 	lost := ok && a.Registered && a.LastSeen.Before(since)
-	if ok && a.Registered && a.Features[wire.FeatureKafkaLiveness] && beatsFresh {
+	if ok && a.Registered && beatsFresh {
 		if now.Sub(a.LastSeen) < livenessGrace {
 			return absentWait, a
 		}

@@ -45,9 +45,6 @@ type Agent struct {
 	HostPlugins map[PluginKey]api.PluginInfo
 	// StartedAt is when the agent process started, as it said.
 	StartedAt time.Time
-	// Features are what the agent serves beyond its version's wire
-	// contract (wire.Feature…).
-	Features map[string]bool
 }
 
 // Has reports whether the agent can run the plugin of class.
@@ -133,10 +130,6 @@ func (r *Registry) Observe(req *wire.RegisterRequest, register bool, now time.Ti
 	for _, t := range req.Tasks {
 		reported[t.ID] = t
 	}
-	features := make(map[string]bool, len(req.Features))
-	for _, f := range req.Features {
-		features[f] = true
-	}
 	plugins := make(map[string]api.PluginInfo, len(req.Plugins))
 	for _, p := range req.Plugins {
 		plugins[p.Class] = p
@@ -146,14 +139,13 @@ func (r *Registry) Observe(req *wire.RegisterRequest, register bool, now time.Ti
 		hostPlugins[PluginKey{p.Class, p.Version}] = p
 	}
 	changed = changed || !maps.Equal(a.Labels, req.Labels) || !maps.Equal(a.Reported, reported) ||
-		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.HostPlugins, hostPlugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version ||
-		!maps.Equal(a.Features, features)
+		!maps.Equal(a.Plugins, plugins) || !maps.Equal(a.HostPlugins, hostPlugins) || !maps.Equal(a.Settings, req.Settings) || a.Version != req.Version
 	a.Registered = true
 	a.Labels = maps.Clone(req.Labels)
 	a.LastSeen = now
 	a.Reported = reported
 	a.Version, a.Plugins, a.HostPlugins, a.Settings = req.Version, plugins, hostPlugins, maps.Clone(req.Settings)
-	a.StartedAt, a.Features = req.StartedAt, features
+	a.StartedAt = req.StartedAt
 	return true, changed
 }
 
@@ -252,12 +244,11 @@ func (r *Registry) Agents() []Agent {
 	return out
 }
 
-// Registered returns the ids of the agents that registered and serve
-// every feature named, sorted.
-func (r *Registry) Registered(features ...string) []string {
+// Registered returns the ids of the agents that registered, sorted.
+func (r *Registry) Registered() []string {
 	var ids []string
 	for id, a := range r.agents {
-		if a.Registered && serves(a, features) {
+		if a.Registered {
 			ids = append(ids, id)
 		}
 	}
@@ -312,15 +303,6 @@ func (r *Registry) ReportedOf(connector string) []api.TaskID {
 	return out
 }
 
-func serves(a *Agent, features []string) bool {
-	for _, f := range features {
-		if !a.Features[f] {
-			return false
-		}
-	}
-	return true
-}
-
 func copyAgent(a *Agent) Agent {
 	c := *a
 	c.Labels = maps.Clone(a.Labels)
@@ -328,6 +310,5 @@ func copyAgent(a *Agent) Agent {
 	c.Plugins = maps.Clone(a.Plugins)
 	c.HostPlugins = maps.Clone(a.HostPlugins)
 	c.Settings = maps.Clone(a.Settings)
-	c.Features = maps.Clone(a.Features)
 	return c
 }

@@ -24,9 +24,6 @@ type Agent struct {
 	Labels map[string]string
 	// Plugins are the classes of the plugins the agent can run.
 	Plugins map[string]bool
-	// Features are what the agent serves beyond its version's wire
-	// contract (wire.Feature…).
-	Features map[string]bool
 	// Cordoned agents keep the tasks they run but are given none: this is
 	// how an agent is taken out of service without stopping anything.
 	Cordoned bool
@@ -39,8 +36,6 @@ type Task struct {
 	// Plugin is the full class of the task's connector; a task runs only
 	// on an agent that has it. Empty places it on any agent.
 	Plugin string
-	// Needs is a feature the task's agent must serve; empty needs none.
-	Needs string
 }
 
 // Move takes a task off agent From, to agent To, or to wherever the
@@ -53,10 +48,9 @@ type Move struct {
 }
 
 // Fits reports whether agent a may run task t: it matches the task's
-// selector, has its plugin and serves the feature it needs.
+// selector and has its plugin.
 func Fits(t Task, a Agent) bool {
-	return labels.Matches(t.Selector, a.Labels) && (t.Plugin == "" || a.Plugins[t.Plugin]) &&
-		(t.Needs == "" || a.Features[t.Needs])
+	return labels.Matches(t.Selector, a.Labels) && (t.Plugin == "" || a.Plugins[t.Plugin])
 }
 
 // placeable reports whether t may be given to a now: a fits and is not
