@@ -16,7 +16,6 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/sluicetest"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // readyRE is the one line `sluice dev` prints when it is ready.
@@ -32,11 +31,11 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	dataDir := t.TempDir()
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	listen := sluicetest.FreeAddr(t)
+	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
 	brokers := waitReady(t, dev, listen, 1)
 	t.Logf("ready in %v", time.Since(begin).Round(time.Millisecond))
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
+	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: brokers}
 	if r := c.Do(http.MethodGet, "/health", nil); r.Status != http.StatusOK {
 		t.Fatalf("GET /health right after the ready line: %s, want 200", r)
 	}
@@ -46,7 +45,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	topic := UniquePrefix(t) + "-lines"
+	topic := sluicetest.UniquePrefix(t) + "-lines"
 	running := map[string]string{
 		"connector.class": "FileStreamSource",
 		"file":            in,
@@ -59,7 +58,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "file-src", "config": running})
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen-stopped", "config": stopped, "initial_state": "STOPPED"})
 	c.WaitRunning("file-src", 1)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := len(c.ReadTopic(topic))
 		return n == len(lines), fmt.Sprintf("%d of %d lines in %s", n, len(lines), topic)
 	})
@@ -84,7 +83,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 		}
 	}
 	c.WaitRunning("file-src", 1)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status("gen-stopped")
 		return ok && s.Connector.State == "STOPPED" && len(s.Tasks) == 0, fmt.Sprintf("gen-stopped: %+v", s)
 	})
@@ -99,7 +98,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	}
 	f.Close()
 	want := []string{"one", "two", "three", "four"}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		var got []string
 		for _, r := range c.ReadTopic(topic) {
 			got = append(got, string(r.Value))
@@ -127,9 +126,9 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 // waitReady waits for the ready line of the n-th run of dev and checks that
 // it is the only line that run printed and that it names the REST address
 // given with --listen. It returns the embedded Kafka address.
-func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
+func waitReady(t testing.TB, dev *sluicetest.Proc, listen string, n int) string {
 	t.Helper()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		if !dev.Running() {
 			t.Fatalf("sluice dev exited before it was ready")
 		}
@@ -150,7 +149,7 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 	}
 	// agents=2 is true when the line is out: both agents are registered
 	// with the leader, so a request right after it finds them.
-	r := harness.Do(t, "http://"+listen, http.MethodGet, "/sluice/agents", nil)
+	r := sluicetest.Do(t, "http://"+listen, http.MethodGet, "/sluice/agents", nil)
 	var list struct {
 		Agents []struct {
 			ID         string `json:"id"`
@@ -177,10 +176,10 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 // (a task handed to an agent that is closing its clients fails).
 func TestDevSigintStopsEveryTaskOnceWithoutErrors(t *testing.T) {
 	t.Parallel()
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	prefix := UniquePrefix(t)
+	listen := sluicetest.FreeAddr(t)
+	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
+	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	prefix := sluicetest.UniquePrefix(t)
 	out := t.TempDir()
 	const sources, sinks = 24, 12
 	var names []string
@@ -265,9 +264,9 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 		t.Errorf("sluice --version printed %q, want the commit (%s)", out, want)
 	}
 
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	listen := sluicetest.FreeAddr(t)
+	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
+	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
 	var root api.ServerInfo
 	c.Must(http.StatusOK, http.MethodGet, "/", nil).JSON(t, &root)
 	if root.Commit != want {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
 	"io"
 	"net/http"
 	"strings"
@@ -18,7 +19,6 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // leaderOptions shape a cluster of several coordinators.
@@ -43,8 +43,8 @@ type leaderCluster struct {
 	WorkDir string
 	// Addrs[i] is coordinator i's host:port; Coords[i] its process.
 	Addrs  []string
-	Coords []*Proc
-	Agents []*Proc
+	Coords []*sluicetest.Proc
+	Agents []*sluicetest.Proc
 	opts   leaderOptions
 	nc     *nats.Conn
 	kv     jetstream.KeyValue
@@ -70,9 +70,9 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 	if opts.AgentLogLevel == "" {
 		opts.AgentLogLevel = "info"
 	}
-	c := &leaderCluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts,
+	c := &leaderCluster{T: t, Prefix: sluicetest.UniquePrefix(t), WorkDir: t.TempDir(), opts: opts,
 		client: &http.Client{Timeout: 30 * time.Second}}
-	be := harness.StartBackends(t)
+	be := sluicetest.StartBackends(t)
 	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
 	var err error
 	if c.nc, err = nats.Connect(c.NATSURL); err != nil {
@@ -85,9 +85,9 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 		// pod do, with 127.0.0.1 for the pod's IP: on every interface, and
 		// as <pod IP>:<port> to the other coordinators, which forward
 		// writes there.
-		addr := FreeAddr(t)
+		addr := sluicetest.FreeAddr(t)
 		c.Addrs = append(c.Addrs, addr)
-		p := NewProc(t, fmt.Sprintf("coordinator-%d", i), append([]string{
+		p := sluicetest.NewProc(t, fmt.Sprintf("coordinator-%d", i), append([]string{
 			"coordinator", "--nats", c.NATSURL, "--kafka", c.Brokers,
 			"--group-id", c.Prefix,
 			"--config-topic", c.Prefix + "-configs",
@@ -96,24 +96,24 @@ func startLeaderCluster(t testing.TB, opts leaderOptions) *leaderCluster {
 			"--leader-lease", opts.LeaderLease.String(),
 			"--agent-lease", opts.AgentLease.String(),
 			"--task-shutdown-timeout", "5s",
-			"--log-level", "info"}, harness.SecurityFlags(c.Brokers)...)...)
+			"--log-level", "info"}, sluicetest.SecurityFlags(c.Brokers)...)...)
 		p.Env = ManifestEnv(t, addr)
 		p.Start()
 		c.Coords = append(c.Coords, p)
 	}
 	for i := range c.Coords {
-		WaitHealthy(t, c.URL(i), 60*time.Second, c.Coords[i])
+		sluicetest.WaitHealthy(t, c.URL(i), 60*time.Second, c.Coords[i])
 	}
 	_, lease := c.WaitLeader(30*time.Second, -1)
 	for i := range opts.Agents {
-		c.Agents = append(c.Agents, StartProc(t, fmt.Sprintf("agent-%d", i+1), append([]string{
+		c.Agents = append(c.Agents, sluicetest.StartProc(t, fmt.Sprintf("agent-%d", i+1), append([]string{
 			"agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", fmt.Sprintf("agent-%d", i+1),
 			"--work-dir", c.WorkDir,
 			"--group-id", c.Prefix,
 			"--offsets-topic", c.Prefix + "-offsets",
 			"--offset-flush-interval", "200ms",
 			"--task-shutdown-timeout", "5s",
-			"--log-level", opts.AgentLogLevel}, harness.SecurityFlags(c.Brokers)...)...))
+			"--log-level", opts.AgentLogLevel}, sluicetest.SecurityFlags(c.Brokers)...)...))
 	}
 	c.WaitAgentsRegistered(0, lease.Term, 30*time.Second)
 	return c
@@ -127,39 +127,39 @@ func (c *leaderCluster) Name(base string) string { return c.Prefix + "-" + base 
 
 // Try sends a request to coordinator i without failing the test on a
 // transport error: the error is returned instead.
-func (c *leaderCluster) Try(i int, method, path string, body any) (harness.Response, error) {
+func (c *leaderCluster) Try(i int, method, path string, body any) (sluicetest.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
 		if err != nil {
-			return harness.Response{}, err
+			return sluicetest.Response{}, err
 		}
 		rd = strings.NewReader(string(data))
 	}
 	req, err := http.NewRequest(method, c.URL(i)+path, rd)
 	if err != nil {
-		return harness.Response{}, err
+		return sluicetest.Response{}, err
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return harness.Response{}, err
+		return sluicetest.Response{}, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return harness.Response{}, err
+		return sluicetest.Response{}, err
 	}
-	return harness.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
+	return sluicetest.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
 
 // Must sends a request to coordinator i and fails the test unless the
 // status is want.
-func (c *leaderCluster) Must(i, want int, method, path string, body any) harness.Response {
+func (c *leaderCluster) Must(i, want int, method, path string, body any) sluicetest.Response {
 	c.T.Helper()
-	r := harness.Do(c.T, c.URL(i), method, path, body)
+	r := sluicetest.Do(c.T, c.URL(i), method, path, body)
 	if r.Status != want {
 		c.T.Fatalf("%s %s through %s: got %s, want status %d", method, path, c.Coords[i].Name(), r, want)
 	}
@@ -168,7 +168,7 @@ func (c *leaderCluster) Must(i, want int, method, path string, body any) harness
 
 // Health is coordinator i's GET /health.
 func (c *leaderCluster) Health(i int) (api.Health, error) {
-	return harness.GetHealth(&http.Client{Timeout: 2 * time.Second}, c.URL(i))
+	return sluicetest.GetHealth(&http.Client{Timeout: 2 * time.Second}, c.URL(i))
 }
 
 // Lease reads the leader lease from the NATS key-value bucket; ok is false
@@ -205,7 +205,7 @@ func (c *leaderCluster) Lease() (l wire.LeaderLease, ok bool) {
 func (c *leaderCluster) WaitLeader(timeout time.Duration, skip int, paused ...int) (int, wire.LeaderLease) {
 	c.T.Helper()
 	idx, lease := -1, wire.LeaderLease{}
-	harness.Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		l, ok := c.Lease()
 		if !ok {
 			return false, "no lease"
@@ -254,9 +254,9 @@ func contains(xs []int, x int) bool {
 
 // WaitAgentsRegistered waits until every agent logged, after its byte
 // offset m (0: from the start), that it registered with the leader of term.
-func (c *leaderCluster) WaitAgentsRegistered(m Mark, term int64, timeout time.Duration) {
+func (c *leaderCluster) WaitAgentsRegistered(m sluicetest.Mark, term int64, timeout time.Duration) {
 	c.T.Helper()
-	harness.Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		var missing []string
 		for _, a := range c.Agents {
 			if a.CountLogSince(m, `msg="registered with coordinator"`, fmt.Sprintf("term=%d", term)) == 0 {
@@ -268,16 +268,16 @@ func (c *leaderCluster) WaitAgentsRegistered(m Mark, term int64, timeout time.Du
 }
 
 // Status reads a connector's status through coordinator i.
-func (c *leaderCluster) Status(i int, name string) (harness.Status, bool) {
+func (c *leaderCluster) Status(i int, name string) (sluicetest.Status, bool) {
 	c.T.Helper()
-	r := harness.Do(c.T, c.URL(i), http.MethodGet, "/connectors/"+name+"/status", nil)
+	r := sluicetest.Do(c.T, c.URL(i), http.MethodGet, "/connectors/"+name+"/status", nil)
 	if r.Status == http.StatusNotFound {
-		return harness.Status{}, false
+		return sluicetest.Status{}, false
 	}
 	if r.Status != http.StatusOK {
 		c.T.Fatalf("status of %s through %s: %s", name, c.Coords[i].Name(), r)
 	}
-	var s harness.Status
+	var s sluicetest.Status
 	r.JSON(c.T, &s)
 	return s, true
 }
@@ -287,7 +287,7 @@ func (c *leaderCluster) Status(i int, name string) (harness.Status, bool) {
 func (c *leaderCluster) WaitRunning(i int, name string, tasks int) map[int]string {
 	c.T.Helper()
 	placed := map[int]string{}
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status(i, name)
 		if !ok || s.Connector.State != "RUNNING" || len(s.Tasks) != tasks {
 			return false, fmt.Sprintf("%s: %+v", name, s)
@@ -304,8 +304,8 @@ func (c *leaderCluster) WaitRunning(i int, name string, tasks int) map[int]strin
 }
 
 // Marks returns every agent's current log mark, by agent name.
-func (c *leaderCluster) Marks() map[string]Mark {
-	out := map[string]Mark{}
+func (c *leaderCluster) Marks() map[string]sluicetest.Mark {
+	out := map[string]sluicetest.Mark{}
 	for _, a := range c.Agents {
 		out[a.Name()] = a.Mark()
 	}
@@ -313,7 +313,7 @@ func (c *leaderCluster) Marks() map[string]Mark {
 }
 
 // TaskStarts sums the agents' "task started" lines after marks, per task.
-func (c *leaderCluster) TaskStarts(marks map[string]Mark) map[string]int {
+func (c *leaderCluster) TaskStarts(marks map[string]sluicetest.Mark) map[string]int {
 	out := map[string]int{}
 	for _, a := range c.Agents {
 		for id, n := range a.TaskStarts(marks[a.Name()]) {
@@ -326,7 +326,7 @@ func (c *leaderCluster) TaskStarts(marks map[string]Mark) map[string]int {
 // CreateTopic creates a topic with the given partition count.
 func (c *leaderCluster) CreateTopic(topic string, partitions int32) {
 	c.T.Helper()
-	harness.CreateTopic(c.T, c.Brokers, topic, partitions)
+	sluicetest.CreateTopic(c.T, c.Brokers, topic, partitions)
 }
 
 // rawRecord is a record with the producer that wrote it.
@@ -356,7 +356,7 @@ func (p producer) String() string { return fmt.Sprintf("%d/%d", p.ID, p.Epoch) }
 func (c *leaderCluster) ReadRaw(topic string) []rawRecord {
 	c.T.Helper()
 	var out []rawRecord
-	for _, r := range harness.ReadLog(c.T, c.Brokers, c.Prefix+"-test-raw", topic, false) {
+	for _, r := range sluicetest.ReadLog(c.T, c.Brokers, c.Prefix+"-test-raw", topic, false) {
 		if !r.Attrs.IsControl() {
 			out = append(out, rawRecord{Partition: r.Partition, Offset: r.Offset,
 				Key: string(r.Key), Value: r.Value, Producer: producer{r.ProducerID, r.ProducerEpoch}, Timestamp: r.Timestamp})
@@ -377,7 +377,7 @@ type taskGen struct {
 func (c *leaderCluster) TaskGenerations() map[string]taskGen {
 	c.T.Helper()
 	out := map[string]taskGen{}
-	for _, r := range (&harness.Cluster{T: c.T, Brokers: c.Brokers}).ReadTopic(c.Prefix + "-status") {
+	for _, r := range (&sluicetest.Cluster{T: c.T, Brokers: c.Brokers}).ReadTopic(c.Prefix + "-status") {
 		rec, err := records.DecodeStatus(string(r.Key), r.Value)
 		if err != nil || rec.Kind != records.StatusTask {
 			continue

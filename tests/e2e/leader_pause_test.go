@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestLeaderPausedPastLeaseIsFenced hangs the leader (SIGSTOP) past its
@@ -88,7 +88,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	resumeMark, newMark := old.Mark(), c.Coords[ni].Mark()
 	resumedAt := time.Now()
 	old.Resume()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := old.CountLogSince(resumeMark, `msg="no longer leading"`, fmt.Sprintf("term=%d", lease.Term))
 		return n > 0, "the resumed leader has not logged that it no longer leads"
 	})
@@ -135,7 +135,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// generation of its own; the sink never restarted.
 	c.WaitAgentsRegistered(0, lease2.Term, 30*time.Second)
 	var gens map[string]taskGen
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		gens = c.TaskGenerations()
 		s, ok := c.Status(ni, src)
 		g := gens[src+"-0"]
@@ -156,7 +156,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	agentMarks = c.Marks()
 	// A bounded wait past the agent lease: long enough for the old
 	// leader's reconcile loop to act had it not stepped down.
-	harness.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
+	sluicetest.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
 		for _, name := range []string{src, sink} {
 			s, ok := c.Status(ni, name)
 			if !ok || len(s.Tasks) != 1 || s.Tasks[0].State != "RUNNING" || s.Tasks[0].WorkerID != placed[name+"-0"] {
@@ -244,7 +244,7 @@ func waitAgentsFound(c *leaderCluster, term int64, timeout time.Duration) bool {
 }
 
 // fencedLines returns p's log lines after m that say a write was fenced.
-func fencedLines(p *Proc, m Mark) []string { return p.LogLinesSince(m, "fenced") }
+func fencedLines(p *sluicetest.Proc, m sluicetest.Mark) []string { return p.LogLinesSince(m, "fenced") }
 
 func first(xs []string) string {
 	if len(xs) == 0 {
@@ -254,7 +254,7 @@ func first(xs []string) string {
 }
 
 // agentLines returns the agents' lines with substr after marks.
-func agentLines(c *leaderCluster, marks map[string]Mark, substr string) string {
+func agentLines(c *leaderCluster, marks map[string]sluicetest.Mark, substr string) string {
 	var s string
 	for _, a := range c.Agents {
 		for _, l := range a.LogLinesSince(marks[a.Name()], substr) {

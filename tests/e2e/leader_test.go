@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // The tests of issue 7: three `sluice coordinator` processes of one group,
@@ -120,7 +120,7 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 
 	// The tasks kept running where they were, through the leader change.
 	c.WaitAgentsRegistered(0, lease2.Term, 30*time.Second)
-	harness.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
+	sluicetest.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
 		for _, name := range []string{src, sink} {
 			s, ok := c.Status(ni, name)
 			if !ok || len(s.Tasks) != 1 || s.Tasks[0].State != "RUNNING" || s.Tasks[0].WorkerID != placed[name+"-0"] {
@@ -145,7 +145,7 @@ type streamReq struct {
 	Key   string // the connector created, or the source partition patched
 	At    time.Time
 	Took  time.Duration
-	Resp  harness.Response
+	Resp  sluicetest.Response
 	Err   error
 }
 
@@ -209,14 +209,14 @@ func (s *writeStream) count() int {
 }
 
 func (s *writeStream) waitDone(n int) {
-	harness.Eventually(s.c.T, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(s.c.T, 60*time.Second, func() (bool, string) {
 		return s.count() >= n, fmt.Sprintf("%d requests done", s.count())
 	})
 }
 
 // waitSucceededAfter waits until n requests sent after t succeeded.
 func (s *writeStream) waitSucceededAfter(t time.Time, n int, timeout time.Duration) {
-	harness.Eventually(s.c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(s.c.T, timeout, func() (bool, string) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		ok := 0

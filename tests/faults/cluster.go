@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/sluicetest"
 	"github.com/sluice-io/sluice/tests/e2e"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // sluiceBin is the sluice binary the suite runs, built by TestMain.
@@ -48,9 +48,9 @@ type Cluster struct {
 
 	NATS       *natsSet
 	Broker     *broker
-	Coords     []*e2e.Proc
+	Coords     []*sluicetest.Proc
 	CoordAddrs []string
-	Agents     []*e2e.Proc
+	Agents     []*sluicetest.Proc
 	// NATSProxy and KafkaProxy carry agent-1's connections (ProxyAgent).
 	NATSProxy, KafkaProxy *Proxy
 
@@ -119,7 +119,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	t.Helper()
 	opts.Coordinators = max(opts.Coordinators, 1)
 	opts.NATSNodes = max(opts.NATSNodes, 1)
-	c := &Cluster{T: t, Prefix: e2e.UniquePrefix(t), Dir: t.TempDir(), opts: opts,
+	c := &Cluster{T: t, Prefix: sluicetest.UniquePrefix(t), Dir: t.TempDir(), opts: opts,
 		client: &http.Client{Timeout: 5 * time.Second}}
 	var coordNames []string
 	for i := range opts.Coordinators {
@@ -135,7 +135,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		c.keyFiles = makeLeaderKeys(t)
 	}
 	for _, name := range coordNames {
-		addr := e2e.FreeAddr(t)
+		addr := sluicetest.FreeAddr(t)
 		c.CoordAddrs = append(c.CoordAddrs, addr)
 		args := append([]string{"coordinator", "--nats", c.NATS.URL(), "--kafka", c.Broker.Addr,
 			"--group-id", c.Prefix,
@@ -150,13 +150,13 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 		if c.keyFiles != nil {
 			args = append(args, "--leader-key-file", c.keyFiles.Seed)
 		}
-		p := e2e.NewProc(t, name, args...)
+		p := sluicetest.NewProc(t, name, args...)
 		p.Env = append(e2e.ManifestEnv(t, addr), "FAULTS_AGENT="+name)
 		p.Start()
 		c.Coords = append(c.Coords, p)
 	}
 	for i := range c.Coords {
-		e2e.WaitHealthy(t, c.URL(i), 60*time.Second, c.Coords[i])
+		sluicetest.WaitHealthy(t, c.URL(i), 60*time.Second, c.Coords[i])
 	}
 	c.WaitLeader(30 * time.Second)
 	c.startAgent(0)
@@ -168,7 +168,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 // pinned keys and the env config provider that tags sink lines.
 func (c *Cluster) commonArgs(name, agentID string) []string {
 	args := []string{"--config-providers", "env", "--config-provider-env-allowlist", "FAULTS_AGENT"}
-	args = append(args, harness.SecurityFlags(c.Broker.Addr)...)
+	args = append(args, sluicetest.SecurityFlags(c.Broker.Addr)...)
 	if !c.NATS.Open {
 		seed := c.NATS.Creds.Coordinators[name]
 		if agentID != "" {
@@ -185,7 +185,7 @@ func (c *Cluster) commonArgs(name, agentID string) []string {
 }
 
 // startAgent starts agent i (0: agent-1), through the proxies if any.
-func (c *Cluster) startAgent(i int) *e2e.Proc {
+func (c *Cluster) startAgent(i int) *sluicetest.Proc {
 	c.T.Helper()
 	id := agentIDs[i]
 	natsURL, brokers := c.NATS.URL(), c.Broker.Addr
@@ -200,7 +200,7 @@ func (c *Cluster) startAgent(i int) *e2e.Proc {
 	if c.opts.ExactlyOnce {
 		args = append(args, "--exactly-once-source-support", "enabled")
 	}
-	p := e2e.NewProc(c.T, id, args...)
+	p := sluicetest.NewProc(c.T, id, args...)
 	p.Env = []string{"FAULTS_AGENT=" + id}
 	p.Start()
 	c.Agents = append(c.Agents, p)
@@ -217,7 +217,7 @@ func (c *Cluster) StartAgent2() {
 // waitAgents waits until every one of ids logged that it registered.
 func (c *Cluster) waitAgents(timeout time.Duration, ids ...string) {
 	c.T.Helper()
-	harness.Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		for _, id := range ids {
 			a := c.Agent(id)
 			if !a.Running() {
@@ -232,7 +232,7 @@ func (c *Cluster) waitAgents(timeout time.Duration, ids ...string) {
 }
 
 // Agent returns the agent process called id.
-func (c *Cluster) Agent(id string) *e2e.Proc {
+func (c *Cluster) Agent(id string) *sluicetest.Proc {
 	for _, a := range c.Agents {
 		if a.Name() == id {
 			return a
@@ -247,7 +247,7 @@ func (c *Cluster) URL(i int) string { return "http://" + c.CoordAddrs[i] }
 
 // Health is coordinator i's GET /health.
 func (c *Cluster) Health(i int) (api.Health, error) {
-	return harness.GetHealth(c.client, c.URL(i))
+	return sluicetest.GetHealth(c.client, c.URL(i))
 }
 
 // Leader is the index of the coordinator whose /health says leader, or -1.
@@ -267,7 +267,7 @@ func (c *Cluster) Leader() int {
 func (c *Cluster) WaitLeader(timeout time.Duration) int {
 	c.T.Helper()
 	idx := -1
-	harness.Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		idx = c.Leader()
 		return idx >= 0, "no coordinator says it leads"
 	})
@@ -276,9 +276,9 @@ func (c *Cluster) WaitLeader(timeout time.Duration) int {
 
 // Must sends a request to coordinator i and fails the test unless the
 // status is want.
-func (c *Cluster) Must(i, want int, method, path string, body any) harness.Response {
+func (c *Cluster) Must(i, want int, method, path string, body any) sluicetest.Response {
 	c.T.Helper()
-	r := harness.Do(c.T, c.URL(i), method, path, body)
+	r := sluicetest.Do(c.T, c.URL(i), method, path, body)
 	if r.Status != want {
 		c.T.Fatalf("%s %s through %s: got %s, want status %d", method, path, c.Coords[i].Name(), r, want)
 	}
@@ -288,11 +288,11 @@ func (c *Cluster) Must(i, want int, method, path string, body any) harness.Respo
 // Placement is the worker of every RUNNING task of connector name, by task.
 func (c *Cluster) Placement(i int, name string) map[int]string {
 	out := map[int]string{}
-	r := harness.Do(c.T, c.URL(i), http.MethodGet, "/connectors/"+name+"/status", nil)
+	r := sluicetest.Do(c.T, c.URL(i), http.MethodGet, "/connectors/"+name+"/status", nil)
 	if r.Status != http.StatusOK {
 		return out
 	}
-	var s harness.Status
+	var s sluicetest.Status
 	r.JSON(c.T, &s)
 	for _, ts := range s.Tasks {
 		if ts.State == "RUNNING" {
@@ -303,7 +303,7 @@ func (c *Cluster) Placement(i int, name string) map[int]string {
 }
 
 // TaskStarts counts the agents' "task started" lines after marks.
-func (c *Cluster) TaskStarts(marks map[string]e2e.Mark) int {
+func (c *Cluster) TaskStarts(marks map[string]sluicetest.Mark) int {
 	n := 0
 	for _, a := range c.Agents {
 		for _, k := range a.TaskStarts(marks[a.Name()]) {
@@ -314,8 +314,8 @@ func (c *Cluster) TaskStarts(marks map[string]e2e.Mark) int {
 }
 
 // Marks are every agent's log marks, by name.
-func (c *Cluster) Marks() map[string]e2e.Mark {
-	out := map[string]e2e.Mark{}
+func (c *Cluster) Marks() map[string]sluicetest.Mark {
+	out := map[string]sluicetest.Mark{}
 	for _, a := range c.Agents {
 		out[a.Name()] = a.Mark()
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // modeEnv selects the suite: "short" or "full"; unset, it is skipped.
@@ -30,7 +30,7 @@ func mainRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if sluiceBin, err = e2e.BuildBinary(dir); err != nil {
+	if sluiceBin, err = sluicetest.BuildBinary(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

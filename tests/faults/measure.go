@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // restProbe sends a REST write every 250 ms, each in its own goroutine (a
@@ -234,7 +234,7 @@ func (w *Workload) TopicCounts(brokers string) Counts {
 	w.t.Helper()
 	var nums []int
 	var ids []string
-	for _, r := range harness.ReadLog(w.t, brokers, "faults-reader", w.Topic, true) {
+	for _, r := range sluicetest.ReadLog(w.t, brokers, "faults-reader", w.Topic, true) {
 		if r.Attrs.IsControl() {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // steady is how long the workload runs undisturbed before the fault.
@@ -145,8 +145,8 @@ func placement(c *Cluster, leader int, w *Workload) string {
 // assigns again.
 func assignCheck(c *Cluster, leader int, timeout time.Duration) string {
 	name := c.Prefix + "-after"
-	harness.CreateTopic(c.T, c.Broker.Addr, name, 1)
-	r := harness.Do(c.T, c.URL(leader), http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
+	sluicetest.CreateTopic(c.T, c.Broker.Addr, name, 1)
+	r := sluicetest.Do(c.T, c.URL(leader), http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
 		"connector.class": "FileStreamSink", "topics": c.Prefix + "-after", "file": filepath.Join(c.Dir, "after.txt")}})
 	if r.Status != http.StatusCreated {
 		return fmt.Sprintf("a connector created after the fault: %d", r.Status)
