@@ -9,8 +9,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluice-io/sluice/shared/embedded"
 	"github.com/sluice-io/sluice/shared/natsperm"
@@ -18,6 +22,10 @@ import (
 
 // ProcessOptions shape a cluster of sluice processes.
 type ProcessOptions struct {
+	// Coordinators is the number of coordinators (default 1). Several
+	// lead by the leader lease; StartProcesses returns once one leads and
+	// every agent registered with it.
+	Coordinators int
 	// Agents is the number of agents started with the cluster (default 2),
 	// with ids agent-1, agent-2, …
 	Agents int
@@ -30,6 +38,15 @@ type ProcessOptions struct {
 	Lease           time.Duration
 	ShutdownTimeout time.Duration
 	FlushInterval   time.Duration
+	// LeaderLease is the coordinators' --leader-lease (default: the
+	// binary's with one coordinator, 2s with several).
+	LeaderLease time.Duration
+	// AgentLogLevel is the agents' --log-level (default info).
+	AgentLogLevel string
+	// CoordinatorEnv, when set, gives the coordinator listening on addr
+	// (host:port) its environment, which then says where it listens (no
+	// --listen flag): e.g. the addresses a deployment manifest sets.
+	CoordinatorEnv func(addr string) []string
 	// CoordinatorArgs and AgentArgs are appended to every coordinator's and
 	// agent's flags (e.g. --exactly-once-source-support=enabled).
 	CoordinatorArgs []string
@@ -52,15 +69,22 @@ type ProcessCluster struct {
 	Brokers string
 	// WorkDir is every agent's --work-dir.
 	WorkDir string
-	// URL is the coordinator's REST base URL; it stays the same across
+	// URL is coordinator 0's REST base URL; it stays the same across
 	// coordinator restarts.
-	URL         string
-	Coordinator *Proc
-	Agents      []*Proc
+	URL string
+	// Coordinator is coordinator 0, Coordinators all of them; Addrs[i] is
+	// coordinator i's REST host:port.
+	Coordinator  *Proc
+	Coordinators []*Proc
+	Addrs        []string
+	Agents       []*Proc
 	// NATSCreds are the nkey seed files of ProcessOptions.SecureNATS.
 	NATSCreds natsperm.Files
 
-	opts ProcessOptions
+	opts    ProcessOptions
+	natsMu  sync.Mutex
+	nc      *nats.Conn
+	leaseKV jetstream.KeyValue
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9]+`)
@@ -78,9 +102,10 @@ func UniquePrefix(t testing.TB) string {
 }
 
 // StartProcesses starts NATS and Kafka (embedded, or the real broker of
-// SLUICE_TEST_KAFKA), a coordinator and opts.Agents agents, and returns once
-// the coordinator is healthy and every agent registered. Everything stops
-// at test cleanup.
+// SLUICE_TEST_KAFKA), opts.Coordinators coordinators and opts.Agents
+// agents, and returns once the coordinator is healthy and every agent
+// registered (several coordinators: once every one is healthy, one leads
+// and every agent registered with it). Everything stops at test cleanup.
 func StartProcesses(t testing.TB, opts ProcessOptions) *ProcessCluster {
 	t.Helper()
 	if opts.Agents == 0 {
@@ -95,6 +120,15 @@ func StartProcesses(t testing.TB, opts ProcessOptions) *ProcessCluster {
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 200 * time.Millisecond
 	}
+	if opts.Coordinators == 0 {
+		opts.Coordinators = 1
+	}
+	if opts.Coordinators > 1 && opts.LeaderLease == 0 {
+		opts.LeaderLease = 2 * time.Second
+	}
+	if opts.AgentLogLevel == "" {
+		opts.AgentLogLevel = "info"
+	}
 	c := &ProcessCluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
 	// Registered before any process, so these cleanups run after every
 	// process was killed.
@@ -105,37 +139,36 @@ func StartProcesses(t testing.TB, opts ProcessOptions) *ProcessCluster {
 	be := StartBackends(t, nopts...)
 	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
 
-	listen := FreeAddr(t)
-	c.URL = "http://" + listen
-	args := append([]string{"coordinator",
-		"--nats", c.NATSURL, "--kafka", c.Brokers, "--listen", listen,
-		"--group-id", c.Prefix,
-		"--config-topic", c.Prefix + "-configs",
-		"--offsets-topic", c.Prefix + "-offsets",
-		"--status-topic", c.Prefix + "-status",
-		"--audit-topic", c.Prefix + "-audit",
-		"--agent-lease", opts.Lease.String(),
-		"--task-shutdown-timeout", opts.ShutdownTimeout.String(),
-		"--log-level", "info",
-	}, append(SecurityFlags(c.Brokers), opts.CoordinatorArgs...)...)
-	if seed := c.NATSCreds.Coordinators[CoordinatorUser]; seed != "" {
-		args = append(args, "--nats-nkey-seed", seed)
+	for i := range opts.Coordinators {
+		c.startCoordinator(i)
 	}
-	c.Coordinator = StartProc(t, "coordinator", args...)
-	c.WaitHealthy()
-
-	mark := c.Coordinator.Mark()
+	c.Coordinator, c.URL = c.Coordinators[0], c.CoordinatorURL(0)
 	var ids []string
 	for i := 0; i < opts.Agents; i++ {
-		var lbls string
-		if i < len(opts.Labels) {
-			lbls = opts.Labels[i]
-		}
-		id := fmt.Sprintf("agent-%d", i+1)
-		c.AddAgent(id, lbls)
-		ids = append(ids, id)
+		ids = append(ids, fmt.Sprintf("agent-%d", i+1))
 	}
-	c.WaitRegistered(mark, ids...)
+	addAgents := func() {
+		for i, id := range ids {
+			var lbls string
+			if i < len(opts.Labels) {
+				lbls = opts.Labels[i]
+			}
+			c.AddAgent(id, lbls)
+		}
+	}
+	if opts.Coordinators == 1 {
+		c.WaitHealthy()
+		mark := c.Coordinator.Mark()
+		addAgents()
+		c.WaitRegistered(mark, ids...)
+		return c
+	}
+	for i, p := range c.Coordinators {
+		WaitHealthy(t, c.CoordinatorURL(i), 60*time.Second, p)
+	}
+	_, lease := c.WaitLeader(30*time.Second, -1)
+	addAgents()
+	c.WaitAgentsRegistered(0, lease.Term, 30*time.Second)
 	return c
 }
 
@@ -167,7 +200,7 @@ func (c *ProcessCluster) AddAgent(id, labels string) *Proc {
 		"--offsets-topic", c.Prefix + "-offsets",
 		"--offset-flush-interval", c.opts.FlushInterval.String(),
 		"--task-shutdown-timeout", c.opts.ShutdownTimeout.String(),
-		"--log-level", "info",
+		"--log-level", c.opts.AgentLogLevel,
 	}
 	args = append(args, SecurityFlags(c.Brokers)...)
 	if labels != "" {
