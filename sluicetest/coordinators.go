@@ -23,17 +23,32 @@ import (
 // methods ending in At address coordinator i; the others address
 // coordinator 0 (Coordinator, URL).
 
-// startCoordinator starts coordinator i: "coordinator" when it is the only
-// one, "coordinator-<i>" when there are several.
+// CoordinatorName is the name of coordinator i of n in a ProcessCluster:
+// "coordinator" when it is the only one, "coordinator-<i>" when there are
+// several.
+func CoordinatorName(i, n int) string {
+	if n == 1 {
+		return "coordinator"
+	}
+	return fmt.Sprintf("coordinator-%d", i)
+}
+
+// coordinatorSeed is the nkey seed file of the coordinator called name:
+// its own, or every coordinator's; "" on an open NATS.
+func (c *ProcessCluster) coordinatorSeed(name string) string {
+	if seed := c.NATSCreds.Coordinators[name]; seed != "" {
+		return seed
+	}
+	return c.NATSCreds.Coordinators[CoordinatorUser]
+}
+
+// startCoordinator starts coordinator i (see CoordinatorName).
 func (c *ProcessCluster) startCoordinator(i int) *Proc {
 	c.T.Helper()
 	opts := c.opts
 	addr := FreeAddr(c.T)
 	c.Addrs = append(c.Addrs, addr)
-	name := "coordinator"
-	if opts.Coordinators > 1 {
-		name = fmt.Sprintf("coordinator-%d", i)
-	}
+	name := CoordinatorName(i, opts.Coordinators)
 	args := []string{"coordinator",
 		"--nats", c.NATSURL, "--kafka", c.Brokers,
 		"--group-id", c.Prefix,
@@ -53,12 +68,12 @@ func (c *ProcessCluster) startCoordinator(i int) *Proc {
 	}
 	args = append(args, SecurityFlags(c.Brokers)...)
 	args = append(args, opts.CoordinatorArgs...)
-	if seed := c.NATSCreds.Coordinators[CoordinatorUser]; seed != "" {
+	if seed := c.coordinatorSeed(name); seed != "" {
 		args = append(args, "--nats-nkey-seed", seed)
 	}
 	p := NewProc(c.T, name, args...)
 	if opts.CoordinatorEnv != nil {
-		p.Env = opts.CoordinatorEnv(addr)
+		p.Env = opts.CoordinatorEnv(name, addr)
 	}
 	p.Start()
 	c.Coordinators = append(c.Coordinators, p)
@@ -171,7 +186,7 @@ func (c *ProcessCluster) NATS() *nats.Conn {
 		return c.nc
 	}
 	var nopts []nats.Option
-	if seed := c.NATSCreds.Coordinators[CoordinatorUser]; seed != "" {
+	if seed := c.coordinatorSeed(c.Coordinators[0].Name()); seed != "" {
 		opt, err := nats.NkeyOptionFromSeed(seed)
 		if err != nil {
 			c.T.Fatal(err)
@@ -215,6 +230,20 @@ func (c *ProcessCluster) Lease() (l wire.LeaderLease, ok bool) {
 		return wire.LeaderLease{}, false
 	}
 	return l, true
+}
+
+// Leader is the index of a running coordinator whose GET /health says it
+// leads, or -1.
+func (c *ProcessCluster) Leader() int {
+	for i, p := range c.Coordinators {
+		if !p.Running() {
+			continue
+		}
+		if h, err := c.HealthAt(i); err == nil && h.Role == "leader" {
+			return i
+		}
+	}
+	return -1
 }
 
 // WaitLeader waits until the lease names a coordinator other than skip

@@ -22,9 +22,10 @@ import (
 
 // ProcessOptions shape a cluster of sluice processes.
 type ProcessOptions struct {
-	// Coordinators is the number of coordinators (default 1). Several
-	// lead by the leader lease; StartProcesses returns once one leads and
-	// every agent registered with it.
+	// Coordinators is the number of coordinators (default 1), named as
+	// CoordinatorName says. Several lead by the leader lease;
+	// StartProcesses returns once one leads and every agent registered
+	// with it.
 	Coordinators int
 	// Agents is the number of agents started with the cluster (default 2),
 	// with ids agent-1, agent-2, …
@@ -43,10 +44,28 @@ type ProcessOptions struct {
 	LeaderLease time.Duration
 	// AgentLogLevel is the agents' --log-level (default info).
 	AgentLogLevel string
-	// CoordinatorEnv, when set, gives the coordinator listening on addr
-	// (host:port) its environment, which then says where it listens (no
-	// --listen flag): e.g. the addresses a deployment manifest sets.
-	CoordinatorEnv func(addr string) []string
+	// CoordinatorEnv, when set, gives the coordinator called name,
+	// listening on addr (host:port), its environment, which then says
+	// where it listens (no --listen flag): e.g. the addresses a deployment
+	// manifest sets. AgentEnv gives agent id extra environment variables.
+	CoordinatorEnv func(name, addr string) []string
+	AgentEnv       func(id string) []string
+	// Prefix, when set, is the cluster's Prefix (default UniquePrefix):
+	// for a test that must name the group before it starts (NATSCreds).
+	Prefix string
+	// NATSURL and Brokers, when both set, are the NATS server (or
+	// comma-separated servers) and Kafka brokers the cluster runs on,
+	// instead of its own (SecureNATS then does nothing: NATSCreds says the
+	// processes' credentials).
+	NATSURL string
+	Brokers string
+	// NATSCreds are the processes' nkey seed files: a coordinator's by its
+	// name or, for every coordinator, by CoordinatorUser; an agent's by its
+	// id. SecureNATS fills them.
+	NATSCreds natsperm.Files
+	// AgentConnect, when set, says where agent id reaches NATS and Kafka
+	// (e.g. through a proxy a test can cut); "" for the cluster's own.
+	AgentConnect func(id string) (natsURL, brokers string)
 	// CoordinatorArgs and AgentArgs are appended to every coordinator's and
 	// agent's flags (e.g. --exactly-once-source-support=enabled).
 	CoordinatorArgs []string
@@ -129,15 +148,21 @@ func StartProcesses(t testing.TB, opts ProcessOptions) *ProcessCluster {
 	if opts.AgentLogLevel == "" {
 		opts.AgentLogLevel = "info"
 	}
-	c := &ProcessCluster{T: t, Prefix: UniquePrefix(t), WorkDir: t.TempDir(), opts: opts}
-	// Registered before any process, so these cleanups run after every
-	// process was killed.
-	var nopts []embedded.NATSOption
-	if opts.SecureNATS {
-		nopts = append(nopts, c.secureNATS())
+	if opts.Prefix == "" {
+		opts.Prefix = UniquePrefix(t)
 	}
-	be := StartBackends(t, nopts...)
-	c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
+	c := &ProcessCluster{T: t, Prefix: opts.Prefix, WorkDir: t.TempDir(), opts: opts,
+		NATSURL: opts.NATSURL, Brokers: opts.Brokers, NATSCreds: opts.NATSCreds}
+	if c.NATSURL == "" || c.Brokers == "" {
+		// Registered before any process, so these cleanups run after
+		// every process was killed.
+		var nopts []embedded.NATSOption
+		if opts.SecureNATS {
+			nopts = append(nopts, c.secureNATS())
+		}
+		be := StartBackends(t, nopts...)
+		c.NATSURL, c.Brokers = be.NATSURL, be.Brokers
+	}
 
 	for i := range opts.Coordinators {
 		c.startCoordinator(i)
@@ -193,8 +218,14 @@ func (c *ProcessCluster) secureNATS() embedded.NATSOption {
 // It does not wait for the agent to register; see WaitRegistered.
 func (c *ProcessCluster) AddAgent(id, labels string) *Proc {
 	c.T.Helper()
+	natsURL, brokers := c.NATSURL, c.Brokers
+	if c.opts.AgentConnect != nil {
+		if n, b := c.opts.AgentConnect(id); n != "" {
+			natsURL, brokers = n, b
+		}
+	}
 	args := []string{"agent",
-		"--nats", c.NATSURL, "--kafka", c.Brokers, "--id", id,
+		"--nats", natsURL, "--kafka", brokers, "--id", id,
 		"--work-dir", c.WorkDir,
 		"--group-id", c.Prefix,
 		"--offsets-topic", c.Prefix + "-offsets",
@@ -209,7 +240,11 @@ func (c *ProcessCluster) AddAgent(id, labels string) *Proc {
 	if seed := c.NATSCreds.Agents[id]; seed != "" {
 		args = append(args, "--nats-nkey-seed", seed)
 	}
-	p := StartProc(c.T, id, append(args, c.opts.AgentArgs...)...)
+	p := NewProc(c.T, id, append(args, c.opts.AgentArgs...)...)
+	if c.opts.AgentEnv != nil {
+		p.Env = c.opts.AgentEnv(id)
+	}
+	p.Start()
 	c.Agents = append(c.Agents, p)
 	return p
 }

@@ -22,7 +22,7 @@ func startLeaderCluster(t testing.TB, opts sluicetest.ProcessOptions) *sluicetes
 	if opts.Coordinators == 0 {
 		opts.Coordinators = 3
 	}
-	opts.CoordinatorEnv = func(addr string) []string { return ManifestEnv(t, addr) }
+	opts.CoordinatorEnv = func(_, addr string) []string { return ManifestEnv(t, addr) }
 	return sluicetest.StartProcesses(t, opts)
 }
 

@@ -54,7 +54,7 @@ type Workload struct {
 func StartWorkload(c *Cluster) *Workload {
 	t := c.T
 	t.Helper()
-	w := &Workload{t: t, In: filepath.Join(c.Dir, "in.txt"), Out: filepath.Join(c.Dir, "out.txt"),
+	w := &Workload{t: t, In: filepath.Join(c.WorkDir, "in.txt"), Out: filepath.Join(c.WorkDir, "out.txt"),
 		Topic: c.Prefix + "-lines", Source: c.Prefix + "-src", Sink: c.Prefix + "-sink",
 		done: make(chan struct{}), watchDone: make(chan struct{}), seen: map[int]time.Time{}}
 	sluicetest.CreateTopic(t, c.Broker.Addr, w.Topic, 1)
@@ -71,11 +71,11 @@ func StartWorkload(c *Cluster) *Workload {
 
 	json := "org.apache.kafka.connect.json.JsonConverter"
 	leader := c.WaitLeader(30 * time.Second)
-	c.Must(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Source, "config": map[string]string{
+	c.MustAt(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Source, "config": map[string]string{
 		"connector.class": "FileStreamSource", "file": w.In, "topic": w.Topic,
 		"value.converter": json, "value.converter.schemas.enable": "false",
 	}})
-	c.Must(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Sink, "config": map[string]string{
+	c.MustAt(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Sink, "config": map[string]string{
 		"connector.class": "FileStreamSink", "file": w.Out, "topics": w.Topic,
 		"value.converter": json, "value.converter.schemas.enable": "false",
 		"transforms":                    "line,agent",
