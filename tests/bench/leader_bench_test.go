@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // failoverRounds is how many leader kills the median is taken over.
@@ -39,27 +40,27 @@ func BenchmarkLeaderFailover(b *testing.B) {
 			buildErr = err
 			return
 		}
-		_, buildErr = sluicetest.BuildBinary(dir) // removed with the machine's temp files
+		_, buildErr = procs.BuildBinary(dir) // removed with the machine's temp files
 	})
 	if buildErr != nil {
 		b.Fatal(buildErr)
 	}
-	prefix := sluicetest.UniquePrefix(b)
+	prefix := procs.UniquePrefix(b)
 	be := sluicetest.StartBackends(b)
 	brokers := be.Brokers
 	var addrs []string
-	var coords []*sluicetest.Proc
+	var coords []*procs.Proc
 	for i := range 3 {
 		addr := sluicetest.FreeAddr(b)
 		addrs = append(addrs, addr)
-		coords = append(coords, sluicetest.StartProc(b, fmt.Sprintf("coordinator-%d", i), "coordinator",
+		coords = append(coords, procs.StartProc(b, fmt.Sprintf("coordinator-%d", i), "coordinator",
 			"--nats", be.NATSURL, "--kafka", brokers, "--listen", addr, "--group-id", prefix,
 			"--config-topic", prefix+"-configs", "--offsets-topic", prefix+"-offsets", "--status-topic", prefix+"-status"))
 	}
-	sluicetest.StartProc(b, "agent-1", "agent", "--nats", be.NATSURL, "--kafka", brokers, "--id", "agent-1",
+	procs.StartProc(b, "agent-1", "agent", "--nats", be.NATSURL, "--kafka", brokers, "--id", "agent-1",
 		"--work-dir", b.TempDir(), "--group-id", prefix, "--offsets-topic", prefix+"-offsets")
 	for i, addr := range addrs {
-		sluicetest.WaitHealthy(b, "http://"+addr, 60*time.Second, coords[i])
+		procs.WaitHealthy(b, "http://"+addr, 60*time.Second, coords[i])
 	}
 
 	create := func(i, n int) (int, error) {
@@ -103,7 +104,7 @@ func BenchmarkLeaderFailover(b *testing.B) {
 		took = append(took, d)
 		b.Logf("round %d: killed coordinator-%d; first write through a survivor after %v", round, leader, d.Round(time.Millisecond))
 		coords[leader].Start()
-		sluicetest.WaitHealthy(b, "http://"+addrs[leader], 60*time.Second, coords[leader])
+		procs.WaitHealthy(b, "http://"+addrs[leader], 60*time.Second, coords[leader])
 	}
 	b.StopTimer()
 	slices.Sort(took)

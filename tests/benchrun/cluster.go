@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 
 	"context"
 	"fmt"
@@ -185,7 +186,7 @@ func (b *bench) logArgs() []string {
 
 // startCoordinator starts a coordinator process with args and waits until
 // its GET /health at url answers 200. Every sluice process signs and trusts
-// the leader key the kit pinned (sluicetest.BuildBinaryWith).
+// the leader key the kit pinned (procs.BuildBinaryWith).
 func (c *cluster) startCoordinator(name string, args []string, url string) (*proc, error) {
 	p, err := startProc(name, c.b.sluiceBin, args...)
 	if err != nil {
@@ -391,7 +392,7 @@ func (c *cluster) marks() map[*node]int64 {
 func (c *cluster) taskStarts(marks map[*node]int64) int {
 	n := 0
 	for _, nd := range c.nodes {
-		n += nd.p.CountLogSince(sluicetest.Mark(marks[nd]), c.taskStartLine())
+		n += nd.p.CountLogSince(procs.Mark(marks[nd]), c.taskStartLine())
 	}
 	return n
 }

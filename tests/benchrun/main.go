@@ -73,7 +73,7 @@
 package main
 
 import (
-	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 
 	"fmt"
 	"os"
@@ -274,7 +274,7 @@ func setup() (*bench, error) {
 	t0 := time.Now()
 	// The shipped binary (no test seams), with a leader key pinned on
 	// every sluice process as production pins one.
-	if b.sluiceBin, err = sluicetest.BuildBinaryWith(b.tmp, ""); err != nil {
+	if b.sluiceBin, err = procs.BuildBinaryWith(b.tmp, ""); err != nil {
 		return nil, err
 	}
 	b.logf("built %s in %v", b.sluiceBin, time.Since(t0).Round(100*time.Millisecond))

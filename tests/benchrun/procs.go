@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // proc is one child process (a sluice coordinator or agent, a NATS server,
@@ -19,13 +19,13 @@ import (
 // child if this program dies, and killAll kills whatever is left on any
 // exit path. The methods here are the kit's, with errors for the kit's
 // failures.
-type proc struct{ *sluicetest.Proc }
+type proc struct{ *procs.Proc }
 
 // startProc starts bin with args as the child called name (its log is
 // name.stderr in a directory of its own under the run's temp dir).
 func startProc(name, bin string, args ...string) (p *proc, err error) {
 	defer catch(&err)
-	kp := sluicetest.NewProcOf(tb, bin, name, args...)
+	kp := procs.NewProcOf(tb, bin, name, args...)
 	kp.MergeOutput = true
 	kp.Start()
 	return &proc{kp}, nil

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 
 	"context"
 	"encoding/json"
@@ -264,7 +264,7 @@ var startLineRE = regexp.MustCompile(`^time=(\S+) .*msg="task started".*\bconnec
 func (c *cluster) rollStarts(marks map[*node]int64) ([]taskStart, error) {
 	var out []taskStart
 	for _, nd := range c.nodes {
-		for _, l := range nd.p.LogLinesSince(sluicetest.Mark(marks[nd])) {
+		for _, l := range nd.p.LogLinesSince(procs.Mark(marks[nd])) {
 			if !strings.Contains(l, `msg="task started"`) {
 				continue
 			}

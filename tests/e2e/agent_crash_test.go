@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"path/filepath"
@@ -31,9 +32,9 @@ const crashLease = 2 * time.Minute
 // timeout: records produced after the kill reach the file.
 func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 	t.Parallel()
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 1, Lease: crashLease,
+	c := procs.Start(t, procs.Options{Agents: 1, Lease: crashLease,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
-	g := sluicetest.Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 200, RecordBytes: 50}
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 200, RecordBytes: 50}
 	c.CreateTopic(g.Topic, 1)
 	src := c.Name("src")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": g.Config()})
@@ -94,7 +95,7 @@ func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 // turn — and the successor keeps running and delivering.
 func TestSinkZombieIsFencedByTheBroker(t *testing.T) {
 	t.Parallel()
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 2, Lease: 3 * time.Second})
+	c := procs.Start(t, procs.Options{Agents: 2, Lease: 3 * time.Second})
 	in := c.Name("lines")
 	c.CreateTopic(in, 1)
 	out := filepath.Join(c.WorkDir, "zombie-sink.txt")

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ import (
 func TestAgentMetricsListener(t *testing.T) {
 	t.Parallel()
 	addr := sluicetest.FreeAddr(t)
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 1, AgentArgs: []string{"--metrics-listen", addr, "--pprof"}})
+	c := procs.Start(t, procs.Options{Agents: 1, AgentArgs: []string{"--metrics-listen", addr, "--pprof"}})
 	base := "http://" + addr
 	client := &http.Client{Timeout: 5 * time.Second}
 	get := func(path string) (int, error) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // holdOffsetsEnv is the agent's test-only seam (cmd/sluice, compiled in by
@@ -29,7 +30,7 @@ func fileSrc(file string, pos int) map[string]any {
 }
 
 // offsetsOf is GET /connectors/{name}/offsets, canonical.
-func offsetsOf(c *sluicetest.ProcessCluster, name string) string {
+func offsetsOf(c *procs.Cluster, name string) string {
 	c.T.Helper()
 	var body struct {
 		Offsets []map[string]any `json:"offsets"`
@@ -41,7 +42,7 @@ func offsetsOf(c *sluicetest.ProcessCluster, name string) string {
 // nameOffsets reads the offsets stored under a name with no connector: a
 // STOPPED connector of that name is created, its offsets read, and it is
 // deleted again (offsets outlive it).
-func nameOffsets(c *sluicetest.ProcessCluster, name string, config map[string]string) string {
+func nameOffsets(c *procs.Cluster, name string, config map[string]string) string {
 	c.T.Helper()
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_state": "STOPPED"})
 	got := offsetsOf(c, name)
@@ -68,7 +69,7 @@ func (g bgT) Fatalf(format string, args ...any) {
 // succeeds with exactly the initial offsets, the stale ones gone.
 func TestCreateOffsetsAgentKilled(t *testing.T) {
 	t.Parallel()
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 1})
+	c := procs.Start(t, procs.Options{Agents: 1})
 	name := c.Name("held")
 	if err := os.WriteFile(filepath.Join(c.WorkDir, "held.txt"), []byte("line-1\nline-2\nline-3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 		}
 	}
 	mark := c.Coordinator.Mark()
-	held := sluicetest.NewProc(t, "agent-0", args...)
+	held := procs.NewProc(t, "agent-0", args...)
 	held.Env = []string{holdOffsetsEnv + "=" + marker}
 	held.Start()
 	c.Agents = append(c.Agents, held)
@@ -155,8 +156,8 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 // stderr and exit code.
 func sluiceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(sluicetest.Binary(), args...)
-	cmd.Env = sluicetest.ChildEnv()
+	cmd := exec.Command(procs.Binary(), args...)
+	cmd.Env = procs.ChildEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -177,7 +178,7 @@ func sluiceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // as the CLI's error.
 func TestCreateOffsetsCLI(t *testing.T) {
 	t.Parallel()
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 1})
+	c := procs.Start(t, procs.Options{Agents: 1})
 	name, topic := c.Name("cli"), c.Name("cli")
 	if err := os.WriteFile(filepath.Join(c.WorkDir, "cli.txt"), []byte("skip-1\nskip-2\nread-1\nread-2\n"), 0o644); err != nil {
 		t.Fatal(err)

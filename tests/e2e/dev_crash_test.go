@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,10 +35,10 @@ func TestDevCrashSinkResumesFromLastCommit(t *testing.T) {
 	dataDir := t.TempDir()
 	listen := sluicetest.FreeAddr(t)
 	out := filepath.Join(t.TempDir(), "out.txt")
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen,
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen,
 		"--offset-flush-interval", "200ms", "--leader-lease", "2s", "--log-level", "info")
-	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	topic := sluicetest.UniquePrefix(t) + "-lines"
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	topic := procs.UniquePrefix(t) + "-lines"
 	c.CreateTopic(topic, 1)
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "sink", "config": map[string]string{
 		"connector.class": "FileStreamSink", "file": out, "topics": topic}})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"io"
 	"net/http"
 	"os"
@@ -31,7 +32,7 @@ func TestDevSecure(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	dev := procs.StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
 	// --secure may print more than the ready line (how to use the REST
 	// credential it made): find the ready line among them.
 	var m []string
@@ -86,7 +87,7 @@ func TestDevSecure(t *testing.T) {
 	}
 
 	rest := devREST{t: t, url: "http://" + listen, passwordFile: filepath.Join(dataDir, "rest-auth", "admin.password")}
-	gen := map[string]string{"connector.class": "GeneratorSource", "topic": sluicetest.UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}
+	gen := map[string]string{"connector.class": "GeneratorSource", "topic": procs.UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}
 	if status, body := rest.do(http.MethodPost, "/connectors", map[string]any{"name": "gen", "config": gen}); status != http.StatusCreated {
 		t.Fatalf("create: %d %s", status, body)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // readyRE is the one line `sluice dev` prints when it is ready.
@@ -32,10 +33,10 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	begin := time.Now()
 	dataDir := t.TempDir()
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
 	brokers := waitReady(t, dev, listen, 1)
 	t.Logf("ready in %v", time.Since(begin).Round(time.Millisecond))
-	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: brokers}
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
 	if r := c.Do(http.MethodGet, "/health", nil); r.Status != http.StatusOK {
 		t.Fatalf("GET /health right after the ready line: %s, want 200", r)
 	}
@@ -45,7 +46,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	topic := sluicetest.UniquePrefix(t) + "-lines"
+	topic := procs.UniquePrefix(t) + "-lines"
 	running := map[string]string{
 		"connector.class": "FileStreamSource",
 		"file":            in,
@@ -126,7 +127,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 // waitReady waits for the ready line of the n-th run of dev and checks that
 // it is the only line that run printed and that it names the REST address
 // given with --listen. It returns the embedded Kafka address.
-func waitReady(t testing.TB, dev *sluicetest.Proc, listen string, n int) string {
+func waitReady(t testing.TB, dev *procs.Proc, listen string, n int) string {
 	t.Helper()
 	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		if !dev.Running() {
@@ -177,9 +178,9 @@ func waitReady(t testing.TB, dev *sluicetest.Proc, listen string, n int) string 
 func TestDevSigintStopsEveryTaskOnceWithoutErrors(t *testing.T) {
 	t.Parallel()
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
-	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	prefix := sluicetest.UniquePrefix(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	prefix := procs.UniquePrefix(t)
 	out := t.TempDir()
 	const sources, sinks = 24, 12
 	var names []string
@@ -240,7 +241,7 @@ var taskEndRE = regexp.MustCompile(`msg="task (stopped|failed)" agent=(\S+) task
 // changed checkout), or "unknown" for a binary built without one.
 func TestDevVersionShowsBuildCommit(t *testing.T) {
 	t.Parallel()
-	info, err := buildinfo.ReadFile(sluicetest.Binary())
+	info, err := buildinfo.ReadFile(procs.Binary())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 		}
 	}
 	t.Logf("the binary's commit: %s", want)
-	out, err := exec.Command(sluicetest.Binary(), "--version").Output()
+	out, err := exec.Command(procs.Binary(), "--version").Output()
 	if err != nil {
 		t.Fatalf("sluice --version: %v", err)
 	}
@@ -265,8 +266,8 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 	}
 
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
-	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
 	var root api.ServerInfo
 	c.Must(http.StatusOK, http.MethodGet, "/", nil).JSON(t, &root)
 	if root.Commit != want {

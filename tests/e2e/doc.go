@@ -7,7 +7,7 @@
 // its own group id and topic names, so runs can share that broker.
 //
 // The tests use the test kit's process mode (package sluicetest:
-// StartProcesses, Proc), built for failure testing: a sluicetest.Proc can
+// StartProcesses, Proc), built for failure testing: a procs.Proc can
 // be killed
 // (SIGKILL), stopped gracefully (SIGTERM), paused and resumed
 // (SIGSTOP/SIGCONT) and restarted with the same flags, and its log can be

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"slices"
@@ -21,7 +22,7 @@ func eosArgs(on bool) []string {
 }
 
 // faultRun is the generator run that runAgentFaults drives through faults.
-var faultRun = sluicetest.Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150, RecordBytes: 100}
+var faultRun = procs.Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150, RecordBytes: 100}
 
 // runAgentFaults is the failure scenario of issue 6, with exactly-once
 // source support on or off. Three agents (lease 3s) run a generator source
@@ -42,7 +43,7 @@ var faultRun = sluicetest.Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150
 func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 3, Lease: 3 * time.Second,
+	c := procs.Start(t, procs.Options{Agents: 3, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(eos), AgentArgs: eosArgs(eos)})
 	t.Logf("%v: cluster up (brokers %s, exactly-once %v)", since(), c.Brokers, eos)
 
@@ -88,7 +89,7 @@ func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	// write) or was revoked before it wrote anything (a clean stop).
 	for _, task := range zombieTasks {
 		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
-			ended := append(sluicetest.FencedLines(zombie, zmark, task), zombie.LogLinesSince(zmark, `msg="task stopped"`, "task="+task+" ")...)
+			ended := append(procs.FencedLines(zombie, zmark, task), zombie.LogLinesSince(zmark, `msg="task stopped"`, "task="+task+" ")...)
 			return len(ended) > 0, fmt.Sprintf("%s logged neither a fenced failure nor a stop of %s since it resumed:\n%s",
 				zombie.Name(), task, strings.Join(zombie.LogLinesSince(zmark, "task="+task+" "), "\n"))
 		})
@@ -148,7 +149,7 @@ func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 // checkPrefix reads the committed offsets and then the data topic, and
 // fails the test unless the topic holds every seq up to the committed one
 // (exactly once, as a gapless prefix, when eos).
-func checkPrefix(t *testing.T, c *sluicetest.ProcessCluster, name string, g sluicetest.Generator, eos bool, when string) sluicetest.Seqs {
+func checkPrefix(t *testing.T, c *procs.Cluster, name string, g procs.Generator, eos bool, when string) procs.Seqs {
 	t.Helper()
 	committed := c.CommittedSeqs(name)
 	upTo := map[int64]int64{}
@@ -162,9 +163,9 @@ func checkPrefix(t *testing.T, c *sluicetest.ProcessCluster, name string, g slui
 	// writes the markers after EndTxn returned), so the data of a committed
 	// offset may become readable a moment after the offset: read again
 	// until it did, for a bounded while.
-	var seqs sluicetest.Seqs
+	var seqs procs.Seqs
 	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
-		seqs = sluicetest.ParseSeqs(c.ReadTopic(g.Topic))
+		seqs = procs.ParseSeqs(c.ReadTopic(g.Topic))
 		problems := seqs.Check(g.Streams, upTo, eos)
 		return len(problems) == 0, fmt.Sprintf("%s: topic %s (%d records; committed seqs %v):\n%s", when, g.Topic, seqs.Records, upTo, strings.Join(problems, "\n"))
 	})
@@ -194,7 +195,7 @@ func tasksOn(placed map[int]string, agent, connector string) []string {
 }
 
 // liveAgents names the cluster's agents other than those of gone.
-func liveAgents(c *sluicetest.ProcessCluster, gone ...*sluicetest.Proc) []string {
+func liveAgents(c *procs.Cluster, gone ...*procs.Proc) []string {
 	var out []string
 	for _, a := range c.Agents {
 		if !slices.Contains(gone, a) && a.Running() {

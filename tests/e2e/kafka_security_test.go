@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // runFailing runs the sluice binary with args, expects it to exit with an
@@ -19,8 +20,8 @@ func runFailing(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, sluicetest.Binary(), args...)
-	cmd.Env = sluicetest.SluiceEnv()
+	cmd := exec.CommandContext(ctx, procs.Binary(), args...)
+	cmd.Env = procs.SluiceEnv()
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("sluice %s still ran after a minute:\n%s", strings.Join(args, " "), out)
@@ -75,8 +76,8 @@ func TestKafkaSecurityWrongPasswordStopsBinary(t *testing.T) {
 	sec := append(sluicetest.SecurityFlags(be.Brokers), "--kafka-sasl-password-file="+wrong)
 	want := "kafka " + be.Brokers + ": SASL authentication failed"
 	for _, args := range [][]string{
-		{"coordinator", "--listen", sluicetest.FreeAddr(t), "--group-id", sluicetest.UniquePrefix(t)},
-		{"agent", "--id", "agent-1", "--group-id", sluicetest.UniquePrefix(t)},
+		{"coordinator", "--listen", sluicetest.FreeAddr(t), "--group-id", procs.UniquePrefix(t)},
+		{"agent", "--id", "agent-1", "--group-id", procs.UniquePrefix(t)},
 	} {
 		args = append(append(args, "--nats", be.NATSURL, "--kafka", be.Brokers), sec...)
 		if out := runFailing(t, args...); !strings.Contains(out, want) {

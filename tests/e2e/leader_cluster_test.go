@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // startLeaderCluster starts the kit's process cluster with several
@@ -17,13 +18,13 @@ import (
 // for the pod's IP: on every interface, and as <pod IP>:<port> to the
 // other coordinators, which forward writes there). It returns once one
 // coordinator leads and every agent registered with it.
-func startLeaderCluster(t testing.TB, opts sluicetest.ProcessOptions) *sluicetest.ProcessCluster {
+func startLeaderCluster(t testing.TB, opts procs.Options) *procs.Cluster {
 	t.Helper()
 	if opts.Coordinators == 0 {
 		opts.Coordinators = 3
 	}
 	opts.CoordinatorEnv = func(_, addr string) []string { return ManifestEnv(t, addr) }
-	return sluicetest.StartProcesses(t, opts)
+	return procs.Start(t, opts)
 }
 
 // rawRecord is a record with the producer that wrote it.
@@ -50,7 +51,7 @@ func (p producer) String() string { return fmt.Sprintf("%d/%d", p.ID, p.Epoch) }
 // partition and offset order, read_uncommitted: records of aborted or open
 // transactions are included, so a zombie's write shows even if it never
 // committed.
-func readRaw(c *sluicetest.ProcessCluster, topic string) []rawRecord {
+func readRaw(c *procs.Cluster, topic string) []rawRecord {
 	c.T.Helper()
 	var out []rawRecord
 	for _, r := range sluicetest.ReadLog(c.T, c.Brokers, c.Prefix+"-test-raw", topic, false) {
@@ -71,7 +72,7 @@ type taskGen struct {
 
 // taskGenerations returns the last status of every task of the status
 // topic (read_committed), by task id "<connector>-<n>".
-func taskGenerations(c *sluicetest.ProcessCluster) map[string]taskGen {
+func taskGenerations(c *procs.Cluster) map[string]taskGen {
 	c.T.Helper()
 	out := map[string]taskGen{}
 	for _, r := range c.ReadTopic(c.Prefix + "-status") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := startLeaderCluster(t, sluicetest.ProcessOptions{AgentLogLevel: "debug"})
+	c := startLeaderCluster(t, procs.Options{AgentLogLevel: "debug"})
 	li, lease := c.WaitLeader(30*time.Second, -1)
 	old := c.Coordinators[li]
 	t.Logf("%v: %s leads, term %d", since(), old.Name(), lease.Term)
@@ -188,9 +189,9 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 // wrote connector before) was stamped after pausedAt, or follows, in its
 // partition, a record of the successor's producer (the one that wrote
 // connector after).
-func checkNoZombieWrites(t *testing.T, c *sluicetest.ProcessCluster, before, after string, pausedAt time.Time) {
+func checkNoZombieWrites(t *testing.T, c *procs.Cluster, before, after string, pausedAt time.Time) {
 	t.Helper()
-	cfgs := readRaw(c, c.Prefix + "-configs")
+	cfgs := readRaw(c, c.Prefix+"-configs")
 	var oldP, newP producer
 	for _, r := range cfgs {
 		switch r.Key {
@@ -226,7 +227,7 @@ func checkNoZombieWrites(t *testing.T, c *sluicetest.ProcessCluster, before, aft
 
 // waitAgentsFound waits up to timeout for every agent to register with the
 // leader of term, and reports whether they did.
-func waitAgentsFound(c *sluicetest.ProcessCluster, term int64, timeout time.Duration) bool {
+func waitAgentsFound(c *procs.Cluster, term int64, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		n := 0
@@ -244,7 +245,7 @@ func waitAgentsFound(c *sluicetest.ProcessCluster, term int64, timeout time.Dura
 }
 
 // fencedLines returns p's log lines after m that say a write was fenced.
-func fencedLines(p *sluicetest.Proc, m sluicetest.Mark) []string { return p.LogLinesSince(m, "fenced") }
+func fencedLines(p *procs.Proc, m procs.Mark) []string { return p.LogLinesSince(m, "fenced") }
 
 func first(xs []string) string {
 	if len(xs) == 0 {
@@ -254,7 +255,7 @@ func first(xs []string) string {
 }
 
 // agentLines returns the agents' lines with substr after marks.
-func agentLines(c *sluicetest.ProcessCluster, marks map[string]sluicetest.Mark, substr string) string {
+func agentLines(c *procs.Cluster, marks map[string]procs.Mark, substr string) string {
 	var s string
 	for _, a := range c.Agents {
 		for _, l := range a.LogLinesSince(marks[a.Name()], substr) {

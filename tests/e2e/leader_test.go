@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // The tests of issue 7: three `sluice coordinator` processes of one group,
@@ -35,7 +36,7 @@ func stoppedSource(name, topic string) map[string]any {
 }
 
 // others returns the coordinator indexes other than i.
-func others(c *sluicetest.ProcessCluster, i int) []int {
+func others(c *procs.Cluster, i int) []int {
 	var out []int
 	for j := range c.Coordinators {
 		if j != i {
@@ -64,7 +65,7 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := startLeaderCluster(t, sluicetest.ProcessOptions{})
+	c := startLeaderCluster(t, procs.Options{})
 	li, lease := c.WaitLeader(30*time.Second, -1)
 	t.Logf("%v: %s leads, term %d (brokers %s)", since(), c.Coordinators[li].Name(), lease.Term, c.Brokers)
 	fs := others(c, li)
@@ -162,14 +163,14 @@ func (r streamReq) String() string {
 // (of one new source partition each, on a stopped connector) in turn,
 // round-robin through the running coordinators, one at a time.
 type writeStream struct {
-	c    *sluicetest.ProcessCluster
+	c    *procs.Cluster
 	mu   sync.Mutex
 	reqs []streamReq
 	quit chan struct{}
 	done chan struct{}
 }
 
-func startWriteStream(c *sluicetest.ProcessCluster, target, topic string) *writeStream {
+func startWriteStream(c *procs.Cluster, target, topic string) *writeStream {
 	s := &writeStream{c: c, quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -249,7 +250,7 @@ const forwardIOError = "IO Error trying to forward REST request: "
 // killed, or that a follower forwarded to the leader as it was killed (the
 // follower says so), has an unknown outcome; it is only reported. All coordinators must
 // agree.
-func checkWriteStream(t *testing.T, c *sluicetest.ProcessCluster, reqs []streamReq, target string, killedAt time.Time) {
+func checkWriteStream(t *testing.T, c *procs.Cluster, reqs []streamReq, target string, killedAt time.Time) {
 	t.Helper()
 	type view struct {
 		names   map[string]bool

@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"fmt"
-	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"os"
 	"testing"
 )
@@ -19,7 +19,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if _, err := sluicetest.BuildBinary(dir); err != nil {
+	if _, err := procs.BuildBinary(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 func TestProcPauseResumeKillRestart(t *testing.T) {
 	t.Parallel()
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen)
 	waitReady(t, dev, listen, 1)
 	url := "http://" + listen + "/health"
 	client := &http.Client{Timeout: 300 * time.Millisecond}
@@ -25,7 +26,7 @@ func TestProcPauseResumeKillRestart(t *testing.T) {
 		t.Fatalf("a paused process answered GET /health: %d", resp.StatusCode)
 	}
 	dev.Resume()
-	sluicetest.WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
+	procs.WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
 
 	pid := dev.Pid()
 	dev.Kill()
@@ -40,5 +41,5 @@ func TestProcPauseResumeKillRestart(t *testing.T) {
 	if dev.Pid() == pid || dev.Starts() != 2 {
 		t.Fatalf("Restart: pid %d (was %d), %d starts", dev.Pid(), pid, dev.Starts())
 	}
-	sluicetest.WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
+	procs.WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // TestRESTSecurityCLI makes credentials with `sluice auth`, starts `sluice
@@ -26,8 +27,8 @@ func TestRESTSecurityCLI(t *testing.T) {
 		}
 		return p
 	}
-	hashCmd := exec.Command(sluicetest.Binary(), "auth", "hash-password")
-	hashCmd.Env, hashCmd.Stdin = sluicetest.ChildEnv(), strings.NewReader("s3cret\n")
+	hashCmd := exec.Command(procs.Binary(), "auth", "hash-password")
+	hashCmd.Env, hashCmd.Stdin = procs.ChildEnv(), strings.NewReader("s3cret\n")
 	hash, err := hashCmd.Output()
 	if err != nil || !bytes.HasPrefix(hash, []byte("$2a$")) {
 		t.Fatalf("auth hash-password: %q, %v", hash, err)
@@ -42,7 +43,7 @@ func TestRESTSecurityCLI(t *testing.T) {
 	ca := sluicetest.NewTestCA(t)
 	cert, key := ca.Issue(t, "coordinator", true)
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", listen, "--agents", "1",
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", listen, "--agents", "1",
 		"--rest-auth-file", authFile, "--rest-tls-cert", write("cert.pem", cert), "--rest-tls-key", write("key.pem", key))
 	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		if !dev.Running() {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -26,7 +27,7 @@ import (
 func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 2})
+	c := procs.Start(t, procs.Options{Agents: 2})
 	t.Logf("cluster up in %v (brokers %s)", time.Since(begin).Round(time.Millisecond), c.Brokers)
 
 	topic := c.Name("lines")
@@ -101,7 +102,7 @@ func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 
 	// 2. Graceful stop and restart of the agent that runs the source.
 	victim := c.Agent(before[srcTask])
-	var other *sluicetest.Proc
+	var other *procs.Proc
 	for _, a := range c.Agents {
 		if a != victim {
 			other = a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"os"
@@ -50,8 +51,8 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	phase := func(format string, args ...any) {
 		t.Logf("%6.1fs  %s", time.Since(begin).Seconds(), fmt.Sprintf(format, args...))
 	}
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 3, CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
-	g := sluicetest.Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 6, Count: -1, Rate: 50, RecordBytes: 100}
+	c := procs.Start(t, procs.Options{Agents: 3, CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 6, Count: -1, Rate: 50, RecordBytes: 100}
 	c.CreateTopic(g.Topic, 3)
 	src, sink := c.Name("src"), c.Name("sink")
 	out := filepath.Join(c.WorkDir, "out.txt")
@@ -125,7 +126,7 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 
 // runningGenerations counts, per task, the distinct generations the status
 // topic shows it RUNNING under.
-func runningGenerations(c *sluicetest.ProcessCluster) map[string]int {
+func runningGenerations(c *procs.Cluster) map[string]int {
 	c.T.Helper()
 	seen := map[string]map[int64]bool{}
 	for _, r := range c.ReadTopic(c.Prefix + "-status") {
@@ -154,7 +155,7 @@ func runningGenerations(c *sluicetest.ProcessCluster) map[string]int {
 // taking tasks), uncordon. It checks that exactly the tasks the agent ran
 // each started once elsewhere, under a new generation, and no other task
 // stopped or started meanwhile. It returns the tasks it moved.
-func rollAgent(t *testing.T, c *sluicetest.ProcessCluster, id string, phase func(string, ...any)) []string {
+func rollAgent(t *testing.T, c *procs.Cluster, id string, phase func(string, ...any)) []string {
 	t.Helper()
 	agents := agentsByID(c)
 	old := agents[id]
@@ -236,7 +237,7 @@ func rollAgent(t *testing.T, c *sluicetest.ProcessCluster, id string, phase func
 }
 
 // agentsByID is GET /sluice/agents, by agent id.
-func agentsByID(c *sluicetest.ProcessCluster) map[string]api.AgentInfo {
+func agentsByID(c *procs.Cluster) map[string]api.AgentInfo {
 	c.T.Helper()
 	var list api.AgentList
 	c.Must(http.StatusOK, http.MethodGet, "/sluice/agents", nil).JSON(c.T, &list)
@@ -288,7 +289,7 @@ var startedGenRE = regexp.MustCompile(`msg="task started".*\btask=("[^"]*"|\S+).
 
 // generationsOf is the latest generation each task started under, over
 // every agent's log: a task moved gets a new one.
-func generationsOf(c *sluicetest.ProcessCluster) map[string]int64 {
+func generationsOf(c *procs.Cluster) map[string]int64 {
 	out := map[string]int64{}
 	for _, a := range c.Agents {
 		for _, l := range a.LogLines(`msg="task started"`) {
@@ -309,7 +310,7 @@ func generationsOf(c *sluicetest.ProcessCluster) map[string]int64 {
 
 // waitTasksState waits until every one of the tasks tasks of connector
 // name is in state.
-func waitTasksState(t *testing.T, c *sluicetest.ProcessCluster, name string, tasks int, state string) {
+func waitTasksState(t *testing.T, c *procs.Cluster, name string, tasks int, state string) {
 	t.Helper()
 	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status(name)
@@ -328,7 +329,7 @@ func waitTasksState(t *testing.T, c *sluicetest.ProcessCluster, name string, tas
 // checkSinkFile waits until the file sink's output has as many lines as
 // the topic has records, then checks it holds each of them once: for
 // every stream, each seq from 0 to the topic's highest exactly once.
-func checkSinkFile(t *testing.T, path string, topic sluicetest.Seqs) {
+func checkSinkFile(t *testing.T, path string, topic procs.Seqs) {
 	t.Helper()
 	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := len(fileLines(t, path))
@@ -360,7 +361,7 @@ func checkSinkFile(t *testing.T, path string, topic sluicetest.Seqs) {
 		}
 		if len(missing) > 0 || len(dups) > 0 || len(copies[st]) != len(m) {
 			t.Errorf("sink file, stream %d: %d seq missing %s, %d written more than once %s, %d distinct seq, the topic has %d",
-				st, len(missing), sluicetest.Sample(missing), len(dups), sluicetest.Sample(dups), len(copies[st]), len(m))
+				st, len(missing), procs.Sample(missing), len(dups), procs.Sample(dups), len(copies[st]), len(m))
 		}
 	}
 }

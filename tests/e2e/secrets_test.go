@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestDevConfigProvidersAndAllowedPaths(t *testing.T) {
 	if err := os.Mkdir(files, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	secret := "pw-" + sluicetest.UniquePrefix(t)
+	secret := "pw-" + procs.UniquePrefix(t)
 	props := filepath.Join(files, "db.properties")
 	if err := os.WriteFile(props, []byte("password="+secret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -37,10 +38,10 @@ func TestDevConfigProvidersAndAllowedPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	listen := sluicetest.FreeAddr(t)
-	dev := sluicetest.StartProc(t, "dev", "dev", "--data-dir", filepath.Join(root, "data"), "--listen", listen, "--log-level", "debug",
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", filepath.Join(root, "data"), "--listen", listen, "--log-level", "debug",
 		"--config-providers", "file,env", "--file-allowed-paths", files, "--work-dir", files)
-	c := &sluicetest.ProcessCluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	topic := sluicetest.UniquePrefix(t) + "-lines"
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	topic := procs.UniquePrefix(t) + "-lines"
 
 	r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": "passwd", "config": map[string]string{
 		"connector.class": "FileStreamSource", "file": "/etc/passwd", "topic": topic}})

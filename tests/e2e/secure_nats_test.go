@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // agent at once, naming the file and the field.
 func TestSecureNATSProcesses(t *testing.T) {
 	t.Parallel()
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 2, SecureNATS: true})
+	c := procs.Start(t, procs.Options{Agents: 2, SecureNATS: true})
 	gen := map[string]string{"connector.class": "GeneratorSource", "topic": c.Name("gen"), "tasks.max": "2", "streams": "2"}
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen", "config": gen})
 	c.WaitRunning("gen", 2)
@@ -38,7 +39,7 @@ func TestSecureNATSProcesses(t *testing.T) {
 
 	// agent-3 with agent-1's nkey: its subscriptions and registrations are
 	// refused.
-	impostor := sluicetest.StartProc(t, "agent-3", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-3",
+	impostor := procs.StartProc(t, "agent-3", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-3",
 		"--group-id", c.Prefix, "--offsets-topic", c.Prefix+"-offsets", "--work-dir", c.WorkDir, "--log-level", "debug",
 		"--nats-nkey-seed", c.NATSCreds.Agents["agent-1"])
 	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
@@ -56,7 +57,7 @@ func TestSecureNATSProcesses(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a seed\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	broken := sluicetest.StartProc(t, "agent-4", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-4",
+	broken := procs.StartProc(t, "agent-4", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-4",
 		"--group-id", c.Prefix, "--offsets-topic", c.Prefix+"-offsets", "--nats-nkey-seed", bad)
 	code, ok := broken.Wait(10 * time.Second)
 	if !ok || code == 0 {

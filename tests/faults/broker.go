@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // broker is the Kafka a faults cluster runs on, in one of three forms:
@@ -28,9 +29,9 @@ type broker struct {
 	// Kind says which form: "embedded", "kafka" (own) or "shared".
 	Kind string
 
-	proc   *sluicetest.Proc // embedded
-	runDir string           // own real Kafka
-	env    []string         // own real Kafka: the scripts' variables
+	proc   *procs.Proc // embedded
+	runDir string      // own real Kafka
+	env    []string    // own real Kafka: the scripts' variables
 }
 
 // startBroker starts the broker a row needs; own is true when the row
@@ -68,7 +69,7 @@ func startBroker(t testing.TB, own bool) *broker {
 		t.Cleanup(func() { b.script("kafka-down.sh") })
 	default:
 		b.Kind, b.Addr = "embedded", sluicetest.FreeAddr(t)
-		b.proc = sluicetest.NewProc(t, "broker", "dev", "kafka", "--listen", b.Addr, "--data-dir", filepath.Join(t.TempDir(), "kafka"))
+		b.proc = procs.NewProc(t, "broker", "dev", "kafka", "--listen", b.Addr, "--data-dir", filepath.Join(t.TempDir(), "kafka"))
 		b.Start()
 	}
 	return b

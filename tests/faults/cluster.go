@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"github.com/sluice-io/sluice/tests/e2e"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 // servers and a broker the row can take away, each coordinator configured
 // as deploy/k8s/coordinator.yaml configures one.
 type Cluster struct {
-	*sluicetest.ProcessCluster
+	*procs.Cluster
 
 	NATS   *natsSet
 	Broker *broker
@@ -65,10 +66,10 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	opts.NATSNodes = max(opts.NATSNodes, 1)
 	// The NATS users are made before the kit's cluster, so they are named
 	// by a prefix of the suite's own.
-	prefix := sluicetest.UniquePrefix(t)
+	prefix := procs.UniquePrefix(t)
 	var coordNames []string
 	for i := range opts.Coordinators {
-		coordNames = append(coordNames, sluicetest.CoordinatorName(i, opts.Coordinators))
+		coordNames = append(coordNames, procs.CoordinatorName(i, opts.Coordinators))
 	}
 	c := &Cluster{}
 	c.NATS = startNATS(t, opts.NATSNodes, opts.OpenNATS, prefix, coordNames, agentIDs)
@@ -81,7 +82,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	if opts.ExactlyOnce {
 		common = append(common, "--exactly-once-source-support", "enabled")
 	}
-	po := sluicetest.ProcessOptions{
+	po := procs.Options{
 		Prefix:          prefix,
 		Coordinators:    opts.Coordinators,
 		Agents:          1,
@@ -107,7 +108,7 @@ func StartCluster(t testing.TB, opts Options) *Cluster {
 	if !opts.OpenNATS {
 		po.NATSCreds = c.NATS.Creds
 	}
-	c.ProcessCluster = sluicetest.StartProcesses(t, po)
+	c.Cluster = procs.Start(t, po)
 	return c
 }
 
@@ -156,7 +157,7 @@ func (c *Cluster) Placement(i int, name string) map[int]string {
 }
 
 // TaskStartCount counts the agents' "task started" lines after marks.
-func (c *Cluster) TaskStartCount(marks map[string]sluicetest.Mark) int {
+func (c *Cluster) TaskStartCount(marks map[string]procs.Mark) int {
 	n := 0
 	for _, k := range c.TaskStarts(marks) {
 		n += k

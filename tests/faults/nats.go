@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/natsperm"
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // natsServerBin is the nats-server built from the nats-server/v2 module
@@ -45,7 +46,7 @@ const adminUser = "faults-admin"
 type natsNode struct {
 	Name    string
 	Addr    string // client host:port
-	Proc    *sluicetest.Proc
+	Proc    *procs.Proc
 	Cluster string // route host:port (cluster of several nodes only)
 }
 
@@ -114,7 +115,7 @@ func startNATS(t testing.TB, n int, open bool, group string, coordinators, agent
 		if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		node.Proc = sluicetest.NewProcOf(t, natsServerBin, node.Name, "-c", path)
+		node.Proc = procs.NewProcOf(t, natsServerBin, node.Name, "-c", path)
 		node.Proc.Start()
 	}
 	s.waitJetStream(30 * time.Second)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // TestDebeziumAgentKilledMidStream: the agent running Debezium's task is
@@ -17,10 +18,10 @@ import (
 func TestDebeziumAgentKilledMidStream(t *testing.T) {
 	postgres(t)
 	path, hostDir := hostSetup(t)
-	if _, err := sluicetest.BuildBinary(t.TempDir()); err != nil {
+	if _, err := procs.BuildBinary(t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	c := sluicetest.StartProcesses(t, sluicetest.ProcessOptions{Agents: 2, AgentArgs: []string{
+	c := procs.Start(t, procs.Options{Agents: 2, AgentArgs: []string{
 		"--plugin-path", strings.Join(path, ","), "--connect-host-dir", hostDir}})
 	d := newDebezium(t, c, nil)
 	d.waitOps(90*time.Second, "r,r,r")

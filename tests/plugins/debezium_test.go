@@ -33,7 +33,7 @@ func postgres(t *testing.T) (host, port string) {
 }
 
 // sluice is what the Debezium tests need of a cluster, in-process
-// (sluicetest.Cluster) or of separate processes (sluicetest.ProcessCluster).
+// (sluicetest.Cluster) or of separate processes (procs.Cluster).
 type sluice interface {
 	Name(base string) string
 	Do(method, path string, body any) sluicetest.Response

@@ -1,4 +1,4 @@
-package sluicetest
+package procs
 
 import (
 	"context"
@@ -15,15 +15,17 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/wire"
+
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
-// A ProcessCluster of several coordinators (ProcessOptions.Coordinators)
+// A Cluster of several coordinators (Options.Coordinators)
 // runs them as one group — same --group-id, NATS, Kafka and topics, each
 // its own REST port — and they elect a leader by the leader lease. The
 // methods ending in At address coordinator i; the others address
 // coordinator 0 (Coordinator, URL).
 
-// CoordinatorName is the name of coordinator i of n in a ProcessCluster:
+// CoordinatorName is the name of coordinator i of n in a Cluster:
 // "coordinator" when it is the only one, "coordinator-<i>" when there are
 // several.
 func CoordinatorName(i, n int) string {
@@ -35,18 +37,18 @@ func CoordinatorName(i, n int) string {
 
 // coordinatorSeed is the nkey seed file of the coordinator called name:
 // its own, or every coordinator's; "" on an open NATS.
-func (c *ProcessCluster) coordinatorSeed(name string) string {
+func (c *Cluster) coordinatorSeed(name string) string {
 	if seed := c.NATSCreds.Coordinators[name]; seed != "" {
 		return seed
 	}
-	return c.NATSCreds.Coordinators[CoordinatorUser]
+	return c.NATSCreds.Coordinators[sluicetest.CoordinatorUser]
 }
 
 // startCoordinator starts coordinator i (see CoordinatorName).
-func (c *ProcessCluster) startCoordinator(i int) *Proc {
+func (c *Cluster) startCoordinator(i int) *Proc {
 	c.T.Helper()
 	opts := c.opts
-	addr := FreeAddr(c.T)
+	addr := sluicetest.FreeAddr(c.T)
 	c.Addrs = append(c.Addrs, addr)
 	name := CoordinatorName(i, opts.Coordinators)
 	args := []string{"coordinator",
@@ -66,7 +68,7 @@ func (c *ProcessCluster) startCoordinator(i int) *Proc {
 	if opts.LeaderLease > 0 {
 		args = append(args, "--leader-lease", opts.LeaderLease.String())
 	}
-	args = append(args, SecurityFlags(c.Brokers)...)
+	args = append(args, sluicetest.SecurityFlags(c.Brokers)...)
 	args = append(args, opts.CoordinatorArgs...)
 	if seed := c.coordinatorSeed(name); seed != "" {
 		args = append(args, "--nats-nkey-seed", seed)
@@ -81,37 +83,37 @@ func (c *ProcessCluster) startCoordinator(i int) *Proc {
 }
 
 // CoordinatorURL is coordinator i's REST base URL.
-func (c *ProcessCluster) CoordinatorURL(i int) string { return "http://" + c.Addrs[i] }
+func (c *Cluster) CoordinatorURL(i int) string { return "http://" + c.Addrs[i] }
 
 // TryAt sends a request to coordinator i without failing the test on a
 // transport error: the error is returned instead (e.g. to tell a refused
 // connection, which cannot have had an effect, from a lost answer).
-func (c *ProcessCluster) TryAt(i int, method, path string, body any) (Response, error) {
+func (c *Cluster) TryAt(i int, method, path string, body any) (sluicetest.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
 		if err != nil {
-			return Response{}, err
+			return sluicetest.Response{}, err
 		}
 		rd = strings.NewReader(string(data))
 	}
 	req, err := http.NewRequest(method, c.CoordinatorURL(i)+path, rd)
 	if err != nil {
-		return Response{}, err
+		return sluicetest.Response{}, err
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := tryClient.Do(req)
 	if err != nil {
-		return Response{}, err
+		return sluicetest.Response{}, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return Response{}, err
+		return sluicetest.Response{}, err
 	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
+	return sluicetest.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }
 
 // tryClient is TryAt's HTTP client.
@@ -119,9 +121,9 @@ var tryClient = &http.Client{Timeout: 30 * time.Second}
 
 // MustAt sends a request to coordinator i and fails the test unless the
 // status is want.
-func (c *ProcessCluster) MustAt(i, want int, method, path string, body any) Response {
+func (c *Cluster) MustAt(i, want int, method, path string, body any) sluicetest.Response {
 	c.T.Helper()
-	r := Do(c.T, c.CoordinatorURL(i), method, path, body)
+	r := sluicetest.Do(c.T, c.CoordinatorURL(i), method, path, body)
 	if r.Status != want {
 		c.T.Fatalf("%s %s through %s: got %s, want status %d", method, path, c.Coordinators[i].Name(), r, want)
 	}
@@ -129,15 +131,15 @@ func (c *ProcessCluster) MustAt(i, want int, method, path string, body any) Resp
 }
 
 // HealthAt is coordinator i's GET /health.
-func (c *ProcessCluster) HealthAt(i int) (api.Health, error) {
-	return GetHealth(&http.Client{Timeout: 2 * time.Second}, c.CoordinatorURL(i))
+func (c *Cluster) HealthAt(i int) (api.Health, error) {
+	return sluicetest.GetHealth(&http.Client{Timeout: 2 * time.Second}, c.CoordinatorURL(i))
 }
 
 // StatusAt reads a connector's status through coordinator i; ok is false
 // on 404.
-func (c *ProcessCluster) StatusAt(i int, name string) (s Status, ok bool) {
+func (c *Cluster) StatusAt(i int, name string) (s sluicetest.Status, ok bool) {
 	c.T.Helper()
-	r := Do(c.T, c.CoordinatorURL(i), http.MethodGet, "/connectors/"+name+"/status", nil)
+	r := sluicetest.Do(c.T, c.CoordinatorURL(i), http.MethodGet, "/connectors/"+name+"/status", nil)
 	if r.Status == http.StatusNotFound {
 		return s, false
 	}
@@ -151,10 +153,10 @@ func (c *ProcessCluster) StatusAt(i int, name string) (s Status, ok bool) {
 // WaitRunningAt waits until the connector and its tasks tasks are RUNNING
 // as coordinator i shows them, and returns the task placement (worker id
 // by task id).
-func (c *ProcessCluster) WaitRunningAt(i int, name string, tasks int) map[int]string {
+func (c *Cluster) WaitRunningAt(i int, name string, tasks int) map[int]string {
 	c.T.Helper()
 	placed := map[int]string{}
-	Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		s, ok := c.StatusAt(i, name)
 		if !ok || s.Connector.State != "RUNNING" || len(s.Tasks) != tasks {
 			return false, fmt.Sprintf("%s: %+v", name, s)
@@ -172,13 +174,13 @@ func (c *ProcessCluster) WaitRunningAt(i int, name string, tasks int) map[int]st
 
 // Options are the options the cluster was started with, defaults filled
 // in.
-func (c *ProcessCluster) Options() ProcessOptions { return c.opts }
+func (c *Cluster) Options() Options { return c.opts }
 
 // NATS is a connection to the cluster's NATS server, with the
-// coordinators' credentials when it has any (ProcessOptions.SecureNATS),
+// coordinators' credentials when it has any (Options.SecureNATS),
 // made on first use and closed at test cleanup: to read what the
 // coordinators keep there, or to talk to agents as a coordinator would.
-func (c *ProcessCluster) NATS() *nats.Conn {
+func (c *Cluster) NATS() *nats.Conn {
 	c.T.Helper()
 	c.natsMu.Lock()
 	defer c.natsMu.Unlock()
@@ -204,7 +206,7 @@ func (c *ProcessCluster) NATS() *nats.Conn {
 
 // Lease reads the leader lease from the group's NATS key-value bucket; ok
 // is false while there is none.
-func (c *ProcessCluster) Lease() (l wire.LeaderLease, ok bool) {
+func (c *Cluster) Lease() (l wire.LeaderLease, ok bool) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -234,7 +236,7 @@ func (c *ProcessCluster) Lease() (l wire.LeaderLease, ok bool) {
 
 // Leader is the index of a running coordinator whose GET /health says it
 // leads, or -1.
-func (c *ProcessCluster) Leader() int {
+func (c *Cluster) Leader() int {
 	for i, p := range c.Coordinators {
 		if !p.Running() {
 			continue
@@ -250,10 +252,10 @@ func (c *ProcessCluster) Leader() int {
 // (-1: any) and every running coordinator not in paused agrees in GET
 // /health: exactly one says role leader, and all name it as leader. It
 // returns the leader's index and the lease.
-func (c *ProcessCluster) WaitLeader(timeout time.Duration, skip int, paused ...int) (int, wire.LeaderLease) {
+func (c *Cluster) WaitLeader(timeout time.Duration, skip int, paused ...int) (int, wire.LeaderLease) {
 	c.T.Helper()
 	idx, lease := -1, wire.LeaderLease{}
-	Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		l, ok := c.Lease()
 		if !ok {
 			return false, "no lease"
@@ -293,9 +295,9 @@ func (c *ProcessCluster) WaitLeader(timeout time.Duration, skip int, paused ...i
 
 // WaitAgentsRegistered waits until every agent logged, after m (0: from
 // the start), that it registered with the leader of term.
-func (c *ProcessCluster) WaitAgentsRegistered(m Mark, term int64, timeout time.Duration) {
+func (c *Cluster) WaitAgentsRegistered(m Mark, term int64, timeout time.Duration) {
 	c.T.Helper()
-	Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		var missing []string
 		for _, a := range c.Agents {
 			if a.CountLogSince(m, `msg="registered with coordinator"`, fmt.Sprintf("term=%d", term)) == 0 {

@@ -1,4 +1,4 @@
-package sluicetest
+package procs
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/shared/leasetrust"
+
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // BinaryEnv names the environment variable that points the tests at a
@@ -142,7 +144,7 @@ type Mark int64
 // Every method fails the test on error, so callers need no checks. Proc is
 // safe for use from several goroutines.
 type Proc struct {
-	t    TB
+	t    sluicetest.TB
 	name string
 	// program is the executable; empty for the sluice binary (NewProcOf).
 	program string
@@ -171,10 +173,10 @@ type Proc struct {
 // log dumps) with the given arguments, e.g. "agent", "--id", "agent-1". It
 // registers a cleanup that kills the process and, if the test failed, dumps
 // its output into the test log.
-func NewProc(t TB, name string, args ...string) *Proc {
+func NewProc(t sluicetest.TB, name string, args ...string) *Proc {
 	t.Helper()
 	if binary == "" {
-		t.Fatalf("no sluice binary: call sluicetest.BuildBinary from TestMain")
+		t.Fatalf("no sluice binary: call procs.BuildBinary from TestMain")
 	}
 	return newProc(t, "", name, args...)
 }
@@ -182,13 +184,13 @@ func NewProc(t TB, name string, args ...string) *Proc {
 // NewProcOf is NewProc for another program than sluice (a nats-server
 // built for the test, say), with the same lifecycle, signals, logs and
 // cleanup.
-func NewProcOf(t TB, program, name string, args ...string) *Proc {
+func NewProcOf(t sluicetest.TB, program, name string, args ...string) *Proc {
 	t.Helper()
 	return newProc(t, program, name, args...)
 }
 
 // newProc is NewProc of program ("": the sluice binary).
-func newProc(t TB, program, name string, args ...string) *Proc {
+func newProc(t sluicetest.TB, program, name string, args ...string) *Proc {
 	dir := t.TempDir()
 	p := &Proc{
 		t:          t,
@@ -203,7 +205,7 @@ func newProc(t TB, program, name string, args ...string) *Proc {
 }
 
 // StartProc is NewProc followed by Start.
-func StartProc(t TB, name string, args ...string) *Proc {
+func StartProc(t sluicetest.TB, name string, args ...string) *Proc {
 	t.Helper()
 	p := NewProc(t, name, args...)
 	p.Start()
