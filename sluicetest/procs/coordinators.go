@@ -193,7 +193,9 @@ func (c *Cluster) NATS() *nats.Conn {
 		if err != nil {
 			c.T.Fatal(err)
 		}
-		nopts = append(nopts, opt)
+		// The coordinators' permissions let them receive replies only on
+		// their inbox prefix.
+		nopts = append(nopts, opt, nats.CustomInboxPrefix(wire.CoordinatorInboxPrefix(c.Prefix)))
 	}
 	nc, err := nats.Connect(c.NATSURL, nopts...)
 	if err != nil {
