@@ -25,9 +25,8 @@ import (
 // Options shape a cluster of sluice processes.
 type Options struct {
 	// Coordinators is the number of coordinators (default 1), named as
-	// CoordinatorName says. Several lead by the leader lease;
-	// Start returns once one leads and every agent registered
-	// with it.
+	// CoordinatorName says. Several lead by the leader lease; Start
+	// returns once one leads and every agent registered with it.
 	Coordinators int
 	// Agents is the number of agents started with the cluster (default 2),
 	// with ids agent-1, agent-2, …
@@ -35,9 +34,9 @@ type Options struct {
 	// Labels, when set, gives agent i the --labels value Labels[i].
 	Labels []string
 	// Lease (default 3s), ShutdownTimeout (default 5s) and FlushInterval
-	// (default 200ms) are sluicetest.Options' knobs of the same names, given to the
-	// processes as --agent-lease, --task-shutdown-timeout and
-	// --offset-flush-interval.
+	// (default 200ms) are sluicetest.Options' knobs of the same names,
+	// given to the processes as --agent-lease, --task-shutdown-timeout
+	// and --offset-flush-interval.
 	Lease           time.Duration
 	ShutdownTimeout time.Duration
 	FlushInterval   time.Duration
@@ -62,8 +61,8 @@ type Options struct {
 	NATSURL string
 	Brokers string
 	// NATSCreds are the processes' nkey seed files: a coordinator's by its
-	// name or, for every coordinator, by CoordinatorUser; an agent's by its
-	// id. SecureNATS fills them.
+	// name or, for every coordinator, by sluicetest.CoordinatorUser; an
+	// agent's by its id. SecureNATS fills them.
 	NATSCreds natsperm.Files
 	// AgentConnect, when set, says where agent id reaches NATS and Kafka
 	// (e.g. through a proxy a test can cut); "" for the cluster's own.
@@ -78,9 +77,10 @@ type Options struct {
 	SecureNATS bool
 }
 
-// Cluster is a coordinator and agents running as separate sluice
-// processes, on NATS and Kafka that live in the test process (or a real
-// Kafka broker, see KafkaEnv).
+// Cluster is one or several coordinators and agents running as separate
+// sluice processes, on NATS and Kafka that live in the test process (or a
+// real Kafka broker, see sluicetest.KafkaEnv, or the test's own,
+// Options.NATSURL and Brokers).
 type Cluster struct {
 	T testing.TB
 	// Prefix is unique to this cluster: the group id, and the prefix of its
