@@ -39,8 +39,14 @@ func (p *proc) restart() (err error) {
 	return nil
 }
 
-// kill sends SIGKILL and waits (at most 10s) until the child is gone.
+// kill sends SIGKILL and waits (at most 10s) until the child is gone; a
+// child that exited meanwhile is gone too.
 func (p *proc) kill() (err error) {
+	defer func() {
+		if err != nil && !p.Running() {
+			err = nil
+		}
+	}()
 	defer catch(&err)
 	if p.Running() {
 		p.Kill()
