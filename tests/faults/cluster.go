@@ -10,9 +10,6 @@ import (
 	"github.com/sluice-io/sluice/tests/e2e"
 )
 
-// sluiceBin is the sluice binary the suite runs, built by TestMain.
-var sluiceBin string
-
 // Options shape the cluster of one row.
 type Options struct {
 	// Coordinators (default 1) and NATSNodes (1 or 3; default 1).

@@ -30,7 +30,7 @@ func mainRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if sluiceBin, err = procs.BuildBinary(dir); err != nil {
+	if _, err = procs.BuildBinary(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
