@@ -9,11 +9,13 @@
 //     process, stopped at the test's cleanup; StartBackends,
 //     StartSecuredBackends and StartOutage give several clusters one NATS
 //     server and broker, or a test backends it can take away and bring back;
-//   - StartProcesses(t, ProcessOptions{Agents, Lease, …}) runs the same
-//     knobs as separate processes of the sluice binary (BuildBinary, once
-//     per test binary from TestMain), each a Proc a test can Kill, Stop,
-//     Pause (SIGSTOP), Resume and Restart, and whose log it can read;
-//     Generator and Seqs check what a generator source wrote;
+//   - its process mode, package procs (sluicetest/procs): procs.Start(t,
+//     procs.Options{Agents, Lease, …}) runs the same knobs as separate
+//     processes of the sluice binary (procs.BuildBinary, once per test
+//     binary from TestMain), one or several coordinators, each a procs.Proc
+//     a test can Kill, Stop, Pause (SIGSTOP), Resume and Restart, and whose
+//     log it can read; Proc and FreeAddr take a TB, so that a program that
+//     is not a test (the benchmark runner) runs its processes with them;
 //   - the REST API: Cluster.Client, the typed client (package api);
 //     Cluster.Do, Must, Status, WaitState, Do and DoWith for any base URL,
 //     Raw for raw HTTP;

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 )
 
 // Ports FreeAddr hands out lie in [freePortLow, the kernel's ephemeral range):
@@ -35,7 +34,7 @@ var (
 // a dev start to "bind: address already in use" so). Below the range only
 // another caller of FreeAddr could take it, and this one never hands out a
 // port twice.
-func FreeAddr(t testing.TB) string {
+func FreeAddr(t TB) string {
 	t.Helper()
 	high := ephemeralLow()
 	freePortsMu.Lock()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // failovers is how many agent deaths BenchmarkFailoverAgentDeath times.
@@ -16,7 +16,7 @@ const failovers = 5
 // into the benchmark's temp dir (or takes SLUICE_E2E_BINARY).
 func buildSluice(b *testing.B) {
 	b.Helper()
-	if _, err := e2e.BuildBinary(b.TempDir()); err != nil {
+	if _, err := procs.BuildBinary(b.TempDir()); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -32,8 +32,8 @@ func buildSluice(b *testing.B) {
 func BenchmarkFailoverAgentDeath(b *testing.B) {
 	buildSluice(b)
 	const lease = 10 * time.Second // the --agent-lease default
-	c := e2e.StartCluster(b, e2e.Options{Agents: 3, Lease: lease})
-	g := e2e.Generator{Topic: c.Name("gen"), Streams: 3, Tasks: 3, Count: -1, Rate: 50}
+	c := procs.Start(b, procs.Options{Agents: 3, Lease: lease})
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 3, Tasks: 3, Count: -1, Rate: 50}
 	c.CreateTopic(g.Topic, 3)
 	name := c.Name("src")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": g.Config()})

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // failoverRounds is how many leader kills the median is taken over.
@@ -40,27 +40,27 @@ func BenchmarkLeaderFailover(b *testing.B) {
 			buildErr = err
 			return
 		}
-		_, buildErr = e2e.BuildBinary(dir) // removed with the machine's temp files
+		_, buildErr = procs.BuildBinary(dir) // removed with the machine's temp files
 	})
 	if buildErr != nil {
 		b.Fatal(buildErr)
 	}
-	prefix := e2e.UniquePrefix(b)
-	be := harness.StartBackends(b)
+	prefix := procs.UniquePrefix(b)
+	be := sluicetest.StartBackends(b)
 	brokers := be.Brokers
 	var addrs []string
-	var coords []*e2e.Proc
+	var coords []*procs.Proc
 	for i := range 3 {
-		addr := e2e.FreeAddr(b)
+		addr := sluicetest.FreeAddr(b)
 		addrs = append(addrs, addr)
-		coords = append(coords, e2e.StartProc(b, fmt.Sprintf("coordinator-%d", i), "coordinator",
+		coords = append(coords, procs.StartProc(b, fmt.Sprintf("coordinator-%d", i), "coordinator",
 			"--nats", be.NATSURL, "--kafka", brokers, "--listen", addr, "--group-id", prefix,
 			"--config-topic", prefix+"-configs", "--offsets-topic", prefix+"-offsets", "--status-topic", prefix+"-status"))
 	}
-	e2e.StartProc(b, "agent-1", "agent", "--nats", be.NATSURL, "--kafka", brokers, "--id", "agent-1",
+	procs.StartProc(b, "agent-1", "agent", "--nats", be.NATSURL, "--kafka", brokers, "--id", "agent-1",
 		"--work-dir", b.TempDir(), "--group-id", prefix, "--offsets-topic", prefix+"-offsets")
 	for i, addr := range addrs {
-		e2e.WaitHealthy(b, "http://"+addr, 60*time.Second, coords[i])
+		procs.WaitHealthy(b, "http://"+addr, 60*time.Second, coords[i])
 	}
 
 	create := func(i, n int) (int, error) {
@@ -104,7 +104,7 @@ func BenchmarkLeaderFailover(b *testing.B) {
 		took = append(took, d)
 		b.Logf("round %d: killed coordinator-%d; first write through a survivor after %v", round, leader, d.Round(time.Millisecond))
 		coords[leader].Start()
-		e2e.WaitHealthy(b, "http://"+addrs[leader], 60*time.Second, coords[leader])
+		procs.WaitHealthy(b, "http://"+addrs[leader], 60*time.Second, coords[leader])
 	}
 	b.StopTimer()
 	slices.Sort(took)
@@ -120,7 +120,7 @@ func waitLeader(b *testing.B, addrs []string, timeout time.Duration) int {
 	b.Helper()
 	leader := -1
 	cl := &http.Client{Timeout: 2 * time.Second}
-	harness.Eventually(b, timeout, func() (bool, string) {
+	sluicetest.Eventually(b, timeout, func() (bool, string) {
 		var leaders []int
 		for i, a := range addrs {
 			resp, err := cl.Get("http://" + a + "/health")

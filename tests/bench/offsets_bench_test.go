@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // minCalls is the fewest calls the percentiles are taken over.
@@ -21,7 +21,7 @@ const minCalls = 200
 //
 //	go test -run '^$' -bench BenchmarkOffsetsPatch10 ./bench/
 func BenchmarkOffsetsPatch10(b *testing.B) {
-	c := harness.Start(b, harness.Options{Agents: 1})
+	c := sluicetest.Start(b, sluicetest.Options{Agents: 1})
 	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{
 		"name": "bench-src", "initial_state": "STOPPED",
 		"config": map[string]string{

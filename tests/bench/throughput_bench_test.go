@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // Throughput run parameters: 1 KiB records, a warm-up, then a fixed
@@ -35,9 +35,9 @@ func BenchmarkGeneratorThroughput(b *testing.B) {
 			label, flag = "eos=on", "--exactly-once-source-support=enabled"
 		}
 		b.Run(label, func(b *testing.B) {
-			c := e2e.StartCluster(b, e2e.Options{Agents: 1, FlushInterval: time.Second,
+			c := procs.Start(b, procs.Options{Agents: 1, FlushInterval: time.Second,
 				CoordinatorArgs: []string{flag}, AgentArgs: []string{flag}})
-			g := e2e.Generator{Topic: c.Name("gen"), Streams: 4, Tasks: 2, Count: -1, Rate: 1_000_000, RecordBytes: recordBytes}
+			g := procs.Generator{Topic: c.Name("gen"), Streams: 4, Tasks: 2, Count: -1, Rate: 1_000_000, RecordBytes: recordBytes}
 			c.CreateTopic(g.Topic, 4)
 			name := c.Name("src")
 			c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": g.Config()})
@@ -72,7 +72,7 @@ func BenchmarkGeneratorThroughput(b *testing.B) {
 
 // nextCommit waits until topic's committed end moves and returns the new
 // end and when it was seen.
-func nextCommit(b *testing.B, c *e2e.Cluster, topic string) (int64, time.Time) {
+func nextCommit(b *testing.B, c *procs.Cluster, topic string) (int64, time.Time) {
 	b.Helper()
 	prev := c.CommittedRecords(topic)
 	deadline := time.Now().Add(30 * time.Second)

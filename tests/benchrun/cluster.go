@@ -1,8 +1,10 @@
 package main
 
 import (
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
+
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -10,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/sluice-io/sluice/shared/leasetrust"
 )
 
 // Systems under test.
@@ -128,14 +128,14 @@ func (c *cluster) startSluiceControl() error {
 	if err != nil {
 		return err
 	}
-	c.nats, err = startProc(c.dir, "nats", c.b.self, []string{"nats", natsAddr, filepath.Join(c.dir, "jetstream")}, nil)
+	c.nats, err = startProc("nats", c.b.self, "nats", natsAddr, filepath.Join(c.dir, "jetstream"))
 	if err != nil {
 		return err
 	}
 	c.natsURL = "nats://" + natsAddr
 	if err := waitFor(30*time.Second, "NATS server on "+natsAddr, func() (bool, string) {
-		if !c.nats.running() {
-			return false, "exited: " + c.nats.tail(10)
+		if !c.nats.Running() {
+			return false, "exited: " + c.nats.Tail(10)
 		}
 		conn, err := net.DialTimeout("tcp", natsAddr, time.Second)
 		if err != nil {
@@ -158,12 +158,8 @@ func (c *cluster) startSluiceControl() error {
 		if i > 0 {
 			name = fmt.Sprintf("coordinator-%d", i+1)
 		}
-		keyFile, _, err := c.leaderKeys()
-		if err != nil {
-			return err
-		}
 		p, err := c.startCoordinator(name, append([]string{"coordinator",
-			"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen, "--leader-key-file", keyFile,
+			"--nats", c.natsURL, "--kafka", c.b.brokers, "--listen", listen,
 			"--group-id", c.prefix,
 			"--config-topic", c.prefix + "-configs",
 			"--offsets-topic", c.prefix + "-offsets",
@@ -180,22 +176,6 @@ func (c *cluster) startSluiceControl() error {
 	return nil
 }
 
-// leaderKeys are the cluster's leader key file, which its coordinators sign
-// their leases with, and the file of its public key, which every process
-// trusts: pinned as in production. They are made in the cluster's dir on
-// first use.
-func (c *cluster) leaderKeys() (keyFile, trustedFile string, err error) {
-	keyFile, trustedFile = filepath.Join(c.dir, "leader.key"), filepath.Join(c.dir, "leader-trusted.keys")
-	s, err := leasetrust.ReadSigner(keyFile)
-	if errors.Is(err, os.ErrNotExist) {
-		s, err = leasetrust.WriteKey(keyFile)
-	}
-	if err != nil {
-		return "", "", err
-	}
-	return keyFile, trustedFile, leasetrust.WriteTrusted(trustedFile, s)
-}
-
 // logArgs is the --log-level flag BENCH_LOG_LEVEL asks for, if any.
 func (b *bench) logArgs() []string {
 	if b.logLevel == "" {
@@ -204,17 +184,24 @@ func (b *bench) logArgs() []string {
 	return []string{"--log-level", b.logLevel}
 }
 
-// startCoordinator starts a coordinator process with args (logging to
-// name.log, appended to when it ran before) and waits until its GET /health
-// at url answers 200.
+// startCoordinator starts a coordinator process with args and waits until
+// its GET /health at url answers 200. Every sluice process signs and trusts
+// the leader key the kit pinned (procs.BuildBinaryWith).
 func (c *cluster) startCoordinator(name string, args []string, url string) (*proc, error) {
-	p, err := startProc(c.dir, name, c.b.sluiceBin, args, nil)
+	p, err := startProc(name, c.b.sluiceBin, args...)
 	if err != nil {
 		return nil, err
 	}
-	return p, waitFor(60*time.Second, name+" GET /health = 200", func() (bool, string) {
-		if !p.running() {
-			return false, name + " exited:\n" + p.tail(20)
+	return p, c.waitCoordinator(p, url)
+}
+
+// waitCoordinator waits until coordinator p's GET /health at url answers
+// 200.
+func (c *cluster) waitCoordinator(p *proc, url string) error {
+	name := p.Name()
+	return waitFor(60*time.Second, name+" GET /health = 200", func() (bool, string) {
+		if !p.Running() {
+			return false, name + " exited:\n" + p.Tail(20)
 		}
 		_, err := clientAt(url).Admin().Health(context.Background())
 		if err != nil {
@@ -229,18 +216,14 @@ func (c *cluster) launchNode() (*node, error) {
 	c.started++
 	if c.sys == sysSluice {
 		id := fmt.Sprintf("agent-%d", c.started)
-		_, trustedFile, err := c.leaderKeys()
-		if err != nil {
-			return nil, err
-		}
-		p, err := startProc(c.dir, id, c.b.sluiceBin, append([]string{"agent",
-			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id, "--leader-trusted-keys-file", trustedFile,
+		p, err := startProc(id, c.b.sluiceBin, append([]string{"agent",
+			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id,
 			"--work-dir", c.dir,
 			"--group-id", c.prefix,
 			"--offsets-topic", c.prefix + "-offsets",
 			// Many agents on one host: each its own free port.
 			"--metrics-listen", "127.0.0.1:0",
-		}, append(c.b.logArgs(), c.opts.agentArgs...)...), nil)
+		}, append(c.b.logArgs(), c.opts.agentArgs...)...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +244,7 @@ func (c *cluster) launchNode() (*node, error) {
 		"-Dlog4j2.configurationFile="+filepath.Join(c.b.root, "deploy", "connect", "log4j2.properties"),
 		"-cp", strings.Join(append([]string{filepath.Join(c.b.connectCache, "*")}, c.opts.classpath...), string(os.PathListSeparator)),
 		"org.apache.kafka.connect.cli.ConnectDistributed", propsPath)
-	p, err := startProc(c.dir, name, c.b.java, args, nil)
+	p, err := startProc(name, c.b.java, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -322,16 +305,16 @@ func (c *cluster) workerProps(addr string) string {
 func (c *cluster) waitNode(nd *node) error {
 	if c.sys == sysSluice {
 		return waitFor(60*time.Second, nd.id+" registered", func() (bool, string) {
-			if !nd.p.running() {
-				return false, nd.id + " exited:\n" + nd.p.tail(20)
+			if !nd.p.Running() {
+				return false, nd.id + " exited:\n" + nd.p.Tail(20)
 			}
 			// An agent registers with the leader, whichever coordinator
 			// that is.
 			for _, p := range c.coords {
-				if !p.running() {
-					return false, p.name + " exited:\n" + p.tail(20)
+				if !p.Running() {
+					return false, p.Name() + " exited:\n" + p.Tail(20)
 				}
-				if p.countLog(0, `msg="agent registered"`, "agent="+nd.id+" ") > 0 {
+				if p.CountLog(`msg="agent registered"`, "agent="+nd.id+" ") > 0 {
 					return true, ""
 				}
 			}
@@ -339,8 +322,8 @@ func (c *cluster) waitNode(nd *node) error {
 		})
 	}
 	return waitFor(180*time.Second, "Connect worker "+nd.url+" ready", func() (bool, string) {
-		if !nd.p.running() {
-			return false, "worker exited:\n" + nd.p.tail(30)
+		if !nd.p.Running() {
+			return false, "worker exited:\n" + nd.p.Tail(30)
 		}
 		rest := clientAt(nd.url)
 		if _, err := rest.Admin().ServerInfo(context.Background()); err != nil {
@@ -366,7 +349,7 @@ func (c *cluster) addNode() (*node, error) {
 func (c *cluster) alive() []*node {
 	var out []*node
 	for _, nd := range c.nodes {
-		if nd.p.running() && !nd.paused {
+		if nd.p.Running() && !nd.paused {
 			out = append(out, nd)
 		}
 	}
@@ -399,7 +382,7 @@ func (c *cluster) taskStartLine() string {
 func (c *cluster) marks() map[*node]int64 {
 	m := map[*node]int64{}
 	for _, nd := range c.nodes {
-		m[nd] = nd.p.mark()
+		m[nd] = int64(nd.p.Mark())
 	}
 	return m
 }
@@ -409,7 +392,7 @@ func (c *cluster) marks() map[*node]int64 {
 func (c *cluster) taskStarts(marks map[*node]int64) int {
 	n := 0
 	for _, nd := range c.nodes {
-		n += nd.p.countLog(marks[nd], c.taskStartLine())
+		n += nd.p.CountLogSince(procs.Mark(marks[nd]), c.taskStartLine())
 	}
 	return n
 }
@@ -435,12 +418,9 @@ func (c *cluster) close() {
 	}
 }
 
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
+// freeAddr returns a loopback address whose port is free (the kit's
+// FreeAddr).
+func freeAddr() (addr string, err error) {
+	defer catch(&err)
+	return sluicetest.FreeAddr(tb), nil
 }

@@ -362,7 +362,7 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 
 	node := c.nodes[0].p
 	sampler := samplePeaks(rssInterval, func() ([]float64, error) {
-		tree, self, err := treeRSSMiB(node.pid())
+		tree, self, err := treeRSSMiB(node.Pid())
 		if err != nil {
 			return nil, err
 		}

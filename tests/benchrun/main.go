@@ -73,6 +73,8 @@
 package main
 
 import (
+	"github.com/sluice-io/sluice/sluicetest/procs"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -268,12 +270,12 @@ func setup() (*bench, error) {
 	if b.kafka, err = dialKafka(b.brokers, b.runID+"-bench"); err != nil {
 		return nil, fmt.Errorf("%w (make bench starts one with make kafka-up when none answers on 127.0.0.1:9092)", err)
 	}
-	b.sluiceBin = filepath.Join(b.tmp, "sluice")
+	tb = &runner{tmp: b.tmp}
 	t0 := time.Now()
-	build := exec.Command("go", "build", "-o", b.sluiceBin, "./cmd/sluice")
-	build.Dir = b.root
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build ./cmd/sluice: %v\n%s", err, out)
+	// The shipped binary (no test seams), with a leader key pinned on
+	// every sluice process as production pins one.
+	if b.sluiceBin, err = procs.BuildBinaryWith(b.tmp, ""); err != nil {
+		return nil, err
 	}
 	b.logf("built %s in %v", b.sluiceBin, time.Since(t0).Round(100*time.Millisecond))
 	b.java = "java"

@@ -2,128 +2,79 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // proc is one child process (a sluice coordinator or agent, a NATS server,
-// a Kafka Connect worker JVM) whose stdout and stderr go to one log file.
-// Every proc is registered in procs so that the program kills whatever is
-// left on any exit path.
-type proc struct {
-	name    string
-	logPath string
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	started time.Time
+// a Kafka Connect worker JVM): the test kit's Proc, run by the program's
+// runner (tb), with its stdout and stderr in one log. The kernel kills the
+// child if this program dies, and killAll kills whatever is left on any
+// exit path. The methods here are the kit's, with errors for the kit's
+// failures.
+type proc struct{ *procs.Proc }
+
+// startProc starts bin with args as the child called name (its log is
+// name.stderr in a directory of its own under the run's temp dir).
+func startProc(name, bin string, args ...string) (p *proc, err error) {
+	defer catch(&err)
+	kp := procs.NewProcOf(tb, bin, name, args...)
+	kp.MergeOutput = true
+	kp.Start()
+	return &proc{kp}, nil
 }
 
-var (
-	procsMu sync.Mutex
-	procs   []*proc
-)
-
-// startProc starts bin with args and extra environment variables, logging
-// to dir/name.log. The kernel kills the child if this program dies
-// (Pdeathsig), so an interrupted run leaves nothing behind.
-func startProc(dir, name, bin string, args []string, env []string) (*proc, error) {
-	logPath := filepath.Join(dir, name+".log")
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(cleanEnv(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	p := &proc{name: name, logPath: logPath, cmd: cmd, exited: make(chan struct{}), started: time.Now()}
-	go func() {
-		_ = cmd.Wait()
-		close(p.exited)
-	}()
-	procsMu.Lock()
-	procs = append(procs, p)
-	procsMu.Unlock()
-	return p, nil
+// restart starts the exited child again with the same arguments,
+// appending to its log.
+func (p *proc) restart() (err error) {
+	defer catch(&err)
+	p.Start()
+	return nil
 }
 
-// cleanEnv is this program's environment without SLUICE_* variables, so
-// only the flags configure a child.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SLUICE_") {
-			env = append(env, kv)
+// kill sends SIGKILL and waits (at most 10s) until the child is gone; a
+// child that exited meanwhile is gone too.
+func (p *proc) kill() (err error) {
+	defer func() {
+		if err != nil && !p.Running() {
+			err = nil
 		}
-	}
-	return env
-}
-
-// pid is the child's process id.
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-// running reports whether the child has not exited.
-func (p *proc) running() bool {
-	select {
-	case <-p.exited:
-		return false
-	default:
-		return true
-	}
-}
-
-// kill sends SIGKILL and waits (at most 10s) until the child is gone.
-func (p *proc) kill() error {
-	if !p.running() {
-		return nil
-	}
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return err
-	}
-	select {
-	case <-p.exited:
-		return nil
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("%s (pid %d) still alive 10s after SIGKILL", p.name, p.pid())
-	}
-}
-
-// signal sends sig to the child.
-func (p *proc) signal(sig syscall.Signal) error {
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("signal %v to %s: %w", sig, p.name, err)
+	}()
+	defer catch(&err)
+	if p.Running() {
+		p.Kill()
 	}
 	return nil
 }
 
-// stop sends SIGTERM, waits up to timeout, then SIGKILL.
+// signal sends sig to the child.
+func (p *proc) signal(sig syscall.Signal) (err error) {
+	defer catch(&err)
+	p.Signal(sig)
+	return nil
+}
+
+// stop sends SIGTERM, waits up to timeout, then SIGKILL; how the child
+// exits is not checked.
 func (p *proc) stop(timeout time.Duration) {
-	if !p.running() {
+	if p.signal(syscall.SIGTERM) != nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(timeout):
+	if _, ok := p.Wait(timeout); !ok {
 		_ = p.kill()
 	}
 }
 
 // rssMiB is the child's resident set size (VmRSS) in MiB.
 func (p *proc) rssMiB() (float64, error) {
-	return rssOf(p.pid())
+	return rssOf(p.Pid())
 }
 
 // rssOf reads VmRSS of pid from /proc.
@@ -144,75 +95,6 @@ func rssOf(pid int) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
-}
-
-// countLog counts the lines of the child's log after byte offset from that
-// contain every one of substrs.
-func (p *proc) countLog(from int64, substrs ...string) int {
-	n := 0
-	for _, l := range p.logLines(from) {
-		ok := true
-		for _, s := range substrs {
-			if !strings.Contains(l, s) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			n++
-		}
-	}
-	return n
-}
-
-// logLines returns the complete lines of the child's log after offset from.
-func (p *proc) logLines(from int64) []string {
-	f, err := os.Open(p.logPath)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if _, err := f.Seek(from, 0); err != nil {
-		return nil
-	}
-	var out []string
-	r := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return out
-		}
-		out = append(out, strings.TrimSuffix(line, "\n"))
-	}
-}
-
-// mark is the current size of the child's log, for countLog.
-func (p *proc) mark() int64 {
-	fi, err := os.Stat(p.logPath)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
-
-// tail returns the last n lines of the child's log, for error messages.
-func (p *proc) tail(n int) string {
-	lines := p.logLines(0)
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// killAll kills every child still running; it is safe to call more than
-// once and from a signal handler goroutine.
-func killAll() {
-	procsMu.Lock()
-	ps := append([]*proc(nil), procs...)
-	procsMu.Unlock()
-	for _, p := range ps {
-		_ = p.kill()
-	}
 }
 
 // treeRSSMiB is the resident set size of pid and of every process below it

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/sluice-io/sluice/sluicetest/procs"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -223,15 +225,13 @@ func (c *cluster) roll(nd *node) (int, error) {
 	if err := nd.p.kill(); err != nil {
 		return 0, err
 	}
-	// cmd.Args[0] is the program; the rest are the agent's flags.
-	p, err := startProc(c.dir, nd.id, c.b.sluiceBin, nd.p.cmd.Args[1:], nil)
-	if err != nil {
+	if err := nd.p.restart(); err != nil {
 		return 0, err
 	}
-	nd.p = p
+	p := nd.p
 	if err := waitFor(time.Minute, nd.id+" registered again", func() (bool, string) {
-		if !p.running() {
-			return false, nd.id + " exited:\n" + p.tail(20)
+		if !p.Running() {
+			return false, nd.id + " exited:\n" + p.Tail(20)
 		}
 		ags, err := c.agents()
 		if err != nil {
@@ -264,7 +264,7 @@ var startLineRE = regexp.MustCompile(`^time=(\S+) .*msg="task started".*\bconnec
 func (c *cluster) rollStarts(marks map[*node]int64) ([]taskStart, error) {
 	var out []taskStart
 	for _, nd := range c.nodes {
-		for _, l := range nd.p.logLines(marks[nd]) {
+		for _, l := range nd.p.LogLinesSince(procs.Mark(marks[nd])) {
 			if !strings.Contains(l, `msg="task started"`) {
 				continue
 			}

@@ -182,9 +182,9 @@ func (c *cluster) waitLeader(timeout time.Duration) (int, error) {
 		for i, url := range c.coordURLs {
 			h, err := clientAt(url).Admin().Health(context.Background())
 			if err != nil {
-				return false, fmt.Sprintf("%s GET /health: %v", c.coords[i].name, err)
+				return false, fmt.Sprintf("%s GET /health: %v", c.coords[i].Name(), err)
 			}
-			roles = append(roles, c.coords[i].name+" "+h.Role+" of "+h.Leader)
+			roles = append(roles, c.coords[i].Name()+" "+h.Role+" of "+h.Leader)
 			leaders[h.Leader] = true
 			if h.Role == "leader" {
 				if leader >= 0 {
@@ -214,7 +214,7 @@ func (c *cluster) scaleFailover(leader int, name string, r *scaleResult) error {
 	c.coord, c.coordURL = c.coords[other], url
 	answers := map[string]int{} // what the survivor answered meanwhile, for the log
 	survivor := clientAt(url).Connectors()
-	err := waitFor(2*time.Minute, "PUT /connectors/"+name+"/pause through "+c.coords[other].name+" = 202", func() (bool, string) {
+	err := waitFor(2*time.Minute, "PUT /connectors/"+name+"/pause through "+c.coords[other].Name()+" = 202", func() (bool, string) {
 		err := survivor.Pause(context.Background(), name)
 		var refused *api.Error
 		switch {
@@ -232,7 +232,7 @@ func (c *cluster) scaleFailover(leader int, name string, r *scaleResult) error {
 		return err
 	}
 	r.written = time.Since(killed).Seconds()
-	err = waitFor(2*time.Minute, name+" PAUSED through "+c.coords[other].name, func() (bool, string) {
+	err = waitFor(2*time.Minute, name+" PAUSED through "+c.coords[other].Name(), func() (bool, string) {
 		s, err := survivor.Status(context.Background(), name)
 		if err != nil {
 			return false, "GET status: " + err.Error()
@@ -244,7 +244,7 @@ func (c *cluster) scaleFailover(leader int, name string, r *scaleResult) error {
 	}
 	r.paused = time.Since(killed).Seconds()
 	c.b.logf("  killed leader %s: the write through %s answered 202 after %.2fs (answers meanwhile %v), PAUSED after %.2fs",
-		c.coords[leader].name, c.coords[other].name, r.written, answers, r.paused)
+		c.coords[leader].Name(), c.coords[other].Name(), r.written, answers, r.paused)
 	return nil
 }
 
@@ -294,10 +294,9 @@ func (b *bench) scaleTasks(run int, r *scaleResult) error {
 	if err := old.kill(); err != nil {
 		return fmt.Errorf("kill the coordinator: %w", err)
 	}
-	// cmd.Args[0] is the program; the rest are the coordinator's flags.
-	p, err := c.startCoordinator(old.name, old.cmd.Args[1:], c.coordURL)
-	if p != nil {
-		c.coord, c.coords[0] = p, p
+	err = old.restart()
+	if err == nil {
+		err = c.waitCoordinator(old, c.coordURL)
 	}
 	if err != nil {
 		return fmt.Errorf("start the coordinator again: %w", err)

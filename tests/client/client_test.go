@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // wait bounds how long a test waits for a state the cluster reaches by
@@ -53,7 +53,7 @@ func must(t *testing.T, what string, err error) {
 func waitState(t *testing.T, c *api.Client, name, state string, tasks int) api.ConnectorStateInfo {
 	t.Helper()
 	var st api.ConnectorStateInfo
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		var err error
 		if st, err = c.Connectors().Status(context.Background(), name); err != nil {
 			return false, err.Error()
@@ -120,7 +120,7 @@ func TestAdmin(t *testing.T) {
 		t.Fatalf("loggers %v", all)
 	}
 	must(t, "cluster logger level", c.Admin().SetClusterLoggerLevel(ctx, "org.example.client", "WARN"))
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		lvl, err := c.Admin().Logger(ctx, "org.example.client")
 		return err == nil && lvl.Level == "WARN", fmt.Sprintf("%+v %v", lvl, err)
 	})
@@ -158,7 +158,7 @@ func TestPlugins(t *testing.T) {
 func TestConnectorsAndOffsets(t *testing.T) {
 	c, ctx := newClient(t), ctxFor(t)
 	name, topic, file := cluster.Name("src"), cluster.Name("lines"), "client-src.txt"
-	harness.CreateTopic(t, cluster.Brokers, topic, 1)
+	sluicetest.CreateTopic(t, cluster.Brokers, topic, 1)
 	must(t, "write the file", os.WriteFile(filepath.Join(cluster.WorkDir, file), []byte("one\ntwo\nthree\n"), 0o644))
 	partition := map[string]any{"filename": file}
 
@@ -243,7 +243,7 @@ func TestConnectorsAndOffsets(t *testing.T) {
 	if ts.State != api.StateRunning {
 		t.Fatalf("task status %+v", ts)
 	}
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		topics, err := c.Connectors().Topics(ctx, name)
 		return err == nil && slices.Contains(topics, topic), fmt.Sprintf("%v %v", topics, err)
 	})
@@ -308,7 +308,7 @@ func TestConnectorsAndOffsets(t *testing.T) {
 func TestSinkOffsets(t *testing.T) {
 	c, ctx := newClient(t), ctxFor(t)
 	name, topic := cluster.Name("sink"), cluster.Name("sink-in")
-	harness.CreateTopic(t, cluster.Brokers, topic, 2)
+	sluicetest.CreateTopic(t, cluster.Brokers, topic, 2)
 	_, err := c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, InitialState: api.StateStopped,
 		Config: map[string]string{"connector.class": "FileStreamSink", "file": "client-sink.txt", "topics": topic}})
 	must(t, "create", err)
@@ -349,7 +349,7 @@ func TestFleet(t *testing.T) {
 
 	// Generators that keep running, for the bulk actions and a rollout.
 	topic := cluster.Name("gen")
-	harness.CreateTopic(t, cluster.Brokers, topic, 1)
+	sluicetest.CreateTopic(t, cluster.Brokers, topic, 1)
 	var names []string
 	for i := range 2 {
 		n := cluster.Name(fmt.Sprintf("gen-%d", i))
@@ -366,7 +366,7 @@ func TestFleet(t *testing.T) {
 	if drain.Agent != id {
 		t.Fatalf("drain %+v", drain)
 	}
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		d, err := c.Fleet().DrainStatus(ctx, id)
 		return err == nil && d.State == api.DrainDone, fmt.Sprintf("%+v %v", d, err)
 	})
@@ -379,7 +379,7 @@ func TestFleet(t *testing.T) {
 	}
 	started, err := c.Fleet().Rebalance(ctx, api.RebalanceOptions{MaxMoves: 1})
 	must(t, "rebalance", err)
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		r, err := c.Fleet().RebalanceStatus(ctx)
 		return err == nil && r.ID == started.ID && r.State == "done", fmt.Sprintf("%+v %v", r, err)
 	})
@@ -470,7 +470,7 @@ func TestAudit(t *testing.T) {
 		Config: map[string]string{"connector.class": "GeneratorSource", "topic": cluster.Name("gen")}})
 	must(t, "create", err)
 	must(t, "delete", c.Connectors().Delete(ctx, name))
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		log, err := c.Audit().Log(ctx, api.AuditQuery{Connector: name, Since: time.Now().Add(-time.Hour), Limit: 10})
 		if err != nil || len(log.Records) != 2 {
 			return false, fmt.Sprintf("%+v %v", log, err)
@@ -505,7 +505,7 @@ func TestRetriesAcrossARestart(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("the call made during the restart: %v", err)
 	}
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		n := cluster.Coordinator.RegisteredAgents()
 		return n == 2, fmt.Sprintf("%d agents registered again", n)
 	})
@@ -578,13 +578,13 @@ func TestCreateKeepsOrWipesOffsets(t *testing.T) {
 // as a follower, for the examples.
 func TestFailoverToAnotherCoordinator(t *testing.T) {
 	_, second := cluster.StartExtraCoordinator()
-	harness.WaitKnowsLeader(t, second)
+	sluicetest.WaitKnowsLeader(t, second)
 	c, err := api.NewClient(api.Config{Address: cluster.URL, Addresses: []string{second},
 		Retry: &api.RetryPolicy{MaxAttempts: 500, MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond}})
 	must(t, "client", err)
 	ctx := ctxFor(t)
 	name, topic := cluster.Name("failover"), cluster.Name("failover-gen")
-	harness.CreateTopic(t, cluster.Brokers, topic, 1)
+	sluicetest.CreateTopic(t, cluster.Brokers, topic, 1)
 	_, err = c.Connectors().Create(ctx, api.CreateConnectorRequest{Name: name, InitialState: api.StateStopped,
 		Config: map[string]string{"connector.class": "GeneratorSource", "topic": topic}})
 	must(t, "create", err)
@@ -594,7 +594,7 @@ func TestFailoverToAnotherCoordinator(t *testing.T) {
 	if c.Address() != second {
 		t.Fatalf("the client is on %s, want the surviving %s", c.Address(), second)
 	}
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		agents, err := c.Fleet().Agents(ctx)
 		if err != nil {
 			return false, err.Error()
@@ -611,5 +611,5 @@ func TestFailoverToAnotherCoordinator(t *testing.T) {
 	must(t, "delete", c.Connectors().Delete(ctx, name))
 
 	must(t, "restart the first coordinator", cluster.TryStartCoordinator())
-	harness.WaitKnowsLeader(t, cluster.URL)
+	sluicetest.WaitKnowsLeader(t, cluster.URL)
 }

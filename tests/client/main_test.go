@@ -9,19 +9,19 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // cluster is the one cluster of the package's tests and examples, started
 // by TestMain: examples take no *testing.T to start one with.
-var cluster *harness.Cluster
+var cluster *sluicetest.Cluster
 
 // TestMain starts the cluster, runs the tests and examples, and stops it.
 func TestMain(m *testing.M) {
 	tb := &mainTB{name: "TestClient"}
 	code := func() int {
 		defer tb.cleanup()
-		if err := tb.run(func() { cluster = harness.Start(tb, harness.Options{Agents: 2}) }); err != nil {
+		if err := tb.run(func() { cluster = sluicetest.Start(tb, sluicetest.Options{Agents: 2}) }); err != nil {
 			fmt.Fprintln(os.Stderr, "client tests: start the cluster:", err)
 			return 1
 		}

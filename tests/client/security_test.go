@@ -15,7 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // writeFile writes data to a file of dir and returns its path.
@@ -31,7 +31,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 // verified with the cluster's CA, each reaching its principal's role.
 func TestCredentials(t *testing.T) {
 	dir := t.TempDir()
-	ca := harness.NewTestCA(t)
+	ca := sluicetest.NewTestCA(t)
 	srvCert, srvKey := ca.Issue(t, "coordinator", true)
 	botCert, botKey := ca.Issue(t, "ops-bot", false)
 	hash, err := bcrypt.GenerateFromPassword([]byte("ada-pw"), bcrypt.MinCost)
@@ -43,7 +43,7 @@ func TestCredentials(t *testing.T) {
   - {name: ci, token_sha256: %q, grants: [{role: viewer}]}
   - {name: ops-bot, client_certificate: true, grants: [{role: operator}]}
 `, hash, hex.EncodeToString(sum[:]))))
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{
 		TLSCert:     writeFile(t, dir, "server.pem", srvCert),
 		TLSKey:      writeFile(t, dir, "server-key.pem", srvKey),
 		TLSClientCA: writeFile(t, dir, "ca.pem", ca.PEM),
@@ -101,7 +101,7 @@ func TestCredentials(t *testing.T) {
 	}
 
 	// The audit trail names each principal.
-	harness.Eventually(t, wait, func() (bool, string) {
+	sluicetest.Eventually(t, wait, func() (bool, string) {
 		log, err := ada.Audit().Log(ctx, api.AuditQuery{Connector: name})
 		if err != nil {
 			return false, err.Error()
@@ -115,7 +115,7 @@ func TestCredentials(t *testing.T) {
 	must(t, "ada deletes", ada.Connectors().Delete(ctx, name))
 
 	// A CA that does not know the server: a ConnError, not retried.
-	other := harness.NewTestCA(t)
+	other := sluicetest.NewTestCA(t)
 	_, err = client(api.Config{Username: "ada", Password: "ada-pw", TLS: &api.TLSConfig{CAPEM: other.PEM}}).Connectors().List(context.Background())
 	var ce *api.ConnError
 	if !errors.As(err, &ce) || ce.Refused() {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestScrapedNames: a scrape in the text format gives every series name
@@ -60,11 +60,11 @@ func TestDashboardMetricsInScrape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, AgentMetrics: true})
 	exercise(t, c)
 	var missing []string
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		r := harness.Do(t, c.URL, http.MethodGet, "/metrics", nil)
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		r := sluicetest.Do(t, c.URL, http.MethodGet, "/metrics", nil)
 		if r.Status != http.StatusOK {
 			return false, fmt.Sprintf("GET /metrics: %d %s", r.Status, r.Body)
 		}
@@ -77,7 +77,7 @@ func TestDashboardMetricsInScrape(t *testing.T) {
 	})
 	// The agent's, from a scrape of its --metrics-listen, while the source
 	// and the sink run on it.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		missing = MissingFromScrape(ServedBy(used, Agent), FamilyNames(c.AgentScrape(0)))
 		return len(missing) == 0, fmt.Sprintf("the dashboard queries agent series the scrape lacks: %v", missing)
 	})
@@ -87,7 +87,7 @@ func TestDashboardMetricsInScrape(t *testing.T) {
 // series: a source and a sink running (states, lag, reconcile passes,
 // NATS requests, Kafka clients), an offsets alter and reset, and a REST
 // error.
-func exercise(t *testing.T, c *harness.Cluster) {
+func exercise(t *testing.T, c *sluicetest.Cluster) {
 	topic := c.Name("gen-out")
 	src, snk := c.Name("gen"), c.Name("sink")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": map[string]string{
@@ -98,7 +98,7 @@ func exercise(t *testing.T, c *harness.Cluster) {
 	c.WaitState(snk, "RUNNING", 1, "RUNNING")
 	// The generator's first write creates its topic; a RUNNING task may
 	// not have written yet, and an offset of a missing topic is a 400.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		td, err := c.Admin().ListTopics(context.Background(), topic)
 		return err == nil && td[topic].Err == nil, fmt.Sprintf("topic %s: %v %v", topic, err, td[topic].Err)
 	})

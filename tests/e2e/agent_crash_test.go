@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"path/filepath"
@@ -12,8 +14,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // crashLease is the agent lease of TestAgentCrashTasksRunElsewhereBeforeTheLease:
@@ -32,9 +32,9 @@ const crashLease = 2 * time.Minute
 // timeout: records produced after the kill reach the file.
 func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 1, Lease: crashLease,
+	c := procs.Start(t, procs.Options{Agents: 1, Lease: crashLease,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
-	g := Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 200, RecordBytes: 50}
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 200, RecordBytes: 50}
 	c.CreateTopic(g.Topic, 1)
 	src := c.Name("src")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": g.Config()})
@@ -95,7 +95,7 @@ func TestAgentCrashTasksRunElsewhereBeforeTheLease(t *testing.T) {
 // turn — and the successor keeps running and delivering.
 func TestSinkZombieIsFencedByTheBroker(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 2, Lease: 3 * time.Second})
+	c := procs.Start(t, procs.Options{Agents: 2, Lease: 3 * time.Second})
 	in := c.Name("lines")
 	c.CreateTopic(in, 1)
 	out := filepath.Join(c.WorkDir, "zombie-sink.txt")
@@ -119,12 +119,12 @@ func TestSinkZombieIsFencedByTheBroker(t *testing.T) {
 	zombie.Resume()
 	c.WaitRegistered(cmark, zombie.Name())
 	task := sink + "-0"
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		ended := append(zombie.LogLinesSince(zmark, "sink task fenced"), zombie.LogLinesSince(zmark, `msg="task stopped"`, "task="+task+" ")...)
 		return len(ended) > 0, fmt.Sprintf("%s logged neither a fence nor a stop of %s since it resumed:\n%s",
 			zombie.Name(), task, strings.Join(zombie.LogLinesSince(zmark, "task="+task+" "), "\n"))
 	})
-	harness.Consistently(t, 3*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 3*time.Second, func() (bool, string) {
 		got := c.Placement(sink)
 		return maps.Equal(got, moved), fmt.Sprintf("the sink runs on %v after the zombie came back, want %v", got, moved)
 	})
@@ -142,7 +142,7 @@ func TestSinkZombieIsFencedByTheBroker(t *testing.T) {
 // the broker has them.
 func produceLines(t *testing.T, brokers, topic, prefix string, n int) {
 	t.Helper()
-	cl, err := kgo.NewClient(append(harness.ClientOpts(brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
+	cl, err := kgo.NewClient(append(sluicetest.ClientOpts(brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func produceLines(t *testing.T, brokers, topic, prefix string, n int) {
 // waitLines waits until the file holds every line "<prefix>-<i>", i < n.
 func waitLines(t *testing.T, path, prefix string, n int) {
 	t.Helper()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		lines := readLines(path)
 		var missing []string
 		for i := range n {

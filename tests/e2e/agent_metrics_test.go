@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,8 +11,6 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestAgentMetricsListener runs sluice agent with --metrics-listen and
@@ -20,8 +20,8 @@ import (
 // operator would profile it: the goroutine dump shows the agent's code.
 func TestAgentMetricsListener(t *testing.T) {
 	t.Parallel()
-	addr := FreeAddr(t)
-	c := StartCluster(t, Options{Agents: 1, AgentArgs: []string{"--metrics-listen", addr, "--pprof"}})
+	addr := sluicetest.FreeAddr(t)
+	c := procs.Start(t, procs.Options{Agents: 1, AgentArgs: []string{"--metrics-listen", addr, "--pprof"}})
 	base := "http://" + addr
 	client := &http.Client{Timeout: 5 * time.Second}
 	get := func(path string) (int, error) {
@@ -32,11 +32,11 @@ func TestAgentMetricsListener(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode, nil
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		code, err := get("/healthz")
 		return err == nil && code == http.StatusOK, fmt.Sprintf("/healthz: %d %v", code, err)
 	})
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		code, err := get("/readyz")
 		return err == nil && code == http.StatusOK, fmt.Sprintf("/readyz: %d %v", code, err)
 	})
@@ -54,7 +54,7 @@ func TestAgentMetricsListener(t *testing.T) {
 	if err != nil {
 		t.Fatalf("/metrics: %v", err)
 	}
-	v, ok, err := harness.Value(mfs, "sluice_agent_registered", "agent", "agent-1")
+	v, ok, err := sluicetest.Value(mfs, "sluice_agent_registered", "agent", "agent-1")
 	if err != nil || !ok || v != 1 {
 		t.Fatalf("sluice_agent_registered{agent=agent-1} = %v (present %v, %v), want 1", v, ok, err)
 	}
@@ -64,7 +64,7 @@ func TestAgentMetricsListener(t *testing.T) {
 		}
 	}
 
-	r := harness.Do(t, base, http.MethodGet, "/debug/pprof/goroutine?debug=1", nil)
+	r := sluicetest.Do(t, base, http.MethodGet, "/debug/pprof/goroutine?debug=1", nil)
 	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "github.com/sluice-io/sluice/agent") {
 		t.Errorf("GET /debug/pprof/goroutine?debug=1 with --pprof = %d, %d bytes: want the agent's goroutines", r.Status, len(r.Body))
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // CLI's error.
 func TestAuditCLI(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 1})
+	c := procs.Start(t, procs.Options{Agents: 1})
 	name := c.Name("gen")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name,
 		"config": map[string]string{"connector.class": "GeneratorSource", "topic": c.Name("data"), "rate": "1"}})

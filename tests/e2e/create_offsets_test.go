@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // holdOffsetsEnv is the agent's test-only seam (cmd/sluice, compiled in by
@@ -30,19 +30,19 @@ func fileSrc(file string, pos int) map[string]any {
 }
 
 // offsetsOf is GET /connectors/{name}/offsets, canonical.
-func offsetsOf(c *Cluster, name string) string {
+func offsetsOf(c *procs.Cluster, name string) string {
 	c.T.Helper()
 	var body struct {
 		Offsets []map[string]any `json:"offsets"`
 	}
 	c.Must(http.StatusOK, http.MethodGet, "/connectors/"+name+"/offsets", nil).JSON(c.T, &body)
-	return harness.CanonOffsets(c.T, body.Offsets)
+	return sluicetest.CanonOffsets(c.T, body.Offsets)
 }
 
 // nameOffsets reads the offsets stored under a name with no connector: a
 // STOPPED connector of that name is created, its offsets read, and it is
 // deleted again (offsets outlive it).
-func nameOffsets(c *Cluster, name string, config map[string]string) string {
+func nameOffsets(c *procs.Cluster, name string, config map[string]string) string {
 	c.T.Helper()
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_state": "STOPPED"})
 	got := offsetsOf(c, name)
@@ -50,7 +50,7 @@ func nameOffsets(c *Cluster, name string, config map[string]string) string {
 	return got
 }
 
-// bgT lets harness.Do run on another goroutine: a failure is reported with
+// bgT lets sluicetest.Do run on another goroutine: a failure is reported with
 // Errorf and ends that goroutine only.
 type bgT struct{ t testing.TB }
 
@@ -69,7 +69,7 @@ func (g bgT) Fatalf(format string, args ...any) {
 // succeeds with exactly the initial offsets, the stale ones gone.
 func TestCreateOffsetsAgentKilled(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 1})
+	c := procs.Start(t, procs.Options{Agents: 1})
 	name := c.Name("held")
 	if err := os.WriteFile(filepath.Join(c.WorkDir, "held.txt"), []byte("line-1\nline-2\nline-3\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_state": "STOPPED"})
 	c.Must(http.StatusOK, http.MethodPatch, "/connectors/"+name+"/offsets", map[string]any{"offsets": previous})
 	c.Must(http.StatusNoContent, http.MethodDelete, "/connectors/"+name, nil)
-	want := harness.CanonOffsets(t, previous)
+	want := sluicetest.CanonOffsets(t, previous)
 	if got := nameOffsets(c, name, config); got != want {
 		t.Fatalf("seeded offsets %s, want %s", got, want)
 	}
@@ -99,22 +99,22 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 		}
 	}
 	mark := c.Coordinator.Mark()
-	held := NewProc(t, "agent-0", args...)
+	held := procs.NewProc(t, "agent-0", args...)
 	held.Env = []string{holdOffsetsEnv + "=" + marker}
 	held.Start()
 	c.Agents = append(c.Agents, held)
 	c.WaitRegistered(mark, "agent-0")
-	harness.Eventually(t, 5*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 5*time.Second, func() (bool, string) {
 		return held.CountLog("test seam active", holdOffsetsEnv) > 0,
 			fmt.Sprintf("agent-0 runs with %s but did not warn that a test seam is active", holdOffsetsEnv)
 	})
 
-	answer := make(chan harness.Response, 1)
+	answer := make(chan sluicetest.Response, 1)
 	began := time.Now()
 	go func() {
-		answer <- harness.Do(bgT{t}, c.URL, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_offsets": initial})
+		answer <- sluicetest.Do(bgT{t}, c.URL, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config, "initial_offsets": initial})
 	}()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		_, err := os.Stat(marker)
 		return err == nil, fmt.Sprintf("agent-0 is not holding an offsets write yet (%v)", err)
 	})
@@ -123,7 +123,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	}
 	held.Kill()
 
-	var r harness.Response
+	var r sluicetest.Response
 	select {
 	case r = <-answer:
 	case <-time.After(3 * time.Minute):
@@ -147,7 +147,7 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 	if got := c.Do(http.MethodGet, "/connectors/"+name, nil); got.Status != http.StatusOK {
 		t.Fatalf("the connector does not exist after the create: %s", got)
 	}
-	if got, want := offsetsOf(c, name), harness.CanonOffsets(t, initial); got != want {
+	if got, want := offsetsOf(c, name), sluicetest.CanonOffsets(t, initial); got != want {
 		t.Fatalf("offsets under %s after the create: %s, want exactly the initial %s", name, got, want)
 	}
 }
@@ -156,8 +156,8 @@ func TestCreateOffsetsAgentKilled(t *testing.T) {
 // stderr and exit code.
 func sluiceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(sluicetest.Binary(), args...)
-	cmd.Env = sluicetest.ChildEnv()
+	cmd := exec.Command(procs.Binary(), args...)
+	cmd.Env = procs.ChildEnv()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -178,7 +178,7 @@ func sluiceCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // as the CLI's error.
 func TestCreateOffsetsCLI(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 1})
+	c := procs.Start(t, procs.Options{Agents: 1})
 	name, topic := c.Name("cli"), c.Name("cli")
 	if err := os.WriteFile(filepath.Join(c.WorkDir, "cli.txt"), []byte("skip-1\nskip-2\nread-1\nread-2\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -208,11 +208,11 @@ func TestCreateOffsetsCLI(t *testing.T) {
 		created.OffsetsStatus.Message != "The offsets for this connector have been altered successfully" {
 		t.Fatalf("sluice connectors create printed %q (%v)", stdout, err)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status(name)
 		return ok && s.Connector.State == "STOPPED" && len(s.Tasks) == 0, fmt.Sprintf("status %+v", s)
 	})
-	if got, want := offsetsOf(c, name), harness.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 14)}); got != want {
+	if got, want := offsetsOf(c, name), sluicetest.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 14)}); got != want {
 		t.Fatalf("offsets %s, want %s", got, want)
 	}
 
@@ -220,8 +220,8 @@ func TestCreateOffsetsCLI(t *testing.T) {
 		t.Fatalf("sluice connectors resume: exit %d: %s", code, stderr)
 	}
 	c.WaitRunning(name, 1)
-	end := harness.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 28)})
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	end := sluicetest.CanonOffsets(t, []map[string]any{fileSrc("cli.txt", 28)})
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		var got []string
 		for _, r := range c.ReadTopic(topic) {
 			got = append(got, string(r.Value))

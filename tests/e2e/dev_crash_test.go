@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +16,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestDevCrashSinkResumesFromLastCommit kills `sluice dev --data-dir`
@@ -33,12 +33,12 @@ import (
 func TestDevCrashSinkResumesFromLastCommit(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
-	listen := FreeAddr(t)
+	listen := sluicetest.FreeAddr(t)
 	out := filepath.Join(t.TempDir(), "out.txt")
-	dev := StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen,
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen,
 		"--offset-flush-interval", "200ms", "--leader-lease", "2s", "--log-level", "info")
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	topic := UniquePrefix(t) + "-lines"
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	topic := procs.UniquePrefix(t) + "-lines"
 	c.CreateTopic(topic, 1)
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "sink", "config": map[string]string{
 		"connector.class": "FileStreamSink", "file": out, "topics": topic}})
@@ -152,7 +152,7 @@ type numberedProducer struct {
 // it never acknowledged).
 func startNumberedProducer(t *testing.T, brokers, topic string) *numberedProducer {
 	t.Helper()
-	cl, err := kgo.NewClient(append(harness.ClientOpts(brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
+	cl, err := kgo.NewClient(append(sluicetest.ClientOpts(brokers, "test-producer"), kgo.DefaultProduceTopic(topic))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func waitCommitted(t *testing.T, brokers, topic string, least int64) int64 {
 	t.Helper()
 	adm := newAdmin(t, brokers)
 	var at int64 = -1
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		resp, err := adm.FetchOffsets(ctx, "connect-sink")
@@ -235,7 +235,7 @@ func endOffset(t *testing.T, brokers, topic string) int64 {
 // newAdmin is an admin client of brokers, closed at the test's end.
 func newAdmin(t *testing.T, brokers string) *kadm.Client {
 	t.Helper()
-	cl, err := kgo.NewClient(harness.ClientOpts(brokers, "test-admin")...)
+	cl, err := kgo.NewClient(sluicetest.ClientOpts(brokers, "test-admin")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func newAdmin(t *testing.T, brokers string) *kadm.Client {
 // numbered last.
 func waitOutput(t *testing.T, path string, last int64) {
 	t.Helper()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		data, _ := os.ReadFile(path)
 		nums := recordNumbers(t, data)
 		var seen int64 = -1

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"io"
 	"net/http"
 	"os"
@@ -18,7 +20,6 @@ import (
 
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestDevSecure starts `sluice dev --secure`: its embedded NATS refuses a
@@ -30,12 +31,12 @@ import (
 func TestDevSecure(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--secure", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
 	// --secure may print more than the ready line (how to use the REST
 	// credential it made): find the ready line among them.
 	var m []string
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		if !dev.Running() {
 			t.Fatal("sluice dev --secure exited before it was ready")
 		}
@@ -86,12 +87,12 @@ func TestDevSecure(t *testing.T) {
 	}
 
 	rest := devREST{t: t, url: "http://" + listen, passwordFile: filepath.Join(dataDir, "rest-auth", "admin.password")}
-	gen := map[string]string{"connector.class": "GeneratorSource", "topic": UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}
+	gen := map[string]string{"connector.class": "GeneratorSource", "topic": procs.UniquePrefix(t) + "-gen", "tasks.max": "2", "streams": "2"}
 	if status, body := rest.do(http.MethodPost, "/connectors", map[string]any{"name": "gen", "config": gen}); status != http.StatusCreated {
 		t.Fatalf("create: %d %s", status, body)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		var st harness.Status
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		var st sluicetest.Status
 		status, body := rest.do(http.MethodGet, "/connectors/gen/status", nil)
 		if status != http.StatusOK || json.Unmarshal(body, &st) != nil {
 			return false, fmt.Sprintf("status: %d %s", status, body)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/sluicetest"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // readyRE is the one line `sluice dev` prints when it is ready.
@@ -32,11 +32,11 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	dataDir := t.TempDir()
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", dataDir, "--listen", listen, "--log-level", "info")
 	brokers := waitReady(t, dev, listen, 1)
 	t.Logf("ready in %v", time.Since(begin).Round(time.Millisecond))
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: brokers}
 	if r := c.Do(http.MethodGet, "/health", nil); r.Status != http.StatusOK {
 		t.Fatalf("GET /health right after the ready line: %s, want 200", r)
 	}
@@ -46,7 +46,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	topic := UniquePrefix(t) + "-lines"
+	topic := procs.UniquePrefix(t) + "-lines"
 	running := map[string]string{
 		"connector.class": "FileStreamSource",
 		"file":            in,
@@ -59,7 +59,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "file-src", "config": running})
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen-stopped", "config": stopped, "initial_state": "STOPPED"})
 	c.WaitRunning("file-src", 1)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := len(c.ReadTopic(topic))
 		return n == len(lines), fmt.Sprintf("%d of %d lines in %s", n, len(lines), topic)
 	})
@@ -84,7 +84,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 		}
 	}
 	c.WaitRunning("file-src", 1)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status("gen-stopped")
 		return ok && s.Connector.State == "STOPPED" && len(s.Tasks) == 0, fmt.Sprintf("gen-stopped: %+v", s)
 	})
@@ -99,7 +99,7 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 	}
 	f.Close()
 	want := []string{"one", "two", "three", "four"}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		var got []string
 		for _, r := range c.ReadTopic(topic) {
 			got = append(got, string(r.Value))
@@ -127,9 +127,9 @@ func TestDevReadyLineHealthAndRestartKeepsConnectors(t *testing.T) {
 // waitReady waits for the ready line of the n-th run of dev and checks that
 // it is the only line that run printed and that it names the REST address
 // given with --listen. It returns the embedded Kafka address.
-func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
+func waitReady(t testing.TB, dev *procs.Proc, listen string, n int) string {
 	t.Helper()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		if !dev.Running() {
 			t.Fatalf("sluice dev exited before it was ready")
 		}
@@ -150,7 +150,7 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 	}
 	// agents=2 is true when the line is out: both agents are registered
 	// with the leader, so a request right after it finds them.
-	r := harness.Do(t, "http://"+listen, http.MethodGet, "/sluice/agents", nil)
+	r := sluicetest.Do(t, "http://"+listen, http.MethodGet, "/sluice/agents", nil)
 	var list struct {
 		Agents []struct {
 			ID         string `json:"id"`
@@ -177,10 +177,10 @@ func waitReady(t testing.TB, dev *Proc, listen string, n int) string {
 // (a task handed to an agent that is closing its clients fails).
 func TestDevSigintStopsEveryTaskOnceWithoutErrors(t *testing.T) {
 	t.Parallel()
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	prefix := UniquePrefix(t)
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "info")
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	prefix := procs.UniquePrefix(t)
 	out := t.TempDir()
 	const sources, sinks = 24, 12
 	var names []string
@@ -241,7 +241,7 @@ var taskEndRE = regexp.MustCompile(`msg="task (stopped|failed)" agent=(\S+) task
 // changed checkout), or "unknown" for a binary built without one.
 func TestDevVersionShowsBuildCommit(t *testing.T) {
 	t.Parallel()
-	info, err := buildinfo.ReadFile(sluicetest.Binary())
+	info, err := buildinfo.ReadFile(procs.Binary())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 		}
 	}
 	t.Logf("the binary's commit: %s", want)
-	out, err := exec.Command(sluicetest.Binary(), "--version").Output()
+	out, err := exec.Command(procs.Binary(), "--version").Output()
 	if err != nil {
 		t.Fatalf("sluice --version: %v", err)
 	}
@@ -265,9 +265,9 @@ func TestDevVersionShowsBuildCommit(t *testing.T) {
 		t.Errorf("sluice --version printed %q, want the commit (%s)", out, want)
 	}
 
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen, "--log-level", "warn")
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
 	var root api.ServerInfo
 	c.Must(http.StatusOK, http.MethodGet, "/", nil).JSON(t, &root)
 	if root.Commit != want {

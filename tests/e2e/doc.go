@@ -6,9 +6,9 @@
 // kfake) unless SLUICE_TEST_KAFKA names a real Kafka broker; every test gets
 // its own group id and topic names, so runs can share that broker.
 //
-// The helpers are the test kit's process mode (package sluicetest:
-// StartProcesses, Proc; kit.go keeps their e2e names), built for failure
-// testing: a [Proc] can be killed
+// The tests use the test kit's process mode (package sluicetest:
+// StartProcesses, Proc), built for failure testing: a procs.Proc can
+// be killed
 // (SIGKILL), stopped gracefully (SIGTERM), paused and resumed
 // (SIGSTOP/SIGCONT) and restarted with the same flags, and its log can be
 // searched, e.g. to count how often a task started. Every child process is

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"strings"
@@ -18,9 +19,9 @@ func TestExactlyOnceCoordinatorRestartRestartsNoTask(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := StartCluster(t, Options{Agents: 3, Lease: 3 * time.Second,
+	c := procs.Start(t, procs.Options{Agents: 3, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
-	g := Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 3, Count: 1500, Rate: 300, RecordBytes: 100}
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 3, Count: 1500, Rate: 300, RecordBytes: 100}
 	c.CreateTopic(g.Topic, 3)
 	name := c.Name("src")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": g.Config()})

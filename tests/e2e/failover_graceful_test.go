@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"syscall"
 	"testing"
@@ -17,8 +18,8 @@ func TestFailoverGracefulHandover(t *testing.T) {
 	const lease = 30 * time.Second
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := StartCluster(t, Options{Agents: 3, Lease: lease, CoordinatorArgs: eosArgs(false), AgentArgs: eosArgs(false)})
-	g := Generator{Topic: c.Name("gen"), Streams: 4, Tasks: 2, Count: 2000, Rate: 200, RecordBytes: 100}
+	c := procs.Start(t, procs.Options{Agents: 3, Lease: lease, CoordinatorArgs: eosArgs(false), AgentArgs: eosArgs(false)})
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 4, Tasks: 2, Count: 2000, Rate: 200, RecordBytes: 100}
 	c.CreateTopic(g.Topic, 2)
 	name := c.Name("src")
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": g.Config()})

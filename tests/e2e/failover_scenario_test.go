@@ -2,14 +2,14 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // eosArgs is the flag that turns exactly-once source support on or off,
@@ -22,7 +22,7 @@ func eosArgs(on bool) []string {
 }
 
 // faultRun is the generator run that runAgentFaults drives through faults.
-var faultRun = Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150, RecordBytes: 100}
+var faultRun = procs.Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150, RecordBytes: 100}
 
 // runAgentFaults is the failure scenario of issue 6, with exactly-once
 // source support on or off. Three agents (lease 3s) run a generator source
@@ -43,7 +43,7 @@ var faultRun = Generator{Streams: 6, Tasks: 3, Count: 3000, Rate: 150, RecordByt
 func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := StartCluster(t, Options{Agents: 3, Lease: 3 * time.Second,
+	c := procs.Start(t, procs.Options{Agents: 3, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(eos), AgentArgs: eosArgs(eos)})
 	t.Logf("%v: cluster up (brokers %s, exactly-once %v)", since(), c.Brokers, eos)
 
@@ -88,8 +88,8 @@ func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	// Each of its tasks either found itself fenced (it had records to
 	// write) or was revoked before it wrote anything (a clean stop).
 	for _, task := range zombieTasks {
-		harness.Eventually(t, 30*time.Second, func() (bool, string) {
-			ended := append(FencedLines(zombie, zmark, task), zombie.LogLinesSince(zmark, `msg="task stopped"`, "task="+task+" ")...)
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+			ended := append(procs.FencedLines(zombie, zmark, task), zombie.LogLinesSince(zmark, `msg="task stopped"`, "task="+task+" ")...)
 			return len(ended) > 0, fmt.Sprintf("%s logged neither a fenced failure nor a stop of %s since it resumed:\n%s",
 				zombie.Name(), task, strings.Join(zombie.LogLinesSince(zmark, "task="+task+" "), "\n"))
 		})
@@ -100,7 +100,7 @@ func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 	// Its reports carry an older generation: the status stays the
 	// successor's, RUNNING, while the zombie's reports come in and its
 	// tasks are revoked.
-	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 		got := c.Placement(name)
 		return maps.Equal(got, placed), fmt.Sprintf("task statuses %v after %s came back, want %v (the successors, RUNNING)", got, zombie.Name(), placed)
 	})
@@ -149,7 +149,7 @@ func runAgentFaults(t *testing.T, eos bool) (duplicates int) {
 // checkPrefix reads the committed offsets and then the data topic, and
 // fails the test unless the topic holds every seq up to the committed one
 // (exactly once, as a gapless prefix, when eos).
-func checkPrefix(t *testing.T, c *Cluster, name string, g Generator, eos bool, when string) Seqs {
+func checkPrefix(t *testing.T, c *procs.Cluster, name string, g procs.Generator, eos bool, when string) procs.Seqs {
 	t.Helper()
 	committed := c.CommittedSeqs(name)
 	upTo := map[int64]int64{}
@@ -163,9 +163,9 @@ func checkPrefix(t *testing.T, c *Cluster, name string, g Generator, eos bool, w
 	// writes the markers after EndTxn returned), so the data of a committed
 	// offset may become readable a moment after the offset: read again
 	// until it did, for a bounded while.
-	var seqs Seqs
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
-		seqs = ParseSeqs(c.ReadTopic(g.Topic))
+	var seqs procs.Seqs
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
+		seqs = procs.ParseSeqs(c.ReadTopic(g.Topic))
 		problems := seqs.Check(g.Streams, upTo, eos)
 		return len(problems) == 0, fmt.Sprintf("%s: topic %s (%d records; committed seqs %v):\n%s", when, g.Topic, seqs.Records, upTo, strings.Join(problems, "\n"))
 	})
@@ -174,7 +174,7 @@ func checkPrefix(t *testing.T, c *Cluster, name string, g Generator, eos bool, w
 }
 
 // placement is a status's task → worker map.
-func placement(s harness.Status) map[int]string {
+func placement(s sluicetest.Status) map[int]string {
 	out := map[int]string{}
 	for _, ts := range s.Tasks {
 		out[ts.ID] = ts.WorkerID
@@ -195,7 +195,7 @@ func tasksOn(placed map[int]string, agent, connector string) []string {
 }
 
 // liveAgents names the cluster's agents other than those of gone.
-func liveAgents(c *Cluster, gone ...*Proc) []string {
+func liveAgents(c *procs.Cluster, gone ...*procs.Proc) []string {
 	var out []string
 	for _, a := range c.Agents {
 		if !slices.Contains(gone, a) && a.Running() {

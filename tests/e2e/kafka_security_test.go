@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // runFailing runs the sluice binary with args, expects it to exit with an
@@ -20,8 +20,8 @@ func runFailing(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	cmd := exec.CommandContext(ctx, sluicetest.Binary(), args...)
-	cmd.Env = sluicetest.SluiceEnv()
+	cmd := exec.CommandContext(ctx, procs.Binary(), args...)
+	cmd.Env = procs.SluiceEnv()
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("sluice %s still ran after a minute:\n%s", strings.Join(args, " "), out)
@@ -64,20 +64,20 @@ func TestKafkaSecurityBadFlagsStopStartup(t *testing.T) {
 // quickly, saying which broker refused it and why.
 func TestKafkaSecurityWrongPasswordStopsBinary(t *testing.T) {
 	t.Parallel()
-	if !harness.SecuredKafka() || !harness.KafkaSecurity().Config.SASLOn() {
-		t.Skipf("needs a secured real broker with SASL: %s and %s (make test-kafka)", harness.KafkaEnv, harness.KafkaSecurityEnv)
+	if !sluicetest.SecuredKafka() || !sluicetest.KafkaSecurity().Config.SASLOn() {
+		t.Skipf("needs a secured real broker with SASL: %s and %s (make test-kafka)", sluicetest.KafkaEnv, sluicetest.KafkaSecurityEnv)
 	}
-	be := harness.StartBackends(t)
+	be := sluicetest.StartBackends(t)
 	wrong := filepath.Join(t.TempDir(), "wrong-password")
 	if err := os.WriteFile(wrong, []byte("not-the-password\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// The later flag wins: the broker's settings with a wrong password.
-	sec := append(harness.SecurityFlags(be.Brokers), "--kafka-sasl-password-file="+wrong)
+	sec := append(sluicetest.SecurityFlags(be.Brokers), "--kafka-sasl-password-file="+wrong)
 	want := "kafka " + be.Brokers + ": SASL authentication failed"
 	for _, args := range [][]string{
-		{"coordinator", "--listen", FreeAddr(t), "--group-id", UniquePrefix(t)},
-		{"agent", "--id", "agent-1", "--group-id", UniquePrefix(t)},
+		{"coordinator", "--listen", sluicetest.FreeAddr(t), "--group-id", procs.UniquePrefix(t)},
+		{"agent", "--id", "agent-1", "--group-id", procs.UniquePrefix(t)},
 	} {
 		args = append(append(args, "--nats", be.NATSURL, "--kafka", be.Brokers), sec...)
 		if out := runFailing(t, args...); !strings.Contains(out, want) {

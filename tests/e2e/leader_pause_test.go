@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -13,7 +15,6 @@ import (
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestLeaderPausedPastLeaseIsFenced hangs the leader (SIGSTOP) past its
@@ -35,9 +36,9 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := startLeaderCluster(t, leaderOptions{AgentLogLevel: "debug"})
+	c := startLeaderCluster(t, procs.Options{AgentLogLevel: "debug"})
 	li, lease := c.WaitLeader(30*time.Second, -1)
-	old := c.Coords[li]
+	old := c.Coordinators[li]
 	t.Logf("%v: %s leads, term %d", since(), old.Name(), lease.Term)
 
 	topic := c.Name("lines")
@@ -46,30 +47,30 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	w := startLineWriter(t, in, 50, 20*time.Millisecond)
 	src, sink := c.Name("src"), c.Name("sink")
 	srcConfig := fileSource(in, topic)
-	c.Must(li, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": srcConfig})
-	c.Must(li, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": sink,
+	c.MustAt(li, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": srcConfig})
+	c.MustAt(li, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": sink,
 		"config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": topic}})
-	placed := map[string]string{src + "-0": c.WaitRunning(li, src, 1)[0], sink + "-0": c.WaitRunning(li, sink, 1)[0]}
+	placed := map[string]string{src + "-0": c.WaitRunningAt(li, src, 1)[0], sink + "-0": c.WaitRunningAt(li, sink, 1)[0]}
 	waitDelivered(t, out, w, w.Count(), false)
 	before := c.Name("before")
-	c.Must(li, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(before, topic))
+	c.MustAt(li, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(before, topic))
 	t.Logf("%v: streaming, tasks on %v", since(), placed)
 
 	// Hang the leader past its lease; a successor takes over.
 	agentMarks := c.Marks()
 	pausedAt := time.Now()
 	old.Pause()
-	ni, lease2 := c.WaitLeader(c.opts.LeaderLease+30*time.Second, li, li)
-	t.Logf("%v: %s leads, term %d, %v after the pause", since(), c.Coords[ni].Name(), lease2.Term, time.Since(pausedAt).Round(time.Millisecond))
+	ni, lease2 := c.WaitLeader(c.Options().LeaderLease+30*time.Second, li, li)
+	t.Logf("%v: %s leads, term %d, %v after the pause", since(), c.Coordinators[ni].Name(), lease2.Term, time.Since(pausedAt).Round(time.Millisecond))
 	if lease2.ID == lease.ID || lease2.Term <= lease.Term {
 		t.Fatalf("lease after the pause %+v, before %+v: want another id and a higher term", lease2, lease)
 	}
 	// The agents must find the successor while the old leader hangs: its
 	// subscriptions still exist, but a hung process answers nothing.
-	if !waitAgentsFound(c, lease2.Term, 3*c.opts.AgentLease+5*time.Second) {
+	if !waitAgentsFound(c, lease2.Term, 3*c.Options().Lease+5*time.Second) {
 		t.Errorf("while the old leader hangs, the agents did not register with its successor (term %d) within %v:\n%s",
-			lease2.Term, 3*c.opts.AgentLease+5*time.Second, agentLines(c, agentMarks, "heartbeat"))
-		if s, ok := c.Status(ni, sink); ok {
+			lease2.Term, 3*c.Options().Lease+5*time.Second, agentLines(c, agentMarks, "heartbeat"))
+		if s, ok := c.StatusAt(ni, sink); ok {
 			t.Errorf("meanwhile the successor shows %s as %+v", sink, s.Tasks)
 		}
 	} else {
@@ -79,16 +80,16 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// The successor changes the configuration: a new connector, and a new
 	// source config (its task restarts at a generation of the new leader).
 	after := c.Name("after")
-	srcGenBefore := c.TaskGenerations()[src+"-0"].Generation
-	c.Must(ni, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(after, topic))
+	srcGenBefore := taskGenerations(c)[src+"-0"].Generation
+	c.MustAt(ni, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(after, topic))
 	srcConfig["tasks.max"] = "1"
-	c.Must(ni, http.StatusOK, http.MethodPut, "/connectors/"+src+"/config", srcConfig)
+	c.MustAt(ni, http.StatusOK, http.MethodPut, "/connectors/"+src+"/config", srcConfig)
 
 	// Resume the old leader: it must notice, and step down.
-	resumeMark, newMark := old.Mark(), c.Coords[ni].Mark()
+	resumeMark, newMark := old.Mark(), c.Coordinators[ni].Mark()
 	resumedAt := time.Now()
 	old.Resume()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := old.CountLogSince(resumeMark, `msg="no longer leading"`, fmt.Sprintf("term=%d", lease.Term))
 		return n > 0, "the resumed leader has not logged that it no longer leads"
 	})
@@ -99,7 +100,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// send, had it acted before it noticed).
 	agent := placed[src+"-0"]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err := natsrpc.Call(ctx, c.nc, wire.AgentSubject(wire.SubjectAgentRevoke, c.Prefix, agent),
+	err := natsrpc.Call(ctx, c.NATS(), wire.AgentSubject(wire.SubjectAgentRevoke, c.Prefix, agent),
 		wire.RevokeRequest{Term: lease.Term, Tasks: []api.TaskID{{Connector: src, Task: 0}}}, &wire.RevokeReply{})
 	cancel()
 	if !api.IsCode(err, api.CodeConflict) {
@@ -108,16 +109,16 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	// Nothing of the old leader's in the config or status topic after the
 	// pause; every coordinator shows the successor's configuration.
 	checkNoZombieWrites(t, c, before, after, pausedAt)
-	for i := range c.Coords {
+	for i := range c.Coordinators {
 		var names []string
-		c.Must(i, http.StatusOK, http.MethodGet, "/connectors", nil).JSON(t, &names)
+		c.MustAt(i, http.StatusOK, http.MethodGet, "/connectors", nil).JSON(t, &names)
 		if !containsAll(names, src, sink, before, after) {
-			t.Errorf("GET /connectors through %s: %v", c.Coords[i].Name(), names)
+			t.Errorf("GET /connectors through %s: %v", c.Coordinators[i].Name(), names)
 		}
 		var cfg map[string]string
-		c.Must(i, http.StatusOK, http.MethodGet, "/connectors/"+src+"/config", nil).JSON(t, &cfg)
+		c.MustAt(i, http.StatusOK, http.MethodGet, "/connectors/"+src+"/config", nil).JSON(t, &cfg)
 		if cfg["tasks.max"] != "1" {
-			t.Errorf("source config through %s: %v, want the successor's (tasks.max=1)", c.Coords[i].Name(), cfg)
+			t.Errorf("source config through %s: %v, want the successor's (tasks.max=1)", c.Coordinators[i].Name(), cfg)
 		}
 	}
 	for _, l := range old.LogLinesSince(resumeMark) {
@@ -127,24 +128,24 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	}
 	// The successor still writes: the resumed zombie must not have fenced
 	// its writer (it may not touch <group>-leader once deposed).
-	if r, err := c.Try(ni, http.MethodPost, "/connectors", stoppedSource(c.Name("after2"), topic)); err != nil || r.Status != http.StatusCreated {
+	if r, err := c.TryAt(ni, http.MethodPost, "/connectors", stoppedSource(c.Name("after2"), topic)); err != nil || r.Status != http.StatusCreated {
 		t.Errorf("create through the successor after the old leader resumed: %v %s; the successor logged since SIGCONT:\n%s",
-			err, r, strings.Join(fencedLines(c.Coords[ni], newMark), "\n"))
+			err, r, strings.Join(fencedLines(c.Coordinators[ni], newMark), "\n"))
 	}
 	// The successor's change took effect: the source restarted once, at a
 	// generation of its own; the sink never restarted.
 	c.WaitAgentsRegistered(0, lease2.Term, 30*time.Second)
 	var gens map[string]taskGen
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		gens = c.TaskGenerations()
-		s, ok := c.Status(ni, src)
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		gens = taskGenerations(c)
+		s, ok := c.StatusAt(ni, src)
 		g := gens[src+"-0"]
 		running := ok && len(s.Tasks) == 1 && s.Tasks[0].State == "RUNNING"
 		// The status topic must show the restarted task's own generation:
 		// the task logs its start before its RUNNING report is written.
 		return running && g.State == "RUNNING" && g.Generation != srcGenBefore && c.TaskStarts(agentMarks)[src+"-0"] == 1,
 			fmt.Sprintf("source after its config change: %+v, status topic %+v, starts %v; the successor logged %d fenced writes since SIGCONT, e.g. %q",
-				s, g, c.TaskStarts(agentMarks), len(fencedLines(c.Coords[ni], newMark)), first(fencedLines(c.Coords[ni], newMark)))
+				s, g, c.TaskStarts(agentMarks), len(fencedLines(c.Coordinators[ni], newMark)), first(fencedLines(c.Coordinators[ni], newMark)))
 	})
 	if starts := c.TaskStarts(agentMarks); len(starts) != 1 {
 		t.Errorf("task starts since the pause: %v, want only %s-0 once (its config changed)", starts, src)
@@ -156,9 +157,9 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	agentMarks = c.Marks()
 	// A bounded wait past the agent lease: long enough for the old
 	// leader's reconcile loop to act had it not stepped down.
-	harness.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
+	sluicetest.Consistently(t, 2*c.Options().Lease, func() (bool, string) {
 		for _, name := range []string{src, sink} {
-			s, ok := c.Status(ni, name)
+			s, ok := c.StatusAt(ni, name)
 			if !ok || len(s.Tasks) != 1 || s.Tasks[0].State != "RUNNING" || s.Tasks[0].WorkerID != placed[name+"-0"] {
 				return false, fmt.Sprintf("after the old leader resumed %s is %+v, was RUNNING on %s", name, s, placed[name+"-0"])
 			}
@@ -171,7 +172,7 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 	if stops := agentLines(c, agentMarks, `msg="task stopped"`); stops != "" {
 		t.Errorf("tasks stopped after the old leader resumed:\n%s", stops)
 	}
-	got := c.TaskGenerations()
+	got := taskGenerations(c)
 	for _, id := range []string{src + "-0", sink + "-0"} {
 		if got[id] != gens[id] {
 			t.Errorf("status of %s after the old leader resumed: %+v, the successor's was %+v", id, got[id], gens[id])
@@ -188,9 +189,9 @@ func TestLeaderPausedPastLeaseIsFenced(t *testing.T) {
 // wrote connector before) was stamped after pausedAt, or follows, in its
 // partition, a record of the successor's producer (the one that wrote
 // connector after).
-func checkNoZombieWrites(t *testing.T, c *leaderCluster, before, after string, pausedAt time.Time) {
+func checkNoZombieWrites(t *testing.T, c *procs.Cluster, before, after string, pausedAt time.Time) {
 	t.Helper()
-	cfgs := c.ReadRaw(c.Prefix + "-configs")
+	cfgs := readRaw(c, c.Prefix+"-configs")
 	var oldP, newP producer
 	for _, r := range cfgs {
 		switch r.Key {
@@ -206,7 +207,7 @@ func checkNoZombieWrites(t *testing.T, c *leaderCluster, before, after string, p
 	for _, topic := range []string{c.Prefix + "-configs", c.Prefix + "-status"} {
 		recs := cfgs
 		if !strings.HasSuffix(topic, "-configs") {
-			recs = c.ReadRaw(topic)
+			recs = readRaw(c, topic)
 		}
 		succeeded := map[int32]bool{}
 		n := 0
@@ -226,7 +227,7 @@ func checkNoZombieWrites(t *testing.T, c *leaderCluster, before, after string, p
 
 // waitAgentsFound waits up to timeout for every agent to register with the
 // leader of term, and reports whether they did.
-func waitAgentsFound(c *leaderCluster, term int64, timeout time.Duration) bool {
+func waitAgentsFound(c *procs.Cluster, term int64, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		n := 0
@@ -244,7 +245,7 @@ func waitAgentsFound(c *leaderCluster, term int64, timeout time.Duration) bool {
 }
 
 // fencedLines returns p's log lines after m that say a write was fenced.
-func fencedLines(p *Proc, m Mark) []string { return p.LogLinesSince(m, "fenced") }
+func fencedLines(p *procs.Proc, m procs.Mark) []string { return p.LogLinesSince(m, "fenced") }
 
 func first(xs []string) string {
 	if len(xs) == 0 {
@@ -254,7 +255,7 @@ func first(xs []string) string {
 }
 
 // agentLines returns the agents' lines with substr after marks.
-func agentLines(c *leaderCluster, marks map[string]Mark, substr string) string {
+func agentLines(c *procs.Cluster, marks map[string]procs.Mark, substr string) string {
 	var s string
 	for _, a := range c.Agents {
 		for _, l := range a.LogLinesSince(marks[a.Name()], substr) {

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // The tests of issue 7: three `sluice coordinator` processes of one group,
@@ -35,9 +36,9 @@ func stoppedSource(name, topic string) map[string]any {
 }
 
 // others returns the coordinator indexes other than i.
-func (c *leaderCluster) others(i int) []int {
+func others(c *procs.Cluster, i int) []int {
 	var out []int
-	for j := range c.Coords {
+	for j := range c.Coordinators {
 		if j != i {
 			out = append(out, j)
 		}
@@ -64,28 +65,28 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
 	since := func() time.Duration { return time.Since(begin).Round(time.Millisecond) }
-	c := startLeaderCluster(t, leaderOptions{})
+	c := startLeaderCluster(t, procs.Options{})
 	li, lease := c.WaitLeader(30*time.Second, -1)
-	t.Logf("%v: %s leads, term %d (brokers %s)", since(), c.Coords[li].Name(), lease.Term, c.Brokers)
-	fs := c.others(li)
+	t.Logf("%v: %s leads, term %d (brokers %s)", since(), c.Coordinators[li].Name(), lease.Term, c.Brokers)
+	fs := others(c, li)
 
 	// Writes through each coordinator; reads right after through the others.
 	topic := c.Name("lines")
-	for i := range c.Coords {
+	for i := range c.Coordinators {
 		name := c.Name(fmt.Sprintf("w%d", i))
-		c.Must(i, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(name, topic))
-		for _, j := range c.others(i) {
-			c.Must(j, http.StatusOK, http.MethodGet, "/connectors/"+name, nil)
+		c.MustAt(i, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(name, topic))
+		for _, j := range others(c, i) {
+			c.MustAt(j, http.StatusOK, http.MethodGet, "/connectors/"+name, nil)
 		}
 	}
-	c.Must(fs[0], http.StatusNoContent, http.MethodDelete, "/connectors/"+c.Name("w0"), nil)
-	c.Must(fs[1], http.StatusNotFound, http.MethodGet, "/connectors/"+c.Name("w0"), nil)
+	c.MustAt(fs[0], http.StatusNoContent, http.MethodDelete, "/connectors/"+c.Name("w0"), nil)
+	c.MustAt(fs[1], http.StatusNotFound, http.MethodGet, "/connectors/"+c.Name("w0"), nil)
 	if err := os.WriteFile(filepath.Join(c.WorkDir, c.Name("w1")+".txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.Must(fs[1], http.StatusAccepted, http.MethodPut, "/connectors/"+c.Name("w1")+"/resume", nil)
-	c.WaitRunning(fs[0], c.Name("w1"), 1)
-	c.Must(fs[0], http.StatusNoContent, http.MethodPut, "/connectors/"+c.Name("w1")+"/stop", nil)
+	c.MustAt(fs[1], http.StatusAccepted, http.MethodPut, "/connectors/"+c.Name("w1")+"/resume", nil)
+	c.WaitRunningAt(fs[0], c.Name("w1"), 1)
+	c.MustAt(fs[0], http.StatusNoContent, http.MethodPut, "/connectors/"+c.Name("w1")+"/stop", nil)
 	t.Logf("%v: writes through every coordinator, read-your-writes through the others", since())
 
 	// A file source → topic → file sink, created through the followers.
@@ -93,13 +94,13 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 	in, out := filepath.Join(c.WorkDir, "in.txt"), filepath.Join(c.WorkDir, "out.txt")
 	w := startLineWriter(t, in, 50, 20*time.Millisecond)
 	src, sink := c.Name("src"), c.Name("sink")
-	c.Must(fs[0], http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": fileSource(in, topic)})
-	c.Must(fs[1], http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": sink,
+	c.MustAt(fs[0], http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": src, "config": fileSource(in, topic)})
+	c.MustAt(fs[1], http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": sink,
 		"config": map[string]string{"connector.class": "FileStreamSink", "file": out, "topics": topic}})
-	placed := map[string]string{src + "-0": c.WaitRunning(fs[1], src, 1)[0], sink + "-0": c.WaitRunning(fs[0], sink, 1)[0]}
+	placed := map[string]string{src + "-0": c.WaitRunningAt(fs[1], src, 1)[0], sink + "-0": c.WaitRunningAt(fs[0], sink, 1)[0]}
 	waitDelivered(t, out, w, w.Count(), false)
 	target := c.Name("patched")
-	c.Must(li, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(target, topic))
+	c.MustAt(li, http.StatusCreated, http.MethodPost, "/connectors", stoppedSource(target, topic))
 	t.Logf("%v: streaming, tasks on %v", since(), placed)
 
 	// The stream of writes, and the kill in its middle.
@@ -107,10 +108,10 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 	st := startWriteStream(c, target, topic)
 	st.waitDone(8)
 	killedAt := time.Now()
-	c.Coords[li].Kill()
-	t.Logf("%v: killed %s after %d requests", since(), c.Coords[li].Name(), st.count())
+	c.Coordinators[li].Kill()
+	t.Logf("%v: killed %s after %d requests", since(), c.Coordinators[li].Name(), st.count())
 	ni, lease2 := c.WaitLeader(30*time.Second, li)
-	t.Logf("%v: %s leads, term %d, %v after the kill", since(), c.Coords[ni].Name(), lease2.Term, time.Since(killedAt).Round(time.Millisecond))
+	t.Logf("%v: %s leads, term %d, %v after the kill", since(), c.Coordinators[ni].Name(), lease2.Term, time.Since(killedAt).Round(time.Millisecond))
 	if lease2.ID == lease.ID || lease2.Term <= lease.Term {
 		t.Errorf("lease after the kill %+v, before %+v: want another id and a higher term", lease2, lease)
 	}
@@ -120,9 +121,9 @@ func TestLeaderForwardsWritesAndSurvivesKill(t *testing.T) {
 
 	// The tasks kept running where they were, through the leader change.
 	c.WaitAgentsRegistered(0, lease2.Term, 30*time.Second)
-	harness.Consistently(t, 2*c.opts.AgentLease, func() (bool, string) {
+	sluicetest.Consistently(t, 2*c.Options().Lease, func() (bool, string) {
 		for _, name := range []string{src, sink} {
-			s, ok := c.Status(ni, name)
+			s, ok := c.StatusAt(ni, name)
 			if !ok || len(s.Tasks) != 1 || s.Tasks[0].State != "RUNNING" || s.Tasks[0].WorkerID != placed[name+"-0"] {
 				return false, fmt.Sprintf("after the leader change %s is %+v, was RUNNING on %s", name, s, placed[name+"-0"])
 			}
@@ -145,7 +146,7 @@ type streamReq struct {
 	Key   string // the connector created, or the source partition patched
 	At    time.Time
 	Took  time.Duration
-	Resp  harness.Response
+	Resp  sluicetest.Response
 	Err   error
 }
 
@@ -162,14 +163,14 @@ func (r streamReq) String() string {
 // (of one new source partition each, on a stopped connector) in turn,
 // round-robin through the running coordinators, one at a time.
 type writeStream struct {
-	c    *leaderCluster
+	c    *procs.Cluster
 	mu   sync.Mutex
 	reqs []streamReq
 	quit chan struct{}
 	done chan struct{}
 }
 
-func startWriteStream(c *leaderCluster, target, topic string) *writeStream {
+func startWriteStream(c *procs.Cluster, target, topic string) *writeStream {
 	s := &writeStream{c: c, quit: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
@@ -179,18 +180,18 @@ func startWriteStream(c *leaderCluster, target, topic string) *writeStream {
 				return
 			case <-time.After(20 * time.Millisecond): // pacing only
 			}
-			for !c.Coords[coord%len(c.Coords)].Running() {
+			for !c.Coordinators[coord%len(c.Coordinators)].Running() {
 				coord++
 			}
-			i := coord % len(c.Coords)
+			i := coord % len(c.Coordinators)
 			coord++
 			r := streamReq{N: n, Coord: i, At: time.Now()}
 			if n%2 == 0 {
 				r.Kind, r.Key = "create", c.Name(fmt.Sprintf("s%d", n))
-				r.Resp, r.Err = c.Try(i, http.MethodPost, "/connectors", stoppedSource(r.Key, topic))
+				r.Resp, r.Err = c.TryAt(i, http.MethodPost, "/connectors", stoppedSource(r.Key, topic))
 			} else {
 				r.Kind, r.Key = "patch", fmt.Sprintf("p%d", n)
-				r.Resp, r.Err = c.Try(i, http.MethodPatch, "/connectors/"+target+"/offsets", map[string]any{"offsets": []map[string]any{{
+				r.Resp, r.Err = c.TryAt(i, http.MethodPatch, "/connectors/"+target+"/offsets", map[string]any{"offsets": []map[string]any{{
 					"partition": map[string]any{"filename": r.Key}, "offset": map[string]any{"position": n}}}})
 			}
 			r.Took = time.Since(r.At)
@@ -209,14 +210,14 @@ func (s *writeStream) count() int {
 }
 
 func (s *writeStream) waitDone(n int) {
-	harness.Eventually(s.c.T, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(s.c.T, 60*time.Second, func() (bool, string) {
 		return s.count() >= n, fmt.Sprintf("%d requests done", s.count())
 	})
 }
 
 // waitSucceededAfter waits until n requests sent after t succeeded.
 func (s *writeStream) waitSucceededAfter(t time.Time, n int, timeout time.Duration) {
-	harness.Eventually(s.c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(s.c.T, timeout, func() (bool, string) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		ok := 0
@@ -249,7 +250,7 @@ const forwardIOError = "IO Error trying to forward REST request: "
 // killed, or that a follower forwarded to the leader as it was killed (the
 // follower says so), has an unknown outcome; it is only reported. All coordinators must
 // agree.
-func checkWriteStream(t *testing.T, c *leaderCluster, reqs []streamReq, target string, killedAt time.Time) {
+func checkWriteStream(t *testing.T, c *procs.Cluster, reqs []streamReq, target string, killedAt time.Time) {
 	t.Helper()
 	type view struct {
 		names   map[string]bool
@@ -257,13 +258,13 @@ func checkWriteStream(t *testing.T, c *leaderCluster, reqs []streamReq, target s
 	}
 	var views []view
 	var viewers []int
-	for i, p := range c.Coords {
+	for i, p := range c.Coordinators {
 		if !p.Running() {
 			continue
 		}
 		v := view{names: map[string]bool{}, offsets: map[string]string{}}
 		var names []string
-		c.Must(i, http.StatusOK, http.MethodGet, "/connectors", nil).JSON(t, &names)
+		c.MustAt(i, http.StatusOK, http.MethodGet, "/connectors", nil).JSON(t, &names)
 		for _, n := range names {
 			v.names[n] = true
 		}
@@ -273,7 +274,7 @@ func checkWriteStream(t *testing.T, c *leaderCluster, reqs []streamReq, target s
 				Offset    map[string]any `json:"offset"`
 			} `json:"offsets"`
 		}
-		c.Must(i, http.StatusOK, http.MethodGet, "/connectors/"+target+"/offsets", nil).JSON(t, &offs)
+		c.MustAt(i, http.StatusOK, http.MethodGet, "/connectors/"+target+"/offsets", nil).JSON(t, &offs)
 		for _, o := range offs.Offsets {
 			v.offsets[fmt.Sprint(o.Partition["filename"])] = fmt.Sprint(o.Offset["position"])
 		}
@@ -291,8 +292,8 @@ func checkWriteStream(t *testing.T, c *leaderCluster, reqs []streamReq, target s
 		seen := effect(views[0], r)
 		for k, v := range views[1:] {
 			if effect(v, r) != seen {
-				t.Errorf("coordinators disagree on %s: %s says %v, %s says %v", r, c.Coords[viewers[0]].Name(), seen,
-					c.Coords[viewers[k+1]].Name(), !seen)
+				t.Errorf("coordinators disagree on %s: %s says %v, %s says %v", r, c.Coordinators[viewers[0]].Name(), seen,
+					c.Coordinators[viewers[k+1]].Name(), !seen)
 			}
 		}
 		class := "ok"

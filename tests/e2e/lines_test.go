@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // lineWriter appends numbered lines to a file at a steady pace in the
@@ -104,7 +104,7 @@ func (w *lineWriter) Count() int { return len(w.Lines()) }
 // waitWritten waits until at least n lines were written.
 func (w *lineWriter) waitWritten(n int) {
 	w.t.Helper()
-	harness.Eventually(w.t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(w.t, 10*time.Second, func() (bool, string) {
 		got := w.Count()
 		return got >= n, fmt.Sprintf("%d of %d lines written", got, n)
 	})
@@ -131,7 +131,7 @@ func readLines(path string) []string {
 func waitDelivered(t testing.TB, path string, w *lineWriter, n int, exact bool) {
 	t.Helper()
 	var bad string
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		got := readLines(path)
 		// Read after the file, so everything in the file is in written.
 		written := w.Lines()

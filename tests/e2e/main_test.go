@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"os"
 	"testing"
 )
@@ -18,7 +19,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if _, err := BuildBinary(dir); err != nil {
+	if _, err := procs.BuildBinary(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

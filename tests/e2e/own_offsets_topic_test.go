@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"testing"
 	"time"
@@ -15,9 +16,9 @@ import (
 // last seq, as Kafka Connect writes both.
 func TestExactlyOnceOwnOffsetsTopicAgentCrash(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 2, Lease: 3 * time.Second,
+	c := procs.Start(t, procs.Options{Agents: 2, Lease: 3 * time.Second,
 		CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
-	g := Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 300, RecordBytes: 50}
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 2, Tasks: 1, Count: 2000, Rate: 300, RecordBytes: 50}
 	c.CreateTopic(g.Topic, 2)
 	name, own := c.Name("src"), c.Name("own-offsets")
 	cfg := g.Config()
@@ -31,7 +32,7 @@ func TestExactlyOnceOwnOffsetsTopicAgentCrash(t *testing.T) {
 	c.WaitMoved(name, g.Tasks, 30*time.Second, dead.Name())
 	c.WaitComplete(name, g.Streams, g.Count, 90*time.Second)
 
-	seqs := ParseSeqs(c.ReadTopic(g.Topic))
+	seqs := procs.ParseSeqs(c.ReadTopic(g.Topic))
 	upTo := map[int64]int64{}
 	for st := range int64(g.Streams) {
 		upTo[st] = g.Count - 1

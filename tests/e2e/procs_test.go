@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"testing"
 	"time"
@@ -12,8 +14,8 @@ import (
 // with the same flags.
 func TestProcPauseResumeKillRestart(t *testing.T) {
 	t.Parallel()
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen)
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", t.TempDir(), "--listen", listen)
 	waitReady(t, dev, listen, 1)
 	url := "http://" + listen + "/health"
 	client := &http.Client{Timeout: 300 * time.Millisecond}
@@ -24,7 +26,7 @@ func TestProcPauseResumeKillRestart(t *testing.T) {
 		t.Fatalf("a paused process answered GET /health: %d", resp.StatusCode)
 	}
 	dev.Resume()
-	WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
+	procs.WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
 
 	pid := dev.Pid()
 	dev.Kill()
@@ -39,5 +41,5 @@ func TestProcPauseResumeKillRestart(t *testing.T) {
 	if dev.Pid() == pid || dev.Starts() != 2 {
 		t.Fatalf("Restart: pid %d (was %d), %d starts", dev.Pid(), pid, dev.Starts())
 	}
-	WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
+	procs.WaitHealthy(t, "http://"+listen, 10*time.Second, dev)
 }

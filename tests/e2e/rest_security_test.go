@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // TestRESTSecurityCLI makes credentials with `sluice auth`, starts `sluice
@@ -27,8 +27,8 @@ func TestRESTSecurityCLI(t *testing.T) {
 		}
 		return p
 	}
-	hashCmd := exec.Command(sluicetest.Binary(), "auth", "hash-password")
-	hashCmd.Env, hashCmd.Stdin = sluicetest.ChildEnv(), strings.NewReader("s3cret\n")
+	hashCmd := exec.Command(procs.Binary(), "auth", "hash-password")
+	hashCmd.Env, hashCmd.Stdin = procs.ChildEnv(), strings.NewReader("s3cret\n")
 	hash, err := hashCmd.Output()
 	if err != nil || !bytes.HasPrefix(hash, []byte("$2a$")) {
 		t.Fatalf("auth hash-password: %q, %v", hash, err)
@@ -40,12 +40,12 @@ func TestRESTSecurityCLI(t *testing.T) {
 	}
 	authFile := write("auth.yaml", fmt.Appendf(nil, "principals:\n  - name: ada\n    password_bcrypt: %q\n    grants: [{role: admin}]\n  - name: ci\n    token_sha256: %s\n    grants: [{role: viewer}]\n",
 		strings.TrimSpace(string(hash)), tokenHash))
-	ca := harness.NewTestCA(t)
+	ca := sluicetest.NewTestCA(t)
 	cert, key := ca.Issue(t, "coordinator", true)
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", listen, "--agents", "1",
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", filepath.Join(dir, "data"), "--listen", listen, "--agents", "1",
 		"--rest-auth-file", authFile, "--rest-tls-cert", write("cert.pem", cert), "--rest-tls-key", write("key.pem", key))
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		if !dev.Running() {
 			t.Fatalf("sluice dev exited before it was ready")
 		}
@@ -59,7 +59,7 @@ func TestRESTSecurityCLI(t *testing.T) {
 	}
 	// list asks for ?expand=status, which (as Kafka Connect's) leaves out
 	// a connector whose status is not written yet.
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		out, errOut, code := sluiceCLI(t, append(base, "--token-file", tok, "list")...)
 		if code != 0 {
 			t.Fatalf("list with the token: %s %s", out, errOut)

@@ -2,13 +2,13 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestEndToEndCoordinatorAndAgentRestartsLoseNothing runs a coordinator and
@@ -27,7 +27,7 @@ import (
 func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 	t.Parallel()
 	begin := time.Now()
-	c := StartCluster(t, Options{Agents: 2})
+	c := procs.Start(t, procs.Options{Agents: 2})
 	t.Logf("cluster up in %v (brokers %s)", time.Since(begin).Round(time.Millisecond), c.Brokers)
 
 	topic := c.Name("lines")
@@ -94,7 +94,7 @@ func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 	waitDelivered(t, out, w, w.Count(), false)
 	// Reconciliation runs every lease/4; give it a few passes to restart
 	// something it should not.
-	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 		starts := c.TaskStarts(marks)
 		return len(starts) == 0, fmt.Sprintf("tasks restarted after the coordinator restart: %v\n%s", starts, c.StartLines(marks))
 	})
@@ -102,7 +102,7 @@ func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 
 	// 2. Graceful stop and restart of the agent that runs the source.
 	victim := c.Agent(before[srcTask])
-	var other *Proc
+	var other *procs.Proc
 	for _, a := range c.Agents {
 		if a != victim {
 			other = a
@@ -130,7 +130,7 @@ func TestEndToEndCoordinatorAndAgentRestartsLoseNothing(t *testing.T) {
 	// The returning agent must not pull tasks back or make the survivor
 	// restart its own.
 	if before[sinkTask] != victim.Name() {
-		harness.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
+		sluicetest.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
 			n := c.TaskStarts(marks)[sinkTask]
 			return n == 0, fmt.Sprintf("%s restarted %d time(s) although its agent %s kept running:\n%s",
 				sinkTask, n, before[sinkTask], c.StartLines(marks))

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"maps"
 	"net/http"
 	"os"
@@ -18,7 +20,6 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/records"
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestRollingUpgradeEndToEnd is issue 17's rolling upgrade: three agent
@@ -50,8 +51,8 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	phase := func(format string, args ...any) {
 		t.Logf("%6.1fs  %s", time.Since(begin).Seconds(), fmt.Sprintf(format, args...))
 	}
-	c := StartCluster(t, Options{Agents: 3, CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
-	g := Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 6, Count: -1, Rate: 50, RecordBytes: 100}
+	c := procs.Start(t, procs.Options{Agents: 3, CoordinatorArgs: eosArgs(true), AgentArgs: eosArgs(true)})
+	g := procs.Generator{Topic: c.Name("gen"), Streams: 6, Tasks: 6, Count: -1, Rate: 50, RecordBytes: 100}
 	c.CreateTopic(g.Topic, 3)
 	src, sink := c.Name("src"), c.Name("sink")
 	out := filepath.Join(c.WorkDir, "out.txt")
@@ -76,7 +77,7 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	}
 	var rb api.Rebalance
 	c.Must(http.StatusAccepted, http.MethodPost, "/sluice/rebalance", nil).JSON(t, &rb)
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		c.Must(http.StatusOK, http.MethodGet, "/sluice/rebalance", nil).JSON(t, &rb)
 		return rb.State == "done", fmt.Sprintf("rebalance %s: %d moves", rb.State, len(rb.Moves))
 	})
@@ -128,7 +129,7 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 
 // runningGenerations counts, per task, the distinct generations the status
 // topic shows it RUNNING under.
-func runningGenerations(c *Cluster) map[string]int {
+func runningGenerations(c *procs.Cluster) map[string]int {
 	c.T.Helper()
 	seen := map[string]map[int64]bool{}
 	for _, r := range c.ReadTopic(c.Prefix + "-status") {
@@ -157,7 +158,7 @@ func runningGenerations(c *Cluster) map[string]int {
 // taking tasks), uncordon. It checks that exactly the tasks the agent ran
 // each started once elsewhere, under a new generation, and no other task
 // stopped or started meanwhile. It returns the tasks it moved.
-func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) []string {
+func rollAgent(t *testing.T, c *procs.Cluster, id string, phase func(string, ...any)) []string {
 	t.Helper()
 	agents := agentsByID(c)
 	old := agents[id]
@@ -168,7 +169,7 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 	t0 := time.Now()
 	c.Must(http.StatusAccepted, http.MethodPut, "/sluice/agents/"+id+"/drain", nil)
 	var st api.DrainStatus
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		c.Must(http.StatusOK, http.MethodGet, "/sluice/agents/"+id+"/drain", nil).JSON(t, &st)
 		if st.State == api.DrainBlocked {
 			t.Fatalf("drain of %s blocked: %+v", id, st)
@@ -184,7 +185,7 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 	p.Kill()
 	p.Start()
 	var back api.AgentInfo
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		back = agentsByID(c)[id]
 		return back.Registered && back.StartedAt.After(old.StartedAt),
 			fmt.Sprintf("%s: registered %v, started at %v (before the restart: %v)", id, back.Registered, back.StartedAt, old.StartedAt)
@@ -239,7 +240,7 @@ func rollAgent(t *testing.T, c *Cluster, id string, phase func(string, ...any)) 
 }
 
 // agentsByID is GET /sluice/agents, by agent id.
-func agentsByID(c *Cluster) map[string]api.AgentInfo {
+func agentsByID(c *procs.Cluster) map[string]api.AgentInfo {
 	c.T.Helper()
 	var list api.AgentList
 	c.Must(http.StatusOK, http.MethodGet, "/sluice/agents", nil).JSON(c.T, &list)
@@ -291,7 +292,7 @@ var startedGenRE = regexp.MustCompile(`msg="task started".*\btask=("[^"]*"|\S+).
 
 // generationsOf is the latest generation each task started under, over
 // every agent's log: a task moved gets a new one.
-func generationsOf(c *Cluster) map[string]int64 {
+func generationsOf(c *procs.Cluster) map[string]int64 {
 	out := map[string]int64{}
 	for _, a := range c.Agents {
 		for _, l := range a.LogLines(`msg="task started"`) {
@@ -312,9 +313,9 @@ func generationsOf(c *Cluster) map[string]int64 {
 
 // waitTasksState waits until every one of the tasks tasks of connector
 // name is in state.
-func waitTasksState(t *testing.T, c *Cluster, name string, tasks int, state string) {
+func waitTasksState(t *testing.T, c *procs.Cluster, name string, tasks int, state string) {
 	t.Helper()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status(name)
 		if !ok || len(s.Tasks) != tasks {
 			return false, fmt.Sprintf("%s: %+v", name, s)
@@ -331,9 +332,9 @@ func waitTasksState(t *testing.T, c *Cluster, name string, tasks int, state stri
 // checkSinkFile waits until the file sink's output has as many lines as
 // the topic has records, then checks it holds each of them once: for
 // every stream, each seq from 0 to the topic's highest exactly once.
-func checkSinkFile(t *testing.T, path string, topic Seqs) {
+func checkSinkFile(t *testing.T, path string, topic procs.Seqs) {
 	t.Helper()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := len(fileLines(t, path))
 		return n >= topic.Records, fmt.Sprintf("%s has %d lines, want %d", path, n, topic.Records)
 	})
@@ -363,7 +364,7 @@ func checkSinkFile(t *testing.T, path string, topic Seqs) {
 		}
 		if len(missing) > 0 || len(dups) > 0 || len(copies[st]) != len(m) {
 			t.Errorf("sink file, stream %d: %d seq missing %s, %d written more than once %s, %d distinct seq, the topic has %d",
-				st, len(missing), sample(missing), len(dups), sample(dups), len(copies[st]), len(m))
+				st, len(missing), procs.Sample(missing), len(dups), procs.Sample(dups), len(copies[st]), len(m))
 		}
 	}
 }

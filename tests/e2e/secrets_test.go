@@ -2,14 +2,14 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestDevConfigProvidersAndAllowedPaths runs `sluice dev` with
@@ -28,7 +28,7 @@ func TestDevConfigProvidersAndAllowedPaths(t *testing.T) {
 	if err := os.Mkdir(files, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	secret := "pw-" + UniquePrefix(t)
+	secret := "pw-" + procs.UniquePrefix(t)
 	props := filepath.Join(files, "db.properties")
 	if err := os.WriteFile(props, []byte("password="+secret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -37,11 +37,11 @@ func TestDevConfigProvidersAndAllowedPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(files, "in.txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	listen := FreeAddr(t)
-	dev := StartProc(t, "dev", "dev", "--data-dir", filepath.Join(root, "data"), "--listen", listen, "--log-level", "debug",
+	listen := sluicetest.FreeAddr(t)
+	dev := procs.StartProc(t, "dev", "dev", "--data-dir", filepath.Join(root, "data"), "--listen", listen, "--log-level", "debug",
 		"--config-providers", "file,env", "--file-allowed-paths", files, "--work-dir", files)
-	c := &Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
-	topic := UniquePrefix(t) + "-lines"
+	c := &procs.Cluster{T: t, URL: "http://" + listen, Brokers: waitReady(t, dev, listen, 1)}
+	topic := procs.UniquePrefix(t) + "-lines"
 
 	r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": "passwd", "config": map[string]string{
 		"connector.class": "FileStreamSource", "file": "/etc/passwd", "topic": topic}})
@@ -57,7 +57,7 @@ func TestDevConfigProvidersAndAllowedPaths(t *testing.T) {
 	c.WaitRunning("src", 1)
 	c.WaitRunning("sink", 1)
 	want := strings.Join(lines, "\n") + "\n"
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		b, _ := os.ReadFile(filepath.Join(files, "out.txt"))
 		return string(b) == want, fmt.Sprintf("out.txt holds %q", b)
 	})

@@ -1,13 +1,13 @@
 package e2e
 
 import (
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/sluice-io/sluice/tests/harness"
 )
 
 // TestSecureNATSProcesses runs a coordinator and agents as separate sluice
@@ -19,7 +19,7 @@ import (
 // agent at once, naming the file and the field.
 func TestSecureNATSProcesses(t *testing.T) {
 	t.Parallel()
-	c := StartCluster(t, Options{Agents: 2, SecureNATS: true})
+	c := procs.Start(t, procs.Options{Agents: 2, SecureNATS: true})
 	gen := map[string]string{"connector.class": "GeneratorSource", "topic": c.Name("gen"), "tasks.max": "2", "streams": "2"}
 	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": "gen", "config": gen})
 	c.WaitRunning("gen", 2)
@@ -39,13 +39,13 @@ func TestSecureNATSProcesses(t *testing.T) {
 
 	// agent-3 with agent-1's nkey: its subscriptions and registrations are
 	// refused.
-	impostor := StartProc(t, "agent-3", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-3",
+	impostor := procs.StartProc(t, "agent-3", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-3",
 		"--group-id", c.Prefix, "--offsets-topic", c.Prefix+"-offsets", "--work-dir", c.WorkDir, "--log-level", "debug",
 		"--nats-nkey-seed", c.NATSCreds.Agents["agent-1"])
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		return impostor.CountLog("NATS server refused", "Permissions Violation") > 0, "agent-3 has not logged a refusal"
 	})
-	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 		return c.Coordinator.CountLog(`msg="agent registered"`, "agent=agent-3 ") == 0, "an agent with another agent's nkey registered"
 	})
 	if n := c.Coordinator.CountLog(`msg="agent registered"`, "agent=agent-3 "); n > 0 {
@@ -57,7 +57,7 @@ func TestSecureNATSProcesses(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a seed\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	broken := StartProc(t, "agent-4", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-4",
+	broken := procs.StartProc(t, "agent-4", "agent", "--nats", c.NATSURL, "--kafka", c.Brokers, "--id", "agent-4",
 		"--group-id", c.Prefix, "--offsets-topic", c.Prefix+"-offsets", "--nats-nkey-seed", bad)
 	code, ok := broken.Wait(10 * time.Second)
 	if !ok || code == 0 {

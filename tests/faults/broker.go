@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // broker is the Kafka a faults cluster runs on, in one of three forms:
@@ -29,9 +29,9 @@ type broker struct {
 	// Kind says which form: "embedded", "kafka" (own) or "shared".
 	Kind string
 
-	proc   *e2e.Proc // embedded
-	runDir string    // own real Kafka
-	env    []string  // own real Kafka: the scripts' variables
+	proc   *procs.Proc // embedded
+	runDir string      // own real Kafka
+	env    []string    // own real Kafka: the scripts' variables
 }
 
 // startBroker starts the broker a row needs; own is true when the row
@@ -39,7 +39,7 @@ type broker struct {
 func startBroker(t testing.TB, own bool) *broker {
 	t.Helper()
 	b := &broker{t: t}
-	shared := os.Getenv(harness.KafkaEnv)
+	shared := os.Getenv(sluicetest.KafkaEnv)
 	switch {
 	case shared != "" && !own:
 		b.Kind, b.Addr = "shared", shared
@@ -53,12 +53,12 @@ func startBroker(t testing.TB, own bool) *broker {
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
 		b.runDir = dir
-		b.Addr = e2e.FreeAddr(t)
+		b.Addr = sluicetest.FreeAddr(t)
 		b.env = append(os.Environ(),
 			"KAFKA_BOOTSTRAP="+b.Addr,
-			"KAFKA_CONTROLLER="+e2e.FreeAddr(t),
-			"KAFKA_SASL_SSL="+e2e.FreeAddr(t),
-			"KAFKA_MTLS="+e2e.FreeAddr(t),
+			"KAFKA_CONTROLLER="+sluicetest.FreeAddr(t),
+			"KAFKA_SASL_SSL="+sluicetest.FreeAddr(t),
+			"KAFKA_MTLS="+sluicetest.FreeAddr(t),
 			"KAFKA_RUN_DIR="+b.runDir,
 			"KAFKA_STOP_TIMEOUT=10",
 		)
@@ -68,8 +68,8 @@ func startBroker(t testing.TB, own bool) *broker {
 		b.script("kafka-up.sh")
 		t.Cleanup(func() { b.script("kafka-down.sh") })
 	default:
-		b.Kind, b.Addr = "embedded", e2e.FreeAddr(t)
-		b.proc = e2e.NewProc(t, "broker", "dev", "kafka", "--listen", b.Addr, "--data-dir", filepath.Join(t.TempDir(), "kafka"))
+		b.Kind, b.Addr = "embedded", sluicetest.FreeAddr(t)
+		b.proc = procs.NewProc(t, "broker", "dev", "kafka", "--listen", b.Addr, "--data-dir", filepath.Join(t.TempDir(), "kafka"))
 		b.Start()
 	}
 	return b
@@ -111,7 +111,7 @@ func (b *broker) Start() {
 	case "embedded":
 		before := len(b.proc.StdoutLines())
 		b.proc.Start()
-		harness.Eventually(b.t, 30*time.Second, func() (bool, string) {
+		sluicetest.Eventually(b.t, 30*time.Second, func() (bool, string) {
 			if !b.proc.Running() {
 				b.t.Fatalf("the broker exited: %q", b.proc.LogLines())
 			}

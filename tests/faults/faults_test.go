@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // modeEnv selects the suite: "short" or "full"; unset, it is skipped.
@@ -30,7 +30,7 @@ func mainRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if sluiceBin, err = e2e.BuildBinary(dir); err != nil {
+	if _, err = procs.BuildBinary(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -81,7 +81,7 @@ func TestFaults(t *testing.T) {
 		report = filepath.Join(os.TempDir(), "sluice-faults-"+mode+".md")
 	}
 	md := fmt.Sprintf("Fault suite (%s) of %s, %s, pinned leader keys: %v; run %s, %v.\n\n%s",
-		mode, built, brokerKind(), binaryFeatures(t).LeaderKeys, began.UTC().Format("2006-01-02 15:04 MST"),
+		mode, built, brokerKind(), procs.LeaderKeyFile != "", began.UTC().Format("2006-01-02 15:04 MST"),
 		time.Since(began).Round(time.Second), Markdown(results))
 	if err := os.WriteFile(report, []byte(md), 0o644); err != nil {
 		t.Errorf("write %s: %v", report, err)

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // restProbe sends a REST write every 250 ms, each in its own goroutine (a
@@ -49,8 +49,8 @@ func startRESTProbe(c *Cluster) *restProbe {
 	p := &restProbe{c: c, name: c.Prefix + "-probe", avoid: map[int]bool{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	p.cfg = map[string]string{"connector.class": "FileStreamSink", "topics": c.Prefix + "-probe",
-		"file": filepath.Join(c.Dir, "probe.txt")}
-	c.Must(c.WaitLeader(30*time.Second), http.StatusCreated, http.MethodPost, "/connectors",
+		"file": filepath.Join(c.WorkDir, "probe.txt")}
+	c.MustAt(c.WaitLeader(30*time.Second), http.StatusCreated, http.MethodPost, "/connectors",
 		map[string]any{"name": p.name, "config": p.cfg, "initial_state": "STOPPED"})
 	go p.loop()
 	c.T.Cleanup(p.Stop)
@@ -79,7 +79,7 @@ func (p *restProbe) loop() {
 		}
 		p.mu.Lock()
 		target := -1
-		for i, proc := range p.c.Coords {
+		for i, proc := range p.c.Coordinators {
 			if !p.avoid[i] && proc.Running() {
 				target = i
 				break
@@ -98,7 +98,7 @@ func (p *restProbe) loop() {
 			}
 			body, _ := json.Marshal(cfg)
 			try := probeTry{Start: time.Now()}
-			req, _ := http.NewRequest(http.MethodPut, p.c.URL(target)+"/connectors/"+p.name+"/config", bytes.NewReader(body))
+			req, _ := http.NewRequest(http.MethodPut, p.c.CoordinatorURL(target)+"/connectors/"+p.name+"/config", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Authorization", probeAuth)
 			if resp, err := client.Do(req); err == nil {
@@ -234,7 +234,7 @@ func (w *Workload) TopicCounts(brokers string) Counts {
 	w.t.Helper()
 	var nums []int
 	var ids []string
-	for _, r := range harness.ReadLog(w.t, brokers, "faults-reader", w.Topic, true) {
+	for _, r := range sluicetest.ReadLog(w.t, brokers, "faults-reader", w.Topic, true) {
 		if r.Attrs.IsControl() {
 			continue
 		}

@@ -16,8 +16,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluice-io/sluice/shared/natsperm"
-	"github.com/sluice-io/sluice/tests/e2e"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // natsServerBin is the nats-server built from the nats-server/v2 module
@@ -46,7 +46,7 @@ const adminUser = "faults-admin"
 type natsNode struct {
 	Name    string
 	Addr    string // client host:port
-	Proc    *e2e.Proc
+	Proc    *procs.Proc
 	Cluster string // route host:port (cluster of several nodes only)
 }
 
@@ -72,9 +72,9 @@ func startNATS(t testing.TB, n int, open bool, group string, coordinators, agent
 	_, _ = rand.Read(pwd)
 	s.adminPwd = hex.EncodeToString(pwd)
 	for i := range n {
-		s.Nodes = append(s.Nodes, &natsNode{Name: fmt.Sprintf("nats-%d", i+1), Addr: e2e.FreeAddr(t)})
+		s.Nodes = append(s.Nodes, &natsNode{Name: fmt.Sprintf("nats-%d", i+1), Addr: sluicetest.FreeAddr(t)})
 		if n > 1 {
-			s.Nodes[i].Cluster = e2e.FreeAddr(t)
+			s.Nodes[i].Cluster = sluicetest.FreeAddr(t)
 		}
 	}
 	for i, node := range s.Nodes {
@@ -115,7 +115,7 @@ func startNATS(t testing.TB, n int, open bool, group string, coordinators, agent
 		if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		node.Proc = e2e.NewProcOf(t, natsServerBin, node.Name, "-c", path)
+		node.Proc = procs.NewProcOf(t, natsServerBin, node.Name, "-c", path)
 		node.Proc.Start()
 	}
 	s.waitJetStream(30 * time.Second)
@@ -146,7 +146,7 @@ func (s *natsSet) Connect() (*nats.Conn, error) {
 // elected its meta leader).
 func (s *natsSet) waitJetStream(timeout time.Duration) {
 	s.t.Helper()
-	harness.Eventually(s.t, timeout, func() (bool, string) {
+	sluicetest.Eventually(s.t, timeout, func() (bool, string) {
 		for _, n := range s.Nodes {
 			if !n.Proc.Running() {
 				s.t.Fatalf("%s exited", n.Name)

@@ -242,19 +242,19 @@ func forgeLease(r *run) time.Time {
 func killLeader(r *run) time.Time {
 	i := r.c.WaitLeader(10 * time.Second)
 	r.probe.Avoid(i)
-	r.c.Coords[i].Kill()
+	r.c.Coordinators[i].Kill()
 	return time.Now()
 }
 
 func pauseLeader(r *run) time.Time {
 	i := r.c.WaitLeader(10 * time.Second)
 	r.probe.Avoid(i)
-	r.c.Coords[i].Pause()
+	r.c.Coordinators[i].Pause()
 	return time.Now()
 }
 
 func resumeCoordinators(r *run) {
-	for _, p := range r.c.Coords {
+	for _, p := range r.c.Coordinators {
 		if p.Running() {
 			p.Resume()
 		}

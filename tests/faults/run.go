@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // steady is how long the workload runs undisturbed before the fault.
@@ -82,7 +82,7 @@ func runRow(t *testing.T, row Row, short bool, res *Result) {
 	time.Sleep(afterHeal)
 	res.Flow, res.FlowOK = w.FlowSince(clock)
 	res.Write, res.WriteOK = probe.WorksSince(clock)
-	res.Needless = max(c.TaskStarts(marks)-row.Moves, 0)
+	res.Needless = max(c.TaskStartCount(marks)-row.Moves, 0)
 	for _, f := range r.atEnd {
 		f()
 	}
@@ -145,9 +145,9 @@ func placement(c *Cluster, leader int, w *Workload) string {
 // assigns again.
 func assignCheck(c *Cluster, leader int, timeout time.Duration) string {
 	name := c.Prefix + "-after"
-	harness.CreateTopic(c.T, c.Broker.Addr, name, 1)
-	r := harness.Do(c.T, c.URL(leader), http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
-		"connector.class": "FileStreamSink", "topics": c.Prefix + "-after", "file": filepath.Join(c.Dir, "after.txt")}})
+	sluicetest.CreateTopic(c.T, c.Broker.Addr, name, 1)
+	r := sluicetest.Do(c.T, c.CoordinatorURL(leader), http.MethodPost, "/connectors", map[string]any{"name": name, "config": map[string]string{
+		"connector.class": "FileStreamSink", "topics": c.Prefix + "-after", "file": filepath.Join(c.WorkDir, "after.txt")}})
 	if r.Status != http.StatusCreated {
 		return fmt.Sprintf("a connector created after the fault: %d", r.Status)
 	}

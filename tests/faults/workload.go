@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // The workload: an application appends numbered lines ("line 0000001") to
@@ -54,10 +54,10 @@ type Workload struct {
 func StartWorkload(c *Cluster) *Workload {
 	t := c.T
 	t.Helper()
-	w := &Workload{t: t, In: filepath.Join(c.Dir, "in.txt"), Out: filepath.Join(c.Dir, "out.txt"),
+	w := &Workload{t: t, In: filepath.Join(c.WorkDir, "in.txt"), Out: filepath.Join(c.WorkDir, "out.txt"),
 		Topic: c.Prefix + "-lines", Source: c.Prefix + "-src", Sink: c.Prefix + "-sink",
 		done: make(chan struct{}), watchDone: make(chan struct{}), seen: map[int]time.Time{}}
-	harness.CreateTopic(t, c.Broker.Addr, w.Topic, 1)
+	sluicetest.CreateTopic(t, c.Broker.Addr, w.Topic, 1)
 	f, err := os.OpenFile(w.In, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +71,11 @@ func StartWorkload(c *Cluster) *Workload {
 
 	json := "org.apache.kafka.connect.json.JsonConverter"
 	leader := c.WaitLeader(30 * time.Second)
-	c.Must(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Source, "config": map[string]string{
+	c.MustAt(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Source, "config": map[string]string{
 		"connector.class": "FileStreamSource", "file": w.In, "topic": w.Topic,
 		"value.converter": json, "value.converter.schemas.enable": "false",
 	}})
-	c.Must(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Sink, "config": map[string]string{
+	c.MustAt(leader, http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": w.Sink, "config": map[string]string{
 		"connector.class": "FileStreamSink", "file": w.Out, "topics": w.Topic,
 		"value.converter": json, "value.converter.schemas.enable": "false",
 		"transforms":                    "line,agent",
@@ -85,7 +85,7 @@ func StartWorkload(c *Cluster) *Workload {
 		"transforms.agent.static.field": "agent",
 		"transforms.agent.static.value": "${env:FAULTS_AGENT}",
 	}})
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		src, sink := c.Placement(leader, w.Source), c.Placement(leader, w.Sink)
 		return src[0] == "agent-1" && sink[0] == "agent-1", fmt.Sprintf("source on %v, sink on %v", src, sink)
 	})
@@ -220,7 +220,7 @@ func (w *Workload) FlowSince(from time.Time) (time.Duration, bool) {
 // WaitFlowing waits until a line written after from reached the sink.
 func (w *Workload) WaitFlowing(from time.Time, timeout time.Duration) {
 	w.t.Helper()
-	harness.Eventually(w.t, timeout, func() (bool, string) {
+	sluicetest.Eventually(w.t, timeout, func() (bool, string) {
 		_, ok := w.FlowSince(from)
 		return ok, "no line written since the start reached the sink"
 	})

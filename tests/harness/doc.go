@@ -1,9 +1,8 @@
-// Package harness is the tests module's name for the root module's test kit,
-// package sluicetest (github.com/sluice-io/sluice/sluicetest), which runs a
-// Sluice cluster inside a test: every type and function of kit.go is the
-// kit's own, under the name the suites have used. What needs the tests
-// module's dependencies stays here: Kubernetes manifests (manifests.go).
+// Package harness holds what the tests module's suites share that needs
+// the tests module's dependencies and so cannot live in the root module's
+// test kit (package sluicetest): decoding the shipped Kubernetes manifests
+// (manifests.go), for tests/deploy and tests/e2e.
 //
-// Tests call harness.Start (sluicetest.Start), drive the REST API with the
-// kit's helpers, and poll with Eventually rather than sleeping.
+// Everything else a test needs — clusters in process or as processes, the
+// REST client, Eventually — is package sluicetest.
 package harness

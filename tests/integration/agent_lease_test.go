@@ -12,7 +12,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestAgentRefusesOffsetsPastItsLease: a request's timeout runs from when
@@ -22,7 +22,7 @@ import (
 // unavailable, until it has registered again.
 func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, Lease: time.Second})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Lease: time.Second})
 	nc, err := nats.Connect(c.NATSURL)
 	if err != nil {
 		t.Fatal(err)
@@ -42,13 +42,13 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 	sign = c.Coordinator.CommandSigner(lease.Term)
 	// A 1 s lease is short on a loaded machine: a heartbeat answered late
 	// leaves the agent unregistered for a moment; it accepts once it is.
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		err := fence(lease.Term)
 		return err == nil, fmt.Sprintf("a registered agent refused: %v", err)
 	})
 
 	c.StopCoordinator()
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		err := fence(lease.Term)
 		return api.IsCode(err, api.CodeUnavailable) && strings.Contains(err.Error(), "longer than its lease"),
 			fmt.Sprintf("an agent cut off from its leader answered %v", err)
@@ -60,7 +60,7 @@ func TestAgentRefusesOffsetsPastItsLease(t *testing.T) {
 	sign = c.Coordinator.CommandSigner(lease.Term)
 	// The coordinator counts the agent before the agent has read the
 	// coordinator's answer.
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		err := fence(lease.Term)
 		return err == nil, fmt.Sprintf("the agent, registered again, answered %v", err)
 	})

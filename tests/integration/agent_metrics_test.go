@@ -10,14 +10,14 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // agentValue is the value of one series of an agent scrape; absent counts
 // as 0, as Prometheus' rate() treats a series that starts.
 func agentValue(t *testing.T, mfs map[string]*dto.MetricFamily, name string, match ...string) float64 {
 	t.Helper()
-	v, _, err := harness.Value(mfs, name, match...)
+	v, _, err := sluicetest.Value(mfs, name, match...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +25,10 @@ func agentValue(t *testing.T, mfs map[string]*dto.MetricFamily, name string, mat
 }
 
 // waitAgentValue waits until the series of agent i is exactly want.
-func waitAgentValue(c *harness.Cluster, i int, want float64, name string, match ...string) {
+func waitAgentValue(c *sluicetest.Cluster, i int, want float64, name string, match ...string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
-		v, ok, err := harness.Value(c.AgentScrape(i), name, match...)
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
+		v, ok, err := sluicetest.Value(c.AgentScrape(i), name, match...)
 		if err != nil {
 			c.T.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func waitAgentValue(c *harness.Cluster, i int, want float64, name string, match 
 // connectors are deleted none of their series is left.
 func TestAgentMetricsFollowRecords(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, AgentMetrics: true})
 	const agent = "agent-1"
 	topic := c.Name("metrics")
 	src, sink := c.Name("src"), c.Name("sink")
@@ -72,7 +72,7 @@ func TestAgentMetricsFollowRecords(t *testing.T) {
 	waitAgentValue(c, 0, 65, "sluice_task_records_written_total", srcTask...)
 	waitAgentValue(c, 0, 65, "sluice_task_records_put_total", sinkTask...)
 	appended := time.Now()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		mfs := c.AgentScrape(0)
 		s := agentValue(t, mfs, "sluice_task_last_commit_timestamp_seconds", srcTask...)
 		k := agentValue(t, mfs, "sluice_task_last_commit_timestamp_seconds", sinkTask...)
@@ -88,7 +88,7 @@ func TestAgentMetricsFollowRecords(t *testing.T) {
 	}
 	for _, task := range [][]string{srcTask, sinkTask} {
 		for _, name := range []string{"sluice_task_batch_duration_seconds", "sluice_task_offset_commit_duration_seconds"} {
-			ms := harness.Series(mfs, name, task...)
+			ms := sluicetest.Series(mfs, name, task...)
 			if len(ms) != 1 || ms[0].GetHistogram().GetSampleCount() == 0 {
 				t.Errorf("%s%v: %v, want one histogram with samples", name, task, ms)
 			}
@@ -124,11 +124,11 @@ func TestAgentMetricsFollowRecords(t *testing.T) {
 
 	c.Must(http.StatusNoContent, "DELETE", "/connectors/"+src, nil)
 	c.Must(http.StatusNoContent, "DELETE", "/connectors/"+sink, nil)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		mfs := c.AgentScrape(0)
 		for name := range mfs {
 			for _, conn := range []string{src, sink} {
-				if n := len(harness.Series(mfs, name, "connector", conn)); n > 0 {
+				if n := len(sluicetest.Series(mfs, name, "connector", conn)); n > 0 {
 					return false, fmt.Sprintf("%s still has %d series of %s", name, n, conn)
 				}
 			}
@@ -183,7 +183,7 @@ func kafkaClientIDs(mfs map[string]*dto.MetricFamily, connectors ...string) map[
 // whether it is registered.
 func TestAgentProbes(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, AgentMetrics: true})
 	live := func(phase string) {
 		t.Helper()
 		if code, s := c.AgentProbe(0, "/healthz"); code != http.StatusOK || s.Status != "ok" {
@@ -192,7 +192,7 @@ func TestAgentProbes(t *testing.T) {
 	}
 	waitSession := func(phase string, registered bool, message string) {
 		t.Helper()
-		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 			live(phase)
 			code, s := c.AgentProbe(0, "/readyz")
 			if code != http.StatusOK || s.Status != "ready" {

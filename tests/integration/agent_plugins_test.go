@@ -10,7 +10,7 @@ import (
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/connect/plugins"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestTasksRunOnlyWhereTheirPluginIs checks issue 12 §8: agents announce
@@ -24,7 +24,7 @@ func TestTasksRunOnlyWhereTheirPluginIs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := harness.Start(t, harness.Options{Agents: 2, Lease: time.Second, Plugins: []*plugins.Registry{old, nil}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, Lease: time.Second, Plugins: []*plugins.Registry{old, nil}})
 	c.WaitAgents(2)
 	name := c.Name("gen")
 	mustCreate(c, name, generatorCfg(c.Name("gen-data"), "streams", "4", "tasks.max", "4"), "")
@@ -41,7 +41,7 @@ func TestTasksRunOnlyWhereTheirPluginIs(t *testing.T) {
 	}
 
 	c.StopAgent(1)
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		for _, ts := range st.Tasks {
 			if ts.State != "UNASSIGNED" || !strings.Contains(ts.Trace, "No live agent has the plugin "+classGenerator) {
@@ -73,7 +73,7 @@ func hasClass(ps []struct{ Class, Type string }, class string) bool {
 // its previous config.
 func TestInvalidSelectorIsRefusedEverywhere(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	name := c.Name("sel")
 	cfg := generatorCfg(c.Name("sel-data"), "sluice.agent.selector", "zone=a")
 	mustCreate(c, name, cfg, "STOPPED")
@@ -84,7 +84,7 @@ func TestInvalidSelectorIsRefusedEverywhere(t *testing.T) {
 		t.Fatalf("validate: error_count %d, errors %v; want one, on sluice.agent.selector", v.ErrorCount, v.Errors)
 	}
 	const prefix = "Connector configuration is invalid and contains the following 1 error(s):"
-	for _, r := range []harness.Response{
+	for _, r := range []sluicetest.Response{
 		c.Do("POST", "/connectors", map[string]any{"name": name + "-new", "config": bad}),
 		c.Do("PUT", "/connectors/"+name+"/config", bad),
 		c.Do("PATCH", "/connectors/"+name+"/config", map[string]any{"sluice.agent.selector": "zone"}),

@@ -22,7 +22,7 @@ import (
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/connect/generator"
 	"github.com/sluice-io/sluice/connect/plugins"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // classSecretGenerator is a generator whose ConfigDef adds a PASSWORD key,
@@ -65,7 +65,7 @@ type auditStep struct {
 // and the raw topic show the same records.
 func TestAuditTrail(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, CoordinatorPlugins: secretPlugins(t)})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, CoordinatorPlugins: secretPlugins(t)})
 	topic := c.Prefix + "-audit"
 	src := c.Name("src")
 	data := filepath.Join(c.WorkDir, "in.txt")
@@ -121,7 +121,7 @@ func TestAuditTrail(t *testing.T) {
 		if s.via != "" {
 			base = s.via
 		}
-		r := harness.Do(t, base, s.method, s.path, s.body)
+		r := sluicetest.Do(t, base, s.method, s.path, s.body)
 		if r.Status != s.status {
 			t.Fatalf("step %d %s %s: got %s, want %d", i, s.method, s.path, r, s.status)
 		}
@@ -161,7 +161,7 @@ func TestAuditTrail(t *testing.T) {
 	// coordinator.
 	for _, base := range []string{c.URL, followerURL} {
 		var log api.AuditLog
-		harness.Do(t, base, "GET", "/sluice/audit", nil).JSON(t, &log)
+		sluicetest.Do(t, base, "GET", "/sluice/audit", nil).JSON(t, &log)
 		if len(log.Records) != len(seen) || log.More || log.Unwritten != 0 {
 			t.Fatalf("GET %s/sluice/audit: %d records (more %v, unwritten %d), want %d", base, len(log.Records), log.More, log.Unwritten, len(seen))
 		}
@@ -191,7 +191,7 @@ func TestAuditTrail(t *testing.T) {
 // Bad parameters of GET /sluice/audit are 400s that say what was wrong.
 func TestAuditQueryErrors(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	for _, tt := range []struct{ query, msg string }{
 		{"limit=abc", "Invalid limit 'abc': must be an integer from 1 to 10000"},
 		{"limit=10001", "Invalid limit '10001': must be an integer from 1 to 10000"},
@@ -212,7 +212,7 @@ func TestAuditQueryErrors(t *testing.T) {
 }
 
 // rawAudit reads the audit records from the topic itself.
-func rawAudit(t *testing.T, c *harness.Cluster, topic string) []api.AuditRecord {
+func rawAudit(t *testing.T, c *sluicetest.Cluster, topic string) []api.AuditRecord {
 	t.Helper()
 	var out []api.AuditRecord
 	for _, r := range c.ReadTopic(topic) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // validationMessage is the 400 message of a create or config change whose
@@ -24,11 +24,11 @@ func itoa10(n int) string { b, _ := json.Marshal(n); return string(b) }
 const missingFile = `Missing required configuration "file" which has no default value.`
 
 // workerID is the coordinator's worker id: its REST address.
-func workerID(c *harness.Cluster) string { return strings.TrimPrefix(c.URL, "http://") }
+func workerID(c *sluicetest.Cluster) string { return strings.TrimPrefix(c.URL, "http://") }
 
 func TestEndpointsServerInfoAndHealth(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 
 	r := c.Must(http.StatusOK, "GET", "/", nil)
 	var info map[string]any
@@ -49,7 +49,7 @@ func TestEndpointsServerInfoAndHealth(t *testing.T) {
 
 func TestEndpointsCreate(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("create")
 	gen := generatorCfg(topic)
 
@@ -142,7 +142,7 @@ func TestEndpointsCreate(t *testing.T) {
 	})
 }
 
-func listNames(c *harness.Cluster) []string {
+func listNames(c *sluicetest.Cluster) []string {
 	var names []string
 	c.Must(http.StatusOK, "GET", "/connectors", nil).JSON(c.T, &names)
 	slices.Sort(names)
@@ -151,7 +151,7 @@ func listNames(c *harness.Cluster) []string {
 
 func TestEndpointsListExpand(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	wantJSON(t, c.Do("GET", "/connectors", nil), 200, `[]`)
 	gen := generatorCfg(c.Name("list"))
 	mustCreate(c, "a", gen, "")
@@ -196,7 +196,7 @@ func configJSON(m map[string]string) string { b, _ := json.Marshal(m); return st
 
 func TestEndpointsConfig(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("config")
 	gen := generatorCfg(topic)
 
@@ -315,7 +315,7 @@ func mapsEqual(a, b map[string]string) bool {
 
 func TestEndpointsStatusAndTasks(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("status-data") // not <prefix>-status: that is the cluster's status topic
 	gen := generatorCfg(topic, "streams", "2", "tasks.max", "2")
 	mustCreate(c, "g", gen, "")
@@ -367,7 +367,7 @@ func TestEndpointsStatusAndTasks(t *testing.T) {
 	t.Run("STOPPED shape", func(t *testing.T) {
 		mustCreate(c, "st", gen, "STOPPED")
 		want := `{"name":"st","connector":{"state":"STOPPED","version":"0.1.0","worker_id":"` + w + `"},"tasks":[],"type":"source"}`
-		harness.Eventually(t, 20*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 			r := c.Do("GET", "/connectors/st/status", nil)
 			return r.Status == 200 && jsonEqual(r.Body, want), r.String()
 		})
@@ -407,7 +407,7 @@ func jsonEqual(got []byte, want string) bool {
 
 func TestEndpointsRestart(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	gen := generatorCfg(c.Name("restart"))
 	mustCreate(c, "r", gen, "")
 	st := c.WaitState("r", "RUNNING", 1, "RUNNING")
@@ -442,7 +442,7 @@ func TestEndpointsRestart(t *testing.T) {
 			}
 			c.WaitState("r", "RUNNING", 1, "RUNNING")
 			if tt.taskRestart {
-				harness.Eventually(t, 10*time.Second, func() (bool, string) {
+				sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 					g := maxGen(taskGenerations(c, "r")[0])
 					return g > before, "task 0 not restarted: generation still " + itoa10(int(g))
 				})
@@ -454,7 +454,7 @@ func TestEndpointsRestart(t *testing.T) {
 	t.Run("task restart", func(t *testing.T) {
 		before := maxGen(taskGenerations(c, "r")[0])
 		wantNoBody(t, c.Do("POST", "/connectors/r/tasks/0/restart", nil), 204)
-		harness.Eventually(t, 10*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 			g := maxGen(taskGenerations(c, "r")[0])
 			return g > before, "task 0 not restarted"
 		})
@@ -487,12 +487,12 @@ func TestEndpointsRestart(t *testing.T) {
 
 func TestEndpointsDelete(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	gen := generatorCfg(c.Name("delete"))
 	for _, tt := range []struct{ name, initial string }{{"running", ""}, {"paused", "PAUSED"}, {"stopped", "STOPPED"}} {
 		t.Run(tt.name, func(t *testing.T) {
 			mustCreate(c, tt.name, gen, tt.initial)
-			harness.Eventually(t, 20*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 				_, ok := c.Status(tt.name)
 				return ok, "no status yet"
 			})
@@ -505,7 +505,7 @@ func TestEndpointsDelete(t *testing.T) {
 			if slices.Contains(listNames(c), tt.name) {
 				t.Errorf("%s still listed", tt.name)
 			}
-			harness.Eventually(t, 20*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 				r := c.Do("GET", "/connectors/"+tt.name+"/status", nil)
 				t0 := c.Do("GET", "/connectors/"+tt.name+"/tasks/0/status", nil)
 				return r.Status == 404 && r.Message() == "No status found for connector "+tt.name && t0.Status == 404,
@@ -521,7 +521,7 @@ func TestEndpointsDelete(t *testing.T) {
 
 func TestEndpointsTopics(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("topics")
 	writeLines(t, c.WorkDir+"/in.txt", numbered(0, 5))
 	mustCreate(c, "src", fileSourceCfg("in.txt", topic), "")
@@ -532,7 +532,7 @@ func TestEndpointsTopics(t *testing.T) {
 	for _, name := range []string{"src", sink} {
 		t.Run(name, func(t *testing.T) {
 			want := `{"` + name + `":{"topics":["` + topic + `"]}}`
-			harness.Eventually(t, 20*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 				r := c.Do("GET", "/connectors/"+name+"/topics", nil)
 				return r.Status == 200 && jsonEqual(r.Body, want), r.String()
 			})
@@ -555,7 +555,7 @@ func TestEndpointsTopics(t *testing.T) {
 
 func TestEndpointsPlugins(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	type plugin struct {
 		Class   string `json:"class"`
 		Type    string `json:"type"`
@@ -628,7 +628,7 @@ func TestEndpointsPlugins(t *testing.T) {
 
 func TestEndpointsValidate(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	type value struct {
 		Name   string   `json:"name"`
 		Errors []string `json:"errors"`

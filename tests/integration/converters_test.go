@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // jsonString is the JSON text of s as JsonConverter writes it (s holds no
@@ -17,7 +17,7 @@ func jsonString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`)
 // converter, set per connector as in Kafka Connect.
 func TestConvertersSource(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	value := func(seq int) string { return fmt.Sprintf(`{"stream":0,"seq":%d,"payload":""}`, seq) }
 	envelope := func(s string) string {
 		return `{"schema":{"type":"string","optional":false},"payload":` + jsonString(s) + `}`
@@ -70,7 +70,7 @@ func TestConvertersSource(t *testing.T) {
 // bytes produced to its topic.
 func TestConvertersSink(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	tests := []struct {
 		name      string
 		overrides []string
@@ -103,7 +103,7 @@ func TestConvertersSink(t *testing.T) {
 // connectors inherit unless they override it.
 func TestConvertersWorkerLevel(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, ValueConverter: classJSONConverter})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, ValueConverter: classJSONConverter})
 	topic := c.Name("worker-json")
 	mustCreate(c, "json", generatorCfg(topic, "count", "1", "record.bytes", "0"), "")
 	mustCreate(c, "plain", generatorCfg(c.Name("worker-plain"), "count", "1", "record.bytes", "0", "value.converter", classStringConverter), "")

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // The steps of a create with initial offsets, as the coordinator names
@@ -70,7 +70,7 @@ type coFaultCase struct {
 func TestCreateWithOffsetsFaults(t *testing.T) {
 	t.Parallel()
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Faults: faults})
+	c := sluicetest.Start(t, sluicetest.Options{Faults: faults})
 	topic, other := c.Name("fault-in"), c.Name("fault-other")
 	coTopic(c, topic, 2)
 	coTopic(c, other, 1)
@@ -157,7 +157,7 @@ func TestCreateWithOffsetsFaults(t *testing.T) {
 // offsets gets 409 and changes nothing.
 func TestCreateWithOffsetsConcurrent(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("race-in")
 	coTopic(c, topic, 2)
 	for round := range 3 {
@@ -176,14 +176,14 @@ func TestCreateWithOffsetsConcurrent(t *testing.T) {
 				}
 			}
 			var wg sync.WaitGroup
-			var answers [2]harness.Response
+			var answers [2]sluicetest.Response
 			start := make(chan struct{})
 			for i := range 2 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					<-start
-					answers[i] = harness.Do(coT{t}, c.URL, "POST", "/connectors", coBody(name, configs[i], "STOPPED", initial[i]))
+					answers[i] = sluicetest.Do(coT{t}, c.URL, "POST", "/connectors", coBody(name, configs[i], "STOPPED", initial[i]))
 				}()
 			}
 			close(start)

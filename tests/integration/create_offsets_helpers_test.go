@@ -16,7 +16,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/kafkautil"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Helpers of the create-with-initial-offsets tests (spec §0.1, issue 5).
@@ -63,7 +63,7 @@ func coBody(name string, config map[string]string, state string, initial []map[s
 
 // coCreated checks a 201 answer of a create with initial_offsets: the
 // ConnectorInfo of a new connector plus offsets_status (spec §0.1).
-func coCreated(t testing.TB, r harness.Response, name string, config map[string]string, kind string) {
+func coCreated(t testing.TB, r sluicetest.Response, name string, config map[string]string, kind string) {
 	t.Helper()
 	cfg := map[string]string{"name": name}
 	for k, v := range config {
@@ -76,19 +76,19 @@ func coCreated(t testing.TB, r harness.Response, name string, config map[string]
 
 // coOffsets is GET /connectors/{name}/offsets (which must answer 200),
 // canonical.
-func coOffsets(c *harness.Cluster, name string) string {
+func coOffsets(c *sluicetest.Cluster, name string) string {
 	c.T.Helper()
 	var body struct {
 		Offsets []map[string]any `json:"offsets"`
 	}
 	c.Must(http.StatusOK, "GET", "/connectors/"+name+"/offsets", nil).JSON(c.T, &body)
-	return harness.CanonOffsets(c.T, body.Offsets)
+	return sluicetest.CanonOffsets(c.T, body.Offsets)
 }
 
 // coWantOffsets fails unless connector name's offsets are exactly want.
-func coWantOffsets(c *harness.Cluster, name string, want ...map[string]any) {
+func coWantOffsets(c *sluicetest.Cluster, name string, want ...map[string]any) {
 	c.T.Helper()
-	if got, exp := coOffsets(c, name), harness.CanonOffsets(c.T, want); got != exp {
+	if got, exp := coOffsets(c, name), sluicetest.CanonOffsets(c.T, want); got != exp {
 		c.T.Fatalf("offsets of %s:\n got  %s\n want %s", name, got, exp)
 	}
 }
@@ -97,7 +97,7 @@ func coWantOffsets(c *harness.Cluster, name string, want ...map[string]any) {
 // connector, as the issue prescribes: create a STOPPED connector of that
 // name with config (no initial_offsets), GET its offsets, delete it again
 // (keeping the offsets).
-func coNameOffsets(c *harness.Cluster, name string, config map[string]string) string {
+func coNameOffsets(c *sluicetest.Cluster, name string, config map[string]string) string {
 	c.T.Helper()
 	c.Must(http.StatusCreated, "POST", "/connectors", coBody(name, config, "STOPPED", nil))
 	got := coOffsets(c, name)
@@ -107,15 +107,15 @@ func coNameOffsets(c *harness.Cluster, name string, config map[string]string) st
 
 // coWantNameOffsets fails unless the name's offsets (coNameOffsets) are
 // exactly want.
-func coWantNameOffsets(c *harness.Cluster, name string, config map[string]string, want ...map[string]any) {
+func coWantNameOffsets(c *sluicetest.Cluster, name string, config map[string]string, want ...map[string]any) {
 	c.T.Helper()
-	if got, exp := coNameOffsets(c, name, config), harness.CanonOffsets(c.T, want); got != exp {
+	if got, exp := coNameOffsets(c, name, config), sluicetest.CanonOffsets(c.T, want); got != exp {
 		c.T.Fatalf("offsets under the name %s:\n got  %s\n want %s", name, got, exp)
 	}
 }
 
 // coWantAbsent fails unless connector name does not exist.
-func coWantAbsent(c *harness.Cluster, name string) {
+func coWantAbsent(c *sluicetest.Cluster, name string) {
 	c.T.Helper()
 	wantError(c.T, c.Do("GET", "/connectors/"+name, nil), http.StatusNotFound, "Connector "+name+" not found")
 	var names []string
@@ -131,7 +131,7 @@ func coWantAbsent(c *harness.Cluster, name string) {
 // connector of that name: a STOPPED connector is created, its offsets reset
 // and then altered with PATCH, and it is deleted (offsets outlive a deleted
 // connector).
-func coSeed(c *harness.Cluster, name string, config map[string]string, entries ...map[string]any) {
+func coSeed(c *sluicetest.Cluster, name string, config map[string]string, entries ...map[string]any) {
 	c.T.Helper()
 	c.Must(http.StatusCreated, "POST", "/connectors", coBody(name, config, "STOPPED", nil))
 	c.Must(http.StatusOK, "DELETE", "/connectors/"+name+"/offsets", nil)
@@ -142,7 +142,7 @@ func coSeed(c *harness.Cluster, name string, config map[string]string, entries .
 
 // coTopic creates topic with the given partitions and waits until it is
 // usable.
-func coTopic(c *harness.Cluster, topic string, partitions int32) {
+func coTopic(c *sluicetest.Cluster, topic string, partitions int32) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -172,10 +172,10 @@ func coBytes(lines []string) int {
 // coWaitTopic waits until topic holds exactly want (values in order) and
 // source connector name's offsets are exactly offsets (the file read to
 // its end), so nothing more can come.
-func coWaitTopic(c *harness.Cluster, name, topic string, want []string, offsets ...map[string]any) {
+func coWaitTopic(c *sluicetest.Cluster, name, topic string, want []string, offsets ...map[string]any) {
 	c.T.Helper()
-	exp := harness.CanonOffsets(c.T, offsets)
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	exp := sluicetest.CanonOffsets(c.T, offsets)
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		off := coOffsets(c, name)
 		var got []string
 		for _, r := range c.ReadTopic(topic) {
@@ -188,10 +188,10 @@ func coWaitTopic(c *harness.Cluster, name, topic string, want []string, offsets 
 
 // coWaitSinkFile waits until sink connector name committed offset end on
 // topic partition 0 and its file holds exactly want.
-func coWaitSinkFile(c *harness.Cluster, name, topic string, end int, path string, want []string) {
+func coWaitSinkFile(c *sluicetest.Cluster, name, topic string, end int, path string, want []string) {
 	c.T.Helper()
-	exp := harness.CanonOffsets(c.T, []map[string]any{coSink(topic, 0, end)})
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	exp := sluicetest.CanonOffsets(c.T, []map[string]any{coSink(topic, 0, end)})
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		off := coOffsets(c, name)
 		data, _ := os.ReadFile(path)
 		got := strings.TrimSuffix(string(data), "\n")
@@ -232,7 +232,7 @@ var coStepOf = map[faults.Point]string{
 	faults.MoveStart:            "starting the new connector in the old one's state",
 }
 
-// Fault implements faults.Injector, as harness.Options.Faults.
+// Fault implements faults.Injector, as sluicetest.Options.Faults.
 func (f *coFaults) Fault(_ context.Context, at faults.Point, _ any) error {
 	step, ok := coStepOf[at]
 	if !ok {
@@ -267,7 +267,7 @@ func (f *coFaults) Seen() []string {
 }
 
 // coOn is c reporting to t, for use inside t's subtest.
-func coOn(c *harness.Cluster, t testing.TB) *harness.Cluster {
+func coOn(c *sluicetest.Cluster, t testing.TB) *sluicetest.Cluster {
 	cc := *c
 	cc.T = t
 	return &cc
@@ -275,10 +275,10 @@ func coOn(c *harness.Cluster, t testing.TB) *harness.Cluster {
 
 // coWaitGroupGone waits until group has no members (a deleted sink's task
 // left it), so offsets can be changed again.
-func coWaitGroupGone(c *harness.Cluster, group string) {
+func coWaitGroupGone(c *sluicetest.Cluster, group string) {
 	c.T.Helper()
 	adm := c.Admin()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		groups, err := adm.DescribeGroups(ctx, group)
@@ -290,11 +290,11 @@ func coWaitGroupGone(c *harness.Cluster, group string) {
 	})
 }
 
-// coT lets harness.Do run on another goroutine: a failure is reported with
+// coT lets sluicetest.Do run on another goroutine: a failure is reported with
 // Errorf (safe from any goroutine) and ends that goroutine only.
 type coT struct{ t testing.TB }
 
-// Helper implements harness.Do's test interface.
+// Helper implements sluicetest.Do's test interface.
 func (g coT) Helper() {}
 
 // Fatalf reports the failure and ends the calling goroutine.

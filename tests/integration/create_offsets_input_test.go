@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // coBadCase is a create that must be refused with 400 message.
@@ -23,7 +23,7 @@ type coBadCase struct {
 // coRunBadCases sends each case for connector name, whose stored offsets
 // are previous, and checks: 400 with the exact message, no connector, and
 // the name's offsets unchanged.
-func coRunBadCases(t *testing.T, c *harness.Cluster, name string, config map[string]string, previous []map[string]any, cases []coBadCase) {
+func coRunBadCases(t *testing.T, c *sluicetest.Cluster, name string, config map[string]string, previous []map[string]any, cases []coBadCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := coOn(c, t)
@@ -53,7 +53,7 @@ func coRunBadCases(t *testing.T, c *harness.Cluster, name string, config map[str
 // §8); nothing is created and the name's offsets do not change.
 func TestCreateWithOffsetsBadInputSource(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	name := c.Name("bad-src")
 	config := fileSourceCfg("bad.txt", c.Name("bad"))
 	previous := []map[string]any{coSrc("bad.txt", 4), coSrc("older.txt", 8)}
@@ -96,7 +96,7 @@ func TestCreateWithOffsetsBadInputSource(t *testing.T) {
 // creates nothing and leaves the group's offsets as they were.
 func TestCreateWithOffsetsBadInputSink(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("bad-in")
 	coTopic(c, topic, 2)
 	name := c.Name("bad-snk")

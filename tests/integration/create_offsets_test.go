@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestCreateWithOffsetsKIPExample is KIP-995's example verbatim (spec
@@ -16,7 +16,7 @@ import (
 // can share a real broker.
 func TestCreateWithOffsetsKIPExample(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("test-topic")
 	// Three 10-byte lines: byte 30 is where the fourth line starts.
 	before := []string{"before-01", "before-02", "before-03"}
@@ -41,7 +41,7 @@ func TestCreateWithOffsetsKIPExample(t *testing.T) {
 // task reads from there.
 func TestCreateWithOffsetsInitialState(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	for _, state := range []string{"STOPPED", "PAUSED", "stopped"} {
 		t.Run(state, func(t *testing.T) {
 			c := coOn(c, t)
@@ -78,7 +78,7 @@ func TestCreateWithOffsetsInitialState(t *testing.T) {
 // there.
 func TestCreateWithOffsetsSink(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("records")
 	coTopic(c, topic, 1)
 	vals := coLines("rec", 10)
@@ -102,7 +102,7 @@ func TestCreateWithOffsetsSink(t *testing.T) {
 
 // coWantPlainCreate checks the 201 of a create without initial_offsets (or
 // with null): ConnectorInfo only, no offsets_status field.
-func coWantPlainCreate(t testing.TB, r harness.Response, name string, config map[string]string, kind string) {
+func coWantPlainCreate(t testing.TB, r sluicetest.Response, name string, config map[string]string, kind string) {
 	t.Helper()
 	cfg := map[string]string{"name": name}
 	for k, v := range config {
@@ -119,7 +119,7 @@ func coWantPlainCreate(t testing.TB, r harness.Response, name string, config map
 // are wiped and the source starts from the beginning.
 func TestCreateWithOffsetsRecreateSource(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	name, file := c.Name("re-src"), "re.txt"
 	lines := coLines("re", 8) // 6 bytes a line
 	writeLines(t, filepath.Join(c.WorkDir, file), lines)
@@ -160,7 +160,7 @@ func TestCreateWithOffsetsRecreateSource(t *testing.T) {
 // for a file sink, whose offsets are its group's committed offsets.
 func TestCreateWithOffsetsRecreateSink(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic, other := c.Name("re-in"), c.Name("re-other")
 	coTopic(c, topic, 1)
 	coTopic(c, other, 1)

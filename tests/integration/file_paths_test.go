@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // allowedDirs makes a directory the agents allow and one beside it they do
@@ -38,7 +38,7 @@ func allowedDirs(t *testing.T) (allowed, other string) {
 func TestFileAllowedPathsValidation(t *testing.T) {
 	t.Parallel()
 	allowed, _ := allowedDirs(t)
-	c := harness.Start(t, harness.Options{Agents: 2, FileAllowedPaths: [][]string{{allowed}, {allowed}}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, FileAllowedPaths: [][]string{{allowed}, {allowed}}})
 	topic := c.Name("lines")
 	wantMsg := func(path string) string {
 		return "The path " + path + " is not under the allowed paths of any agent that can run this connector (" + allowed +
@@ -91,13 +91,13 @@ func TestFileAllowedPathsAgentRefuses(t *testing.T) {
 	}
 	writeLines(t, filepath.Join(allowed, "in.txt"), numbered(1, 10))
 	// agent-1 allows the directory, agent-2 only the other one.
-	c := harness.Start(t, harness.Options{Agents: 2, FileAllowedPaths: [][]string{{allowed}, {other}}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, FileAllowedPaths: [][]string{{allowed}, {other}}})
 	topic := c.Name("lines")
 
 	waitFailed := func(name string) string {
 		t.Helper()
 		var trace string
-		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 			st, _ := c.Status(name)
 			if len(st.Tasks) != 1 || st.Tasks[0].State != "FAILED" {
 				return false, fmt.Sprintf("status %+v", st)
@@ -118,7 +118,7 @@ func TestFileAllowedPathsAgentRefuses(t *testing.T) {
 	// A task placed on, or moved to, agent-2, which does not allow the
 	// directory: agent-1 allows it, so validation lets it through.
 	mustCreate(c, "moved", fileSourceCfg(filepath.Join(allowed, "in.txt"), topic), "")
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		st, _ := c.Status("moved")
 		return len(st.Tasks) == 1 && (st.Tasks[0].State == "RUNNING" || st.Tasks[0].State == "FAILED"), fmt.Sprintf("status %+v", st)
 	})

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // agentsOf is GET /sluice/agents, by id.
-func agentsOf(c *harness.Cluster) map[string]api.AgentInfo {
+func agentsOf(c *sluicetest.Cluster) map[string]api.AgentInfo {
 	c.T.Helper()
 	var list api.AgentList
 	c.Must(http.StatusOK, "GET", "/sluice/agents", nil).JSON(c.T, &list)
@@ -26,7 +26,7 @@ func agentsOf(c *harness.Cluster) map[string]api.AgentInfo {
 }
 
 // workersOf maps each task of connectors to the agent its status names.
-func workersOf(c *harness.Cluster, connectors ...string) map[string]string {
+func workersOf(c *sluicetest.Cluster, connectors ...string) map[string]string {
 	c.T.Helper()
 	out := map[string]string{}
 	for _, n := range connectors {
@@ -41,11 +41,11 @@ func workersOf(c *harness.Cluster, connectors ...string) map[string]string {
 // settledWorkers waits until where the tasks of connectors run has read the
 // same for half a second: the statuses of tasks a restart moved settle a
 // moment after the tasks run.
-func settledWorkers(c *harness.Cluster, connectors ...string) map[string]string {
+func settledWorkers(c *sluicetest.Cluster, connectors ...string) map[string]string {
 	c.T.Helper()
 	var last map[string]string
 	var since time.Time
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		now := workersOf(c, connectors...)
 		if last == nil || !maps.Equal(last, now) {
 			last, since = now, time.Now()
@@ -65,10 +65,10 @@ func loadsOf(workers map[string]string) map[string]int {
 }
 
 // waitDrained waits until agent's drain is done.
-func waitDrained(c *harness.Cluster, agent string) api.DrainStatus {
+func waitDrained(c *sluicetest.Cluster, agent string) api.DrainStatus {
 	c.T.Helper()
 	var st api.DrainStatus
-	harness.Eventually(c.T, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 60*time.Second, func() (bool, string) {
 		c.Must(http.StatusOK, "GET", "/sluice/agents/"+agent+"/drain", nil).JSON(c.T, &st)
 		return st.State == api.DrainDone, fmt.Sprintf("drain of %s: %+v", agent, st)
 	})
@@ -83,7 +83,7 @@ func waitDrained(c *harness.Cluster, agent string) api.DrainStatus {
 // UNASSIGNED.
 func TestAgentsCordonDrain(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 3, Labels: []map[string]string{{"zone": "a"}, {"zone": "b"}, {"zone": "b"}}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 3, Labels: []map[string]string{{"zone": "a"}, {"zone": "b"}, {"zone": "b"}}})
 	topic := c.Name("fleet-data") // not <prefix>-fleet: that is the cluster's fleet topic
 	spread := c.Name("spread")
 	mustCreate(c, spread, generatorCfg(topic, "streams", "6", "tasks.max", "6"), "")
@@ -121,7 +121,7 @@ func TestAgentsCordonDrain(t *testing.T) {
 	c.WaitAgents(3)
 	c.StopAgent(0)
 	c.StartAgent(0)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		a := agentsOf(c)["agent-1"]
 		return a.Registered && a.State == api.AgentCordoned, fmt.Sprintf("agent-1 after restarts: %+v", a)
 	})
@@ -151,7 +151,7 @@ func TestAgentsCordonDrain(t *testing.T) {
 	if st.Moved == 0 {
 		t.Fatalf("a drain that moved nothing: %+v", st)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		c.WaitState(spread, "RUNNING", 6, "RUNNING")
 		c.WaitState(late, "RUNNING", 4, "RUNNING")
 		w := workersOf(c, spread, late)
@@ -184,7 +184,7 @@ func TestAgentsCordonDrain(t *testing.T) {
 // task of the others.
 func TestRebalanceAfterRollingRestart(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 3})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 3})
 	topic := c.Name("rb")
 	var names []string
 	for i := range 3 {
@@ -215,7 +215,7 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 		t.Fatalf("rebalance %+v, dry run %+v", r, plan)
 	}
 	waitDone := func() {
-		harness.Eventually(t, 60*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 			c.Must(http.StatusOK, "GET", "/sluice/rebalance", nil).JSON(t, &r)
 			return r.State == api.DrainDone, fmt.Sprintf("rebalance %+v", r)
 		})
@@ -241,7 +241,7 @@ func TestRebalanceAfterRollingRestart(t *testing.T) {
 	}
 	// The statuses show where tasks run once their new agents report them:
 	// a moved task's old RUNNING status can be read a moment longer.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		after := loadsOf(workersOf(c, names...))
 		counts := []int{after["agent-1"], after["agent-2"], after["agent-3"]}
 		sort.Ints(counts)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // commitFault is a harness fault injector that holds the leader at its
@@ -66,10 +66,10 @@ func (f *commitFault) disarm() {
 // keys are the keys of topic's records holding prefix: read_committed, or
 // every record produced (read_uncommitted: records of an open or aborted
 // transaction too).
-func keys(c *harness.Cluster, topic, prefix string, committed bool) []string {
+func keys(c *sluicetest.Cluster, topic, prefix string, committed bool) []string {
 	c.T.Helper()
 	var out []string
-	for _, r := range harness.ReadLog(c.T, c.Brokers, "atomic-reader", topic, committed) {
+	for _, r := range sluicetest.ReadLog(c.T, c.Brokers, "atomic-reader", topic, committed) {
 		if !r.Attrs.IsControl() && strings.HasPrefix(string(r.Key), prefix) {
 			out = append(out, string(r.Key))
 		}
@@ -86,14 +86,14 @@ func keys(c *harness.Cluster, topic, prefix string, committed bool) []string {
 func TestMaintenanceOpenIsOneTransaction(t *testing.T) {
 	t.Parallel()
 	fault := newCommitFault("maintenance-", "target-state-")
-	c := harness.Start(t, harness.Options{Faults: fault})
+	c := sluicetest.Start(t, sluicetest.Options{Faults: fault})
 	createInStates(c, map[string]string{"tx-a": "RUNNING", "tx-b": "RUNNING"})
 	configs, fleet := c.Prefix+"-configs", c.Prefix+"-fleet"
 	stateKeys := len(keys(c, configs, "target-state-", true))
 
-	answered := make(chan harness.Response, 1)
+	answered := make(chan sluicetest.Response, 1)
 	go func() {
-		answered <- harness.Do(t, c.URL, "POST", "/sluice/maintenance", map[string]any{"match": "tx-*", "state": "STOPPED"})
+		answered <- sluicetest.Do(t, c.URL, "POST", "/sluice/maintenance", map[string]any{"match": "tx-*", "state": "STOPPED"})
 	}()
 	var step string
 	select {
@@ -155,7 +155,7 @@ func TestMaintenanceOpenIsOneTransaction(t *testing.T) {
 func TestRolloutStepIsOneTransaction(t *testing.T) {
 	t.Parallel()
 	fault := newCommitFault("rollout-", "connector-")
-	c := harness.Start(t, harness.Options{Agents: 1, Faults: fault})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Faults: fault})
 	topic := c.Name("gen")
 	names := createGenerators(c, topic, "txr", 2)
 	for _, n := range names {
@@ -177,7 +177,7 @@ func TestRolloutStepIsOneTransaction(t *testing.T) {
 	}
 	patched := func(committed bool) int {
 		n := 0
-		for _, rec := range harness.ReadLog(t, c.Brokers, "atomic-reader", configs, committed) {
+		for _, rec := range sluicetest.ReadLog(t, c.Brokers, "atomic-reader", configs, committed) {
 			if string(rec.Key) == "connector-"+names[0] && strings.Contains(string(rec.Value), `"rollout.tag":"v2"`) {
 				n++
 			}

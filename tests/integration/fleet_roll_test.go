@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // getRoll is GET /sluice/fleet/rolls/{id}.
-func getRoll(c *harness.Cluster, id string) api.AgentRoll {
+func getRoll(c *sluicetest.Cluster, id string) api.AgentRoll {
 	c.T.Helper()
 	var r api.AgentRoll
 	c.Must(http.StatusOK, "GET", "/sluice/fleet/rolls/"+id, nil).JSON(c.T, &r)
@@ -32,10 +32,10 @@ func rolledAgent(t testing.TB, r api.AgentRoll, id string) api.RolledAgent {
 
 // waitRollStep waits until agent of roll id is at step, and returns the
 // roll then; a roll that ends first fails the test.
-func waitRollStep(c *harness.Cluster, id, agent, step string) api.AgentRoll {
+func waitRollStep(c *sluicetest.Cluster, id, agent, step string) api.AgentRoll {
 	c.T.Helper()
 	var r api.AgentRoll
-	harness.Eventually(c.T, 90*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 90*time.Second, func() (bool, string) {
 		r = getRoll(c, id)
 		if r.State == api.AgentRollFailed || r.State == api.AgentRollAborted {
 			c.T.Fatalf("roll %s is %s: %s", id, r.State, r.Error)
@@ -47,7 +47,7 @@ func waitRollStep(c *harness.Cluster, id, agent, step string) api.AgentRoll {
 
 // checkDrainedAway checks that agent runs no task and every task of name
 // runs, on another agent.
-func checkDrainedAway(c *harness.Cluster, name, agent string, tasks int) {
+func checkDrainedAway(c *sluicetest.Cluster, name, agent string, tasks int) {
 	c.T.Helper()
 	st := c.WaitState(name, "RUNNING", tasks, "RUNNING")
 	for _, ts := range st.Tasks {
@@ -67,7 +67,7 @@ func checkDrainedAway(c *harness.Cluster, name, agent string, tasks int) {
 // elsewhere while its agent is away, and the roll shows its progress.
 func TestRollAgents(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 3})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 3})
 	name := c.Name("rolled")
 	mustCreate(c, name, generatorCfg(c.Name("roll-data"), "streams", "6", "tasks.max", "6"), "")
 	c.WaitState(name, "RUNNING", 6, "RUNNING")
@@ -119,7 +119,7 @@ func TestRollAgents(t *testing.T) {
 		t.Fatalf("rolls %+v", list)
 	}
 	// The start is in the audit trail, as every fleet write.
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		var log api.AuditLog
 		c.Must(http.StatusOK, "GET", "/sluice/audit", nil).JSON(t, &log)
 		for _, rec := range log.Records {
@@ -137,7 +137,7 @@ func TestRollAgents(t *testing.T) {
 // and leaves the first, done before, as it was.
 func TestRollAgentsAcrossFailover(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 3})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 3})
 	name := c.Name("failover")
 	mustCreate(c, name, generatorCfg(c.Name("roll-data"), "streams", "4", "tasks.max", "4"), "")
 	c.WaitState(name, "RUNNING", 4, "RUNNING")
@@ -159,7 +159,7 @@ func TestRollAgentsAcrossFailover(t *testing.T) {
 	c.StartAgent(1)
 	c.StartCoordinator()
 	waitLeader(t, c)
-	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 90*time.Second, func() (bool, string) {
 		r = getRoll(c, r.ID)
 		return r.State == api.AgentRollDone, fmt.Sprintf("roll %s: %+v, error %q", r.State, r.Progress, r.Error)
 	})
@@ -168,7 +168,7 @@ func TestRollAgentsAcrossFailover(t *testing.T) {
 	}
 	// The agents register with the new leader at their own pace.
 	var agents map[string]api.AgentInfo
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		agents = agentsOf(c)
 		a1, a2 := agents["agent-1"], agents["agent-2"]
 		return a1.Registered && a2.Registered, fmt.Sprintf("agents %+v", agents)

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // waitRecords waits until topic holds at least n records and returns them.
-func waitRecords(c *harness.Cluster, topic string, n int) []harness.Record {
+func waitRecords(c *sluicetest.Cluster, topic string, n int) []sluicetest.Record {
 	c.T.Helper()
-	var recs []harness.Record
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	var recs []sluicetest.Record
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		recs = c.ReadTopic(topic)
 		return len(recs) >= n, fmt.Sprintf("%d of %d records in %s", len(recs), n, topic)
 	})
@@ -23,9 +23,9 @@ func waitRecords(c *harness.Cluster, topic string, n int) []harness.Record {
 
 // waitEveryStream waits until each of the generator's streams has at least
 // n records in topic.
-func waitEveryStream(c *harness.Cluster, topic string, streams, n int) {
+func waitEveryStream(c *sluicetest.Cluster, topic string, streams, n int) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		per := map[int64]int{}
 		for _, r := range c.ReadTopic(topic) {
 			var g generated
@@ -48,7 +48,7 @@ func waitEveryStream(c *harness.Cluster, topic string, streams, n int) {
 // streams) tasks, values of the documented shape and size.
 func TestGeneratorStreams(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	tests := []struct {
 		name                  string
 		config                []string
@@ -104,7 +104,7 @@ func TestGeneratorStreams(t *testing.T) {
 // every stream continues from its committed seq, with no gap or repeat.
 func TestGeneratorResumesFromOffsets(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("gen-resume")
 	// 25 records a second: a stream takes 6 s to complete, so a task that
 	// starts seconds after another (a loaded machine) still finds the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestReadyThroughNATSOutage shuts the NATS server down under a running
@@ -19,8 +19,8 @@ import (
 // lost the leader; both liveness probes stay 200. Before, every /readyz
 // answered 503 here.
 func TestReadyThroughNATSOutage(t *testing.T) {
-	o := harness.StartOutage(t)
-	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true, Backends: &o.Backends})
+	o := sluicetest.StartOutage(t)
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, AgentMetrics: true, Backends: &o.Backends})
 	name := c.Name("sink")
 	topic := c.Name("in")
 	c.Produce(topic, "a")
@@ -31,16 +31,16 @@ func TestReadyThroughNATSOutage(t *testing.T) {
 	defer o.StartNATS() // a quicker shutdown
 	// Past the agent lease (3s) and the leader lease (2s): today's checks
 	// would all fail by now.
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		_, body := c.AgentGet(0, "/readyz")
 		return !checkOK(t, body, "control-plane"), "agent /readyz: " + string(body)
 	})
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		r := c.Do("GET", "/readyz", nil)
 		return r.Status == http.StatusOK && !checkOK(t, r.Body, "nats") && !checkOK(t, r.Body, "leader"),
 			"coordinator /readyz: " + r.String()
 	})
-	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 		if r := c.Do("GET", "/readyz", nil); r.Status != http.StatusOK {
 			return false, "coordinator /readyz during the NATS outage: " + r.String()
 		}
@@ -66,8 +66,8 @@ func TestReadyThroughNATSOutage(t *testing.T) {
 // sluice_task_broker_unreachable_seconds grows. Once the broker is back, the trace clears and
 // the gauge returns to 0.
 func TestBrokerOutageSaysSo(t *testing.T) {
-	o := harness.StartOutage(t)
-	c := harness.Start(t, harness.Options{Agents: 1, AgentMetrics: true, Backends: &o.Backends})
+	o := sluicetest.StartOutage(t)
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, AgentMetrics: true, Backends: &o.Backends})
 	name := c.Name("sink")
 	topic := c.Name("in")
 	c.Produce(topic, "a")
@@ -93,18 +93,18 @@ func TestBrokerOutageSaysSo(t *testing.T) {
 	t.Logf("POST /connectors during the broker outage: %s after %v", r, took.Round(time.Millisecond))
 
 	series := []string{"connector", name, "task", "0"}
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		return len(st.Tasks) == 1 && st.Tasks[0].State == "RUNNING" && strings.Contains(st.Tasks[0].Trace, "Kafka broker unreachable since"),
 			fmt.Sprintf("status %+v", st)
 	})
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		v := agentValue(t, c.AgentScrape(0), "sluice_task_broker_unreachable_seconds", series...)
 		return v > 0, fmt.Sprintf("sluice_task_broker_unreachable_seconds = %v", v)
 	})
 
 	o.StartKafka()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		return len(st.Tasks) == 1 && st.Tasks[0].State == "RUNNING" && st.Tasks[0].Trace == "", fmt.Sprintf("status %+v", st)
 	})

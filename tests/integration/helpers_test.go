@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Class names and aliases of the built-in connectors and converters.
@@ -58,7 +58,7 @@ func generatorCfg(topic string, kv ...string) map[string]string {
 }
 
 // create creates a connector and fails the test unless it answers 201.
-func mustCreate(c *harness.Cluster, name string, config map[string]string, initialState string) harness.Response {
+func mustCreate(c *sluicetest.Cluster, name string, config map[string]string, initialState string) sluicetest.Response {
 	c.T.Helper()
 	body := map[string]any{"name": name, "config": config}
 	if initialState != "" {
@@ -69,7 +69,7 @@ func mustCreate(c *harness.Cluster, name string, config map[string]string, initi
 
 // wantError checks an error answer: its status, and a JSON error body whose
 // error_code equals it and whose message is exactly msg.
-func wantError(t testing.TB, r harness.Response, status int, msg string) {
+func wantError(t testing.TB, r sluicetest.Response, status int, msg string) {
 	t.Helper()
 	var body struct {
 		ErrorCode *int    `json:"error_code"`
@@ -84,7 +84,7 @@ func wantError(t testing.TB, r harness.Response, status int, msg string) {
 }
 
 // wantJSON checks that r has status and a body equal, as JSON, to want.
-func wantJSON(t testing.TB, r harness.Response, status int, want string) {
+func wantJSON(t testing.TB, r sluicetest.Response, status int, want string) {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("got %s, want status %d", r, status)
@@ -104,7 +104,7 @@ func wantJSON(t testing.TB, r harness.Response, status int, want string) {
 }
 
 // wantNoBody checks a bodyless success answer.
-func wantNoBody(t testing.TB, r harness.Response, status int) {
+func wantNoBody(t testing.TB, r sluicetest.Response, status int) {
 	t.Helper()
 	if r.Status != status || len(r.Body) != 0 {
 		t.Fatalf("got %s, want %d with no body", r, status)
@@ -112,7 +112,7 @@ func wantNoBody(t testing.TB, r harness.Response, status int) {
 }
 
 // taskWorkers maps task id → worker id of a status.
-func taskWorkers(s harness.Status) map[int]string {
+func taskWorkers(s sluicetest.Status) map[int]string {
 	out := map[int]string{}
 	for _, ts := range s.Tasks {
 		out[ts.ID] = ts.WorkerID
@@ -131,7 +131,7 @@ type statusRecord struct {
 // connector, every generation its status records carried. A task restarted
 // by Sluice runs under a new generation, so an unchanged set means the task
 // kept running.
-func taskGenerations(c *harness.Cluster, connector string) map[int]map[int64]bool {
+func taskGenerations(c *sluicetest.Cluster, connector string) map[int]map[int64]bool {
 	c.T.Helper()
 	out := map[int]map[int64]bool{}
 	prefix := "status-task-" + connector + "-"
@@ -196,7 +196,7 @@ func numbered(from, n int) []string {
 func waitFile(t *testing.T, path string, want []string) {
 	t.Helper()
 	var last string
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		data, _ := os.ReadFile(path)
 		got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 		if len(data) == 0 {
@@ -233,7 +233,7 @@ type validated struct {
 }
 
 // validateConfig asks the validate endpoint about config, which must answer 200.
-func validateConfig(c *harness.Cluster, plugin string, config map[string]string) validated {
+func validateConfig(c *sluicetest.Cluster, plugin string, config map[string]string) validated {
 	c.T.Helper()
 	var got struct {
 		ErrorCount int `json:"error_count"`

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestHTTPTrailingSlash: every path answers with a trailing slash as it
@@ -15,7 +15,7 @@ import (
 // connector exists with GET /connectors/<name>/.
 func TestHTTPTrailingSlash(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	gen := generatorCfg(c.Name("slash"))
 	created := c.Must(http.StatusCreated, "POST", "/connectors/", map[string]any{"name": "s", "config": gen, "initial_state": "STOPPED"})
 	if loc := created.Header.Get("Location"); loc != c.URL+"/connectors/s" {
@@ -24,7 +24,7 @@ func TestHTTPTrailingSlash(t *testing.T) {
 
 	// The connector's status is written a moment after the create: wait
 	// for it, so that both requests below see the same state.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		r := c.Do("GET", "/connectors/s/status", nil)
 		return r.Status == http.StatusOK, r.String()
 	})
@@ -91,7 +91,7 @@ func TestHTTPTrailingSlash(t *testing.T) {
 // dot segments are names, as in Kafka Connect, not path steps.
 func TestHTTPUnusualPaths(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	tests := []struct {
 		target string
 		status int
@@ -114,7 +114,7 @@ func TestHTTPUnusualPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {
-			ans := c.Raw(t, harness.RawRequest("GET", tt.target, nil, ""), 10*time.Second)
+			ans := c.Raw(t, sluicetest.RawRequest("GET", tt.target, nil, ""), 10*time.Second)
 			wantError(t, ans.Response, tt.status, tt.msg)
 			if ct := ans.Header.Get("Content-Type"); ct != "application/json" {
 				t.Errorf("Content-Type %q", ct)
@@ -127,20 +127,20 @@ func TestHTTPUnusualPaths(t *testing.T) {
 // any handler, is answered with the JSON error body too.
 func TestHTTPMalformedRequests(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	big := "X-Big: " + strings.Repeat("x", 100<<10)
 	tests := []struct {
 		name, request string
 		status        int
 		msg           string
 	}{
-		{"headers over 64 KiB", harness.RawRequest("GET", "/connectors", []string{big}, ""), 431, "Request headers too large (limit 64 KiB)"},
+		{"headers over 64 KiB", sluicetest.RawRequest("GET", "/connectors", []string{big}, ""), 431, "Request headers too large (limit 64 KiB)"},
 		{"garbage request line", "garbage\r\n\r\n", 400, `HTTP 400 Bad Request: malformed HTTP request "garbage"`},
 		{"no Host header", "GET /connectors HTTP/1.1\r\n\r\n", 400, "HTTP 400 Bad Request: missing required Host header"},
 		{"malformed header", "GET /connectors HTTP/1.1\r\nHost: x\r\nno colon\r\n\r\n", 400, `HTTP 400 Bad Request: malformed MIME header: missing colon: "no colon"`},
 		{"HTTP/2 request line", "GET /connectors HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP 505 HTTP Version Not Supported: unsupported protocol version"},
 		{"unknown transfer encoding", "POST /connectors HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "HTTP 501 Not Implemented: Unsupported transfer encoding"},
-		{"unknown expectation", harness.RawRequest("PUT", "/connectors/a/stop", []string{"Expect: magic"}, ""), 417, "HTTP 417 Expectation Failed: only 100-continue is supported"},
+		{"unknown expectation", sluicetest.RawRequest("PUT", "/connectors/a/stop", []string{"Expect: magic"}, ""), 417, "HTTP 417 Expectation Failed: only 100-continue is supported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestHTTPMalformedRequests(t *testing.T) {
 		})
 	}
 	t.Run("headers under 64 KiB", func(t *testing.T) {
-		ans := c.Raw(t, harness.RawRequest("GET", "/connectors", []string{"X-Big: " + strings.Repeat("x", 60<<10)}, ""), 10*time.Second)
+		ans := c.Raw(t, sluicetest.RawRequest("GET", "/connectors", []string{"X-Big: " + strings.Repeat("x", 60<<10)}, ""), 10*time.Second)
 		wantJSON(t, ans.Response, 200, `[]`)
 	})
 }
@@ -163,7 +163,7 @@ func TestHTTPMalformedRequests(t *testing.T) {
 // refused on every path but / and /health, whatever the method.
 func TestHTTPContentType(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	create := `{"name":"ct","config":{"connector.class":"` + classGenerator + `","topic":"` + c.Name("ct") + `"}}`
 	tests := []struct {
 		name, method, path string
@@ -194,9 +194,9 @@ func TestHTTPContentType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := harness.RawRequest(tt.method, tt.path, tt.headers, tt.body)
+			req := sluicetest.RawRequest(tt.method, tt.path, tt.headers, tt.body)
 			if len(tt.headers) > 0 && strings.HasPrefix(tt.headers[0], "Transfer-Encoding") {
-				req = harness.RawRequest(tt.method, tt.path, tt.headers, "") + tt.body
+				req = sluicetest.RawRequest(tt.method, tt.path, tt.headers, "") + tt.body
 			}
 			ans := c.Raw(t, req, 30*time.Second)
 			if tt.msg == "" {
@@ -220,7 +220,7 @@ func TestHTTPContentType(t *testing.T) {
 func TestHTTPSlowRequests(t *testing.T) {
 	t.Parallel()
 	const headerBound, bodyBound = 300 * time.Millisecond, 500 * time.Millisecond
-	c := harness.Start(t, harness.Options{Agents: 1, ReadHeaderTimeout: headerBound, ReadBodyTimeout: bodyBound})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, ReadHeaderTimeout: headerBound, ReadBodyTimeout: bodyBound})
 
 	t.Run("short body", func(t *testing.T) {
 		req := "POST /connectors HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"

@@ -12,26 +12,26 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // javaCluster starts three agents; agent-1 and agent-3 have a connector
 // host (the test double), agent-2 has none.
-func javaCluster(t *testing.T) (*harness.Cluster, []*fakeJavaHost) {
-	return javaClusterWith(t, harness.Options{})
+func javaCluster(t *testing.T) (*sluicetest.Cluster, []*fakeJavaHost) {
+	return javaClusterWith(t, sluicetest.Options{})
 }
 
 // javaClusterWith is javaCluster with more options.
-func javaClusterWith(t *testing.T, opts harness.Options) (*harness.Cluster, []*fakeJavaHost) {
+func javaClusterWith(t *testing.T, opts sluicetest.Options) (*sluicetest.Cluster, []*fakeJavaHost) {
 	hosts := []*fakeJavaHost{newFakeJavaHost("agent-1"), nil, newFakeJavaHost("agent-3")}
-	spec := make([]*harness.ConnectorHost, len(hosts))
+	spec := make([]*sluicetest.ConnectorHost, len(hosts))
 	for i, h := range hosts {
 		if h != nil {
-			spec[i] = &harness.ConnectorHost{Host: h, Plugins: hostPlugins}
+			spec[i] = &sluicetest.ConnectorHost{Host: h, Plugins: hostPlugins}
 		}
 	}
 	opts.Agents, opts.Lease, opts.ConnectorHosts = 3, time.Second, spec
-	c := harness.Start(t, opts)
+	c := sluicetest.Start(t, opts)
 	return c, hosts
 }
 
@@ -41,7 +41,7 @@ func remoteCfg(topic, tables string, kv ...string) map[string]string {
 }
 
 // taskConfigs is GET /connectors/{name}/tasks: each task's config.
-func taskConfigs(c *harness.Cluster, name string) []map[string]string {
+func taskConfigs(c *sluicetest.Cluster, name string) []map[string]string {
 	c.T.Helper()
 	var got []struct {
 		Config map[string]string `json:"config"`
@@ -56,9 +56,9 @@ func taskConfigs(c *harness.Cluster, name string) []map[string]string {
 
 // waitTables waits until the connector's task configs carry these tables
 // values, in task order.
-func waitTables(c *harness.Cluster, name string, want ...string) {
+func waitTables(c *sluicetest.Cluster, name string, want ...string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 15*time.Second, func() (bool, string) {
 		tcs := taskConfigs(c, name)
 		got := make([]string, len(tcs))
 		for i, tc := range tcs {
@@ -163,7 +163,7 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 	other := 2 - i // agent-1 (0) and agent-3 (2) have hosts
 	c.StopAgent(i)
 	hosts[i].exit()
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		_, ok := hosts[other].runs(name)
 		return ok, "the connector is not started on the other agent with the plugin"
 	})
@@ -171,7 +171,7 @@ func TestJavaConnectorRunsOnAgents(t *testing.T) {
 
 	c.StopAgent(other)
 	hosts[other].exit()
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		for _, ts := range st.Tasks {
 			if ts.State != "UNASSIGNED" || !strings.Contains(ts.Trace, "No live agent has the plugin "+classRemoteSource) {
@@ -214,7 +214,7 @@ func TestPluginVersionChoosesTheHost(t *testing.T) {
 	}
 	pinned := cfgWith(cfg, "connector.plugin.version", hostFileVersion)
 	c.Must(http.StatusOK, "PUT", "/connectors/"+name+"/config", pinned)
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		i := runner(hosts, name)
 		if i < 0 {
 			return false, "no host runs it"
@@ -222,7 +222,7 @@ func TestPluginVersionChoosesTheHost(t *testing.T) {
 		s, _ := hosts[i].runs(name)
 		return s.class == classFileSource && s.version == hostFileVersion, fmt.Sprintf("started as %+v", s)
 	})
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		if len(st.Tasks) != 1 || st.Tasks[0].WorkerID == "" || st.Tasks[0].WorkerID == "agent-2" {
 			return false, fmt.Sprintf("tasks %+v", st.Tasks)
@@ -232,7 +232,7 @@ func TestPluginVersionChoosesTheHost(t *testing.T) {
 	// The host's task configs replace the built-in's (which the reconcile
 	// pass commits after the new instance computed them).
 	want := map[string]string{"file": "in.txt", "topic": c.Name("t"), "task.class": "org.apache.kafka.connect.file.FileStreamSourceTask"}
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		tcs := taskConfigs(c, name)
 		return len(tcs) == 1 && maps.Equal(tcs[0], want), fmt.Sprintf("task configs %v", tcs)
 	})
@@ -241,10 +241,10 @@ func TestPluginVersionChoosesTheHost(t *testing.T) {
 // waitConnector waits until the connector is RUNNING with n tasks, each
 // placed on an agent, whatever the tasks' own states: the agents run no
 // task of the double's Java plugin.
-func waitConnector(c *harness.Cluster, name string, n int) harness.Status {
+func waitConnector(c *sluicetest.Cluster, name string, n int) sluicetest.Status {
 	c.T.Helper()
-	var last harness.Status
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	var last sluicetest.Status
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		last, _ = c.Status(name)
 		if last.Connector.State != "RUNNING" || len(last.Tasks) != n {
 			return false, fmt.Sprintf("%+v", last)
@@ -264,7 +264,7 @@ func waitConnector(c *harness.Cluster, name string, n int) harness.Status {
 // connector events, and the server refuses nothing.
 func TestJavaConnectorOnSecuredNATS(t *testing.T) {
 	t.Parallel()
-	c, hosts := javaClusterWith(t, harness.Options{SecureNATS: true})
+	c, hosts := javaClusterWith(t, sluicetest.Options{SecureNATS: true})
 	name := c.Name("remote")
 	v := validateConfig(c, "RemoteSource", remoteCfg(c.Name("t"), "bad", "name", name))
 	if len(v.Errors["tables"]) != 1 {
@@ -292,7 +292,7 @@ func TestJavaConnectorErrorAndOffsets(t *testing.T) {
 	waitTables(c, name, "a")
 	i := runner(hosts, name)
 	c.Agents[i].ConnectorEvent(wire.PluginConnectorEvent{Name: name, Kind: wire.PluginEventError, Message: "the source went away"})
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		return st.Connector.State == "FAILED" && strings.Contains(st.Connector.Trace, "the source went away"), fmt.Sprintf("%+v", st.Connector)
 	})
@@ -300,7 +300,7 @@ func TestJavaConnectorErrorAndOffsets(t *testing.T) {
 	waitConnector(c, name, 1)
 
 	c.Must(http.StatusNoContent, "PUT", "/connectors/"+name+"/stop", nil)
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		return st.Connector.State == "STOPPED" && len(st.Tasks) == 0, fmt.Sprintf("%+v", st)
 	})

@@ -14,7 +14,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/kafkasec"
 	"github.com/sluice-io/sluice/shared/testca"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // startupBound is how long a start-up refused by Kafka may take: the
@@ -25,18 +25,18 @@ const startupBound = 30 * time.Second
 // securedBackends skips unless the tests run against a secured real broker
 // (make test-kafka sets SLUICE_TEST_KAFKA_SECURITY), and returns its
 // backends and setting.
-func securedBackends(t *testing.T) (harness.Backends, *harness.TestSecurity) {
+func securedBackends(t *testing.T) (sluicetest.Backends, *sluicetest.TestSecurity) {
 	t.Helper()
-	if !harness.SecuredKafka() {
-		t.Skipf("needs a secured real broker: %s and %s (make kafka-up; make test-kafka)", harness.KafkaEnv, harness.KafkaSecurityEnv)
+	if !sluicetest.SecuredKafka() {
+		t.Skipf("needs a secured real broker: %s and %s (make kafka-up; make test-kafka)", sluicetest.KafkaEnv, sluicetest.KafkaSecurityEnv)
 	}
-	return harness.StartBackends(t), harness.KafkaSecurity()
+	return sluicetest.StartBackends(t), sluicetest.KafkaSecurity()
 }
 
 // startupError starts a coordinator and an agent on be with sec and
 // returns each one's start-up error, checking that it came within
 // startupBound.
-func startupError(t *testing.T, be harness.Backends, sec *kafkasec.Config) (coordErr, agentErr error) {
+func startupError(t *testing.T, be sluicetest.Backends, sec *kafkasec.Config) (coordErr, agentErr error) {
 	t.Helper()
 	prefix := "t-kafkasec-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
 	co, err := coordinator.New(coordinator.Config{Listen: "127.0.0.1:0", NATSURL: be.NATSURL, Brokers: be.Brokers, KafkaSecurity: sec,
@@ -72,7 +72,7 @@ func startupError(t *testing.T, be harness.Backends, sec *kafkasec.Config) (coor
 
 // wantStartupRefused loads o and checks that a coordinator's and an
 // agent's start-up on be fail quickly with an error that says want.
-func wantStartupRefused(t *testing.T, be harness.Backends, o kafkasec.Options, want string) {
+func wantStartupRefused(t *testing.T, be sluicetest.Backends, o kafkasec.Options, want string) {
 	t.Helper()
 	sec, err := kafkasec.Load(o)
 	if err != nil {
@@ -104,7 +104,7 @@ func TestKafkaSecurityWrongPasswordFailsStartup(t *testing.T) {
 	t.Parallel()
 	be, s := securedBackends(t)
 	if !s.Config.SASLOn() {
-		t.Skipf("%s has no SASL settings", harness.KafkaSecurityEnv)
+		t.Skipf("%s has no SASL settings", sluicetest.KafkaSecurityEnv)
 	}
 	o := s.Options
 	o.SASLPasswordFile = wrongPasswordFile(t)
@@ -117,7 +117,7 @@ func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
 	t.Parallel()
 	be, s := securedBackends(t)
 	if !s.Config.TLSOn() {
-		t.Skipf("%s has no TLS settings", harness.KafkaSecurityEnv)
+		t.Skipf("%s has no TLS settings", sluicetest.KafkaSecurityEnv)
 	}
 	other, err := testca.NewCA(t.TempDir(), "untrusted-ca")
 	if err != nil {
@@ -133,11 +133,11 @@ func TestKafkaSecurityUntrustedCAFailsStartup(t *testing.T) {
 // another file, and without the client certificate start-up is refused.
 func TestKafkaSecurityMTLS(t *testing.T) {
 	t.Parallel()
-	m := harness.KafkaMTLS()
-	if m == nil || !harness.RealKafka() {
-		t.Skipf("needs the real broker's mTLS listener: %s (make kafka-up; make test-kafka)", harness.KafkaMTLSEnv)
+	m := sluicetest.KafkaMTLS()
+	if m == nil || !sluicetest.RealKafka() {
+		t.Skipf("needs the real broker's mTLS listener: %s (make kafka-up; make test-kafka)", sluicetest.KafkaMTLSEnv)
 	}
-	be := harness.StartBackends(t)
+	be := sluicetest.StartBackends(t)
 	be.Brokers = m.Brokers
 	o := m.Options
 	o.CertFile, o.KeyFile = "", ""
@@ -150,9 +150,9 @@ func TestKafkaSecurityMTLS(t *testing.T) {
 // fileThrough starts a one-agent cluster on be and moves a file of n lines
 // through a topic into another file with a file source "src" and a file
 // sink "sink", checking the topic holds each line once.
-func fileThrough(t *testing.T, be harness.Backends, n int) *harness.Cluster {
+func fileThrough(t *testing.T, be sluicetest.Backends, n int) *sluicetest.Cluster {
 	t.Helper()
-	c := harness.Start(t, harness.Options{Backends: &be, Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Backends: &be, Agents: 1})
 	topic := c.Name("lines")
 	lines := numbered(1, n)
 	writeLines(t, filepath.Join(c.WorkDir, "in.txt"), lines)
@@ -173,7 +173,7 @@ func fileThrough(t *testing.T, be harness.Backends, n int) *harness.Cluster {
 // start-up.
 func TestKafkaSecurityEmbeddedTLSAndSASL(t *testing.T) {
 	t.Parallel()
-	be, s := harness.StartSecuredBackends(t)
+	be, s := sluicetest.StartSecuredBackends(t)
 	c := fileThrough(t, be, 40)
 
 	c.Must(http.StatusNoContent, "PUT", "/connectors/src/stop", nil)

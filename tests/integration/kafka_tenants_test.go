@@ -12,16 +12,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sluice-io/sluice/connect/clientoverrides"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // teamJAAS is the sasl.jaas.config of team's SCRAM user, whose password
 // kafka-up.sh wrote beside the secured listener's flag file.
 func teamJAAS(t *testing.T, team string) string {
 	t.Helper()
-	pw, err := os.ReadFile(filepath.Join(filepath.Dir(os.Getenv(harness.KafkaSecurityEnv)), team+".password"))
+	pw, err := os.ReadFile(filepath.Join(filepath.Dir(os.Getenv(sluicetest.KafkaSecurityEnv)), team+".password"))
 	if err != nil {
-		t.Skipf("no password of %s beside %s (make kafka-up makes it): %v", team, harness.KafkaSecurityEnv, err)
+		t.Skipf("no password of %s beside %s (make kafka-up makes it): %v", team, sluicetest.KafkaSecurityEnv, err)
 	}
 	return fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";`, team, strings.TrimSpace(string(pw)))
 }
@@ -65,14 +65,14 @@ func TestKafkaSecurityTenantPrincipals(t *testing.T) {
 	t.Parallel()
 	be, _ := securedBackends(t)
 	jaasA := teamJAAS(t, "team-a")
-	c := harness.Start(t, harness.Options{Agents: 1, Backends: &be, OverridePolicy: clientoverrides.PolicyAllowlist,
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Backends: &be, OverridePolicy: clientoverrides.PolicyAllowlist,
 		OverrideAllowlist: append([]string{"sasl.jaas.config", "sasl.mechanism", "security.protocol"}, clientoverrides.DefaultAllowlist...)})
 	// Names unique on the shared broker, each team's under its prefix.
 	topicA, topicB := "team-a."+c.Prefix, "team-b."+c.Prefix
 	grantTeam(t, c.Admin(), "team-a", topicA, c.GroupID)
 	grantTeam(t, c.Admin(), "team-b", topicB, c.GroupID)
 	for _, topic := range []string{topicA + ".orders", topicB + ".orders"} {
-		harness.CreateTopic(t, c.Brokers, topic, 1)
+		sluicetest.CreateTopic(t, c.Brokers, topic, 1)
 		c.Produce(topic, topic+"-1", topic+"-2")
 	}
 	asTeamA := func(client string) []string {
@@ -97,7 +97,7 @@ func TestKafkaSecurityTenantPrincipals(t *testing.T) {
 	cfg := cfgWith(generatorCfg(topicA+".gen", "streams", "1"), append(asTeamA("producer.override."), "offsets.storage.topic", topicA+".offsets")...)
 	mustCreate(c, src, cfg, "")
 	c.WaitState(src, "RUNNING", 1, "RUNNING")
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		n := 0
 		for _, r := range c.ReadTopic(topicA + ".offsets") {
 			if strings.Contains(string(r.Key), src) {

@@ -21,7 +21,7 @@ import (
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // An anonymous client of an open NATS (no authorization, as plain sluice
@@ -32,7 +32,7 @@ import (
 // connectors.
 func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	_, followerURL := c.StartExtraCoordinator()
 	var forwarded atomic.Int64
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -93,11 +93,11 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 		if reply.Header.Get("Nats-Service-Error-Code") == "" {
 			t.Fatalf("agent-1 obeyed a command signed with a forged lease's key: %s", reply.Data)
 		}
-		harness.Hold(t, 50*time.Millisecond, "the forged lease in place between forged assigns")
+		sluicetest.Hold(t, 50*time.Millisecond, "the forged lease in place between forged assigns")
 	}
 	name := c.Name("real")
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
-		r := harness.DoWith(t, followerURL, http.MethodPost, "/connectors",
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
+		r := sluicetest.DoWith(t, followerURL, http.MethodPost, "/connectors",
 			map[string]any{"name": name, "config": generatorCfg(c.Name("real-data"))}, c.Headers...)
 		return r.Status == http.StatusCreated, fmt.Sprintf("no write through the follower while the lease was forged: %s", r)
 	})
@@ -123,7 +123,7 @@ func TestForgedLeaseOnOpenNATSIsNotObeyed(t *testing.T) {
 // connector's tasks run, without restarting anything.
 func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	_, before := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)
 	if err != nil {
@@ -135,12 +135,12 @@ func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	deleted := time.Now()
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		leading, l := c.Coordinator.Leader()
 		return leading && l.Term > before.Term, "no leader of a new term after the lease bucket was deleted"
 	})
 	name := c.Name("after")
-	harness.Eventually(t, 15*time.Second-time.Since(deleted), func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second-time.Since(deleted), func() (bool, string) {
 		r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": generatorCfg(c.Name("after-data"))})
 		return r.Status == http.StatusCreated, fmt.Sprintf("no write after the lease bucket was deleted: %s", r)
 	})
@@ -158,16 +158,16 @@ func TestLeaseBucketDeletedClusterAssignsAgain(t *testing.T) {
 // reconnect: an agent's heartbeat of an old term finds no responder at once
 // instead of vanishing into a subscription nobody answers.
 func TestWritesResumeAsNATSReturns(t *testing.T) {
-	o := harness.StartOutage(t)
-	c := harness.Start(t, harness.Options{Agents: 1, Backends: &o.Backends, LeaderLease: 6 * time.Second})
+	o := sluicetest.StartOutage(t)
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Backends: &o.Backends, LeaderLease: 6 * time.Second})
 	c.StartExtraCoordinator()
 	_, before := c.Coordinator.Leader()
 	o.StopNATS()
-	harness.Hold(t, 8*time.Second, "NATS down for longer than the leader lease (6s)")
+	sluicetest.Hold(t, 8*time.Second, "NATS down for longer than the leader lease (6s)")
 	o.StartNATS()
 	back := time.Now()
 	name := c.Name("after")
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		r := c.Do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": generatorCfg(c.Name("after-data"))})
 		return r.Status == http.StatusCreated, fmt.Sprintf("no write after NATS returned: %s", r)
 	})

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestLifecycleInitialStates follows connectors created in each initial
 // state (spec §3, KIP-980) through resume.
 func TestLifecycleInitialStates(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	gen := generatorCfg(c.Name("initial"), "streams", "2", "tasks.max", "2")
 
 	t.Run("created STOPPED", func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestLifecycleInitialStates(t *testing.T) {
 // resume and back (spec §3, §6), checking idempotence at each step.
 func TestLifecycleTransitions(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	gen := generatorCfg(c.Name("transitions"), "streams", "2", "tasks.max", "2")
 	mustCreate(c, "x", gen, "")
 	running := c.WaitState("x", "RUNNING", 2, "RUNNING")
@@ -107,7 +107,7 @@ func TestLifecycleTransitions(t *testing.T) {
 // the tasks: they run on under the same generation, on the same agents.
 func TestLifecyclePauseKeepsTasks(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	mustCreate(c, "g", generatorCfg(c.Name("pause"), "streams", "2", "tasks.max", "2"), "")
 	before := c.WaitState("g", "RUNNING", 2, "RUNNING")
 	gens := taskGenerations(c, "g")
@@ -139,12 +139,12 @@ func mapsEqualInt(a, b map[int]string) bool {
 }
 
 // topicCount is the number of records in topic now.
-func topicCount(c *harness.Cluster, topic string) int { return len(c.ReadTopic(topic)) }
+func topicCount(c *sluicetest.Cluster, topic string) int { return len(c.ReadTopic(topic)) }
 
 // probe runs a fresh file source through the cluster and waits for its
 // lines to arrive: proof that the agents made progress since the call, so a
 // task that should have stopped had time to misbehave.
-func probe(t *testing.T, c *harness.Cluster, name string) {
+func probe(t *testing.T, c *sluicetest.Cluster, name string) {
 	t.Helper()
 	topic := c.Name(name)
 	writeLines(t, filepath.Join(c.WorkDir, name+".txt"), numbered(0, 3))
@@ -158,7 +158,7 @@ func probe(t *testing.T, c *harness.Cluster, name string) {
 // Kafka Connect).
 func TestLifecycleDataFlow(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("flow")
 	in := filepath.Join(c.WorkDir, "flow.txt")
 	lines := numbered(0, 20)
@@ -184,7 +184,7 @@ func TestLifecycleDataFlow(t *testing.T) {
 		}},
 		{"delete and re-create", func(t *testing.T) {
 			c.Must(204, "DELETE", "/connectors/src", nil)
-			harness.Eventually(t, 10*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 				_, ok := c.Status("src")
 				return !ok, "status still shown"
 			})
@@ -220,7 +220,7 @@ func TestLifecycleDataFlow(t *testing.T) {
 // fixes its config: the task restarts with the new config and runs.
 func TestLifecycleFailedTask(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("failing")
 	// A directory cannot be read as a file: the task fails on its first poll.
 	mustCreate(c, "f", fileSourceCfg(".", topic), "")
@@ -240,7 +240,7 @@ func TestLifecycleFailedTask(t *testing.T) {
 	trace, _ := json.Marshal(st.Tasks[0].Trace)
 	wantJSON(t, c.Do("POST", "/connectors/f/restart?includeTasks=true&onlyFailed=true", nil), 202,
 		`{"name":"f","connector":{"state":"RUNNING","version":"0.1.0","worker_id":"`+w+`"},"tasks":[{"id":0,"state":"RESTARTING","version":"0.1.0","worker_id":"`+agent+`","trace":`+string(trace)+`}],"type":"source"}`)
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		g := maxGen(taskGenerations(c, "f")[0])
 		return g > before, "task not restarted"
 	})

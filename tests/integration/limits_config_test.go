@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // configRecordLimit is the largest config record (key and value) the
@@ -20,7 +20,7 @@ const configRecordLimit = 1000012 - 160
 var tooLargeConfig = regexp.MustCompile(`^Connector configuration is too large: its record in the config topic would be (\d+) bytes, over the topic's limit of (\d+) bytes$`)
 
 // wantConfigTooLarge checks a 413 naming the config topic's limit.
-func wantConfigTooLarge(t testing.TB, r harness.Response) {
+func wantConfigTooLarge(t testing.TB, r sluicetest.Response) {
 	t.Helper()
 	m := tooLargeConfig.FindStringSubmatch(r.Message())
 	if r.Status != http.StatusRequestEntityTooLarge || m == nil || m[2] != strconv.Itoa(configRecordLimit) || !strings.Contains(string(r.Body), `"error_code":413`) {
@@ -37,7 +37,7 @@ func wantConfigTooLarge(t testing.TB, r harness.Response) {
 // anything is written; a config just under the limit is stored whole.
 func TestConfigSizeLimit(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("big")
 	src := fileSourceCfg("big.txt", topic)
 	huge := strings.Repeat("x", 1_100_000)

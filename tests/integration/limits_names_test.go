@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Kafka's limits that a connector name must respect through the ids it
@@ -17,10 +17,12 @@ const maxTransactionalIDBytes = 16382
 
 // maxNameBytes is the longest name whose tasks' transactional ids fit, for
 // any task number up to tasks.max's 10 digits.
-func maxNameBytes(c *harness.Cluster) int { return maxTransactionalIDBytes - len(c.GroupID) - 2 - 10 }
+func maxNameBytes(c *sluicetest.Cluster) int {
+	return maxTransactionalIDBytes - len(c.GroupID) - 2 - 10
+}
 
 // msgNameTooLong is the 400 for a name of n bytes that starts with prefix.
-func msgNameTooLong(c *harness.Cluster, shown string, n int) string {
+func msgNameTooLong(c *sluicetest.Cluster, shown string, n int) string {
 	return fmt.Sprintf("Connector name '%s' is too long: %d bytes, and at most %d are allowed, so that the transactional ids of its tasks (<group.id>-<name>-<task>) stay within %d bytes",
 		shown, n, maxNameBytes(c), maxTransactionalIDBytes)
 }
@@ -34,7 +36,7 @@ const msgDotName = "Connector name '%s' is not allowed: '.' and '..' cannot be a
 // works: its task runs.
 func TestNameLimits(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	gen := generatorCfg(c.Name("names"))
 	long := func(n int) string { return strings.Repeat("n", n) }
 	shown := strings.Repeat("n", 64) + "…"
@@ -54,7 +56,7 @@ func TestNameLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := listNames(c)
-			var r harness.Response
+			var r sluicetest.Response
 			if tt.put {
 				r = c.Do("PUT", "/connectors/"+tt.connector+"/config", gen)
 			} else {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestSettingBounds: every numeric setting of the built-in connectors, and
@@ -16,7 +16,7 @@ import (
 // Kafka's message; the bound itself is accepted.
 func TestSettingBounds(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	gen := cfgOf("connector.class", classGenerator, "name", "v", "topic", "t")
 	src := cfgOf("connector.class", classFileSource, "name", "v", "topic", "t", "file", "in.txt")
 	snk := cfgOf("connector.class", classFileSink, "name", "v", "topics", "t", "file", "out.txt")
@@ -66,13 +66,13 @@ func TestSettingBounds(t *testing.T) {
 // and its records arrive whole.
 func TestGeneratorLargeRecordsBounded(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("large")
 	name := "large"
 	mustCreate(c, name, cfgOf("connector.class", classGenerator, "topic", topic, "rate", "1000000",
 		"record.bytes", "900000", "count", "20", "streams", "2"), "")
 	c.WaitState(name, "RUNNING", 1, "RUNNING")
-	harness.Eventually(t, time.Minute, func() (bool, string) {
+	sluicetest.Eventually(t, time.Minute, func() (bool, string) {
 		recs := c.ReadTopic(topic)
 		for _, r := range recs {
 			if len(r.Value) != 900000 {

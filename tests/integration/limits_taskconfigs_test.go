@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestTaskConfigsTooLargeFailTheConnector: task configs that the config
@@ -17,7 +17,7 @@ import (
 // a config that fits makes it run.
 func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("wide")
 	// A generator task config is the connector's config plus task.class and
 	// task.streams (some 80 bytes): a config whose record (Kafka Connect's
@@ -41,8 +41,8 @@ func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
 			c := on(c, t)
 			name := strings.ReplaceAll(tt.name, " ", "-")
 			mustCreate(c, name, tt.config, "")
-			var st harness.Status
-			harness.Eventually(t, 30*time.Second, func() (bool, string) {
+			var st sluicetest.Status
+			sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 				st, _ = c.Status(name)
 				return st.Connector.State == "FAILED", "connector " + st.Connector.State
 			})
@@ -57,14 +57,14 @@ func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
 				}
 			}
 			// Not retried: it stays FAILED, with the same trace.
-			harness.Consistently(t, 2*time.Second, func() (bool, string) {
+			sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 				now, _ := c.Status(name)
 				return now.Connector.State == "FAILED" && now.Connector.Trace == st.Connector.Trace, "status became " + now.Connector.State
 			})
 			// A config that fits runs.
 			delete(tt.config, "padding")
 			c.Must(http.StatusOK, "PUT", "/connectors/"+name+"/config", tt.config)
-			harness.Eventually(t, 30*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 				now, _ := c.Status(name)
 				return now.Connector.State == "RUNNING" && len(now.Tasks) > 0, "connector " + now.Connector.State
 			})

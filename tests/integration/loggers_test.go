@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // loggerLevel is the body of GET /admin/loggers/{name}.
@@ -18,7 +18,7 @@ type loggerLevel struct {
 // getLevel reads one logger's level from the coordinator at baseURL.
 func getLevel(t *testing.T, baseURL, name string) loggerLevel {
 	t.Helper()
-	r := harness.Do(t, baseURL, http.MethodGet, "/admin/loggers/"+name, nil)
+	r := sluicetest.Do(t, baseURL, http.MethodGet, "/admin/loggers/"+name, nil)
 	if r.Status != http.StatusOK {
 		t.Fatalf("GET /admin/loggers/%s at %s: %s", name, baseURL, r)
 	}
@@ -37,9 +37,9 @@ func wantLevel(t *testing.T, baseURL, name, level string, modified bool) {
 }
 
 // waitLogged waits until the cluster logged a line holding every part.
-func waitLogged(t *testing.T, c *harness.Cluster, parts ...string) {
+func waitLogged(t *testing.T, c *sluicetest.Cluster, parts ...string) {
 	t.Helper()
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		return len(c.Logged(parts...)) > 0, fmt.Sprintf("no line logged with %q", parts)
 	})
 }
@@ -50,7 +50,7 @@ func waitLogged(t *testing.T, c *harness.Cluster, parts ...string) {
 // and when it changed, and the agents log as before.
 func TestLoggersWorkerScope(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 
 	wantJSON(t, c.Do(http.MethodGet, "/admin/loggers", nil), http.StatusOK, `{
 		"root":                         {"level":"WARN","last_modified":null},
@@ -98,7 +98,7 @@ func TestLoggersWorkerScope(t *testing.T) {
 // the coordinator that received it.
 func TestLoggersClusterScope(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2})
 	debug := map[string]string{"level": "DEBUG"}
 
 	wantNoBody(t, c.Do(http.MethodPut, "/admin/loggers/io.sluice.agent?scope=cluster", debug), http.StatusNoContent)
@@ -122,17 +122,17 @@ func TestLoggersClusterScope(t *testing.T) {
 	wantLevel(t, url2, "io.sluice.agent", "DEBUG", true)
 	// A cluster-scope change sent to it (a follower) is written by the
 	// leader and set on both.
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
-		r := harness.Do(t, url2, http.MethodPut, "/admin/loggers/io.sluice.coordinator.rest?scope=cluster", debug)
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
+		r := sluicetest.Do(t, url2, http.MethodPut, "/admin/loggers/io.sluice.coordinator.rest?scope=cluster", debug)
 		return r.Status == http.StatusNoContent && len(r.Body) == 0, r.String()
 	})
 	for _, u := range []string{c.URL, url2} {
 		wantLevel(t, u, "io.sluice.coordinator.rest", "DEBUG", true)
 	}
-	harness.Do(t, url2, http.MethodGet, "/connectors", nil)
+	sluicetest.Do(t, url2, http.MethodGet, "/connectors", nil)
 	waitLogged(t, c, "process=coordinator-2", "level=DEBUG", `msg="rest call"`, "op=list_connectors")
 	// A worker-scope change sent to it stays on it.
-	wantJSON(t, harness.Do(t, url2, http.MethodPut, "/admin/loggers/io.sluice.coordinator.herder", map[string]string{"level": "TRACE"}),
+	wantJSON(t, sluicetest.Do(t, url2, http.MethodPut, "/admin/loggers/io.sluice.coordinator.herder", map[string]string{"level": "TRACE"}),
 		http.StatusOK, `["io.sluice.coordinator.herder"]`)
 	wantLevel(t, url2, "io.sluice.coordinator.herder", "TRACE", true)
 	wantLevel(t, c.URL, "io.sluice.coordinator.herder", "WARN", false)
@@ -151,7 +151,7 @@ func TestLoggersClusterScope(t *testing.T) {
 	before := len(c.Logged(set...))
 	c.StopAgent(0)
 	c.StartAgent(0)
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		n := len(c.Logged(set...))
 		return n > before, fmt.Sprintf("the restarted agent-1 did not set the cluster's level (%d lines, %d before)", n, before)
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Sluice never silently recreates a topic it lost (Kafka Connect 4.4's
@@ -19,7 +19,7 @@ import (
 // with an error naming it, instead of every source starting over.
 
 // deleteTopic deletes topic and waits until the broker no longer lists it.
-func deleteTopic(t testing.TB, c *harness.Cluster, topic string) {
+func deleteTopic(t testing.TB, c *sluicetest.Cluster, topic string) {
 	t.Helper()
 	adm := c.Admin()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -31,7 +31,7 @@ func deleteTopic(t testing.TB, c *harness.Cluster, topic string) {
 	if err != nil {
 		t.Fatalf("delete topic %s: %v", topic, err)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		return !topicExists(t, adm, topic), topic + " still listed"
 	})
 }
@@ -66,7 +66,7 @@ func wantAll(t testing.TB, what, s string, parts ...string) {
 // says), the coordinator starts again.
 func TestLostOffsetsTopicNotRecreated(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	offsets := c.Prefix + "-offsets"
 	lines := lines(1, 5)
 	writeLines(t, workPath(c, "a.txt"), lines)
@@ -100,7 +100,7 @@ func TestLostOffsetsTopicNotRecreated(t *testing.T) {
 // connector at all.
 func TestLostConfigTopicNotRecreated(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	fileSource(c, "src", "a.txt", c.Name("data"), "STOPPED")
 	c.WaitState("src", "STOPPED", 0, "")
 	c.StopCoordinator()
@@ -120,7 +120,7 @@ func TestLostConfigTopicNotRecreated(t *testing.T) {
 // topic is created as before.
 func TestInternalTopicsCreationOff(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	history := c.Name("history-2")
 	c.StopCoordinator()
 	c.ChangeCoordinatorConfig(func(cfg *coordinator.Config) {
@@ -154,7 +154,7 @@ func TestInternalTopicsCreationOff(t *testing.T) {
 // so.
 func TestLostConnectorOffsetsTopic(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	own := c.Name("own-offsets")
 	lines := lines(1, 5)
 	writeLines(t, workPath(c, "a.txt"), lines)
@@ -164,8 +164,8 @@ func TestLostConnectorOffsetsTopic(t *testing.T) {
 	c.StopCoordinator()
 	deleteTopic(t, c, own)
 	c.StartCoordinator()
-	var st harness.Status
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	var st sluicetest.Status
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		st, _ = c.Status("src")
 		return st.Connector.State == "FAILED", "connector " + st.Connector.State + ": " + st.Connector.Trace
 	})
@@ -187,7 +187,7 @@ func TestLostConnectorOffsetsTopic(t *testing.T) {
 	c.Must(http.StatusNoContent, "DELETE", "/connectors/src", nil)
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
 	c.WaitState("src", "STOPPED", 0, "")
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		return topicExists(t, c.Admin(), own), own + " not created for the new connector"
 	})
 }

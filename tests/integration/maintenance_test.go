@@ -9,15 +9,15 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // waitTarget waits until a connector (of at most one task) shows state:
 // its task in the same state, or none when it is STOPPED (a connector
 // created PAUSED has no task yet either).
-func waitTarget(c *harness.Cluster, name, state string) {
+func waitTarget(c *sluicetest.Cluster, name, state string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		s, ok := c.Status(name)
 		if !ok || s.Connector.State != state {
 			return false, fmt.Sprintf("%s: %+v", name, s)
@@ -40,7 +40,7 @@ func waitTarget(c *harness.Cluster, name, state string) {
 
 // createInStates creates one single-task generator connector per name, in
 // the state given (RUNNING, PAUSED or STOPPED), and waits for each.
-func createInStates(c *harness.Cluster, states map[string]string) {
+func createInStates(c *sluicetest.Cluster, states map[string]string) {
 	c.T.Helper()
 	for name, state := range states {
 		mustCreate(c, name, generatorCfg(c.Name(name), "streams", "1", "tasks.max", "1"), state)
@@ -51,7 +51,7 @@ func createInStates(c *harness.Cluster, states map[string]string) {
 }
 
 // results decodes a bulk answer into connector → result.
-func results(t *testing.T, r harness.Response) map[string]api.BulkResult {
+func results(t *testing.T, r sluicetest.Response) map[string]api.BulkResult {
 	t.Helper()
 	if r.Status != http.StatusOK {
 		t.Fatalf("bulk answer %s, want 200", r)
@@ -67,7 +67,7 @@ func results(t *testing.T, r harness.Response) map[string]api.BulkResult {
 
 // wantResults checks a bulk answer's status per connector, exactly those
 // connectors, and messages where want gives one.
-func wantResults(t *testing.T, r harness.Response, status map[string]int, messages map[string]string) {
+func wantResults(t *testing.T, r sluicetest.Response, status map[string]int, messages map[string]string) {
 	t.Helper()
 	got := results(t, r)
 	if len(got) != len(status) {
@@ -86,7 +86,7 @@ func wantResults(t *testing.T, r harness.Response, status map[string]int, messag
 // is that name's 404, and a selector matching nothing is a 400.
 func TestBulkLifecycle(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	createInStates(c, map[string]string{"orders-a": "RUNNING", "orders-b": "RUNNING", "billing": "RUNNING"})
 	orders := map[string]int{"orders-a": 202, "orders-b": 202}
 
@@ -131,7 +131,7 @@ func TestBulkLifecycle(t *testing.T) {
 }
 
 // window decodes a maintenance window answer of status want.
-func window(t *testing.T, r harness.Response, want int) api.MaintenanceWindow {
+func window(t *testing.T, r sluicetest.Response, want int) api.MaintenanceWindow {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("got %s, want %d", r, want)
@@ -157,7 +157,7 @@ func wantConnectors(t *testing.T, w api.MaintenanceWindow, want map[string][3]st
 
 // closeWindow closes a window, checks its connectors as wantConnectors
 // does, and waits for each that still exists to show its state.
-func closeWindow(t *testing.T, c *harness.Cluster, id string, want map[string][3]string) {
+func closeWindow(t *testing.T, c *sluicetest.Cluster, id string, want map[string][3]string) {
 	t.Helper()
 	wantConnectors(t, window(t, c.Do("DELETE", "/sluice/maintenance/"+id, nil), 200), want)
 	for name, w := range want {
@@ -174,7 +174,7 @@ func closeWindow(t *testing.T, c *harness.Cluster, id string, want map[string][3
 // and an unknown id a 404.
 func TestMaintenanceWindow(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	createInStates(c, map[string]string{"orders-run": "RUNNING", "orders-paused": "PAUSED", "orders-stopped": "STOPPED", "other": "RUNNING"})
 
 	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "orders-*", "state": "STOPPED", "reason": "broker upgrade"}), 201)
@@ -244,9 +244,9 @@ func TestMaintenanceWindow(t *testing.T) {
 }
 
 // waitLeader waits until the coordinator at c.URL leads.
-func waitLeader(t *testing.T, c *harness.Cluster) {
+func waitLeader(t *testing.T, c *sluicetest.Cluster) {
 	t.Helper()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		r := c.Do("GET", "/health", nil)
 		var h api.Health
 		_ = json.Unmarshal(r.Body, &h)
@@ -260,18 +260,18 @@ func waitLeader(t *testing.T, c *harness.Cluster) {
 // its previous state back.
 func TestMaintenanceWindowSurvivesLeaderChange(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	createInStates(c, map[string]string{"db-run": "RUNNING", "db-paused": "PAUSED", "db-stopped": "STOPPED", "cache": "RUNNING"})
 	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"match": "db-*", "state": "PAUSED"}), 201)
 	waitTarget(c, "db-run", "PAUSED")
 	waitTarget(c, "db-stopped", "STOPPED") // a PAUSED window leaves a STOPPED connector stopped
 
 	_, second := c.StartExtraCoordinator()
-	harness.WaitKnowsLeader(t, second)
+	sluicetest.WaitKnowsLeader(t, second)
 	// Opened through the follower (forwarded to the leader), and shown by
 	// it at once.
-	other := window(t, harness.Do(t, second, "POST", "/sluice/maintenance", map[string]any{"names": []string{"cache"}, "state": "STOPPED"}), 201)
-	window(t, harness.Do(t, second, "GET", "/sluice/maintenance/"+other.ID, nil), 200)
+	other := window(t, sluicetest.Do(t, second, "POST", "/sluice/maintenance", map[string]any{"names": []string{"cache"}, "state": "STOPPED"}), 201)
+	window(t, sluicetest.Do(t, second, "GET", "/sluice/maintenance/"+other.ID, nil), 200)
 	c.StopCoordinator()
 	c.URL = second
 	waitLeader(t, c)
@@ -301,11 +301,11 @@ func TestMaintenanceGrants(t *testing.T) {
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
   - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
 `, bcryptOf(t, "t"), bcryptOf(t, "o"))))
-	c := harness.Start(t, harness.Options{RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c := sluicetest.Start(t, sluicetest.Options{RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	c.Headers = basicAuth("otto", "o")
 	createInStates(c, map[string]string{"team-a-x": "RUNNING", "team-b-x": "RUNNING"})
-	tom := func(method, path string, body any) harness.Response {
-		return harness.DoWith(t, c.URL, method, path, body, basicAuth("tom", "t")...)
+	tom := func(method, path string, body any) sluicetest.Response {
+		return sluicetest.DoWith(t, c.URL, method, path, body, basicAuth("tom", "t")...)
 	}
 
 	wantJSON(t, tom("POST", "/sluice/connectors/pause", map[string]any{"match": "team-*"}), 200,
@@ -352,7 +352,7 @@ func TestMaintenanceGrants(t *testing.T) {
 // fleet topic and closes to the exact previous states.
 func TestMaintenanceWindowSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	createInStates(c, map[string]string{"kv-run": "RUNNING", "kv-paused": "PAUSED"})
 	w := window(t, c.Do("POST", "/sluice/maintenance", map[string]any{"names": []string{"kv-run", "kv-paused"}, "state": "STOPPED", "reason": "restart"}), 201)
 	waitTarget(c, "kv-run", "STOPPED")

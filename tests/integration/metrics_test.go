@@ -17,7 +17,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/shared/natsconn"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // scrape is one parsed scrape of a coordinator's GET /metrics.
@@ -97,9 +97,9 @@ func (s scrape) sum(name string, labels map[string]string) (float64, int) {
 
 // waitConnectorState waits until the connector's state gauges say state:
 // 1 for it, 0 for every other state, all six present.
-func waitConnectorState(c *harness.Cluster, baseURL, name, state string) {
+func waitConnectorState(c *sluicetest.Cluster, baseURL, name, state string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		s := scrapeMetrics(c.T, baseURL)
 		ms := s.series("sluice_connector_state", map[string]string{"connector": name})
 		if len(ms) != 6 {
@@ -120,9 +120,9 @@ func waitConnectorState(c *harness.Cluster, baseURL, name, state string) {
 
 // waitLag waits until the sink's lag series add up to want, on at least
 // one partition.
-func waitLag(c *harness.Cluster, name string, want float64) {
+func waitLag(c *sluicetest.Cluster, name string, want float64) {
 	c.T.Helper()
-	harness.Eventually(c.T, 45*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 45*time.Second, func() (bool, string) {
 		got, n := scrapeMetrics(c.T, c.URL).sum("sluice_sink_consumer_lag", map[string]string{"connector": name})
 		if n == 0 || got != want {
 			return false, fmt.Sprintf("sluice_sink_consumer_lag of %s: %v over %d partitions, want %v", name, got, n, want)
@@ -132,7 +132,7 @@ func waitLag(c *harness.Cluster, name string, want float64) {
 }
 
 // connectorLag reads GET /sluice/connectors/{name}/lag.
-func connectorLag(c *harness.Cluster, name string) api.ConnectorLag {
+func connectorLag(c *sluicetest.Cluster, name string) api.ConnectorLag {
 	c.T.Helper()
 	var lag api.ConnectorLag
 	c.Must(http.StatusOK, "GET", "/sluice/connectors/"+name+"/lag", nil).JSON(c.T, &lag)
@@ -141,7 +141,7 @@ func connectorLag(c *harness.Cluster, name string) api.ConnectorLag {
 
 func TestCoordinatorMetrics(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 
 	// Connector state gauges follow create, stop and resume.
 	src, srcTopic := c.Name("msrc"), c.Name("msrc-topic")
@@ -191,7 +191,7 @@ func TestCoordinatorMetrics(t *testing.T) {
 	waitConnectorState(c, c.URL, sink, "RUNNING")
 	waitFile(t, workPath(c, "msink.txt"), lines(0, n))
 	waitLag(c, sink, 0)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		lag := connectorLag(c, sink)
 		for _, p := range lag.Partitions {
 			if p.EndOffset > 0 && p.CommittedOffset != p.EndOffset {
@@ -261,8 +261,8 @@ func TestCoordinatorMetrics(t *testing.T) {
 	// Ready once it read its topics; it names the leader once it read the
 	// lease (just after it started).
 	var ready api.Readiness
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		r := harness.Do(t, followerURL, "GET", "/readyz", nil)
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		r := sluicetest.Do(t, followerURL, "GET", "/readyz", nil)
 		if r.Status != http.StatusOK {
 			return false, r.String()
 		}
@@ -283,7 +283,7 @@ func TestCoordinatorMetrics(t *testing.T) {
 
 	// A deleted connector's series are gone, the lag's too.
 	c.Must(http.StatusNoContent, "DELETE", "/connectors/"+sink, nil)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		s := scrapeMetrics(t, c.URL)
 		for _, name := range []string{"sluice_connector_state", "sluice_task_state", "sluice_sink_consumer_lag"} {
 			if n := len(s.series(name, map[string]string{"connector": sink})); n != 0 {
@@ -299,7 +299,7 @@ func TestCoordinatorMetrics(t *testing.T) {
 
 func TestCoordinatorReadiness(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 0})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 0})
 	var ready api.Readiness
 	c.Must(http.StatusOK, "GET", "/readyz", nil).JSON(t, &ready)
 	if ready.Status != "ready" || ready.Role != "leader" || ready.Leader != strings.TrimPrefix(c.URL, "http://") {
@@ -318,13 +318,13 @@ func TestCoordinatorReadiness(t *testing.T) {
 // ready (while /health says starting, as Kafka Connect's does).
 func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 0})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 0})
 	// A port below the ephemeral range: one a listener on port 0 freed could
 	// go to another test's connection before the coordinator binds it.
-	addr := harness.FreeAddr(t)
+	addr := sluicetest.FreeAddr(t)
 	co, err := coordinator.New(coordinator.Config{
 		Listen: addr, NATSURL: c.NATSURL, Brokers: "127.0.0.1:1", // nothing listens there
-		NATSAuth: natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[harness.CoordinatorUser]},
+		NATSAuth: natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[sluicetest.CoordinatorUser]},
 		GroupID:  c.GroupID, ConfigTopic: c.Prefix + "-configs", OffsetsTopic: c.Prefix + "-offsets", StatusTopic: c.Prefix + "-status",
 		AgentLease: 5 * time.Second, TaskShutdownTimeout: 5 * time.Second, KafkaProbeTimeout: 100 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler),
@@ -342,7 +342,7 @@ func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 		_ = co.Stop(context.Background())
 	}()
 	url := "http://" + addr
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		r, err := http.Get(url + "/readyz")
 		if err != nil {
 			return false, err.Error()
@@ -350,10 +350,10 @@ func TestCoordinatorNotReadyWhileStarting(t *testing.T) {
 		r.Body.Close()
 		return true, ""
 	})
-	wantError(t, harness.Do(t, url, "GET", "/readyz", nil), http.StatusServiceUnavailable,
+	wantError(t, sluicetest.Do(t, url, "GET", "/readyz", nil), http.StatusServiceUnavailable,
 		"Coordinator is still starting up: it has not read its config, status and offsets topics yet")
 	var health api.Health
-	if r := harness.Do(t, url, "GET", "/health", nil); r.Status != http.StatusServiceUnavailable {
+	if r := sluicetest.Do(t, url, "GET", "/health", nil); r.Status != http.StatusServiceUnavailable {
 		t.Errorf("/health while starting: %s", r)
 	} else if r.JSON(t, &health); health.Status != "starting" {
 		t.Errorf("/health while starting: %+v", health)

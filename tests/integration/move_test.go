@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // move posts a move of name and checks the status.
-func move(c *harness.Cluster, name string, req map[string]any, status int) harness.Response {
+func move(c *sluicetest.Cluster, name string, req map[string]any, status int) sluicetest.Response {
 	c.T.Helper()
 	return c.Must(status, "POST", "/sluice/connectors/"+name+"/move", req)
 }
@@ -23,7 +23,7 @@ func move(c *harness.Cluster, name string, req map[string]any, status int) harne
 // the next one goes on from there.
 func TestMoveRunningFileSource(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	old, renamed, again, snk := c.Name("mv-src"), c.Name("mv-renamed"), c.Name("mv-again"), c.Name("mv-snk")
 	topic := c.Name("mv")
 	in, out := workPath(c, "mv-in.txt"), workPath(c, "mv-out.txt")
@@ -70,7 +70,7 @@ func TestMoveRunningFileSource(t *testing.T) {
 // group, where it resumes.
 func TestMoveCopyAndSink(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	src, cp := c.Name("cp-src"), c.Name("cp-copy")
 	fileSource(c, src, "cp.txt", c.Name("cp"), "STOPPED")
 	patch(t, c, src, body(filePos("cp.txt", 12)), http.StatusOK, msgAlterDefinite)
@@ -145,7 +145,7 @@ func TestMoveCopyAndSink(t *testing.T) {
 func TestMoveFaults(t *testing.T) {
 	t.Parallel()
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Faults: faults})
 	old := c.Name("mf")
 	topic := c.Name("mf")
 	writeLines(t, workPath(c, "mf.txt"), lines(1, 5))

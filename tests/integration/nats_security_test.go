@@ -21,7 +21,7 @@ import (
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestSecuredNATSClusterWorks runs a cluster on a NATS server configured
@@ -31,7 +31,7 @@ import (
 // agents — and no process is ever refused an operation by the server.
 func TestSecuredNATSClusterWorks(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2, SecureNATS: true})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, SecureNATS: true})
 	name := c.Name("gen")
 	mustCreate(c, name, generatorCfg(c.Name("gen-data"), "streams", "2", "tasks.max", "2"), "STOPPED")
 	seq := func(v int) map[string]any { return map[string]any{"seq": json.Number(fmt.Sprint(v))} }
@@ -72,7 +72,7 @@ func (r *refusals) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
 // wait waits until a violation naming subject was reported.
 func (r *refusals) wait(t *testing.T, what, subject string) {
 	t.Helper()
-	harness.Eventually(t, 5*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 5*time.Second, func() (bool, string) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for _, e := range r.got {
@@ -86,7 +86,7 @@ func (r *refusals) wait(t *testing.T, what, subject string) {
 
 // connectAs connects to the cluster's NATS server with the nkey seed in
 // file (none: anonymously), collecting refusals.
-func connectAs(t *testing.T, c *harness.Cluster, file, inbox string) (*nats.Conn, *refusals) {
+func connectAs(t *testing.T, c *sluicetest.Cluster, file, inbox string) (*nats.Conn, *refusals) {
 	t.Helper()
 	r := &refusals{}
 	opts := []nats.Option{nats.ErrorHandler(r.handler), nats.CustomInboxPrefix(inbox)}
@@ -113,7 +113,7 @@ func connectAs(t *testing.T, c *harness.Cluster, file, inbox string) (*nats.Conn
 // cannot connect, and says so quickly.
 func TestAgentCredentialIsConfined(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2, SecureNATS: true})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, SecureNATS: true})
 	_, lease := c.Coordinator.Leader()
 	g := c.GroupID
 	nc, r := connectAs(t, c, c.NATSCreds.Agents["agent-1"], wire.AgentInboxPrefix(g, "agent-1"))
@@ -246,7 +246,7 @@ func TestAgentCredentialIsConfined(t *testing.T) {
 }
 
 // wantLease checks that the lease is still the leader's own.
-func wantLease(t *testing.T, c *harness.Cluster, want wire.LeaderLease) {
+func wantLease(t *testing.T, c *sluicetest.Cluster, want wire.LeaderLease) {
 	t.Helper()
 	_, got := c.Coordinator.Leader()
 	if got.Term != want.Term || got.ID != want.ID || got.Key != want.Key {
@@ -263,7 +263,7 @@ func wantLease(t *testing.T, c *harness.Cluster, want wire.LeaderLease) {
 // what only a secured server (TestAgentCredentialIsConfined) prevents.
 func TestForgedCommandsFromAnyClientAreRefused(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	_, lease := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)
 	if err != nil {

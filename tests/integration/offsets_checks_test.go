@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOffsetsPatchChecks walks PATCH …/offsets through its checks in the
@@ -16,7 +16,7 @@ import (
 // and the file source's own hook (§8). A rejected request changes nothing.
 func TestOffsetsPatchChecks(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("checks")
 	good := filePos("in.txt", 7)
 	bigInt := `123456789012345678901234567890`

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOffsetsStaleRequestNeverApplied: an offsets request that an agent
@@ -36,7 +36,7 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 		}
 		return false
 	}
-	c := harness.Start(t, harness.Options{Agents: 2, AgentFaults: func(agent int) faults.Injector {
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, AgentFaults: func(agent int) faults.Injector {
 		return faults.Func(func(ctx context.Context, at faults.Point, subject any) error {
 			req, ok := subject.(wire.SourceOffsetsRequest)
 			if at != faults.AgentOffsets || agent != 0 || !ok || req.Connector != "stale" {
@@ -59,7 +59,7 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 
 	once.Do(func() { close(release) })
 	want := canon(t, []offset{filePos("stale.txt", 3)})
-	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 		got := canon(t, getOffsets(c, "stale"))
 		return got == want, "after the last PATCH answered 200, the offsets became " + got + ", want " + want
 	})
@@ -70,20 +70,20 @@ func TestOffsetsStaleRequestNeverApplied(t *testing.T) {
 // coordinator applies them one at a time, so none fences another.
 func TestOffsetsConcurrentOperationsOnOneConnector(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2})
 	fileSource(c, "conc", "conc.txt", c.Name("conc"), "STOPPED")
 	const clients = 20
 	var wg sync.WaitGroup
-	answers := make([]harness.Response, clients)
+	answers := make([]sluicetest.Response, clients)
 	for i := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if i%3 == 2 {
-				answers[i] = harness.Do(t, c.URL, "DELETE", "/connectors/conc/offsets", nil)
+				answers[i] = sluicetest.Do(t, c.URL, "DELETE", "/connectors/conc/offsets", nil)
 				return
 			}
-			answers[i] = harness.Do(t, c.URL, "PATCH", "/connectors/conc/offsets", body(filePos("conc.txt", int64(i))))
+			answers[i] = sluicetest.Do(t, c.URL, "PATCH", "/connectors/conc/offsets", body(filePos("conc.txt", int64(i))))
 		}()
 	}
 	wg.Wait()

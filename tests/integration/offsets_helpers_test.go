@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Connector classes the offsets tests use.
@@ -54,7 +54,7 @@ type offset struct {
 }
 
 // getOffsets answers GET …/offsets, which must be 200.
-func getOffsets(c *harness.Cluster, name string) []offset {
+func getOffsets(c *sluicetest.Cluster, name string) []offset {
 	c.T.Helper()
 	r := c.Must(http.StatusOK, "GET", "/connectors/"+name+"/offsets", nil)
 	var body struct {
@@ -93,7 +93,7 @@ func offs(pairs ...map[string]any) []offset {
 }
 
 // wantOffsets fails unless GET …/offsets shows exactly want, right now.
-func wantOffsets(c *harness.Cluster, name string, want []offset) {
+func wantOffsets(c *sluicetest.Cluster, name string, want []offset) {
 	c.T.Helper()
 	if got, w := canon(c.T, getOffsets(c, name)), canon(c.T, want); got != w {
 		c.T.Fatalf("offsets of %s:\n got %s\nwant %s", name, got, w)
@@ -101,10 +101,10 @@ func wantOffsets(c *harness.Cluster, name string, want []offset) {
 }
 
 // waitOffsets waits until GET …/offsets shows exactly want.
-func waitOffsets(c *harness.Cluster, name string, want []offset) {
+func waitOffsets(c *sluicetest.Cluster, name string, want []offset) {
 	c.T.Helper()
 	w := canon(c.T, want)
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		got := canon(c.T, getOffsets(c, name))
 		return got == w, fmt.Sprintf("offsets of %s: %s, want %s", name, got, w)
 	})
@@ -112,15 +112,15 @@ func waitOffsets(c *harness.Cluster, name string, want []offset) {
 
 // patch sends PATCH …/offsets and checks status and message. t is the
 // (sub)test that fails on a mismatch.
-func patch(t testing.TB, c *harness.Cluster, name string, body any, status int, msg string) {
+func patch(t testing.TB, c *sluicetest.Cluster, name string, body any, status int, msg string) {
 	t.Helper()
 	expect(t, c, "PATCH", "/connectors/"+name+"/offsets", body, status, msg)
 }
 
 // expect sends a request and checks its status and exact message.
-func expect(t testing.TB, c *harness.Cluster, method, path string, body any, status int, msg string) harness.Response {
+func expect(t testing.TB, c *sluicetest.Cluster, method, path string, body any, status int, msg string) sluicetest.Response {
 	t.Helper()
-	r := harness.Do(t, c.URL, method, path, body)
+	r := sluicetest.Do(t, c.URL, method, path, body)
 	if r.Status != status || r.Message() != msg {
 		t.Fatalf("%s %s: got %s\nwant %d %q", method, path, r, status, msg)
 	}
@@ -131,7 +131,7 @@ func expect(t testing.TB, c *harness.Cluster, method, path string, body any, sta
 func body(entries ...offset) map[string]any { return map[string]any{"offsets": entries} }
 
 // fileSource creates a file source connector reading file into topic.
-func fileSource(c *harness.Cluster, name, file, topic, initialState string) {
+func fileSource(c *sluicetest.Cluster, name, file, topic, initialState string) {
 	c.T.Helper()
 	req := map[string]any{"name": name, "config": map[string]string{
 		"connector.class": fileSourceClass, "file": file, "topic": topic,
@@ -143,7 +143,7 @@ func fileSource(c *harness.Cluster, name, file, topic, initialState string) {
 }
 
 // fileSink creates a file sink connector writing topic to file.
-func fileSink(c *harness.Cluster, name, topic, file, initialState string) {
+func fileSink(c *sluicetest.Cluster, name, topic, file, initialState string) {
 	c.T.Helper()
 	req := map[string]any{"name": name, "config": map[string]string{
 		"connector.class": fileSinkClass, "file": file, "topics": topic,
@@ -179,7 +179,7 @@ func filePos(file string, pos int64) offset {
 }
 
 // topicValues reads a topic (read_committed) and returns its values in order.
-func topicValues(c *harness.Cluster, topic string) []string {
+func topicValues(c *sluicetest.Cluster, topic string) []string {
 	c.T.Helper()
 	var out []string
 	for _, r := range c.ReadTopic(topic) {
@@ -189,9 +189,9 @@ func topicValues(c *harness.Cluster, topic string) []string {
 }
 
 // waitTopic waits until topic holds exactly want, in order.
-func waitTopic(c *harness.Cluster, topic string, want []string) {
+func waitTopic(c *sluicetest.Cluster, topic string, want []string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		got := topicValues(c, topic)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			return false, fmt.Sprintf("topic %s holds %d records, want %d:\n%s", topic, len(got), len(want), diffHint(got, want))
@@ -233,7 +233,7 @@ func fileLines(t testing.TB, path string) []string {
 	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
-func workPath(c *harness.Cluster, file string) string { return filepath.Join(c.WorkDir, file) }
+func workPath(c *sluicetest.Cluster, file string) string { return filepath.Join(c.WorkDir, file) }
 
 // num is an integer as decoded JSON holds it.
 func num(i int) json.Number { return json.Number(strconv.Itoa(i)) }
@@ -249,7 +249,7 @@ func sameJSON(a []byte, b string) bool {
 
 // on returns c bound to the subtest t, so that the cluster's helpers fail t
 // and not its parent (a subtest must not end its parent's goroutine).
-func on(c *harness.Cluster, t testing.TB) *harness.Cluster {
+func on(c *sluicetest.Cluster, t testing.TB) *sluicetest.Cluster {
 	sc := *c
 	sc.T = t
 	return &sc

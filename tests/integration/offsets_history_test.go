@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // historyEntry is one entry of GET …/offsets/history, as a client reads it.
@@ -43,7 +43,7 @@ func (e historyEntry) changesText(t testing.TB) string {
 }
 
 // history reads a connector's whole history, newest first.
-func history(c *harness.Cluster, name string) []historyEntry {
+func history(c *sluicetest.Cluster, name string) []historyEntry {
 	c.T.Helper()
 	var body struct {
 		Entries []historyEntry `json:"entries"`
@@ -63,14 +63,14 @@ func operations(es []historyEntry) string {
 }
 
 // withReason is c sending X-Sluice-Reason with every request.
-func withReason(c *harness.Cluster, reason string) *harness.Cluster {
+func withReason(c *sluicetest.Cluster, reason string) *sluicetest.Cluster {
 	sc := *c
 	sc.Headers = append(append([]string{}, c.Headers...), "X-Sluice-Reason", reason)
 	return &sc
 }
 
 // undo posts an undo of entry id and checks the status.
-func undo(c *harness.Cluster, name, id, query string, status int) harness.Response {
+func undo(c *sluicetest.Cluster, name, id, query string, status int) sluicetest.Response {
 	c.T.Helper()
 	return c.Must(status, "POST", "/sluice/connectors/"+name+"/offsets/history/"+id+"/undo"+query, nil)
 }
@@ -83,7 +83,7 @@ func undo(c *harness.Cluster, name, id, query string, status int) harness.Respon
 // changes nothing.
 func TestOffsetsHistorySourceUndo(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	src := c.Name("hsrc")
 	fileSource(c, src, "h.txt", c.Name("h"), "STOPPED")
 
@@ -171,7 +171,7 @@ func TestOffsetsHistorySourceUndo(t *testing.T) {
 // restored position.
 func TestOffsetsHistorySinkUndo(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	snk, topic := c.Name("hsnk"), c.Name("hsnk-in")
 	createTopic(c, topic, 1)
 	vals := values("v", 10)
@@ -205,7 +205,7 @@ func TestOffsetsHistorySinkUndo(t *testing.T) {
 // new connector from it.
 func TestOffsetsHistoryOfDeletedConnector(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	old, replacement := c.Name("gone"), c.Name("heir")
 	fileSource(c, old, "d.txt", c.Name("d"), "STOPPED")
 	patch(t, c, old, body(filePos("d.txt", 33)), http.StatusOK, msgAlterDefinite)
@@ -243,7 +243,7 @@ func TestOffsetsHistoryOfDeletedConnector(t *testing.T) {
 func TestOffsetsHistoryFailures(t *testing.T) {
 	t.Parallel()
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Faults: faults})
 	src := c.Name("fsrc")
 	fileSource(c, src, "f.txt", c.Name("f"), "STOPPED")
 	patch(t, c, src, body(filePos("f.txt", 7)), http.StatusOK, msgAlterDefinite)
@@ -275,7 +275,7 @@ func TestOffsetsHistoryFailures(t *testing.T) {
 	faults.Fail()
 	c.StopCoordinator()
 	c.StartCoordinator()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		es := history(c, src)
 		return operations(es) == "alter,alter" && strings.Contains(es[0].changesText(t), `{"position":7}→{"position":42}`),
 			fmt.Sprintf("history after the next leader started: %s", operations(es))
@@ -288,7 +288,7 @@ func TestOffsetsHistoryFailures(t *testing.T) {
 // them right.
 func TestOffsetsHistoryExactNumbers(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	snk, topic := c.Name("big"), c.Name("big-in")
 	createTopic(c, topic, 1)
 	c.Produce(topic, values("v", 3)...)

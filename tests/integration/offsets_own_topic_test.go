@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Per-connector offsets topics (KIP-618's offsets.storage.topic), as Kafka
@@ -19,7 +19,7 @@ import (
 // write both; the topic is created, compacted, when the connector starts.
 
 // ownSource creates a file source whose offsets topic is its own.
-func ownSource(c *harness.Cluster, name, file, topic, offsetsTopic, initialState string) {
+func ownSource(c *sluicetest.Cluster, name, file, topic, offsetsTopic, initialState string) {
 	c.T.Helper()
 	req := map[string]any{"name": name, "config": map[string]string{
 		"connector.class": fileSourceClass, "file": file, "topic": topic, "offsets.storage.topic": offsetsTopic,
@@ -32,14 +32,14 @@ func ownSource(c *harness.Cluster, name, file, topic, offsetsTopic, initialState
 
 // rawPosition is a file source's offsets record of file at pos, as raw
 // records.
-func rawPosition(connector, file string, pos int) harness.Record {
-	return harness.Record{Key: []byte(`["` + connector + `",{"filename":"` + file + `"}]`),
+func rawPosition(connector, file string, pos int) sluicetest.Record {
+	return sluicetest.Record{Key: []byte(`["` + connector + `",{"filename":"` + file + `"}]`),
 		Value: []byte(`{"position":` + strconv.Itoa(pos) + `}`)}
 }
 
 // wantRecord fails unless the last record of connector's file partition in
 // topic is want (a JSON value; "" for a tombstone).
-func wantRecord(t testing.TB, c *harness.Cluster, topic, connector, file, want string) {
+func wantRecord(t testing.TB, c *sluicetest.Cluster, topic, connector, file, want string) {
 	t.Helper()
 	v, ok := lastOffsetRecordIn(c, topic, connector, map[string]any{"filename": file})
 	switch {
@@ -65,7 +65,7 @@ func TestOffsetsOwnTopicTask(t *testing.T) {
 			name = "exactly_once"
 		}
 		t.Run(name, func(t *testing.T) {
-			c := harness.Start(t, harness.Options{Agents: 1, ExactlyOnce: eos})
+			c := sluicetest.Start(t, sluicetest.Options{Agents: 1, ExactlyOnce: eos})
 			own, topic, worker := c.Name("own-offsets"), c.Name("data"), c.Prefix+"-offsets"
 			first, more := lines(1, 20), lines(21, 10)
 			writeLines(t, workPath(c, "a.txt"), first)
@@ -86,7 +86,7 @@ func TestOffsetsOwnTopicTask(t *testing.T) {
 			waitTopic(c, topic, all)
 			waitOffsets(c, "src", []offset{filePos("a.txt", bytesOf(all))})
 			// No line twice: the position came from the connector's topic.
-			harness.Consistently(t, 500*time.Millisecond, func() (bool, string) {
+			sluicetest.Consistently(t, 500*time.Millisecond, func() (bool, string) {
 				got := topicValues(c, topic)
 				return len(got) == len(all), fmt.Sprintf("%d records in %s, want %d (each line once)", len(got), topic, len(all))
 			})
@@ -102,7 +102,7 @@ func TestOffsetsOwnTopicTask(t *testing.T) {
 // worker's topic holds shows a null offset, as Kafka Connect shows it.
 func TestOffsetsOwnTopicGet(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
 	wantOffsets(c, "src", nil) // creates the topic if the start has not yet
@@ -122,7 +122,7 @@ func TestOffsetsOwnTopicGet(t *testing.T) {
 // reset writes the positions back to both.
 func TestOffsetsOwnTopicAlterReset(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
 	wantOffsets(c, "src", nil)
@@ -164,7 +164,7 @@ func TestOffsetsOwnTopicAlterReset(t *testing.T) {
 // the worker topic's offsets are the connector's again.
 func TestOffsetsOwnTopicChanged(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	cfg := map[string]string{"connector.class": fileSourceClass, "file": "a.txt", "topic": c.Name("data"), "offsets.storage.topic": c.Name("one")}
 	mustCreate(c, "src", cfg, "STOPPED")
 	patch(t, c, "src", body(filePos("a.txt", 10)), http.StatusOK, msgAlterDefinite)
@@ -185,11 +185,11 @@ func TestOffsetsOwnTopicChanged(t *testing.T) {
 // 500 with it.
 func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	own := c.Name("own")
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")
 	adm := c.Admin()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		td, err := adm.ListTopics(context.Background(), own)
 		return err == nil && len(td[own].Partitions) > 0, "topic " + own + " not created"
 	})
@@ -217,7 +217,7 @@ func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
 	c.Produce(c.Name("x.y"), "v")
 	ownSource(c, "bad", "a.txt", c.Name("data"), c.Name("x_y"), "")
 	want := "Unable to create topic(s) '" + c.Name("x_y") + "'"
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		st, _ := c.Status("bad")
 		return st.Connector.State == "FAILED" && strings.HasPrefix(st.Connector.Trace, want),
 			"connector " + st.Connector.State + ": " + st.Connector.Trace
@@ -235,7 +235,7 @@ func TestOffsetsOwnTopicCreatedAtStart(t *testing.T) {
 func TestOffsetsOwnTopicCreateRollback(t *testing.T) {
 	t.Parallel()
 	faults := &coFaults{}
-	c := harness.Start(t, harness.Options{Agents: 1, Faults: faults})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Faults: faults})
 	own, worker := c.Name("own"), c.Prefix+"-offsets"
 	// A connector of that name, deleted, left positions in both topics.
 	ownSource(c, "src", "a.txt", c.Name("data"), own, "STOPPED")

@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // resetBase is the time of the first record the reset tests produce; the
@@ -22,11 +22,11 @@ var resetBase = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
 // produceTimed writes values to one partition of topic, the i-th with the
 // timestamp resetBase + i seconds.
-func produceTimed(c *harness.Cluster, topic string, partition int32, values []string) {
+func produceTimed(c *sluicetest.Cluster, topic string, partition int32, values []string) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(append(harness.ClientOpts(c.Brokers, "test-timed-producer"), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
+	cl, err := kgo.NewClient(append(sluicetest.ClientOpts(c.Brokers, "test-timed-producer"), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func produceTimed(c *harness.Cluster, topic string, partition int32, values []st
 
 // groupOffsets reads a group's committed offsets straight from the broker,
 // as "topic-partition=offset" sorted: what a dry run must leave alone.
-func groupOffsets(c *harness.Cluster, group string) string {
+func groupOffsets(c *sluicetest.Cluster, group string) string {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -68,7 +68,7 @@ func groupOffsets(c *harness.Cluster, group string) string {
 // run first answers the same changes and leaves the group as it was.
 func TestOffsetsResetToRules(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("timed")
 	createTopic(c, topic, 2)
 	p0, p1 := values("a", 10), values("b", 5)
@@ -137,7 +137,7 @@ func TestOffsetsResetToRules(t *testing.T) {
 				c.Produce(topic, tail)
 				want, tails = []string{tail}, append(tails, tail)
 			}
-			harness.Eventually(t, 30*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 				got := slices.Sorted(slices.Values(fileLines(t, workPath(c, out))))
 				w := slices.Sorted(slices.Values(want))
 				return slices.Equal(got, w), fmt.Sprintf("sink wrote %v, want %v", got, w)
@@ -161,7 +161,7 @@ func historyless(s string) string {
 // source takes only earliest.
 func TestOffsetsResetToRefusals(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("rr")
 	createTopic(c, topic, 1)
 	snk, src := c.Name("rrsnk"), c.Name("rrsrc")
@@ -192,7 +192,7 @@ func TestOffsetsResetToRefusals(t *testing.T) {
 // with their checks, and writes nothing.
 func TestOffsetsPreview(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	src := c.Name("pv")
 	fileSource(c, src, "pv.txt", c.Name("pv"), "STOPPED")
 	patch(t, c, src, body(filePos("pv.txt", 4)), http.StatusOK, msgAlterDefinite)

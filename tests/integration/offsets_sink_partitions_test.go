@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOffsetsSinkUnknownPartitionRefused: a sink PATCH (or a create with
@@ -15,7 +15,7 @@ import (
 // offsets stay as they were and nothing is created.
 func TestOffsetsSinkUnknownPartitionRefused(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("one")
 	createTopic(c, topic, 1)
 	snk := c.Name("snk")
@@ -50,7 +50,7 @@ func TestOffsetsSinkUnknownPartitionRefused(t *testing.T) {
 		})
 		t.Run("create "+tt.name, func(t *testing.T) {
 			name := c.Name("new")
-			r := harness.Do(t, c.URL, "POST", "/connectors", map[string]any{"name": name,
+			r := sluicetest.Do(t, c.URL, "POST", "/connectors", map[string]any{"name": name,
 				"config": fileSinkCfg("new-out.txt", topic), "initial_offsets": []offset{tt.entry}})
 			wantError(t, r, http.StatusBadRequest, tt.msg)
 			expect(t, c, "GET", "/connectors/"+name, nil, http.StatusNotFound, msgNotFound(name))

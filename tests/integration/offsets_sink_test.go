@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // sinkPos is a sink offset entry as GET …/offsets shows it (spec §5.4).
@@ -26,7 +26,7 @@ func sinkNull(topic string, partition int) offset {
 }
 
 // createTopic creates topic with partitions partitions.
-func createTopic(c *harness.Cluster, topic string, partitions int32) {
+func createTopic(c *sluicetest.Cluster, topic string, partitions int32) {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -54,7 +54,7 @@ func values(prefix string, n int) []string {
 // beginning.
 func TestOffsetsSinkGetAlterAndDelete(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	snk := c.Name("snk")
 	topic := c.Name("sink")
 	createTopic(c, topic, 1)
@@ -107,7 +107,7 @@ func TestOffsetsSinkGetAlterAndDelete(t *testing.T) {
 // rejected request changes nothing.
 func TestOffsetsSinkAlterSemanticsAndValidation(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	snk := c.Name("snk")
 	topic := c.Name("parts")
 	createTopic(c, topic, 3)
@@ -200,7 +200,7 @@ func TestOffsetsSinkAlterSemanticsAndValidation(t *testing.T) {
 // nothing, and succeeds once the member left.
 func TestOffsetsSinkLiveMemberRefused(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	snk := c.Name("snk")
 	topic := c.Name("live")
 	createTopic(c, topic, 1)
@@ -208,7 +208,7 @@ func TestOffsetsSinkLiveMemberRefused(t *testing.T) {
 	fileSink(c, snk, topic, "live-out.txt", "STOPPED")
 	patch(t, c, snk, body(sinkPos(topic, 0, 1)), http.StatusOK, msgAlterDefinite)
 
-	member, err := kgo.NewClient(append(harness.ClientOpts(c.Brokers, "test-zombie-member"),
+	member, err := kgo.NewClient(append(sluicetest.ClientOpts(c.Brokers, "test-zombie-member"),
 		kgo.ConsumerGroup("connect-"+snk), kgo.ConsumeTopics(topic), kgo.DisableAutoCommit(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)...)
@@ -229,7 +229,7 @@ func TestOffsetsSinkLiveMemberRefused(t *testing.T) {
 		}
 	}()
 	adm := c.Admin()
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		groups, err := adm.DescribeGroups(ctx, "connect-"+snk)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOffsetsSourceGetInEveryState: GET …/offsets answers in RUNNING, PAUSED
@@ -18,7 +18,7 @@ import (
 // still stored.
 func TestOffsetsSourceGetInEveryState(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("get")
 	in := lines(1, 20)
 	writeLines(t, workPath(c, "get.txt"), in)
@@ -55,7 +55,7 @@ func TestOffsetsSourceGetInEveryState(t *testing.T) {
 // messages).
 func TestOffsetsSourceAlterAndReset(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	n := func(v int) json.Number { return json.Number(strconv.Itoa(v)) }
 	tests := []struct {
 		name, short, class string
@@ -127,13 +127,13 @@ func TestOffsetsSourceAlterAndReset(t *testing.T) {
 // lastOffsetRecord finds the last committed record of connector's partition
 // in the offsets topic: its value (nil for a tombstone) and whether any was
 // found. Keys are compared decoded, as the spec identifies partitions.
-func lastOffsetRecord(c *harness.Cluster, connector string, partition map[string]any) ([]byte, bool) {
+func lastOffsetRecord(c *sluicetest.Cluster, connector string, partition map[string]any) ([]byte, bool) {
 	c.T.Helper()
 	return lastOffsetRecordIn(c, c.Prefix+"-offsets", connector, partition)
 }
 
 // lastOffsetRecordIn is lastOffsetRecord in another offsets topic.
-func lastOffsetRecordIn(c *harness.Cluster, topic, connector string, partition map[string]any) ([]byte, bool) {
+func lastOffsetRecordIn(c *sluicetest.Cluster, topic, connector string, partition map[string]any) ([]byte, bool) {
 	c.T.Helper()
 	var val []byte
 	found := false
@@ -157,7 +157,7 @@ func lastOffsetRecordIn(c *harness.Cluster, topic, connector string, partition m
 // connector refuses without deleting anything.
 func TestOffsetsDeleteConnector(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("del")
 	first, more := lines(1, 10), lines(11, 5)
 	writeLines(t, workPath(c, "del.txt"), first)
@@ -199,7 +199,7 @@ func TestOffsetsDeleteConnector(t *testing.T) {
 // every line once, in order.
 func TestOffsetsMoveConnector(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("move")
 	first, more := lines(1, 50), lines(51, 30)
 	writeLines(t, workPath(c, "move.txt"), first)

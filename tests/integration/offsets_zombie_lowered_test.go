@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOffsetsZombieOfLoweredTasksMaxFenced: a connector runs 2 tasks, then
@@ -25,7 +25,7 @@ func TestOffsetsZombieOfLoweredTasksMaxFenced(t *testing.T) {
 	cfg := generatorCfg(topic, "streams", "2", "tasks.max", "2", "rate", "200")
 	mustCreate(c, name, cfg, "")
 	c.WaitState(name, "RUNNING", 2, "RUNNING")
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		return len(topicValues(c, topic)) >= 20, "the generator has not produced yet"
 	})
 
@@ -61,7 +61,7 @@ func TestOffsetsZombieOfLoweredTasksMaxFenced(t *testing.T) {
 
 	// Released, it cannot commit: nothing it wrote ever becomes visible.
 	z.release()
-	harness.Consistently(t, 3*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 3*time.Second, func() (bool, string) {
 		if got := stream1Now(); got != want {
 			return false, "after the zombie was released, stream 1 is " + got + ", want " + want
 		}
@@ -81,7 +81,7 @@ type heldRecord struct {
 // zombieRecord finds, read_uncommitted, the one offset record of partition
 // that was not committed: the held task's. It fails the test if there is
 // none or more than one.
-func zombieRecord(t *testing.T, c *harness.Cluster, name string, partition map[string]any) heldRecord {
+func zombieRecord(t *testing.T, c *sluicetest.Cluster, name string, partition map[string]any) heldRecord {
 	t.Helper()
 	log := rawOffsetRecords(c, name, partition)
 	var found []heldRecord

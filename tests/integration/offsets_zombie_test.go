@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOffsetsZombieSourceTaskFenced: a source task is held inside its last
@@ -60,7 +60,7 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 
 	z.release()
 	// The task finishes stopping: its file is closed once it has.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		return !fileOpen(t, workPath(c, "zombie.txt")), "the zombie task still holds its file"
 	})
 	wantOffsets(c, name, []offset{filePos("zombie.txt", posB)})
@@ -102,7 +102,7 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 // offset commit — transaction open, offset record produced — until
 // released: a zombie that ignores its context.
 type zombieCluster struct {
-	c         *harness.Cluster
+	c         *sluicetest.Cluster
 	armed     atomic.Bool
 	held      chan struct{}
 	releaseCh chan struct{}
@@ -125,7 +125,7 @@ func startZombieCluster(t *testing.T, connector string, task int) *zombieCluster
 		}
 		return nil
 	}
-	z.c = harness.Start(t, harness.Options{
+	z.c = sluicetest.Start(t, sluicetest.Options{
 		Agents:             1,
 		ShutdownTimeout:    2 * time.Second,
 		FlushInterval:      time.Hour,
@@ -201,11 +201,11 @@ func offsetKey(key []byte) (decodedKey, bool) {
 // rawOffsetRecords reads, read_uncommitted, every record of connector's
 // partition in the offsets topic and the transaction markers of its
 // topic-partition, in log order.
-func rawOffsetRecords(c *harness.Cluster, connector string, partition map[string]any) []rawRecord {
+func rawOffsetRecords(c *sluicetest.Cluster, connector string, partition map[string]any) []rawRecord {
 	c.T.Helper()
 	byPart := map[int32][]rawRecord{}
 	home := int32(-1)
-	for _, r := range harness.ReadLog(c.T, c.Brokers, "test-raw-reader", c.Prefix+"-offsets", false) {
+	for _, r := range sluicetest.ReadLog(c.T, c.Brokers, "test-raw-reader", c.Prefix+"-offsets", false) {
 		rr := rawRecord{offset: r.Offset, producerID: r.ProducerID, control: r.Attrs.IsControl(), value: r.Value}
 		if rr.control {
 			rr.marker = "abort"
@@ -252,7 +252,7 @@ func positionOf(t *testing.T, value []byte) int64 {
 // GET still answers, since the coordinator reads offsets itself.
 func TestOffsetsNoAgent(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, Lease: 2 * time.Second})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, Lease: 2 * time.Second})
 	snk := c.Name("snk")
 	topic := c.Name("noagent")
 	createTopic(c, topic, 1)
@@ -292,7 +292,7 @@ func TestOffsetsNoAgent(t *testing.T) {
 	}
 	// Right after the agent left, and once its lease expired.
 	calls("agent gone")
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		n := c.Coordinator.RegisteredAgents()
 		return n == 0, fmt.Sprintf("%d agents registered", n)
 	})

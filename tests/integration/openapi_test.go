@@ -12,7 +12,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestOpenAPIOnCluster: every coordinator of a cluster with REST
@@ -26,7 +26,7 @@ func TestOpenAPIOnCluster(t *testing.T) {
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: vera, password_bcrypt: %q, grants: [{role: viewer}]}
 `, bcryptOf(t, "v"))))
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	c.Headers = basicAuth("vera", "v")
 	c.ChangeCoordinatorConfig(func(cfg *coordinator.Config) { cfg.RESTSecurity.OpenProbes = true })
 	_, followerURL := c.StartExtraCoordinator()
@@ -37,9 +37,9 @@ func TestOpenAPIOnCluster(t *testing.T) {
 	}{{"leader", c.URL, false}, {"follower with open probes", followerURL, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, headers := range [][]string{nil, basicAuth("vera", "v")} {
-				got := harness.DoWith(t, tc.url, http.MethodGet, "/openapi.json", nil, headers...)
-				health := harness.DoWith(t, tc.url, http.MethodGet, "/health", nil, headers...)
-				connectors := harness.DoWith(t, tc.url, http.MethodGet, "/connectors", nil, headers...)
+				got := sluicetest.DoWith(t, tc.url, http.MethodGet, "/openapi.json", nil, headers...)
+				health := sluicetest.DoWith(t, tc.url, http.MethodGet, "/health", nil, headers...)
+				connectors := sluicetest.DoWith(t, tc.url, http.MethodGet, "/connectors", nil, headers...)
 				if headers == nil && connectors.Status != http.StatusUnauthorized {
 					t.Errorf("GET /connectors without credentials: %s", connectors)
 				}
@@ -90,7 +90,7 @@ func TestOpenAPIAnswersOnCluster(t *testing.T) {
 	if err := json.Unmarshal(api.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	unknown := strings.NewReplacer("{name}", "no-such-connector", "{task}", "0", "{plugin}", "NoSuchPlugin")
 	var calls []string
 	for path, item := range doc.Paths {

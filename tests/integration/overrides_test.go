@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestClientOverridePolicy: under Sluice's default policy a sink keeps its
@@ -15,9 +15,9 @@ import (
 // Sluice's clients apply run; under None, none is taken.
 func TestClientOverridePolicy(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("in")
-	harness.CreateTopic(t, c.Brokers, topic, 1)
+	sluicetest.CreateTopic(t, c.Brokers, topic, 1)
 	c.Produce(topic, "old")
 	sink := cfgWith(fileSinkCfg("out.txt", topic), "consumer.override.group.id", "connect-"+c.Name("mine"), "consumer.override.auto.offset.reset", "latest")
 	mustCreate(c, c.Name("sink"), sink, "")
@@ -26,18 +26,18 @@ func TestClientOverridePolicy(t *testing.T) {
 	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": c.Name("gen"), "config": src}), http.StatusBadRequest,
 		invalidConfig("The 'Allowlist' policy does not allow 'linger.ms' to be overridden in the connector configuration."))
 
-	all := harness.Start(t, harness.Options{Agents: 1, OverridePolicy: "All"})
+	all := sluicetest.Start(t, sluicetest.Options{Agents: 1, OverridePolicy: "All"})
 	gen := all.Name("gen")
 	mustCreate(all, gen, generatorCfg(all.Name("out"), "producer.override.linger.ms", "20", "producer.override.compression.type", "zstd", "producer.override.acks", "all"), "")
 	all.WaitState(gen, "RUNNING", 1, "RUNNING")
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := len(all.ReadTopic(all.Name("out")))
 		return n > 0, fmt.Sprintf("%d records", n)
 	})
 	wantError(t, all.Do("POST", "/connectors", map[string]any{"name": all.Name("bad"), "config": generatorCfg("x", "producer.override.acks", "2")}),
 		http.StatusBadRequest, invalidConfig("Invalid value 2 for configuration producer.override.acks: must be all, -1, 1 or 0"))
 
-	none := harness.Start(t, harness.Options{Agents: 1, OverridePolicy: "None"})
+	none := sluicetest.Start(t, sluicetest.Options{Agents: 1, OverridePolicy: "None"})
 	wantError(t, none.Do("POST", "/connectors", map[string]any{"name": none.Name("sink"), "config": sink}), http.StatusBadRequest,
 		invalidConfig("The 'None' policy does not allow 'auto.offset.reset' to be overridden in the connector configuration.",
 			"The 'None' policy does not allow 'group.id' to be overridden in the connector configuration."))
@@ -50,7 +50,7 @@ func TestClientOverridePolicy(t *testing.T) {
 // every policy, and the leader keeps writing.
 func TestOverrideCannotFence(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, OverridePolicy: "All"})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, OverridePolicy: "All"})
 	victim := "team-b-" + c.Name("src")
 	mustCreate(c, victim, generatorCfg(c.Name("b")), "")
 	c.WaitState(victim, "RUNNING", 1, "RUNNING")

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestPlacementSelector checks that sluice.agent.selector confines a
@@ -15,7 +15,7 @@ import (
 // no worker_id: no agent runs it (the coordinator's address is no worker).
 func TestPlacementSelector(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 3, Labels: []map[string]string{
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 3, Labels: []map[string]string{
 		{"zone": "a"},
 		{"zone": "b"},
 		{"zone": "b", "host": "h3"},
@@ -77,12 +77,12 @@ func TestPlacementSelector(t *testing.T) {
 // agent as soon as one registers.
 func TestPlacementLateAgent(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2, Lease: time.Second, Labels: []map[string]string{
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, Lease: time.Second, Labels: []map[string]string{
 		{"zone": "a"},
 		{"zone": "c"},
 	}})
 	c.StopAgent(1)
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		n := c.Coordinator.RegisteredAgents()
 		return n == 1, fmt.Sprintf("%d agents registered", n)
 	})
@@ -110,7 +110,7 @@ func TestPlacementLateAgent(t *testing.T) {
 	for _, m := range moves {
 		t.Run(fmt.Sprint("selector ", m.selector), func(t *testing.T) {
 			c.Must(200, "PATCH", "/connectors/late/config", map[string]any{"sluice.agent.selector": m.selector})
-			harness.Eventually(t, 20*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 				st, _ := c.Status("late")
 				ok := len(st.Tasks) == 1 && st.Tasks[0].State == m.state && (m.agents == nil || m.agents[st.Tasks[0].WorkerID])
 				return ok, fmt.Sprintf("%+v", st)
@@ -125,7 +125,7 @@ func TestPlacementLateAgent(t *testing.T) {
 // duplicates.
 func TestPlacementIsolation(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2})
 	topic := c.Name("steady")
 	mustCreate(c, "steady", generatorCfg(topic, "streams", "2", "tasks.max", "2", "rate", "200", "record.bytes", "40"), "")
 	before := c.WaitState("steady", "RUNNING", 2, "RUNNING")
@@ -170,7 +170,7 @@ func TestPlacementIsolation(t *testing.T) {
 			for _, name := range []string{"other", "other-paused", "other-stopped"} {
 				c.Must(204, "DELETE", "/connectors/"+name, nil)
 			}
-			harness.Eventually(t, 10*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 				_, ok := c.Status("other")
 				return !ok, "status of other still shown"
 			})
@@ -200,7 +200,7 @@ func TestPlacementIsolation(t *testing.T) {
 	// Both tasks have written before steady stops: on a loaded machine a
 	// task can be RUNNING before its first record is acknowledged, and the
 	// steps above may take less than that.
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		streams := map[string]bool{}
 		for _, r := range c.ReadTopic(topic) {
 			streams[string(r.Key)] = true
@@ -222,7 +222,7 @@ type generated struct {
 // checkStreams decodes generator records and checks that each of streams
 // holds seq 0, 1, 2, … exactly once with no gap: count records each, or (with
 // count < 0) as many as were written. It returns the records per stream.
-func checkStreams(t *testing.T, recs []harness.Record, streams int, count int64) map[int64]int64 {
+func checkStreams(t *testing.T, recs []sluicetest.Record, streams int, count int64) map[int64]int64 {
 	t.Helper()
 	seen := map[int64]map[int64]int{}
 	for _, r := range recs {

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestEndpointsBadRequests checks Sluice's answers to malformed requests
 // (spec §0, §1): every one is the JSON error body, and nothing is created.
 func TestEndpointsBadRequests(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	gen := generatorCfg(c.Name("bad"))
 	mustCreate(c, "exists", gen, "STOPPED")
 

@@ -15,7 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestRESTJWT runs a cluster that takes JWTs of an identity provider whose
@@ -33,7 +33,7 @@ func TestRESTJWT(t *testing.T) {
 		"n": b64(key.N.Bytes()), "e": b64(big.NewInt(int64(key.E)).Bytes())}}})
 	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(jwks) }))
 	t.Cleanup(idp.Close)
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{
 		JWKS: idp.URL, JWTIssuer: "https://idp.test", JWTAudience: "sluice", JWTRolesClaim: "sluice_roles"}})
 	token := func(exp time.Duration, aud string, roles ...any) []string {
 		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, jwt.MapClaims{"sub": "svc-team-a", "iss": "https://idp.test", "aud": aud,
@@ -47,14 +47,14 @@ func TestRESTJWT(t *testing.T) {
 	}
 	teamA := token(time.Hour, "sluice", "operator:team-a-*", "viewer")
 	cfg := generatorCfg(c.Name("t"))
-	if r := harness.DoWith(t, c.URL, "POST", "/connectors", map[string]any{"name": "team-a-" + c.Name("g"), "config": cfg}, teamA...); r.Status != 201 {
+	if r := sluicetest.DoWith(t, c.URL, "POST", "/connectors", map[string]any{"name": "team-a-" + c.Name("g"), "config": cfg}, teamA...); r.Status != 201 {
 		t.Fatalf("create as team a: %s", r)
 	}
-	r := harness.DoWith(t, c.URL, "POST", "/connectors", map[string]any{"name": c.Name("g"), "config": cfg}, teamA...)
+	r := sluicetest.DoWith(t, c.URL, "POST", "/connectors", map[string]any{"name": c.Name("g"), "config": cfg}, teamA...)
 	if r.Status != 403 || !strings.Contains(r.Message(), "JWT subject svc-team-a may not POST /connectors") {
 		t.Fatalf("create another team's as team a: %s", r)
 	}
-	if r := harness.DoWith(t, c.URL, "GET", "/connectors", nil, teamA...); r.Status != 200 {
+	if r := sluicetest.DoWith(t, c.URL, "GET", "/connectors", nil, teamA...); r.Status != 200 {
 		t.Fatalf("list as team a: %s", r)
 	}
 	for what, tt := range map[string]struct {
@@ -64,7 +64,7 @@ func TestRESTJWT(t *testing.T) {
 		"expired":        {token(-time.Hour, "sluice", "admin"), "the JWT has expired"},
 		"wrong audience": {token(time.Hour, "other", "admin"), "audience is not the one configured"},
 	} {
-		r := harness.DoWith(t, c.URL, "GET", "/connectors", nil, tt.headers...)
+		r := sluicetest.DoWith(t, c.URL, "GET", "/connectors", nil, tt.headers...)
 		if r.Status != 401 || !strings.Contains(r.Message(), tt.want) || !strings.Contains(r.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s token: %s (WWW-Authenticate %q), want 401 saying %q", what, r, r.Header.Get("WWW-Authenticate"), tt.want)
 		}

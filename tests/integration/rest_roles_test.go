@@ -10,7 +10,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // roleCaller is a caller of TestRESTRolesOnCluster: its credentials and
@@ -37,7 +37,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
   - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
   - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
 `, bcryptOf(t, "v"), bcryptOf(t, "t"), bcryptOf(t, "o"), bcryptOf(t, "a"))))
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	c.Headers = basicAuth("vera", "v") // for the harness's status reads
 	rank := map[string]int{"viewer": 1, "operator": 2, "admin": 3}
 	callers := []roleCaller{
@@ -133,7 +133,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
 				allowed = append(allowed, cl)
 				continue
 			}
-			r := harness.DoWith(t, c.URL, s.method, s.path, s.body, cl.headers...)
+			r := sluicetest.DoWith(t, c.URL, s.method, s.path, s.body, cl.headers...)
 			want := http.StatusForbidden
 			if cl.name == "anonymous" {
 				want = http.StatusUnauthorized
@@ -151,9 +151,9 @@ func TestRESTRolesOnCluster(t *testing.T) {
 			allowed = allowed[:1]
 		}
 		for _, cl := range allowed {
-			var r harness.Response
-			harness.Eventually(t, 20*time.Second, func() (bool, string) {
-				r = harness.DoWith(t, c.URL, s.method, s.path, s.body, cl.headers...)
+			var r sluicetest.Response
+			sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
+				r = sluicetest.DoWith(t, c.URL, s.method, s.path, s.body, cl.headers...)
 				// A just-created connector's task may not be listed
 				// yet: only a 404 is tried again.
 				return r.Status != http.StatusNotFound || s.want == http.StatusNotFound, r.String()
@@ -172,7 +172,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
 	var trail struct {
 		Records []api.AuditRecord `json:"records"`
 	}
-	harness.DoWith(t, c.URL, "GET", "/sluice/audit?limit=10000", nil, basicAuth("ada", "a")...).JSON(t, &trail)
+	sluicetest.DoWith(t, c.URL, "GET", "/sluice/audit?limit=10000", nil, basicAuth("ada", "a")...).JSON(t, &trail)
 	recorded := map[write]int{}
 	for _, rec := range trail.Records {
 		recorded[write{rec.Principal, rec.Method, rec.Path, rec.Status}]++
@@ -191,7 +191,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
 	}
 	// The offsets history names the authenticated caller of each change.
 	var hist api.OffsetsHistory
-	harness.DoWith(t, c.URL, "GET", "/sluice/connectors/"+mine+"/offsets/history", nil, basicAuth("vera", "v")...).JSON(t, &hist)
+	sluicetest.DoWith(t, c.URL, "GET", "/sluice/connectors/"+mine+"/offsets/history", nil, basicAuth("vera", "v")...).JSON(t, &hist)
 	var ops []string
 	for _, e := range hist.Entries {
 		ops = append(ops, e.Operation+" by "+e.Principal)
@@ -201,30 +201,30 @@ func TestRESTRolesOnCluster(t *testing.T) {
 	}
 	// GET /connectors shows only what the caller may see.
 	mustCreate := func(name string) {
-		if r := harness.DoWith(t, c.URL, "POST", "/connectors", map[string]any{"name": name, "config": cfg}, basicAuth("ada", "a")...); r.Status != 201 {
+		if r := sluicetest.DoWith(t, c.URL, "POST", "/connectors", map[string]any{"name": name, "config": cfg}, basicAuth("ada", "a")...); r.Status != 201 {
 			t.Fatalf("create %s: %s", name, r)
 		}
 	}
 	mustCreate(mine)
 	mustCreate(theirs)
 	var names []string
-	harness.DoWith(t, c.URL, "GET", "/connectors", nil, basicAuth("tom", "t")...).JSON(t, &names)
+	sluicetest.DoWith(t, c.URL, "GET", "/connectors", nil, basicAuth("tom", "t")...).JSON(t, &names)
 	if !slices.Equal(names, []string{mine}) {
 		t.Errorf("tom lists %v, want only %s", names, mine)
 	}
 	// A connector just created may have no status yet, and is then left
 	// out of ?expand=status: ask until tom's own shows.
 	var expanded map[string]any
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		expanded = nil
-		harness.DoWith(t, c.URL, "GET", "/connectors?expand=status", nil, basicAuth("tom", "t")...).JSON(t, &expanded)
+		sluicetest.DoWith(t, c.URL, "GET", "/connectors?expand=status", nil, basicAuth("tom", "t")...).JSON(t, &expanded)
 		_, mineShown := expanded[mine]
 		return mineShown, fmt.Sprintf("tom's expanded list: %v", expanded)
 	})
 	if _, ok := expanded[theirs]; ok || len(expanded) != 1 {
 		t.Errorf("tom's expanded list: %v", expanded)
 	}
-	harness.DoWith(t, c.URL, "GET", "/connectors", nil, basicAuth("vera", "v")...).JSON(t, &names)
+	sluicetest.DoWith(t, c.URL, "GET", "/connectors", nil, basicAuth("vera", "v")...).JSON(t, &names)
 	if !slices.Contains(names, theirs) || !slices.Contains(names, mine) {
 		t.Errorf("vera lists %v", names)
 	}

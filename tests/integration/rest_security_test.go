@@ -18,7 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 func writeFile(t *testing.T, dir, name string, data []byte) string {
@@ -46,7 +46,7 @@ type secureClient struct {
 	client *http.Client
 }
 
-func newSecureClient(t *testing.T, ca *harness.TestCA, cert *tls.Certificate) *secureClient {
+func newSecureClient(t *testing.T, ca *sluicetest.TestCA, cert *tls.Certificate) *secureClient {
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.Cert)
 	cfg := &tls.Config{RootCAs: pool}
@@ -57,7 +57,7 @@ func newSecureClient(t *testing.T, ca *harness.TestCA, cert *tls.Certificate) *s
 }
 
 // do sends method base+path with body (JSON) and headers (name, value…).
-func (s *secureClient) do(base, method, path string, body any, headers ...string) harness.Response {
+func (s *secureClient) do(base, method, path string, body any, headers ...string) sluicetest.Response {
 	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -80,7 +80,7 @@ func (s *secureClient) do(base, method, path string, body any, headers ...string
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	return harness.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	return sluicetest.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }
 
 func basicAuth(user, pw string) []string {
@@ -97,7 +97,7 @@ func basicAuth(user, pw string) []string {
 func TestRESTSecurityThroughFollower(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ca := harness.NewTestCA(t)
+	ca := sluicetest.NewTestCA(t)
 	srvCert, srvKey := ca.Issue(t, "coordinator", true)
 	robotCert, robotKey := ca.Issue(t, "robot", false)
 	authFile := writeFile(t, dir, "auth.yaml", []byte(fmt.Sprintf(`principals:
@@ -123,12 +123,12 @@ func TestRESTSecurityThroughFollower(t *testing.T) {
 		AuthFile:       authFile,
 		ForwardKeyFile: writeFile(t, dir, "forward.key", []byte("0123456789abcdef0123456789abcdef0123456789abcdef\n")),
 	}
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: sec})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: sec})
 	_, followerURL := c.StartExtraCoordinator()
 	if !strings.HasPrefix(c.URL, "https://") || !strings.HasPrefix(followerURL, "https://") {
 		t.Fatalf("URLs %s %s are not https", c.URL, followerURL)
 	}
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		leading, lease := c.Coordinator.Leader()
 		return leading && lease.URL == c.URL, fmt.Sprintf("leading %v, lease %s", leading, lease.URL)
 	})
@@ -138,7 +138,7 @@ func TestRESTSecurityThroughFollower(t *testing.T) {
 	mine, theirs := "team-a-"+c.Name("src"), "team-b-"+c.Name("src")
 
 	// Wait for the follower to see the leader, then create through it.
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		r := cl.do(followerURL, "POST", "/connectors", map[string]any{"name": mine, "config": generatorCfg(topic)}, tom...)
 		return r.Status == http.StatusCreated, r.String()
 	})

@@ -7,19 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // pipeline is a file source → topic → file sink pair.
 type pipeline struct {
-	c         *harness.Cluster
+	c         *sluicetest.Cluster
 	in, out   string
 	topic     string
 	lines     []string
 	src, sink string
 }
 
-func startPipeline(t *testing.T, c *harness.Cluster, n int) *pipeline {
+func startPipeline(t *testing.T, c *sluicetest.Cluster, n int) *pipeline {
 	t.Helper()
 	p := &pipeline{c: c, in: filepath.Join(c.WorkDir, "in.txt"), out: filepath.Join(c.WorkDir, "out.txt"),
 		topic: c.Name("pipe"), src: "src", sink: c.Name("sink")}
@@ -49,13 +49,13 @@ func (p *pipeline) more(t *testing.T, n int) {
 // task generations.
 type snapshot struct {
 	configs map[string]string // name → config JSON
-	status  map[string]harness.Status
+	status  map[string]sluicetest.Status
 	gens    map[string]map[int]int64
 }
 
-func takeSnapshot(c *harness.Cluster, names ...string) snapshot {
+func takeSnapshot(c *sluicetest.Cluster, names ...string) snapshot {
 	c.T.Helper()
-	s := snapshot{configs: map[string]string{}, status: map[string]harness.Status{}, gens: map[string]map[int]int64{}}
+	s := snapshot{configs: map[string]string{}, status: map[string]sluicetest.Status{}, gens: map[string]map[int]int64{}}
 	for _, n := range names {
 		s.configs[n] = string(c.Must(200, "GET", "/connectors/"+n+"/config", nil).Body)
 		st, _ := c.Status(n)
@@ -74,7 +74,7 @@ func takeSnapshot(c *harness.Cluster, names ...string) snapshot {
 // from the config topic.
 func TestRestartCoordinator(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	p := startPipeline(t, c, 100)
 	gen := generatorCfg(c.Name("gen"))
 	mustCreate(c, "created-paused", gen, "PAUSED")
@@ -139,7 +139,7 @@ func TestRestartCoordinator(t *testing.T) {
 // every line exactly once.
 func TestRestartAgent(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	p := startPipeline(t, c, 100)
 	// A paused connector with a task on each agent: its tasks come back
 	// paused, and write nothing.
@@ -173,14 +173,14 @@ func TestRestartAgent(t *testing.T) {
 // move to the other agent and resume there from their committed offsets.
 func TestRestartAgentLost(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Lease: time.Second})
+	c := sluicetest.Start(t, sluicetest.Options{Lease: time.Second})
 	p := startPipeline(t, c, 100)
 	st, _ := c.Status(p.src)
 	i := agentIndex(t, st.Tasks[0].WorkerID)
 	c.StopAgent(i)
 	appendLines(t, p.in, numbered(len(p.lines), 40))
 	p.lines = append(p.lines, numbered(len(p.lines), 40)...)
-	harness.Eventually(t, 20*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 		st, _ := c.Status(p.src)
 		ok := len(st.Tasks) == 1 && st.Tasks[0].State == "RUNNING" && st.Tasks[0].WorkerID != fmt.Sprintf("agent-%d", i+1)
 		return ok, fmt.Sprintf("%+v", st)
@@ -216,7 +216,7 @@ func TestRestartCoordinatorAndAgent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := harness.Start(t, harness.Options{Lease: time.Second})
+			c := sluicetest.Start(t, sluicetest.Options{Lease: time.Second})
 			p := startPipeline(t, c, 50)
 			st, _ := c.Status(p.src)
 			i := agentIndex(t, st.Tasks[0].WorkerID)
@@ -232,7 +232,7 @@ func TestRestartCoordinatorAndAgent(t *testing.T) {
 			if !tt.agentBackFirst {
 				// The source's agent is presumed alive until its lease ends,
 				// then the task moves to the live agent.
-				harness.Eventually(t, 20*time.Second, func() (bool, string) {
+				sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
 					st, _ := c.Status(p.src)
 					ok := len(st.Tasks) == 1 && st.Tasks[0].State == "RUNNING" && st.Tasks[0].WorkerID != fmt.Sprintf("agent-%d", i+1)
 					return ok, fmt.Sprintf("%+v", st)

@@ -12,14 +12,14 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // rolloutWait bounds how long a test waits for a rollout to reach a state.
 const rolloutWait = 2 * time.Minute
 
 // createRollout posts a rollout and fails the test unless it is created.
-func createRollout(c *harness.Cluster, body map[string]any) api.Rollout {
+func createRollout(c *sluicetest.Cluster, body map[string]any) api.Rollout {
 	c.T.Helper()
 	var r api.Rollout
 	c.Must(http.StatusCreated, "POST", "/sluice/rollouts", body).JSON(c.T, &r)
@@ -30,7 +30,7 @@ func createRollout(c *harness.Cluster, body map[string]any) api.Rollout {
 }
 
 // getRollout reads a rollout.
-func getRollout(c *harness.Cluster, id string) api.Rollout {
+func getRollout(c *sluicetest.Cluster, id string) api.Rollout {
 	c.T.Helper()
 	var r api.Rollout
 	c.Must(http.StatusOK, "GET", "/sluice/rollouts/"+id, nil).JSON(c.T, &r)
@@ -38,10 +38,10 @@ func getRollout(c *harness.Cluster, id string) api.Rollout {
 }
 
 // waitRollout waits until a rollout is in state and returns it.
-func waitRollout(c *harness.Cluster, id, state string) api.Rollout {
+func waitRollout(c *sluicetest.Cluster, id, state string) api.Rollout {
 	c.T.Helper()
 	var r api.Rollout
-	harness.Eventually(c.T, rolloutWait, func() (bool, string) {
+	sluicetest.Eventually(c.T, rolloutWait, func() (bool, string) {
 		r = getRollout(c, id)
 		return r.State == state, fmt.Sprintf("rollout %s at batch %d: %s", r.State, r.Batch, batchStates(r))
 	})
@@ -58,7 +58,7 @@ func batchStates(r api.Rollout) string {
 }
 
 // connectorConfig is a connector's config as GET …/config answers it.
-func connectorConfig(c *harness.Cluster, name string) map[string]string {
+func connectorConfig(c *sluicetest.Cluster, name string) map[string]string {
 	c.T.Helper()
 	var cfg map[string]string
 	c.Must(http.StatusOK, "GET", "/connectors/"+name+"/config", nil).JSON(c.T, &cfg)
@@ -67,7 +67,7 @@ func connectorConfig(c *harness.Cluster, name string) map[string]string {
 
 // configWrites counts the config records written for a connector's config
 // (its create and each change), from the config topic itself.
-func configWrites(c *harness.Cluster, names ...string) map[string]int {
+func configWrites(c *sluicetest.Cluster, names ...string) map[string]int {
 	c.T.Helper()
 	out := map[string]int{}
 	for _, r := range c.ReadTopic(c.Prefix + "-configs") {
@@ -84,7 +84,7 @@ func configWrites(c *harness.Cluster, names ...string) map[string]int {
 }
 
 // createGenerators creates n slow generators named <prefix>-<i>.
-func createGenerators(c *harness.Cluster, topic, prefix string, n int) []string {
+func createGenerators(c *sluicetest.Cluster, topic, prefix string, n int) []string {
 	c.T.Helper()
 	var names []string
 	for i := range n {
@@ -104,7 +104,7 @@ func createGenerators(c *harness.Cluster, topic, prefix string, n int) []string 
 // batch and a connector outside the match are untouched.
 func TestRolloutRollsBackFailedBatch(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2})
 	topic, in := c.Name("gen"), c.Name("sink-in")
 	c.Produce(in, "one")
 	dir := t.TempDir()
@@ -175,7 +175,7 @@ func TestRolloutRollsBackFailedBatch(t *testing.T) {
 // aborts a second one, which leaves what it applied.
 func TestRolloutPauseResumeAbort(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2})
 	topic := c.Name("gen")
 	names := createGenerators(c, topic, "pr", 6)
 	paused := c.Name("pr-paused")
@@ -206,7 +206,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	wantError(t, c.Do("POST", "/sluice/rollouts", map[string]any{"names": []string{names[5]}, "patch": map[string]any{"rate": "8"}}),
 		http.StatusConflict, "Connector "+names[5]+" is already in rollout "+r.ID+" (paused): wait for it to end or abort it")
 	held := getRollout(c, r.ID)
-	harness.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
+	sluicetest.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
 		now := getRollout(c, r.ID)
 		return now.State == api.RolloutPaused && now.Batch == held.Batch && now.Batches[now.Batch].State == held.Batches[held.Batch].State,
 			fmt.Sprintf("a paused rollout moved: %s, then %s", batchStates(held), batchStates(now))
@@ -242,28 +242,28 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 	// through a follower, which forwards it to the leader, and which shows
 	// it as the leader does.
 	_, follower := c.StartExtraCoordinator()
-	harness.WaitKnowsLeader(t, follower)
+	sluicetest.WaitKnowsLeader(t, follower)
 	var a api.Rollout
-	fr := harness.Do(t, follower, "POST", "/sluice/rollouts",
+	fr := sluicetest.Do(t, follower, "POST", "/sluice/rollouts",
 		map[string]any{"names": names, "patch": map[string]any{"rate": "9"}, "batches": []any{1}, "health": map[string]any{"running_for": "1m"}})
 	if fr.Status != http.StatusCreated {
 		t.Fatalf("create through a follower: %s", fr)
 	}
 	fr.JSON(t, &a)
-	harness.Eventually(t, rolloutWait, func() (bool, string) {
+	sluicetest.Eventually(t, rolloutWait, func() (bool, string) {
 		var seen api.Rollout
-		got := harness.Do(t, follower, "GET", "/sluice/rollouts/"+a.ID, nil)
+		got := sluicetest.Do(t, follower, "GET", "/sluice/rollouts/"+a.ID, nil)
 		got.JSON(t, &seen)
 		return got.Status == http.StatusOK && seen.Batches[0].State != api.BatchPending, got.String()
 	})
-	harness.Eventually(t, rolloutWait, func() (bool, string) {
+	sluicetest.Eventually(t, rolloutWait, func() (bool, string) {
 		a = getRollout(c, a.ID)
 		return a.Batches[0].State == api.BatchVerifying, batchStates(a)
 	})
 	c.Must(http.StatusOK, "PUT", "/sluice/rollouts/"+a.ID+"/abort", nil)
 	wantError(t, c.Do("PUT", "/sluice/rollouts/"+a.ID+"/resume", nil), http.StatusConflict,
 		"Rollout "+a.ID+" is aborted: only a paused rollout can be resumed")
-	harness.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
+	sluicetest.Consistently(t, 1500*time.Millisecond, func() (bool, string) {
 		a := getRollout(c, a.ID)
 		return a.State == api.RolloutAborted && a.Batches[1].State == api.BatchPending, fmt.Sprintf("aborted rollout: %s %s", a.State, batchStates(a))
 	})
@@ -290,7 +290,7 @@ func TestRolloutPauseResumeAbort(t *testing.T) {
 // connector's config is written twice.
 func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 2})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2})
 	topic := c.Name("gen")
 	names := createGenerators(c, topic, "lc", 8)
 	for _, n := range names {
@@ -305,7 +305,7 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 	// leaves one written but unrecorded): the rollout finds it there and
 	// writes it no more.
 	c.Must(http.StatusOK, "PATCH", "/connectors/"+names[7]+"/config", map[string]any{"rollout.tag": "v2"})
-	harness.Eventually(t, rolloutWait, func() (bool, string) {
+	sluicetest.Eventually(t, rolloutWait, func() (bool, string) {
 		r = getRollout(c, r.ID)
 		return r.Batch >= 1 && r.Batch < 3 && r.Batches[r.Batch].State == api.BatchVerifying, batchStates(r)
 	})
@@ -333,7 +333,7 @@ func TestRolloutResumesAfterLeaderChange(t *testing.T) {
 // /sluice/rollouts: nothing is recorded or applied for any of them.
 func TestRolloutBadInput(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("gen")
 	a, b := c.Name("bad-a"), c.Name("bad-b")
 	mustCreate(c, a, generatorCfg(topic), "")
@@ -395,7 +395,7 @@ func TestRolloutGrants(t *testing.T) {
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}]}
   - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
 `, bcryptOf(t, "t"), bcryptOf(t, "o"))))
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	tom, otto := basicAuth("tom", "t"), basicAuth("otto", "o")
 	c.Headers = otto
 	topic := c.Name("gen")
@@ -403,7 +403,7 @@ func TestRolloutGrants(t *testing.T) {
 	mustCreate(c, mine, generatorCfg(topic), "")
 	mustCreate(c, theirs, generatorCfg(topic), "")
 	body := map[string]any{"match": "team-*", "patch": map[string]any{"rate": "7"}, "health": map[string]any{"running_for": "1m"}}
-	wantError(t, harness.DoWith(t, c.URL, "POST", "/sluice/rollouts", body, tom...), http.StatusForbidden,
+	wantError(t, sluicetest.DoWith(t, c.URL, "POST", "/sluice/rollouts", body, tom...), http.StatusForbidden,
 		"User tom may not POST /sluice/rollouts: the role operator for connector "+theirs+" is needed, and tom has operator for connectors team-a-*")
 	var list api.RolloutList
 	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
@@ -411,7 +411,7 @@ func TestRolloutGrants(t *testing.T) {
 		t.Fatalf("a refused rollout was recorded: %+v", list)
 	}
 	var r api.Rollout
-	r1 := harness.DoWith(t, c.URL, "POST", "/sluice/rollouts", map[string]any{"names": []string{mine}, "patch": map[string]any{"rate": "7"}}, tom...)
+	r1 := sluicetest.DoWith(t, c.URL, "POST", "/sluice/rollouts", map[string]any{"names": []string{mine}, "patch": map[string]any{"rate": "7"}}, tom...)
 	if r1.Status != http.StatusCreated {
 		t.Fatalf("tom's rollout of his own connector: %s", r1)
 	}
@@ -419,11 +419,11 @@ func TestRolloutGrants(t *testing.T) {
 	if r.Principal != "tom" {
 		t.Errorf("principal %q", r.Principal)
 	}
-	if a := harness.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+r.ID+"/abort", nil, tom...); a.Status != http.StatusOK {
+	if a := sluicetest.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+r.ID+"/abort", nil, tom...); a.Status != http.StatusOK {
 		t.Fatalf("tom aborts his rollout: %s", a)
 	}
 	o := createRollout(c, map[string]any{"names": []string{theirs}, "patch": map[string]any{"rate": "7"}, "health": map[string]any{"running_for": "1m"}})
-	wantError(t, harness.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+o.ID+"/abort", nil, tom...), http.StatusForbidden,
+	wantError(t, sluicetest.DoWith(t, c.URL, "PUT", "/sluice/rollouts/"+o.ID+"/abort", nil, tom...), http.StatusForbidden,
 		"User tom may not PUT /sluice/rollouts/"+o.ID+": the role operator for connector "+theirs+" is needed, and tom has operator for connectors team-a-*")
 }
 
@@ -433,7 +433,7 @@ func TestRolloutGrants(t *testing.T) {
 // verifies the batch again and the rollout goes on to done.
 func TestRolloutPausesOnFailure(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic, in := c.Name("gen"), c.Name("sink-in")
 	c.Produce(in, "one")
 	dir := t.TempDir()
@@ -475,7 +475,7 @@ func TestRolloutPausesOnFailure(t *testing.T) {
 // that allows one, once its other tasks have run for running_for.
 func TestRolloutMaxFailedTasks(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic, in := c.Name("gen"), c.Name("sink-in")
 	c.Produce(in, "one")
 	dir := t.TempDir()

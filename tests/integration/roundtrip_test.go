@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestFileSourceToFileSinkRoundTrip moves a file through a topic into
@@ -15,7 +15,7 @@ import (
 // a resume.
 func TestFileSourceToFileSinkRoundTrip(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("lines")
 	var want []string
 	for i := 1; i <= 200; i++ {

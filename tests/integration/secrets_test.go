@@ -19,7 +19,7 @@ import (
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/generator"
 	"github.com/sluice-io/sluice/connect/plugins"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // classProbe is a test plugin: the generator, with a PASSWORD key of its
@@ -117,7 +117,7 @@ func TestConfigProviderSecretsStayOutOfConfigTopicAndLogs(t *testing.T) {
 
 	seen := &probeSeen{}
 	reg := probeRegistry(t, seen)
-	c := harness.Start(t, harness.Options{Agents: 2, CoordinatorPlugins: reg, Plugins: []*plugins.Registry{reg, reg},
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, CoordinatorPlugins: reg, Plugins: []*plugins.Registry{reg, reg},
 		ConfigProviders: []string{"file", "env", "directory"}, LogLevel: slog.LevelDebug})
 	name := c.Name("probe")
 	raw := cfgOf("connector.class", classProbe, "topic", c.Name("probe-data"), "rate", "20", "streams", "2", "tasks.max", "2",
@@ -157,7 +157,7 @@ func TestConfigProviderSecretsStayOutOfConfigTopicAndLogs(t *testing.T) {
 
 	// The connector and every task saw the secrets resolved; placeholders
 	// without a provider or a value stayed as they were.
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		conns, tasks := seen.snapshot()
 		return len(conns) >= 1 && len(tasks) >= 2, fmt.Sprintf("%d connector and %d task starts", len(conns), len(tasks))
 	})

@@ -19,7 +19,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // sharedNames are the connectors both clusters create, under the same names.
@@ -35,7 +35,7 @@ var sharedNames = []string{"src-1", "src-2", "src-3"}
 // own connectors, and send its offsets operations only to its own agents.
 func TestTwoClustersShareNATS(t *testing.T) {
 	t.Parallel()
-	be := harness.StartBackends(t)
+	be := sluicetest.StartBackends(t)
 	var hitsA, hitsB atomic.Int32
 	count := func(n *atomic.Int32) faults.Injector {
 		return faults.Func(func(_ context.Context, at faults.Point, _ any) error {
@@ -45,8 +45,8 @@ func TestTwoClustersShareNATS(t *testing.T) {
 			return nil
 		})
 	}
-	a := harness.Start(t, harness.Options{Agents: 2, Backends: &be, GroupID: "connect.prod", Faults: count(&hitsA)})
-	b := harness.Start(t, harness.Options{Agents: 2, Backends: &be, Faults: count(&hitsB)})
+	a := sluicetest.Start(t, sluicetest.Options{Agents: 2, Backends: &be, GroupID: "connect.prod", Faults: count(&hitsA)})
+	b := sluicetest.Start(t, sluicetest.Options{Agents: 2, Backends: &be, Faults: count(&hitsB)})
 	if a.GroupID == b.GroupID || a.NATSURL != b.NATSURL || a.Brokers != b.Brokers {
 		t.Fatalf("clusters: groups %q and %q on NATS %s / %s", a.GroupID, b.GroupID, a.NATSURL, b.NATSURL)
 	}
@@ -60,11 +60,11 @@ func TestTwoClustersShareNATS(t *testing.T) {
 	t.Logf("terms: %s %d, %s %d", a.GroupID, leaseA.Term, b.GroupID, leaseB.Term)
 
 	clusters := []struct {
-		c    *harness.Cluster
+		c    *sluicetest.Cluster
 		tag  string
 		only string
 	}{{a, "a", "only-a"}, {b, "cluster-b", "only-b"}}
-	want := map[*harness.Cluster]map[string][]string{}
+	want := map[*sluicetest.Cluster]map[string][]string{}
 	for _, cl := range clusters {
 		want[cl.c] = map[string][]string{}
 		for _, name := range sharedNames {
@@ -142,7 +142,7 @@ func TestTwoClustersShareNATS(t *testing.T) {
 // says why it never joins, and it does not join.
 func TestAgentOfAnotherLevelIsRefused(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, GroupID: "connect.prod"})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, GroupID: "connect.prod"})
 	_, lease := c.Coordinator.Leader()
 	nc, err := nats.Connect(c.NATSURL)
 	if err != nil {
@@ -173,9 +173,9 @@ func TestAgentOfAnotherLevelIsRefused(t *testing.T) {
 }
 
 // waitTopicValues waits until topic holds exactly want, in order.
-func waitTopicValues(c *harness.Cluster, topic string, want []string) {
+func waitTopicValues(c *sluicetest.Cluster, topic string, want []string) {
 	c.T.Helper()
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		var got []string
 		for _, r := range c.ReadTopic(topic) {
 			got = append(got, string(r.Value))

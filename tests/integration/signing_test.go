@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // writeKey writes a record signing key file for a test.
@@ -21,18 +21,18 @@ func writeKey(t *testing.T) string {
 // to the topics could: a connector of team b with the attacker's file
 // path, a FAILED status of a running connector, an audit record of an
 // admin deleting team b's connector.
-func forge(c *harness.Cluster, victim string) {
+func forge(c *sluicetest.Cluster, victim string) {
 	c.T.Helper()
 	c.ProduceRecords(c.Prefix+"-configs",
-		harness.Record{Key: []byte("connector-team-b-forged"), Value: []byte(`{"properties":{"connector.class":"FileStreamSink","file":"/tmp/stolen.txt","topics":"team-b.orders","name":"team-b-forged"}}`)})
+		sluicetest.Record{Key: []byte("connector-team-b-forged"), Value: []byte(`{"properties":{"connector.class":"FileStreamSink","file":"/tmp/stolen.txt","topics":"team-b.orders","name":"team-b-forged"}}`)})
 	c.ProduceRecords(c.Prefix+"-status",
-		harness.Record{Key: []byte("status-connector-" + victim), Value: []byte(`{"state":"FAILED","trace":"forged","worker_id":"evil","generation":999999}`)})
+		sluicetest.Record{Key: []byte("status-connector-" + victim), Value: []byte(`{"state":"FAILED","trace":"forged","worker_id":"evil","generation":999999}`)})
 	c.ProduceRecords(c.Prefix+"-audit",
-		harness.Record{Key: []byte("team-b-1"), Value: []byte(`{"time":"2026-12-01T00:00:00Z","principal":"admin","source":"10.7.7.7:1","operation":"connector.delete","method":"DELETE","path":"/connectors/team-b-1","connector":"team-b-1","before":null,"after":null,"status":204}`)})
+		sluicetest.Record{Key: []byte("team-b-1"), Value: []byte(`{"time":"2026-12-01T00:00:00Z","principal":"admin","source":"10.7.7.7:1","operation":"connector.delete","method":"DELETE","path":"/connectors/team-b-1","connector":"team-b-1","before":null,"after":null,"status":204}`)})
 }
 
 // auditConnectors are the connectors GET /sluice/audit's records name.
-func auditConnectors(c *harness.Cluster) []string {
+func auditConnectors(c *sluicetest.Cluster) []string {
 	c.T.Helper()
 	var log struct {
 		Records []struct {
@@ -55,7 +55,7 @@ func auditConnectors(c *harness.Cluster) []string {
 // counted in sluice_records_ignored_total and logged.
 func TestForgedRecordsAreIgnored(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, RecordSigningKeyFile: writeKey(t)})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RecordSigningKeyFile: writeKey(t)})
 	victim := c.Name("gen")
 	mustCreate(c, victim, generatorCfg(c.Name("out")), "")
 	c.WaitState(victim, "RUNNING", 1, "RUNNING")
@@ -96,7 +96,7 @@ func TestForgedRecordsAreIgnored(t *testing.T) {
 // from then on a forged record is ignored, across restarts.
 func TestUpgradeToSigningKeepsEverything(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	old := c.Name("old")
 	mustCreate(c, old, generatorCfg(c.Name("out")), "")
 	c.WaitState(old, "RUNNING", 1, "RUNNING")
@@ -109,7 +109,7 @@ func TestUpgradeToSigningKeepsEverything(t *testing.T) {
 	if got := auditConnectors(c); !slices.Contains(got, old) {
 		t.Errorf("the audit trail before the upgrade is gone: %v", got)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := 0
 		for _, r := range c.ReadTopic(c.Prefix + "-configs") {
 			if string(r.Key) == "sluice-signing-since" {
@@ -133,7 +133,7 @@ func TestUpgradeToSigningKeepsEverything(t *testing.T) {
 	// The restarted coordinator answers reads at once; a write waits until
 	// it has taken up the leadership (until then it is forwarded to the
 	// lease's address, its own, and answered 409).
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		leading, _ := c.Coordinator.Leader()
 		return leading, "the restarted coordinator has not taken up the leadership"
 	})

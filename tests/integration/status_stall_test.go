@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/shared/faults"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestStalledStatusWriterCostsNoLease holds the leader's status writer for
@@ -21,7 +21,7 @@ func TestStalledStatusWriterCostsNoLease(t *testing.T) {
 	var held atomic.Bool
 	release := make(chan struct{})
 	var holds atomic.Int32
-	c := harness.Start(t, harness.Options{Agents: 2, Lease: lease, Faults: faults.Func(func(ctx context.Context, at faults.Point, _ any) error {
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, Lease: lease, Faults: faults.Func(func(ctx context.Context, at faults.Point, _ any) error {
 		if at != faults.StatusWrite || !held.Load() {
 			return nil
 		}
@@ -40,10 +40,10 @@ func TestStalledStatusWriterCostsNoLease(t *testing.T) {
 	held.Store(true)
 	// A restart asks for status writes, so the writer is surely held.
 	c.Must(204, "POST", "/connectors/"+name+"/restart", nil)
-	harness.Eventually(t, 5*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 5*time.Second, func() (bool, string) {
 		return holds.Load() > 0, "the status writer was never held"
 	})
-	harness.Consistently(t, 3*lease, func() (bool, string) {
+	sluicetest.Consistently(t, 3*lease, func() (bool, string) {
 		n := c.Coordinator.RegisteredAgents()
 		return n == 2, fmt.Sprintf("%d agents registered while the status writer was held, want 2", n)
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/generator"
 	"github.com/sluice-io/sluice/connect/plugins"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // classCounting is a test plugin: the generator, with its task split
@@ -84,7 +84,7 @@ func TestTaskConfigsOnlyWhenTheyCanChange(t *testing.T) {
 	t.Parallel()
 	s := &splits{}
 	reg := countingRegistry(t, s)
-	c := harness.Start(t, harness.Options{Agents: 2, Lease: time.Second, CoordinatorPlugins: reg, Plugins: []*plugins.Registry{reg, reg}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, Lease: time.Second, CoordinatorPlugins: reg, Plugins: []*plugins.Registry{reg, reg}})
 	name := c.Name("counted")
 	cfg := cfgOf("connector.class", classCounting, "topic", c.Name("counted-data"), "rate", "20", "streams", "2", "tasks.max", "2")
 	mustCreate(c, name, cfg, "")
@@ -95,38 +95,38 @@ func TestTaskConfigsOnlyWhenTheyCanChange(t *testing.T) {
 			return n == want, fmt.Sprintf("TaskConfigs called %d times, want %d", n, want)
 		}
 	}
-	harness.Eventually(t, 5*time.Second, calls(1))
+	sluicetest.Eventually(t, 5*time.Second, calls(1))
 	// Heartbeats every third of a lease, reconcile passes every quarter:
 	// over three leases nothing asks for the split again.
-	harness.Consistently(t, 3*time.Second, calls(1))
+	sluicetest.Consistently(t, 3*time.Second, calls(1))
 
 	c.Must(200, "PUT", "/connectors/"+name+"/config", cfgWith(cfg, "tasks.max", "1"))
-	harness.Eventually(t, 10*time.Second, calls(2))
+	sluicetest.Eventually(t, 10*time.Second, calls(2))
 	c.WaitState(name, "RUNNING", 1, "RUNNING")
 
 	c.Must(204, "POST", "/connectors/"+name+"/restart", nil)
-	harness.Eventually(t, 10*time.Second, calls(3))
+	sluicetest.Eventually(t, 10*time.Second, calls(3))
 
 	s.reconfigure()
-	harness.Eventually(t, 10*time.Second, calls(4))
-	harness.Consistently(t, time.Second, calls(4))
+	sluicetest.Eventually(t, 10*time.Second, calls(4))
+	sluicetest.Consistently(t, time.Second, calls(4))
 
 	// A failing split: the connector shows FAILED with the cause, its task
 	// keeps running, and the split is retried until it works.
 	s.fail.Store(true)
 	s.reconfigure()
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		ok := st.Connector.State == "FAILED" && strings.Contains(st.Connector.Trace, "the source database is unreachable") &&
 			len(st.Tasks) == 1 && st.Tasks[0].State == "RUNNING"
 		return ok, fmt.Sprintf("status %+v", st)
 	})
 	failed := s.calls.Load()
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		return s.calls.Load() > failed, "the failed split was not retried"
 	})
 	s.fail.Store(false)
-	harness.Eventually(t, 15*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 15*time.Second, func() (bool, string) {
 		st, _ := c.Status(name)
 		return st.Connector.State == "RUNNING" && len(st.Tasks) == 1 && st.Tasks[0].State == "RUNNING", fmt.Sprintf("status %+v", st)
 	})

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Attacks on tenant isolation through what a connector's config makes it
@@ -22,13 +22,13 @@ import (
 
 // teamCluster starts a cluster with an auth file: tom may operate team a's
 // connectors, ada is an admin. Requests go as tom.
-func teamCluster(t *testing.T) (c *harness.Cluster, tom, ada []string) {
+func teamCluster(t *testing.T) (c *sluicetest.Cluster, tom, ada []string) {
 	t.Helper()
 	authFile := writeFile(t, t.TempDir(), "auth.yaml", []byte(fmt.Sprintf(`principals:
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, connectors: ["team-a-*"]}, {role: viewer}]}
   - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
 `, bcryptOf(t, "t"), bcryptOf(t, "a"))))
-	c = harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c = sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	tom, ada = basicAuth("tom", "t"), basicAuth("ada", "a")
 	c.Headers = tom
 	return c, tom, ada
@@ -97,7 +97,7 @@ func TestTenantSourceCannotWriteSluiceTopics(t *testing.T) {
 		"transforms.route.type", smt+"RegexRouter", "transforms.route.regex", ".*", "transforms.route.replacement", audit), "")
 	c.WaitState(tolerant, "RUNNING", 1, "RUNNING")
 	// RUNNING may be reported before the task's first record was refused.
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		return len(c.Logged("a record for a topic the connector may not use was refused", audit)) > 0, "the refused records were not logged"
 	})
 }
@@ -165,7 +165,7 @@ func TestTenantSinkCannotTakeAnotherTeamsGroup(t *testing.T) {
 	t.Parallel()
 	c, tom, ada := teamCluster(t)
 	topic := c.Name("orders")
-	harness.CreateTopic(t, c.Brokers, topic, 1)
+	sluicetest.CreateTopic(t, c.Brokers, topic, 1)
 	values := make([]string, 30)
 	for i := range values {
 		values[i] = fmt.Sprint(i)
@@ -177,7 +177,7 @@ func TestTenantSinkCannotTakeAnotherTeamsGroup(t *testing.T) {
 	c.WaitState(victim, "RUNNING", 1, "RUNNING")
 	group := "connect-" + victim
 	want := fmt.Sprintf("%s-0=30", topic)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		o := groupOffsets(c, group)
 		return o == want, "team b committed " + o
 	})
@@ -226,7 +226,7 @@ func TestNamesTrimmedAsKafkaConnectTrimsThem(t *testing.T) {
 	mustCreate(c, nbsp, generatorCfg(c.Name("t")), "STOPPED")
 	c.Headers = ada
 	// The audit record names the connector created, trimmed alike.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		got := auditConnectors(c)
 		return slices.Contains(got, mine), fmt.Sprint(got)
 	})
@@ -247,7 +247,7 @@ func TestTenantAuditAndBulkAnswersAreScoped(t *testing.T) {
   - {name: anna, password_bcrypt: %q, grants: [{role: admin, connectors: ["team-a-*"]}]}
   - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
 `, bcryptOf(t, "t"), bcryptOf(t, "n"), bcryptOf(t, "a"))))
-	c := harness.Start(t, harness.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	tom, anna, ada := basicAuth("tom", "t"), basicAuth("anna", "n"), basicAuth("ada", "a")
 	c.Headers = ada
 	mine, theirs := "team-a-"+c.Name("src"), "team-b-"+c.Name("src")
@@ -264,7 +264,7 @@ func TestTenantAuditAndBulkAnswersAreScoped(t *testing.T) {
 	read := func(who []string) (ops []string) {
 		c.Headers = who
 		var log auditLog
-		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 			r := c.Must(http.StatusOK, "GET", "/sluice/audit", nil)
 			log = auditLog{}
 			if err := json.Unmarshal(r.Body, &log); err != nil {
@@ -280,7 +280,7 @@ func TestTenantAuditAndBulkAnswersAreScoped(t *testing.T) {
 	if got := read(anna); strings.Join(got, ",") != "connector.create "+mine {
 		t.Errorf("anna, admin of team a, reads %v; want team a's record only", got)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		got := read(ada)
 		return len(got) == 3, fmt.Sprint(got)
 	})

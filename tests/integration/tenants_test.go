@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // tenantsYAML is a two-team tenants file, strict; teamATopics are team a's
@@ -36,7 +36,7 @@ tenants:
 // tenantCluster starts a strict two-team cluster: tom operates tenant
 // team-a, ada is an admin; requests go as tom. Each team has a secrets
 // directory with a kafka.properties.
-func tenantCluster(t *testing.T) (c *harness.Cluster, tenantsFile, secrets string) {
+func tenantCluster(t *testing.T) (c *sluicetest.Cluster, tenantsFile, secrets string) {
 	t.Helper()
 	dir := t.TempDir()
 	secrets = filepath.Join(dir, "secrets")
@@ -51,7 +51,7 @@ func tenantCluster(t *testing.T) (c *harness.Cluster, tenantsFile, secrets strin
   - {name: tom, password_bcrypt: %q, grants: [{role: operator, tenants: [team-a]}]}
   - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
 `, bcryptOf(t, "t"), bcryptOf(t, "a"))))
-	c = harness.Start(t, harness.Options{Agents: 1, ConfigProviders: []string{"file", "env"}, TenantsFile: tenantsFile,
+	c = sluicetest.Start(t, sluicetest.Options{Agents: 1, ConfigProviders: []string{"file", "env"}, TenantsFile: tenantsFile,
 		RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	c.Headers = basicAuth("tom", "t")
 	return c, tenantsFile, secrets
@@ -89,7 +89,7 @@ func TestTenantRulesAtWrite(t *testing.T) {
 	// The validate endpoint resolves placeholders too: under another
 	// connector's name only with a grant for it, and without a name, no
 	// secret at all.
-	validate := func(config map[string]string) harness.Response {
+	validate := func(config map[string]string) sluicetest.Response {
 		return c.Do("PUT", "/connector-plugins/"+classGenerator+"/config/validate", config)
 	}
 	wantError(t, validate(cfgWith(generatorCfg("team-b.orders", "x.password", "${file:"+theirs+":password}"), "name", "team-b-src")), http.StatusForbidden,
@@ -131,13 +131,13 @@ func TestTenantRulesAsTasksRun(t *testing.T) {
 	}
 
 	for _, topic := range []string{"team-a." + p + ".in", "team-b." + p + ".in"} {
-		harness.CreateTopic(t, c.Brokers, topic, 1)
+		sluicetest.CreateTopic(t, c.Brokers, topic, 1)
 		c.Produce(topic, topic+"-1", topic+"-2")
 	}
 	mustCreate(c, sink, cfgOf("connector.class", "FileStreamSink", "file", "copy.txt", "topics.regex", `team-.\.`+regexp.QuoteMeta(p)+`\.in`), "")
 	waitFile(t, workPath(c, "copy.txt"), []string{"team-a." + p + ".in-1", "team-a." + p + ".in-2"})
 	// Team b's records, were they delivered, would be within this window.
-	harness.Consistently(t, 500*time.Millisecond, func() (bool, string) {
+	sluicetest.Consistently(t, 500*time.Millisecond, func() (bool, string) {
 		data, _ := os.ReadFile(workPath(c, "copy.txt"))
 		return !strings.Contains(string(data), "team-b"), fmt.Sprintf("team a's sink delivered team b's records: %q", data)
 	})

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // seqsOf decodes generator records into their seqs, in topic order.
-func seqsOf(t *testing.T, recs []harness.Record) []int64 {
+func seqsOf(t *testing.T, recs []sluicetest.Record) []int64 {
 	t.Helper()
 	out := make([]int64, 0, len(recs))
 	for _, r := range recs {
@@ -34,7 +34,7 @@ func seqsOf(t *testing.T, recs []harness.Record) []int64 {
 // transaction's positions are committed, as Kafka Connect does).
 func TestConnectorDefinedTransactions(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{ExactlyOnce: true})
+	c := sluicetest.Start(t, sluicetest.Options{ExactlyOnce: true})
 	topic := c.Name("txn-conn")
 	name := c.Name("txn-conn")
 	mustCreate(c, name, generatorCfg(topic, "count", "100", "rate", "1000", "record.bytes", "0",
@@ -51,7 +51,7 @@ func TestConnectorDefinedTransactions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("read_committed sees %d records %v; want the %d of the committed transactions %v", len(got), got, len(want), want)
 	}
-	if all := harness.ReadLog(t, c.Brokers, "txn-uncommitted", topic, false); len(all) < 100 {
+	if all := sluicetest.ReadLog(t, c.Brokers, "txn-uncommitted", topic, false); len(all) < 100 {
 		t.Fatalf("read_uncommitted sees %d records and markers; the aborted records must be in the log too", len(all))
 	}
 }
@@ -62,13 +62,13 @@ func TestConnectorDefinedTransactions(t *testing.T) {
 // and then every record is.
 func TestIntervalTransactionBoundary(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{ExactlyOnce: true})
+	c := sluicetest.Start(t, sluicetest.Options{ExactlyOnce: true})
 	topic, name := c.Name("txn-int"), c.Name("txn-int")
 	mustCreate(c, name, generatorCfg(topic, "count", "50", "rate", "1000", "record.bytes", "0",
 		"transaction.boundary", "interval", "transaction.boundary.interval.ms", "3600000"), "")
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := 0
-		for _, r := range harness.ReadLog(t, c.Brokers, "txn-int-uncommitted", topic, false) {
+		for _, r := range sluicetest.ReadLog(t, c.Brokers, "txn-int-uncommitted", topic, false) {
 			if !r.Attrs.IsControl() {
 				n++
 			}
@@ -92,7 +92,7 @@ func TestIntervalTransactionBoundary(t *testing.T) {
 // connector that cannot define boundaries.
 func TestExactlyOncePreflight(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{})
+	c := sluicetest.Start(t, sluicetest.Options{})
 	topic := c.Name("pre")
 	tests := []struct {
 		config []string

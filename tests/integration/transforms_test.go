@@ -10,19 +10,19 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 const smt = "org.apache.kafka.connect.transforms."
 
 // waitLog waits until topic holds n data records (read_committed) and
 // returns them, headers included.
-func waitLog(c *harness.Cluster, topic string, n int) []*kgo.Record {
+func waitLog(c *sluicetest.Cluster, topic string, n int) []*kgo.Record {
 	c.T.Helper()
 	var out []*kgo.Record
-	harness.Eventually(c.T, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(c.T, 30*time.Second, func() (bool, string) {
 		out = out[:0]
-		for _, r := range harness.ReadLog(c.T, c.Brokers, "smt-reader", topic, true) {
+		for _, r := range sluicetest.ReadLog(c.T, c.Brokers, "smt-reader", topic, true) {
 			if !r.Attrs.IsControl() {
 				out = append(out, r)
 			}
@@ -40,7 +40,7 @@ func waitLog(c *harness.Cluster, topic string, n int) []*kgo.Record {
 // and the position still moves past them.
 func TestSourceTransformChain(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	in := workPath(c, "smt-in.txt")
 	writeLines(t, in, []string{"alpha", "# comment", "beta"})
 	topic := c.Name("smt-raw")
@@ -117,7 +117,7 @@ func TestSourceTransformChain(t *testing.T) {
 // ones, transformed (ExtractField), into its file.
 func TestSinkToleranceAndDeadLetters(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic, dlq := c.Name("tol-in"), c.Name("tol-dlq")
 	createTopic(c, topic, 1)
 	c.Produce(topic, `{"line":"first"}`, `not json`, `{"line":"second"}`)
@@ -156,7 +156,7 @@ func TestSinkToleranceAndDeadLetters(t *testing.T) {
 		"connector.class": fileSinkClass, "file": "tol-strict.txt", "topics": topic,
 		"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
 	}})
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		var st struct {
 			Tasks []struct {
 				State string `json:"state"`

@@ -14,7 +14,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/shared/natsrpc"
 	"github.com/sluice-io/sluice/shared/wire"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // forgedGenerations are generations no coordinator issued: one far ahead,
@@ -33,7 +33,7 @@ var forgedGenerations = []int64{999999, math.MaxInt64 - 1}
 // than in a loop.
 func TestForgedGenerationsAreIgnored(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, LogLevel: slog.LevelInfo})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, LogLevel: slog.LevelInfo})
 	mustCreate(c, "gen", generatorCfg(c.Name("gen")), "")
 	mustCreate(c, "victim", generatorCfg(c.Name("victim")), "")
 	st := c.WaitState("gen", "RUNNING", 1, "RUNNING")
@@ -90,7 +90,7 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 			}
 			// Over a few heartbeats the agent reports the forged generation;
 			// the task's status is never the forged one.
-			harness.Consistently(t, 2500*time.Millisecond, func() (bool, string) {
+			sluicetest.Consistently(t, 2500*time.Millisecond, func() (bool, string) {
 				s, _ := sc.Status("gen")
 				ok := len(s.Tasks) == 1 && s.Tasks[0].State == "RUNNING" && s.Tasks[0].WorkerID == agentID
 				return ok, fmt.Sprintf("status of gen after the forgery: %+v", s)
@@ -98,7 +98,7 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 			// The next generation the coordinator issues follows its own.
 			sc.Must(http.StatusNoContent, "POST", "/connectors/gen/tasks/0/restart", nil)
 			var now int64
-			harness.Eventually(t, 30*time.Second, func() (bool, string) {
+			sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 				now = maxGen(taskGenerations(sc, "gen")[0])
 				return now > issued, fmt.Sprintf("task gen-0 at generation %d, want one above %d after the restart", now, issued)
 			})
@@ -121,7 +121,7 @@ func TestForgedGenerationsAreIgnored(t *testing.T) {
 		// the term; the coordinator retries at its pace, and both say so a
 		// bounded number of times.
 		const bound = 60
-		harness.Consistently(t, 5*time.Second, func() (bool, string) {
+		sluicetest.Consistently(t, 5*time.Second, func() (bool, string) {
 			n := sc.LogLines() - base
 			return n <= bound, fmt.Sprintf("%d log lines within 5s of a forged revoke, want at most %d", n, bound)
 		})

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // smallPayload is the NATS max_payload of the tests below: small enough
@@ -22,7 +22,7 @@ const smallPayload = 64 << 10
 // chunks.
 func TestOversizedConfigsStillAssigned(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, NATSMaxPayload: smallPayload})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, NATSMaxPayload: smallPayload})
 	connectors := []struct {
 		name string
 		pad  int
@@ -48,7 +48,7 @@ func TestOversizedConfigsStillAssigned(t *testing.T) {
 	// generation, sent in chunks again).
 	cfg := generatorCfg(c.Name("big"), "sluice.test.padding", strings.Repeat("q", 3*smallPayload))
 	c.Must(http.StatusOK, "PUT", "/connectors/big/config", cfg)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		gens := taskGenerations(c, "big")[0]
 		return len(gens) >= 2, fmt.Sprintf("task big-0 ran at generations %v, want a second one after the config change", gens)
 	})
@@ -75,7 +75,7 @@ func bigOffsets(first, n, size int) []offset {
 // limit is refused up front.
 func TestOffsetsBeyondMaxPayload(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, NATSMaxPayload: smallPayload})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, NATSMaxPayload: smallPayload})
 	part := 1 << 10
 	each := smallPayload * 3 / 4 / part // one PATCH's worth that fits one message
 

@@ -8,19 +8,19 @@ import (
 	"testing"
 
 	"github.com/sluice-io/sluice/coordinator"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // writeLogged is the "rest write" lines the cluster logged for operation
 // on connector.
-func writeLogged(c *harness.Cluster, operation, connector string) []string {
+func writeLogged(c *sluicetest.Cluster, operation, connector string) []string {
 	return c.Logged(`msg="rest write"`, "operation="+operation+" ", "connector="+connector+" ")
 }
 
 // wantWriteLine checks that exactly one INFO "rest write" line was logged
 // for operation on connector, by process, naming principal and status, with
 // a duration.
-func wantWriteLine(t *testing.T, c *harness.Cluster, operation, connector, process, principal string, status int) {
+func wantWriteLine(t *testing.T, c *sluicetest.Cluster, operation, connector, process, principal string, status int) {
 	t.Helper()
 	lines := writeLogged(c, operation, connector)
 	if len(lines) != 1 {
@@ -42,7 +42,7 @@ func wantWriteLine(t *testing.T, c *harness.Cluster, operation, connector, proce
 // leader that executed it. A write that fails logs no such line.
 func TestWriteLogs(t *testing.T) {
 	t.Parallel()
-	c := harness.Start(t, harness.Options{Agents: 1, LogLevel: slog.LevelInfo})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, LogLevel: slog.LevelInfo})
 	_, followerURL := c.StartExtraCoordinator()
 	name := c.Name("gen")
 
@@ -50,8 +50,8 @@ func TestWriteLogs(t *testing.T) {
 	wantWriteLine(t, c, "connector.create", name, "coordinator", "anonymous", http.StatusCreated)
 
 	// A follower just started forwards writes once it has read the lease.
-	harness.WaitKnowsLeader(t, followerURL)
-	if r := harness.Do(t, followerURL, http.MethodPut, "/connectors/"+name+"/pause", nil); r.Status != http.StatusAccepted {
+	sluicetest.WaitKnowsLeader(t, followerURL)
+	if r := sluicetest.Do(t, followerURL, http.MethodPut, "/connectors/"+name+"/pause", nil); r.Status != http.StatusAccepted {
 		t.Fatalf("pause through the follower: %s", r)
 	}
 	wantWriteLine(t, c, "connector.pause", name, "coordinator-2", "anonymous", http.StatusAccepted)
@@ -76,7 +76,7 @@ func TestWriteLogsPrincipal(t *testing.T) {
   - {name: otto, password_bcrypt: %q, grants: [{role: operator}]}
   - {name: ada, password_bcrypt: %q, grants: [{role: admin}]}
 `, bcryptOf(t, "o"), bcryptOf(t, "a"))))
-	c := harness.Start(t, harness.Options{Agents: 1, LogLevel: slog.LevelInfo, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, LogLevel: slog.LevelInfo, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
 	c.Headers = basicAuth("otto", "o")
 	name := c.Name("gen")
 

@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // env is the Kafka Connect worker and the Sluice, both on one broker, and
 // the sluice binary that migrates from one to the other.
 type env struct {
-	connect, sluice *harness.Cluster
+	connect, sluice *sluicetest.Cluster
 	bin             string
 }
 
@@ -33,11 +33,11 @@ func setup(t *testing.T) env {
 	}
 	// Clusters the test did not start: only their URLs and broker, for
 	// the harness's REST and Kafka helpers.
-	return env{&harness.Cluster{T: t, URL: connect, Brokers: kafka}, &harness.Cluster{T: t, URL: sluice, Brokers: kafka}, bin}
+	return env{&sluicetest.Cluster{T: t, URL: connect, Brokers: kafka}, &sluicetest.Cluster{T: t, URL: sluice, Brokers: kafka}, bin}
 }
 
 // offsets is a connector's GET …/offsets body, canonical.
-func offsets(c *harness.Cluster, name string) string {
+func offsets(c *sluicetest.Cluster, name string) string {
 	c.T.Helper()
 	return canonical(c.T, c.Must(http.StatusOK, http.MethodGet, "/connectors/"+name+"/offsets", nil).Body)
 }
@@ -74,13 +74,13 @@ type result struct {
 func (e env) migrate(t *testing.T, name, class string, config map[string]string, typ, want string) {
 	t.Helper()
 	t.Cleanup(func() {
-		for _, c := range []*harness.Cluster{e.connect, e.sluice} {
+		for _, c := range []*sluicetest.Cluster{e.connect, e.sluice} {
 			c.Do(http.MethodDelete, "/connectors/"+name, nil)
 		}
 	})
 	config["connector.class"], config["tasks.max"] = class, "1"
 	e.connect.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": name, "config": config})
-	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 90*time.Second, func() (bool, string) {
 		got := offsets(e.connect, name)
 		return got == want, got
 	})
@@ -117,7 +117,7 @@ func lines(prefix string, from, to int) []string {
 }
 
 // values are the records' values.
-func values(rs []harness.Record) []string {
+func values(rs []sluicetest.Record) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, string(r.Value))
@@ -149,7 +149,7 @@ func TestMigrateFileSourceOwnOffsetsTopic(t *testing.T) {
 // named name, its config with extra.
 func migrateFileSource(t *testing.T, name string, extra map[string]string) {
 	e := setup(t)
-	harness.CreateTopic(t, e.sluice.Brokers, name, 1)
+	sluicetest.CreateTopic(t, e.sluice.Brokers, name, 1)
 	in := filepath.Join(t.TempDir(), "in.txt")
 	first := strings.Join(lines("line", 1, 50), "\n") + "\n"
 	if err := os.WriteFile(in, []byte(first), 0o644); err != nil {
@@ -168,11 +168,11 @@ func migrateFileSource(t *testing.T, name string, extra map[string]string) {
 		t.Fatal(err)
 	}
 	f.Close()
-	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 90*time.Second, func() (bool, string) {
 		n := len(e.sluice.ReadTopic(name))
 		return n >= 80, fmt.Sprintf("%d records", n)
 	})
-	harness.Consistently(t, settle, func() (bool, string) {
+	sluicetest.Consistently(t, settle, func() (bool, string) {
 		n := len(e.sluice.ReadTopic(name))
 		return n <= 80, fmt.Sprintf("%d records, want 80: a line was written twice", n)
 	})
@@ -188,7 +188,7 @@ func migrateFileSource(t *testing.T, name string, extra map[string]string) {
 func TestMigrateFileSink(t *testing.T) {
 	e := setup(t)
 	name := fmt.Sprintf("migrate-sink-%d", time.Now().UnixNano())
-	harness.CreateTopic(t, e.sluice.Brokers, name, 1)
+	sluicetest.CreateTopic(t, e.sluice.Brokers, name, 1)
 	e.sluice.Produce(name, lines("rec", 1, 10)...)
 	out := filepath.Join(t.TempDir(), "out.txt")
 	want := canonical(t, fmt.Appendf(nil, `{"offsets":[{"partition":{"kafka_topic":%q,"kafka_partition":0},"offset":{"kafka_offset":10}}]}`, name))
@@ -199,11 +199,11 @@ func TestMigrateFileSink(t *testing.T) {
 
 	e.sluice.Produce(name, lines("rec", 11, 20)...)
 	wantFile := strings.Join(lines("rec", 1, 20), "\n") + "\n"
-	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 90*time.Second, func() (bool, string) {
 		data, _ := os.ReadFile(out)
 		return len(data) >= len(wantFile), string(data)
 	})
-	harness.Consistently(t, settle, func() (bool, string) {
+	sluicetest.Consistently(t, settle, func() (bool, string) {
 		data, _ := os.ReadFile(out)
 		return len(data) <= len(wantFile), fmt.Sprintf("the sink file grew past rec-001 … rec-020: %q", data)
 	})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // jsonSink is a Java FileStream sink of topic reading schemaless JSON
@@ -69,13 +69,13 @@ func TestSinkDeadLetterQueueThroughHost(t *testing.T) {
 			want.WriteString(strings.Trim(v, `"`) + "\n")
 		}
 	}
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		got, _ := os.ReadFile(out)
 		return bytes.Equal(got, want.Bytes()), fmt.Sprintf("the sink file has %q, want %q", got, want.Bytes())
 	})
 	var letters []*kgo.Record
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
-		letters = harness.ReadLog(t, c.Brokers, "dlq-reader", dlq, true)
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		letters = sluicetest.ReadLog(t, c.Brokers, "dlq-reader", dlq, true)
 		return len(letters) >= len(bad), fmt.Sprintf("the DLQ has %d records", len(letters))
 	})
 	if len(letters) != len(bad) {
@@ -115,14 +115,14 @@ func TestSinkDeadLetterQueueThroughHost(t *testing.T) {
 
 	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "strict",
 		"config": jsonSink(topic, filepath.Join(c.WorkDir, "strict.txt"), "none", c.Name("strict-dead"))})
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		st, _ := c.Status("strict")
 		return len(st.Tasks) == 1 && st.Tasks[0].State == "FAILED" &&
 				strings.Contains(st.Tasks[0].Trace, "Tolerance exceeded in error handler"),
 			fmt.Sprintf("strict tasks: %+v", st.Tasks)
 	})
 	// As in Kafka Connect, the record that failed the task is in its DLQ.
-	first := harness.ReadLog(t, c.Brokers, "dlq-reader", c.Name("strict-dead"), true)
+	first := sluicetest.ReadLog(t, c.Brokers, "dlq-reader", c.Name("strict-dead"), true)
 	if len(first) == 0 || string(first[0].Value) != in[2] {
 		t.Errorf("the strict DLQ has %d records, want the first invalid one", len(first))
 	}

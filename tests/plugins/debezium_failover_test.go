@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/e2e"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // TestDebeziumAgentKilledMidStream: the agent running Debezium's task is
@@ -18,10 +18,10 @@ import (
 func TestDebeziumAgentKilledMidStream(t *testing.T) {
 	postgres(t)
 	path, hostDir := hostSetup(t)
-	if _, err := e2e.BuildBinary(t.TempDir()); err != nil {
+	if _, err := procs.BuildBinary(t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	c := e2e.StartCluster(t, e2e.Options{Agents: 2, AgentArgs: []string{
+	c := procs.Start(t, procs.Options{Agents: 2, AgentArgs: []string{
 		"--plugin-path", strings.Join(path, ","), "--connect-host-dir", hostDir}})
 	d := newDebezium(t, c, nil)
 	d.waitOps(90*time.Second, "r,r,r")
@@ -41,7 +41,7 @@ func TestDebeziumAgentKilledMidStream(t *testing.T) {
 	}
 	// Some of the first batches are streamed (and maybe committed) when
 	// the agent dies; the rest are written while it is gone.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		n := strings.Count(d.ops(), "c")
 		return n > 0, fmt.Sprintf("%d inserts streamed", n)
 	})
@@ -53,7 +53,7 @@ func TestDebeziumAgentKilledMidStream(t *testing.T) {
 	c.WaitTask("pg", func(state, worker string) bool { return state == "RUNNING" && worker != placed }, "the task RUNNING on the other agent")
 
 	var seen map[float64]int
-	harness.Eventually(t, 120*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 120*time.Second, func() (bool, string) {
 		seen = map[float64]int{}
 		for _, ev := range d.events() {
 			if after, _ := ev["after"].(map[string]any); ev["op"] == "c" && after != nil {

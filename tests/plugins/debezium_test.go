@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 const debeziumClass = "io.debezium.connector.postgresql.PostgresConnector"
@@ -33,12 +33,12 @@ func postgres(t *testing.T) (host, port string) {
 }
 
 // sluice is what the Debezium tests need of a cluster, in-process
-// (harness.Cluster) or of separate processes (e2e.Cluster).
+// (sluicetest.Cluster) or of separate processes (procs.Cluster).
 type sluice interface {
 	Name(base string) string
-	Do(method, path string, body any) harness.Response
-	Must(want int, method, path string, body any) harness.Response
-	ReadTopic(topic string) []harness.Record
+	Do(method, path string, body any) sluicetest.Response
+	Must(want int, method, path string, body any) sluicetest.Response
+	ReadTopic(topic string) []sluicetest.Record
 }
 
 // debezium is one Debezium PostgreSQL connector, "pg", capturing a table of
@@ -120,7 +120,7 @@ func (d *debezium) ops() string {
 // waitOps waits until the topic's operations are want.
 func (d *debezium) waitOps(timeout time.Duration, want string) {
 	d.t.Helper()
-	harness.Eventually(d.t, timeout, func() (bool, string) {
+	sluicetest.Eventually(d.t, timeout, func() (bool, string) {
 		got := d.ops()
 		return got == want, "events: " + got + ", want " + want
 	})
@@ -144,7 +144,7 @@ func (d *debezium) offset() map[string]any {
 func (d *debezium) waitStreamedOffset(not map[string]any) map[string]any {
 	d.t.Helper()
 	var off map[string]any
-	harness.Eventually(d.t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(d.t, 30*time.Second, func() (bool, string) {
 		off = d.offset()
 		_, snapshot := off["snapshot"]
 		return off["lsn"] != nil && !snapshot && !maps.Equal(off, not), fmt.Sprintf("offset %v", off)
@@ -186,7 +186,7 @@ func TestDebeziumPostgresOffsetsRewind(t *testing.T) {
 	d.waitStreamedOffset(mark)
 
 	d.c.Must(http.StatusNoContent, "PUT", "/connectors/pg/stop", nil)
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		r := d.c.Do("GET", "/connectors/pg/status", nil)
 		return strings.Contains(string(r.Body), `"STOPPED"`), "status " + string(r.Body)
 	})
@@ -238,7 +238,7 @@ func TestDebeziumWithJavaTransforms(t *testing.T) {
 
 	d := newDebezium(t, c, transforms)
 	want := []string{`{"id":1,"name":"one","origin":"sluice"}`, `{"id":2,"name":"two","origin":"sluice"}`, `{"id":3,"name":"three","origin":"sluice"}`}
-	harness.Eventually(t, 90*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 90*time.Second, func() (bool, string) {
 		var got []string
 		for _, rec := range c.ReadTopic(d.topic) {
 			got = append(got, string(rec.Value))

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 const (
@@ -26,16 +26,16 @@ const (
 
 // start runs a cluster whose agents have the plugin path, or skips the
 // test when none is given.
-func start(t *testing.T, agents int) *harness.Cluster {
+func start(t *testing.T, agents int) *sluicetest.Cluster {
 	t.Helper()
-	return startWith(t, harness.Options{Agents: agents})
+	return startWith(t, sluicetest.Options{Agents: agents})
 }
 
 // startWith is start with more options.
-func startWith(t *testing.T, opts harness.Options) *harness.Cluster {
+func startWith(t *testing.T, opts sluicetest.Options) *sluicetest.Cluster {
 	t.Helper()
 	opts.PluginPath, opts.ConnectorHostDir = hostSetup(t)
-	return harness.Start(t, opts)
+	return sluicetest.Start(t, opts)
 }
 
 // hostSetup is the plugin path (SLUICE_TEST_PLUGINS) and the connector
@@ -75,7 +75,7 @@ func writeFile(t *testing.T, path string, ls []string) {
 	}
 }
 
-func values(c *harness.Cluster, topic string) []string {
+func values(c *sluicetest.Cluster, topic string) []string {
 	var out []string
 	for _, r := range c.ReadTopic(topic) {
 		out = append(out, string(r.Value))
@@ -84,9 +84,9 @@ func values(c *harness.Cluster, topic string) []string {
 }
 
 // waitValues waits until topic holds want, in order.
-func waitValues(t *testing.T, c *harness.Cluster, topic string, want []string) {
+func waitValues(t *testing.T, c *sluicetest.Cluster, topic string, want []string) {
 	t.Helper()
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		got := values(c, topic)
 		return strings.Join(got, "\n") == strings.Join(want, "\n"), fmt.Sprintf("%s has %d of %d records", topic, len(got), len(want))
 	})
@@ -116,7 +116,7 @@ func TestFileStreamSourceThroughHost(t *testing.T) {
 	positions := map[string]int{"go-src": len(text), "java-src": utf8.RuneCountInString(text)}
 	for _, name := range []string{"go-src", "java-src"} {
 		want := fmt.Sprintf(`{"offsets":[{"partition":{"filename":%q},"offset":{"position":%d}}]}`, in, positions[name])
-		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 			r := c.Do("GET", "/connectors/"+name+"/offsets", nil)
 			return strings.TrimSpace(string(r.Body)) == want, fmt.Sprintf("%s offsets %s, want %s", name, r.Body, want)
 		})
@@ -142,7 +142,7 @@ func TestFileStreamSinkThroughHost(t *testing.T) {
 	}
 	want := []byte(strings.Join(ls, "\n") + "\n")
 	for _, name := range []string{"go-sink", "java-sink"} {
-		harness.Eventually(t, 60*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 			got, _ := os.ReadFile(outs[name])
 			return bytes.Equal(got, want), fmt.Sprintf("%s wrote %d of %d bytes", name, len(got), len(want))
 		})
@@ -186,7 +186,7 @@ func TestHostKilledMidStream(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		st, _ := c.Status("src")
 		trace := ""
 		if len(st.Tasks) > 0 {
@@ -206,7 +206,7 @@ func TestHostKilledMidStream(t *testing.T) {
 	f.Close()
 	c.WaitState("src", "RUNNING", 1, "RUNNING")
 	all := append(append([]string{}, first...), more...)
-	harness.Eventually(t, 60*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		seen := map[string]bool{}
 		for _, v := range values(c, topic) {
 			seen[v] = true

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestJavaSourceLifecycle: Sluice's own features for a Java source, with
@@ -19,7 +19,7 @@ import (
 // file again from the start — and the read_committed topic holds each
 // line exactly as often as it was read.
 func TestJavaSourceLifecycle(t *testing.T) {
-	c := startWith(t, harness.Options{Agents: 1, ExactlyOnce: true})
+	c := startWith(t, sluicetest.Options{Agents: 1, ExactlyOnce: true})
 	in := filepath.Join(c.WorkDir, "in.txt")
 	// ASCII only: Kafka's task counts characters but skips bytes when it
 	// resumes (docs/plugins.md), so on other text an offset lands early.
@@ -40,7 +40,7 @@ func TestJavaSourceLifecycle(t *testing.T) {
 	c.WaitState("src", "PAUSED", 0, "") // no task configs yet, as in Kafka Connect
 	wantOffsets := func(want string) {
 		t.Helper()
-		harness.Eventually(t, 30*time.Second, func() (bool, string) {
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 			r := c.Do("GET", "/connectors/src/offsets", nil)
 			return strings.TrimSpace(string(r.Body)) == want, fmt.Sprintf("offsets %s, want %s", r.Body, want)
 		})
@@ -61,7 +61,7 @@ func TestJavaSourceLifecycle(t *testing.T) {
 	}
 	f.Close()
 	// A paused task would read the lines within this window.
-	harness.Consistently(t, 2*time.Second, func() (bool, string) {
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
 		got := values(c, topic)
 		return len(got) == 150, fmt.Sprintf("%d records while paused, want the 150 from before", len(got))
 	})
@@ -85,7 +85,7 @@ func TestJavaSourceLifecycle(t *testing.T) {
 // FileStreamSourceConnector supports exactly-once with a file, and cannot
 // define transaction boundaries.
 func TestJavaSourcePreflight(t *testing.T) {
-	c := startWith(t, harness.Options{Agents: 1, ExactlyOnce: true})
+	c := startWith(t, sluicetest.Options{Agents: 1, ExactlyOnce: true})
 	cfg := func(kv ...string) map[string]string {
 		m := map[string]string{"connector.class": sourceClass, "connector.plugin.version": javaFileVersion,
 			"name": "pre", "file": filepath.Join(c.WorkDir, "pre.txt"), "topic": c.Name("pre")}

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/sluice-io/sluice/shared/kafkautil"
-	"github.com/sluice-io/sluice/tests/harness"
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 const mirrorSourceClass = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
@@ -41,9 +41,9 @@ func TestMirrorSourceReplicatesTopic(t *testing.T) {
 	}
 	// Distinct keys spread the records over the partitions (the producer
 	// hashes keys); distinct values let the copy be checked record by record.
-	recs := make([]harness.Record, n)
+	recs := make([]sluicetest.Record, n)
 	for i := range recs {
-		recs[i] = harness.Record{Key: fmt.Appendf(nil, "k%05d", i), Value: fmt.Appendf(nil, "v%05d", i)}
+		recs[i] = sluicetest.Record{Key: fmt.Appendf(nil, "k%05d", i), Value: fmt.Appendf(nil, "v%05d", i)}
 	}
 	c.ProduceRecords(topic, recs...)
 	produced := c.ReadTopic(topic)
@@ -71,7 +71,7 @@ func TestMirrorSourceReplicatesTopic(t *testing.T) {
 	// compared once they show every record.
 	target := "src." + topic
 	adm := c.Admin()
-	harness.Eventually(t, 45*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 45*time.Second, func() (bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		got := int64(0)
@@ -93,7 +93,7 @@ func TestMirrorSourceReplicatesTopic(t *testing.T) {
 
 	// MM2's source offset is the offset of the last record it copied from
 	// the partition, so offset + 1 is the partition's count of records.
-	harness.Eventually(t, 30*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		offsets, body := connectorOffsets(c, "mm2")
 		next := map[int32]int{}
 		for _, o := range offsets {
@@ -116,7 +116,7 @@ func TestMirrorSourceReplicatesTopic(t *testing.T) {
 }
 
 // byPartition is the values of records by partition, in offset order.
-func byPartition(recs []harness.Record) map[int32][]string {
+func byPartition(recs []sluicetest.Record) map[int32][]string {
 	out := map[int32][]string{}
 	for _, r := range recs {
 		out[r.Partition] = append(out[r.Partition], string(r.Value))

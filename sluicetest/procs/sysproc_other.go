@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sluicetest
+package procs
 
 import "syscall"
 

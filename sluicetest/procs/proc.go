@@ -1,4 +1,4 @@
-package sluicetest
+package procs
 
 import (
 	"bufio"
@@ -13,10 +13,11 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/sluice-io/sluice/shared/leasetrust"
+
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // BinaryEnv names the environment variable that points the tests at a
@@ -33,10 +34,16 @@ const BuildTags = "sluicetest"
 var binary string
 
 // BuildBinary builds ./cmd/sluice of the root module (the nearest directory
-// above the test's whose go.mod is github.com/sluice-io/sluice), test seams included (BuildTags), into dir, or takes the binary
-// named by SLUICE_E2E_BINARY. It is meant for TestMain: one build per test
-// binary run.
-func BuildBinary(dir string) (string, error) {
+// above the working directory whose go.mod is github.com/sluice-io/sluice),
+// test seams included (BuildTags), into dir, or takes the binary named by
+// SLUICE_E2E_BINARY. It is meant for TestMain: one build per test binary
+// run.
+func BuildBinary(dir string) (string, error) { return BuildBinaryWith(dir, BuildTags) }
+
+// BuildBinaryWith is BuildBinary with the given build tags ("": the
+// shipped binary, without the test seams, as a benchmark runs it). Either
+// pins a leader key, made in dir, on every sluice process (SluiceEnv).
+func BuildBinaryWith(dir, tags string) (string, error) {
 	if err := pinLeaderKeys(dir); err != nil {
 		return "", err
 	}
@@ -53,10 +60,10 @@ func BuildBinary(dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "sluice")
-	cmd := exec.Command(goTool, "build", "-tags", BuildTags, "-o", out, "./cmd/sluice")
+	cmd := exec.Command(goTool, "build", "-tags", tags, "-o", out, "./cmd/sluice")
 	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build -tags %s ./cmd/sluice in %s: %w\n%s", BuildTags, root, err, msg)
+		return "", fmt.Errorf("go build -tags %q ./cmd/sluice in %s: %w\n%s", tags, root, err, msg)
 	}
 	binary = out
 	return out, nil
@@ -137,7 +144,7 @@ type Mark int64
 // Every method fails the test on error, so callers need no checks. Proc is
 // safe for use from several goroutines.
 type Proc struct {
-	t    testing.TB
+	t    sluicetest.TB
 	name string
 	// program is the executable; empty for the sluice binary (NewProcOf).
 	program string
@@ -146,6 +153,10 @@ type Proc struct {
 	// it before Start. Inherited SLUICE_* variables are dropped so that only
 	// the flags and Env configure the child.
 	Env []string
+	// MergeOutput, set before Start, sends the child's stdout to its
+	// stderr file too, so that the log methods (Mark, LogLines, CountLog,
+	// Tail) see both: for a program that logs to stdout (a JVM).
+	MergeOutput bool
 
 	stdoutPath string
 	stderrPath string
@@ -162,15 +173,29 @@ type Proc struct {
 // log dumps) with the given arguments, e.g. "agent", "--id", "agent-1". It
 // registers a cleanup that kills the process and, if the test failed, dumps
 // its output into the test log.
-func NewProc(t testing.TB, name string, args ...string) *Proc {
+func NewProc(t sluicetest.TB, name string, args ...string) *Proc {
 	t.Helper()
 	if binary == "" {
-		t.Fatalf("no sluice binary: call sluicetest.BuildBinary from TestMain")
+		t.Fatalf("no sluice binary: call procs.BuildBinary from TestMain")
 	}
+	return newProc(t, "", name, args...)
+}
+
+// NewProcOf is NewProc for another program than sluice (a nats-server
+// built for the test, say), with the same lifecycle, signals, logs and
+// cleanup.
+func NewProcOf(t sluicetest.TB, program, name string, args ...string) *Proc {
+	t.Helper()
+	return newProc(t, program, name, args...)
+}
+
+// newProc is NewProc of program ("": the sluice binary).
+func newProc(t sluicetest.TB, program, name string, args ...string) *Proc {
 	dir := t.TempDir()
 	p := &Proc{
 		t:          t,
 		name:       name,
+		program:    program,
 		args:       args,
 		stdoutPath: filepath.Join(dir, name+".stdout"),
 		stderrPath: filepath.Join(dir, name+".stderr"),
@@ -179,18 +204,8 @@ func NewProc(t testing.TB, name string, args ...string) *Proc {
 	return p
 }
 
-// NewProcOf is NewProc for another program than sluice (a nats-server
-// built for the test, say), with the same lifecycle, signals, logs and
-// cleanup.
-func NewProcOf(t testing.TB, program, name string, args ...string) *Proc {
-	t.Helper()
-	p := NewProc(t, name, args...)
-	p.program = program
-	return p
-}
-
 // StartProc is NewProc followed by Start.
-func StartProc(t testing.TB, name string, args ...string) *Proc {
+func StartProc(t sluicetest.TB, name string, args ...string) *Proc {
 	t.Helper()
 	p := NewProc(t, name, args...)
 	p.Start()
@@ -239,6 +254,9 @@ func (p *Proc) Start() {
 	}
 	cmd.Env = append(cmd.Env, p.Env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if p.MergeOutput {
+		cmd.Stdout = stderr
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		p.t.Fatalf("%s: start: %v", p.name, err)
@@ -488,6 +506,16 @@ func (p *Proc) TaskStarts(m Mark) map[string]int {
 		}
 	}
 	return out
+}
+
+// Tail returns the last n complete lines of the process's stderr log
+// (across incarnations), for an error message.
+func (p *Proc) Tail(n int) string {
+	lines := p.LogLines()
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // dumpLimit bounds how much of each output file a failed test shows.

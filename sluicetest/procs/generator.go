@@ -1,4 +1,4 @@
-package sluicetest
+package procs
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/shared/records"
+
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // Helpers for failure tests driven by the generator source, whose records
@@ -62,7 +64,7 @@ type Seqs struct {
 }
 
 // ParseSeqs decodes generator records.
-func ParseSeqs(recs []Record) Seqs {
+func ParseSeqs(recs []sluicetest.Record) Seqs {
 	s := Seqs{Records: len(recs), Copies: map[int64]map[int64]int{}}
 	for _, r := range recs {
 		var v struct {
@@ -160,14 +162,14 @@ func Sample(xs []int64) string {
 // CommittedSeqs reads the offsets topic itself (read_committed) and returns
 // the last committed seq of every stream of the generator connector; a
 // stream with no committed offset is absent.
-func (c *ProcessCluster) CommittedSeqs(connector string) map[int64]int64 {
+func (c *Cluster) CommittedSeqs(connector string) map[int64]int64 {
 	c.T.Helper()
 	return c.CommittedSeqsIn(c.Prefix+"-offsets", connector)
 }
 
 // CommittedSeqsIn is CommittedSeqs in another offsets topic (a
 // connector's own).
-func (c *ProcessCluster) CommittedSeqsIn(topic, connector string) map[int64]int64 {
+func (c *Cluster) CommittedSeqsIn(topic, connector string) map[int64]int64 {
 	c.T.Helper()
 	out := map[int64]int64{}
 	for _, r := range c.ReadTopic(topic) {
@@ -213,7 +215,7 @@ func intOf(v any) (int64, bool) {
 // RESTSeqs reads the committed seq of every stream through GET
 // …/offsets: the coordinator's view, cheap enough to poll. ok is false when
 // the coordinator did not answer 200.
-func (c *ProcessCluster) RESTSeqs(connector string) (seqs map[int64]int64, ok bool) {
+func (c *Cluster) RESTSeqs(connector string) (seqs map[int64]int64, ok bool) {
 	c.T.Helper()
 	r := c.Do(http.MethodGet, "/connectors/"+connector+"/offsets", nil)
 	if r.Status != http.StatusOK {
@@ -239,7 +241,7 @@ func (c *ProcessCluster) RESTSeqs(connector string) (seqs map[int64]int64, ok bo
 
 // WaitComplete waits up to timeout until every one of streams streams of
 // the generator connector committed seq count-1, polling GET …/offsets.
-func (c *ProcessCluster) WaitComplete(connector string, streams int, count int64, timeout time.Duration) {
+func (c *Cluster) WaitComplete(connector string, streams int, count int64, timeout time.Duration) {
 	c.T.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -260,11 +262,11 @@ func (c *ProcessCluster) WaitComplete(connector string, streams int, count int64
 
 // CommittedRecords sums topic's last stable offsets: the records (and
 // transaction markers) readable read_committed.
-func (c *ProcessCluster) CommittedRecords(topic string) int64 {
+func (c *Cluster) CommittedRecords(topic string) int64 {
 	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(ClientOpts(c.Brokers, c.Prefix+"-test-offsets")...)
+	cl, err := kgo.NewClient(sluicetest.ClientOpts(c.Brokers, c.Prefix+"-test-offsets")...)
 	if err != nil {
 		c.T.Fatal(err)
 	}
@@ -284,9 +286,9 @@ func (c *ProcessCluster) CommittedRecords(topic string) int64 {
 
 // WaitCommittedRecords waits until topic's last stable offsets sum to at
 // least n.
-func (c *ProcessCluster) WaitCommittedRecords(topic string, n int64, timeout time.Duration) {
+func (c *Cluster) WaitCommittedRecords(topic string, n int64, timeout time.Duration) {
 	c.T.Helper()
-	Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		got := c.CommittedRecords(topic)
 		return got >= n, fmt.Sprintf("%s holds %d committed records, want ≥ %d", topic, got, n)
 	})
@@ -294,7 +296,7 @@ func (c *ProcessCluster) WaitCommittedRecords(topic string, n int64, timeout tim
 
 // Placement returns the worker of every task of connector name that is
 // RUNNING, by task number.
-func (c *ProcessCluster) Placement(name string) map[int]string {
+func (c *Cluster) Placement(name string) map[int]string {
 	c.T.Helper()
 	s, ok := c.Status(name)
 	out := map[int]string{}
@@ -311,10 +313,10 @@ func (c *ProcessCluster) Placement(name string) map[int]string {
 
 // WaitMoved waits up to timeout until all tasks tasks of connector name are
 // RUNNING, none on an agent of away, and returns their placement.
-func (c *ProcessCluster) WaitMoved(name string, tasks int, timeout time.Duration, away ...string) map[int]string {
+func (c *Cluster) WaitMoved(name string, tasks int, timeout time.Duration, away ...string) map[int]string {
 	c.T.Helper()
 	var placed map[int]string
-	Eventually(c.T, timeout, func() (bool, string) {
+	sluicetest.Eventually(c.T, timeout, func() (bool, string) {
 		s, ok := c.Status(name)
 		if !ok {
 			return false, "no status"
