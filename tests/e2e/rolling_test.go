@@ -86,7 +86,7 @@ func TestRollingUpgradeEndToEnd(t *testing.T) {
 	// An agent's list of tasks is what it last told the leader: a task
 	// moved off it may still be listed there until its next report.
 	var after map[string]int
-	harness.Eventually(t, 10*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
 		after = agentLoads(agentsByID(c))
 		return spread(after) <= 1 && total(after) == g.Tasks+1, fmt.Sprintf("after one rebalance the loads are %v (planned %v → %v), want %d tasks within one of each other", after, rb.Before, rb.After, g.Tasks+1)
 	})
