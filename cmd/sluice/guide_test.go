@@ -179,7 +179,7 @@ func TestCLIGuideExamples(t *testing.T) {
 	cl := startCluster(t)
 	t.Chdir(cl.WorkDir)
 	t.Setenv("SLUICE_URL", cl.URL)
-	g := &guideRun{t: t, cl: cl, ids: map[string]string{}, last: map[*regexp.Regexp]string{}}
+	g := &guideRun{t: t, cl: cl, ids: map[string]string{}, last: map[*regexp.Regexp]string{}, hosts: map[string]string{}}
 	done := map[string]bool{}
 	for _, e := range examples {
 		if f := guideFixtures[e.section]; f != nil && !done[e.section] {
@@ -198,14 +198,27 @@ type guideRun struct {
 	// last is the newest real id of each kind printed so far.
 	ids  map[string]string
 	last map[*regexp.Regexp]string
+	// hosts maps the guide's other clusters (other:8083) to the URLs of
+	// the test's.
+	hosts map[string]string
 }
 
-// idKinds are the ids that differ between runs: maintenance windows,
-// offsets history entries, rollouts.
+// another starts another cluster, whose agent works in a directory of its
+// own where the orders-* connectors' files are too.
+func (g *guideRun) another() *testCluster {
+	url := os.Getenv("SLUICE_URL")
+	c := startCluster(g.t)
+	g.t.Setenv("SLUICE_URL", url)
+	writeFile(g.t, c.WorkDir, "orders.txt", "o1\no2\no3\n")
+	writeFile(g.t, c.WorkDir, "users.txt", "u1\nu2\n")
+	return c
+}
+
+// idKinds are the ids that differ between runs: of maintenance windows,
+// rollouts and fleet rolls (one kind), and of offsets history entries.
 var idKinds = []*regexp.Regexp{
 	regexp.MustCompile(`\b\d{8}-\d{6}\.\d{3}-[0-9a-f]{8}\b`),
 	regexp.MustCompile(`\b\d{13}-[0-9a-f]{16}\b`),
-	regexp.MustCompile(`\b\d{8}T\d{6}-[0-9a-f]{8}\b`),
 }
 
 // shownError is the CLI's error among the lines the guide shows.
@@ -219,6 +232,9 @@ func (g *guideRun) run(e example) {
 	t := g.t
 	t.Helper()
 	text := g.realIDs(e.text)
+	for doc, real := range g.hosts {
+		text = strings.ReplaceAll(text, doc, real)
+	}
 	args := sluiceArgs(t, docLine{line: e.line, text: text})
 	if args == nil {
 		if out, err := exec.Command("sh", "-c", text).CombinedOutput(); err != nil {
@@ -370,15 +386,43 @@ var guideFixtures = map[string]func(g *guideRun){
 	},
 	// orders-src running again.
 	"move, copy": func(g *guideRun) { mustCLI(g.t, "resume", "orders-src", "--wait") },
+	// rollout.json rolls a patch out in two batches, each healthy after a
+	// second; rollout-2.json waits a minute on its first batch, so that it
+	// is still running when it is paused.
+	"rollout": func(g *guideRun) {
+		writeFile(g.t, g.cl.WorkDir, "rollout.json", `{"match":"orders-*","patch":{"batch.size":"500"},"batches":[1,"rest"],"health":{"running_for":"1s"}}`)
+		writeFile(g.t, g.cl.WorkDir, "rollout-2.json", `{"match":"orders-*","patch":{"batch.size":"250"},"batches":[1,"rest"],"health":{"running_for":"1m"}}`)
+	},
+	// Only orders-src, orders-sink and users-src, as made; and another
+	// cluster, the guide's other:8083, to import into.
+	"offsets export, offsets import": func(g *guideRun) {
+		mustCLI(g.t, "delete", "--match", "*")
+		g.orders(false)
+		g.hosts["other:8083"] = g.another().URL
+	},
+	// Another cluster, the guide's Kafka Connect at connect:8083 (a Sluice
+	// serves Kafka Connect's REST API, as in TestMigrate), running
+	// orders-legacy and users-legacy, file sources of its own files.
+	"migrate": func(g *guideRun) {
+		c := g.another()
+		g.hosts["http://connect:8083"] = c.URL
+		writeFile(g.t, c.WorkDir, "legacy.txt", "l1\nl2\n")
+		for _, n := range []string{"orders-legacy", "users-legacy"} {
+			writeFile(g.t, c.WorkDir, n+".yaml", "name: "+n+"\nconnector.class: FileStreamSource\nfile: "+filepath.Join(c.WorkDir, "legacy.txt")+"\ntopic: "+n+"\n")
+			mustCLI(g.t, "apply", "-f", filepath.Join(c.WorkDir, n+".yaml"), "--wait", "--url", c.URL)
+		}
+	},
 }
 
 // orders makes the connectors the guide's examples after its first
 // session name, as they name them: orders-src (a file source of
 // orders.txt, three lines, into topic orders), orders-sink (a file sink of
 // orders into orders-out.txt) and users-src (users.txt into users), or
-// puts back their configs and resumes them; and waits until they run, the
-// sink wrote every line and the positions are committed.
-func (g *guideRun) orders() {
+// puts back their configs and resumes them; and waits until they run and
+// their positions are committed: at the end of the files and the topic.
+// orders(false) does not wait for the positions, which are no longer the
+// same in every run once the story wrote to the topic again.
+func (g *guideRun) orders(wait ...bool) {
 	t, dir := g.t, g.cl.WorkDir
 	t.Helper()
 	writeFile(t, dir, "orders.txt", "o1\no2\no3\n")
@@ -389,7 +433,9 @@ func (g *guideRun) orders() {
 	writeFile(t, spec, "users-src.yaml", "name: users-src\nconfig:\n  connector.class: FileStreamSource\n  file: users.txt\n  topic: users\n")
 	mustCLI(t, "apply", "-f", spec)
 	mustCLI(t, "resume", "--match", "*", "--wait")
-	waitFile(t, filepath.Join(dir, "orders-out.txt"), "o1\no2\no3\n")
+	if len(wait) > 0 && !wait[0] {
+		return
+	}
 	eventually(t, 30*time.Second, func() (bool, string) {
 		p := positions(t, g.cl.URL, "orders-src") + " " + positions(t, g.cl.URL, "users-src") + " " + positions(t, g.cl.URL, "orders-sink")
 		return p == `{"filename":"orders.txt"}={"position":9} {"filename":"users.txt"}={"position":6} {"kafka_partition":0,"kafka_topic":"orders"}={"kafka_offset":3}`, p
