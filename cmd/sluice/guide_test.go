@@ -2,6 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-io/sluice/agent"
+	"github.com/sluice-io/sluice/api"
 )
 
 // example is one command of a guide's runnable examples, with the output
@@ -93,7 +99,13 @@ type guideSkip struct {
 // the guide is neither run nor named here, so that the list is the whole
 // story of what is not run.
 var guideSkips = []guideSkip{
-	{"sluice offsets history orders-sink --limit 2", "its output shows a day of history (a reset to a time, then its undo) with positions in the thousands: illustrative"},
+	{"sluice migrate --from https://connect:8443", "needs a Kafka Connect behind HTTPS; TestMigratePutsBack runs --from-user and --from-password-file against an in-process one"},
+	{"sluice fleet roll  ", "rolls agent-1 too, the test cluster's own agent, which runs in the cluster's process and cannot be restarted alone; the guide's roll of web-0 and web-1 runs"},
+	{"sluice fleet roll --restart-cmd", "needs kubectl or ssh to the agents' hosts; TestRebalanceAndRoll runs --restart-cmd against in-process agents"},
+	{"sluice agents list", "its output's TASKS and LEASE change with placement and heartbeats, and it shows an agent that is away; TestAgentsCLI checks the table"},
+	{"sluice agents drain web-1 --wait", "its output's progress lines depend on when the moves are seen; TestAgentsCLI checks a drain --wait"},
+	{"sluice rebalance --dry-run", "its output's moves depend on the scheduler's placement; TestRebalanceAndRoll checks the table"},
+	{"sluice connectors --url https://sluice.example.com:8083", "needs a Sluice serving HTTPS with bearer tokens; TestClientCredentials runs --ca and --token-file against one"},
 }
 
 // guideCommands are the `sluice` lines of the guide outside its runnable
@@ -128,7 +140,7 @@ func guideCommands(t *testing.T, path string) []docLine {
 		} else if !sh {
 			continue
 		}
-		if strings.HasPrefix(tl, "sluice ") {
+		if strings.HasPrefix(tl, "sluice ") || tl == "sluice" {
 			out = append(out, docLine{line: i + 1, text: tl})
 		}
 	}
@@ -412,6 +424,18 @@ var guideFixtures = map[string]func(g *guideRun){
 			mustCLI(g.t, "apply", "-f", filepath.Join(c.WorkDir, n+".yaml"), "--wait", "--url", c.URL)
 		}
 	},
+	// connector.json, for the REST-mirroring create.
+	"The REST-mirroring spelling": func(g *guideRun) {
+		writeFile(g.t, g.cl.WorkDir, "connector.json", `{"name":"lines-src","config":{"connector.class":"FileStreamSource","file":"in.txt","topic":"lines"}}`)
+	},
+	// Two more agents, web-0 and web-1, labelled app=web and their host;
+	// SLUICE_ID names web-1, as in its pod; and an operator who restarts
+	// the agent a fleet roll waits for.
+	"Agents and the fleet": func(g *guideRun) {
+		f := g.webAgents()
+		g.t.Setenv("SLUICE_ID", "web-1")
+		g.restartRolled(f)
+	},
 }
 
 // orders makes the connectors the guide's examples after its first
@@ -440,6 +464,87 @@ func (g *guideRun) orders(wait ...bool) {
 		p := positions(t, g.cl.URL, "orders-src") + " " + positions(t, g.cl.URL, "users-src") + " " + positions(t, g.cl.URL, "orders-sink")
 		return p == `{"filename":"orders.txt"}={"position":9} {"filename":"users.txt"}={"position":6} {"kafka_partition":0,"kafka_topic":"orders"}={"kafka_offset":3}`, p
 	})
+}
+
+// webAgents starts agents web-0 and web-1 beside the cluster's agent-1, as
+// startFleet does, and waits until they are registered.
+func (g *guideRun) webAgents() *fleet {
+	t := g.t
+	t.Helper()
+	f := &fleet{testCluster: g.cl, agents: map[string]*agent.Agent{}, labels: map[string]map[string]string{
+		"web-0": {"app": "web", "host": "web-0"}, "web-1": {"app": "web", "host": "web-1"}}}
+	t.Cleanup(func() {
+		for id := range f.labels {
+			_ = f.stopAgent(id)
+		}
+	})
+	for id := range f.labels {
+		f.start(t, id)
+	}
+	eventually(t, 30*time.Second, func() (bool, string) {
+		n := 0
+		for _, a := range agentsJSON(t, g.cl.URL) {
+			if a.Registered {
+				n++
+			}
+		}
+		return n == 3, fmt.Sprintf("%d agents registered", n)
+	})
+	return f
+}
+
+// stopAgent stops agent id if it runs, as SIGTERM does.
+func (f *fleet) stopAgent(id string) error {
+	f.mu.Lock()
+	a := f.agents[id]
+	delete(f.agents, id)
+	f.mu.Unlock()
+	if a == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return a.Stop(ctx)
+}
+
+// restartRolled restarts, until the test ends, each agent of f a fleet roll
+// waits for (step waiting_restart), once per roll: the operator, script or
+// Kubernetes the guide says restarts it.
+func (g *guideRun) restartRolled(f *fleet) {
+	c, err := api.NewClient(api.Config{Address: g.cl.URL})
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	g.t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		restarted := map[string]bool{}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			rolls, err := c.Fleet().AgentRolls(ctx)
+			if err != nil {
+				continue
+			}
+			for _, r := range rolls.Rolls {
+				for _, a := range r.Agents {
+					if key := r.ID + "/" + a.ID; a.Step == api.RollWaitingRestart && !restarted[key] && f.labels[a.ID] != nil {
+						restarted[key] = true
+						if err := errors.Join(f.stopAgent(a.ID), f.run(a.ID)); err != nil {
+							g.t.Errorf("restart agent %s: %v", a.ID, err)
+						}
+					}
+				}
+			}
+		}
+	}()
 }
 
 // trimLines is s without trailing spaces on its lines and blank lines at
