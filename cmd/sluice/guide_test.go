@@ -409,7 +409,7 @@ var guideFixtures = map[string]func(g *guideRun){
 	// cluster, the guide's other:8083, to import into.
 	"offsets export, offsets import": func(g *guideRun) {
 		mustCLI(g.t, "delete", "--match", "*")
-		g.orders(false)
+		g.makeOrders()
 		g.hosts["other:8083"] = g.another().URL
 	},
 	// Another cluster, the guide's Kafka Connect at connect:8083 (a Sluice
@@ -444,9 +444,18 @@ var guideFixtures = map[string]func(g *guideRun){
 // orders into orders-out.txt) and users-src (users.txt into users), or
 // puts back their configs and resumes them; and waits until they run and
 // their positions are committed: at the end of the files and the topic.
-// orders(false) does not wait for the positions, which are no longer the
-// same in every run once the story wrote to the topic again.
-func (g *guideRun) orders(wait ...bool) {
+func (g *guideRun) orders() {
+	g.t.Helper()
+	g.makeOrders()
+	eventually(g.t, 30*time.Second, func() (bool, string) {
+		p := positions(g.t, g.cl.URL, "orders-src") + " " + positions(g.t, g.cl.URL, "users-src") + " " + positions(g.t, g.cl.URL, "orders-sink")
+		return p == `{"filename":"orders.txt"}={"position":9} {"filename":"users.txt"}={"position":6} {"kafka_partition":0,"kafka_topic":"orders"}={"kafka_offset":3}`, p
+	})
+}
+
+// makeOrders is orders without waiting for the positions, which are no
+// longer the same in every run once the story wrote to the topic again.
+func (g *guideRun) makeOrders() {
 	t, dir := g.t, g.cl.WorkDir
 	t.Helper()
 	writeFile(t, dir, "orders.txt", "o1\no2\no3\n")
@@ -457,13 +466,6 @@ func (g *guideRun) orders(wait ...bool) {
 	writeFile(t, spec, "users-src.yaml", "name: users-src\nconfig:\n  connector.class: FileStreamSource\n  file: users.txt\n  topic: users\n")
 	mustCLI(t, "apply", "-f", spec)
 	mustCLI(t, "resume", "--match", "*", "--wait")
-	if len(wait) > 0 && !wait[0] {
-		return
-	}
-	eventually(t, 30*time.Second, func() (bool, string) {
-		p := positions(t, g.cl.URL, "orders-src") + " " + positions(t, g.cl.URL, "users-src") + " " + positions(t, g.cl.URL, "orders-sink")
-		return p == `{"filename":"orders.txt"}={"position":9} {"filename":"users.txt"}={"position":6} {"kafka_partition":0,"kafka_topic":"orders"}={"kafka_offset":3}`, p
-	})
 }
 
 // webAgents starts agents web-0 and web-1 beside the cluster's agent-1, as
