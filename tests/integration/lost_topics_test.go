@@ -90,6 +90,12 @@ func TestLostOffsetsTopicNotRecreated(t *testing.T) {
 	if _, err := c.Admin().CreateTopic(ctx, -1, -1, map[string]*string{"cleanup.policy": kadm.StringPtr("compact")}, offsets); err != nil {
 		t.Fatal(err)
 	}
+	// A broker answers the creation before its metadata shows the topic
+	// (Apache Kafka: a few milliseconds later); an operator starts the
+	// coordinator after that.
+	sluicetest.Eventually(t, 10*time.Second, func() (bool, string) {
+		return topicExists(t, c.Admin(), offsets), "the created offsets topic is not in the broker's metadata yet"
+	})
 	if err := c.TryStartCoordinator(); err != nil {
 		t.Fatalf("the offsets topic is back, yet: %v", err)
 	}
