@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/natsconn"
 	"github.com/sluice-io/sluice/shared/natsperm"
+	"github.com/sluice-io/sluice/sluicetest/internal/defaults"
 )
 
 // KafkaEnv names the environment variable that points the tests at a real
@@ -183,18 +184,7 @@ var unsafe = regexp.MustCompile(`[^a-zA-Z0-9]+`)
 // returns once every agent registered with the coordinator.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
-	if opts.Agents == 0 {
-		opts.Agents = 2
-	}
-	if opts.Lease == 0 {
-		opts.Lease = 3 * time.Second
-	}
-	if opts.ShutdownTimeout == 0 {
-		opts.ShutdownTimeout = 5 * time.Second
-	}
-	if opts.FlushInterval == 0 {
-		opts.FlushInterval = 200 * time.Millisecond
-	}
+	defaults.Fill(&opts.Agents, &opts.Lease, &opts.ShutdownTimeout, &opts.FlushInterval)
 	if opts.LogLevel == nil {
 		opts.LogLevel = LogLevel
 	}

@@ -3,7 +3,6 @@ package sluicetest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -51,20 +50,12 @@ func (c *Cluster) AgentScrape(i int) map[string]*dto.MetricFamily {
 // returns the status code and the JSON body.
 func (c *Cluster) AgentProbe(i int, path string) (int, opsserver.Status) {
 	c.T.Helper()
-	resp, err := opsClient.Get(c.agentListener(i) + path)
-	if err != nil {
-		c.T.Fatalf("agent %d %s: %v", i, path, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.T.Fatalf("agent %d %s: %v", i, path, err)
-	}
+	code, body := c.AgentGet(i, path)
 	var s opsserver.Status
 	if err := json.Unmarshal(body, &s); err != nil {
 		c.T.Fatalf("agent %d %s: %v in %q", i, path, err, body)
 	}
-	return resp.StatusCode, s
+	return code, s
 }
 
 // Series returns the series of family name in mfs whose labels include

@@ -38,8 +38,15 @@ func validTaskID(msg, field string, id TaskID) error {
 	return nil
 }
 
-// validOp checks an offsets operation kind.
-func validOp(msg, op string) error {
+// validOffsetsChange checks what a source's and a sink's offsets change
+// both carry: the term, the connector and the operation kind.
+func validOffsetsChange(msg string, term int64, connector, op string) error {
+	if err := validTerm(msg, term); err != nil {
+		return err
+	}
+	if connector == "" {
+		return badField(msg, "connector", "must not be empty")
+	}
 	if op != OffsetsOpAlter && op != OffsetsOpReset {
 		return badField(msg, "op", `must be "alter" or "reset"`)
 	}
@@ -87,13 +94,7 @@ func (r *RevokeRequest) Validate() error {
 // the transactional id and the topic it writes under.
 func (r *SourceOffsetsRequest) Validate() error {
 	const msg = "source offsets request"
-	if err := validTerm(msg, r.Term); err != nil {
-		return err
-	}
-	if r.Connector == "" {
-		return badField(msg, "connector", "must not be empty")
-	}
-	if err := validOp(msg, r.Op); err != nil {
+	if err := validOffsetsChange(msg, r.Term, r.Connector, r.Op); err != nil {
 		return err
 	}
 	if len(r.Writes) > 0 && r.TxnID == "" {
@@ -109,13 +110,7 @@ func (r *SourceOffsetsRequest) Validate() error {
 // for an alter, every partition's topic.
 func (r *SinkOffsetsRequest) Validate() error {
 	const msg = "sink offsets request"
-	if err := validTerm(msg, r.Term); err != nil {
-		return err
-	}
-	if r.Connector == "" {
-		return badField(msg, "connector", "must not be empty")
-	}
-	if err := validOp(msg, r.Op); err != nil {
+	if err := validOffsetsChange(msg, r.Term, r.Connector, r.Op); err != nil {
 		return err
 	}
 	if r.Group == "" {

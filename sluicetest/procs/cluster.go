@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-io/sluice/shared/natsperm"
 
 	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/internal/defaults"
 )
 
 // Options shape a cluster of sluice processes.
@@ -129,18 +130,7 @@ func UniquePrefix(t testing.TB) string {
 // and every agent registered with it). Everything stops at test cleanup.
 func Start(t testing.TB, opts Options) *Cluster {
 	t.Helper()
-	if opts.Agents == 0 {
-		opts.Agents = 2
-	}
-	if opts.Lease == 0 {
-		opts.Lease = 3 * time.Second
-	}
-	if opts.ShutdownTimeout == 0 {
-		opts.ShutdownTimeout = 5 * time.Second
-	}
-	if opts.FlushInterval == 0 {
-		opts.FlushInterval = 200 * time.Millisecond
-	}
+	defaults.Fill(&opts.Agents, &opts.Lease, &opts.ShutdownTimeout, &opts.FlushInterval)
 	if opts.Coordinators == 0 {
 		opts.Coordinators = 1
 	}

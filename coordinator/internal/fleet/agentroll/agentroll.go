@@ -32,6 +32,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/lifecycle"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -95,8 +96,9 @@ type Config struct {
 //
 // Lock order: Controller.mu, then the store's fleet write lock.
 type Controller struct {
-	cfg Config
-	mu  sync.Mutex
+	cfg  Config
+	mu   sync.Mutex
+	kind lifecycle.Kind[store.AgentRoll] // Pause, Resume, Abort
 }
 
 // New makes a controller.
@@ -107,7 +109,22 @@ func New(cfg Config) *Controller {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Controller{cfg: cfg}
+	c := &Controller{cfg: cfg}
+	c.kind = lifecycle.Kind[store.AgentRoll]{
+		Noun:        "Roll",
+		Mu:          &c.mu,
+		Get:         func(id string) (store.AgentRoll, bool) { return c.cfg.Fleet.AgentRoll(id) },
+		State:       func(r store.AgentRoll) string { return r.State },
+		Running:     store.AgentRollRunning,
+		Paused:      store.AgentRollPaused,
+		Clock:       cfg.Clock,
+		Apply:       func(ctx context.Context, cmds ...store.Command) error { return c.cfg.Store.Apply(ctx, cmds...) },
+		WriteFailed: cfg.WriteFailed,
+		PauseCmd:    func(id string, at time.Time) store.Command { return store.PauseAgentRoll{ID: id, At: at} },
+		ResumeCmd:   func(id string, at time.Time) store.Command { return store.ResumeAgentRoll{ID: id, At: at} },
+		AbortCmd:    func(id string, at time.Time) store.Command { return store.AbortAgentRoll{ID: id, At: at} },
+	}
+	return c
 }
 
 // CheckSpec checks a roll's batch size and timeout and fills in their
@@ -176,76 +193,30 @@ func (c *Controller) Create(ctx context.Context, spec store.AgentRollSpec, agent
 }
 
 // NotFound is the 404 of an unknown roll.
-func NotFound(id string) error { return api.Errorf(api.CodeNotFound, "Roll %s not found", id) }
+func NotFound(id string) error { return lifecycle.NotFound("Roll", id) }
 
 // Pause stops a running roll before its next step; drains under way go
 // on, and the agents stay as they are.
 func (c *Controller) Pause(ctx context.Context, id string) (store.AgentRoll, error) {
-	return c.change(ctx, id, func(r store.AgentRoll, now time.Time) (store.Command, error) {
-		if r.State != store.AgentRollRunning {
-			return nil, api.Errorf(api.CodeConflict, "Roll %s is %s: only a running roll can be paused", id, r.State)
-		}
-		return store.PauseAgentRoll{ID: id, At: now}, nil
-	})
+	return c.kind.Pause(ctx, id)
 }
 
 // Resume goes on with a paused roll where it stopped; the agents that
 // wait (drain, restart) wait a full timeout again.
 func (c *Controller) Resume(ctx context.Context, id string) (store.AgentRoll, error) {
-	return c.change(ctx, id, func(r store.AgentRoll, now time.Time) (store.Command, error) {
-		if r.State != store.AgentRollPaused {
-			return nil, api.Errorf(api.CodeConflict, "Roll %s is %s: only a paused roll can be resumed", id, r.State)
-		}
-		return store.ResumeAgentRoll{ID: id, At: now}, nil
-	})
+	return c.kind.Resume(ctx, id)
 }
 
 // Abort stops a roll at once and for good: its agents stay as they are,
 // a draining or cordoned one too (uncordon it by hand).
 func (c *Controller) Abort(ctx context.Context, id string) (store.AgentRoll, error) {
-	return c.change(ctx, id, func(r store.AgentRoll, now time.Time) (store.Command, error) {
-		if r.Final() {
-			return nil, api.Errorf(api.CodeConflict, "Roll %s is %s already", id, r.State)
-		}
-		return store.AbortAgentRoll{ID: id, At: now}, nil
-	})
-}
-
-// change decides a REST change of roll id under c.mu and writes it.
-func (c *Controller) change(ctx context.Context, id string, decide func(store.AgentRoll, time.Time) (store.Command, error)) (store.AgentRoll, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.cfg.Fleet.AgentRoll(id)
-	if !ok {
-		return store.AgentRoll{}, NotFound(id)
-	}
-	cmd, err := decide(r, c.cfg.Clock())
-	if err != nil {
-		return store.AgentRoll{}, err
-	}
-	if err := c.cfg.Store.Apply(ctx, cmd); err != nil {
-		return store.AgentRoll{}, c.cfg.WriteFailed(err, "Failed to record roll %s", id)
-	}
-	if r, ok = c.cfg.Fleet.AgentRoll(id); !ok {
-		return store.AgentRoll{}, NotFound(id)
-	}
-	return r, nil
+	return c.kind.Abort(ctx, id)
 }
 
 // Run drives every roll in progress until ctx ends: on each change of the
 // fleet topic, and every Tick (a restart shows in the registry).
 func (c *Controller) Run(ctx context.Context) {
-	t := time.NewTicker(c.cfg.Tick)
-	defer t.Stop()
-	for ctx.Err() == nil {
-		changed := c.cfg.Fleet.Changed()
-		c.Pass(ctx)
-		select {
-		case <-ctx.Done():
-		case <-changed:
-		case <-t.C:
-		}
-	}
+	lifecycle.Run(ctx, c.cfg.Tick, c.cfg.Fleet.Changed, c.Pass)
 }
 
 // Pass takes the steps every running roll can take now, then prunes the
@@ -258,14 +229,8 @@ func (c *Controller) Pass(ctx context.Context) {
 			final = append(final, store.DeleteAgentRoll{ID: r.ID})
 			continue
 		}
-		for range maxStepsAPass {
-			took, err := c.Step(ctx, r.ID)
-			if err != nil && ctx.Err() == nil {
-				c.cfg.Logger.Warn("agent roll step failed; retrying", "roll", r.ID, "err", err)
-			}
-			if !took || err != nil {
-				break
-			}
+		if err := lifecycle.Steps(ctx, maxStepsAPass, func() (bool, error) { return c.Step(ctx, r.ID) }); err != nil {
+			c.cfg.Logger.Warn("agent roll step failed; retrying", "roll", r.ID, "err", err)
 		}
 	}
 	if len(final) > keptRolls {

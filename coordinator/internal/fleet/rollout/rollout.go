@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/lifecycle"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -103,8 +104,9 @@ type Config struct {
 // store's fleet write lock. Nothing that holds a connector's lock takes
 // Controller.mu.
 type Controller struct {
-	cfg Config
-	mu  sync.Mutex
+	cfg  Config
+	mu   sync.Mutex
+	kind lifecycle.Kind[store.Rollout] // Pause, Resume, Abort
 }
 
 // New makes a controller.
@@ -115,7 +117,22 @@ func New(cfg Config) *Controller {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Controller{cfg: cfg}
+	c := &Controller{cfg: cfg}
+	c.kind = lifecycle.Kind[store.Rollout]{
+		Noun:        "Rollout",
+		Mu:          &c.mu,
+		Get:         func(id string) (store.Rollout, bool) { return c.cfg.Rollouts.Rollout(id) },
+		State:       func(r store.Rollout) string { return r.State },
+		Running:     store.RolloutRunning,
+		Paused:      store.RolloutPaused,
+		Clock:       cfg.Clock,
+		Apply:       func(ctx context.Context, cmds ...store.Command) error { return c.cfg.Store.Apply(ctx, cmds...) },
+		WriteFailed: cfg.WriteFailed,
+		PauseCmd:    func(id string, at time.Time) store.Command { return store.PauseRollout{ID: id, At: at} },
+		ResumeCmd:   func(id string, at time.Time) store.Command { return store.ResumeRollout{ID: id, At: at} },
+		AbortCmd:    func(id string, at time.Time) store.Command { return store.AbortRollout{ID: id, At: at} },
+	}
+	return c
 }
 
 // CheckSpec checks what a rollout asks for beyond its connectors, and
@@ -281,62 +298,25 @@ func (c *Controller) checkOverlap(names []string) error {
 }
 
 // NotFound is the 404 of an unknown rollout.
-func NotFound(id string) error { return api.Errorf(api.CodeNotFound, "Rollout %s not found", id) }
+func NotFound(id string) error { return lifecycle.NotFound("Rollout", id) }
 
 // Pause stops a running rollout before its next step (a connector being
 // written is written).
 func (c *Controller) Pause(ctx context.Context, id string) (store.Rollout, error) {
-	return c.change(ctx, id, func(r store.Rollout, now time.Time) (store.Command, error) {
-		if r.State != store.RolloutRunning {
-			return nil, api.Errorf(api.CodeConflict, "Rollout %s is %s: only a running rollout can be paused", id, r.State)
-		}
-		return store.PauseRollout{ID: id, At: now}, nil
-	})
+	return c.kind.Pause(ctx, id)
 }
 
 // Resume goes on with a paused rollout where it stopped; a batch that had
 // failed its health gate is verified again, from the start of its
 // running_for.
 func (c *Controller) Resume(ctx context.Context, id string) (store.Rollout, error) {
-	return c.change(ctx, id, func(r store.Rollout, now time.Time) (store.Command, error) {
-		if r.State != store.RolloutPaused {
-			return nil, api.Errorf(api.CodeConflict, "Rollout %s is %s: only a paused rollout can be resumed", id, r.State)
-		}
-		return store.ResumeRollout{ID: id, At: now}, nil
-	})
+	return c.kind.Resume(ctx, id)
 }
 
 // Abort stops a rollout at once and for good; what it applied stays
 // applied.
 func (c *Controller) Abort(ctx context.Context, id string) (store.Rollout, error) {
-	return c.change(ctx, id, func(r store.Rollout, now time.Time) (store.Command, error) {
-		if r.Final() {
-			return nil, api.Errorf(api.CodeConflict, "Rollout %s is %s already", id, r.State)
-		}
-		return store.AbortRollout{ID: id, At: now}, nil
-	})
-}
-
-// change decides a REST change of rollout id under c.mu and writes it;
-// decide's error is returned as it is, nothing written.
-func (c *Controller) change(ctx context.Context, id string, decide func(store.Rollout, time.Time) (store.Command, error)) (store.Rollout, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.cfg.Rollouts.Rollout(id)
-	if !ok {
-		return store.Rollout{}, NotFound(id)
-	}
-	cmd, err := decide(r, c.cfg.Clock())
-	if err != nil {
-		return store.Rollout{}, err
-	}
-	if err := c.cfg.Store.Apply(ctx, cmd); err != nil {
-		return store.Rollout{}, c.cfg.WriteFailed(err, "Failed to record rollout %s", id)
-	}
-	if r, ok = c.cfg.Rollouts.Rollout(id); !ok {
-		return store.Rollout{}, NotFound(id)
-	}
-	return r, nil
+	return c.kind.Abort(ctx, id)
 }
 
 // describeConnector names a rollout connector in an error.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/lifecycle"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -39,17 +40,7 @@ const maxStepsAPass = 100
 // Run drives every rollout in progress until ctx ends: on each change of
 // the fleet topic, and every Tick for the health gate.
 func (c *Controller) Run(ctx context.Context) {
-	t := time.NewTicker(c.cfg.Tick)
-	defer t.Stop()
-	for ctx.Err() == nil {
-		changed := c.cfg.Rollouts.Changed()
-		c.Pass(ctx)
-		select {
-		case <-ctx.Done():
-		case <-changed:
-		case <-t.C:
-		}
-	}
+	lifecycle.Run(ctx, c.cfg.Tick, c.cfg.Rollouts.Changed, c.Pass)
 }
 
 // Pass takes the steps every rollout in progress can take now, then
@@ -62,14 +53,8 @@ func (c *Controller) Pass(ctx context.Context) {
 		if r.Finished() {
 			continue
 		}
-		for range maxStepsAPass {
-			took, err := c.Step(ctx, r.ID)
-			if err != nil && ctx.Err() == nil {
-				c.cfg.Logger.Warn("rollout step failed; retrying", "rollout", r.ID, "err", err)
-			}
-			if !took || err != nil {
-				break
-			}
+		if err := lifecycle.Steps(ctx, maxStepsAPass, func() (bool, error) { return c.Step(ctx, r.ID) }); err != nil {
+			c.cfg.Logger.Warn("rollout step failed; retrying", "rollout", r.ID, "err", err)
 		}
 	}
 	c.prune(ctx, rollouts)
