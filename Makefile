@@ -105,7 +105,7 @@ test-unit:
 # (t.Parallel), each cluster on NATS, a broker and names of its own.
 # Three of its packages run long, side by side (TESTS_P at a time): e2e and
 # integration, which wait, and deploy, whose Dockerfile test compiles the
-# image's static binary while they wait.
+# image's static binary while they wait (this -p, after TEST_FLAGS', wins).
 TESTS_PARALLEL ?= 4
 TESTS_P ?= 3
 test-integration:
