@@ -33,7 +33,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
+.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-compile test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
 .PHONY: check check-fmt check-tidy check-vet check-staticcheck check-errcheck check-sluicelint
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
@@ -71,10 +71,20 @@ test-plugins: javahost plugins
 		cd tests && SLUICE_TEST_PLUGINS=$(CURDIR)/.cache/plugins SLUICE_CONNECT_HOST_DIR=$(CURDIR)/connect/javahost/target \
 		SLUICE_TEST_POSTGRES=$(POSTGRES) $(GO) test $(TEST_FLAGS) ./plugins/
 
-## test: every test — unit, integration and end-to-end — on the embedded broker; the root
-## module's tests and the tests module's run side by side (docs/testing.md: where the time goes)
-test:
+## test: every test — unit, integration and end-to-end — on the embedded broker; every package
+## compiled once (test-compile), then the root module's tests and the tests module's run side by
+## side (docs/testing.md: where the time goes)
+test: test-compile
 	@$(MAKE) --no-print-directory -j2 -Oline test-unit test-integration
+
+# test-compile compiles every package of the three modules (not their
+# tests) in one go command, as go test compiles them (the same build cache
+# entries), without linking or running anything. Side by side on an empty
+# cache, the two go test commands below would each compile the whole graph
+# they share; after this, each compiles only its own tests. A package that
+# does not compile is left to go test to report (-e).
+test-compile:
+	$(GO) list -e -export -f '' ./... ./api/... ./tests/... >/dev/null
 
 # The first line runs the root module's tests and the api module's (the
 # REST types and the Go client: a module of its own, which ./... does not
@@ -82,17 +92,24 @@ test:
 # -tags sluicetest build has (the end-to-end tests build the binary so;
 # cmd/sluice/internal/cmd/server/seam_on*.go): they are named TestTagged…;
 # every other test under cmd/sluice is the same code in either build and
-# runs once, in the first line.
+# runs once, in the first line. The second line tests only the packages that
+# have a TestTagged… test (TAGGED_PACKAGES): each other package would be
+# linked again for no test.
+TAGGED_PACKAGES = $(patsubst %/,./%,$(sort $(dir $(shell grep -rl --include='*_test.go' '^func TestTagged' cmd/sluice))))
 test-unit:
 	$(GO) test $(TEST_FLAGS) ./... ./api/...
-	$(GO) test $(TEST_FLAGS) -tags sluicetest -run '^TestTagged' ./cmd/sluice/...
+	$(if $(TAGGED_PACKAGES),$(GO) test $(TEST_FLAGS) -tags sluicetest -run '^TestTagged' $(TAGGED_PACKAGES))
 
 # The tests module's suites wait far more than they compute (leases,
 # restarts, rate-limited sources): their tests run TESTS_PARALLEL at a time
 # (t.Parallel), each cluster on NATS, a broker and names of its own.
+# Three of its packages run long, side by side (TESTS_P at a time): e2e and
+# integration, which wait, and deploy, whose Dockerfile test compiles the
+# image's static binary while they wait (this -p, after TEST_FLAGS', wins).
 TESTS_PARALLEL ?= 4
+TESTS_P ?= 3
 test-integration:
-	cd tests && $(GO) test $(TEST_FLAGS) -parallel $(TESTS_PARALLEL) ./...
+	cd tests && $(GO) test $(TEST_FLAGS) -p $(TESTS_P) -parallel $(TESTS_PARALLEL) ./...
 
 ## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven;
 ## its addresses and run dir are the variables KAFKA, KAFKA_CONTROLLER, KAFKA_SASL_SSL, KAFKA_MTLS, KAFKA_RUN_DIR
