@@ -15,8 +15,9 @@ import (
 )
 
 // A sink task is a static member of its connector's consumer group
-// (KIP-345): its group.instance.id is derived from the connector and the
-// task (records.SinkInstanceID), the same on whichever agent runs it.
+// (KIP-345): its group.instance.id is derived from the cluster's group id,
+// the connector and the task (records.SinkInstanceID), the same on
+// whichever agent of the cluster runs it and unlike any other cluster's.
 //
 //   - An agent that crashed leaves its members in the group, and with
 //     dynamic membership their partitions would wait out the session
@@ -55,7 +56,7 @@ func (r *sinkRunner) membershipOpts(group string) []kgo.Opt {
 	if r.t.cfg.SinkDynamicMembership {
 		return nil
 	}
-	r.member = &staticMember{group: group, instance: records.SinkInstanceID(r.t.id.Connector, r.t.id.Task)}
+	r.member = &staticMember{group: group, instance: records.SinkInstanceID(r.t.cfg.GroupID, r.t.id.Connector, r.t.id.Task)}
 	return []kgo.Opt{kgo.InstanceID(r.member.instance), kgo.WithHooks(fenceHook{r})}
 }
 
