@@ -1,0 +1,235 @@
+package thirdparty
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/sluicetest"
+)
+
+// The success messages of an offsets change (spec §5.6): a connector that
+// alters its own offsets gets the first, any other the second.
+var (
+	altered = []string{"The offsets for this connector have been altered successfully",
+		"The Connect framework-managed offsets for this connector have been altered successfully. However, if this connector manages offsets externally, they will need to be manually altered in the system that the connector uses."}
+	reset = []string{"The offsets for this connector have been reset successfully",
+		"The Connect framework-managed offsets for this connector have been reset successfully. However, if this connector manages offsets externally, they will need to be manually reset in the system that the connector uses."}
+)
+
+// kcctlPluginTypes are kcctl's PluginType names: `get plugins -t` maps
+// every plugin's type to one (valueOf, which throws on any other).
+var kcctlPluginTypes = []string{"source", "sink", "transformation", "converter", "header_converter", "predicate"}
+
+// TestKcctlVersionGates: kcctl reads GET /'s version before each of the
+// commands below and refuses them below a Kafka Connect version — restart
+// -t all|failed below 3.0, describe plugin and get plugins -t of other
+// types below 3.2, stop and get offsets below 3.5, patch and delete
+// offsets below 3.6. Sluice's version passes every gate, and each command's
+// requests, made as kcctl makes them, get the answers kcctl reads.
+func TestKcctlVersionGates(t *testing.T) {
+	t.Parallel()
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
+
+	t.Run("info", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		info := k.getWorkerInfo()
+		v, err := parseKcctlVersion(info.Version)
+		if err != nil {
+			t.Fatalf("kcctl cannot parse GET /'s version: %v", err)
+		}
+		if want := strings.Join(strings.Split(api.KafkaConnectVersion, ".")[:2], "."); v.String() != want || !v.atLeast(3, 6) {
+			t.Errorf("kcctl reads version %s from %q, want %s (the Kafka Connect level Sluice implements)", v, info.Version, want)
+		}
+		if info.KafkaClusterID == "" {
+			t.Errorf("GET / has no kafka_cluster_id: %+v", info)
+		}
+	})
+
+	source, sink := "orders-gen", "orders-sink"
+	topic := c.Name("orders")
+	c.Produce(topic, "a", "b", "c", "d")
+	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": source, "config": map[string]string{
+		"connector.class": "GeneratorSource", "topic": c.Name("gen"), "tasks.max": "2", "streams": "2", "rate": "50"}})
+	c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": sink, "config": map[string]string{
+		"connector.class": "FileStreamSink", "topics": topic, "file": "out.txt"}})
+	c.WaitState(source, "RUNNING", 2, "RUNNING")
+	c.WaitState(sink, "RUNNING", 1, "RUNNING")
+
+	t.Run("get plugins -t transformation,converter", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Listing plugins other than source and sink", 3, 2)
+		plugins := k.getConnectorPlugins(false)
+		seen := map[string]int{}
+		for _, p := range plugins {
+			if p.Class == "" || !slices.Contains(kcctlPluginTypes, p.Type) {
+				t.Errorf("plugin %+v: kcctl needs a class and one of the types %q", p, kcctlPluginTypes)
+			}
+			seen[p.Type]++
+		}
+		if seen["transformation"] == 0 || seen["converter"] == 0 || seen["source"] == 0 || seen["sink"] == 0 {
+			t.Errorf("plugins by type: %v, want sources, sinks, transformations and converters", seen)
+		}
+	})
+
+	for _, name := range []string{"FileStreamSink", "org.apache.kafka.connect.file.FileStreamSinkConnector"} {
+		t.Run("describe plugin "+name, func(t *testing.T) {
+			k := kcctl{t: t, base: c.URL}
+			k.gate("This command", 3, 2)
+			var file *kcctlConfigKeyInfo
+			keys := k.getConnectorPluginConfig(name)
+			for i := range keys {
+				if keys[i].Name == "" || keys[i].Type == "" {
+					t.Errorf("config key %+v: kcctl prints its name and type", keys[i])
+				}
+				if keys[i].Name == "file" {
+					file = &keys[i]
+				}
+			}
+			if file == nil || file.Documentation == "" {
+				t.Fatalf("describe plugin %s: no documented \"file\" key in %+v", name, keys)
+			}
+		})
+	}
+
+	t.Run("restart connector", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.restartConnector(source)
+		c.WaitState(source, "RUNNING", 2, "RUNNING")
+	})
+
+	t.Run("restart connector -t all", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Restarting tasks en masse", 3, 0)
+		st := k.restartConnectorAndTasks(source, true, false)
+		if n := restarting(st); st.Name != source || n != 2 {
+			t.Errorf("kcctl says \"Restarted connector %s and %d task(s)\", want 2 tasks restarting: %+v", st.Name, n, st)
+		}
+		c.WaitState(source, "RUNNING", 2, "RUNNING")
+	})
+
+	t.Run("restart connector -e -t failed", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Restarting tasks en masse", 3, 0)
+		// -e: the names are patterns, matched against GET /connectors/.
+		if names := k.getConnectors(); !slices.Contains(names, source) || !slices.Contains(names, sink) {
+			t.Fatalf("GET /connectors/ = %q, want %s and %s", names, source, sink)
+		}
+		// No task failed: nothing restarts.
+		st := k.restartConnectorAndTasks(source, true, true)
+		if n := restarting(st); st.Name != source || n != 0 || len(st.Tasks) != 2 {
+			t.Errorf("restart of only failed tasks with none failed: %d restarting in %+v, want 0 of 2", n, st)
+		}
+	})
+
+	t.Run("get offsets", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Reading connector offsets", 3, 5)
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+			got := k.getConnectorOffsets(source)
+			return len(got.Offsets) == 2, fmt.Sprintf("offsets of %s: %+v, want one per stream", source, got)
+		})
+	})
+
+	t.Run("stop connector", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Stopping connectors", 3, 5)
+		k.stopConnector(source)
+		k.stopConnector(sink)
+		c.WaitState(source, "STOPPED", 0, "")
+		c.WaitState(sink, "STOPPED", 0, "")
+	})
+
+	t.Run("patch offsets --source-partition --source-offset", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Patching connector offsets", 3, 6)
+		// kcctl's get offsets output is meant to be pasted into patch.
+		first := k.getConnectorOffsets(source).Offsets[0]
+		change := kcctlOffset{Partition: first.Partition, Offset: map[string]any{"seq": 5}}
+		if got := k.patchConnectorOffsets(source, kcctlOffsets{Offsets: []kcctlOffset{change}}); !slices.Contains(altered, got.Message) {
+			t.Fatalf("patch offsets: %q, want one of %q", got.Message, altered)
+		}
+		if got := offsetOf(k.getConnectorOffsets(source), first.Partition); got != fmt.Sprint(change.Offset) {
+			t.Errorf("offset of %v after the patch: %s, want %v", first.Partition, got, change.Offset)
+		}
+	})
+
+	t.Run("patch offsets --kafka-topic --kafka-partition --kafka-offset", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Patching connector offsets", 3, 6)
+		partition := map[string]any{"kafka_topic": topic, "kafka_partition": 0}
+		change := kcctlOffset{Partition: partition, Offset: map[string]any{"kafka_offset": 3}}
+		if got := k.patchConnectorOffsets(sink, kcctlOffsets{Offsets: []kcctlOffset{change}}); !slices.Contains(altered, got.Message) {
+			t.Fatalf("patch offsets: %q, want one of %q", got.Message, altered)
+		}
+		if got := offsetOf(k.getConnectorOffsets(sink), partition); got != fmt.Sprint(change.Offset) {
+			t.Errorf("offset of %v after the patch: %s, want %v", partition, got, change.Offset)
+		}
+	})
+
+	t.Run("delete offsets", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("Deleting connector offsets", 3, 6)
+		for _, name := range []string{source, sink} {
+			if got := k.deleteConnectorOffsets(name); !slices.Contains(reset, got.Message) {
+				t.Fatalf("delete offsets %s: %q, want one of %q", name, got.Message, reset)
+			}
+			if got := k.getConnectorOffsets(name); len(got.Offsets) != 0 {
+				t.Errorf("offsets of %s after delete offsets: %+v, want none", name, got)
+			}
+		}
+	})
+}
+
+// TestKcctlVersionParse: the test's copy of kcctl's version check takes
+// Kafka's forms and refuses what kcctl refuses — Sluice's own version
+// failed every gate, a suffix on the minor part throws.
+func TestKcctlVersionParse(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		parses  bool
+		gate36  bool // passes the newest gate (patch and delete offsets)
+	}{
+		{api.KafkaConnectVersion, true, true},
+		{"4.4.0", true, true},
+		{"3.9.0-SNAPSHOT", true, true},
+		{"7.5.0-ccs", true, true},
+		{"3.5.1", true, false},
+		{"2.8.1", true, false},
+		{"0.1.0", true, false},
+		{"4.4-sluice", false, false},
+		{"4", false, false},
+		{"v4.4.0", false, false},
+	} {
+		v, err := parseKcctlVersion(tc.version)
+		if (err == nil) != tc.parses || (err == nil && v.atLeast(3, 6) != tc.gate36) {
+			t.Errorf("kcctl's check of %q: %v, %v; want parses=%v, at least 3.6=%v", tc.version, v, err, tc.parses, tc.gate36)
+		}
+	}
+}
+
+// restarting counts the tasks an answer shows RESTARTING, as kcctl does
+// for its "Restarted connector <name> and <n> task(s)".
+func restarting(st kcctlStatus) int {
+	n := 0
+	for _, task := range st.Tasks {
+		if task.State == "RESTARTING" {
+			n++
+		}
+	}
+	return n
+}
+
+// offsetOf is the offset listed for partition, as text ("" if none).
+func offsetOf(list kcctlOffsets, partition map[string]any) string {
+	for _, o := range list.Offsets {
+		if fmt.Sprint(o.Partition) == fmt.Sprint(partition) {
+			return fmt.Sprint(o.Offset)
+		}
+	}
+	return ""
+}
