@@ -54,6 +54,33 @@ type (
 	}
 )
 
+// kcctlTaskInfo is kcctl's TaskInfo, kcctlInfo its ConnectorInfo,
+// kcctlTaskConfig its TaskConfig, kcctlExpand its ConnectorExpandInfo and
+// kcctlTopics its TopicsInfo.
+type (
+	kcctlTaskInfo struct {
+		Connector string `json:"connector"`
+		Task      *int   `json:"task"`
+	}
+	kcctlConnectorInfo struct {
+		Name   string            `json:"name"`
+		Config map[string]string `json:"config"`
+		Tasks  []kcctlTaskInfo   `json:"tasks"`
+		Type   string            `json:"type"`
+	}
+	kcctlTaskConfig struct {
+		ID     kcctlTaskInfo     `json:"id"`
+		Config map[string]string `json:"config"`
+	}
+	kcctlExpand struct {
+		Status *kcctlStatus        `json:"status"`
+		Info   *kcctlConnectorInfo `json:"info"`
+	}
+	kcctlTopics struct {
+		Topics []string `json:"topics"`
+	}
+)
+
 // kcctlPlugin is kcctl's ConnectorPlugin.
 type kcctlPlugin struct {
 	Class   string `json:"class"`
@@ -159,6 +186,45 @@ func (k kcctl) getConnectors() (out []string) {
 	return out
 }
 
+func (k kcctl) getConnectorExpandInfo(expands ...string) (out map[string]kcctlExpand) {
+	k.call(http.MethodGet, "/connectors", url.Values{"expand": expands}, nil, &out)
+	return out
+}
+
+func (k kcctl) getConnector(name string) (out kcctlConnectorInfo) {
+	k.call(http.MethodGet, "/connectors/"+url.PathEscape(name), nil, nil, &out)
+	return out
+}
+
+func (k kcctl) getConnectorConfig(name string) (out map[string]string) {
+	k.call(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/config", nil, nil, &out)
+	return out
+}
+
+func (k kcctl) getConnectorTasks(name string) (out []kcctlTaskConfig) {
+	k.call(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/tasks", nil, nil, &out)
+	return out
+}
+
+func (k kcctl) getConnectorTopics(name string) (out map[string]kcctlTopics) {
+	k.call(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/topics", nil, nil, &out)
+	return out
+}
+
+// updateLogLevel is patch loglevel without --scope: the classes changed.
+func (k kcctl) updateLogLevel(logger, level string) (out []string) {
+	k.call(http.MethodPut, "/admin/loggers/"+url.PathEscape(logger), nil, map[string]string{"level": level}, &out)
+	return out
+}
+
+// updateLogLevelWithScope is patch loglevel --scope: kcctl reads the
+// answer as text (a JSON list for the worker scope, nothing for cluster).
+func (k kcctl) updateLogLevelWithScope(logger, scope, level string) string {
+	var out json.RawMessage
+	k.call(http.MethodPut, "/admin/loggers/"+url.PathEscape(logger), url.Values{"scope": {scope}}, map[string]string{"level": level}, &out)
+	return string(out)
+}
+
 func (k kcctl) getConnectorPlugins(connectorsOnly bool) (out []kcctlPlugin) {
 	k.call(http.MethodGet, "/connector-plugins", url.Values{"connectorsOnly": {strconv.FormatBool(connectorsOnly)}}, nil, &out)
 	return out
@@ -247,6 +313,10 @@ func (k kcctl) call(method, path string, query url.Values, body, out any) {
 		k.t.Fatalf("%s %s: %d %s (kcctl throws)", method, u, resp.StatusCode, data)
 	}
 	if out == nil {
+		return
+	}
+	if raw, ok := out.(*json.RawMessage); ok {
+		*raw = data // text, read by the command itself
 		return
 	}
 	if err := json.Unmarshal(data, out); err != nil {

@@ -1,6 +1,7 @@
 package thirdparty
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -26,10 +27,11 @@ var (
 var kcctlPluginTypes = []string{"source", "sink", "transformation", "converter", "header_converter", "predicate"}
 
 // TestKcctlVersionGates: kcctl reads GET /'s version before each of the
-// commands below and refuses them below a Kafka Connect version — restart
-// -t all|failed below 3.0, describe plugin and get plugins -t of other
-// types below 3.2, stop and get offsets below 3.5, patch and delete
-// offsets below 3.6. Sluice's version passes every gate, and each command's
+// commands below and refuses them (or does less) below a Kafka Connect
+// version — get connectors' expand below 2.3, describe's topics below 2.5,
+// restart -t all|failed below 3.0, describe plugin and get plugins -t of
+// other types below 3.2, stop and get offsets below 3.5, patch and delete
+// offsets below 3.6, patch loglevel --scope cluster below 3.7. Sluice's version passes every gate, and each command's
 // requests, made as kcctl makes them, get the answers kcctl reads.
 func TestKcctlVersionGates(t *testing.T) {
 	t.Parallel()
@@ -59,6 +61,59 @@ func TestKcctlVersionGates(t *testing.T) {
 		"connector.class": "FileStreamSink", "topics": topic, "file": "out.txt"}})
 	c.WaitState(source, "RUNNING", 2, "RUNNING")
 	c.WaitState(sink, "RUNNING", 1, "RUNNING")
+
+	t.Run("get connectors", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("The expand API", 2, 3) // below it kcctl asks each status alone
+		got := k.getConnectorExpandInfo("status")
+		for _, name := range []string{source, sink} {
+			// kcctl sorts by type, then name, and prints the state and tasks.
+			st := got[name].Status
+			if st == nil || st.Name != name || (st.Type != "source" && st.Type != "sink") || st.Connector.State != "RUNNING" {
+				t.Errorf("expand=status: %s is %+v in %+v", name, st, got)
+			}
+		}
+	})
+
+	t.Run("describe connector --tasks-config", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		k.gate("The topics API", 2, 5) // below it kcctl shows no topics
+		info, st, cfg := k.getConnector(sink), k.getConnectorStatus(sink), k.getConnectorConfig(sink)
+		if info.Name != sink || st.Type != "sink" || st.Connector.WorkerID == "" || cfg["topics"] != topic {
+			t.Errorf("describe: %+v, %+v, %v", info, st, cfg)
+		}
+		// kcctl finds each status task's config by "<name>-<id>".
+		configs := map[string]map[string]string{}
+		for _, tc := range k.getConnectorTasks(sink) {
+			if tc.ID.Task != nil {
+				configs[fmt.Sprintf("%s-%d", tc.ID.Connector, *tc.ID.Task)] = tc.Config
+			}
+		}
+		for _, task := range st.Tasks {
+			if configs[fmt.Sprintf("%s-%d", sink, task.ID)] == nil {
+				t.Errorf("task %d of the status has no config in GET …/tasks: %v", task.ID, configs)
+			}
+		}
+		// kcctl reads the first entry of the topics map: there must be one.
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+			topics := k.getConnectorTopics(sink)
+			return len(topics) == 1 && slices.Equal(topics[sink].Topics, []string{topic}), fmt.Sprintf("topics: %+v", topics)
+		})
+	})
+
+	t.Run("patch loglevel", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		const logger = "org.apache.kafka.connect.runtime.WorkerSinkTask"
+		if got := k.updateLogLevel(logger, "DEBUG"); !slices.Contains(got, logger) {
+			t.Errorf("patch loglevel %s: %q, want it among the loggers changed", logger, got)
+		}
+		var worker []string
+		if got := k.updateLogLevelWithScope(logger, "worker", "INFO"); json.Unmarshal([]byte(got), &worker) != nil || !slices.Contains(worker, logger) {
+			t.Errorf("patch loglevel --scope worker: %q, want a JSON list with %s", got, logger)
+		}
+		k.gate("Cluster-wide logging adjustments", 3, 7)
+		k.updateLogLevelWithScope(logger, "cluster", "WARN")
+	})
 
 	t.Run("get plugins -t transformation,converter", func(t *testing.T) {
 		k := kcctl{t: t, base: c.URL}
