@@ -81,6 +81,24 @@ type (
 	}
 )
 
+// kcctlConfigInfos is kcctl's ConfigInfos (apply --dry-run reads the error
+// count, and each config's name and errors).
+type kcctlConfigInfos struct {
+	Name       string   `json:"name"`
+	ErrorCount int      `json:"error_count"`
+	Groups     []string `json:"groups"`
+	Configs    []struct {
+		Definition kcctlConfigKeyInfo `json:"definition"`
+		Value      struct {
+			Name              string   `json:"name"`
+			Value             *string  `json:"value"`
+			RecommendedValues []string `json:"recommendedValues"`
+			Errors            []string `json:"errors"`
+			Visible           bool     `json:"visible"`
+		} `json:"value"`
+	} `json:"configs"`
+}
+
 // kcctlPlugin is kcctl's ConnectorPlugin.
 type kcctlPlugin struct {
 	Class   string `json:"class"`
@@ -223,6 +241,42 @@ func (k kcctl) updateLogLevelWithScope(logger, scope, level string) string {
 	var out json.RawMessage
 	k.call(http.MethodPut, "/admin/loggers/"+url.PathEscape(logger), url.Values{"scope": {scope}}, map[string]string{"level": level}, &out)
 	return string(out)
+}
+
+// createConnector is apply of a file with a name: the file's text as the
+// body (kcctl reads the answer as a ConnectorStatusInfo).
+func (k kcctl) createConnector(contents string) (out kcctlStatus) {
+	k.call(http.MethodPost, "/connectors/", nil, json.RawMessage(contents), &out)
+	return out
+}
+
+// updateConnector is apply of a connector that exists: its config map.
+func (k kcctl) updateConnector(name string, config map[string]string) (out kcctlStatus) {
+	k.call(http.MethodPut, "/connectors/"+url.PathEscape(name)+"/config", nil, config, &out)
+	return out
+}
+
+// validateConfig is apply --dry-run: the plugin named by the simple class
+// name (after the last '.').
+func (k kcctl) validateConfig(plugin string, config map[string]string) (out kcctlConfigInfos) {
+	k.call(http.MethodPut, "/connector-plugins/"+url.PathEscape(plugin)+"/config/validate", nil, config, &out)
+	return out
+}
+
+func (k kcctl) pauseConnector(name string) {
+	k.call(http.MethodPut, "/connectors/"+url.PathEscape(name)+"/pause", nil, nil, nil)
+}
+
+func (k kcctl) resumeConnector(name string) {
+	k.call(http.MethodPut, "/connectors/"+url.PathEscape(name)+"/resume", nil, nil, nil)
+}
+
+func (k kcctl) restartTask(name, id string) {
+	k.call(http.MethodPost, "/connectors/"+url.PathEscape(name)+"/tasks/"+url.PathEscape(id)+"/restart", nil, nil, nil)
+}
+
+func (k kcctl) deleteConnector(name string) {
+	k.call(http.MethodDelete, "/connectors/"+url.PathEscape(name), nil, nil, nil)
 }
 
 func (k kcctl) getConnectorPlugins(connectorsOnly bool) (out []kcctlPlugin) {
