@@ -62,6 +62,20 @@ func SinkInstanceID(groupID, connector string, task int) string {
 	return legal + hash + suffix
 }
 
+// IsSinkInstanceOf reports whether id is the group.instance.id of one of
+// the tasks of the sink connector of the cluster with groupID
+// (SinkInstanceID with any task number).
+func IsSinkInstanceOf(id, groupID, connector string) bool {
+	// The id ends in -<task>; a long name is cut to fit that suffix, so
+	// the id is rebuilt for its task number rather than matched by prefix.
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 || strings.Trim(id[i+1:], "0123456789") != "" {
+		return false
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	return err == nil && SinkInstanceID(groupID, connector, n) == id
+}
+
 // Limits of the Kafka clients on the ids Sluice derives from connector
 // names. franz-go, which every Sluice process uses, refuses a transactional
 // id over 16382 bytes (the Kafka protocol itself allows 32767); a group id

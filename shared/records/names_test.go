@@ -56,3 +56,32 @@ func TestSinkInstanceID(t *testing.T) {
 		}
 	}
 }
+
+// TestIsSinkInstanceOf: a cluster tells its sink's members (any task, the
+// hashed spelling too) from another cluster's, another connector's and a
+// dynamic member's.
+func TestIsSinkInstanceOf(t *testing.T) {
+	long := strings.Repeat("y", 300)
+	for _, tc := range []struct {
+		group, connector string
+	}{{"sluice", "orders"}, {"sluice", "orders sink"}, {"team a", "zähler"}, {"sluice", long}} {
+		for _, task := range []int{0, 7, 12} {
+			if id := records.SinkInstanceID(tc.group, tc.connector, task); !records.IsSinkInstanceOf(id, tc.group, tc.connector) {
+				t.Errorf("%s (task %d of %.20q in %q) is not recognised", id, task, tc.connector, tc.group)
+			}
+		}
+	}
+	for _, id := range []string{
+		"sluice-eu-orders-0",   // another cluster's
+		"sluice-orders-sink-0", // another connector's
+		"sluice-orders-",
+		"sluice-orders-x",
+		"sluice-orders-007", // not how a task number is spelt
+		"connect-orders-0",
+		"",
+	} {
+		if records.IsSinkInstanceOf(id, "sluice", "orders") {
+			t.Errorf("%q taken for a task of sluice's orders", id)
+		}
+	}
+}

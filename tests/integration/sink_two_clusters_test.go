@@ -73,6 +73,18 @@ func TestTwoClustersSameNamedSink(t *testing.T) {
 			t.Errorf("%s: %q", c.GroupID, lines)
 		}
 	}
+	// The sink that joined second says it shares its group, naming the
+	// other cluster's member; the first never saw a foreign member at its
+	// assignments, or saw the second: either way no warning names its own.
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		lines := b.Logged("sink shares its consumer group with members outside this cluster", a.GroupID+"-"+name+"-0")
+		return len(lines) > 0, "cluster b did not warn that it shares connect-" + name + " with cluster a"
+	})
+	for _, c := range []*sluicetest.Cluster{a, b} {
+		if lines := c.Logged("sink shares its consumer group", c.GroupID+"-"+name+"-0]"); len(lines) > 0 {
+			t.Errorf("%s warns of its own member: %q", c.GroupID, lines)
+		}
+	}
 }
 
 // groupMembers are the members of group by their group.instance.id (a

@@ -61,6 +61,9 @@ type sinkRunner struct {
 	// member is the task's static group membership (sink_member.go); nil
 	// with dynamic membership.
 	member *staticMember
+	// shared is what the task last warned of its group's other members
+	// (sink_shared.go).
+	shared sharedGroup
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
@@ -92,6 +95,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 				r.noteTopic(topic)
 			}
 			r.assign(ctx, m)
+			r.noteGroupMembers(group)
 		}),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			if err := r.commit(ctx); err != nil {
