@@ -2,16 +2,19 @@ package thirdparty
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/sluicetest"
 )
 
@@ -369,4 +372,28 @@ func waitGroupSettled(t *testing.T, c *sluicetest.Cluster, group string) {
 		assigned, ok := g.Members[0].Assigned.AsConsumer()
 		return ok && len(assigned.Topics) > 0, fmt.Sprintf("group %s: its member has no assignment yet", group)
 	})
+}
+
+// TestKcctlBasicAuth: a kcctl context with a username and password sends
+// them as HTTP Basic on every call (its KafkaConnectClientHeadersFactory):
+// against a Sluice with REST authentication — `sluice dev --secure`'s
+// admin, here — the gated commands work with them, and without them kcctl
+// gets the 401 it shows as text.
+func TestKcctlBasicAuth(t *testing.T) {
+	t.Parallel()
+	authFile := filepath.Join(t.TempDir(), "auth.yaml")
+	cred, err := coordinator.WriteAdminAuthFile(authFile, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, RESTSecurity: coordinator.RESTSecurity{AuthFile: authFile}})
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(cred.User+":"+cred.Password))
+	k := kcctl{t: t, base: c.URL, header: http.Header{"Authorization": {basic}}}
+	k.gate("Reading connector offsets", 3, 5)
+	if plugins := k.getConnectorPlugins(false); len(plugins) == 0 {
+		t.Error("get plugins with the context's credentials: none")
+	}
+	if r := sluicetest.Do(t, c.URL, http.MethodGet, "/", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("GET / without credentials: %s, want 401", r)
+	}
 }
