@@ -98,12 +98,23 @@ func (r *sinkRunner) fencedErr(err error) error {
 // fenced, leaves the group by its instance and member id.
 func (r *sinkRunner) closeMember() {
 	m := r.member
-	var memberID string
+	var before string
 	if m != nil {
-		memberID, _ = r.client.GroupMetadata()
+		before, _ = r.client.GroupMetadata()
 	}
 	r.client.Close() // commits in OnPartitionsRevoked first
-	if m == nil || m.fenced.Load() || memberID == "" {
+	if m == nil || m.fenced.Load() {
+		return
+	}
+	// The member id is read again after the close: a join and sync in
+	// flight when it began finish first, and a member that joined then,
+	// left by nobody, would keep the group from being deleted (an offsets
+	// reset) until its session timed out.
+	memberID, _ := r.client.GroupMetadata()
+	if memberID == "" {
+		memberID = before
+	}
+	if memberID == "" {
 		return
 	}
 	if err := r.leaveGroup(memberID); err != nil {
