@@ -90,12 +90,12 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsAssigned(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
+		kgo.OnPartitionsAssigned(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			for topic := range m {
 				r.noteTopic(topic)
 			}
 			r.assign(ctx, m)
-			r.noteGroupMembers(group)
+			r.noteGroupMembers(cl, group)
 		}),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			if err := r.commit(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -34,18 +35,20 @@ type sharedGroup struct {
 	warned string // the foreign members last warned of, joined
 }
 
-// noteGroupMembers looks at group's members in the background (it is
-// called from the group's rebalance callback, which must not wait on the
-// group) and warns of members outside the cluster. Only a static member
-// can tell: dynamic members, its own included, carry no instance id.
-func (r *sinkRunner) noteGroupMembers(group string) {
+// noteGroupMembers looks at group's members through cl, the task's
+// consumer (the callback's: it may run before open stored it), in the
+// background (it is called from the group's rebalance callback, which
+// must not wait on the group), and warns of members outside the cluster.
+// Only a static member can tell: dynamic members, its own included, carry
+// no instance id.
+func (r *sinkRunner) noteGroupMembers(cl *kgo.Client, group string) {
 	if r.member == nil {
 		return
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), describeGroupTimeout)
 		defer cancel()
-		described, err := kadm.NewClient(r.client).DescribeGroups(ctx, group)
+		described, err := kadm.NewClient(cl).DescribeGroups(ctx, group)
 		if err == nil {
 			err = described.Error()
 		}
