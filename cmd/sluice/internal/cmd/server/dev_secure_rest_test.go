@@ -72,6 +72,15 @@ func TestSecureDevRESTKeepsItsCredential(t *testing.T) {
 		t.Errorf("a restart does not say the credential was kept: %s", out)
 	}
 
+	// A principal the user added to the auth file is kept with it.
+	added := authFile + "  - name: \"ci\"\n    token_sha256: \"" + strings.Repeat("ab", 32) + "\"\n    grants:\n      - role: viewer\n"
+	if err := os.WriteFile(filepath.Join(restDir, "auth.yaml"), []byte(added), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := start(); kept != first || readFile(t, filepath.Join(restDir, "auth.yaml")) != added {
+		t.Fatalf("after a principal was added: credential %+v, want %+v, and the file as the user left it", kept, first)
+	}
+
 	// A token file that no longer matches the auth file: a new credential,
 	// and the reason printed.
 	if err := os.WriteFile(filepath.Join(restDir, "admin.token"), []byte("sluice_not-it\n"), 0o600); err != nil {
