@@ -191,8 +191,9 @@ func writeMap(b *strings.Builder, s *connect.Schema, rv reflect.Value) {
 // hashMapOrder orders a map's keys as a HashMap holding them iterates.
 // The order they were put in, which decides between keys that share a
 // bucket, is gone from a Go map: they are taken in the order of their
-// text. Keys without a reproducible Java hash code (structs, bytes,
-// decimals) come last, in the order of their text.
+// text. Keys without a reproducible Java hash code (a Go value no
+// converter makes, such as a Go struct) come last, in the order of their
+// text.
 func hashMapOrder(ks *connect.Schema, keys []any) []any {
 	text := make(map[any]string, len(keys))
 	for _, k := range keys {
