@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -17,20 +18,24 @@ import (
 //     rounded only where the digits are below the precision of the type
 //     (7.5250996711784448E16 where the shortest is 7.525099671178445E16);
 //   - in scientific notation at least two digits are generated before the
-//     stopping test is trusted, and the stopping test is symmetric around
-//     the value (it ignores that the gap below a power of two is half the
-//     gap above), so some values get one more digit than needed.
+//     stopping test is trusted, and the test is symmetric: at a power of
+//     two, where the next value down is half as far as the next one up, it
+//     uses the smaller gap on both sides; so some values get a digit more
+//     than needed (9.999999999999999E22 for 1e23).
 //
-// What follows is the same digit generation, written from its description:
-// the value is B/S·10^decExp with integers B and S, M is half a unit in the
-// last place scaled like B, and digits are taken off B/S until the
-// remainder is within M of either end. Java computes in 32-bit, 64-bit or
-// arbitrary-precision integers depending on the magnitudes, and its 32- and
-// 64-bit variants wrap around in places; they are reproduced with the same
-// widths so that the few values where that matters print the same.
+// The digit generation below is Java 17's: the value is B/S·10^decExp with
+// integers B and S, M is half a unit in the last place scaled like B, and
+// digits are taken off B/S until the remainder is within M of either end.
+// Java computes in 32-bit, 64-bit or arbitrary-precision integers depending
+// on the magnitudes, and its 32- and 64-bit variants wrap around in places
+// (and, unlike the big one, do not round up when the remainder reaches the
+// upper end exactly); they
+// are reproduced with the same widths so that every value prints the same.
+// TestJavaFloatText checks it against 3,700 values Java 17 printed.
 
-// fdDigits is a value's decimal form: digits (no leading or trailing
-// zeros except a lone "0") and exp such that the value is 0.digits·10^exp.
+// fdDigits is a value's decimal form: the digits Java generated (with no
+// leading zero; a trailing one is possible, as in 1.0E-5) and exp such that
+// the value is 0.digits·10^exp.
 type fdDigits struct {
 	digits []byte
 	exp    int
@@ -400,17 +405,6 @@ func (d fdDigits) format(sb *strings.Builder) {
 			sb.WriteByte('0')
 		}
 		sb.WriteByte('E')
-		e := d.exp - 1
-		sb.WriteString(itoa(e))
+		sb.WriteString(strconv.Itoa(d.exp - 1))
 	}
-}
-
-func itoa(n int) string {
-	if n < 0 {
-		return "-" + itoa(-n)
-	}
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
