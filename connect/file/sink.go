@@ -137,15 +137,20 @@ func (t *SinkTask) Put(ctx context.Context, records []connect.SinkRecord) error 
 // they are (with ByteArrayConverter the line is the record's own bytes);
 // bytes inside a struct, map or array are written as base64.
 func Line(schema *connect.Schema, value any) string {
-	if b, ok := value.([]byte); ok && !isLogical(schema) {
-		return string(b)
+	switch v := value.(type) {
+	case string: // the common case, without a detour
+		return v
+	case []byte:
+		if !isDecimal(schema) {
+			return string(v)
+		}
 	}
 	return javatext.String(schema, value)
 }
 
-// isLogical reports whether s is a logical type, such as a Decimal, whose
-// bytes stand for something else.
-func isLogical(s *connect.Schema) bool { return s != nil && s.Name == javatext.DecimalName }
+// isDecimal reports whether s is the Decimal logical type, whose bytes
+// stand for a number.
+func isDecimal(s *connect.Schema) bool { return s != nil && s.Name == javatext.DecimalName }
 
 // Flush implements connect.SinkTask: buffered lines reach the file and the
 // file reaches the disk before the runtime commits the consumed offsets.
