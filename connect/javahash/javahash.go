@@ -12,14 +12,24 @@
 // here in insertion order, where Java may start it with another key.
 package javahash
 
-import "unicode/utf16"
+import (
+	"cmp"
+	"slices"
+	"unicode/utf16"
+)
 
 // String is Java's String.hashCode: s[0]·31^(n-1) + … + s[n-1] over the
 // UTF-16 code units, in 32-bit arithmetic.
 func String(s string) int32 {
 	var h int32
-	for _, c := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(c)
+	for _, r := range s {
+		if r > 0xffff {
+			// Beyond the Basic Multilingual Plane: two code units.
+			r1, r2 := utf16.EncodeRune(r)
+			h = 31*(31*h+r1) + r2
+			continue
+		}
+		h = 31*h + r
 	}
 	return h
 }
@@ -43,17 +53,16 @@ func spread(h int32) int32 { return h ^ int32(uint32(h)>>16) }
 // iterates keys whose hash codes are hashes, put in that order (each key
 // once): indices into hashes.
 func Order(hashes []int32) []int {
-	capacity := tableSize(hashes)
-	buckets := make([][]int, capacity)
-	for i, h := range hashes {
-		b := int(spread(h)) & (capacity - 1)
-		buckets[b] = append(buckets[b], i)
+	mask := tableSize(hashes) - 1
+	order := make([]int, len(hashes))
+	for i := range order {
+		order[i] = i
 	}
-	out := make([]int, 0, len(hashes))
-	for _, b := range buckets {
-		out = append(out, b...)
-	}
-	return out
+	// By bucket; a stable sort keeps bucket-mates in insertion order.
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(int(spread(hashes[a]))&mask, int(spread(hashes[b]))&mask)
+	})
+	return order
 }
 
 const (
@@ -67,10 +76,10 @@ const (
 // ninth entry in a table too small to hold trees.
 func tableSize(hashes []int32) int {
 	capacity := defaultCapacity
-	counts := map[int]int{}
+	counts := make([]int, capacity)
 	recount := func(n int) {
 		capacity *= 2
-		counts = map[int]int{}
+		counts = make([]int, capacity)
 		for _, h := range hashes[:n] {
 			counts[int(spread(h))&(capacity-1)]++
 		}

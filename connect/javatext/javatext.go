@@ -172,9 +172,26 @@ func writeMap(b *strings.Builder, s *connect.Schema, rv reflect.Value) {
 	if s != nil {
 		ks, vs = s.KeySchema, s.ValueSchema
 	}
-	keys := make([]any, 0, rv.Len())
-	for _, k := range rv.MapKeys() {
-		keys = append(keys, k.Interface())
+	var keys []any
+	var value func(k any) any
+	if m, ok := rv.Interface().(map[string]any); ok {
+		// What JsonConverter makes of every JSON object: no reflection.
+		keys = make([]any, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		value = func(k any) any { return m[k.(string)] }
+	} else {
+		for _, k := range rv.MapKeys() {
+			keys = append(keys, k.Interface())
+		}
+		value = func(k any) any {
+			kv := reflect.ValueOf(k)
+			if !kv.IsValid() { // a null key, which HashMap allows too
+				kv = reflect.Zero(rv.Type().Key())
+			}
+			return rv.MapIndex(kv).Interface()
+		}
 	}
 	b.WriteByte('{')
 	for i, k := range hashMapOrder(ks, keys) {
@@ -183,7 +200,7 @@ func writeMap(b *strings.Builder, s *connect.Schema, rv reflect.Value) {
 		}
 		write(b, ks, k)
 		b.WriteByte('=')
-		write(b, vs, rv.MapIndex(reflect.ValueOf(k)).Interface())
+		write(b, vs, value(k))
 	}
 	b.WriteByte('}')
 }
@@ -195,19 +212,30 @@ func writeMap(b *strings.Builder, s *connect.Schema, rv reflect.Value) {
 // converter makes, such as a Go struct) come last, in the order of their
 // text.
 func hashMapOrder(ks *connect.Schema, keys []any) []any {
-	text := make(map[any]string, len(keys))
-	for _, k := range keys {
-		text[k] = String(ks, k)
+	type key struct {
+		v    any
+		text string
+		hash int32
+		ok   bool
 	}
-	slices.SortFunc(keys, func(a, b any) int { return strings.Compare(text[a], text[b]) })
+	all := make([]key, len(keys))
+	for i, k := range keys {
+		text, isString := k.(string)
+		if !isString {
+			text = String(ks, k)
+		}
+		h, ok := hashCode(ks, k)
+		all[i] = key{v: k, text: text, hash: h, ok: ok}
+	}
+	slices.SortFunc(all, func(a, b key) int { return strings.Compare(a.text, b.text) })
 	var hashed, rest []any
 	var hashes []int32
-	for _, k := range keys {
-		if h, ok := hashCode(ks, k); ok {
-			hashed = append(hashed, k)
-			hashes = append(hashes, h)
+	for _, k := range all {
+		if k.ok {
+			hashed = append(hashed, k.v)
+			hashes = append(hashes, k.hash)
 		} else {
-			rest = append(rest, k)
+			rest = append(rest, k.v)
 		}
 	}
 	out := make([]any, 0, len(keys))

@@ -88,6 +88,7 @@ func TestString(t *testing.T) {
 		{"float64 held for a float schema", &connect.Schema{Type: connect.SchemaTypeFloat32}, float64(float32(0.1)), "0.1"},
 		// Integer keys: the hash code is the value, so 16 shares 0's
 		// bucket; bucket-mates are in the order of their text.
+		{"a null key is in bucket 0", nil, map[any]any{int32(1): "b", nil: "a"}, "{null=a, 1=b}"},
 		{"int32 keys", nil, map[any]any{int32(16): "b", int32(1): "c", int32(0): "a"}, "{0=a, 16=b, 1=c}"},
 		{"timestamp as time.Time", row, map[string]any{"at": time.UnixMilli(1700000000123), "price": []byte{0x07, 0xcf}, "f": float32(1.5)},
 			"Struct{at=Tue Nov 14 22:13:20 UTC 2023,price=19.99,f=1.5}"},
