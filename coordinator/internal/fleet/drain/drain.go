@@ -31,8 +31,9 @@ const Parallel = 2
 type Mover interface {
 	// Snapshot is the placement world now, moves done retired.
 	Snapshot() reconciler.Snapshot
-	// Move starts moving task off from (to empty: anywhere, or nowhere).
-	Move(task api.TaskID, from, to, owner string) error
+	// DrainMove starts moving task off from (anywhere, or nowhere) for
+	// the drain of from that started at drain.
+	DrainMove(task api.TaskID, from string, drain time.Time) error
 }
 
 // Marks are the agents' marks in the fleet topic (store.FleetState).
@@ -40,10 +41,12 @@ type Marks interface {
 	Agents() map[string]store.AgentMark
 }
 
-// Start is one move a drain starts: Task off agent From.
+// Start is one move a drain starts: Task off agent From, for the drain
+// that started at Drain (its mark's StartedAt).
 type Start struct {
-	Task api.TaskID
-	From string
+	Task  api.TaskID
+	From  string
+	Drain time.Time
 }
 
 // Decide returns the moves to start now: for every draining agent, in
@@ -80,8 +83,8 @@ func Decide(s reconciler.Snapshot, marks map[string]store.AgentMark) []Start {
 			if len(scheduler.Eligible(t, s.Agents, agent)) == 0 && !m.Force {
 				continue // blocked: shown in the drain's status
 			}
-			moving[t.ID] = reconciler.MoveInfo{From: agent, Owner: reconciler.OwnerDrain, Since: s.At}
-			out = append(out, Start{Task: t.ID, From: agent})
+			moving[t.ID] = reconciler.MoveInfo{From: agent, Owner: reconciler.OwnerDrain, Since: s.At, Drain: m.StartedAt}
+			out = append(out, Start{Task: t.ID, From: agent, Drain: m.StartedAt})
 			inflight++
 		}
 	}
@@ -149,7 +152,11 @@ func Status(s reconciler.Snapshot, agent string, m store.AgentMark) api.DrainSta
 		}
 	}
 	sort.Slice(st.Moving, func(i, j int) bool { return reconciler.TaskLess(st.Moving[i], st.Moving[j]) })
-	st.Moved = s.Drained[agent]
+	// Only this drain's moves: an agent drained, uncordoned and drained
+	// again starts from zero.
+	if tally := s.Drained[agent]; tally.Started.Equal(m.StartedAt) {
+		st.Moved = tally.Moved
+	}
 	if !m.Force {
 		st.Blocked = Blocked(s, agent)
 	}
@@ -195,7 +202,7 @@ func (c *Controller) Step(ctx context.Context) int {
 	for _, s := range Decide(c.mover.Snapshot(), marks) {
 		// A refusal means the task moved or went meanwhile: the next step
 		// decides on what then stands.
-		if err := c.mover.Move(s.Task, s.From, "", reconciler.OwnerDrain); err != nil {
+		if err := c.mover.DrainMove(s.Task, s.From, s.Drain); err != nil {
 			c.log.Debug("drain: move not started", "task", s.Task, "err", err)
 			continue
 		}
