@@ -373,3 +373,62 @@ func TestDecideAtTheSnapshotsTime(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkCommand is the table of marks: what each request writes given
+// the mark the agent has, who ends up owning it, and when nothing is
+// written at all.
+func TestMarkCommand(t *testing.T) {
+	now := t0.Add(time.Hour)
+	proc := t0.Add(-time.Hour)
+	op := func(state string) store.AgentMark {
+		return store.AgentMark{State: state, StartedAt: t0, Principal: "ops", Origin: api.CordonOperator}
+	}
+	preStop := store.AgentMark{State: api.AgentDraining, StartedAt: t0, Origin: api.CordonPreStop, AgentStartedAt: proc}
+	roll := store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "rel", Origin: api.CordonAgentRoll}
+	for _, tc := range []struct {
+		name string
+		cur  *store.AgentMark
+		want Mark
+		out  *store.AgentMark // nil: no command
+	}{
+		{"uncordon of an active agent: nothing", nil, Mark{State: api.AgentActive}, nil},
+		{"uncordon lifts any mark", &preStop, Mark{State: api.AgentActive}, &store.AgentMark{State: api.AgentActive}},
+		{"a new cordon", nil, Mark{State: api.AgentCordoned, Origin: api.CordonOperator, Principal: "ops"},
+			&store.AgentMark{State: api.AgentCordoned, StartedAt: now, Principal: "ops", Origin: api.CordonOperator}},
+		{"a new pre-stop drain keeps the process's start", nil, Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: proc},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: now, Origin: api.CordonPreStop, AgentStartedAt: proc}},
+		{"an operator's drain records no process", nil, Mark{State: api.AgentDraining, Origin: api.CordonOperator, AgentStartedAt: proc},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: now, Origin: api.CordonOperator}},
+		{"the same again: nothing", &preStop, Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: now}, nil},
+		{"an old cordon (no origin) is an operator's: cordon again, nothing", &store.AgentMark{State: api.AgentCordoned, StartedAt: t0},
+			Mark{State: api.AgentCordoned, Origin: api.CordonOperator}, nil},
+		{"an operator takes a pre-stop drain over, since it started", &preStop, Mark{State: api.AgentDraining, Origin: api.CordonOperator, Principal: "ops"},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "ops", Origin: api.CordonOperator}},
+		{"an operator takes a roll's drain over", &roll, Mark{State: api.AgentDraining, Origin: api.CordonOperator, Principal: "ops"},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "ops", Origin: api.CordonOperator}},
+		{"a pre-stop drain of an operator's cordon stays the operator's", ptr(op(api.AgentCordoned)),
+			Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: proc},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: now, Principal: "ops", Origin: api.CordonOperator}},
+		{"a pre-stop drain of a roll's drain: nothing", &roll, Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: proc}, nil},
+		{"a roll's drain of a pre-stop drain takes it over", &preStop, Mark{State: api.AgentDraining, Origin: api.CordonAgentRoll, Principal: "rel"},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "rel", Origin: api.CordonAgentRoll}},
+		{"force changes: a new drain, same owner", ptr(op(api.AgentDraining)), Mark{State: api.AgentDraining, Force: true, Origin: api.CordonOperator, Principal: "eve"},
+			&store.AgentMark{State: api.AgentDraining, Force: true, StartedAt: now, Principal: "eve", Origin: api.CordonOperator}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cur store.AgentMark
+			if tc.cur != nil {
+				cur = *tc.cur
+			}
+			cmd := MarkCommand("a", cur, tc.cur != nil, tc.want, now)
+			switch {
+			case tc.out == nil && cmd != nil:
+				t.Fatalf("wrote %+v, want nothing", cmd)
+			case tc.out != nil && cmd != (store.MarkAgent{ID: "a", Mark: *tc.out}):
+				t.Fatalf("wrote %+v, want %+v", cmd, store.MarkAgent{ID: "a", Mark: *tc.out})
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
