@@ -52,7 +52,7 @@ func TestPreStopDrainIsLiftedWhenTheAgentIsBack(t *testing.T) {
 	c.WaitAgents(2)
 	wait.Consistently(t, 2*time.Second, func() (bool, string) {
 		a := agentsOf(c)["agent-1"]
-		return a.State == api.AgentDraining, "agent-1, the same process registered again: "+markOf(a)
+		return a.State == api.AgentDraining, "agent-1, the same process registered again: " + markOf(a)
 	})
 
 	// The pod restarts: a new process of agent-1 registers, and the leader
@@ -61,7 +61,7 @@ func TestPreStopDrainIsLiftedWhenTheAgentIsBack(t *testing.T) {
 	c.StartAgent(0)
 	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		a := agentsOf(c)["agent-1"]
-		return a.Registered && a.State == api.AgentActive && a.Cordon == nil, "agent-1 back: "+markOf(a)
+		return a.Registered && a.State == api.AgentActive && a.Cordon == nil, "agent-1 back: " + markOf(a)
 	})
 
 	// A rebalance gives agent-1 tasks again; an operator's second drain of
@@ -90,12 +90,12 @@ func TestPreStopDrainIsLiftedWhenTheAgentIsBack(t *testing.T) {
 	c.StartAgent(1)
 	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		a := agentsOf(c)["agent-2"]
-		return a.Registered, "agent-2 back: "+markOf(a)
+		return a.Registered, "agent-2 back: " + markOf(a)
 	})
 	wait.Consistently(t, 2*time.Second, func() (bool, string) {
 		a := agentsOf(c)["agent-2"]
 		return a.State == api.AgentDraining && a.Cordon != nil && a.Cordon.Origin == api.CordonOperator,
-			"agent-2, an operator's, after its restart: "+markOf(a)
+			"agent-2, an operator's, after its restart: " + markOf(a)
 	})
 }
 

@@ -34,7 +34,7 @@ func Command() *cli.Command {
 			{Name: "uncordon", Usage: "let an agent take new tasks again (stops a drain of it)", ArgsUsage: "ID", Flags: []cli.Flag{selfFlag()}, Action: markAgent("uncordon")},
 			{
 				Name: "drain", ArgsUsage: "ID",
-				Usage:  "cordon an agent and move its tasks to other agents (--wait: until it runs none)",
+				Usage: "cordon an agent and move its tasks to other agents (--wait: until it runs none)",
 				Flags: append(drainFlags(), selfFlag(),
 					&cli.BoolFlag{Name: "pre-stop", Usage: "this is the agent's own pre-stop hook: the leader uncordons the agent once it registers again as a new process (never an operator's cordon)"}),
 				Action: drainAgent,
