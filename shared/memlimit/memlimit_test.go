@@ -34,16 +34,16 @@ func TestLimit(t *testing.T) {
 			"sys/fs/cgroup/system.slice/memory.max":                      file("805306368\n"),
 		}, 768 << 20, true, ""},
 		{"v2 limit on an ancestor only", fstest.MapFS{
-			"proc/self/cgroup": file("0::/kubepods/pod1/c1\n"),
+			"proc/self/cgroup":                          file("0::/kubepods/pod1/c1\n"),
 			"sys/fs/cgroup/kubepods/pod1/c1/memory.max": file("max\n"),
 			"sys/fs/cgroup/kubepods/pod1/memory.max":    file("268435456\n"),
 		}, 256 << 20, true, ""},
 		{"v1 in a container without a namespace: the host's path, the mount's root", fstest.MapFS{
-			"proc/self/cgroup": file("12:cpu,cpuacct:/kubepods/pod1/c1\n11:memory:/kubepods/pod1/c1\n"),
+			"proc/self/cgroup":                           file("12:cpu,cpuacct:/kubepods/pod1/c1\n11:memory:/kubepods/pod1/c1\n"),
 			"sys/fs/cgroup/memory/memory.limit_in_bytes": file("134217728\n"),
 		}, 128 << 20, true, ""},
 		{"v1 unlimited", fstest.MapFS{
-			"proc/self/cgroup": file("4:memory:/\n"),
+			"proc/self/cgroup":                           file("4:memory:/\n"),
 			"sys/fs/cgroup/memory/memory.limit_in_bytes": file("9223372036854771712\n"),
 		}, 0, false, ""},
 		{"hybrid: unified without memory, memory on v1", fstest.MapFS{
