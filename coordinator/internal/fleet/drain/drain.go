@@ -134,9 +134,9 @@ type Mark struct {
 // originRank orders the origins by whose mark a caller may take over: an
 // operator's over a rolling restart's over a pre-stop hook's. The weaker
 // never takes over the stronger: a pre-stop hook draining an agent an
-// operator cordoned leaves it the operator's, so that it is not lifted
-// when the agent comes back; an operator cordoning an agent its pre-stop
-// hook drains makes it the operator's, so that it is.
+// operator cordoned leaves the mark the operator's, and an operator
+// cordoning an agent its pre-stop hook drains makes the mark theirs —
+// either way it stays when the agent comes back.
 func originRank(origin string) int {
 	switch origin {
 	case api.CordonPreStop:
