@@ -34,6 +34,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
@@ -195,11 +196,13 @@ type Herder struct {
 	// rec places tasks on agents: it owns the agent registry, the
 	// placements, the moves and the status queue (reconciler.go);
 	// drains and rebalances are the fleet controllers that move tasks
-	// through it, woken by moveDone.
+	// through it, woken by moveDone; preStops lifts the drains agents'
+	// own pre-stop hooks made once they are back.
 	rec        *reconciler.Reconciler
 	agents     *reconciler.Table // rec's: what the leader knows of its agents
 	drains     *drain.Controller
 	rebalances *rebalance.Controller
+	preStops   *prestop.Controller
 	moveDone   <-chan struct{}
 
 	// instances are the leadership's started connector instances; nil

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -24,9 +25,9 @@ type Table struct {
 	agents *registry.Registry
 	placed *placements.Table
 	// moves are the tasks fleet operations are moving between agents, and
-	// drained counts the tasks each drain moved: both the term's.
+	// drained what each agent's latest drain moved: both the term's.
 	moves   map[api.TaskID]activeMove
-	drained map[string]int
+	drained map[string]DrainTally
 	// hostSeen are the Java plugins agents announced, kept across terms: a
 	// connector of one stays a Java connector while no agent with it is live.
 	hostSeen map[registry.PluginKey]api.PluginInfo
@@ -46,7 +47,7 @@ func (t *Table) Reset() {
 	t.mu.Lock()
 	t.agents = registry.New(t.lease)
 	t.placed = placements.New()
-	t.moves, t.drained = map[api.TaskID]activeMove{}, map[string]int{}
+	t.moves, t.drained = map[api.TaskID]activeMove{}, map[string]DrainTally{}
 	t.mu.Unlock()
 }
 
@@ -306,7 +307,7 @@ type view struct {
 	agents  []registry.Agent
 	placed  map[api.TaskID]placements.Placement
 	moves   map[api.TaskID]MoveInfo
-	drained map[string]int
+	drained map[string]DrainTally
 }
 
 // view retires the moves done by now and returns the table as it stands;
@@ -315,12 +316,9 @@ func (t *Table) view(now time.Time) (v view, timedOut []activeMove) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	timedOut = t.retireMovesLocked(now)
-	v = view{agents: t.agents.Agents(), placed: t.placed.All(), moves: make(map[api.TaskID]MoveInfo, len(t.moves)), drained: make(map[string]int, len(t.drained))}
+	v = view{agents: t.agents.Agents(), placed: t.placed.All(), moves: make(map[api.TaskID]MoveInfo, len(t.moves)), drained: maps.Clone(t.drained)}
 	for id, m := range t.moves {
-		v.moves[id] = MoveInfo{From: m.From, To: m.To, Owner: m.owner, Since: m.since}
-	}
-	for a, n := range t.drained {
-		v.drained[a] = n
+		v.moves[id] = MoveInfo{From: m.From, To: m.To, Owner: m.owner, Since: m.since, Drain: m.drain}
 	}
 	return v, timedOut
 }

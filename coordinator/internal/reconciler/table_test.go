@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/planner"
+	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/wire"
 )
@@ -98,7 +99,7 @@ func TestTablePlanCordoned(t *testing.T) {
 			t.Fatalf("%v placed on cordoned %s", id, p.Agent)
 		}
 	}
-	if err := tb.startMove(tid("c", 0), "b", "a", OwnerRebalance, at); err != nil {
+	if err := tb.startMove(tid("c", 0), activeMove{Move: scheduler.Move{From: "b", To: "a"}, owner: OwnerRebalance, since: at}); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = tb.plan(desired(tid("c", 0), tid("c", 1)), nil, at)
@@ -163,7 +164,7 @@ func TestTableViewRetires(t *testing.T) {
 	out, _ := tb.plan(desired(tid("c", 0)), map[string]bool{"b": true}, at)
 	gen := out.Placements[tid("c", 0)].Generation
 	tb.observe(&wire.RegisterRequest{AgentID: "a", Tasks: []wire.RunningTask{{ID: tid("c", 0), Generation: gen, State: api.StateRunning}}}, false, at)
-	if err := tb.startMove(tid("c", 0), "a", "", OwnerDrain, at); err != nil {
+	if err := tb.startMove(tid("c", 0), activeMove{Move: scheduler.Move{From: "a"}, owner: OwnerDrain, since: at}); err != nil {
 		t.Fatal(err)
 	}
 	v, timedOut := tb.view(at.Add(MoveTimeout))
@@ -171,7 +172,7 @@ func TestTableViewRetires(t *testing.T) {
 		t.Fatalf("at MoveTimeout: moves %v, timed out %v", v.moves, timedOut)
 	}
 	v, timedOut = tb.view(at.Add(MoveTimeout + time.Nanosecond))
-	if len(v.moves) != 0 || len(timedOut) != 1 || timedOut[0].Task != tid("c", 0) || v.drained["a"] != 1 {
+	if len(v.moves) != 0 || len(timedOut) != 1 || timedOut[0].Task != tid("c", 0) || v.drained["a"].Moved != 1 {
 		t.Fatalf("past MoveTimeout: moves %v, timed out %v, drained %v", v.moves, timedOut, v.drained)
 	}
 }
