@@ -103,7 +103,7 @@ func TestCLIAgainstCluster(t *testing.T) {
 		t.Fatalf("pause --match:\n%s", out)
 	}
 	out, errOut, code := runCLI(t, "resume", "orders-src", "nope", "orders-sink", "--url", url)
-	if code != exitRefused || !strings.Contains(out, "orders-src   resumed") || !strings.Contains(out, "nope         FAILED 404: Unknown connector nope") ||
+	if code != exitRefused || !strings.Contains(out, "orders-src   resumed") || !strings.Contains(out, "nope         FAILED 404: Connector nope not found") ||
 		!strings.Contains(out, "orders-sink  resumed") || !strings.Contains(errOut, "1 of 3 connectors failed") {
 		t.Fatalf("resume with a missing name: exit %d\n%s%s", code, out, errOut)
 	}
@@ -165,7 +165,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{"get", "connectors", "-o", "xml"},        // a bad format
 		{"get", "connectors", "--url", "ftp://h"}, // a bad URL
 		{"patch", "connector", "x", "--set", "novalue"},
-		{"completion", "fish"},
+		{"completion", "tcsh"},
 	} {
 		if _, errOut, code := runCLI(t, args...); code != exitUsage {
 			t.Errorf("sluice %q: exit %d, want %d (%s)", args, code, exitUsage, errOut)

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/audit"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/config"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/info"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/logs"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/maintenance"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/migrate"
@@ -24,6 +25,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/rollout"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/server"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/suggest"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -81,7 +83,7 @@ func newApp() *cli.App {
 				connectors.Action("pause", "pause connectors", "paused"),
 				connectors.Action("resume", "resume connectors", "resumed"),
 				connectors.Action("stop", "stop connectors", "stopped"),
-				connectors.Action("restart", "restart connectors and all their tasks", "restarted"),
+				connectors.Action("restart", "restart connectors and their tasks (--include-tasks=false: the connector alone; --only-failed; --task N: one task)", "restarted"),
 				connectors.Action("delete", "delete connectors", "deleted"),
 				connectors.Move("move", false),
 				connectors.Move("copy", true),
@@ -89,11 +91,16 @@ func newApp() *cli.App {
 				logs.Command(),
 				migrate.Command(),
 			),
-			category("Operations", maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
+			category("Operations", info.Command(), maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
 			category("The CLI", config.Command(), config.Completion()),
 			category("Aliases (the REST API's spelling)", connectors.Aliases()),
 		),
 	}
+	// "Did you mean" for an unknown command: urfave/cli's, with the
+	// suggestion only when one is close (its own offers the nearest
+	// command however far).
+	app.Suggest = true
+	cli.SuggestCommand = suggestCommand
 	app.OnUsageError = onUsageError
 	// main chooses the exit code; urfave/cli would exit with its own.
 	app.ExitErrHandler = func(*cli.Context, error) {}
@@ -137,8 +144,50 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 	return nil
 }
 
-// onUsageError makes a flag parsing error a usageError (exit code 2).
-func onUsageError(_ *cli.Context, err error, _ bool) error { return session.UsageError{Err: err} }
+// onUsageError makes a flag parsing error a usageError (exit code 2), with
+// the command's flags close to an undefined one.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok && c.Command != nil {
+		name = strings.TrimLeft(name, "-")
+		var known []string
+		for _, cc := range c.Lineage() {
+			if cc.Command == nil {
+				continue
+			}
+			for _, f := range cc.Command.Flags {
+				for _, n := range f.Names() {
+					known = append(known, dashed(n))
+				}
+			}
+		}
+		err = fmt.Errorf("%w%s", err, suggest.DidYouMean(dashed(name), known))
+	}
+	return session.UsageError{Err: err}
+}
+
+// dashed is a flag's name as typed: -o, --url.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// suggestCommand is urfave/cli's SuggestCommand: the commands close to
+// the one typed, as "Did you mean …?", or nothing.
+func suggestCommand(cmds []*cli.Command, typed string) string {
+	var known []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			known = append(known, c.Names()...)
+		}
+	}
+	m := suggest.Closest(typed, known)
+	if len(m) == 0 {
+		return ""
+	}
+	return "Did you mean " + strings.Join(m, " or ") + "?"
+}
 
 // markUsageErrors sets onUsageError on every command, as urfave/cli asks
 // each command separately.

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
@@ -19,9 +20,9 @@ import (
 func Describe() *cli.Command {
 	return &cli.Command{
 		Name:        "describe",
-		Usage:       "show a connector in full: state, tasks, config, topics, offsets and a sink's lag",
+		Usage:       "show a connector in full (state, tasks, config, topics, offsets, a sink's lag), or a plugin's config keys",
 		Flags:       session.Flags(),
-		Subcommands: []*cli.Command{describeConnectorCommand()},
+		Subcommands: []*cli.Command{describeConnectorCommand(), describePluginCommand()},
 	}
 }
 
@@ -29,7 +30,7 @@ func Describe() *cli.Command {
 func describeConnectorCommand() *cli.Command {
 	return &cli.Command{
 		Name: "connector", Aliases: []string{"connectors", "conn"}, ArgsUsage: "NAME",
-		Usage: "show a connector in full", Action: describeConnector,
+		Usage: "show a connector in full", Action: describeConnector, BashComplete: complete.Connectors,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/configdiff"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
@@ -19,7 +20,7 @@ func Patch() *cli.Command {
 		Usage: "change some keys of a connector's config",
 		Flags: session.Flags(),
 		Subcommands: []*cli.Command{{
-			Name: "connector", Aliases: []string{"conn"}, ArgsUsage: "NAME",
+			Name: "connector", Aliases: []string{"conn"}, ArgsUsage: "NAME", BashComplete: complete.Connectors,
 			Usage: "set (--set k=v) and remove (--unset k) config keys",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "set", Usage: "set a key: k=v (repeat for more)"},
