@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -103,6 +104,13 @@ func (s *Session) Err(err error) error {
 		return &ConnectError{URL: s.API.Address(), Err: errors.New("it answers HTTPS only"),
 			Advice: "use --url " + secure + " (and --ca if its certificate is not from a CA this machine trusts)"}
 	}
+	if m := noStatus.FindStringSubmatch(he.Message); m != nil && he.Status == http.StatusNotFound {
+		// A connector without a status is one just created, or none at
+		// all: its list tells which.
+		if s.readConnectors() && !slices.Contains(s.connectors, m[1]) {
+			he.Message = "Connector " + m[1] + " not found"
+		}
+	}
 	if name, ok := MissingConnector(err); ok {
 		he.Message += s.suggestConnector(name)
 	}
@@ -114,15 +122,23 @@ func (s *Session) Err(err error) error {
 	return err
 }
 
+// noStatus is the status endpoint's 404, for a connector unknown or just
+// created.
+var noStatus = regexp.MustCompile(`^No status found for connector (.+)$`)
+
 // notFoundPlugin is the CLI's form of a missing plugin (NotFound).
 var notFoundPlugin = regexp.MustCompile(`^Plugin (.+) not found$`)
 
-// PluginNames are the names a plugin is known by: each class and its
-// short name (the class after its last dot).
+// PluginNames are the names a plugin is known by: each class, and its
+// short name (the class after its last dot) with and without "Connector".
 func PluginNames(plugins []api.PluginInfo) []string {
 	var out []string
 	for _, p := range plugins {
-		out = append(out, p.Class, p.Class[strings.LastIndexByte(p.Class, '.')+1:])
+		short := p.Class[strings.LastIndexByte(p.Class, '.')+1:]
+		out = append(out, p.Class, short)
+		if trimmed := strings.TrimSuffix(short, "Connector"); trimmed != short && trimmed != "" {
+			out = append(out, trimmed)
+		}
 	}
 	return out
 }

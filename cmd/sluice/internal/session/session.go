@@ -154,17 +154,27 @@ func overall(c *cli.Context) (time.Duration, bool) {
 // does not have, from its list (read once); empty when none is close or
 // the list cannot be read.
 func (s *Session) suggestConnector(name string) string {
-	if s.connectors == nil {
-		names, err := s.API.Connectors().List(s.Ctx())
-		if err != nil {
-			return ""
-		}
-		if names == nil {
-			names = []string{} // read, and empty
-		}
-		s.connectors = names
+	if !s.readConnectors() {
+		return ""
 	}
 	return suggest.DidYouMean(name, s.connectors)
+}
+
+// readConnectors reads the server's connector names into s.connectors,
+// once; it reports whether they could be read.
+func (s *Session) readConnectors() bool {
+	if s.connectors != nil {
+		return true
+	}
+	names, err := s.API.Connectors().List(s.Ctx())
+	if err != nil {
+		return false
+	}
+	if names == nil {
+		names = []string{} // read, and empty
+	}
+	s.connectors = names
+	return true
 }
 
 // ReasonFlag is --reason, on every command that changes offsets.
