@@ -1,7 +1,6 @@
 package connectors
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -58,8 +57,11 @@ func describeConnector(c *cli.Context) error {
 		return err
 	}
 	info, err := session.Call(s, s.API.Connectors().Get, name)
-	if err != nil || s.Answer {
-		return errors.Join(err, s.PrintAnswer(info))
+	if err != nil {
+		return err
+	}
+	if s.Answer {
+		return s.PrintAnswer(info)
 	}
 	d := description{Name: name, Type: info.Type, Config: info.Config, Missing: map[string]string{}}
 	if d.status, err = session.Call(s, s.API.Connectors().Status, name); err != nil {
