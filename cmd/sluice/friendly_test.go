@@ -71,9 +71,17 @@ func TestWaitSaysWhy(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "src: unchanged and PAUSED: not waited for (sluice resume src runs it)\n") || strings.Contains(errOut, "waiting for") {
 		t.Fatalf("apply --wait of a paused connector: exit %d\n%s%s", code, out, errOut)
 	}
-	// resume --wait and restart --wait follow it until it runs.
+	// patch --wait of a paused connector: not waited for either.
+	if _, errOut, code := runCLI(t, "patch", "connector", "src", "--set", "batch.size=5", "--wait", "--url", cl.URL); code != 0 ||
+		!strings.Contains(errOut, "src: configured and PAUSED: not waited for (sluice resume src runs it)\n") {
+		t.Fatalf("patch --wait of a paused connector: exit %d\n%s", code, errOut)
+	}
+	// resume --wait, patch --wait and restart --wait follow it until it runs.
 	if _, errOut, code := runCLI(t, "resume", "src", "--wait", "--url", cl.URL); code != 0 || !strings.Contains(errOut, "src: RUNNING (1 task)\n") {
 		t.Fatalf("resume --wait: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "patch", "connector", "src", "--set", "batch.size=6", "--wait", "--url", cl.URL); code != 0 || !strings.Contains(errOut, "src: RUNNING (1 task)\n") {
+		t.Fatalf("patch --wait: exit %d\n%s", code, errOut)
 	}
 	if out, errOut, code := runCLI(t, "restart", "src", "--wait", "--url", cl.URL); code != 0 || !hasRow(out, "src", "restarted") || !strings.Contains(errOut, "src: RUNNING (1 task)\n") {
 		t.Fatalf("restart --wait: exit %d\n%s%s", code, out, errOut)

@@ -25,6 +25,7 @@ func Patch() *cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "set", Usage: "set a key: k=v (repeat for more)"},
 				&cli.StringSliceFlag{Name: "unset", Usage: "remove a key (repeat for more)"},
+				session.WaitFlag(),
 			},
 			Action: patchConnector,
 		}},
@@ -70,7 +71,7 @@ func patchConnector(c *cli.Context) error {
 	if len(changes) == 0 {
 		result.Action = "unchanged"
 	}
-	return s.Print(result, func() *output.Rows {
+	err = s.Print(result, func() *output.Rows {
 		t := output.NewRows("CONNECTOR", "CHANGE")
 		for _, k := range changes {
 			t.Add(name, k.String())
@@ -80,6 +81,10 @@ func patchConnector(c *cli.Context) error {
 		}
 		return t
 	})
+	if err != nil || !c.Bool("wait") || heldByIntent(s, result) {
+		return err
+	}
+	return s.WaitRunning([]string{name})
 }
 
 // splitSet reads one --set k=v: the key and the value, which may be empty
