@@ -29,8 +29,15 @@ func Flags() []cli.Flag {
 	return FlagsOutput("table")
 }
 
+// FlagsUnbounded are Flags for a command that follows work which may
+// outlast --timeout's default (a rollout's batches, a migration): its
+// --timeout is none unless given, and each request is bounded instead.
+func FlagsUnbounded() []cli.Flag {
+	return flags("table", TimeoutFlag(0))
+}
+
 // DefaultTimeout is --timeout's default: the longest a command takes, its
-// --wait included.
+// --wait included; and, for a command without a limit, one request.
 const DefaultTimeout = 2 * time.Minute
 
 // DefaultConnectTimeout is --connect-timeout's default.
@@ -42,22 +49,20 @@ const DefaultConnectTimeout = 10 * time.Second
 // step), which a subcommand may define beneath a group's.
 type overallTimeout struct{ *cli.DurationFlag }
 
-// TimeoutFlag is --timeout: the longest the whole command may take.
-func TimeoutFlag() cli.Flag {
-	return overallTimeout{envflag.Duration("timeout", DefaultTimeout,
-		"the longest the command may take, --wait included (0: no limit); a request unanswered then is exit 3, a wait not over exit 1")}
+// TimeoutFlag is --timeout, defaulting to def (0: no limit): the longest
+// the whole command may take.
+func TimeoutFlag(def time.Duration) cli.Flag {
+	usage := "the longest the command may take, --wait included (0: no limit); a request unanswered then is exit 3, a wait not over exit 1"
+	if def == 0 {
+		usage = "the longest the command may take (default: no limit, each request at most " + DefaultTimeout.String() + "); a request unanswered then is exit 3"
+	}
+	return overallTimeout{envflag.Duration("timeout", def, usage)}
 }
 
 // FlagsOwnTimeout are Flags without --timeout, for a command whose own
 // --timeout means something else.
 func FlagsOwnTimeout() []cli.Flag {
-	var out []cli.Flag
-	for _, f := range Flags() {
-		if _, ok := f.(overallTimeout); !ok {
-			out = append(out, f)
-		}
-	}
-	return out
+	return flags("table", nil)
 }
 
 // FlagsOutput are Flags with -o defaulting to format. They are made anew
@@ -65,7 +70,18 @@ func FlagsOwnTimeout() []cli.Flag {
 // in the flag itself, which a flag shared by several commands (or several
 // runs of the app, in tests) would carry over.
 func FlagsOutput(format string) []cli.Flag {
-	return []cli.Flag{
+	return flags(format, TimeoutFlag(DefaultTimeout))
+}
+
+// FlagsOutputUnbounded are FlagsOutput with FlagsUnbounded's --timeout.
+func FlagsOutputUnbounded(format string) []cli.Flag {
+	return flags(format, TimeoutFlag(0))
+}
+
+// flags are the connection flags with -o defaulting to format, and timeout
+// as --timeout (nil: none).
+func flags(format string, timeout cli.Flag) []cli.Flag {
+	out := []cli.Flag{
 		envflag.String("url", DefaultURL, "coordinator REST URL (host:port or http[s]://host:port; without a scheme: http, https with --ca)"),
 		envflag.String("user", "", "HTTP Basic user (its password from --password-file)"),
 		envflag.String("password-file", "", "file holding the --user's password"),
@@ -73,10 +89,12 @@ func FlagsOutput(format string) []cli.Flag {
 		envflag.String("ca", "", "PEM CAs that verify the coordinator's HTTPS certificate (default: the system's)"),
 		envflag.String("context", "", "use this context of the CLI config (sluice config get-contexts) instead of the current one"),
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: format, Usage: "output format: table, json or yaml", EnvVars: envflag.Env("output")},
-		TimeoutFlag(),
-		envflag.Duration("connect-timeout", DefaultConnectTimeout,
-			"the longest to wait for a connection, its TLS handshake and the first answer to a read (0: no limit); then exit 3"),
 	}
+	if timeout != nil {
+		out = append(out, timeout)
+	}
+	return append(out, envflag.Duration("connect-timeout", DefaultConnectTimeout,
+		"the longest to wait for a connection, its TLS handshake and the first answer to a read (0: no limit); then exit 3"))
 }
 
 // Conn is how to reach and authenticate to one Sluice.
@@ -131,14 +149,15 @@ var cliRetry = api.RetryPolicy{MaxAttempts: 4, MinBackoff: 200 * time.Millisecon
 // (flag names it in a usage error), its CA trusted, its credentials read
 // from their files, connecting within DefaultConnectTimeout.
 func ClientFor(flag string, cn Conn) (*api.Client, error) {
-	rc, _, err := clientFor(flag, cn, DefaultConnectTimeout, nil)
+	rc, _, err := clientFor(flag, cn, DefaultConnectTimeout, DefaultTimeout, nil)
 	return rc, err
 }
 
 // clientFor is ClientFor with the connect timeout given, abort ending the
 // command's context when a request gets no answer in time (nil: none to
-// end); the note says how the URL was corrected, if it was.
-func clientFor(flag string, cn Conn, connect time.Duration, abort func(error)) (*api.Client, string, error) {
+// end), and each request's answer bounded by request (0: no bound); the
+// note says how the URL was corrected, if it was.
+func clientFor(flag string, cn Conn, connect, request time.Duration, abort func(error)) (*api.Client, string, error) {
 	base, note, err := BaseURL(cn.URL, cn.CA != "")
 	if err != nil {
 		return nil, "", UsageError{fmt.Errorf("%s: %w", flag, err)}
@@ -168,8 +187,9 @@ func clientFor(flag string, cn Conn, connect time.Duration, abort func(error)) (
 		return nil, "", err
 	}
 	// No http.Client timeout: --timeout bounds the whole command, and
-	// the watchdog a connection and a read's first answer.
-	cfg.HTTPClient = &http.Client{Transport: &watchdog{next: tr, base: base, connect: connect, abort: abort}}
+	// the watchdog a connection, a read's first answer, and each answer
+	// of a command without a --timeout.
+	cfg.HTTPClient = &http.Client{Transport: &watchdog{next: tr, base: base, connect: connect, request: request, abort: abort}}
 	rc, err := api.NewClient(cfg)
 	return rc, note, err
 }

@@ -116,7 +116,11 @@ func open(c *cli.Context, timeout, connect time.Duration) (*Session, error) {
 		end := cancel
 		cancel = func(cause error) { end(cause); stop() }
 	}
-	rc, note, err := clientFor("--url", cn, connect, cancel)
+	request := time.Duration(0)
+	if timeout <= 0 {
+		request = DefaultTimeout // no --timeout: a request alone is bounded
+	}
+	rc, note, err := clientFor("--url", cn, connect, request, cancel)
 	if err != nil {
 		cancel(nil)
 		return nil, err

@@ -17,7 +17,8 @@ import (
 // watchdog is the RoundTripper of the CLI's requests. It gives a read
 // (GET) the connect timeout to start answering — a server that accepts
 // connections and never answers is then said at once, not after
-// --timeout — and it turns the transport's failures that a user can act
+// --timeout — and any request of a command without a --timeout its
+// request bound; and it turns the transport's failures that a user can act
 // on into a *ConnectError that says what to do: a connection or an answer
 // that did not come in time, HTTPS spoken to a plain HTTP server, a
 // certificate not trusted. Such a failure ends the command (abort): a
@@ -28,31 +29,51 @@ type watchdog struct {
 	base string
 	// connect is --connect-timeout (0: no limit).
 	connect time.Duration
+	// request bounds the wait for any request's answer (0: no limit; the
+	// command's --timeout bounds it then).
+	request time.Duration
 	// abort ends the command's context with the error as its cause (nil:
 	// no context to end).
 	abort func(error)
 }
 
-// errNoAnswer is the cause a read's request is cancelled with when its
-// first answer does not come within the connect timeout.
-var errNoAnswer = errors.New("no answer")
+// The causes a request is cancelled with when its answer does not come in
+// time: a read's first answer within the connect timeout, any answer
+// within the request bound.
+var (
+	errNoFirstAnswer = errors.New("no first answer")
+	errNoAnswer      = errors.New("no answer")
+)
 
-// RoundTrip sends req, bounding a read's wait for the answer's headers.
+// RoundTrip sends req, bounding the wait for its answer's headers.
 func (w *watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet || w.connect <= 0 {
-		resp, err := w.next.RoundTrip(req)
-		return resp, w.failure(req, err)
-	}
 	ctx, cancel := context.WithCancelCause(req.Context())
-	timer := time.AfterFunc(w.connect, func() { cancel(errNoAnswer) })
+	var timers []*time.Timer
+	if req.Method == http.MethodGet && w.connect > 0 {
+		timers = append(timers, time.AfterFunc(w.connect, func() { cancel(errNoFirstAnswer) }))
+	}
+	if w.request > 0 {
+		timers = append(timers, time.AfterFunc(w.request, func() { cancel(errNoAnswer) }))
+	}
 	resp, err := w.next.RoundTrip(req.WithContext(ctx))
-	if !timer.Stop() && context.Cause(ctx) == errNoAnswer {
+	for _, t := range timers {
+		t.Stop()
+	}
+	var late *ConnectError
+	switch context.Cause(ctx) {
+	case errNoFirstAnswer:
+		late = &ConnectError{URL: w.base, Err: fmt.Errorf("no answer to %s %s within %s (--connect-timeout)", req.Method, req.URL.Path, w.connect),
+			Advice: "is it the URL of Sluice's REST API, and is the server up?"}
+	case errNoAnswer:
+		late = &ConnectError{URL: w.base, Err: fmt.Errorf("no answer to %s %s within %s", req.Method, req.URL.Path, w.request),
+			Advice: "is the server up? --timeout gives the command longer"}
+	}
+	if late != nil {
 		cancel(nil)
 		if resp != nil {
 			_ = resp.Body.Close()
 		}
-		return nil, w.fail(&ConnectError{URL: w.base, Err: fmt.Errorf("no answer to %s %s within %s (--connect-timeout)", req.Method, req.URL.Path, w.connect),
-			Advice: "is it the URL of Sluice's REST API, and is the server up?"})
+		return nil, w.fail(late)
 	}
 	if err != nil {
 		cancel(nil)

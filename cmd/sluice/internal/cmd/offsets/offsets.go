@@ -20,7 +20,7 @@ func Command() *cli.Command {
 	cmd := &cli.Command{
 		Name:  "offsets",
 		Usage: "read and change connector offsets: Kafka Connect's endpoints (JSON by default), dry runs, resets by rule, the offsets history, undo and restore",
-		Flags: session.FlagsOutput("json"),
+		Flags: session.FlagsOutputUnbounded("json"), // export and import go through many connectors
 		Subcommands: []*cli.Command{
 			connectors.Alias("get", "get offsets", connectors.Answer("NAME", connectors.GetOffsets())),
 			offsetsExportCommand(), offsetsImportCommand(),
