@@ -39,9 +39,23 @@ const (
 func main() {
 	app := newApp()
 	if err := app.Run(argv.Reorder(app, os.Args)); err != nil {
-		fmt.Fprintln(os.Stderr, "sluice:", err)
+		fmt.Fprintln(os.Stderr, "sluice:", message(err))
 		os.Exit(exitCode(err))
 	}
+}
+
+// message is err as the CLI says it: urfave/cli's "No help topic for 'x'"
+// of an unknown command in the CLI's words, anything else as it is.
+func message(err error) string {
+	m := err.Error()
+	if rest, ok := strings.CutPrefix(m, "No help topic for "); ok {
+		name, hint, _ := strings.Cut(rest, ". ")
+		m = "unknown command " + name + " (sluice --help lists them)"
+		if hint != "" {
+			m += "; " + strings.ToLower(hint[:1]) + hint[1:]
+		}
+	}
+	return m
 }
 
 // exitCode is the process's exit code for err.
