@@ -176,10 +176,17 @@ func TestRestartDescribePluginInfo(t *testing.T) {
 		t.Errorf("a URL with a path: exit %d\n%s%s", code, out, errOut)
 	}
 
-	// Completion: connector names and plugin classes, from the server.
+	// Completion: connector names and plugin classes, from the server
+	// the words typed so far name, or SLUICE_URL's.
+	if out := completions(t, "describe", "connector", "--url", cl.URL); out != "orders-src\n" {
+		t.Errorf("describe connector --url completions: %q", out)
+	}
 	t.Setenv("SLUICE_URL", cl.URL)
 	if out := completions(t, "describe", "connector"); out != "orders-src\n" {
 		t.Errorf("describe connector completions: %q", out)
+	}
+	if out := completions(t, "pause", "--ma"); !strings.Contains(out, "--match\n") || strings.Contains(out, "orders-src") {
+		t.Errorf("pause --ma completions: %q", out)
 	}
 	if out := completions(t, "pause"); out != "orders-src\n" {
 		t.Errorf("pause completions: %q", out)

@@ -7,6 +7,7 @@ package complete
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -33,7 +34,9 @@ func Plugins(c *cli.Context) {
 // complete prints the names list answers, sorted and without those given
 // already; or the command's flags when the word being completed is one.
 func complete(c *cli.Context, list func(*session.Session) ([]string, error)) {
-	if c.NArg() > 0 && strings.HasPrefix(c.Args().Get(c.NArg()-1), "-") {
+	// The word being completed is the one before the request, which
+	// urfave/cli reads from os.Args as well.
+	if n := len(os.Args); n > 2 && strings.HasPrefix(os.Args[n-2], "-") {
 		cli.DefaultCompleteWithFlags(c.Command)(c)
 		return
 	}

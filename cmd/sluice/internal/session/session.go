@@ -53,9 +53,6 @@ type Session struct {
 	// (sluice connectors …): it prints the server's answer rather than
 	// its own rows (AsAnswer).
 	Answer bool
-	// cancel ends the command's context (C.Context), whose deadline is
-	// --timeout's.
-	cancel context.CancelCauseFunc
 	// connectors are the server's connector names once read for a "did
 	// you mean" (nil: not read yet).
 	connectors []string
@@ -126,7 +123,7 @@ func open(c *cli.Context, timeout, connect time.Duration) (*Session, error) {
 		return nil, err
 	}
 	c.Context = ctx
-	s := &Session{C: c, API: rc, Format: format, W: c.App.Writer, cancel: cancel}
+	s := &Session{C: c, API: rc, Format: format, W: c.App.Writer}
 	s.Answer = c.Context.Value(answerKey{}) == true
 	if note != "" {
 		s.Progress("note: %s", note)
