@@ -149,15 +149,23 @@ var cliRetry = api.RetryPolicy{MaxAttempts: 4, MinBackoff: 200 * time.Millisecon
 // (flag names it in a usage error), its CA trusted, its credentials read
 // from their files, connecting within DefaultConnectTimeout.
 func ClientFor(flag string, cn Conn) (*api.Client, error) {
-	rc, _, err := clientFor(flag, cn, DefaultConnectTimeout, DefaultTimeout, nil)
+	rc, _, err := clientFor(flag, cn, limits{connect: DefaultConnectTimeout, request: DefaultTimeout, retry: &cliRetry}, nil)
 	return rc, err
 }
 
-// clientFor is ClientFor with the connect timeout given, abort ending the
+// limits are how long a client waits, and how often it tries again.
+type limits struct {
+	// connect is --connect-timeout; request bounds each request's answer
+	// (0: no bound).
+	connect, request time.Duration
+	// retry is the retry policy.
+	retry *api.RetryPolicy
+}
+
+// clientFor is ClientFor with the limits given, abort ending the
 // command's context when a request gets no answer in time (nil: none to
-// end), and each request's answer bounded by request (0: no bound); the
-// note says how the URL was corrected, if it was.
-func clientFor(flag string, cn Conn, connect, request time.Duration, abort func(error)) (*api.Client, string, error) {
+// end); the note says how the URL was corrected, if it was.
+func clientFor(flag string, cn Conn, lim limits, abort func(error)) (*api.Client, string, error) {
 	base, note, err := BaseURL(cn.URL, cn.CA != "")
 	if err != nil {
 		return nil, "", UsageError{fmt.Errorf("%s: %w", flag, err)}
@@ -165,7 +173,7 @@ func clientFor(flag string, cn Conn, connect, request time.Duration, abort func(
 	if note != "" {
 		note = flag + " " + note
 	}
-	cfg := api.Config{Address: base, Retry: &cliRetry}
+	cfg := api.Config{Address: base, Retry: lim.retry}
 	switch {
 	case cn.User != "" && cn.TokenFile != "":
 		return nil, "", Usage("give --user or --token-file, not both")
@@ -182,14 +190,14 @@ func clientFor(flag string, cn Conn, connect, request time.Duration, abort func(
 			return nil, "", err
 		}
 	}
-	tr, err := transport(cn.CA, connect)
+	tr, err := transport(cn.CA, lim.connect)
 	if err != nil {
 		return nil, "", err
 	}
 	// No http.Client timeout: --timeout bounds the whole command, and
 	// the watchdog a connection, a read's first answer, and each answer
 	// of a command without a --timeout.
-	cfg.HTTPClient = &http.Client{Transport: &watchdog{next: tr, base: base, connect: connect, request: request, abort: abort}}
+	cfg.HTTPClient = &http.Client{Transport: &watchdog{next: tr, base: base, connect: lim.connect, request: lim.request, abort: abort}}
 	rc, err := api.NewClient(cfg)
 	return rc, note, err
 }

@@ -79,7 +79,7 @@ func AsAnswer(cmd *cli.Command) *cli.Command {
 // on stderr.
 func Open(c *cli.Context) (*Session, error) {
 	d, _ := overall(c)
-	return open(c, d, c.Duration("connect-timeout"))
+	return open(c, d, limits{connect: c.Duration("connect-timeout"), retry: &cliRetry})
 }
 
 // Completion limits: a shell waits for the names it completes, and a
@@ -91,13 +91,15 @@ const (
 )
 
 // OpenCompletion is Open for a shell's completion of names, with short
-// timeouts of its own whatever the flags say.
+// timeouts of its own whatever the flags say, and no second try.
 func OpenCompletion(c *cli.Context) (*Session, error) {
-	return open(c, completionTimeout, completionConnectTimeout)
+	return open(c, completionTimeout, limits{connect: completionConnectTimeout, retry: &api.NoRetry})
 }
 
-// open is Open with the command's timeout (0: none) and connect timeout.
-func open(c *cli.Context, timeout, connect time.Duration) (*Session, error) {
+// open is Open with the command's timeout (0: none) and the client's
+// limits (lim.request is set here: a command without a timeout bounds each
+// request).
+func open(c *cli.Context, timeout time.Duration, lim limits) (*Session, error) {
 	format, err := output.Parse(c.String("output"))
 	if err != nil {
 		return nil, UsageError{err}
@@ -113,11 +115,10 @@ func open(c *cli.Context, timeout, connect time.Duration) (*Session, error) {
 		end := cancel
 		cancel = func(cause error) { end(cause); stop() }
 	}
-	request := time.Duration(0)
 	if timeout <= 0 {
-		request = DefaultTimeout // no --timeout: a request alone is bounded
+		lim.request = DefaultTimeout // no --timeout: a request alone is bounded
 	}
-	rc, note, err := clientFor("--url", cn, connect, request, cancel)
+	rc, note, err := clientFor("--url", cn, lim, cancel)
 	if err != nil {
 		cancel(nil)
 		return nil, err
