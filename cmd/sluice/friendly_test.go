@@ -160,7 +160,8 @@ func TestRestartDescribePluginInfo(t *testing.T) {
 
 	// info: GET /, and this CLI's version.
 	out = mustCLI(t, "info", "--url", cl.URL)
-	if !strings.Contains(out, "url:") || !strings.Contains(out, "version:") || !strings.Contains(out, "kafka cluster id:") || !strings.Contains(out, "cli version:") {
+	if !strings.Contains(out, "url:") || !strings.Contains(out, "version:") || !strings.Contains(out, "kafka cluster id:") || !strings.Contains(out, "health:            healthy (leader)") ||
+		!strings.Contains(out, "cli version:") {
 		t.Errorf("info:\n%s", out)
 	}
 	var info struct {

@@ -19,7 +19,7 @@ import (
 func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "info",
-		Usage: "show the server at --url: the Kafka Connect version it reports, its commit and Kafka cluster id, Sluice's own version if it says, and this CLI's",
+		Usage: "show the server at --url: the Kafka Connect version it reports, its commit and Kafka cluster id, Sluice's own version if it says, its health, and this CLI's version",
 		Flags: session.Flags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
@@ -37,9 +37,31 @@ func Command() *cli.Command {
 			if err := session.DecodeNumbers(ans.Body, &doc); err != nil {
 				return fmt.Errorf("GET / answered what is not a JSON object: %w", err)
 			}
-			return s.Print(serverInfo(s.API.Address(), doc, ans.Header), func() *output.Rows { return rows(s.API.Address(), doc, ans.Header) })
+			health := healthOf(s)
+			out := serverInfo(s.API.Address(), doc, ans.Header)
+			out["health"] = health
+			return s.Print(out, func() *output.Rows { return rows(s.API.Address(), doc, ans.Header, health) })
 		},
 	}
+}
+
+// healthOf is GET /health in a few words: its status and, from a Sluice,
+// the coordinator's role ("healthy (leader)"); or why it could not be
+// read. A server that is starting answers 503 with its health document,
+// which says so.
+func healthOf(s *session.Session) string {
+	h, err := s.API.Admin().Health(s.Ctx())
+	if h.Status == "" && err != nil {
+		return "unavailable (" + s.Err(err).Error() + ")"
+	}
+	text := h.Status
+	if h.Role != "" {
+		text += " (" + h.Role + ")"
+	}
+	if h.Status != "healthy" && h.Message != "" {
+		text += ": " + h.Message
+	}
+	return text
 }
 
 // sluiceHeader is the prefix of the headers by which Sluice adds to an
@@ -78,8 +100,9 @@ var known = []struct{ key, label string }{
 
 // rows shows the server for people: Kafka Connect's fields first, then any
 // field or X-Sluice-* header the server adds (Sluice's own version, say),
-// then this CLI's version. A field the server leaves out is shown as "-".
-func rows(url string, doc map[string]any, h http.Header) *output.Rows {
+// its health, then this CLI's version. A field the server leaves out is
+// shown as "-".
+func rows(url string, doc map[string]any, h http.Header, health string) *output.Rows {
 	t := output.NewRows()
 	t.Add("url:", url)
 	for _, k := range known {
@@ -104,6 +127,7 @@ func rows(url string, doc map[string]any, h http.Header) *output.Rows {
 	for _, k := range names {
 		t.Add(k+":", hs[k])
 	}
+	t.Add("health:", health)
 	t.Add("cli version:", version.Version+" ("+version.Commit+")")
 	return t
 }
