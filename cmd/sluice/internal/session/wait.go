@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -110,8 +109,9 @@ func (s *Session) Sleep(d time.Duration) error {
 	}
 }
 
-// WaitRunning polls the connectors' status until each runs with all its
-// tasks, one FAILED, or the command's --timeout runs out. It says on
+// WaitRunning polls the connectors' status (GET
+// /connectors?expand=status) until each runs with all its tasks, one
+// FAILED, or the command's --timeout runs out. It says on
 // stderr where each stands at once, and again each time that changes;
 // when time runs out, it names those that do not run and why.
 func (s *Session) WaitRunning(names []string) error {
@@ -124,14 +124,19 @@ func (s *Session) WaitRunning(names []string) error {
 	last := map[string]string{}
 	pending := slices.Clone(names)
 	for {
+		// One request a round, whatever the number of connectors.
+		all, err := s.API.Connectors().ListExpanded(s.Ctx(), true, false)
+		if s.timeUp() {
+			return s.notRunning(start, pending, last)
+		}
+		if err != nil {
+			return Err(err)
+		}
 		var still []string
-		for i, n := range pending {
-			p, err := s.progressOf(n)
-			if s.timeUp() {
-				return s.notRunning(start, append(still, pending[i:]...), last)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", n, err)
+		for _, n := range pending {
+			p := Progress{Line: "no status yet"} // just created
+			if e, ok := all[n]; ok && e.Status != nil {
+				p = StateOf(*e.Status)
 			}
 			if p.Line != last[n] {
 				last[n] = p.Line
@@ -154,20 +159,6 @@ func (s *Session) WaitRunning(names []string) error {
 			return err
 		}
 	}
-}
-
-// progressOf is where connector n stands; a connector without a status yet
-// (just created) is on its way.
-func (s *Session) progressOf(n string) (Progress, error) {
-	st, err := s.API.Connectors().Status(s.Ctx(), n)
-	err = Err(err)
-	if IsStatus(err, http.StatusNotFound) {
-		return Progress{Line: "no status yet"}, nil
-	}
-	if err != nil {
-		return Progress{}, err
-	}
-	return StateOf(st), nil
 }
 
 // timeUp reports whether the command's --timeout ran out.
