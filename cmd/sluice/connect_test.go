@@ -106,10 +106,10 @@ func TestDidYouMeanCommandsAndFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"paus", "x"}, "sluice: unknown command 'paus' (sluice --help lists them); did you mean pause?\n"},
-		{[]string{"get", "conectors"}, "sluice: unknown command 'conectors' (sluice --help lists them); did you mean connectors?\n"},
+		{[]string{"paus", "x"}, "sluice: unknown command 'paus' (--help lists the commands); did you mean pause?\n"},
+		{[]string{"get", "conectors"}, "sluice: unknown command 'conectors' (--help lists the commands); did you mean connectors?\n"},
 		{[]string{"get", "connectors", "--urll", "x"}, "sluice: flag provided but not defined: -urll; did you mean --url?\n"},
-		{[]string{"xyzzy"}, "sluice: unknown command 'xyzzy' (sluice --help lists them)\n"},
+		{[]string{"xyzzy"}, "sluice: unknown command 'xyzzy' (--help lists the commands)\n"},
 	} {
 		if _, errOut, code := runCLI(t, c.args...); code != exitUsage || errOut != c.want {
 			t.Errorf("sluice %q: exit %d, %q; want %d, %q", c.args, code, errOut, exitUsage, c.want)

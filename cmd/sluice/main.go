@@ -50,7 +50,7 @@ func message(err error) string {
 	m := err.Error()
 	if rest, ok := strings.CutPrefix(m, "No help topic for "); ok {
 		name, hint, _ := strings.Cut(rest, ". ")
-		m = "unknown command " + name + " (sluice --help lists them)"
+		m = "unknown command " + name + " (--help lists the commands)"
 		if hint != "" {
 			m += "; " + strings.ToLower(hint[:1]) + hint[1:]
 		}
