@@ -115,6 +115,23 @@ func (s *Session) Sleep(d time.Duration) error {
 // stderr where each stands at once, and again each time that changes;
 // when time runs out, it names those that do not run and why.
 func (s *Session) WaitRunning(names []string) error {
+	return s.wait(names, 0)
+}
+
+// restartGrace is how long a wait after a restart takes FAILED for what
+// the status said before the restart: a task restarted alone is shown
+// FAILED until its agent reports it again.
+const restartGrace = 5 * time.Second
+
+// WaitRestarted is WaitRunning after a restart: a FAILED state seen in
+// its first seconds (restartGrace) is shown, not final, as it may be the
+// one the restart ends.
+func (s *Session) WaitRestarted(names []string) error {
+	return s.wait(names, restartGrace)
+}
+
+// wait is WaitRunning, FAILED final only after grace.
+func (s *Session) wait(names []string, grace time.Duration) error {
 	start := time.Now()
 	if d, ok := s.C.Context.Deadline(); ok {
 		s.Progress("waiting for %s to run (--timeout: %s left)", strings.Join(names, ", "), time.Until(d).Round(time.Second))
@@ -142,7 +159,7 @@ func (s *Session) WaitRunning(names []string) error {
 				last[n] = p.Line
 				s.Progress("%s: %s", n, p.Line)
 			}
-			if p.Failed != nil {
+			if p.Failed != nil && time.Since(start) >= grace {
 				return fmt.Errorf("%s: %w", n, p.Failed)
 			}
 			if !p.Running {

@@ -135,7 +135,7 @@ func action(name, usage, done string) *cli.Command {
 				if err != nil {
 					return err
 				}
-				return waitRunning(c, s, done)
+				return waitRunning(c, s, name, done)
 			}
 			if c.IsSet("task") {
 				return restartTask(c, s, crit.Names[0], c.Int("task"))
@@ -174,7 +174,7 @@ func action(name, usage, done string) *cli.Command {
 			if failed > 0 {
 				return fmt.Errorf("%d of %d connectors failed", failed, len(names))
 			}
-			return waitRunning(c, s, names)
+			return waitRunning(c, s, name, names)
 		},
 	}
 }
@@ -193,10 +193,13 @@ func resultRows(results []ActionResult) *output.Rows {
 }
 
 // waitRunning waits, with --wait (resume, restart), until the connectors
-// acted on run.
-func waitRunning(c *cli.Context, s *session.Session, names []string) error {
-	if !c.Bool("wait") || len(names) == 0 {
+// action acted on run.
+func waitRunning(c *cli.Context, s *session.Session, action string, names []string) error {
+	switch {
+	case !c.Bool("wait") || len(names) == 0:
 		return nil
+	case action == "restart":
+		return s.WaitRestarted(slices.Clone(names))
 	}
 	return s.WaitRunning(slices.Clone(names))
 }
@@ -211,5 +214,5 @@ func restartTask(c *cli.Context, s *session.Session, name string, task int) erro
 	if err := s.Print([]ActionResult{r}, func() *output.Rows { return resultRows([]ActionResult{r}) }); err != nil {
 		return err
 	}
-	return waitRunning(c, s, []string{name})
+	return waitRunning(c, s, "restart", []string{name})
 }
