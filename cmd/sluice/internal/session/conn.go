@@ -204,8 +204,10 @@ func clientFor(flag string, cn Conn, lim limits, abort func(error)) (*api.Client
 
 // connectPaths are the first segments of the REST API's own paths: a
 // --url pasted from a browser or a request (…:8083/connectors/x/status)
-// ends at the segment before them.
-var connectPaths = []string{"connectors", "connector-plugins", "admin", "sluice", "health", "readyz", "metrics", "openapi.json"}
+// ends at the segment before them. Not "sluice", where Sluice's own routes
+// start: it is as likely the prefix a proxy serves Sluice under
+// (https://gw/sluice/connectors is the API at https://gw/sluice).
+var connectPaths = []string{"connectors", "connector-plugins", "admin", "health", "readyz", "metrics", "openapi.json"}
 
 // BaseURL is the REST API's base URL for --url as a user gives it:
 // host:port gets a scheme (http, or https when tls), a trailing slash is
