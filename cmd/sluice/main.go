@@ -97,7 +97,7 @@ func newApp() *cli.App {
 				connectors.Action("pause", "pause connectors", "paused"),
 				connectors.Action("resume", "resume connectors", "resumed"),
 				connectors.Action("stop", "stop connectors", "stopped"),
-				connectors.Action("restart", "restart connectors and their tasks (--include-tasks=false: the connector alone; --only-failed; --task N: one task)", "restarted"),
+				connectors.Action("restart", "restart connectors and their tasks (--only-failed, --include-tasks=false, --task N)", "restarted"),
 				connectors.Action("delete", "delete connectors", "deleted"),
 				connectors.Move("move", false),
 				connectors.Move("copy", true),

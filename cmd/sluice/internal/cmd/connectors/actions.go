@@ -52,7 +52,7 @@ func restartFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "include-tasks", Value: true, Usage: "restart the tasks too (--include-tasks=false: the connector alone, as Kafka Connect's default)"},
 		&cli.BoolFlag{Name: "only-failed", Usage: "restart only the connector or tasks that are FAILED"},
-		&cli.IntFlag{Name: "task", Usage: "restart this one task of the connector (POST /connectors/{name}/tasks/{task}/restart)"},
+		&cli.IntFlag{Name: "task", DefaultText: "none", Usage: "restart this one task of the connector (POST /connectors/{name}/tasks/{task}/restart)"},
 	}
 }
 
