@@ -76,6 +76,12 @@ func TestWaitSaysWhy(t *testing.T) {
 		!strings.Contains(errOut, "src: configured and PAUSED: not waited for (sluice resume src runs it)\n") {
 		t.Fatalf("patch --wait of a paused connector: exit %d\n%s", code, errOut)
 	}
+	// create --wait of one created paused: not waited for.
+	held := writeFile(t, dir, "held.json", `{"name":"held","config":{"connector.class":"FileStreamSource","file":"in.txt","topic":"h"},"initial_state":"paused"}`)
+	if _, errOut, code := runCLI(t, "create", "-f", held, "--wait", "--url", cl.URL); code != 0 ||
+		!strings.Contains(errOut, "held: created PAUSED: not waited for (sluice resume held runs it)\n") {
+		t.Fatalf("create --wait of a connector created paused: exit %d\n%s", code, errOut)
+	}
 	// resume --wait, patch --wait and restart --wait follow it until it runs.
 	if _, errOut, code := runCLI(t, "resume", "src", "--wait", "--url", cl.URL); code != 0 || !strings.Contains(errOut, "src: RUNNING (1 task)\n") {
 		t.Fatalf("resume --wait: exit %d\n%s", code, errOut)

@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,6 +47,11 @@ func create() *cli.Command {
 			}
 			if err := s.PrintAnswer(created); err != nil || !c.Bool("wait") {
 				return err
+			}
+			if state := strings.ToUpper(req.InitialState); state == api.StatePaused || state == api.StateStopped {
+				// Created so on purpose: it runs once resumed.
+				s.Progress("%s: created %s: not waited for (sluice resume %s runs it)", req.Name, state, req.Name)
+				return nil
 			}
 			return s.WaitRunning([]string{req.Name})
 		},
