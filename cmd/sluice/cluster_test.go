@@ -99,7 +99,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
 	if err := app.Run(argvFor(app, args)); err != nil {
-		errOut.WriteString("sluice: " + err.Error() + "\n")
+		errOut.WriteString("sluice: " + message(err) + "\n")
 		code = exitCode(err)
 	}
 	return out.String(), errOut.String(), code
