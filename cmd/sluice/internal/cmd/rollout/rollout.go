@@ -3,7 +3,7 @@
 package rollout
 
 // sluice rollout: health-gated config rollouts through /sluice/rollouts
-// (docs/operations-rollouts.part.md).
+// (docs/operations.md, "Health-gated config rollouts").
 
 import (
 	"context"
