@@ -57,19 +57,20 @@ func (r *Reconciler) reconcileLoop(ctx context.Context, m Instances) {
 	}
 }
 
-// untilExpiry is how long until the first agent's lease runs out, or an
-// hour when there is no agent.
+// untilExpiry is how long until the first agent's lease runs out or a
+// start's settle window ends, or an hour when neither is ahead.
 func (r *Reconciler) untilExpiry() time.Duration {
-	next, ok := r.table.nextExpiry()
+	next, ok := r.table.nextWake()
 	if !ok {
 		return time.Hour
 	}
 	return max(next.Sub(r.now()), 0)
 }
 
-// anyExpired reports whether an agent's lease ran out by now.
+// anyExpired reports whether an agent's lease ran out, or a start's settle
+// window ended, by now.
 func (r *Reconciler) anyExpired(now time.Time) bool {
-	next, ok := r.table.nextExpiry()
+	next, ok := r.table.nextWake()
 	return ok && !now.Before(next)
 }
 
@@ -97,7 +98,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 		if !r.ensureFenced(ctx, c, shape) {
 			continue
 		}
-		for id, d := range desiredTasks(c, shape, holds[i], reserved) {
+		for id, d := range desiredTasks(c, shape, holds[i], reserved, r.lastAgent) {
 			desired[id] = d
 		}
 	}
@@ -107,9 +108,16 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 	r.writeTaskStatuses(out.Unassigned, out.Reasons, out.Removed)
 }
 
+// lastAgent is the agent that last ran task id, as its status says ("" if
+// none has).
+func (r *Reconciler) lastAgent(id api.TaskID) string {
+	st, _ := r.status.Task(id.Connector, id.Task)
+	return st.WorkerID
+}
+
 // desiredTasks are the tasks of connector c that should run, as the
-// planner takes them.
-func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string) map[api.TaskID]planner.Desired {
+// planner takes them; last names the agent that last ran each.
+func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string, last func(api.TaskID) string) map[api.TaskID]planner.Desired {
 	// A selector that does not parse places the tasks nowhere: running
 	// them anywhere could run a file source on a host without its file.
 	sel, selErr := labels.Parse(c.Config[labels.SelectorKey])
@@ -123,7 +131,8 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 		// A change of the tenant's rules changes the hash, so the tasks
 		// restart under them (and fail, with a trace, if they break them).
 		out[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc) + tenancy.Fingerprint(shape.Policy), Tenant: shape.Policy,
-			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Hold: hold, ReservedTopics: reserved}
+			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Hold: hold, ReservedTopics: reserved,
+			LastAgent: last(id)}
 	}
 	return out
 }
