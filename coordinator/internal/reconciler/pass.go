@@ -89,6 +89,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 	holds := r.ensureAllTaskConfigs(ctx, m, conns)
 	desired := map[api.TaskID]planner.Desired{}
 	reserved := cs.ReservedTopics(conns)
+	last := r.lastAgents()
 	for i, c := range conns {
 		r.ensureConnectorStatus(c)
 		if c.TargetState == records.TargetStopped {
@@ -98,7 +99,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 		if !r.ensureFenced(ctx, c, shape) {
 			continue
 		}
-		for id, d := range desiredTasks(c, shape, holds[i], reserved, r.lastAgent) {
+		for id, d := range desiredTasks(c, shape, holds[i], reserved, last) {
 			desired[id] = d
 		}
 	}
@@ -108,11 +109,23 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 	r.writeTaskStatuses(out.Unassigned, out.Reasons, out.Removed)
 }
 
-// lastAgent is the agent that last ran task id, as its status says ("" if
-// none has).
-func (r *Reconciler) lastAgent(id api.TaskID) string {
-	st, _ := r.status.Task(id.Connector, id.Task)
-	return st.WorkerID
+// lastAgents returns the agent that last ran a task, as its status says (""
+// if none has), for the tasks placement may ask about: those not placed on
+// a registered agent (a placed task stays where it is). The others are not
+// looked up, so a pass over many tasks decodes no status it does not need.
+func (r *Reconciler) lastAgents() func(api.TaskID) string {
+	agents, placed := r.table.AgentsAndPlacements()
+	registered := make(map[string]bool, len(agents))
+	for _, a := range agents {
+		registered[a.ID] = a.Registered
+	}
+	return func(id api.TaskID) string {
+		if p, ok := placed[id]; ok && registered[p.Agent] {
+			return ""
+		}
+		st, _ := r.status.Task(id.Connector, id.Task)
+		return st.WorkerID
+	}
 }
 
 // desiredTasks are the tasks of connector c that should run, as the
