@@ -37,7 +37,7 @@ var (
 	workDirFlag           = envflag.String("work-dir", "", "directory relative file paths resolve against (default: the current directory)")
 	leaseFlag             = envflag.Duration("agent-lease", 10*time.Second, "an agent that has not heartbeated for this long is lost")
 	shutdownFlag          = envflag.Duration("task-shutdown-timeout", 10*time.Second, "how long an operation waits for tasks to confirm they stopped")
-	flushFlag             = envflag.Duration("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
+	flushFlag             = envflag.Duration("offset-flush-interval", time.Second, "how often a running task commits its offsets (its first position at once, and always on stop)")
 	keyConvFlag           = envflag.String("key-converter", defaultConverter, "worker-level key converter class")
 	valueConvFlag         = envflag.String("value-converter", defaultConverter, "worker-level value converter class")
 	hdrConvFlag           = envflag.String("header-converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter", "worker-level header converter class: writes the headers transformations make")
