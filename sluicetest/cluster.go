@@ -509,6 +509,25 @@ func (c *Cluster) StopAgent(i int) {
 	c.Agents[i] = nil
 }
 
+// StopAgents stops the agents ids gracefully at once, as a fleet that
+// restarts together (or sluice dev stopping) does.
+func (c *Cluster) StopAgents(ids ...int) {
+	var wg sync.WaitGroup
+	for _, i := range ids {
+		a := c.Agents[i]
+		if a == nil {
+			continue
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = a.Stop(ctx)
+		})
+		c.Agents[i] = nil
+	}
+	wg.Wait()
+}
+
 // WaitAgents waits until n agents are registered, as GET /health's sibling
 // NATS service discovery shows them.
 func (c *Cluster) WaitAgents(n int) {

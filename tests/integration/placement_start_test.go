@@ -76,9 +76,10 @@ func lopsided(t *testing.T, opts sluicetest.Options) (*sluicetest.Cluster, map[s
 	return c, names, before
 }
 
-// TestPlacementAfterRestart restarts the coordinator alone, and everything
-// at once as `sluice dev` stops and starts (agent-1 registering first):
-// every task goes back to the agent that ran it, lopsided as that is.
+// TestPlacementAfterRestart restarts the coordinator alone, every agent
+// at once under a running coordinator, and everything at once as `sluice
+// dev` stops and starts (agent-1 registering first each time): every task
+// goes back to the agent that ran it, lopsided as that is.
 func TestPlacementAfterRestart(t *testing.T) {
 	t.Parallel()
 	t.Run("coordinator", func(t *testing.T) {
@@ -91,14 +92,24 @@ func TestPlacementAfterRestart(t *testing.T) {
 			t.Fatalf("after the coordinator's restart: %v, want %v", after, before)
 		}
 	})
+	t.Run("every agent, under a running coordinator", func(t *testing.T) {
+		t.Parallel()
+		c, names, before := lopsided(t, sluicetest.Options{Lease: 10 * time.Second, PlacementSettle: 2 * time.Second})
+		c.StopAgents(0, 1)
+		c.StartAgent(0)
+		c.StartAgent(1)
+		c.WaitAgents(2)
+		if after := taskAgents(c, names); !maps.Equal(after, before) {
+			t.Fatalf("after the agents' restart: %v, want every task back where it ran: %v", after, before)
+		}
+	})
 	t.Run("everything, as sluice dev", func(t *testing.T) {
 		t.Parallel()
 		c, names, before := lopsided(t, sluicetest.Options{Lease: 10 * time.Second, PlacementSettle: 2 * time.Second})
 		// sluice dev's shutdown: the coordinator stops assigning, the
 		// agents stop their own tasks and leave, the coordinator stops.
 		c.Coordinator.StopAssigning()
-		c.StopAgent(0)
-		c.StopAgent(1)
+		c.StopAgents(0, 1)
 		c.StopCoordinator()
 		// Back in the other order: agent-1 registers first, and takes
 		// only its own tasks.
