@@ -142,7 +142,7 @@ func Plan(in Input) Output {
 			if _, placed := out.Placements[id]; !placed {
 				out.Unassigned = append(out.Unassigned, id)
 				out.Reasons[id] = unplacedReason(d, live, movedOff(in, current, id))
-				if why := waiting(in, agents, d); why != "" && d.SelectorError == "" {
+				if why := waiting(in, agents, live, d); why != "" && d.SelectorError == "" {
 					out.Reasons[id] = why
 				}
 			}
@@ -209,7 +209,7 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		if ok && presumedPlacement(byAgent, p) {
 			continue // left where it is until its agent registers or its lease runs out
 		}
-		if !ok && waiting(in, byAgent, d) != "" {
+		if !ok && waiting(in, byAgent, agents, d) != "" {
 			continue // waits for its agent, or for the agents that start together
 		}
 		if ok {
@@ -224,12 +224,14 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 // might take it, "" when it is not held back: its last agent is presumed
 // (named by the status topic, or gone gracefully as the whole fleet
 // stopped) and may still come back within its lease, or it never ran and a
-// start is settling.
-func waiting(in Input, agents map[string]registry.Agent, d Desired) string {
+// start is settling while a live agent (of live, the registered ones) could
+// run it — one that no agent can run says why instead, so that its status
+// does not change back and forth at every start.
+func waiting(in Input, agents map[string]registry.Agent, live []scheduler.Agent, d Desired) string {
 	if a, ok := agents[d.LastAgent]; ok && !a.Registered {
 		return "Waiting for agent " + d.LastAgent + ", which ran the task last, to register again: the task goes back to it, or elsewhere once its lease runs out"
 	}
-	if in.Settling[d.ID] {
+	if in.Settling[d.ID] && len(scheduler.Eligible(scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin}, live, "")) > 0 {
 		return "Waiting for the agents that start together to register: the task is placed once they have, or once the start's placement settle window has passed"
 	}
 	return ""

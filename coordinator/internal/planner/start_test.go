@@ -97,3 +97,14 @@ func TestPlanReturningAgents(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanSettlingTaskNoAgentCanRun: a settling task that no live agent
+// can run says why, not that it waits for agents.
+func TestPlanSettlingTaskNoAgentCanRun(t *testing.T) {
+	a := tid("c", 0)
+	out := Plan(Input{Desired: desired(want(a, "h", selector(map[string]string{"zone": "z"}))),
+		Agents: []registry.Agent{agent("x")}, Settling: map[api.TaskID]bool{a: true}})
+	if got := out.Reasons[a]; !strings.HasPrefix(got, "No live agent matches") {
+		t.Fatalf("reason %q, want the selector's", got)
+	}
+}
