@@ -26,7 +26,9 @@ type AgentInfo struct {
 	// State is AgentActive, AgentCordoned or AgentDraining.
 	State string `json:"state"`
 	// Registered is false for an agent the leader only knows from the
-	// fleet topic (cordoned or draining while it is away).
+	// fleet topic (cordoned or draining while it is away), or only expects
+	// back within its lease: one the status topic names as a task's owner,
+	// or one that left gracefully as the whole fleet stopped.
 	Registered bool `json:"registered"`
 	// LeaseExpires is when the agent is lost unless it heartbeats; zero
 	// when it is not registered.
