@@ -3,6 +3,7 @@ package reconciler
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -307,5 +308,42 @@ func TestStartupHolds(t *testing.T) {
 	off.begin()
 	if got := off.holds(t0, reg("a"), desired, nil); got != nil {
 		t.Fatalf("no settle window: %v", got)
+	}
+}
+
+// TestTableLeave: an agent leaving while others are registered is
+// forgotten; the last one leaving has every agent that left within a lease
+// presumed again — not one that came back since, nor one that left longer
+// ago than a lease.
+func TestTableLeave(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tb := NewTable(10*time.Second, 0)
+	for _, id := range []string{"old", "back", "a", "b"} {
+		tb.observe(&wire.RegisterRequest{AgentID: id}, true, t0)
+	}
+	tb.leave("old", t0)
+	tb.leave("back", t0.Add(5*time.Second))
+	tb.observe(&wire.RegisterRequest{AgentID: "back"}, true, t0.Add(6*time.Second))
+	if tb.Known("old") {
+		t.Fatal("an agent that left while others ran is still known")
+	}
+	// "back" is lost (its connection closed): not presumed later.
+	if v, _ := tb.judgeAbsent("back", t0.Add(7*time.Second), t0.Add(7*time.Second), false); v != absentLost {
+		t.Fatalf("judged %v", v)
+	}
+	tb.leave("a", t0.Add(12*time.Second))
+	tb.leave("b", t0.Add(13*time.Second))
+	var presumedIDs []string
+	for _, a := range tb.Agents() {
+		if a.Registered {
+			t.Fatalf("%s is registered", a.ID)
+		}
+		presumedIDs = append(presumedIDs, a.ID)
+	}
+	if want := []string{"a", "b"}; !slices.Equal(presumedIDs, want) {
+		t.Fatalf("presumed %v, want %v", presumedIDs, want)
+	}
+	if next, ok := tb.nextWake(); !ok || !next.Equal(t0.Add(22*time.Second+time.Nanosecond)) {
+		t.Fatalf("next wake %v, %v: want a's lease from when it left", next, ok)
 	}
 }

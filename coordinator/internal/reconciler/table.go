@@ -131,6 +131,10 @@ func (t *Table) observe(q *wire.RegisterRequest, register bool, now time.Time) o
 	if !o.known {
 		return o
 	}
+	if register {
+		// Back: should it leave again, its own leaving counts, not this.
+		delete(t.departed, q.AgentID)
+	}
 	if t.hostSeen == nil {
 		t.hostSeen = map[registry.PluginKey]api.PluginInfo{}
 	}
