@@ -55,7 +55,9 @@ type AgentInfo struct {
 	// Cordon says who cordoned or drained the agent; absent when active.
 	Cordon *AgentCordon `json:"cordon,omitempty"`
 	// Registered is false for an agent the leader only knows from the
-	// fleet topic (cordoned or draining while it is away).
+	// fleet topic (cordoned or draining while it is away), or only expects
+	// back within its lease: one the status topic names as a task's owner,
+	// or one that left gracefully as the whole fleet stopped.
 	Registered bool `json:"registered"`
 	// LeaseExpires is when the agent is lost unless it heartbeats; zero
 	// when it is not registered.

@@ -107,7 +107,10 @@ type Config struct {
 	AgentLease        time.Duration
 	// AgentProbe is how often the leader probes each agent's presence
 	// (reconciler/presence.go); 0: never, the lease alone finds lost agents.
-	AgentProbe          time.Duration
+	AgentProbe time.Duration
+	// PlacementSettle is how long a start holds the tasks no agent ran
+	// (reconciler/startup.go); 0: never.
+	PlacementSettle     time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing keeps the lease.
 	LeaderLease time.Duration

@@ -26,7 +26,7 @@ func (h *Herder) newReconciler() {
 	p := recPorts{h}
 	h.rec = reconciler.New(reconciler.Config{
 		GroupID: h.cfg.GroupID, WorkerID: h.cfg.WorkerID, Version: h.cfg.Version,
-		AgentLease: h.cfg.AgentLease, AgentProbe: h.cfg.AgentProbe, TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
+		AgentLease: h.cfg.AgentLease, AgentProbe: h.cfg.AgentProbe, PlacementSettle: h.cfg.PlacementSettle, TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
 		LivenessTopic: h.cfg.LivenessTopic, ExactlyOnce: h.cfg.ExactlyOnce, DialNATS: h.cfg.DialNATS, NC: h.nc,
 		Term: h.term.Load, RPC: h.rpc, Statuses: p, Fleet: p, Connectors: p, Listener: p,
 		Metrics: h.cfg.Metrics, Logger: h.log, Faults: h.faults,
