@@ -237,8 +237,10 @@ func TestPlanTaskStatuses(t *testing.T) {
 	}{
 		{"unassigned, no status yet", nil, true, false,
 			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
-		{"unassigned, keeps its own generation", &store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 7}, true, false,
-			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 7)}}},
+		{"unassigned, keeps its own generation and the agent that ran it last", &store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 7}, true, false,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "a", 7)}}},
+		{"unassigned, never ran: no worker", nil, true, false,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
 		{"unassigned already, same reason: nothing", &store.InstanceStatus{State: api.StateUnassigned, Trace: "why"}, true, false, nil},
 		{"unassigned already, another reason", &store.InstanceStatus{State: api.StateUnassigned, Trace: "before"}, true, false,
 			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
