@@ -228,6 +228,22 @@ func TestKcctlCommands(t *testing.T) {
 		}
 	})
 
+	t.Run("restart connector -t failed, a task failed", func(t *testing.T) {
+		k := kcctl{t: t, base: c.URL}
+		// A file sink whose file is a directory: its task fails at start.
+		broken := "broken-sink"
+		c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": broken, "config": map[string]string{
+			"connector.class": "FileStreamSink", "topics": topic, "file": "."}})
+		c.WaitState(broken, "RUNNING", 1, "FAILED")
+		k.gate("Restarting tasks en masse", 3, 0)
+		st := k.restartConnectorAndTasks(broken, true, true)
+		if n := restarting(st); n != 1 {
+			t.Errorf("kcctl says \"Restarted connector %s and %d task(s)\", want the 1 failed task: %+v", broken, n, st)
+		}
+		c.WaitState(broken, "RUNNING", 1, "FAILED")
+		k.deleteConnector(broken)
+	})
+
 	t.Run("pause, resume, restart task", func(t *testing.T) {
 		k := kcctl{t: t, base: c.URL}
 		k.pauseConnector(sink)
