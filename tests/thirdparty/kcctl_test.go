@@ -235,6 +235,10 @@ func TestKcctlCommands(t *testing.T) {
 		c.Must(http.StatusCreated, http.MethodPost, "/connectors", map[string]any{"name": broken, "config": map[string]string{
 			"connector.class": "FileStreamSink", "topics": topic, "file": "."}})
 		c.WaitState(broken, "RUNNING", 1, "FAILED")
+		// describe connector prints a failed task's trace (a null one throws).
+		if st := k.getConnectorStatus(broken); len(st.Tasks) != 1 || st.Tasks[0].Trace == "" {
+			t.Errorf("a failed task without its trace: %+v", st)
+		}
 		k.gate("Restarting tasks en masse", 3, 0)
 		st := k.restartConnectorAndTasks(broken, true, true)
 		if n := restarting(st); n != 1 {
