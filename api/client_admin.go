@@ -52,10 +52,14 @@ type LoggerLevel struct {
 	LastModified *int64 `json:"last_modified"`
 }
 
-// ServerInfo is GET /: the server's version, commit and Kafka cluster id.
+// ServerInfo is GET /: the server's version, commit and Kafka cluster id,
+// and Sluice's own version from the X-Sluice-Version header.
 func (g *Admin) ServerInfo(ctx context.Context) (ServerInfo, error) {
 	var out ServerInfo
-	_, err := g.c.do(ctx, call{method: http.MethodGet, path: "/", safe: true}, &out)
+	a, err := g.c.do(ctx, call{method: http.MethodGet, path: "/", safe: true}, &out)
+	if err == nil {
+		out.SluiceVersion = a.header.Get(VersionHeader)
+	}
 	return out, err
 }
 

@@ -28,8 +28,9 @@ const (
 // two dot-separated parts as integers, so it has Kafka's own X.Y.Z form.
 const KafkaConnectVersion = "4.4.0"
 
-// VersionHeader carries Sluice's own release version on GET /'s answer
-// (ServerInfo.SluiceVersion says the same in the body).
+// VersionHeader carries Sluice's own release version on GET /'s answer.
+// It is a header, not a body field, so that GET /'s body keeps exactly
+// Kafka Connect's keys.
 const VersionHeader = "X-Sluice-Version"
 
 // ServerInfo is the body of GET /.
@@ -41,9 +42,10 @@ type ServerInfo struct {
 	// for Sluice).
 	Commit         string `json:"commit"`
 	KafkaClusterID string `json:"kafka_cluster_id"`
-	// SluiceVersion is Sluice's own release version, a Sluice addition:
-	// empty when the server is Kafka Connect.
-	SluiceVersion string `json:"sluice_version,omitempty"`
+	// SluiceVersion is Sluice's own release version, read from the
+	// X-Sluice-Version header (never in the body): empty when the server
+	// is Kafka Connect.
+	SluiceVersion string `json:"-"`
 }
 
 // Health is the body of GET /health (KIP-1017). Role and Leader are Sluice
