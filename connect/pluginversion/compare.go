@@ -226,14 +226,14 @@ func parse(v string) listItem {
 				}
 				p.add(newStringItem(v[start:i], true))
 				start = i
-					p.open()
+				p.open()
 			}
 			digit = true
 		default:
 			if digit && i > start {
 				p.add(newIntItem(v[start:i]))
 				start = i
-					p.open()
+				p.open()
 			}
 			digit = false
 		}
