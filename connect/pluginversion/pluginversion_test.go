@@ -104,6 +104,19 @@ func TestRequirement(t *testing.T) {
 	}
 }
 
+// TestExact: a bare version's range names its version; other ranges none.
+func TestExact(t *testing.T) {
+	for spec, want := range map[string]string{"1.2": "1.2", "[1.2]": "1.2", "[1.2,1.2]": "1.2", "[1.2,1.3]": "", "(,1.2]": "", "[1.2],[1.2]": ""} {
+		r, _, err := Requirement(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := r.Exact(); v != want || ok != (want != "") {
+			t.Errorf("Exact of %s = %q %v, want %q", spec, v, ok, want)
+		}
+	}
+}
+
 // TestHighest: the version a requirement resolves to among those at hand.
 func TestHighest(t *testing.T) {
 	r, _, _ := Requirement("[1.0,2.0)")

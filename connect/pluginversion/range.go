@@ -80,6 +80,19 @@ func (r Range) Contains(v string) bool {
 	return false
 }
 
+// Exact is the one version a range of a single closed interval [v,v]
+// allows (what a bare version requires); ok is false for any other range.
+func (r Range) Exact() (v string, ok bool) {
+	if len(r.Bounds) != 1 || r.Recommended != "" {
+		return "", false
+	}
+	b := r.Bounds[0]
+	if !b.HasLower || !b.HasUpper || b.Lower != b.Upper || !b.LowerInclusive || !b.UpperInclusive {
+		return "", false
+	}
+	return b.Lower, true
+}
+
 // String spells the range as Maven's VersionRange.toString does (which
 // Kafka's messages quote): the bare version, else the intervals joined by
 // commas.

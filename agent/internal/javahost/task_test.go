@@ -273,3 +273,23 @@ func TestPluginResolution(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginVersionOfSeveral: with two versions of a plugin on the plugin
+// path, a task runs the version its connector config names (exactly, as
+// the leader sends it), and a range or none means the highest meeting it.
+func TestPluginVersionOfSeveral(t *testing.T) {
+	const jdbc = "io.example.JdbcSourceConnector"
+	ps := []api.PluginInfo{
+		{Class: jdbc, Type: "source", Version: "10.7.4"},
+		{Class: jdbc, Type: "source", Version: "10.10.0"},
+		{Class: jdbc, Type: "source", Version: "9.0"},
+	}
+	f := NewTasks(nil, ps, plugins.Builtin(), nil)
+	for spec, want := range map[string]string{"": "10.10.0", "latest": "10.10.0", "10.7.4": "10.7.4", "[9,10.8)": "10.7.4",
+		"(,10)": "9.0", "9": "9.0", "10.7": "", "[11,)": "", "[1.0": ""} {
+		p, ok := f.Plugin(map[string]string{"connector.class": jdbc, "connector.plugin.version": spec})
+		if ok != (want != "") || p.Version != want {
+			t.Errorf("version %q: %+v %v, want %q", spec, p, ok, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/shared/wire"
@@ -20,7 +21,7 @@ import (
 // leader, which holds the agents' registrations): their built-in plugins
 // and their connector hosts' Java plugins, each class and version once. A
 // class of both, in two versions, is listed twice, as Kafka Connect 4.x
-// lists every version it has.
+// lists every version it has (by class, then in Maven's version order).
 func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.PluginInfo, error) {
 	live, host := p.agents.Plugins(), p.agents.HostPlugins()
 	out := make([]api.PluginInfo, 0, len(live)+len(host))
@@ -40,7 +41,7 @@ func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.P
 		add(info)
 	}
 	slices.SortFunc(out, func(a, b api.PluginInfo) int {
-		return cmp.Or(cmp.Compare(a.Class, b.Class), cmp.Compare(a.Version, b.Version))
+		return cmp.Or(cmp.Compare(a.Class, b.Class), pluginversion.Compare(a.Version, b.Version))
 	})
 	return out, nil
 }

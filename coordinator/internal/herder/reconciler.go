@@ -106,6 +106,9 @@ func (p recPorts) Shape(c store.Connector) reconciler.Shape {
 	s := reconciler.Shape{Policy: h.admit.Policy(c.Name)}
 	if pc, ok := h.plugins.Choice(c.Config); ok {
 		s.Plugin, s.Source = pc.Placement(), pc.Kind == connect.KindSource
+		if pc.Java() {
+			s.PluginVersion = pc.Pinned
+		}
 	}
 	return s
 }

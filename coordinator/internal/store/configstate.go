@@ -23,6 +23,9 @@ type Connector struct {
 	// deleted: a task of a higher id may still run on an agent cut off
 	// from the cluster, and must be fenced before offsets change.
 	taskHighWater int
+	// Plugin is the plugin version its config resolved to when written
+	// (nil: none recorded).
+	Plugin *records.PluginPin
 	// Version grows with every change to this connector, so a request can
 	// tell whether the connector changed between its check and its write.
 	Version int64
@@ -98,6 +101,7 @@ func (s *ConfigState) Apply(rec records.ConfigRecord) {
 		}
 		e := s.entry(name, true)
 		e.Config = maps.Clone(rec.Properties)
+		e.Plugin = rec.Plugin
 		if !e.hasTarget {
 			e.TargetState = records.TargetStarted
 		}
