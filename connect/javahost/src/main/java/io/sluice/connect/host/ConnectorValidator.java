@@ -56,7 +56,7 @@ public final class ConnectorValidator {
         if (className == null || className.isBlank()) {
             throw new IllegalArgumentException("Connector config " + config + " contains no connector type");
         }
-        Connector connector = plugins.newConnector(className);
+        Connector connector = plugins.newConnector(className, PluginVersions.connector(config));
         try (LoaderSwap swap = plugins.withClassLoader(connector.getClass().getClassLoader())) {
             ConfigDef def = connector.config();
             if (def == null) {
