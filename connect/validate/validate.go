@@ -207,7 +207,8 @@ func checkConnectorVersion(p *connect.Plugin, props map[string]string, values []
 	switch {
 	case err != nil:
 		connect.FindValue(values, ConnectorVersionConfig).AddError(err.Error())
-	case has && !req.Contains(p.Version):
+	case has && p.Version != "" && !req.Contains(p.Version):
+		// (No version: a Java plugin the caller found none of, and says so.)
 		msg := VersionNotFound(p.Class, req, []string{p.Version})
 		connect.FindValue(values, ConnectorClassConfig).AddError(msg)
 		connect.FindValue(values, ConnectorVersionConfig).AddError(msg)
