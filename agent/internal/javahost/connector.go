@@ -58,7 +58,7 @@ func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnect
 		err = conn.CallJSON(ctx, OpConnectorValidate, connectorConfigRequest{Config: req.Config}, &configs)
 		reply.ConfigInfos, reply.Preflight = configs.Configs, configs.Preflight
 	case wire.PluginOpConfigDef:
-		err = conn.CallJSON(ctx, OpConnectorConfigDef, connectorClassRequest{Class: req.Class}, &configs)
+		err = conn.CallJSON(ctx, OpConnectorConfigDef, connectorClassRequest{Class: req.Class, Version: req.Version}, &configs)
 		reply.ConfigInfos = configs.Configs
 	case wire.PluginOpStart:
 		// Recorded before the call: a host lost during the start must

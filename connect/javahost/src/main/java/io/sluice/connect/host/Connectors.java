@@ -59,7 +59,9 @@ public final class Connectors {
     }
 
     public byte[] configDef(ObjectNode body) {
-        return Json.bytes(Map.of("configs", validator.configDef(Json.text(body, "class"))));
+        Map<String, String> version = body.hasNonNull("version")
+                ? Map.of(ConnectorConfig.CONNECTOR_VERSION, Json.text(body, "version")) : Map.of();
+        return Json.bytes(Map.of("configs", validator.configDef(Json.text(body, "class"), PluginVersions.connector(version))));
     }
 
     /** Starts connector name; one already running under that name is stopped first. */
