@@ -49,6 +49,7 @@ type versionedHost struct {
 	mu      sync.Mutex
 	started map[string]string // connector → version started
 	running map[api.TaskID]string
+	defs    []string // the versions config_def was asked for
 }
 
 func newVersionedHost(agent string, versions ...string) *versionedHost {
@@ -67,7 +68,10 @@ func (h *versionedHost) HandleConnector(_ context.Context, req wire.PluginConnec
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch req.Op {
-	case wire.PluginOpValidate, wire.PluginOpConfigDef:
+	case wire.PluginOpValidate:
+		return wire.PluginConnectorReply{}, nil
+	case wire.PluginOpConfigDef:
+		h.defs = append(h.defs, req.Version)
 		return wire.PluginConnectorReply{}, nil
 	case wire.PluginOpStart:
 		if !slices.Contains(h.versions, req.Version) {
@@ -214,6 +218,20 @@ func TestPluginVersionsFleetWide(t *testing.T) {
 	if got := v.Errors["connector.plugin.version"]; len(got) != 1 || got[0] != want || len(v.Errors["connector.class"]) != 1 || v.Errors["connector.class"][0] != want {
 		t.Fatalf("validate of an unmet range: %v", v.Errors)
 	}
+
+	// GET …/config?version=: the keys of a version, from a host that has
+	// it; a version nobody has is Kafka's 400, for a built-in too.
+	wantError(t, c.Do("GET", "/connector-plugins/VersionedSource/config?version=[5.0,)", nil), http.StatusBadRequest, want)
+	c.Must(http.StatusOK, "GET", "/connector-plugins/VersionedSource/config?version=1.10.0", nil)
+	hosts[2].mu.Lock()
+	defs := slices.Clone(hosts[2].defs)
+	hosts[2].mu.Unlock()
+	if !slices.Equal(defs, []string{"1.10.0"}) {
+		t.Errorf("agent-3's host was asked for the config of versions %v, want [1.10.0]", defs)
+	}
+	wantError(t, c.Do("GET", "/connector-plugins/FileStreamSource/config?version=9.9", nil), http.StatusBadRequest,
+		"Plugin "+classFileSource+" not found that matches the version range [9.9,9.9], available versions: ["+connect.Version+"]")
+	c.Must(http.StatusOK, "GET", "/connector-plugins/FileStreamSource/config?version=latest", nil)
 
 	name := c.Name("ver")
 	cfg := versionedCfg("[1.0,3.0)", 3)
