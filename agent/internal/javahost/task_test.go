@@ -65,6 +65,29 @@ func TestTaskStartFailureIsTheJavaTrace(t *testing.T) {
 	}
 }
 
+// TestTaskStartGivenUpIsStopped: a start the agent gave up (its context
+// ended: the task is being stopped, or replaced) is followed by a stop in
+// the host, which may have started it; so is one the task's plugin failed.
+func TestTaskStartGivenUpIsStopped(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	f := NewTasks(s, nil, nil, worker)
+	if _, err := s.Conn(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := f.NewSourceTask(api.TaskID{Connector: "gone"}, map[string]string{}).Start(ctx, connect.SourceTaskContext{Offsets: mapOffsets{}}, nil); err == nil {
+		t.Fatal("a start with its context ended succeeded")
+	}
+	failed := f.NewSourceTask(api.TaskID{Connector: "failed"}, map[string]string{"fake": fakeFail})
+	if err := failed.Start(context.Background(), connect.SourceTaskContext{}, nil); err == nil {
+		t.Fatal("a failing start succeeded")
+	}
+	if got := hostState(t, s).Stopped; !reflect.DeepEqual(got, []string{"gone-0", "failed-0"}) {
+		t.Errorf("stopped in the host: %v, want [gone-0 failed-0]", got)
+	}
+}
+
 // TestTaskOfLostHostFails: a task's calls fail once its JVM died, with the
 // exit status, even after the host was restarted for someone else.
 func TestTaskOfLostHostFails(t *testing.T) {
