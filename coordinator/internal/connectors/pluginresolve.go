@@ -50,12 +50,12 @@ func (p *Plugins) pinOf(props map[string]string) *records.PluginPin {
 	if p.configs == nil {
 		return nil
 	}
-	c, ok := p.configs.Get(props["name"])
-	if !ok || c.Plugin == nil || c.Plugin.Class != connect.JavaTrim(props[validate.ConnectorClassConfig]) ||
-		c.Plugin.Spec != props[validate.ConnectorVersionConfig] {
+	pin := p.configs.PluginPin(props["name"])
+	if pin == nil || pin.Class != connect.JavaTrim(props[validate.ConnectorClassConfig]) ||
+		pin.Spec != props[validate.ConnectorVersionConfig] {
 		return nil
 	}
-	return c.Plugin
+	return pin
 }
 
 // pinned is the choice a recorded version makes: the built-in, or the

@@ -170,6 +170,18 @@ func (s *ConfigState) Get(name string) (Connector, bool) {
 	return copyConnector(e.Connector), true
 }
 
+// PluginPin is the plugin version connector name's config recorded when
+// written (nil: none, or no such connector): what Get returns in
+// Connector.Plugin, without copying the connector.
+func (s *ConfigState) PluginPin(name string) *records.PluginPin {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.connectors[name]; ok {
+		return e.Plugin
+	}
+	return nil
+}
+
 // TaskIDBound returns how many task ids name may have had, connector or
 // not: one above the highest task id ever written for it, or the count of
 // its last task-count record if larger; 0 when there is neither. Since the
