@@ -249,19 +249,28 @@ func TestPluginVersionsFleetWide(t *testing.T) {
 	// The agents with 2.0.0 leave: no other version runs in its place.
 	c.StopAgent(0)
 	c.StopAgent(2)
-	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
-		st, _ := c.Status(name)
-		for _, ts := range st.Tasks {
-			if ts.State != api.StateUnassigned || !strings.Contains(ts.Trace, "No live agent has the plugin "+classVersioned+" version 2.0.0 (Java)") {
-				return false, fmt.Sprintf("task %d: %s on %s, trace %q", ts.ID, ts.State, ts.WorkerID, ts.Trace)
+	waitUnassigned := func() {
+		t.Helper()
+		sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+			st, _ := c.Status(name)
+			for _, ts := range st.Tasks {
+				if ts.State != api.StateUnassigned || !strings.Contains(ts.Trace, "No live agent has the plugin "+classVersioned+" version 2.0.0 (Java)") {
+					return false, fmt.Sprintf("task %d: %s on %s, trace %q", ts.ID, ts.State, ts.WorkerID, ts.Trace)
+				}
 			}
-		}
-		return len(st.Tasks) == 3, fmt.Sprintf("%d tasks", len(st.Tasks))
-	})
-	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
-		r := hosts[1].runs(api.TaskID{Connector: name, Task: 0})
-		return r == "", "agent-2 runs a task at " + r
-	})
+			return len(st.Tasks) == 3, fmt.Sprintf("%d tasks", len(st.Tasks))
+		})
+		sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
+			r := hosts[1].runs(api.TaskID{Connector: name, Task: 0})
+			return r == "", "agent-2 runs a task at " + r
+		})
+	}
+	waitUnassigned()
+	// A new leader reads the version from the config topic: it does not
+	// resolve the range again with the agents it has now.
+	c.StopCoordinator()
+	c.StartCoordinator()
+	waitUnassigned()
 
 	// One comes back: the tasks run there, at 2.0.0.
 	c.StartAgent(2)
