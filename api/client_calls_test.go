@@ -90,6 +90,10 @@ func TestEveryCall(t *testing.T) {
 		{"PUT /sluice/agents/x/cordon", true, func() error { _, err := fl.Cordon(ctx, "x"); return err }},
 		{"PUT /sluice/agents/x/uncordon", true, func() error { _, err := fl.Uncordon(ctx, "x"); return err }},
 		{"PUT /sluice/agents/x/drain?force=true", true, func() error { _, err := fl.Drain(ctx, "x", true); return err }},
+		{"PUT /sluice/agents/x/drain?origin=pre-stop", true, func() error {
+			_, err := fl.DrainWith(ctx, "x", DrainOptions{Origin: CordonPreStop})
+			return err
+		}},
 		{"GET /sluice/agents/x/drain", true, func() error { _, err := fl.DrainStatus(ctx, "x"); return err }},
 		{"POST /sluice/rebalance?max_moves=2", false, func() error { _, err := fl.Rebalance(ctx, RebalanceOptions{MaxMoves: 2}); return err }},
 		{"POST /sluice/rebalance?dry_run=true", true, func() error { _, err := fl.Rebalance(ctx, RebalanceOptions{DryRun: true}); return err }},

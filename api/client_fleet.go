@@ -51,9 +51,28 @@ func (g *Fleet) agentPut(ctx context.Context, id, verb string) (AgentInfo, error
 // no other agent may run. It returns the drain's progress as it starts
 // (follow it with DrainStatus).
 func (g *Fleet) Drain(ctx context.Context, id string, force bool) (DrainStatus, error) {
-	var q url.Values
-	if force {
-		q = url.Values{"force": {"true"}}
+	return g.DrainWith(ctx, id, DrainOptions{Force: force})
+}
+
+// DrainOptions are the query parameters of a drain.
+type DrainOptions struct {
+	// Force unassigns the tasks no other agent may run.
+	Force bool
+	// Origin is who drains: CordonOperator (empty: the server's default,
+	// the same) or CordonPreStop, the agent's own pre-stop hook, whose
+	// drain the leader lifts once the agent registers again as a new
+	// process.
+	Origin string
+}
+
+// DrainWith is PUT /sluice/agents/{id}/drain with opts, as Drain.
+func (g *Fleet) DrainWith(ctx context.Context, id string, opts DrainOptions) (DrainStatus, error) {
+	q := url.Values{}
+	if opts.Force {
+		q.Set("force", "true")
+	}
+	if opts.Origin != "" {
+		q.Set("origin", opts.Origin)
 	}
 	var out DrainStatus
 	_, err := g.c.do(ctx, call{method: http.MethodPut, path: pathf("/sluice/agents/%s/drain", id), query: q, safe: true}, &out)

@@ -16,6 +16,33 @@ const (
 	AgentDraining = "draining"
 )
 
+// Who cordoned or drained an agent (AgentCordon.Origin, DrainStatus.Origin).
+// A mark is lifted automatically only when its own pre-stop hook made it;
+// an operator's and a rolling restart's stay until they are lifted as they
+// were made.
+const (
+	// CordonOperator: a REST call (sluice agents cordon|drain); also a mark
+	// a version before origins were recorded wrote.
+	CordonOperator = "operator"
+	// CordonPreStop: the agent's own pre-stop hook (sluice agents drain
+	// --self --pre-stop, deploy/k8s), lifted once the agent registers again
+	// as a new process.
+	CordonPreStop = "pre-stop"
+	// CordonAgentRoll: a rolling restart (sluice fleet roll), which
+	// uncordons the agent itself once it came back.
+	CordonAgentRoll = "agent-roll"
+)
+
+// AgentCordon is who cordoned or drained an agent, and since when.
+type AgentCordon struct {
+	// Origin is CordonOperator, CordonPreStop or CordonAgentRoll.
+	Origin string `json:"origin"`
+	// Principal is the caller who made it, when REST authentication
+	// named one.
+	Principal string    `json:"principal,omitempty"`
+	Since     time.Time `json:"since"`
+}
+
 // AgentInfo is one agent, as GET /sluice/agents shows it.
 type AgentInfo struct {
 	ID      string            `json:"id"`
@@ -25,8 +52,12 @@ type AgentInfo struct {
 	Plugins []string `json:"plugins"`
 	// State is AgentActive, AgentCordoned or AgentDraining.
 	State string `json:"state"`
+	// Cordon says who cordoned or drained the agent; absent when active.
+	Cordon *AgentCordon `json:"cordon,omitempty"`
 	// Registered is false for an agent the leader only knows from the
-	// fleet topic (cordoned or draining while it is away).
+	// fleet topic (cordoned or draining while it is away), or only expects
+	// back within its lease: one the status topic names as a task's owner,
+	// or one that left gracefully as the whole fleet stopped.
 	Registered bool `json:"registered"`
 	// LeaseExpires is when the agent is lost unless it heartbeats; zero
 	// when it is not registered.
@@ -66,9 +97,12 @@ type DrainStatus struct {
 	State     string    `json:"state"`
 	Force     bool      `json:"force"`
 	StartedAt time.Time `json:"started_at"`
+	// Origin is who started the drain (CordonOperator, CordonPreStop,
+	// CordonAgentRoll).
+	Origin string `json:"origin"`
 	// Remaining are the tasks still on the agent; Moving those being moved
-	// now; Moved how many left it since the drain started (on this
-	// leader).
+	// now; Moved how many left it since this drain started (on this
+	// leader; a drain before it, of the same agent, is not counted).
 	Remaining []TaskID `json:"remaining"`
 	Moving    []TaskID `json:"moving"`
 	Moved     int      `json:"moved"`

@@ -4,7 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/sluice-io/sluice/connect/javahash"
 )
 
 // ConfigError is Kafka's ConfigException. With a Name its text is
@@ -223,87 +224,33 @@ func JavaString(v any) string {
 	return "?"
 }
 
-// JavaDouble formats f as Java's Double.toString: plain decimal with at
+// JavaDouble formats f as Java 17's Double.toString: plain decimal with at
 // least one fraction digit between 10^-3 and 10^7, computerised scientific
-// notation ("1.0E7") outside it, and the shortest digits that round-trip.
-func JavaDouble(f float64) string { return javaFloat(f, 64) }
+// notation ("1.0E7") outside it, and the digits Java 17 chooses (see
+// javafloat.go).
+func JavaDouble(f float64) string { return javaFloatString(f, 64) }
 
-// JavaFloat renders f as Java's Float.toString does: the shortest digits
-// that read back as the same float32.
-func JavaFloat(f float32) string { return javaFloat(float64(f), 32) }
-
-func javaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
-}
+// JavaFloat renders f as Java 17's Float.toString does.
+func JavaFloat(f float32) string { return javaFloatString(float64(f), 32) }
 
 // JavaHashSetOrder returns items in the order a java.util.HashSet built from
 // them iterates, so that messages Kafka builds by joining a HashSet (such as
 // CaseInsensitiveValidString's) come out in the same order. It assumes
 // String elements and the default capacity and load factor.
 func JavaHashSetOrder(items []string) []string {
-	capacity := 16
-	for float64(len(items)) > float64(capacity)*0.75 {
-		capacity *= 2
-	}
-	type entry struct {
-		s      string
-		bucket int
-		pos    int
-	}
-	var entries []entry
+	var unique []string
+	var hashes []int32
 	seen := map[string]bool{}
-	for i, s := range items {
-		if seen[s] {
-			continue
+	for _, s := range items {
+		if !seen[s] {
+			seen[s] = true
+			unique = append(unique, s)
+			hashes = append(hashes, javahash.String(s))
 		}
-		seen[s] = true
-		h := javaStringHash(s)
-		h ^= int32(uint32(h) >> 16)
-		entries = append(entries, entry{s, int(h) & (capacity - 1), i})
 	}
-	// Resizes keep the relative order of entries that share a bucket, so
-	// the final order is by bucket, then insertion.
-	out := make([]string, 0, len(entries))
-	for b := 0; b < capacity; b++ {
-		for _, e := range entries {
-			if e.bucket == b {
-				out = append(out, e.s)
-			}
-		}
+	out := make([]string, 0, len(unique))
+	for _, i := range javahash.Order(hashes) {
+		out = append(out, unique[i])
 	}
 	return out
-}
-
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, c := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(c)
-	}
-	return h
 }

@@ -105,7 +105,12 @@ type Config struct {
 	// NATS (wire.SubjectAgentPresence); an agent whose connection closed is
 	// lost after two probes in a row find nobody, not after its lease. 0
 	// leaves the lease alone to decide.
-	AgentProbe          time.Duration
+	AgentProbe time.Duration
+	// PlacementSettle is how long, when agents come to a leader that has
+	// none (it just took over, or every agent had left), the tasks that no
+	// agent ever ran wait after the first agent registered, so that agents
+	// starting together share them; 0 places them at once.
+	PlacementSettle     time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing its lease (it
 	// crashed, hung or lost NATS) keeps it before another coordinator takes
@@ -206,6 +211,9 @@ func (c *Config) Validate() error {
 	}
 	if c.AgentLease <= 0 || c.TaskShutdownTimeout <= 0 || c.LeaderLease < 0 {
 		errs = append(errs, errors.New("agent lease and task shutdown timeout must be positive"))
+	}
+	if c.PlacementSettle < 0 {
+		errs = append(errs, errors.New("the placement settle window must not be negative (0: no window)"))
 	}
 	if c.AgentProbe < 0 {
 		errs = append(errs, errors.New("the agent probe interval must not be negative (0: only the lease finds lost agents)"))

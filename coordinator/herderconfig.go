@@ -46,6 +46,7 @@ func (c *Coordinator) herderConfig(workerID string, auth natsconn.Auth, kafkaOpt
 		StatusPartitions:             c.cfg.StatusPartitions,
 		AgentLease:                   c.cfg.AgentLease,
 		AgentProbe:                   c.cfg.AgentProbe,
+		PlacementSettle:              c.cfg.PlacementSettle,
 		TaskShutdownTimeout:          c.cfg.TaskShutdownTimeout,
 		LeaderLease:                  c.cfg.LeaderLease,
 		LeaderSigner:                 c.leaderSigner,

@@ -21,6 +21,7 @@ import (
 func TestHerderConfigFillsEveryField(t *testing.T) {
 	cfg := validConfig()
 	cfg.AgentProbe = time.Second
+	cfg.PlacementSettle = time.Second
 	cfg.DisableInternalTopicCreation = true
 	cfg.ExactlyOnce = true
 	c, err := New(cfg)

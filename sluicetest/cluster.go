@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,6 +129,9 @@ type Options struct {
 	// AgentProbe is the coordinator's --agent-probe-interval: 100ms (the
 	// flag's default) unless set; negative: no probes, only the lease.
 	AgentProbe time.Duration
+	// PlacementSettle is the coordinator's --placement-settle (default 0:
+	// a start holds no task back, so that tests place at once).
+	PlacementSettle time.Duration
 }
 
 // ConnectorHost is an agent's connector host in a test: an implementation
@@ -232,6 +237,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		StatusPartitions:        2,
 		AgentLease:              opts.Lease,
 		AgentProbe:              opts.AgentProbe,
+		PlacementSettle:         opts.PlacementSettle,
 		TaskShutdownTimeout:     opts.ShutdownTimeout,
 		LeaderLease:             cmp.Or(opts.LeaderLease, 2*time.Second),
 		ConfigProviders:         configprovider.Settings{Providers: opts.ConfigProviders},
@@ -458,18 +464,42 @@ func (c *Cluster) StopCoordinator() {
 // kit's level, as a restarted process would.
 func (c *Cluster) StartAgent(i int) {
 	c.T.Helper()
+	if err := c.startAgent(i); err != nil {
+		c.T.Fatal(err)
+	}
+}
+
+// startAgent starts agent i; safe to call for several agents at once.
+func (c *Cluster) startAgent(i int) error {
 	cfg := c.agentCfgs[i]
 	cfg.Loggers = c.loggers(cfg.ID)
 	a, err := agent.New(cfg, agent.WithFaults(c.agentFaults(i)))
 	if err != nil {
-		c.T.Fatal(err)
+		return fmt.Errorf("agent %s: %w", cfg.ID, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := a.Start(ctx); err != nil {
-		c.T.Fatal(err)
+		return fmt.Errorf("start agent %s: %w", cfg.ID, err)
 	}
 	c.Agents[i] = a
+	return nil
+}
+
+// StartAgents starts (or restarts) the agents ids at once, each in a
+// goroutine of its own, as agents that start together do, and returns once
+// every one has started.
+func (c *Cluster) StartAgents(ids ...int) {
+	c.T.Helper()
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for n, i := range ids {
+		wg.Go(func() { errs[n] = c.startAgent(i) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		c.T.Fatal(err)
+	}
 }
 
 // StopAgent stops agent i gracefully: its tasks commit and stop.
@@ -481,6 +511,25 @@ func (c *Cluster) StopAgent(i int) {
 	defer cancel()
 	_ = c.Agents[i].Stop(ctx)
 	c.Agents[i] = nil
+}
+
+// StopAgents stops the agents ids gracefully at once, as a fleet that
+// restarts together (or sluice dev stopping) does.
+func (c *Cluster) StopAgents(ids ...int) {
+	var wg sync.WaitGroup
+	for _, i := range ids {
+		a := c.Agents[i]
+		if a == nil {
+			continue
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = a.Stop(ctx)
+		})
+		c.Agents[i] = nil
+	}
+	wg.Wait()
 }
 
 // WaitAgents waits until n agents are registered, as GET /health's sibling

@@ -21,7 +21,9 @@
 //     Raw for raw HTTP;
 //   - data: Cluster.Produce, ProduceRecords, ReadTopic, CreateTopic, Admin;
 //   - members in process: StopCoordinator, StartCoordinator,
-//     StartExtraCoordinator, StopAgent, StartAgent, WaitAgents;
+//     StartExtraCoordinator, StopAgent, StartAgent, StopAgents and
+//     StartAgents (several at once, as a fleet restarting together),
+//     WaitAgents;
 //   - waiting: Eventually, the one polling helper, and Consistently; Hold,
 //     the only sleep, keeps a fault in place for a given time.
 //

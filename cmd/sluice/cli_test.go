@@ -103,7 +103,7 @@ func TestCLIAgainstCluster(t *testing.T) {
 		t.Fatalf("pause --match:\n%s", out)
 	}
 	out, errOut, code := runCLI(t, "resume", "orders-src", "nope", "orders-sink", "--url", url)
-	if code != exitRefused || !strings.Contains(out, "orders-src   resumed") || !strings.Contains(out, "nope         FAILED 404: Unknown connector nope") ||
+	if code != exitRefused || !strings.Contains(out, "orders-src   resumed") || !strings.Contains(out, "nope         FAILED 404: Connector nope not found") ||
 		!strings.Contains(out, "orders-sink  resumed") || !strings.Contains(errOut, "1 of 3 connectors failed") {
 		t.Fatalf("resume with a missing name: exit %d\n%s%s", code, out, errOut)
 	}
@@ -165,7 +165,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{"get", "connectors", "-o", "xml"},        // a bad format
 		{"get", "connectors", "--url", "ftp://h"}, // a bad URL
 		{"patch", "connector", "x", "--set", "novalue"},
-		{"completion", "fish"},
+		{"completion", "tcsh"},
 	} {
 		if _, errOut, code := runCLI(t, args...); code != exitUsage {
 			t.Errorf("sluice %q: exit %d, want %d (%s)", args, code, exitUsage, errOut)
@@ -237,7 +237,8 @@ func TestLogsAndCreateWait(t *testing.T) {
 	}
 }
 
-// TestWaitFailed: --wait stops at a FAILED task, says why, and exits 1.
+// TestWaitFailed: --wait stops at a FAILED task, says why, and exits 1;
+// after a restart of the task, only once it failed again.
 func TestWaitFailed(t *testing.T) {
 	cl := startCluster(t)
 	if err := os.Mkdir(filepath.Join(cl.WorkDir, "a-dir"), 0o755); err != nil {
@@ -248,5 +249,20 @@ func TestWaitFailed(t *testing.T) {
 	_, errOut, code := runCLI(t, "apply", "-f", spec, "--wait", "--timeout", "60s", "--url", cl.URL)
 	if code != exitRefused || !strings.Contains(errOut, "bad: task 0 FAILED") || time.Since(start) > 50*time.Second {
 		t.Fatalf("apply --wait of a failing connector: exit %d after %s\n%s", code, time.Since(start), errOut)
+	}
+	// Restarted as it is, the task fails again: restart --wait says so.
+	if _, errOut, code := runCLI(t, "restart", "bad", "--task", "0", "--wait", "--timeout", "60s", "--url", cl.URL); code != exitRefused ||
+		!strings.Contains(errOut, "sluice: bad: task 0 FAILED") {
+		t.Fatalf("restart --wait of a task that fails again: exit %d\n%s", code, errOut)
+	}
+	// Its file fixed, the restarted task runs: the FAILED the status
+	// shows until the agent reports it again does not end the wait.
+	if err := os.Remove(filepath.Join(cl.WorkDir, "a-dir")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cl.WorkDir, "a-dir", "now a file\n")
+	if _, errOut, code := runCLI(t, "restart", "bad", "--task", "0", "--wait", "--timeout", "60s", "--url", cl.URL); code != 0 ||
+		!strings.Contains(errOut, "bad: RUNNING (1 task)") {
+		t.Fatalf("restart --wait of a task that now runs: exit %d\n%s", code, errOut)
 	}
 }

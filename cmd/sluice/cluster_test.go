@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/urfave/cli/v2"
 	"go.uber.org/fx"
 
@@ -25,6 +27,8 @@ import (
 type testCluster struct {
 	URL     string
 	WorkDir string
+	// Brokers is its embedded Kafka's address.
+	Brokers string
 	// agentCfg is its agent's config, which a test starts more agents
 	// with (startFleet).
 	agentCfg agent.Config
@@ -88,7 +92,7 @@ func startClusterWith(t *testing.T, inj faults.Injector, agentOpts ...func(*agen
 	}
 	// No user config file of the person running the tests may leak in.
 	t.Setenv("SLUICE_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
-	return &testCluster{URL: coord.URL(), WorkDir: work, agentCfg: acfgs[0]}
+	return &testCluster{URL: coord.URL(), WorkDir: work, Brokers: kc.ListenAddrs()[0], agentCfg: acfgs[0]}
 }
 
 // runCLI runs the CLI as main does — arguments reordered, errors printed
@@ -99,7 +103,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errOut
 	if err := app.Run(argvFor(app, args)); err != nil {
-		errOut.WriteString("sluice: " + err.Error() + "\n")
+		errOut.WriteString("sluice: " + message(err) + "\n")
 		code = exitCode(err)
 	}
 	return out.String(), errOut.String(), code
@@ -125,4 +129,23 @@ func eventually(t *testing.T, d time.Duration, cond func() (bool, string)) {
 // argvFor is what main passes to app.Run for these arguments.
 func argvFor(app *cli.App, args []string) []string {
 	return argv.Reorder(app, append([]string{"sluice"}, args...))
+}
+
+// createTopic creates topic, of partitions partitions, on brokers.
+func createTopic(t *testing.T, brokers, topic string, partitions int32) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, 1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
 }

@@ -106,6 +106,7 @@ var guideSkips = []guideSkip{
 	{"sluice agents drain web-1 --wait", "its output's progress lines depend on when the moves are seen; TestAgentsCLI checks a drain --wait"},
 	{"sluice rebalance --dry-run", "its output's moves depend on the scheduler's placement; TestRebalanceAndRoll checks the table"},
 	{"sluice connectors --url https://sluice.example.com:8083", "needs a Sluice serving HTTPS with bearer tokens; TestClientCredentials runs --ca and --token-file against one"},
+	{"sluice describe connector --generate-bash-completion", "the completion script's call, which urfave/cli reads from os.Args; TestRestartDescribePluginInfo checks the names it prints"},
 }
 
 // shellComment is a command line's comment.
@@ -405,12 +406,20 @@ var guideFixtures = map[string]func(g *guideRun){
 		writeFile(g.t, g.cl.WorkDir, "rollout.json", `{"match":"orders-*","patch":{"batch.size":"500"},"batches":[1,"rest"],"health":{"running_for":"1s"}}`)
 		writeFile(g.t, g.cl.WorkDir, "rollout-2.json", `{"match":"orders-*","patch":{"batch.size":"250"},"batches":[1,"rest"],"health":{"running_for":"1m"}}`)
 	},
-	// Only orders-src, orders-sink and users-src, as made; and another
-	// cluster, the guide's other:8083, to import into.
+	// Only orders-src, orders-sink and users-src, as made, their first
+	// positions committed; and another cluster, the guide's other:8083, to
+	// import into, whose Kafka has the topic orders-sink reads (a sink's
+	// positions are checked against its topics).
 	"offsets export, offsets import": func(g *guideRun) {
 		mustCLI(g.t, "delete", "--match", "*")
 		g.makeOrders()
-		g.hosts["other:8083"] = g.another().URL
+		eventually(g.t, 30*time.Second, func() (bool, string) {
+			p := positions(g.t, g.cl.URL, "orders-sink")
+			return p != "", "orders-sink has no position yet"
+		})
+		other := g.another()
+		createTopic(g.t, other.Brokers, "orders", 1)
+		g.hosts["other:8083"] = other.URL
 	},
 	// Another cluster, the guide's Kafka Connect at connect:8083 (a Sluice
 	// serves Kafka Connect's REST API, as in TestMigrate), running

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/audit"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/config"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/info"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/logs"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/maintenance"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/migrate"
@@ -24,6 +25,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/rollout"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/server"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/suggest"
 	"github.com/sluice-io/sluice/shared/version"
 )
 
@@ -37,9 +39,23 @@ const (
 func main() {
 	app := newApp()
 	if err := app.Run(argv.Reorder(app, os.Args)); err != nil {
-		fmt.Fprintln(os.Stderr, "sluice:", err)
+		fmt.Fprintln(os.Stderr, "sluice:", message(err))
 		os.Exit(exitCode(err))
 	}
+}
+
+// message is err as the CLI says it: urfave/cli's "No help topic for 'x'"
+// of an unknown command in the CLI's words, anything else as it is.
+func message(err error) string {
+	m := err.Error()
+	if rest, ok := strings.CutPrefix(m, "No help topic for "); ok {
+		name, hint, _ := strings.Cut(rest, ". ")
+		m = "unknown command " + name + " (--help lists the commands)"
+		if hint != "" {
+			m += "; " + strings.ToLower(hint[:1]) + hint[1:]
+		}
+	}
+	return m
 }
 
 // exitCode is the process's exit code for err.
@@ -81,7 +97,7 @@ func newApp() *cli.App {
 				connectors.Action("pause", "pause connectors", "paused"),
 				connectors.Action("resume", "resume connectors", "resumed"),
 				connectors.Action("stop", "stop connectors", "stopped"),
-				connectors.Action("restart", "restart connectors and all their tasks", "restarted"),
+				connectors.Action("restart", "restart connectors and their tasks (--only-failed, --include-tasks=false, --task N)", "restarted"),
 				connectors.Action("delete", "delete connectors", "deleted"),
 				connectors.Move("move", false),
 				connectors.Move("copy", true),
@@ -89,11 +105,16 @@ func newApp() *cli.App {
 				logs.Command(),
 				migrate.Command(),
 			),
-			category("Operations", maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
+			category("Operations", info.Command(), maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
 			category("The CLI", config.Command(), config.Completion()),
 			category("Aliases (the REST API's spelling)", connectors.Aliases()),
 		),
 	}
+	// "Did you mean" for an unknown command: urfave/cli's, with the
+	// suggestion only when one is close (its own offers the nearest
+	// command however far).
+	app.Suggest = true
+	cli.SuggestCommand = suggestCommand
 	app.OnUsageError = onUsageError
 	// main chooses the exit code; urfave/cli would exit with its own.
 	app.ExitErrHandler = func(*cli.Context, error) {}
@@ -137,8 +158,50 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 	return nil
 }
 
-// onUsageError makes a flag parsing error a usageError (exit code 2).
-func onUsageError(_ *cli.Context, err error, _ bool) error { return session.UsageError{Err: err} }
+// onUsageError makes a flag parsing error a usageError (exit code 2), with
+// the command's flags close to an undefined one.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok && c.Command != nil {
+		name = strings.TrimLeft(name, "-")
+		var known []string
+		for _, cc := range c.Lineage() {
+			if cc.Command == nil {
+				continue
+			}
+			for _, f := range cc.Command.Flags {
+				for _, n := range f.Names() {
+					known = append(known, dashed(n))
+				}
+			}
+		}
+		err = fmt.Errorf("%w%s", err, suggest.DidYouMean(dashed(name), known))
+	}
+	return session.UsageError{Err: err}
+}
+
+// dashed is a flag's name as typed: -o, --url.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// suggestCommand is urfave/cli's SuggestCommand: the commands close to
+// the one typed, as "Did you mean …?", or nothing.
+func suggestCommand(cmds []*cli.Command, typed string) string {
+	var known []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			known = append(known, c.Names()...)
+		}
+	}
+	m := suggest.Closest(typed, known)
+	if len(m) == 0 {
+		return ""
+	}
+	return "Did you mean " + strings.Join(m, " or ") + "?"
+}
 
 // markUsageErrors sets onUsageError on every command, as urfave/cli asks
 // each command separately.

@@ -62,7 +62,7 @@ func TestMaintenanceCLI(t *testing.T) {
 	}
 
 	out, _, code := runCLI(t, "pause", "mw-a", "nope", "--server", "--url", u)
-	if code == 0 || !regexp.MustCompile(`mw-a\s+202\s+-\n`).MatchString(out) || !regexp.MustCompile(`nope\s+404\s+Unknown connector nope\n`).MatchString(out) {
+	if code == 0 || !regexp.MustCompile(`mw-a\s+202\s+-\n`).MatchString(out) || !regexp.MustCompile(`nope\s+404\s+Connector nope not found\n`).MatchString(out) {
 		t.Fatalf("pause --server: exit %d\n%s", code, out)
 	}
 	state("mw-a", "PAUSED")

@@ -138,6 +138,12 @@ func TestOffsetsOpsSink(t *testing.T) {
 			t.Fatalf("reset %q: positions %s, want offset %s", st.args, p, st.want)
 		}
 	}
+	// A rule that moves nothing says so, rather than counting the
+	// partition it writes with the position it has.
+	if _, errOut, code := runCLI(t, "offsets", "reset", "ev-snk", "--to", "latest", "--dry-run", "--url", u); code != 0 ||
+		errOut != "dry run: nothing would change (1 partition already there), nothing was written\n" {
+		t.Fatalf("a reset to where it is: exit %d, %q", code, errOut)
+	}
 	// -o json is the server's answer.
 	out = mustCLI(t, "offsets", "reset", "ev-snk", "--shift-by", "-1", "-o", "json", "--url", u)
 	var ch api.OffsetsChanges

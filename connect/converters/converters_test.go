@@ -2,6 +2,7 @@ package converters
 
 import (
 	"bytes"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -113,6 +114,19 @@ func TestJSONRead(t *testing.T) {
 	mustConfigure(t, plain, map[string]string{"schemas.enable": "false"}, false)
 	if s, v, err := plain.ToConnectData("t", []byte(`[1,"x",true]`)); s != nil || err != nil || !reflect.DeepEqual(v, []any{int64(1), "x", true}) {
 		t.Errorf("plain read = %v %#v %v", s, v, err)
+	}
+	// Kafka reads a JSON fraction as a BigDecimal, which has no -0.
+	if _, v, err := plain.ToConnectData("t", []byte(`-0.0`)); err != nil || math.Signbit(v.(float64)) {
+		t.Errorf("-0.0 read as %v, %v", v, err)
+	}
+	if _, v, err := c.ToConnectData("t", []byte(`{"schema":{"type":"float","optional":false},"payload":-0.0}`)); err != nil || math.Signbit(float64(v.(float32))) {
+		t.Errorf("-0.0 as a float read as %v, %v", v, err)
+	}
+	// A Go map cannot be keyed by an array: an error, not a panic.
+	arrayKeys := `{"schema":{"type":"map","optional":false,"keys":{"type":"array","items":{"type":"int32","optional":false},"optional":false},` +
+		`"values":{"type":"int32","optional":false}},"payload":[[[1,2],1]]}`
+	if _, _, err := c.ToConnectData("t", []byte(arrayKeys)); err == nil || err.Error() != "Sluice does not support maps keyed by ARRAY values" {
+		t.Errorf("array keys: %v", err)
 	}
 }
 

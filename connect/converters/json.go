@@ -432,9 +432,7 @@ func javaFloat(f float64, bits int) string {
 		return `"` + connect.JavaDouble(f) + `"`
 	}
 	if bits == 32 {
-		s := strconv.FormatFloat(f, 'g', -1, 32)
-		g, _ := strconv.ParseFloat(s, 64)
-		return connect.JavaDouble(g)
+		return connect.JavaFloat(float32(f))
 	}
 	return connect.JavaDouble(f)
 }
@@ -565,7 +563,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 				return n, nil
 			}
 			f, _ := x.Float64()
-			return f, nil
+			return noNegativeZero(f), nil
 		case []any:
 			out := make([]any, len(x))
 			for i, e := range x {
@@ -622,6 +620,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 		if err != nil {
 			return nil, mismatch()
 		}
+		f = noNegativeZero(f)
 		if s.Type == connect.SchemaTypeFloat32 {
 			return float32(f), nil
 		}
@@ -682,6 +681,15 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 	return nil, fmt.Errorf("Unknown schema type: %s", s.Type)
 }
 
+// noNegativeZero reads -0.0 as 0.0: Kafka's JsonConverter reads a JSON
+// number with a fraction as a BigDecimal, which has no negative zero.
+func noNegativeZero(f float64) float64 {
+	if f == 0 {
+		return 0
+	}
+	return f
+}
+
 func mapToConnect(s *connect.Schema, node any) (any, error) {
 	if s.KeySchema == nil || s.KeySchema.Type == connect.SchemaTypeString {
 		obj, ok := node.(map[string]any)
@@ -701,6 +709,12 @@ func mapToConnect(s *connect.Schema, node any) (any, error) {
 	arr, ok := node.([]any)
 	if !ok {
 		return nil, errors.New("Maps with non-string fields should be encoded as JSON array of tuples, but found " + fmt.Sprintf("%T", node))
+	}
+	switch s.KeySchema.Type {
+	case connect.SchemaTypeArray, connect.SchemaTypeMap, connect.SchemaTypeStruct, connect.SchemaTypeBytes:
+		// Java keys a HashMap by any object; a Go map cannot be keyed by
+		// a slice or a map.
+		return nil, fmt.Errorf("Sluice does not support maps keyed by %s values", strings.ToUpper(s.KeySchema.Type))
 	}
 	out := make(map[any]any, len(arr))
 	for _, e := range arr {

@@ -219,12 +219,14 @@ func TestSink(t *testing.T) {
 	if err := task.Start(context.Background(), connect.SinkTaskContext{WorkDir: dir}, cfgs[0]); err != nil {
 		t.Fatal(err)
 	}
-	recs := []connect.SinkRecord{{Value: "a"}, {Value: nil}, {Value: []byte("b")}, {Value: map[string]any{"k": 1}}, {Value: int64(5)}}
+	st := &connect.Schema{Type: connect.SchemaTypeStruct, Fields: []connect.Field{{Name: "line", Schema: connect.StringSchema}}}
+	recs := []connect.SinkRecord{{Value: "a"}, {Value: nil}, {Value: []byte("b")}, {Value: map[string]any{"k": 1}}, {Value: int64(5)},
+		{ValueSchema: st, Value: map[string]any{"line": "c"}}}
 	if err := task.Put(context.Background(), recs); err != nil {
 		t.Fatal(err)
 	}
 	// A reader sees the batch once Put returns, before any offset flush.
-	const want = "old\na\nnull\nb\n{\"k\":1}\n5\n"
+	const want = "old\na\nnull\nb\n{k=1}\n5\nStruct{line=c}\n"
 	if got, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(got) != want {
 		t.Errorf("file after Put = %q", got)
 	}

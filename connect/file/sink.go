@@ -3,13 +3,13 @@ package file
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"os"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/javatext"
 )
 
 // SinkPlugin describes the file sink for the plugin registry.
@@ -119,7 +119,7 @@ const writeBufferBytes = 64 << 10
 // as soon as the task took it — not at the next offset flush.
 func (t *SinkTask) Put(ctx context.Context, records []connect.SinkRecord) error {
 	for _, r := range records {
-		if _, err := t.w.WriteString(Line(r.Value)); err != nil {
+		if _, err := t.w.WriteString(Line(r.ValueSchema, r.Value)); err != nil {
 			return err
 		}
 		if err := t.w.WriteByte('\n'); err != nil {
@@ -129,24 +129,28 @@ func (t *SinkTask) Put(ctx context.Context, records []connect.SinkRecord) error 
 	return t.w.Flush()
 }
 
-// Line renders a record value as the sink writes it: a string as is, null
-// as "null" (as Java's println does), bytes as text and anything else as
-// JSON.
-func Line(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return x
+// Line renders a record value as the sink writes it: as Kafka's
+// FileStreamSink does, the text Java's String.valueOf gives the value the
+// worker holds (package javatext) — a string as is, null as "null", a
+// struct as Struct{…}, a map as {k=v, …}, numbers as Java prints them.
+// Bytes, where Java prints an identity hash ([B@1b6d3586), are written as
+// they are (with ByteArrayConverter the line is the record's own bytes);
+// bytes inside a struct, map or array are written as base64.
+func Line(schema *connect.Schema, value any) string {
+	switch v := value.(type) {
+	case string: // the common case, without a detour
+		return v
 	case []byte:
-		return string(x)
+		if !isDecimal(schema) {
+			return string(v)
+		}
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return javatext.String(schema, value)
 }
+
+// isDecimal reports whether s is the Decimal logical type, whose bytes
+// stand for a number.
+func isDecimal(s *connect.Schema) bool { return s != nil && s.Name == javatext.DecimalName }
 
 // Flush implements connect.SinkTask: buffered lines reach the file and the
 // file reaches the disk before the runtime commits the consumed offsets.

@@ -107,9 +107,11 @@ echo "$group_id" >"$run_dir/group.id"
 
 # --- 3. Start and wait ----------------------------------------------------------
 t0=$(now)
+# The time zone is pinned to UTC: FileStreamSink writes a Date as Java's
+# Date.toString in the JVM's zone, and Sluice's file sink writes UTC.
 # shellcheck disable=SC2086 # heap_opts and jvm_opts are word lists
 setsid bash -c 'echo $$ >"$0"; exec "$@"' "$run_dir/connect.pid" \
-	"$java" $heap_opts $jvm_opts -Djava.awt.headless=true \
+	"$java" $heap_opts $jvm_opts -Djava.awt.headless=true -Duser.timezone=UTC \
 	-Dlog4j2.configurationFile="$here/log4j2.properties" \
 	-cp "$cache/*" org.apache.kafka.connect.cli.ConnectDistributed "$run_dir/worker.properties" \
 	>"$run_dir/worker.log" 2>&1 </dev/null &

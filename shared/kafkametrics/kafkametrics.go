@@ -19,10 +19,19 @@
 // both of which live as long as it does. (Moving them to another client
 // would mean re-registering while the other clients' hooks run: a data
 // race in kprom.)
+//
+// Two things are added to kprom's series (series.go): its error counters
+// exist, at 0, as soon as a client connected to a broker — kprom makes
+// them only at the first error, so a healthy cluster had none and a
+// dashboard's error panels said "No data" — and the buffered-records
+// gauges are also published under names without kprom's _total, which
+// Prometheus keeps for counters.
 package kafkametrics
 
 import (
+	"net"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -46,10 +55,14 @@ var (
 	sets   = map[key]*set{}
 )
 
-// set is the kprom metrics of the live clients of one key.
+// set is the kprom metrics of the live clients of one key, and the
+// series added to them (series.go).
 type set struct {
-	m       *kprom.Metrics
-	clients int // live clients
+	m        *kprom.Metrics
+	reg      prometheus.Registerer
+	clientID string
+	clients  int // live clients
+	added    addedSeries
 }
 
 // Hooks returns the client option that publishes the metrics of every
@@ -63,10 +76,11 @@ func Hooks(reg prometheus.Registerer, clientID string) kgo.Opt {
 	setsMu.Lock()
 	s, ok := sets[key{reg, clientID}]
 	if !ok {
-		s = &set{m: kprom.NewMetrics(Namespace, kprom.Registerer(reg), kprom.Subsystem(Subsystem), kprom.WithClientLabel(),
+		s = &set{reg: reg, clientID: clientID}
+		s.m = kprom.NewMetrics(Namespace, kprom.Registerer(capturing{Registerer: reg, set: s}), kprom.Subsystem(Subsystem), kprom.WithClientLabel(),
 			// kprom's default details and records and batches, which
 			// say what a client moved without knowing record sizes.
-			kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.UncompressedBytes, kprom.Records, kprom.Batches))}
+			kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.UncompressedBytes, kprom.Records, kprom.Batches))
 		sets[key{reg, clientID}] = s
 	}
 	setsMu.Unlock()
@@ -86,6 +100,7 @@ func (h *hooks) OnNewClient(cl *kgo.Client) {
 	defer setsMu.Unlock()
 	if h.set.clients++; h.set.clients == 1 {
 		h.Metrics.OnNewClient(cl)
+		h.set.open(cl)
 	}
 }
 
@@ -95,6 +110,16 @@ func (h *hooks) OnClientClosed(cl *kgo.Client) {
 	defer setsMu.Unlock()
 	if h.set.clients--; h.set.clients == 0 {
 		h.Metrics.OnClientClosed(cl)
+		h.set.close()
+	}
+}
+
+// OnBrokerConnect implements kgo.HookBrokerConnect: kprom's count, and,
+// once a connection to a broker opened, its error series at 0.
+func (h *hooks) OnBrokerConnect(meta kgo.BrokerMetadata, dial time.Duration, conn net.Conn, err error) {
+	h.Metrics.OnBrokerConnect(meta, dial, conn, err)
+	if err == nil {
+		h.set.brokerConnected(meta)
 	}
 }
 

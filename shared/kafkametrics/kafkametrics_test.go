@@ -2,10 +2,12 @@ package kafkametrics
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -105,4 +107,93 @@ func producedSoon(t *testing.T, reg *prometheus.Registry, id string, want float6
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// families is reg's gathered families by name.
+func families(t *testing.T, reg *prometheus.Registry) map[string]*dto.MetricFamily {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*dto.MetricFamily{}
+	for _, mf := range mfs {
+		out[mf.GetName()] = mf
+	}
+	return out
+}
+
+// TestErrorSeriesFromTheFirstConnection: a client that connected and met
+// no error has its error series, at 0, for every broker it connected to —
+// the same brokers as its connection counts; the buffered-records gauges
+// are there under their conventional names and, for a release, kprom's
+// _total ones; all go with the last client of the id, and come back with
+// the next.
+func TestErrorSeriesFromTheFirstConnection(t *testing.T) {
+	kf, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kf.Close()
+	reg := prometheus.NewRegistry()
+	open := func() *kgo.Client {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(kf.ListenAddrs()...), kgo.ClientID("c"), Hooks(reg, "c"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := cl.Ping(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	nodes := func(mf *dto.MetricFamily) map[string]float64 {
+		out := map[string]float64{}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "node_id" {
+					out[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+		return out
+	}
+	check := func() {
+		t.Helper()
+		got := families(t, reg)
+		connects := nodes(got[Namespace+"_"+Subsystem+"_connects_total"])
+		if len(connects) == 0 {
+			t.Fatal("no connection counted")
+		}
+		for name := range errorCounters {
+			errs := nodes(got[name])
+			if len(errs) != len(connects) {
+				t.Errorf("%s has series for brokers %v, want those connected to: %v", name, errs, connects)
+			}
+			for node, v := range errs {
+				if _, ok := connects[node]; !ok || v != 0 {
+					t.Errorf("%s{node_id=%q} = %v, want 0 for a broker connected to", name, node, v)
+				}
+			}
+		}
+		for _, name := range []string{BufferedProduceRecords, BufferedFetchRecords,
+			Namespace + "_" + Subsystem + "_buffered_produce_records_total", Namespace + "_" + Subsystem + "_buffered_fetch_records_total"} {
+			mf := got[name]
+			if mf.GetType() != dto.MetricType_GAUGE || len(mf.GetMetric()) != 1 {
+				t.Errorf("%s: %v, want one gauge", name, mf)
+			}
+		}
+	}
+	cl := open()
+	check()
+	cl.Close()
+	for name := range families(t, reg) {
+		if strings.HasPrefix(name, Namespace+"_"+Subsystem+"_") {
+			t.Errorf("%s outlived the last client of its id", name)
+		}
+	}
+	cl = open()
+	defer cl.Close()
+	check()
 }

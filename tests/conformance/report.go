@@ -51,8 +51,8 @@ func (r Report) Markdown() string {
 	b.WriteString("otherwise. A request upstream answers with its transient 500 \"Request cannot be completed because\n")
 	b.WriteString("a rebalance is expected\" is sent again, and so is a request whose connection the server closed\n")
 	b.WriteString("while it was still being written (a refused large request can lose its answer to that race). A\n")
-	b.WriteString("step may read a Kafka topic instead of sending a request: its records, by key in write order.\n")
-	b.WriteString("Run it with `make conformance`.\n\n")
+	b.WriteString("step may read a Kafka topic instead of sending a request (its records, by key in write order),\n")
+	b.WriteString("or a file a sink connector wrote (its lines, in order). Run it with `make conformance`.\n\n")
 	fmt.Fprintf(&b, "Last run: %s, %d scenarios in %s: **%d same, %d deviation, %d MISMATCH**.\n\n",
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), len(r.Verdicts), r.Elapsed.Round(time.Second), same, dev, mis)
 	fmt.Fprintf(&b, "- upstream `GET /`: `%s`\n- sluice `GET /`: `%s`\n\n", r.Upstream, r.Sluice)

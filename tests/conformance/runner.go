@@ -137,6 +137,9 @@ func (s System) send(ctx context.Context, st Step) Record {
 	if st.Topic != "" {
 		return s.readTopic(ctx, st)
 	}
+	if st.File != "" {
+		return s.readFile(st)
+	}
 	path := s.expand(st.Path)
 	rec := Record{Step: st, Request: st.Method + " " + path}
 	pad := func(text string) string {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/textproto"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -105,5 +107,26 @@ func TestTransient(t *testing.T) {
 		if got := transient(tc.rec); got != tc.want {
 			t.Errorf("transient(%+v) = %v, want %v", tc.rec, got, tc.want)
 		}
+	}
+}
+
+// TestReadFile: a file step answers the file's complete lines in order,
+// keyed so that comparing does not sort them, and 404 until it exists.
+func TestReadFile(t *testing.T) {
+	sys := System{Dir: t.TempDir()}
+	st := Step{ID: "out", File: "${dir}/sink.out"}
+	if rec := sys.send(context.Background(), st); rec.Status != 404 {
+		t.Fatalf("missing file: %+v", rec)
+	}
+	if err := os.WriteFile(filepath.Join(sys.Dir, "sink.out"), []byte("b\na\n\npartial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := sys.send(context.Background(), st)
+	if rec.Status != 200 || string(rec.Body) != `{"lines":{"000":"b","001":"a","002":""}}` {
+		t.Fatalf("file answer: %d %s", rec.Status, rec.Body)
+	}
+	poll := Match{Status: 200, Fields: map[string]any{"lines.#": 3}}
+	if !poll.matches(rec, sys) {
+		t.Errorf("a poll for 3 lines does not match %s", rec.Body)
 	}
 }

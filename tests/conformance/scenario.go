@@ -75,6 +75,10 @@ type Step struct {
 	// Topic, when set, makes the step read this Kafka topic instead of
 	// sending a request (see System.readTopic): Method and Path are unused.
 	Topic string `json:"topic,omitempty"`
+	// File, when set, makes the step read this file (placeholders
+	// expanded; see System.readFile) instead of sending a request, to
+	// compare what two sink connectors wrote.
+	File string `json:"file,omitempty"`
 	// Sleep waits this many milliseconds before the request.
 	Sleep int `json:"sleep_ms,omitempty"`
 }
@@ -129,6 +133,9 @@ func LoadSuite() (*Suite, error) {
 			case "", "full", "status", "message", "keys", "fields", "state", "validate", "plugins", "none":
 			default:
 				return nil, fmt.Errorf("scenario %s step %s: unknown compare %q", sc.Name, st.ID, st.Compare)
+			}
+			if st.Topic != "" && st.File != "" {
+				return nil, fmt.Errorf("scenario %s step %s: both topic and file", sc.Name, st.ID)
 			}
 			if st.Body != nil && st.Raw != nil {
 				return nil, fmt.Errorf("scenario %s step %s: both body and raw", sc.Name, st.ID)

@@ -97,6 +97,10 @@ var Catalogue = []Metric{
 	{"sluice_kafka_fetch_compressed_bytes_total", Counter, kafkaTopic, Both},
 	{"sluice_kafka_fetch_batches_total", Counter, kafkaTopic, Both},
 	{"sluice_kafka_fetch_records_total", Counter, kafkaTopic, Both},
+	// kprom's buffered-records gauges under their conventional names
+	// (kprom's own end in _total, kept for a release).
+	{"sluice_kafka_buffered_produce_records", Gauge, []string{"client_id"}, Both},
+	{"sluice_kafka_buffered_fetch_records", Gauge, []string{"client_id"}, Both},
 }
 
 // TargetLabels are the labels Prometheus adds to every series it scrapes:
@@ -147,13 +151,24 @@ func sortedKeys(set map[string]bool) []string {
 	return out
 }
 
-// FirstFailure are the metrics whose series appear only at the first
-// failure they count: kprom makes a Kafka client's error series when a
-// connection, read or write first fails (labelled by broker). A scrape of a
-// healthy cluster lacks them, so a check against a scrape leaves them out;
-// their names are still checked against the catalogue.
-var FirstFailure = map[string]bool{
-	"sluice_kafka_connect_errors_total": true,
-	"sluice_kafka_write_errors_total":   true,
-	"sluice_kafka_read_errors_total":    true,
+// SubjectLabels are the labels whose values come into being with what
+// they name: a connector, a task, a topic or partition it reads or writes,
+// a REST route answered with a method and a status code. A series with
+// one exists once its subject does; every other series of a process
+// exists, at 0 if nothing happened yet, as soon as it started (an agent's
+// and a Kafka client's once it registered and connected).
+var SubjectLabels = map[string]bool{
+	"connector": true, "task": true, "topic": true, "partition": true,
+	"route": true, "method": true, "code": true,
+}
+
+// FromStart reports whether m's series exist as soon as its process
+// started: it has no SubjectLabels label.
+func (m Metric) FromStart() bool {
+	for _, l := range m.Labels {
+		if SubjectLabels[l] {
+			return false
+		}
+	}
+	return true
 }

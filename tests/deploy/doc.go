@@ -5,5 +5,8 @@
 // container), and the Dockerfile builds the static binary they run into an
 // empty image as a non-root user. Docker itself is not needed: the
 // Dockerfile is parsed with BuildKit's parser and its build command is run
-// here.
+// here. The commands the deploy files run (the agent's preStop hook) are
+// run with the built binary, against a test kit cluster where they need
+// one; the environment they set is checked against what the binary reads,
+// and the systemd units against the user and directories they need.
 package deploy

@@ -17,7 +17,8 @@ import (
 
 // TestAgentPreStopDrains checks the agent's part in rolling upgrades
 // (issue 17): its container drains its own agent in a preStop hook with the
-// image's binary, naming it by --self (SLUICE_ID, the pod name: Kubernetes
+// image's binary, as its pre-stop drain (--pre-stop, which the leader
+// lifts once the agent is back: issue 37), naming it by --self (SLUICE_ID, the pod name: Kubernetes
 // does not expand $(VAR) in a hook) at the coordinator's Service; the grace
 // period outlasts the hook's wait and the stop after it; the StatefulSet
 // replaces pods only when deleted, as sluice fleet roll does; and a
@@ -36,8 +37,8 @@ func TestAgentPreStopDrains(t *testing.T) {
 	cmd := c.Lifecycle.PreStop.Exec.Command
 	img := parseDockerfile(t)
 	if len(cmd) < 4 || cmd[0] != img.entrypoint || strings.Join(cmd[1:4], " ") != "agents drain --self" ||
-		!slices.Contains(cmd, "--wait") || !slices.Contains(cmd, "--timeout") {
-		t.Fatalf("preStop runs %q, want %s agents drain --self --wait --timeout …", cmd, img.entrypoint)
+		!slices.Contains(cmd, "--pre-stop") || !slices.Contains(cmd, "--wait") || !slices.Contains(cmd, "--timeout") {
+		t.Fatalf("preStop runs %q, want %s agents drain --self --pre-stop --wait --timeout … (--pre-stop: the leader uncordons the agent once it is back)", cmd, img.entrypoint)
 	}
 	wait, err := time.ParseDuration(cmd[slices.Index(cmd, "--timeout")+1])
 	if err != nil {
@@ -75,13 +76,7 @@ func TestAgentPreStopDrains(t *testing.T) {
 		}
 	}
 
-	bin := filepath.Join(t.TempDir(), "sluice")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/sluice")
-	build.Dir = repoRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	run := exec.Command(bin, cmd[1:]...)
+	run := exec.Command(sluiceBinary(t), cmd[1:]...)
 	run.Env = []string{"HOME=" + t.TempDir(), "SLUICE_CONFIG=" + filepath.Join(t.TempDir(), "config.yaml")}
 	for name, e := range env {
 		switch {

@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -122,7 +121,9 @@ type sinkLine struct {
 	Agent string // who wrote it
 }
 
-// parseSink reads out.txt's complete lines.
+// parseSink reads out.txt's complete lines. The sink writes each value as
+// Kafka's FileStreamSink does, a map as Java's HashMap.toString:
+// {agent=agent-1, line=line 0000005} (the order is the HashMap's).
 func parseSink(data []byte) []sinkLine {
 	s := string(data)
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
@@ -132,14 +133,16 @@ func parseSink(data []byte) []sinkLine {
 	}
 	var out []sinkLine
 	for _, l := range strings.Split(s, "\n") {
-		var v struct {
-			Line  string `json:"line"`
-			Agent string `json:"agent"`
-		}
 		var sl sinkLine
-		if json.Unmarshal([]byte(l), &v) == nil {
-			sl.Agent = v.Agent
-			sl.N = lineNumber(v.Line)
+		if inner, ok := strings.CutPrefix(l, "{"); ok && strings.HasSuffix(inner, "}") {
+			for _, kv := range strings.Split(strings.TrimSuffix(inner, "}"), ", ") {
+				switch k, v, _ := strings.Cut(kv, "="); k {
+				case "agent":
+					sl.Agent = v
+				case "line":
+					sl.N = lineNumber(v)
+				}
+			}
 		}
 		out = append(out, sl)
 	}

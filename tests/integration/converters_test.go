@@ -87,6 +87,18 @@ func TestConvertersSink(t *testing.T) {
 			[]string{"hello", "x y"}},
 		{"JsonConverter schemas.enable=false", []string{"value.converter", classJSONConverter, "value.converter.schemas.enable", "false"},
 			[]string{`"hello"`, `"x y"`}, []string{"hello", "x y"}},
+		// The sink writes what Kafka's FileStreamSink writes: Java's text
+		// of the value (docs/connectors.md).
+		{"structured values as Java prints them", []string{"value.converter", classJSONConverter, "value.converter.schemas.enable", "false"},
+			[]string{`{"b":1,"a":[1,2.5,null]}`, `1e10`, `null`, `{"schema":{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp"},"payload":0}`},
+			[]string{`{a=[1, 2.5, null], b=1}`, `1.0E10`, `null`, `{schema={name=org.apache.kafka.connect.data.Timestamp, optional=false, type=int64}, payload=0}`}},
+		{"a Timestamp as java.util.Date prints it", []string{"value.converter", classJSONConverter},
+			[]string{`{"schema":{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp"},"payload":1700000000123}`},
+			[]string{"Tue Nov 14 22:13:20 UTC 2023"}},
+		{"HoistField and InsertField make a Struct", []string{"value.converter", classStringConverter,
+			"transforms", "hoist,src", "transforms.hoist.type", smt + "HoistField$Value", "transforms.hoist.field", "line",
+			"transforms.src.type", smt + "InsertField$Value", "transforms.src.static.field", "src", "transforms.src.static.value", "bars"},
+			[]string{"v0", "v1"}, []string{"Struct{line=v0,src=bars}", "Struct{line=v1,src=bars}"}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

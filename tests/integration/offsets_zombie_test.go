@@ -32,14 +32,26 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	c := z.c
 	topic := c.Name("zombie")
 	in := lines(1, 10)
-	writeLines(t, workPath(c, "zombie.txt"), in)
+	writeLines(t, workPath(c, "zombie.txt"), in[:6])
 	posA, posB, posZ := bytesOf(in[:2]), bytesOf(in[:5]), bytesOf(in)
 
 	fileSource(c, name, "zombie.txt", topic, "STOPPED")
 	patch(t, c, name, body(filePos("zombie.txt", posA)), http.StatusOK, msgAlterDefinite)
 	c.Must(http.StatusAccepted, "PUT", "/connectors/"+name+"/resume", nil)
+	waitTopic(c, topic, in[2:6])
+	// The task commits its first position at once (posF, wherever its
+	// first batch ended), and nothing more until it stops.
+	var posF int64
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		got := getOffsets(c, name)
+		if len(got) == 1 {
+			_, _ = fmt.Sscan(fmt.Sprint(got[0].Offset["position"]), &posF)
+		}
+		return posF > posA, fmt.Sprintf("offsets %v: the first position is not committed", got)
+	})
+	appendLines(t, workPath(c, "zombie.txt"), in[6:])
 	waitTopic(c, topic, in[2:])
-	wantOffsets(c, name, []offset{filePos("zombie.txt", posA)})
+	wantOffsets(c, name, []offset{filePos("zombie.txt", posF)})
 
 	// Stop: the task's final commit (position Z) is held mid-transaction.
 	z.arm()
@@ -48,7 +60,7 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	if !fileOpen(t, workPath(c, "zombie.txt")) {
 		t.Fatal("the held task should still hold its file open")
 	}
-	wantOffsets(c, name, []offset{filePos("zombie.txt", posA)})
+	wantOffsets(c, name, []offset{filePos("zombie.txt", posF)})
 
 	start := time.Now()
 	patch(t, c, name, body(filePos("zombie.txt", posB)), http.StatusOK, msgAlterDefinite)
@@ -80,14 +92,15 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 		t.Fatalf("the zombie's transaction ended with %q, want abort (fenced)", end)
 	}
 
-	// read_committed: only the two alters, never the zombie's position.
+	// read_committed: the two alters and the task's first commit, never
+	// the zombie's position.
 	var committed []int64
 	for _, r := range c.ReadTopic(c.Prefix + "-offsets") {
 		if k, ok := offsetKey(r.Key); ok && k.connector == name {
 			committed = append(committed, positionOf(t, r.Value))
 		}
 	}
-	if want := []int64{posA, posB}; !reflect.DeepEqual(committed, want) {
+	if want := []int64{posA, posF, posB}; !reflect.DeepEqual(committed, want) {
 		t.Fatalf("read_committed offset records of %s: positions %v, want %v", name, committed, want)
 	}
 
@@ -96,8 +109,9 @@ func TestOffsetsZombieSourceTaskFenced(t *testing.T) {
 	waitTopic(c, topic, concat(in[2:], in[5:]))
 }
 
-// zombieCluster is a one-agent cluster whose source tasks commit offsets
-// only when they stop (no periodic commits), with a task shutdown timeout
+// zombieCluster is a one-agent cluster whose source tasks commit their
+// first position at once and then only when they stop (no periodic
+// commits), with a task shutdown timeout
 // of 2s, and which can hold one task of one connector inside its next
 // offset commit — transaction open, offset record produced — until
 // released: a zombie that ignores its context.

@@ -286,6 +286,21 @@ func (r *sinkRunner) converterClass(key, worker string) string {
 	return name
 }
 
+// uncommitted implements positioned: records were handed to the task whose
+// offsets the group has not committed (with PreCommit, the task decides
+// what of them is committed; it is asked once at once, then each flush).
+func (r *sinkRunner) uncommitted() bool {
+	if r.client == nil {
+		return false
+	}
+	if r.pre != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.consumed) > 0
+	}
+	return len(r.client.UncommittedOffsets()) > 0
+}
+
 // commit flushes the task and commits every record handed to Put so far.
 func (r *sinkRunner) commit(ctx context.Context) error {
 	if r.client == nil || !r.started {

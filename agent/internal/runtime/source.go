@@ -505,6 +505,17 @@ func (r *sourceRunner) noteProduceErr(rec *kgo.Record, err error) {
 	}
 }
 
+// uncommitted implements positioned: the task polled records whose offsets
+// are not committed yet. (An exactly-once task commits at its transaction
+// boundaries, as its connector's transaction.boundary says, and the task
+// loop leaves those to it: with the default, poll, every batch's position
+// is committed with it at once.)
+func (r *sourceRunner) uncommitted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending) > 0
+}
+
 func (r *sourceRunner) takePending() map[string]connect.Offset {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -39,6 +39,23 @@ type runner interface {
 	close() error
 }
 
+// positioned is a runner that can tell whether it holds a position (source
+// offsets, a sink's consumed offsets) not yet committed. The task loop
+// commits the first one at once instead of a flush interval later, so a
+// task's offsets are readable (GET /connectors/<name>/offsets) as soon as
+// it has any; later ones wait for the interval. A commit is a commit: the
+// first is made exactly as every other, under the same transactional id
+// or group generation, so nothing about fencing changes.
+type positioned interface {
+	uncommitted() bool
+}
+
+// holdsPosition reports whether r holds a position not yet committed.
+func holdsPosition(r runner) bool {
+	p, ok := r.(positioned)
+	return ok && p.uncommitted()
+}
+
 // boundaryOwner is a runner that decides its own commits (an exactly-once
 // source, whose transaction boundary does): the task loop leaves the flush
 // interval's commits to it, and tells it when the task pauses or stops.
@@ -258,6 +275,9 @@ func (t *task) runOnce(ctx context.Context) error {
 	}
 	t.log.Info("task started", "connector_task", t.id.String())
 	last := time.Now()
+	// first: this run has not committed a position yet. Its first one is
+	// committed at once, once; then every flush interval.
+	first := true
 	for ctx.Err() == nil {
 		if t.isPaused() {
 			if t.snapshotState() != api.StatePaused {
@@ -294,7 +314,11 @@ func (t *task) runOnce(ctx context.Context) error {
 			}
 			return t.failAndClose(r, err)
 		}
-		if time.Since(last) >= t.cfg.FlushInterval {
+		early := first && holdsPosition(r)
+		if early || time.Since(last) >= t.cfg.FlushInterval {
+			if early {
+				first = false
+			}
 			// A commit is not cut off by a stop arriving meanwhile: an
 			// interrupted transaction would leave the writer unusable for
 			// the final commit.

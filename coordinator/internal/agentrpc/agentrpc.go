@@ -41,8 +41,9 @@ type Client struct {
 // refuse one that is not. Every request is recorded on m (nil: nowhere)
 // by the command its subject names (Kind).
 func NewClient(nc *nats.Conn, group string, keys func(term int64) *cmdsig.Key, m *metrics.Metrics) *Client {
-	// Every command's error counter is there from the start, at 0, so that
-	// a rate() or an alert over it has a series before the first failure.
+	// Every command's error counter and latency histogram are there from
+	// the start, at 0, so that a rate() or an alert over them has a series
+	// before the first request or failure.
 	for _, t := range commands {
 		m.DeclareNATSKind(Kind(t))
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/maintenance"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
@@ -106,7 +107,10 @@ type Config struct {
 	AgentLease        time.Duration
 	// AgentProbe is how often the leader probes each agent's presence
 	// (reconciler/presence.go); 0: never, the lease alone finds lost agents.
-	AgentProbe          time.Duration
+	AgentProbe time.Duration
+	// PlacementSettle is how long a start holds the tasks no agent ran
+	// (reconciler/startup.go); 0: never.
+	PlacementSettle     time.Duration
 	TaskShutdownTimeout time.Duration
 	// LeaderLease is how long a leader that stops renewing keeps the lease.
 	LeaderLease time.Duration
@@ -195,11 +199,13 @@ type Herder struct {
 	// rec places tasks on agents: it owns the agent registry, the
 	// placements, the moves and the status queue (reconciler.go);
 	// drains and rebalances are the fleet controllers that move tasks
-	// through it, woken by moveDone.
+	// through it, woken by moveDone; preStops lifts the drains agents'
+	// own pre-stop hooks made once they are back.
 	rec        *reconciler.Reconciler
 	agents     *reconciler.Table // rec's: what the leader knows of its agents
 	drains     *drain.Controller
 	rebalances *rebalance.Controller
+	preStops   *prestop.Controller
 	moveDone   <-chan struct{}
 
 	// instances are the leadership's started connector instances; nil

@@ -8,6 +8,7 @@ import (
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
+	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
 	"github.com/sluice-io/sluice/coordinator/internal/scheduler"
@@ -17,7 +18,7 @@ import (
 )
 
 // The herder wires the reconciler (coordinator/internal/reconciler) and the
-// fleet controllers (fleet/drain, fleet/rebalance) to the rest: recPorts
+// fleet controllers (fleet/drain, fleet/rebalance, fleet/prestop) to the rest: recPorts
 // are the reconciler's ports, satisfied by the herder's stores and
 // connector logic; the methods below keep the herder's call sites short.
 
@@ -26,7 +27,7 @@ func (h *Herder) newReconciler() {
 	p := recPorts{h}
 	h.rec = reconciler.New(reconciler.Config{
 		GroupID: h.cfg.GroupID, WorkerID: h.cfg.WorkerID, Version: h.cfg.Version,
-		AgentLease: h.cfg.AgentLease, AgentProbe: h.cfg.AgentProbe, TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
+		AgentLease: h.cfg.AgentLease, AgentProbe: h.cfg.AgentProbe, PlacementSettle: h.cfg.PlacementSettle, TaskShutdownTimeout: h.cfg.TaskShutdownTimeout,
 		LivenessTopic: h.cfg.LivenessTopic, ExactlyOnce: h.cfg.ExactlyOnce, DialNATS: h.cfg.DialNATS, NC: h.nc,
 		Term: h.term.Load, RPC: h.rpc, Statuses: p, Fleet: p, Connectors: p, Listener: p,
 		Metrics: h.cfg.Metrics, Logger: h.log, Faults: h.faults,
@@ -34,12 +35,16 @@ func (h *Herder) newReconciler() {
 	h.agents = h.rec.Table()
 	h.drains = drain.New(h.rec, p, h.log)
 	h.rebalances = rebalance.New(h.rec, p, reconciler.RealClock{}, operationID, h.log)
+	// h.fleet is opened later, as the herder starts.
+	applyFleet := func(ctx context.Context, cmds ...store.Command) error { return h.fleet.Apply(ctx, cmds...) }
+	h.preStops = prestop.New(p, h.agents, applyFleet, h.trigger, h.log)
 	h.moveDone = h.rec.Watch()
 }
 
-// runFleet drives the drains and the rebalance until ctx ends.
+// runFleet drives the drains, the rebalance and the lifts of pre-stop
+// drains until ctx ends.
 func (h *Herder) runFleet(ctx context.Context) {
-	fleet.Run(ctx, fleet.Tick, h.fleet.State.Changed, h.moveDone, h.drains.Step, h.rebalances.Step)
+	fleet.Run(ctx, fleet.Tick, h.fleet.State.Changed, h.moveDone, h.drains.Step, h.rebalances.Step, h.preStops.Step)
 }
 
 // trigger asks the reconcile loop for a pass.

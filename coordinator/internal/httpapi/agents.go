@@ -15,8 +15,9 @@ import (
 )
 
 type agentRequest struct {
-	id    string
-	force bool
+	id     string
+	force  bool
+	origin string
 }
 
 type rebalanceRequest struct {
@@ -33,11 +34,24 @@ func decodeAgent(_ context.Context, r *http.Request) (any, error) {
 
 func decodeDrain(_ context.Context, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	if err := onlyParams(q, "PUT /sluice/agents/{id}/drain", "force"); err != nil {
+	if err := onlyParams(q, "PUT /sluice/agents/{id}/drain", "force", "origin"); err != nil {
 		return nil, err
 	}
 	force, err := strictBool(q, "force")
-	return agentRequest{id: r.PathValue("id"), force: force}, err
+	if err != nil {
+		return nil, err
+	}
+	// Only a caller's own origins: a rolling restart's drains are the
+	// leader's to make.
+	origin := api.CordonOperator
+	switch o := q.Get("origin"); {
+	case !q.Has("origin") || o == api.CordonOperator:
+	case o == api.CordonPreStop:
+		origin = o
+	default:
+		return nil, api.Errorf(api.CodeBadRequest, "Invalid origin '%s': must be %s or %s", o, api.CordonOperator, api.CordonPreStop)
+	}
+	return agentRequest{id: r.PathValue("id"), force: force, origin: origin}, nil
 }
 
 func decodeRebalance(_ context.Context, r *http.Request) (any, error) {
@@ -103,7 +117,7 @@ func makeAgentAction[T any](call func(Agents, context.Context, string) (T, error
 func makeDrainAgent(svc Agents) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		req := request.(agentRequest)
-		return svc.DrainAgent(ctx, req.id, req.force)
+		return svc.DrainAgent(ctx, req.id, req.force, req.origin)
 	}
 }
 

@@ -24,8 +24,8 @@ func (f *fake) UncordonAgent(ctx context.Context, id string) (api.AgentInfo, err
 	return api.AgentInfo{ID: id, State: api.AgentActive}, f.record("UncordonAgent", id)
 }
 
-func (f *fake) DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error) {
-	return api.DrainStatus{Agent: id, Force: force}, f.record("DrainAgent", id, force)
+func (f *fake) DrainAgent(ctx context.Context, id string, force bool, origin string) (api.DrainStatus, error) {
+	return api.DrainStatus{Agent: id, Force: force, Origin: origin}, f.record("DrainAgent", id, force, origin)
 }
 
 func (f *fake) DrainStatus(ctx context.Context, id string) (api.DrainStatus, error) {
@@ -49,6 +49,8 @@ func TestAgentRoutes(t *testing.T) {
 		{"PUT", "/sluice/agents/a1/drain?force=yes", "Invalid value 'yes' for query parameter 'force': must be true or false"},
 		{"PUT", "/sluice/agents/a1/drain?now=true", "Unknown query parameter 'now'"},
 		{"PUT", "/sluice/agents/a1/cordon?force=true", "Unknown query parameter 'force'"},
+		{"PUT", "/sluice/agents/a1/drain?origin=agent-roll", "Invalid origin 'agent-roll': must be operator or pre-stop"},
+		{"PUT", "/sluice/agents/a1/drain?origin=", "Invalid origin '': must be operator or pre-stop"},
 		{"POST", "/sluice/rebalance?max_moves=0", "Invalid max_moves '0': must be an integer from 1 to 1000 (how many tasks move at a time)"},
 		{"POST", "/sluice/rebalance?dry_run=1", "Invalid value '1' for query parameter 'dry_run': must be true or false"},
 	} {
@@ -59,8 +61,14 @@ func TestAgentRoutes(t *testing.T) {
 	if r := do(t, srv, "PUT", "/sluice/agents/a1/drain?force=true", ""); r.status != 202 {
 		t.Fatalf("drain: %d %s", r.status, r.body)
 	}
-	if args, _ := f.called("DrainAgent"); args[0] != "a1" || args[1] != true {
+	if args, _ := f.called("DrainAgent"); args[0] != "a1" || args[1] != true || args[2] != api.CordonOperator {
 		t.Fatalf("drain bound %v", args)
+	}
+	if r := do(t, srv, "PUT", "/sluice/agents/a1/drain?origin=pre-stop", ""); r.status != 202 {
+		t.Fatalf("pre-stop drain: %d %s", r.status, r.body)
+	}
+	if args, _ := f.called("DrainAgent"); args[0] != "a1" || args[1] != false || args[2] != api.CordonPreStop {
+		t.Fatalf("pre-stop drain bound %v", args)
 	}
 	if r := do(t, srv, "POST", "/sluice/rebalance?max_moves=3&dry_run=true", ""); r.status != 200 {
 		t.Fatalf("rebalance dry run: %d %s", r.status, r.body)

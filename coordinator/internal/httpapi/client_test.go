@@ -172,7 +172,7 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		return err
 	},
 	"drain_agent": func(ctx context.Context, c *api.Client) error {
-		_, err := c.Fleet().Drain(ctx, "agent-1", true)
+		_, err := c.Fleet().DrainWith(ctx, "agent-1", api.DrainOptions{Force: true, Origin: api.CordonPreStop})
 		return err
 	},
 	"drain_status": func(ctx context.Context, c *api.Client) error {

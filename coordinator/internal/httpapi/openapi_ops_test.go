@@ -93,9 +93,9 @@ var (
 		Group: "connect-orders-sink", Operation: api.HistoryResetTo, Detail: "to=earliest", Principal: "ada",
 		State: api.HistoryApplied, Changes: exChanges.Changes}
 	exAgent = api.AgentInfo{ID: "agent-1", Labels: map[string]string{"zone": "a"}, Version: "0.4.0",
-		Plugins: []string{exFileSource}, State: api.AgentActive, Registered: true, LeaseExpires: exTime, StartedAt: exTime,
+		Plugins: []string{exFileSource}, State: api.AgentCordoned, Cordon: &api.AgentCordon{Origin: api.CordonOperator, Principal: "otto", Since: exTime}, Registered: true, LeaseExpires: exTime, StartedAt: exTime,
 		Tasks: []api.AgentTask{{Connector: "orders-src", Task: 0, State: api.StateRunning}}}
-	exDrain = api.DrainStatus{Agent: "agent-1", State: api.DrainRunning, StartedAt: exTime,
+	exDrain = api.DrainStatus{Agent: "agent-1", State: api.DrainRunning, StartedAt: exTime, Origin: api.CordonPreStop,
 		Remaining: []api.TaskID{{Connector: "orders-src", Task: 0}}, Moving: []api.TaskID{{Connector: "orders-src", Task: 0}},
 		Moved: 2, Blocked: []api.BlockedTask{}}
 	exRebalance = api.Rebalance{ID: "r-1", State: "running", MaxMoves: 4,
@@ -260,7 +260,8 @@ var opDocs = map[string]opDoc{
 	"get_agent":      {summary: "An agent", ok: []okAnswer{{status: 200, desc: "The agent.", example: exAgent}}, errs: []int{404}},
 	"cordon_agent":   {summary: "Cordon an agent: no new tasks", ok: []okAnswer{{status: 200, desc: "The agent.", example: exAgent}}, errs: []int{404}},
 	"uncordon_agent": {summary: "Uncordon an agent", ok: []okAnswer{{status: 200, desc: "The agent.", example: exAgent}}, errs: []int{404}},
-	"drain_agent": {summary: "Drain an agent: move its tasks away", query: []queryParam{qBool("force", "Unassign the tasks no other agent may run (only true or false).")},
+	"drain_agent": {summary: "Drain an agent: move its tasks away", query: []queryParam{qBool("force", "Unassign the tasks no other agent may run (only true or false)."),
+		qString("origin", "Who drains it: operator (the default), or pre-stop for the agent's own pre-stop hook, whose drain is lifted once the agent registers again as a new process.")},
 		ok: []okAnswer{{status: 202, desc: "Draining.", example: exDrain}}, errs: []int{404}},
 	"drain_status": {summary: "An agent's drain", ok: []okAnswer{{status: 200, desc: "Its progress.", example: exDrain}}, errs: []int{404}},
 	"rebalance": {summary: "Even out the agents' tasks",

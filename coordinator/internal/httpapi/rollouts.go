@@ -1,7 +1,7 @@
 package httpapi
 
 // Health-gated config rollouts, under /sluice/rollouts
-// (docs/operations-rollouts.part.md). The request body is bound as
+// (docs/operations.md, "Health-gated config rollouts"). The request body is bound as
 // strictly as Kafka Connect's (decode.go): an unknown field is a 400
 // naming it.
 

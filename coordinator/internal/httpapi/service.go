@@ -129,7 +129,8 @@ type Agents interface {
 	GetAgent(ctx context.Context, id string) (api.AgentInfo, error)
 	CordonAgent(ctx context.Context, id string) (api.AgentInfo, error)
 	UncordonAgent(ctx context.Context, id string) (api.AgentInfo, error)
-	DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error)
+	// DrainAgent's origin is api.CordonOperator or api.CordonPreStop.
+	DrainAgent(ctx context.Context, id string, force bool, origin string) (api.DrainStatus, error)
 	DrainStatus(ctx context.Context, id string) (api.DrainStatus, error)
 	// CreateAgentRoll answers POST /sluice/fleet/rolls: a rolling restart
 	// of agents; req is as decoded, its agents, batch size and timeout not

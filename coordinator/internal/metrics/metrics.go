@@ -118,6 +118,7 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		// before the first operation.
 		m.offsetsOps.WithLabelValues(k, ResultSuccess)
 		m.offsetsOps.WithLabelValues(k, ResultError)
+		m.offsetsDur.WithLabelValues(k)
 	}
 	return m, nil
 }
@@ -208,12 +209,14 @@ func (m *Metrics) AgentLost(reason string) {
 	m.agentsLost.WithLabelValues(reason).Inc()
 }
 
-// DeclareNATSKind makes kind's NATS error counter exist, at 0.
+// DeclareNATSKind makes kind's NATS error counter and latency histogram
+// exist, at 0.
 func (m *Metrics) DeclareNATSKind(kind string) {
 	if m == nil {
 		return
 	}
 	m.natsErrs.WithLabelValues(kind)
+	m.natsDur.WithLabelValues(kind)
 }
 
 // ObserveNATS records one NATS request of kind (the subject's command,

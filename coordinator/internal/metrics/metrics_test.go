@@ -108,6 +108,27 @@ sluice_coordinator_leader 1
 	}
 }
 
+// TestSeriesFromTheStart: before anything happened, the offsets
+// histogram has a series per kind and a declared NATS command its error
+// counter and latency histogram, all at 0, so that a dashboard's panels
+// over them show 0 rather than "No data".
+func TestSeriesFromTheStart(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DeclareNATSKind("task.assign")
+	for vec, want := range map[prometheus.Collector]int{m.offsetsDur: 2, m.natsDur: 1, m.natsErrs: 1, m.offsetsOps: 4} {
+		if n := testutil.CollectAndCount(vec); n != want {
+			t.Errorf("%d series before anything happened, want %d", n, want)
+		}
+	}
+	if v := testutil.ToFloat64(m.natsErrs.WithLabelValues("task.assign")); v != 0 {
+		t.Errorf("a declared kind's errors = %v, want 0", v)
+	}
+}
+
 func TestObserve(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m, err := New(reg)

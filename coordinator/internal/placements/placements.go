@@ -129,6 +129,16 @@ func (t *Table) ForgetIf(id api.TaskID, agent string, gen int64) bool {
 	return false
 }
 
+// ForgetAgent drops every placement on agent, which stopped its tasks (it
+// left), so that the next plan places them again.
+func (t *Table) ForgetAgent(agent string) {
+	for id, p := range t.byTask {
+		if p.Agent == agent {
+			delete(t.byTask, id)
+		}
+	}
+}
+
 // Placed reports whether a task is placed.
 func (t *Table) Placed(id api.TaskID) bool {
 	_, ok := t.byTask[id]

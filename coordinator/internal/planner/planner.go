@@ -7,9 +7,11 @@
 //	agents ────────┼─► Plan ─► revokes (stop first) ─► assigns ─► new placements
 //	placements ────┘           unassigned / removed (statuses to write)
 //
-// Placement itself is the scheduler's (sticky, least loaded); the planner
-// decides which commands a change of placement, config or target calls for,
-// and issues generations.
+// Placement itself is the scheduler's (sticky, back to the agent that last
+// ran a task, else least loaded); the planner decides which commands a
+// change of placement, config or target calls for, which unplaced tasks
+// wait (for their last agent, or for a start to settle), and issues
+// generations.
 package planner
 
 import (
@@ -50,6 +52,11 @@ type Desired struct {
 	// Tenant is what the task's tenant lets it touch (nil: no tenant);
 	// its fingerprint is part of Hash.
 	Tenant *wire.TenantPolicy
+	// LastAgent is the agent that last ran the task (its status's worker
+	// id), "" when none has. An unplaced task goes back to it when it is
+	// registered and can take it; while it is only presumed (it may come
+	// back within its lease), the task waits for it.
+	LastAgent string
 }
 
 // Input is everything a plan depends on.
@@ -67,6 +74,10 @@ type Input struct {
 	// scheduler.Assign. A moved task is revoked before it is assigned
 	// elsewhere, at a new generation, like any moved task.
 	Moves map[api.TaskID]scheduler.Move
+	// Settling are unplaced tasks that no agent ran which a start holds
+	// back until the agents starting together have registered, so that
+	// the first to register does not take them all (reconciler/startup.go).
+	Settling map[api.TaskID]bool
 }
 
 // Output is what the herder sends and writes.
@@ -131,6 +142,9 @@ func Plan(in Input) Output {
 			if _, placed := out.Placements[id]; !placed {
 				out.Unassigned = append(out.Unassigned, id)
 				out.Reasons[id] = unplacedReason(d, live, movedOff(in, current, id))
+				if why := waiting(in, agents, live, d); why != "" && d.SelectorError == "" {
+					out.Reasons[id] = why
+				}
 			}
 			continue
 		}
@@ -195,12 +209,32 @@ func SchedulerInput(in Input) (tasks []scheduler.Task, agents []scheduler.Agent,
 		if ok && presumedPlacement(byAgent, p) {
 			continue // left where it is until its agent registers or its lease runs out
 		}
+		if !ok && waiting(in, byAgent, agents, d) != "" {
+			continue // waits for its agent, or for the agents that start together
+		}
 		if ok {
 			current[id] = p.Agent
 		}
-		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin})
+		tasks = append(tasks, scheduler.Task{ID: id, Selector: d.Selector, Plugin: d.Plugin, Prefer: d.LastAgent})
 	}
 	return tasks, agents, current
+}
+
+// waiting says why unplaced task d is not placed yet although an agent
+// might take it, "" when it is not held back: its last agent is presumed
+// (named by the status topic, or gone gracefully as the whole fleet
+// stopped) and may still come back within its lease, or it never ran and a
+// start is settling while a live agent (of live, the registered ones) could
+// run it — one that no agent can run says why instead, so that its status
+// does not change back and forth at every start.
+func waiting(in Input, agents map[string]registry.Agent, live []scheduler.Agent, d Desired) string {
+	if a, ok := agents[d.LastAgent]; ok && !a.Registered {
+		return "Waiting for agent " + d.LastAgent + ", which ran the task last, to register again: the task goes back to it, or elsewhere once its lease runs out"
+	}
+	if in.Settling[d.ID] && len(scheduler.Eligible(scheduler.Task{ID: d.ID, Selector: d.Selector, Plugin: d.Plugin}, live, "")) > 0 {
+		return "Waiting for the agents that start together to register: the task is placed once they have, or once the start's placement settle window has passed"
+	}
+	return ""
 }
 
 // presumedPlacement reports whether p places its task on an agent the

@@ -67,14 +67,15 @@ func (r *Reconciler) ServeAgents(term int64) (Endpoints, error) {
 type endpoints struct{ r *Reconciler }
 
 // deregisterEndpoint forgets an agent that left gracefully (its tasks have
-// stopped and committed), so the next reconcile places them elsewhere.
+// stopped and committed), so the next reconcile places them elsewhere — or,
+// when it was the last agent, keeps them for it (Table.leave).
 func (e endpoints) deregisterEndpoint(ctx context.Context, req any) (any, error) {
 	r := e.r
 	q := req.(*wire.RegisterRequest)
 	if err := q.Validate(); err != nil {
 		return nil, err
 	}
-	r.table.Remove(q.AgentID)
+	r.table.leave(q.AgentID, r.now())
 	r.cfg.Listener.AgentsGone([]string{q.AgentID})
 	r.log.Info("agent left", "agent", q.AgentID)
 	r.Trigger()

@@ -42,7 +42,9 @@ func TestEndpoints(t *testing.T) {
 	if _, err := w.ep().registerEndpoint(ctx, &wire.RegisterRequest{}); err == nil {
 		t.Fatal("a registration without an agent id was taken")
 	}
-	// Deregister: forgotten, and the host of Java connectors told.
+	// Deregister while another agent is registered: forgotten (its tasks
+	// go elsewhere at once), and the host of Java connectors told.
+	w.register("b")
 	if _, err := w.ep().deregisterEndpoint(ctx, &wire.RegisterRequest{AgentID: "a"}); err != nil {
 		t.Fatal(err)
 	}

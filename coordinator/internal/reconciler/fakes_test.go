@@ -298,11 +298,22 @@ type world struct {
 // newWorld makes a reconciler leading term 1 on fakes, with connectors cs,
 // its status queue running until the test ends.
 func newWorld(t interface{ Cleanup(func()) }, cs ...store.Connector) *world {
+	return newWorldWith(t, nil, cs...)
+}
+
+// newWorldWith is newWorld with its config changed by change (nil: as is)
+// and its status topic holding statuses (connector → task → status) when
+// its term is established.
+func newWorldWith(t interface{ Cleanup(func()) }, change func(*Config, *fakeStatuses), cs ...store.Connector) *world {
 	w := &world{clock: newClock(), rpc: newRPC(), statuses: newStatuses(), fleet: &fakeFleet{marks: map[string]store.AgentMark{}},
 		conns: newConnectors(cs...), inst: &fakeInstances{computed: map[string][]map[string]string{}}, listener: &fakeListener{}}
-	w.r = New(Config{GroupID: "g", WorkerID: "coord:8083", AgentLease: 10 * time.Second, TaskShutdownTimeout: time.Second,
+	cfg := Config{GroupID: "g", WorkerID: "coord:8083", AgentLease: 10 * time.Second, TaskShutdownTimeout: time.Second,
 		Term: func() int64 { return 1 }, RPC: w.rpc, Statuses: w.statuses, Fleet: w.fleet, Connectors: w.conns, Listener: w.listener,
-		Clock: w.clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Clock: w.clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if change != nil {
+		change(&cfg, w.statuses)
+	}
+	w.r = New(cfg)
 	w.r.Establish()
 	_, stop := w.r.status.Start(context.Background(), w.statuses.write)
 	w.stop = stop

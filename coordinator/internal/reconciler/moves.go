@@ -38,6 +38,9 @@ type activeMove struct {
 	// owner is what asked for it: OwnerDrain or OwnerRebalance.
 	owner string
 	since time.Time
+	// drain names the drain a drain's move serves: when it started (its
+	// mark's StartedAt). Zero for any other move.
+	drain time.Time
 }
 
 // MoveInfo is a move in flight as a Snapshot shows it.
@@ -45,6 +48,17 @@ type MoveInfo struct {
 	From, To string // To empty: wherever the planner places it
 	Owner    string
 	Since    time.Time
+	// Drain is when the drain the move serves started (zero: no drain's).
+	Drain time.Time
+}
+
+// DrainTally is what the latest drain of an agent moved off it this term:
+// Moved tasks, for the drain that started at Started. A drain is named by
+// its start, as the fleet topic records it, so that a new drain of the
+// same agent counts from zero rather than on top of the one before.
+type DrainTally struct {
+	Started time.Time
+	Moved   int
 }
 
 // ErrMoving refuses a move of a task that is already moving.
@@ -58,25 +72,38 @@ var ErrNotOnAgent = errors.New("the task is not placed on the agent")
 // planner places it, or nowhere for a task no other agent may run), on
 // behalf of owner. The task must be placed on from and not already moving.
 func (r *Reconciler) Move(task api.TaskID, from, to, owner string) error {
-	if err := r.table.startMove(task, from, to, owner, r.now()); err != nil {
-		return fmt.Errorf("move task %s from %s: %w", task, from, err)
+	return r.move(activeMove{Move: scheduler.Move{From: from, To: to}, owner: owner}, task)
+}
+
+// DrainMove starts moving task off agent from, wherever the planner places
+// it (or nowhere), for the drain of from that started at drain: the
+// drain's tally counts it once the task runs elsewhere.
+func (r *Reconciler) DrainMove(task api.TaskID, from string, drain time.Time) error {
+	return r.move(activeMove{Move: scheduler.Move{From: from}, owner: OwnerDrain, drain: drain}, task)
+}
+
+// move starts m, a move of task, now.
+func (r *Reconciler) move(m activeMove, task api.TaskID) error {
+	m.since = r.now()
+	if err := r.table.startMove(task, m); err != nil {
+		return fmt.Errorf("move task %s from %s: %w", task, m.From, err)
 	}
 	r.Trigger()
 	return nil
 }
 
-// startMove records a move of task off from, started at now: the task
-// must be placed on from and not already moving.
-func (t *Table) startMove(task api.TaskID, from, to, owner string, now time.Time) error {
+// startMove records m, a move of task off m.From: the task must be placed
+// there and not already moving.
+func (t *Table) startMove(task api.TaskID, m activeMove) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, moving := t.moves[task]; moving {
 		return ErrMoving
 	}
-	if p, ok := t.placed.Get(task); !ok || p.Agent != from {
+	if p, ok := t.placed.Get(task); !ok || p.Agent != m.From {
 		return ErrNotOnAgent
 	}
-	t.moves[task] = activeMove{Move: scheduler.Move{From: from, To: to}, owner: owner, since: now}
+	t.moves[task] = m
 	return nil
 }
 
@@ -125,13 +152,27 @@ func (t *Table) confirmMove(agent string, id api.TaskID, gen int64) bool {
 	return done
 }
 
-// endMoveLocked drops the move of id, counting a drain's; the caller holds
-// t.mu.
+// endMoveLocked drops the move of id, counting a drain's in its drain's
+// tally; the caller holds t.mu.
 func (t *Table) endMoveLocked(id api.TaskID) {
 	if m := t.moves[id]; m.owner == OwnerDrain {
-		t.drained[m.From]++
+		t.drained[m.From] = m.tallied(t.drained[m.From])
 	}
 	delete(t.moves, id)
+}
+
+// tallied is tally, a drain's of m.From, with m, a drain's move that is
+// done, counted: a move of a later drain starts a new tally, and the late
+// end of a move of an earlier drain (given up, then uncordoned and
+// drained again) is not this drain's.
+func (m activeMove) tallied(tally DrainTally) DrainTally {
+	switch {
+	case m.drain.Equal(tally.Started):
+		tally.Moved++
+	case m.drain.After(tally.Started):
+		tally = DrainTally{Started: m.drain, Moved: 1}
+	}
+	return tally
 }
 
 // moveVerdict is what becomes of a move in flight.
@@ -223,10 +264,10 @@ type Snapshot struct {
 	// running.
 	Placed   map[api.TaskID]string
 	Reported map[string][]api.TaskID
-	// Moves are the moves in flight; Drained counts the tasks each drain
-	// moved off its agent this term.
+	// Moves are the moves in flight; Drained is, by agent, what its latest
+	// drain moved off it this term.
 	Moves   map[api.TaskID]MoveInfo
-	Drained map[string]int
+	Drained map[string]DrainTally
 }
 
 // Snapshot retires the moves that are done and returns the placement world

@@ -74,7 +74,7 @@ func TestMoveLifecycle(t *testing.T) {
 	}
 	_, _ = w.ep().statusEndpoint(context.Background(), &wire.StatusReport{AgentID: "b", ID: tid("c", 0), Generation: gen, State: api.StateRunning})
 	s := w.r.Snapshot()
-	if len(s.Moves) != 0 || s.Drained["a"] != 1 {
+	if len(s.Moves) != 0 || s.Drained["a"].Moved != 1 {
 		t.Fatalf("after b's report: moves %v, drained %v", s.Moves, s.Drained)
 	}
 	select {
@@ -134,8 +134,40 @@ func TestMoveTimesOut(t *testing.T) {
 	}
 	w.clock.Add(time.Nanosecond)
 	s := w.r.Snapshot()
-	if len(s.Moves) != 0 || s.Drained["a"] != 1 {
+	if len(s.Moves) != 0 || s.Drained["a"].Moved != 1 {
 		t.Fatalf("past MoveTimeout: moves %v, drained %v", s.Moves, s.Drained)
+	}
+}
+
+// TestDrainTally: a drain's move that is done counts in its own drain's
+// tally; a later drain's starts a new one; an earlier drain's, ending late,
+// counts in none; and DrainMove names the drain in the snapshot's moves.
+func TestDrainTally(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t1 := t0.Add(time.Minute)
+	for _, tc := range []struct {
+		name  string
+		drain time.Time
+		tally DrainTally
+		want  DrainTally
+	}{
+		{"first of the term", t0, DrainTally{}, DrainTally{Started: t0, Moved: 1}},
+		{"same drain", t0, DrainTally{Started: t0, Moved: 2}, DrainTally{Started: t0, Moved: 3}},
+		{"a new drain starts from zero", t1, DrainTally{Started: t0, Moved: 5}, DrainTally{Started: t1, Moved: 1}},
+		{"an earlier drain's late move", t0, DrainTally{Started: t1, Moved: 2}, DrainTally{Started: t1, Moved: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := (activeMove{owner: OwnerDrain, drain: tc.drain}).tallied(tc.tally); got != tc.want {
+				t.Fatalf("tallied = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	w := runningOn(t, 1)
+	if err := w.r.DrainMove(tid("c", 0), "a", t1); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.r.Snapshot().Moves[tid("c", 0)]; m.Owner != OwnerDrain || !m.Drain.Equal(t1) || m.From != "a" || m.To != "" {
+		t.Fatalf("the drain's move in the snapshot: %+v", m)
 	}
 }
 

@@ -58,19 +58,20 @@ func (r *Reconciler) reconcileLoop(ctx context.Context, m Instances) {
 	}
 }
 
-// untilExpiry is how long until the first agent's lease runs out, or an
-// hour when there is no agent.
+// untilExpiry is how long until the first agent's lease runs out or a
+// start's settle window ends, or an hour when neither is ahead.
 func (r *Reconciler) untilExpiry() time.Duration {
-	next, ok := r.table.nextExpiry()
+	next, ok := r.table.nextWake()
 	if !ok {
 		return time.Hour
 	}
 	return max(next.Sub(r.now()), 0)
 }
 
-// anyExpired reports whether an agent's lease ran out by now.
+// anyExpired reports whether an agent's lease ran out, or a start's settle
+// window ended, by now.
 func (r *Reconciler) anyExpired(now time.Time) bool {
-	next, ok := r.table.nextExpiry()
+	next, ok := r.table.nextWake()
 	return ok && !now.Before(next)
 }
 
@@ -89,6 +90,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 	holds := r.ensureAllTaskConfigs(ctx, m, conns)
 	desired := map[api.TaskID]planner.Desired{}
 	reserved := cs.ReservedTopics(conns)
+	last := r.lastAgents()
 	for i, c := range conns {
 		r.ensureConnectorStatus(c)
 		if c.TargetState == records.TargetStopped {
@@ -98,7 +100,7 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 		if !r.ensureFenced(ctx, c, shape) {
 			continue
 		}
-		for id, d := range desiredTasks(c, shape, holds[i], reserved) {
+		for id, d := range desiredTasks(c, shape, holds[i], reserved, last) {
 			desired[id] = d
 		}
 	}
@@ -108,12 +110,31 @@ func (r *Reconciler) Pass(ctx context.Context, m Instances) {
 	r.writeTaskStatuses(out.Unassigned, out.Reasons, out.Removed)
 }
 
+// lastAgents returns the agent that last ran a task, as its status says (""
+// if none has), for the tasks placement may ask about: those not placed on
+// a registered agent (a placed task stays where it is). The others are not
+// looked up, so a pass over many tasks decodes no status it does not need.
+func (r *Reconciler) lastAgents() func(api.TaskID) string {
+	agents, placed := r.table.AgentsAndPlacements()
+	registered := make(map[string]bool, len(agents))
+	for _, a := range agents {
+		registered[a.ID] = a.Registered
+	}
+	return func(id api.TaskID) string {
+		if p, ok := placed[id]; ok && registered[p.Agent] {
+			return ""
+		}
+		st, _ := r.status.Task(id.Connector, id.Task)
+		return st.WorkerID
+	}
+}
+
 // pluginVersionKey is KIP-891's connector.plugin.version.
 const pluginVersionKey = "connector.plugin.version"
 
 // desiredTasks are the tasks of connector c that should run, as the
-// planner takes them.
-func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string) map[api.TaskID]planner.Desired {
+// planner takes them; last names the agent that last ran each.
+func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string, last func(api.TaskID) string) map[api.TaskID]planner.Desired {
 	// A selector that does not parse places the tasks nowhere: running
 	// them anywhere could run a file source on a host without its file.
 	sel, selErr := labels.Parse(c.Config[labels.SelectorKey])
@@ -132,7 +153,8 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 		// A change of the tenant's rules changes the hash, so the tasks
 		// restart under them (and fail, with a trace, if they break them).
 		out[id] = planner.Desired{ID: id, ConnConfig: conn, TaskConfig: tc, Hash: configHash(conn, tc) + tenancy.Fingerprint(shape.Policy), Tenant: shape.Policy,
-			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Hold: hold, ReservedTopics: reserved}
+			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Hold: hold, ReservedTopics: reserved,
+			LastAgent: last(id)}
 	}
 	return out
 }

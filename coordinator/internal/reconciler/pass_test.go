@@ -237,8 +237,10 @@ func TestPlanTaskStatuses(t *testing.T) {
 	}{
 		{"unassigned, no status yet", nil, true, false,
 			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
-		{"unassigned, keeps its own generation", &store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 7}, true, false,
-			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 7)}}},
+		{"unassigned, keeps its own generation and the agent that ran it last", &store.InstanceStatus{State: api.StateRunning, WorkerID: "a", Generation: 7}, true, false,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "a", 7)}}},
+		{"unassigned, never ran: no worker", nil, true, false,
+			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
 		{"unassigned already, same reason: nothing", &store.InstanceStatus{State: api.StateUnassigned, Trace: "why"}, true, false, nil},
 		{"unassigned already, another reason", &store.InstanceStatus{State: api.StateUnassigned, Trace: "before"}, true, false,
 			[]records.Record{{Key: records.TaskStatusKey("c", 0), Value: records.EncodeStatus(api.StateUnassigned, "why", "", 0)}}},
@@ -436,11 +438,12 @@ func TestRevokeTermForgets(t *testing.T) {
 // config hash (a new version restarts the tasks); the stored config is
 // not changed.
 func TestDesiredTasksCarryTheResolvedVersion(t *testing.T) {
+	noLast := func(api.TaskID) string { return "" }
 	c := conn("c", 2)
 	c.Config["connector.plugin.version"] = "[1.0,3.0)"
-	plain := desiredTasks(c, Shape{}, false, nil)
-	v2 := desiredTasks(c, Shape{PluginVersion: "2.0.0"}, false, nil)
-	v21 := desiredTasks(c, Shape{PluginVersion: "2.1.0"}, false, nil)
+	plain := desiredTasks(c, Shape{}, false, nil, noLast)
+	v2 := desiredTasks(c, Shape{PluginVersion: "2.0.0"}, false, nil, noLast)
+	v21 := desiredTasks(c, Shape{PluginVersion: "2.1.0"}, false, nil, noLast)
 	for i := range 2 {
 		id := tid("c", i)
 		if got := v2[id].ConnConfig["connector.plugin.version"]; got != "2.0.0" {

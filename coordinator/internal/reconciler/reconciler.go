@@ -26,6 +26,8 @@ package reconciler
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +42,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/logthrottle"
+	"github.com/sluice-io/sluice/shared/records"
 	"github.com/sluice-io/sluice/shared/wire"
 )
 
@@ -151,7 +154,11 @@ type Config struct {
 	// AgentLease is how long an agent not heard from keeps its tasks.
 	AgentLease time.Duration
 	// AgentProbe is how often each agent's presence is probed; 0: never.
-	AgentProbe          time.Duration
+	AgentProbe time.Duration
+	// PlacementSettle is how long a start holds the tasks no agent ever
+	// ran after its first agent registered, so that agents starting
+	// together share them (startup.go); 0: they are placed at once.
+	PlacementSettle     time.Duration
 	TaskShutdownTimeout time.Duration
 	// LivenessTopic is told to agents as they register (empty: no beats).
 	LivenessTopic string
@@ -221,7 +228,7 @@ func New(cfg Config) *Reconciler {
 		cfg.Prober = natsProber{nc: cfg.NC, group: cfg.GroupID}
 	}
 	return &Reconciler{cfg: cfg, log: cfg.Logger, clock: cfg.Clock, kick: make(chan struct{}, 1), warn: logthrottle.New(warnEvery),
-		table: NewTable(cfg.AgentLease), status: &StatusWriter{topic: cfg.Statuses, log: cfg.Logger, faults: cfg.Faults}}
+		table: NewTable(cfg.AgentLease, cfg.PlacementSettle), status: &StatusWriter{topic: cfg.Statuses, log: cfg.Logger, faults: cfg.Faults}}
 }
 
 func (r *Reconciler) now() time.Time { return r.clock.Now() }
@@ -232,24 +239,34 @@ func (r *Reconciler) presence() presence { return presence{r} }
 // Establish starts a term: it forgets the last term's agents and presumes
 // that the agents named in the status topic still run their tasks, so a
 // new leader neither marks them unassigned nor places them elsewhere
-// before those agents had a chance to report.
+// before those agents had a chance to report; and that the agents that last
+// ran the tasks it shows unassigned may come back (startup.go), so those
+// tasks go back to them rather than to the first agent to register.
 func (r *Reconciler) Establish() {
 	r.table.Reset()
-	r.table.Presume(owners(r.cfg.Statuses.TaskOwners()), r.cfg.Statuses.MaxGeneration(), r.now())
+	running, returning := owners(r.cfg.Statuses.TaskOwners(), r.cfg.Connectors.Get)
+	r.table.Presume(running, returning, r.cfg.Statuses.MaxGeneration(), r.now())
 }
 
 // owners are the task owners the status topic names: the agents of the
-// tasks it says run, are paused or failed there.
-func owners(byConnector map[string]map[int]store.InstanceStatus) map[api.TaskID]Owner {
+// tasks it says run, are paused or failed there; and, sorted, the agents
+// that last ran the tasks it shows unassigned, of connectors that are not
+// stopped (get), which no agent runs now.
+func owners(byConnector map[string]map[int]store.InstanceStatus, get func(string) (store.Connector, bool)) (map[api.TaskID]Owner, []string) {
 	out := map[api.TaskID]Owner{}
+	last := map[string]bool{}
 	for conn, tasks := range byConnector {
+		c, ok := get(conn)
 		for n, st := range tasks {
-			if st.State == api.StateRunning || st.State == api.StatePaused || st.State == api.StateFailed {
+			switch {
+			case st.State == api.StateRunning || st.State == api.StatePaused || st.State == api.StateFailed:
 				out[api.TaskID{Connector: conn, Task: n}] = Owner{Agent: st.WorkerID, Generation: st.Generation}
+			case st.State == api.StateUnassigned && st.WorkerID != "" && ok && c.TargetState != records.TargetStopped && n < len(c.Tasks):
+				last[st.WorkerID] = true
 			}
 		}
 	}
-	return out
+	return out, slices.Sorted(maps.Keys(last))
 }
 
 // Revoke ends a term: it forgets the agents, placements and moves.

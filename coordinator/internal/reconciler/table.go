@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"maps"
 	"sync"
 	"time"
 
@@ -24,42 +25,80 @@ type Table struct {
 	agents *registry.Registry
 	placed *placements.Table
 	// moves are the tasks fleet operations are moving between agents, and
-	// drained counts the tasks each drain moved: both the term's.
+	// drained what each agent's latest drain moved: both the term's.
 	moves   map[api.TaskID]activeMove
-	drained map[string]int
+	drained map[string]DrainTally
 	// hostSeen are the Java plugins agents announced, kept across terms: a
 	// connector of one stays a Java connector while no agent with it is live.
 	hostSeen map[registry.PluginKey]api.PluginInfo
+	// start is placement at a start (startup.go); departed are the agents
+	// that left gracefully this term, and when.
+	start    startup
+	departed map[string]time.Time
 }
 
-// NewTable makes an empty table whose agents hold a lease of lease.
-func NewTable(lease time.Duration) *Table {
-	t := &Table{lease: lease}
+// NewTable makes an empty table whose agents hold a lease of lease, and
+// whose starts hold their backlog for settle (startup.go; 0: never).
+func NewTable(lease, settle time.Duration) *Table {
+	t := &Table{lease: lease, start: startup{settle: settle}}
 	t.Reset()
 	return t
 }
 
 // Reset forgets every agent, placement and move: a term starts from what
 // the topics and the agents' own reports say, never from an earlier term's
-// memory. The host plugins seen stay.
+// memory. The host plugins seen stay. It opens a start.
 func (t *Table) Reset() {
 	t.mu.Lock()
 	t.agents = registry.New(t.lease)
 	t.placed = placements.New()
-	t.moves, t.drained = map[api.TaskID]activeMove{}, map[string]int{}
+	t.moves, t.drained = map[api.TaskID]activeMove{}, map[string]DrainTally{}
+	t.departed = map[string]time.Time{}
+	t.start.begin()
 	t.mu.Unlock()
 }
 
 // Presume presumes that the task owners the status topic names still run
-// their tasks, heard from at now, and that generations up to maxGen were
-// issued.
-func (t *Table) Presume(owners map[api.TaskID]Owner, maxGen int64, now time.Time) {
+// their tasks, heard from at now, that the agents in returning — which
+// last ran tasks that no agent runs now — may come back, within a lease of
+// now, and that generations up to maxGen were issued.
+func (t *Table) Presume(owners map[api.TaskID]Owner, returning []string, maxGen int64, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.placed.ObserveGeneration(maxGen)
 	for id, o := range owners {
 		t.agents.Presume(o.Agent, now)
 		t.placed.Presume(id, o.Agent, o.Generation)
+	}
+	for _, id := range returning {
+		t.agents.Presume(id, now)
+	}
+}
+
+// leave forgets agent id, which left gracefully at now (its tasks stopped
+// and committed): they are placed elsewhere at once. Unless it was the last
+// registered agent: then the fleet is stopping as a whole (a restart of
+// every agent, sluice dev stopping), nobody could take them, and every
+// agent that left within a lease is presumed again from when it left, so
+// that its tasks wait for it rather than go to whichever agent registers
+// first (startup.go).
+func (t *Table) leave(id string, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.agents.Remove(id)
+	for a, at := range t.departed {
+		if now.Sub(at) > t.lease {
+			delete(t.departed, a)
+		}
+	}
+	t.departed[id] = now
+	if len(t.agents.Registered()) > 0 {
+		return
+	}
+	for a, at := range t.departed {
+		t.agents.Presume(a, at)
+		// Its tasks stopped: they are unplaced, and wait for it.
+		t.placed.ForgetAgent(a)
 	}
 }
 
@@ -92,6 +131,10 @@ func (t *Table) observe(q *wire.RegisterRequest, register bool, now time.Time) o
 	o.restarted = o.known && register && wasKnown && prev.Registered && !q.StartedAt.IsZero() && !prev.StartedAt.Equal(q.StartedAt)
 	if !o.known {
 		return o
+	}
+	if register {
+		// Back: should it leave again, its own leaving counts, not this.
+		delete(t.departed, q.AgentID)
 	}
 	if t.hostSeen == nil {
 		t.hostSeen = map[registry.PluginKey]api.PluginInfo{}
@@ -185,13 +228,6 @@ func (t *Table) ForgetReported(agent string, ids []api.TaskID) {
 	t.mu.Unlock()
 }
 
-// Remove forgets agent id, as a lost agent is forgotten.
-func (t *Table) Remove(id string) {
-	t.mu.Lock()
-	t.agents.Remove(id)
-	t.mu.Unlock()
-}
-
 // Generation is the highest task generation issued so far; Issued reports
 // whether gen may have been issued (placements.Table.Issued).
 func (t *Table) Generation() int64 {
@@ -256,14 +292,6 @@ func (t *Table) KnownHostPlugins() map[registry.PluginKey]api.PluginInfo {
 	return out
 }
 
-// nextExpiry is the earliest instant an agent's lease runs out; false with
-// no agent.
-func (t *Table) nextExpiry() (time.Time, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.agents.NextExpiry()
-}
-
 // plan expires the agents whose lease ran out by now and runs the planner
 // on the agents and placements of this instant (cordoned agents take no new
 // task), then installs the placements it computed. It returns the plan and
@@ -272,10 +300,24 @@ func (t *Table) plan(desired map[api.TaskID]planner.Desired, cordoned map[string
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lost := t.agents.Expire(now)
-	out := planner.Plan(planner.Input{Desired: desired, Agents: t.agents.Agents(), Placements: t.placed.All(), Generation: t.placed.Generation(),
-		Cordoned: cordoned, Moves: t.planMovesLocked()})
+	agents, placed := t.agents.Agents(), t.placed.All()
+	out := planner.Plan(planner.Input{Desired: desired, Agents: agents, Placements: placed, Generation: t.placed.Generation(),
+		Cordoned: cordoned, Moves: t.planMovesLocked(), Settling: t.start.holds(now, agents, desired, placed)})
 	t.placed.Replace(out.Placements, out.Generation)
 	return out, lost
+}
+
+// nextWake is the earliest instant a pass has something to do that no
+// event announces: an agent's lease runs out, or a start's settle window
+// ends. False with neither.
+func (t *Table) nextWake() (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next, ok := t.agents.NextExpiry()
+	if end, settling := t.start.settleEnd(); settling && (!ok || end.Before(next)) {
+		next, ok = end, true
+	}
+	return next, ok
 }
 
 // judgeAbsent decides whether agent id, absent from NATS since since, is
@@ -306,7 +348,7 @@ type view struct {
 	agents  []registry.Agent
 	placed  map[api.TaskID]placements.Placement
 	moves   map[api.TaskID]MoveInfo
-	drained map[string]int
+	drained map[string]DrainTally
 }
 
 // view retires the moves done by now and returns the table as it stands;
@@ -315,12 +357,9 @@ func (t *Table) view(now time.Time) (v view, timedOut []activeMove) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	timedOut = t.retireMovesLocked(now)
-	v = view{agents: t.agents.Agents(), placed: t.placed.All(), moves: make(map[api.TaskID]MoveInfo, len(t.moves)), drained: make(map[string]int, len(t.drained))}
+	v = view{agents: t.agents.Agents(), placed: t.placed.All(), moves: make(map[api.TaskID]MoveInfo, len(t.moves)), drained: maps.Clone(t.drained)}
 	for id, m := range t.moves {
-		v.moves[id] = MoveInfo{From: m.From, To: m.To, Owner: m.owner, Since: m.since}
-	}
-	for a, n := range t.drained {
-		v.drained[a] = n
+		v.moves[id] = MoveInfo{From: m.From, To: m.To, Owner: m.owner, Since: m.since, Drain: m.drain}
 	}
 	return v, timedOut
 }

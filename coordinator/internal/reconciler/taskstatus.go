@@ -20,25 +20,21 @@ func (r *Reconciler) writeTaskStatuses(unassigned []api.TaskID, reasons map[api.
 }
 
 // planTaskStatuses decides the records of a pass's unassigned and removed
-// tasks. An UNASSIGNED task has no worker id: no agent runs it. (Kafka
-// Connect shows the worker that last ran it, which writes UNASSIGNED as it
-// lets the task go; the coordinator is no worker, and most of these tasks
-// never ran anywhere.)
+// tasks. An UNASSIGNED task keeps the worker id of its status — the agent
+// that last ran it, "" when none has — as Kafka Connect shows the worker
+// that last ran a task it let go: that is how a restarted leader knows
+// where to place the task back (startup.go).
 func planTaskStatuses(unassigned []api.TaskID, reasons map[api.TaskID]string, removed []api.TaskID, status statusLookup) []records.Record {
 	var recs []records.Record
 	for _, id := range unassigned {
 		st, ok := status(id.Connector, id.Task)
-		if ok && st.State == api.StateUnassigned && st.Trace == reasons[id] && st.WorkerID == "" {
+		if ok && st.State == api.StateUnassigned && st.Trace == reasons[id] {
 			continue
 		}
 		// Keep the task's own generation: a cluster-wide one would be
 		// higher than the generation its agent reports when it comes back
 		// and adopts it, and that report would then be ignored.
-		var gen int64
-		if ok {
-			gen = st.Generation
-		}
-		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(api.StateUnassigned, reasons[id], "", gen)})
+		recs = append(recs, records.Record{Key: records.TaskStatusKey(id.Connector, id.Task), Value: records.EncodeStatus(api.StateUnassigned, reasons[id], st.WorkerID, st.Generation)})
 	}
 	for _, id := range removed {
 		if _, ok := status(id.Connector, id.Task); ok {

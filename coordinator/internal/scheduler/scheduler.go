@@ -4,8 +4,9 @@
 //
 // It is sticky: a task stays where it runs as long as its agent is live,
 // still matches the task's selector and still has its plugin, so adding a connector, an agent or a
-// task never moves a running task. Only unplaced tasks are placed, each on
-// the matching agent that holds the fewest tasks (ties broken by agent id).
+// task never moves a running task. Only unplaced tasks are placed: back on
+// the agent that last ran one (its Prefer) when that agent can take it, else
+// on the matching agent that holds the fewest tasks (ties broken by agent id).
 // A cordoned agent keeps what it runs but is never given a task; a task
 // leaves an agent that still fits it only when asked to (a Move), and
 // Rebalance works out the moves that even the agents out.
@@ -36,6 +37,11 @@ type Task struct {
 	// Plugin is the full class of the task's connector; a task runs only
 	// on an agent that has it. Empty places it on any agent.
 	Plugin string
+	// Prefer is the agent an unplaced task goes back to when that agent is
+	// live, not cordoned and fits it (the agent that last ran it); empty,
+	// or an agent that cannot take it: the least loaded one. A placed task
+	// stays where it is whatever Prefer says.
+	Prefer string
 }
 
 // Move takes a task off agent From, to agent To, or to wherever the
@@ -90,13 +96,17 @@ func Assign(tasks []Task, agents []Agent, current map[api.TaskID]string, moves m
 		unplaced = append(unplaced, pending{t: t})
 	}
 	sort.Slice(unplaced, func(i, j int) bool { return less(unplaced[i].t.ID, unplaced[j].t.ID) })
-	// Moves to a named agent first, so that the least loaded choices below
-	// count them.
+	// Moves to a named agent first, then tasks going back to the agent that
+	// last ran them, so that the least loaded choices below count both.
 	var rest []pending
 	for _, p := range unplaced {
-		if a, ok := byID[p.to]; ok && p.to != p.exclude && placeable(p.t, a) {
-			out[p.t.ID] = p.to
-			load[p.to]++
+		to := p.to
+		if p.exclude == "" && to == "" {
+			to = p.t.Prefer
+		}
+		if a, ok := byID[to]; ok && to != p.exclude && placeable(p.t, a) {
+			out[p.t.ID] = to
+			load[to]++
 			continue
 		}
 		rest = append(rest, p)

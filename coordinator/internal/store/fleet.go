@@ -82,12 +82,31 @@ func (c ForgetTopic) encode(*view) ([]records.Record, error) {
 
 // AgentMark is what the fleet topic says of one agent: cordoned, or
 // draining since StartedAt (Force: its tasks that no other agent may run
-// are unassigned rather than block the drain).
+// are unassigned rather than block the drain), and who made it so.
 type AgentMark struct {
 	State     string    `json:"state"`
 	Force     bool      `json:"force,omitempty"`
 	StartedAt time.Time `json:"started_at"`
 	Principal string    `json:"principal,omitempty"`
+	// Origin is who made the mark (api.CordonOperator, CordonPreStop,
+	// CordonAgentRoll); empty in a mark written before origins were
+	// recorded, which was an operator's (By).
+	Origin string `json:"origin,omitempty"`
+	// AgentStartedAt is, for a pre-stop mark, when the agent process
+	// that was running as it was made had started (as that process said
+	// at register): the mark is lifted once a process that started at
+	// another time registers (fleet/prestop). Zero when the leader did not
+	// know it.
+	AgentStartedAt time.Time `json:"agent_started_at,omitzero"`
+}
+
+// By is who made the mark: its Origin, api.CordonOperator when it has
+// none.
+func (m AgentMark) By() string {
+	if m.Origin == "" {
+		return api.CordonOperator
+	}
+	return m.Origin
 }
 
 // FleetCommand is a command of the fleet topic (FleetStore.Apply takes
@@ -114,6 +133,32 @@ func (c MarkAgent) encode(*view) ([]records.Record, error) {
 		return jsonRecords(fleetAgentPrefix+c.ID, c.Mark)
 	}
 	return nil, fmt.Errorf("unknown agent state %q", c.Mark.State)
+}
+
+// LiftAgentMark removes agent ID's mark if it is still the one its caller
+// read — of origin Origin, made at StartedAt — and answers ErrStale
+// otherwise, so that a lift decided on one mark never removes another
+// made meanwhile (an operator's cordon of the same agent).
+type LiftAgentMark struct {
+	ID        string
+	Origin    string
+	StartedAt time.Time
+}
+
+func (LiftAgentMark) topic() Topic { return TopicFleet }
+
+func (c LiftAgentMark) encode(v *view) ([]records.Record, error) {
+	if c.ID == "" {
+		return nil, errors.New("lifting an agent's mark needs the agent's id")
+	}
+	if v.fleet == nil {
+		return nil, fmt.Errorf("%w: no fleet state to check agent %s's mark against", ErrStale, c.ID)
+	}
+	m, ok := v.fleet.Agent(c.ID)
+	if !ok || m.By() != c.Origin || !m.StartedAt.Equal(c.StartedAt) {
+		return nil, fmt.Errorf("%w: agent %s's mark is no longer the %s one made at %s", ErrStale, c.ID, c.Origin, c.StartedAt.Format(time.RFC3339Nano))
+	}
+	return tombstone(fleetAgentPrefix + c.ID), nil
 }
 
 // PutRebalance records the rebalance in progress; a nil Rebalance removes

@@ -103,3 +103,48 @@ func TestFleetStore(t *testing.T) {
 		t.Fatalf("undecodable records %v", undecodable)
 	}
 }
+
+// TestLiftAgentMark: a lift removes the mark it was decided on and no
+// other — not one made since by someone else or at another time, not an
+// absent one — and a mark written before origins were recorded reads as an
+// operator's.
+func TestLiftAgentMark(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	m := NewMemory()
+	preStop := AgentMark{State: api.AgentDraining, StartedAt: at, Origin: api.CordonPreStop, AgentStartedAt: at.Add(-time.Hour)}
+	if err := m.Apply(ctx, MarkAgent{ID: "a", Mark: preStop}); err != nil {
+		t.Fatal(err)
+	}
+	for name, lift := range map[string]LiftAgentMark{
+		"another origin":  {ID: "a", Origin: api.CordonOperator, StartedAt: at},
+		"another start":   {ID: "a", Origin: api.CordonPreStop, StartedAt: at.Add(time.Second)},
+		"an absent mark":  {ID: "b", Origin: api.CordonPreStop, StartedAt: at},
+		"an empty origin": {ID: "a", StartedAt: at},
+	} {
+		if err := m.Apply(ctx, lift); !errors.Is(err, ErrStale) {
+			t.Errorf("lift of %s: %v, want ErrStale", name, err)
+		}
+	}
+	if got, ok := m.Fleet.Agent("a"); !ok || got != preStop {
+		t.Fatalf("after refused lifts the mark is %+v (%v), want %+v", got, ok, preStop)
+	}
+	if err := m.Apply(ctx, LiftAgentMark{ID: "a", Origin: api.CordonPreStop, StartedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := m.Fleet.Agent("a"); ok {
+		t.Fatalf("a lifted mark is still there: %+v", got)
+	}
+
+	// A record of an earlier version has no origin: an operator's.
+	if err := m.Fleet.apply(fleetAgentPrefix+"old", []byte(`{"state":"cordoned","started_at":"2026-12-01T00:00:00Z","principal":"ops"}`)); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := m.Fleet.Agent("old")
+	if old.By() != api.CordonOperator || !old.AgentStartedAt.IsZero() {
+		t.Fatalf("an old record reads as %+v, by %s", old, old.By())
+	}
+	if err := m.Apply(ctx, LiftAgentMark{ID: "old", Origin: api.CordonPreStop, StartedAt: old.StartedAt}); !errors.Is(err, ErrStale) {
+		t.Fatalf("a pre-stop lift of an operator's old cordon: %v, want ErrStale", err)
+	}
+}

@@ -35,7 +35,13 @@ type level struct {
 // value is the next argument unless the flag is boolean or written
 // --flag=value.
 func Reorder(app *cli.App, args []string) []string {
-	if len(args) < 2 || args[len(args)-1] == completionFlag {
+	if n := len(args); n >= 2 && args[n-1] == completionFlag {
+		// A completion request: the words typed so far are reordered
+		// too (so that a --url among them reaches its command, which
+		// asks that server for names), the flag kept last.
+		return append(Reorder(app, args[:n-1]), completionFlag)
+	}
+	if len(args) < 2 {
 		return args
 	}
 	path := []*level{{flags: app.Flags, commands: app.Commands}}

@@ -77,8 +77,8 @@ func TestReorder(t *testing.T) {
 	}
 }
 
-// An undefined flag stays with the leaf, whose parser refuses it; the
-// completion request is left alone.
+// An undefined flag stays with the leaf, whose parser refuses it; a
+// completion request stays last.
 func TestReorderUnknownAndCompletion(t *testing.T) {
 	var got []string
 	app := testApp(&got, map[string]string{})
@@ -90,5 +90,11 @@ func TestReorderUnknownAndCompletion(t *testing.T) {
 	in := []string{"sluice", "offsets", "alter", "a", "--generate-bash-completion"}
 	if out := Reorder(app, in); !slices.Equal(out, in) {
 		t.Fatalf("completion request rewritten to %q", out)
+	}
+	// The words of a completion request are reordered as any, the
+	// request kept last.
+	in = []string{"sluice", "offsets", "alter", "--url", "h:1", "--generate-bash-completion"}
+	if out := Reorder(app, in); !slices.Equal(out, []string{"sluice", "offsets", "--url", "h:1", "alter", "--generate-bash-completion"}) {
+		t.Fatalf("completion request reordered to %q", out)
 	}
 }

@@ -12,24 +12,24 @@ import (
 // its error in the CLI's words (Err).
 func Call0[T any](s *Session, call func(context.Context) (T, error)) (T, error) {
 	v, err := call(s.Ctx())
-	return v, Err(err)
+	return v, s.Err(err)
 }
 
 // Call is Call0 for a call of one argument: Call(s, s.API.Connectors().Get, name).
 func Call[A, T any](s *Session, call func(context.Context, A) (T, error), a A) (T, error) {
 	v, err := call(s.Ctx(), a)
-	return v, Err(err)
+	return v, s.Err(err)
 }
 
 // Call2 is Call0 for a call of two arguments.
 func Call2[A, B, T any](s *Session, call func(context.Context, A, B) (T, error), a A, b B) (T, error) {
 	v, err := call(s.Ctx(), a, b)
-	return v, Err(err)
+	return v, s.Err(err)
 }
 
 // Exec is Call for a call that answers nothing.
 func Exec[A any](s *Session, call func(context.Context, A) error, a A) error {
-	return Err(call(s.Ctx(), a))
+	return s.Err(call(s.Ctx(), a))
 }
 
 // PrintAnswer prints a call's answer, the REST document itself (its

@@ -10,12 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/suggest"
 )
 
 // UsageError is a wrong command line: main exits with code 2 for it.
@@ -50,6 +53,9 @@ type Session struct {
 	// (sluice connectors …): it prints the server's answer rather than
 	// its own rows (AsAnswer).
 	Answer bool
+	// connectors are the server's connector names once read for a "did
+	// you mean" (nil: not read yet).
+	connectors []string
 }
 
 // answerKey marks, in a command's context, a run of the REST-mirroring
@@ -68,19 +74,109 @@ func AsAnswer(cmd *cli.Command) *cli.Command {
 }
 
 // Open resolves a client command's settings: the connection (flags, their
-// variables, the context) and -o.
+// variables, the context), -o, and --timeout, which from now on bounds
+// the command's context (c.Context). A --url corrected (BaseURL) is said
+// on stderr.
 func Open(c *cli.Context) (*Session, error) {
+	d, _ := overall(c)
+	return open(c, d, limits{connect: c.Duration("connect-timeout"), retry: &cliRetry})
+}
+
+// Completion limits: a shell waits for the names it completes, and a
+// server that does not answer at once should cost a keystroke a moment,
+// not --timeout.
+const (
+	completionTimeout        = 3 * time.Second
+	completionConnectTimeout = time.Second
+)
+
+// OpenCompletion is Open for a shell's completion of names, with short
+// timeouts of its own whatever the flags say, and no second try.
+func OpenCompletion(c *cli.Context) (*Session, error) {
+	return open(c, completionTimeout, limits{connect: completionConnectTimeout, retry: &api.NoRetry})
+}
+
+// open is Open with the command's timeout (0: none) and the client's
+// limits (lim.request is set here: a command without a timeout bounds each
+// request).
+func open(c *cli.Context, timeout time.Duration, lim limits) (*Session, error) {
 	format, err := output.Parse(c.String("output"))
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	rc, err := NewClient(c)
+	cn, err := ResolveConn(c)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancelCause(c.Context)
+	if timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, timeout)
+		end := cancel
+		cancel = func(cause error) { end(cause); stop() }
+	}
+	if timeout <= 0 {
+		lim.request = DefaultTimeout // no --timeout: a request alone is bounded
+	}
+	rc, note, err := clientFor("--url", cn, lim, cancel)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	c.Context = ctx
 	s := &Session{C: c, API: rc, Format: format, W: c.App.Writer}
 	s.Answer = c.Context.Value(answerKey{}) == true
+	if note != "" {
+		s.Progress("note: %s", note)
+	}
 	return s, nil
+}
+
+// overall is the command's --timeout when it is the connection flags'
+// (TimeoutFlag), and whether it is: the --timeout nearest the command
+// decides, as urfave/cli reads the nearest.
+func overall(c *cli.Context) (time.Duration, bool) {
+	for _, cc := range c.Lineage() {
+		if cc.Command == nil {
+			continue
+		}
+		for _, f := range cc.Command.Flags {
+			if slices.Contains(f.Names(), "timeout") {
+				if _, ok := f.(overallTimeout); !ok {
+					return 0, false
+				}
+				return c.Duration("timeout"), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// suggestConnector is "; did you mean X?" for a connector name the server
+// does not have, from its list (read once); empty when none is close or
+// the list cannot be read.
+func (s *Session) suggestConnector(name string) string {
+	if !s.readConnectors() {
+		return ""
+	}
+	return suggest.DidYouMean(name, s.connectors)
+}
+
+// readConnectors reads the server's connector names into s.connectors,
+// once; it reports whether they could be read.
+func (s *Session) readConnectors() bool {
+	if s.connectors != nil {
+		return true
+	}
+	names, err := s.API.Connectors().List(s.Ctx())
+	if err != nil {
+		return false
+	}
+	if names == nil {
+		names = []string{} // read, and empty
+	}
+	s.connectors = names
+	return true
 }
 
 // ReasonFlag is --reason, on every command that changes offsets.

@@ -319,7 +319,7 @@ func (c *Controller) drainBatch(r store.AgentRoll, batch []store.RolledAgent, sn
 			started[a.ID] = reg.StartedAt
 		}
 		mark, marked := c.cfg.Fleet.Agent(a.ID)
-		if cmd := drain.MarkCommand(a.ID, mark, marked, api.AgentDraining, false, r.Principal, now); cmd != nil {
+		if cmd := drain.MarkCommand(a.ID, mark, marked, drain.Mark{State: api.AgentDraining, Origin: api.CordonAgentRoll, Principal: r.Principal}, now); cmd != nil {
 			cmds = append(cmds, cmd)
 		}
 	}
@@ -369,7 +369,7 @@ func (c *Controller) agentStep(r store.AgentRoll, a store.RolledAgent, reg regis
 	case store.RollUncordoning:
 		mark, marked := c.cfg.Fleet.Agent(a.ID)
 		cmds := []store.Command{store.RollAgentDone{ID: r.ID, Batch: r.Batch, Agent: a.ID, At: now}}
-		if cmd := drain.MarkCommand(a.ID, mark, marked, api.AgentActive, false, r.Principal, now); cmd != nil {
+		if cmd := drain.MarkCommand(a.ID, mark, marked, drain.Mark{State: api.AgentActive}, now); cmd != nil {
 			cmds = append([]store.Command{cmd}, cmds...)
 		}
 		return cmds

@@ -31,8 +31,9 @@ const Parallel = 2
 type Mover interface {
 	// Snapshot is the placement world now, moves done retired.
 	Snapshot() reconciler.Snapshot
-	// Move starts moving task off from (to empty: anywhere, or nowhere).
-	Move(task api.TaskID, from, to, owner string) error
+	// DrainMove starts moving task off from (anywhere, or nowhere) for
+	// the drain of from that started at drain.
+	DrainMove(task api.TaskID, from string, drain time.Time) error
 }
 
 // Marks are the agents' marks in the fleet topic (store.FleetState).
@@ -40,10 +41,12 @@ type Marks interface {
 	Agents() map[string]store.AgentMark
 }
 
-// Start is one move a drain starts: Task off agent From.
+// Start is one move a drain starts: Task off agent From, for the drain
+// that started at Drain (its mark's StartedAt).
 type Start struct {
-	Task api.TaskID
-	From string
+	Task  api.TaskID
+	From  string
+	Drain time.Time
 }
 
 // Decide returns the moves to start now: for every draining agent, in
@@ -80,8 +83,8 @@ func Decide(s reconciler.Snapshot, marks map[string]store.AgentMark) []Start {
 			if len(scheduler.Eligible(t, s.Agents, agent)) == 0 && !m.Force {
 				continue // blocked: shown in the drain's status
 			}
-			moving[t.ID] = reconciler.MoveInfo{From: agent, Owner: reconciler.OwnerDrain, Since: s.At}
-			out = append(out, Start{Task: t.ID, From: agent})
+			moving[t.ID] = reconciler.MoveInfo{From: agent, Owner: reconciler.OwnerDrain, Since: s.At, Drain: m.StartedAt}
+			out = append(out, Start{Task: t.ID, From: agent, Drain: m.StartedAt})
 			inflight++
 		}
 	}
@@ -111,15 +114,67 @@ func DescribeBlocked(blocked []api.BlockedTask) string {
 	return strings.Join(names, ", ")
 }
 
-// MarkCommand is the command giving agent id the mark state (AgentActive
-// removes it; force: a drain that unassigns what it cannot move), made by
-// principal at now, given its mark cur (ok: it has one). It returns nil
-// when the agent is so already: a cordon or a drain keeps when it started.
-func MarkCommand(id string, cur store.AgentMark, ok bool, state string, force bool, principal string, now time.Time) store.Command {
-	if ok && cur.State == state && cur.Force == force {
-		return nil
+// Mark is an agent's mark as a caller asks for it.
+type Mark struct {
+	// State is AgentCordoned or AgentDraining; AgentActive removes the
+	// mark.
+	State string
+	// Force: a drain that unassigns what it cannot move.
+	Force bool
+	// Origin is who asks (api.CordonOperator, CordonPreStop,
+	// CordonAgentRoll), Principal the caller behind it, if named.
+	Origin    string
+	Principal string
+	// AgentStartedAt is, for a pre-stop drain, when the agent's running
+	// process started (zero: not known), which the lift compares a
+	// registering process's with (fleet/prestop).
+	AgentStartedAt time.Time
+}
+
+// originRank orders the origins by whose mark a caller may take over: an
+// operator's over a rolling restart's over a pre-stop hook's. The weaker
+// never takes over the stronger: a pre-stop hook draining an agent an
+// operator cordoned leaves the mark the operator's, and an operator
+// cordoning an agent its pre-stop hook drains makes the mark theirs —
+// either way it stays when the agent comes back.
+func originRank(origin string) int {
+	switch origin {
+	case api.CordonPreStop:
+		return 0
+	case api.CordonAgentRoll:
+		return 1
 	}
-	mark := store.AgentMark{State: state, Force: force, StartedAt: now.UTC(), Principal: principal}
+	return 2
+}
+
+// MarkCommand is the command giving agent id, whose mark is cur (ok: it
+// has one), the mark want, at now. It returns nil when the agent is so
+// already: a cordon or a drain keeps when it started, and who made it
+// unless a stronger origin takes it over (originRank), which keeps when it
+// started too.
+func MarkCommand(id string, cur store.AgentMark, ok bool, want Mark, now time.Time) store.Command {
+	if want.State == api.AgentActive {
+		if !ok {
+			return nil
+		}
+		return store.MarkAgent{ID: id, Mark: store.AgentMark{State: api.AgentActive}}
+	}
+	mark := store.AgentMark{State: want.State, Force: want.Force, StartedAt: now.UTC(), Principal: want.Principal, Origin: want.Origin}
+	if want.Origin == api.CordonPreStop {
+		mark.AgentStartedAt = want.AgentStartedAt.UTC()
+	}
+	if !ok {
+		return store.MarkAgent{ID: id, Mark: mark}
+	}
+	if originRank(cur.By()) > originRank(want.Origin) {
+		mark.Origin, mark.Principal, mark.AgentStartedAt = cur.By(), cur.Principal, cur.AgentStartedAt
+	}
+	if cur.State == want.State && cur.Force == want.Force {
+		if mark.Origin == cur.By() {
+			return nil
+		}
+		mark.StartedAt = cur.StartedAt
+	}
 	return store.MarkAgent{ID: id, Mark: mark}
 }
 
@@ -142,14 +197,18 @@ func blockedReason(t scheduler.Task) string {
 // once every task left and runs where it went (or, forced, nowhere),
 // blocked while only blocked tasks remain, running otherwise.
 func Status(s reconciler.Snapshot, agent string, m store.AgentMark) api.DrainStatus {
-	st := api.DrainStatus{Agent: agent, Force: m.Force, StartedAt: m.StartedAt, Remaining: s.TasksOn(agent), Moving: []api.TaskID{}, Blocked: []api.BlockedTask{}}
+	st := api.DrainStatus{Agent: agent, Force: m.Force, StartedAt: m.StartedAt, Origin: m.By(), Remaining: s.TasksOn(agent), Moving: []api.TaskID{}, Blocked: []api.BlockedTask{}}
 	for id, mv := range s.Moves {
 		if mv.From == agent {
 			st.Moving = append(st.Moving, id)
 		}
 	}
 	sort.Slice(st.Moving, func(i, j int) bool { return reconciler.TaskLess(st.Moving[i], st.Moving[j]) })
-	st.Moved = s.Drained[agent]
+	// Only this drain's moves: an agent drained, uncordoned and drained
+	// again starts from zero.
+	if tally := s.Drained[agent]; tally.Started.Equal(m.StartedAt) {
+		st.Moved = tally.Moved
+	}
 	if !m.Force {
 		st.Blocked = Blocked(s, agent)
 	}
@@ -195,7 +254,7 @@ func (c *Controller) Step(ctx context.Context) int {
 	for _, s := range Decide(c.mover.Snapshot(), marks) {
 		// A refusal means the task moved or went meanwhile: the next step
 		// decides on what then stands.
-		if err := c.mover.Move(s.Task, s.From, "", reconciler.OwnerDrain); err != nil {
+		if err := c.mover.DrainMove(s.Task, s.From, s.Drain); err != nil {
 			c.log.Debug("drain: move not started", "task", s.Task, "err", err)
 			continue
 		}

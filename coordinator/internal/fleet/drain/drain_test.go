@@ -52,35 +52,35 @@ func TestDecide(t *testing.T) {
 		{"nothing draining", threeOnA, nil, nil},
 		{"cordoned only: nothing moves", threeOnA, map[string]store.AgentMark{"a": {State: api.AgentCordoned}}, nil},
 		{"start: Parallel tasks, in order", func() *reconcilertest.World { return threeOnA().Cordon("a") },
-			map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a"}, {id("s", 1), "a"}}},
+			map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a", t0}, {id("s", 1), "a", t0}}},
 		{"tasks moving hold their slots", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
-			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
+			_ = w.DrainMove(id("s", 0), "a", t0)
 			return w
-		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 1), "a"}}},
+		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 1), "a", t0}}},
 		{"every slot taken", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
-			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
-			_ = w.Move(id("s", 1), "a", "", reconciler.OwnerDrain)
+			_ = w.DrainMove(id("s", 0), "a", t0)
+			_ = w.DrainMove(id("s", 1), "a", t0)
 			return w
 		}, map[string]store.AgentMark{"a": draining(false)}, nil},
 		{"a task a rebalance moves is not moved again, and takes a slot", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
 			_ = w.Move(id("s", 2), "a", "b", reconciler.OwnerRebalance)
 			return w
-		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a"}}},
+		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a", t0}}},
 		{"blocked tasks stay", func() *reconcilertest.World {
 			return reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").
 				Place(pinned("p", 0, "x"), "a").Place(task("s", 0), "a")
-		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a"}}},
+		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("s", 0), "a", t0}}},
 		{"force moves blocked tasks off to nowhere", func() *reconcilertest.World {
 			return reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").
 				Place(pinned("p", 0, "x"), "a").Place(task("s", 0), "a")
-		}, map[string]store.AgentMark{"a": draining(true)}, []Start{{id("p", 0), "a"}, {id("s", 0), "a"}}},
+		}, map[string]store.AgentMark{"a": draining(true)}, []Start{{id("p", 0), "a", t0}, {id("s", 0), "a", t0}}},
 		{"a blocked task is not blocked once another agent may run it", func() *reconcilertest.World {
 			return reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", map[string]string{"zone": "x"}).Cordon("a").
 				Place(pinned("p", 0, "x"), "a")
-		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("p", 0), "a"}}},
+		}, map[string]store.AgentMark{"a": draining(false)}, []Start{{id("p", 0), "a", t0}}},
 		{"two drains, each Parallel, by agent id", func() *reconcilertest.World {
 			w := reconcilertest.New(t0).Agent("a", nil).Agent("b", nil).Agent("c", nil).Cordon("a").Cordon("b")
 			for n := range 3 {
@@ -88,7 +88,7 @@ func TestDecide(t *testing.T) {
 			}
 			return w
 		}, map[string]store.AgentMark{"b": draining(false), "a": draining(false)},
-			[]Start{{id("y", 0), "a"}, {id("y", 1), "a"}, {id("x", 0), "b"}, {id("x", 1), "b"}}},
+			[]Start{{id("y", 0), "a", t0}, {id("y", 1), "a", t0}, {id("x", 0), "b", t0}, {id("x", 1), "b", t0}}},
 		{"finished: nothing left on the agent", func() *reconcilertest.World {
 			return reconcilertest.New(t0).Agent("a", nil).Agent("b", nil).Cordon("a").Place(task("s", 0), "b")
 		}, map[string]store.AgentMark{"a": draining(false)}, nil},
@@ -122,14 +122,14 @@ func TestStatus(t *testing.T) {
 		{"start: every task remains", func() *reconcilertest.World { return threeOnA().Cordon("a") }, draining(false), api.DrainRunning, 3, nil, 0, 0},
 		{"tasks moving", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
-			_ = w.Move(id("s", 1), "a", "", reconciler.OwnerDrain)
-			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
+			_ = w.DrainMove(id("s", 1), "a", t0)
+			_ = w.DrainMove(id("s", 0), "a", t0)
 			return w
 		}, draining(false), api.DrainRunning, 3, []api.TaskID{id("s", 0), id("s", 1)}, 0, 0},
 		{"one moved, one moving", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
-			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
-			_ = w.Move(id("s", 1), "a", "", reconciler.OwnerDrain)
+			_ = w.DrainMove(id("s", 0), "a", t0)
+			_ = w.DrainMove(id("s", 1), "a", t0)
 			w.Finish(id("s", 0), "b")
 			return w
 		}, draining(false), api.DrainRunning, 2, []api.TaskID{id("s", 1)}, 1, 0},
@@ -139,7 +139,7 @@ func TestStatus(t *testing.T) {
 		{"blocked but a move runs: running", func() *reconcilertest.World {
 			w := reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").
 				Place(pinned("p", 0, "x"), "a").Place(task("s", 0), "a")
-			_ = w.Move(id("s", 0), "a", "", reconciler.OwnerDrain)
+			_ = w.DrainMove(id("s", 0), "a", t0)
 			return w
 		}, draining(false), api.DrainRunning, 2, []api.TaskID{id("s", 0)}, 0, 1},
 		{"force shows nothing blocked", func() *reconcilertest.World {
@@ -148,14 +148,14 @@ func TestStatus(t *testing.T) {
 		{"finished", func() *reconcilertest.World {
 			w := threeOnA().Cordon("a")
 			for n := range 3 {
-				_ = w.Move(id("s", n), "a", "", reconciler.OwnerDrain)
+				_ = w.DrainMove(id("s", n), "a", t0)
 				w.Finish(id("s", n), "b")
 			}
 			return w
 		}, draining(false), api.DrainDone, 0, nil, 3, 0},
 		{"forced to nowhere: finished once the task left", func() *reconcilertest.World {
 			w := reconcilertest.New(t0).Agent("a", map[string]string{"zone": "x"}).Agent("b", nil).Cordon("a").Place(pinned("p", 0, "x"), "a")
-			_ = w.Move(id("p", 0), "a", "", reconciler.OwnerDrain)
+			_ = w.DrainMove(id("p", 0), "a", t0)
 			w.Finish(id("p", 0), "")
 			return w
 		}, draining(true), api.DrainDone, 0, nil, 1, 0},
@@ -235,6 +235,62 @@ func TestControllerDrainsToTheEnd(t *testing.T) {
 	}
 }
 
+// TestMovedCountsThisDrainOnly: an agent drained, uncordoned and drained
+// again counts only the second drain's moves, however many the first made;
+// a move of the first drain that ends late (it was in flight at the
+// uncordon) is not the second's; and an agent never drained this term
+// shows none.
+func TestMovedCountsThisDrainOnly(t *testing.T) {
+	ctx := context.Background()
+	w := threeOnA().Cordon("a")
+	first := marks{"a": draining(false)}
+	c := newController(w, first)
+	for range 3 {
+		c.Step(ctx)
+		for id := range w.Snapshot().Moves {
+			w.Finish(id, "b")
+		}
+	}
+	if st := Status(w.Snapshot(), "a", first["a"]); st.State != api.DrainDone || st.Moved != 3 {
+		t.Fatalf("the first drain: %+v, want done with 3 moved", st)
+	}
+	if st := Status(w.Snapshot(), "b", draining(false)); st.Moved != 0 {
+		t.Fatalf("b, never drained, shows %d moved", st.Moved)
+	}
+
+	// The tasks come back to a (a rebalance), one more arrives, and one
+	// move of an earlier drain of a is still in flight.
+	for n := range 3 {
+		w.Place(task("s", n), "a")
+	}
+	w.Place(task("t", 0), "a").Place(task("late", 0), "a")
+	_ = w.DrainMove(id("late", 0), "a", t0.Add(-time.Hour))
+	second := marks{"a": store.AgentMark{State: api.AgentDraining, StartedAt: t0.Add(time.Minute)}}
+	if st := Status(w.Snapshot(), "a", second["a"]); st.Moved != 0 {
+		t.Fatalf("the second drain, before any move: %d moved, want 0 (not the first drain's 3)", st.Moved)
+	}
+	c = newController(w, second)
+	c.Step(ctx)
+	for id := range w.Snapshot().Moves {
+		if id.Connector != "late" {
+			w.Finish(id, "c")
+		}
+	}
+	w.Finish(id("late", 0), "c")
+	if st := Status(w.Snapshot(), "a", second["a"]); st.Moved != 1 {
+		t.Fatalf("the second drain after one of its moves and the earlier drain's late one: %+v, want 1 moved", st)
+	}
+	for range 4 {
+		c.Step(ctx)
+		for id := range w.Snapshot().Moves {
+			w.Finish(id, "c")
+		}
+	}
+	if st := Status(w.Snapshot(), "a", second["a"]); st.State != api.DrainDone || st.Moved != 4 {
+		t.Fatalf("the second drain: %+v, want done with 4 moved", st)
+	}
+}
+
 // TestControllerRefusedMove: a move the reconciler refuses (the task moved
 // or went since the snapshot) is not counted, and the next step decides
 // again.
@@ -262,7 +318,7 @@ func TestControllerNothingDraining(t *testing.T) {
 type panicMover struct{}
 
 func (panicMover) Snapshot() reconciler.Snapshot { panic("snapshot taken with nothing draining") }
-func (panicMover) Move(api.TaskID, string, string, string) error {
+func (panicMover) DrainMove(api.TaskID, string, time.Time) error {
 	panic("move with nothing draining")
 }
 
@@ -317,3 +373,62 @@ func TestDecideAtTheSnapshotsTime(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkCommand is the table of marks: what each request writes given
+// the mark the agent has, who ends up owning it, and when nothing is
+// written at all.
+func TestMarkCommand(t *testing.T) {
+	now := t0.Add(time.Hour)
+	proc := t0.Add(-time.Hour)
+	op := func(state string) store.AgentMark {
+		return store.AgentMark{State: state, StartedAt: t0, Principal: "ops", Origin: api.CordonOperator}
+	}
+	preStop := store.AgentMark{State: api.AgentDraining, StartedAt: t0, Origin: api.CordonPreStop, AgentStartedAt: proc}
+	roll := store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "rel", Origin: api.CordonAgentRoll}
+	for _, tc := range []struct {
+		name string
+		cur  *store.AgentMark
+		want Mark
+		out  *store.AgentMark // nil: no command
+	}{
+		{"uncordon of an active agent: nothing", nil, Mark{State: api.AgentActive}, nil},
+		{"uncordon lifts any mark", &preStop, Mark{State: api.AgentActive}, &store.AgentMark{State: api.AgentActive}},
+		{"a new cordon", nil, Mark{State: api.AgentCordoned, Origin: api.CordonOperator, Principal: "ops"},
+			&store.AgentMark{State: api.AgentCordoned, StartedAt: now, Principal: "ops", Origin: api.CordonOperator}},
+		{"a new pre-stop drain keeps the process's start", nil, Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: proc},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: now, Origin: api.CordonPreStop, AgentStartedAt: proc}},
+		{"an operator's drain records no process", nil, Mark{State: api.AgentDraining, Origin: api.CordonOperator, AgentStartedAt: proc},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: now, Origin: api.CordonOperator}},
+		{"the same again: nothing", &preStop, Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: now}, nil},
+		{"an old cordon (no origin) is an operator's: cordon again, nothing", &store.AgentMark{State: api.AgentCordoned, StartedAt: t0},
+			Mark{State: api.AgentCordoned, Origin: api.CordonOperator}, nil},
+		{"an operator takes a pre-stop drain over, since it started", &preStop, Mark{State: api.AgentDraining, Origin: api.CordonOperator, Principal: "ops"},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "ops", Origin: api.CordonOperator}},
+		{"an operator takes a roll's drain over", &roll, Mark{State: api.AgentDraining, Origin: api.CordonOperator, Principal: "ops"},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "ops", Origin: api.CordonOperator}},
+		{"a pre-stop drain of an operator's cordon stays the operator's", ptr(op(api.AgentCordoned)),
+			Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: proc},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: now, Principal: "ops", Origin: api.CordonOperator}},
+		{"a pre-stop drain of a roll's drain: nothing", &roll, Mark{State: api.AgentDraining, Origin: api.CordonPreStop, AgentStartedAt: proc}, nil},
+		{"a roll's drain of a pre-stop drain takes it over", &preStop, Mark{State: api.AgentDraining, Origin: api.CordonAgentRoll, Principal: "rel"},
+			&store.AgentMark{State: api.AgentDraining, StartedAt: t0, Principal: "rel", Origin: api.CordonAgentRoll}},
+		{"force changes: a new drain, same owner", ptr(op(api.AgentDraining)), Mark{State: api.AgentDraining, Force: true, Origin: api.CordonOperator, Principal: "eve"},
+			&store.AgentMark{State: api.AgentDraining, Force: true, StartedAt: now, Principal: "eve", Origin: api.CordonOperator}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cur store.AgentMark
+			if tc.cur != nil {
+				cur = *tc.cur
+			}
+			cmd := MarkCommand("a", cur, tc.cur != nil, tc.want, now)
+			switch {
+			case tc.out == nil && cmd != nil:
+				t.Fatalf("wrote %+v, want nothing", cmd)
+			case tc.out != nil && cmd != (store.MarkAgent{ID: "a", Mark: *tc.out}):
+				t.Fatalf("wrote %+v, want %+v", cmd, store.MarkAgent{ID: "a", Mark: *tc.out})
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

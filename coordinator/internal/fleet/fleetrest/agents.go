@@ -3,6 +3,7 @@ package fleetrest
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
@@ -68,6 +69,7 @@ func (s *Service) agentInfo(a registry.Agent, m store.AgentMark, placed map[api.
 	}
 	if m.State != "" {
 		info.State = m.State
+		info.Cordon = &api.AgentCordon{Origin: m.By(), Principal: m.Principal, Since: m.StartedAt}
 	}
 	if a.Registered {
 		info.LeaseExpires = a.LastSeen.Add(s.cfg.AgentLease).UTC()
@@ -112,12 +114,16 @@ func (s *Service) knownAgent(id string) error {
 }
 
 // CordonAgent answers PUT /sluice/agents/{id}/cordon: the agent takes no
-// new task and keeps those it runs. A draining agent stays draining.
+// new task and keeps those it runs. A draining agent stays draining, but
+// the operator's now: a drain its own pre-stop hook started is no longer
+// lifted when it comes back.
 func (s *Service) CordonAgent(ctx context.Context, id string) (api.AgentInfo, error) {
-	if m, ok := s.cfg.Fleet.Agent(id); !ok || m.State != api.AgentDraining {
-		if err := s.markAgent(ctx, id, api.AgentCordoned, false); err != nil {
-			return api.AgentInfo{}, err
-		}
+	want := drain.Mark{State: api.AgentCordoned, Origin: api.CordonOperator}
+	if m, ok := s.cfg.Fleet.Agent(id); ok && m.State == api.AgentDraining {
+		want.State, want.Force = api.AgentDraining, m.Force
+	}
+	if err := s.markAgent(ctx, id, want); err != nil {
+		return api.AgentInfo{}, err
 	}
 	return s.GetAgent(ctx, id)
 }
@@ -125,7 +131,7 @@ func (s *Service) CordonAgent(ctx context.Context, id string) (api.AgentInfo, er
 // UncordonAgent answers PUT /sluice/agents/{id}/uncordon: the agent takes
 // new tasks again, and a drain of it stops (moves under way finish).
 func (s *Service) UncordonAgent(ctx context.Context, id string) (api.AgentInfo, error) {
-	if err := s.markAgent(ctx, id, api.AgentActive, false); err != nil {
+	if err := s.markAgent(ctx, id, drain.Mark{State: api.AgentActive}); err != nil {
 		return api.AgentInfo{}, err
 	}
 	return s.GetAgent(ctx, id)
@@ -134,8 +140,10 @@ func (s *Service) UncordonAgent(ctx context.Context, id string) (api.AgentInfo, 
 // DrainAgent answers PUT /sluice/agents/{id}/drain: the agent is cordoned
 // and its tasks are moved to other agents, drain.Parallel at a time (fleet/drain). A task
 // no other agent may run makes it a 409 naming the tasks, unless force,
-// which unassigns such tasks instead.
-func (s *Service) DrainAgent(ctx context.Context, id string, force bool) (api.DrainStatus, error) {
+// which unassigns such tasks instead. origin is who drains it:
+// api.CordonOperator, or api.CordonPreStop for the agent's own pre-stop
+// hook, whose drain is lifted once the agent is back (fleet/prestop).
+func (s *Service) DrainAgent(ctx context.Context, id string, force bool, origin string) (api.DrainStatus, error) {
 	if err := s.mustLead(); err != nil {
 		return api.DrainStatus{}, err
 	}
@@ -148,33 +156,50 @@ func (s *Service) DrainAgent(ctx context.Context, id string, force bool) (api.Dr
 				id, len(blocked), drain.DescribeBlocked(blocked))
 		}
 	}
-	if err := s.markAgent(ctx, id, api.AgentDraining, force); err != nil {
+	want := drain.Mark{State: api.AgentDraining, Force: force, Origin: origin}
+	if origin == api.CordonPreStop {
+		want.AgentStartedAt = s.runningSince(id)
+	}
+	if err := s.markAgent(ctx, id, want); err != nil {
 		return api.DrainStatus{}, err
 	}
 	return s.DrainStatus(ctx, id)
 }
 
-// markAgent writes agent id's mark; the agent must be known.
-func (s *Service) markAgent(ctx context.Context, id, state string, force bool) error {
+// runningSince is when agent id's running process started, as it said at
+// register; zero when it is not registered or did not say.
+func (s *Service) runningSince(id string) time.Time {
+	agents, _ := s.cfg.Agents.AgentsAndPlacements()
+	for _, a := range agents {
+		if a.ID == id && a.Registered {
+			return a.StartedAt
+		}
+	}
+	return time.Time{}
+}
+
+// markAgent writes agent id's mark (the caller's principal added); the
+// agent must be known.
+func (s *Service) markAgent(ctx context.Context, id string, want drain.Mark) error {
 	if err := s.mustLead(); err != nil {
 		return err
 	}
 	if err := s.knownAgent(id); err != nil {
 		return err
 	}
-	principal := s.cfg.Principal(ctx)
-	if principal == anonymous {
-		principal = ""
+	want.Principal = s.cfg.Principal(ctx)
+	if want.Principal == anonymous {
+		want.Principal = ""
 	}
 	old, ok := s.cfg.Fleet.Agent(id)
-	cmd := drain.MarkCommand(id, old, ok, state, force, principal, s.cfg.Clock())
+	cmd := drain.MarkCommand(id, old, ok, want, s.cfg.Clock())
 	if cmd == nil {
 		return nil // already so: keep when it started
 	}
 	if err := s.cfg.Apply(ctx, cmd); err != nil {
-		return s.cfg.WriteFailed(err, "Failed to mark agent %s %s", id, state)
+		return s.cfg.WriteFailed(err, "Failed to mark agent %s %s", id, want.State)
 	}
-	s.cfg.Logger.Info("agent marked", "agent", id, "state", state, "force", force)
+	s.cfg.Logger.Info("agent marked", "agent", id, "state", want.State, "force", want.Force, "origin", want.Origin)
 	s.cfg.Changed()
 	return nil
 }

@@ -120,7 +120,7 @@ func TestAgentCallsNeedTheLeader(t *testing.T) {
 	_, calls["get"] = e.s.GetAgent(ctx, "a")
 	_, calls["cordon"] = e.s.CordonAgent(ctx, "a")
 	_, calls["uncordon"] = e.s.UncordonAgent(ctx, "a")
-	_, calls["drain"] = e.s.DrainAgent(ctx, "a", false)
+	_, calls["drain"] = e.s.DrainAgent(ctx, "a", false, api.CordonOperator)
 	_, calls["drain status"] = e.s.DrainStatus(ctx, "a")
 	_, calls["rebalance"] = e.s.Rebalance(ctx, 0, true)
 	for name, err := range calls {
@@ -174,7 +174,7 @@ func TestDrainRefusesToStrandTasks(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.world.Place(scheduler.Task{ID: api.TaskID{Connector: "pinned", Task: 0}, Selector: map[string]string{"zone": "a"}}, "a")
-	_, err := e.s.DrainAgent(ctx, "a", false)
+	_, err := e.s.DrainAgent(ctx, "a", false, api.CordonOperator)
 	want := "Draining agent a would leave 1 task(s) with nowhere to go: pinned/0 (no other live, uncordoned agent has sluice.agent.selector zone=a); drain it with force=true to unassign them"
 	if code(err) != int(api.CodeConflict) || api.AsError(err).Message != want {
 		t.Fatalf("drain: %v", err)
@@ -185,7 +185,7 @@ func TestDrainRefusesToStrandTasks(t *testing.T) {
 	if _, err := e.s.DrainStatus(ctx, "a"); code(err) != int(api.CodeNotFound) || api.AsError(err).Message != "Agent a is not draining" {
 		t.Fatalf("status of an agent not draining: %v", err)
 	}
-	st, err := e.s.DrainAgent(ctx, "a", true)
+	st, err := e.s.DrainAgent(ctx, "a", true, api.CordonOperator)
 	if err != nil {
 		t.Fatal(err)
 	}

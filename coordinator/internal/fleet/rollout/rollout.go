@@ -1,5 +1,5 @@
 // Package rollout drives health-gated config rollouts (POST
-// /sluice/rollouts, docs/operations-rollouts.part.md) on the leader: a
+// /sluice/rollouts, docs/operations.md, "Health-gated config rollouts") on the leader: a
 // patch is merged into many connectors' configs batch by batch, each batch
 // held to a health gate before the next starts.
 //

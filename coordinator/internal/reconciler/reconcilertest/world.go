@@ -28,8 +28,8 @@ type World struct {
 	Tasks  map[api.TaskID]scheduler.Task
 	Placed map[api.TaskID]string
 	Moves  map[api.TaskID]reconciler.MoveInfo
-	// Drained counts the tasks moved off each agent by drains.
-	Drained map[string]int
+	// Drained is what the latest drain of each agent moved off it.
+	Drained map[string]reconciler.DrainTally
 	// Started are the moves started, in order.
 	Started []Started
 	// Refuse makes Move fail for a task with the error.
@@ -45,7 +45,7 @@ type Started struct {
 // New makes an empty world at now.
 func New(now time.Time) *World {
 	return &World{Now: now, Agents: map[string]scheduler.Agent{}, Tasks: map[api.TaskID]scheduler.Task{}, Placed: map[api.TaskID]string{},
-		Moves: map[api.TaskID]reconciler.MoveInfo{}, Drained: map[string]int{}, Refuse: map[api.TaskID]error{}}
+		Moves: map[api.TaskID]reconciler.MoveInfo{}, Drained: map[string]reconciler.DrainTally{}, Refuse: map[api.TaskID]error{}}
 }
 
 // Agent registers agents with labels (and no plugin).
@@ -102,8 +102,12 @@ func (w *World) Finish(id api.TaskID, to string) {
 	} else {
 		w.Placed[id] = to
 	}
-	if m.Owner == reconciler.OwnerDrain {
-		w.Drained[m.From]++
+	if t := w.Drained[m.From]; m.Owner == reconciler.OwnerDrain && !m.Drain.Before(t.Started) {
+		if !m.Drain.Equal(t.Started) {
+			t = reconciler.DrainTally{Started: m.Drain}
+		}
+		t.Moved++
+		w.Drained[m.From] = t
 	}
 	delete(w.Moves, id)
 }
@@ -140,6 +144,16 @@ func (w *World) Snapshot() reconciler.Snapshot {
 
 // Move implements the controllers' Mover, refusing as the reconciler does.
 func (w *World) Move(task api.TaskID, from, to, owner string) error {
+	return w.move(task, reconciler.MoveInfo{From: from, To: to, Owner: owner})
+}
+
+// DrainMove implements the drain controller's Mover.
+func (w *World) DrainMove(task api.TaskID, from string, drain time.Time) error {
+	return w.move(task, reconciler.MoveInfo{From: from, Owner: reconciler.OwnerDrain, Drain: drain})
+}
+
+// move starts m, a move of task, refusing as the reconciler does.
+func (w *World) move(task api.TaskID, m reconciler.MoveInfo) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.Refuse[task]; err != nil {
@@ -148,11 +162,12 @@ func (w *World) Move(task api.TaskID, from, to, owner string) error {
 	if _, moving := w.Moves[task]; moving {
 		return reconciler.ErrMoving
 	}
-	if w.Placed[task] != from {
+	if w.Placed[task] != m.From {
 		return reconciler.ErrNotOnAgent
 	}
-	w.Moves[task] = reconciler.MoveInfo{From: from, To: to, Owner: owner, Since: w.Now}
-	w.Started = append(w.Started, Started{Task: task, From: from, To: to, Owner: owner})
+	m.Since = w.Now
+	w.Moves[task] = m
+	w.Started = append(w.Started, Started{Task: task, From: m.From, To: m.To, Owner: m.Owner})
 	return nil
 }
 

@@ -34,8 +34,9 @@ func Command() *cli.Command {
 			{Name: "uncordon", Usage: "let an agent take new tasks again (stops a drain of it)", ArgsUsage: "ID", Flags: []cli.Flag{selfFlag()}, Action: markAgent("uncordon")},
 			{
 				Name: "drain", ArgsUsage: "ID",
-				Usage:  "cordon an agent and move its tasks to other agents (--wait: until it runs none)",
-				Flags:  append(drainFlags(), selfFlag()),
+				Usage: "cordon an agent and move its tasks to other agents (--wait: until it runs none)",
+				Flags: append(drainFlags(), selfFlag(),
+					&cli.BoolFlag{Name: "pre-stop", Usage: "this is the agent's own pre-stop hook: the leader uncordons the agent once it registers again as a new process (never an operator's cordon)"}),
 				Action: drainAgent,
 			},
 		},
@@ -147,6 +148,7 @@ func writeAgent(w io.Writer, a api.AgentInfo, now time.Time) error {
 	fields := output.NewRows().
 		Add("id:", a.ID).
 		Add("state:", a.State).
+		Add("cordon:", cordonedBy(a.Cordon)).
 		Add("registered:", fmt.Sprint(a.Registered)).
 		Add("version:", a.Version).
 		Add("labels:", labels.Format(a.Labels)).
@@ -162,6 +164,19 @@ func writeAgent(w io.Writer, a api.AgentInfo, now time.Time) error {
 		tasks.Add(t.Connector, fmt.Sprint(t.Task), t.State)
 	}
 	return output.Section(w, tasks)
+}
+
+// cordonedBy says who cordoned or drained an agent, and since when;
+// empty for an active one.
+func cordonedBy(c *api.AgentCordon) string {
+	if c == nil {
+		return ""
+	}
+	by := c.Origin
+	if c.Principal != "" {
+		by += " (" + c.Principal + ")"
+	}
+	return by + " since " + c.Since.Format(time.RFC3339)
 }
 
 // markAgent makes `agents cordon|uncordon ID`: PUT …/<verb>, printing the
@@ -198,7 +213,11 @@ func drainAgent(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := startDrain(s, id, c.Bool("force"))
+	opts := api.DrainOptions{Force: c.Bool("force")}
+	if c.Bool("pre-stop") {
+		opts.Origin = api.CordonPreStop
+	}
+	st, err := startDrain(s, id, opts)
 	if err != nil {
 		return err
 	}
@@ -210,9 +229,9 @@ func drainAgent(c *cli.Context) error {
 	return s.Print(st, func() *output.Rows { return drainTable(st) })
 }
 
-// startDrain is PUT …/drain[?force=true].
-func startDrain(s *session.Session, id string, force bool) (api.DrainStatus, error) {
-	return session.Call2(s, s.API.Fleet().Drain, id, force)
+// startDrain is PUT …/drain[?force=true][&origin=pre-stop].
+func startDrain(s *session.Session, id string, opts api.DrainOptions) (api.DrainStatus, error) {
+	return session.Call2(s, s.API.Fleet().DrainWith, id, opts)
 }
 
 // drainTable is a drain's state in one row.

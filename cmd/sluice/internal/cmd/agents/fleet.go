@@ -27,7 +27,7 @@ func Rebalance() *cli.Command {
 	return &cli.Command{
 		Name:  "rebalance",
 		Usage: "even out tasks across the live, uncordoned agents (--dry-run: only show the moves)",
-		Flags: append(session.Flags(),
+		Flags: append(session.FlagsOwnTimeout(),
 			envflag.Int("max-moves", 0, "tasks moved at a time (default: the server's, 2)"),
 			&cli.BoolFlag{Name: "dry-run", Usage: "show the moves and the loads they would give; move nothing"},
 			&cli.BoolFlag{Name: "wait", Usage: "wait until every move is done"},

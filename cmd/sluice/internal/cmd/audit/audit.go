@@ -53,7 +53,7 @@ func Command() *cli.Command {
 			}
 			ans, err := s.API.Raw(s.Ctx(), http.MethodGet, path, nil)
 			if err != nil {
-				return session.Err(err)
+				return s.Err(err)
 			}
 			data := ans.Body
 			if c.Bool("json") {

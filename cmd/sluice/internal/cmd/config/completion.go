@@ -49,20 +49,35 @@ else
 fi
 `
 
+// fishCompletion asks the binary as the others do: the words typed so
+// far, then --generate-bash-completion.
+const fishCompletion = `# sluice fish completion: sluice completion fish | source
+function __sluice_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    if string match -q -- '-*' "$cur"
+        command $words[1] $words[2..-1] $cur --generate-bash-completion 2>/dev/null
+    else
+        command $words[1] $words[2..-1] --generate-bash-completion 2>/dev/null
+    end
+end
+complete -c sluice -f -a '(__sluice_complete)'
+`
+
+// scripts are the completion scripts by shell.
+var scripts = map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}
+
 // Completion prints a shell's completion script.
 func Completion() *cli.Command {
 	return &cli.Command{
-		Name: "completion", ArgsUsage: "bash|zsh",
-		Usage: "print the shell completion script (source <(sluice completion bash))",
+		Name: "completion", ArgsUsage: "bash|zsh|fish",
+		Usage: "print the shell completion script (source <(sluice completion bash)): commands, flags, and connector names and plugin classes asked of the server",
 		Action: func(c *cli.Context) error {
-			switch c.Args().First() {
-			case "bash":
-				fmt.Fprint(c.App.Writer, bashCompletion)
-			case "zsh":
-				fmt.Fprint(c.App.Writer, zshCompletion)
-			default:
-				return session.Usage("completion: give bash or zsh")
+			script, ok := scripts[c.Args().First()]
+			if !ok || c.NArg() != 1 {
+				return session.Usage("completion: give bash, zsh or fish")
 			}
+			fmt.Fprint(c.App.Writer, script)
 			return nil
 		},
 	}

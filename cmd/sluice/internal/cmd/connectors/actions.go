@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
@@ -21,27 +22,63 @@ type ActionResult struct {
 }
 
 // act is the typed client's call of an action on one connector.
-func act(s *session.Session, name string, resetOffsets bool) func(context.Context, string) error {
-	c := s.API.Connectors()
+func act(s *session.Session, name string, c *cli.Context) func(context.Context, string) error {
+	cc := s.API.Connectors()
 	switch name {
 	case "pause":
-		return c.Pause
+		return cc.Pause
 	case "resume":
-		return c.Resume
+		return cc.Resume
 	case "stop":
-		return c.Stop
+		return cc.Stop
 	case "restart":
+		opts := restartOptions(c)
 		return func(ctx context.Context, n string) error {
-			_, err := c.Restart(ctx, n, api.RestartOptions{IncludeTasks: true})
+			_, err := cc.Restart(ctx, n, opts)
 			return err
 		}
 	case "delete":
-		if resetOffsets {
-			return c.DeleteResettingOffsets
+		if c.Bool("reset-offsets") {
+			return cc.DeleteResettingOffsets
 		}
-		return c.Delete
+		return cc.Delete
 	}
 	panic("sluice: no action " + name)
+}
+
+// restartFlags are restart's: which of a connector's parts restart
+// (POST /connectors/{name}/restart?includeTasks=&onlyFailed=), or one task.
+func restartFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "include-tasks", Value: true, Usage: "restart the tasks too (--include-tasks=false: the connector alone, as Kafka Connect's default)"},
+		&cli.BoolFlag{Name: "only-failed", Usage: "restart only the connector or tasks that are FAILED"},
+		&cli.IntFlag{Name: "task", DefaultText: "none", Usage: "restart this one task of the connector (POST /connectors/{name}/tasks/{task}/restart)"},
+	}
+}
+
+// restartOptions are restart's query parameters from its flags.
+func restartOptions(c *cli.Context) api.RestartOptions {
+	return api.RestartOptions{IncludeTasks: c.Bool("include-tasks"), OnlyFailed: c.Bool("only-failed")}
+}
+
+// checkRestart refuses restart's flags that do not go together: --task
+// names one task of one connector, which --include-tasks, --only-failed,
+// several names, a pattern or --server do not.
+func checkRestart(c *cli.Context, crit selection.Criteria) error {
+	if !c.IsSet("task") {
+		return nil
+	}
+	switch {
+	case len(crit.Names) != 1:
+		return session.Usage("--task restarts a task of one connector: give exactly one name")
+	case c.IsSet("include-tasks") || c.IsSet("only-failed"):
+		return session.Usage("--task restarts one task: --include-tasks and --only-failed do not go with it")
+	case c.Bool("server"):
+		return session.Usage("--task does not go with --server")
+	case c.Int("task") < 0:
+		return session.Usage("--task %d: a task id is 0 or more", c.Int("task"))
+	}
+	return nil
 }
 
 // Action makes pause, resume, stop, restart or delete: one REST
@@ -67,30 +104,41 @@ func action(name, usage, done string) *cli.Command {
 	if name == "delete" {
 		flags = append(flags, resetOffsetsFlag())
 	}
-	if name == "resume" {
-		flags = append(flags, session.WaitFlags()...)
+	if name == "restart" {
+		flags = append(flags, restartFlags()...)
+	}
+	if name == "resume" || name == "restart" {
+		flags = append(flags, session.WaitFlag())
 	}
 	if name != "delete" {
 		flags = append(flags, serverFlag())
 	}
 	return &cli.Command{
 		Name: name, Usage: usage + " (NAME…, --match GLOB or -e REGEX)", ArgsUsage: "[NAME…]",
-		Flags: flags,
+		Flags: flags, BashComplete: complete.Connectors,
 		Action: func(c *cli.Context) error {
 			crit := selection.Criteria{Names: c.Args().Slice(), Glob: c.String("match"), Regex: c.String("regex")}
 			if err := crit.Validate(); err != nil {
 				return session.UsageError{Err: err}
+			}
+			if name == "restart" {
+				if err := checkRestart(c, crit); err != nil {
+					return err
+				}
 			}
 			s, err := session.Open(c)
 			if err != nil {
 				return err
 			}
 			if c.Bool("server") {
-				done, err := serverAction(s, name, crit)
+				done, err := serverAction(s, name, crit, restartOptions(c))
 				if err != nil {
 					return err
 				}
-				return waitResumed(c, s, name, done)
+				return waitRunning(c, s, name, done)
+			}
+			if c.IsSet("task") {
+				return restartTask(c, s, crit.Names[0], c.Int("task"))
 			}
 			var existing []string
 			if crit.ByPattern() {
@@ -99,7 +147,7 @@ func action(name, usage, done string) *cli.Command {
 				}
 			}
 			names, _ := crit.Select(existing) // validated above
-			call := act(s, name, c.Bool("reset-offsets"))
+			call := act(s, name, c)
 			results := make([]ActionResult, 0, len(names))
 			failed := 0
 			var errs []error
@@ -126,7 +174,7 @@ func action(name, usage, done string) *cli.Command {
 			if failed > 0 {
 				return fmt.Errorf("%d of %d connectors failed", failed, len(names))
 			}
-			return waitResumed(c, s, name, names)
+			return waitRunning(c, s, name, names)
 		},
 	}
 }
@@ -144,10 +192,27 @@ func resultRows(results []ActionResult) *output.Rows {
 	return t
 }
 
-// waitResumed waits, for resume --wait, until the connectors resumed run.
-func waitResumed(c *cli.Context, s *session.Session, action string, names []string) error {
-	if action != "resume" || !c.Bool("wait") {
+// waitRunning waits, with --wait (resume, restart), until the connectors
+// action acted on run.
+func waitRunning(c *cli.Context, s *session.Session, action string, names []string) error {
+	switch {
+	case !c.Bool("wait") || len(names) == 0:
 		return nil
+	case action == "restart":
+		return s.WaitRestarted(slices.Clone(names))
 	}
-	return s.WaitRunning(slices.Clone(names), c.Duration("timeout"))
+	return s.WaitRunning(slices.Clone(names))
+}
+
+// restartTask is `restart NAME --task N`: POST
+// /connectors/{name}/tasks/{task}/restart, a line for it, and --wait.
+func restartTask(c *cli.Context, s *session.Session, name string, task int) error {
+	if err := s.Err(s.API.Connectors().RestartTask(s.Ctx(), name, task)); err != nil {
+		return err
+	}
+	r := ActionResult{Connector: name, Result: fmt.Sprintf("task %d restarted", task)}
+	if err := s.Print([]ActionResult{r}, func() *output.Rows { return resultRows([]ActionResult{r}) }); err != nil {
+		return err
+	}
+	return waitRunning(c, s, "restart", []string{name})
 }

@@ -27,7 +27,7 @@ func Aliases() *cli.Command {
 			Alias("stop", "stop", action("stop", "stop connectors", "stopped")),
 			Alias("pause", "pause", action("pause", "pause connectors", "paused")),
 			Alias("resume", "resume", action("resume", "resume connectors", "resumed")),
-			Alias("restart", "restart", action("restart", "restart connectors and all their tasks", "restarted")),
+			Alias("restart", "restart", action("restart", "restart connectors and their tasks (--only-failed, --include-tasks=false, --task N)", "restarted")),
 			Alias("delete", "delete", action("delete", "delete connectors", "deleted")),
 		},
 	}

@@ -27,7 +27,7 @@ func Apply() *cli.Command {
 			&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Required: true,
 				Usage: "a file ({\"name\",\"config\"} or a properties map with name; JSON or YAML), a directory of *.json, *.yaml, *.yml, or - for stdin (repeat for more)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "validate the configs and show what would change; change nothing"},
-			session.WaitFlags()[0], session.WaitFlags()[1],
+			session.WaitFlag(),
 		),
 		Action: apply,
 	}
@@ -139,14 +139,11 @@ func apply(c *cli.Context) error {
 	}
 	dry := c.Bool("dry-run")
 	var results []applyResult
-	var changed []string
 	failed := 0
 	for _, sp := range specs {
 		r := applyOne(s, sp, dry)
 		if r.Error != "" || len(r.Errors) > 0 {
 			failed++
-		} else if r.Action == "created" || r.Action == "configured" {
-			changed = append(changed, sp.Name)
 		}
 		results = append(results, r)
 	}
@@ -173,10 +170,36 @@ func apply(c *cli.Context) error {
 	if failed > 0 {
 		return fmt.Errorf("%d of %d connectors failed", failed, len(specs))
 	}
-	if c.Bool("wait") && !dry && len(changed) > 0 {
-		return s.WaitRunning(changed, c.Duration("timeout"))
+	if !c.Bool("wait") || dry {
+		return nil
 	}
-	return nil
+	var wait []string
+	for _, r := range results {
+		if r.Action == "created" || !heldByIntent(s, r) {
+			wait = append(wait, r.Connector)
+		}
+	}
+	if len(wait) == 0 {
+		return nil
+	}
+	return s.WaitRunning(wait)
+}
+
+// heldByIntent reports whether a connector apply did not create is paused
+// or stopped — kept so by its owner, which a new config does not change —
+// and says so: --wait does not wait for it to run, as it would not before
+// it is resumed. An unchanged connector that runs, or is on its way, is
+// waited for like the others.
+func heldByIntent(s *session.Session, r applyResult) bool {
+	st, err := s.API.Connectors().Status(s.Ctx(), r.Connector)
+	if err != nil {
+		return false // no status yet: wait, and the wait says what it sees
+	}
+	if state := st.Connector.State; state == api.StatePaused || state == api.StateStopped {
+		s.Progress("%s: %s and %s: not waited for (sluice resume %s runs it)", r.Connector, r.Action, state, r.Connector)
+		return true
+	}
+	return false
 }
 
 // applyOne creates the connector if it is missing, or puts its config if
@@ -221,7 +244,7 @@ func applyOne(s *session.Session, sp spec, dry bool) applyResult {
 		r.Action = "unchanged"
 	default:
 		if _, _, err := s.API.Connectors().PutConfig(s.Ctx(), sp.Name, want); err != nil {
-			err = session.Err(err)
+			err = s.Err(err)
 			r.Action, r.Error = "failed", err.Error()
 			return r
 		}

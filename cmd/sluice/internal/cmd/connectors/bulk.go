@@ -23,8 +23,8 @@ func serverFlag() cli.Flag {
 
 // serverAction is an action with --server: one bulk call, a line per
 // connector of its results, and an error when any failed. It returns the
-// connectors acted on, for resume's --wait.
-func serverAction(s *session.Session, name string, crit selection.Criteria) ([]string, error) {
+// connectors acted on, for --wait; restart are a restart's options.
+func serverAction(s *session.Session, name string, crit selection.Criteria, restart api.RestartOptions) ([]string, error) {
 	if crit.Regex != "" {
 		return nil, session.Usage("--server selects by names or --match, not -e")
 	}
@@ -32,7 +32,7 @@ func serverAction(s *session.Session, name string, crit selection.Criteria) ([]s
 	bulk := map[string]func(context.Context, api.Selector) (api.BulkResults, error){
 		"pause": f.PauseConnectors, "resume": f.ResumeConnectors, "stop": f.StopConnectors,
 		"restart": func(ctx context.Context, sel api.Selector) (api.BulkResults, error) {
-			return f.RestartConnectors(ctx, sel, api.RestartOptions{IncludeTasks: true}) // as the per-connector restart does
+			return f.RestartConnectors(ctx, sel, restart) // as the per-connector restart does
 		},
 	}[name]
 	res, err := session.Call(s, bulk, api.Selector{Names: crit.Names, Match: crit.Glob})
@@ -45,7 +45,7 @@ func serverAction(s *session.Session, name string, crit selection.Criteria) ([]s
 		if r.Status < 300 {
 			done = append(done, r.Connector)
 		}
-		t.Add(r.Connector, strconv.Itoa(r.Status), output.OrDash(r.Message))
+		t.Add(r.Connector, strconv.Itoa(r.Status), output.OrDash(session.NotFound(r.Status, r.Message)))
 	}
 	if err := s.Print(res, func() *output.Rows { return t }); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +24,7 @@ func Create() *cli.Command {
 func create() *cli.Command {
 	return &cli.Command{
 		Name: "create", Usage: "create a connector from a JSON file as POST /connectors takes it (name, config, initial_state, initial_offsets)",
-		Flags: append([]cli.Flag{session.FileFlag()}, session.WaitFlags()...),
+		Flags: []cli.Flag{session.FileFlag(), session.WaitFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 0 {
 				return session.Usage("create takes no arguments (-f names the file)")
@@ -47,7 +48,12 @@ func create() *cli.Command {
 			if err := s.PrintAnswer(created); err != nil || !c.Bool("wait") {
 				return err
 			}
-			return s.WaitRunning([]string{req.Name}, c.Duration("timeout"))
+			if state := strings.ToUpper(req.InitialState); state == api.StatePaused || state == api.StateStopped {
+				// Created so on purpose: it runs once resumed.
+				s.Progress("%s: created %s: not waited for (sluice resume %s runs it)", req.Name, state, req.Name)
+				return nil
+			}
+			return s.WaitRunning([]string{req.Name})
 		},
 	}
 }

@@ -1,7 +1,6 @@
 package connectors
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
@@ -19,9 +19,9 @@ import (
 func Describe() *cli.Command {
 	return &cli.Command{
 		Name:        "describe",
-		Usage:       "show a connector in full: state, tasks, config, topics, offsets and a sink's lag",
+		Usage:       "show a connector in full (state, tasks, config, topics, offsets, a sink's lag), or a plugin's config keys",
 		Flags:       session.Flags(),
-		Subcommands: []*cli.Command{describeConnectorCommand()},
+		Subcommands: []*cli.Command{describeConnectorCommand(), describePluginCommand()},
 	}
 }
 
@@ -29,7 +29,7 @@ func Describe() *cli.Command {
 func describeConnectorCommand() *cli.Command {
 	return &cli.Command{
 		Name: "connector", Aliases: []string{"connectors", "conn"}, ArgsUsage: "NAME",
-		Usage: "show a connector in full", Action: describeConnector,
+		Usage: "show a connector in full", Action: describeConnector, BashComplete: complete.Connectors,
 	}
 }
 
@@ -57,8 +57,11 @@ func describeConnector(c *cli.Context) error {
 		return err
 	}
 	info, err := session.Call(s, s.API.Connectors().Get, name)
-	if err != nil || s.Answer {
-		return errors.Join(err, s.PrintAnswer(info))
+	if err != nil {
+		return err
+	}
+	if s.Answer {
+		return s.PrintAnswer(info)
 	}
 	d := description{Name: name, Type: info.Type, Config: info.Config, Missing: map[string]string{}}
 	if d.status, err = session.Call(s, s.API.Connectors().Status, name); err != nil {

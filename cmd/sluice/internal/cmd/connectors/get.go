@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/agents"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/suggest"
 )
 
 // Get lists connectors, plugins, offsets and tasks, kcctl's "get".
@@ -28,7 +31,7 @@ func Get() *cli.Command {
 		Subcommands: []*cli.Command{
 			getConnectorsCommand(),
 			{Name: "plugins", Aliases: []string{"plugin"}, ArgsUsage: "[CLASS…]",
-				Usage: "connector plugins (all, or those whose class or short name is given)", Action: getPlugins},
+				Usage: "connector plugins (all, or those whose class or short name is given)", Action: getPlugins, BashComplete: complete.Plugins},
 			GetOffsets(),
 			getTasksCommand(),
 			getTaskConfigsCommand(),
@@ -40,26 +43,26 @@ func Get() *cli.Command {
 // getConnectorsCommand is `get connectors [NAME…]`.
 func getConnectorsCommand() *cli.Command {
 	return &cli.Command{Name: "connectors", Aliases: []string{"connector", "conn"}, ArgsUsage: "[NAME…]",
-		Usage: "connectors with their type, state, tasks and class (all, or the ones named)", Action: getConnectors}
+		Usage: "connectors with their type, state, tasks and class (all, or the ones named)", Action: getConnectors, BashComplete: complete.Connectors}
 }
 
 // GetOffsets is `get offsets NAME…`, which `offsets get NAME` is an alias
 // of.
 func GetOffsets() *cli.Command {
 	return &cli.Command{Name: "offsets", Aliases: []string{"offset"}, ArgsUsage: "NAME…",
-		Usage: "the named connectors' offsets", Action: getOffsets}
+		Usage: "the named connectors' offsets", Action: getOffsets, BashComplete: complete.Connectors}
 }
 
 // getTasksCommand is `get tasks NAME…`.
 func getTasksCommand() *cli.Command {
 	return &cli.Command{Name: "tasks", Aliases: []string{"task"}, ArgsUsage: "NAME…",
-		Usage: "the named connectors' tasks with their state and agent", Action: getTasks}
+		Usage: "the named connectors' tasks with their state and agent", Action: getTasks, BashComplete: complete.Connectors}
 }
 
 // getTaskConfigsCommand is `get task-configs NAME…`.
 func getTaskConfigsCommand() *cli.Command {
 	return &cli.Command{Name: "task-configs", Aliases: []string{"task-config"}, ArgsUsage: "NAME…",
-		Usage: "the named connectors' task configs (GET /connectors/NAME/tasks)", Action: getTaskConfigs}
+		Usage: "the named connectors' task configs (GET /connectors/NAME/tasks)", Action: getTaskConfigs, BashComplete: complete.Connectors}
 }
 
 // ConnectorRow is one connector in `get connectors`.
@@ -72,13 +75,15 @@ type ConnectorRow struct {
 	Class        string `json:"class"`
 }
 
-// notFound is the error of names asked for that do not exist, after the
-// others were printed.
-func notFound(kind string, missing []string) error {
-	if len(missing) == 0 {
-		return nil
+// notFound is an error for each name a get did not find, in the CLI's one
+// form of a refusal ("404: Connector X not found"; session.NotFound), with
+// the known names close to it.
+func notFound(kind string, missing, known []string) error {
+	var errs []error
+	for _, n := range missing {
+		errs = append(errs, fmt.Errorf("404: %s %s not found%s", kind, n, suggest.DidYouMean(n, known)))
 	}
-	return fmt.Errorf("404: %s not found: %s", kind, strings.Join(missing, ", "))
+	return errors.Join(errs...)
 }
 
 func getConnectors(c *cli.Context) error {
@@ -140,7 +145,7 @@ func getConnectors(c *cli.Context) error {
 		}
 		return t
 	})
-	return errors.Join(err, notFound("connector", missing))
+	return errors.Join(err, notFound("Connector", missing, slices.Collect(maps.Keys(all))))
 }
 
 func getPlugins(c *cli.Context) error {
@@ -175,7 +180,7 @@ func getPlugins(c *cli.Context) error {
 		}
 		return t
 	})
-	return errors.Join(err, notFound("plugin", missing))
+	return errors.Join(err, notFound("Plugin", missing, session.PluginNames(plugins)))
 }
 
 // PluginIs reports whether name is p's class, or its short name (the
@@ -218,7 +223,10 @@ func perConnector[A, T any](c *cli.Context, read func(s *session.Session) func(c
 			}
 			return s.PrintAnswer(doc)
 		case err != nil:
-			errs = append(errs, fmt.Errorf("%s: %w", n, err))
+			if _, missing := session.MissingConnector(err); !missing {
+				err = fmt.Errorf("%s: %w", n, err) // the error does not name it
+			}
+			errs = append(errs, err)
 		default:
 			all = append(all, rows(n, doc)...)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
@@ -28,7 +29,7 @@ func Move(name string, copying bool) *cli.Command {
 		flags = append(flags, &cli.BoolFlag{Name: "copy", Usage: "keep the old connector (stopped) and its positions"})
 	}
 	return &cli.Command{
-		Name: name, Usage: usage, ArgsUsage: "OLD NEW",
+		Name: name, Usage: usage, ArgsUsage: "OLD NEW", BashComplete: complete.Connectors,
 		Flags: append(session.Flags(), flags...),
 		Action: func(c *cli.Context) error {
 			return moveConnector(c, copying || c.Bool("copy"))

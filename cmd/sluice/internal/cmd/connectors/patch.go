@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/configdiff"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
@@ -19,11 +20,12 @@ func Patch() *cli.Command {
 		Usage: "change some keys of a connector's config",
 		Flags: session.Flags(),
 		Subcommands: []*cli.Command{{
-			Name: "connector", Aliases: []string{"conn"}, ArgsUsage: "NAME",
+			Name: "connector", Aliases: []string{"conn"}, ArgsUsage: "NAME", BashComplete: complete.Connectors,
 			Usage: "set (--set k=v) and remove (--unset k) config keys",
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "set", Usage: "set a key: k=v (repeat for more)"},
 				&cli.StringSliceFlag{Name: "unset", Usage: "remove a key (repeat for more)"},
+				session.WaitFlag(),
 			},
 			Action: patchConnector,
 		}},
@@ -69,7 +71,7 @@ func patchConnector(c *cli.Context) error {
 	if len(changes) == 0 {
 		result.Action = "unchanged"
 	}
-	return s.Print(result, func() *output.Rows {
+	err = s.Print(result, func() *output.Rows {
 		t := output.NewRows("CONNECTOR", "CHANGE")
 		for _, k := range changes {
 			t.Add(name, k.String())
@@ -79,6 +81,10 @@ func patchConnector(c *cli.Context) error {
 		}
 		return t
 	})
+	if err != nil || !c.Bool("wait") || heldByIntent(s, result) {
+		return err
+	}
+	return s.WaitRunning([]string{name})
 }
 
 // splitSet reads one --set k=v: the key and the value, which may be empty

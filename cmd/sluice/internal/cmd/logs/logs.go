@@ -83,7 +83,7 @@ func logsSet(c *cli.Context) error {
 			return err
 		}
 	case "cluster":
-		if err := session.Err(s.API.Admin().SetClusterLoggerLevel(s.Ctx(), logger, level)); err != nil {
+		if err := s.Err(s.API.Admin().SetClusterLoggerLevel(s.Ctx(), logger, level)); err != nil {
 			return err
 		}
 	default:

@@ -23,7 +23,7 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "migrate",
 		Usage: "move connectors from a Kafka Connect cluster (--from) into Sluice with their offsets",
-		Flags: append(session.Flags(),
+		Flags: append(session.FlagsUnbounded(), // each connector may take --stop-timeout
 			&cli.StringFlag{Name: "from", Required: true, Usage: "the Kafka Connect REST URL (host:port or http[s]://host:port)"},
 			&cli.StringFlag{Name: "from-user", Usage: "HTTP Basic user on Kafka Connect (its password from --from-password-file)"},
 			&cli.StringFlag{Name: "from-password-file", Usage: "file holding the --from-user's password"},

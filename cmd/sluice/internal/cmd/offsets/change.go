@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -208,13 +209,42 @@ func changeOffsets(c *cli.Context, what string, call func(*session.Session) (api
 	if err := s.Print(res, func() *output.Rows { return changeRows(res.Changes) }); err != nil {
 		return err
 	}
+	fmt.Fprintln(c.App.ErrWriter, summary(res))
+	return nil
+}
+
+// summary is the line a change prints on stderr: how many partitions move
+// — a partition the change writes with the position it has already is not
+// one, so a change that moves none says that nothing changed — and the
+// change's offsets history entry.
+func summary(res api.OffsetsChanges) string {
+	moved := 0
+	for _, ch := range res.Changes {
+		if !reflect.DeepEqual(ch.From, ch.To) {
+			moved++
+		}
+	}
+	var what string
+	switch {
+	case moved > 0 && res.DryRun:
+		what = output.Count(moved, "partition") + " would change"
+	case moved > 0:
+		what = output.Count(moved, "partition") + " changed"
+	case res.DryRun:
+		what = "nothing would change"
+	default:
+		what = "nothing changed"
+	}
+	if same := len(res.Changes) - moved; same > 0 && moved == 0 {
+		what += fmt.Sprintf(" (%s already there)", output.Count(same, "partition"))
+	}
 	switch {
 	case res.DryRun:
-		fmt.Fprintf(c.App.ErrWriter, "dry run: %s would change, nothing was written\n", output.Count(len(res.Changes), "partition"))
+		return "dry run: " + what + ", nothing was written"
 	case res.HistoryID != "":
-		fmt.Fprintf(c.App.ErrWriter, "%s changed; offsets history entry %s\n", output.Count(len(res.Changes), "partition"), res.HistoryID)
+		return what + "; offsets history entry " + res.HistoryID
 	}
-	return nil
+	return what
 }
 
 // changeRows is a table of offsets changes; a missing position is "-".
@@ -336,7 +366,7 @@ func offsetsUndoCommand() *cli.Command {
 			opts := api.UndoOptions{Force: c.Bool("force"), DryRun: c.Bool("dry-run")}
 			return changeOffsets(c, "undoing "+id+" on "+name, func(s *session.Session) (api.OffsetsChanges, error) {
 				changes, err := s.API.Offsets().Undo(s.Ctx(), name, id, opts)
-				return changes, session.Err(err)
+				return changes, s.Err(err)
 			})
 		},
 	}

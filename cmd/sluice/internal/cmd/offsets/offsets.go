@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
+	"github.com/sluice-io/sluice/cmd/sluice/internal/complete"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 )
 
@@ -16,10 +17,10 @@ import (
 // without a dry run or a rule, print the server's answer); its other
 // commands print tables unless -o is given.
 func Command() *cli.Command {
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:  "offsets",
 		Usage: "read and change connector offsets: Kafka Connect's endpoints (JSON by default), dry runs, resets by rule, the offsets history, undo and restore",
-		Flags: session.FlagsOutput("json"),
+		Flags: session.FlagsOutputUnbounded("json"), // export and import go through many connectors
 		Subcommands: []*cli.Command{
 			connectors.Alias("get", "get offsets", connectors.Answer("NAME", connectors.GetOffsets())),
 			offsetsExportCommand(), offsetsImportCommand(),
@@ -27,4 +28,10 @@ func Command() *cli.Command {
 			offsetsHistoryCommand(), offsetsUndoCommand(), offsetsRestoreCommand(),
 		},
 	}
+	for _, sub := range cmd.Subcommands {
+		if sub.Name != "import" {
+			sub.BashComplete = complete.Connectors // each takes connector names
+		}
+	}
+	return cmd
 }

@@ -3,7 +3,7 @@
 package rollout
 
 // sluice rollout: health-gated config rollouts through /sluice/rollouts
-// (docs/operations-rollouts.part.md).
+// (docs/operations.md, "Health-gated config rollouts").
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func Command() *cli.Command {
 	return &cli.Command{
 		Name:  "rollout",
 		Usage: "roll a config patch out to many connectors, batch by batch behind a health gate",
-		Flags: session.Flags(),
+		Flags: session.FlagsUnbounded(), // --watch follows it for as long as it takes
 		Subcommands: []*cli.Command{
 			{
 				Name: "create", Usage: "start a rollout from a JSON file (match or names, patch, batches, health, on_failure)",

@@ -37,12 +37,13 @@ var (
 	workDirFlag           = envflag.String("work-dir", "", "directory relative file paths resolve against (default: the current directory)")
 	leaseFlag             = envflag.Duration("agent-lease", 10*time.Second, "an agent that has not heartbeated for this long is lost")
 	shutdownFlag          = envflag.Duration("task-shutdown-timeout", 10*time.Second, "how long an operation waits for tasks to confirm they stopped")
-	flushFlag             = envflag.Duration("offset-flush-interval", time.Second, "how often a running task commits its offsets (and always on stop)")
+	flushFlag             = envflag.Duration("offset-flush-interval", time.Second, "how often a running task commits its offsets (its first position at once, and always on stop)")
 	keyConvFlag           = envflag.String("key-converter", defaultConverter, "worker-level key converter class")
 	valueConvFlag         = envflag.String("value-converter", defaultConverter, "worker-level value converter class")
 	hdrConvFlag           = envflag.String("header-converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter", "worker-level header converter class: writes the headers transformations make")
 	logLevelFlag          = envflag.String("log-level", "info", "log level at start: debug, info, warn, error (or TRACE … OFF); PUT /admin/loggers changes it at run time")
 	probeFlag             = envflag.Duration("agent-probe-interval", 100*time.Millisecond, "how often the leader asks NATS whether each agent is still connected: one whose connection closed (missed twice in a row) is lost without waiting out its lease; 0: only the lease")
+	settleFlag            = envflag.Duration("placement-settle", 2*time.Second, "when agents come to a leader that has none (it took over, or every agent had left), the tasks no agent ever ran wait this long after the first agent registered, so that agents starting together share them; a task whose agent ran it waits for that agent instead, up to its lease; 0: no wait")
 	membershipFlag        = envflag.String("sink-group-membership", "static", "static: each sink task joins its consumer group with a group.instance.id of its own, so a crashed agent's sinks resume elsewhere at once and a zombie is fenced by the broker; dynamic: as Kafka Connect (brokers before Kafka 2.4)")
 	leaderLease           = envflag.Duration("leader-lease", 6*time.Second, "a leader coordinator that stops renewing its lease keeps it this long")
 	eosFlag               = envflag.String("exactly-once-source-support", "disabled", "enabled: source tasks write records and offsets in one transaction")
@@ -56,7 +57,7 @@ var (
 )
 
 func coordinatorFlags() []cli.Flag {
-	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, livenessTopic, topicCreationFlag, leaseFlag, probeFlag, shutdownFlag, leaderLease, eosFlag,
+	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, livenessTopic, topicCreationFlag, leaseFlag, probeFlag, settleFlag, shutdownFlag, leaderLease, eosFlag,
 		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
@@ -146,6 +147,7 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		DisableInternalTopicCreation: topicCreationDisabled(c),
 		AgentLease:                   c.Duration("agent-lease"),
 		AgentProbe:                   c.Duration("agent-probe-interval"),
+		PlacementSettle:              c.Duration("placement-settle"),
 		TaskShutdownTimeout:          c.Duration("task-shutdown-timeout"),
 		LeaderLease:                  c.Duration("leader-lease"),
 		ReadHeaderTimeout:            c.Duration("rest-read-header-timeout"),

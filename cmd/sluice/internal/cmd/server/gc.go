@@ -1,8 +1,11 @@
 package server
 
 import (
+	"log/slog"
 	"os"
 	"runtime/debug"
+
+	"github.com/sluice-io/sluice/shared/memlimit"
 )
 
 // agentGCPercent is the garbage collector's target an agent runs with when
@@ -23,4 +26,20 @@ func tuneAgentGC() {
 		return
 	}
 	debug.SetGCPercent(agentGCPercent)
+}
+
+// tuneMemoryLimit gives the runtime a soft memory limit below the cgroup's
+// (memlimit: a container's or a systemd unit's), unless GOMEMLIMIT is set,
+// and logs what it did. A cgroup it cannot read is logged and left alone:
+// the process runs as Go's default would.
+func tuneMemoryLimit(log *slog.Logger) {
+	if log == nil {
+		log = slog.Default()
+	}
+	r, err := memlimit.Set(os.DirFS("/"), os.LookupEnv)
+	if err != nil {
+		log.Warn("memory limit: the cgroup's limit is unreadable, no GOMEMLIMIT set", "err", err)
+		return
+	}
+	log.Info("memory limit: " + r.String())
 }

@@ -42,6 +42,7 @@ func Coordinator() *cli.Command {
 		Flags: coordinatorFlags(),
 		Action: func(c *cli.Context) error {
 			lg := Loggers(c)
+			tuneMemoryLimit(rootLogger(lg))
 			cfg, err := coordinatorConfig(c, lg)
 			if err != nil {
 				return err
@@ -63,6 +64,7 @@ func Agent() *cli.Command {
 		Action: func(c *cli.Context) error {
 			tuneAgentGC()
 			lg := Loggers(c)
+			tuneMemoryLimit(rootLogger(lg))
 			cfg, err := agentConfig(c, lg)
 			if err != nil {
 				return err
