@@ -219,6 +219,13 @@ func TestPluginVersionsFleetWide(t *testing.T) {
 		t.Fatalf("validate of an unmet range: %v", v.Errors)
 	}
 
+	// A spec Maven cannot read fails the request with Maven's message, as
+	// Kafka Connect's does: validate's 500 wraps it, create's 400 is it.
+	wantError(t, c.Do("PUT", "/connector-plugins/VersionedSource/config/validate", cfgWith(versionedCfg("[1.0", 1), "name", "v")),
+		http.StatusInternalServerError, "org.apache.kafka.connect.runtime.rest.errors.BadRequestException: Unbounded range: [1.0")
+	wantError(t, c.Do("POST", "/connectors", map[string]any{"name": c.Name("bad"), "config": versionedCfg("(1.0]", 1)}),
+		http.StatusBadRequest, "Single version must be surrounded by []: (1.0]")
+
 	// GET …/config?version=: the keys of a version, from a host that has
 	// it; a version nobody has is Kafka's 400, for a built-in too.
 	wantError(t, c.Do("GET", "/connector-plugins/VersionedSource/config?version=[5.0,)", nil), http.StatusBadRequest, want)

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/shared/labels"
 	"github.com/sluice-io/sluice/shared/wire"
@@ -74,6 +75,12 @@ func (a *Admission) validateResolved(ctx context.Context, props map[string]strin
 		return api.ConfigInfos{}, nil, err
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
+		// Kafka Connect reads connector.plugin.version before anything
+		// else, and a spec Maven cannot read fails the request with
+		// Maven's message.
+		if _, _, err := pluginversion.Requirement(resolved[validate.ConnectorVersionConfig]); err != nil {
+			return api.ConfigInfos{}, nil, api.Errorf(api.CodeBadRequest, "%s", err.Error())
+		}
 		c, ok := a.plugins.Resolve(resolved)
 		if ok && c.Unmet != "" {
 			return a.unmetVersion(c, resolved), resolved, nil
