@@ -52,7 +52,7 @@ func (c Choice) Plugin() *connect.Plugin {
 }
 
 // Placement is how placement names the plugin: a Java plugin apart from a
-// built-in of the same class, and by version when one is asked for.
+// built-in of the same class, and by the version it resolved to.
 func (c Choice) Placement() string {
 	if c.Java() {
 		return registry.HostPluginPlacement(c.Class, c.Pinned)
