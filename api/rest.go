@@ -22,11 +22,28 @@ const (
 	StateStopped    = "STOPPED"
 )
 
+// KafkaConnectVersion is the Kafka Connect REST level Sluice implements,
+// which GET / answers as its version. Clients gate commands on it (kcctl:
+// stop and offsets from 3.5, altering offsets from 3.6), parsing the first
+// two dot-separated parts as integers, so it has Kafka's own X.Y.Z form.
+const KafkaConnectVersion = "4.4.0"
+
+// VersionHeader carries Sluice's own release version on GET /'s answer
+// (ServerInfo.SluiceVersion says the same in the body).
+const VersionHeader = "X-Sluice-Version"
+
 // ServerInfo is the body of GET /.
 type ServerInfo struct {
-	Version        string `json:"version"`
+	// Version is the Kafka Connect REST level the server implements:
+	// KafkaConnectVersion for Sluice, Kafka's version for Kafka Connect.
+	Version string `json:"version"`
+	// Commit is the source commit the server was built from (Sluice's,
+	// for Sluice).
 	Commit         string `json:"commit"`
 	KafkaClusterID string `json:"kafka_cluster_id"`
+	// SluiceVersion is Sluice's own release version, a Sluice addition:
+	// empty when the server is Kafka Connect.
+	SluiceVersion string `json:"sluice_version,omitempty"`
 }
 
 // Health is the body of GET /health (KIP-1017). Role and Leader are Sluice

@@ -19,3 +19,9 @@ type AdminCredential = auth.AdminCredential
 func WriteAdminAuthFile(path, user string) (AdminCredential, error) {
 	return auth.WriteAdminFile(path, user)
 }
+
+// CheckAdminAuthFile reports why the auth file at path does not let cred
+// in as an admin (by its password and by its token); nil when it does.
+func CheckAdminAuthFile(path string, cred AdminCredential) error {
+	return auth.CheckAdminFile(path, cred)
+}

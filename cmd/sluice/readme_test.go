@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -166,6 +168,23 @@ func TestReadmeCommands(t *testing.T) {
 	cl := startCluster(t)
 	t.Chdir(cl.WorkDir)
 	t.Setenv("SLUICE_URL", cl.URL)
+	// What the walk-through's comments promise, checked right after the
+	// command that makes it true: "resume: it reads the file again", and
+	// a reset leaves no offsets.
+	promises := map[string]func(){
+		"sluice resume file-src --wait": func() {
+			eventually(t, 30*time.Second, func() (bool, string) {
+				data, _ := os.ReadFile("output.txt")
+				return string(data) == "hello\nworld\nhello\nworld\n", fmt.Sprintf("output.txt after the resume at position 0: %q", data)
+			})
+		},
+		"sluice offsets reset file-src": func() {
+			got := doCurl(t, "GET …/offsets after the reset", curlReq{method: http.MethodGet, url: cl.URL + "/connectors/file-src/offsets"})
+			if !jsonEqual(got, `{"offsets":[]}`) {
+				t.Errorf("offsets of file-src after sluice offsets reset: %s", got)
+			}
+		},
+	}
 	ran := 0
 	for _, d := range lines {
 		args := sluiceArgs(t, d)
@@ -182,12 +201,19 @@ func TestReadmeCommands(t *testing.T) {
 			if out, errOut, code := runCLI(t, args...); code != 0 {
 				t.Fatalf("README.md:%d: %s: exit %d\n%s%s", d.line, d.text, code, out, errOut)
 			}
+			if promise, ok := promises[d.text]; ok {
+				promise()
+				delete(promises, d.text)
+			}
 		default:
 			parseArgs(t, "README.md", d, args)
 		}
 	}
 	if ran < 10 {
 		t.Fatalf("ran only %d CLI commands of the README", ran)
+	}
+	for cmd := range promises {
+		t.Errorf("the README no longer runs %q: move its check to the command that now makes it true", cmd)
 	}
 	// The walk-through's effect: the sink wrote the file, and its last
 	// line deleted both connectors.

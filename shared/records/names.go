@@ -25,30 +25,55 @@ func SinkGroupID(connector string, props map[string]string) string {
 }
 
 // SinkInstanceID is the group.instance.id of a sink task's static group
-// membership: connect-<connector>-<task>, the same on every agent that runs
-// the task. Kafka takes an instance id by its topic-name rules (at most 249
-// characters of [a-zA-Z0-9._-]), so a connector name that breaks them is
-// spelt with '_' for each other character, shortened when too long, and
-// followed by a hash of the name as given: two connectors of one consumer
-// group (consumer.override.group.id) never share an instance id.
-func SinkInstanceID(connector string, task int) string {
-	const prefix, maxLen = "connect-", 249
+// membership: <group.id>-<connector>-<task>, where group.id is the Sluice
+// cluster's (--group-id), as in the source tasks' transactional ids. It is
+// the same on every agent of the cluster that runs the task and across the
+// cluster's restarts, so a successor takes its predecessor's place; and it
+// differs between two clusters on one Kafka whose same-named sinks share
+// the consumer group connect-<name> (each is then one member among the
+// group's, splitting its partitions, as two Kafka Connect clusters' would
+// be, instead of fencing the other cluster's task).
+//
+// Kafka takes an instance id by its topic-name rules (at most 249
+// characters of [a-zA-Z0-9._-]), so a group id or connector name that
+// breaks them is spelt with '_' for each other character, shortened when
+// too long, and followed by a hash of both as given: two connectors of one
+// consumer group (consumer.override.group.id) never share an instance id
+// because their names read the same once spelt legally.
+func SinkInstanceID(groupID, connector string, task int) string {
+	const maxLen = 249
+	base := groupID + "-" + connector
 	suffix := "-" + strconv.Itoa(task)
-	name := strings.Map(func(r rune) rune {
+	legal := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
 			return r
 		}
 		return '_'
-	}, connector)
-	if name == connector && len(prefix)+len(name)+len(suffix) <= maxLen {
-		return prefix + name + suffix
+	}, base)
+	if legal == base && len(base)+len(suffix) <= maxLen {
+		return base + suffix
 	}
-	sum := sha256.Sum256([]byte(connector))
+	// Hashed apart, not joined by '-': (a-b, c) and (a, b-c) differ here.
+	sum := sha256.Sum256([]byte(groupID + "\x00" + connector))
 	hash := "-" + hex.EncodeToString(sum[:8])
-	if room := maxLen - len(prefix) - len(hash) - len(suffix); len(name) > room {
-		name = name[:room]
+	if room := maxLen - len(hash) - len(suffix); len(legal) > room {
+		legal = legal[:room]
 	}
-	return prefix + name + hash + suffix
+	return legal + hash + suffix
+}
+
+// IsSinkInstanceOf reports whether id is the group.instance.id of one of
+// the tasks of the sink connector of the cluster with groupID
+// (SinkInstanceID with any task number).
+func IsSinkInstanceOf(id, groupID, connector string) bool {
+	// The id ends in -<task>; a long name is cut to fit that suffix, so
+	// the id is rebuilt for its task number rather than matched by prefix.
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 || strings.Trim(id[i+1:], "0123456789") != "" {
+		return false
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	return err == nil && SinkInstanceID(groupID, connector, n) == id
 }
 
 // Limits of the Kafka clients on the ids Sluice derives from connector

@@ -81,8 +81,8 @@ func TestAdmin(t *testing.T) {
 	c, ctx := newClient(t), ctxFor(t)
 	info, err := c.Admin().ServerInfo(ctx)
 	must(t, "server info", err)
-	if info.Version == "" || info.KafkaClusterID == "" {
-		t.Fatalf("server info %+v", info)
+	if info.Version != api.KafkaConnectVersion || info.SluiceVersion == "" || info.KafkaClusterID == "" {
+		t.Fatalf("server info %+v, want the Kafka Connect level %s and Sluice's own version", info, api.KafkaConnectVersion)
 	}
 	h, err := c.Admin().Health(ctx)
 	must(t, "health", err)

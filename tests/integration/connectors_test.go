@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/shared/version"
 	"github.com/sluice-io/sluice/sluicetest"
 )
 
@@ -37,6 +39,12 @@ func TestEndpointsServerInfoAndHealth(t *testing.T) {
 		if s, ok := info[k].(string); !ok || (k != "commit" && s == "") {
 			t.Errorf("GET / %s = %#v in %s", k, info[k], r.Body)
 		}
+	}
+	// The version is the Kafka Connect level clients gate on (kcctl:
+	// tests/thirdparty); Sluice's own is beside it, in the body and a header.
+	if info["version"] != api.KafkaConnectVersion || info["sluice_version"] != version.Version || r.Header.Get(api.VersionHeader) != version.Version {
+		t.Errorf("GET / = %s with %s %q, want version %s and Sluice's %s beside it", r.Body, api.VersionHeader, r.Header.Get(api.VersionHeader),
+			api.KafkaConnectVersion, version.Version)
 	}
 
 	r = c.Must(http.StatusOK, "GET", "/health", nil)

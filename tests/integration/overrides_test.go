@@ -63,7 +63,7 @@ func TestOverrideCannotFence(t *testing.T) {
 			" itself; a transactional id a connector chose could fence another connector's task or the leader"))
 	}
 	r := c.Do("POST", "/connectors", map[string]any{"name": "team-a-" + c.Name("sink"), "config": cfgWith(fileSinkCfg("a.txt", c.Name("b")),
-		"consumer.override.group.instance.id", "connect-"+victim+"-0")})
+		"consumer.override.group.instance.id", c.GroupID+"-"+victim+"-0")})
 	wantError(t, r, http.StatusBadRequest, invalidConfig("consumer.override.group.instance.id cannot be overridden, under any policy: Sluice gives each sink task its static member id; one a connector chose could fence another connector's task"))
 	// The leader and team b's task were not fenced: a write works, the task runs.
 	c.Must(http.StatusNoContent, "PUT", "/connectors/"+victim+"/stop", nil)

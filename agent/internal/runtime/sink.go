@@ -61,6 +61,9 @@ type sinkRunner struct {
 	// member is the task's static group membership (sink_member.go); nil
 	// with dynamic membership.
 	member *staticMember
+	// shared is what the task last warned of its group's other members
+	// (sink_shared.go).
+	shared sharedGroup
 }
 
 func newSinkRunner(t *task, st connect.SinkTask) (*sinkRunner, error) {
@@ -87,11 +90,12 @@ func (r *sinkRunner) open(ctx context.Context) error {
 		kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.OnPartitionsAssigned(func(ctx context.Context, _ *kgo.Client, m map[string][]int32) {
+		kgo.OnPartitionsAssigned(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			for topic := range m {
 				r.noteTopic(topic)
 			}
 			r.assign(ctx, m)
+			r.noteGroupMembers(cl, group)
 		}),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
 			if err := r.commit(ctx); err != nil {

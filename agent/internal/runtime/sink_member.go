@@ -15,8 +15,9 @@ import (
 )
 
 // A sink task is a static member of its connector's consumer group
-// (KIP-345): its group.instance.id is derived from the connector and the
-// task (records.SinkInstanceID), the same on whichever agent runs it.
+// (KIP-345): its group.instance.id is derived from the cluster's group id,
+// the connector and the task (records.SinkInstanceID), the same on
+// whichever agent of the cluster runs it and unlike any other cluster's.
 //
 //   - An agent that crashed leaves its members in the group, and with
 //     dynamic membership their partitions would wait out the session
@@ -55,7 +56,7 @@ func (r *sinkRunner) membershipOpts(group string) []kgo.Opt {
 	if r.t.cfg.SinkDynamicMembership {
 		return nil
 	}
-	r.member = &staticMember{group: group, instance: records.SinkInstanceID(r.t.id.Connector, r.t.id.Task)}
+	r.member = &staticMember{group: group, instance: records.SinkInstanceID(r.t.cfg.GroupID, r.t.id.Connector, r.t.id.Task)}
 	return []kgo.Opt{kgo.InstanceID(r.member.instance), kgo.WithHooks(fenceHook{r})}
 }
 
@@ -97,12 +98,23 @@ func (r *sinkRunner) fencedErr(err error) error {
 // fenced, leaves the group by its instance and member id.
 func (r *sinkRunner) closeMember() {
 	m := r.member
-	var memberID string
+	var before string
 	if m != nil {
-		memberID, _ = r.client.GroupMetadata()
+		before, _ = r.client.GroupMetadata()
 	}
 	r.client.Close() // commits in OnPartitionsRevoked first
-	if m == nil || m.fenced.Load() || memberID == "" {
+	if m == nil || m.fenced.Load() {
+		return
+	}
+	// The member id is read again after the close: a join and sync in
+	// flight when it began finish first, and a member that joined then,
+	// left by nobody, would keep the group from being deleted (an offsets
+	// reset) until its session timed out.
+	memberID, _ := r.client.GroupMetadata()
+	if memberID == "" {
+		memberID = before
+	}
+	if memberID == "" {
 		return
 	}
 	if err := r.leaveGroup(memberID); err != nil {

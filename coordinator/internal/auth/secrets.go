@@ -78,3 +78,30 @@ func WriteAdminFile(path, user string) (AdminCredential, error) {
 	}
 	return cred, nil
 }
+
+// CheckAdminFile reports why the auth file at path does not let cred in as
+// an admin over every connector, both by its password (HTTP Basic) and by
+// its token (bearer); nil when it does. sluice dev --secure keeps the
+// credential of an earlier run only while its auth file still takes it.
+func CheckAdminFile(path string, cred AdminCredential) error {
+	f, err := LoadFile(path)
+	if err != nil {
+		return err
+	}
+	for i := range f.Entries {
+		e := &f.Entries[i]
+		if e.Name != cred.User {
+			continue
+		}
+		switch {
+		case len(e.PasswordHash) == 0 || bcrypt.CompareHashAndPassword(e.PasswordHash, []byte(cred.Password)) != nil:
+			return fmt.Errorf("auth file %s: principal %q: the password does not match", path, cred.User)
+		case e.TokenHash == "" || e.TokenHash != TokenHash(cred.Token):
+			return fmt.Errorf("auth file %s: principal %q: the token does not match", path, cred.User)
+		case !e.principal(ViaBasic).Unrestricted(RoleAdmin):
+			return fmt.Errorf("auth file %s: principal %q is not an admin over every connector", path, cred.User)
+		}
+		return nil
+	}
+	return fmt.Errorf("auth file %s: no principal %q", path, cred.User)
+}

@@ -50,6 +50,7 @@ type Statuses interface {
 
 // Config is what a Monitor needs.
 type Config struct {
+	// Version and Commit are Sluice's own release version and build.
 	Version, Commit string
 	Process         Process
 	NATS            *nats.Conn
@@ -103,9 +104,11 @@ func (m *Monitor) Stop() {
 	}
 }
 
-// ServerInfo answers GET /.
+// ServerInfo answers GET /: the Kafka Connect REST level as the version
+// clients gate on, with Sluice's own version and commit beside it.
 func (m *Monitor) ServerInfo(ctx context.Context) (api.ServerInfo, error) {
-	return api.ServerInfo{Version: m.cfg.Version, Commit: m.cfg.Commit, KafkaClusterID: m.cfg.Process.ClusterID()}, nil
+	return api.ServerInfo{Version: api.KafkaConnectVersion, Commit: m.cfg.Commit, KafkaClusterID: m.cfg.Process.ClusterID(),
+		SluiceVersion: m.cfg.Version}, nil
 }
 
 // Health answers GET /health.

@@ -49,7 +49,9 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("follower: %+v", h)
 	}
 	info, _ := monitor(process{}).ServerInfo(ctx)
-	if info.Version != "1.2.3" || info.Commit != "abc" || info.KafkaClusterID != "k1" {
+	// The version is the Kafka Connect level clients gate on; Sluice's own
+	// is beside it.
+	if info.Version != api.KafkaConnectVersion || info.SluiceVersion != "1.2.3" || info.Commit != "abc" || info.KafkaClusterID != "k1" {
 		t.Fatalf("server info %+v", info)
 	}
 	if err := monitor(process{}).Wedged(); err != nil {

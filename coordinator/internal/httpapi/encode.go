@@ -27,6 +27,15 @@ func encodeNoBody(status int) func(context.Context, http.ResponseWriter, any) er
 	}
 }
 
+// encodeServerInfo answers GET /, with Sluice's own version also in the
+// X-Sluice-Version header: the body's version is the Kafka Connect level.
+func encodeServerInfo(ctx context.Context, w http.ResponseWriter, response any) error {
+	if info, ok := response.(api.ServerInfo); ok && info.SluiceVersion != "" {
+		w.Header().Set(api.VersionHeader, info.SluiceVersion)
+	}
+	return encodeJSON(ctx, w, response)
+}
+
 func encodeHealth(_ context.Context, w http.ResponseWriter, response any) error {
 	h := response.(healthResponse)
 	status := h.status

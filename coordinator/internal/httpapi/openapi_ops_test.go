@@ -135,8 +135,9 @@ var (
 
 // opDocs documents every operation of routes(), by op.
 var opDocs = map[string]opDoc{
-	"server_info": {summary: "Server version and Kafka cluster", ok: []okAnswer{{status: 200, desc: "The server's version, commit and Kafka cluster id.",
-		example: api.ServerInfo{Version: "0.4.0", Commit: "0e62f1b", KafkaClusterID: "q1Sh-9_ISia_zwGINzRvyQ"}}}},
+	"server_info": {summary: "Server version and Kafka cluster", desc: "version is the Kafka Connect REST level Sluice implements, in Kafka's X.Y.Z form (clients such as kcctl gate commands on it); Sluice's own release version is sluice_version, also sent in the X-Sluice-Version header.",
+		ok: []okAnswer{{status: 200, desc: "The Kafka Connect version, Sluice's commit, the Kafka cluster id and Sluice's version.",
+			example: api.ServerInfo{Version: api.KafkaConnectVersion, Commit: "0e62f1b", KafkaClusterID: "q1Sh-9_ISia_zwGINzRvyQ", SluiceVersion: "0.4.0"}}}},
 	"health": {summary: "Health (KIP-1017)", desc: "Answered at once by any coordinator, also while it starts.", ok: []okAnswer{
 		{status: 200, desc: "Healthy.", example: api.Health{Status: "healthy", Message: "Worker has completed startup and is ready to handle requests.", Role: "leader", Leader: "coordinator-1:8083"}},
 		{status: 500, desc: "Unable to answer in time.", example: api.Health{Status: "unhealthy", Message: "Worker was unable to handle this request and may be unable to handle other requests."}},

@@ -67,7 +67,7 @@ func on[S any](pick func(Services) S) func(func(S) endpoint.Endpoint) func(Servi
 // one segment).
 func routes() []route {
 	return []route{
-		{"GET /{$}", "server_info", onAdmin(makeServerInfo), decodeNone, encodeJSON, viewer},
+		{"GET /{$}", "server_info", onAdmin(makeServerInfo), decodeNone, encodeServerInfo, viewer},
 		{"GET /health", "health", onAdmin(makeHealth), decodeNone, encodeHealth, viewer},
 		{"GET /readyz", "readyz", onAdmin(makeReadiness), decodeNone, encodeJSON, viewer},
 		{"GET /metrics", "metrics", onAdmin(makeMetrics), decodeNone, encodeMetrics, viewer},
