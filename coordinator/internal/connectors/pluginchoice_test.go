@@ -192,6 +192,12 @@ func TestChoiceKeepsRecordedVersion(t *testing.T) {
 	if c, _ := p.Choice(map[string]string{"name": "c", "connector.class": javaSink, "connector.plugin.version": "[2.0,3)"}); c.Version != "2.0" {
 		t.Errorf("another spec: %+v", c)
 	}
+	// A config naming the class by its alias keeps its version too.
+	alias := map[string]string{"name": "c", "connector.class": "RemoteSink", "connector.plugin.version": "[1.0,3)"}
+	put(alias, &records.PluginPin{Class: "RemoteSink", Spec: "[1.0,3)", Version: "1.0", Java: true})
+	if c, _ := p.Choice(alias); c.Class != javaSink || c.Version != "1.0" {
+		t.Errorf("recorded 1.0 for the alias: %+v", c)
+	}
 	// The recorded version gone from every agent: nowhere to run, saying so.
 	put(config, &records.PluginPin{Class: javaSink, Spec: "[1.0,3)", Version: "1.5", Java: true})
 	_, _, err := p.Locate(config)

@@ -33,8 +33,9 @@ func (p *Plugins) Choice(props map[string]string) (Choice, bool) {
 }
 
 // Pin is what a write of config records with it: the plugin and version
-// Resolve chooses now; nil for a class nobody has or a version spec
-// nothing satisfies (validation refuses those).
+// Resolve chooses now, the class as the config names it; nil for a class
+// nobody has or a version spec nothing satisfies (validation refuses
+// those).
 func (p *Plugins) Pin(config map[string]string) *records.PluginPin {
 	c, ok := p.Resolve(config)
 	if !ok || c.Unmet != "" || c.Version == "" {
@@ -73,12 +74,18 @@ func (p *Plugins) pinned(pin records.PluginPin) (Choice, bool) {
 		// version runs this one.
 		return Choice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
 	}
+	// The class as the config names it: in full, or by an alias.
+	var c Choice
 	for k, info := range p.agents.KnownHostPlugins() {
-		if k.Class == pin.Class {
-			return Choice{Class: pin.Class, Kind: connect.Kind(info.Type), Version: pin.Version, Pinned: pin.Version}, true
+		if !hostPluginNamed(k.Class, pin.Class) {
+			continue
 		}
+		if c.Class != "" && c.Class != k.Class {
+			return Choice{}, false // an ambiguous alias
+		}
+		c = Choice{Class: k.Class, Kind: connect.Kind(info.Type), Version: pin.Version, Pinned: pin.Version}
 	}
-	return Choice{}, false
+	return c, c.Class != ""
 }
 
 // Resolve decides which plugin a connector config would run if written
