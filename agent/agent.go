@@ -118,6 +118,9 @@ type Config struct {
 	// seam for tests of the coordinator's side (docs/plugins.md).
 	ConnectorHost ConnectorHandler
 	HostPlugins   []api.PluginInfo
+	// HostTasks, with ConnectorHost, runs the tasks of the given host's
+	// plugins (a test seam as ConnectorHost is; nil: they run nowhere).
+	HostTasks HostTasks
 	// PluginPath is Kafka Connect's plugin.path (--plugin-path): with it
 	// the agent runs the Java plugins there in a connector host JVM
 	// (docs/plugins.md). Empty: Go plugins only.
@@ -298,8 +301,11 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.beats = liveness.New(a.cfg.GroupID, a.cfg.ID, kclients.With(kafkautil.ClientID(base, "liveness"), kopts), a.cfg.logger(logging.AgentTransport))
 	a.metrics = metrics.New(a.cfg.Metrics, a.cfg.ID, a.session)
 	var hostTasks runtime.HostTasks // a nil *javahost.Tasks must stay a nil interface
-	if a.hostTasks != nil {
+	switch {
+	case a.hostTasks != nil:
 		hostTasks = a.hostTasks
+	case a.cfg.HostTasks != nil:
+		hostTasks = a.cfg.HostTasks
 	}
 	a.worker = runtime.NewWorker(runtime.Config{
 		AgentID:               a.cfg.ID,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sluice-io/sluice/agent/internal/javahost"
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/shared/logging"
 	"github.com/sluice-io/sluice/shared/wire"
@@ -15,6 +16,22 @@ import (
 // agent's connector host (wire.SubjectAgentConnector).
 type ConnectorHandler interface {
 	HandleConnector(ctx context.Context, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error)
+}
+
+// HostTasks makes the tasks of connectors whose code runs in a connector
+// host, as the agent's runtime drives them: Config.HostTasks, a seam for
+// tests that give an agent a connector host of their own (ConnectorHost).
+type HostTasks interface {
+	// TaskKind says whether the connector config's tasks run in the host,
+	// and whether they are sources or sinks.
+	TaskKind(connectorConfig map[string]string) (connect.Kind, bool)
+	// NewSourceTask and NewSinkTask make an unstarted task of such a
+	// connector, of the kind TaskKind said.
+	NewSourceTask(id api.TaskID, connectorConfig map[string]string) connect.SourceTask
+	NewSinkTask(id api.TaskID, connectorConfig map[string]string) connect.SinkTask
+	// Restartable reports whether err failed a task only because its host
+	// was lost.
+	Restartable(err error) bool
 }
 
 // startHost prepares the connector host of an agent with a plugin path:

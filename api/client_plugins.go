@@ -36,6 +36,16 @@ func (g *Plugins) Config(ctx context.Context, plugin string) ([]ConfigKeyInfo, e
 	return out, err
 }
 
+// ConfigOfVersion is GET /connector-plugins/{plugin}/config?version=: the
+// config keys of a version of the plugin (KIP-891: a version, a Maven
+// version range or latest).
+func (g *Plugins) ConfigOfVersion(ctx context.Context, plugin, version string) ([]ConfigKeyInfo, error) {
+	var out []ConfigKeyInfo
+	_, err := g.c.do(ctx, call{method: http.MethodGet, path: pathf("/connector-plugins/%s/config", plugin),
+		query: url.Values{"version": {version}}, safe: true}, &out)
+	return out, err
+}
+
 // Validate is PUT /connector-plugins/{plugin}/config/validate: config
 // checked against the plugin, each key's errors in the answer (a config
 // with errors is still a 200; see ConfigInfos.ErrorCount).

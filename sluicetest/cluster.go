@@ -139,6 +139,9 @@ type Options struct {
 type ConnectorHost struct {
 	Host    agent.ConnectorHandler
 	Plugins []api.PluginInfo
+	// Tasks, when set, runs the tasks of Plugins on the agent (nil: the
+	// agent runs none of them).
+	Tasks agent.HostTasks
 }
 
 // Cluster is a running test cluster.
@@ -292,6 +295,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		cfg.PluginPath, cfg.ConnectorHostDir = opts.PluginPath, opts.ConnectorHostDir
 		if i < len(opts.ConnectorHosts) && opts.ConnectorHosts[i] != nil {
 			cfg.ConnectorHost, cfg.HostPlugins = opts.ConnectorHosts[i].Host, opts.ConnectorHosts[i].Plugins
+			cfg.HostTasks = opts.ConnectorHosts[i].Tasks
 		}
 		c.agentCfgs = append(c.agentCfgs, cfg)
 	}

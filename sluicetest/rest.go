@@ -116,12 +116,14 @@ type Status struct {
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`
 		Trace    string `json:"trace"`
+		Version  string `json:"version"`
 	} `json:"connector"`
 	Tasks []struct {
 		ID       int    `json:"id"`
 		State    string `json:"state"`
 		WorkerID string `json:"worker_id"`
 		Trace    string `json:"trace"`
+		Version  string `json:"version"`
 	} `json:"tasks"`
 	Type string `json:"type"`
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 	"github.com/sluice-io/sluice/connect/transforms"
 )
 
@@ -145,8 +146,8 @@ func typeValidator(props map[string]string, prefix string, p *connect.Plugin, tr
 			return connect.InvalidValue(name, raw, "Class "+raw+" could not be found.")
 		}
 		if p != nil {
-			if want := connect.JavaTrim(props[prefix+"plugin.version"]); want != "" && !versionMatches(p, want) {
-				return &connect.ConfigError{Message: versionNotFound(p, want)}
+			if msg := versionError(p, props[prefix+"plugin.version"]); msg != "" {
+				return &connect.ConfigError{Message: msg}
 			}
 		}
 		return nil
@@ -154,29 +155,45 @@ func typeValidator(props map[string]string, prefix string, p *connect.Plugin, tr
 }
 
 // pluginVersionValidator checks a transformation's or predicate's
-// plugin.version against the one version Sluice has.
+// plugin.version against the one version Sluice has of it.
 type pluginVersionValidator struct{ p *connect.Plugin }
 
 func (v pluginVersionValidator) EnsureValid(_ string, value any) error {
 	s, _ := value.(string)
-	if v.p == nil || s == "" || versionMatches(v.p, s) {
+	if v.p == nil {
 		return nil
 	}
-	return &connect.ConfigError{Message: versionNotFound(v.p, s)}
+	if msg := versionError(v.p, s); msg != "" {
+		return &connect.ConfigError{Message: msg}
+	}
+	return nil
 }
 
-// versionMatches reports whether Sluice's version of p satisfies want, a
-// version or a range; a range is taken as is (Sluice has one version).
-func versionMatches(p *connect.Plugin, want string) bool {
-	want = connect.JavaTrim(want)
-	return strings.ContainsAny(want, "[(") || want == p.Version
+// versionError is what is wrong with want, a *.plugin.version value, for
+// plugin p (Sluice has one version of each transformation, predicate and
+// converter): Maven's message for a spec it cannot read, Kafka's "not
+// found" message for a requirement p's version does not meet; empty when
+// p's version will do.
+func versionError(p *connect.Plugin, want string) string {
+	req, has, err := pluginversion.Requirement(want)
+	switch {
+	case err != nil:
+		return err.Error()
+	case has && !req.Contains(p.Version):
+		return VersionNotFound(p.Class, req, []string{p.Version})
+	}
+	return ""
 }
 
-// versionNotFound is Kafka's message for a version no plugin has: a bare
-// version is the range [v,v].
-func versionNotFound(p *connect.Plugin, want string) string {
-	want = connect.JavaTrim(want)
-	return "Plugin " + p.Class + " not found that matches the version range [" + want + "," + want + "], available versions: [" + p.Version + "]"
+// VersionNotFound is Kafka Connect's message for a version requirement no
+// plugin of class satisfies; available are the versions there are, which
+// it lists in order.
+func VersionNotFound(class string, req pluginversion.Range, available []string) string {
+	sorted := slices.Clone(available)
+	slices.SortFunc(sorted, pluginversion.Compare)
+	sorted = slices.Compact(sorted)
+	return "Plugin " + class + " not found that matches the version range " + req.String() +
+		", available versions: [" + strings.Join(sorted, ", ") + "]"
 }
 
 // classRecommender recommends the plugins of a kind, as Kafka's

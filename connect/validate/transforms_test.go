@@ -37,6 +37,15 @@ func TestTransformKeys(t *testing.T) {
 			"transforms.r.replacement", "x", "transforms.r.plugin.version", "9.9"), map[string][]string{
 			"transforms.r.plugin.version": {"Plugin org.apache.kafka.connect.transforms.RegexRouter not found that matches the version range [9.9,9.9], available versions: [0.1.0]"},
 			"transforms.r.type":           {"Plugin org.apache.kafka.connect.transforms.RegexRouter not found that matches the version range [9.9,9.9], available versions: [0.1.0]"}}},
+		// A range meets the one version Sluice has, or not; latest is none.
+		{"plugin version range", src("transforms", "r", "transforms.r.type", tr+"RegexRouter", "transforms.r.regex", "a",
+			"transforms.r.replacement", "x", "transforms.r.plugin.version", "[0.0.1,1.0)", "predicates", "p",
+			"predicates.p.type", tr+"predicates.TopicNameMatches", "predicates.p.pattern", "t.*", "predicates.p.plugin.version", "latest"),
+			map[string][]string{}},
+		{"predicate version outside", src("predicates", "p", "predicates.p.type", tr+"predicates.TopicNameMatches",
+			"predicates.p.pattern", "t.*", "predicates.p.plugin.version", "[1.0,)"), map[string][]string{
+			"predicates.p.plugin.version": {"Plugin org.apache.kafka.connect.transforms.predicates.TopicNameMatches not found that matches the version range [1.0,), available versions: [0.1.0]"},
+			"predicates.p.type":           {"Plugin org.apache.kafka.connect.transforms.predicates.TopicNameMatches not found that matches the version range [1.0,), available versions: [0.1.0]"}}},
 		{"embedded keys validate under their own names", src("transforms", "r", "transforms.r.type", tr+"MaskField$Value",
 			"transforms.r.fields", "", "transforms.r.negate", "maybe"), map[string][]string{
 			"transforms.r.negate": {"Invalid value maybe for configuration transforms.r.negate: Expected value to be either true or false"},

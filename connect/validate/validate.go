@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 	"github.com/sluice-io/sluice/shared/javaregex"
 	"github.com/sluice-io/sluice/shared/wire"
 )
@@ -107,6 +108,7 @@ func framework(reg *plugins.Registry, p *connect.Plugin, props map[string]string
 	}), props)
 	base := def.Validate(props)
 	checkConnectorVersion(p, props, base)
+	checkConverterVersions(reg, props, base)
 	if p.Kind == connect.KindSink {
 		validateSink(props, base)
 	} else {
@@ -195,16 +197,43 @@ func converterDefault(reg *plugins.Registry, props map[string]string, key, worke
 	return d
 }
 
-// checkConnectorVersion rejects a connector.plugin.version that names a
-// version Sluice does not have. Sluice has one version of each plugin, so a
-// version range is accepted as is.
+// checkConnectorVersion checks connector.plugin.version against the
+// version of p, the plugin chosen for the config, as Kafka Connect reads
+// it (connect/pluginversion): a spec Maven cannot read is an error on the
+// key (Maven's message), and a requirement p's version does not meet is
+// Kafka's "not found" error on it and on connector.class.
 func checkConnectorVersion(p *connect.Plugin, props map[string]string, values []connect.ConfigValue) {
-	want := connect.JavaTrim(props[ConnectorVersionConfig])
-	if want == "" || versionMatches(p, want) {
-		return
+	req, has, err := pluginversion.Requirement(props[ConnectorVersionConfig])
+	switch {
+	case err != nil:
+		connect.FindValue(values, ConnectorVersionConfig).AddError(err.Error())
+	case has && p.Version != "" && !req.Contains(p.Version):
+		// (No version: a Java plugin the caller found none of, and says so.)
+		msg := VersionNotFound(p.Class, req, []string{p.Version})
+		connect.FindValue(values, ConnectorClassConfig).AddError(msg)
+		connect.FindValue(values, ConnectorVersionConfig).AddError(msg)
 	}
-	msg := "Plugin " + p.Class + " with version " + want + " not found; available versions: " + p.Version
-	connect.FindValue(values, ConnectorVersionConfig).AddError(msg)
+}
+
+// checkConverterVersions checks each converter's *.plugin.version, when
+// the config names the converter, against the version Sluice has of it.
+func checkConverterVersions(reg *plugins.Registry, props map[string]string, values []connect.ConfigValue) {
+	for _, c := range [][2]string{
+		{KeyConverterConfig, KeyConverterVersionConfig},
+		{ValueConverterConfig, ValueConverterVersionConfig},
+		{HeaderConverterConfig, HeaderConverterVersionConfig},
+	} {
+		cls, set := props[c[0]]
+		v := connect.FindValue(values, c[1])
+		if !set || v == nil || len(v.Errors) > 0 {
+			continue
+		}
+		if p, ok := reg.Lookup(connect.JavaTrim(cls)); ok {
+			if msg := versionError(p, props[c[1]]); msg != "" {
+				v.AddError(msg)
+			}
+		}
+	}
 }
 
 // mergeValues folds a connector's own Validate results into its ConfigDef

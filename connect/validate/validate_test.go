@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
 )
 
@@ -108,7 +109,22 @@ func TestErrors(t *testing.T) {
 		{"unparsable batch.size", src("batch.size", "lots"), map[string][]string{"batch.size": {"Invalid value lots for configuration batch.size: Not a number of type INT"}}},
 		{"batch.size over the bound", src("batch.size", "100001"), map[string][]string{"batch.size": {"Invalid value 100001 for configuration batch.size: Value must be no more than 100000"}}},
 		{"bad selector", src("sluice.agent.selector", "zone"), map[string][]string{"sluice.agent.selector": {"Invalid value zone for configuration sluice.agent.selector: " + errSelectorShape.Error()}}},
-		{"plugin version", src("connector.plugin.version", "9.9"), map[string][]string{"connector.plugin.version": {"Plugin org.apache.kafka.connect.file.FileStreamSourceConnector with version 9.9 not found; available versions: 0.1.0"}}},
+		// Kafka Connect 4.1+ (KIP-891): a bare version is exactly that
+		// version, the error on both keys; a range is Maven's; latest is
+		// no requirement; a spec Maven cannot read is its error.
+		{"plugin version", src("connector.plugin.version", "9.9"), map[string][]string{
+			"connector.class":          {"Plugin org.apache.kafka.connect.file.FileStreamSourceConnector not found that matches the version range [9.9,9.9], available versions: [" + connect.Version + "]"},
+			"connector.plugin.version": {"Plugin org.apache.kafka.connect.file.FileStreamSourceConnector not found that matches the version range [9.9,9.9], available versions: [" + connect.Version + "]"}}},
+		{"plugin version range", src("connector.plugin.version", "[0.0.1,1.0)"), map[string][]string{}},
+		{"plugin version range excluding", src("connector.plugin.version", "(,0.0.1],[1.0,)"), map[string][]string{
+			"connector.class":          {"Plugin org.apache.kafka.connect.file.FileStreamSourceConnector not found that matches the version range (,0.0.1],[1.0,), available versions: [" + connect.Version + "]"},
+			"connector.plugin.version": {"Plugin org.apache.kafka.connect.file.FileStreamSourceConnector not found that matches the version range (,0.0.1],[1.0,), available versions: [" + connect.Version + "]"}}},
+		{"plugin version latest", src("connector.plugin.version", "latest"), map[string][]string{}},
+		{"plugin version exact", src("connector.plugin.version", connect.Version), map[string][]string{}},
+		{"plugin version unreadable", src("connector.plugin.version", "[1.0"), map[string][]string{"connector.plugin.version": {"Unbounded range: [1.0"}}},
+		{"converter version", src("value.converter", "JsonConverter", "value.converter.plugin.version", "[2.0,)"), map[string][]string{
+			"value.converter.plugin.version": {"Plugin org.apache.kafka.connect.json.JsonConverter not found that matches the version range [2.0,), available versions: [" + connect.Version + "]"}}},
+		{"converter version met", src("value.converter", "JsonConverter", "value.converter.plugin.version", "(,1.0)"), map[string][]string{}},
 		{"sink without topics", sink(), map[string][]string{
 			"topics":       {"Must configure one of topics or topics.regex"},
 			"topics.regex": {"Must configure one of topics or topics.regex"}}},

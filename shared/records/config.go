@@ -55,6 +55,28 @@ type ConfigRecord struct {
 	Logger    string
 	Level     string
 	Tombstone bool
+	// Plugin is the plugin version a connector record's config resolved
+	// to when it was written; nil when the record has none (written by
+	// Kafka Connect, or by a Sluice before KIP-891's ranges).
+	Plugin *PluginPin
+}
+
+// PluginPin is the plugin a connector config resolved to when it was
+// written: the version its connector.plugin.version (a version, a range,
+// latest or nothing) chose among the versions the live agents had. It is
+// kept with the config, in a field Kafka Connect does not read, so that
+// every task of the connector runs that one version until the config is
+// written again.
+type PluginPin struct {
+	// Class is the connector class the config named, and Spec its
+	// connector.plugin.version as written: the pin holds for a config
+	// that still names both.
+	Class string `json:"class"`
+	Spec  string `json:"spec,omitempty"`
+	// Version is the version chosen; Java tells a Java plugin of an
+	// agent's connector host from a built-in Go plugin.
+	Version string `json:"version"`
+	Java    bool   `json:"java,omitempty"`
 }
 
 // ConnectorKey is the config-topic key of a connector's config.
@@ -78,6 +100,9 @@ func LoggerKey(namespace string) string { return prefixLogger + namespace }
 
 type propertiesValue struct {
 	Properties map[string]string `json:"properties"`
+	// Plugin is a connector record's PluginPin, under a name of Sluice's
+	// own beside Kafka Connect's "properties".
+	Plugin *PluginPin `json:"sluice.plugin,omitempty"`
 }
 
 type targetStateValue struct {
@@ -103,6 +128,15 @@ func EncodeProperties(props map[string]string) []byte {
 		props = map[string]string{}
 	}
 	return mustJSON(propertiesValue{Properties: props})
+}
+
+// EncodeConnectorConfig encodes a connector config value with the plugin
+// version it resolved to (nil: none).
+func EncodeConnectorConfig(props map[string]string, pin *PluginPin) []byte {
+	if props == nil {
+		props = map[string]string{}
+	}
+	return mustJSON(propertiesValue{Properties: props, Plugin: pin})
 }
 
 // EncodeTargetState encodes a target state the way Kafka Connect does: the
@@ -138,7 +172,7 @@ func DecodeConfig(key string, value []byte) (ConfigRecord, error) {
 			if err := json.Unmarshal(value, &v); err != nil {
 				return rec, fmt.Errorf("decode %s: %w", key, err)
 			}
-			rec.Properties = v.Properties
+			rec.Properties, rec.Plugin = v.Properties, v.Plugin
 		}
 	case strings.HasPrefix(key, prefixTargetState):
 		rec.Kind, rec.Connector = KindTargetState, strings.TrimPrefix(key, prefixTargetState)

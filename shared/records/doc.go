@@ -5,7 +5,7 @@
 // which keep Kafka Connect's ordering rules; the config encoders here are
 // their codec, not a second way to write.
 //
-//	config topic   connector-<name>      {"properties":{...}}
+//	config topic   connector-<name>      {"properties":{...}[,"sluice.plugin":{...}]}
 //	               target-state-<name>   {"state":<v1>,"state.v2":<v2>}
 //	               task-<name>-<n>       {"properties":{...}}
 //	               commit-<name>         {"tasks":<n>}

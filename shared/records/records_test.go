@@ -44,6 +44,31 @@ func TestConfigRoundTrip(t *testing.T) {
 	}
 }
 
+// TestConnectorPluginPin: a connector record keeps the plugin version its
+// config resolved to beside Kafka Connect's "properties", which a reader
+// of that field alone (Kafka Connect) sees unchanged.
+func TestConnectorPluginPin(t *testing.T) {
+	pin := &PluginPin{Class: "com.example.Src", Spec: "[1.0,2.0)", Version: "1.4.2", Java: true}
+	val := EncodeConnectorConfig(map[string]string{"a": "b"}, pin)
+	rec, err := DecodeConfig(ConnectorKey("c"), val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rec.Plugin, pin) || rec.Properties["a"] != "b" {
+		t.Fatalf("decoded %+v", rec)
+	}
+	var kafka struct {
+		Properties map[string]string `json:"properties"`
+	}
+	if err := json.Unmarshal(val, &kafka); err != nil || !reflect.DeepEqual(kafka.Properties, map[string]string{"a": "b"}) {
+		t.Fatalf("Kafka Connect's reading: %v %v", kafka, err)
+	}
+	rec, err = DecodeConfig(ConnectorKey("c"), EncodeConnectorConfig(nil, nil))
+	if err != nil || rec.Plugin != nil || strings.Contains(string(EncodeConnectorConfig(nil, nil)), "sluice") {
+		t.Fatalf("no pin: %+v %v", rec, err)
+	}
+}
+
 func TestTargetStateWireFormat(t *testing.T) {
 	// Kafka Connect's format: old workers read "state", which cannot say STOPPED.
 	if got := string(EncodeTargetState(TargetStopped)); got != `{"state":"PAUSED","state.v2":"STOPPED"}` {

@@ -58,7 +58,7 @@ func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnect
 		err = conn.CallJSON(ctx, OpConnectorValidate, connectorConfigRequest{Config: req.Config}, &configs)
 		reply.ConfigInfos, reply.Preflight = configs.Configs, configs.Preflight
 	case wire.PluginOpConfigDef:
-		err = conn.CallJSON(ctx, OpConnectorConfigDef, connectorClassRequest{Class: req.Class}, &configs)
+		err = conn.CallJSON(ctx, OpConnectorConfigDef, connectorClassRequest{Class: req.Class, Version: req.Version}, &configs)
 		reply.ConfigInfos = configs.Configs
 	case wire.PluginOpStart:
 		// Recorded before the call: a host lost during the start must
@@ -87,11 +87,12 @@ func (c *Connectors) HandleConnector(ctx context.Context, req wire.PluginConnect
 	return c.result(req, reply, err)
 }
 
-// withVersion is config asking for the plugin version the leader named,
-// unless the config names one itself: the host picks the version a
-// config's connector.plugin.version asks for.
+// withVersion is config asking for the plugin version the leader named:
+// the one the connector's config resolved to when written, which replaces
+// whatever connector.plugin.version the config has (a range, latest) so
+// that the host loads exactly that version.
 func withVersion(config map[string]string, version string) map[string]string {
-	if version == "" || config[versionKey] != "" {
+	if version == "" || config[versionKey] == version {
 		return config
 	}
 	out := maps.Clone(config)

@@ -130,8 +130,13 @@ func TestWithVersion(t *testing.T) {
 	if got := withVersion(map[string]string{"a": "1"}, "4.4.0"); got[versionKey] != "4.4.0" || got["a"] != "1" {
 		t.Errorf("version added: %v", got)
 	}
-	if got := withVersion(map[string]string{versionKey: "3.9.0"}, "4.4.0"); got[versionKey] != "3.9.0" {
-		t.Errorf("the config's own version replaced: %v", got)
+	// The leader names the version the config's spec resolved to: it
+	// replaces the spec (a range, latest) for the host.
+	if got := withVersion(map[string]string{versionKey: "[4.0,5.0)"}, "4.4.0"); got[versionKey] != "4.4.0" {
+		t.Errorf("the resolved version not given: %v", got)
+	}
+	if got := withVersion(map[string]string{versionKey: "[4.0,5.0)"}, ""); got[versionKey] != "[4.0,5.0)" {
+		t.Errorf("the config's spec replaced with no version named: %v", got)
 	}
 	in := map[string]string{"a": "1"}
 	if withVersion(in, "4.4.0"); len(in) != 1 {

@@ -47,6 +47,15 @@ func (h *hostTask) start(ctx context.Context, props map[string]string, ep taskEn
 	req := taskStartRequest{ID: h.id, ConnectorConfig: h.conn, TaskConfig: props, Worker: h.worker}
 	var resp taskStartReply
 	if err := h.call(ctx, OpTaskStart, req, &resp); err != nil {
+		if !errors.Is(err, ErrHostLost) {
+			// The start may have been given up here (ctx ended: the task is
+			// being stopped, replaced by a newer config) while the host goes
+			// on starting it: stop it there too, or it would run on unowned
+			// and refuse the next start of its id. The host runs a task's
+			// starts and stops in order, and stopping one not running is no
+			// error.
+			_ = h.stopInHost()
+		}
 		h.sup.router.removeTask(h.id, ep)
 		return err
 	}
@@ -79,6 +88,12 @@ func asTaskError(err error) error {
 // already: that is no error of the stop.
 func (h *hostTask) stop(ep taskEndpoint) error {
 	defer h.sup.router.removeTask(h.id, ep)
+	return h.stopInHost()
+}
+
+// stopInHost sends task.stop, within stopTimeout whatever the caller's
+// context; a host gone is no error.
+func (h *hostTask) stopInHost() error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := h.call(ctx, OpTaskStop, taskRef{h.id}, nil); err != nil && !errors.Is(err, ErrHostLost) {

@@ -155,9 +155,12 @@ type connectorConfigRequest struct {
 	Config map[string]string `json:"config"`
 }
 
-// connectorClassRequest is connector.config_def's request.
+// connectorClassRequest is connector.config_def's request: the class, and
+// the version of it whose keys are asked for (KIP-891; empty: the newest
+// the host has).
 type connectorClassRequest struct {
-	Class string `json:"class"`
+	Class   string `json:"class"`
+	Version string `json:"version,omitempty"`
 }
 
 // configsReply is Kafka Connect's validate entries (connector.validate)

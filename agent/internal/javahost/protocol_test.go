@@ -78,7 +78,7 @@ func goldenFrames() []golden {
 		reply(OpConnectorValidate, 3, &configsReply{
 			Configs:   json.RawMessage(`[{"definition":{"name":"connection.url","type":"STRING","required":true,"default_value":null,"importance":"HIGH","documentation":"JDBC URL","group":"Connection","width":"LONG","display_name":"URL","dependents":[],"order":1},"value":{"name":"connection.url","value":null,"recommended_values":[],"errors":["Missing required configuration \"connection.url\" which has no default value."],"visible":true}}]`),
 			Preflight: &wire.SourcePreflight{ExactlyOnce: &wire.PreflightAnswer{Support: "SUPPORTED"}}}),
-		req(OpConnectorConfigDef, 4, &connectorClassRequest{Class: "io.example.JdbcSourceConnector"}),
+		req(OpConnectorConfigDef, 4, &connectorClassRequest{Class: "io.example.JdbcSourceConnector", Version: "10.7.4"}),
 		reply(OpConnectorConfigDef, 4, &configsReply{Configs: json.RawMessage(`[{"name":"connection.url","type":"STRING","required":true,"default_value":null,"importance":"HIGH","documentation":"JDBC URL","group":"Connection","width":"LONG","display_name":"URL","dependents":[],"order":1}]`)}),
 		req(OpConnectorStart, 5, &connectorStartRequest{Name: "orders", Config: config}),
 		req(OpConnectorTaskConfigs, 6, &taskConfigsRequest{Name: "orders", MaxTasks: 2}),

@@ -65,6 +65,29 @@ func TestTaskStartFailureIsTheJavaTrace(t *testing.T) {
 	}
 }
 
+// TestTaskStartGivenUpIsStopped: a start the agent gave up (its context
+// ended: the task is being stopped, or replaced) is followed by a stop in
+// the host, which may have started it; so is one the task's plugin failed.
+func TestTaskStartGivenUpIsStopped(t *testing.T) {
+	s := newFakeSupervisor(t, "host")
+	f := NewTasks(s, nil, nil, worker)
+	if _, err := s.Conn(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := f.NewSourceTask(api.TaskID{Connector: "gone"}, map[string]string{}).Start(ctx, connect.SourceTaskContext{Offsets: mapOffsets{}}, nil); err == nil {
+		t.Fatal("a start with its context ended succeeded")
+	}
+	failed := f.NewSourceTask(api.TaskID{Connector: "failed"}, map[string]string{"fake": fakeFail})
+	if err := failed.Start(context.Background(), connect.SourceTaskContext{}, nil); err == nil {
+		t.Fatal("a failing start succeeded")
+	}
+	if got := hostState(t, s).Stopped; !reflect.DeepEqual(got, []string{"gone-0", "failed-0"}) {
+		t.Errorf("stopped in the host: %v, want [gone-0 failed-0]", got)
+	}
+}
+
 // TestTaskOfLostHostFails: a task's calls fail once its JVM died, with the
 // exit status, even after the host was restarted for someone else.
 func TestTaskOfLostHostFails(t *testing.T) {
@@ -270,6 +293,26 @@ func TestPluginResolution(t *testing.T) {
 		kind, ok := f.TaskKind(map[string]string{"connector.class": tc.class, "connector.plugin.version": tc.version})
 		if ok != tc.java || ok && kind != connect.KindSource {
 			t.Errorf("%s version %q: host %v (%s), want %v", tc.class, tc.version, ok, kind, tc.java)
+		}
+	}
+}
+
+// TestPluginVersionOfSeveral: with two versions of a plugin on the plugin
+// path, a task runs the version its connector config names (exactly, as
+// the leader sends it), and a range or none means the highest meeting it.
+func TestPluginVersionOfSeveral(t *testing.T) {
+	const jdbc = "io.example.JdbcSourceConnector"
+	ps := []api.PluginInfo{
+		{Class: jdbc, Type: "source", Version: "10.7.4"},
+		{Class: jdbc, Type: "source", Version: "10.10.0"},
+		{Class: jdbc, Type: "source", Version: "9.0"},
+	}
+	f := NewTasks(nil, ps, plugins.Builtin(), nil)
+	for spec, want := range map[string]string{"": "10.10.0", "latest": "10.10.0", "10.7.4": "10.7.4", "[9,10.8)": "10.7.4",
+		"(,10)": "9.0", "9": "9.0", "10.7": "", "[11,)": "", "[1.0": ""} {
+		p, ok := f.Plugin(map[string]string{"connector.class": jdbc, "connector.plugin.version": spec})
+		if ok != (want != "") || p.Version != want {
+			t.Errorf("version %q: %+v %v, want %q", spec, p, ok, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/plugins"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 )
 
 // versionKey is KIP-891's connector.plugin.version.
@@ -32,41 +33,42 @@ func NewTasks(sup *Supervisor, ps []api.PluginInfo, builtin *plugins.Registry, w
 
 // Plugin says whether the connector of conn runs through the host, and
 // as which plugin: a class only a Java plugin has (by full or simple
-// name), or one a Go plugin has too when connector.plugin.version names
-// the Java plugin's version.
+// name), or one a Go plugin has too when connector.plugin.version asks
+// for a Java plugin's version. The leader sends the version the
+// connector's config resolved to (an exact one); a range or latest is
+// read as Kafka Connect reads it, the highest version here meeting it.
 func (f *Tasks) Plugin(conn map[string]string) (api.PluginInfo, bool) {
 	class := strings.TrimSpace(conn["connector.class"])
-	version := strings.TrimSpace(conn[versionKey])
-	if strings.ContainsAny(version, "[(") {
-		version = "" // a range: whichever version the host has, as the coordinator decides
+	req, has, err := pluginversion.Requirement(conn[versionKey])
+	if err != nil {
+		return api.PluginInfo{}, false // no version meets it: the runtime says so
 	}
-	var match []api.PluginInfo
+	var best api.PluginInfo
+	found := false
 	for _, p := range f.plugins {
 		if p.Type != string(connect.KindSource) && p.Type != string(connect.KindSink) {
 			continue
 		}
 		simple := p.Class[strings.LastIndex(p.Class, ".")+1:]
-		if p.Class == class || simple == class || simple == class+"Connector" {
-			match = append(match, p)
+		if p.Class != class && simple != class && simple != class+"Connector" {
+			continue
+		}
+		if has && !req.Contains(p.Version) {
+			continue
+		}
+		if !found || pluginversion.Compare(p.Version, best.Version) > 0 {
+			best, found = p, true
 		}
 	}
-	if len(match) == 0 {
+	if !found {
 		return api.PluginInfo{}, false
 	}
-	for _, p := range match {
-		if version != "" && p.Version == version {
-			return p, true
-		}
-	}
-	if f.builtin != nil {
+	if f.builtin != nil && !has {
 		if _, ok := f.builtin.LookupConnector(class); ok {
-			return api.PluginInfo{}, false // the Go plugin, unless the Java one's version is asked for
+			return api.PluginInfo{}, false // the Go plugin, unless a Java one's version is asked for
 		}
 	}
-	if version != "" {
-		return api.PluginInfo{}, false // no such version here: the runtime says so
-	}
-	return match[0], true
+	return best, true
 }
 
 // Restartable implements the runtime's host seam: a task failed with

@@ -3,7 +3,6 @@ package connectors
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,11 +26,16 @@ type Choice struct {
 	Class string
 	Kind  connect.Kind
 	// Version is the version that runs: the built-in's, or for a Java
-	// plugin the one asked for (Pinned) or else the one the hosts have.
+	// plugin the one the config resolved to (Pinned).
 	Version string
-	// Pinned is the connector.plugin.version asked for (KIP-891); empty:
-	// none, or a version range, which any version satisfies here.
+	// Pinned is the Java plugin's version the connector runs, on agents
+	// whose hosts have it; empty when no live agent has any version of
+	// the class and the config asks for none in particular.
 	Pinned string
+	// Unmet, when set, is Kafka Connect's message for a
+	// connector.plugin.version that no live version satisfies (the
+	// choice is then the built-in, or the Java class at no version).
+	Unmet string
 }
 
 // Java reports whether the connector is a Java plugin's.
@@ -48,7 +52,7 @@ func (c Choice) Plugin() *connect.Plugin {
 }
 
 // Placement is how placement names the plugin: a Java plugin apart from a
-// built-in of the same class, and by version when one is asked for.
+// built-in of the same class, and by the version it resolved to.
 func (c Choice) Placement() string {
 	if c.Java() {
 		return registry.HostPluginPlacement(c.Class, c.Pinned)
@@ -61,10 +65,11 @@ func (c Choice) Placement() string {
 // instances.Agents of the leader's RemoteHost, and the offsets service's
 // Plugins and Hosts.
 type Plugins struct {
-	reg    *plugins.Registry
-	agents Agents
-	rpc    HostRPC
-	term   func() int64
+	reg     *plugins.Registry
+	agents  Agents
+	configs Configs
+	rpc     HostRPC
+	term    func() int64
 }
 
 var (
@@ -72,45 +77,6 @@ var (
 	_ offsets.Plugins  = (*Plugins)(nil)
 	_ offsets.Hosts    = (*Plugins)(nil)
 )
-
-// Choice decides which plugin a connector config uses; it is the one
-// place that decides it. A class with a built-in Go plugin is the built-in,
-// unless connector.plugin.version names another version that a host plugin
-// of the class has; a class only agents' hosts have (live ones, or ones seen
-// this process's lifetime, so that a connector whose agents are all down is
-// still known as Java) is Java. ok is false for a class nobody has.
-func (p *Plugins) Choice(props map[string]string) (Choice, bool) {
-	cls := connect.JavaTrim(props[validate.ConnectorClassConfig])
-	pinned := connect.JavaTrim(props[validate.ConnectorVersionConfig])
-	if strings.ContainsAny(pinned, "[(") {
-		pinned = "" // a range: Sluice runs whichever version it has
-	}
-	known := p.agents.KnownHostPlugins()
-	if g, ok := p.reg.LookupConnector(cls); ok {
-		if pinned == "" || pinned == g.Version {
-			return Choice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
-		}
-		if info, ok := known[registry.PluginKey{Class: g.Class, Version: pinned}]; ok {
-			return Choice{Class: g.Class, Kind: connect.Kind(info.Type), Version: pinned, Pinned: pinned}, true
-		}
-		// Validation tells that the version is not found.
-		return Choice{Go: g, Class: g.Class, Kind: g.Kind, Version: g.Version}, true
-	}
-	var match []api.PluginInfo
-	for _, info := range known {
-		if hostPluginNamed(info.Class, cls) && !slices.ContainsFunc(match, func(m api.PluginInfo) bool { return m.Class == info.Class }) {
-			match = append(match, info)
-		}
-	}
-	if len(match) != 1 {
-		return Choice{}, false // unknown, or an ambiguous alias
-	}
-	c := Choice{Class: match[0].Class, Kind: connect.Kind(match[0].Type), Pinned: pinned, Version: pinned}
-	if c.Version == "" {
-		c.Version = liveHostVersion(p.agents.HostPlugins(), c.Class)
-	}
-	return c, true
-}
 
 // hostPluginNamed reports whether name names the Java connector class: in
 // full, by simple name, or by simple name without "Connector", as Kafka
@@ -121,22 +87,6 @@ func hostPluginNamed(class, name string) bool {
 	}
 	simple := class[strings.LastIndex(class, ".")+1:]
 	return simple == name || simple == name+"Connector"
-}
-
-// liveHostVersion is the newest-sorting version of class the live hosts
-// have (a status shows it); empty when none has it.
-func liveHostVersion(live map[registry.PluginKey]api.PluginInfo, class string) string {
-	var versions []string
-	for k := range live {
-		if k.Class == class {
-			versions = append(versions, k.Version)
-		}
-	}
-	if len(versions) == 0 {
-		return ""
-	}
-	slices.Sort(versions)
-	return versions[len(versions)-1]
 }
 
 // hostAgents are the registered agents whose hosts have the Java plugin of

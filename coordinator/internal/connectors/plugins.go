@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/registry"
 	"github.com/sluice-io/sluice/shared/wire"
@@ -20,7 +21,7 @@ import (
 // leader, which holds the agents' registrations): their built-in plugins
 // and their connector hosts' Java plugins, each class and version once. A
 // class of both, in two versions, is listed twice, as Kafka Connect 4.x
-// lists every version it has.
+// lists every version it has (by class, then in Maven's version order).
 func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.PluginInfo, error) {
 	live, host := p.agents.Plugins(), p.agents.HostPlugins()
 	out := make([]api.PluginInfo, 0, len(live)+len(host))
@@ -40,24 +41,48 @@ func (p *Plugins) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.P
 		add(info)
 	}
 	slices.SortFunc(out, func(a, b api.PluginInfo) int {
-		return cmp.Or(cmp.Compare(a.Class, b.Class), cmp.Compare(a.Version, b.Version))
+		return cmp.Or(cmp.Compare(a.Class, b.Class), pluginversion.Compare(a.Version, b.Version))
 	})
 	return out, nil
 }
 
-// PluginConfig answers GET /connector-plugins/{plugin}/config: a built-in's
-// from its ConfigDef, a Java plugin's own keys from an agent whose host has
-// it (config_def), each with the framework keys they do not shadow.
-func (p *Plugins) PluginConfig(ctx context.Context, plugin string) ([]api.ConfigKeyInfo, error) {
-	if g, ok := p.reg.Lookup(plugin); ok {
-		return validate.PluginConfig(g), nil
+// PluginConfig answers GET /connector-plugins/{plugin}/config[?version=]:
+// a built-in's from its ConfigDef, a Java plugin's own keys from an agent
+// whose host has the version (config_def), each with the framework keys
+// they do not shadow. version is read as connector.plugin.version is
+// (Resolve): a requirement no version meets is Kafka Connect's 400.
+func (p *Plugins) PluginConfig(ctx context.Context, plugin, version string) ([]api.ConfigKeyInfo, error) {
+	req, has, err := pluginversion.Requirement(version)
+	if err != nil {
+		return nil, api.Errorf(api.CodeBadRequest, "%s", err.Error())
 	}
-	c, ok := p.Choice(map[string]string{validate.ConnectorClassConfig: plugin})
+	g, builtin := p.reg.Lookup(plugin)
+	if !builtin || g.Kind == connect.KindSource || g.Kind == connect.KindSink {
+		// A connector: a built-in's class may have Java versions too.
+		c, ok := p.Resolve(map[string]string{validate.ConnectorClassConfig: plugin, validate.ConnectorVersionConfig: version})
+		switch {
+		case ok && c.Unmet != "":
+			return nil, api.Errorf(api.CodeBadRequest, "%s", c.Unmet)
+		case ok && c.Java():
+			return p.hostPluginConfig(ctx, c, plugin)
+		case !builtin:
+			return nil, api.Errorf(api.CodeNotFound, "Unknown plugin %s.", plugin)
+		}
+	}
+	if has && !req.Contains(g.Version) {
+		return nil, api.Errorf(api.CodeBadRequest, "%s", validate.VersionNotFound(g.Class, req, []string{g.Version}))
+	}
+	return validate.PluginConfig(g), nil
+}
+
+// hostPluginConfig is the config of the Java plugin c, from an agent whose
+// host has its version.
+func (p *Plugins) hostPluginConfig(ctx context.Context, c Choice, plugin string) ([]api.ConfigKeyInfo, error) {
 	agents := p.hostAgents(c)
-	if !ok || !c.Java() || len(agents) == 0 {
+	if len(agents) == 0 {
 		return nil, api.Errorf(api.CodeNotFound, "Unknown plugin %s.", plugin)
 	}
-	reply, err := p.CallAnyHost(ctx, agents, wire.PluginConnectorRequest{Op: wire.PluginOpConfigDef, Class: c.Class})
+	reply, err := p.CallAnyHost(ctx, agents, wire.PluginConnectorRequest{Op: wire.PluginOpConfigDef, Class: c.Class, Version: c.Pinned})
 	if err != nil {
 		return nil, fmt.Errorf("listing the config of %s: %w", c.Class, err)
 	}

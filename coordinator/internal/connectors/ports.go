@@ -25,6 +25,9 @@ type Configs interface {
 	Get(name string) (store.Connector, bool)
 	Names() []string
 	All() []store.Connector
+	// PluginPin is the plugin version a connector's config recorded when
+	// written (store.ConfigState.PluginPin).
+	PluginPin(name string) *records.PluginPin
 }
 
 // Writer is the write path of connectors' configs (store.ConfigStore):

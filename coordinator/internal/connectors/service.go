@@ -94,7 +94,7 @@ func New(cfg Config) *Service {
 	if cfg.Term == nil {
 		cfg.Term = func() int64 { return 0 }
 	}
-	p := &Plugins{reg: cfg.Registry, agents: cfg.Agents, rpc: cfg.RPC, term: cfg.Term}
+	p := &Plugins{reg: cfg.Registry, agents: cfg.Agents, configs: cfg.Configs, rpc: cfg.RPC, term: cfg.Term}
 	s := &Service{cfg: cfg, log: cfg.Logger, plugins: p, admit: &Admission{cfg: cfg, plugins: p}}
 	s.create = creator{s: s}
 	return s

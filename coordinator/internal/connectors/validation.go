@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/allowedpaths"
+	"github.com/sluice-io/sluice/connect/pluginversion"
 	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/shared/labels"
 	"github.com/sluice-io/sluice/shared/wire"
@@ -74,7 +75,17 @@ func (a *Admission) validateResolved(ctx context.Context, props map[string]strin
 		return api.ConfigInfos{}, nil, err
 	}
 	if _, ok := resolved[validate.ConnectorClassConfig]; ok {
-		if c, ok := a.plugins.Choice(resolved); ok && c.Java() {
+		// Kafka Connect reads connector.plugin.version before anything
+		// else, and a spec Maven cannot read fails the request with
+		// Maven's message.
+		if _, _, err := pluginversion.Requirement(resolved[validate.ConnectorVersionConfig]); err != nil {
+			return api.ConfigInfos{}, nil, api.Errorf(api.CodeBadRequest, "%s", err.Error())
+		}
+		c, ok := a.plugins.Resolve(resolved)
+		if ok && c.Unmet != "" {
+			return a.unmetVersion(c, resolved), resolved, nil
+		}
+		if ok && c.Java() {
 			infos, err := a.validateJava(ctx, c, resolved)
 			if err != nil {
 				return infos, nil, err
@@ -90,6 +101,17 @@ func (a *Admission) validateResolved(ctx context.Context, props map[string]strin
 	a.checkFilePaths(&infos, p, resolved)
 	a.checkTouched(&infos, resolved)
 	return infos, resolved, nil
+}
+
+// unmetVersion is the validation of a config whose
+// connector.plugin.version no live version satisfies, as Kafka Connect
+// answers it: the framework keys only (it loads no plugin to ask), with the
+// version error on both connector.class and connector.plugin.version.
+func (a *Admission) unmetVersion(c Choice, props map[string]string) api.ConfigInfos {
+	infos := validate.Remote(a.cfg.Registry, c.Plugin(), props, nil, validate.WithExactlyOnce(a.cfg.ExactlyOnce))
+	addKeyError(&infos, validate.ConnectorClassConfig, c.Unmet)
+	addKeyError(&infos, validate.ConnectorVersionConfig, c.Unmet)
+	return infos
 }
 
 // checkTouched adds the errors of what a config makes its connector

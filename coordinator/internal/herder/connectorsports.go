@@ -42,11 +42,14 @@ type configsPort struct{ h *Herder }
 func (p configsPort) Get(name string) (store.Connector, bool) { return p.h.configs.State.Get(name) }
 func (p configsPort) Names() []string                         { return p.h.configs.State.Names() }
 func (p configsPort) All() []store.Connector                  { return p.h.configs.State.All() }
+func (p configsPort) PluginPin(name string) *records.PluginPin {
+	return p.h.configs.State.PluginPin(name)
+}
 func (p configsPort) Apply(ctx context.Context, cmds ...store.Command) error {
-	return p.h.configs.Apply(ctx, cmds...)
+	return p.h.configs.Apply(ctx, p.h.withPluginPins(cmds)...)
 }
 func (p configsPort) Check(ctx context.Context, cmds ...store.Command) error {
-	return p.h.configs.Check(ctx, cmds...)
+	return p.h.configs.Check(ctx, p.h.withPluginPins(cmds)...)
 }
 
 // statusesPort is the statuses (connectors.Statuses): the leader's last

@@ -24,7 +24,7 @@ func (h *Herder) startFleetControllers() {
 	h.maint = maintenance.New(maintenance.Config{Configs: h.configs.State, Windows: h.fleet.State, Store: h.all, Locks: h.locks,
 		Clock: time.Now, NewID: operationID, Changed: h.trigger, WriteFailed: connectors.WriteFailed})
 	h.rollouts = rollout.New(rollout.Config{Configs: h.configs.State, Statuses: h.statuses.State, Rollouts: h.fleet.State,
-		Store: h.all, Locks: h.locks, Clock: time.Now, NewID: operationID, Generation: h.currentGeneration,
+		Store: pinningStore{h}, Locks: h.locks, Clock: time.Now, NewID: operationID, Generation: h.currentGeneration,
 		Validate: h.admit.Validate,
 		CheckSize: func(ctx context.Context, name string, config map[string]string) error {
 			return h.admit.CheckConfigSize(ctx, store.PutConnectorConfig{Name: name, Config: config})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/validate"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/drain"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
@@ -111,6 +112,16 @@ func (p recPorts) Shape(c store.Connector) reconciler.Shape {
 	s := reconciler.Shape{Policy: h.admit.Policy(c.Name)}
 	if pc, ok := h.plugins.Choice(c.Config); ok {
 		s.Plugin, s.Source = pc.Placement(), pc.Kind == connect.KindSource
+		// The agents get the version resolved, exactly: a Java one, and a
+		// built-in's when the config names a version at all (a range an
+		// agent's own host could meet with a Java version must not make
+		// that agent run the Java plugin where the leader chose the
+		// built-in).
+		if pc.Java() {
+			s.PluginVersion = pc.Pinned
+		} else if c.Config[validate.ConnectorVersionConfig] != "" {
+			s.PluginVersion = pc.Version
+		}
 	}
 	return s
 }

@@ -182,7 +182,8 @@ func makeListPlugins(svc Plugins) endpoint.Endpoint {
 
 func makePluginConfig(svc Plugins) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		keys, err := svc.PluginConfig(ctx, request.(pluginRequest).plugin)
+		req := request.(pluginRequest)
+		keys, err := svc.PluginConfig(ctx, req.plugin, req.version)
 		return nonNil(keys), err
 	}
 }

@@ -164,7 +164,7 @@ func (f *fake) ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.Plug
 		f.record("ListPlugins", connectorsOnly)
 }
 
-func (f *fake) PluginConfig(ctx context.Context, plugin string) ([]api.ConfigKeyInfo, error) {
+func (f *fake) PluginConfig(ctx context.Context, plugin, _ string) ([]api.ConfigKeyInfo, error) {
 	return nil, f.record("PluginConfig", plugin)
 }
 

@@ -195,8 +195,10 @@ var opDocs = map[string]opDoc{
 	"list_plugins": {summary: "List the plugins the live agents run",
 		query: []queryParam{qBool("connectorsOnly", "false: converters and transforms too (default true).")},
 		ok:    []okAnswer{{status: 200, desc: "The plugins.", example: []api.PluginInfo{{Class: exFileSource, Type: api.TypeSource, Version: "0.4.0"}}}}},
-	"plugin_config": {summary: "A plugin's config keys", ok: []okAnswer{{status: 200, desc: "The keys.", example: []api.ConfigKeyInfo{{Name: "file", Type: "STRING",
-		Required: true, Importance: "HIGH", Documentation: "Source filename.", Width: "NONE", DisplayName: "file", Dependents: []string{}}}}}, errs: []int{404}},
+	"plugin_config": {summary: "A plugin's config keys",
+		query: []queryParam{qString("version", "The plugin's version (KIP-891): a version, a Maven version range or latest; default the version a connector config naming no version runs. 400 when no version meets it.")},
+		ok: []okAnswer{{status: 200, desc: "The keys.", example: []api.ConfigKeyInfo{{Name: "file", Type: "STRING",
+			Required: true, Importance: "HIGH", Documentation: "Source filename.", Width: "NONE", DisplayName: "file", Dependents: []string{}}}}}, errs: []int{404}},
 	"validate_config": {summary: "Validate a config", body: exValidate, ok: []okAnswer{{status: 200, desc: "The validation; error_count > 0 for an invalid config.",
 		example: api.ConfigInfos{Name: exFileSource, ErrorCount: 1, Groups: []string{"Common"}, Configs: []api.ConfigInfo{{
 			Definition: api.ConfigKeyInfo{Name: "file", Type: "STRING", Required: true, Importance: "HIGH", Documentation: "Source filename.", Width: "NONE", DisplayName: "file", Dependents: []string{}},

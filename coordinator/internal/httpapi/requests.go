@@ -48,7 +48,9 @@ type deleteRequest struct {
 
 type pluginsRequest struct{ connectorsOnly bool }
 
-type pluginRequest struct{ plugin string }
+// pluginRequest names a plugin, and the version of it asked for (empty:
+// none; Kafka Connect 4.1's ?version=).
+type pluginRequest struct{ plugin, version string }
 
 type validateRequest struct {
 	plugin string
@@ -183,7 +185,7 @@ func decodePlugins(_ context.Context, r *http.Request) (any, error) {
 }
 
 func decodePlugin(_ context.Context, r *http.Request) (any, error) {
-	return pluginRequest{plugin: r.PathValue("plugin")}, nil
+	return pluginRequest{plugin: r.PathValue("plugin"), version: r.URL.Query().Get("version")}, nil
 }
 
 func decodeValidate(_ context.Context, r *http.Request) (any, error) {

@@ -85,7 +85,9 @@ type Runtime interface {
 // validation of a config.
 type Plugins interface {
 	ListPlugins(ctx context.Context, connectorsOnly bool) ([]api.PluginInfo, error)
-	PluginConfig(ctx context.Context, plugin string) ([]api.ConfigKeyInfo, error)
+	// PluginConfig lists a plugin's config keys; version, when not empty,
+	// names the version (KIP-891: a version, a range or latest).
+	PluginConfig(ctx context.Context, plugin, version string) ([]api.ConfigKeyInfo, error)
 	ValidateConfig(ctx context.Context, plugin string, config map[string]string) (api.ConfigInfos, error)
 }
 

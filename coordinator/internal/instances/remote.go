@@ -17,8 +17,9 @@ import (
 // RemotePlugin is the Java plugin a connector config uses.
 type RemotePlugin struct {
 	Plugin
-	// Version is the version asked for (connector.plugin.version); empty:
-	// whichever the agent has.
+	// Version is the version the connector resolved to (its
+	// connector.plugin.version, read once for the fleet); empty: whichever
+	// the agent has.
 	Version string
 }
 

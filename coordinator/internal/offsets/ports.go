@@ -44,7 +44,9 @@ type Plugin struct {
 	Plugin *connect.Plugin
 	// Java reports that the plugin's code runs on agents' connector hosts.
 	Java bool
-	// Pinned is the connector.plugin.version asked for, "" for none.
+	// Pinned is the Java plugin version the connector resolved to (its
+	// connector.plugin.version read when the config was written), "" for
+	// none.
 	Pinned string
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"sync"
 	"time"
@@ -128,6 +129,9 @@ func (r *Reconciler) lastAgents() func(api.TaskID) string {
 	}
 }
 
+// pluginVersionKey is KIP-891's connector.plugin.version.
+const pluginVersionKey = "connector.plugin.version"
+
 // desiredTasks are the tasks of connector c that should run, as the
 // planner takes them; last names the agent that last ran each.
 func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string]string, last func(api.TaskID) string) map[api.TaskID]planner.Desired {
@@ -138,12 +142,17 @@ func desiredTasks(c store.Connector, shape Shape, hold bool, reserved map[string
 	if selErr != nil {
 		selError = selErr.Error()
 	}
+	conn := c.Config
+	if v := shape.PluginVersion; v != "" && conn[pluginVersionKey] != v {
+		conn = maps.Clone(conn)
+		conn[pluginVersionKey] = v
+	}
 	out := make(map[api.TaskID]planner.Desired, len(c.Tasks))
 	for i, tc := range c.Tasks {
 		id := api.TaskID{Connector: c.Name, Task: i}
 		// A change of the tenant's rules changes the hash, so the tasks
 		// restart under them (and fail, with a trace, if they break them).
-		out[id] = planner.Desired{ID: id, ConnConfig: c.Config, TaskConfig: tc, Hash: configHash(c.Config, tc) + tenancy.Fingerprint(shape.Policy), Tenant: shape.Policy,
+		out[id] = planner.Desired{ID: id, ConnConfig: conn, TaskConfig: tc, Hash: configHash(conn, tc) + tenancy.Fingerprint(shape.Policy), Tenant: shape.Policy,
 			Paused: c.TargetState == records.TargetPaused, Selector: sel, SelectorError: selError, Plugin: shape.Plugin, Hold: hold, ReservedTopics: reserved,
 			LastAgent: last(id)}
 	}

@@ -432,3 +432,31 @@ func TestRevokeTermForgets(t *testing.T) {
 		t.Fatal("the host plugins seen were forgotten, or a gone host is live")
 	}
 }
+
+// TestDesiredTasksCarryTheResolvedVersion: the agents get the plugin
+// version the config resolved to in place of its spec, part of the
+// config hash (a new version restarts the tasks); the stored config is
+// not changed.
+func TestDesiredTasksCarryTheResolvedVersion(t *testing.T) {
+	noLast := func(api.TaskID) string { return "" }
+	c := conn("c", 2)
+	c.Config["connector.plugin.version"] = "[1.0,3.0)"
+	plain := desiredTasks(c, Shape{}, false, nil, noLast)
+	v2 := desiredTasks(c, Shape{PluginVersion: "2.0.0"}, false, nil, noLast)
+	v21 := desiredTasks(c, Shape{PluginVersion: "2.1.0"}, false, nil, noLast)
+	for i := range 2 {
+		id := tid("c", i)
+		if got := v2[id].ConnConfig["connector.plugin.version"]; got != "2.0.0" {
+			t.Errorf("task %d gets version %q", i, got)
+		}
+		if got := plain[id].ConnConfig["connector.plugin.version"]; got != "[1.0,3.0)" {
+			t.Errorf("task %d without a resolved version gets %q", i, got)
+		}
+		if v2[id].Hash == plain[id].Hash || v2[id].Hash == v21[id].Hash {
+			t.Errorf("task %d: the hash does not change with the version", i)
+		}
+	}
+	if c.Config["connector.plugin.version"] != "[1.0,3.0)" {
+		t.Errorf("the stored config changed: %v", c.Config)
+	}
+}

@@ -98,6 +98,12 @@ type Shape struct {
 	Policy *wire.TenantPolicy
 	// Source: the connector is a source (exactly-once fencing applies).
 	Source bool
+	// PluginVersion, when set, is the Java plugin version the tasks run
+	// (the one the config resolved to when written): the agents get it
+	// as the connector's connector.plugin.version, in place of the
+	// range or keyword the config may have, so that every agent's host
+	// loads that version.
+	PluginVersion string
 }
 
 // Connectors is the connectors' side as the reconciler needs it: their

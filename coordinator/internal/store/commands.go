@@ -48,6 +48,8 @@ func encodeConfig(c configCommand) ([]records.Record, error) {
 type CreateConnector struct {
 	Name   string
 	Config map[string]string
+	// Plugin is the plugin version the config resolved to (nil: none).
+	Plugin *records.PluginPin
 	// TargetState is empty, or STARTED, PAUSED or STOPPED (records.Target*).
 	TargetState string
 }
@@ -65,10 +67,10 @@ func (c CreateConnector) validate() error {
 
 func (c CreateConnector) records() []records.Record {
 	if c.TargetState == "" {
-		return PutConnectorConfig{Name: c.Name, Config: c.Config}.records()
+		return PutConnectorConfig{Name: c.Name, Config: c.Config, Plugin: c.Plugin}.records()
 	}
 	return append(SetTargetState{Name: c.Name, State: c.TargetState}.records(),
-		PutConnectorConfig{Name: c.Name, Config: c.Config}.records()...)
+		PutConnectorConfig{Name: c.Name, Config: c.Config, Plugin: c.Plugin}.records()...)
 }
 
 // PutConnectorConfig writes a connector's config, creating the connector or
@@ -76,6 +78,8 @@ func (c CreateConnector) records() []records.Record {
 type PutConnectorConfig struct {
 	Name   string
 	Config map[string]string
+	// Plugin is the plugin version the config resolved to (nil: none).
+	Plugin *records.PluginPin
 }
 
 func (PutConnectorConfig) topic() Topic { return TopicConfig }
@@ -85,7 +89,7 @@ func (c PutConnectorConfig) encode(*view) ([]records.Record, error) { return enc
 func (c PutConnectorConfig) validate() error { return nil }
 
 func (c PutConnectorConfig) records() []records.Record {
-	return []records.Record{{Key: records.ConnectorKey(c.Name), Value: records.EncodeProperties(c.Config)}}
+	return []records.Record{{Key: records.ConnectorKey(c.Name), Value: records.EncodeConnectorConfig(c.Config, c.Plugin)}}
 }
 
 // SetTargetState writes a connector's target state.

@@ -23,6 +23,9 @@ type Connector struct {
 	// deleted: a task of a higher id may still run on an agent cut off
 	// from the cluster, and must be fenced before offsets change.
 	taskHighWater int
+	// Plugin is the plugin version its config resolved to when written
+	// (nil: none recorded).
+	Plugin *records.PluginPin
 	// Version grows with every change to this connector, so a request can
 	// tell whether the connector changed between its check and its write.
 	Version int64
@@ -98,6 +101,7 @@ func (s *ConfigState) Apply(rec records.ConfigRecord) {
 		}
 		e := s.entry(name, true)
 		e.Config = maps.Clone(rec.Properties)
+		e.Plugin = rec.Plugin
 		if !e.hasTarget {
 			e.TargetState = records.TargetStarted
 		}
@@ -164,6 +168,18 @@ func (s *ConfigState) Get(name string) (Connector, bool) {
 		return Connector{}, false
 	}
 	return copyConnector(e.Connector), true
+}
+
+// PluginPin is the plugin version connector name's config recorded when
+// written (nil: none, or no such connector): what Get returns in
+// Connector.Plugin, without copying the connector.
+func (s *ConfigState) PluginPin(name string) *records.PluginPin {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.connectors[name]; ok {
+		return e.Plugin
+	}
+	return nil
 }
 
 // TaskIDBound returns how many task ids name may have had, connector or

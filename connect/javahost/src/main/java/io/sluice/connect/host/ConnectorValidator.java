@@ -17,6 +17,7 @@ import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigKeyInfo;
 import org.apache.kafka.connect.source.SourceConnector;
+import org.apache.maven.artifact.versioning.VersionRange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +57,7 @@ public final class ConnectorValidator {
         if (className == null || className.isBlank()) {
             throw new IllegalArgumentException("Connector config " + config + " contains no connector type");
         }
-        Connector connector = plugins.newConnector(className);
+        Connector connector = plugins.newConnector(className, PluginVersions.connector(config));
         try (LoaderSwap swap = plugins.withClassLoader(connector.getClass().getClassLoader())) {
             ConfigDef def = connector.config();
             if (def == null) {
@@ -97,9 +98,12 @@ public final class ConnectorValidator {
         return out;
     }
 
-    /** The definitions GET /connector-plugins/{class}/config lists for the connector's own keys. */
-    public List<ConfigKeyInfo> configDef(String className) {
-        Connector connector = plugins.newConnector(className);
+    /**
+     * The definitions GET /connector-plugins/{class}/config lists for the connector's own keys, of
+     * the version asked for (null: the newest).
+     */
+    public List<ConfigKeyInfo> configDef(String className, VersionRange version) {
+        Connector connector = plugins.newConnector(className, version);
         try (LoaderSwap swap = plugins.withClassLoader(connector.getClass().getClassLoader())) {
             ConfigDef def = connector.config();
             if (def == null) {

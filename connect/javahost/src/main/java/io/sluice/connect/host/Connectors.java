@@ -19,6 +19,7 @@ import org.apache.kafka.connect.runtime.isolation.Plugins;
 import org.apache.kafka.connect.sink.SinkConnector;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceConnector;
+import org.apache.maven.artifact.versioning.VersionRange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +59,9 @@ public final class Connectors {
     }
 
     public byte[] configDef(ObjectNode body) {
-        return Json.bytes(Map.of("configs", validator.configDef(Json.text(body, "class"))));
+        Map<String, String> version = body.hasNonNull("version")
+                ? Map.of(ConnectorConfig.CONNECTOR_VERSION, Json.text(body, "version")) : Map.of();
+        return Json.bytes(Map.of("configs", validator.configDef(Json.text(body, "class"), PluginVersions.connector(version))));
     }
 
     /** Starts connector name; one already running under that name is stopped first. */
@@ -80,11 +83,14 @@ public final class Connectors {
                     return null;
                 });
         // The class only: the connector is built on its own thread, in its loader, as Kafka does.
-        ClassLoader loader = plugins.connectorClass(className).getClassLoader();
+        // The version the config names (the agent sends the one the connector resolved to), in
+        // that version's own loader.
+        VersionRange version = PluginVersions.connector(config);
+        ClassLoader loader = plugins.connectorClass(className, version).getClassLoader();
         return stopped.thenCompose(ignored -> {
             SerialExecutor executor = new SerialExecutor("connector-" + name, loader);
             return executor.call(() -> {
-                Connector connector = plugins.newConnector(className);
+                Connector connector = plugins.newConnector(className, version);
                 connector.initialize(new HostConnectorContext(name, connection, metrics.forConnector(name)));
                 connector.start(config);
                 running.put(name, new Running(connector, config, executor));
@@ -165,7 +171,7 @@ public final class Connectors {
         String className = Json.text(body, "class");
         Map<String, String> config = Json.stringMap(body, "config");
         JsonNode offsets = body.path("offsets");
-        Connector connector = plugins.newConnector(className);
+        Connector connector = plugins.newConnector(className, PluginVersions.connector(config));
         String name = config.getOrDefault(ConnectorConfig.NAME_CONFIG, className);
         try (LoaderSwap swap = plugins.withClassLoader(connector.getClass().getClassLoader())) {
             connector.initialize(new HostConnectorContext(name, connection, metrics.forConnector(name)));

@@ -79,7 +79,7 @@ public final class TaskSetup {
         if (connectorClass == null) {
             throw new ConnectException("Connector config " + connectorConfig + " contains no connector type");
         }
-        Class<? extends Connector> klass = plugins.connectorClass(connectorClass);
+        Class<? extends Connector> klass = plugins.connectorClass(connectorClass, PluginVersions.connector(config));
         ClassLoader loader = klass.getClassLoader();
         try (LoaderSwap swap = plugins.withClassLoader(loader)) {
             Class<? extends Task> taskClass = taskClass(plugins, klass, taskConfig, loader);
@@ -103,12 +103,15 @@ public final class TaskSetup {
         String name = taskConfig.get(TaskConfig.TASK_CLASS_CONFIG);
         try {
             if (name == null) {
-                Connector connector = plugins.newConnector(connectorClass.getName());
+                // The connector class is the version's own: instantiated in its loader.
+                Connector connector = connectorClass.getDeclaredConstructor().newInstance();
                 return connector.taskClass();
             }
             return Class.forName(name, true, loader).asSubclass(Task.class);
         } catch (ClassNotFoundException e) {
             throw new ConnectException("Task class " + name + " could not be found", e);
+        } catch (ReflectiveOperationException e) {
+            throw new ConnectException("Could not instantiate " + connectorClass.getName() + " for its task class", e);
         }
     }
 }

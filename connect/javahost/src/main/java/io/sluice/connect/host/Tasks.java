@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.runtime.isolation.LoaderSwap;
 import org.apache.kafka.connect.runtime.isolation.Plugins;
@@ -21,6 +22,13 @@ public final class Tasks {
     private final HostMetrics metrics;
     private final Executor setupPool;
     private final Map<String, TaskRunner> running = new ConcurrentHashMap<>();
+    /**
+     * The last start or stop of each task id still under way: a task's starts and stops run one
+     * after another, in the order they arrived, so that a stop arriving while its task is still
+     * being built (a quick restart: a rollout's patch, then its rollback) stops that task rather
+     * than finding nothing to stop, and the next start does not find it running.
+     */
+    private final Map<String, CompletableFuture<byte[]>> lifecycle = new ConcurrentHashMap<>();
 
     public Tasks(Plugins plugins, Connection connection, HostMetrics metrics, Executor setupPool) {
         this.plugins = plugins;
@@ -36,6 +44,28 @@ public final class Tasks {
      */
     public CompletableFuture<byte[]> start(ObjectNode body) {
         String id = Json.text(body, "id");
+        return inOrder(id, () -> startNow(id, body));
+    }
+
+    /** Runs a start or stop of task id once the one before it (if any) is done, either way. */
+    private CompletableFuture<byte[]> inOrder(String id, Supplier<CompletableFuture<byte[]>> op) {
+        CompletableFuture<byte[]> result = new CompletableFuture<>();
+        CompletableFuture<byte[]> previous = lifecycle.put(id, result);
+        CompletableFuture<?> before = previous == null ? CompletableFuture.completedFuture(null) : previous;
+        before.handle((reply, error) -> null)
+                .thenCompose(ignored -> op.get())
+                .whenComplete((reply, error) -> {
+                    lifecycle.remove(id, result);
+                    if (error != null) {
+                        result.completeExceptionally(Errors.unwrap(error));
+                    } else {
+                        result.complete(reply);
+                    }
+                });
+        return result;
+    }
+
+    private CompletableFuture<byte[]> startNow(String id, ObjectNode body) {
         if (running.containsKey(id)) {
             throw new ConnectException("task " + id + " is already running on this host");
         }
@@ -98,11 +128,14 @@ public final class Tasks {
 
     /** Stops the task; a task not running is no error, so a stop after a failed start is fine. */
     public CompletableFuture<byte[]> stop(ObjectNode body) {
-        TaskRunner runner = running.remove(Json.text(body, "id"));
-        if (runner == null) {
-            return CompletableFuture.completedFuture(Json.bytes(Map.of()));
-        }
-        return runner.stop();
+        String id = Json.text(body, "id");
+        return inOrder(id, () -> {
+            TaskRunner runner = running.remove(id);
+            if (runner == null) {
+                return CompletableFuture.completedFuture(Json.bytes(Map.of()));
+            }
+            return runner.stop();
+        });
     }
 
     /** Stops every task, for the host's exit; the future completes when all have stopped. */

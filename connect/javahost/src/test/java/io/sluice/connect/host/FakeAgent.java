@@ -103,11 +103,16 @@ final class FakeAgent implements AutoCloseable {
 
     /** Sends a request and waits for its reply or error reply. */
     Frame call(String op, byte[] body) throws Exception {
+        return send(op, body).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Sends a request without waiting: its reply or error reply, when it comes. */
+    CompletableFuture<Frame> send(String op, byte[] body) throws IOException {
         int id = nextId.getAndIncrement();
         CompletableFuture<Frame> reply = new CompletableFuture<>();
         pending.put(id, reply);
         write(new Frame(Frame.REQUEST, id, op, body));
-        return reply.get(30, TimeUnit.SECONDS);
+        return reply;
     }
 
     /** Sends a JSON request; fails the test unless the reply is a reply. */

@@ -162,6 +162,9 @@ class GoldenFramesTest {
         assertEquals("disabled", Json.stringMap(start, "worker").get("exactly.once.source.support"));
         assertEquals("io.example.JdbcSourceConnector", Json.stringMap(start, "connector_config").get("connector.class"));
         assertEquals(2, json("request.connector.task_configs.frame").path("max_tasks").asInt());
+        ObjectNode configDef = json("request.connector.config_def.frame");
+        assertEquals("io.example.JdbcSourceConnector", Json.text(configDef, "class"));
+        assertEquals("10.7.4", Json.text(configDef, "version"));
         ObjectNode alter = json("request.connector.alter_offsets.frame");
         assertEquals("orders", alter.path("offsets").get(0).path("partition").path("table").asText());
         assertTrue(alter.path("offsets").get(1).path("offset").isNull());

@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -256,6 +258,32 @@ class HostProtocolTest {
         agent.ok("task.commit", body("id", "src-0"));
         agent.ok("task.stop", body("id", "src-0"));
         agent.error("task.poll", body("id", "src-0"));
+    }
+
+    /**
+     * A quick restart: a start, a stop sent while the host still builds the task, and a start again.
+     * The host runs them in order, so the stop stops the first task (rather than finding nothing
+     * and leaving it to run) and the second start does not find it running.
+     */
+    @Test
+    void aStopDuringItsStartStopsThatTask() throws Exception {
+        Map<String, String> config = Map.of("connector.class", ProbeSourceConnector.class.getName(), "name", "quick");
+        byte[] start = Json.bytes(body("id", "quick-0", "connector_config", config,
+                "task_config", Map.of("task.class", ProbeSourceConnector.ProbeSourceTask.class.getName()), "worker", worker()));
+        ProbeSourceConnector.ProbeSourceTask.buildMillis = 500;
+        try {
+            CompletableFuture<Frame> first = agent.send("task.start", start);
+            CompletableFuture<Frame> stop = agent.send("task.stop", Json.bytes(body("id", "quick-0")));
+            CompletableFuture<Frame> second = agent.send("task.start", start);
+            for (CompletableFuture<Frame> reply : List.of(first, stop, second)) {
+                Frame f = reply.get(30, TimeUnit.SECONDS);
+                assertEquals(Frame.REPLY, f.type(), new String(f.body(), StandardCharsets.UTF_8));
+            }
+        } finally {
+            ProbeSourceConnector.ProbeSourceTask.buildMillis = 0;
+        }
+        agent.ok("task.stop", body("id", "quick-0"));
+        agent.error("task.poll", body("id", "quick-0"));
     }
 
     @Test

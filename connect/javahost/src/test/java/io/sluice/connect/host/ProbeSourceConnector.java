@@ -73,7 +73,20 @@ public class ProbeSourceConnector extends SourceConnector {
 
     /** The probe's task. */
     public static class ProbeSourceTask extends SourceTask {
+        /** How long making a task takes (its constructor): a test's window for requests meanwhile. */
+        static volatile long buildMillis;
+
         private boolean polled;
+
+        public ProbeSourceTask() {
+            if (buildMillis > 0) {
+                try {
+                    Thread.sleep(buildMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
 
         @Override
         public void start(Map<String, String> props) {
