@@ -384,29 +384,13 @@ func writeSchemaless(b *bytes.Buffer, v any) error {
 	return nil
 }
 
+// asInt is a value's integer: a Go integer or a JSON integer.
 func asInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case json.Number:
-		n, err := x.Int64()
-		return n, err == nil
+	if n, ok := v.(json.Number); ok {
+		i, err := n.Int64()
+		return i, err == nil
 	}
-	return 0, false
+	return connect.IntegerValue(v)
 }
 
 func asFloat(v any) (float64, bool) {

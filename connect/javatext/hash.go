@@ -28,7 +28,7 @@ func hashCode(s *connect.Schema, v any) (int32, bool) {
 			if tm, ok := v.(time.Time); ok {
 				return javahash.Long(tm.UnixMilli()), true
 			}
-			n, ok := asInt(v)
+			n, ok := connect.IntegerValue(v)
 			if ok && s.Name == DateName {
 				n *= millisPerDay
 			}
@@ -74,7 +74,7 @@ func hashCode(s *connect.Schema, v any) (int32, bool) {
 			return 0, false
 		}
 	}
-	if n, ok := asInt(v); ok {
+	if n, ok := connect.IntegerValue(v); ok {
 		return int32(n), true
 	}
 	rv := reflect.ValueOf(v)

@@ -98,7 +98,7 @@ func write(b *strings.Builder, s *connect.Schema, v any) {
 			writeMap(b, s, reflect.ValueOf(x))
 		}
 	default:
-		if n, ok := asInt(v); ok {
+		if n, ok := connect.IntegerValue(v); ok {
 			b.WriteString(strconv.FormatInt(n, 10))
 			return
 		}
@@ -261,7 +261,7 @@ func writeLogical(b *strings.Builder, s *connect.Schema, v any) bool {
 			b.WriteString(Date(t.UnixMilli()))
 			return true
 		}
-		n, ok := asInt(v)
+		n, ok := connect.IntegerValue(v)
 		if ok {
 			b.WriteString(Date(n * millisPerDay))
 		}
@@ -271,7 +271,7 @@ func writeLogical(b *strings.Builder, s *connect.Schema, v any) bool {
 			b.WriteString(Date(t.UnixMilli()))
 			return true
 		}
-		n, ok := asInt(v)
+		n, ok := connect.IntegerValue(v)
 		if ok {
 			b.WriteString(Date(n))
 		}
@@ -335,24 +335,3 @@ func BigDecimal(unscaled *big.Int, scale int32) string {
 	return out
 }
 
-func asInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	}
-	return 0, false
-}

@@ -258,24 +258,16 @@ func inferType(v any) string {
 	return ""
 }
 
+// asInt64 is Java's (long) of a number: an integer as it is, a float
+// truncated as Java casts it.
 func asInt64(v any) (int64, bool) {
 	switch x := v.(type) {
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
 	case float32:
 		return javaLong(float64(x)), true
 	case float64:
 		return javaLong(x), true
 	}
-	return 0, false
+	return connect.IntegerValue(v)
 }
 
 // javaLong is Java's (long) of a double: truncated, saturated, NaN is 0.
