@@ -334,4 +334,3 @@ func BigDecimal(unscaled *big.Int, scale int32) string {
 	}
 	return out
 }
-
