@@ -95,9 +95,9 @@ func javaFloatDigits(fract uint64, binExp, nSignificantBits int) fdDigits {
 	tenSBits := s2 + 1 + pow5Bits(s5+1)
 	switch {
 	case bBits < 32 && tenSBits < 32:
-		g.run32(int32(fract)*int32(pow5(b5))<<uint(b2), int32(pow5(s5))<<uint(s2), int32(pow5(m5))<<uint(m2))
+		runFixed(&g, int32(fract)*int32(pow5(b5))<<uint(b2), int32(pow5(s5))<<uint(s2), int32(pow5(m5))<<uint(m2))
 	case bBits < 64 && tenSBits < 64:
-		g.run64(int64(fract)*int64(pow5(b5))<<uint(b2), int64(pow5(s5))<<uint(s2), int64(pow5(m5))<<uint(m2))
+		runFixed(&g, int64(fract)*int64(pow5(b5))<<uint(b2), int64(pow5(s5))<<uint(s2), int64(pow5(m5))<<uint(m2))
 	default:
 		g.runBig(fract, b5, b2, s5, s2, m5, m2)
 	}
@@ -128,7 +128,10 @@ func (g *digitGen) first(q int) {
 	}
 }
 
-func (g *digitGen) run32(b, s, m int32) {
+// runFixed generates the digits in Java's int (int32) or long (int64)
+// arithmetic, whichever Java 17 picks for the value's size: the width
+// matters, since m and the final difference wrap around as Java's do.
+func runFixed[T int32 | int64](g *digitGen, b, s, m T) {
 	tens := s * 10
 	q := b / s
 	b = 10 * (b % s)
@@ -147,29 +150,8 @@ func (g *digitGen) run32(b, s, m int32) {
 		}
 		g.digits = append(g.digits, byte('0'+q))
 	}
-	// Java takes the difference in 32 bits, wrap-around included.
+	// Java takes the difference in the same width, wrap-around included.
 	g.cmpHalf = sign64(int64((b << 1) - tens))
-}
-
-func (g *digitGen) run64(b, s, m int64) {
-	tens := s * 10
-	q := b / s
-	b = 10 * (b % s)
-	m *= 10
-	g.low, g.high = b < m, b+m > tens
-	g.first(int(q))
-	for !g.low && !g.high {
-		q = b / s
-		b = 10 * (b % s)
-		m *= 10
-		if m > 0 {
-			g.low, g.high = b < m, b+m > tens
-		} else {
-			g.low, g.high = true, true
-		}
-		g.digits = append(g.digits, byte('0'+q))
-	}
-	g.cmpHalf = sign64((b << 1) - tens)
 }
 
 func (g *digitGen) runBig(fract uint64, b5, b2, s5, s2, m5, m2 int) {
