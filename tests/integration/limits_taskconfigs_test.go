@@ -1,7 +1,8 @@
 package integration
 
 import (
-	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,13 +21,19 @@ func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
 	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
 	topic := c.Name("wide")
 	// A generator task config is the connector's config plus task.class and
-	// task.streams (some 80 bytes): a config whose record (Kafka Connect's
-	// {"properties":{…}}, keyed connector-<name>) is 30 bytes under the
-	// limit makes its task's record too large.
+	// task.streams, while the connector's record also carries the plugin
+	// version chosen for it (sluice.plugin): measure both records of a
+	// small config, then pad the config so that the connector's record
+	// fits under the limit and its task's does not. The alias keeps the
+	// connector's record the smaller of the two.
 	const genName = "one-task-over-the-record-limit"
-	gen := cfgOf("connector.class", classGenerator, "topic", topic, "rate", "1", "name", genName, "padding", "")
-	base, _ := json.Marshal(map[string]any{"properties": gen})
-	gen["padding"] = strings.Repeat("g", configRecordLimit-30-len("connector-"+genName)-len(base))
+	gen := cfgOf("connector.class", "GeneratorSource", "topic", topic, "rate", "1", "name", genName, "padding", "")
+	connRec, taskRec := configRecordSizes(t, c, "one-task-over-the-record-probe", gen)
+	grows := taskRec - connRec
+	if grows < 2 {
+		t.Fatalf("the task's config record (%d bytes) is not larger than the connector's (%d): no config fits with a task over the limit", taskRec, connRec)
+	}
+	gen["padding"] = strings.Repeat("g", configRecordLimit-grows/2-connRec)
 	tests := []struct {
 		name   string
 		config map[string]string
@@ -70,4 +77,28 @@ func TestTaskConfigsTooLargeFailTheConnector(t *testing.T) {
 			})
 		})
 	}
+}
+
+// configRecordSizes creates a connector of config under name (a name as
+// long as the one the caller pads for), and answers the key and value bytes
+// of its config record and of its first task's, then deletes it.
+func configRecordSizes(t *testing.T, c *sluicetest.Cluster, name string, config map[string]string) (connector, task int) {
+	t.Helper()
+	config = maps.Clone(config)
+	config["name"] = name
+	mustCreate(c, name, config, "")
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		connector, task = 0, 0
+		for _, r := range c.ReadTopic(c.Prefix + "-configs") {
+			switch string(r.Key) {
+			case "connector-" + name:
+				connector = len(r.Key) + len(r.Value)
+			case "task-" + name + "-0":
+				task = len(r.Key) + len(r.Value)
+			}
+		}
+		return connector > 0 && task > 0, fmt.Sprintf("config records of %s: connector %d bytes, task %d bytes", name, connector, task)
+	})
+	c.Must(http.StatusNoContent, "DELETE", "/connectors/"+name, nil)
+	return connector, task
 }
