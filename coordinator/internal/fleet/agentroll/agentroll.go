@@ -369,6 +369,13 @@ func (c *Controller) agentStep(r store.AgentRoll, a store.RolledAgent, reg regis
 	case store.RollUncordoning:
 		mark, marked := c.cfg.Fleet.Agent(a.ID)
 		cmds := []store.Command{store.RollAgentDone{ID: r.ID, Batch: r.Batch, Agent: a.ID, At: now}}
+		// The roll lifts only its own mark: one an operator took over
+		// while the agent restarted (a cordon) is theirs to lift. A mark
+		// without an origin, written before marks recorded one, is lifted
+		// as it always was.
+		if marked && mark.Origin == api.CordonOperator {
+			return cmds
+		}
 		if cmd := drain.MarkCommand(a.ID, mark, marked, drain.Mark{State: api.AgentActive}, now); cmd != nil {
 			cmds = append([]store.Command{cmd}, cmds...)
 		}

@@ -457,3 +457,27 @@ func TestCheckSpec(t *testing.T) {
 		t.Fatalf("a roll of no agent: %v", err)
 	}
 }
+
+// TestRollLeavesAnOperatorsCordon: an operator who cordons an agent while
+// a roll waits for it to restart takes the mark over; the roll finishes
+// the agent but leaves the operator's cordon for the operator to lift.
+func TestRollLeavesAnOperatorsCordon(t *testing.T) {
+	e := newEnv(t)
+	r := e.create([]string{"a"}, 1, "1m")
+	e.step(r.ID)
+	e.moveAll()
+	e.step(r.ID)
+	e.want(r.ID, "running a:waiting_restart")
+	cur, ok := e.mem.Fleet.Agent("a")
+	cmd := drain.MarkCommand("a", cur, ok, drain.Mark{State: api.AgentCordoned, Origin: api.CordonOperator, Principal: "bob"}, e.now)
+	if err := e.mem.Apply(context.Background(), cmd); err != nil {
+		t.Fatal(err)
+	}
+	e.reg.restart("a", e.now.Add(time.Second))
+	e.step(r.ID)
+	e.step(r.ID)
+	e.want(r.ID, "done a:done")
+	if m, _ := e.mem.Fleet.Agent("a"); m.State != api.AgentCordoned || m.By() != api.CordonOperator || m.Principal != "bob" {
+		t.Fatalf("a's mark after the roll: %+v, want bob's cordon kept", m)
+	}
+}
