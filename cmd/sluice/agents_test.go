@@ -148,10 +148,10 @@ func TestAgentsCLI(t *testing.T) {
 	u := f.URL
 	// The version's column is as wide as the version.
 	w := max(len("VERSION"), len(version.Version))
-	want := fmt.Sprintf("ID       STATE   TASKS  %-[1]*[2]s  LABELS   LEASE  REGISTERED\n"+
-		"agent-1  active  0      %-[1]*[3]s  -        <s>    true\n"+
-		"agent-2  active  0      %-[1]*[3]s  host=h2  <s>    true\n"+
-		"agent-3  active  0      %-[1]*[3]s  host=h3  <s>    true\n", w, "VERSION", version.Version)
+	want := fmt.Sprintf("ID       STATE   BY  TASKS  %-[1]*[2]s  LABELS   LEASE  REGISTERED\n"+
+		"agent-1  active  -   0      %-[1]*[3]s  -        <s>    true\n"+
+		"agent-2  active  -   0      %-[1]*[3]s  host=h2  <s>    true\n"+
+		"agent-3  active  -   0      %-[1]*[3]s  host=h3  <s>    true\n", w, "VERSION", version.Version)
 	for _, args := range [][]string{{"agents", "list"}, {"get", "agents"}} {
 		if got := leaseCol.ReplaceAllString(mustCLI(t, append(args, "--url", u)...), "<s>"); got != want {
 			t.Fatalf("sluice %s:\n%s\nwant:\n%s", strings.Join(args, " "), got, want)
@@ -183,6 +183,9 @@ func TestAgentsCLI(t *testing.T) {
 	}
 	if st := agentByID(t, agentsJSON(t, u), "agent-3").State; st != api.AgentCordoned {
 		t.Fatalf("agent-3 after cordon: %s", st)
+	}
+	if out := mustCLI(t, "agents", "list", "--url", u); !regexp.MustCompile(`(?m)^agent-3  cordoned  operator  `).MatchString(out) {
+		t.Fatalf("agents list after an operator's cordon, want BY operator:\n%s", out)
 	}
 	if out := mustCLI(t, "agents", "uncordon", "agent-3", "-o", "yaml", "--url", u); !strings.Contains(out, "state: active\n") {
 		t.Fatalf("agents uncordon -o yaml:\n%s", out)

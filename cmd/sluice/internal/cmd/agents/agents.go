@@ -96,12 +96,17 @@ func List(c *cli.Context) error {
 	return s.Print(agents, func() *output.Rows { return agentTable(agents, time.Now()) })
 }
 
-// agentTable shows agents one a line; LEASE is the seconds left of the
-// lease at now ("-" for an agent that is not registered).
+// agentTable shows agents one a line; BY is who cordoned or drained the
+// agent (docs/operations.md, "Who cordoned an agent"), LEASE the seconds
+// left of the lease at now ("-" for an agent that is not registered).
 func agentTable(agents []api.AgentInfo, now time.Time) *output.Rows {
-	t := output.NewRows("ID", "STATE", "TASKS", "VERSION", "LABELS", "LEASE", "REGISTERED")
+	t := output.NewRows("ID", "STATE", "BY", "TASKS", "VERSION", "LABELS", "LEASE", "REGISTERED")
 	for _, a := range agents {
-		t.Add(a.ID, a.State, fmt.Sprint(len(a.Tasks)), a.Version, labels.Format(a.Labels), lease(a, now), fmt.Sprint(a.Registered))
+		by := ""
+		if a.Cordon != nil {
+			by = a.Cordon.Origin
+		}
+		t.Add(a.ID, a.State, by, fmt.Sprint(len(a.Tasks)), a.Version, labels.Format(a.Labels), lease(a, now), fmt.Sprint(a.Registered))
 	}
 	return t
 }
