@@ -207,4 +207,28 @@ func TestChoiceKeepsRecordedVersion(t *testing.T) {
 	if v := p.Version(config); v != "1.5" {
 		t.Errorf("status version %q", v)
 	}
+
+	// A write of another key keeps the recorded version; a write of
+	// another spec resolves it anew.
+	put(config, &records.PluginPin{Class: javaSink, Spec: "[1.0,3)", Version: "1.0", Java: true})
+	wider := map[string]string{"name": "c", "connector.class": javaSink, "connector.plugin.version": "[1.0,3)", "tasks.max": "4"}
+	if pin := p.PinFor("c", wider); pin == nil || pin.Version != "1.0" {
+		t.Errorf("a write of tasks.max: pin %+v, want 1.0 kept", pin)
+	}
+	if pin := p.PinFor("c", map[string]string{"name": "c", "connector.class": javaSink, "connector.plugin.version": "latest"}); pin == nil || pin.Version != "2.0" {
+		t.Errorf("a write of another spec: pin %+v, want 2.0 resolved", pin)
+	}
+
+	// A config no write recorded a version for (an older Sluice's, Kafka
+	// Connect's) runs on any agent with the class, as before versions were
+	// recorded; one naming an exact version runs that version only.
+	put(map[string]string{"name": "c", "connector.class": javaSink}, nil)
+	if c, _ := p.Choice(map[string]string{"name": "c", "connector.class": javaSink}); c.Pinned != "" || c.Placement() != registry.HostPluginPlacement(javaSink, "") {
+		t.Errorf("an unrecorded config: %+v, want any version", c)
+	}
+	exact := map[string]string{"name": "c", "connector.class": javaSink, "connector.plugin.version": "1.0"}
+	put(exact, nil)
+	if c, _ := p.Choice(exact); c.Pinned != "1.0" {
+		t.Errorf("an unrecorded config naming 1.0: %+v", c)
+	}
 }

@@ -16,8 +16,9 @@ import (
 // the config (records.PluginPin). Choice then answers with that version for
 // as long as the config names the same class and version spec, so that
 // every task of the connector runs the same version on whichever agent it
-// lands, whatever versions agents bring or take away later. The next write
-// of the config (a PUT, a PATCH, a rollout's patch) resolves again.
+// lands, whatever versions agents bring or take away later. A write that
+// changes the class or the version spec resolves again (PinFor); a
+// rollback writes back the version recorded before the patch.
 
 // Choice decides which plugin a stored connector config runs: the version
 // recorded when the config was written, else (a config written before
@@ -29,7 +30,54 @@ func (p *Plugins) Choice(props map[string]string) (Choice, bool) {
 			return c, true
 		}
 	}
-	return p.Resolve(props)
+	c, ok := p.Resolve(props)
+	if ok && c.Java() && p.unrecorded(props) {
+		// A config no write of this Sluice recorded a version for (an
+		// older Sluice's, Kafka Connect's) runs as it ran before versions
+		// were recorded: on any agent whose host has the class, at that
+		// host's version, unless it names one exact version — so that a
+		// new version appearing on one agent neither restarts its tasks
+		// nor gathers them there. Its next write records a version.
+		if _, exact := exactVersion(props); !exact {
+			c.Pinned = ""
+		}
+	}
+	return c, ok
+}
+
+// unrecorded reports whether the stored connector of props has no plugin
+// version recorded at all.
+func (p *Plugins) unrecorded(props map[string]string) bool {
+	return p.configs == nil || p.configs.PluginPin(props["name"]) == nil
+}
+
+// exactVersion is the one version connector.plugin.version names, when it
+// names exactly one.
+func exactVersion(props map[string]string) (string, bool) {
+	req, has, err := pluginversion.Requirement(props[validate.ConnectorVersionConfig])
+	if err != nil || !has {
+		return "", false
+	}
+	return req.Exact()
+}
+
+// PinFor is what a write of config for connector name records: the
+// version recorded with the connector's config today while config still
+// names the same class and version spec and that plugin is still known,
+// so that changing another key (tasks.max, a rollout of batch.size) never
+// moves a connector to a version that appeared since; else what Resolve
+// chooses now (Pin). Changing connector.plugin.version, or a rollout
+// doing it, is how a connector moves to another version.
+func (p *Plugins) PinFor(name string, config map[string]string) *records.PluginPin {
+	if p.configs != nil {
+		if pin := p.configs.PluginPin(name); pin != nil &&
+			pin.Class == connect.JavaTrim(config[validate.ConnectorClassConfig]) && pin.Spec == config[validate.ConnectorVersionConfig] {
+			if _, ok := p.pinned(*pin); ok {
+				return pin
+			}
+		}
+	}
+	return p.Pin(config)
 }
 
 // Pin is what a write of config records with it: the plugin and version

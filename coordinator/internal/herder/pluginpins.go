@@ -6,19 +6,20 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
-// withPluginPins gives each connector config write among cmds the plugin
-// version its config resolves to now (connectors.Plugins.Pin), which the
-// config record keeps: every write of a config — create, PUT, PATCH, a
-// move, a rollout's patch and its rollback — resolves the version once,
-// for the whole fleet, and the connector's tasks then run that version
-// only (docs/plugins.md). A command that already carries a pin keeps it.
+// withPluginPins gives each connector config write among cmds its plugin
+// version, which the config record keeps: a create's resolved now
+// (connectors.Plugins.Pin), a config write's kept from the connector's
+// record while the class and version spec stay the same and else resolved
+// now (PinFor) — once, for the whole fleet, so that the connector's tasks
+// run that version only (docs/plugins.md). A command that already
+// carries a pin (a rollback's, a move's) keeps it.
 func (h *Herder) withPluginPins(cmds []store.Command) []store.Command {
 	out := make([]store.Command, len(cmds))
 	for i, cmd := range cmds {
 		switch c := cmd.(type) {
 		case store.PutConnectorConfig:
 			if c.Plugin == nil {
-				c.Plugin = h.plugins.Pin(c.Config)
+				c.Plugin = h.plugins.PinFor(c.Name, c.Config)
 			}
 			cmd = c
 		case store.CreateConnector:

@@ -256,8 +256,11 @@ type ApplyConnector struct {
 	Batch         int
 	Connector     string
 	Before, After map[string]string
-	State         string
-	At            time.Time
+	// BeforePlugin is the plugin version the connector ran before the
+	// patch (RolloutConnector.BeforePlugin).
+	BeforePlugin *records.PluginPin
+	State        string
+	At           time.Time
 }
 
 func (ApplyConnector) topic() Topic { return TopicFleet }
@@ -278,7 +281,7 @@ func (c ApplyConnector) encode(v *view) ([]records.Record, error) {
 		if rc.State != BatchPending {
 			return fmt.Errorf("%w: connector %s of rollout %s is %s already", ErrStale, c.Connector, c.ID, rc.State)
 		}
-		rc.State, rc.Before, rc.After = c.State, c.Before, c.After
+		rc.State, rc.Before, rc.After, rc.BeforePlugin = c.State, c.Before, c.After, c.BeforePlugin
 		return nil
 	})
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/sluice-io/sluice/shared/records"
 )
 
 // The fleet topic's records, as the coordinator keeps them. They are the
@@ -119,11 +121,17 @@ type RolloutBatch struct {
 
 // RolloutConnector is one connector of a batch.
 type RolloutConnector struct {
-	Name       string            `json:"name"`
-	Before     map[string]string `json:"before"`
-	After      map[string]string `json:"after"`
-	WasRunning bool              `json:"was_running"`
-	State      string            `json:"state"`
+	Name   string            `json:"name"`
+	Before map[string]string `json:"before"`
+	// BeforePlugin is the plugin version the before config ran, recorded
+	// when the patch was applied, so that a rollback runs that version
+	// again rather than resolving the before config anew (which, for a
+	// range or no connector.plugin.version, may be the version that
+	// failed).
+	BeforePlugin *records.PluginPin `json:"before_plugin,omitempty"`
+	After        map[string]string  `json:"after"`
+	WasRunning   bool               `json:"was_running"`
+	State        string             `json:"state"`
 }
 
 // Final reports whether nothing more happens to the rollout: its

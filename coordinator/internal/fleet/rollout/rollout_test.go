@@ -705,3 +705,29 @@ func TestStaleStepIsDropped(t *testing.T) {
 		t.Fatal("after config")
 	}
 }
+
+// TestRollBackRestoresThePluginVersion: a rollback writes the before
+// config with the plugin version the connector ran before the patch, not
+// the before config resolved anew — which, for a version range or none,
+// could be the very version that failed the health gate.
+func TestRollBackRestoresThePluginVersion(t *testing.T) {
+	e := newEnv(t, "a")
+	before := &records.PluginPin{Class: "io.example.Source", Spec: "[1.0,4.0)", Version: "1.0.0", Java: true}
+	e.apply(store.PutConnectorConfig{Name: "a", Config: map[string]string{"name": "a", "v": "1"}, Plugin: before})
+	s := spec("rollback")
+	s.Batches = []json.RawMessage{json.RawMessage(`"rest"`)}
+	r := e.create(s, "a")
+	drive(e, r.ID, func() bool { return e.rollout(r.ID).Batches[0].State == store.BatchVerifying })
+	if got := e.rollout(r.ID).Batches[0].Connectors[0].BeforePlugin; !reflect.DeepEqual(got, before) {
+		t.Fatalf("recorded before plugin %+v, want %+v", got, before)
+	}
+	// What the patch's write recorded (the leader resolves it: here, 3.0.0).
+	e.apply(store.PutConnectorConfig{Name: "a", Config: map[string]string{"name": "a", "v": "2"},
+		Plugin: &records.PluginPin{Class: before.Class, Spec: before.Spec, Version: "3.0.0", Java: true}})
+	e.gen++
+	e.status("a", api.StateRunning, api.StateFailed)
+	drive(e, r.ID, func() bool { return e.rollout(r.ID).State == store.RolloutRolledBack })
+	if e.config("a") != "1" || !reflect.DeepEqual(e.mem.Config.PluginPin("a"), before) {
+		t.Fatalf("after the rollback: v=%s, plugin %+v, want v=1 at %+v", e.config("a"), e.mem.Config.PluginPin("a"), before)
+	}
+}

@@ -166,12 +166,16 @@ func (c *Controller) batchStep(ctx context.Context, r store.Rollout, now time.Ti
 func (c *Controller) applyStep(ctx context.Context, r store.Rollout, rc store.RolloutConnector, now time.Time) ([]store.Command, error) {
 	mark := store.ApplyConnector{ID: r.ID, Batch: r.Batch, Connector: rc.Name, Before: rc.Before, After: rc.After, State: store.ConnectorApplied, At: now}
 	cur, ok := c.cfg.Configs.Get(rc.Name)
+	mark.BeforePlugin = cur.Plugin
 	switch {
 	case !ok:
 		mark.State = store.ConnectorSkipped
 		return []store.Command{mark}, nil
 	case maps.Equal(cur.Config, rc.After):
-		return []store.Command{mark}, nil // the patch is in its config already
+		// The patch is in its config already; the version the before
+		// config ran is not known, so a rollback resolves it anew.
+		mark.BeforePlugin = nil
+		return []store.Command{mark}, nil
 	case !maps.Equal(cur.Config, rc.Before):
 		mark.Before, mark.After = cur.Config, MergePatch(rc.Name, cur.Config, r.Spec.Patch)
 		if err := c.cfg.Validate(ctx, mark.After); err != nil {
@@ -260,5 +264,7 @@ func (c *Controller) restoreStep(id string, batch int, rc store.RolloutConnector
 	case maps.Equal(cur.Config, rc.Before):
 		return []store.Command{mark}
 	}
-	return []store.Command{store.PutConnectorConfig{Name: rc.Name, Config: rc.Before}, mark}
+	// The version the connector ran before, not the before config
+	// resolved anew (docs/plugins.md, "Plugin upgrades as rollouts").
+	return []store.Command{store.PutConnectorConfig{Name: rc.Name, Config: rc.Before, Plugin: rc.BeforePlugin}, mark}
 }
