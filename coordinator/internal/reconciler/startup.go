@@ -26,7 +26,8 @@ import (
 //     go elsewhere once it runs out. An agent taken for lost (its NATS
 //     connection closed, its lease ran out) is presumed by nobody: its
 //     tasks are placed at once, as in a running cluster.
-//   - The backlog — the unplaced tasks that no agent ever ran when the
+//   - The backlog — the unplaced tasks that no agent ever ran, or whose
+//     last agent is neither registered nor presumed (lost), when the
 //     start's first agent registers — is held for the settle window after
 //     that registration, or until every presumed agent has registered or
 //     expired, so that agents starting together share it. Tasks that
@@ -64,7 +65,9 @@ func (s *startup) begin() {
 // no agent registered a start is (re)opened: nothing can be placed yet.
 func (s *startup) holds(now time.Time, agents []registry.Agent, desired map[api.TaskID]planner.Desired, placed map[api.TaskID]placements.Placement) map[api.TaskID]bool {
 	registered, presumed := 0, 0
+	known := make(map[string]bool, len(agents))
 	for _, a := range agents {
+		known[a.ID] = true
 		if a.Registered {
 			registered++
 		} else {
@@ -82,8 +85,11 @@ func (s *startup) holds(now time.Time, agents []registry.Agent, desired map[api.
 	}
 	if s.first.IsZero() {
 		s.first, s.presumed, s.backlog = now, presumed > 0, map[api.TaskID]bool{}
+		// Tasks of an agent nobody waits for (lost: the whole fleet
+		// crashed under a running leader) are as unowned as those no
+		// agent ran: they are shared by the agents starting together too.
 		for id, d := range desired {
-			if _, ok := placed[id]; !ok && d.LastAgent == "" {
+			if _, ok := placed[id]; !ok && !known[d.LastAgent] {
 				s.backlog[id] = true
 			}
 		}

@@ -309,6 +309,14 @@ func TestStartupHolds(t *testing.T) {
 	if got := off.holds(t0, reg("a"), desired, nil); got != nil {
 		t.Fatalf("no settle window: %v", got)
 	}
+	// A task whose last agent nobody waits for (lost: the whole fleet
+	// crashed) is in the backlog as well, shared by the agents starting
+	// together rather than all given to the first one.
+	lost := startup{settle: settle}
+	lost.begin()
+	if got := lost.holds(t0, reg("b"), desired, nil); !maps.Equal(got, map[api.TaskID]bool{x: true, y: true}) {
+		t.Fatalf("first registration after the fleet was lost: %v, want both tasks held", got)
+	}
 }
 
 // TestTableLeave: an agent leaving while others are registered is
