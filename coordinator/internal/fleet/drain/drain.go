@@ -170,8 +170,15 @@ func MarkCommand(id string, cur store.AgentMark, ok bool, want Mark, now time.Ti
 		mark.Origin, mark.Principal, mark.AgentStartedAt = cur.By(), cur.Principal, cur.AgentStartedAt
 	}
 	if cur.State == want.State && cur.Force == want.Force {
+		// The same mark again is nothing to write — but a pre-stop drain
+		// of a newer process of the agent (it restarted and is stopping
+		// again before its old mark was lifted) is that process's own,
+		// or the lift meant for the old one would end it mid-drain.
 		if mark.Origin == cur.By() {
-			return nil
+			if mark.AgentStartedAt.Equal(cur.AgentStartedAt) {
+				return nil
+			}
+			return store.MarkAgent{ID: id, Mark: mark} // a new drain: counted from now
 		}
 		mark.StartedAt = cur.StartedAt
 	}
