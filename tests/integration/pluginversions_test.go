@@ -279,6 +279,11 @@ func TestPluginVersionsFleetWide(t *testing.T) {
 	c.StartCoordinator()
 	waitUnassigned()
 
+	// A write of another key keeps the recorded version, though the range
+	// would resolve to 1.0.0 with the agents live now.
+	c.Must(http.StatusOK, "PATCH", "/connectors/"+name+"/config", map[string]string{"note": "a key the plugin ignores"})
+	waitUnassigned()
+
 	// One comes back: the tasks run there, at 2.0.0.
 	c.StartAgent(2)
 	st = waitVersion(c, hosts, name, "2.0.0", 3)

@@ -41,6 +41,9 @@ type initialOffsets struct {
 	entries  []api.ConnectorOffset
 	sink     []offsetval.SinkOffset
 	definite bool
+	// plugin is the plugin version the create records: a move's, carried
+	// over from the connector it moves; nil: resolved as it is written.
+	plugin *records.PluginPin
 }
 
 // checkInitialOffsets validates initial_offsets as PATCH would (without the
@@ -144,7 +147,7 @@ func (c creator) run(ctx context.Context, name, target string, config map[string
 	if writeErr == nil {
 		step = StepWriteConfig
 		writeErr = c.s.step(StepWriteConfig, func() error {
-			return c.s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: config, TargetState: target})
+			return c.s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: config, Plugin: in.plugin, TargetState: target})
 		})
 	}
 	if writeErr == nil {

@@ -195,6 +195,9 @@ func (m *move) run(ctx context.Context) (api.MoveResult, error) {
 			if err != nil {
 				return err
 			}
+			// The new connector runs the version the old one ran, unless
+			// its config names another class or version spec.
+			in.plugin = s.plugins.PinFor(m.old.Name, m.config)
 			id, err := s.create.run(ctx, m.to, records.TargetStopped, m.config, in, offsets.Meta{Operation: api.HistoryMove, Detail: detail})
 			if err == nil {
 				m.res.HistoryID = id
@@ -218,7 +221,7 @@ func (m *move) run(ctx context.Context) (api.MoveResult, error) {
 			err := s.writeDelete(ctx, name)
 			if err == nil {
 				m.push("re-creating the old connector", func(ctx context.Context) error {
-					return s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: m.old.Config, TargetState: records.TargetStopped})
+					return s.cfg.Writer.Apply(ctx, store.CreateConnector{Name: name, Config: m.old.Config, Plugin: m.old.Plugin, TargetState: records.TargetStopped})
 				})
 			}
 			return err
