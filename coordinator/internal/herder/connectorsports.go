@@ -42,6 +42,7 @@ type configsPort struct{ h *Herder }
 func (p configsPort) Get(name string) (store.Connector, bool) { return p.h.configs.State.Get(name) }
 func (p configsPort) Names() []string                         { return p.h.configs.State.Names() }
 func (p configsPort) All() []store.Connector                  { return p.h.configs.State.All() }
+
 // PluginPin implements connectors.Configs: the version recorded with a
 // connector's config.
 func (p configsPort) PluginPin(name string) *records.PluginPin {
