@@ -65,9 +65,7 @@ func (s *startup) begin() {
 // no agent registered a start is (re)opened: nothing can be placed yet.
 func (s *startup) holds(now time.Time, agents []registry.Agent, desired map[api.TaskID]planner.Desired, placed map[api.TaskID]placements.Placement) map[api.TaskID]bool {
 	registered, presumed := 0, 0
-	known := make(map[string]bool, len(agents))
 	for _, a := range agents {
-		known[a.ID] = true
 		if a.Registered {
 			registered++
 		} else {
@@ -88,6 +86,10 @@ func (s *startup) holds(now time.Time, agents []registry.Agent, desired map[api.
 		// Tasks of an agent nobody waits for (lost: the whole fleet
 		// crashed under a running leader) are as unowned as those no
 		// agent ran: they are shared by the agents starting together too.
+		known := make(map[string]bool, len(agents))
+		for _, a := range agents {
+			known[a.ID] = true
+		}
 		for id, d := range desired {
 			if _, ok := placed[id]; !ok && !known[d.LastAgent] {
 				s.backlog[id] = true
