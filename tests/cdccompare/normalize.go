@@ -66,9 +66,11 @@ func KindOf(topic string) Kind {
 //     transaction counter, which other databases' traffic moves;
 //   - transaction.id ("<txId>:<lsn>") and the transaction topic's id.
 //
-// Everything else — every column value, schema, field order within an
-// array, op, snapshot marker, source.db/schema/table, the transaction
-// counts — is compared.
+// Beside these, the header __debezium.context.runId (maskedHeaders) is
+// masked, and a transaction END's data_collections sorted
+// (normalizeDataCollections). Everything else — every column value, the
+// schemas, op, the snapshot marker, source.db/schema/table, the
+// transaction counts, the order of records within a topic — is compared.
 var masked = map[Kind][]string{
 	Changes: changeMasks,
 	Message: changeMasks,

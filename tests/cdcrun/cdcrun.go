@@ -87,6 +87,13 @@ func NewDatabase(t *testing.T, host, port string) *Database {
 	t.Cleanup(func() {
 		_ = exec.Command("psql", db.args("postgres", "-c", "DROP DATABASE IF EXISTS "+db.Name+" WITH (FORCE)")...).Run()
 	})
+	// The settings that shape values' text form (money, dates, intervals,
+	// zoned times), pinned here rather than left to how the server was set
+	// up: the walsender of a connection to the database applies them too.
+	db.psql("postgres", "-c", "ALTER DATABASE "+db.Name+" SET lc_monetary = 'C'",
+		"-c", "ALTER DATABASE "+db.Name+" SET TimeZone = 'UTC'",
+		"-c", "ALTER DATABASE "+db.Name+" SET DateStyle = 'ISO, MDY'",
+		"-c", "ALTER DATABASE "+db.Name+" SET IntervalStyle = 'postgres'")
 	db.runFile("schema.sql")
 	db.psql(db.Name, "-c", "CREATE PUBLICATION "+Publication+" FOR TABLES IN SCHEMA cdc WITH (publish_via_partition_root = true)")
 	return db
