@@ -44,6 +44,10 @@ func buildArray(r resolved, m Modes) (spec, error) {
 		return spec{}, err
 	}
 	switch el.Name {
+	case "date":
+		// Array elements reach Debezium through pgjdbc on both paths,
+		// as they do on the snapshot's.
+		es.conv = es.snapshot
 	case "time":
 		// pgjdbc hands array elements over as java.sql.Time: milliseconds.
 		es = timeSpec(timeOfDayUnit(m, resolved{t: el, mod: r.mod}.scale()), true)

@@ -21,6 +21,13 @@ type spec struct {
 	schema *connect.Schema
 	conv   func(string) (any, error)
 	zero   any
+	// snapshot, when set, converts a value read by the snapshot's SELECT
+	// where Debezium's JDBC path gives another result than its pgoutput
+	// path (conv).
+	snapshot func(string) (any, error)
+	// unstreamed marks a type Debezium's pgoutput path has no decoder
+	// for: a streamed value is always null (the zero in a NOT NULL column).
+	unstreamed bool
 }
 
 // build chooses a type's conversion as Debezium's PostgresValueConverter
@@ -65,7 +72,13 @@ func build(r resolved, m Modes) (spec, error) {
 		return numericSpec(r, m), nil
 	case "money":
 		return moneySpec(m), nil
-	case "text", "varchar", "bpchar", "char", "name", "citext", "isbn",
+	case "name":
+		// Debezium's pgoutput column resolver has no case for name, so
+		// it streams null; the snapshot reads the text through JDBC.
+		sp, _ := str(plain(connect.SchemaTypeString))
+		sp.unstreamed = true
+		return sp, nil
+	case "text", "varchar", "bpchar", "char", "citext", "isbn",
 		"inet", "cidr", "macaddr", "macaddr8",
 		"int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange":
 		return str(plain(connect.SchemaTypeString))
@@ -84,7 +97,9 @@ func build(r resolved, m Modes) (spec, error) {
 	case "bit", "varbit":
 		return bitsSpec(r), nil
 	case "date":
-		return spec{schema: dateSchema(m), zero: int32(0), conv: func(s string) (any, error) { return parseDate(s) }}, nil
+		return spec{schema: dateSchema(m), zero: int32(0),
+			conv:     func(s string) (any, error) { return parseDate(s) },
+			snapshot: func(s string) (any, error) { return parseJDBCDate(s) }}, nil
 	case "time":
 		return timeSpec(timeOfDayUnit(m, r.scale()), false), nil
 	case "timestamp":
@@ -358,7 +373,8 @@ func timeSpec(u timeUnit, millisOnly bool) spec {
 		}
 		switch u {
 		case unitConnect:
-			if c < 0 || c >= 24*3600*1e9 {
+			// Debezium's Time.toMilliOfDay accepts up to 24:00:00 here.
+			if c < 0 || c > 24*3600*1e9 {
 				return nil, fmt.Errorf("time %s is out of the range of Kafka Connect's Time", text)
 			}
 			return int32(c / 1e6), nil

@@ -27,6 +27,28 @@ var (
 	negInfinityEpochDay = daysFromCivil(-5877611, 6, 22)
 )
 
+// Debezium's snapshot reads an infinite date through JDBC: pgjdbc's
+// java.sql.Date of its infinity constants, whose deprecated year, month and
+// day fields (read at UTC, in the Julian calendar before 1582) become a
+// LocalDate. The epoch days of those dates, narrowed to an int, are these.
+// (Infinity is 292272993-01-03; -infinity is 2 December of the year
+// 292269055 BC, read as a positive year.)
+const (
+	jdbcInfinityEpochDay    int32 = -622191234
+	jdbcNegInfinityEpochDay int32 = -625821272
+)
+
+// parseJDBCDate is parseDate on Debezium's snapshot path.
+func parseJDBCDate(s string) (int32, error) {
+	switch s {
+	case "infinity":
+		return jdbcInfinityEpochDay, nil
+	case "-infinity":
+		return jdbcNegInfinityEpochDay, nil
+	}
+	return parseDate(s)
+}
+
 // daysFromCivil is the proleptic Gregorian epoch-day number of a date, as
 // java.time's LocalDate.toEpochDay (year 0 is 1 BC).
 func daysFromCivil(y, m, d int64) int64 {

@@ -26,6 +26,7 @@ import (
 // that the type is resolved once, not per row.
 type Converter struct {
 	column Column
+	modes  Modes
 	schema *connect.Schema
 	spec   spec
 	def    any
@@ -48,7 +49,7 @@ func Compile(c Column, m Modes) (*Converter, error) {
 		return nil, fmt.Errorf("column %s of type %s: %w", c.Name, typeLabel(c.Type), err)
 	}
 	s.schema.Optional = c.Optional
-	cv := &Converter{column: c, schema: s.schema, spec: s}
+	cv := &Converter{column: c, modes: m, schema: s.schema, spec: s}
 	cv.def, cv.hasDef = defaultValue(c, r, s, m)
 	return cv, nil
 }
@@ -86,6 +87,27 @@ func (cv *Converter) Default() (any, bool) { return cv.def, cv.hasDef }
 // column and logs a warning; a caller matching it does the same for an
 // optional column (a NOT NULL column cannot hold null, and Debezium fails).
 func (cv *Converter) Value(text *string) (any, error) {
+	if cv.spec.unstreamed {
+		text = nil
+	}
+	return cv.convert(text, cv.spec.conv)
+}
+
+// SnapshotValue converts a value the snapshot's SELECT read, as Value does
+// a streamed one. Debezium reads snapshot rows through JDBC, not pgoutput,
+// and its records differ in two places: an infinite date (-622191234 for
+// infinity and -625821272 for -infinity, where a streamed change has
+// -2147472692 and -2147472691), and a column of type name (null when
+// streamed, its text in a snapshot).
+func (cv *Converter) SnapshotValue(text *string) (any, error) {
+	conv := cv.spec.conv
+	if cv.spec.snapshot != nil {
+		conv = cv.spec.snapshot
+	}
+	return cv.convert(text, conv)
+}
+
+func (cv *Converter) convert(text *string, conv func(string) (any, error)) (any, error) {
 	if text == nil {
 		if cv.column.Optional {
 			return nil, nil
@@ -95,7 +117,7 @@ func (cv *Converter) Value(text *string) (any, error) {
 		}
 		return cv.spec.zero, nil
 	}
-	v, err := cv.spec.conv(*text)
+	v, err := conv(*text)
 	if err != nil {
 		return nil, fmt.Errorf("column %s of type %s: %w", cv.column.Name, typeLabel(cv.column.Type), err)
 	}
