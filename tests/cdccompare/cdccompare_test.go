@@ -144,7 +144,7 @@ func TestDiff(t *testing.T) {
 	wantLines := []string{
 		`golden.cdc.a[1].value.payload.after.n: want 2.5, got "2.5" (string, want number)`,
 		`golden.cdc.b[0].value.payload.after.arr: want [1,2], got [1,2,3] (3 elements, want 2)`,
-		`golden.cdc.c[0].value.payload.d: want 1.0E10, got 1e10 (same number, spelled differently)`,
+		`golden.cdc.c[0].value.payload.d: want 1.0E10, got 1e10 (same number, spelled differently; the topic has 2 records, want 1)`,
 		`golden.cdc.d: want 0 records, got 1 records (first extra: key {"payload":{"id":1}} value {"payload":{}})`,
 	}
 	if strings.Join(lines, "\n") != strings.Join(wantLines, "\n") {

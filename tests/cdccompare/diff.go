@@ -65,26 +65,21 @@ func byTopic(records []Record) map[string][]Record {
 	return m
 }
 
-// diffTopic is the first difference between one topic's records.
+// diffTopic is the first difference between one topic's records: record
+// by record, then in their counts. A difference in a record when the counts
+// differ too says so, since a record missing or extra before it shifts the
+// records after.
 func diffTopic(topic string, want, got []Record) (Difference, bool) {
 	for i := range min(len(want), len(got)) {
-		base := fmt.Sprintf("%s[%d]", topic, i)
-		for _, part := range []struct {
-			name      string
-			want, got json.RawMessage
-		}{{"key", want[i].Key, got[i].Key}, {"value", want[i].Value, got[i].Value}} {
-			w, errW := decodeJSON(part.want)
-			g, errG := decodeJSON(part.got)
-			if errW != nil || errG != nil {
-				return Difference{Path: base + "." + part.name, Want: string(part.want), Got: string(part.got),
-					Explanation: "not JSON"}, true
+		if d, ok := diffRecord(fmt.Sprintf("%s[%d]", topic, i), want[i], got[i]); ok {
+			if len(want) != len(got) {
+				note := fmt.Sprintf("the topic has %d records, want %d", len(got), len(want))
+				if d.Explanation != "" {
+					note = d.Explanation + "; " + note
+				}
+				d.Explanation = note
 			}
-			if d, ok := diffValue(base+"."+part.name, w, g); ok {
-				return d, true
-			}
-		}
-		if !slices.Equal(want[i].Headers, got[i].Headers) {
-			return Difference{Path: base + ".headers", Want: headersString(want[i].Headers), Got: headersString(got[i].Headers)}, true
+			return d, true
 		}
 	}
 	if len(want) != len(got) {
@@ -95,6 +90,29 @@ func diffTopic(topic string, want, got []Record) (Difference, bool) {
 			d.Explanation = "first missing: " + recordString(want[len(got)])
 		}
 		return d, true
+	}
+	return Difference{}, false
+}
+
+// diffRecord is the first difference between two records at base: key,
+// then value, then headers.
+func diffRecord(base string, want, got Record) (Difference, bool) {
+	for _, part := range []struct {
+		name      string
+		want, got json.RawMessage
+	}{{"key", want.Key, got.Key}, {"value", want.Value, got.Value}} {
+		w, errW := decodeJSON(part.want)
+		g, errG := decodeJSON(part.got)
+		if errW != nil || errG != nil {
+			return Difference{Path: base + "." + part.name, Want: string(part.want), Got: string(part.got),
+				Explanation: "not JSON"}, true
+		}
+		if d, ok := diffValue(base+"."+part.name, w, g); ok {
+			return d, true
+		}
+	}
+	if !slices.Equal(want.Headers, got.Headers) {
+		return Difference{Path: base + ".headers", Want: headersString(want.Headers), Got: headersString(got.Headers)}, true
 	}
 	return Difference{}, false
 }

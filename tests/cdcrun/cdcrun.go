@@ -9,12 +9,12 @@
 // postgres-up), so runs in parallel, other tests' traffic and their logical
 // messages (decoded per database) do not reach its connectors. The steps:
 //
-//	db := cdcrun.NewDatabase(t, host, port)  // schema.sql and the publication
-//	conn := db.Connector(c, "debezium", "a", cfg) // created in cluster c
-//	conn.WaitSnapshot()
-//	end := db.ApplyChanges()                  // changes.sql
-//	conn.WaitDelivered(end)
-//	records := conn.Normalized()              // cdccompare's form
+//	db := cdcrun.NewDatabase(t, host, port)         // schema.sql and the publication
+//	conn := db.Connector(c, "debezium", "a", extra) // created in cluster c
+//	conn.WaitSnapshot(time.Minute)
+//	end := db.ApplyChanges()                        // changes.sql
+//	conn.WaitDelivered(end, time.Minute)
+//	records := conn.Normalized()                    // cdccompare's form
 package cdcrun
 
 import (
@@ -44,8 +44,8 @@ import (
 const Publication = "golden_pub"
 
 // TableIncludeList captures schema.sql's tables, the partitioned table
-// through its root only (its partitions' changes are published as the
-// root's; captured on their own they would be snapshotted twice).
+// through its root only: its partitions' changes are published as the
+// root's, and the root's snapshot reads their rows.
 const TableIncludeList = `cdc\.(all_types|ri_default|ri_full|ri_nothing|no_pk|measurements)`
 
 // EndPrefix is the prefix of the logical message that ends changes.sql.
