@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -122,16 +121,6 @@ func payload(t *testing.T, r connect.SourceRecord) map[string]any {
 		t.Fatal(err)
 	}
 	return doc.Payload
-}
-
-// compact strips the layout of a readable JSON text.
-func compact(t *testing.T, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		t.Fatalf("%v in %s", err, s)
-	}
-	return b.String()
 }
 
 func headerMap(hs []connect.Header) map[string]string {
