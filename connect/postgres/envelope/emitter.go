@@ -1,6 +1,8 @@
 package envelope
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"reflect"
 	"time"
@@ -29,6 +31,9 @@ func New(cfg Config) (*Emitter, error) {
 	if cfg.BinaryHandling == "" {
 		cfg.BinaryHandling = BinaryBytes
 	}
+	if cfg.RunID == "" {
+		cfg.RunID = randomUUID()
+	}
 	e := &Emitter{cfg: cfg, skipped: map[Op]bool{}}
 	for _, op := range cfg.SkippedOperations {
 		e.skipped[op] = true
@@ -36,6 +41,16 @@ func New(cfg Config) (*Emitter, error) {
 	e.messageVal, _ = messageSchemas(cfg.BinaryHandling)
 	e.context = contextHeaders(cfg)
 	return e, nil
+}
+
+// randomUUID is a random (version 4) UUID, as Java's UUID.randomUUID.
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // Config returns the Emitter's config.

@@ -3,6 +3,7 @@ package envelope
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -270,5 +271,22 @@ func TestTableShapes(t *testing.T) {
 		if _, err := e.NewTable("public", "customers", c.cols, c.key); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%v / %v: %v, want %s", c.cols, c.key, err, c.err)
 		}
+	}
+}
+
+// TestRunID: without a run id, each Emitter makes a random UUID, as each
+// Debezium task run does.
+func TestRunID(t *testing.T) {
+	cfg := testConfig()
+	cfg.RunID = ""
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	a, b := newEmitter(t, cfg).Config().RunID, newEmitter(t, cfg).Config().RunID
+	if !uuid.MatchString(a) || !uuid.MatchString(b) || a == b {
+		t.Errorf("run ids %q, %q", a, b)
+	}
+	e := newEmitter(t, cfg)
+	recs, _ := e.Insert(newCustomers(t, e, "id"), streamSource(1, 1), []any{int32(1), nil, int32(0)})
+	if got := headerMap(recs[0].Headers)[HeaderRunID]; got != e.Config().RunID {
+		t.Errorf("runId header %q, run id %q", got, e.Config().RunID)
 	}
 }
