@@ -199,3 +199,52 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// BenchmarkInsert is the cost of one create event and its JsonConverter
+// text (schema and payload): the streaming path's share of a record.
+func BenchmarkInsert(b *testing.B) {
+	e, err := New(testConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := e.NewTable("public", "customers", customers, []string{"id"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &converters.JSON{}
+	if err := c.Configure(map[string]string{}, false); err != nil {
+		b.Fatal(err)
+	}
+	src := streamSource(767, 24023128)
+	row := []any{int32(1), "Anne", int32(3)}
+	b.ReportAllocs()
+	for b.Loop() {
+		recs, err := e.Insert(tbl, src, row)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.FromConnectData(recs[0].Topic, recs[0].ValueSchema, recs[0].Value); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInsertRecord is the cost of one create event alone.
+func BenchmarkInsertRecord(b *testing.B) {
+	e, err := New(testConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := e.NewTable("public", "customers", customers, []string{"id"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := streamSource(767, 24023128)
+	row := []any{int32(1), "Anne", int32(3)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Insert(tbl, src, row); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
