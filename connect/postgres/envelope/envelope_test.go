@@ -16,7 +16,7 @@ var (
 	idSchema     = &connect.Schema{Type: connect.SchemaTypeInt32}
 	nameSchema   = &connect.Schema{Type: connect.SchemaTypeString, Optional: true}
 	statusSchema = &connect.Schema{Type: connect.SchemaTypeInt32, Default: int32(0)}
-	customers    = []Column{{"id", idSchema}, {"name", nameSchema}, {"status", statusSchema}}
+	customers    = []Column{{Name: "id", Schema: idSchema}, {Name: "name", Schema: nameSchema}, {Name: "status", Schema: statusSchema}}
 )
 
 // Debezium's JSON text of the shared schemas, as JsonConverter writes them.

@@ -263,10 +263,10 @@ func TestTableShapes(t *testing.T) {
 		key  []string
 		err  string
 	}{
-		{customers, []string{"nope"}, `key column "nope" is not a captured column`},
+		{customers, []string{"nope"}, `key column "nope" is not a column`},
 		{customers, []string{"id", "id"}, `key column "id" appears twice`},
-		{append(customers[:1:1], Column{"id", idSchema}), nil, `column "id" appears twice`},
-		{[]Column{{"id", nil}}, nil, `column "id" has no schema`},
+		{append(customers[:1:1], Column{Name: "id", Schema: idSchema}), nil, `column "id" appears twice`},
+		{[]Column{{Name: "id"}}, nil, `column "id" has no schema`},
 	} {
 		if _, err := e.NewTable("public", "customers", c.cols, c.key); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%v / %v: %v, want %s", c.cols, c.key, err, c.err)
@@ -288,5 +288,30 @@ func TestRunID(t *testing.T) {
 	recs, _ := e.Insert(newCustomers(t, e, "id"), streamSource(1, 1), []any{int32(1), nil, int32(0)})
 	if got := headerMap(recs[0].Headers)[HeaderRunID]; got != e.Config().RunID {
 		t.Errorf("runId header %q, run id %q", got, e.Config().RunID)
+	}
+}
+
+// TestExcludedColumns: an excluded column is out of before and after but,
+// as a key column, in the key.
+func TestExcludedColumns(t *testing.T) {
+	e := newEmitter(t, testConfig())
+	cols := []Column{{Name: "id", Schema: idSchema, Excluded: true}, {Name: "name", Schema: nameSchema}, {Name: "status", Schema: statusSchema, Excluded: true}}
+	tbl, err := e.NewTable("public", "customers", cols, []string{"id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.Update(tbl, streamSource(1, 1), []any{int32(1), "a", int32(0)}, []any{int32(1), "b", int32(5)})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	p := payload(t, recs[0])
+	if !reflect.DeepEqual(p["before"], map[string]any{"name": "a"}) || !reflect.DeepEqual(p["after"], map[string]any{"name": "b"}) {
+		t.Errorf("before %v, after %v", p["before"], p["after"])
+	}
+	if got := keyJSON(t, recs[0]); got != strings.Replace(customersKeyJSON, "%d", "1", 1) {
+		t.Errorf("key %s", got)
+	}
+	if len(tbl.ValueSchema.Fields) != 1 || len(tbl.Columns()) != 3 {
+		t.Errorf("value fields %v", tbl.ValueSchema.Fields)
 	}
 }

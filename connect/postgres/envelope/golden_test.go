@@ -294,7 +294,7 @@ func (g *goldenRun) table(topic string, recs []goldenRecord) *Table {
 	for _, r := range recs {
 		if s, v := g.read(topic, r.Value); v != nil && columns == nil {
 			for _, f := range s.Fields[0].Schema.Fields {
-				columns = append(columns, Column{f.Name, f.Schema})
+				columns = append(columns, Column{Name: f.Name, Schema: f.Schema})
 			}
 			src := v.(map[string]any)["source"].(map[string]any)
 			schemaName, tableName = src["schema"].(string), src["table"].(string)

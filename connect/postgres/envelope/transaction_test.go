@@ -32,7 +32,7 @@ func txConfig() Config {
 // table is a one-column table schema.name keyed by its column.
 func table(t *testing.T, e *Emitter, schema, name string) *Table {
 	t.Helper()
-	tbl, err := e.NewTable(schema, name, []Column{{"id", idSchema}}, []string{"id"})
+	tbl, err := e.NewTable(schema, name, []Column{{Name: "id", Schema: idSchema}}, []string{"id"})
 	if err != nil {
 		t.Fatal(err)
 	}
