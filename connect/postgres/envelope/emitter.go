@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
@@ -119,9 +120,11 @@ func (e *Emitter) streamed(out []connect.SourceRecord, t *Table, op Op, src Sour
 	out = e.transactionEvent(out, src, t.collection(), value)
 	out = append(out, e.record(t, key, value, headers))
 	if op == OpDelete && e.cfg.TombstonesOnDelete {
-		// The tombstone repeats the delete's key and headers.
+		// The tombstone repeats the delete's key and headers (a slice of
+		// its own, as a transformation may edit one record's).
 		tomb := out[len(out)-1]
 		tomb.ValueSchema, tomb.Value = nil, nil
+		tomb.Headers = slices.Clone(tomb.Headers)
 		out = append(out, tomb)
 	}
 	return out
