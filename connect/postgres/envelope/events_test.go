@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"regexp"
 	"strings"
@@ -313,5 +314,29 @@ func TestExcludedColumns(t *testing.T) {
 	}
 	if len(tbl.ValueSchema.Fields) != 1 || len(tbl.Columns()) != 3 {
 		t.Errorf("value fields %v", tbl.ValueSchema.Fields)
+	}
+}
+
+// TestKeyEquality: keys are compared as Java's Struct.equals compares
+// them — a NaN key is unchanged, a -0.0 key changed from 0.0.
+func TestKeyEquality(t *testing.T) {
+	e := newEmitter(t, testConfig())
+	f8 := &connect.Schema{Type: connect.SchemaTypeFloat64}
+	tbl, err := e.NewTable("public", "floats", []Column{{Name: "k", Schema: f8}, {Name: "v", Schema: nameSchema}}, []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		old, new float64
+		records  int
+	}{{math.NaN(), math.NaN(), 1}, {1.5, 1.5, 1}, {0, math.Copysign(0, -1), 3}, {1, 2, 3}} {
+		recs, err := e.Update(tbl, streamSource(1, 1), []any{c.old, "a"}, []any{c.new, "b"})
+		if err != nil || len(recs) != c.records {
+			t.Errorf("key %v → %v: %d records, %v", c.old, c.new, len(recs), err)
+		}
+	}
+	if !javaEqual(map[string]any{"a": []any{float32(math.NaN())}}, map[string]any{"a": []any{float32(math.NaN())}}) ||
+		javaEqual(map[string]any{"a": int32(1)}, map[string]any{"a": int64(1)}) || javaEqual([]any{1}, []any{1, 2}) {
+		t.Error("javaEqual on nested values")
 	}
 }
