@@ -40,7 +40,7 @@ func New(cfg Config) (*Emitter, error) {
 	for _, op := range cfg.SkippedOperations {
 		e.skipped[op] = true
 	}
-	e.messageVal, _ = messageSchemas(cfg.BinaryHandling)
+	e.messageVal = messageValueSchema(cfg.BinaryHandling)
 	e.context = contextHeaders(cfg)
 	return e, nil
 }
