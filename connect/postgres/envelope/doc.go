@@ -24,7 +24,8 @@
 //     total_order, data_collection_order), op (required string), ts_ms,
 //     ts_us, ts_ns (optional int64: the processing time, from Config.Now).
 //
-// Ops: r (snapshot read; after only; no transaction block, never skipped),
+// Ops: r (snapshot read; after only; no transaction block, never skipped;
+// source.snapshot from SnapshotMarker, the last one set by SetSnapshot),
 // c (after), u (before and after), d (before), t (truncate: no key, before
 // and after null). Update's before is the old tuple pgoutput sends: the
 // whole row under REPLICA IDENTITY FULL; under DEFAULT (or USING INDEX)
