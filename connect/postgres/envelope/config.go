@@ -73,8 +73,9 @@ type Config struct {
 	// ExtendedHeaders is extended.headers.enabled: each change event and
 	// tombstone carries the __debezium.context.* headers.
 	ExtendedHeaders bool
-	// TaskID and RunID fill __debezium.context.taskId and .runId; RunID is
-	// a random UUID each time the task starts, as Debezium makes one.
+	// TaskID and RunID fill __debezium.context.taskId and .runId. RunID
+	// is a random UUID each time the task starts, as Debezium makes one:
+	// New makes one when it is empty.
 	TaskID string
 	RunID  string
 	// BinaryHandling is binary.handling.mode.

@@ -13,23 +13,27 @@
 // table by Emitter.NewTable:
 //
 //   - key: struct <topic>.Key of the key columns in key order (primary key,
-//     or message.key.columns), each field the column's own schema; no key
-//     columns give a null key and key schema;
+//     or message.key.columns), each field the column's own schema (so a
+//     nullable message.key.columns column is optional in the key), even a
+//     column the column filters leave out of the value; no key columns give
+//     a null key and key schema;
 //   - value: struct <topic>.Envelope, version 2, required, with fields
-//     before and after (struct <topic>.Value of every column in table
-//     order, optional), source (below), transaction (optional struct
-//     event.block, version 1: id, total_order, data_collection_order),
-//     op (required string), ts_ms, ts_us, ts_ns (optional int64: the
-//     processing time, from Config.Now).
+//     before and after (struct <topic>.Value of every column the column
+//     filters keep, in table order, optional), source (below),
+//     transaction (optional struct event.block, version 1: id,
+//     total_order, data_collection_order), op (required string), ts_ms,
+//     ts_us, ts_ns (optional int64: the processing time, from Config.Now).
 //
-// Ops: r (snapshot read; after only; no transaction block, never skipped),
+// Ops: r (snapshot read; after only; no transaction block, never skipped;
+// source.snapshot from SnapshotMarker, the last one set by SetSnapshot),
 // c (after), u (before and after), d (before), t (truncate: no key, before
 // and after null). Update's before is the old tuple pgoutput sends: the
 // whole row under REPLICA IDENTITY FULL; under DEFAULT (or USING INDEX)
 // only when the key changed, then holding the key columns with every other
-// column null — the values package turns a null of a NOT NULL column into
-// Debezium's fallback (0, "", the column default); with no old tuple
-// (DEFAULT, key unchanged; NOTHING) before is null. A delete's before is
+// column null — a NOT NULL column shows Debezium's fallback there (its
+// schema default, which JsonConverter writes for a null, as a serial's 0;
+// else 0 or ""); with no old tuple (DEFAULT, key unchanged; NOTHING)
+// before is null. A delete's before is
 // likewise the old tuple: key columns only under DEFAULT; PostgreSQL sends
 // no delete at all under NOTHING. An update whose old key differs from its
 // new key becomes a delete of the old key (header __debezium.newkey: the
@@ -45,9 +49,9 @@
 // Every change event and tombstone carries, with extended.headers.enabled
 // (default true), the headers __debezium.context.connectorLogicalName
 // (topic.prefix), __debezium.context.taskId ("0"), .connectorName
-// ("postgresql") and .runId (a UUID made at each task start), after a key
-// header if any. Transaction, heartbeat and message records have no
-// headers.
+// ("postgresql") and .runId (a UUID made at each task start; New makes one
+// unless given), after a key header if any. Transaction, heartbeat and
+// message records have no headers.
 //
 // # The source block
 //
@@ -103,7 +107,10 @@
 //
 // # Comparing with Debezium
 //
-// Fields that cannot match Debezium's output from another run, to be
+// TestDebeziumGolden rebuilds every record of Debezium's captured output
+// (connect/postgres/testdata/debezium, three configs) from the column
+// schemas and values Debezium wrote, and compares them key by key. Fields
+// that cannot match Debezium's output from another run, to be
 // masked (keeping their presence and JSON type) when comparing: the
 // envelope's and the message's ts_ms/ts_us/ts_ns and the heartbeat's ts_ms
 // (processing time); source.version (the connector's own); source.ts_ms,

@@ -1,8 +1,12 @@
 package envelope
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
@@ -29,13 +33,26 @@ func New(cfg Config) (*Emitter, error) {
 	if cfg.BinaryHandling == "" {
 		cfg.BinaryHandling = BinaryBytes
 	}
+	if cfg.RunID == "" {
+		cfg.RunID = randomUUID()
+	}
 	e := &Emitter{cfg: cfg, skipped: map[Op]bool{}}
 	for _, op := range cfg.SkippedOperations {
 		e.skipped[op] = true
 	}
-	e.messageVal, _ = messageSchemas(cfg.BinaryHandling)
+	e.messageVal = messageValueSchema(cfg.BinaryHandling)
 	e.context = contextHeaders(cfg)
 	return e, nil
+}
+
+// randomUUID is a random (version 4) UUID, as Java's UUID.randomUUID.
+func randomUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // Config returns the Emitter's config.
@@ -104,9 +121,11 @@ func (e *Emitter) streamed(out []connect.SourceRecord, t *Table, op Op, src Sour
 	out = e.transactionEvent(out, src, t.collection(), value)
 	out = append(out, e.record(t, key, value, headers))
 	if op == OpDelete && e.cfg.TombstonesOnDelete {
-		// The tombstone repeats the delete's key and headers.
+		// The tombstone repeats the delete's key and headers (a slice of
+		// its own, as a transformation may edit one record's).
 		tomb := out[len(out)-1]
 		tomb.ValueSchema, tomb.Value = nil, nil
+		tomb.Headers = slices.Clone(tomb.Headers)
 		out = append(out, tomb)
 	}
 	return out
@@ -139,18 +158,56 @@ func (e *Emitter) Update(t *Table, src Source, old, row []any) ([]connect.Source
 	if err != nil {
 		return nil, err
 	}
-	if e.cfg.SkipMessagesWithoutChange && reflect.DeepEqual(before, after) {
+	if e.cfg.SkipMessagesWithoutChange && before != nil && javaEqual(before, after) {
 		return nil, nil
 	}
 	source := e.sourceBlock(src, t.Schema, t.Name)
 	oldKey, newKey := t.keyStruct(old), t.keyStruct(row)
-	if oldKey == nil || reflect.DeepEqual(oldKey, newKey) {
+	if oldKey == nil || javaEqual(oldKey, newKey) {
 		return e.streamed(nil, t, OpUpdate, src, newKey, e.envelope(OpUpdate, before, after, source), nil), nil
 	}
 	newKeyHeader := keyHeader(HeaderNewKey, t.KeySchema, newKey)
 	out := e.streamed(nil, t, OpDelete, src, oldKey, e.envelope(OpDelete, before, nil, source), []connect.Header{newKeyHeader})
 	oldKeyHeader := keyHeader(HeaderOldKey, t.KeySchema, oldKey)
 	return e.streamed(out, t, OpCreate, src, newKey, e.envelope(OpCreate, nil, after, cloneStruct(source)), []connect.Header{oldKeyHeader}), nil
+}
+
+// javaEqual is Struct.equals on converted values: Java compares a float or
+// a double by its bits, so NaN equals NaN and -0.0 differs from 0.0, where
+// Go's == says the opposite.
+func javaEqual(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y && math.Signbit(x) == math.Signbit(y) || math.IsNaN(x) && math.IsNaN(y))
+	case float32:
+		y, ok := b.(float32)
+		return ok && javaEqual(float64(x), float64(y))
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !javaEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !javaEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // cloneStruct copies a struct's top level, so that the two events of a

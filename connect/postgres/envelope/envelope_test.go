@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ var (
 	idSchema     = &connect.Schema{Type: connect.SchemaTypeInt32}
 	nameSchema   = &connect.Schema{Type: connect.SchemaTypeString, Optional: true}
 	statusSchema = &connect.Schema{Type: connect.SchemaTypeInt32, Default: int32(0)}
-	customers    = []Column{{"id", idSchema}, {"name", nameSchema}, {"status", statusSchema}}
+	customers    = []Column{{Name: "id", Schema: idSchema}, {Name: "name", Schema: nameSchema}, {Name: "status", Schema: statusSchema}}
 )
 
 // Debezium's JSON text of the shared schemas, as JsonConverter writes them.
@@ -124,16 +123,6 @@ func payload(t *testing.T, r connect.SourceRecord) map[string]any {
 	return doc.Payload
 }
 
-// compact strips the layout of a readable JSON text.
-func compact(t *testing.T, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		t.Fatalf("%v in %s", err, s)
-	}
-	return b.String()
-}
-
 func headerMap(hs []connect.Header) map[string]string {
 	m := map[string]string{}
 	for _, h := range hs {
@@ -209,4 +198,53 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// BenchmarkInsert is the cost of one create event and its JsonConverter
+// text (schema and payload): the streaming path's share of a record.
+func BenchmarkInsert(b *testing.B) {
+	e, err := New(testConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := e.NewTable("public", "customers", customers, []string{"id"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &converters.JSON{}
+	if err := c.Configure(map[string]string{}, false); err != nil {
+		b.Fatal(err)
+	}
+	src := streamSource(767, 24023128)
+	row := []any{int32(1), "Anne", int32(3)}
+	b.ReportAllocs()
+	for b.Loop() {
+		recs, err := e.Insert(tbl, src, row)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.FromConnectData(recs[0].Topic, recs[0].ValueSchema, recs[0].Value); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInsertRecord is the cost of one create event alone.
+func BenchmarkInsertRecord(b *testing.B) {
+	e, err := New(testConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := e.NewTable("public", "customers", customers, []string{"id"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := streamSource(767, 24023128)
+	row := []any{int32(1), "Anne", int32(3)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Insert(tbl, src, row); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -2,7 +2,9 @@ package envelope
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -262,13 +264,79 @@ func TestTableShapes(t *testing.T) {
 		key  []string
 		err  string
 	}{
-		{customers, []string{"nope"}, `key column "nope" is not a captured column`},
+		{customers, []string{"nope"}, `key column "nope" is not a column`},
 		{customers, []string{"id", "id"}, `key column "id" appears twice`},
-		{append(customers[:1:1], Column{"id", idSchema}), nil, `column "id" appears twice`},
-		{[]Column{{"id", nil}}, nil, `column "id" has no schema`},
+		{append(customers[:1:1], Column{Name: "id", Schema: idSchema}), nil, `column "id" appears twice`},
+		{[]Column{{Name: "id"}}, nil, `column "id" has no schema`},
 	} {
 		if _, err := e.NewTable("public", "customers", c.cols, c.key); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%v / %v: %v, want %s", c.cols, c.key, err, c.err)
 		}
+	}
+}
+
+// TestRunID: without a run id, each Emitter makes a random UUID, as each
+// Debezium task run does.
+func TestRunID(t *testing.T) {
+	cfg := testConfig()
+	cfg.RunID = ""
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	a, b := newEmitter(t, cfg).Config().RunID, newEmitter(t, cfg).Config().RunID
+	if !uuid.MatchString(a) || !uuid.MatchString(b) || a == b {
+		t.Errorf("run ids %q, %q", a, b)
+	}
+	e := newEmitter(t, cfg)
+	recs, _ := e.Insert(newCustomers(t, e, "id"), streamSource(1, 1), []any{int32(1), nil, int32(0)})
+	if got := headerMap(recs[0].Headers)[HeaderRunID]; got != e.Config().RunID {
+		t.Errorf("runId header %q, run id %q", got, e.Config().RunID)
+	}
+}
+
+// TestExcludedColumns: an excluded column is out of before and after but,
+// as a key column, in the key.
+func TestExcludedColumns(t *testing.T) {
+	e := newEmitter(t, testConfig())
+	cols := []Column{{Name: "id", Schema: idSchema, Excluded: true}, {Name: "name", Schema: nameSchema}, {Name: "status", Schema: statusSchema, Excluded: true}}
+	tbl, err := e.NewTable("public", "customers", cols, []string{"id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := e.Update(tbl, streamSource(1, 1), []any{int32(1), "a", int32(0)}, []any{int32(1), "b", int32(5)})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	p := payload(t, recs[0])
+	if !reflect.DeepEqual(p["before"], map[string]any{"name": "a"}) || !reflect.DeepEqual(p["after"], map[string]any{"name": "b"}) {
+		t.Errorf("before %v, after %v", p["before"], p["after"])
+	}
+	if got := keyJSON(t, recs[0]); got != strings.Replace(customersKeyJSON, "%d", "1", 1) {
+		t.Errorf("key %s", got)
+	}
+	if len(tbl.ValueSchema.Fields) != 1 || len(tbl.Columns()) != 3 {
+		t.Errorf("value fields %v", tbl.ValueSchema.Fields)
+	}
+}
+
+// TestKeyEquality: keys are compared as Java's Struct.equals compares
+// them — a NaN key is unchanged, a -0.0 key changed from 0.0.
+func TestKeyEquality(t *testing.T) {
+	e := newEmitter(t, testConfig())
+	f8 := &connect.Schema{Type: connect.SchemaTypeFloat64}
+	tbl, err := e.NewTable("public", "floats", []Column{{Name: "k", Schema: f8}, {Name: "v", Schema: nameSchema}}, []string{"k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		old, new float64
+		records  int
+	}{{math.NaN(), math.NaN(), 1}, {1.5, 1.5, 1}, {0, math.Copysign(0, -1), 3}, {1, 2, 3}} {
+		recs, err := e.Update(tbl, streamSource(1, 1), []any{c.old, "a"}, []any{c.new, "b"})
+		if err != nil || len(recs) != c.records {
+			t.Errorf("key %v → %v: %d records, %v", c.old, c.new, len(recs), err)
+		}
+	}
+	if !javaEqual(map[string]any{"a": []any{float32(math.NaN())}}, map[string]any{"a": []any{float32(math.NaN())}}) ||
+		javaEqual(map[string]any{"a": int32(1)}, map[string]any{"a": int64(1)}) || javaEqual([]any{1}, []any{1, 2}) {
+		t.Error("javaEqual on nested values")
 	}
 }

@@ -76,7 +76,7 @@ func TestDebeziumGolden(t *testing.T) {
 			g.run()
 			total := 0
 			for topic, recs := range g.topics {
-				if KindOfTopic(cfg, topic) == kindHeartbeat {
+				if kindOfTopic(cfg, topic) == kindHeartbeat {
 					total++ // one heartbeat stands for all
 				} else {
 					total += len(recs)
@@ -138,7 +138,7 @@ type goldenRun struct {
 func (g *goldenRun) run() {
 	var events []*goldenEvent
 	for topic, recs := range g.topics {
-		switch KindOfTopic(g.e.Config(), topic) {
+		switch kindOfTopic(g.e.Config(), topic) {
 		case kindChanges:
 			events = append(events, g.tableEvents(topic, recs)...)
 		case kindMessage:
@@ -294,7 +294,7 @@ func (g *goldenRun) table(topic string, recs []goldenRecord) *Table {
 	for _, r := range recs {
 		if s, v := g.read(topic, r.Value); v != nil && columns == nil {
 			for _, f := range s.Fields[0].Schema.Fields {
-				columns = append(columns, Column{f.Name, f.Schema})
+				columns = append(columns, Column{Name: f.Name, Schema: f.Schema})
 			}
 			src := v.(map[string]any)["source"].(map[string]any)
 			schemaName, tableName = src["schema"].(string), src["table"].(string)
@@ -495,7 +495,7 @@ func (g *goldenRun) normalize(r goldenRecord) map[string]any {
 	}
 	doc["headers"] = headers
 	var masks []string
-	switch KindOfTopic(g.e.Config(), r.Topic) {
+	switch kindOfTopic(g.e.Config(), r.Topic) {
 	case kindChanges, kindMessage:
 		masks = []string{"value.payload.ts_ms", "value.payload.ts_us", "value.payload.ts_ns",
 			"value.payload.source.ts_ms", "value.payload.source.ts_us", "value.payload.source.ts_ns",
@@ -622,8 +622,8 @@ const (
 	kindMessage
 )
 
-// KindOfTopic is the kind of topic under cfg's names.
-func KindOfTopic(cfg Config, topic string) int {
+// kindOfTopic is the kind of topic under cfg's names.
+func kindOfTopic(cfg Config, topic string) int {
 	switch topic {
 	case cfg.HeartbeatTopic():
 		return kindHeartbeat

@@ -152,3 +152,21 @@ func TestSourceTimes(t *testing.T) {
 		t.Errorf("origin %v", src)
 	}
 }
+
+// TestSnapshotMarker: the markers of a one-table-at-a-time snapshot of
+// three tables of 3, 1 and 2 rows, as Debezium resolves them.
+func TestSnapshotMarker(t *testing.T) {
+	rows := []int{3, 1, 2}
+	var got []string
+	for ti, n := range rows {
+		for r := 0; r < n; r++ {
+			first, last := r == 0, r == n-1
+			m := SnapshotMarker(first && ti == 0, last && ti == len(rows)-1, first, last)
+			got = append(got, string(m))
+		}
+	}
+	want := "first,true,last_in_data_collection,last_in_data_collection,first_in_data_collection,last"
+	if strings.Join(got, ",") != want {
+		t.Errorf("markers %s\nwant    %s", strings.Join(got, ","), want)
+	}
+}

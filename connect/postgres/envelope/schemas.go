@@ -134,22 +134,22 @@ var MessageKeySchema = &connect.Schema{
 	Fields: []connect.Field{{Name: "prefix", Schema: optionalStringSchema}},
 }
 
-// messageSchemas are a logical decoding message's value schema and its
-// message block, whose content is typed by binary.handling.mode: bytes for
+// messageValueSchema is a logical decoding message's value schema; its
+// message block's content is typed by binary.handling.mode: bytes for
 // "bytes", a string for the text encodings.
-func messageSchemas(binary BinaryHandling) (value, block *connect.Schema) {
+func messageValueSchema(binary BinaryHandling) *connect.Schema {
 	content := &connect.Schema{Type: connect.SchemaTypeString, Optional: true}
 	if binary == BinaryBytes {
 		content = &connect.Schema{Type: connect.SchemaTypeBytes, Optional: true}
 	}
-	block = &connect.Schema{
+	block := &connect.Schema{
 		Type: connect.SchemaTypeStruct, Name: MessageBlockSchemaName, Version: version(1),
 		Fields: []connect.Field{
 			{Name: "prefix", Schema: optionalStringSchema},
 			{Name: "content", Schema: content},
 		},
 	}
-	value = &connect.Schema{
+	return &connect.Schema{
 		Type: connect.SchemaTypeStruct, Name: MessageValueSchemaName, Version: version(1),
 		Fields: []connect.Field{
 			{Name: "op", Schema: stringSchema},
@@ -159,5 +159,4 @@ func messageSchemas(binary BinaryHandling) (value, block *connect.Schema) {
 			{Name: "message", Schema: block},
 		},
 	}
-	return value, block
 }

@@ -137,3 +137,24 @@ func sequence(lastCommit, lsn *int64) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// SnapshotMarker is the source.snapshot of a snapshot read, from where it
+// is, as Debezium resolves it: last of the snapshot, else first of it, else
+// last of its table, else first of its table, else true. Debezium knows the
+// snapshot's first and last only when it reads one table at a time
+// (snapshot.max.threads=1); in any case it marks the record it emits last
+// "last" once the snapshot is done (SetSnapshot), even when that record's
+// table was not the last one read.
+func SnapshotMarker(firstInSnapshot, lastInSnapshot, firstInTable, lastInTable bool) Snapshot {
+	switch {
+	case lastInSnapshot:
+		return SnapshotLast
+	case firstInSnapshot:
+		return SnapshotFirst
+	case lastInTable:
+		return SnapshotLastInDataCollection
+	case firstInTable:
+		return SnapshotFirstInDataCollection
+	}
+	return SnapshotTrue
+}

@@ -6,11 +6,15 @@ import (
 	"github.com/sluice-io/sluice/connect"
 )
 
-// Column is one captured column of a table: its name and the Connect schema
-// the values package gives it (its optionality, default and doc included).
+// Column is one column of a table: its name and the Connect schema the
+// values package gives it (its optionality, default and doc included).
 type Column struct {
 	Name   string
 	Schema *connect.Schema
+	// Excluded leaves the column out of the value (column.include.list,
+	// column.exclude.list); a key column stays in the key all the same, as
+	// Debezium filters only the value's columns.
+	Excluded bool
 }
 
 // Table is a table's record shapes, built once and again when its columns
@@ -25,7 +29,7 @@ type Table struct {
 	// table has none (its events have a null key).
 	KeySchema *connect.Schema
 	// ValueSchema is <topic>.Value, before's and after's schema: every
-	// column, in table order; optional.
+	// column not excluded, in table order; optional.
 	ValueSchema *connect.Schema
 	// EnvelopeSchema is <topic>.Envelope, version 2: before, after,
 	// source, transaction, op, ts_ms, ts_us, ts_ns.
@@ -36,11 +40,12 @@ type Table struct {
 	keyIndex []int
 }
 
-// NewTable builds the shapes of table schema.name, whose captured columns
-// are columns (in table order) and whose key is made of the columns named
+// NewTable builds the shapes of table schema.name, whose columns are
+// columns (in table order) and whose key is made of the columns named
 // keyColumns, in that order: the primary key's, message.key.columns', or
 // none. A key column's field is the column's own schema, as Debezium builds
-// it — a primary key column is NOT NULL, so it is required.
+// it — a primary key column is NOT NULL, so it is required; a nullable
+// column named by message.key.columns is optional in the key too.
 func (e *Emitter) NewTable(schema, name string, columns []Column, keyColumns []string) (*Table, error) {
 	topic := e.cfg.TableTopic(schema, name)
 	t := &Table{Schema: schema, Name: name, Topic: topic, columns: columns}
@@ -54,7 +59,9 @@ func (e *Emitter) NewTable(schema, name string, columns []Column, keyColumns []s
 			return nil, fmt.Errorf("envelope: table %s.%s: column %q appears twice", schema, name, c.Name)
 		}
 		pos[c.Name] = i
-		value.Fields = append(value.Fields, connect.Field{Name: c.Name, Schema: c.Schema})
+		if !c.Excluded {
+			value.Fields = append(value.Fields, connect.Field{Name: c.Name, Schema: c.Schema})
+		}
 	}
 	if len(keyColumns) > 0 {
 		key := &connect.Schema{Type: connect.SchemaTypeStruct, Name: topic + ".Key"}
@@ -62,7 +69,7 @@ func (e *Emitter) NewTable(schema, name string, columns []Column, keyColumns []s
 		for _, k := range keyColumns {
 			i, ok := pos[k]
 			if !ok {
-				return nil, fmt.Errorf("envelope: table %s.%s: key column %q is not a captured column", schema, name, k)
+				return nil, fmt.Errorf("envelope: table %s.%s: key column %q is not a column", schema, name, k)
 			}
 			if seen[k] {
 				return nil, fmt.Errorf("envelope: table %s.%s: key column %q appears twice", schema, name, k)
@@ -90,7 +97,8 @@ func (e *Emitter) NewTable(schema, name string, columns []Column, keyColumns []s
 	return t, nil
 }
 
-// Columns returns the table's captured columns, in table order.
+// Columns returns the table's columns, in table order: a row holds a value
+// for each, excluded or not.
 func (t *Table) Columns() []Column { return t.columns }
 
 // collection is the table's name in transaction metadata: Debezium's
@@ -102,8 +110,8 @@ func (t *Table) collection() string {
 	return t.Schema + "." + t.Name
 }
 
-// rowStruct is a row's struct: row holds one value per column, in table
-// order; nil row (no tuple) gives nil.
+// rowStruct is a row's struct, without its excluded columns: row holds one
+// value per column, in table order; nil row (no tuple) gives nil.
 func (t *Table) rowStruct(row []any) (map[string]any, error) {
 	if row == nil {
 		return nil, nil
@@ -113,7 +121,9 @@ func (t *Table) rowStruct(row []any) (map[string]any, error) {
 	}
 	m := make(map[string]any, len(row))
 	for i, c := range t.columns {
-		m[c.Name] = row[i]
+		if !c.Excluded {
+			m[c.Name] = row[i]
+		}
 	}
 	return m, nil
 }

@@ -32,7 +32,7 @@ func txConfig() Config {
 // table is a one-column table schema.name keyed by its column.
 func table(t *testing.T, e *Emitter, schema, name string) *Table {
 	t.Helper()
-	tbl, err := e.NewTable(schema, name, []Column{{"id", idSchema}}, []string{"id"})
+	tbl, err := e.NewTable(schema, name, []Column{{Name: "id", Schema: idSchema}}, []string{"id"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +152,14 @@ func TestTransactionRestore(t *testing.T) {
 	e := newEmitter(t, txConfig())
 	a, b := table(t, e, "s", "a"), table(t, e, "s", "b")
 	e.Begin(42, 10, committed)
-	e.Insert(a, streamSource(42, 11), []any{int32(1)})
-	e.Insert(b, streamSource(42, 12), []any{int32(2)})
-	e.Insert(a, streamSource(42, 13), []any{int32(3)})
+	for i, step := range []struct {
+		tbl *Table
+		lsn int64
+	}{{a, 11}, {b, 12}, {a, 13}} {
+		if _, err := e.Insert(step.tbl, streamSource(42, step.lsn), []any{int32(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	offset := map[string]any{"lsn": int64(13)}
 	e.TransactionOffset(offset)
 	want := map[string]any{"lsn": int64(13), "transaction_id": "42",
@@ -165,13 +170,15 @@ func TestTransactionRestore(t *testing.T) {
 	// As the offset store hands it back: numbers as JSON gives them.
 	stored, _ := json.Marshal(offset)
 	var read map[string]any
-	json.Unmarshal(stored, &read)
+	if err := json.Unmarshal(stored, &read); err != nil {
+		t.Fatal(err)
+	}
 
 	r := newEmitter(t, txConfig())
 	if err := r.RestoreTransaction(read); err != nil {
 		t.Fatal(err)
 	}
-	a, b = table(t, r, "s", "a"), table(t, r, "s", "b")
+	b = table(t, r, "s", "b")
 	if recs := r.Begin(42, 10, committed); len(recs) != 0 {
 		t.Errorf("the replayed BEGIN emitted %s", statuses(t, recs))
 	}
@@ -186,7 +193,9 @@ func TestTransactionRestore(t *testing.T) {
 		t.Error("a count that is not a number was restored")
 	}
 	// Another transaction's BEGIN forgets the restored one without END.
-	r.RestoreTransaction(read)
+	if err := r.RestoreTransaction(read); err != nil {
+		t.Fatal(err)
+	}
 	if recs := r.Begin(43, 20, committed); statuses(t, recs) != "BEGIN 43:20" {
 		t.Errorf("BEGIN of another transaction: %s", statuses(t, recs))
 	}
