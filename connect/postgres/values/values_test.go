@@ -145,7 +145,7 @@ func TestDefaults(t *testing.T) {
 		{"timestamptz now", base("timestamptz"), "now()", def, "1970-01-01T00:00:00.000000Z", true},
 		{"interval", base("interval"), "'01:00:00'::interval", def, int64(3600000000), true},
 		{"bit(1)", mod(base("bit"), 1), `B'1'::"bit"`, def, true, true},
-		{"bit(3)", mod(base("bit"), 3), `B'101'::"bit"`, def, []byte{5}, true},
+		{"bit(3)", mod(base("bit"), 3), `'101'::"bit"`, def, []byte{5}, true},
 		{"enum", enum("mood", "sad", "ok"), "'ok'::cdc.mood", def, "ok", true},
 		{"enum cast to another type", enum("mood", "sad", "ok"), "'ok'::other", def, nil, false},
 		{"domain has none", domain("posint", base("int4"), -1), "1", def, nil, false},
