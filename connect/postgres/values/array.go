@@ -44,6 +44,27 @@ func buildArray(r resolved, m Modes) (spec, error) {
 		return spec{}, err
 	}
 	switch el.Name {
+	case "numeric":
+		// pgjdbc reads a numeric[]'s elements as BigDecimal, which has no
+		// NaN or infinity: such an array fails to convert whatever the mode.
+		conv := es.conv
+		es.conv = func(s string) (any, error) {
+			if _, special := specialDecimals[s]; special {
+				return nil, fmt.Errorf("a numeric array element %s cannot be read as a decimal (Debezium reads the whole array as null)", s)
+			}
+			return conv(s)
+		}
+	case "timestamp", "timestamptz":
+		// pgjdbc hands an infinite element over as a java.sql.Timestamp of
+		// its infinity constant, which Debezium's conversions then
+		// overflow; Sluice does not reproduce that arithmetic.
+		conv := es.conv
+		es.conv = func(s string) (any, error) {
+			if s == "infinity" || s == "-infinity" {
+				return nil, fmt.Errorf("an infinite element in a %s array is not supported", el.Name)
+			}
+			return conv(s)
+		}
 	case "date":
 		// Array elements reach Debezium through pgjdbc on both paths,
 		// as they do on the snapshot's.

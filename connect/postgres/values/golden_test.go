@@ -211,7 +211,7 @@ func TestDebeziumGoldenAllTypes(t *testing.T) {
 			for sc.Scan() {
 				var rec struct {
 					Value *struct {
-						Schema  map[string]any            `json:"schema"`
+						Schema  map[string]any             `json:"schema"`
 						Payload map[string]json.RawMessage `json:"payload"`
 					} `json:"value"`
 				}

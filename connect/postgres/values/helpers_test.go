@@ -12,7 +12,9 @@ func base(name string) Type { return Type{Name: name, Modifier: -1, Kind: KindBa
 
 func mod(t Type, m int32) Type { t.Modifier = m; return t }
 
-func arrayOf(el Type) Type { return Type{Name: "_" + el.Name, Modifier: el.Modifier, Kind: KindArray, Elem: &el} }
+func arrayOf(el Type) Type {
+	return Type{Name: "_" + el.Name, Modifier: el.Modifier, Kind: KindArray, Elem: &el}
+}
 
 func domain(name string, over Type, m int32) Type {
 	return Type{Name: name, Modifier: m, Kind: KindDomain, Base: &over}

@@ -69,13 +69,16 @@ func (cv *Converter) Schema() *connect.Schema { return cv.schema }
 // Default is the column's default value as Debezium puts it in the field
 // schema's "default" (converted like a value), and whether it has one:
 // Debezium evaluates literal defaults only, and for a default it computes
-// (now(), nextval(...)) it writes a placeholder such as 0 or epoch.
+// (now(), nextval(...)) it writes a placeholder such as 0 or epoch; a serial
+// column's schema has "default": 0. connect.Schema has no default yet, so
+// Schema cannot carry it: whoever writes the record's schema adds it.
 func (cv *Converter) Default() (any, bool) { return cv.def, cv.hasDef }
 
-// Value converts a value in text format (nil is SQL NULL) to the Go value
-// the JsonConverter writes for the schema: int16/int32/int64, float32/
-// float64, bool, string, []byte (bytes, Decimal), []any (arrays),
-// map[string]any (structs and maps).
+// Value converts a streamed value, pgoutput's text (nil is SQL NULL), to
+// the Go value the JsonConverter writes for the schema: int16/int32/int64,
+// float32/float64, bool, string, []byte (bytes, Decimal), []any (arrays),
+// map[string]any (structs and maps). Use SnapshotValue for the snapshot's
+// rows.
 //
 // A NULL in a NOT NULL column (a delete's old row under REPLICA IDENTITY
 // DEFAULT has only the key) becomes, as in Debezium, the column's default or
@@ -136,9 +139,10 @@ func Schema(c Column, m Modes) (*connect.Schema, error) {
 	return cv.Schema(), nil
 }
 
-// Value converts the column's value in PostgreSQL's text output format (nil
-// is SQL NULL) to the Go value the JsonConverter in connect/converters
-// writes for the column's schema; see Converter.Value.
+// Value converts the column's streamed value in PostgreSQL's text output
+// format (nil is SQL NULL) to the Go value the JsonConverter in
+// connect/converters writes for the column's schema; see Converter.Value
+// and, for snapshot rows, Converter.SnapshotValue.
 func Value(c Column, m Modes, text *string) (any, error) {
 	cv, err := Compile(c, m)
 	if err != nil {
