@@ -3,18 +3,24 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/postgres/envelope"
 	"github.com/sluice-io/sluice/connect/postgres/values"
+	"github.com/sluice-io/sluice/shared/logthrottle"
 )
 
 // records makes the connector's records: the values package converts
 // column values, the envelope package shapes Debezium's records, and this
 // adds the source partition and offset of the event each comes from.
 type records struct {
-	cfg    Config
+	cfg Config
+	log *slog.Logger
+	// warned limits the log of values written null to once a minute a
+	// table.
+	warned *logthrottle.Limiter
 	em     *envelope.Emitter
 	shapes map[uint32]*shape
 	part   map[string]any
@@ -26,7 +32,7 @@ type shape struct {
 	conv  []*values.Converter
 }
 
-func newRecords(cfg Config, now func() time.Time) (*records, error) {
+func newRecords(cfg Config, log *slog.Logger, now func() time.Time) (*records, error) {
 	ec := envelope.DefaultConfig(cfg.Prefix)
 	ec.Database = cfg.DBName
 	ec.ConnectorVersion = connect.Version
@@ -46,7 +52,7 @@ func newRecords(cfg Config, now func() time.Time) (*records, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &records{cfg: cfg, em: em, shapes: map[uint32]*shape{}, part: map[string]any{PartitionKey: cfg.Prefix}}, nil
+	return &records{cfg: cfg, log: log, warned: logthrottle.New(time.Minute), em: em, shapes: map[uint32]*shape{}, part: map[string]any{PartitionKey: cfg.Prefix}}, nil
 }
 
 // partition is the connector's source partition, Debezium's.
@@ -67,7 +73,14 @@ func (r *records) register(t *Table) error {
 			return fmt.Errorf("table %s: %w", t.ID(), err)
 		}
 		cols, convs = append(cols, c), append(convs, cv)
-		econs = append(econs, envelope.Column{Name: c.Name, Schema: cv.Schema()})
+		schema := cv.Schema()
+		if d, ok := cv.Default(); ok {
+			// Debezium writes a column's default in its field's schema.
+			cp := *schema
+			cp.Default = d
+			schema = &cp
+		}
+		econs = append(econs, envelope.Column{Name: c.Name, Schema: schema})
 	}
 	var key []string
 	for _, k := range t.Key {
@@ -97,15 +110,29 @@ func keyIndexes(cols []values.Column, key []string) []int {
 	return out
 }
 
-// value converts column j of t from its text form.
-func (r *records) value(t *Table, j int, text *string) (any, error) {
+// value converts column j of t from its text form as the stream carries it;
+// snapshot says it was read by the snapshot, where Debezium converts a few
+// values (infinite dates) differently.
+func (r *records) value(t *Table, j int, text *string, snapshot bool) (any, error) {
 	s, err := r.shape(t)
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.conv[j].Value(text)
+	conv := s.conv[j].Value
+	if snapshot {
+		conv = s.conv[j].SnapshotValue
+	}
+	v, err := conv(text)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", t.ID(), err)
+		if !t.Columns[j].Optional {
+			return nil, fmt.Errorf("table %s: %w", t.ID(), err)
+		}
+		// Debezium's event.converting.failure.handling.mode=warn (its
+		// default): the column is written null, and the failure logged.
+		if r.warned.Due(t.ID(), time.Now()) {
+			r.log.Warn("a value could not be converted; it is written null, as Debezium writes it", "table", t.ID(), "err", err)
+		}
+		return nil, nil
 	}
 	return v, nil
 }
@@ -114,7 +141,7 @@ func (r *records) value(t *Table, j int, text *string) (any, error) {
 func (r *records) rowValues(t *Table, text []*string) ([]any, error) {
 	out := make([]any, len(text))
 	for j, s := range text {
-		v, err := r.value(t, j, s)
+		v, err := r.value(t, j, s, true)
 		if err != nil {
 			return nil, err
 		}
@@ -125,30 +152,12 @@ func (r *records) rowValues(t *Table, text []*string) ([]any, error) {
 
 // unavailable is the value of an unchanged TOASTed column, which pgoutput
 // does not send: Debezium's placeholder in the column's type.
-func (r *records) unavailable(j int, t *Table) any {
+func (r *records) unavailable(j int, t *Table) (any, error) {
 	s, err := r.shape(t)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	return placeholder(s.conv[j].Schema(), r.cfg.Unavailable)
-}
-
-// placeholder is the unavailable-value placeholder in a schema's type, as
-// Debezium writes it: the text for strings, its bytes for bytes, a
-// one-element list of it for an array of either; other types (which
-// PostgreSQL seldom TOASTs) have none, and read as null.
-func placeholder(s *connect.Schema, text string) any {
-	switch s.Type {
-	case connect.SchemaTypeString:
-		return text
-	case connect.SchemaTypeBytes:
-		return []byte(text)
-	case connect.SchemaTypeArray:
-		if v := placeholder(s.ValueSchema, text); v != nil {
-			return []any{v}
-		}
-	}
-	return nil
+	return s.conv[j].Unavailable([]byte(r.cfg.Unavailable))
 }
 
 // source is the envelope's view of a position.

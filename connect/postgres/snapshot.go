@@ -66,6 +66,16 @@ func (sn *snapshotter) run(ctx context.Context, out chan<- []connect.SourceRecor
 		}
 		conns = append(conns, c)
 	}
+	// The snapshot's transaction id, as Debezium gives it in the snapshot
+	// records' source block and offset.
+	xid, _, err := queryOne(ctx, conns[0], "SELECT txid_current()")
+	if err != nil {
+		return fmt.Errorf("read the snapshot's transaction id: %w", err)
+	}
+	if sn.txID, err = strconv.ParseInt(xid, 10, 64); err != nil {
+		return fmt.Errorf("the snapshot's transaction id %q: %w", xid, err)
+	}
+	sn.hasTx = true
 	var chunks []*chunk
 	for _, t := range sn.tables {
 		cs, err := sn.split(ctx, conns[0], t)

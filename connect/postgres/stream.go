@@ -363,6 +363,16 @@ func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple
 	if err != nil {
 		return nil, err
 	}
+	if before != nil && after != nil {
+		// An unchanged TOASTed value is not sent again; under REPLICA
+		// IDENTITY FULL the old row carries it, and Debezium takes it
+		// from there.
+		for j, toast := range after.toast {
+			if toast && before.present[j] && !before.toast[j] {
+				after.values[j] = before.values[j]
+			}
+		}
+	}
 	return s.rec.change(rel.table, op, before, after, s.pos(lsn, kind))
 }
 
@@ -373,7 +383,8 @@ func (s *streamer) row(rel *relation, tuple *pglogrepl.TupleData) (*row, error) 
 	if tuple == nil {
 		return nil, nil
 	}
-	r := &row{values: make([]any, len(rel.table.Columns)), present: make([]bool, len(rel.table.Columns))}
+	n := len(rel.table.Columns)
+	r := &row{values: make([]any, n), present: make([]bool, n), toast: make([]bool, n)}
 	for i, col := range tuple.Columns {
 		if i >= len(rel.cols) || rel.cols[i] < 0 {
 			continue
@@ -384,8 +395,12 @@ func (s *streamer) row(rel *relation, tuple *pglogrepl.TupleData) (*row, error) 
 		switch col.DataType {
 		case pglogrepl.TupleDataTypeNull:
 		case pglogrepl.TupleDataTypeToast:
-			r.values[j] = s.rec.unavailable(j, rel.table)
-			r.present[j] = true
+			v, err := s.rec.unavailable(j, rel.table)
+			if err != nil {
+				return nil, err
+			}
+			r.values[j] = v
+			r.present[j], r.toast[j] = true, true
 			continue
 		case pglogrepl.TupleDataTypeText:
 			t := string(col.Data)
@@ -393,7 +408,7 @@ func (s *streamer) row(rel *relation, tuple *pglogrepl.TupleData) (*row, error) 
 		default:
 			return nil, fmt.Errorf("column %s of %s: pgoutput sent a value in format %q; the connector reads text", c.Name, rel.table.ID(), col.DataType)
 		}
-		v, err := s.rec.value(rel.table, j, text)
+		v, err := s.rec.value(rel.table, j, text, false)
 		if err != nil {
 			return nil, err
 		}
@@ -403,8 +418,10 @@ func (s *streamer) row(rel *relation, tuple *pglogrepl.TupleData) (*row, error) 
 }
 
 // row is one row's values in the table's column order; present says which
-// the tuple carried.
+// the tuple carried, toast which of those it said were unchanged TOASTed
+// values (whose placeholder values holds).
 type row struct {
 	values  []any
 	present []bool
+	toast   []bool
 }

@@ -94,7 +94,7 @@ func (t *Task) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if t.rec, err = newRecords(t.cfg, time.Now); err != nil {
+	if t.rec, err = newRecords(t.cfg, t.log, time.Now); err != nil {
 		return err
 	}
 	for _, tb := range tables {
