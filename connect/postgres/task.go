@@ -168,6 +168,18 @@ func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, er
 			"the slot was dropped, and changes since that position cannot be read. Reset the connector's offsets to take a new snapshot, "+
 			"or set snapshot.mode=when_needed to have it done on its own", t.cfg.Slot, pglogrepl.LSN(max(pos.Commit, pos.LSN)))
 	}
+	if snap && slot.Exists && unfinished && slot.Confirmed <= pos.LSN {
+		// A snapshot cut short: nothing was streamed from the slot yet
+		// (it is still at the snapshot's point). Creating it anew exports
+		// a new snapshot with the stream starting exactly where it ends,
+		// so the snapshot taken again and the stream neither overlap nor
+		// leave a gap.
+		t.log.Info("the last snapshot did not finish; taking it again from a new slot", "slot", t.cfg.Slot)
+		if err := t.dropSlot(ctx); err != nil {
+			return plan{}, err
+		}
+		slot = slotState{}
+	}
 	if slot.Exists && slot.WALStatus == "lost" {
 		if err := t.dropSlot(ctx); err != nil {
 			return plan{}, err
