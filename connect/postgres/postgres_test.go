@@ -361,3 +361,34 @@ func (d *testDB) dropSlot() {
 		return err == nil, fmt.Sprint(err)
 	})
 }
+
+// TestGauges: the task reports its snapshot's progress by table, then its
+// slot's lag and WAL status, as gauges the agent serves.
+func TestGauges(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY)", "INSERT INTO items SELECT generate_series(1, 500)")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	task := &Task{}
+	if err := task.Start(ctx, connect.SourceTaskContext{Offsets: &memOffsets{}}, d.props(map[string]string{"sluice.heartbeat.wal.interval.ms": "100"})); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = task.Stop() }()
+	gauge := func(name string) (connect.Gauge, bool) {
+		for _, g := range task.Gauges() {
+			if g.Name == name {
+				return g, true
+			}
+		}
+		return connect.Gauge{}, false
+	}
+	wait.Eventually(t, 30*time.Second, func() (bool, string) {
+		if _, err := task.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := gauge("postgres_snapshot_rows")
+		status, ok := gauge("postgres_slot_wal_status")
+		return rows.Value == 500 && rows.Labels["table"] == "public.items" && ok && status.Labels["status"] == "reserved",
+			fmt.Sprintf("gauges %+v", task.Gauges())
+	})
+}

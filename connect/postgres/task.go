@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -28,6 +29,8 @@ type Task struct {
 	tables     []*Table // the captured tables when the task started
 	stream     *streamer
 	progress   *Progress
+	// slot is the slot's state as last read, for the gauges.
+	slot atomic.Pointer[slotState]
 
 	out    chan []connect.SourceRecord
 	cancel context.CancelFunc
@@ -379,16 +382,17 @@ func (t *Task) Commit(ctx context.Context) error {
 }
 
 // heartbeats emits the connector's own logical decoding message every
-// sluice.heartbeat.wal.interval.ms, and runs heartbeat.action.query every
-// heartbeat.interval.ms: each reaches the stream as a position between
-// transactions, which moves the slot while captured tables are idle.
+// sluice.heartbeat.wal.interval.ms, runs heartbeat.action.query every
+// heartbeat.interval.ms — each reaches the stream as a position between
+// transactions, which moves the slot while captured tables are idle — and
+// reads the slot's state for the task's gauges, at the shortest of those
+// intervals and at least every 10 seconds.
 func (t *Task) heartbeats(ctx context.Context) {
-	every := t.cfg.WALHeartbeat
-	if t.cfg.Heartbeat > 0 && (every == 0 || t.cfg.Heartbeat < every) {
-		every = t.cfg.Heartbeat
-	}
-	if every <= 0 {
-		return
+	every := 10 * time.Second
+	for _, d := range []time.Duration{t.cfg.WALHeartbeat, t.cfg.Heartbeat} {
+		if d > 0 && d < every {
+			every = d
+		}
 	}
 	c, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
 	if err != nil {
@@ -400,23 +404,61 @@ func (t *Task) heartbeats(ctx context.Context) {
 	defer closeConn(c)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	var lastQuery, lastMessage time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		if t.cfg.HeartbeatQuery != "" && t.cfg.Heartbeat > 0 {
+		now := time.Now()
+		if t.cfg.HeartbeatQuery != "" && t.cfg.Heartbeat > 0 && now.Sub(lastQuery) >= t.cfg.Heartbeat {
+			lastQuery = now
 			if _, err := c.Exec(ctx, t.cfg.HeartbeatQuery).ReadAll(); err != nil && ctx.Err() == nil {
 				t.log.Warn("heartbeat.action.query failed", "err", err)
 			}
 		}
-		if t.cfg.WALHeartbeat > 0 {
-			if _, err := query(ctx, c, "SELECT pg_logical_emit_message(false, $1, $2)", HeartbeatPrefix, strconv.FormatInt(time.Now().UnixMilli(), 10)); err != nil && ctx.Err() == nil {
+		if t.cfg.WALHeartbeat > 0 && now.Sub(lastMessage) >= t.cfg.WALHeartbeat {
+			lastMessage = now
+			if _, err := query(ctx, c, "SELECT pg_logical_emit_message(false, $1, $2)", HeartbeatPrefix, strconv.FormatInt(now.UnixMilli(), 10)); err != nil && ctx.Err() == nil {
 				t.log.Warn("heartbeat message failed", "err", err)
 			}
 		}
+		if st, err := readSlot(ctx, c, t.cfg.Slot); err == nil {
+			t.slot.Store(&st)
+		}
 	}
+}
+
+// Gauges implements connect.GaugeReporter: the slot's lag and WAL status,
+// the stream's positions, and the snapshot's progress table by table.
+func (t *Task) Gauges() []connect.Gauge {
+	var out []connect.Gauge
+	if st := t.slot.Load(); st != nil && st.Exists {
+		out = append(out,
+			connect.Gauge{Name: "postgres_slot_lag_bytes", Help: "WAL between the server's current position and the slot's confirmed one.",
+				Value: float64(max(int64(st.Current)-int64(st.Confirmed), 0))},
+			connect.Gauge{Name: "postgres_slot_retained_wal_bytes", Help: "WAL the slot keeps the server from recycling (from its restart position).",
+				Value: float64(st.Lag())},
+			connect.Gauge{Name: "postgres_slot_wal_status", Help: "1 for the slot's wal_status (reserved, extended, unreserved, lost).",
+				Labels: map[string]string{"status": st.WALStatus}, Value: 1})
+	}
+	t.mu.Lock()
+	s := t.stream
+	t.mu.Unlock()
+	if s != nil {
+		out = append(out,
+			connect.Gauge{Name: "postgres_received_lsn", Help: "The last WAL position read from the slot.", Value: float64(s.received.Load())},
+			connect.Gauge{Name: "postgres_flushed_lsn", Help: "The WAL position the task told the server its offsets hold.", Value: float64(s.flush.Load())})
+	}
+	for _, tp := range t.progress.Tables() {
+		labels := map[string]string{"table": tp.Table}
+		out = append(out,
+			connect.Gauge{Name: "postgres_snapshot_rows", Help: "Rows the snapshot emitted, by table.", Labels: labels, Value: float64(tp.Rows)},
+			connect.Gauge{Name: "postgres_snapshot_chunks", Help: "Chunks (page ranges) of a table's snapshot.", Labels: labels, Value: float64(tp.Chunks)},
+			connect.Gauge{Name: "postgres_snapshot_chunks_done", Help: "Chunks of a table's snapshot read and emitted.", Labels: labels, Value: float64(tp.ChunksDone)})
+	}
+	return out
 }
 
 // Stop implements connect.SourceTask.
