@@ -168,3 +168,22 @@ func toInt64(v any) (int64, error) {
 	}
 	return 0, fmt.Errorf("%v (%T) is not a number", v, v)
 }
+
+// incrementalKeys are the offset keys of a Debezium incremental snapshot in
+// progress (its position in the table being read, the tables left).
+var incrementalKeys = []string{"incremental_snapshot_primary_key", "incremental_snapshot_maximum_key",
+	"incremental_snapshot_collections", "incremental_snapshot_correlation_id"}
+
+// refuseIncremental refuses to take over a Debezium connector whose offset
+// holds an incremental snapshot in progress: the native connector cannot
+// go on with it, and going on without it would leave the snapshot half
+// done without a word.
+func refuseIncremental(stored map[string]any) error {
+	for _, k := range incrementalKeys {
+		if v, ok := stored[k]; ok && v != nil && v != "" {
+			return fmt.Errorf("the connector's offset holds a Debezium incremental snapshot in progress (%s): the native connector cannot continue it. "+
+				"Let it finish under Debezium's class (or stop it with a stop-snapshot signal), then change the class", k)
+		}
+	}
+	return nil
+}

@@ -60,6 +60,9 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 	if err != nil {
 		return err
 	}
+	if err := refuseIncremental(stored); err != nil {
+		return err
+	}
 	if err := t.open(ctx); err != nil {
 		t.closeConns()
 		return err

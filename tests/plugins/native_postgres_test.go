@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -214,4 +215,49 @@ func TestNativePostgresAgentKilledMidSnapshot(t *testing.T) {
 		got := strings.Count(d.ops(), "c")
 		return got == 2, fmt.Sprintf("%d inserts streamed, want 2", got)
 	})
+}
+
+// TestNativePostgresValidate: validating a config through the REST API
+// names each key the native connector cannot honour — a Debezium key it
+// does not support, a value it does not — and, with the config whole, asks
+// the database whether the user may replicate; creating a connector with
+// such a config is refused with the same messages.
+func TestNativePostgresValidate(t *testing.T) {
+	host, port := postgres(t)
+	c := sluicetest.Start(t, sluicetest.Options{})
+	role := strings.ReplaceAll(c.Name("noreplication"), "-", "_")
+	sqlAs := func(stmt string) {
+		t.Helper()
+		d := &debezium{t: t, host: host, port: port}
+		d.sql(stmt)
+	}
+	sqlAs("DROP ROLE IF EXISTS " + role)
+	sqlAs("CREATE ROLE " + role + " LOGIN")
+	t.Cleanup(func() { _ = exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-c", "DROP ROLE IF EXISTS "+role).Run() })
+	base := map[string]string{"name": "v", "connector.class": nativeClass, "database.hostname": host, "database.port": port,
+		"database.user": "postgres", "database.dbname": "postgres", "topic.prefix": "v", "slot.name": "unused_v", "publication.name": "unused_v"}
+
+	cfg := maps.Clone(base)
+	cfg["plugin.name"], cfg["column.mask.with.8.chars"] = "decoderbufs", "public.t.c"
+	n, errs := validateErrors(t, c, "PostgresSource", cfg)
+	if n != 2 || !strings.Contains(strings.Join(errs["plugin.name"], " "), "use one of pgoutput") ||
+		!strings.Contains(strings.Join(errs["column.mask.with.8.chars"], " "), "not supported by the native PostgreSQL connector") {
+		t.Fatalf("unsupported key and value: %d errors %v", n, errs)
+	}
+	cfg = maps.Clone(base)
+	cfg["database.user"] = role
+	n, errs = validateErrors(t, c, "PostgresSource", cfg)
+	// Not a superuser either: it may not create a publication for all
+	// tables, which publication.autocreate.mode's default asks.
+	if n != 2 || !strings.Contains(strings.Join(errs["database.user"], " "), "has neither REPLICATION nor SUPERUSER") ||
+		!strings.Contains(strings.Join(errs["publication.autocreate.mode"], " "), "needs a superuser") {
+		t.Fatalf("a role that may not replicate: %d errors %v", n, errs)
+	}
+	if n, errs = validateErrors(t, c, "PostgresSource", base); n != 0 {
+		t.Fatalf("a config that works: %d errors %v", n, errs)
+	}
+	r := c.Do("POST", "/connectors", map[string]any{"name": "v", "config": cfg})
+	if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "has neither REPLICATION nor SUPERUSER") {
+		t.Fatalf("create with a role that may not replicate: %s", r)
+	}
 }
