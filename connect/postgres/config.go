@@ -78,6 +78,13 @@ type Config struct {
 	// Unavailable is unavailable.value.placeholder: what an unchanged
 	// TOASTed value, which pgoutput does not send, reads as.
 	Unavailable string
+	// TopicDelimiter, HeartbeatTopic, ExtendedHeaders and SkipUnchanged
+	// are topic.delimiter, topic.heartbeat.name, extended.headers.enabled
+	// and skip.messages.without.change.
+	TopicDelimiter  string
+	HeartbeatTopic  string
+	ExtendedHeaders bool
+	SkipUnchanged   bool
 }
 
 // TableFilter is Debezium's table and column selection: include and exclude
@@ -153,6 +160,10 @@ func ParseConfig(props map[string]string) (Config, error) {
 		StatusInterval:  time.Duration(p.int("status.update.interval.ms", 10_000)) * time.Millisecond,
 		Skipped:         map[string]bool{},
 		Unavailable:     p.str("unavailable.value.placeholder", "__debezium_unavailable_value"),
+		TopicDelimiter:  p.str("topic.delimiter", "."),
+		HeartbeatTopic:  p.str("topic.heartbeat.name", ""),
+		ExtendedHeaders: p.bool("extended.headers.enabled", true),
+		SkipUnchanged:   p.bool("skip.messages.without.change", false),
 	}
 	for _, op := range p.list("skipped.operations", "t") {
 		if op != "none" {

@@ -392,3 +392,16 @@ func TestGauges(t *testing.T) {
 			fmt.Sprintf("gauges %+v", task.Gauges())
 	})
 }
+
+// TestColumnFilters: a column the lists leave out is in no row; a key
+// column left out stays in the key, as Debezium keeps it.
+func TestColumnFilters(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY, secret text, name text)", "INSERT INTO items VALUES (1, 's', 'one')")
+	got := runTask(t, d.props(map[string]string{"column.exclude.list": `public\.items\.(secret|id)`}), &memOffsets{},
+		func(s []seen) bool { return len(s) >= 1 })
+	after, _ := got[0].Value["after"].(map[string]any)
+	if fmt.Sprint(got[0].Key) != "map[id:1]" || fmt.Sprint(after) != "map[name:one]" {
+		t.Fatalf("key %v, after %v: want the key's id, and only name in the row", got[0].Key, after)
+	}
+}
