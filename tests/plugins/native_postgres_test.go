@@ -261,3 +261,32 @@ func TestNativePostgresValidate(t *testing.T) {
 		t.Fatalf("create with a role that may not replicate: %s", r)
 	}
 }
+
+// TestNativePostgresMoveFromDebezium: `sluice move` of a running Debezium
+// connector to a new name with the native class takes its position along:
+// the native connector goes on from it, no snapshot, no change lost or
+// repeated.
+func TestNativePostgresMoveFromDebezium(t *testing.T) {
+	c := start(t, 1)
+	d := newDebezium(t, c, nil)
+	d.waitOps(90*time.Second, "r,r,r")
+	d.sql("INSERT INTO " + d.table + " VALUES (4, 'four')")
+	d.waitOps(60*time.Second, "r,r,r,c")
+	d.waitStreamedOffset(nil)
+	var moved struct {
+		To      string `json:"to"`
+		Offsets []any  `json:"offsets"`
+	}
+	c.Must(http.StatusOK, "POST", "/sluice/connectors/pg/move", map[string]any{"to": "pg-native",
+		"config": map[string]string{"connector.class": nativeClass}}).JSON(t, &moved)
+	if moved.To != "pg-native" || len(moved.Offsets) != 1 {
+		t.Fatalf("move: %+v", moved)
+	}
+	c.WaitState("pg-native", "RUNNING", 1, "RUNNING")
+	d.sql("INSERT INTO "+d.table+" VALUES (5, 'five')", "DELETE FROM "+d.table+" WHERE id = 1")
+	d.waitOps(60*time.Second, "r,r,r,c,c,d")
+	sluicetest.Consistently(t, 2*time.Second, func() (bool, string) {
+		got := d.ops()
+		return got == "r,r,r,c,c,d", "events " + got
+	})
+}
