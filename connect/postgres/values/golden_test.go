@@ -333,13 +333,5 @@ func renderValue(t *testing.T, cv *Converter, text *string, snapshot bool) any {
 	if err != nil {
 		return nil
 	}
-	conv := &converters.JSON{}
-	if err := conv.Configure(map[string]string{"schemas.enable": "false"}, false); err != nil {
-		t.Fatal(err)
-	}
-	b, err := conv.FromConnectData("t", cv.Schema(), v)
-	if err != nil {
-		t.Fatalf("JsonConverter on %s: %v", cv.column.Name, err)
-	}
-	return decodeJSON(t, b)
+	return decodeJSON(t, []byte(jsonOfValue(t, cv.Schema(), v)))
 }

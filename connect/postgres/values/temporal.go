@@ -123,7 +123,9 @@ func cutEra(s string) (string, bool) {
 }
 
 // parseDate reads a date column's text as Debezium's epoch-day number.
-func parseDate(s string) (int32, error) {
+func parseDate(s string) (int32, error) { return parseDateIn(s, isoCalendar) }
+
+func parseDateIn(s string, cal calendarReading) (int32, error) {
 	var days int64
 	switch s {
 	case "infinity":
@@ -132,11 +134,11 @@ func parseDate(s string) (int32, error) {
 		days = negInfinityEpochDay
 	default:
 		body, bc := cutEra(s)
-		y, m, d, err := parseDatePart(body, bc)
+		y, m, d, err := parseDatePart(body, bc && cal.keepEra)
 		if err != nil {
 			return 0, err
 		}
-		days = daysFromCivil(y, m, d)
+		days = cal.days(y, m, d)
 	}
 	// Debezium narrows the long epoch day to an int, wrapping as Java does.
 	return int32(days), nil
@@ -204,15 +206,47 @@ type instant struct {
 	nanos int64
 }
 
+// calendarReading is how a date's fields become an epoch day. PostgreSQL's
+// calendar is the proleptic Gregorian one, and so is Debezium's reading of
+// scalar values; array elements reach Debezium as java.sql dates and
+// timestamps, whose fields pgjdbc fills in the Julian calendar before
+// 1582-10-15 and whose era Debezium drops in some conversions.
+type calendarReading struct {
+	days    func(y, m, d int64) int64
+	keepEra bool
+}
+
+// isoCalendar reads dates as PostgreSQL means them.
+var isoCalendar = calendarReading{days: daysFromCivil, keepEra: true}
+
+// julianDays is the epoch day of a date in the Julian calendar.
+func julianDays(y, m, d int64) int64 {
+	a := (14 - m) / 12
+	yy, mm := y+4800-a, m+12*a-3
+	jdn := d + (153*mm+2)/5 + 365*yy + floorDiv(yy, 4) - 32083
+	return jdn - 2440588
+}
+
+// hybridDays is java.util.GregorianCalendar's default reading: Julian
+// before the Gregorian reform of 1582-10-15, Gregorian from it.
+func hybridDays(y, m, d int64) int64 {
+	if y < 1582 || y == 1582 && (m < 10 || m == 10 && d < 15) {
+		return julianDays(y, m, d)
+	}
+	return daysFromCivil(y, m, d)
+}
+
 // parseLocalTimestamp reads "YYYY-MM-DD HH:MM:SS[.ffffff][ BC]" as an
 // instant at UTC (what a timestamp without time zone means to Debezium).
-func parseLocalTimestamp(s string) (instant, error) {
+func parseLocalTimestamp(s string) (instant, error) { return parseTimestampIn(s, isoCalendar) }
+
+func parseTimestampIn(s string, cal calendarReading) (instant, error) {
 	body, bc := cutEra(s)
 	ds, ts, ok := strings.Cut(body, " ")
 	if !ok {
 		return instant{}, fmt.Errorf("not a timestamp: %q", s)
 	}
-	y, m, d, err := parseDatePart(ds, bc)
+	y, m, d, err := parseDatePart(ds, bc && cal.keepEra)
 	if err != nil {
 		return instant{}, fmt.Errorf("not a timestamp: %q", s)
 	}
@@ -220,12 +254,14 @@ func parseLocalTimestamp(s string) (instant, error) {
 	if err != nil || c >= 24*3600*1e9 {
 		return instant{}, fmt.Errorf("not a timestamp: %q", s)
 	}
-	return instant{sec: daysFromCivil(y, m, d)*86400 + int64(c)/1e9, nanos: int64(c) % 1e9}, nil
+	return instant{sec: cal.days(y, m, d)*86400 + int64(c)/1e9, nanos: int64(c) % 1e9}, nil
 }
 
 // parseZonedTimestamp reads a timestamptz's text (PostgreSQL prints the
 // offset of the session's TimeZone, then " BC" if need be) as an instant.
-func parseZonedTimestamp(s string) (instant, error) {
+func parseZonedTimestamp(s string) (instant, error) { return parseZonedTimestampIn(s, isoCalendar) }
+
+func parseZonedTimestampIn(s string, cal calendarReading) (instant, error) {
 	body, bc := cutEra(s)
 	local, off, err := splitOffset(body)
 	if err != nil {
@@ -234,7 +270,7 @@ func parseZonedTimestamp(s string) (instant, error) {
 	if bc {
 		local += " BC"
 	}
-	in, err := parseLocalTimestamp(local)
+	in, err := parseTimestampIn(local, cal)
 	if err != nil {
 		return instant{}, err
 	}
@@ -255,7 +291,7 @@ func (in instant) nanosExact() (int64, error) {
 	days := floorDiv(in.sec, 86400)
 	ofDay := (in.sec-days*86400)*1e9 + in.nanos
 	if days > math.MaxInt64/nanosPerDay || days < math.MinInt64/nanosPerDay || days*nanosPerDay > math.MaxInt64-ofDay {
-		return 0, fmt.Errorf("timestamp is outside the range of int64 epoch nanoseconds (about 1677-09-21 to 2262-04-11)")
+		return 0, fmt.Errorf("timestamp is outside the range of int64 epoch nanoseconds (about 1677-09-21 to 2262-04-11): %w", errConverterNull)
 	}
 	return days*nanosPerDay + ofDay, nil
 }
