@@ -160,7 +160,7 @@ func parseClock(s string) (clock, error) {
 	h, err1 := strconv.ParseInt(hs, 10, 64)
 	mi, err2 := strconv.ParseInt(mins, 10, 64)
 	se, err3 := strconv.ParseInt(secs, 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+	if err1 != nil || err2 != nil || err3 != nil || len(frac) > 9 || !allDigits(frac) {
 		return 0, fmt.Errorf("not a time of day: %q", s)
 	}
 	var nanos int64
@@ -306,35 +306,57 @@ func floorDiv(a, b int64) int64 {
 
 // isoDate writes a year as java.time's ISO_LOCAL_DATE does: four digits,
 // a '+' past 9999, a '-' before year 0.
-func isoDate(b *strings.Builder, y, m, d int64) {
+func isoDate(b []byte, y, m, d int64) []byte {
 	switch {
 	case y > 9999:
-		b.WriteByte('+')
-		b.WriteString(strconv.FormatInt(y, 10))
+		b = append(b, '+')
+		b = strconv.AppendInt(b, y, 10)
 	case y < 0:
-		fmt.Fprintf(b, "-%04d", -y)
+		b = append(b, '-')
+		b = appendPadded(b, -y, 4)
 	default:
-		fmt.Fprintf(b, "%04d", y)
+		b = appendPadded(b, y, 4)
 	}
-	fmt.Fprintf(b, "-%02d-%02d", m, d)
+	b = append(b, '-')
+	b = appendPadded(b, m, 2)
+	b = append(b, '-')
+	return appendPadded(b, d, 2)
+}
+
+// appendPadded appends n (not negative) with leading zeros to width digits.
+func appendPadded(b []byte, n int64, width int) []byte {
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], n, 10)
+	for i := len(digits); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }
 
 // isoClock writes HH:MM:SS and the fraction: width digits when width is
 // 1..9 (Debezium's ZonedTimestamp with the column's precision), else as
 // ISO_LOCAL_TIME does, the fewest digits that hold the value.
-func isoClock(b *strings.Builder, nanoOfDay int64, width int) {
+func isoClock(b []byte, nanoOfDay int64, width int) []byte {
 	secs, nanos := nanoOfDay/1e9, nanoOfDay%1e9
-	fmt.Fprintf(b, "%02d:%02d:%02d", secs/3600, secs/60%60, secs%60)
+	b = appendPadded(b, secs/3600, 2)
+	b = append(b, ':')
+	b = appendPadded(b, secs/60%60, 2)
+	b = append(b, ':')
+	b = appendPadded(b, secs%60, 2)
+	if (width < 1 || width > 9) && nanos == 0 {
+		return b
+	}
+	var buf [9]byte
+	frac := appendPadded(buf[:0], nanos, 9)
 	if width >= 1 && width <= 9 {
-		f := fmt.Sprintf("%09d", nanos)
-		b.WriteByte('.')
-		b.WriteString(f[:width])
-		return
+		frac = frac[:width]
+	} else {
+		for len(frac) > 0 && frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
 	}
-	if nanos != 0 {
-		b.WriteByte('.')
-		b.WriteString(strings.TrimRight(fmt.Sprintf("%09d", nanos), "0"))
-	}
+	b = append(b, '.')
+	return append(b, frac...)
 }
 
 // isoUTC formats an instant as Debezium's ZonedTimestamp does for a UTC
@@ -342,12 +364,11 @@ func isoClock(b *strings.Builder, nanoOfDay int64, width int) {
 func (in instant) isoUTC(width int) string {
 	days := floorDiv(in.sec, 86400)
 	y, m, d := civilFromDays(days)
-	var b strings.Builder
-	isoDate(&b, y, m, d)
-	b.WriteByte('T')
-	isoClock(&b, (in.sec-days*86400)*1e9+in.nanos, width)
-	b.WriteByte('Z')
-	return b.String()
+	b := make([]byte, 0, 40)
+	b = isoDate(b, y, m, d)
+	b = append(b, 'T')
+	b = isoClock(b, (in.sec-days*86400)*1e9+in.nanos, width)
+	return string(append(b, 'Z'))
 }
 
 // zonedTime converts a timetz's text to Debezium's ZonedTime: the time
@@ -366,10 +387,8 @@ func zonedTime(s string) (string, error) {
 	if n < 0 {
 		n += day
 	}
-	var b strings.Builder
-	isoClock(&b, n, 0)
-	b.WriteByte('Z')
-	return b.String(), nil
+	b := isoClock(make([]byte, 0, 24), n, 0)
+	return string(append(b, 'Z')), nil
 }
 
 // pgInterval is an interval split as pgjdbc's PGInterval splits

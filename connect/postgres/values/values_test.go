@@ -272,6 +272,22 @@ func TestHstoreJSONOrder(t *testing.T) {
 	}
 }
 
+// TestHstoreAsDebeziumWritesIt: PostgreSQL's text of a 20-key hstore and
+// the JSON Debezium 3.6.1's converter made of it.
+func TestHstoreAsDebeziumWritesIt(t *testing.T) {
+	text := `"a"=>NULL, "b"=>"2", "Aa"=>"x", "BB"=>"y", "k1"=>"1", "k2"=>"2", "k3"=>"3", "k4"=>"4", "k5"=>"5", "k6"=>"6", ` +
+		`"k7"=>"7", "k8"=>"8", "k9"=>"9", "ü"=>"日本", "k10"=>"10", "k11"=>"11", "k12"=>"12", "k13"=>"13", "q\"k"=>"v\\w", "zeta"=>"z"`
+	want := `{"Aa":"x","BB":"y","zeta":"z","a":null,"b":"2","k1":"1","k2":"2","k3":"3","k4":"4","k5":"5","k11":"11","k6":"6",` +
+		`"k10":"10","k7":"7","k13":"13","k8":"8","k12":"12","k9":"9","q\"k":"v\\w","ü":"日本"}`
+	got, err := Value(Column{Name: "h", Type: base("hstore"), Optional: true}, DefaultModes(), &text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestSchemaIsOptionalPerColumn: the schema's optionality is the column's,
 // and converters do not share schemas.
 func TestSchemaIsOptionalPerColumn(t *testing.T) {
