@@ -33,7 +33,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test test-compile test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
+.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test-postgres test test-compile test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
 .PHONY: check check-fmt check-tidy check-vet check-staticcheck check-errcheck check-sluicelint
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
@@ -70,6 +70,12 @@ test-plugins: javahost plugins
 	@set -euo pipefail; $(MAKE) --no-print-directory postgres-up; trap '$(CURDIR)/deploy/postgres/postgres-down.sh' EXIT; \
 		cd tests && SLUICE_TEST_PLUGINS=$(CURDIR)/.cache/plugins SLUICE_CONNECT_HOST_DIR=$(CURDIR)/connect/javahost/target \
 		SLUICE_TEST_POSTGRES=$(POSTGRES) $(GO) test $(TEST_FLAGS) ./plugins/
+
+## test-postgres: the native PostgreSQL connector (connect/postgres, docs/cdc-postgres.md) against the
+## PostgreSQL of postgres-up (started and stopped here); `make test` skips these tests
+test-postgres:
+	@set -euo pipefail; $(MAKE) --no-print-directory postgres-up; trap '$(CURDIR)/deploy/postgres/postgres-down.sh' EXIT; \
+		SLUICE_TEST_POSTGRES=$(POSTGRES) $(GO) test $(TEST_FLAGS) -p 1 ./connect/postgres/...
 
 ## test: every test — unit, integration and end-to-end — on the embedded broker; every package
 ## compiled once (test-compile), then the root module's tests and the tests module's run side by

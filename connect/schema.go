@@ -42,6 +42,11 @@ type Schema struct {
 	Doc     string
 	// Parameters are free-form schema parameters.
 	Parameters map[string]string
+	// Default is the schema's default value (Kafka Connect's
+	// Schema.defaultValue), in the Go type of the schema's values; nil: none.
+	// JsonConverter writes it in the schema and, with
+	// replace.null.with.default (its default), in place of a null value.
+	Default any
 	// KeySchema is the key schema of a map.
 	KeySchema *Schema
 	// ValueSchema is the element schema of an array or the value schema of a

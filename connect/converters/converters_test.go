@@ -233,3 +233,48 @@ func TestNew(t *testing.T) {
 		t.Errorf("bad prefixed prop accepted")
 	}
 }
+
+// A schema's default is written after its parameters (Jackson's order, as
+// Debezium's source.snapshot shows it) and stands in for a null unless
+// replace.null.with.default=false.
+func TestJSONDefault(t *testing.T) {
+	v1 := int32(1)
+	snapshot := &connect.Schema{Type: connect.SchemaTypeString, Optional: true, Name: "io.debezium.data.Enum", Version: &v1,
+		Parameters: map[string]string{"allowed": "true,false"}, Default: "false"}
+	s := &connect.Schema{Type: connect.SchemaTypeStruct, Fields: []connect.Field{{Name: "snapshot", Schema: snapshot}}}
+	const schemaJSON = `{"type":"struct","fields":[{"type":"string","optional":true,"name":"io.debezium.data.Enum","version":1,` +
+		`"parameters":{"allowed":"true,false"},"default":"false","field":"snapshot"}],"optional":false}`
+	for _, tt := range []struct {
+		props   map[string]string
+		payload string
+		read    any
+	}{
+		{nil, `{"snapshot":"false"}`, "false"},
+		{map[string]string{"replace.null.with.default": "false"}, `{"snapshot":null}`, nil},
+	} {
+		c := &JSON{}
+		mustConfigure(t, c, tt.props, false)
+		got, err := c.FromConnectData("t", s, map[string]any{"snapshot": nil})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"schema":` + schemaJSON + `,"payload":` + tt.payload + `}`; string(got) != want {
+			t.Errorf("%v: got %s, want %s", tt.props, got, want)
+		}
+		rs, rv, err := c.ToConnectData("t", []byte(`{"schema":`+schemaJSON+`,"payload":{"snapshot":null}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := rs.Fields[0].Schema.Default; d != "false" {
+			t.Errorf("read default = %#v", d)
+		}
+		if got := rv.(map[string]any)["snapshot"]; got != tt.read {
+			t.Errorf("%v: null read as %#v, want %#v", tt.props, got, tt.read)
+		}
+	}
+	// A default that does not fit its schema is an error, not broken JSON.
+	bad := &connect.Schema{Type: connect.SchemaTypeInt32, Default: "x"}
+	if _, err := (&JSON{}).FromConnectData("t", bad, int32(1)); err == nil {
+		t.Error("a string default on an int32 schema was written")
+	}
+}

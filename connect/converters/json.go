@@ -50,6 +50,9 @@ func JSONConfigDef() *connect.ConfigDef {
 // Jackson writes a binary node.
 type JSON struct {
 	schemasDisabled bool
+	// keepNull is replace.null.with.default=false: a null stays null even
+	// where the schema has a default.
+	keepNull bool
 }
 
 // Configure implements connect.Converter.
@@ -59,6 +62,7 @@ func (c *JSON) Configure(props map[string]string, isKey bool) error {
 		return err
 	}
 	c.schemasDisabled = !v.Bool(SchemasEnableConfig)
+	c.keepNull = !v.Bool(ReplaceNullWithDefaultConfig)
 	return nil
 }
 
@@ -70,10 +74,12 @@ func (c *JSON) FromConnectData(topic string, schema *connect.Schema, value any) 
 	var b bytes.Buffer
 	if !c.schemasDisabled {
 		b.WriteString(`{"schema":`)
-		writeSchema(&b, schema)
+		if err := writeSchema(&b, schema); err != nil {
+			return nil, fmt.Errorf("Converting Kafka Connect data to byte[] failed due to serialization error: %w", err)
+		}
 		b.WriteString(`,"payload":`)
 	}
-	if err := writeValue(&b, schema, value); err != nil {
+	if err := writeValue(&b, schema, value, c.keepNull); err != nil {
 		return nil, fmt.Errorf("Converting Kafka Connect data to byte[] failed due to serialization error: %w", err)
 	}
 	if !c.schemasDisabled {
@@ -95,34 +101,43 @@ func jsonTypeName(t string) string {
 }
 
 // writeSchema writes a schema with Jackson's field order: type, the nested
-// schemas, optional, then the optional metadata.
-func writeSchema(b *bytes.Buffer, s *connect.Schema) {
+// schemas, optional, then the optional metadata and the default value. It
+// fails only on a default that does not fit its schema.
+func writeSchema(b *bytes.Buffer, s *connect.Schema) error {
 	if s == nil {
 		b.WriteString("null")
-		return
+		return nil
 	}
-	writeSchemaFields(b, s, "")
+	return writeSchemaFields(b, s, "")
 }
 
-func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) {
+func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) error {
 	b.WriteString(`{"type":`)
 	writeString(b, jsonTypeName(s.Type))
 	switch s.Type {
 	case connect.SchemaTypeArray:
 		b.WriteString(`,"items":`)
-		writeSchema(b, s.ValueSchema)
+		if err := writeSchema(b, s.ValueSchema); err != nil {
+			return err
+		}
 	case connect.SchemaTypeMap:
 		b.WriteString(`,"keys":`)
-		writeSchema(b, s.KeySchema)
+		if err := writeSchema(b, s.KeySchema); err != nil {
+			return err
+		}
 		b.WriteString(`,"values":`)
-		writeSchema(b, s.ValueSchema)
+		if err := writeSchema(b, s.ValueSchema); err != nil {
+			return err
+		}
 	case connect.SchemaTypeStruct:
 		b.WriteString(`,"fields":[`)
 		for i, f := range s.Fields {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeSchemaFields(b, f.Schema, f.Name)
+			if err := writeSchemaFields(b, f.Schema, f.Name); err != nil {
+				return err
+			}
 		}
 		b.WriteByte(']')
 	}
@@ -155,12 +170,19 @@ func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) {
 		}
 		b.WriteByte('}')
 	}
+	if s.Default != nil {
+		b.WriteString(`,"default":`)
+		if err := writeValue(b, s, s.Default, false); err != nil {
+			return err
+		}
+	}
 	if fieldName != "" {
 		// Jackson appends the struct field's name after the field's schema.
 		b.WriteString(`,"field":`)
 		writeString(b, fieldName)
 	}
 	b.WriteByte('}')
+	return nil
 }
 
 // writeString escapes as Jackson does: quotes, backslashes and control
@@ -194,7 +216,12 @@ func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-func writeValue(b *bytes.Buffer, s *connect.Schema, v any) error {
+// writeValue writes v as JsonConverter does; a null takes the schema's
+// default unless keepNull (replace.null.with.default=false).
+func writeValue(b *bytes.Buffer, s *connect.Schema, v any, keepNull bool) error {
+	if v == nil && s != nil && s.Default != nil && !keepNull {
+		v = s.Default
+	}
 	if v == nil {
 		if s != nil && !s.Optional {
 			return fmt.Errorf("Conversion error: null value for field that is required and has no default value")
@@ -252,13 +279,13 @@ func writeValue(b *bytes.Buffer, s *connect.Schema, v any) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeValue(b, s.ValueSchema, rv.Index(i).Interface()); err != nil {
+			if err := writeValue(b, s.ValueSchema, rv.Index(i).Interface(), keepNull); err != nil {
 				return err
 			}
 		}
 		b.WriteByte(']')
 	case connect.SchemaTypeMap:
-		return writeMap(b, s.KeySchema, s.ValueSchema, v)
+		return writeMap(b, s.KeySchema, s.ValueSchema, v, keepNull)
 	case connect.SchemaTypeStruct:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -271,7 +298,7 @@ func writeValue(b *bytes.Buffer, s *connect.Schema, v any) error {
 			}
 			writeString(b, f.Name)
 			b.WriteByte(':')
-			if err := writeValue(b, f.Schema, m[f.Name]); err != nil {
+			if err := writeValue(b, f.Schema, m[f.Name], keepNull); err != nil {
 				return err
 			}
 		}
@@ -289,7 +316,7 @@ func typeError(s *connect.Schema, v any) error {
 // writeMap writes a map as a JSON object when its keys are strings, else as
 // an array of [key, value] pairs, as JsonConverter does. Keys are sorted so
 // the output is deterministic.
-func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any) error {
+func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any, keepNull bool) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Map {
 		return fmt.Errorf("Invalid Java object for schema with type MAP: %T", v)
@@ -319,12 +346,12 @@ func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any) error {
 			b.WriteByte(':')
 		} else {
 			b.WriteByte('[')
-			if err := writeValue(b, ks, k.Interface()); err != nil {
+			if err := writeValue(b, ks, k.Interface(), keepNull); err != nil {
 				return err
 			}
 			b.WriteByte(',')
 		}
-		if err := writeValue(b, vs, rv.MapIndex(k).Interface()); err != nil {
+		if err := writeValue(b, vs, rv.MapIndex(k).Interface(), keepNull); err != nil {
 			return err
 		}
 		if !objectMode {
@@ -376,7 +403,7 @@ func writeSchemaless(b *bytes.Buffer, v any) error {
 			}
 			b.WriteByte(']')
 		case reflect.Map:
-			return writeMap(b, nil, nil, v)
+			return writeMap(b, nil, nil, v, false)
 		default:
 			return fmt.Errorf("Couldn't convert %v to JSON.", v)
 		}
@@ -436,7 +463,7 @@ func (c *JSON) ToConnectData(topic string, data []byte) (*connect.Schema, any, e
 		return nil, nil, fmt.Errorf("Converting byte[] to Kafka Connect data failed due to serialization error: %w", err)
 	}
 	if c.schemasDisabled {
-		v, err := toConnect(nil, doc)
+		v, err := toConnect(nil, doc, c.keepNull)
 		return nil, v, err
 	}
 	env, ok := doc.(map[string]any)
@@ -449,7 +476,7 @@ func (c *JSON) ToConnectData(topic string, data []byte) (*connect.Schema, any, e
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := toConnect(schema, env["payload"])
+	v, err := toConnect(schema, env["payload"], c.keepNull)
 	return schema, v, err
 }
 
@@ -526,15 +553,26 @@ func asConnectSchema(node any) (*connect.Schema, error) {
 			s.Parameters[k] = fmt.Sprint(v)
 		}
 	}
+	if d, ok := m["default"]; ok && d != nil {
+		v, err := toConnect(s, d, true)
+		if err != nil {
+			return nil, err
+		}
+		s.Default = v
+	}
 	return s, nil
 }
 
 // toConnect converts decoded JSON to Connect data: with a schema to that
 // schema's Go types (int8…int64, float32/64, bool, string, []byte, []any,
 // map[string]any or map[any]any); without one integers become int64 and
-// other numbers float64, as JsonConverter infers.
-func toConnect(s *connect.Schema, node any) (any, error) {
+// other numbers float64, as JsonConverter infers. A null reads as the
+// schema's default unless keepNull.
+func toConnect(s *connect.Schema, node any, keepNull bool) (any, error) {
 	if node == nil {
+		if s != nil && s.Default != nil && !keepNull {
+			return s.Default, nil
+		}
 		if s == nil || s.Optional {
 			return nil, nil
 		}
@@ -551,7 +589,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 		case []any:
 			out := make([]any, len(x))
 			for i, e := range x {
-				v, err := toConnect(nil, e)
+				v, err := toConnect(nil, e, keepNull)
 				if err != nil {
 					return nil, err
 				}
@@ -561,7 +599,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 		case map[string]any:
 			out := make(map[string]any, len(x))
 			for k, e := range x {
-				v, err := toConnect(nil, e)
+				v, err := toConnect(nil, e, keepNull)
 				if err != nil {
 					return nil, err
 				}
@@ -638,7 +676,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 		}
 		out := make([]any, len(arr))
 		for i, e := range arr {
-			v, err := toConnect(s.ValueSchema, e)
+			v, err := toConnect(s.ValueSchema, e, keepNull)
 			if err != nil {
 				return nil, err
 			}
@@ -646,7 +684,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 		}
 		return out, nil
 	case connect.SchemaTypeMap:
-		return mapToConnect(s, node)
+		return mapToConnect(s, node, keepNull)
 	case connect.SchemaTypeStruct:
 		obj, ok := node.(map[string]any)
 		if !ok {
@@ -654,7 +692,7 @@ func toConnect(s *connect.Schema, node any) (any, error) {
 		}
 		out := make(map[string]any, len(s.Fields))
 		for _, f := range s.Fields {
-			v, err := toConnect(f.Schema, obj[f.Name])
+			v, err := toConnect(f.Schema, obj[f.Name], keepNull)
 			if err != nil {
 				return nil, err
 			}
@@ -674,7 +712,7 @@ func noNegativeZero(f float64) float64 {
 	return f
 }
 
-func mapToConnect(s *connect.Schema, node any) (any, error) {
+func mapToConnect(s *connect.Schema, node any, keepNull bool) (any, error) {
 	if s.KeySchema == nil || s.KeySchema.Type == connect.SchemaTypeString {
 		obj, ok := node.(map[string]any)
 		if !ok {
@@ -682,7 +720,7 @@ func mapToConnect(s *connect.Schema, node any) (any, error) {
 		}
 		out := make(map[string]any, len(obj))
 		for k, e := range obj {
-			v, err := toConnect(s.ValueSchema, e)
+			v, err := toConnect(s.ValueSchema, e, keepNull)
 			if err != nil {
 				return nil, err
 			}
@@ -706,11 +744,11 @@ func mapToConnect(s *connect.Schema, node any) (any, error) {
 		if !ok || len(pair) != 2 {
 			return nil, errors.New("Found invalid map entry instead of array tuple")
 		}
-		k, err := toConnect(s.KeySchema, pair[0])
+		k, err := toConnect(s.KeySchema, pair[0], keepNull)
 		if err != nil {
 			return nil, err
 		}
-		v, err := toConnect(s.ValueSchema, pair[1])
+		v, err := toConnect(s.ValueSchema, pair[1], keepNull)
 		if err != nil {
 			return nil, err
 		}

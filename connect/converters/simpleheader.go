@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/javatext"
 )
 
 // SimpleHeaderClass is Kafka's SimpleHeaderConverter, the default
@@ -30,11 +31,46 @@ type SimpleHeader struct{}
 func (SimpleHeader) Configure(map[string]string, bool) error { return nil }
 
 // FromConnectData implements connect.Converter.
-func (SimpleHeader) FromConnectData(_ string, _ *connect.Schema, value any) ([]byte, error) {
+func (SimpleHeader) FromConnectData(_ string, schema *connect.Schema, value any) ([]byte, error) {
 	if value == nil {
 		return nil, nil
 	}
-	return []byte(ValuesString(value)), nil
+	var b strings.Builder
+	writeSchemaValues(&b, schema, value, false)
+	return []byte(b.String()), nil
+}
+
+// writeSchemaValues is writeValues where the schema says more than the Go
+// value does: a struct's fields come in the schema's order (Values walks
+// Struct.schema().fields(), a field's null taking its default as Struct.get
+// does) and a Decimal is written as its BigDecimal text.
+func writeSchemaValues(b *strings.Builder, s *connect.Schema, v any, embedded bool) {
+	if s != nil && v != nil {
+		if m, ok := v.(map[string]any); ok && s.Type == connect.SchemaTypeStruct {
+			b.WriteByte('{')
+			for i, f := range s.Fields {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				writeValues(b, f.Name, true)
+				b.WriteByte(':')
+				fv := m[f.Name]
+				if fv == nil && f.Schema != nil {
+					fv = f.Schema.Default
+				}
+				writeSchemaValues(b, f.Schema, fv, true)
+			}
+			b.WriteByte('}')
+			return
+		}
+		if s.Name == javatext.DecimalName {
+			if d, ok := javatext.Decimal(s, v); ok {
+				b.WriteString(d)
+				return
+			}
+		}
+	}
+	writeValues(b, v, embedded)
 }
 
 // ToConnectData implements connect.Converter.
@@ -71,13 +107,18 @@ func ValuesString(v any) string {
 	return b.String()
 }
 
+// valuesEscaper is Values.escape: it escapes backslashes and quotes only.
+var valuesEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 func writeValues(b *strings.Builder, v any, embedded bool) {
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
 	case string:
 		if embedded {
-			b.WriteString(strconv.Quote(x))
+			b.WriteByte('"')
+			b.WriteString(valuesEscaper.Replace(x))
+			b.WriteByte('"')
 		} else {
 			b.WriteString(x)
 		}

@@ -53,7 +53,17 @@ func spread(h int32) int32 { return h ^ int32(uint32(h)>>16) }
 // iterates keys whose hash codes are hashes, put in that order (each key
 // once): indices into hashes.
 func Order(hashes []int32) []int {
-	mask := tableSize(hashes) - 1
+	order, _ := OrderFrom(defaultCapacity, hashes)
+	return order
+}
+
+// OrderFrom is Order for a map whose table already has capacity buckets —
+// a HashMap that held more keys before it was cleared keeps its table, so a
+// long-lived map's order depends on its past. It also returns the table's
+// size after the puts, to carry to the map's next life.
+func OrderFrom(capacity int, hashes []int32) ([]int, int) {
+	capacity = tableSize(max(capacity, defaultCapacity), hashes)
+	mask := capacity - 1
 	order := make([]int, len(hashes))
 	for i := range order {
 		order[i] = i
@@ -62,7 +72,7 @@ func Order(hashes []int32) []int {
 	slices.SortStableFunc(order, func(a, b int) int {
 		return cmp.Compare(int(spread(hashes[a]))&mask, int(spread(hashes[b]))&mask)
 	})
-	return order
+	return order, capacity
 }
 
 const (
@@ -71,11 +81,11 @@ const (
 	minTreeCapacity  = 64
 )
 
-// tableSize replays the puts to find the table's final size: doubled when
-// the map grows past three quarters of it, and when a put makes a bucket's
-// ninth entry in a table too small to hold trees.
-func tableSize(hashes []int32) int {
-	capacity := defaultCapacity
+// tableSize replays the puts into a table of capacity buckets to find the
+// table's final size: doubled when the map grows past three quarters of it,
+// and when a put makes a bucket's ninth entry in a table too small to hold
+// trees.
+func tableSize(capacity int, hashes []int32) int {
 	counts := make([]int, capacity)
 	recount := func(n int) {
 		capacity *= 2

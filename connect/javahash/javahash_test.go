@@ -80,3 +80,24 @@ func join(order []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// TestOrderFrom: a map cleared after growing to 32 buckets keeps them, so
+// twelve keys f0… come out as they do among thirteen (TestOrderStrings's
+// Java order with f12 taken out), not as in a fresh map.
+func TestOrderFrom(t *testing.T) {
+	hashes := make([]int32, 13)
+	for i := range hashes {
+		hashes[i] = String("f" + strconv.Itoa(i))
+	}
+	order, capacity := OrderFrom(16, hashes)
+	if got := join(order); capacity != 32 || got != "10,12,11,0,1,2,3,4,5,6,7,8,9" {
+		t.Fatalf("13 keys: %s in %d buckets", got, capacity)
+	}
+	order, capacity = OrderFrom(capacity, hashes[:12])
+	if got := join(order); capacity != 32 || got != "10,11,0,1,2,3,4,5,6,7,8,9" {
+		t.Errorf("12 keys after a clear: %s in %d buckets", got, capacity)
+	}
+	if order, capacity = OrderFrom(0, hashes[:12]); join(order) != join(Order(hashes[:12])) || capacity != 16 {
+		t.Errorf("a fresh map: %s in %d buckets", join(order), capacity)
+	}
+}

@@ -251,7 +251,7 @@ func hashMapOrder(ks *connect.Schema, keys []any) []any {
 func writeLogical(b *strings.Builder, s *connect.Schema, v any) bool {
 	switch s.Name {
 	case DecimalName:
-		d, ok := decimal(s, v)
+		d, ok := Decimal(s, v)
 		if ok {
 			b.WriteString(d)
 		}
@@ -280,9 +280,10 @@ func writeLogical(b *strings.Builder, s *connect.Schema, v any) bool {
 	return false
 }
 
-// decimal is BigDecimal.toString of a Decimal's bytes: the unscaled value
-// in big-endian two's complement, the scale a schema parameter.
-func decimal(s *connect.Schema, v any) (string, bool) {
+// Decimal is BigDecimal.toString of a Decimal's bytes: the unscaled value
+// in big-endian two's complement, the scale a schema parameter. It reports
+// false when v is not bytes or s has no scale.
+func Decimal(s *connect.Schema, v any) (string, bool) {
 	p, ok := v.([]byte)
 	scale, err := strconv.ParseInt(s.Parameters[DecimalScale], 10, 32)
 	if !ok || err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/file"
 	"github.com/sluice-io/sluice/connect/generator"
+	"github.com/sluice-io/sluice/connect/postgres"
 	"github.com/sluice-io/sluice/connect/transforms"
 )
 
@@ -58,10 +59,10 @@ func New(ps ...*connect.Plugin) (*Registry, error) {
 }
 
 // Builtin returns the registry of Sluice's built-in plugins: the file source
-// and sink, the generator source, the String, Json and ByteArray
+// and sink, the generator source, the native PostgreSQL source, the String, Json and ByteArray
 // converters, and Kafka's transformations and predicates.
 func Builtin() *Registry {
-	ps := []*connect.Plugin{file.SourcePlugin(), file.SinkPlugin(), generator.Plugin()}
+	ps := []*connect.Plugin{file.SourcePlugin(), file.SinkPlugin(), generator.Plugin(), postgres.Plugin()}
 	ps = append(ps, converters.Plugins()...)
 	ps = append(ps, transforms.Plugins()...)
 	r, err := New(ps...)

@@ -51,14 +51,14 @@ func TestListings(t *testing.T) {
 			t.Errorf("%s version %s", p.Class, p.Version)
 		}
 	}
-	want := "io.sluice.connect.generator.GeneratorSourceConnector,org.apache.kafka.connect.file.FileStreamSinkConnector,org.apache.kafka.connect.file.FileStreamSourceConnector"
+	want := "io.sluice.connect.generator.GeneratorSourceConnector,io.sluice.connect.postgres.PostgresSourceConnector,org.apache.kafka.connect.file.FileStreamSinkConnector,org.apache.kafka.connect.file.FileStreamSourceConnector"
 	if strings.Join(names, ",") != want {
 		t.Errorf("connectors = %v", names)
 	}
 	// 26 transformations (11 of them with $Key and $Value variants), 3
 	// predicates and SimpleHeaderConverter
 	// beside the connectors and converters.
-	if n := len(reg.All()); n != 36 {
+	if n := len(reg.All()); n != 37 {
 		t.Errorf("all = %d plugins", n)
 	}
 	if p, ok := reg.Lookup("org.apache.kafka.connect.transforms.HoistField$Value"); !ok || p.Kind != connect.KindTransformation {
@@ -81,8 +81,8 @@ func TestListings(t *testing.T) {
 	msg := reg.UnknownConnectorMessage("Nope")
 	wantPrefix := "Failed to find any class that implements Connector and which name matches Nope, available connectors are: " +
 		"PluginDesc{klass=class io.sluice.connect.generator.GeneratorSourceConnector, name='io.sluice.connect.generator.GeneratorSourceConnector', " +
-		"version='0.1.0', encodedVersion=0.1.0, type=source, typeName='source', location='classpath'}, PluginDesc{klass=class org.apache.kafka.connect.file.FileStreamSinkConnector"
-	if !strings.HasPrefix(msg, wantPrefix) || strings.Count(msg, "PluginDesc{") != 3 {
+		"version='0.1.0', encodedVersion=0.1.0, type=source, typeName='source', location='classpath'}, PluginDesc{klass=class io.sluice.connect.postgres.PostgresSourceConnector"
+	if !strings.HasPrefix(msg, wantPrefix) || strings.Count(msg, "PluginDesc{") != 4 {
 		t.Errorf("message = %s", msg)
 	}
 }

@@ -36,8 +36,8 @@ if [[ ! -f $run/data/PG_VERSION ]]; then
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$run'
 wal_level = logical
-max_wal_senders = 8
-max_replication_slots = 8
+max_wal_senders = 16
+max_replication_slots = 16
 CONF
 fi
 "${as[@]}" "$bin/pg_ctl" -D "$run/data" -l "$run/postgres.log" -o "-p $port" -w -t 60 start >/dev/null ||

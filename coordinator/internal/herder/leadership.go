@@ -89,12 +89,15 @@ func (h *Herder) startWriter(ctx context.Context, term int64) (func(), error) {
 			return nil, fmt.Errorf("catch up before leading: %w", err)
 		}
 	}
-	h.term.Store(term)
+	// The writer is in place before the term is: from the moment this
+	// coordinator says it leads (Leader, GET /health), a write through it
+	// finds a writer.
 	h.rec.Establish()
 	h.all.SetWriter(w)
 	h.writer.mu.Lock()
 	h.writer.term, h.writer.writer = term, w
 	h.writer.mu.Unlock()
+	h.term.Store(term)
 	stop := func() {
 		h.all.SetWriter(nil)
 		h.writer.mu.Lock()
@@ -120,7 +123,12 @@ func (h *Herder) openWriter(ctx context.Context) (*store.Writer, error) {
 	if err := kafkautil.Fence(ctx, h.adminCl, txnID); err != nil {
 		return nil, fmt.Errorf("fence the previous leader: %w", err)
 	}
-	return store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
+	w, err := store.NewWriter(ctx, txnID, h.cfg.KafkaOpts...)
+	if err != nil {
+		return nil, err
+	}
+	w.SetRenew(h.ensureWriter)
+	return w, nil
 }
 
 // startStatuses starts the term's status queue.
@@ -171,29 +179,33 @@ func (h *Herder) startInstances(ctx context.Context, _ int64) (func(), error) {
 // coordinator still leads: a deposed leader that woke up may have bumped the
 // id's epoch, a write was interrupted, or the broker lost the writer's
 // producer state. Fencing again and reopening lets the rightful leader go
-// on writing. The reconcile loop calls it before each pass.
-func (h *Herder) ensureWriter(ctx context.Context) {
+// on writing. The reconcile loop calls it before each pass, and a write
+// that finds the writer fenced calls it at once (store.Writer.SetRenew). It
+// returns the writer in place afterwards when that one is usable, nil
+// otherwise.
+func (h *Herder) ensureWriter(ctx context.Context) *store.Writer {
 	h.writer.mu.Lock()
 	defer h.writer.mu.Unlock()
 	term, old := h.writer.term, h.writer.writer
 	if old == nil || old.Usable() {
-		return
+		return old
 	}
 	// Re-fencing fences whoever else holds the id: only the lease holder
 	// may do it. A deposed leader that woke up finds it no longer leads.
 	if !h.elector.Confirm(ctx, term) {
 		h.log.Warn("leader writer unusable and the lease is no longer ours; not re-fencing", "term", term)
-		return
+		return nil
 	}
 	h.log.Warn("leader writer unusable; fencing and reopening it", "term", term)
 	w, err := h.openWriter(ctx)
 	if err != nil {
 		h.log.Error("reopening the leader writer failed", "err", err)
-		return
+		return nil
 	}
 	h.writer.writer = w
 	h.all.SetWriter(w)
 	old.Close()
+	return w
 }
 
 // Leader reports whether this coordinator leads, and the lease it follows.

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/shared/faults"
+	"github.com/sluice-io/sluice/shared/kafkautil"
 	"github.com/sluice-io/sluice/shared/records"
 )
 
@@ -237,11 +238,25 @@ type part struct {
 }
 
 // writeParts appends every part's records through w in one transaction and
-// waits until each topic's follower has applied its own.
+// waits until each topic's follower has applied its own. A transaction
+// refused because w was fenced wrote nothing: when w's renew hands over
+// another usable writer (this coordinator still leads and re-fenced), the
+// records are written once more through it.
 func writeParts(ctx context.Context, w *Writer, parts ...part) error {
 	if w == nil {
 		return ErrNotLeader
 	}
+	err := writePartsOnce(ctx, w, parts)
+	if errors.Is(err, kafkautil.ErrFenced) && w.renew != nil {
+		if nw := w.renew(ctx); nw != nil && nw != w {
+			return writePartsOnce(ctx, nw, parts)
+		}
+	}
+	return err
+}
+
+// writePartsOnce is one attempt of writeParts, through w.
+func writePartsOnce(ctx context.Context, w *Writer, parts []part) error {
 	var krs []*kgo.Record
 	var owners []*follower
 	var topics []string

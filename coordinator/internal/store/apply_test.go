@@ -123,3 +123,64 @@ func TestStoresApplyAcrossTopics(t *testing.T) {
 		t.Fatalf("fault steps %q", steps)
 	}
 }
+
+// TestFencedWriteRenewed: a write that finds the leader writer fenced (a
+// stray producer of its id bumped the epoch) asks the writer's renew for a
+// replacement and lands through it, once; without a replacement it fails
+// as fenced and nothing is applied.
+func TestFencedWriteRenewed(t *testing.T) {
+	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "configs", "status", "fleet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(kc.Close)
+	opts := kafkautil.ClientOpts(kc.ListenAddrs()[0], "renew-test", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s := openStores(t, ctx, opts)
+	const txnID = "renew-test-leader"
+	open := func() *Writer {
+		t.Helper()
+		w, err := NewWriter(ctx, txnID, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Close)
+		return w
+	}
+	first := open()
+	var renewed []*Writer
+	first.SetRenew(func(context.Context) *Writer {
+		nw := open() // fences whatever holds the id, as the herder's re-fence does
+		renewed = append(renewed, nw)
+		s.SetWriter(nw)
+		return nw
+	})
+	s.SetWriter(first)
+	if err := s.Apply(ctx, CreateConnector{Name: "c", Config: map[string]string{"name": "c"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	open() // the stray producer: first is fenced from here on
+	if err := s.Apply(ctx, StopConnector{Name: "c"}); err != nil {
+		t.Fatalf("write through a fenced writer with a renew: %v", err)
+	}
+	if len(renewed) != 1 {
+		t.Fatalf("renewed %d times, want 1", len(renewed))
+	}
+	if c, _ := s.Config.State.Get("c"); c.TargetState != records.TargetStopped {
+		t.Fatalf("target state %s after the renewed write", c.TargetState)
+	}
+
+	// No replacement (this coordinator no longer leads): the write fails as
+	// fenced and changes nothing.
+	renewed[0].SetRenew(func(context.Context) *Writer { return nil })
+	open()
+	err = s.Apply(ctx, SetTargetState{Name: "c", State: records.TargetPaused})
+	if !errors.Is(err, kafkautil.ErrFenced) {
+		t.Fatalf("write through a fenced writer without a replacement: %v", err)
+	}
+	if c, _ := s.Config.State.Get("c"); c.TargetState != records.TargetStopped {
+		t.Fatalf("target state %s after a fenced write", c.TargetState)
+	}
+}

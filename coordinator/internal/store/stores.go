@@ -28,7 +28,18 @@ type Writer struct {
 	// once they have read past it (see follow).
 	mu   sync.Mutex
 	logs map[string]*kafkalog.Log
+	// renew, when set, is asked for a usable writer once this one is
+	// fenced (see SetRenew).
+	renew func(ctx context.Context) *Writer
 }
+
+// SetRenew installs what a write that finds this writer fenced asks for a
+// replacement: the herder re-fences and reopens the leader writer while the
+// lease is still its own, and returns the writer then installed (nil when it
+// no longer leads). A fenced transaction wrote nothing, so the write is
+// tried once more on the replacement instead of failing a request because
+// of a stray epoch bump. Call it before the writer is installed.
+func (w *Writer) SetRenew(renew func(ctx context.Context) *Writer) { w.renew = renew }
 
 // NewWriter opens the leader writer under txnID (<group.id>-leader) and
 // takes the id's producer epoch at once. franz-go would otherwise take it at

@@ -1,0 +1,297 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-io/sluice/connect"
+)
+
+// chunkPages is how many heap pages one snapshot chunk reads: 8 KiB pages,
+// so about 4 MiB of table a chunk. The connector holds at most a few chunks'
+// rows at once (threads + 1), which bounds a snapshot's memory whatever the
+// tables' sizes.
+const chunkPages = 512
+
+// snapshotter reads the captured tables as of one snapshot of the database:
+// the one the slot exported when it was created, so that streaming from
+// the slot starts exactly where the snapshot ends. Each table is split in
+// ranges of heap pages (CTID ranges, which any table has, with or without
+// a key), read side by side on Config.SnapshotThreads sessions that all
+// import the snapshot, and emitted table by table, range by range.
+type snapshotter struct {
+	cfg      Config
+	rec      *records
+	log      *slog.Logger
+	name     string // the exported snapshot
+	lsn      pglogrepl.LSN
+	txID     int64
+	hasTx    bool
+	tables   []*Table
+	progress *Progress
+}
+
+// chunk is one range of a table's pages; last is open-ended.
+type chunk struct {
+	table    *Table
+	from, to int64
+	last     bool
+	rows     chan [][]*string // the rows as text, in batches; closed at the end
+	err      atomic.Pointer[error]
+}
+
+// run emits the snapshot's records on out and returns once the last is
+// handed over. ctx ends it early.
+func (sn *snapshotter) run(ctx context.Context, out chan<- []connect.SourceRecord) error {
+	threads := max(sn.cfg.SnapshotThreads, 1)
+	conns := make([]*pgconn.PgConn, 0, threads)
+	defer func() {
+		for _, c := range conns {
+			closeConn(c)
+		}
+	}()
+	for range threads {
+		c, err := sn.open(ctx)
+		if err != nil {
+			return err
+		}
+		conns = append(conns, c)
+	}
+	// The snapshot's transaction id, as Debezium gives it in the snapshot
+	// records' source block and offset.
+	xid, _, err := queryOne(ctx, conns[0], "SELECT txid_current()")
+	if err != nil {
+		return fmt.Errorf("read the snapshot's transaction id: %w", err)
+	}
+	if sn.txID, err = strconv.ParseInt(xid, 10, 64); err != nil {
+		return fmt.Errorf("the snapshot's transaction id %q: %w", xid, err)
+	}
+	sn.hasTx = true
+	var chunks []*chunk
+	for _, t := range sn.tables {
+		cs, err := sn.split(ctx, conns[0], t)
+		if err != nil {
+			return err
+		}
+		chunks = append(chunks, cs...)
+		sn.progress.addTable(t.ID(), len(cs))
+	}
+	// Workers read chunks in order, each at most one ahead of the emitter
+	// per worker: the channel of pending chunks is as deep as the threads.
+	work := make(chan *chunk, threads)
+	var wg sync.WaitGroup
+	wctx, cancel := context.WithCancel(ctx)
+	defer func() { cancel(); wg.Wait() }()
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ch := range work {
+				sn.read(wctx, c, ch)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for _, ch := range chunks {
+			select {
+			case work <- ch:
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	return sn.emit(ctx, chunks, out)
+}
+
+// open opens a session that reads as of the exported snapshot.
+func (sn *snapshotter) open(ctx context.Context) (*pgconn.PgConn, error) {
+	c, err := dial(ctx, sn.cfg, false, sn.cfg.InitialStatements)
+	if err != nil {
+		return nil, err
+	}
+	stmt := "BEGIN ISOLATION LEVEL REPEATABLE READ; SET TRANSACTION SNAPSHOT " + quoteLiteral(sn.name)
+	if _, err := c.Exec(ctx, stmt).ReadAll(); err != nil {
+		closeConn(c)
+		return nil, fmt.Errorf("take up snapshot %s: %w", sn.name, err)
+	}
+	return c, nil
+}
+
+// split cuts a table in ranges of chunkPages pages, from its size now (the
+// snapshot's rows are all in pages that exist now: a table only grows until
+// a VACUUM FULL, which the snapshot's transaction holds off).
+func (sn *snapshotter) split(ctx context.Context, c *pgconn.PgConn, t *Table) ([]*chunk, error) {
+	v, _, err := queryOne(ctx, c, "SELECT pg_relation_size($1::oid) / current_setting('block_size')::bigint", strconv.FormatUint(uint64(t.OID), 10))
+	if err != nil {
+		return nil, fmt.Errorf("size of %s: %w", t.ID(), err)
+	}
+	pages, _ := strconv.ParseInt(v, 10, 64)
+	if t.Partitioned {
+		pages = 0 // a partitioned table's root has no pages of its own: read it whole
+	}
+	var out []*chunk
+	for from := int64(0); ; from += chunkPages {
+		last := from+chunkPages >= pages
+		out = append(out, &chunk{table: t, from: from, to: from + chunkPages, last: last, rows: make(chan [][]*string, 4)})
+		if last {
+			return out, nil
+		}
+	}
+}
+
+// read reads one chunk's rows into ch.rows, in batches of the fetch size.
+func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
+	defer close(ch.rows)
+	cols := make([]string, len(ch.table.Columns))
+	for i, col := range ch.table.Columns {
+		cols[i] = quoteIdent(col.Name)
+	}
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + quoteIdent(ch.table.Schema) + "." + quoteIdent(ch.table.Name)
+	if !ch.table.Partitioned {
+		q += fmt.Sprintf(" WHERE ctid >= '(%d,0)'::tid", ch.from)
+		if !ch.last {
+			q += fmt.Sprintf(" AND ctid < '(%d,0)'::tid", ch.to)
+		}
+	}
+	rr := c.ExecParams(ctx, q, nil, nil, nil, nil)
+	batch := make([][]*string, 0, 256)
+	for rr.NextRow() {
+		raw := rr.Values()
+		r := make([]*string, len(raw))
+		for i, v := range raw {
+			if v != nil {
+				s := string(v)
+				r[i] = &s
+			}
+		}
+		batch = append(batch, r)
+		if len(batch) == cap(batch) {
+			select {
+			case ch.rows <- batch:
+			case <-ctx.Done():
+				_, _ = rr.Close()
+				return
+			}
+			batch = make([][]*string, 0, 256)
+		}
+	}
+	if _, err := rr.Close(); err != nil {
+		err = fmt.Errorf("read %s: %w", ch.table.ID(), err)
+		ch.err.Store(&err)
+		return
+	}
+	if len(batch) > 0 {
+		select {
+		case ch.rows <- batch:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// emit converts the chunks' rows to records, in order, marking the first
+// and last records of the snapshot and of each table as Debezium does.
+func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []connect.SourceRecord) error {
+	var pending *pendingRow // held back one row: only the next one says whether it was a last
+	first := true
+	send := func(p *pendingRow, marker string) error {
+		recs, err := sn.rec.read(p.table, p.values, marker, sn.pos(marker == markLast))
+		if err != nil {
+			return err
+		}
+		sn.progress.row(p.table.ID())
+		select {
+		case out <- recs:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, ch := range chunks {
+		for batch := range ch.rows {
+			for _, text := range batch {
+				vals, err := sn.rec.rowValues(ch.table, text)
+				if err != nil {
+					return err
+				}
+				next := &pendingRow{table: ch.table, values: vals, firstOfTable: pending == nil || pending.table != ch.table}
+				if pending != nil {
+					if err := send(pending, marker(pending, first, false, pending.table != ch.table)); err != nil {
+						return err
+					}
+					first = false
+				}
+				pending = next
+			}
+		}
+		if errp := ch.err.Load(); errp != nil {
+			return *errp
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sn.progress.chunkDone(ch.table.ID())
+	}
+	if pending != nil {
+		if err := send(pending, marker(pending, first, true, true)); err != nil {
+			return err
+		}
+		return nil
+	}
+	// No row at all: the completion still needs an offset, or a restart
+	// would take the snapshot again.
+	p := sn.pos(true)
+	select {
+	case out <- []connect.SourceRecord{{SourcePartition: sn.rec.partition(), SourceOffset: p.offset(), Dropped: true}}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pendingRow is a snapshot row not emitted yet.
+type pendingRow struct {
+	table        *Table
+	values       []any
+	firstOfTable bool
+}
+
+// The values of source.snapshot in a snapshot's records.
+const (
+	markFirst      = "first"
+	markFirstTable = "first_in_data_collection"
+	markLastTable  = "last_in_data_collection"
+	markLast       = "last"
+	markTrue       = "true"
+)
+
+// marker is the source.snapshot of p: the snapshot's first and last
+// records, else a table's first and last, else "true".
+func marker(p *pendingRow, firstOfAll, lastOfAll, lastOfTable bool) string {
+	switch {
+	case firstOfAll:
+		return markFirst
+	case lastOfAll:
+		return markLast
+	case p.firstOfTable:
+		return markFirstTable
+	case lastOfTable:
+		return markLastTable
+	}
+	return markTrue
+}
+
+// pos is the position of a snapshot record.
+func (sn *snapshotter) pos(last bool) position {
+	return position{LSN: sn.lsn, TxID: sn.txID, HasTxID: sn.hasTx, Time: time.Now().UTC(),
+		Snapshot: "INITIAL", LastSnapshot: last}
+}

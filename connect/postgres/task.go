@@ -1,0 +1,450 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sluice-io/sluice/connect"
+)
+
+// Task is the connector's one task: it takes the snapshot if one is due,
+// then streams the slot.
+type Task struct {
+	cfg     Config
+	log     *slog.Logger
+	offsets connect.OffsetReader
+	rec     *records
+
+	conn, repl *pgconn.PgConn
+	cat        *catalog
+	tables     []*Table // the captured tables when the task started
+	stream     *streamer
+	progress   *Progress
+
+	out    chan []connect.SourceRecord
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error // why the background work ended
+	ended  bool  // snapshot.mode=initial_only: the snapshot is all there is
+}
+
+// Start implements connect.SourceTask: it decides what the task does from
+// the stored offset, the slot and snapshot.mode, and starts doing it.
+func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props map[string]string) error {
+	cfg, err := ParseConfig(props)
+	if err != nil {
+		return err
+	}
+	t.cfg, t.offsets = cfg, tc.Offsets
+	t.log = slog.Default().With("connector", props["name"])
+	t.progress = newProgress()
+	var stored map[string]any
+	if tc.Offsets != nil {
+		if stored, err = tc.Offsets.Offset(ctx, map[string]any{PartitionKey: cfg.Prefix}); err != nil {
+			return fmt.Errorf("read the stored offset: %w", err)
+		}
+	}
+	pos, err := parsePosition(stored)
+	if err != nil {
+		return err
+	}
+	if err := t.open(ctx); err != nil {
+		t.closeConns()
+		return err
+	}
+	plan, err := t.plan(ctx, stored != nil, pos)
+	if err != nil {
+		t.closeConns()
+		return err
+	}
+	if plan.snapshot == nil {
+		plan.stored = stored
+	}
+	t.out = make(chan []connect.SourceRecord, 64)
+	bctx, cancel := context.WithCancel(context.Background())
+	t.cancel, t.done = cancel, make(chan struct{})
+	go t.run(bctx, plan)
+	return nil
+}
+
+// open opens the regular and the replication sessions and checks the server.
+func (t *Task) open(ctx context.Context) error {
+	var err error
+	if t.conn, err = dial(ctx, t.cfg, false, t.cfg.InitialStatements); err != nil {
+		return err
+	}
+	if err := checkServer(ctx, t.conn); err != nil {
+		return err
+	}
+	cat := newCatalog(t.conn)
+	viaRoot, err := ensurePublication(ctx, t.conn, t.cfg, func(viaRoot bool) ([]*Table, error) { return cat.tables(ctx, t.cfg, viaRoot) })
+	if err != nil {
+		return err
+	}
+	tables, err := cat.tables(ctx, t.cfg, viaRoot)
+	if err != nil {
+		return err
+	}
+	if t.rec, err = newRecords(t.cfg, t.log, time.Now); err != nil {
+		return err
+	}
+	for _, tb := range tables {
+		if err := t.rec.register(tb); err != nil {
+			return err
+		}
+	}
+	if t.repl, err = dial(ctx, t.cfg, true, ""); err != nil {
+		return err
+	}
+	t.cat, t.tables = cat, tables
+	return nil
+}
+
+// checkServer refuses a server the connector cannot stream from.
+func checkServer(ctx context.Context, c *pgconn.PgConn) error {
+	rows, err := query(ctx, c, "SELECT current_setting('server_version_num')::int >= 140000, current_setting('wal_level')")
+	if err != nil {
+		return fmt.Errorf("read the server's settings: %w", err)
+	}
+	if str(rows[0][0]) != "t" {
+		return errors.New("PostgreSQL 14 or later is needed (logical decoding messages in pgoutput)")
+	}
+	if lvl := str(rows[0][1]); lvl != "logical" {
+		return fmt.Errorf("wal_level is %s: logical decoding needs wal_level=logical (set it in postgresql.conf and restart the server)", lvl)
+	}
+	return nil
+}
+
+// plan is what the task does: a snapshot first or not, and where the stream
+// starts.
+type plan struct {
+	snapshot *snapshotter
+	// holder keeps the transaction whose snapshot the snapshotter takes up,
+	// when the slot existed already; nil when the slot exported it.
+	holder *pgconn.PgConn
+	start  position
+	// stored is the stored offset the stream resumes from (nil after a
+	// snapshot): it holds the transaction in progress, if any.
+	stored map[string]any
+}
+
+// plan decides, from snapshot.mode, the stored offset and the slot, whether
+// to take a snapshot, and prepares the slot.
+func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, error) {
+	slot, err := readSlot(ctx, t.conn, t.cfg.Slot)
+	if err != nil {
+		return plan{}, err
+	}
+	if slot.Exists {
+		if err := checkSlot(t.cfg, slot); err != nil {
+			if t.cfg.SnapshotMode != SnapshotWhenNeeded || slot.WALStatus != "lost" {
+				return plan{}, err
+			}
+		}
+	}
+	unfinished := pos.snapshotUnfinished()
+	var snap bool
+	switch t.cfg.SnapshotMode {
+	case SnapshotAlways:
+		snap = true
+	case SnapshotNoData:
+		snap = false
+	case SnapshotWhenNeeded:
+		snap = !hasOffset || unfinished || !slot.Exists || slot.WALStatus == "lost"
+	default: // initial, initial_only
+		snap = !hasOffset || unfinished
+	}
+	if hasOffset && !unfinished && !slot.Exists && !snap {
+		return plan{}, fmt.Errorf("replication slot %s does not exist, but the connector has a stored position (%s): "+
+			"the slot was dropped, and changes since that position cannot be read. Reset the connector's offsets to take a new snapshot, "+
+			"or set snapshot.mode=when_needed to have it done on its own", t.cfg.Slot, pglogrepl.LSN(max(pos.Commit, pos.LSN)))
+	}
+	if snap && slot.Exists && unfinished && slot.Confirmed <= pos.LSN {
+		// A snapshot cut short: nothing was streamed from the slot yet
+		// (it is still at the snapshot's point). Creating it anew exports
+		// a new snapshot with the stream starting exactly where it ends,
+		// so the snapshot taken again and the stream neither overlap nor
+		// leave a gap.
+		t.log.Info("the last snapshot did not finish; taking it again from a new slot", "slot", t.cfg.Slot)
+		if err := t.dropSlot(ctx); err != nil {
+			return plan{}, err
+		}
+		slot = slotState{}
+	}
+	if slot.Exists && slot.WALStatus == "lost" {
+		if err := t.dropSlot(ctx); err != nil {
+			return plan{}, err
+		}
+		slot = slotState{}
+	}
+	if hasOffset && !snap && slot.Exists {
+		to, err := checkPosition(t.cfg, pos, slot)
+		if err != nil {
+			return plan{}, err
+		}
+		if to != 0 {
+			if err := advanceSlot(ctx, t.conn, t.cfg.Slot, to); err != nil {
+				return plan{}, err
+			}
+		}
+	}
+	p := plan{start: pos}
+	if !snap {
+		if !slot.Exists {
+			if _, err := createSlot(ctx, t.repl, t.cfg.Slot, false); err != nil {
+				return plan{}, err
+			}
+		}
+		if !hasOffset || unfinished {
+			p.start = position{}
+		}
+		return p, nil
+	}
+	sn := &snapshotter{cfg: t.cfg, rec: t.rec, log: t.log, tables: t.tables, progress: t.progress}
+	if !slot.Exists {
+		res, err := createSlot(ctx, t.repl, t.cfg.Slot, true)
+		if err != nil {
+			return plan{}, err
+		}
+		sn.name = res.SnapshotName
+		sn.lsn, err = pglogrepl.ParseLSN(res.ConsistentPoint)
+		if err != nil {
+			return plan{}, fmt.Errorf("slot %s's consistent point %q: %w", t.cfg.Slot, res.ConsistentPoint, err)
+		}
+	} else {
+		// The slot exists: the snapshot is a transaction of its own, and
+		// the stream starts from the slot. Changes committed while the
+		// snapshot was taken may then come twice (as Debezium does).
+		h, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
+		if err != nil {
+			return plan{}, err
+		}
+		_, err = query(ctx, h, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+		if err == nil {
+			var r [][]*string
+			r, err = query(ctx, h, "SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")
+			if err == nil {
+				sn.name = str(r[0][0])
+				sn.lsn, err = pglogrepl.ParseLSN(str(r[0][1]))
+			}
+		}
+		if err != nil {
+			closeConn(h)
+			return plan{}, fmt.Errorf("take a snapshot: %w", err)
+		}
+		p.holder = h
+	}
+	p.snapshot = sn
+	p.start = position{LSN: sn.lsn}
+	return p, nil
+}
+
+// dropSlot drops the connector's slot.
+func (t *Task) dropSlot(ctx context.Context) error {
+	if _, err := query(ctx, t.conn, "SELECT pg_drop_replication_slot($1)", t.cfg.Slot); err != nil {
+		return fmt.Errorf("drop replication slot %s: %w", t.cfg.Slot, err)
+	}
+	return nil
+}
+
+// run does the plan: the snapshot, then the stream, until ctx ends.
+func (t *Task) run(ctx context.Context, p plan) {
+	defer close(t.done)
+	err := t.work(ctx, p)
+	t.mu.Lock()
+	t.err = err
+	t.mu.Unlock()
+}
+
+func (t *Task) work(ctx context.Context, p plan) error {
+	if p.snapshot != nil {
+		t.log.Info("taking a snapshot", "tables", len(p.snapshot.tables), "lsn", p.snapshot.lsn.String(), "threads", t.cfg.SnapshotThreads)
+		err := p.snapshot.run(ctx, t.out)
+		if p.holder != nil {
+			closeConn(p.holder)
+		}
+		if err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+		t.log.Info("snapshot done", "rows", t.progress.Rows())
+		if t.cfg.SnapshotMode == SnapshotInitialOnly {
+			t.mu.Lock()
+			t.ended = true
+			t.mu.Unlock()
+			return nil
+		}
+	}
+	if err := t.rec.restore(p.stored); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.stream = newStreamer(t.cfg, t.repl, t.cat, t.rec, t.log, p.start, t.out)
+	t.mu.Unlock()
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go t.heartbeats(hctx)
+	return t.stream.run(ctx)
+}
+
+// Poll implements connect.SourceTask.
+func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
+	timer := time.NewTimer(500 * time.Millisecond)
+	defer timer.Stop()
+	var out []connect.SourceRecord
+	select {
+	case recs := <-t.out:
+		out = append(out, recs...)
+	case <-t.done:
+		return t.drain(out)
+	case <-timer.C:
+		return nil, nil
+	case <-ctx.Done():
+		return nil, nil
+	}
+	for len(out) < t.cfg.MaxBatch {
+		select {
+		case recs := <-t.out:
+			out = append(out, recs...)
+		default:
+			return out, nil
+		}
+	}
+	return out, nil
+}
+
+// drain returns what is left once the background work ended, then why it
+// ended.
+func (t *Task) drain(out []connect.SourceRecord) ([]connect.SourceRecord, error) {
+	for {
+		select {
+		case recs := <-t.out:
+			out = append(out, recs...)
+			continue
+		default:
+		}
+		break
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return nil, connect.ErrDone
+	}
+	if t.err != nil && !errors.Is(t.err, context.Canceled) {
+		return nil, t.err
+	}
+	return nil, connect.ErrDone
+}
+
+// Commit implements connect.OffsetCommitter: the offsets are durable up to
+// what the offset store holds now, so the slot may let go of the WAL before
+// it — the commit position, as Debezium flushes it.
+func (t *Task) Commit(ctx context.Context) error {
+	t.mu.Lock()
+	s := t.stream
+	t.mu.Unlock()
+	if t.offsets == nil || s == nil {
+		return nil
+	}
+	o, err := t.offsets.Offset(ctx, map[string]any{PartitionKey: t.cfg.Prefix})
+	if err != nil || o == nil {
+		return err
+	}
+	p, err := parsePosition(o)
+	if err != nil {
+		return err
+	}
+	at := p.Commit
+	if at == 0 {
+		at = p.Proc
+	}
+	if at == 0 && p.Snapshot == "" {
+		at = p.LSN
+	}
+	if uint64(at) > s.flush.Load() {
+		s.flush.Store(uint64(at))
+	}
+	return nil
+}
+
+// heartbeats emits the connector's own logical decoding message every
+// sluice.heartbeat.wal.interval.ms, and runs heartbeat.action.query every
+// heartbeat.interval.ms: each reaches the stream as a position between
+// transactions, which moves the slot while captured tables are idle.
+func (t *Task) heartbeats(ctx context.Context) {
+	every := t.cfg.WALHeartbeat
+	if t.cfg.Heartbeat > 0 && (every == 0 || t.cfg.Heartbeat < every) {
+		every = t.cfg.Heartbeat
+	}
+	if every <= 0 {
+		return
+	}
+	c, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
+	if err != nil {
+		if ctx.Err() == nil {
+			t.log.Warn("heartbeats: cannot connect; the slot moves only with captured changes", "err", err)
+		}
+		return
+	}
+	defer closeConn(c)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if t.cfg.HeartbeatQuery != "" && t.cfg.Heartbeat > 0 {
+			if _, err := c.Exec(ctx, t.cfg.HeartbeatQuery).ReadAll(); err != nil && ctx.Err() == nil {
+				t.log.Warn("heartbeat.action.query failed", "err", err)
+			}
+		}
+		if t.cfg.WALHeartbeat > 0 {
+			if _, err := query(ctx, c, "SELECT pg_logical_emit_message(false, $1, $2)", HeartbeatPrefix, strconv.FormatInt(time.Now().UnixMilli(), 10)); err != nil && ctx.Err() == nil {
+				t.log.Warn("heartbeat message failed", "err", err)
+			}
+		}
+	}
+}
+
+// Stop implements connect.SourceTask.
+func (t *Task) Stop() error {
+	if t.cancel != nil {
+		t.cancel()
+		<-t.done
+	}
+	if t.cfg.SlotDropOnStop && t.conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if t.repl != nil {
+			closeConn(t.repl)
+			t.repl = nil
+		}
+		if err := t.dropSlot(ctx); err != nil {
+			t.log.Warn("slot.drop.on.stop", "err", err)
+		}
+	}
+	t.closeConns()
+	return nil
+}
+
+func (t *Task) closeConns() {
+	for _, c := range []*pgconn.PgConn{t.repl, t.conn} {
+		if c != nil {
+			closeConn(c)
+		}
+	}
+	t.repl, t.conn = nil, nil
+}
