@@ -281,7 +281,6 @@ func checkSchemas(t *testing.T, envelope map[string]any, convs map[string]*Conve
 			}
 			delete(want, "field")
 			if d, ok := want["default"]; ok {
-				delete(want, "default")
 				got, has := cv.Default()
 				if !has || mustJSON(got) != mustJSON(d) {
 					t.Errorf("%s default: got %v (%v), want %v", name, got, has, d)

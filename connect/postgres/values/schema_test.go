@@ -214,6 +214,11 @@ func TestSchemaJSON(t *testing.T) {
 			`{"type":"array","items":{"type":"bytes","optional":true},"optional":true}`, `["Af8=",null]`},
 		{"uuid[]", Column{Name: "c", Type: arrayOf(base("uuid")), Optional: true}, def, str(`{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}`),
 			`{"type":"array","items":{"type":"string","optional":true,"name":"io.debezium.data.Uuid","version":1},"optional":true}`, `["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"]`},
+		{"serial's default", Column{Name: "c", Type: base("int4"), Default: str("nextval('t_c_seq'::regclass)")}, def, str("7"),
+			`{"type":"int32","optional":false,"default":0}`, `7`},
+		{"timestamptz default", Column{Name: "c", Type: base("timestamptz"), Optional: true, Default: str("now()")}, def, str("2024-01-15 12:34:56+00"),
+			`{"type":"string","optional":true,"name":"io.debezium.time.ZonedTimestamp","version":1,"default":"1970-01-01T00:00:00.000000Z"}`,
+			`"2024-01-15T12:34:56.000000Z"`},
 		{"null", Column{Name: "c", Type: base("int4"), Optional: true}, def, nil,
 			`{"type":"int32","optional":true}`, `null`},
 	}
