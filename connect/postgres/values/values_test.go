@@ -247,9 +247,24 @@ func TestUnavailable(t *testing.T) {
 			}
 		})
 	}
-	cv, _ := Compile(Column{Name: "n", Type: base("numeric"), Optional: true}, def)
-	if _, err := cv.Unavailable(ph); err == nil {
-		t.Error("a numeric placeholder was accepted; Debezium's does not fit the schema")
+	for _, c := range []struct {
+		typ Type
+		m   Modes
+	}{
+		{base("numeric"), def},
+		{base("int4"), def},
+		{arrayOf(base("float8")), def},
+		{arrayOf(base("date")), withModes(func(m *Modes) { m.Time = TimeConnect })},
+		{base("money"), withModes(func(m *Modes) { m.Decimal = DecimalString })},
+		{arrayOf(base("bytea")), withModes(func(m *Modes) { m.Binary = BinaryHex })},
+	} {
+		cv, err := Compile(Column{Name: "n", Type: c.typ, Optional: true}, c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := cv.Unavailable(ph); err == nil {
+			t.Errorf("%s: placeholder %v accepted; Debezium's does not fit the schema", c.typ.Name, v)
+		}
 	}
 }
 
