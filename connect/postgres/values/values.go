@@ -23,7 +23,8 @@ import (
 )
 
 // Converter converts one column's values; Compile makes one per column so
-// that the type is resolved once, not per row.
+// that the type is resolved once, not per row. It does not change after
+// Compile, so goroutines may share it.
 type Converter struct {
 	column Column
 	modes  Modes
