@@ -170,7 +170,6 @@ func TestNativePostgresAgentKilledMidSnapshot(t *testing.T) {
 	// The connector was created before the rows: take the snapshot again
 	// over all of them (its first one read 3 rows).
 	d.waitOps(60*time.Second, "r,r,r")
-	placed := c.WaitRunning("pg", 1).Tasks[0].WorkerID
 	d.c.Must(http.StatusNoContent, "PUT", "/connectors/pg/stop", nil)
 	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
 		r := d.c.Do("GET", "/connectors/pg/status", nil)
@@ -195,7 +194,7 @@ func TestNativePostgresAgentKilledMidSnapshot(t *testing.T) {
 		n := len(count())
 		return n > 3 && n < rows/2, fmt.Sprintf("%d rows read", n)
 	})
-	placed = c.WaitRunning("pg", 1).Tasks[0].WorkerID
+	placed := c.WaitRunning("pg", 1).Tasks[0].WorkerID
 	c.Agent(placed).Kill()
 	t.Logf("killed %s mid-snapshot", placed)
 	c.WaitTask("pg", func(state, worker string) bool { return state == "RUNNING" && worker != placed }, "the task RUNNING on the other agent")
@@ -233,7 +232,9 @@ func TestNativePostgresValidate(t *testing.T) {
 	}
 	sqlAs("DROP ROLE IF EXISTS " + role)
 	sqlAs("CREATE ROLE " + role + " LOGIN")
-	t.Cleanup(func() { _ = exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-c", "DROP ROLE IF EXISTS "+role).Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("psql", "-h", host, "-p", port, "-U", "postgres", "-c", "DROP ROLE IF EXISTS "+role).Run()
+	})
 	base := map[string]string{"name": "v", "connector.class": nativeClass, "database.hostname": host, "database.port": port,
 		"database.user": "postgres", "database.dbname": "postgres", "topic.prefix": "v", "slot.name": "unused_v", "publication.name": "unused_v"}
 
