@@ -98,54 +98,7 @@ func killMidStream(t *testing.T, exactlyOnce bool) {
 	c := procs.Start(t, opts)
 	d := newDebezium(t, c, extra)
 	d.waitOps(60*time.Second, "r,r,r")
-	placed := c.WaitRunning("pg", 1).Tasks[0].WorkerID
-
-	const batches, rows = 30, 20
-	insert := func(b int) {
-		var vals []string
-		for i := range rows {
-			id := 100 + b*rows + i
-			vals = append(vals, fmt.Sprintf("(%d, 'row %d')", id, id))
-		}
-		d.sql("INSERT INTO " + d.table + " VALUES " + strings.Join(vals, ", "))
-	}
-	for b := range batches / 3 {
-		insert(b)
-	}
-	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
-		n := strings.Count(d.ops(), "c")
-		return n > 0, fmt.Sprintf("%d inserts streamed", n)
-	})
-	c.Agent(placed).Kill()
-	t.Logf("killed %s, which ran the task", placed)
-	for b := batches / 3; b < batches; b++ {
-		insert(b)
-	}
-	c.WaitTask("pg", func(state, worker string) bool { return state == "RUNNING" && worker != placed }, "the task RUNNING on the other agent")
-
-	var seen map[float64]int
-	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
-		seen = map[float64]int{}
-		for _, ev := range d.events() {
-			if after, _ := ev["after"].(map[string]any); ev["op"] == "c" && after != nil {
-				if id, ok := after["id"].(float64); ok {
-					seen[id]++
-				}
-			}
-		}
-		var missing []int
-		for id := 100; id < 100+batches*rows; id++ {
-			if seen[float64(id)] == 0 {
-				missing = append(missing, id)
-			}
-		}
-		return len(missing) == 0, fmt.Sprintf("%d of %d inserts missing (first %v)", len(missing), batches*rows, missing[:min(len(missing), 5)])
-	})
-	dups := 0
-	for _, n := range seen {
-		dups += n - 1
-	}
-	t.Logf("every one of %d inserts arrived; %d duplicates", batches*rows, dups)
+	dups := d.killMidStream(c, 60*time.Second)
 	if exactlyOnce && dups > 0 {
 		t.Fatalf("%d duplicates with exactly-once support", dups)
 	}
