@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -145,7 +146,7 @@ func parsePosition(o map[string]any) (position, error) {
 // that did not complete: Debezium then takes the snapshot again, and so
 // does the native connector.
 func (p position) snapshotUnfinished() bool {
-	return p.Snapshot != "" && !p.LastSnapshot && !p.SnapshotDone
+	return p.Snapshot == "INITIAL" && !p.LastSnapshot && !p.SnapshotDone
 }
 
 // toInt64 reads a whole JSON number as it may come back from the offset
@@ -179,6 +180,10 @@ var incrementalKeys = []string{"incremental_snapshot_primary_key", "incremental_
 // go on with it, and going on without it would leave the snapshot half
 // done without a word.
 func refuseIncremental(stored map[string]any) error {
+	if kind, _ := stored[keySnapshot].(string); kind == "BLOCKING" && stored[keySnapDone] != true && stored[keyLastSnapshot] != true {
+		return errors.New("the connector's offset holds a Debezium blocking snapshot in progress: the native connector cannot continue it. " +
+			"Let it finish under Debezium's class, then change the class")
+	}
 	for _, k := range incrementalKeys {
 		if v, ok := stored[k]; ok && v != nil && v != "" {
 			return fmt.Errorf("the connector's offset holds a Debezium incremental snapshot in progress (%s): the native connector cannot continue it. "+

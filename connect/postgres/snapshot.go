@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/postgres/envelope"
 )
 
 // chunkPages is how many heap pages one snapshot chunk reads: 8 KiB pages,
@@ -204,7 +205,7 @@ func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []c
 	var pending *pendingRow // held back one row: only the next one says whether it was a last
 	first := true
 	send := func(p *pendingRow, marker string) error {
-		recs, err := sn.rec.read(p.table, p.values, marker, sn.pos(marker == markLast))
+		recs, err := sn.rec.read(p.table, p.values, marker, sn.pos(marker == string(envelope.SnapshotLast)))
 		if err != nil {
 			return err
 		}
@@ -265,29 +266,9 @@ type pendingRow struct {
 	firstOfTable bool
 }
 
-// The values of source.snapshot in a snapshot's records.
-const (
-	markFirst      = "first"
-	markFirstTable = "first_in_data_collection"
-	markLastTable  = "last_in_data_collection"
-	markLast       = "last"
-	markTrue       = "true"
-)
-
-// marker is the source.snapshot of p: the snapshot's first and last
-// records, else a table's first and last, else "true".
+// marker is the source.snapshot of p, as Debezium resolves it.
 func marker(p *pendingRow, firstOfAll, lastOfAll, lastOfTable bool) string {
-	switch {
-	case firstOfAll:
-		return markFirst
-	case lastOfAll:
-		return markLast
-	case p.firstOfTable:
-		return markFirstTable
-	case lastOfTable:
-		return markLastTable
-	}
-	return markTrue
+	return string(envelope.SnapshotMarker(firstOfAll, lastOfAll, p.firstOfTable, lastOfTable))
 }
 
 // pos is the position of a snapshot record.

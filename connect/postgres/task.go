@@ -141,6 +141,9 @@ type plan struct {
 	// stored is the stored offset the stream resumes from (nil after a
 	// snapshot): it holds the transaction in progress, if any.
 	stored map[string]any
+	// ended says there is nothing to do: snapshot.mode=initial_only with
+	// the snapshot taken.
+	ended bool
 }
 
 // plan decides, from snapshot.mode, the stored offset and the slot, whether
@@ -158,6 +161,14 @@ func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, er
 		}
 	}
 	unfinished := pos.snapshotUnfinished()
+	if t.cfg.SnapshotMode == SnapshotInitialOnly {
+		// A snapshot and nothing else: no slot, which would hold WAL that
+		// nothing reads.
+		if hasOffset && !unfinished {
+			return plan{ended: true}, nil
+		}
+		return t.ownSnapshot(ctx, slotState{})
+	}
 	var snap bool
 	switch t.cfg.SnapshotMode {
 	case SnapshotAlways:
@@ -226,32 +237,39 @@ func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, er
 		if err != nil {
 			return plan{}, fmt.Errorf("slot %s's consistent point %q: %w", t.cfg.Slot, res.ConsistentPoint, err)
 		}
-	} else {
-		// The slot exists: the snapshot is a transaction of its own, and
-		// the stream starts from the slot. Changes committed while the
-		// snapshot was taken may then come twice (as Debezium does).
-		h, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
-		if err != nil {
-			return plan{}, err
-		}
-		_, err = query(ctx, h, "BEGIN ISOLATION LEVEL REPEATABLE READ")
-		if err == nil {
-			var r [][]*string
-			r, err = query(ctx, h, "SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")
-			if err == nil {
-				sn.name = str(r[0][0])
-				sn.lsn, err = pglogrepl.ParseLSN(str(r[0][1]))
-			}
-		}
-		if err != nil {
-			closeConn(h)
-			return plan{}, fmt.Errorf("take a snapshot: %w", err)
-		}
-		p.holder = h
+		p.snapshot = sn
+		p.start = position{LSN: sn.lsn}
+		return p, nil
 	}
-	p.snapshot = sn
-	p.start = position{LSN: sn.lsn}
-	return p, nil
+	return t.ownSnapshot(ctx, slot)
+}
+
+// ownSnapshot plans a snapshot in a transaction of its own, for when the
+// slot exists already (or there is none, with initial_only). The stream
+// then starts where the slot was confirmed before the snapshot began: the
+// changes committed since may come twice — once in the snapshot, once
+// streamed — but none is missed, even one whose commit was written before
+// the snapshot and made visible after it.
+func (t *Task) ownSnapshot(ctx context.Context, slot slotState) (plan, error) {
+	sn := &snapshotter{cfg: t.cfg, rec: t.rec, log: t.log, tables: t.tables, progress: t.progress}
+	h, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
+	if err != nil {
+		return plan{}, err
+	}
+	var r [][]*string
+	_, err = query(ctx, h, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	if err == nil {
+		r, err = query(ctx, h, "SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")
+	}
+	if err != nil {
+		closeConn(h)
+		return plan{}, fmt.Errorf("take a snapshot: %w", err)
+	}
+	sn.name = str(r[0][0])
+	if sn.lsn = slot.Confirmed; sn.lsn == 0 {
+		sn.lsn, _ = pglogrepl.ParseLSN(str(r[0][1]))
+	}
+	return plan{snapshot: sn, holder: h, start: position{LSN: sn.lsn}}, nil
 }
 
 // dropSlot drops the connector's slot.
@@ -289,16 +307,32 @@ func (t *Task) work(ctx context.Context, p plan) error {
 			return nil
 		}
 	}
+	if p.ended {
+		t.mu.Lock()
+		t.ended = true
+		t.mu.Unlock()
+		return nil
+	}
 	if err := t.rec.restore(p.stored); err != nil {
 		return err
 	}
+	slot, err := readSlot(ctx, t.conn, t.cfg.Slot)
+	if err != nil {
+		return err
+	}
+	s := newStreamer(t.cfg, t.repl, t.cat, t.rec, t.log, p.start, t.out)
+	// What the slot confirmed is durable already; what the offsets hold
+	// beyond it, Commit adds.
+	s.flush.Store(uint64(slot.Confirmed))
 	t.mu.Lock()
-	t.stream = newStreamer(t.cfg, t.repl, t.cat, t.rec, t.log, p.start, t.out)
+	t.stream = s
 	t.mu.Unlock()
 	hctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go t.heartbeats(hctx)
-	return t.stream.run(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); t.heartbeats(hctx) }()
+	defer func() { cancel(); wg.Wait() }()
+	return s.run(ctx)
 }
 
 // Poll implements connect.SourceTask.
