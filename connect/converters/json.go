@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sluice-io/sluice/connect"
 )
@@ -141,7 +142,11 @@ func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) err
 		}
 		b.WriteByte(']')
 	}
-	b.WriteString(`,"optional":` + strconv.FormatBool(s.Optional))
+	if s.Optional {
+		b.WriteString(`,"optional":true`)
+	} else {
+		b.WriteString(`,"optional":false`)
+	}
 	if s.Name != "" {
 		b.WriteString(`,"name":`)
 		writeString(b, s.Name)
@@ -186,34 +191,62 @@ func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) err
 }
 
 // writeString escapes as Jackson does: quotes, backslashes and control
-// characters only (no HTML escaping).
+// characters only (no HTML escaping); a byte that is not UTF-8 becomes
+// U+FFFD, as Java decoding it would. Runs of bytes that need no escape are
+// copied whole: a schema is mostly such text.
 func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteString(s[start:i])
+				b.WriteRune(utf8.RuneError)
+				start = i + 1
 			}
+			i += size
+			continue
 		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		b.WriteString(s[start:i])
+		writeEscape(b, c)
+		i++
+		start = i
 	}
+	b.WriteString(s[start:])
 	b.WriteByte('"')
+}
+
+// writeEscape writes the escape of an ASCII quote, backslash or control
+// character: the short forms JSON has, else \u00XX with Jackson's upper-case
+// hex digits.
+func writeEscape(b *bytes.Buffer, c byte) {
+	switch c {
+	case '"':
+		b.WriteString(`\"`)
+	case '\\':
+		b.WriteString(`\\`)
+	case '\n':
+		b.WriteString(`\n`)
+	case '\r':
+		b.WriteString(`\r`)
+	case '\t':
+		b.WriteString(`\t`)
+	case '\b':
+		b.WriteString(`\b`)
+	case '\f':
+		b.WriteString(`\f`)
+	default:
+		const hex = "0123456789ABCDEF"
+		b.WriteString(`\u00`)
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xF])
+	}
 }
 
 // writeValue writes v as JsonConverter does; a null takes the schema's
