@@ -1,10 +1,14 @@
 package converters_test
 
 import (
+	"bytes"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/converters"
 	"github.com/sluice-io/sluice/connect/postgres/envelope"
 	"github.com/sluice-io/sluice/connect/postgres/values"
 )
@@ -76,4 +80,45 @@ func debeziumRecord(tb testing.TB) connect.SourceRecord {
 		tb.Fatalf("insert gave %d records, want 1", len(recs))
 	}
 	return recs[0]
+}
+
+// A Debezium event's key and value, written and read with the schema
+// caches, are byte for byte and value for value what they are without.
+func TestJSONSchemaCacheDebezium(t *testing.T) {
+	rec := debeziumRecord(t)
+	cached, uncached := &converters.JSON{}, &converters.JSON{}
+	if err := cached.Configure(nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := uncached.Configure(map[string]string{"schemas.cache.size": "0"}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []struct {
+		name   string
+		schema *connect.Schema
+		value  any
+	}{{"key", rec.KeySchema, rec.Key}, {"value", rec.ValueSchema, rec.Value}} {
+		want, err := uncached.FromConnectData(rec.Topic, part.schema, part.value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSchema, wantValue, err := uncached.ToConnectData(rec.Topic, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // a miss, then a hit
+			got, err := cached.FromConnectData(rec.Topic, part.schema, part.value)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s: cached converter wrote\n%s\nwant\n%s (%v)", part.name, got, want, err)
+			}
+			s, v, err := cached.ToConnectData(rec.Topic, got)
+			if err != nil || !reflect.DeepEqual(s, wantSchema) || !reflect.DeepEqual(v, wantValue) {
+				t.Fatalf("%s: cached converter read %+v, %v, %v", part.name, s, v, err)
+			}
+		}
+	}
+	if out, err := cached.FromConnectData(rec.Topic, rec.ValueSchema, rec.Value); err != nil ||
+		!strings.Contains(string(out), `"name":"shop.public.orders.Envelope","version":2`) {
+		t.Errorf("the fixture is not a Debezium envelope: %s, %v", out, err)
+	}
 }

@@ -1,0 +1,43 @@
+package converters
+
+import "testing"
+
+func TestSplitEnvelope(t *testing.T) {
+	tests := []struct {
+		data            string
+		schema, payload string // "" with ok false
+	}{
+		{`{"schema":null,"payload":1}`, `null`, `1`},
+		{`{"payload":[1,{"a":"}"}],"schema":{"type":"array"}}`, `{"type":"array"}`, `[1,{"a":"}"}]`},
+		{" {\n\"schema\" :\t{} , \"payload\":\"q\\\"}\" }junk", `{}`, `"q\"}"`},
+		{`{"schema":true,"payload":-1.5e3}`, `true`, `-1.5e3`},
+		// Left to the full decoder.
+		{`{"schema":null,"payload":1,"schema":null}`, "", ""},
+		{`{"schema":null}`, "", ""},
+		{`{"schema":null,"payload":1,"other":2}`, "", ""},
+		{`{"sche\u006da":null,"payload":1}`, "", ""},
+		{`{"schema":null "payload":1}`, "", ""},
+		{`{"schema":null,"payload":1`, "", ""},
+		{`{"schema":null,"payload":"1}`, "", ""},
+		{`{"schema":null,"payload":[1}`, "", ""},
+		{`{"schema":,"payload":1}`, "", ""},
+		{`{"schema":null,}`, "", ""},
+		{`{}`, "", ""},
+		{`[]`, "", ""},
+		{``, "", ""},
+	}
+	for _, tt := range tests {
+		schema, payload, ok := splitEnvelope([]byte(tt.data))
+		if ok != (tt.schema != "") || string(schema) != tt.schema || string(payload) != tt.payload {
+			t.Errorf("splitEnvelope(%q) = %q, %q, %v; want %q, %q", tt.data, schema, payload, ok, tt.schema, tt.payload)
+		}
+	}
+}
+
+func TestDecodeExactly(t *testing.T) {
+	for raw, ok := range map[string]bool{`1`: true, `{"a":[1]}`: true, `"x"`: true, `1 2`: false, `{"a":1}}`: false, `[1,}`: false, ``: false} {
+		if _, got := decodeExactly([]byte(raw)); got != ok {
+			t.Errorf("decodeExactly(%q) ok = %v, want %v", raw, got, ok)
+		}
+	}
+}
