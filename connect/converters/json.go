@@ -66,9 +66,14 @@ type JSON struct {
 	keyMu  sync.Mutex
 	keyBuf schemaKey
 	// lastSize is the size of the last record written, by which the next
-	// one's buffer is allocated: a table's records are much alike.
+	// one's buffer is allocated (up to maxSizeHint): a table's records are
+	// much alike, and a buffer grown by doubling copies its bytes each time.
 	lastSize atomic.Int64
 }
+
+// maxSizeHint bounds the buffer allocated ahead for a record, so that one
+// large record does not make the next, small one hold as much memory.
+const maxSizeHint = 64 << 10
 
 // Configure implements connect.Converter.
 func (c *JSON) Configure(props map[string]string, isKey bool) error {
@@ -89,7 +94,7 @@ func (c *JSON) FromConnectData(topic string, schema *connect.Schema, value any) 
 		return nil, nil
 	}
 	var b bytes.Buffer
-	b.Grow(int(c.lastSize.Load()))
+	b.Grow(int(min(c.lastSize.Load(), maxSizeHint)))
 	if !c.schemasDisabled {
 		b.WriteString(`{"schema":`)
 		if err := c.writeSchemaCached(&b, schema); err != nil {

@@ -350,3 +350,20 @@ func TestJSONSchemaCacheConcurrentUse(t *testing.T) {
 		t.Errorf("caches of 4 hold %d and %d", w, r)
 	}
 }
+
+// A record's buffer is allocated by the size of the one before, within
+// bounds: a large record leaves the next, small one a small buffer.
+func TestJSONBufferFollowsTheLastRecord(t *testing.T) {
+	c := &JSON{}
+	mustConfigure(t, c, nil, false)
+	if _, err := c.FromConnectData("t", connect.StringSchema, strings.Repeat("x", 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	small, err := c.FromConnectData("t", connect.StringSchema, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(small) != `{"schema":{"type":"string","optional":false},"payload":"x"}` || cap(small) > 2*maxSizeHint {
+		t.Errorf("after a 1 MB record, a small one is %q in %d bytes", small, cap(small))
+	}
+}
