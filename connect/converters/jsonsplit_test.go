@@ -41,3 +41,35 @@ func TestDecodeExactly(t *testing.T) {
 		}
 	}
 }
+
+// Every envelope a byte away from a good one — one byte dropped, or one of
+// JSON's structural characters put in — reads with the read cache exactly
+// as without: the same schema, value or error.
+func TestJSONReadCacheAgreesOnNearMisses(t *testing.T) {
+	const good = `{"schema":{"type":"struct","fields":[{"type":"string","optional":true,"field":"s"},` +
+		`{"type":"array","items":{"type":"int64","optional":false},"optional":false,"field":"l"}],"optional":false,"name":"n"},` +
+		` "payload":{"s":"a\"}]b","l":[1,-2]}}`
+	c, ref := cachedAndNot(t, nil)
+	var variants []string
+	for i := range len(good) + 1 {
+		if i < len(good) {
+			variants = append(variants, good[:i]+good[i+1:])
+		}
+		for _, ins := range []string{`"`, `\`, `{`, `}`, `[`, `]`, `,`, `:`, ` `, `1`, `null`} {
+			variants = append(variants, good[:i]+ins+good[i:])
+		}
+	}
+	for _, data := range variants {
+		sameRead(t, c, ref, data)
+	}
+}
+
+func FuzzJSONReadCache(f *testing.F) {
+	f.Add([]byte(`{"schema":{"type":"int32","optional":false},"payload":7}`))
+	f.Add([]byte(`{"payload":"x","schema":{"type":"string","optional":true}} `))
+	f.Add([]byte(`{"schema":null,"payload":{"a":[1,"}"]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, ref := cachedAndNot(t, nil)
+		sameRead(t, c, ref, string(data))
+	})
+}

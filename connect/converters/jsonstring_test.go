@@ -2,6 +2,9 @@ package converters
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -27,4 +30,60 @@ func TestJSONWriteStringEscapes(t *testing.T) {
 			t.Errorf("writeString(%q) = %q, want %q", tt.in, b.String(), tt.want)
 		}
 	}
+}
+
+// writeStringByRune is the plain form of writeString, one rune at a time,
+// to check the quick one against.
+func writeStringByRune(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteString(`\` + string(r))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func TestJSONWriteStringAsByRune(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte("ab\"\\\n\x00\x1f\x7f\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80\xff\xbf")
+	for range 5000 {
+		s := make([]byte, rng.IntN(12))
+		for i := range s {
+			s[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		var b bytes.Buffer
+		writeString(&b, string(s))
+		if want := writeStringByRune(string(s)); b.String() != want {
+			t.Fatalf("writeString(%q) = %q, want %q", s, b.String(), want)
+		}
+	}
+}
+
+func FuzzJSONWriteString(f *testing.F) {
+	f.Add("a\"b\\c\n\x01\xffé")
+	f.Fuzz(func(t *testing.T, s string) {
+		var b bytes.Buffer
+		writeString(&b, s)
+		if want := writeStringByRune(s); b.String() != want {
+			t.Errorf("writeString(%q) = %q, want %q", s, b.String(), want)
+		}
+	})
 }
