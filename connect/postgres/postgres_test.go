@@ -27,13 +27,16 @@ import (
 
 // testDB is a database of the test PostgreSQL, made for one test.
 type testDB struct {
-	t          *testing.T
+	t          testing.TB
 	host, port string
 	name       string
 	conn       *pgconn.PgConn
 }
 
-func newTestDB(t *testing.T) *testDB {
+func newTestDB(t *testing.T) *testDB { return newTestDBB(t) }
+
+// newTestDBB is newTestDB for a test or a benchmark.
+func newTestDBB(t testing.TB) *testDB {
 	t.Helper()
 	addr := os.Getenv("SLUICE_TEST_POSTGRES")
 	if addr == "" {
