@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -354,7 +355,9 @@ func (s *streamer) logicalMessage(lsn pglogrepl.LSN, m *pglogrepl.LogicalDecodin
 	if s.skipEvent(lsn) || !pick(s.cfg.MessagesInclude, s.cfg.MessagesExclude, m.Prefix) {
 		return nil, nil
 	}
-	return s.rec.message(m.Transactional, m.Prefix, m.Content, p)
+	// The content is a slice of the session's receive buffer, which the
+	// next message overwrites: the record keeps a copy.
+	return s.rec.message(m.Transactional, m.Prefix, bytes.Clone(m.Content), p)
 }
 
 // pos is the position of an event at lsn of the open transaction.
