@@ -180,10 +180,10 @@ type Task struct {
 	recordBytes int
 	streams     []int64
 	next        []int64 // next seq per stream, parallel to streams
+	cursor      int     // round-robin position
 	// generated is next as Gauges reads it, from another goroutine than
 	// Poll's.
 	generated []atomic.Int64
-	cursor      int     // round-robin position
 	// parts and keys are each stream's source partition and record key,
 	// parallel to streams: made once, not for every record (the runtime
 	// only reads a record's partition).
