@@ -17,7 +17,8 @@ import (
 // TestConnectorGauges reads a running generator's gauges through GET
 // /sluice/connectors/{name}/gauges: each task, on the agent its status
 // names, with the records of each of its streams until the bounded run is
-// done; a stopped connector has no tasks; a viewer whose grant does not
+// done, through the leader and a follower alike; a stopped connector has
+// no tasks; a viewer whose grant does not
 // cover the connector gets 403, and an unknown connector is Kafka
 // Connect's 404.
 func TestConnectorGauges(t *testing.T) {
@@ -81,6 +82,23 @@ func TestConnectorGauges(t *testing.T) {
 	})
 	if h := got.Tasks[0].Gauges[0].Help; h == "" {
 		t.Errorf("gauge %s has no help", got.Tasks[0].Gauges[0].Name)
+	}
+
+	// A second coordinator, a follower, forwards the read to the leader,
+	// which alone commands the agents, and answers the same.
+	_, follower := c.StartExtraCoordinator()
+	var through api.ConnectorGauges
+	sluicetest.Eventually(t, 20*time.Second, func() (bool, string) {
+		r := sluicetest.DoWith(t, follower, "GET", "/sluice/connectors/"+name+"/gauges", nil, vera...)
+		if r.Status != http.StatusOK {
+			return false, r.String()
+		}
+		through = api.ConnectorGauges{}
+		r.JSON(t, &through)
+		return len(through.Tasks) == 2 && through.Tasks[1].Error == "" && len(through.Tasks[1].Gauges) == 3, r.String()
+	})
+	if through.Tasks[1].WorkerID != workers[1] || through.Tasks[1].Gauges[2].Labels["stream"] != "3" {
+		t.Errorf("through a follower: %+v", through)
 	}
 
 	// A stopped connector runs no task.
