@@ -17,39 +17,44 @@ import (
 // (GET /sluice/connectors/{name}/gauges), through Worker.Gauges.
 
 // reportGauges makes the plugin's task's gauges readable, if it reports
-// any, from the moment it started until stopGauges.
+// any, from the moment it started until stopGauges: by the agent's
+// metrics and by the gauges command, both through pluginGauges.
 func (t *task) reportGauges(plugin any) {
 	g, ok := plugin.(connect.GaugeReporter)
 	if !ok {
 		return
 	}
-	t.metrics.ReportGauges(g.Gauges)
 	t.mu.Lock()
 	t.gauges = g
 	t.mu.Unlock()
+	t.metrics.ReportGauges(t.pluginGauges)
 }
 
-// stopGauges stops the gauges command reading the task's gauges: call it
-// before the plugin's task stops, which may leave them unsafe to read.
+// stopGauges stops every reader of the task's gauges: call it before the
+// plugin's task stops, after which its Gauges may no longer be safe to
+// call. A scrape until the task's series are deleted finds none.
 func (t *task) stopGauges() {
 	t.mu.Lock()
 	t.gauges = nil
 	t.mu.Unlock()
 }
 
-// readGauges reads the task's gauges now.
-func (t *task) readGauges() wire.TaskGauges {
+// pluginGauges reads the plugin's task's gauges now; none once stopped.
+// Called outside t.mu: a task's Gauges may take its own locks, and must
+// not wait on the task's state.
+func (t *task) pluginGauges() []connect.Gauge {
 	t.mu.Lock()
 	g := t.gauges
 	t.mu.Unlock()
-	out := wire.TaskGauges{ID: t.id, Generation: t.generation}
 	if g == nil {
-		return out
+		return nil
 	}
-	// Called outside t.mu: a task's Gauges may take its own locks, and
-	// must not wait on the task's state.
-	out.Gauges = apiGauges(g.Gauges())
-	return out
+	return g.Gauges()
+}
+
+// readGauges reads the task's gauges as the gauges command answers them.
+func (t *task) readGauges() wire.TaskGauges {
+	return wire.TaskGauges{ID: t.id, Generation: t.generation, Gauges: apiGauges(t.pluginGauges())}
 }
 
 // Gauges reads the gauges of every task of connector this worker holds,
