@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator"
+	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/sluicetest"
 )
 
@@ -115,5 +118,52 @@ func TestConnectorGauges(t *testing.T) {
 	r := sluicetest.DoWith(t, c.URL, "GET", "/sluice/connectors/team-a-nope/gauges", nil, vera...)
 	if r.Status != http.StatusNotFound || strings.TrimSpace(string(r.Body)) != `{"error_code":404,"message":"Connector team-a-nope not found"}` {
 		t.Errorf("an unknown connector: %s", r)
+	}
+}
+
+// TestConnectorGaugesAgentSilent holds one agent's answer to the gauges
+// command: its task is listed with the error, and the other agent's task
+// with its gauges, in the same 200 answer.
+func TestConnectorGaugesAgentSilent(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	silent := func(i int) faults.Injector {
+		return faults.Func(func(ctx context.Context, at faults.Point, _ any) error {
+			if at != faults.AgentGauges || i != 1 {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-release:
+				return errors.New("released")
+			}
+		})
+	}
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 2, AgentFaults: silent})
+	t.Cleanup(func() { close(release) }) // before the cluster stops
+	name := c.Name("gen")
+	mustCreate(c, name, generatorCfg(c.Name("gen-data"), "streams", "2", "tasks.max", "2"), "")
+	st := c.WaitState(name, "RUNNING", 2, "RUNNING")
+	if st.Tasks[0].WorkerID == st.Tasks[1].WorkerID {
+		t.Skipf("both tasks were placed on %s: no task of the silent agent's alone", st.Tasks[0].WorkerID)
+	}
+	var got api.ConnectorGauges
+	c.Must(http.StatusOK, "GET", "/sluice/connectors/"+name+"/gauges", nil).JSON(t, &got)
+	if len(got.Tasks) != 2 {
+		t.Fatalf("answer %+v", got)
+	}
+	for _, task := range got.Tasks {
+		switch task.WorkerID {
+		case "agent-2":
+			if !strings.HasPrefix(task.Error, "agent agent-2: request on ") || !strings.HasSuffix(task.Error, ".gauges timed out") || len(task.Gauges) != 0 {
+				t.Errorf("the silent agent's task: %+v", task)
+			}
+		default:
+			// An unbounded run: the stream's records, no count.
+			if task.Error != "" || len(task.Gauges) != 1 || task.Gauges[0].Name != "generator_stream_records" {
+				t.Errorf("the other agent's task: %+v", task)
+			}
+		}
 	}
 }

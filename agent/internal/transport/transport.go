@@ -152,9 +152,10 @@ type Transport struct {
 type Option func(*Transport)
 
 // WithFaults has inj asked at faults.AgentOffsets with every offsets
-// request before it is applied: its error is answered instead. Tests use
-// it to hold an agent inside an offsets write (then kill it); production
-// code passes none.
+// request before it is applied, and at faults.AgentGauges with every
+// gauges request: its error is answered instead. Tests use it to hold an
+// agent inside an offsets write (then kill it) or keep it from answering;
+// production code passes none.
 func WithFaults(inj faults.Injector) Option {
 	return func(t *Transport) { t.faults = inj }
 }
@@ -353,8 +354,11 @@ func (t *Transport) sinkOffsetsEndpoint(ctx context.Context, req any) (any, erro
 // gaugesEndpoint reads the gauges of the connector's tasks this agent
 // holds. A read only, it needs no current lease: only a signed command of
 // a current term, as every endpoint does.
-func (t *Transport) gaugesEndpoint(_ context.Context, req any) (any, error) {
+func (t *Transport) gaugesEndpoint(ctx context.Context, req any) (any, error) {
 	r := req.(*wire.GaugesRequest)
+	if err := faults.Check(ctx, t.faults, faults.AgentGauges, *r); err != nil {
+		return nil, err
+	}
 	return wire.GaugesReply{Tasks: t.worker.Gauges(r.Connector)}, nil
 }
 

@@ -99,7 +99,7 @@ func (r *Reader) fill(ctx context.Context, all []api.TaskGauges, agent string, t
 	reply, err := r.cfg.RPC.Gauges(ctx, agent, req)
 	if err != nil {
 		for _, i := range tasks {
-			all[i].Error = fmt.Sprintf("agent %s did not answer: %v", agent, err)
+			all[i].Error = fmt.Sprintf("agent %s: %v", agent, err)
 		}
 		return
 	}

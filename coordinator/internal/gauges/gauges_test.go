@@ -49,7 +49,7 @@ func TestConnectorGauges(t *testing.T) {
 			"a1": {Tasks: []wire.TaskGauges{{ID: api.TaskID{Connector: "c", Task: 0}, Gauges: []api.Gauge{lag}}}},
 			"a3": {Tasks: []wire.TaskGauges{}},
 		},
-		fail: map[string]error{"a2": errors.New("nats: timeout")},
+		fail: map[string]error{"a2": &api.Error{Code: api.CodeTimeout, Message: "request on sluice.v3.g.agent.a2.gauges timed out"}},
 	}
 	placed := map[int]string{0: "a1", 1: "a2", 2: "a3"}
 	r := &Reader{}
@@ -68,7 +68,7 @@ func TestConnectorGauges(t *testing.T) {
 	}
 	want := api.ConnectorGauges{Connector: "c", Tasks: []api.TaskGauges{
 		{ID: 0, WorkerID: "a1", Gauges: []api.Gauge{lag}},
-		{ID: 1, WorkerID: "a2", Gauges: []api.Gauge{}, Error: "agent a2 did not answer: nats: timeout"},
+		{ID: 1, WorkerID: "a2", Gauges: []api.Gauge{}, Error: "agent a2: request on sluice.v3.g.agent.a2.gauges timed out"},
 		{ID: 2, WorkerID: "a3", Gauges: []api.Gauge{}, Error: "agent a3 does not run the task (yet): it is starting, moving or stopping"},
 		{ID: 3, Gauges: []api.Gauge{}, Error: "the task is not placed on any agent"},
 	}}

@@ -242,7 +242,7 @@ var opDocs = map[string]opDoc{
 				{Name: "postgres_slot_lag_bytes", Help: "WAL between the server's current position and the slot's confirmed one.", Value: 16384},
 				{Name: "postgres_snapshot_chunks", Help: "Chunks (page ranges) of a table's snapshot.", Labels: map[string]string{"table": "public.orders"}, Value: 40},
 				{Name: "postgres_snapshot_chunks_done", Help: "Chunks of a table's snapshot read and emitted.", Labels: map[string]string{"table": "public.orders"}, Value: 12}}},
-			{ID: 1, WorkerID: "agent-2", Gauges: []api.Gauge{}, Error: "agent agent-2 did not answer: nats: timeout"}}}}},
+			{ID: 1, WorkerID: "agent-2", Gauges: []api.Gauge{}, Error: "agent agent-2: request on sluice.v3.sluice.agent.agent-2.gauges timed out"}}}}},
 		errs: []int{404}},
 	"preview_offsets": {summary: "Preview an offsets change", desc: "What PATCH (\"offsets\") or DELETE (\"reset\": true) …/offsets would change, with their checks; writes nothing.",
 		body: api.OffsetsPreviewRequest{Reset: true}, ok: []okAnswer{{status: 200, desc: "The changes.", example: api.OffsetsChanges{DryRun: true, Changes: exChanges.Changes}}},
