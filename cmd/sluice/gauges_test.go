@@ -11,7 +11,8 @@ import (
 
 // TestCLIGauges reads a bounded generator's gauges through the CLI: `get
 // gauges` as a table, one gauge a line, and as JSON rows; `connector
-// gauges` as the server's answer; an unknown connector is a 404, exit 1.
+// gauges` as the server's answer; `describe connector` with a gauges
+// section; an unknown connector is a 404, exit 1.
 func TestCLIGauges(t *testing.T) {
 	cl := startCluster(t)
 	dir := t.TempDir()
@@ -52,6 +53,12 @@ func TestCLIGauges(t *testing.T) {
 	}
 	if answer.Connector != "gen" || len(answer.Tasks) != 1 || answer.Tasks[0].WorkerID != rows[0].Agent || len(answer.Tasks[0].Gauges) != 3 {
 		t.Errorf("connector gauges: %+v", answer)
+	}
+
+	// describe shows them too, the connector's tasks reporting some.
+	if out := mustCLI(t, "describe", "connector", "gen", "--url", cl.URL); !strings.Contains(out, "\ngauges:\n") ||
+		!strings.Contains(out, `generator_stream_records{stream="1"}  5`) {
+		t.Errorf("describe connector:\n%s", out)
 	}
 
 	out, errOut, code := runCLI(t, "get", "gauges", "nope", "--url", cl.URL)
