@@ -191,7 +191,7 @@ type Agent struct {
 type Option func(*Agent)
 
 // WithFaults has inj inject a test's faults at the agent's fault points
-// (faults.AgentOffsets). Production code passes none.
+// (faults.AgentOffsets, faults.AgentGauges). Production code passes none.
 func WithFaults(inj faults.Injector) Option {
 	return func(a *Agent) { a.faults = inj }
 }

@@ -58,6 +58,7 @@ func TestEveryCall(t *testing.T) {
 		{"GET /connectors/a/topics", true, func() error { _, err := cs.Topics(ctx, "a"); return err }},
 		{"PUT /connectors/a/topics/reset", true, func() error { return cs.ResetTopics(ctx, "a") }},
 		{"GET /sluice/connectors/a/lag", true, func() error { _, err := cs.Lag(ctx, "a"); return err }},
+		{"GET /sluice/connectors/a/gauges", true, func() error { _, err := cs.Gauges(ctx, "a"); return err }},
 
 		{"GET /connectors/a/offsets", true, func() error { _, err := off.Get(ctx, "a"); return err }},
 		{"PATCH /connectors/a/offsets", true, func() error { _, err := off.Alter(ctx, "a", []ConnectorOffset{{}}); return err }},

@@ -223,6 +223,16 @@ func (g *Connectors) Lag(ctx context.Context, name string) (ConnectorLag, error)
 	return out, err
 }
 
+// Gauges is GET /sluice/connectors/{name}/gauges: the gauges each of the
+// connector's tasks reports of itself (a replication slot's lag, a
+// snapshot's progress), a task whose agent did not answer with its Error
+// set. Sluice only.
+func (g *Connectors) Gauges(ctx context.Context, name string) (ConnectorGauges, error) {
+	var out ConnectorGauges
+	_, err := g.c.do(ctx, call{method: http.MethodGet, path: pathf("/sluice/connectors/%s/gauges", name), safe: true}, &out)
+	return out, err
+}
+
 // nonNilConfig sends a nil config as {}: null is no config map.
 func nonNilConfig(config map[string]string) map[string]string {
 	if config == nil {

@@ -51,3 +51,39 @@ type HealthCheck struct {
 	// Message says what failed, and since when if known.
 	Message string `json:"message,omitempty"`
 }
+
+// ConnectorGauges is the body of GET /sluice/connectors/{name}/gauges: the
+// gauges each running task of the connector reports of itself (a
+// replication slot's lag, a snapshot's progress), as its agent read them
+// when asked. The same values are on the agents' /metrics as
+// sluice_connector_<name>.
+type ConnectorGauges struct {
+	Connector string `json:"connector"`
+	// Tasks are the connector's tasks, by id; a task whose agent did not
+	// answer has Error set instead of gauges.
+	Tasks []TaskGauges `json:"tasks"`
+}
+
+// TaskGauges are the gauges of one task.
+type TaskGauges struct {
+	ID int `json:"id"`
+	// WorkerID is the agent the task is placed on ("" for a task placed
+	// nowhere).
+	WorkerID string `json:"worker_id"`
+	// Gauges are sorted by name, then labels; empty for a task that
+	// reports none (not every connector does) or has not started yet.
+	Gauges []Gauge `json:"gauges"`
+	// Error says why the task's gauges could not be read: its agent did
+	// not answer in time, or does not run it (yet).
+	Error string `json:"error,omitempty"`
+}
+
+// Gauge is one measurement a task reports of itself (connect.Gauge): Name
+// without Sluice's sluice_connector_ prefix, Labels telling apart the
+// gauges of one name (a table, a stream).
+type Gauge struct {
+	Name   string            `json:"name"`
+	Help   string            `json:"help,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Value  float64           `json:"value"`
+}

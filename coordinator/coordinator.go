@@ -514,7 +514,7 @@ func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
 	return httpapi.Services{
 		Connectors: conns,
-		Runtime:    runtimeService{Service: conns, lag: c.herder.Lag()},
+		Runtime:    runtimeService{Service: conns, lag: c.herder.Lag(), gauges: c.herder.Gauges()},
 		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
 		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
 		Agents:     c.herder.Fleet(),
@@ -553,12 +553,20 @@ func (f fleetService) BulkAction(ctx context.Context, action string, sel api.Sel
 }
 
 // runtimeService is a connector's runtime: the connectors service's status
-// reads, and a sink's lag (lag).
+// reads, a sink's lag (lag) and the tasks' own gauges (gauges).
 type runtimeService struct {
 	*connectors.Service
 	lag interface {
 		ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
 	}
+	gauges interface {
+		ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error)
+	}
+}
+
+// ConnectorGauges answers GET /sluice/connectors/{name}/gauges.
+func (r runtimeService) ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error) {
+	return r.gauges.ConnectorGauges(ctx, name)
 }
 
 // ConnectorLag answers GET /sluice/connectors/{name}/lag.

@@ -106,6 +106,7 @@ var guideSkips = []guideSkip{
 	{"sluice agents drain web-1 --wait", "its output's progress lines depend on when the moves are seen; TestAgentsCLI checks a drain --wait"},
 	{"sluice rebalance --dry-run", "its output's moves depend on the scheduler's placement; TestRebalanceAndRoll checks the table"},
 	{"sluice connectors --url https://sluice.example.com:8083", "needs a Sluice serving HTTPS with bearer tokens; TestClientCredentials runs --ca and --token-file against one"},
+	{"sluice get gauges inventory-cdc", "needs the native PostgreSQL connector mid-snapshot and an agent that does not answer; TestCLIGauges runs get gauges against a generator, TestGaugeTable checks the progress and error lines"},
 	{"sluice describe connector --generate-bash-completion", "the completion script's call, which urfave/cli reads from os.Args; TestRestartDescribePluginInfo checks the names it prints"},
 }
 

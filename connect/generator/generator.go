@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluice-io/sluice/connect"
@@ -180,6 +181,9 @@ type Task struct {
 	streams     []int64
 	next        []int64 // next seq per stream, parallel to streams
 	cursor      int     // round-robin position
+	// generated is next as Gauges reads it, from another goroutine than
+	// Poll's.
+	generated []atomic.Int64
 	// parts and keys are each stream's source partition and record key,
 	// parallel to streams: made once, not for every record (the runtime
 	// only reads a record's partition).
@@ -199,7 +203,10 @@ type Task struct {
 	emitted, txns          int64
 }
 
-var _ connect.SourceTask = (*Task)(nil)
+var (
+	_ connect.SourceTask    = (*Task)(nil)
+	_ connect.GaugeReporter = (*Task)(nil)
+)
 
 // Start implements connect.SourceTask.
 func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props map[string]string) error {
@@ -247,11 +254,30 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 			}
 		}
 	}
+	t.generated = make([]atomic.Int64, len(t.streams))
+	for i, n := range t.next {
+		t.generated[i].Store(n)
+	}
 	if t.now == nil {
 		t.now = time.Now
 	}
 	t.last = t.now()
 	return nil
+}
+
+// Gauges implements connect.GaugeReporter: how far each stream is, and,
+// for a bounded run, where it ends.
+func (t *Task) Gauges() []connect.Gauge {
+	out := make([]connect.Gauge, 0, len(t.streams)+1)
+	for i, s := range t.streams {
+		out = append(out, connect.Gauge{Name: "generator_stream_records",
+			Help:   "Records the stream generated, those of earlier runs included: the sequence number of its next record.",
+			Labels: map[string]string{"stream": strconv.FormatInt(s, 10)}, Value: float64(t.generated[i].Load())})
+	}
+	if t.count >= 0 {
+		out = append(out, connect.Gauge{Name: "generator_stream_count", Help: "Records each stream generates in all (the count setting).", Value: float64(t.count)})
+	}
+	return out
 }
 
 func asInt(v any) (int64, bool) {
@@ -314,6 +340,7 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 		}
 		records = append(records, t.record(i, t.next[i]))
 		t.next[i]++
+		t.generated[i].Store(t.next[i])
 		t.boundary(&records[len(records)-1])
 	}
 	t.tokens -= float64(len(records))

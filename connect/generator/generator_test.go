@@ -102,6 +102,11 @@ func TestPollResumeCountAndRate(t *testing.T) {
 	if err := task.Start(context.Background(), connect.SourceTaskContext{Offsets: offsets{1: 0}}, props); err != nil {
 		t.Fatal(err)
 	}
+	// Before the first poll the gauges say where each stream resumes.
+	if got := gaugeValues(task.Gauges()); !reflect.DeepEqual(got, map[string]float64{
+		"generator_stream_records{stream=0}": 0, "generator_stream_records{stream=1}": 1, "generator_stream_count": 3}) {
+		t.Errorf("gauges at start = %v", got)
+	}
 	clk.t = clk.t.Add(time.Second) // 10 tokens
 	recs, err := task.Poll(context.Background())
 	if err != nil {
@@ -118,11 +123,28 @@ func TestPollResumeCountAndRate(t *testing.T) {
 	if want := []string{"0:0", "1:1", "0:1", "1:2", "0:2"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("records = %v, want %v", got, want)
 	}
+	if got := gaugeValues(task.Gauges()); !reflect.DeepEqual(got, map[string]float64{
+		"generator_stream_records{stream=0}": 3, "generator_stream_records{stream=1}": 3, "generator_stream_count": 3}) {
+		t.Errorf("gauges when done = %v", got)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if recs, err := task.Poll(ctx); recs != nil || err != nil {
 		t.Errorf("done poll = %v, %v", recs, err)
 	}
+}
+
+// gaugeValues are gauges by name{label=value}.
+func gaugeValues(gauges []connect.Gauge) map[string]float64 {
+	out := map[string]float64{}
+	for _, g := range gauges {
+		key := g.Name
+		if s, ok := g.Labels["stream"]; ok {
+			key += "{stream=" + s + "}"
+		}
+		out[key] = g.Value
+	}
+	return out
 }
 
 func TestPollPacing(t *testing.T) {

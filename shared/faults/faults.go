@@ -66,6 +66,12 @@ const StoreCommit Point = "store.commit"
 // the source request of its writes, Op reset when it has none). An error is answered instead of applying it.
 const AgentOffsets Point = "agent.offsets"
 
+// AgentGauges is an agent, before it reads the gauges the leader asked
+// for; the subject is the wire.GaugesRequest. An error is answered
+// instead; blocking holds the answer, as an agent too busy or too far to
+// answer in time would.
+const AgentGauges Point = "agent.gauges"
+
 // Injector injects faults.
 type Injector interface {
 	// Fault is asked at point before the step it names runs; subject is

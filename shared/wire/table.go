@@ -70,6 +70,9 @@ const (
 	// SubjectAgentPresence addresses the presence endpoint of one agent
 	// (presence.go).
 	SubjectAgentPresence = SubjectPrefix + ".%s.agent.%s.presence"
+	// SubjectAgentGauges addresses the gauges endpoint of one agent: the
+	// gauges its tasks of a connector report (GaugesRequest).
+	SubjectAgentGauges = SubjectPrefix + ".%s.agent.%s.gauges"
 
 	// SubjectLeaderRegister and its siblings are the leader-only endpoints of
 	// one term of a group; a deposed leader's subscriptions name an older
@@ -145,6 +148,7 @@ var Subjects = []Subject{
 	{"connector", SubjectAgentConnector, ToAgent, reflect.TypeFor[PluginConnectorRequest](), reflect.TypeFor[PluginConnectorReply]()},
 	{"chunk", SubjectAgentChunk, ToAgent, reflect.TypeFor[RequestChunk](), reflect.TypeFor[ChunkReply]()},
 	{"presence", SubjectAgentPresence, ToAgent, nil, nil},
+	{"gauges", SubjectAgentGauges, ToAgent, reflect.TypeFor[GaugesRequest](), reflect.TypeFor[GaugesReply]()},
 	{"register", SubjectLeaderRegister, ToLeader, reflect.TypeFor[RegisterRequest](), reflect.TypeFor[RegisterReply]()},
 	{"heartbeat", SubjectLeaderHeartbeat, ToLeader, reflect.TypeFor[HeartbeatRequest](), reflect.TypeFor[HeartbeatReply]()},
 	{"status", SubjectLeaderStatus, ToLeader, reflect.TypeFor[StatusReport](), reflect.TypeFor[StatusReply]()},

@@ -173,6 +173,18 @@ func (r *LoggersRequest) Validate() error {
 	return nil
 }
 
+// Validate checks the term and the connector.
+func (r *GaugesRequest) Validate() error {
+	const msg = "gauges request"
+	if err := validTerm(msg, r.Term); err != nil {
+		return err
+	}
+	if r.Connector == "" {
+		return badField(msg, "connector", "must not be empty")
+	}
+	return nil
+}
+
 // Validate checks the op and the fields it needs.
 func (r *PluginConnectorRequest) Validate() error {
 	const msg = "connector request"

@@ -248,6 +248,14 @@ func TestConnectorsAndOffsets(t *testing.T) {
 	if ts.State != api.StateRunning {
 		t.Fatalf("task status %+v", ts)
 	}
+	// The file source reports no gauges of its own: its task is listed,
+	// on its agent, with none.
+	gauges, err := c.Connectors().Gauges(ctx, name)
+	must(t, "gauges", err)
+	if gauges.Connector != name || len(gauges.Tasks) != 1 || gauges.Tasks[0].WorkerID != ts.WorkerID ||
+		gauges.Tasks[0].Error != "" || gauges.Tasks[0].Gauges == nil || len(gauges.Tasks[0].Gauges) != 0 {
+		t.Fatalf("gauges %+v", gauges)
+	}
 	sluicetest.Eventually(t, wait, func() (bool, string) {
 		topics, err := c.Connectors().Topics(ctx, name)
 		return err == nil && slices.Contains(topics, topic), fmt.Sprintf("%v %v", topics, err)

@@ -78,6 +78,7 @@ func TestRESTRolesOnCluster(t *testing.T) {
 			step{"GET", p + "/tasks/0/status", nil, "viewer", 200, a, nil},
 			step{"GET", p + "/topics", nil, "viewer", 200, a, nil},
 			step{"GET", p + "/offsets", nil, "viewer", 200, a, nil},
+			step{"GET", "/sluice" + p + "/gauges", nil, "viewer", 200, a, nil},
 			step{"PUT", p + "/config", cfg, "operator", 200, a, nil},
 			step{"PATCH", p + "/config", map[string]any{"batch.size": "10"}, "operator", 200, a, nil},
 			step{"PUT", p + "/pause", nil, "operator", 202, a, nil},

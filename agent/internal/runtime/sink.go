@@ -162,6 +162,7 @@ func (r *sinkRunner) open(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.started = true
+	r.t.reportGauges(r.task)
 	// Partitions assigned while the task was starting are opened now.
 	if r.parts != nil && len(r.assigned) > 0 {
 		if err := r.parts.Open(ctx, sortedPartitions(r.assigned)); err != nil {
@@ -335,6 +336,7 @@ func (r *sinkRunner) close() error {
 		r.closeMember()
 	}
 	if r.started {
+		r.t.stopGauges()
 		errs = append(errs, r.task.Stop())
 	}
 	if r.dead != nil {

@@ -172,9 +172,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		return err
 	}
 	r.started = true
-	if g, ok := r.task.(connect.GaugeReporter); ok {
-		r.t.metrics.ReportGauges(g.Gauges)
-	}
+	r.t.reportGauges(r.task)
 	return nil
 }
 
@@ -574,6 +572,7 @@ const offsetsTopicKey = "offsets.storage.topic"
 func (r *sourceRunner) close() error {
 	var errs []error
 	if r.started {
+		r.t.stopGauges()
 		errs = append(errs, r.task.Stop())
 	}
 	if r.plain != nil {

@@ -99,6 +99,9 @@ type task struct {
 
 	// metrics are the task's series (nil: none).
 	metrics *metrics.Task
+	// gauges is the plugin's task while it reports gauges of itself
+	// (gauges.go); guarded by mu.
+	gauges connect.GaugeReporter
 	// hosted is a host task that can tell it lost its process (nil: not
 	// one); set by newRunner.
 	hosted interface{ Err() error }

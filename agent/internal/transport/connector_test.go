@@ -28,7 +28,9 @@ func (idleWorker) Revoke(context.Context, int64, int64, []api.TaskID) ([]api.Tas
 	return nil, nil
 }
 func (idleWorker) Running() []wire.RunningTask { return nil }
-func (idleWorker) ObserveIssued(int64, int64)  {}
+
+func (idleWorker) Gauges(string) []wire.TaskGauges { return nil }
+func (idleWorker) ObserveIssued(int64, int64)      {}
 
 // echoHost answers every operation with its request's name as a task
 // config, and fails "boom".

@@ -42,6 +42,9 @@ type Worker interface {
 	// voidGen or older (wire.RevokeRequest).
 	Revoke(ctx context.Context, term, voidGen int64, ids []api.TaskID) (stopped []api.TaskID, failed []string)
 	Running() []wire.RunningTask
+	// Gauges reads the gauges the held tasks of connector report of
+	// themselves (wire.GaugesRequest).
+	Gauges(connector string) []wire.TaskGauges
 }
 
 // OffsetsApplier carries out offset operations.
@@ -149,9 +152,10 @@ type Transport struct {
 type Option func(*Transport)
 
 // WithFaults has inj asked at faults.AgentOffsets with every offsets
-// request before it is applied: its error is answered instead. Tests use
-// it to hold an agent inside an offsets write (then kill it); production
-// code passes none.
+// request before it is applied, and at faults.AgentGauges with every
+// gauges request: its error is answered instead. Tests use it to hold an
+// agent inside an offsets write (then kill it) or keep it from answering;
+// production code passes none.
 func WithFaults(inj faults.Injector) Option {
 	return func(t *Transport) { t.faults = inj }
 }
@@ -220,6 +224,7 @@ func (t *Transport) Start() (err error) {
 		{"offsets-sink", wire.SubjectAgentSinkOffsets, t.sinkOffsetsEndpoint, func() any { return &wire.SinkOffsetsRequest{} }},
 		{"offsets-replace", wire.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &wire.OffsetsReplaceRequest{} }},
 		{"connector", wire.SubjectAgentConnector, t.connectorEndpoint, func() any { return &wire.PluginConnectorRequest{} }},
+		{"gauges", wire.SubjectAgentGauges, t.gaugesEndpoint, func() any { return &wire.GaugesRequest{} }},
 	} {
 		var opts []natsrpc.MountOption
 		if m.name == "connector" {
@@ -344,6 +349,17 @@ func (t *Transport) sinkOffsetsEndpoint(ctx context.Context, req any) (any, erro
 		return nil, err
 	}
 	return wire.OffsetsReply{}, nil
+}
+
+// gaugesEndpoint reads the gauges of the connector's tasks this agent
+// holds. A read only, it needs no current lease: only a signed command of
+// a current term, as every endpoint does.
+func (t *Transport) gaugesEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*wire.GaugesRequest)
+	if err := faults.Check(ctx, t.faults, faults.AgentGauges, *r); err != nil {
+		return nil, err
+	}
+	return wire.GaugesReply{Tasks: t.worker.Gauges(r.Connector)}, nil
 }
 
 // connectorEndpoint hands a connector operation of the leader to the

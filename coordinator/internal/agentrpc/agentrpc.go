@@ -3,7 +3,7 @@
 // revoke, offsets, loggers) and the leader-only endpoints agents call (register,
 // heartbeat, deregister, status).
 //
-//	leader ──assign / revoke / offsets / loggers──► sluice.….agent.<id>.…   (Client)
+//	leader ──assign / revoke / offsets / loggers / gauges──► sluice.….agent.<id>.…   (Client)
 //	leader ──connector (a Java connector's validate, start, …)──► sluice.….agent.<id>.connector   (Client)
 //	agent  ──register / heartbeat / status / deregister / connector event──► sluice.….leader.<term>.…   (Serve)
 //
@@ -122,6 +122,14 @@ func (c *Client) Loggers(ctx context.Context, agent string, req wire.LoggersRequ
 func (c *Client) Connector(ctx context.Context, agent string, req wire.PluginConnectorRequest) (wire.PluginConnectorReply, error) {
 	var reply wire.PluginConnectorReply
 	err := c.call(ctx, wire.SubjectAgentConnector, agent, req.Term, req, &reply)
+	return reply, err
+}
+
+// Gauges asks agent for the gauges its tasks of a connector report
+// (wire.GaugesRequest).
+func (c *Client) Gauges(ctx context.Context, agent string, req wire.GaugesRequest) (wire.GaugesReply, error) {
+	var reply wire.GaugesReply
+	err := c.call(ctx, wire.SubjectAgentGauges, agent, req.Term, req, &reply)
 	return reply, err
 }
 

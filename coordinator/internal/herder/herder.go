@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect/clientoverrides"
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
@@ -37,6 +38,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
+	"github.com/sluice-io/sluice/coordinator/internal/gauges"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
@@ -183,6 +185,8 @@ type Herder struct {
 	topics   *internaltopics.Guard
 	// lag reads sinks' consumer lag (GET …/lag and the lag metrics).
 	lag *lag.Reader
+	// gauges reads tasks' own gauges from their agents (GET …/gauges).
+	gauges *gauges.Reader
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
 	// all is the one write path over configs, statuses and fleet
@@ -251,6 +255,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.fleetAPI = &fleetrest.Service{}
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
+	h.gauges = &gauges.Reader{}
 	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
 		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
 	h.offs = &offsets.Service{}
@@ -298,6 +303,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	}
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
 	h.lag.Configure(lag.Config{Connectors: h.configs.State, Type: h.plugins.Type, Admin: h.admin, Logger: h.log})
+	h.gauges.Configure(gauges.Config{Connectors: h.configs.State, Placed: h.placedOn, RPC: h.rpc, Term: h.term.Load})
 	h.levels.Configure(loglevels.Config{Loggers: h.cfg.Loggers, Levels: h.configs.Loggers, Apply: h.configs.Apply,
 		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: connectors.WriteFailed, Logger: h.log})
 	h.configs.OnLoggerLevel(h.levels.ApplyClusterLevel)
@@ -394,6 +400,16 @@ func (a logAgents) Loggers(ctx context.Context, agent string, req wire.LoggersRe
 
 // Lag reads sinks' consumer lag (lag); it works once Start has run.
 func (h *Herder) Lag() *lag.Reader { return h.lag }
+
+// Gauges reads tasks' own gauges from their agents (gauges); it works
+// once Start has run, and answers only while this coordinator leads.
+func (h *Herder) Gauges() *gauges.Reader { return h.gauges }
+
+// placedOn is the agent task id is placed on, while leading.
+func (h *Herder) placedOn(id api.TaskID) (string, bool) {
+	p, ok := h.agents.Placement(id)
+	return p.Agent, ok && p.Agent != ""
+}
 
 // Health answers the health endpoints and watches the brokers (health).
 func (h *Herder) Health() *health.Monitor { return h.health }

@@ -135,6 +135,10 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		return err
 	},
 	"connector_lag": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Lag(ctx, "a"); return err },
+	"connector_gauges": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().Gauges(ctx, "a")
+		return err
+	},
 	"preview_offsets": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Offsets().Preview(ctx, "a", api.OffsetsPreviewRequest{Reset: true})
 		return err

@@ -127,10 +127,13 @@ func routeToLeader(l Leadership, sec Security, next http.Handler) http.Handler {
 
 // leaderRead reports whether a read is answered from the leader's memory,
 // not from the topics every coordinator follows: the plugins list is what
-// the live agents registered, and only the leader holds registrations.
+// the live agents registered, and only the leader holds registrations; a
+// connector's gauges are read from its tasks' agents, which take commands
+// only from the leader.
 func leaderRead(r *http.Request) bool {
 	return r.URL.Path == "/connector-plugins" || r.URL.Path == "/sluice/rebalance" ||
-		r.URL.Path == "/sluice/agents" || strings.HasPrefix(r.URL.Path, "/sluice/agents/")
+		r.URL.Path == "/sluice/agents" || strings.HasPrefix(r.URL.Path, "/sluice/agents/") ||
+		strings.HasPrefix(r.URL.Path, "/sluice/connectors/") && strings.HasSuffix(r.URL.Path, "/gauges")
 }
 
 // forwardError is the answer to a write whose forwarding to the leader at

@@ -154,3 +154,32 @@ func TestHealthDoesNotWaitForCatchUp(t *testing.T) {
 		t.Fatalf("GET /health answered %d without asking the service", resp.StatusCode)
 	}
 }
+
+// TestFollowerForwardsGauges: a follower forwards GET …/gauges to the
+// leader, which alone commands the agents that read them, and answers the
+// leader's answer; it serves GET …/lag itself, from Kafka.
+func TestFollowerForwardsGauges(t *testing.T) {
+	var paths []string
+	leader := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		_, _ = io.WriteString(w, `{"connector":"a/b","tasks":[{"id":0,"worker_id":"agent-1","gauges":[]}]}`)
+	}))
+	defer leader.Close()
+	f := newFake()
+	srv := httptest.NewServer(NewHandler(f.services(), WithLeaderRouting(follower{url: leader.URL})))
+	defer srv.Close()
+	got := do(t, srv, http.MethodGet, "/sluice/connectors/a%2Fb/gauges", "")
+	if got.status != 200 || !strings.Contains(got.body, `"worker_id":"agent-1"`) {
+		t.Errorf("GET gauges on a follower: %d %s", got.status, got.body)
+	}
+	if len(paths) != 1 || paths[0] != "/sluice/connectors/a%2Fb/gauges" {
+		t.Errorf("the leader received %q", paths)
+	}
+	if _, called := f.called("ConnectorGauges"); called {
+		t.Error("a follower read the gauges itself")
+	}
+	do(t, srv, http.MethodGet, "/sluice/connectors/a%2Fb/lag", "")
+	if _, called := f.called("ConnectorLag"); !called || len(paths) != 1 {
+		t.Errorf("GET lag on a follower: served here %v, forwarded %q", called, paths)
+	}
+}

@@ -1,7 +1,7 @@
 package httpapi
 
-// Sluice's observability endpoints (GET /readyz, /metrics and
-// /sluice/connectors/{name}/lag) and the REST request metrics.
+// Sluice's observability endpoints (GET /readyz, /metrics,
+// /sluice/connectors/{name}/lag and …/gauges) and the REST request metrics.
 
 import (
 	"context"
@@ -27,6 +27,14 @@ func makeConnectorLag(svc Runtime) endpoint.Endpoint {
 		lag, err := svc.ConnectorLag(ctx, request.(nameRequest).name)
 		lag.Partitions = nonNil(lag.Partitions)
 		return lag, err
+	}
+}
+
+func makeConnectorGauges(svc Runtime) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		g, err := svc.ConnectorGauges(ctx, request.(nameRequest).name)
+		g.Tasks = nonNil(g.Tasks)
+		return g, err
 	}
 }
 

@@ -27,6 +27,11 @@ func (f *fake) ConnectorLag(ctx context.Context, name string) (api.ConnectorLag,
 	return api.ConnectorLag{Connector: name}, f.record("ConnectorLag", name)
 }
 
+// ConnectorGauges leaves Tasks nil on purpose, as ConnectorLag does.
+func (f *fake) ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error) {
+	return api.ConnectorGauges{Connector: name}, f.record("ConnectorGauges", name)
+}
+
 func (f *fake) Metrics(ctx context.Context) ([]*dto.MetricFamily, error) {
 	if err := f.record("Metrics"); err != nil || f.gather == nil {
 		return nil, err
@@ -122,5 +127,12 @@ func TestReadyzAndLag(t *testing.T) {
 	f.errs["ConnectorLag"] = api.Errorf(api.CodeBadRequest, "Connector s is a source connector: lag is a sink's consumer lag")
 	if got := do(t, srv, http.MethodGet, "/sluice/connectors/s/lag", ""); got.status != 400 || got.body != errorBody(400, "Connector s is a source connector: lag is a sink's consumer lag") {
 		t.Errorf("GET lag of a source: %d %s", got.status, got.body)
+	}
+	if got := do(t, srv, http.MethodGet, "/sluice/connectors/a%2Fb/gauges", ""); got.status != 200 || got.body != `{"connector":"a/b","tasks":[]}` {
+		t.Errorf("GET gauges: %d %s", got.status, got.body)
+	}
+	f.errs["ConnectorGauges"] = api.Errorf(api.CodeNotFound, "Connector x not found")
+	if got := do(t, srv, http.MethodGet, "/sluice/connectors/x/gauges", ""); got.status != 404 || got.body != errorBody(404, "Connector x not found") {
+		t.Errorf("GET gauges of an unknown connector: %d %s", got.status, got.body)
 	}
 }

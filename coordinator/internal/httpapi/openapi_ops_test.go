@@ -235,6 +235,15 @@ var opDocs = map[string]opDoc{
 	"connector_lag": {summary: "A sink connector's consumer lag", ok: []okAnswer{{status: 200, desc: "The lag per partition.",
 		example: api.ConnectorLag{Connector: "orders-sink", TotalLag: 42, Partitions: []api.PartitionLag{{Topic: "orders", Partition: 0, EndOffset: 142, CommittedOffset: 100, Lag: 42}}}}},
 		errs: []int{404}},
+	"connector_gauges": {summary: "The gauges a connector's tasks report of themselves",
+		desc: "A replication slot's lag, a snapshot's progress: what each task reports, read by the leader from the task's agent. The agents' /metrics has the same values as sluice_connector_<name>. A task whose agent did not answer in time has an error instead of gauges.",
+		ok: []okAnswer{{status: 200, desc: "Every task of the connector, by id.", example: api.ConnectorGauges{Connector: "orders-cdc", Tasks: []api.TaskGauges{
+			{ID: 0, WorkerID: "agent-1", Gauges: []api.Gauge{
+				{Name: "postgres_slot_lag_bytes", Help: "WAL between the server's current position and the slot's confirmed one.", Value: 16384},
+				{Name: "postgres_snapshot_chunks", Help: "Chunks (page ranges) of a table's snapshot.", Labels: map[string]string{"table": "public.orders"}, Value: 40},
+				{Name: "postgres_snapshot_chunks_done", Help: "Chunks of a table's snapshot read and emitted.", Labels: map[string]string{"table": "public.orders"}, Value: 12}}},
+			{ID: 1, WorkerID: "agent-2", Gauges: []api.Gauge{}, Error: "agent agent-2: request on sluice.v3.sluice.agent.agent-2.gauges timed out"}}}}},
+		errs: []int{404}},
 	"preview_offsets": {summary: "Preview an offsets change", desc: "What PATCH (\"offsets\") or DELETE (\"reset\": true) …/offsets would change, with their checks; writes nothing.",
 		body: api.OffsetsPreviewRequest{Reset: true}, ok: []okAnswer{{status: 200, desc: "The changes.", example: api.OffsetsChanges{DryRun: true, Changes: exChanges.Changes}}},
 		errs: []int{404}},

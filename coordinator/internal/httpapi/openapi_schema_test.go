@@ -139,6 +139,8 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 		return map[string]any{"type": "integer", "format": "int64"}
 	case reflect.Int32:
 		return map[string]any{"type": "integer", "format": "int32"}
+	case reflect.Float64:
+		return map[string]any{"type": "number", "format": "double"}
 	case reflect.Interface:
 		return map[string]any{}
 	case reflect.Pointer:

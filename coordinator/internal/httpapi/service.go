@@ -68,7 +68,8 @@ type Connectors interface {
 }
 
 // Runtime is what a connector runs and does: its status, its tasks'
-// configs and states, the topics it used, and a sink's lag.
+// configs and states, the topics it used, a sink's lag and the tasks' own
+// gauges.
 type Runtime interface {
 	ConnectorStatus(ctx context.Context, name string) (api.ConnectorStateInfo, error)
 	TaskConfigs(ctx context.Context, name string) ([]api.TaskInfo, error)
@@ -79,6 +80,10 @@ type Runtime interface {
 	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
 	// connector's consumer lag.
 	ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
+	// ConnectorGauges answers GET /sluice/connectors/{name}/gauges: the
+	// gauges the connector's tasks report of themselves, read from their
+	// agents by the leader.
+	ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error)
 }
 
 // Plugins is /connector-plugins: the plugins, their config keys, and the

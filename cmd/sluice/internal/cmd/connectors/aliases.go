@@ -8,22 +8,25 @@ import (
 
 // Aliases is `sluice connectors …`, the REST-mirroring spelling: each of
 // its subcommands is an alias of a verb (`connectors pause X` is
-// `pause X`, `connectors status X` is `get tasks X`) and runs that verb's
+// `pause X`, `connectors status X` is `get tasks X`, `connectors gauges X`
+// is `get gauges X`) and runs that verb's
 // code. The reads print the server's answer (session.PrintAnswer) rather than the
 // verb's rows (session.AsAnswer: `connectors list` prints GET /connectors,
 // the names); the group's -o defaults to json, as
 // these commands always printed JSON.
 func Aliases() *cli.Command {
 	return &cli.Command{
-		Name:  "connectors",
-		Usage: "aliases of get, describe, create, pause, resume, stop, restart and delete, spelled as the REST API (the server's answers, JSON by default)",
-		Flags: session.FlagsOutput("json"),
+		Name:    "connectors",
+		Aliases: []string{"connector"},
+		Usage:   "aliases of get, describe, create, pause, resume, stop, restart and delete, spelled as the REST API (the server's answers, JSON by default)",
+		Flags:   session.FlagsOutput("json"),
 		Subcommands: []*cli.Command{
 			Alias("list", "get connectors", Answer("", getConnectorsCommand())),
 			Alias("create", "create", create()),
 			Alias("get", "describe connector", Answer("NAME", describeConnectorCommand())),
 			Alias("status", "get tasks", Answer("NAME", getTasksCommand())),
 			Alias("tasks", "get task-configs", Answer("NAME", getTaskConfigsCommand())),
+			Alias("gauges", "get gauges", Answer("NAME", getGaugesCommand())),
 			Alias("stop", "stop", action("stop", "stop connectors", "stopped")),
 			Alias("pause", "pause", action("pause", "pause connectors", "paused")),
 			Alias("resume", "resume", action("resume", "resume connectors", "resumed")),

@@ -19,7 +19,7 @@ import (
 func Describe() *cli.Command {
 	return &cli.Command{
 		Name:        "describe",
-		Usage:       "show a connector in full (state, tasks, config, topics, offsets, a sink's lag), or a plugin's config keys",
+		Usage:       "show a connector in full (state, tasks, config, topics, offsets, a sink's lag, its tasks' gauges), or a plugin's config keys",
 		Flags:       session.Flags(),
 		Subcommands: []*cli.Command{describeConnectorCommand(), describePluginCommand()},
 	}
@@ -35,14 +35,16 @@ func describeConnectorCommand() *cli.Command {
 
 // description is what `describe connector` shows.
 type description struct {
-	Name    string                 `json:"name"`
-	Type    string                 `json:"type"`
-	State   api.ConnectorState     `json:"connector"`
-	Tasks   []api.TaskState        `json:"tasks"`
-	Config  map[string]string      `json:"config"`
-	Topics  []string               `json:"topics"`
-	Offsets []api.ConnectorOffset  `json:"offsets"`
-	Lag     *api.ConnectorLag      `json:"lag,omitempty"`
+	Name    string                `json:"name"`
+	Type    string                `json:"type"`
+	State   api.ConnectorState    `json:"connector"`
+	Tasks   []api.TaskState       `json:"tasks"`
+	Config  map[string]string     `json:"config"`
+	Topics  []string              `json:"topics"`
+	Offsets []api.ConnectorOffset `json:"offsets"`
+	Lag     *api.ConnectorLag     `json:"lag,omitempty"`
+	// Gauges are what its tasks report of themselves, when any does.
+	Gauges  []GaugeRow             `json:"gauges,omitempty"`
 	Missing map[string]string      `json:"unavailable,omitempty"`
 	status  api.ConnectorStateInfo // for the table
 }
@@ -90,6 +92,16 @@ func describeConnector(c *cli.Context) error {
 		default:
 			d.Lag = &lag
 		}
+	}
+	// Most connectors report no gauges: the section is shown only when a
+	// task does, and a coordinator without the route (404) says nothing.
+	gauges, err := session.Call(s, s.API.Connectors().Gauges, name)
+	switch {
+	case session.IsStatus(err, http.StatusNotFound):
+	case err != nil:
+		d.Missing["gauges"] = err.Error()
+	case slices.ContainsFunc(gauges.Tasks, func(t api.TaskGauges) bool { return len(t.Gauges) > 0 }):
+		d.Gauges = gaugeRows(name, gauges)
 	}
 	if len(d.Missing) == 0 {
 		d.Missing = nil
@@ -141,6 +153,14 @@ func (d description) write(w io.Writer) error {
 			off.Add(output.Compact(o.Partition), output.Compact(o.Offset))
 		}
 		if err := output.Section(w, off); err != nil {
+			return err
+		}
+	}
+	if why, ok := d.Missing["gauges"]; ok {
+		fmt.Fprintf(w, "\ngauges: unavailable (%s)\n", why)
+	} else if len(d.Gauges) > 0 {
+		fmt.Fprintln(w, "\ngauges:")
+		if err := output.Section(w, gaugeTable(d.Gauges)); err != nil {
 			return err
 		}
 	}

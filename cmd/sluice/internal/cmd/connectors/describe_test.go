@@ -34,3 +34,33 @@ func TestDescribeSinkGolden(t *testing.T) {
 		t.Fatalf("without lag: %v\n%s", err, out.String())
 	}
 }
+
+// TestDescribeGauges: describe shows the tasks' gauges, with a snapshot's
+// progress, after the offsets; or why they could not be read.
+func TestDescribeGauges(t *testing.T) {
+	v := 12.0
+	total := 40.0
+	d := description{Name: "cdc", Type: "source", Config: map[string]string{"connector.class": "PostgresSource"},
+		Gauges: []GaugeRow{
+			{Connector: "cdc", Task: 0, Agent: "agent-1", Name: "postgres_snapshot_chunks", Labels: map[string]string{"table": "public.t"}, Value: &total},
+			{Connector: "cdc", Task: 0, Agent: "agent-1", Name: "postgres_snapshot_chunks_done", Labels: map[string]string{"table": "public.t"}, Value: &v},
+		}}
+	d.State.State = "RUNNING"
+	var out strings.Builder
+	if err := d.write(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := "\ngauges:\n" +
+		"  CONNECTOR  TASK  AGENT    GAUGE                                            VALUE\n" +
+		"  cdc        0     agent-1  postgres_snapshot_chunks{table=\"public.t\"}       40\n" +
+		"  cdc        0     agent-1  postgres_snapshot_chunks_done{table=\"public.t\"}  12\n" +
+		"  cdc        0     agent-1  progress{table=\"public.t\"}                       30% (12/40 chunks)\n"
+	if !strings.HasSuffix(out.String(), want) {
+		t.Errorf("describe:\n%s\nwant it to end with:%s", out.String(), want)
+	}
+	d.Missing = map[string]string{"gauges": "409: no leader"}
+	out.Reset()
+	if err := d.write(&out); err != nil || !strings.HasSuffix(out.String(), "\ngauges: unavailable (409: no leader)\n") {
+		t.Fatalf("gauges unavailable: %v\n%s", err, out.String())
+	}
+}

@@ -26,7 +26,7 @@ import (
 func Get() *cli.Command {
 	return &cli.Command{
 		Name:  "get",
-		Usage: "list connectors, plugins, offsets, tasks, task configs or agents",
+		Usage: "list connectors, plugins, offsets, tasks, task configs, task gauges or agents",
 		Flags: session.Flags(),
 		Subcommands: []*cli.Command{
 			getConnectorsCommand(),
@@ -35,6 +35,7 @@ func Get() *cli.Command {
 			GetOffsets(),
 			getTasksCommand(),
 			getTaskConfigsCommand(),
+			getGaugesCommand(),
 			{Name: "agents", Aliases: []string{"agent"}, Usage: "the agents with their state, tasks, version, labels and lease", Action: agents.List},
 		},
 	}
