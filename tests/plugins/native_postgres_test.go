@@ -244,3 +244,38 @@ func TestNativePostgresMoveFromDebezium(t *testing.T) {
 		return got == "r,r,r,c,c,d", "events " + got
 	})
 }
+
+// TestNativePostgresGauges: the native connector's gauges — a snapshot's
+// progress by table, the slot's state — are read through the coordinator
+// (GET /sluice/connectors/{name}/gauges), without scraping the agent.
+func TestNativePostgresGauges(t *testing.T) {
+	c := sluicetest.Start(t, sluicetest.Options{})
+	d := newDebezium(t, c, map[string]string{"connector.class": nativeClass, "sluice.heartbeat.wal.interval.ms": "200"})
+	d.waitOps(60*time.Second, "r,r,r")
+	table := "public." + d.table
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		var ans struct {
+			Tasks []struct {
+				Gauges []struct {
+					Name   string            `json:"name"`
+					Labels map[string]string `json:"labels"`
+					Value  float64           `json:"value"`
+				} `json:"gauges"`
+			} `json:"tasks"`
+		}
+		r := c.Must(http.StatusOK, "GET", "/sluice/connectors/pg/gauges", nil)
+		r.JSON(t, &ans)
+		rows, status := -1.0, ""
+		for _, task := range ans.Tasks {
+			for _, g := range task.Gauges {
+				switch {
+				case g.Name == "postgres_snapshot_rows" && g.Labels["table"] == table:
+					rows = g.Value
+				case g.Name == "postgres_slot_wal_status":
+					status = g.Labels["status"]
+				}
+			}
+		}
+		return rows == 3 && status == "reserved", string(r.Body)
+	})
+}
