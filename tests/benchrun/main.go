@@ -55,7 +55,7 @@
 //     agent alone, the agent and its connector host, the worker), and the
 //     ratios native ÷ Debezium.
 //  10. postgres transaction (not in the default list; PostgreSQL only): the
-//     native connector streams one transaction of 2 GiB (64 KiB rows):
+//     native connector streams one transaction of 2 GiB (rows of 64 KiB):
 //     peak agent RSS, and MiB/s from the commit.
 //
 // Every process runs on this machine; the broker is the one on BENCH_KAFKA
@@ -67,8 +67,8 @@
 // BENCH_SCENARIOS (e.g. 1,3,6, 7 to 10; default 1 to 6), BENCH_RUNS (default 3),
 // BENCH_ROLL_RUNS (rolls of scenario 6, default 1), BENCH_DEBEZIUM_ROWS and
 // BENCH_DEBEZIUM_CHANGES (scenario 7's sizes, whatever the scale),
-// BENCH_PG_ROWS (scenario 9's rows and changes), BENCH_PG_TXN_MIB (scenario
-// 10's transaction),
+// BENCH_PG_ROWS (scenario 9's rows and changes), BENCH_PG_TXN_MIB and
+// BENCH_PG_TXN_VALUE_KIB (scenario 10's transaction and its rows' values),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
 // (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
 // BENCH_KEEP=1 keeps the temp dir (logs) and the topics.
@@ -148,6 +148,10 @@ type sizes struct {
 	scaleTasks  int // running tasks in scenario 8
 	pgRows      int // rows scenario 9 snapshots, and changes it drains
 	txnMiB      int // the size of scenario 10's transaction
+	// txnValueKiB is the value of each row of scenario 10's transaction:
+	// large enough that the rows are few and the bytes many, small
+	// enough that each record fits Kafka's default 1 MiB message.
+	txnValueKiB int
 }
 
 func main() {
@@ -268,6 +272,9 @@ func setup() (*bench, error) {
 		return nil, err
 	}
 	if b.sizes.txnMiB, err = envInt("BENCH_PG_TXN_MIB", b.sizes.txnMiB); err != nil {
+		return nil, err
+	}
+	if b.sizes.txnValueKiB, err = envInt("BENCH_PG_TXN_VALUE_KIB", 64); err != nil {
 		return nil, err
 	}
 	b.scenarios = map[string]bool{}

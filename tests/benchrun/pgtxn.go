@@ -9,18 +9,13 @@ import (
 	"github.com/sluice-io/sluice/api"
 )
 
-// txnValueKiB is the size of each row's value in scenario 10's
-// transaction: large enough that the rows are few and the bytes many,
-// small enough that each record fits Kafka's default 1 MiB message.
-const txnValueKiB = 64
-
 // scenarioPGTransaction is scenario 10: the native PostgreSQL connector's
 // memory while one transaction of txnMiB MiB streams through it. The table
 // (id, v text stored uncompressed, so that the WAL carries every byte) is
-// captured from empty; once the task streams, one INSERT commits
-// txnMiB MiB / 64 KiB rows of 64 KiB each, and the agent's resident memory
-// is sampled from before the INSERT until every row is in the topic. One
-// run, the native connector only.
+// captured from empty; once the task streams, one INSERT commits txnMiB MiB
+// in rows of txnValueKiB (64 KiB by default), and the agent's resident
+// memory is sampled from before the INSERT until every row is in the
+// topic. One run, the native connector only.
 func (b *bench) scenarioPGTransaction() error {
 	const scen = "10 postgres transaction"
 	if _, _, missing := b.debeziumSetup(); b.pg == nil {
@@ -30,7 +25,7 @@ func (b *bench) scenarioPGTransaction() error {
 		return nil
 	}
 	defer b.dropPostgres()
-	mib := b.sizes.txnMiB
+	mib, txnValueKiB := b.sizes.txnMiB, b.sizes.txnValueKiB
 	rows := mib * 1024 / txnValueKiB
 	table := pgPrefix(b.runID) + "s10_txn"
 	defer func() {
@@ -78,7 +73,7 @@ func (b *bench) scenarioPGTransaction() error {
 	defer func() { _, _, _ = sampler.stop() }() // on an early return; stopped below otherwise
 	t0 := time.Now()
 	if _, err := b.pg.run(fmt.Sprintf("INSERT INTO %s SELECT g, repeat(md5(g::text), %d) FROM generate_series(1, %d) g",
-		table, txnValueKiB*1024/32, rows)); err != nil {
+		table, max(txnValueKiB*1024/32, 1), rows)); err != nil {
 		return err
 	}
 	commitSecs := time.Since(t0).Seconds()
@@ -99,7 +94,7 @@ func (b *bench) scenarioPGTransaction() error {
 	}
 	b.logf("  %d records in %.1fs after the commit (first after %.1fs), table %s, peak agent RSS %.0f MiB (idle %.0f MiB, %d samples)",
 		rows, drainSecs, firstSecs, size, peaks[0], idle, samples)
-	fig := fmt.Sprintf("one transaction of %d MiB (%dk rows × %d KiB)", mib, rows/1000, txnValueKiB)
+	fig := fmt.Sprintf("one transaction of %d MiB (%d rows × %d KiB)", mib, rows, txnValueKiB)
 	b.add(scen, sysSluice, "agent RSS before the transaction", "MiB", "info", []float64{idle}, "the native connector streaming an idle table")
 	b.add(scen, sysSluice, "agent RSS, peak, "+fig, "MiB", "lower", []float64{peaks[0]},
 		fmt.Sprintf("sampled every %v from the INSERT until every row is in the topic", rssInterval))
