@@ -302,6 +302,7 @@ type dbzSUT struct {
 	label   string // in the table's name: a PostgreSQL identifier
 	suffix  string
 	jvmOpts []string
+	env     []string // the agent's extra environment
 }
 
 // dbzPaths are the directories every run of scenario 7 shares.
@@ -410,7 +411,7 @@ func (p *pg) fillTable(table string, rows int) error {
 // with the plugin path holding it (and the worker with the host's
 // Sanitizer on its class path), for the native connector a plain agent.
 func (b *bench) pgCluster(sut dbzSUT, label string, paths dbzPaths) (*cluster, error) {
-	opts := clusterOpts{jvmOpts: sut.jvmOpts}
+	opts := clusterOpts{jvmOpts: sut.jvmOpts, agentEnv: sut.env}
 	if !sut.native {
 		opts.props = map[string]string{"plugin.path": paths.pluginPath}
 		opts.classpath = []string{paths.shimDir}

@@ -71,7 +71,9 @@
 // BENCH_PG_TXN_VALUE_KIB (scenario 10's transaction and its rows' values),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
 // (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
-// BENCH_KEEP=1 keeps the temp dir (logs) and the topics.
+// BENCH_KEEP=1 keeps the temp dir (logs) and the topics, BENCH_PPROF=1 serves
+// Go's profiles on every agent's metrics listener (its address is in the
+// agent's log: "metrics listener started").
 //
 // `benchrun clean bench-<id>` deletes the topics and groups of a run that
 // was interrupted or kept (BENCH_KEEP=1) and, with SLUICE_TEST_POSTGRES,
@@ -123,6 +125,9 @@ type bench struct {
 	// logLevel, when set, is every Sluice process's --log-level: at
 	// debug the coordinator and agents log each offsets change's steps.
 	logLevel string
+	// pprof (BENCH_PPROF=1) serves Go's profiles on every agent's metrics
+	// listener, to profile an agent while a scenario runs.
+	pprof bool
 
 	sizes    sizes
 	kafka    *kafka
@@ -245,7 +250,7 @@ func setup() (*bench, error) {
 	start := time.Now()
 	b := &bench{brokers: envOr("BENCH_KAFKA", "127.0.0.1:9092"), peer: os.Getenv("BENCH_PEER"),
 		full: os.Getenv("BENCH_SCALE") == "full", keep: os.Getenv("BENCH_KEEP") == "1",
-		logLevel: os.Getenv("BENCH_LOG_LEVEL")}
+		logLevel: os.Getenv("BENCH_LOG_LEVEL"), pprof: os.Getenv("BENCH_PPROF") == "1"}
 	if b.peer != "" && b.peer != sysConnect {
 		return nil, fmt.Errorf("BENCH_PEER=%q: the only peer is connect", b.peer)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,10 @@ import (
 // nativeClass is Sluice's own PostgreSQL source connector, which runs in
 // the agent and writes Debezium's records (docs/cdc-postgres.md).
 const nativeClass = "io.sluice.connect.postgres.PostgresSourceConnector"
+
+// nativeMemLimit is the soft memory limit of scenario 9's second native
+// system.
+const nativeMemLimit = "GOMEMLIMIT=64MiB"
 
 // pgResult is one run of scenario 9 on one system.
 type pgResult struct {
@@ -27,12 +32,16 @@ type pgResult struct {
 }
 
 // pgSystems are the systems scenario 9 compares: the native connector in
-// an agent, then Debezium in the agent's connector host and in a Connect
+// an agent (with its defaults, and with a soft memory limit), then Debezium in the agent's connector host and in a Connect
 // worker (with BENCH_PEER=connect) when their parts are there. Figures of
 // the Debezium systems get the SUT's suffix: the Connect one pairs with the
 // native figure in the run's ratios.
 func (b *bench) pgSystems(withDebezium bool) []dbzSUT {
-	suts := []dbzSUT{{sys: sysSluice, label: "native", native: true}}
+	suts := []dbzSUT{{sys: sysSluice, label: "native", native: true},
+		// The agent with a soft memory limit, as it gets one of its own in
+		// a container or a systemd unit with a memory limit (shared/memlimit):
+		// the garbage collector then keeps the heap's slack down.
+		{sys: sysSluice, label: "native_lim", native: true, suffix: " [" + nativeMemLimit + "]", env: []string{nativeMemLimit}}}
 	if !withDebezium {
 		return suts
 	}
@@ -130,25 +139,33 @@ func (b *bench) scenarioNativePG() error {
 			b.add(scen, sut.sys, f.name+sut.suffix, f.unit, f.better, vals, note)
 		}
 	}
-	// The native connector over Debezium in the connector host, paired per
-	// run (the ratio over Connect's worker is the run's own, computeRatios).
-	if len(suts) > 1 {
-		for _, f := range []struct {
-			name string
-			val  func(pgResult) float64
-		}{
-			{figSnap, func(r pgResult) float64 { return float64(n) / r.snapSecs }},
-			{figDrain, func(r pgResult) float64 { return float64(n) / r.drainSecs }},
-			{figSnapRSS, func(r pgResult) float64 { return r.snapRSS }},
-			{figDrainRSS, func(r pgResult) float64 { return r.drainRSS }},
-		} {
+	// Each native system over Debezium in the connector host, paired per
+	// run (the default one over Connect's worker is the run's own ratio,
+	// computeRatios).
+	host := slices.IndexFunc(suts, func(s dbzSUT) bool { return !s.native && s.sys == sysSluice })
+	if host < 0 {
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		val  func(pgResult) float64
+	}{
+		{figSnap, func(r pgResult) float64 { return float64(n) / r.snapSecs }},
+		{figDrain, func(r pgResult) float64 { return float64(n) / r.drainSecs }},
+		{figSnapRSS, func(r pgResult) float64 { return r.snapRSS }},
+		{figDrainRSS, func(r pgResult) float64 { return r.drainRSS }},
+	} {
+		for i, sut := range suts {
+			if !sut.native {
+				continue
+			}
 			var ratios []float64
-			for j := range min(len(res[0]), len(res[1])) {
-				if d := f.val(res[1][j]); d != 0 {
-					ratios = append(ratios, f.val(res[0][j])/d)
+			for j := range min(len(res[i]), len(res[host])) {
+				if d := f.val(res[host][j]); d != 0 {
+					ratios = append(ratios, f.val(res[i][j])/d)
 				}
 			}
-			b.add(scen, sysSluice, f.name+": native ÷ Debezium in the connector host", "×", "info", ratios, "")
+			b.add(scen, sysSluice, f.name+": native"+sut.suffix+" ÷ Debezium in the connector host", "×", "info", ratios, "")
 		}
 	}
 	return nil
