@@ -52,8 +52,9 @@
 //     database and table: the snapshot of 200k (1M) rows, then a WAL
 //     backlog of as many changes, committed while the connector is stopped
 //     and timed from its resume: records/s and peak RSS of each phase (the
-//     agent alone, the agent and its connector host, the worker), and the
-//     ratios native ÷ Debezium.
+//     agent alone — with its defaults, and again with GOMEMLIMIT=64MiB —,
+//     the agent and its connector host, the worker), and the ratios
+//     native ÷ Debezium.
 //  10. postgres transaction (not in the default list; PostgreSQL only): the
 //     native connector streams one transaction of 2 GiB (rows of 64 KiB):
 //     peak agent RSS, and MiB/s from the commit.
