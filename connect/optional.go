@@ -88,3 +88,21 @@ type SinkControl interface {
 	// RequestCommit asks for a commit as soon as possible.
 	RequestCommit()
 }
+
+// Gauge is one measurement a task reports of itself: a replication slot's
+// lag, a snapshot's progress. Name is the metric's name without Sluice's
+// prefix (letters, digits and '_'), Labels tell apart the gauges of one
+// name (a table), and a name's label keys are the same in every report.
+type Gauge struct {
+	Name, Help string
+	Labels     map[string]string
+	Value      float64
+}
+
+// GaugeReporter is a task that reports gauges of its own. The agent calls
+// Gauges at every scrape of its metrics, from another goroutine than the
+// task's, while the task runs, and exports each as
+// sluice_connector_<Name>{agent, connector, task, <Labels>}.
+type GaugeReporter interface {
+	Gauges() []Gauge
+}

@@ -21,6 +21,9 @@ type Table struct {
 	Key     []int
 	// Identity is the replica identity: d default, f full, n nothing, i index.
 	Identity byte
+	// Excluded are the key columns the column lists leave out: they stay
+	// in the key, as Debezium keeps them, and out of the rows.
+	Excluded map[string]bool
 	// Partitioned says the table is a partitioned table's root.
 	Partitioned bool
 }
@@ -43,7 +46,7 @@ func newCatalog(conn *pgconn.PgConn) *catalog {
 // (publish_via_partition_root), the roots are captured; otherwise the
 // partitions are, as PostgreSQL publishes them.
 func (cat *catalog) tables(ctx context.Context, cfg Config, viaRoot bool) ([]*Table, error) {
-	kinds := "c.relkind = 'r' AND NOT c.relispartition OR c.relkind = 'r' AND c.relispartition"
+	kinds := "c.relkind = 'r'"
 	if viaRoot {
 		kinds = "c.relkind IN ('r', 'p') AND NOT c.relispartition"
 	}
@@ -81,10 +84,23 @@ func (cat *catalog) table(ctx context.Context, cfg Config, oid uint32, schema, n
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of %s.%s: %w", schema, name, err)
 	}
-	t := &Table{OID: oid, Schema: schema, Name: name}
+	keys, err := query(ctx, cat.conn, `SELECT a.attname FROM pg_index i
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+		WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`, rel)
+	if err != nil {
+		return nil, fmt.Errorf("read the primary key of %s.%s: %w", schema, name, err)
+	}
+	isKey := map[string]bool{}
+	for _, k := range keys {
+		isKey[*k[0]] = true
+	}
+	t := &Table{OID: oid, Schema: schema, Name: name, Excluded: map[string]bool{}}
 	for _, r := range rows {
 		if !cfg.Tables.Column(schema, name, *r[0]) {
-			continue
+			if !isKey[*r[0]] {
+				continue
+			}
+			t.Excluded[*r[0]] = true
 		}
 		typOID, _ := strconv.ParseUint(*r[1], 10, 32)
 		mod, _ := strconv.ParseInt(*r[2], 10, 32)
@@ -95,12 +111,6 @@ func (cat *catalog) table(ctx context.Context, cfg Config, oid uint32, schema, n
 		ct := *typ
 		ct.Modifier = int32(mod)
 		t.Columns = append(t.Columns, values.Column{Name: *r[0], Type: ct, Optional: *r[3] != "t", Default: r[4]})
-	}
-	keys, err := query(ctx, cat.conn, `SELECT a.attname FROM pg_index i
-		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-		WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`, rel)
-	if err != nil {
-		return nil, fmt.Errorf("read the primary key of %s.%s: %w", schema, name, err)
 	}
 	for _, k := range keys {
 		for i, c := range t.Columns {

@@ -70,6 +70,11 @@ type Config struct {
 	Skipped        map[string]bool
 	MaxBatch       int
 	SlotDropOnStop bool
+	// SlotRetries and SlotRetryDelay are slot.max.retries and
+	// slot.retry.delay.ms: how long to wait for a slot another session
+	// still holds.
+	SlotRetries    int
+	SlotRetryDelay time.Duration
 	Mismatch       string
 	StatusInterval time.Duration
 	// MessagesInclude/Exclude filter logical decoding messages by prefix.
@@ -78,6 +83,13 @@ type Config struct {
 	// Unavailable is unavailable.value.placeholder: what an unchanged
 	// TOASTed value, which pgoutput does not send, reads as.
 	Unavailable string
+	// TopicDelimiter, HeartbeatTopic, ExtendedHeaders and SkipUnchanged
+	// are topic.delimiter, topic.heartbeat.name, extended.headers.enabled
+	// and skip.messages.without.change.
+	TopicDelimiter  string
+	HeartbeatTopic  string
+	ExtendedHeaders bool
+	SkipUnchanged   bool
 }
 
 // TableFilter is Debezium's table and column selection: include and exclude
@@ -132,13 +144,13 @@ func ParseConfig(props map[string]string) (Config, error) {
 	c := Config{
 		Host: p.str("database.hostname", ""), User: p.str("database.user", ""),
 		Password: p.str("database.password", ""), DBName: p.str("database.dbname", ""),
-		SSLMode: p.str("database.sslmode", "prefer"), Port: p.int("database.port", 5432),
+		SSLMode: p.enum("database.sslmode", "prefer"), Port: p.int("database.port", 5432),
 		InitialStatements: p.str("database.initial.statements", ""),
 		WALHeartbeat:      time.Duration(p.int("sluice.heartbeat.wal.interval.ms", 10_000)) * time.Millisecond,
 		Prefix:            p.str("topic.prefix", ""),
 		Slot:              p.str("slot.name", "debezium"), Publication: p.str("publication.name", "dbz_publication"),
-		PubAutocreate:   p.str("publication.autocreate.mode", PubAllTables),
-		SnapshotMode:    p.str("snapshot.mode", SnapshotInitial),
+		PubAutocreate:   p.enum("publication.autocreate.mode", PubAllTables),
+		SnapshotMode:    p.enum("snapshot.mode", SnapshotInitial),
 		SnapshotThreads: p.int("snapshot.max.threads", 1),
 		FetchSize:       p.int("snapshot.fetch.size", 10_240),
 		Heartbeat:       time.Duration(p.int("heartbeat.interval.ms", 0)) * time.Millisecond,
@@ -149,10 +161,16 @@ func ParseConfig(props map[string]string) (Config, error) {
 		Tombstones:      p.bool("tombstones.on.delete", true),
 		MaxBatch:        p.int("max.batch.size", 2048),
 		SlotDropOnStop:  p.bool("slot.drop.on.stop", false),
-		Mismatch:        p.str("offset.mismatch.strategy", MismatchNoValidation),
+		SlotRetries:     p.int("slot.max.retries", 6),
+		SlotRetryDelay:  time.Duration(p.int("slot.retry.delay.ms", 10_000)) * time.Millisecond,
+		Mismatch:        p.enum("offset.mismatch.strategy", MismatchNoValidation),
 		StatusInterval:  time.Duration(p.int("status.update.interval.ms", 10_000)) * time.Millisecond,
 		Skipped:         map[string]bool{},
 		Unavailable:     p.str("unavailable.value.placeholder", "__debezium_unavailable_value"),
+		TopicDelimiter:  p.str("topic.delimiter", "."),
+		HeartbeatTopic:  p.str("topic.heartbeat.name", ""),
+		ExtendedHeaders: p.bool("extended.headers.enabled", true),
+		SkipUnchanged:   p.bool("skip.messages.without.change", false),
 	}
 	for _, op := range p.list("skipped.operations", "t") {
 		if op != "none" {
@@ -182,6 +200,12 @@ func ParseConfig(props map[string]string) (Config, error) {
 type parser struct {
 	props map[string]string
 	err   error
+}
+
+// enum reads a key whose values are names, as Debezium does: case and
+// surrounding blanks do not matter.
+func (p *parser) enum(key, def string) string {
+	return strings.ToLower(strings.TrimSpace(p.str(key, def)))
 }
 
 func (p *parser) str(key, def string) string {

@@ -116,3 +116,15 @@ func TestPositionRoundTrip(t *testing.T) {
 		t.Fatal("a non-numeric lsn")
 	}
 }
+
+// TestRefuseIncremental: a Debezium offset with an incremental snapshot in
+// progress is not taken over; one without is.
+func TestRefuseIncremental(t *testing.T) {
+	if err := refuseIncremental(map[string]any{"lsn": float64(1), "incremental_snapshot_collections": `[{"incremental_snapshot_collections_id":"public.t"}]`}); err == nil ||
+		!strings.Contains(err.Error(), "incremental snapshot in progress") {
+		t.Fatalf("%v", err)
+	}
+	if err := refuseIncremental(map[string]any{"lsn": float64(1)}); err != nil {
+		t.Fatal(err)
+	}
+}

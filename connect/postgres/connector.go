@@ -105,6 +105,14 @@ func (c *Connector) TaskConfigs(maxTasks int) ([]map[string]string, error) {
 // Stop implements connect.Connector.
 func (*Connector) Stop() error { return nil }
 
+// ExactlyOnceSupport implements connect.ExactlyOnceSourceConnector: with
+// records and offsets in one transaction, the stream resumes exactly after
+// the last committed change, and a snapshot cut short is taken again from a
+// slot made anew — so a read_committed consumer sees each change once.
+func (*Connector) ExactlyOnceSupport(map[string]string) (connect.Support, error) {
+	return connect.SupportSupported, nil
+}
+
 // NewTask implements connect.SourceConnector.
 func (*Connector) NewTask() connect.SourceTask { return &Task{} }
 

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -145,7 +146,7 @@ func parsePosition(o map[string]any) (position, error) {
 // that did not complete: Debezium then takes the snapshot again, and so
 // does the native connector.
 func (p position) snapshotUnfinished() bool {
-	return p.Snapshot != "" && !p.LastSnapshot && !p.SnapshotDone
+	return p.Snapshot == "INITIAL" && !p.LastSnapshot && !p.SnapshotDone
 }
 
 // toInt64 reads a whole JSON number as it may come back from the offset
@@ -167,4 +168,27 @@ func toInt64(v any) (int64, error) {
 		return n.Int64()
 	}
 	return 0, fmt.Errorf("%v (%T) is not a number", v, v)
+}
+
+// incrementalKeys are the offset keys of a Debezium incremental snapshot in
+// progress (its position in the table being read, the tables left).
+var incrementalKeys = []string{"incremental_snapshot_primary_key", "incremental_snapshot_maximum_key",
+	"incremental_snapshot_collections", "incremental_snapshot_correlation_id"}
+
+// refuseIncremental refuses to take over a Debezium connector whose offset
+// holds an incremental snapshot in progress: the native connector cannot
+// go on with it, and going on without it would leave the snapshot half
+// done without a word.
+func refuseIncremental(stored map[string]any) error {
+	if kind, _ := stored[keySnapshot].(string); kind == "BLOCKING" && stored[keySnapDone] != true && stored[keyLastSnapshot] != true {
+		return errors.New("the connector's offset holds a Debezium blocking snapshot in progress: the native connector cannot continue it. " +
+			"Let it finish under Debezium's class, then change the class")
+	}
+	for _, k := range incrementalKeys {
+		if v, ok := stored[k]; ok && v != nil && v != "" {
+			return fmt.Errorf("the connector's offset holds a Debezium incremental snapshot in progress (%s): the native connector cannot continue it. "+
+				"Let it finish under Debezium's class (or stop it with a stop-snapshot signal), then change the class", k)
+		}
+	}
+	return nil
 }

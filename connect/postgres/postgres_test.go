@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
+	"github.com/sluice-io/sluice/connect/postgres/values"
 	"github.com/sluice-io/sluice/sluicetest/wait"
 )
 
@@ -25,13 +27,16 @@ import (
 
 // testDB is a database of the test PostgreSQL, made for one test.
 type testDB struct {
-	t          *testing.T
+	t          testing.TB
 	host, port string
 	name       string
 	conn       *pgconn.PgConn
 }
 
-func newTestDB(t *testing.T) *testDB {
+func newTestDB(t *testing.T) *testDB { return newTestDBB(t) }
+
+// newTestDBB is newTestDB for a test or a benchmark.
+func newTestDBB(t testing.TB) *testDB {
 	t.Helper()
 	addr := os.Getenv("SLUICE_TEST_POSTGRES")
 	if addr == "" {
@@ -360,4 +365,107 @@ func (d *testDB) dropSlot() {
 		_, err := d.conn.Exec(ctx, "SELECT pg_drop_replication_slot("+quoteLiteral(d.name)+")").ReadAll()
 		return err == nil, fmt.Sprint(err)
 	})
+}
+
+// TestGauges: the task reports its snapshot's progress by table, then its
+// slot's lag and WAL status, as gauges the agent serves.
+func TestGauges(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY)", "INSERT INTO items SELECT generate_series(1, 500)")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	task := &Task{}
+	if err := task.Start(ctx, connect.SourceTaskContext{Offsets: &memOffsets{}}, d.props(map[string]string{"sluice.heartbeat.wal.interval.ms": "100"})); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = task.Stop() }()
+	gauge := func(name string) (connect.Gauge, bool) {
+		for _, g := range task.Gauges() {
+			if g.Name == name {
+				return g, true
+			}
+		}
+		return connect.Gauge{}, false
+	}
+	wait.Eventually(t, 30*time.Second, func() (bool, string) {
+		if _, err := task.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := gauge("postgres_snapshot_rows")
+		status, ok := gauge("postgres_slot_wal_status")
+		return rows.Value == 500 && rows.Labels["table"] == "public.items" && ok && status.Labels["status"] == "reserved",
+			fmt.Sprintf("gauges %+v", task.Gauges())
+	})
+}
+
+// TestColumnFilters: a column the lists leave out is in no row; a key
+// column left out stays in the key, as Debezium keeps it.
+func TestColumnFilters(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY, secret text, name text)", "INSERT INTO items VALUES (1, 's', 'one')")
+	got := runTask(t, d.props(map[string]string{"column.exclude.list": `public\.items\.(secret|id)`}), &memOffsets{},
+		func(s []seen) bool { return len(s) >= 1 })
+	after, _ := got[0].Value["after"].(map[string]any)
+	if fmt.Sprint(got[0].Key) != "map[id:1]" || fmt.Sprint(after) != "map[name:one]" {
+		t.Fatalf("key %v, after %v: want the key's id, and only name in the row", got[0].Key, after)
+	}
+}
+
+// TestSchemaChangesWhileBehind: changes written before an ALTER TABLE that
+// the connector reads after it keep the columns they were written with —
+// the relation pgoutput sends, not today's catalog — and a column of a type
+// Debezium leaves out (tsquery) is left out of the rows.
+func TestSchemaChangesWhileBehind(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY, old text, q tsquery)", "INSERT INTO items VALUES (0, 'seed', 'x')")
+	props := d.props(nil)
+	offsets := &memOffsets{}
+	runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 1 })
+	d.exec("INSERT INTO items VALUES (1, 'before', 'a & b')", "ALTER TABLE items DROP COLUMN old",
+		"ALTER TABLE items ADD COLUMN added int", "INSERT INTO items VALUES (2, 'a', 7)")
+	got := runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 2 })
+	first, _ := got[0].Value["after"].(map[string]any)
+	second, _ := got[1].Value["after"].(map[string]any)
+	if fmt.Sprint(first) != "map[id:1 old:before]" || fmt.Sprint(second) != "map[added:7 id:2]" {
+		t.Fatalf("rows %v and %v: want each with the columns it was written with, without the tsquery", first, second)
+	}
+}
+
+// TestResumeSkips: how a restarted stream tells what it emitted already —
+// transactions ended at or before the stored commit position, and of the
+// stored transaction the events up to the stored one; a stored BEGIN shares
+// its LSN with the first change, which was not emitted yet; a
+// non-transactional message is a commit position of its own.
+func TestResumeSkips(t *testing.T) {
+	s := newStreamer(Config{}, nil, nil, nil, nil, position{LSN: 200, Proc: 200, Commit: 150, TxID: 9, HasTxID: true, MessageType: "INSERT"}, nil)
+	s.tx = txState{xid: 8, finalLSN: 140, open: true}
+	if !s.skipTx() || !s.skipEvent(120) {
+		t.Fatal("a transaction ended before the stored commit position is read again")
+	}
+	s.tx = txState{xid: 9, finalLSN: 300, open: true}
+	if !s.skipEvent(200) || s.skipEvent(210) {
+		t.Fatal("the stored transaction: its events up to the stored one only are skipped")
+	}
+	s.tx = txState{xid: 10, finalLSN: 310, open: true}
+	if s.skipEvent(190) {
+		t.Fatal("another transaction's earlier LSN (interleaved) is not skipped")
+	}
+	rec, err := newRecords(Config{Prefix: "db", Modes: values.DefaultModes()}, slog.Default(), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newStreamer(Config{}, nil, nil, rec, nil, position{LSN: 200, Proc: 200, Commit: 150, TxID: 9, HasTxID: true, MessageType: "BEGIN"}, nil)
+	b.tx = txState{xid: 9, finalLSN: 300, open: true}
+	if b.skipEvent(200) {
+		t.Fatal("after a stored BEGIN, the change at its LSN is still to emit")
+	}
+	b.tx = txState{lastCommit: 150}
+	var recs []connect.SourceRecord
+	recs, err = b.logicalMessage(400, &pglogrepl.LogicalDecodingMessage{Prefix: HeartbeatPrefix})
+	if err != nil || len(recs) != 1 || !recs[0].Dropped || recs[0].SourceOffset["lsn_commit"] != int64(400) || recs[0].SourceOffset["txId"] != nil {
+		t.Fatalf("a heartbeat's position %v %v", recs, err)
+	}
+	if b.tx.lastCommit != 400 {
+		t.Fatalf("the next transaction's events carry lsn_commit %d, want the heartbeat's 400", b.tx.lastCommit)
+	}
 }

@@ -40,6 +40,8 @@ func newRecords(cfg Config, log *slog.Logger, now func() time.Time) (*records, e
 	ec.TransactionTopic = cfg.TxnTopic
 	ec.TombstonesOnDelete = cfg.Tombstones
 	ec.ProvideTransactionMetadata = cfg.TxnMetadata
+	ec.TopicDelimiter, ec.HeartbeatTopicName = cfg.TopicDelimiter, cfg.HeartbeatTopic
+	ec.ExtendedHeaders, ec.SkipMessagesWithoutChange = cfg.ExtendedHeaders, cfg.SkipUnchanged
 	ec.SkippedOperations = nil
 	for _, op := range []envelope.Op{envelope.OpCreate, envelope.OpUpdate, envelope.OpDelete, envelope.OpTruncate} {
 		if cfg.Skipped[string(op)] {
@@ -80,7 +82,7 @@ func (r *records) register(t *Table) error {
 			cp.Default = d
 			schema = &cp
 		}
-		econs = append(econs, envelope.Column{Name: c.Name, Schema: schema})
+		econs = append(econs, envelope.Column{Name: c.Name, Schema: schema, Excluded: t.Excluded[c.Name]})
 	}
 	var key []string
 	for _, k := range t.Key {

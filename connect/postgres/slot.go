@@ -142,7 +142,9 @@ func ensurePublication(ctx context.Context, c *pgconn.PgConn, cfg Config, tables
 		if exists && str(rows[0][1]) == "t" {
 			return viaRoot, nil // all tables: nothing to filter
 		}
-		ts, err := tables(viaRoot)
+		// Partitioned tables by their roots, as Debezium lists them: a
+		// root publishes its partitions' changes, those attached later too.
+		ts, err := tables(true)
 		if err != nil {
 			return false, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/postgres/envelope"
 )
 
 // chunkPages is how many heap pages one snapshot chunk reads: 8 KiB pages,
@@ -45,7 +46,7 @@ type chunk struct {
 	table    *Table
 	from, to int64
 	last     bool
-	rows     chan [][]*string // the rows as text, in batches; closed at the end
+	rows     chan [][]any // the rows' values, in batches; closed at the end
 	err      atomic.Pointer[error]
 }
 
@@ -142,14 +143,16 @@ func (sn *snapshotter) split(ctx context.Context, c *pgconn.PgConn, t *Table) ([
 	var out []*chunk
 	for from := int64(0); ; from += chunkPages {
 		last := from+chunkPages >= pages
-		out = append(out, &chunk{table: t, from: from, to: from + chunkPages, last: last, rows: make(chan [][]*string, 4)})
+		out = append(out, &chunk{table: t, from: from, to: from + chunkPages, last: last, rows: make(chan [][]any, 4)})
 		if last {
 			return out, nil
 		}
 	}
 }
 
-// read reads one chunk's rows into ch.rows, in batches of the fetch size.
+// read reads one chunk's rows into ch.rows, in batches, converted: the
+// conversion of the values, the costliest part of a row, runs on the
+// reading sessions' goroutines side by side.
 func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 	defer close(ch.rows)
 	cols := make([]string, len(ch.table.Columns))
@@ -163,18 +166,25 @@ func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 			q += fmt.Sprintf(" AND ctid < '(%d,0)'::tid", ch.to)
 		}
 	}
+	fail := func(err error) { ch.err.Store(&err) }
 	rr := c.ExecParams(ctx, q, nil, nil, nil, nil)
-	batch := make([][]*string, 0, 256)
+	batch := make([][]any, 0, 256)
+	text := make([]*string, len(cols))
 	for rr.NextRow() {
-		raw := rr.Values()
-		r := make([]*string, len(raw))
-		for i, v := range raw {
+		for i, v := range rr.Values() {
+			text[i] = nil
 			if v != nil {
 				s := string(v)
-				r[i] = &s
+				text[i] = &s
 			}
 		}
-		batch = append(batch, r)
+		vals, err := sn.rec.rowValues(ch.table, text)
+		if err != nil {
+			_, _ = rr.Close()
+			fail(err)
+			return
+		}
+		batch = append(batch, vals)
 		if len(batch) == cap(batch) {
 			select {
 			case ch.rows <- batch:
@@ -182,12 +192,11 @@ func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 				_, _ = rr.Close()
 				return
 			}
-			batch = make([][]*string, 0, 256)
+			batch = make([][]any, 0, 256)
 		}
 	}
 	if _, err := rr.Close(); err != nil {
-		err = fmt.Errorf("read %s: %w", ch.table.ID(), err)
-		ch.err.Store(&err)
+		fail(fmt.Errorf("read %s: %w", ch.table.ID(), err))
 		return
 	}
 	if len(batch) > 0 {
@@ -204,7 +213,7 @@ func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []c
 	var pending *pendingRow // held back one row: only the next one says whether it was a last
 	first := true
 	send := func(p *pendingRow, marker string) error {
-		recs, err := sn.rec.read(p.table, p.values, marker, sn.pos(marker == markLast))
+		recs, err := sn.rec.read(p.table, p.values, marker, sn.pos(marker == string(envelope.SnapshotLast)))
 		if err != nil {
 			return err
 		}
@@ -218,11 +227,7 @@ func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []c
 	}
 	for _, ch := range chunks {
 		for batch := range ch.rows {
-			for _, text := range batch {
-				vals, err := sn.rec.rowValues(ch.table, text)
-				if err != nil {
-					return err
-				}
+			for _, vals := range batch {
 				next := &pendingRow{table: ch.table, values: vals, firstOfTable: pending == nil || pending.table != ch.table}
 				if pending != nil {
 					if err := send(pending, marker(pending, first, false, pending.table != ch.table)); err != nil {
@@ -265,29 +270,9 @@ type pendingRow struct {
 	firstOfTable bool
 }
 
-// The values of source.snapshot in a snapshot's records.
-const (
-	markFirst      = "first"
-	markFirstTable = "first_in_data_collection"
-	markLastTable  = "last_in_data_collection"
-	markLast       = "last"
-	markTrue       = "true"
-)
-
-// marker is the source.snapshot of p: the snapshot's first and last
-// records, else a table's first and last, else "true".
+// marker is the source.snapshot of p, as Debezium resolves it.
 func marker(p *pendingRow, firstOfAll, lastOfAll, lastOfTable bool) string {
-	switch {
-	case firstOfAll:
-		return markFirst
-	case lastOfAll:
-		return markLast
-	case p.firstOfTable:
-		return markFirstTable
-	case lastOfTable:
-		return markLastTable
-	}
-	return markTrue
+	return string(envelope.SnapshotMarker(firstOfAll, lastOfAll, p.firstOfTable, lastOfTable))
 }
 
 // pos is the position of a snapshot record.

@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/postgres/values"
 )
 
 // HeartbeatPrefix is the prefix of the logical decoding messages the
@@ -74,13 +77,17 @@ type skipState struct {
 	txID   int64
 	hasTx  bool
 	proc   pglogrepl.LSN
+	// begin says the stored event was its transaction's BEGIN, whose LSN
+	// is its first change's: that change was not processed yet.
+	begin bool
 }
 
 func newStreamer(cfg Config, conn *pgconn.PgConn, cat *catalog, rec *records, log *slog.Logger, start position, out chan []connect.SourceRecord) *streamer {
 	s := &streamer{cfg: cfg, conn: conn, cat: cat, rec: rec, log: log, start: start, last: start,
 		out: out, relations: map[uint32]*relation{}}
 	s.tx.lastCommit = start.Commit
-	s.skipping = skipState{commit: start.Commit, txID: start.TxID, hasTx: start.HasTxID && start.Snapshot == "", proc: start.Proc}
+	s.skipping = skipState{commit: start.Commit, txID: start.TxID, hasTx: start.HasTxID && start.Snapshot == "", proc: start.Proc,
+		begin: start.MessageType == "BEGIN"}
 	return s
 }
 
@@ -97,14 +104,26 @@ func (s *streamer) startLSN() pglogrepl.LSN {
 // run streams until ctx ends or the stream fails; the error says why.
 func (s *streamer) run(ctx context.Context) error {
 	args := []string{"proto_version '1'", "publication_names " + quoteLiteral(s.cfg.Publication), "messages 'true'"}
-	if err := pglogrepl.StartReplication(ctx, s.conn, s.cfg.Slot, s.startLSN(), pglogrepl.StartReplicationOptions{PluginArgs: args}); err != nil {
-		return fmt.Errorf("start replication from slot %s at %s: %w", s.cfg.Slot, s.startLSN(), err)
+	for attempt := 0; ; attempt++ {
+		err := pglogrepl.StartReplication(ctx, s.conn, s.cfg.Slot, s.startLSN(), pglogrepl.StartReplicationOptions{PluginArgs: args})
+		if err == nil {
+			break
+		}
+		// The slot of a task that died is held by its walsender until the
+		// server notices (wal_sender_timeout): wait for it, as Debezium
+		// does, slot.max.retries times.
+		if !slotInUse(err) || attempt >= s.cfg.SlotRetries {
+			return fmt.Errorf("start replication from slot %s at %s: %w", s.cfg.Slot, s.startLSN(), err)
+		}
+		s.log.Info("the slot is still in use; waiting for it", "slot", s.cfg.Slot, "retry", attempt+1, "of", s.cfg.SlotRetries)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.cfg.SlotRetryDelay):
+		}
 	}
 	s.log.Info("streaming from the slot", "slot", s.cfg.Slot, "lsn", s.startLSN().String())
-	interval := s.cfg.StatusInterval
-	if interval <= 0 {
-		interval = 10 * time.Second
-	}
+	interval := s.statusInterval()
 	next := time.Now().Add(interval)
 	s.lastBeat = time.Now()
 	for {
@@ -170,8 +189,15 @@ func (s *streamer) beat(ctx context.Context) error {
 // offsets made durable, never more.
 func (s *streamer) status(ctx context.Context, reply bool) error {
 	flushed := pglogrepl.LSN(s.flush.Load())
+	written := pglogrepl.LSN(s.received.Load())
+	if flushed == 0 {
+		// Nothing is known durable yet. pglogrepl reports a zero flush
+		// position as the written one, which would confirm what Kafka
+		// does not hold: report nothing (the server ignores zeros).
+		written = 0
+	}
 	err := pglogrepl.SendStandbyStatusUpdate(ctx, s.conn, pglogrepl.StandbyStatusUpdate{
-		WALWritePosition: pglogrepl.LSN(s.received.Load()), WALFlushPosition: flushed, WALApplyPosition: flushed,
+		WALWritePosition: written, WALFlushPosition: flushed, WALApplyPosition: flushed,
 		ClientTime: time.Now(), ReplyRequested: reply,
 	})
 	if err != nil {
@@ -211,17 +237,44 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("at %s: %w", x.WALStart, err)
 		}
-		if len(recs) == 0 {
-			return nil
-		}
+		return s.send(ctx, recs)
+	}
+	return nil
+}
+
+// send hands records to Poll. While Poll does not take them (Kafka slow or
+// away) the server still hears from the connector at every status
+// interval: a walsender that hears nothing for wal_sender_timeout ends the
+// session. The last of the records is the position heartbeat records carry.
+func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if p, err := parsePosition(recs[len(recs)-1].SourceOffset); err == nil {
+		s.last = p
+	}
+	tick := time.NewTicker(s.statusInterval())
+	defer tick.Stop()
+	for {
 		select {
 		case s.out <- recs:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-tick.C:
+			if err := s.status(ctx, false); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+}
+
+// statusInterval is status.update.interval.ms, 10 s when unset.
+func (s *streamer) statusInterval() time.Duration {
+	if s.cfg.StatusInterval <= 0 {
+		return 10 * time.Second
+	}
+	return s.cfg.StatusInterval
 }
 
 // message turns one pgoutput message at lsn into records.
@@ -254,12 +307,18 @@ func (s *streamer) message(ctx context.Context, lsn pglogrepl.LSN, m pglogrepl.M
 			return nil, nil
 		}
 		var out []connect.SourceRecord
-		for _, id := range m.RelationIDs {
+		for i, id := range m.RelationIDs {
 			rel := s.relations[id]
 			if rel == nil || rel.table == nil {
 				continue
 			}
-			recs, err := s.rec.truncate(rel.table, s.pos(lsn, "TRUNCATE"))
+			p := s.pos(lsn, "TRUNCATE")
+			if i < len(m.RelationIDs)-1 {
+				// As Debezium: the message is processed completely only
+				// with its last table's event.
+				p.Proc = s.last.Proc
+			}
+			recs, err := s.rec.truncate(rel.table, p)
 			if err != nil {
 				return nil, err
 			}
@@ -278,11 +337,16 @@ func (s *streamer) message(ctx context.Context, lsn pglogrepl.LSN, m pglogrepl.M
 func (s *streamer) logicalMessage(lsn pglogrepl.LSN, m *pglogrepl.LogicalDecodingMessage) ([]connect.SourceRecord, error) {
 	p := s.pos(lsn, "MESSAGE")
 	if !m.Transactional {
-		// Not followed by a commit: it is a position of its own.
-		p.Commit, p.Proc = lsn, lsn
+		// Not followed by a commit, it is a commit position of its own,
+		// outside any transaction (as Debezium's commitMessage has it).
+		if s.tx.open {
+			return nil, nil // pgoutput never sends one inside a transaction; be safe
+		}
+		p.Commit, p.Proc, p.HasTxID, p.TxID = lsn, lsn, false, 0
+		s.tx.lastCommit = lsn
 	}
 	if m.Prefix == HeartbeatPrefix {
-		if s.tx.open {
+		if m.Transactional {
 			return nil, nil // only a message between transactions is a safe position
 		}
 		return []connect.SourceRecord{{SourcePartition: s.rec.partition(), SourceOffset: p.offset(), Dropped: true}}, nil
@@ -295,9 +359,8 @@ func (s *streamer) logicalMessage(lsn pglogrepl.LSN, m *pglogrepl.LogicalDecodin
 
 // pos is the position of an event at lsn of the open transaction.
 func (s *streamer) pos(lsn pglogrepl.LSN, kind string) position {
-	s.last = position{LSN: lsn, Proc: lsn, Commit: s.tx.lastCommit, TxID: int64(s.tx.xid), HasTxID: s.tx.xid != 0,
+	return position{LSN: lsn, Proc: lsn, Commit: s.tx.lastCommit, TxID: int64(s.tx.xid), HasTxID: s.tx.xid != 0,
 		Time: s.tx.commitTime, MessageType: kind}
-	return s.last
 }
 
 // skipTx reports whether the open transaction was read whole before the
@@ -313,33 +376,75 @@ func (s *streamer) skipEvent(lsn pglogrepl.LSN) bool {
 	if s.skipTx() {
 		return true
 	}
-	return s.skipping.hasTx && s.tx.open && int64(s.tx.xid) == s.skipping.txID && lsn <= s.skipping.proc
+	if !s.skipping.hasTx || !s.tx.open || int64(s.tx.xid) != s.skipping.txID {
+		return false
+	}
+	return lsn < s.skipping.proc || lsn == s.skipping.proc && !s.skipping.begin
 }
 
-// relation records a relation; a table the catalog had not read, or whose
-// columns changed, is read again.
+// relation records a relation. Its columns are the message's — the table
+// as it was when the changes that follow were written, which the catalog
+// may no longer be — typed from the message's type and modifier; the
+// catalog gives what the message does not: the primary key, NOT NULL and
+// defaults, of the columns it still has.
 func (s *streamer) relation(ctx context.Context, m *pglogrepl.RelationMessage) error {
 	rel := &relation{msg: m}
 	s.relations[m.RelationID] = rel
 	if !s.cfg.Tables.Table(m.Namespace, m.RelationName) {
 		return nil
 	}
-	t, err := s.cat.table(ctx, s.cfg, m.RelationID, m.Namespace, m.RelationName)
+	now, err := s.cat.table(ctx, s.cfg, m.RelationID, m.Namespace, m.RelationName)
 	if err != nil {
 		return err
 	}
-	t.Identity = m.ReplicaIdentity
-	rel.table = t
-	rel.cols = make([]int, len(m.Columns))
-	for i, c := range m.Columns {
-		rel.cols[i] = -1
-		for j, tc := range t.Columns {
-			if tc.Name == c.Name {
-				rel.cols[i] = j
+	t := &Table{OID: m.RelationID, Schema: m.Namespace, Name: m.RelationName, Identity: m.ReplicaIdentity, Excluded: map[string]bool{}}
+	isKey := map[string]bool{}
+	for _, k := range now.Key {
+		isKey[now.Columns[k].Name] = true
+	}
+	var keyNames []string
+	for _, c := range m.Columns {
+		if !s.cfg.Tables.Column(t.Schema, t.Name, c.Name) {
+			if !isKey[c.Name] {
+				continue
+			}
+			t.Excluded[c.Name] = true
+		}
+		typ, err := s.cat.typ(ctx, c.DataType)
+		if err != nil {
+			return fmt.Errorf("column %s of %s: %w", c.Name, t.ID(), err)
+		}
+		col := values.Column{Name: c.Name, Type: *typ, Optional: true}
+		col.Type.Modifier = c.TypeModifier
+		for _, nc := range now.Columns {
+			if nc.Name == c.Name && nc.Type.OID == c.DataType {
+				col.Optional, col.Default = nc.Optional, nc.Default
+			}
+		}
+		t.Columns = append(t.Columns, col)
+		if isKey[c.Name] {
+			keyNames = append(keyNames, c.Name)
+		}
+	}
+	// The key in the primary key's order.
+	for _, k := range now.Key {
+		for _, n := range keyNames {
+			if n == now.Columns[k].Name {
+				t.Key = append(t.Key, slices.IndexFunc(t.Columns, func(c values.Column) bool { return c.Name == n }))
 			}
 		}
 	}
-	return s.rec.register(t)
+	if err := s.rec.register(t); err != nil {
+		return err
+	}
+	// register may have left out columns Debezium leaves out: map the
+	// message's columns to the registered ones by name.
+	rel.table = t
+	rel.cols = make([]int, len(m.Columns))
+	for i, c := range m.Columns {
+		rel.cols[i] = slices.IndexFunc(t.Columns, func(tc values.Column) bool { return tc.Name == c.Name })
+	}
+	return nil
 }
 
 // change emits an insert, update or delete.
@@ -424,4 +529,11 @@ type row struct {
 	values  []any
 	present []bool
 	toast   []bool
+}
+
+// slotInUse reports whether err says another session holds the slot
+// (SQLSTATE 55006, object_in_use).
+func slotInUse(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "55006"
 }

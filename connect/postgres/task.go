@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -28,6 +29,8 @@ type Task struct {
 	tables     []*Table // the captured tables when the task started
 	stream     *streamer
 	progress   *Progress
+	// slot is the slot's state as last read, for the gauges.
+	slot atomic.Pointer[slotState]
 
 	out    chan []connect.SourceRecord
 	cancel context.CancelFunc
@@ -55,6 +58,9 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 	}
 	pos, err := parsePosition(stored)
 	if err != nil {
+		return err
+	}
+	if err := refuseIncremental(stored); err != nil {
 		return err
 	}
 	if err := t.open(ctx); err != nil {
@@ -135,6 +141,9 @@ type plan struct {
 	// stored is the stored offset the stream resumes from (nil after a
 	// snapshot): it holds the transaction in progress, if any.
 	stored map[string]any
+	// ended says there is nothing to do: snapshot.mode=initial_only with
+	// the snapshot taken.
+	ended bool
 }
 
 // plan decides, from snapshot.mode, the stored offset and the slot, whether
@@ -152,6 +161,14 @@ func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, er
 		}
 	}
 	unfinished := pos.snapshotUnfinished()
+	if t.cfg.SnapshotMode == SnapshotInitialOnly {
+		// A snapshot and nothing else: no slot, which would hold WAL that
+		// nothing reads.
+		if hasOffset && !unfinished {
+			return plan{ended: true}, nil
+		}
+		return t.ownSnapshot(ctx, slotState{})
+	}
 	var snap bool
 	switch t.cfg.SnapshotMode {
 	case SnapshotAlways:
@@ -167,6 +184,18 @@ func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, er
 		return plan{}, fmt.Errorf("replication slot %s does not exist, but the connector has a stored position (%s): "+
 			"the slot was dropped, and changes since that position cannot be read. Reset the connector's offsets to take a new snapshot, "+
 			"or set snapshot.mode=when_needed to have it done on its own", t.cfg.Slot, pglogrepl.LSN(max(pos.Commit, pos.LSN)))
+	}
+	if snap && slot.Exists && unfinished && slot.Confirmed <= pos.LSN {
+		// A snapshot cut short: nothing was streamed from the slot yet
+		// (it is still at the snapshot's point). Creating it anew exports
+		// a new snapshot with the stream starting exactly where it ends,
+		// so the snapshot taken again and the stream neither overlap nor
+		// leave a gap.
+		t.log.Info("the last snapshot did not finish; taking it again from a new slot", "slot", t.cfg.Slot)
+		if err := t.dropSlot(ctx); err != nil {
+			return plan{}, err
+		}
+		slot = slotState{}
 	}
 	if slot.Exists && slot.WALStatus == "lost" {
 		if err := t.dropSlot(ctx); err != nil {
@@ -208,32 +237,39 @@ func (t *Task) plan(ctx context.Context, hasOffset bool, pos position) (plan, er
 		if err != nil {
 			return plan{}, fmt.Errorf("slot %s's consistent point %q: %w", t.cfg.Slot, res.ConsistentPoint, err)
 		}
-	} else {
-		// The slot exists: the snapshot is a transaction of its own, and
-		// the stream starts from the slot. Changes committed while the
-		// snapshot was taken may then come twice (as Debezium does).
-		h, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
-		if err != nil {
-			return plan{}, err
-		}
-		_, err = query(ctx, h, "BEGIN ISOLATION LEVEL REPEATABLE READ")
-		if err == nil {
-			var r [][]*string
-			r, err = query(ctx, h, "SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")
-			if err == nil {
-				sn.name = str(r[0][0])
-				sn.lsn, err = pglogrepl.ParseLSN(str(r[0][1]))
-			}
-		}
-		if err != nil {
-			closeConn(h)
-			return plan{}, fmt.Errorf("take a snapshot: %w", err)
-		}
-		p.holder = h
+		p.snapshot = sn
+		p.start = position{LSN: sn.lsn}
+		return p, nil
 	}
-	p.snapshot = sn
-	p.start = position{LSN: sn.lsn}
-	return p, nil
+	return t.ownSnapshot(ctx, slot)
+}
+
+// ownSnapshot plans a snapshot in a transaction of its own, for when the
+// slot exists already (or there is none, with initial_only). The stream
+// then starts where the slot was confirmed before the snapshot began: the
+// changes committed since may come twice — once in the snapshot, once
+// streamed — but none is missed, even one whose commit was written before
+// the snapshot and made visible after it.
+func (t *Task) ownSnapshot(ctx context.Context, slot slotState) (plan, error) {
+	sn := &snapshotter{cfg: t.cfg, rec: t.rec, log: t.log, tables: t.tables, progress: t.progress}
+	h, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
+	if err != nil {
+		return plan{}, err
+	}
+	var r [][]*string
+	_, err = query(ctx, h, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	if err == nil {
+		r, err = query(ctx, h, "SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")
+	}
+	if err != nil {
+		closeConn(h)
+		return plan{}, fmt.Errorf("take a snapshot: %w", err)
+	}
+	sn.name = str(r[0][0])
+	if sn.lsn = slot.Confirmed; sn.lsn == 0 {
+		sn.lsn, _ = pglogrepl.ParseLSN(str(r[0][1]))
+	}
+	return plan{snapshot: sn, holder: h, start: position{LSN: sn.lsn}}, nil
 }
 
 // dropSlot drops the connector's slot.
@@ -271,16 +307,32 @@ func (t *Task) work(ctx context.Context, p plan) error {
 			return nil
 		}
 	}
+	if p.ended {
+		t.mu.Lock()
+		t.ended = true
+		t.mu.Unlock()
+		return nil
+	}
 	if err := t.rec.restore(p.stored); err != nil {
 		return err
 	}
+	slot, err := readSlot(ctx, t.conn, t.cfg.Slot)
+	if err != nil {
+		return err
+	}
+	s := newStreamer(t.cfg, t.repl, t.cat, t.rec, t.log, p.start, t.out)
+	// What the slot confirmed is durable already; what the offsets hold
+	// beyond it, Commit adds.
+	s.flush.Store(uint64(slot.Confirmed))
 	t.mu.Lock()
-	t.stream = newStreamer(t.cfg, t.repl, t.cat, t.rec, t.log, p.start, t.out)
+	t.stream = s
 	t.mu.Unlock()
 	hctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go t.heartbeats(hctx)
-	return t.stream.run(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); t.heartbeats(hctx) }()
+	defer func() { cancel(); wg.Wait() }()
+	return s.run(ctx)
 }
 
 // Poll implements connect.SourceTask.
@@ -367,16 +419,17 @@ func (t *Task) Commit(ctx context.Context) error {
 }
 
 // heartbeats emits the connector's own logical decoding message every
-// sluice.heartbeat.wal.interval.ms, and runs heartbeat.action.query every
-// heartbeat.interval.ms: each reaches the stream as a position between
-// transactions, which moves the slot while captured tables are idle.
+// sluice.heartbeat.wal.interval.ms, runs heartbeat.action.query every
+// heartbeat.interval.ms — each reaches the stream as a position between
+// transactions, which moves the slot while captured tables are idle — and
+// reads the slot's state for the task's gauges, at the shortest of those
+// intervals and at least every 10 seconds.
 func (t *Task) heartbeats(ctx context.Context) {
-	every := t.cfg.WALHeartbeat
-	if t.cfg.Heartbeat > 0 && (every == 0 || t.cfg.Heartbeat < every) {
-		every = t.cfg.Heartbeat
-	}
-	if every <= 0 {
-		return
+	every := 10 * time.Second
+	for _, d := range []time.Duration{t.cfg.WALHeartbeat, t.cfg.Heartbeat} {
+		if d > 0 && d < every {
+			every = d
+		}
 	}
 	c, err := dial(ctx, t.cfg, false, t.cfg.InitialStatements)
 	if err != nil {
@@ -388,23 +441,61 @@ func (t *Task) heartbeats(ctx context.Context) {
 	defer closeConn(c)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	var lastQuery, lastMessage time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		if t.cfg.HeartbeatQuery != "" && t.cfg.Heartbeat > 0 {
+		now := time.Now()
+		if t.cfg.HeartbeatQuery != "" && t.cfg.Heartbeat > 0 && now.Sub(lastQuery) >= t.cfg.Heartbeat {
+			lastQuery = now
 			if _, err := c.Exec(ctx, t.cfg.HeartbeatQuery).ReadAll(); err != nil && ctx.Err() == nil {
 				t.log.Warn("heartbeat.action.query failed", "err", err)
 			}
 		}
-		if t.cfg.WALHeartbeat > 0 {
-			if _, err := query(ctx, c, "SELECT pg_logical_emit_message(false, $1, $2)", HeartbeatPrefix, strconv.FormatInt(time.Now().UnixMilli(), 10)); err != nil && ctx.Err() == nil {
+		if t.cfg.WALHeartbeat > 0 && now.Sub(lastMessage) >= t.cfg.WALHeartbeat {
+			lastMessage = now
+			if _, err := query(ctx, c, "SELECT pg_logical_emit_message(false, $1, $2)", HeartbeatPrefix, strconv.FormatInt(now.UnixMilli(), 10)); err != nil && ctx.Err() == nil {
 				t.log.Warn("heartbeat message failed", "err", err)
 			}
 		}
+		if st, err := readSlot(ctx, c, t.cfg.Slot); err == nil {
+			t.slot.Store(&st)
+		}
 	}
+}
+
+// Gauges implements connect.GaugeReporter: the slot's lag and WAL status,
+// the stream's positions, and the snapshot's progress table by table.
+func (t *Task) Gauges() []connect.Gauge {
+	var out []connect.Gauge
+	if st := t.slot.Load(); st != nil && st.Exists {
+		out = append(out,
+			connect.Gauge{Name: "postgres_slot_lag_bytes", Help: "WAL between the server's current position and the slot's confirmed one.",
+				Value: float64(max(int64(st.Current)-int64(st.Confirmed), 0))},
+			connect.Gauge{Name: "postgres_slot_retained_wal_bytes", Help: "WAL the slot keeps the server from recycling (from its restart position).",
+				Value: float64(st.Lag())},
+			connect.Gauge{Name: "postgres_slot_wal_status", Help: "1 for the slot's wal_status (reserved, extended, unreserved, lost).",
+				Labels: map[string]string{"status": st.WALStatus}, Value: 1})
+	}
+	t.mu.Lock()
+	s := t.stream
+	t.mu.Unlock()
+	if s != nil {
+		out = append(out,
+			connect.Gauge{Name: "postgres_received_lsn", Help: "The last WAL position read from the slot.", Value: float64(s.received.Load())},
+			connect.Gauge{Name: "postgres_flushed_lsn", Help: "The WAL position the task told the server its offsets hold.", Value: float64(s.flush.Load())})
+	}
+	for _, tp := range t.progress.Tables() {
+		labels := map[string]string{"table": tp.Table}
+		out = append(out,
+			connect.Gauge{Name: "postgres_snapshot_rows", Help: "Rows the snapshot emitted, by table.", Labels: labels, Value: float64(tp.Rows)},
+			connect.Gauge{Name: "postgres_snapshot_chunks", Help: "Chunks (page ranges) of a table's snapshot.", Labels: labels, Value: float64(tp.Chunks)},
+			connect.Gauge{Name: "postgres_snapshot_chunks_done", Help: "Chunks of a table's snapshot read and emitted.", Labels: labels, Value: float64(tp.ChunksDone)})
+	}
+	return out
 }
 
 // Stop implements connect.SourceTask.

@@ -25,8 +25,17 @@ func TestDebeziumAgentKilledMidStream(t *testing.T) {
 		"--plugin-path", strings.Join(path, ","), "--connect-host-dir", hostDir}})
 	d := newDebezium(t, c, nil)
 	d.waitOps(90*time.Second, "r,r,r")
-	placed := c.WaitRunning("pg", 1).Tasks[0].WorkerID
+	d.killMidStream(c, 120*time.Second)
+}
 
+// killMidStream kills the agent that runs connector pg's task while rows
+// are inserted — some streamed before, the rest while it is gone — waits
+// until the task runs on another agent and every insert is in the topic,
+// and returns how many arrived more than once.
+func (d *debezium) killMidStream(c *procs.Cluster, timeout time.Duration) (duplicates int) {
+	t := d.t
+	t.Helper()
+	placed := c.WaitRunning("pg", 1).Tasks[0].WorkerID
 	const batches, rows = 30, 20
 	insert := func(b int) {
 		var vals []string
@@ -53,7 +62,7 @@ func TestDebeziumAgentKilledMidStream(t *testing.T) {
 	c.WaitTask("pg", func(state, worker string) bool { return state == "RUNNING" && worker != placed }, "the task RUNNING on the other agent")
 
 	var seen map[float64]int
-	sluicetest.Eventually(t, 120*time.Second, func() (bool, string) {
+	sluicetest.Eventually(t, timeout, func() (bool, string) {
 		seen = map[float64]int{}
 		for _, ev := range d.events() {
 			if after, _ := ev["after"].(map[string]any); ev["op"] == "c" && after != nil {
@@ -70,9 +79,9 @@ func TestDebeziumAgentKilledMidStream(t *testing.T) {
 		}
 		return len(missing) == 0, fmt.Sprintf("%d of %d inserts missing (first %v)", len(missing), batches*rows, missing[:min(len(missing), 5)])
 	})
-	dups := 0
 	for _, n := range seen {
-		dups += n - 1
+		duplicates += n - 1
 	}
-	t.Logf("every one of %d inserts arrived; %d duplicates", batches*rows, dups)
+	t.Logf("every one of %d inserts arrived; %d duplicates", batches*rows, duplicates)
+	return duplicates
 }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sluice-io/sluice/connect"
 )
 
 // Label names of the agent's series.
@@ -58,6 +60,8 @@ type Agent struct {
 	batch, commit                *prometheus.HistogramVec
 	lastCommit                   *prometheus.GaugeVec
 	brokerUnreachable            *prometheus.GaugeVec
+	// gauges are the tasks' own (connect.GaugeReporter).
+	gauges *taskGauges
 }
 
 // New makes the series of agent id, to be registered with reg; session,
@@ -98,7 +102,8 @@ func New(reg prometheus.Registerer, id string, session func() Session) *Agent {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: constLabels},
 			func() float64 { return value(session(), time.Now()) })
 	}
-	a.collectors = []prometheus.Collector{a.polled, a.written, a.put, a.failed, a.commitFailures, a.batch, a.commit, a.lastCommit, a.brokerUnreachable,
+	a.gauges = &taskGauges{constLabels: constLabels, report: map[[2]string]func() []connect.Gauge{}}
+	a.collectors = []prometheus.Collector{a.polled, a.written, a.put, a.failed, a.commitFailures, a.batch, a.commit, a.lastCommit, a.brokerUnreachable, a.gauges,
 		gauge("sluice_agent_heartbeat_age_seconds",
 			"Seconds since the agent sent the last register or heartbeat the leader acknowledged (+Inf before the first).",
 			func(s Session, now time.Time) float64 {
@@ -251,6 +256,7 @@ func (t *Task) Delete() {
 	}{t.a.polled, t.a.written, t.a.put, t.a.failed, t.a.commitFailures, t.a.batch, t.a.commit, t.a.lastCommit, t.a.brokerUnreachable} {
 		v.DeleteLabelValues(t.labels...)
 	}
+	t.stopGauges()
 }
 
 func add(c prometheus.Counter, n int) {

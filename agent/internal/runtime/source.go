@@ -172,6 +172,9 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		return err
 	}
 	r.started = true
+	if g, ok := r.task.(connect.GaugeReporter); ok {
+		r.t.metrics.ReportGauges(g.Gauges)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package values
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,9 +34,14 @@ func buildArray(r resolved, m Modes) (spec, error) {
 	case el.Kind == KindEnum:
 	case el.Kind == KindBase && arrayElements[el.Name]:
 	case el.Kind == KindBase && el.Name == "bit":
-		// Debezium gives bit[] a scalar schema that its array values then
-		// fail to match.
-		return spec{}, fmt.Errorf("type %s: %w", r.t.Name, ErrUnsupported)
+		// Debezium gives bit[] the scalar schema of its element and then
+		// cannot read a value into it (pgjdbc decodes the elements as
+		// booleans): the column is there, its values null.
+		s := bitsSpec(resolved{t: el, mod: r.mod})
+		s.conv = func(string) (any, error) {
+			return nil, fmt.Errorf("Debezium cannot read a %s value (it writes null)", r.t.Name)
+		}
+		return s, nil
 	default:
 		return spec{}, fmt.Errorf("type %s: %w", r.t.Name, ErrOmitted)
 	}
@@ -43,53 +49,8 @@ func buildArray(r resolved, m Modes) (spec, error) {
 	if err != nil {
 		return spec{}, err
 	}
-	switch el.Name {
-	case "numeric":
-		// pgjdbc reads a numeric[]'s elements as BigDecimal, which has no
-		// NaN or infinity: such an array fails to convert whatever the mode.
-		conv := es.conv
-		es.conv = func(s string) (any, error) {
-			if _, special := specialDecimals[s]; special {
-				return nil, fmt.Errorf("a numeric array element %s cannot be read as a decimal (Debezium reads the whole array as null)", s)
-			}
-			return conv(s)
-		}
-	case "timestamp", "timestamptz":
-		// pgjdbc hands an infinite element over as a java.sql.Timestamp of
-		// its infinity constant, which Debezium's conversions then
-		// overflow; Sluice does not reproduce that arithmetic.
-		conv := es.conv
-		es.conv = func(s string) (any, error) {
-			if s == "infinity" || s == "-infinity" {
-				return nil, fmt.Errorf("an infinite element in a %s array is not supported", el.Name)
-			}
-			return conv(s)
-		}
-	case "date":
-		// Array elements reach Debezium through pgjdbc on both paths,
-		// as they do on the snapshot's.
-		es.conv = es.snapshot
-	case "time":
-		// pgjdbc hands array elements over as java.sql.Time: milliseconds.
-		es = timeSpec(timeOfDayUnit(m, resolved{t: el, mod: r.mod}.scale()), true)
-	case "timetz":
-		conv := es.conv
-		es.conv = func(s string) (any, error) {
-			local, off, err := splitOffset(s)
-			if err != nil {
-				return nil, err
-			}
-			c, err := parseClock(local)
-			if err != nil {
-				return nil, err
-			}
-			c = c / 1e6 * 1e6
-			sign := "+"
-			if off < 0 {
-				sign, off = "-", -off
-			}
-			return conv(fmt.Sprintf("%s%s%02d:%02d:%02d", clockText(c), sign, off/3600, off/60%60, off%60))
-		}
+	if err := asPgjdbcElements(&es, el, resolved{t: el, mod: r.mod}, m); err != nil {
+		return spec{}, err
 	}
 	if el.Kind != KindEnum {
 		es.schema.Optional = true
@@ -107,19 +68,87 @@ func buildArray(r resolved, m Modes) (spec, error) {
 				if it == nil {
 					continue
 				}
-				if out[i], err = es.conv(*it); err != nil {
+				v, err := es.conv(*it)
+				switch {
+				case errors.Is(err, errConverterNull):
+					v = nil
+				case err != nil:
 					return nil, fmt.Errorf("array element %d: %w", i+1, err)
 				}
+				out[i] = v
 			}
 			return out, nil
 		},
 	}, nil
 }
 
-// clockText prints nanoseconds of the day as HH:MM:SS.fffffffff.
-func clockText(c clock) string {
-	n := int64(c)
-	return fmt.Sprintf("%02d:%02d:%02d.%09d", n/3600e9, n/60e9%60, n/1e9%60, n%1e9)
+// asPgjdbcElements adjusts an element conversion to what Debezium sees of
+// array elements: on the snapshot and the streaming path alike, pgjdbc
+// decodes the array literal into Java objects first. Those are BigDecimal
+// for numeric (no NaN or infinity), and java.sql.Date, Time and Timestamp
+// for the date and time types — whose fields pgjdbc fills in the Julian
+// calendar before 1582-10-15, whose times keep milliseconds (seconds for a
+// timetz), and whose era Debezium drops when it reads the fields back.
+func asPgjdbcElements(es *spec, el Type, r resolved, m Modes) error {
+	refuseInfinite := func(conv func(string) (any, error)) func(string) (any, error) {
+		return func(s string) (any, error) {
+			if s == "infinity" || s == "-infinity" {
+				// pgjdbc's infinity constants overflow Debezium's
+				// arithmetic; Sluice does not reproduce that.
+				return nil, fmt.Errorf("an infinite element in a %s array is not supported", el.Name)
+			}
+			return conv(s)
+		}
+	}
+	jdbcFields := calendarReading{days: daysFromCivil, keepEra: false}
+	switch el.Name {
+	case "numeric":
+		conv := es.conv
+		es.conv = func(s string) (any, error) {
+			if _, special := specialDecimals[s]; special {
+				return nil, fmt.Errorf("a numeric array element %s cannot be read as a decimal (Debezium reads the whole array as null)", s)
+			}
+			return conv(s)
+		}
+	case "date":
+		es.conv = func(s string) (any, error) {
+			if s == "infinity" || s == "-infinity" {
+				return parseJDBCDate(s)
+			}
+			return parseDateIn(s, jdbcFields)
+		}
+	case "time":
+		*es = timeSpec(timeOfDayUnit(m, r.scale()), true)
+	case "timetz":
+		conv := es.conv
+		es.conv = func(s string) (any, error) {
+			local, off, err := splitOffset(s)
+			if err != nil {
+				return nil, err
+			}
+			c, err := parseClock(local)
+			if err != nil {
+				return nil, err
+			}
+			n := int64(c) / 1e9 // java.sql.Time.toLocalTime keeps whole seconds
+			sign := "+"
+			if off < 0 {
+				sign, off = "-", -off
+			}
+			return conv(fmt.Sprintf("%02d:%02d:%02d%s%02d:%02d:%02d", n/3600, n/60%60, n%60, sign, off/3600, off/60%60, off%60))
+		}
+	case "timestamp":
+		// Debezium takes a java.sql.Timestamp's instant.
+		ts := timestampSpec(timestampUnit(m, r.scale()), func(s string) (instant, error) {
+			return parseTimestampIn(s, calendarReading{days: hybridDays, keepEra: true})
+		})
+		es.conv = refuseInfinite(ts.conv)
+	case "timestamptz":
+		// Debezium reads a java.sql.Timestamp's fields back.
+		zs := zonedTimestampSpec(r.scale(), func(s string) (instant, error) { return parseZonedTimestampIn(s, jdbcFields) })
+		es.conv = refuseInfinite(zs.conv)
+	}
+	return nil
 }
 
 // parseArray reads a one-dimensional array literal as PostgreSQL prints

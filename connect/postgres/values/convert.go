@@ -103,20 +103,9 @@ func build(r resolved, m Modes) (spec, error) {
 	case "time":
 		return timeSpec(timeOfDayUnit(m, r.scale()), false), nil
 	case "timestamp":
-		return timestampSpec(timestampUnit(m, r.scale())), nil
+		return timestampSpec(timestampUnit(m, r.scale()), parseLocalTimestamp), nil
 	case "timestamptz":
-		width := r.scale()
-		return spec{schema: named(connect.SchemaTypeString, zonedTimestampName, nil), zero: "1970-01-01T00:00:00Z",
-			conv: func(s string) (any, error) {
-				if s == "infinity" || s == "-infinity" {
-					return s, nil
-				}
-				in, err := parseZonedTimestamp(s)
-				if err != nil {
-					return nil, err
-				}
-				return in.isoUTC(width), nil
-			}}, nil
+		return zonedTimestampSpec(r.scale(), parseZonedTimestamp), nil
 	case "timetz":
 		return spec{schema: named(connect.SchemaTypeString, zonedTimeName, nil), zero: "00:00:00Z",
 			conv: func(s string) (any, error) { return zonedTime(s) }}, nil
@@ -356,7 +345,9 @@ func bitsSpec(r resolved) spec {
 		}}
 }
 
-func timeSpec(u timeUnit, millisOnly bool) spec {
+// timeSpec is time. An array element (jdbc) reaches Debezium as a
+// java.sql.Time: milliseconds, and 24:00:00 wrapped to midnight.
+func timeSpec(u timeUnit, jdbc bool) spec {
 	s := spec{schema: timeSchema(u), zero: int64(0)}
 	if u == unitConnect || u == unitMillis {
 		s.zero = int32(0)
@@ -366,10 +357,8 @@ func timeSpec(u timeUnit, millisOnly bool) spec {
 		if err != nil {
 			return nil, err
 		}
-		if millisOnly {
-			// pgjdbc hands an array's times over as java.sql.Time, which
-			// keeps milliseconds only.
-			c = c / 1e6 * 1e6
+		if jdbc {
+			c = c / 1e6 * 1e6 % (24 * 3600 * 1e9)
 		}
 		switch u {
 		case unitConnect:
@@ -388,7 +377,23 @@ func timeSpec(u timeUnit, millisOnly bool) spec {
 	return s
 }
 
-func timestampSpec(u timeUnit) spec {
+// zonedTimestampSpec is timestamptz: ISO-8601 at UTC with the column's
+// precision as the fraction's width; infinities stay words.
+func zonedTimestampSpec(width int, parse func(string) (instant, error)) spec {
+	return spec{schema: named(connect.SchemaTypeString, zonedTimestampName, nil), zero: "1970-01-01T00:00:00Z",
+		conv: func(s string) (any, error) {
+			if s == "infinity" || s == "-infinity" {
+				return s, nil
+			}
+			in, err := parse(s)
+			if err != nil {
+				return nil, err
+			}
+			return in.isoUTC(width), nil
+		}}
+}
+
+func timestampSpec(u timeUnit, parse func(string) (instant, error)) spec {
 	return spec{schema: timestampSchema(u), zero: int64(0), conv: func(text string) (any, error) {
 		var in instant
 		switch text {
@@ -406,7 +411,7 @@ func timestampSpec(u timeUnit) spec {
 			in = instant{sec: floorDiv(v, 1e6), nanos: (v - floorDiv(v, 1e6)*1e6) * 1e3}
 		default:
 			var err error
-			if in, err = parseLocalTimestamp(text); err != nil {
+			if in, err = parse(text); err != nil {
 				return nil, err
 			}
 		}

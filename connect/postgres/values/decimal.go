@@ -35,10 +35,17 @@ func parseDecimal(s string) (decimal, error) {
 		digits = digits[1:]
 	}
 	all := digits + frac
-	if all == "" || strings.Trim(all, "0123456789") != "" {
+	if all == "" || !allDigits(all) {
 		return decimal{}, fmt.Errorf("not a decimal number: %q", s)
 	}
-	u, _ := new(big.Int).SetString(all, 10)
+	var u *big.Int
+	if len(all) <= 18 {
+		// The common case fits an int64: skip big.Int's general parser.
+		n, _ := strconv.ParseInt(all, 10, 64)
+		u = big.NewInt(n)
+	} else {
+		u, _ = new(big.Int).SetString(all, 10)
+	}
 	if neg {
 		u.Neg(u)
 	}
@@ -47,6 +54,15 @@ func parseDecimal(s string) (decimal, error) {
 		return decimal{}, fmt.Errorf("decimal scale out of range: %q", s)
 	}
 	return decimal{unscaled: u, scale: int32(scale)}, nil
+}
+
+func allDigits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // withScale returns d at scale n, multiplying or, when n is smaller,

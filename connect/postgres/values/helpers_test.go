@@ -3,6 +3,7 @@ package values
 import (
 	"testing"
 
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
 )
 
@@ -67,4 +68,17 @@ func deref(s *string) any {
 		return nil
 	}
 	return *s
+}
+
+func jsonOfValue(t *testing.T, s *connect.Schema, v any) string {
+	t.Helper()
+	conv := &converters.JSON{}
+	if err := conv.Configure(map[string]string{"schemas.enable": "false"}, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := conv.FromConnectData("topic", s, v)
+	if err != nil {
+		t.Fatalf("JsonConverter: %v", err)
+	}
+	return string(b)
 }

@@ -123,7 +123,9 @@ func cutEra(s string) (string, bool) {
 }
 
 // parseDate reads a date column's text as Debezium's epoch-day number.
-func parseDate(s string) (int32, error) {
+func parseDate(s string) (int32, error) { return parseDateIn(s, isoCalendar) }
+
+func parseDateIn(s string, cal calendarReading) (int32, error) {
 	var days int64
 	switch s {
 	case "infinity":
@@ -132,11 +134,11 @@ func parseDate(s string) (int32, error) {
 		days = negInfinityEpochDay
 	default:
 		body, bc := cutEra(s)
-		y, m, d, err := parseDatePart(body, bc)
+		y, m, d, err := parseDatePart(body, bc && cal.keepEra)
 		if err != nil {
 			return 0, err
 		}
-		days = daysFromCivil(y, m, d)
+		days = cal.days(y, m, d)
 	}
 	// Debezium narrows the long epoch day to an int, wrapping as Java does.
 	return int32(days), nil
@@ -158,7 +160,7 @@ func parseClock(s string) (clock, error) {
 	h, err1 := strconv.ParseInt(hs, 10, 64)
 	mi, err2 := strconv.ParseInt(mins, 10, 64)
 	se, err3 := strconv.ParseInt(secs, 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+	if err1 != nil || err2 != nil || err3 != nil || len(frac) > 9 || !allDigits(frac) {
 		return 0, fmt.Errorf("not a time of day: %q", s)
 	}
 	var nanos int64
@@ -204,15 +206,47 @@ type instant struct {
 	nanos int64
 }
 
+// calendarReading is how a date's fields become an epoch day. PostgreSQL's
+// calendar is the proleptic Gregorian one, and so is Debezium's reading of
+// scalar values; array elements reach Debezium as java.sql dates and
+// timestamps, whose fields pgjdbc fills in the Julian calendar before
+// 1582-10-15 and whose era Debezium drops in some conversions.
+type calendarReading struct {
+	days    func(y, m, d int64) int64
+	keepEra bool
+}
+
+// isoCalendar reads dates as PostgreSQL means them.
+var isoCalendar = calendarReading{days: daysFromCivil, keepEra: true}
+
+// julianDays is the epoch day of a date in the Julian calendar.
+func julianDays(y, m, d int64) int64 {
+	a := (14 - m) / 12
+	yy, mm := y+4800-a, m+12*a-3
+	jdn := d + (153*mm+2)/5 + 365*yy + floorDiv(yy, 4) - 32083
+	return jdn - 2440588
+}
+
+// hybridDays is java.util.GregorianCalendar's default reading: Julian
+// before the Gregorian reform of 1582-10-15, Gregorian from it.
+func hybridDays(y, m, d int64) int64 {
+	if y < 1582 || y == 1582 && (m < 10 || m == 10 && d < 15) {
+		return julianDays(y, m, d)
+	}
+	return daysFromCivil(y, m, d)
+}
+
 // parseLocalTimestamp reads "YYYY-MM-DD HH:MM:SS[.ffffff][ BC]" as an
 // instant at UTC (what a timestamp without time zone means to Debezium).
-func parseLocalTimestamp(s string) (instant, error) {
+func parseLocalTimestamp(s string) (instant, error) { return parseTimestampIn(s, isoCalendar) }
+
+func parseTimestampIn(s string, cal calendarReading) (instant, error) {
 	body, bc := cutEra(s)
 	ds, ts, ok := strings.Cut(body, " ")
 	if !ok {
 		return instant{}, fmt.Errorf("not a timestamp: %q", s)
 	}
-	y, m, d, err := parseDatePart(ds, bc)
+	y, m, d, err := parseDatePart(ds, bc && cal.keepEra)
 	if err != nil {
 		return instant{}, fmt.Errorf("not a timestamp: %q", s)
 	}
@@ -220,12 +254,14 @@ func parseLocalTimestamp(s string) (instant, error) {
 	if err != nil || c >= 24*3600*1e9 {
 		return instant{}, fmt.Errorf("not a timestamp: %q", s)
 	}
-	return instant{sec: daysFromCivil(y, m, d)*86400 + int64(c)/1e9, nanos: int64(c) % 1e9}, nil
+	return instant{sec: cal.days(y, m, d)*86400 + int64(c)/1e9, nanos: int64(c) % 1e9}, nil
 }
 
 // parseZonedTimestamp reads a timestamptz's text (PostgreSQL prints the
 // offset of the session's TimeZone, then " BC" if need be) as an instant.
-func parseZonedTimestamp(s string) (instant, error) {
+func parseZonedTimestamp(s string) (instant, error) { return parseZonedTimestampIn(s, isoCalendar) }
+
+func parseZonedTimestampIn(s string, cal calendarReading) (instant, error) {
 	body, bc := cutEra(s)
 	local, off, err := splitOffset(body)
 	if err != nil {
@@ -234,7 +270,7 @@ func parseZonedTimestamp(s string) (instant, error) {
 	if bc {
 		local += " BC"
 	}
-	in, err := parseLocalTimestamp(local)
+	in, err := parseTimestampIn(local, cal)
 	if err != nil {
 		return instant{}, err
 	}
@@ -255,7 +291,7 @@ func (in instant) nanosExact() (int64, error) {
 	days := floorDiv(in.sec, 86400)
 	ofDay := (in.sec-days*86400)*1e9 + in.nanos
 	if days > math.MaxInt64/nanosPerDay || days < math.MinInt64/nanosPerDay || days*nanosPerDay > math.MaxInt64-ofDay {
-		return 0, fmt.Errorf("timestamp is outside the range of int64 epoch nanoseconds (about 1677-09-21 to 2262-04-11)")
+		return 0, fmt.Errorf("timestamp is outside the range of int64 epoch nanoseconds (about 1677-09-21 to 2262-04-11): %w", errConverterNull)
 	}
 	return days*nanosPerDay + ofDay, nil
 }
@@ -270,35 +306,57 @@ func floorDiv(a, b int64) int64 {
 
 // isoDate writes a year as java.time's ISO_LOCAL_DATE does: four digits,
 // a '+' past 9999, a '-' before year 0.
-func isoDate(b *strings.Builder, y, m, d int64) {
+func isoDate(b []byte, y, m, d int64) []byte {
 	switch {
 	case y > 9999:
-		b.WriteByte('+')
-		b.WriteString(strconv.FormatInt(y, 10))
+		b = append(b, '+')
+		b = strconv.AppendInt(b, y, 10)
 	case y < 0:
-		fmt.Fprintf(b, "-%04d", -y)
+		b = append(b, '-')
+		b = appendPadded(b, -y, 4)
 	default:
-		fmt.Fprintf(b, "%04d", y)
+		b = appendPadded(b, y, 4)
 	}
-	fmt.Fprintf(b, "-%02d-%02d", m, d)
+	b = append(b, '-')
+	b = appendPadded(b, m, 2)
+	b = append(b, '-')
+	return appendPadded(b, d, 2)
+}
+
+// appendPadded appends n (not negative) with leading zeros to width digits.
+func appendPadded(b []byte, n int64, width int) []byte {
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], n, 10)
+	for i := len(digits); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }
 
 // isoClock writes HH:MM:SS and the fraction: width digits when width is
 // 1..9 (Debezium's ZonedTimestamp with the column's precision), else as
 // ISO_LOCAL_TIME does, the fewest digits that hold the value.
-func isoClock(b *strings.Builder, nanoOfDay int64, width int) {
+func isoClock(b []byte, nanoOfDay int64, width int) []byte {
 	secs, nanos := nanoOfDay/1e9, nanoOfDay%1e9
-	fmt.Fprintf(b, "%02d:%02d:%02d", secs/3600, secs/60%60, secs%60)
+	b = appendPadded(b, secs/3600, 2)
+	b = append(b, ':')
+	b = appendPadded(b, secs/60%60, 2)
+	b = append(b, ':')
+	b = appendPadded(b, secs%60, 2)
+	if (width < 1 || width > 9) && nanos == 0 {
+		return b
+	}
+	var buf [9]byte
+	frac := appendPadded(buf[:0], nanos, 9)
 	if width >= 1 && width <= 9 {
-		f := fmt.Sprintf("%09d", nanos)
-		b.WriteByte('.')
-		b.WriteString(f[:width])
-		return
+		frac = frac[:width]
+	} else {
+		for len(frac) > 0 && frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
 	}
-	if nanos != 0 {
-		b.WriteByte('.')
-		b.WriteString(strings.TrimRight(fmt.Sprintf("%09d", nanos), "0"))
-	}
+	b = append(b, '.')
+	return append(b, frac...)
 }
 
 // isoUTC formats an instant as Debezium's ZonedTimestamp does for a UTC
@@ -306,12 +364,11 @@ func isoClock(b *strings.Builder, nanoOfDay int64, width int) {
 func (in instant) isoUTC(width int) string {
 	days := floorDiv(in.sec, 86400)
 	y, m, d := civilFromDays(days)
-	var b strings.Builder
-	isoDate(&b, y, m, d)
-	b.WriteByte('T')
-	isoClock(&b, (in.sec-days*86400)*1e9+in.nanos, width)
-	b.WriteByte('Z')
-	return b.String()
+	b := make([]byte, 0, 40)
+	b = isoDate(b, y, m, d)
+	b = append(b, 'T')
+	b = isoClock(b, (in.sec-days*86400)*1e9+in.nanos, width)
+	return string(append(b, 'Z'))
 }
 
 // zonedTime converts a timetz's text to Debezium's ZonedTime: the time
@@ -330,10 +387,8 @@ func zonedTime(s string) (string, error) {
 	if n < 0 {
 		n += day
 	}
-	var b strings.Builder
-	isoClock(&b, n, 0)
-	b.WriteByte('Z')
-	return b.String(), nil
+	b := isoClock(make([]byte, 0, 24), n, 0)
+	return string(append(b, 'Z')), nil
 }
 
 // pgInterval is an interval split as pgjdbc's PGInterval splits

@@ -57,6 +57,9 @@ func (cv *Converter) Unavailable(placeholder []byte) (any, error) {
 				return []any{append([]byte(nil), placeholder...)}, nil
 			}
 		case "int4", "date":
+			if r.t.Elem.Name == "date" && cv.modes.Time == TimeConnect {
+				break // Connect's Date takes no number
+			}
 			out := make([]any, len(placeholder))
 			for i, b := range placeholder {
 				out[i] = int32(int8(b)) // Java's bytes are signed
@@ -71,7 +74,9 @@ func (cv *Converter) Unavailable(placeholder []byte) (any, error) {
 		case "uuid":
 			return []any{nameUUID(placeholder)}, nil
 		}
-	case cv.schema.Type == "string":
+	case cv.schema.Type == "string" && r.t.Name != "money":
+		// (money, fixed-size, is never TOASTed; Debezium would print the
+		// marker object itself.)
 		return text, nil
 	}
 	return nil, fmt.Errorf("column %s of type %s: Debezium has no unchanged-TOAST placeholder this column's schema can hold",

@@ -62,6 +62,11 @@ var ErrUnsupported = errors.New("type not supported")
 // matching Debezium drops the column from the table's schema and values.
 var ErrOmitted = errors.New("column left out of change events")
 
+// errConverterNull marks a value Debezium's converter catches itself and
+// turns into null (with a warning): in an array, that element is null
+// rather than the whole array failing.
+var errConverterNull = errors.New("Debezium converts it to null")
+
 // resolved is a column's type as Debezium converts it: a domain is replaced
 // by the type at the root of its chain, whose modifier is the nearest one set
 // along the chain (pgjdbc's type registry resolves a domain's length and

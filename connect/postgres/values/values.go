@@ -23,7 +23,8 @@ import (
 )
 
 // Converter converts one column's values; Compile makes one per column so
-// that the type is resolved once, not per row.
+// that the type is resolved once, not per row. It does not change after
+// Compile, so goroutines may share it.
 type Converter struct {
 	column Column
 	modes  Modes
@@ -51,6 +52,9 @@ func Compile(c Column, m Modes) (*Converter, error) {
 	s.schema.Optional = c.Optional
 	cv := &Converter{column: c, modes: m, schema: s.schema, spec: s}
 	cv.def, cv.hasDef = defaultValue(c, r, s, m)
+	if cv.hasDef {
+		cv.schema.Default = cv.def
+	}
 	return cv, nil
 }
 
@@ -63,15 +67,15 @@ func typeLabel(t Type) string {
 }
 
 // Schema is the Connect schema Debezium gives the column: optional unless
-// the column is NOT NULL. It is the Converter's own; treat it as read-only.
+// the column is NOT NULL, with the column's default (Default) as the schema
+// default. It is the Converter's own; treat it as read-only.
 func (cv *Converter) Schema() *connect.Schema { return cv.schema }
 
 // Default is the column's default value as Debezium puts it in the field
 // schema's "default" (converted like a value), and whether it has one:
 // Debezium evaluates literal defaults only, and for a default it computes
 // (now(), nextval(...)) it writes a placeholder such as 0 or epoch; a serial
-// column's schema has "default": 0. connect.Schema has no default yet, so
-// Schema cannot carry it: whoever writes the record's schema adds it.
+// column's schema has "default": 0. Schema carries it.
 func (cv *Converter) Default() (any, bool) { return cv.def, cv.hasDef }
 
 // Value converts a streamed value, pgoutput's text (nil is SQL NULL), to

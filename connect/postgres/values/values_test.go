@@ -17,7 +17,6 @@ func TestUnsupportedAndOmittedTypes(t *testing.T) {
 	}{
 		{base("geometry"), ErrUnsupported},
 		{base("vector"), ErrUnsupported},
-		{arrayOf(mod(base("bit"), 3)), ErrUnsupported},
 		{base("box"), ErrOmitted},
 		{base("pg_lsn"), ErrOmitted},
 		{base("tsquery"), ErrOmitted},
@@ -63,6 +62,7 @@ func TestValueErrors(t *testing.T) {
 		{"NaN in numeric[] in string mode", Column{Name: "a", Type: arrayOf(base("numeric")), Optional: true},
 			withModes(func(m *Modes) { m.Decimal = DecimalString }), "{1,NaN}", "whole array"},
 		{"infinity in timestamp[]", Column{Name: "a", Type: arrayOf(base("timestamp")), Optional: true}, DefaultModes(), "{infinity}", "infinite element"},
+		{"bit[]", Column{Name: "a", Type: arrayOf(mod(base("bit"), 3)), Optional: true}, DefaultModes(), "{101}", "writes null"},
 		{"bad hstore", Column{Name: "h", Type: base("hstore"), Optional: true}, DefaultModes(), `"a"=>`, "hstore"},
 		{"timestamp out of nanosecond range", Column{Name: "t", Type: base("timestamp"), Optional: true},
 			withModes(func(m *Modes) { m.Time = TimeNanoseconds }), "2300-01-01 00:00:00", "int64 epoch nanoseconds"},
@@ -247,9 +247,24 @@ func TestUnavailable(t *testing.T) {
 			}
 		})
 	}
-	cv, _ := Compile(Column{Name: "n", Type: base("numeric"), Optional: true}, def)
-	if _, err := cv.Unavailable(ph); err == nil {
-		t.Error("a numeric placeholder was accepted; Debezium's does not fit the schema")
+	for _, c := range []struct {
+		typ Type
+		m   Modes
+	}{
+		{base("numeric"), def},
+		{base("int4"), def},
+		{arrayOf(base("float8")), def},
+		{arrayOf(base("date")), withModes(func(m *Modes) { m.Time = TimeConnect })},
+		{base("money"), withModes(func(m *Modes) { m.Decimal = DecimalString })},
+		{arrayOf(base("bytea")), withModes(func(m *Modes) { m.Binary = BinaryHex })},
+	} {
+		cv, err := Compile(Column{Name: "n", Type: c.typ, Optional: true}, c.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := cv.Unavailable(ph); err == nil {
+			t.Errorf("%s: placeholder %v accepted; Debezium's does not fit the schema", c.typ.Name, v)
+		}
 	}
 }
 
@@ -269,6 +284,22 @@ func TestHstoreJSONOrder(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, javaOrder) {
 		t.Errorf("got  %q\nwant %q", got, javaOrder)
+	}
+}
+
+// TestHstoreAsDebeziumWritesIt: PostgreSQL's text of a 20-key hstore and
+// the JSON Debezium 3.6.1's converter made of it.
+func TestHstoreAsDebeziumWritesIt(t *testing.T) {
+	text := `"a"=>NULL, "b"=>"2", "Aa"=>"x", "BB"=>"y", "k1"=>"1", "k2"=>"2", "k3"=>"3", "k4"=>"4", "k5"=>"5", "k6"=>"6", ` +
+		`"k7"=>"7", "k8"=>"8", "k9"=>"9", "ü"=>"日本", "k10"=>"10", "k11"=>"11", "k12"=>"12", "k13"=>"13", "q\"k"=>"v\\w", "zeta"=>"z"`
+	want := `{"Aa":"x","BB":"y","zeta":"z","a":null,"b":"2","k1":"1","k2":"2","k3":"3","k4":"4","k5":"5","k11":"11","k6":"6",` +
+		`"k10":"10","k7":"7","k13":"13","k8":"8","k12":"12","k9":"9","q\"k":"v\\w","ü":"日本"}`
+	got, err := Value(Column{Name: "h", Type: base("hstore"), Optional: true}, DefaultModes(), &text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
 	}
 }
 
