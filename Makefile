@@ -170,7 +170,8 @@ faults-short:
 ## BENCH_SCALE=full: large sizes); prints a table, writes bench/results.json and bench/results.md.
 ## Reuses a broker on 127.0.0.1:9092, else starts one (make kafka-up) and stops it at the end.
 ## BENCH_SCENARIOS=7 is Debezium PostgreSQL (not in the default list): make javahost plugins
-## postgres-up first; it uses $(POSTGRES) unless SLUICE_TEST_POSTGRES is set.
+## postgres-up first; it uses $(POSTGRES) unless SLUICE_TEST_POSTGRES is set. BENCH_SCENARIOS=9,10:
+## the native PostgreSQL connector against Debezium, and with a 2 GiB transaction (PostgreSQL alone suffices).
 bench:
 	@set -euo pipefail; started=; \
 	if ! (exec 3<>/dev/tcp/127.0.0.1/9092) 2>/dev/null; then ./deploy/kafka/kafka-up.sh; started=1; fi; \

@@ -75,6 +75,9 @@ type clusterOpts struct {
 	props map[string]string
 	// agentArgs are extra flags of every agent (Sluice only).
 	agentArgs []string
+	// agentEnv are extra environment variables of every agent (Sluice
+	// only), KEY=value.
+	agentEnv []string
 	// classpath is appended to a worker's class path (Connect only).
 	classpath []string
 	// jvmOpts follow a worker's connectJVMOpts, which they override
@@ -184,6 +187,14 @@ func (b *bench) logArgs() []string {
 	return []string{"--log-level", b.logLevel}
 }
 
+// agentDebugArgs are an agent's logArgs and, with BENCH_PPROF=1, --pprof.
+func (b *bench) agentDebugArgs() []string {
+	if b.pprof {
+		return append(b.logArgs(), "--pprof")
+	}
+	return b.logArgs()
+}
+
 // startCoordinator starts a coordinator process with args and waits until
 // its GET /health at url answers 200. Every sluice process signs and trusts
 // the leader key the kit pinned (procs.BuildBinaryWith).
@@ -216,14 +227,14 @@ func (c *cluster) launchNode() (*node, error) {
 	c.started++
 	if c.sys == sysSluice {
 		id := fmt.Sprintf("agent-%d", c.started)
-		p, err := startProc(id, c.b.sluiceBin, append([]string{"agent",
+		p, err := startProcEnv(id, c.b.sluiceBin, c.opts.agentEnv, append([]string{"agent",
 			"--nats", c.natsURL, "--kafka", c.b.brokers, "--id", id,
 			"--work-dir", c.dir,
 			"--group-id", c.prefix,
 			"--offsets-topic", c.prefix + "-offsets",
 			// Many agents on one host: each its own free port.
 			"--metrics-listen", "127.0.0.1:0",
-		}, append(c.b.logArgs(), c.opts.agentArgs...)...)...)
+		}, append(c.b.agentDebugArgs(), c.opts.agentArgs...)...)...)
 		if err != nil {
 			return nil, err
 		}

@@ -200,25 +200,11 @@ func (b *bench) scenarioDebezium() error {
 	if _, err := changeScript("t", rows, changes); err != nil {
 		return err
 	}
-	// A plugin path of only the Debezium plugin, for both: the other
-	// plugins of SLUICE_TEST_PLUGINS would cost both a scan and memory.
-	pluginPath := filepath.Join(b.tmp, "debezium-plugin-path")
-	if err := os.MkdirAll(pluginPath, 0o755); err != nil {
+	paths, err := b.debeziumPaths(pluginDir, hostDir)
+	if err != nil {
 		return err
 	}
-	if err := os.Symlink(pluginDir, filepath.Join(pluginPath, debeziumPlugin)); err != nil && !os.IsExist(err) {
-		return err
-	}
-	// Debezium 3.6 needs a class Kafka 4.4 moved (docs/plugins.md): the
-	// connector host puts it back, and the worker gets the host's own
-	// compiled class on its class path, or its task fails to start.
-	shimDir := filepath.Join(b.tmp, "debezium-compat")
-	if err := extractClass(filepath.Join(hostDir, "sluice-connect-host.jar"), sanitizerShim, shimDir); err != nil {
-		return err
-	}
-	b.logf("  plugin path %s → %s, connector host %s, PostgreSQL %s:%s", pluginPath, pluginDir, hostDir, b.pg.host, b.pg.port)
 	defer b.dropPostgres()
-	paths := dbzPaths{pluginPath: pluginPath, hostDir: hostDir, shimDir: shimDir}
 	suts := []dbzSUT{{sys: sysSluice, label: "sluice"}}
 	if b.peer == sysConnect {
 		// Connect twice: with the benchmark's worker heap, and with the
@@ -285,13 +271,38 @@ func (b *bench) scenarioDebezium() error {
 	return nil
 }
 
+// debeziumPaths lays out what every run with Debezium shares: a plugin
+// path holding only the Debezium plugin (the other plugins of
+// SLUICE_TEST_PLUGINS would cost both systems a scan and memory) and a
+// class path entry with the connector host's Sanitizer for the worker.
+func (b *bench) debeziumPaths(pluginDir, hostDir string) (dbzPaths, error) {
+	pluginPath := filepath.Join(b.tmp, "debezium-plugin-path")
+	if err := os.MkdirAll(pluginPath, 0o755); err != nil {
+		return dbzPaths{}, err
+	}
+	if err := os.Symlink(pluginDir, filepath.Join(pluginPath, debeziumPlugin)); err != nil && !os.IsExist(err) {
+		return dbzPaths{}, err
+	}
+	// Debezium 3.6 needs a class Kafka 4.4 moved (docs/plugins.md): the
+	// connector host puts it back, and the worker gets the host's own
+	// compiled class on its class path, or its task fails to start.
+	shimDir := filepath.Join(b.tmp, "debezium-compat")
+	if err := extractClass(filepath.Join(hostDir, "sluice-connect-host.jar"), sanitizerShim, shimDir); err != nil {
+		return dbzPaths{}, err
+	}
+	b.logf("  plugin path %s → %s, connector host %s, PostgreSQL %s:%s", pluginPath, pluginDir, hostDir, b.pg.host, b.pg.port)
+	return dbzPaths{pluginPath: pluginPath, hostDir: hostDir, shimDir: shimDir}, nil
+}
+
 // dbzSUT is a system scenario 7 measures: Sluice, or Kafka Connect with
 // extra JVM options, whose figures get suffix.
 type dbzSUT struct {
 	sys     string
+	native  bool   // the native connector (scenario 9), not Debezium
 	label   string // in the table's name: a PostgreSQL identifier
 	suffix  string
 	jvmOpts []string
+	env     []string // the agent's extra environment
 }
 
 // dbzPaths are the directories every run of scenario 7 shares.
@@ -315,19 +326,11 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 		}
 	}()
 	t0 := time.Now()
-	if _, err := b.pg.run(fmt.Sprintf(`CREATE TABLE %[1]s (id int PRIMARY KEY, name text NOT NULL, qty int NOT NULL,
-		updated_at timestamptz NOT NULL, note text NOT NULL);
-		INSERT INTO %[1]s SELECT g, 'item ' || g, g %% 1000, now(), repeat('x', 80) FROM generate_series(1, %[2]d) g;
-		VACUUM ANALYZE %[1]s;`, table, rows)); err != nil {
+	if err := b.pg.fillTable(table, rows); err != nil {
 		return r, err
 	}
 	b.logf("  run %d %s%s: table %s of %d rows written in %v", run+1, sys, sut.suffix, table, rows, time.Since(t0).Round(100*time.Millisecond))
-	c, err := b.startClusterOpts(sys, fmt.Sprintf("dbz%d", run), 1, clusterOpts{
-		props:     map[string]string{"plugin.path": paths.pluginPath},
-		classpath: []string{paths.shimDir},
-		jvmOpts:   sut.jvmOpts,
-		agentArgs: []string{"--plugin-path", paths.pluginPath, "--connect-host-dir", paths.hostDir},
-	})
+	c, err := b.pgCluster(sut, fmt.Sprintf("dbz%d", run), paths)
 	if err != nil {
 		return r, err
 	}
@@ -341,27 +344,121 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 		return r, err
 	}
 	name := c.name("pg")
-	// The count gives up when the connector or its task failed: a failed
-	// Debezium task writes nothing more. The status is read once a second.
-	var checked, first time.Time
-	count := func() (int64, error) {
-		if time.Since(checked) > time.Second {
-			checked = time.Now()
-			if st, err := c.statuses(); err == nil {
-				if why := failure(st[name]); why != "" {
-					return 0, giveUp{fmt.Errorf("%s: %s", name, why)}
-				}
+	w := &topicWatch{c: c, name: name, topic: topic}
+	sampler := sampleSystemRSS(c)
+	defer func() { _, _, _ = sampler.stop() }() // on an early return; stopped below otherwise
+
+	// The first request for the plugin starts Sluice's connector host
+	// (which scans the plugin path again), while a worker scanned before
+	// its REST API answered: a validation first, timed on its own, keeps
+	// that start out of the snapshot's time.
+	cfg := b.debeziumCfg(table, prefix)
+	t0 = time.Now()
+	if _, err := c.rest().Plugins().Validate(context.Background(), debeziumClass, cfg); err != nil {
+		return r, c.failed("validate", err)
+	}
+	r.validateSecs = time.Since(t0).Seconds()
+	t0 = time.Now()
+	if _, err := c.rest().Connectors().Create(context.Background(), api.CreateConnectorRequest{Name: name, Config: cfg}); err != nil {
+		return r, c.failed("create "+name, err)
+	}
+	if err := c.waitRecords(name, rows, pgTimeout, w.count); err != nil {
+		return r, fmt.Errorf("snapshot: %w", err)
+	}
+	r.snapSecs = time.Since(t0).Seconds()
+	r.firstSecs = w.first.Sub(t0).Seconds()
+
+	script, err := changeScript(table, rows, changes)
+	if err != nil {
+		return r, err
+	}
+	t0 = time.Now()
+	if _, err := b.pg.run(script); err != nil {
+		return r, err
+	}
+	r.writeSecs = time.Since(t0).Seconds()
+	if err := c.waitRecords(name, rows+changes, pgTimeout, w.count); err != nil {
+		return r, fmt.Errorf("streaming: %w", err)
+	}
+	r.streamSecs = time.Since(t0).Seconds()
+
+	peaks, n, err := sampler.stop()
+	if err != nil {
+		return r, fmt.Errorf("resident memory: %w", err)
+	}
+	r.rss, r.hostRSS, r.allRSS, r.samples = peaks[0], peaks[1], peaks[2], n
+	if err := c.rest().Connectors().Delete(context.Background(), name); err != nil {
+		return r, c.failed("delete "+name, err)
+	}
+	return r, nil
+}
+
+// pgTimeout bounds every wait for a PostgreSQL connector's records.
+const pgTimeout = 10 * time.Minute
+
+// fillTable creates table (id int primary key, name, qty, updated_at and an
+// 80-character note: ≈ 130 bytes a row) holding ids 1…rows, as scenarios 7
+// and 9 snapshot it.
+func (p *pg) fillTable(table string, rows int) error {
+	_, err := p.run(fmt.Sprintf(`CREATE TABLE %[1]s (id int PRIMARY KEY, name text NOT NULL, qty int NOT NULL,
+		updated_at timestamptz NOT NULL, note text NOT NULL);
+		INSERT INTO %[1]s SELECT g, 'item ' || g, g %% 1000, now(), repeat('x', 80) FROM generate_series(1, %[2]d) g;
+		VACUUM ANALYZE %[1]s;`, table, rows))
+	return err
+}
+
+// pgCluster starts a cluster of one agent or worker for sut: for Debezium
+// with the plugin path holding it (and the worker with the host's
+// Sanitizer on its class path), for the native connector a plain agent.
+func (b *bench) pgCluster(sut dbzSUT, label string, paths dbzPaths) (*cluster, error) {
+	opts := clusterOpts{jvmOpts: sut.jvmOpts, agentEnv: sut.env}
+	if !sut.native {
+		opts.props = map[string]string{"plugin.path": paths.pluginPath}
+		opts.classpath = []string{paths.shimDir}
+		opts.agentArgs = []string{"--plugin-path", paths.pluginPath, "--connect-host-dir", paths.hostDir}
+	}
+	return b.startClusterOpts(sut.sys, label, 1, opts)
+}
+
+// topicWatch counts the records of a PostgreSQL connector's topic for
+// waitRecords: it gives up when the connector or its task failed (a failed
+// task writes nothing more; the status is read once a second), and notes
+// when the count first went past above.
+type topicWatch struct {
+	c           *cluster
+	name, topic string
+	above       int64
+	first       time.Time // when the count first exceeded above
+	checked     time.Time
+}
+
+// from starts a new phase: first is taken again, once the count exceeds n.
+func (w *topicWatch) from(n int64) { w.above, w.first = n, time.Time{} }
+
+// count is the topic's records so far.
+func (w *topicWatch) count() (int64, error) {
+	if time.Since(w.checked) > time.Second {
+		w.checked = time.Now()
+		if st, err := w.c.statuses(); err == nil {
+			if why := failure(st[w.name]); why != "" {
+				return 0, giveUp{fmt.Errorf("%s: %s", w.name, why)}
 			}
 		}
-		n, err := b.kafka.records(topic)
-		if err == nil && n > 0 && first.IsZero() {
-			first = time.Now()
-		}
-		return n, err
 	}
+	n, err := w.c.b.kafka.records(w.topic)
+	if err == nil && n > w.above && w.first.IsZero() {
+		w.first = time.Now()
+	}
+	return n, err
+}
 
+// sampleSystemRSS samples, every rssInterval, the resident memory of c's
+// first node with every process below it (an agent and its connector host
+// JVM, or a worker), of the processes below it alone, and of every process
+// of the system (adding Sluice's NATS server and coordinator).
+func sampleSystemRSS(c *cluster) *peakSampler {
 	node := c.nodes[0].p
-	sampler := samplePeaks(rssInterval, func() ([]float64, error) {
+	return samplePeaks(rssInterval, func() ([]float64, error) {
 		tree, self, err := treeRSSMiB(node.Pid())
 		if err != nil {
 			return nil, err
@@ -376,52 +473,6 @@ func (b *bench) debeziumRun(sut dbzSUT, run int, paths dbzPaths) (dbzResult, err
 		}
 		return []float64{tree, tree - self, all}, nil
 	})
-	defer func() { _, _, _ = sampler.stop() }() // on an early return; stopped below otherwise
-
-	// The first request for the plugin starts Sluice's connector host
-	// (which scans the plugin path again), while a worker scanned before
-	// its REST API answered: a validation first, timed on its own, keeps
-	// that start out of the snapshot's time.
-	cfg := b.debeziumCfg(table, prefix)
-	const timeout = 10 * time.Minute
-	t0 = time.Now()
-	if _, err := c.rest().Plugins().Validate(context.Background(), debeziumClass, cfg); err != nil {
-		return r, c.failed("validate", err)
-	}
-	r.validateSecs = time.Since(t0).Seconds()
-	t0 = time.Now()
-	if _, err := c.rest().Connectors().Create(context.Background(), api.CreateConnectorRequest{Name: name, Config: cfg}); err != nil {
-		return r, c.failed("create "+name, err)
-	}
-	if err := c.waitRecords(name, rows, timeout, count); err != nil {
-		return r, fmt.Errorf("snapshot: %w", err)
-	}
-	r.snapSecs = time.Since(t0).Seconds()
-	r.firstSecs = first.Sub(t0).Seconds()
-
-	script, err := changeScript(table, rows, changes)
-	if err != nil {
-		return r, err
-	}
-	t0 = time.Now()
-	if _, err := b.pg.run(script); err != nil {
-		return r, err
-	}
-	r.writeSecs = time.Since(t0).Seconds()
-	if err := c.waitRecords(name, rows+changes, timeout, count); err != nil {
-		return r, fmt.Errorf("streaming: %w", err)
-	}
-	r.streamSecs = time.Since(t0).Seconds()
-
-	peaks, n, err := sampler.stop()
-	if err != nil {
-		return r, fmt.Errorf("resident memory: %w", err)
-	}
-	r.rss, r.hostRSS, r.allRSS, r.samples = peaks[0], peaks[1], peaks[2], n
-	if err := c.rest().Connectors().Delete(context.Background(), name); err != nil {
-		return r, c.failed("delete "+name, err)
-	}
-	return r, nil
 }
 
 // debeziumCfg is the connector's config, the same on both systems (as

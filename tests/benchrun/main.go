@@ -45,6 +45,19 @@
 //     registered with it reporting its tasks RUNNING and the status shows
 //     every task RUNNING; the task starts the agents log meanwhile must be
 //     0.
+//  9. native postgres (not in the default list: it needs PostgreSQL, and
+//     for Debezium's runs what scenario 7 needs): Sluice's native
+//     PostgreSQL connector against Debezium's through the agent's connector
+//     host and (BENCH_PEER=connect) through a worker, on scenario 7's
+//     database and table: the snapshot of 200k (1M) rows, then a WAL
+//     backlog of as many changes, committed while the connector is stopped
+//     and timed from its resume: records/s and peak RSS of each phase (the
+//     agent alone — with its defaults, and again with GOMEMLIMIT=64MiB —,
+//     the agent and its connector host, the worker), and the ratios
+//     native ÷ Debezium.
+//  10. postgres transaction (not in the default list; PostgreSQL only): the
+//     native connector streams one transaction of 2 GiB (rows of 64 KiB):
+//     peak agent RSS, and MiB/s from the commit.
 //
 // Every process runs on this machine; the broker is the one on BENCH_KAFKA
 // (default 127.0.0.1:9092), which `make bench` starts when none answers.
@@ -52,16 +65,20 @@
 // names (prefix bench-<run id>-<system>-…), deleted at the end.
 //
 // Environment: BENCH_PEER (connect or empty), BENCH_SCALE (default, full),
-// BENCH_SCENARIOS (e.g. 1,3,6, 7 or 8; default 1 to 6), BENCH_RUNS (default 3),
+// BENCH_SCENARIOS (e.g. 1,3,6, 7 to 10; default 1 to 6), BENCH_RUNS (default 3),
 // BENCH_ROLL_RUNS (rolls of scenario 6, default 1), BENCH_DEBEZIUM_ROWS and
 // BENCH_DEBEZIUM_CHANGES (scenario 7's sizes, whatever the scale),
+// BENCH_PG_ROWS (scenario 9's rows and changes), BENCH_PG_TXN_MIB and
+// BENCH_PG_TXN_VALUE_KIB (scenario 10's transaction and its rows' values),
 // BENCH_KAFKA, BENCH_OUT (default <repo>/bench/results.json), CONNECT_CACHE
 // (default <repo>/.cache/connect-4.4.0, filled by deploy/connect/connect-up.sh),
-// BENCH_KEEP=1 keeps the temp dir (logs) and the topics.
+// BENCH_KEEP=1 keeps the temp dir (logs) and the topics, BENCH_PPROF=1 serves
+// Go's profiles on every agent's metrics listener (its address is in the
+// agent's log: "metrics listener started").
 //
 // `benchrun clean bench-<id>` deletes the topics and groups of a run that
 // was interrupted or kept (BENCH_KEEP=1) and, with SLUICE_TEST_POSTGRES,
-// scenario 7's replication slots, publications and tables. A run drops
+// scenarios 7, 9 and 10's replication slots, publications and tables. A run drops
 // those itself at the end, BENCH_KEEP=1 or not: a slot left behind keeps
 // PostgreSQL's WAL.
 //
@@ -109,12 +126,16 @@ type bench struct {
 	// logLevel, when set, is every Sluice process's --log-level: at
 	// debug the coordinator and agents log each offsets change's steps.
 	logLevel string
+	// pprof (BENCH_PPROF=1) serves Go's profiles on every agent's metrics
+	// listener, to profile an agent while a scenario runs.
+	pprof bool
 
 	sizes    sizes
 	kafka    *kafka
 	clusters int
 	rep      report
-	// pg is scenario 7's PostgreSQL, once it has been found answering.
+	// pg is the PostgreSQL of scenarios 7, 9 and 10, once it has been
+	// found answering.
 	pg *pg
 }
 
@@ -131,6 +152,12 @@ type sizes struct {
 	dbzChanges  int // changes scenario 7 streams after the snapshot
 	scaleConns  int // connectors created STOPPED in scenario 8
 	scaleTasks  int // running tasks in scenario 8
+	pgRows      int // rows scenario 9 snapshots, and changes it drains
+	txnMiB      int // the size of scenario 10's transaction
+	// txnValueKiB is the value of each row of scenario 10's transaction:
+	// large enough that the rows are few and the bytes many, small
+	// enough that each record fits Kafka's default 1 MiB message.
+	txnValueKiB int
 }
 
 func main() {
@@ -224,7 +251,7 @@ func setup() (*bench, error) {
 	start := time.Now()
 	b := &bench{brokers: envOr("BENCH_KAFKA", "127.0.0.1:9092"), peer: os.Getenv("BENCH_PEER"),
 		full: os.Getenv("BENCH_SCALE") == "full", keep: os.Getenv("BENCH_KEEP") == "1",
-		logLevel: os.Getenv("BENCH_LOG_LEVEL")}
+		logLevel: os.Getenv("BENCH_LOG_LEVEL"), pprof: os.Getenv("BENCH_PPROF") == "1"}
 	if b.peer != "" && b.peer != sysConnect {
 		return nil, fmt.Errorf("BENCH_PEER=%q: the only peer is connect", b.peer)
 	}
@@ -233,11 +260,11 @@ func setup() (*bench, error) {
 		return nil, err
 	}
 	b.sizes = sizes{lifecycle: 100, lines: 200_000, coordConns: 1000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 1,
-		dbzRows: 200_000, dbzChanges: 50_000, scaleConns: 1000, scaleTasks: 200}
+		dbzRows: 200_000, dbzChanges: 50_000, scaleConns: 1000, scaleTasks: 200, pgRows: 200_000, txnMiB: 2048}
 	b.rep.Scale = "default"
 	if b.full {
 		b.sizes = sizes{lifecycle: 500, lines: 1_000_000, coordConns: 5000, footTasks: 100, lossConns: 20, latencyOps: 200, defaultLoss: 3,
-			dbzRows: 1_000_000, dbzChanges: 250_000, scaleConns: 5000, scaleTasks: 2000}
+			dbzRows: 1_000_000, dbzChanges: 250_000, scaleConns: 5000, scaleTasks: 2000, pgRows: 1_000_000, txnMiB: 2048}
 		b.rep.Scale = "full"
 	}
 	// Scenario 7's sizes can be set alone: a quick try, or a larger table.
@@ -245,6 +272,15 @@ func setup() (*bench, error) {
 		return nil, err
 	}
 	if b.sizes.dbzChanges, err = envInt("BENCH_DEBEZIUM_CHANGES", b.sizes.dbzChanges); err != nil {
+		return nil, err
+	}
+	if b.sizes.pgRows, err = envInt("BENCH_PG_ROWS", b.sizes.pgRows); err != nil {
+		return nil, err
+	}
+	if b.sizes.txnMiB, err = envInt("BENCH_PG_TXN_MIB", b.sizes.txnMiB); err != nil {
+		return nil, err
+	}
+	if b.sizes.txnValueKiB, err = envInt("BENCH_PG_TXN_VALUE_KIB", 64); err != nil {
 		return nil, err
 	}
 	b.scenarios = map[string]bool{}
@@ -309,6 +345,8 @@ func (b *bench) run() int {
 		{"6", "rolling upgrade", b.scenarioRolling},
 		{"7", "debezium", b.scenarioDebezium},
 		{"8", "scale", b.scenarioScale},
+		{"9", "native postgres", b.scenarioNativePG},
+		{"10", "postgres transaction", b.scenarioPGTransaction},
 	}
 	for _, s := range scen {
 		if !b.scenarios[s.id] {

@@ -24,8 +24,14 @@ type proc struct{ *procs.Proc }
 // startProc starts bin with args as the child called name (its log is
 // name.stderr in a directory of its own under the run's temp dir).
 func startProc(name, bin string, args ...string) (p *proc, err error) {
+	return startProcEnv(name, bin, nil, args...)
+}
+
+// startProcEnv is startProc with extra environment variables (KEY=value).
+func startProcEnv(name, bin string, env []string, args ...string) (p *proc, err error) {
 	defer catch(&err)
 	kp := procs.NewProcOf(tb, bin, name, args...)
+	kp.Env = env
 	kp.MergeOutput = true
 	kp.Start()
 	return &proc{kp}, nil
