@@ -342,6 +342,9 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	var out []connect.SourceRecord
 	select {
 	case recs := <-t.out:
+		// Sized once for what is queued: growing it append by append
+		// was a good part of the garbage a busy task makes.
+		out = make([]connect.SourceRecord, 0, min(t.cfg.MaxBatch, len(recs)+2*len(t.out)))
 		out = append(out, recs...)
 	case <-t.done:
 		return t.drain(out)
