@@ -7,6 +7,7 @@ package gauges
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -98,8 +99,14 @@ func (r *Reader) fill(ctx context.Context, all []api.TaskGauges, agent string, t
 	defer cancel()
 	reply, err := r.cfg.RPC.Gauges(ctx, agent, req)
 	if err != nil {
+		msg := fmt.Sprintf("agent %s: %v", agent, err)
+		if timedOut(err) {
+			// The request's own timeout and this wait's deadline race:
+			// either way the agent did not answer in time, said one way.
+			msg = fmt.Sprintf("agent %s did not answer within %s", agent, r.cfg.Timeout)
+		}
 		for _, i := range tasks {
-			all[i].Error = fmt.Sprintf("agent %s: %v", agent, err)
+			all[i].Error = msg
 		}
 		return
 	}
@@ -113,4 +120,11 @@ func (r *Reader) fill(ctx context.Context, all []api.TaskGauges, agent string, t
 			all[i].Gauges = g
 		}
 	}
+}
+
+// timedOut reports whether err is a request that ran out of time: the
+// context's deadline, or the NATS request's timeout.
+func timedOut(err error) bool {
+	var ae *api.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ae) && ae.Code == api.CodeTimeout
 }

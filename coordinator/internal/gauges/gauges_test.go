@@ -68,7 +68,7 @@ func TestConnectorGauges(t *testing.T) {
 	}
 	want := api.ConnectorGauges{Connector: "c", Tasks: []api.TaskGauges{
 		{ID: 0, WorkerID: "a1", Gauges: []api.Gauge{lag}},
-		{ID: 1, WorkerID: "a2", Gauges: []api.Gauge{}, Error: "agent a2: request on sluice.v3.g.agent.a2.gauges timed out"},
+		{ID: 1, WorkerID: "a2", Gauges: []api.Gauge{}, Error: "agent a2 did not answer within 5s"},
 		{ID: 2, WorkerID: "a3", Gauges: []api.Gauge{}, Error: "agent a3 does not run the task (yet): it is starting, moving or stopping"},
 		{ID: 3, Gauges: []api.Gauge{}, Error: "the task is not placed on any agent"},
 	}}

@@ -21,7 +21,7 @@ func TestGaugeTable(t *testing.T) {
 			{"name":"postgres_snapshot_rows","labels":{"table":"public.orders"},"value":12000},
 			{"name":"postgres_snapshot_chunks","labels":{"table":"public.empty"},"value":0},
 			{"name":"postgres_snapshot_chunks_done","labels":{"table":"public.empty"},"value":0}]},
-		{"id":1,"worker_id":"agent-2","gauges":[],"error":"agent agent-2: request on sluice.v3.sluice.agent.agent-2.gauges timed out"}]}`), &doc); err != nil {
+		{"id":1,"worker_id":"agent-2","gauges":[],"error":"agent agent-2 did not answer within 5s"}]}`), &doc); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -36,7 +36,7 @@ cdc        0     agent-1  postgres_snapshot_rows{table="public.orders"}         
 cdc        0     agent-1  postgres_snapshot_chunks{table="public.empty"}        0
 cdc        0     agent-1  postgres_snapshot_chunks_done{table="public.empty"}   0
 cdc        0     agent-1  progress{table="public.orders"}                       30% (12/40 chunks, 12000 rows)
-cdc        1     agent-2  -                                                     error: agent agent-2: request on sluice.v3.sluice.agent.agent-2.gauges timed out
+cdc        1     agent-2  -                                                     error: agent agent-2 did not answer within 5s
 `
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
