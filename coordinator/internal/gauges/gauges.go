@@ -100,7 +100,7 @@ func (r *Reader) fill(ctx context.Context, all []api.TaskGauges, agent string, t
 	reply, err := r.cfg.RPC.Gauges(ctx, agent, req)
 	if err != nil {
 		msg := fmt.Sprintf("agent %s: %v", agent, err)
-		if timedOut(err) {
+		if timedOut(err) || ctx.Err() != nil {
 			// The request's own timeout and this wait's deadline race:
 			// either way the agent did not answer in time, said one way.
 			msg = fmt.Sprintf("agent %s did not answer within %s", agent, r.cfg.Timeout)
@@ -123,7 +123,9 @@ func (r *Reader) fill(ctx context.Context, all []api.TaskGauges, agent string, t
 }
 
 // timedOut reports whether err is a request that ran out of time: the
-// context's deadline, or the NATS request's timeout.
+// context's deadline, or the NATS request's timeout. (A deadline that ends
+// the request may also come back as a plain error: the caller checks its
+// context too.)
 func timedOut(err error) bool {
 	var ae *api.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ae) && ae.Code == api.CodeTimeout
