@@ -469,3 +469,32 @@ func TestResumeSkips(t *testing.T) {
 		t.Fatalf("the next transaction's events carry lsn_commit %d, want the heartbeat's 400", b.tx.lastCommit)
 	}
 }
+
+// TestPollBoundedByBytes: a poll's batch of wide rows stops at about 8 MiB
+// of values, not at max.batch.size rows, so the agent never holds
+// max.batch.size times a wide row.
+func TestPollBoundedByBytes(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE wide (id int PRIMARY KEY, body text)",
+		"ALTER TABLE wide ALTER COLUMN body SET STORAGE EXTERNAL",
+		"INSERT INTO wide SELECT g, repeat(md5(g::text), 32768) FROM generate_series(1, 40) g") // 1 MiB a row
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	task := &Task{}
+	if err := task.Start(ctx, connect.SourceTaskContext{Offsets: &memOffsets{}}, d.props(nil)); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = task.Stop() }()
+	total, largest := 0, 0
+	for total < 40 {
+		recs, err := task.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(recs)
+		largest = max(largest, len(recs))
+	}
+	if largest > 9 {
+		t.Fatalf("a poll returned %d rows of 1 MiB: want at most 9 (8 MiB and the row that crossed it)", largest)
+	}
+}

@@ -46,13 +46,13 @@ type chunk struct {
 	table    *Table
 	from, to int64
 	last     bool
-	rows     chan [][]any // the rows' values, in batches; closed at the end
+	rows     chan rowBatch // the rows' values, in batches; closed at the end
 	err      atomic.Pointer[error]
 }
 
 // run emits the snapshot's records on out and returns once the last is
 // handed over. ctx ends it early.
-func (sn *snapshotter) run(ctx context.Context, out chan<- []connect.SourceRecord) error {
+func (sn *snapshotter) run(ctx context.Context, out chan<- item) error {
 	threads := max(sn.cfg.SnapshotThreads, 1)
 	conns := make([]*pgconn.PgConn, 0, threads)
 	defer func() {
@@ -143,7 +143,7 @@ func (sn *snapshotter) split(ctx context.Context, c *pgconn.PgConn, t *Table) ([
 	var out []*chunk
 	for from := int64(0); ; from += chunkPages {
 		last := from+chunkPages >= pages
-		out = append(out, &chunk{table: t, from: from, to: from + chunkPages, last: last, rows: make(chan [][]any, 4)})
+		out = append(out, &chunk{table: t, from: from, to: from + chunkPages, last: last, rows: make(chan rowBatch, 4)})
 		if last {
 			return out, nil
 		}
@@ -168,14 +168,16 @@ func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 	}
 	fail := func(err error) { ch.err.Store(&err) }
 	rr := c.ExecParams(ctx, q, nil, nil, nil, nil)
-	batch := make([][]any, 0, 256)
+	batch := rowBatch{vals: make([][]any, 0, 256), sizes: make([]int, 0, 256)}
 	text := make([]*string, len(cols))
 	for rr.NextRow() {
+		size := 0
 		for i, v := range rr.Values() {
 			text[i] = nil
 			if v != nil {
 				s := string(v)
 				text[i] = &s
+				size += len(v)
 			}
 		}
 		vals, err := sn.rec.rowValues(ch.table, text)
@@ -184,22 +186,22 @@ func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 			fail(err)
 			return
 		}
-		batch = append(batch, vals)
-		if len(batch) == cap(batch) {
+		batch.vals, batch.sizes = append(batch.vals, vals), append(batch.sizes, size)
+		if len(batch.vals) == cap(batch.vals) {
 			select {
 			case ch.rows <- batch:
 			case <-ctx.Done():
 				_, _ = rr.Close()
 				return
 			}
-			batch = make([][]any, 0, 256)
+			batch = rowBatch{vals: make([][]any, 0, 256), sizes: make([]int, 0, 256)}
 		}
 	}
 	if _, err := rr.Close(); err != nil {
 		fail(fmt.Errorf("read %s: %w", ch.table.ID(), err))
 		return
 	}
-	if len(batch) > 0 {
+	if len(batch.vals) > 0 {
 		select {
 		case ch.rows <- batch:
 		case <-ctx.Done():
@@ -209,7 +211,7 @@ func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 
 // emit converts the chunks' rows to records, in order, marking the first
 // and last records of the snapshot and of each table as Debezium does.
-func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []connect.SourceRecord) error {
+func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- item) error {
 	var pending *pendingRow // held back one row: only the next one says whether it was a last
 	first := true
 	send := func(p *pendingRow, marker string) error {
@@ -219,7 +221,7 @@ func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []c
 		}
 		sn.progress.row(p.table.ID())
 		select {
-		case out <- recs:
+		case out <- item{recs: recs, bytes: p.bytes}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -227,8 +229,8 @@ func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []c
 	}
 	for _, ch := range chunks {
 		for batch := range ch.rows {
-			for _, vals := range batch {
-				next := &pendingRow{table: ch.table, values: vals, firstOfTable: pending == nil || pending.table != ch.table}
+			for i, vals := range batch.vals {
+				next := &pendingRow{table: ch.table, values: vals, bytes: batch.sizes[i], firstOfTable: pending == nil || pending.table != ch.table}
 				if pending != nil {
 					if err := send(pending, marker(pending, first, false, pending.table != ch.table)); err != nil {
 						return err
@@ -256,18 +258,27 @@ func (sn *snapshotter) emit(ctx context.Context, chunks []*chunk, out chan<- []c
 	// would take the snapshot again.
 	p := sn.pos(true)
 	select {
-	case out <- []connect.SourceRecord{{SourcePartition: sn.rec.partition(), SourceOffset: p.offset(), Dropped: true}}:
+	case out <- item{recs: []connect.SourceRecord{{SourcePartition: sn.rec.partition(), SourceOffset: p.offset(), Dropped: true}}}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// pendingRow is a snapshot row not emitted yet.
+// pendingRow is a snapshot row not emitted yet; bytes is the size of its
+// values as read.
 type pendingRow struct {
 	table        *Table
 	values       []any
+	bytes        int
 	firstOfTable bool
+}
+
+// rowBatch is a batch of a chunk's rows: their values, and each row's size
+// as read.
+type rowBatch struct {
+	vals  [][]any
+	sizes []int
 }
 
 // marker is the source.snapshot of p, as Debezium resolves it.

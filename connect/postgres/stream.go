@@ -35,7 +35,7 @@ type streamer struct {
 	rec   *records
 	log   *slog.Logger
 	start position
-	out   chan []connect.SourceRecord
+	out   chan item
 	// flush is the LSN the task's offsets made durable: the status
 	// updates report it, and the server recycles the WAL before it.
 	flush atomic.Uint64
@@ -83,7 +83,7 @@ type skipState struct {
 	begin bool
 }
 
-func newStreamer(cfg Config, conn *pgconn.PgConn, cat *catalog, rec *records, log *slog.Logger, start position, out chan []connect.SourceRecord) *streamer {
+func newStreamer(cfg Config, conn *pgconn.PgConn, cat *catalog, rec *records, log *slog.Logger, start position, out chan item) *streamer {
 	s := &streamer{cfg: cfg, conn: conn, cat: cat, rec: rec, log: log, start: start, last: start,
 		out: out, relations: map[uint32]*relation{}}
 	s.tx.lastCommit = start.Commit
@@ -179,7 +179,7 @@ func (s *streamer) beat(ctx context.Context) error {
 		return err
 	}
 	select {
-	case s.out <- recs:
+	case s.out <- item{recs: recs}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -238,16 +238,16 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("at %s: %w", x.WALStart, err)
 		}
-		return s.send(ctx, recs)
+		return s.send(ctx, recs, len(x.WALData))
 	}
 	return nil
 }
 
-// send hands records to Poll. While Poll does not take them (Kafka slow or
+// send hands records to Poll, with the size of the message they came from. While Poll does not take them (Kafka slow or
 // away) the server still hears from the connector at every status
 // interval: a walsender that hears nothing for wal_sender_timeout ends the
 // session. The last of the records is the position heartbeat records carry.
-func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord) error {
+func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord, bytes int) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -258,7 +258,7 @@ func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord) error 
 	defer tick.Stop()
 	for {
 		select {
-		case s.out <- recs:
+		case s.out <- item{recs: recs, bytes: bytes}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()

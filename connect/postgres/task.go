@@ -32,7 +32,7 @@ type Task struct {
 	// slot is the slot's state as last read, for the gauges.
 	slot atomic.Pointer[slotState]
 
-	out    chan []connect.SourceRecord
+	out    chan item
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
@@ -75,7 +75,7 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 	if plan.snapshot == nil {
 		plan.stored = stored
 	}
-	t.out = make(chan []connect.SourceRecord, 64)
+	t.out = make(chan item, 64)
 	bctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done = cancel, make(chan struct{})
 	go t.run(bctx, plan)
@@ -335,17 +335,31 @@ func (t *Task) work(ctx context.Context, p plan) error {
 	return s.run(ctx)
 }
 
+// batchBytes bounds a poll's batch by the size of the values it carries, as
+// max.batch.size bounds it by records: a batch of wide rows (a transaction
+// of large values) is cut short, so the agent holds a few MiB of them rather
+// than max.batch.size times a row.
+const batchBytes = 8 << 20
+
+// item is what the background work hands Poll: the records of one message
+// or snapshot row, and about how many bytes of values they carry.
+type item struct {
+	recs  []connect.SourceRecord
+	bytes int
+}
+
 // Poll implements connect.SourceTask.
 func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	timer := time.NewTimer(500 * time.Millisecond)
 	defer timer.Stop()
 	var out []connect.SourceRecord
+	var size int
 	select {
-	case recs := <-t.out:
+	case it := <-t.out:
 		// Sized once for what is queued: growing it append by append
 		// was a good part of the garbage a busy task makes.
-		out = make([]connect.SourceRecord, 0, min(t.cfg.MaxBatch, len(recs)+2*len(t.out)))
-		out = append(out, recs...)
+		out = make([]connect.SourceRecord, 0, min(t.cfg.MaxBatch, len(it.recs)+2*len(t.out)))
+		out, size = append(out, it.recs...), it.bytes
 	case <-t.done:
 		return t.drain(out)
 	case <-timer.C:
@@ -353,10 +367,10 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 	case <-ctx.Done():
 		return nil, nil
 	}
-	for len(out) < t.cfg.MaxBatch {
+	for len(out) < t.cfg.MaxBatch && size < batchBytes {
 		select {
-		case recs := <-t.out:
-			out = append(out, recs...)
+		case it := <-t.out:
+			out, size = append(out, it.recs...), size+it.bytes
 		default:
 			return out, nil
 		}
@@ -369,8 +383,8 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 func (t *Task) drain(out []connect.SourceRecord) ([]connect.SourceRecord, error) {
 	for {
 		select {
-		case recs := <-t.out:
-			out = append(out, recs...)
+		case it := <-t.out:
+			out = append(out, it.recs...)
 			continue
 		default:
 		}
