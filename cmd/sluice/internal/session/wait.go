@@ -125,7 +125,9 @@ const restartGrace = 5 * time.Second
 
 // WaitRestarted is WaitRunning after a restart: a FAILED state seen in
 // its first seconds (restartGrace) is shown, not final, as it may be the
-// one the restart ends.
+// one the restart ends; and RUNNING is final only when the next poll
+// still shows it, so a task that fails again right after it started (a
+// bad file, a refused login) is reported as failed, not as running.
 func (s *Session) WaitRestarted(names []string) error {
 	return s.wait(names, restartGrace)
 }
@@ -139,6 +141,9 @@ func (s *Session) wait(names []string, grace time.Duration) error {
 		s.Progress("waiting for %s to run", strings.Join(names, ", "))
 	}
 	last := map[string]string{}
+	// seenRunning are the connectors a restart's wait saw running on the
+	// last poll (see WaitRestarted).
+	seenRunning := map[string]bool{}
 	pending := slices.Clone(names)
 	for {
 		// One request a round, whatever the number of connectors.
@@ -162,7 +167,12 @@ func (s *Session) wait(names []string, grace time.Duration) error {
 			if p.Failed != nil && time.Since(start) >= grace {
 				return fmt.Errorf("%s: %w", n, p.Failed)
 			}
-			if !p.Running {
+			switch {
+			case !p.Running:
+				seenRunning[n] = false
+				still = append(still, n)
+			case grace > 0 && !seenRunning[n]:
+				seenRunning[n] = true
 				still = append(still, n)
 			}
 		}
