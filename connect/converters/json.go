@@ -217,6 +217,15 @@ func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) err
 // characters only (no HTML escaping); a byte that is not UTF-8 becomes
 // U+FFFD, as Java decoding it would. Runs of bytes that need no escape are
 // copied whole: a schema is mostly such text.
+// QuoteJSON is s as a JSON string, escaped as JsonConverter writes strings
+// (Jackson's generator): for values that carry JSON text of their own, such
+// as a Debezium hstore column written as json.
+func QuoteJSON(s string) string {
+	var b bytes.Buffer
+	writeString(&b, s)
+	return b.String()
+}
+
 func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	start := 0

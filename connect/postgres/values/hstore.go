@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/converters"
 )
 
 // hstorePair is one key and its value (nil for NULL).
@@ -104,36 +105,9 @@ func javaHashOrder(pairs []hstorePair) []hstorePair {
 	return out
 }
 
-// jsonQuote writes a JSON string as Jackson's generator does: quotes,
-// backslashes and control characters escaped, nothing else.
-func jsonQuote(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-}
+// jsonQuote writes a JSON string as JsonConverter (Jackson's generator)
+// does.
+func jsonQuote(b *strings.Builder, s string) { b.WriteString(converters.QuoteJSON(s)) }
 
 func hstoreSpec(m Modes) spec {
 	if m.HStore == HStoreMap {
