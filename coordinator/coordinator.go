@@ -21,6 +21,7 @@ import (
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
+	"github.com/sluice-io/sluice/coordinator/internal/console"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
@@ -410,9 +411,13 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// NATS is back: look at the lease now, not at the next tick, so that
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
-	c.srv = httpapi.NewServer(httpapi.NewHandler(c.services(),
+	restAPI := httpapi.NewHandler(c.services(),
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder.Health()),
-		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
+		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics))
+	c.srv = httpapi.NewServer(console.Mount(restAPI, console.Options{
+		Sessions: console.Sessions{Authenticator: c.sec.api.Authenticator, Manager: c.sec.api.Sessions},
+		Logger:   c.cfg.Loggers.Logger(logging.REST),
+	}),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
 	go func() {
 		serve := func() error { return c.srv.Serve(ln) }
@@ -458,7 +463,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		nc.Close()
 		return startErr
 	}
-	c.log.Info("coordinator ready", "rest", c.URL())
+	c.log.Info("coordinator ready", "rest", c.URL(), "console", c.URL()+console.Prefix)
 	return nil
 }
 
