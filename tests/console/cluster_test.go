@@ -112,6 +112,28 @@ func (c *consoleCluster) create(t testing.TB, name string, config map[string]str
 	}
 }
 
+// needFleet fails the test, saying why, when the coordinator does not
+// serve the fleet list the home page reads.
+func (c *consoleCluster) needFleet(t testing.TB) {
+	t.Helper()
+	if r := c.Do("GET", "/sluice/fleet/connectors?limit=1", nil); r.Status == 404 {
+		t.Fatalf("this coordinator does not have GET /sluice/fleet/connectors, which the fleet home reads: %s", r)
+	}
+}
+
+// writeLines writes a file of lines in the agents' working directory, for
+// a file source to read.
+func (c *consoleCluster) writeLines(t testing.TB, file string, lines ...string) {
+	t.Helper()
+	data := strings.Join(lines, "\n")
+	if len(lines) > 0 {
+		data += "\n"
+	}
+	if err := os.WriteFile(filepath.Join(c.WorkDir, file), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // signIn signs u in on the sign-in page with their password and waits
 // until the console shows who is signed in.
 func (p *tab) signIn(u user) {

@@ -52,6 +52,13 @@ func openTab(t testing.TB, base string) *tab {
 	return p
 }
 
+// in is the tab as seen by the subtest t: its failures end t.
+func (p *tab) in(t testing.TB) *tab {
+	q := *p
+	q.t, q.saved = t, ""
+	return &q
+}
+
 // failf saves the tab's screenshot and DOM and ends the test with what
 // failed and where they are.
 func (p *tab) failf(format string, args ...any) {
