@@ -33,7 +33,7 @@ SECURED_TESTS ?= ^(TestKafkaSecurity.*|TestLifecycle.*|TestOffsetsSourceAlterAnd
 # "unknown".
 BUILDVCS ?= $(if $(and $(wildcard .git/HEAD),$(shell command -v git)),-buildvcs=true)
 
-.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test-postgres test test-compile test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go vet fmt
+.PHONY: run build javahost plugins postgres-up postgres-down test-plugins test-postgres test test-compile test-unit test-integration kafka-up kafka-down test-kafka test-kafka-secured faults faults-short bench bench-go bench-console test-console vet fmt
 .PHONY: check check-fmt check-tidy check-vet check-staticcheck check-errcheck check-sluicelint
 
 ## run: start a whole Sluice (embedded NATS + Kafka, a coordinator, 2 agents) on 127.0.0.1:8083
@@ -117,6 +117,14 @@ TESTS_P ?= 3
 test-integration:
 	cd tests && $(GO) test $(TEST_FLAGS) -p $(TESTS_P) -parallel $(TESTS_PARALLEL) ./...
 
+## test-console: the web console's browser tests (tests/console, docs/console.md) in Debian's
+## headless Chromium (apt-get install chromium), on the embedded broker, ≈ 1 min; a failed step
+## leaves its screenshot and DOM in $(CONSOLE_ARTIFACTS). `make test` needs no browser and skips them
+CONSOLE_ARTIFACTS ?= $(CURDIR)/.cache/console-artifacts
+test-console:
+	@rm -rf $(CONSOLE_ARTIFACTS)
+	cd tests && SLUICE_TEST_CONSOLE=1 SLUICE_CONSOLE_ARTIFACTS=$(CONSOLE_ARTIFACTS) $(GO) test $(TEST_FLAGS) -p 1 ./console/
+
 ## kafka-up / kafka-down: a single-node Apache Kafka 4.4 (KRaft) on $(KAFKA), fetched with Maven;
 ## its addresses and run dir are the variables KAFKA, KAFKA_CONTROLLER, KAFKA_SASL_SSL, KAFKA_MTLS, KAFKA_RUN_DIR
 kafka-up:
@@ -178,6 +186,15 @@ bench:
 	trap 'if [[ -n $$started ]]; then ./deploy/kafka/kafka-down.sh; fi' EXIT; \
 	if [[ $${BENCH_PEER:-} == connect ]]; then CONNECT_JARS_ONLY=1 ./deploy/connect/connect-up.sh; fi; \
 	(cd tests && BENCH_KAFKA=127.0.0.1:9092 SLUICE_TEST_POSTGRES=$${SLUICE_TEST_POSTGRES:-$(POSTGRES)} $(GO) run ./benchrun)
+	$(MAKE) --no-print-directory bench-console
+
+## bench-console: the console's fleet home over 5,000 connectors (500 running) in headless Chromium:
+## navigation start to the first page of rows, median of 5; embedded broker, no Kafka needed;
+## prints the figures and writes $(CONSOLE_BENCH_OUT) (docs/performance.md)
+CONSOLE_BENCH_OUT ?= $(CURDIR)/bench/results-console.md
+bench-console:
+	cd tests && SLUICE_TEST_CONSOLE=1 SLUICE_CONSOLE_BENCH=$(CONSOLE_BENCH_OUT) \
+		SLUICE_CONSOLE_ARTIFACTS=$(CONSOLE_ARTIFACTS) $(GO) test -count=1 -timeout 20m -v -run '^TestFleetHomeBenchmark$$' ./console/
 
 ## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
 bench-go:

@@ -46,6 +46,13 @@ type consoleCluster struct {
 // credentials; the kit's own REST calls go as the admin.
 func startCluster(t testing.TB, agents int) *consoleCluster {
 	t.Helper()
+	return startClusterWith(t, sluicetest.Options{Agents: agents})
+}
+
+// startClusterWith is startCluster with the kit's options (its
+// RESTSecurity is the console's).
+func startClusterWith(t testing.TB, opts sluicetest.Options) *consoleCluster {
+	t.Helper()
 	token := randomToken(t)
 	var b strings.Builder
 	b.WriteString("principals:\n")
@@ -62,7 +69,8 @@ func startCluster(t testing.TB, agents int) *consoleCluster {
 	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := sluicetest.Start(t, sluicetest.Options{Agents: agents, RESTSecurity: coordinator.RESTSecurity{AuthFile: file}})
+	opts.RESTSecurity = coordinator.RESTSecurity{AuthFile: file}
+	c := sluicetest.Start(t, opts)
 	c.Headers = basicAuth(admin)
 	return &consoleCluster{Cluster: c, token: token}
 }
