@@ -237,3 +237,12 @@ func (g *Fleet) rolloutPut(ctx context.Context, id, verb string) (Rollout, error
 	_, err := g.c.do(ctx, call{method: http.MethodPut, path: pathf("/sluice/rollouts/%s/", id) + verb}, &out)
 	return out, err
 }
+
+// Connectors is GET /sluice/fleet/connectors: the connectors the caller
+// may view, each with its derived health, as q filters, sorts and pages
+// them, and the counts of the whole fleet by health, state and type.
+func (g *Fleet) Connectors(ctx context.Context, q FleetQuery) (FleetConnectors, error) {
+	var out FleetConnectors
+	_, err := g.c.do(ctx, call{method: http.MethodGet, path: "/sluice/fleet/connectors", query: q.values(), safe: true}, &out)
+	return out, err
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
+	"github.com/sluice-io/sluice/coordinator/internal/fleetlist"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
@@ -101,6 +102,10 @@ type Config struct {
 	OffsetsPartitions int32
 	StatusPartitions  int32
 	AgentLease        time.Duration
+	// SinkLagDegraded is the sink lag, in records, from which the fleet
+	// listing (GET /sluice/fleet/connectors) calls a running sink
+	// degraded: 0, the default of 100000; negative, never.
+	SinkLagDegraded int64
 	// AgentProbe is how often the leader probes each agent's presence on
 	// NATS (wire.SubjectAgentPresence); an agent whose connection closed is
 	// lost after two probes in a row find nobody, not after its lease. 0
@@ -518,7 +523,7 @@ func (c *Coordinator) services() httpapi.Services {
 		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
 		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
 		Agents:     c.herder.Fleet(),
-		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: conns},
+		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: conns, list: c.herder.FleetList()},
 		Admin:      adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
@@ -538,13 +543,20 @@ func (o offsetsService) MoveConnector(ctx context.Context, name string, req api.
 	return o.move.MoveConnector(ctx, name, req)
 }
 
-// fleetService answers the fleet endpoints: the fleet's REST face, and the
-// bulk actions over connectors, which are the connectors service's.
+// fleetService answers the fleet endpoints: the fleet's REST face, the
+// bulk actions over connectors, which are the connectors service's, and
+// the fleet listing (fleetlist).
 type fleetService struct {
 	*fleetrest.Service
 	bulk interface {
 		BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error)
 	}
+	list *fleetlist.Lister
+}
+
+// FleetConnectors answers GET /sluice/fleet/connectors.
+func (f fleetService) FleetConnectors(ctx context.Context, q api.FleetQuery, visible func(connector string) bool) (api.FleetConnectors, error) {
+	return f.list.List(ctx, q, visible)
 }
 
 // BulkAction answers POST /sluice/connectors/{action}.

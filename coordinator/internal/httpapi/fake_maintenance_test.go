@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/sluice-io/sluice/api"
 )
@@ -36,4 +38,17 @@ func (f *fake) MaintenanceWindow(ctx context.Context, id string) (api.Maintenanc
 
 func (f *fake) CloseMaintenance(ctx context.Context, id string, allow func(string) error) (api.MaintenanceWindow, error) {
 	return api.MaintenanceWindow{ID: id, Connectors: []api.MaintenanceConnector{}}, f.record("CloseMaintenance", id)
+}
+
+// FleetConnectors answers a row for each connector of f.expanded that
+// visible lets through, and records the query.
+func (f *fake) FleetConnectors(ctx context.Context, q api.FleetQuery, visible func(string) bool) (api.FleetConnectors, error) {
+	out := api.FleetConnectors{Offset: q.Offset, Limit: q.Limit, Connectors: []api.FleetConnector{}}
+	for _, name := range slices.Sorted(maps.Keys(f.expanded)) {
+		if visible == nil || visible(name) {
+			out.Connectors = append(out.Connectors, api.FleetConnector{Name: name, Agents: []string{}, Labels: map[string]string{}})
+		}
+	}
+	out.Total = len(out.Connectors)
+	return out, f.record("FleetConnectors", q)
 }
