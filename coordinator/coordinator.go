@@ -26,6 +26,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/migrations"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
@@ -102,6 +103,10 @@ type Config struct {
 	OffsetsPartitions int32
 	StatusPartitions  int32
 	AgentLease        time.Duration
+	// MigrateAllowURLs are the Kafka Connect REST URLs POST
+	// /sluice/migrations may read (--migrate-allow-url): the coordinator
+	// reads no other. None: migrations are off.
+	MigrateAllowURLs []string
 	// SinkLagDegraded is the sink lag, in records, from which the fleet
 	// listing (GET /sluice/fleet/connectors) calls a running sink
 	// degraded: 0, the default of 100000; negative, never.
@@ -227,6 +232,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
 	}
 	if err := c.OffsetsHistory.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := migrations.CheckAllowURLs(c.MigrateAllowURLs); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Audit.validate(); err != nil {
@@ -517,14 +525,16 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 // and the audit trail.
 func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
+	plugins := pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()}
 	return httpapi.Services{
 		Connectors: conns,
 		Runtime:    runtimeService{Service: conns, lag: c.herder.Lag(), gauges: c.herder.Gauges()},
-		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
+		Plugins:    plugins,
 		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
 		Agents:     c.herder.Fleet(),
-		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: conns, list: c.herder.FleetList()},
-		Admin:      adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
+		Fleet: fleetService{Service: c.herder.Fleet(), bulk: conns, list: c.herder.FleetList(),
+			migrations: migrations.New(migrations.Config{AllowURLs: c.cfg.MigrateAllowURLs, Connectors: conns, Plugins: plugins})},
+		Admin: adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
 
@@ -551,7 +561,13 @@ type fleetService struct {
 	bulk interface {
 		BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error)
 	}
-	list *fleetlist.Lister
+	list       *fleetlist.Lister
+	migrations *migrations.Service
+}
+
+// Migrate answers POST /sluice/migrations.
+func (f fleetService) Migrate(ctx context.Context, req api.MigrationRequest, dryRun bool, allow func(connector string) error) (api.MigrationResult, error) {
+	return f.migrations.Migrate(ctx, req, dryRun, allow)
 }
 
 // FleetConnectors answers GET /sluice/fleet/connectors.

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,6 +126,19 @@ func (o Options) sourceErr(err error) error {
 	return err
 }
 
+// ValidationErrors are the errors a validation of a config found, each
+// as "<key>: <error>", sorted.
+func ValidationErrors(infos api.ConfigInfos) []string {
+	var errs []string
+	for _, ci := range infos.Configs {
+		for _, e := range ci.Value.Errors {
+			errs = append(errs, ci.Value.Name+": "+e)
+		}
+	}
+	slices.Sort(errs)
+	return errs
+}
+
 // ReadOffsets is GET /connectors/{name}/offsets' entries ([] for none).
 func ReadOffsets(ctx context.Context, rc *api.Client, name string) ([]api.ConnectorOffset, error) {
 	o, err := rc.Offsets().Get(ctx, name)
@@ -159,21 +173,24 @@ func TargetState(ctx context.Context, rc *api.Client, name string) (state, typ s
 }
 
 // One migrates connector name from the Kafka Connect cluster of from into
-// to. A failure after the stop puts the Kafka Connect connector back in
-// the state it was in; every step before the failed one stays done.
-func One(ctx context.Context, from *api.Client, to Target, name string, o Options) Result {
+// to, and returns what became of it with the connector as read there (its
+// config, the state to create it in, and its offsets once read; in a dry
+// run, the positions as they are while it runs). A failure after the stop
+// puts the Kafka Connect connector back in the state it was in; every
+// step before the failed one stays done.
+func One(ctx context.Context, from *api.Client, to Target, name string, o Options) (Result, Connector) {
 	r := Result{Name: name, Type: api.TypeUnknown}
-	fail := func(step string, err error) Result {
+	mc := Connector{Name: name}
+	fail := func(step string, err error) (Result, Connector) {
 		r.Result, r.Step, r.Detail = Failed, step, step+": "+err.Error()
 		o.progress("%s: FAILED at %s\n", name, r.Detail)
-		return r
+		return r, mc
 	}
-	skip := func(why string) Result {
+	skip := func(why string) (Result, Connector) {
 		r.Result, r.Detail = NotMigrated, why
 		o.progress("%s: not migrated: %s\n", name, why)
-		return r
+		return r, mc
 	}
-	mc := Connector{Name: name}
 	var err error
 	if mc.Config, err = from.Connectors().Config(ctx, name); err != nil {
 		return fail(StepReadConfig, o.sourceErr(err))
@@ -207,9 +224,9 @@ func One(ctx context.Context, from *api.Client, to Target, name string, o Option
 		if err != nil {
 			return fail(StepReadOffsets, fmt.Errorf("read the offsets of %s: %w", name, o.sourceErr(err)))
 		}
-		r.Partitions, r.Result = len(offsets), WouldMigrate
+		mc.Offsets, r.Partitions, r.Result = offsets, len(offsets), WouldMigrate
 		o.progress("%s (%s, %s on Kafka Connect, %s): would stop it there and create it %s in Sluice\n", name, r.Type, was, count(r.Partitions, "partition"), mc.State)
-		return r
+		return r, mc
 	}
 	if err := stop(ctx, from, name, o); err != nil {
 		return fail(StepStop, putBack(ctx, from, name, was, err, o))
@@ -234,7 +251,7 @@ func One(ctx context.Context, from *api.Client, to Target, name string, o Option
 		r.Result = DeletedSource
 		o.progress("%s: deleted on Kafka Connect\n", name)
 	}
-	return r
+	return r, mc
 }
 
 // count is "1 partition", "2 partitions".

@@ -289,7 +289,7 @@ func (f filter) keeps(r *row) bool {
 		return false
 	case f.agent != "" && !contains(r.Agents, f.agent):
 		return false
-	case f.plugin != "" && !PluginNamed(r.Class, f.plugin):
+	case f.plugin != "" && !api.PluginNamed(r.Class, f.plugin):
 		return false
 	}
 	if len(f.labels) > 0 {
@@ -310,15 +310,4 @@ func containsFold(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// PluginNamed reports whether name names the connector class: in full,
-// by its simple name, or by its simple name without "Connector" (the
-// aliases connector.class takes), in any case.
-func PluginNamed(class, name string) bool {
-	if strings.EqualFold(class, name) {
-		return true
-	}
-	simple := class[strings.LastIndex(class, ".")+1:]
-	return strings.EqualFold(simple, name) || strings.EqualFold(simple, name+"Connector")
 }

@@ -108,6 +108,11 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 			Sort: api.SortChanged, Offset: 50, Limit: 25})
 		return err
 	},
+	"migrate": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Migrate(ctx, api.MigrationRequest{URL: "http://connect:8083", Connectors: "a", LeaveStopped: true, DeleteSource: true,
+			StopTimeout: "1m", User: "u", Password: "p"}, true)
+		return err
+	},
 	"bulk_pause": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Fleet().PauseConnectors(ctx, api.Selector{Names: []string{"a"}})
 		return err

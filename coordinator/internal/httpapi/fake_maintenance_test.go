@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/sluice-io/sluice/api"
 )
@@ -51,4 +52,18 @@ func (f *fake) FleetConnectors(ctx context.Context, q api.FleetQuery, visible fu
 	}
 	out.Total = len(out.Connectors)
 	return out, f.record("FleetConnectors", q)
+}
+
+// Migrate answers each name of req.Connectors (comma-separated here) as
+// migrated, after allow, and records the request.
+func (f *fake) Migrate(ctx context.Context, req api.MigrationRequest, dryRun bool, allow func(string) error) (api.MigrationResult, error) {
+	out := api.MigrationResult{DryRun: dryRun, URL: req.URL, Connectors: []api.MigratedConnector{}}
+	for _, n := range strings.Split(req.Connectors, ",") {
+		r := api.MigratedConnector{Name: n, Result: api.MigrationMigrated}
+		if err := allow(n); err != nil {
+			r.Result, r.Detail = api.MigrationNotMigrated, err.Error()
+		}
+		out.Connectors = append(out.Connectors, r)
+	}
+	return out, f.record("Migrate", req, dryRun)
 }

@@ -130,7 +130,8 @@ func (m *migration) progress(format string, args ...any) {
 // --delete-source delete it on Kafka Connect. A failure after the stop
 // puts the Kafka Connect connector back in the state it was in.
 func (m *migration) one(name string) transfer.Result {
-	return shared.One(m.c.Context, m.from, m.to.Migrating(), name, shared.Options{DryRun: m.dry, LeaveStopped: m.leaveStopped,
+	r, _ := shared.One(m.c.Context, m.from, m.to.Migrating(), name, shared.Options{DryRun: m.dry, LeaveStopped: m.leaveStopped,
 		DeleteSource: m.deleteSource, StopTimeout: m.stopTimeout, Poll: session.PollInterval, Progress: m.progress,
 		SourceError: func(err error) error { return sourceError(m.from, err) }})
+	return r
 }
