@@ -16,6 +16,7 @@ package migrations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -156,7 +157,7 @@ func (s *Service) Migrate(ctx context.Context, req api.MigrationRequest, dryRun 
 	}
 	all, err := from.Connectors().List(ctx)
 	if err != nil {
-		return api.MigrationResult{}, api.Errorf(api.Code(http.StatusBadGateway), "Failed to list the connectors of Kafka Connect at %s: %v", norm, err)
+		return api.MigrationResult{}, api.Errorf(api.Code(http.StatusBadGateway), "Failed to list the connectors of Kafka Connect at %s: %v", norm, sourceError(err))
 	}
 	var names []string
 	for _, n := range all {
@@ -172,7 +173,8 @@ func (s *Service) Migrate(ctx context.Context, req api.MigrationRequest, dryRun 
 	if err != nil {
 		return api.MigrationResult{}, err
 	}
-	opts := migrate.Options{DryRun: dryRun, LeaveStopped: req.LeaveStopped, DeleteSource: req.DeleteSource, StopTimeout: stopTimeout, Poll: poll}
+	opts := migrate.Options{DryRun: dryRun, LeaveStopped: req.LeaveStopped, DeleteSource: req.DeleteSource, StopTimeout: stopTimeout, Poll: poll,
+		SourceError: sourceError}
 	out := api.MigrationResult{DryRun: dryRun, URL: norm, Connectors: make([]api.MigratedConnector, 0, len(names))}
 	for _, n := range names {
 		if err := allow(n); err != nil {
@@ -200,6 +202,16 @@ func stopTimeoutOf(s string) (time.Duration, error) {
 		return 0, api.Errorf(api.CodeBadRequest, "Invalid \"stop_timeout\" '%s': a duration above 0 and at most %s (e.g. 90s)", s, MaxStopTimeout)
 	}
 	return d, nil
+}
+
+// sourceError is an error of the Kafka Connect client that says what
+// Kafka Connect answered, its status first.
+func sourceError(err error) error {
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return fmt.Errorf("status %d from Kafka Connect: %s", ae.Code, ae.Message)
+	}
+	return err
 }
 
 // noRedirect follows no redirect: an allowed URL must not lead the
