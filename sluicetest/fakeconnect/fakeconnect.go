@@ -110,7 +110,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	name, verb, _ := strings.Cut(strings.TrimPrefix(rest, "/"), "/")
 	c, ok := s.conns[name]
 	if !ok {
-		fail(w, http.StatusNotFound, "Connector " + name + " not found")
+		fail(w, http.StatusNotFound, "Connector "+name+" not found")
 		return
 	}
 	switch r.Method + " " + verb {
