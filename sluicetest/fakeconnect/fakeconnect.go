@@ -12,6 +12,7 @@ package fakeconnect
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -56,10 +57,16 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
-// Add puts a connector in the cluster.
+// Add puts a connector in the cluster; its config gets its "name", as
+// Kafka Connect's always has.
 func (s *Server) Add(name string, c Connector) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	c.Config = maps.Clone(c.Config)
+	if c.Config == nil {
+		c.Config = map[string]string{}
+	}
+	c.Config["name"] = name
 	s.conns[name] = &c
 }
 

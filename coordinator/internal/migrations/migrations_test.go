@@ -139,9 +139,9 @@ func TestDryRunPlans(t *testing.T) {
 	}
 	want := []api.MigratedConnector{
 		{Name: "files-sink", Type: api.TypeSink, Class: "org.apache.kafka.connect.file.FileStreamSinkConnector", State: api.StatePaused, Result: api.MigrationWouldMigrate,
-			Config: map[string]string{"connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "topics": "lines"}, Offsets: []api.ConnectorOffset{}},
+			Config: map[string]string{"connector.class": "org.apache.kafka.connect.file.FileStreamSinkConnector", "topics": "lines", "name": "files-sink"}, Offsets: []api.ConnectorOffset{}},
 		{Name: "files-src", Type: api.TypeSource, Class: "FileStreamSource", State: api.StateRunning, Result: api.MigrationWouldMigrate, OffsetsCount: 1,
-			Config: map[string]string{"connector.class": "FileStreamSource", "file": "/data/in.txt", "topic": "lines"}, Offsets: offsets},
+			Config: map[string]string{"connector.class": "FileStreamSource", "file": "/data/in.txt", "topic": "lines", "name": "files-src"}, Offsets: offsets},
 		{Name: "jdbc", Type: api.TypeSource, Class: "io.confluent.connect.jdbc.JdbcSourceConnector", Result: api.MigrationNotMigrated,
 			Detail: "no Sluice agent runs class io.confluent.connect.jdbc.JdbcSourceConnector"},
 	}
@@ -204,7 +204,7 @@ func TestMigrates(t *testing.T) {
 	if c := got["not-mine"]; c.Result != api.MigrationNotMigrated || c.Detail != "alice may not POST /sluice/migrations on connector not-mine" {
 		t.Errorf("not-mine: %+v", c)
 	}
-	want := []api.CreateConnectorRequest{{Name: "files-src", Config: map[string]string{"connector.class": "FileStreamSource", "file": "/data/in.txt", "topic": "lines"},
+	want := []api.CreateConnectorRequest{{Name: "files-src", Config: map[string]string{"connector.class": "FileStreamSource", "file": "/data/in.txt", "topic": "lines", "name": "files-src"},
 		InitialState: api.StateRunning, InitialOffsets: offsets}}
 	if g, w := jsonOf(t, sl.created), jsonOf(t, want); g != w {
 		t.Errorf("created %+v", sl.created)
