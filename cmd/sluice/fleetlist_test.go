@@ -100,3 +100,38 @@ func TestFleetConnectors(t *testing.T) {
 		t.Errorf("a label without a value: exit %d", code)
 	}
 }
+
+// TestMigrateOnCoordinator: migrate --on-coordinator sends the migration
+// to the coordinator (POST /sluice/migrations) with the --from-* flags'
+// credentials, and shows its answer as migrate does.
+func TestMigrateOnCoordinator(t *testing.T) {
+	var got api.MigrationRequest
+	var query string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/sluice/migrations" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		query = r.URL.RawQuery
+		_ = json.NewDecoder(r.Body).Decode(&got)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(api.MigrationResult{DryRun: true, URL: got.URL, Connectors: []api.MigratedConnector{
+			{Name: "files-a", Type: api.TypeSource, Class: "FileStreamSource", State: api.StateRunning, Result: api.MigrationWouldMigrate, OffsetsCount: 2},
+			{Name: "jdbc", Type: api.TypeSource, Class: "JdbcSource", Result: api.MigrationFailed, Step: "check in Sluice", Detail: "check in Sluice: no plugin"}}})
+	}))
+	t.Cleanup(srv.Close)
+	pw := writeFile(t, t.TempDir(), "pw", "s3cret\n")
+	stdout, errOut, code := runCLI(t, "migrate", "--on-coordinator", "--from", "http://connect-1:8083", "--from-user", "mover", "--from-password-file", pw,
+		"--connectors", "files-*", "--dry-run", "--leave-stopped", "--stop-timeout", "90s", "--url", srv.URL)
+	want := api.MigrationRequest{URL: "http://connect-1:8083", Connectors: "files-*", LeaveStopped: true, StopTimeout: "1m30s", User: "mover", Password: "s3cret"}
+	if got != want || query != "dry_run=true" {
+		t.Errorf("sent %+v ?%s", got, query)
+	}
+	if code != exitRefused || !strings.Contains(errOut, "1 of 2 connectors failed") ||
+		!strings.Contains(stdout, "files-a  source  FileStreamSource  2           RUNNING  would migrate") || !strings.Contains(stdout, "failed: check in Sluice: no plugin") {
+		t.Errorf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	if _, _, code := runCLI(t, "migrate", "--on-coordinator", "--from", "http://c:8083", "--from-ca", pw, "--url", srv.URL); code != exitUsage {
+		t.Errorf("--from-ca with --on-coordinator: exit %d", code)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/transfer"
+	"github.com/sluice-io/sluice/shared/secretfile"
 	shared "github.com/sluice-io/sluice/shared/migrate"
 )
 
@@ -32,6 +33,7 @@ func Command() *cli.Command {
 			&cli.BoolFlag{Name: "leave-stopped", Usage: "create the connectors STOPPED in Sluice, whatever their state was"},
 			&cli.BoolFlag{Name: "delete-source", Usage: "delete each connector on Kafka Connect once Sluice has created it"},
 			&cli.DurationFlag{Name: "stop-timeout", Value: 2 * time.Minute, Usage: "how long to wait for a connector to stop on Kafka Connect"},
+			&cli.BoolFlag{Name: "on-coordinator", Usage: "have the coordinator read --from and migrate (POST /sluice/migrations; admin role): for a Kafka Connect this host cannot reach; the coordinator must allow the URL (--migrate-allow-url)"},
 		),
 		Action: migrate,
 	}
@@ -52,6 +54,9 @@ func migrate(c *cli.Context) error {
 	glob := c.String("connectors")
 	if err := (selection.Criteria{Glob: glob}).Validate(); err != nil {
 		return session.Usage("--connectors: %w", err)
+	}
+	if c.Bool("on-coordinator") {
+		return onCoordinator(c)
 	}
 	from, err := sourceClient(c)
 	if err != nil {
@@ -134,4 +139,39 @@ func (m *migration) one(name string) transfer.Result {
 		DeleteSource: m.deleteSource, StopTimeout: m.stopTimeout, Poll: session.PollInterval, Progress: m.progress,
 		SourceError: func(err error) error { return sourceError(m.from, err) }})
 	return r
+}
+
+// onCoordinator is migrate --on-coordinator: the coordinator reads --from
+// and migrates, with --from-user's credentials if any, and answers what
+// became of each connector.
+func onCoordinator(c *cli.Context) error {
+	if c.String("from-ca") != "" {
+		return session.Usage("--from-ca does not go with --on-coordinator: the coordinator verifies Kafka Connect with its own CAs")
+	}
+	req := api.MigrationRequest{URL: c.String("from"), Connectors: c.String("connectors"), LeaveStopped: c.Bool("leave-stopped"),
+		DeleteSource: c.Bool("delete-source"), StopTimeout: c.Duration("stop-timeout").String(), User: c.String("from-user")}
+	if req.User != "" {
+		if c.String("from-password-file") == "" {
+			return session.Usage("--from-user needs --from-password-file")
+		}
+		pw, err := secretfile.Read(c.String("from-password-file"))
+		if err != nil {
+			return session.Usage("--from-password-file: %w", err)
+		}
+		req.Password = pw
+	}
+	s, err := session.Open(c)
+	if err != nil {
+		return err
+	}
+	res, err := session.Call2(s, s.API.Fleet().Migrate, req, c.Bool("dry-run"))
+	if err != nil {
+		return err
+	}
+	results := make([]transfer.Result, 0, len(res.Connectors))
+	for _, mc := range res.Connectors {
+		results = append(results, transfer.Result{Name: mc.Name, Type: mc.Type, Class: mc.Class, Partitions: mc.OffsetsCount, State: mc.State,
+			Result: mc.Result, Detail: mc.Detail, Step: mc.Step})
+	}
+	return transfer.PrintResults(s, results)
 }
