@@ -13,8 +13,8 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/transfer"
-	"github.com/sluice-io/sluice/shared/secretfile"
 	shared "github.com/sluice-io/sluice/shared/migrate"
+	"github.com/sluice-io/sluice/shared/secretfile"
 )
 
 // Command is `sluice migrate --from URL`: connectors of a Kafka
