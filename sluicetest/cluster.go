@@ -132,6 +132,10 @@ type Options struct {
 	// PlacementSettle is the coordinator's --placement-settle (default 0:
 	// a start holds no task back, so that tests place at once).
 	PlacementSettle time.Duration
+	// MigrateAllowURLs are every coordinator's --migrate-allow-url: the
+	// Kafka Connect URLs POST /sluice/migrations may read (a
+	// sluicetest/fakeconnect server's, in a test).
+	MigrateAllowURLs []string
 }
 
 // ConnectorHost is an agent's connector host in a test: an implementation
@@ -252,6 +256,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ClientOverridePolicy:    opts.OverridePolicy,
 		ClientOverrideAllowlist: opts.OverrideAllowlist,
 		ExactlyOnce:             opts.ExactlyOnce,
+		MigrateAllowURLs:        opts.MigrateAllowURLs,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
 	c.LeaderKey, c.coordCfg.LeaderKeyFile, c.LeaderTrustedKeysFile = pinLeaderKey(t)
