@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/agentroll"
@@ -43,6 +44,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
+	"github.com/sluice-io/sluice/coordinator/internal/laghistory"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
@@ -144,6 +146,9 @@ type Config struct {
 	// History records every change of a connector's positions (nil: none
 	// is recorded, and the history endpoints answer that it is off).
 	History History
+	// ConfigHistory records every change of a connector's config (nil:
+	// none is recorded).
+	ConfigHistory ConfigHistory
 	// Metrics records the herder's work, and gets the collectors of
 	// connector states, sink lag and leadership registered on Start (nil:
 	// none).
@@ -171,7 +176,11 @@ type Herder struct {
 	offs *offsets.Service
 	// conns is the connectors service (connectorsports.go), with its
 	// plugin chooser and admission.
-	conns   *connectors.Service
+	conns *connectors.Service
+	// confRec records the connectors' config writes (confighistory.go;
+	// nil without a config history).
+	confRec *confighistory.Recorder
+	confSvc *confighistory.Service
 	plugins *connectors.Plugins
 	admit   *connectors.Admission
 	fleet   *store.FleetStore
@@ -185,6 +194,8 @@ type Herder struct {
 	topics   *internaltopics.Guard
 	// lag reads sinks' consumer lag (GET …/lag and the lag metrics).
 	lag *lag.Reader
+	// lagHistory samples it while leading (GET …/lag/history).
+	lagHistory *laghistory.Sampler
 	// gauges reads tasks' own gauges from their agents (GET …/gauges).
 	gauges *gauges.Reader
 	// locks serialise the changes of each connector (connlock).
@@ -255,6 +266,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.fleetAPI = &fleetrest.Service{}
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
+	h.lagHistory = h.newLagHistory()
 	h.gauges = &gauges.Reader{}
 	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
 		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
@@ -262,6 +274,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	h.newConnectors()
+	h.newConfigHistory()
 	return h
 }
 

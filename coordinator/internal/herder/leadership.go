@@ -25,7 +25,7 @@ import (
 //	statuses   the term's status queue
 //	agents     the agent endpoints of this term
 //	instances  the connector instances (built-ins here, Java on agents' hosts)
-//	loggers, history, fleet, liveness, rollouts, agent rolls, reconcile:
+//	loggers, history, fleet, liveness, lag history, rollouts, agent rolls, reconcile:
 //	           the loops
 //
 // Each component's values that a later one needs (the writer, the status
@@ -49,6 +49,7 @@ func (h *Herder) leaderComponents() []leadership.Component {
 		loop("pending offsets history", func(ctx context.Context, _ int64) { h.offs.History().ResolvePending(ctx) }),
 		loop("fleet controllers", func(ctx context.Context, _ int64) { h.runFleet(ctx) }),
 		loop("liveness beats", func(ctx context.Context, _ int64) { h.livenessLoop(ctx) }),
+		loop("lag history", h.runLagHistory),
 		{Name: "rollouts", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startRollouts(ctx), nil }},
 		{Name: "agent rolls", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startAgentRolls(ctx), nil }},
 		// The reconciler's loops (presence probes, reconcile passes) run
