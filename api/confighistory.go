@@ -100,12 +100,14 @@ type ConfigRestoreResult struct {
 }
 
 // LagHistory is the body of GET /sluice/connectors/{name}/lag/history: a
-// sink connector's consumer lag per partition over the last hour, as the
-// leading coordinator sampled it.
+// sink connector's consumer lag per partition over its last 240 samples
+// (the last hour at the default interval), as the leading coordinator
+// sampled it.
 type LagHistory struct {
 	Connector string `json:"connector"`
-	// IntervalSeconds is how often the leader samples.
-	IntervalSeconds int `json:"interval_seconds"`
+	// IntervalMillis is how often the leader samples, in milliseconds
+	// (15000 by default: 240 samples are an hour).
+	IntervalMillis int64 `json:"interval_ms"`
 	// Since is when the leader began sampling: a failover starts the
 	// history anew.
 	Since time.Time `json:"since"`
@@ -120,6 +122,7 @@ type LagHistory struct {
 type PartitionLagHistory struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
-	// Samples are [unix seconds, lag] pairs, oldest first.
+	// Samples are [unix milliseconds, lag] pairs, oldest first: at most
+	// 240.
 	Samples [][2]int64 `json:"samples"`
 }

@@ -156,6 +156,9 @@ type Config struct {
 	OffsetsHistory OffsetsHistoryConfig
 	// ConfigHistory configures the history of config changes.
 	ConfigHistory ConfigHistoryConfig
+	// LagHistoryInterval is how often the leader samples sinks' lag for
+	// GET …/lag/history (default DefaultLagHistoryInterval).
+	LagHistoryInterval time.Duration
 	// RecordSigningKeyFile holds the key (32 bytes or more) coordinators
 	// sign the records they write for each other with: a record on the
 	// config, status, fleet, offsets history or audit topic that no
@@ -229,6 +232,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.ConfigHistory.validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.LagHistoryInterval < 0 {
+		errs = append(errs, errors.New("the lag history interval must not be negative"))
 	}
 	if err := c.Audit.validate(); err != nil {
 		errs = append(errs, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
+	"github.com/sluice-io/sluice/coordinator/internal/laghistory"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/shared/logging"
 )
@@ -24,6 +25,11 @@ const (
 	DefaultConfigHistoryTopic     = confighistory.DefaultTopic
 	DefaultConfigHistoryRetention = confighistory.DefaultRetention
 )
+
+// DefaultLagHistoryInterval is how often the leader samples sinks' lag
+// unless Config.LagHistoryInterval says: each partition keeps its newest
+// 240 samples, an hour at this interval (docs/observability.md).
+const DefaultLagHistoryInterval = laghistory.DefaultInterval
 
 // ConfigHistoryConfig configures the config history: every change of a
 // connector's config is recorded in its topic, with the configs before

@@ -132,6 +132,9 @@ type Options struct {
 	// PlacementSettle is the coordinator's --placement-settle (default 0:
 	// a start holds no task back, so that tests place at once).
 	PlacementSettle time.Duration
+	// LagHistoryInterval is the coordinator's --lag-history-interval
+	// (default 0: the coordinator's, 15s).
+	LagHistoryInterval time.Duration
 }
 
 // ConnectorHost is an agent's connector host in a test: an implementation
@@ -246,6 +249,8 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ReadBodyTimeout:         opts.ReadBodyTimeout,
 		Audit:                   coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
 		OffsetsHistory:          coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
+		ConfigHistory:           coordinator.ConfigHistoryConfig{Topic: c.Prefix + "-config-history"},
+		LagHistoryInterval:      opts.LagHistoryInterval,
 		RESTSecurity:            opts.RESTSecurity,
 		TenantsFile:             opts.TenantsFile,
 		RecordSigningKeyFile:    opts.RecordSigningKeyFile,

@@ -149,6 +149,9 @@ type Config struct {
 	// ConfigHistory records every change of a connector's config (nil:
 	// none is recorded).
 	ConfigHistory ConfigHistory
+	// LagHistoryInterval is how often the leader samples sinks' lag
+	// (laghistory; 0: its default).
+	LagHistoryInterval time.Duration
 	// Metrics records the herder's work, and gets the collectors of
 	// connector states, sink lag and leadership registered on Start (nil:
 	// none).

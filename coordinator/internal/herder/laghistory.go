@@ -11,7 +11,8 @@ import (
 // when called: the config topic's state exists once Start has run.
 func (h *Herder) newLagHistory() *laghistory.Sampler {
 	return laghistory.New(laghistory.Config{
-		Source: h.lag,
+		Interval: h.cfg.LagHistoryInterval,
+		Source:   h.lag,
 		Connectors: func(name string) (string, bool) {
 			c, ok := h.configs.State.Get(name)
 			if !ok {

@@ -23,7 +23,7 @@ func (f *fake) RestoreConfig(ctx context.Context, name, id string) (api.ConfigRe
 // ConnectorLagHistory leaves Partitions nil on purpose: the transport
 // must still answer [].
 func (f *fake) ConnectorLagHistory(ctx context.Context, name string) (api.LagHistory, error) {
-	return api.LagHistory{Connector: name, IntervalSeconds: 15}, f.record("ConnectorLagHistory", name)
+	return api.LagHistory{Connector: name, IntervalMillis: 15000}, f.record("ConnectorLagHistory", name)
 }
 
 // TestConfigHistoryRequests: the config history routes take only their

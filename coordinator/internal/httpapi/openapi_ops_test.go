@@ -97,8 +97,8 @@ var (
 		Connector: "orders-src", Operation: api.ConfigPatch, Principal: "ada", Diff: api.ConfigDiff{Added: []string{}, Removed: []string{}, Changed: []string{"tasks.max"}}},
 		Before: map[string]string{"connector.class": exFileSource, "name": "orders-src", "tasks.max": "1"},
 		After:  map[string]string{"connector.class": exFileSource, "name": "orders-src", "tasks.max": "2"}}
-	exLagHistory = api.LagHistory{Connector: "orders-sink", IntervalSeconds: 15, Since: exTime, Partitions: []api.PartitionLagHistory{
-		{Topic: "orders", Partition: 0, Samples: [][2]int64{{1796119200, 420}, {1796119215, 380}}}}}
+	exLagHistory = api.LagHistory{Connector: "orders-sink", IntervalMillis: 15000, Since: exTime, Partitions: []api.PartitionLagHistory{
+		{Topic: "orders", Partition: 0, Samples: [][2]int64{{1796119200000, 420}, {1796119215000, 380}}}}}
 	exAgent = api.AgentInfo{ID: "agent-1", Labels: map[string]string{"zone": "a"}, Version: "0.4.0",
 		Plugins: []string{exFileSource}, State: api.AgentCordoned, Cordon: &api.AgentCordon{Origin: api.CordonOperator, Principal: "otto", Since: exTime}, Registered: true, LeaseExpires: exTime, StartedAt: exTime,
 		Tasks: []api.AgentTask{{Connector: "orders-src", Task: 0, State: api.StateRunning}}}
@@ -243,8 +243,8 @@ var opDocs = map[string]opDoc{
 		example: api.ConnectorLag{Connector: "orders-sink", TotalLag: 42, Partitions: []api.PartitionLag{{Topic: "orders", Partition: 0, EndOffset: 142, CommittedOffset: 100, Lag: 42}}}}},
 		errs: []int{404}},
 	"connector_lag_history": {summary: "A sink connector's consumer lag over the last hour",
-		desc: "Sampled by the leading coordinator every 15 s, 240 samples per partition at most; a failover starts it anew (since). A source connector's series are empty, with a note.",
-		ok:   []okAnswer{{status: 200, desc: "Each partition's [unix seconds, lag] samples, oldest first.", example: exLagHistory}}, errs: []int{404}},
+		desc: "Sampled by the leading coordinator every 15 s (--lag-history-interval), the newest 240 samples of each partition; a failover starts it anew (since). A source connector's series are empty, with a note.",
+		ok:   []okAnswer{{status: 200, desc: "Each partition's [unix milliseconds, lag] samples, oldest first.", example: exLagHistory}}, errs: []int{404}},
 	"connector_gauges": {summary: "The gauges a connector's tasks report of themselves",
 		desc: "A replication slot's lag, a snapshot's progress: what each task reports, read by the leader from the task's agent. The agents' /metrics has the same values as sluice_connector_<name>. A task whose agent did not answer in time has an error instead of gauges.",
 		ok: []okAnswer{{status: 200, desc: "Every task of the connector, by id.", example: api.ConnectorGauges{Connector: "orders-cdc", Tasks: []api.TaskGauges{

@@ -3,7 +3,7 @@
 // /sluice/connectors/{name}/lag/history. Prometheus keeps the long
 // history (sluice_sink_lag); this is what a console draws without one.
 //
-//	leader elected ─► Run: every Interval, one round (lag.Reader.AllSinks) ─► Record
+//	leader elected ─► Run: every Config.Interval (15 s), one round (lag.Reader.AllSinks) ─► Record
 //	                  each partition's ring keeps its newest Samples samples (drop oldest)
 //	                  connectors no longer sinks, and partitions the round did not list, are evicted
 //	leadership lost ─► Run returns; the rings are cleared and the next leader starts empty
@@ -25,13 +25,13 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
 )
 
-// The sampling: every Interval, the newest Samples samples of each
-// partition (Window).
-const (
-	Interval = 15 * time.Second
-	Window   = time.Hour
-	Samples  = int(Window / Interval)
-)
+// DefaultInterval is how often the leader samples unless Config says:
+// Samples samples are then the last hour.
+const DefaultInterval = 15 * time.Second
+
+// Samples is how many samples each partition keeps, the newest: one hour
+// at DefaultInterval, whatever the interval.
+const Samples = 240
 
 // MaxPartitions bounds the partitions sampled over all connectors: a
 // partition first seen once the bound is reached is not sampled until
@@ -53,6 +53,8 @@ type Connectors func(name string) (typ string, exists bool)
 
 // Config is what a Sampler works with.
 type Config struct {
+	// Interval is how often Run samples (default DefaultInterval).
+	Interval   time.Duration
 	Source     Source
 	Connectors Connectors
 	// Clock is the time of a sample (default time.Now).
@@ -83,7 +85,7 @@ type partition struct {
 
 // ring is one partition's samples, oldest overwritten first.
 type ring struct {
-	at   [Samples]int64 // unix seconds
+	at   [Samples]int64 // unix milliseconds
 	lag  [Samples]int64
 	next int // where the next sample goes
 	n    int // samples held, ≤ Samples
@@ -110,13 +112,16 @@ func New(cfg Config) *Sampler {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	return &Sampler{cfg: cfg, series: map[string]map[partition]*ring{}}
 }
 
-// Run samples every Interval until ctx ends (the leader's term), then
+// Run samples every Config.Interval until ctx ends (the leader's term), then
 // clears what it kept: a coordinator that no longer leads has no history
 // to show, and one that leads again starts anew.
 func (s *Sampler) Run(ctx context.Context) {
@@ -124,7 +129,7 @@ func (s *Sampler) Run(ctx context.Context) {
 	s.since = s.cfg.Clock().UTC()
 	s.mu.Unlock()
 	defer s.reset()
-	t := time.NewTicker(Interval)
+	t := time.NewTicker(s.cfg.Interval)
 	defer t.Stop()
 	for {
 		s.round(ctx)
@@ -159,23 +164,45 @@ func (s *Sampler) round(ctx context.Context) {
 // Record keeps one round's lags, sampled at at: each partition listed
 // gets a sample; a connector the round did not list keeps its series
 // (its group could not be read this time) unless it is no sink any more,
-// and a partition its connector's listing no longer has is evicted.
+// and a partition its connector's listing no longer has is evicted. What
+// is evicted is evicted first, so that its room goes to the round's new
+// partitions.
 func (s *Sampler) Record(at time.Time, lags []lag.SinkLag) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	listed := map[string]bool{}
+	listed := map[string]map[partition]bool{}
+	for _, l := range lags {
+		present := map[partition]bool{}
+		for _, p := range l.Partitions {
+			present[partition{p.Topic, p.Partition}] = true
+		}
+		listed[l.Connector] = present
+	}
+	for name, rings := range s.series {
+		present, ok := listed[name]
+		if !ok {
+			if typ, exists := s.cfg.Connectors(name); !exists || typ != api.TypeSink {
+				s.count -= len(rings)
+				delete(s.series, name)
+			}
+			continue
+		}
+		for key := range rings {
+			if !present[key] {
+				delete(rings, key)
+				s.count--
+			}
+		}
+	}
 	capped := false
 	for _, l := range lags {
-		listed[l.Connector] = true
 		rings := s.series[l.Connector]
 		if rings == nil {
 			rings = map[partition]*ring{}
 			s.series[l.Connector] = rings
 		}
-		present := map[partition]bool{}
 		for _, p := range l.Partitions {
 			key := partition{p.Topic, p.Partition}
-			present[key] = true
 			r := rings[key]
 			if r == nil {
 				if s.count >= MaxPartitions {
@@ -186,22 +213,7 @@ func (s *Sampler) Record(at time.Time, lags []lag.SinkLag) {
 				rings[key] = r
 				s.count++
 			}
-			r.add(at.Unix(), p.Lag)
-		}
-		for key := range rings {
-			if !present[key] {
-				delete(rings, key)
-				s.count--
-			}
-		}
-	}
-	for name, rings := range s.series {
-		if listed[name] {
-			continue
-		}
-		if typ, exists := s.cfg.Connectors(name); !exists || typ != api.TypeSink {
-			s.count -= len(rings)
-			delete(s.series, name)
+			r.add(at.UnixMilli(), p.Lag)
 		}
 	}
 	if capped && !s.capped {
@@ -220,7 +232,7 @@ func (s *Sampler) History(_ context.Context, name string) (api.LagHistory, error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := api.LagHistory{Connector: name, IntervalSeconds: int(Interval / time.Second), Since: s.since, Partitions: []api.PartitionLagHistory{}}
+	out := api.LagHistory{Connector: name, IntervalMillis: s.cfg.Interval.Milliseconds(), Since: s.since, Partitions: []api.PartitionLagHistory{}}
 	switch {
 	case typ == api.TypeSource:
 		out.Note = "a source connector has no consumer lag"
