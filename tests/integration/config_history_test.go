@@ -216,3 +216,92 @@ func TestConfigHistoryRolesAndTenancy(t *testing.T) {
 		t.Fatalf("restoring the current config recorded %s", res.HistoryID)
 	}
 }
+
+// TestConfigHistoryOfRolloutAndMove: a rollout's patch is recorded on
+// each connector it changes, by the rollout's creator and naming the
+// rollout; a move records the new connector's creation and the old one's
+// removal, both naming the move; a copy leaves the old connector's history
+// alone.
+func TestConfigHistoryOfRolloutAndMove(t *testing.T) {
+	t.Parallel()
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
+	gen, old := c.Name("ro-gen"), c.Name("mv-old")
+	mustCreate(c, gen, generatorCfg(c.Name("ro-data"), "rate", "5"), "")
+	c.WaitState(gen, "RUNNING", 1, "RUNNING")
+	r := createRollout(c, map[string]any{"names": []string{gen}, "patch": map[string]any{"rollout.tag": "v2"},
+		"batches": []any{1}, "health": map[string]any{"running_for": "1s"}})
+	waitRollout(c, r.ID, api.RolloutDone)
+	es := configHistory(t, c.URL, gen)
+	if got := configOps(es); got != "rollout,create" {
+		t.Fatalf("history of the rolled out connector: %s", got)
+	}
+	if es[0].Detail != "rollout "+r.ID+", batch 1" || es[0].Principal != r.Principal || !slices.Equal(es[0].Diff.Added, []string{"rollout.tag"}) {
+		t.Errorf("the rollout's entry %+v", es[0])
+	}
+
+	mustCreate(c, old, generatorCfg(c.Name("mv-data")), "STOPPED")
+	moved, copied := c.Name("mv-new"), c.Name("mv-copy")
+	move(c, old, map[string]any{"to": moved}, http.StatusOK)
+	es = configHistory(t, c.URL, moved)
+	if got := configOps(es); got != "move" || es[0].Detail != "moved from "+old+" to "+moved || len(es[0].Diff.Added) == 0 {
+		t.Fatalf("history of the new connector: %s %+v", got, es)
+	}
+	es = configHistory(t, c.URL, old)
+	if got := configOps(es); got != "move,create" || len(es[0].Diff.Removed) == 0 || len(es[0].Diff.Added) != 0 {
+		t.Fatalf("history of the old connector: %s %+v", got, es)
+	}
+	move(c, moved, map[string]any{"to": copied, "copy": true}, http.StatusOK)
+	if got := configOps(configHistory(t, c.URL, moved)); got != "move" {
+		t.Errorf("a copy changed the history of the connector copied: %s", got)
+	}
+	if es := configHistory(t, c.URL, copied); len(es) != 1 || es[0].Detail != "copied from "+moved+" to "+copied {
+		t.Errorf("history of the copy: %+v", es)
+	}
+}
+
+// TestConfigHistorySecrets: the value of a key the plugin declares
+// PASSWORD never reaches the history topic — its entries read [hidden]
+// and name the key, while the diff still says it changed — but a provider
+// reference is kept as written; a restore keeps the connector's current
+// secret, and refuses when the connector no longer has one.
+func TestConfigHistorySecrets(t *testing.T) {
+	t.Parallel()
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1, CoordinatorPlugins: secretPlugins(t)})
+	name := c.Name("sec")
+	cfg := cfgOf("connector.class", classSecretGenerator, "topic", c.Name("sec-data"), "rate", "1", "secret", "s3cr3t-value")
+	mustCreate(c, name, cfg, "STOPPED")
+	c.Must(http.StatusOK, "PUT", "/connectors/"+name+"/config", cfgWith(cfg, "secret", "n3w-value", "rate", "2"))
+	c.Must(http.StatusOK, "PATCH", "/connectors/"+name+"/config", map[string]any{"secret": "${file:/etc/sluice/db.properties:pw}"})
+
+	for _, r := range c.ReadTopic(c.Prefix + "-config-history") {
+		if v := string(r.Value); strings.Contains(v, "s3cr3t-value") || strings.Contains(v, "n3w-value") {
+			t.Fatalf("a secret in clear in the config history topic: %s", v)
+		}
+	}
+	es := configHistory(t, c.URL, name)
+	if got := configOps(es); got != "patch,put,create" {
+		t.Fatalf("operations %s", got)
+	}
+	if !slices.Equal(es[1].Diff.Changed, []string{"rate", "secret"}) {
+		t.Errorf("the PUT's diff %+v: a changed secret shows as changed", es[1].Diff)
+	}
+	var put, patched api.ConfigHistoryEntry
+	c.Must(http.StatusOK, "GET", "/sluice/connectors/"+name+"/config/history/"+es[1].ID, nil).JSON(t, &put)
+	if put.Before["secret"] != "[hidden]" || put.After["secret"] != "[hidden]" || !slices.Equal(put.Hidden, []string{"secret"}) {
+		t.Errorf("the PUT's entry: before %q after %q hidden %v", put.Before["secret"], put.After["secret"], put.Hidden)
+	}
+	c.Must(http.StatusOK, "GET", "/sluice/connectors/"+name+"/config/history/"+es[0].ID, nil).JSON(t, &patched)
+	if patched.After["secret"] != "${file:/etc/sluice/db.properties:pw}" {
+		t.Errorf("a provider reference is not kept as written: %q", patched.After["secret"])
+	}
+
+	// The PUT's config comes back with the secret the connector has now.
+	var res api.ConfigRestoreResult
+	restoreConfig(t, c.URL, name, es[1].ID, http.StatusOK).JSON(t, &res)
+	if got := configOf(c, name); got["rate"] != "2" || got["secret"] != "${file:/etc/sluice/db.properties:pw}" || !slices.Equal(res.KeptCurrent, []string{"secret"}) {
+		t.Fatalf("restored config %v, kept %v", got, res.KeptCurrent)
+	}
+	c.Must(http.StatusOK, "PATCH", "/connectors/"+name+"/config", map[string]any{"secret": nil})
+	wantError(t, c.Do("POST", "/sluice/connectors/"+name+"/config/history/"+es[2].ID+"/restore", nil), http.StatusConflict,
+		fmt.Sprintf("Config history entry %s of connector %s cannot be restored: the history does not keep the secret value of secret, and the connector has no current value to keep; PUT the config with the value instead", es[2].ID, name))
+}
