@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
 	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
+	"github.com/sluice-io/sluice/coordinator/internal/console"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
@@ -278,6 +279,8 @@ type Coordinator struct {
 	// configHistory is the config history's writer and reader.
 	configHistory *confighistory.Log
 	sec           restSecurity
+	// stopAuthWatch stops reloading the auth file (watchAuthFile).
+	stopAuthWatch func()
 	// metrics are the coordinator's series on cfg.Metrics.
 	metrics *metrics.Metrics
 	// faults injects a test's faults (WithFaults; nil: none).
@@ -431,10 +434,15 @@ func (c *Coordinator) Start(ctx context.Context) error {
 	// NATS is back: look at the lease now, not at the next tick, so that
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
-	c.srv = httpapi.NewServer(httpapi.NewHandler(c.services(),
+	restAPI := httpapi.NewHandler(c.services(),
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder.Health()),
-		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
+		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics))
+	c.srv = httpapi.NewServer(console.Mount(restAPI, console.Options{
+		Sessions: console.Sessions{Authenticator: c.sec.api.Authenticator, Manager: c.sec.api.Sessions},
+		Logger:   c.cfg.Loggers.Logger(logging.REST),
+	}),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
+	c.stopAuthWatch = c.watchAuthFile()
 	go func() {
 		serve := func() error { return c.srv.Serve(ln) }
 		if c.sec.tls != nil {
@@ -480,7 +488,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		nc.Close()
 		return startErr
 	}
-	c.log.Info("coordinator ready", "rest", c.URL())
+	c.log.Info("coordinator ready", "rest", c.URL(), "console", c.URL()+console.Prefix)
 	return nil
 }
 
@@ -511,6 +519,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	var errs []error
 	if c.srv != nil {
 		errs = append(errs, c.srv.Shutdown(ctx))
+	}
+	if c.stopAuthWatch != nil {
+		c.stopAuthWatch()
 	}
 	if c.audit != nil {
 		c.audit.Close(ctx) // after the REST server: its last writes are recorded
