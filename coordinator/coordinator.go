@@ -323,6 +323,9 @@ func New(cfg Config, opts ...Option) (*Coordinator, error) {
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
 	}
+	if cfg.LagHistoryInterval == 0 {
+		cfg.LagHistoryInterval = DefaultLagHistoryInterval
+	}
 	providers, _, err := cfg.ConfigProviders.Build(cfg.Loggers.Logger(logging.Herder))
 	if err != nil {
 		return nil, fmt.Errorf("coordinator config: %w", err)
