@@ -184,6 +184,30 @@ func (l *Log) encode(e *api.ConfigHistoryEntry) ([]byte, error) {
 	return nil, fmt.Errorf("config history entry of connector %s: its diff alone takes more than a record of topic %s holds (%d bytes)", e.Connector, l.cfg.Topic, limit)
 }
 
+// observeTimeout bounds ObserveNewest's read.
+const observeTimeout = 5 * time.Second
+
+// ObserveNewest reads the newest record of the topic and moves the id
+// clock past its entry's id, so that the entries this coordinator appends
+// next sort after every one appended before, even by a coordinator whose
+// clock ran ahead: the leader calls it as its term begins.
+func (l *Log) ObserveNewest(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, observeTimeout)
+	defer cancel()
+	_, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, time.Time{}, 1, func(r *kgo.Record) {
+		var e struct {
+			ID string `json:"id"`
+		}
+		if l.cfg.Gate.Admit(r) && json.Unmarshal(r.Value, &e) == nil && offsethistory.ValidID(e.ID) {
+			offsethistory.ObserveID(e.ID)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("config history topic %s: read the newest entry: %w", l.cfg.Topic, err)
+	}
+	return nil
+}
+
 // List returns the entries of connector, newest first: at most limit
 // (DefaultLimit when 0 or less, MaxLimit at most) of its newest
 // MaxPerConnector, and with before set only those whose id is strictly

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/topicscan/scantest"
 	"github.com/sluice-io/sluice/shared/kafkautil"
@@ -123,5 +125,30 @@ func TestOversizedConfigsOmitted(t *testing.T) {
 	}
 	if !e.Omitted || e.Before != nil || e.After["blob"] != bigger["blob"] || e.Diff.Changed[0] != "blob" {
 		t.Fatalf("omitted %v, before %d keys, after kept %v, diff %+v", e.Omitted, len(e.Before), e.After != nil, e.Diff)
+	}
+}
+
+// TestObserveNewest: an entry another coordinator appended with an id
+// ahead of this process's clock is read as the newest, and the entries
+// appended next sort after it.
+func TestObserveNewest(t *testing.T) {
+	l := newLog(t)
+	ahead := fmt.Sprintf("%013d-%016x", time.Now().Add(time.Hour).UnixMilli(), 1)
+	value := fmt.Sprintf(`{"id":%q,"time":"2026-12-06T10:00:00Z","connector":"a","operation":"put","principal":"ada","diff":{"added":[],"removed":[],"changed":[]},"before":null,"after":null}`, ahead)
+	if err := l.cl.ProduceSync(testCtx(t), &kgo.Record{Key: []byte("a"), Value: []byte(value)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.ObserveNewest(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := l.Append(testCtx(t), entry("a", api.ConfigPatch, nil, map[string]string{"k": "v"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w[0].ID <= ahead {
+		t.Fatalf("appended %s, not after the newest entry %s", w[0].ID, ahead)
+	}
+	if h, _ := l.List(testCtx(t), "a", 0, ""); len(h.Entries) != 2 || h.Entries[0].ID != w[0].ID {
+		t.Fatalf("history %+v: the appended entry is not the newest", h)
 	}
 }

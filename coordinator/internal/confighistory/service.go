@@ -22,10 +22,11 @@ type Writer interface {
 }
 
 // Store is the history as the herder is given it: written by the
-// recorder, read by the service (Log).
+// recorder, read by the service, its ids observed as a term begins (Log).
 type Store interface {
 	Appender
 	Reader
+	ObserveNewest(ctx context.Context) error
 }
 
 // Service answers the config history routes.

@@ -48,6 +48,19 @@ func (h *Herder) recordConfigs(ctx context.Context, apply func(context.Context, 
 	return h.confRec.Apply(ctx, apply, cmds...)
 }
 
+// observeConfigHistory moves the entry id clock past the newest entry as
+// this coordinator's term begins: its entries then sort after the previous
+// leader's, whatever their clocks say. A failure is only logged: the ids
+// are then as this coordinator's clock makes them.
+func (h *Herder) observeConfigHistory(ctx context.Context, _ int64) (func(), error) {
+	if h.cfg.ConfigHistory != nil {
+		if err := h.cfg.ConfigHistory.ObserveNewest(ctx); err != nil {
+			h.log.Warn("the config history's newest entry could not be read: new entries are ordered by this coordinator's clock alone", "err", err)
+		}
+	}
+	return func() {}, nil
+}
+
 // rolloutChange is what the rollout controller's commands do to a
 // connector's config, for its history entry: a batch's patch, or a
 // rollback's, by the rollout's creator; nil for other commands.

@@ -22,6 +22,7 @@ import (
 //	writer     fence <group>-leader, read the topics to their end, the
 //	           reconciler adopts task owners from statuses, writer on,
 //	           signing marked
+//	ids        the config history's id clock past its newest entry
 //	statuses   the term's status queue
 //	agents     the agent endpoints of this term
 //	instances  the connector instances (built-ins here, Java on agents' hosts)
@@ -33,6 +34,7 @@ import (
 func (h *Herder) leaderComponents() []leadership.Component {
 	return []leadership.Component{
 		{Name: "leader writer", Start: h.startWriter},
+		{Name: "config history ids", Start: h.observeConfigHistory},
 		{Name: "status queue", Start: h.startStatuses},
 		{Name: "agent endpoints", Start: func(_ context.Context, term int64) (func(), error) {
 			eps, err := h.rec.ServeAgents(term)
