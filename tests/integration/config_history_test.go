@@ -305,3 +305,32 @@ func TestConfigHistorySecrets(t *testing.T) {
 	wantError(t, c.Do("POST", "/sluice/connectors/"+name+"/config/history/"+es[2].ID+"/restore", nil), http.StatusConflict,
 		fmt.Sprintf("Config history entry %s of connector %s cannot be restored: the history does not keep the secret value of secret, and the connector has no current value to keep; PUT the config with the value instead", es[2].ID, name))
 }
+
+// TestConfigHistoryOfRollback: a rollout whose batch fails its health
+// gate and rolls back leaves two entries on its connector, the patch and
+// its rollback, both by the rollout's creator; the rollback's config is
+// the one from before the rollout.
+func TestConfigHistoryOfRollback(t *testing.T) {
+	t.Parallel()
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
+	in, sink := c.Name("rb-in"), c.Name("rb-sink")
+	c.Produce(in, "one")
+	fileSink(c, sink, in, "rb-out.txt", "")
+	c.WaitState(sink, "RUNNING", 1, "RUNNING")
+	before := configOf(c, sink)
+	r := createRollout(c, map[string]any{"names": []string{sink}, "patch": map[string]any{"file": t.TempDir() + "/missing/out.txt"},
+		"batches": []any{1}, "health": map[string]any{"running_for": "1s"}, "on_failure": "rollback"})
+	waitRollout(c, r.ID, api.RolloutRolledBack)
+	es := configHistory(t, c.URL, sink)
+	if got := configOps(es); got != "rollback,rollout,create" {
+		t.Fatalf("history %s", got)
+	}
+	if es[0].Principal != r.Principal || es[0].Detail != "rollout "+r.ID+", batch 1" || !slices.Equal(es[0].Diff.Changed, []string{"file"}) {
+		t.Errorf("the rollback's entry %+v", es[0])
+	}
+	var back api.ConfigHistoryEntry
+	c.Must(http.StatusOK, "GET", "/sluice/connectors/"+sink+"/config/history/"+es[0].ID, nil).JSON(t, &back)
+	if !maps.Equal(back.After, before) {
+		t.Errorf("the rollback wrote %v, want the config from before %v", back.After, before)
+	}
+}
