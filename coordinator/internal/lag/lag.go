@@ -264,6 +264,16 @@ func (r *Reader) AllSinks(ctx context.Context) ([]SinkLag, error) {
 		}
 		out = append(out, SinkLag{Connector: s.name, Partitions: partitionLags(s.topics, ends, starts, got.Fetched)})
 	}
+	// The leader's lag history samples every sink this way: its rounds
+	// also keep the fleet listing's sink lag fresh (Latest).
+	at := r.cfg.Clock()
+	for _, s := range out {
+		var total int64
+		for _, p := range s.Partitions {
+			total += p.Lag
+		}
+		r.latest.RecordOne(s.Connector, total, at)
+	}
 	return out, nil
 }
 
