@@ -53,9 +53,12 @@ export function openFlow(flow, title, steps) {
       if (state === 'active') it.li.setAttribute('aria-current', 'step'); else it.li.removeAttribute('aria-current');
       it.note.textContent = note ? ` — ${note}` : '';
     },
-    /** status says what is happening now (read out politely). */
-    status(text, kind) {
-      statusLine.textContent = text || '';
+    /**
+     * status says what is happening now (read out politely); spoken, a
+     * text only screen readers get (the message a step beside shows).
+     */
+    status(text, kind, spoken) {
+      mount(statusLine, text || '', spoken ? h('span', { class: 'sr-only' }, ` ${spoken}`) : null);
       statusLine.className = `flow-status${kind ? ` ${kind}` : ''}`;
     },
     /** actions replaces the buttons; the first primary or danger one takes the focus. */

@@ -121,10 +121,9 @@ async function moveLike(mode, info) {
       plan = await call(body, true);
     } catch (e) {
       f.busy(false);
-      f.step('dry-run', 'failed', e.message);
-      f.status(`The dry run failed: ${e.message}`, 'error');
       choose();
-      f.step('dry-run', 'failed', e.message);
+      f.step('dry-run', 'failed');
+      f.status('The dry run failed; nothing was changed.', 'error');
       err.textContent = e.message;
       err.hidden = false;
       return;
@@ -159,7 +158,7 @@ async function moveLike(mode, info) {
       result = await call(body, false);
     } catch (e) {
       f.busy(false);
-      f.step('apply', 'failed', e.message);
+      f.step('apply', 'failed');
       const at = /failed at step '([^']+)'/.exec(e.message);
       markFailed(list, at ? at[1] : '');
       f.status(`${m.verb} failed.`, 'error');

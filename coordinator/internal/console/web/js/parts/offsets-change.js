@@ -61,8 +61,10 @@ export async function runChange(name, plan) {
       f.step(key, 'done');
       return v;
     } catch (e) {
+      // The step names the API's message; the status line, read out,
+      // says what failed and that nothing after it was done.
       f.step(key, 'failed', e.message);
-      f.status(`${what} failed: ${e.message}`, 'error');
+      f.status(`${what} failed. Nothing after this step was done.`, 'error', e.message);
       throw e;
     } finally {
       f.busy(false);
@@ -95,7 +97,7 @@ export async function runChange(name, plan) {
         stoppedByUs = true;
         await step('stopped', 'Waiting until it shows STOPPED', () => life.waitFor(name, 'STOPPED', s => f.status(`It shows ${life.describe(s)}…`)));
       } catch (e) {
-        mount(f.body, h('p', { class: 'error', role: 'alert' }, e.message));
+        mount(f.body);
         return stoppedByUs ? leftStopped(null) : f.actions(button('Close', 'change-close', () => f.close(out), 'primary'));
       }
     }
@@ -108,8 +110,7 @@ export async function runChange(name, plan) {
       res = await step('dry-run', 'Asking the API what would change (nothing is written)', () => plan.preview({ force }));
     } catch (e) {
       const offer = plan.forceable && e.status === 409 && !force;
-      const why = h('div', {}, h('p', { class: 'error', role: 'alert' }, e.message),
-        offer ? h('p', {}, 'Forcing puts the entry\'s positions back even so; the dry run shows what that would change.') : null);
+      const why = offer ? h('p', {}, 'Forcing puts the entry\'s positions back even so; the dry run with force shows what that would change.') : null;
       if (offer) {
         mount(f.body, why);
         f.actions(button('Cancel', 'change-cancel', () => cancel()),
@@ -153,7 +154,7 @@ export async function runChange(name, plan) {
     try {
       res = await step('apply', 'Applying the change', () => plan.apply(reason, { force }));
     } catch (e) {
-      const why = h('p', { class: 'error', role: 'alert' }, `Nothing was changed: ${e.message}`);
+      const why = h('p', {}, 'The API changes all of the positions or none: nothing was changed.');
       return stoppedByUs ? leftStopped(why) : (mount(f.body, why), f.actions(button('Close', 'change-close', () => f.close(out), 'primary')));
     }
     out.applied = true;

@@ -29,7 +29,10 @@ export function partitionCell(p) {
 /** offsetCell shows an offset: "none" for null, a sink's kafka_offset as a number, else JSON. */
 export function offsetCell(o) {
   if (o === null || o === undefined) return h('span', { class: 'muted' }, 'none');
-  if (isObject(o) && Object.keys(o).length === 1 && o.kafka_offset instanceof Num) return h('span', { class: 'mono' }, o.kafka_offset.text);
+  if (isObject(o) && Object.keys(o).length === 1 && o.kafka_offset instanceof Num) {
+    const n = Number(o.kafka_offset.text);
+    return h('span', { class: 'kafka-offset', title: o.kafka_offset.text }, Number.isSafeInteger(n) ? n.toLocaleString('en-US') : o.kafka_offset.text);
+  }
   return json(o);
 }
 
