@@ -53,6 +53,11 @@ export function openFlow(flow, title, steps) {
       if (state === 'active') it.li.setAttribute('aria-current', 'step'); else it.li.removeAttribute('aria-current');
       it.note.textContent = note ? ` — ${note}` : '';
     },
+    /** stateOf is a step's state: '', 'active', 'done', 'failed' or 'skipped'. */
+    stateOf(key) {
+      const it = items.get(key);
+      return it ? it.li.className : '';
+    },
     /**
      * status says what is happening now (read out politely); spoken, a
      * text only screen readers get (the message a step beside shows).

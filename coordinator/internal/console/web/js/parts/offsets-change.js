@@ -52,7 +52,7 @@ export async function runChange(name, plan) {
 
   // step runs one step: marks it active, then done or failed with the
   // API's message; a failure ends the flow there.
-  async function step(key, what, fn) {
+  async function step(key, what, fn, failed = what) {
     f.step(key, 'active');
     f.status(what);
     f.busy(true);
@@ -64,7 +64,7 @@ export async function runChange(name, plan) {
       // The step names the API's message; the status line, read out,
       // says what failed and that nothing after it was done.
       f.step(key, 'failed', e.message);
-      f.status(`${what} failed. Nothing after this step was done.`, 'error', e.message);
+      f.status(`${failed} failed. Nothing after this step was done.`, 'error', e.message);
       throw e;
     } finally {
       f.busy(false);
@@ -72,9 +72,11 @@ export async function runChange(name, plan) {
   }
 
   function leftStopped(why) {
+    // The change's own steps after the one that failed will not run.
+    for (const k of ['dry-run', 'review', 'apply']) if (['', 'active'].includes(f.stateOf(k))) f.step(k, 'skipped');
     const putBackBtn = button(before === 'PAUSED' ? 'Pause it again' : 'Resume it', 'change-put-back', () => putBack(), 'primary');
     mount(f.body, why, h('p', { class: 'notice warn', 'data-test': 'left-stopped' },
-      `${name} is left STOPPED. Its positions are as the steps above say; ${back} when you are ready.`));
+      `${name} is left STOPPED, ${out.applied ? 'at its new positions' : 'its positions unchanged'}: ${back} when you are ready.`));
     f.actions(button('Close', 'change-close', () => f.close(out)), putBackBtn);
   }
 
@@ -107,7 +109,7 @@ export async function runChange(name, plan) {
   async function dryRun() {
     let res;
     try {
-      res = await step('dry-run', 'Asking the API what would change (nothing is written)', () => plan.preview({ force }));
+      res = await step('dry-run', 'Asking the API what would change (nothing is written)', () => plan.preview({ force }), 'The dry run');
     } catch (e) {
       const offer = plan.forceable && e.status === 409 && !force;
       const why = offer ? h('p', {}, 'Forcing puts the entry\'s positions back even so; the dry run with force shows what that would change.') : null;
@@ -152,7 +154,7 @@ export async function runChange(name, plan) {
     f.step('review', 'done');
     let res;
     try {
-      res = await step('apply', 'Applying the change', () => plan.apply(reason, { force }));
+      res = await step('apply', 'Applying the change', () => plan.apply(reason, { force }), 'The change');
     } catch (e) {
       const why = h('p', {}, 'The API changes all of the positions or none: nothing was changed.');
       return stoppedByUs ? leftStopped(why) : (mount(f.body, why), f.actions(button('Close', 'change-close', () => f.close(out), 'primary')));

@@ -244,6 +244,15 @@ export async function renderOffsets(el, ctx, info) {
     });
     if (res.applied) { editing = null; picked.clear(); }
     await changed();
+    refocus();
+  }
+
+  // refocus puts the focus back on the tab after a dialog: the button
+  // that opened it may be gone with the edit it belonged to.
+  function refocus() {
+    if (el.contains(document.activeElement)) return;
+    const b = toolbar.querySelector('button:not([disabled])');
+    if (b) b.focus();
   }
 
   async function resetAll() {
@@ -259,6 +268,7 @@ export async function renderOffsets(el, ctx, info) {
       confirmWord: name,
     });
     await changed();
+    refocus();
   }
 
   await ctx.every(2000, load);
