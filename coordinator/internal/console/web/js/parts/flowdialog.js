@@ -24,7 +24,7 @@ export function openFlow(flow, title, steps) {
   const list = h('ol', { class: 'steps', 'data-test': 'flow-steps', 'aria-label': 'Steps' });
   const items = new Map();
   const body = h('div', { class: 'flow-body' });
-  const statusLine = h('p', { class: 'flow-status', role: 'status', 'aria-live': 'polite', 'data-test': 'flow-status' });
+  const statusLine = h('p', { class: 'flow-status', role: 'status', 'aria-live': 'polite', 'data-test': 'flow-status', tabindex: '-1' });
   const bar = h('div', { class: 'actions' });
   let running = false;
   let resolve;
@@ -75,6 +75,9 @@ export function openFlow(flow, title, steps) {
     /** busy marks a step running: Escape does not close, and the buttons are off. */
     busy(on) {
       running = on;
+      // The button pressed is about to be disabled, which would drop the
+      // focus out of the dialog: keep it on what is happening.
+      if (on && bar.contains(document.activeElement)) statusLine.focus();
       dlg.setAttribute('aria-busy', String(on));
       for (const b of bar.querySelectorAll('button')) b.disabled = on || b.dataset.off === '1';
     },

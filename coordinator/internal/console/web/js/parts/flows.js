@@ -14,7 +14,8 @@
 //                     stays, stopped (two copies of a source read twice)
 //
 // info = {name, type, state, config}. Each resolves with the move's answer
-// once the dialog closes (null when nothing was done).
+// once the dialog closes (null when nothing was done). allowed(name) says
+// whether to offer them.
 //
 // Stable hooks: dialog[data-flow=move|rename|copy]; input[data-test=
 // move-to], textarea[data-test=move-config], input[data-test=
@@ -39,6 +40,13 @@ const MODES = {
   copy: { title: 'Copy', verb: 'Copy', copy: true, config: true,
     what: 'A new connector starts at the old one\'s positions, with the config changes you give; the old one stays, STOPPED at its positions (two copies of a source would read the same data twice).' },
 };
+
+/**
+ * allowed says whether the signed-in principal may move, rename or copy
+ * connector name (the move route is the admin's): show the flows'
+ * buttons only then. The server checks again, the new name's grant too.
+ */
+export function allowed(name) { return api.can('admin', name); }
 
 /** renameFlow renames connector info.name with its positions. */
 export function renameFlow(info) { return moveLike('rename', info); }

@@ -21,7 +21,8 @@ const OPERATIONS = {
 
 /**
  * renderHistory shows connector info.name's offsets history in el;
- * changed() runs after an undo. It returns {reload}.
+ * changed() runs after an undo. It returns {reload, poll}: poll adds
+ * entries made since (by anyone), keeping what the user has open.
  */
 export function renderHistory(el, info, changed) {
   const name = info.name;
@@ -58,6 +59,29 @@ export function renderHistory(el, info, changed) {
       error.hidden = false;
     }
     draw();
+  }
+
+  // poll reloads the newest page and redraws only when an entry came or
+  // went, so a user reading an older page or an entry's partitions keeps
+  // them, and the focus stays where it is.
+  async function poll() {
+    let res;
+    try {
+      res = await oapi.history(name, '');
+    } catch {
+      return; // the next poll, or Refresh, says what is wrong
+    }
+    const got = (res && res.entries) || [];
+    if (!got.length || got[0].id === (entries[0] && entries[0].id)) return;
+    const known = new Set(entries.map(e => e.id));
+    entries = got.filter(e => !known.has(e.id)).concat(entries);
+    const f = document.activeElement;
+    const at = f && el.contains(f) ? [f.closest('tr') && f.closest('tr').dataset.entry, f.dataset.test] : null;
+    draw();
+    if (at) {
+      const again = el.querySelector(`tr[data-entry="${CSS.escape(at[0] || '')}"] [data-test="${at[1]}"]`);
+      if (again) again.focus();
+    }
   }
 
   function draw() {
@@ -108,5 +132,5 @@ export function renderHistory(el, info, changed) {
   async function reload() { await page(''); }
 
   reload();
-  return { reload };
+  return { reload, poll };
 }

@@ -47,7 +47,10 @@ export async function renderOffsets(el, ctx, info) {
     h('p', { class: 'muted' }, sink
       ? `Where ${name} goes on reading: its consumer group's committed offset per topic partition.`
       : `Where ${name} goes on reading: its source partitions and their offsets, as the connector wrote them.`),
-    note, error, toolbar, table,
+    note, error, toolbar,
+    admin && info.state && info.state !== 'STOPPED' ? h('p', { class: 'muted small' },
+      `${name} is ${info.state}: positions change only on a STOPPED connector, so a change stops it first and then puts it back as it was — the dialog shows each step.`) : null,
+    table,
     sink && admin ? resetRuleForm(info, changed) : null,
     historyEl));
 
@@ -271,6 +274,9 @@ export async function renderOffsets(el, ctx, info) {
     refocus();
   }
 
+  // The history's first page is loading already; poll it from 10 s on.
+  let polled = false;
+  ctx.every(10000, () => (polled ? history.poll() : (polled = true)));
   await ctx.every(2000, load);
 }
 
