@@ -56,7 +56,18 @@ export async function renderOffsets(el, ctx, info) {
 
   const history = renderHistory(historyEl, info, changed);
 
+  // gone says whether the tab was shown and no longer is (el may be
+  // mounted in the page after this returns).
+  let shown = false;
+  function gone() {
+    if (table.isConnected) shown = true;
+    return shown && !table.isConnected;
+  }
+
   async function load() {
+    // The page may show another tab in el without leaving: then this one
+    // is gone, and so is the need to poll for it.
+    if (gone()) return;
     try {
       const [pos, lagged] = await Promise.all([oapi.positions(name), sink ? oapi.lag(name) : null]);
       rows = merge(pos, lagged);
@@ -276,7 +287,7 @@ export async function renderOffsets(el, ctx, info) {
 
   // The history's first page is loading already; poll it from 10 s on.
   let polled = false;
-  ctx.every(10000, () => (polled ? history.poll() : (polled = true)));
+  ctx.every(10000, () => (polled && !gone() ? history.poll() : (polled = true)));
   await ctx.every(2000, load);
 }
 
