@@ -8,12 +8,12 @@
 // step that failed.
 //
 // Stable hooks: form[data-test=migrate-form]; input[data-test=
-// migrate-url], migrate-connectors, migrate-leave-stopped,
-// migrate-delete-source; buttons data-test= migrate-dry-run,
+// migrate-url], migrate-connectors, migrate-user, migrate-password,
+// migrate-stop-timeout, migrate-leave-stopped, migrate-delete-source; buttons data-test= migrate-dry-run,
 // migrate-apply, migrate-details; table[data-test=migrate-plan] > tbody >
 // tr[data-connector=<name>] with input[data-test=migrate-pick];
 // table[data-test=migrate-results] > tbody > tr[data-connector=<name>]
-// [data-result=migrated|failed|…]; p[data-test=migrate-error];
+// [data-result=migrated|failed|…]; div[data-test=migrate-error];
 // progress[data-test=migrate-progress].
 
 import { h, mount, field } from '../dom.js';
@@ -34,6 +34,9 @@ export async function render(ctx) {
   }
   const url = h('input', { type: 'url', required: true, 'data-test': 'migrate-url', placeholder: 'http://connect:8083', value: ctx.query.get('url') || '' });
   const glob = h('input', { type: 'text', 'data-test': 'migrate-connectors', value: ctx.query.get('connectors') || '*', spellcheck: 'false' });
+  const user = h('input', { type: 'text', 'data-test': 'migrate-user', autocomplete: 'off' });
+  const password = h('input', { type: 'password', 'data-test': 'migrate-password', autocomplete: 'off' });
+  const stopTimeout = h('input', { type: 'text', 'data-test': 'migrate-stop-timeout', placeholder: '2m', spellcheck: 'false' });
   const leaveStopped = h('input', { type: 'checkbox', 'data-test': 'migrate-leave-stopped' });
   const deleteSource = h('input', { type: 'checkbox', 'data-test': 'migrate-delete-source' });
   const error = h('div', { class: 'error', role: 'alert', 'data-test': 'migrate-error', hidden: true });
@@ -51,6 +54,11 @@ export async function render(ctx) {
       h('div', { class: 'form-row' },
         field('Kafka Connect URL', url, 'Its REST API, as the coordinator reaches it.'),
         field('Connectors', glob, 'A glob over Kafka Connect\'s names: * ? [a-z].')),
+      h('details', { class: 'more' }, h('summary', {}, 'Kafka Connect credentials and stop timeout'),
+        h('div', { class: 'form-row three' },
+          field('User', user, 'HTTP Basic, if Kafka Connect asks for it.'),
+          field('Password', password, 'Sent to the coordinator for Kafka Connect only; never kept.'),
+          field('Stop timeout', stopTimeout, 'How long each connector may take to stop there (a Go duration; 2m when empty, at most 10m).'))),
       h('div', { class: 'options' },
         h('label', { class: 'inline' }, leaveStopped, ' Create them STOPPED in Sluice'),
         h('label', { class: 'inline' }, deleteSource, ' Delete them on Kafka Connect once Sluice has them')),
@@ -60,6 +68,8 @@ export async function render(ctx) {
 
   function body(extra) {
     const b = { url: url.value.trim(), ...extra };
+    if (user.value) { b.user = user.value; b.password = password.value; }
+    if (stopTimeout.value.trim()) b.stop_timeout = stopTimeout.value.trim();
     if (leaveStopped.checked) b.leave_stopped = true;
     if (deleteSource.checked) b.delete_source = true;
     return b;
@@ -87,7 +97,7 @@ export async function render(ctx) {
     planEl.hidden = false;
     resultsEl.hidden = true;
     try {
-      plan = rowsOf(await post(body({ connectors: [glob.value.trim() || '*'], dry_run: true })));
+      plan = rowsOf(await post(body({ connectors: glob.value.trim() || '*', dry_run: true })));
       picked.clear();
       for (const r of plan) if (migratable(r)) picked.add(r.name);
       drawPlan();
@@ -159,7 +169,7 @@ export async function render(ctx) {
       say.textContent = `Migrating ${name} (${i + 1} of ${n})…`;
       let rows;
       try {
-        rows = rowsOf(await post(body({ connectors: [name] })));
+        rows = rowsOf(await post(body({ connectors: literal(name) })));
         if (!rows.length) rows = [{ name, result: 'failed', detail: 'The coordinator answered no result for it (it may no longer exist on Kafka Connect).' }];
       } catch (e) {
         rows = [{ name, result: 'failed', detail: e.message }];
@@ -179,19 +189,23 @@ export async function render(ctx) {
   }
 }
 
-// rowsOf reads the answer's connectors, whatever the list is called, into
-// {name, type, class, state, positions, result, detail, step, config, offsets}.
+// rowsOf reads the answer's connectors into {name, type, class, state,
+// positions, result, detail, step, config, offsets}.
 function rowsOf(res) {
-  const list = Array.isArray(res) ? res : (res && (res.results || res.connectors || res.plan)) || [];
-  return list.map(r => {
+  return ((res && res.connectors) || []).map(r => {
     const offsets = Array.isArray(r.offsets) ? r.offsets : null;
-    const n = r.partitions !== undefined && r.partitions !== null ? Number(String(r.partitions)) : offsets ? offsets.length : null;
+    const count = r.offsets_count !== undefined && r.offsets_count !== null ? Number(String(r.offsets_count)) : null;
     return {
-      name: r.name || r.connector, type: r.type, class: r.class || (r.config && r.config['connector.class']),
-      state: r.state || r.target_state, positions: n, result: r.result || r.status, detail: r.detail || r.error || r.message,
-      step: r.step || r.failed_step, config: r.config, offsets,
+      name: r.name, type: r.type, class: r.class, state: r.state, result: r.result, detail: r.detail, step: r.step,
+      positions: count !== null ? count : offsets ? offsets.length : null, config: r.config, offsets,
     };
   });
+}
+
+// literal is a connector's name as a glob that matches it alone: the
+// endpoint takes a glob (path.Match), and a name may hold * ? [ or \.
+function literal(name) {
+  return name.replace(/[*?[\]\\]/g, '\\$&');
 }
 
 function migratable(r) {
