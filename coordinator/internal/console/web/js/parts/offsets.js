@@ -18,14 +18,17 @@
 // form's hooks are in offsets-reset.js, the history's in
 // offsets-history.js.
 
-import { h, mount, num } from '../dom.js';
+import { h, mount, num, debounce } from '../dom.js';
 import * as api from '../api.js';
 import * as oapi from './offsets-api.js';
 import { Num, parse, stringify, isObject } from './json.js';
-import { partitionCell, offsetCell, sinkPartition } from './offsets-diff.js';
+import { partitionCell, partitionText, offsetCell, sinkPartition } from './offsets-diff.js';
 import { runChange } from './offsets-change.js';
 import { resetRuleForm } from './offsets-reset.js';
 import { renderHistory } from './offsets-history.js';
+
+// PAGE is how many partitions the table shows at a time.
+const PAGE = 200;
 
 /** renderOffsets shows the offsets tab of connector info.name in el. */
 export async function renderOffsets(el, ctx, info) {
@@ -36,6 +39,17 @@ export async function renderOffsets(el, ctx, info) {
   let editing = null; // null, or {rows: [{row|null (a new one), controls}]}
   const picked = new Set();
   let drawn = ''; // what the table shows, to redraw only on a change
+  // A connector may have thousands of partitions: the table shows those
+  // matching the filter, PAGE at a time.
+  let filter = '';
+  let limit = PAGE;
+  const shown = () => rows.filter(r => !filter || partitionText(r.partition).toLowerCase().includes(filter)).slice(0, limit);
+  const matching = () => (filter ? rows.filter(r => partitionText(r.partition).toLowerCase().includes(filter)).length : rows.length);
+  const more = h('div', { class: 'toolbar' });
+  // The filter is drawn once and only shown or hidden, so typing in it
+  // never loses the focus to a redraw.
+  const search = h('div', { class: 'toolbar', hidden: true }, h('input', { type: 'search', 'data-test': 'offsets-filter', 'aria-label': 'Filter partitions', placeholder: 'Filter partitions',
+    on: { input: debounce(e => { filter = e.target.value.trim().toLowerCase(); limit = PAGE; if (!editing) draw(); }, 200) } }));
 
   const error = h('p', { class: 'error', role: 'alert', 'data-test': 'offsets-error', hidden: true });
   const note = h('p', { class: 'muted', 'aria-live': 'polite' });
@@ -47,10 +61,10 @@ export async function renderOffsets(el, ctx, info) {
     h('p', { class: 'muted' }, sink
       ? `Where ${name} goes on reading: its consumer group's committed offset per topic partition.`
       : `Where ${name} goes on reading: its source partitions and their offsets, as the connector wrote them.`),
-    note, error, toolbar,
+    note, error, toolbar, search,
     admin && info.state && info.state !== 'STOPPED' ? h('p', { class: 'muted small' },
       `${name} is ${info.state}: positions change only on a STOPPED connector, so a change stops it first and then puts it back as it was — the dialog shows each step.`) : null,
-    table,
+    table, more,
     sink && admin ? resetRuleForm(info, changed) : null,
     historyEl));
 
@@ -58,10 +72,10 @@ export async function renderOffsets(el, ctx, info) {
 
   // gone says whether the tab was shown and no longer is (el may be
   // mounted in the page after this returns).
-  let shown = false;
+  let attached = false;
   function gone() {
-    if (table.isConnected) shown = true;
-    return shown && !table.isConnected;
+    if (table.isConnected) attached = true;
+    return attached && !table.isConnected;
   }
 
   async function load() {
@@ -100,14 +114,20 @@ export async function renderOffsets(el, ctx, info) {
 
   function draw() {
     const head = sink ? ['Topic', 'Partition', 'Offset', 'End offset', 'Lag'] : ['Partition', 'Offset'];
-    const pickAll = h('input', { type: 'checkbox', 'aria-label': 'Select every partition', 'data-test': 'pick-all', checked: rows.length > 0 && rows.every(r => picked.has(key(r.partition))),
-      on: { change: e => { for (const r of rows) { if (e.target.checked) picked.add(key(r.partition)); else picked.delete(key(r.partition)); } draw(); } } });
+    const visible = shown();
+    const pickAll = h('input', { type: 'checkbox', 'aria-label': 'Select every partition shown', 'data-test': 'pick-all', checked: visible.length > 0 && visible.every(r => picked.has(key(r.partition))),
+      on: { change: e => { for (const r of visible) { if (e.target.checked) picked.add(key(r.partition)); else picked.delete(key(r.partition)); } draw(); } } });
     mount(table,
       h('caption', { class: 'sr-only' }, `Positions of ${name}`),
       h('thead', {}, h('tr', {}, admin && !editing ? h('th', { scope: 'col', class: 'pick' }, pickAll) : null,
         head.map(c => h('th', { scope: 'col', class: ['Offset', 'End offset', 'Lag', 'Partition'].includes(c) && sink ? 'num' : '' }, c)))),
-      h('tbody', {}, editing ? editRows() : rows.length ? rows.map(viewRow)
-        : h('tr', {}, h('td', { colspan: head.length + 1, class: 'empty' }, `${name} has no position yet: it starts from the beginning, or where its config says.`))));
+      h('tbody', {}, editing ? editRows() : visible.length ? visible.map(viewRow)
+        : h('tr', {}, h('td', { colspan: head.length + 1, class: 'empty' }, rows.length ? 'No partition matches the filter.'
+          : `${name} has no position yet: it starts from the beginning, or where its config says.`))));
+    const total = matching();
+    search.hidden = !!editing || (rows.length <= PAGE && !filter);
+    mount(more, !editing && total > visible.length ? [h('span', { class: 'muted' }, `${visible.length} of ${total} partitions shown.`),
+      h('button', { type: 'button', 'data-test': 'offsets-more', on: { click: () => { limit += PAGE; draw(); } } }, `Show ${Math.min(PAGE, total - visible.length)} more`)] : null);
     drawToolbar();
   }
 
@@ -142,7 +162,7 @@ export async function renderOffsets(el, ctx, info) {
     mount(toolbar,
       h('button', { type: 'button', class: 'primary', 'data-test': 'offsets-edit', disabled: !n, on: { click: () => edit(rows.filter(r => picked.has(key(r.partition)))) } },
         n ? `Edit ${n} selected` : 'Edit selected'),
-      h('button', { type: 'button', 'data-test': 'offsets-edit-all', disabled: !rows.length, on: { click: () => edit(rows) } }, 'Edit all'),
+      h('button', { type: 'button', 'data-test': 'offsets-edit-all', disabled: !rows.length, on: { click: () => edit(shown()) } }, rows.length > shown().length ? 'Edit all shown' : 'Edit all'),
       h('button', { type: 'button', 'data-test': 'offsets-add', on: { click: () => { edit([]); editing.rows.push(editor(null)); draw(); focusLast(); } } }, 'Add a partition'),
       h('button', { type: 'button', class: 'danger', 'data-test': 'offsets-reset-all', on: { click: resetAll } }, 'Reset all…'),
       refreshBtn());
