@@ -179,8 +179,11 @@ async function moveLike(mode, info) {
     f.busy(false);
     f.step('apply', 'done');
     f.status(`${m.verb} done: ${result.to} is ${result.target_state || 'created'}.`, 'ok');
-    const resumeOld = mode === 'copy' && life.wanted({ connector: { state: info.state } }) !== 'STOPPED' && api.can('operator', old)
-      ? button(`Resume ${old} too`, 'move-resume-old', () => resumeOriginal()) : null;
+    // The new connector was started in the state the old one had: the
+    // old one may go back to it too, by choice.
+    const was = result.target_state;
+    const resumeOld = mode === 'copy' && (was === 'RUNNING' || was === 'PAUSED') && api.can('operator', old)
+      ? button(`${was === 'PAUSED' ? 'Pause' : 'Resume'} ${old} too`, 'move-resume-old', () => resumeOriginal(was)) : null;
     mount(f.body,
       h('h3', {}, 'Steps'), stepsList(result.steps || []),
       h('p', { class: 'ok' }, `${result.to} starts where ${old} stopped`, result.history_id ? ['; offsets history entry ', h('code', { 'data-test': 'history-id' }, result.history_id)] : null, '.'),
@@ -190,15 +193,17 @@ async function moveLike(mode, info) {
       button(`Open ${result.to}`, 'move-open', () => { f.close(result); go(`/ui/connectors/${api.enc(result.to)}`); }, 'primary'));
   }
 
-  async function resumeOriginal() {
-    f.status(`Resuming ${old}…`);
+  async function resumeOriginal(state) {
+    f.status(`Putting ${old} back to ${state}…`);
     f.busy(true);
     try {
-      await life.putBack(old, 'RUNNING');
-      await life.waitFor(old, 'RUNNING', s => f.status(`${old} shows ${life.describe(s)}…`));
-      f.status(`${old} is RUNNING again.`, 'ok');
+      await life.putBack(old, state);
+      await life.waitFor(old, state, s => f.status(`${old} shows ${life.describe(s)}…`));
+      f.status(`${old} is ${state} again.`, 'ok');
+      const done = f.dialog.querySelector('[data-test=move-resume-old]');
+      if (done) done.dataset.off = '1'; // busy(false) leaves it off
     } catch (e) {
-      f.status(`Resuming ${old} failed: ${e.message}`, 'error');
+      f.status(`Putting ${old} back to ${state} failed: ${e.message}`, 'error');
     } finally {
       f.busy(false);
     }
