@@ -63,6 +63,15 @@ export function resetTo(name, rule, dryRun, reason) {
   return exact('POST', `${own(name)}/reset`, { ...rule, dry_run: dryRun }, reason);
 }
 
+/**
+ * restore is POST …/offsets/restore: body {from, entry?, positions}
+ * writes the positions an entry of from's history recorded; dryRun
+ * changes nothing.
+ */
+export function restore(name, body, dryRun, reason) {
+  return exact('POST', `${own(name)}/restore`, { ...body, dry_run: dryRun }, reason);
+}
+
 /** history is one page of GET …/offsets/history, newest first. */
 export function history(name, before) {
   const q = new URLSearchParams({ limit: '20' });

@@ -3,16 +3,20 @@
 // entry's before and after per partition, and Undo — a dry run of the
 // undo and its diff first, then the undo (offsets-change.js). An undo the
 // API refuses because positions moved since (409) offers to force it.
+// Restore brings back positions another entry recorded, a deleted
+// connector's too.
 //
 // Stable hooks: table[data-test=history] > tbody > tr[data-entry=<id>];
 // buttons data-test= history-details, history-undo, history-older,
-// history-refresh; tr[data-test=history-changes].
+// history-refresh, history-restore (offsets-restore.js);
+// tr[data-test=history-changes].
 
 import { h, mount, ago, when } from '../dom.js';
 import * as api from '../api.js';
 import * as oapi from './offsets-api.js';
 import { diffTable, moved } from './offsets-diff.js';
 import { runChange } from './offsets-change.js';
+import { restoreFlow } from './offsets-restore.js';
 
 const OPERATIONS = {
   alter: 'edited', reset: 'reset all', 'reset-to': 'reset by rule', create: 'created at positions',
@@ -38,7 +42,8 @@ export function renderHistory(el, info, changed) {
   mount(el,
     h('div', { class: 'section-head' },
       h('h2', { id: 'offsets-history-title' }, 'Offsets history'),
-      h('button', { type: 'button', 'data-test': 'history-refresh', on: { click: () => reload() } }, 'Refresh')),
+      h('button', { type: 'button', 'data-test': 'history-refresh', on: { click: () => reload() } }, 'Refresh'),
+      admin ? h('button', { type: 'button', 'data-test': 'history-restore', on: { click: restore } }, 'Restore recorded positions…') : null),
     h('p', { class: 'muted' }, 'Every change of these positions, newest first: who made it, when and why, and each partition before and after.'),
     error,
     h('table', { class: 'grid history', 'data-test': 'history' },
@@ -127,6 +132,11 @@ export function renderHistory(el, info, changed) {
       forceable: true,
     });
     if (res.applied) await changed();
+  }
+
+  async function restore() {
+    const res = await restoreFlow(info);
+    if (res && res.applied) await changed();
   }
 
   async function reload() { await page(''); }
