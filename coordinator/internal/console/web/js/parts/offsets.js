@@ -198,7 +198,8 @@ export async function renderOffsets(el, ctx, info) {
       }
       const cur = row && isObject(row.offset) && row.offset.kafka_offset instanceof Num ? row.offset.kafka_offset.text : '';
       c.offset = h('input', { type: 'number', min: 0, step: 1, value: cur, 'data-test': 'edit-kafka-offset', class: 'offset-input',
-        'aria-label': row ? `New offset of ${label(row.partition)}` : 'Offset of the new partition', id: `o-${id}` });
+        'aria-label': row ? `New offset of ${label(row.partition)}` : 'Offset of the new partition', id: `o-${id}`,
+        on: { keydown: e => { if (e.key === 'Enter') { e.preventDefault(); dryRun(); } } } });
     } else {
       if (!row) c.part = h('textarea', { rows: 2, spellcheck: 'false', 'data-test': 'edit-partition', 'aria-label': 'Source partition (JSON object)', placeholder: '{"filename": "/data/in.txt"}', id: `p-${id}` });
       c.offset = h('textarea', { rows: 2, spellcheck: 'false', 'data-test': 'edit-offset', 'aria-label': row ? `New offset of ${label(row.partition)} (JSON object)` : 'Offset of the new partition (JSON object)',
@@ -273,6 +274,7 @@ export async function renderOffsets(el, ctx, info) {
     const res = await runChange(name, {
       flow: 'alter-offsets',
       title: `Change ${offsets.length} position${offsets.length === 1 ? '' : 's'} of ${name}`,
+      intro: sink ? pastEnd(offsets) : null,
       preview: () => oapi.previewAlter(name, offsets),
       apply: reason => oapi.alter(name, offsets, reason),
     });
@@ -287,6 +289,18 @@ export async function renderOffsets(el, ctx, info) {
     if (el.contains(document.activeElement)) return;
     const b = toolbar.querySelector('button:not([disabled])');
     if (b) b.focus();
+  }
+
+  // pastEnd warns of sink offsets beyond their partition's end offset,
+  // which Kafka Connect's PATCH accepts as they are: the sink's consumer
+  // finds no record there and falls back to its auto.offset.reset.
+  function pastEnd(offsets) {
+    const ends = new Map(rows.filter(r => r.lag).map(r => [key(r.partition), r.lag.end_offset]));
+    const past = offsets.filter(o => ends.has(key(o.partition)) && Number(o.offset.kafka_offset.text) > ends.get(key(o.partition)));
+    if (!past.length) return null;
+    return h('div', { class: 'notice warn', 'data-test': 'past-end' },
+      h('p', {}, 'Past the end of the partition: when the sink resumes, its consumer finds no record there and falls back to its auto.offset.reset policy.'),
+      h('ul', {}, past.map(o => h('li', {}, `${label(o.partition)}: ${num(Number(o.offset.kafka_offset.text))}, its end offset is ${num(ends.get(key(o.partition)))}`))));
   }
 
   async function resetAll() {
