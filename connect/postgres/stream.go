@@ -49,6 +49,9 @@ type streamer struct {
 	// record carries.
 	last     position
 	lastBeat time.Time
+	// fix is the last change event's unchanged TOASTed values to read
+	// back, handed to Poll with its records.
+	fix *toastFix
 }
 
 // relation is a table as pgoutput describes it, with the captured table it
@@ -248,6 +251,8 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 // interval: a walsender that hears nothing for wal_sender_timeout ends the
 // session. The last of the records is the position heartbeat records carry.
 func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord, bytes int) error {
+	fix := s.fix
+	s.fix = nil
 	if len(recs) == 0 {
 		return nil
 	}
@@ -258,7 +263,7 @@ func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord, bytes 
 	defer tick.Stop()
 	for {
 		select {
-		case s.out <- item{recs: recs, bytes: bytes}:
+		case s.out <- item{recs: recs, bytes: bytes, fix: fix}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -477,11 +482,16 @@ func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple
 		// from there.
 		for j, toast := range after.toast {
 			if toast && before.present[j] && !before.toast[j] {
-				after.values[j] = before.values[j]
+				after.values[j], after.toast[j] = before.values[j], false
 			}
 		}
 	}
-	return s.rec.change(rel.table, op, before, after, s.pos(lsn, kind))
+	recs, err := s.rec.change(rel.table, op, before, after, s.pos(lsn, kind))
+	if err != nil {
+		return nil, err
+	}
+	s.fix = s.toastFix(rel, newTuple, after, recs)
+	return recs, nil
 }
 
 // row converts a tuple to the table's captured columns' values (nil when

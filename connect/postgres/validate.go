@@ -102,6 +102,8 @@ var supported = map[string]keyCheck{
 	"field.name.adjustment.mode":             oneOf("none"),
 	"schema.name.adjustment.mode":            oneOf("none"),
 	"unavailable.value.placeholder":          nil,
+	"sluice.toast.reread.tables":             nil,
+	"sluice.schema.change.topic":             nil,
 	"sluice.heartbeat.wal.interval.ms":       intAtLeast(0),
 }
 
@@ -162,7 +164,26 @@ func configErrors(props map[string]string) []*configError {
 			errs = append(errs, &configError{pair[1], "cannot be set together with " + pair[0]})
 		}
 	}
+	if q, b, ok := queueAndBatch(props); ok && q <= b {
+		errs = append(errs, &configError{"max.queue.size", fmt.Sprintf("%d must be larger than max.batch.size (%d), as Debezium requires", q, b)})
+	}
 	return errs
+}
+
+// queueAndBatch are max.queue.size and max.batch.size, defaults included,
+// when both are whole numbers.
+func queueAndBatch(props map[string]string) (queue, batch int, ok bool) {
+	read := func(k string, def int) (int, bool) {
+		v := strings.TrimSpace(props[k])
+		if v == "" {
+			return def, true
+		}
+		n, err := strconv.Atoi(v)
+		return n, err == nil
+	}
+	queue, okQ := read("max.queue.size", 8192)
+	batch, okB := read("max.batch.size", 2048)
+	return queue, batch, okQ && okB
 }
 
 // keyError is what is wrong with one key's value, or "".
