@@ -32,7 +32,7 @@ type Task struct {
 	// slot is the slot's state as last read, for the gauges.
 	slot atomic.Pointer[slotState]
 
-	out    chan item
+	out chan item
 	// carry are the items a poll's re-reads cut off, the next poll's
 	// first; reread reads unchanged TOASTed values back (nil: none are).
 	carry  batch
