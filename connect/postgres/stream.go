@@ -52,6 +52,9 @@ type streamer struct {
 	// fix is the last change event's unchanged TOASTed values to read
 	// back, handed to Poll with its records.
 	fix *toastFix
+	// changed are the tables described anew with other columns, to
+	// announce before the change that came with the description.
+	changed []schemaChange
 }
 
 // relation is a table as pgoutput describes it, with the captured table it
@@ -61,6 +64,9 @@ type relation struct {
 	table *Table
 	// cols maps the relation's columns to the table's (-1: not captured).
 	cols []int
+	// desc is its captured columns as described, when schema changes are
+	// announced.
+	desc []columnDesc
 }
 
 // txState is the transaction being read.
@@ -237,9 +243,13 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("decode pgoutput at %s: %w", x.WALStart, err)
 		}
+		notes := s.announce(x.WALStart, m)
 		recs, err := s.message(ctx, x.WALStart, m)
 		if err != nil {
 			return fmt.Errorf("at %s: %w", x.WALStart, err)
+		}
+		if notes != nil {
+			recs = append(notes, recs...)
 		}
 		return s.send(ctx, recs, len(x.WALData))
 	}
@@ -395,12 +405,26 @@ func (s *streamer) skipEvent(lsn pglogrepl.LSN) bool {
 // may no longer be — typed from the message's type and modifier; the
 // catalog gives what the message does not: the primary key, NOT NULL and
 // defaults, of the columns it still has.
+//
+// With sluice.schema.change.topic set, a description whose captured columns
+// differ from the one before is announced there (schemachange.go).
 func (s *streamer) relation(ctx context.Context, m *pglogrepl.RelationMessage) error {
 	rel := &relation{msg: m}
+	prev := s.relations[m.RelationID]
 	s.relations[m.RelationID] = rel
 	if !s.cfg.Tables.Table(m.Namespace, m.RelationName) {
 		return nil
 	}
+	if err := s.register(ctx, rel); err != nil {
+		return err
+	}
+	return s.compare(ctx, prev, rel)
+}
+
+// register builds the captured table a relation message describes, and its
+// records' shapes.
+func (s *streamer) register(ctx context.Context, rel *relation) error {
+	m := rel.msg
 	now, err := s.cat.table(ctx, s.cfg, m.RelationID, m.Namespace, m.RelationName)
 	if err != nil {
 		return err
