@@ -150,4 +150,3 @@ func (d decimal) float64() float64 {
 func (d decimal) unscaledBytes() []byte {
 	return javatext.BigIntegerBytes(d.unscaled)
 }
-
