@@ -63,7 +63,7 @@ type toastFix struct {
 // back, has no key, or every value is there).
 func (s *streamer) toastFix(rel *relation, tuple *pglogrepl.TupleData, after *row, recs []connect.SourceRecord) *toastFix {
 	t := rel.table
-	if after == nil || len(recs) == 0 || len(t.Key) == 0 || !s.cfg.rereads(t) {
+	if len(s.cfg.ToastReread) == 0 || after == nil || len(recs) == 0 || len(t.Key) == 0 || !s.cfg.rereads(t) {
 		return nil
 	}
 	var cols []int
@@ -275,8 +275,10 @@ func (r *rereader) query(ctx context.Context, t *Table, fixes []*toastFix, found
 		sql.WriteString("t." + quoteIdent(t.Columns[k].Name) + " = k.k" + strconv.Itoa(n))
 	}
 	// The same relation the change came from, not another table given its
-	// name since (a partitioned table's rows are its partitions').
-	sql.WriteString(" WHERE coalesce(pg_partition_root(t.tableoid), t.tableoid) = " + strconv.FormatUint(uint64(t.OID), 10))
+	// name since (a partitioned table's rows, published as its own, are
+	// its partitions').
+	oid := strconv.FormatUint(uint64(t.OID), 10)
+	sql.WriteString(" WHERE (t.tableoid = " + oid + " OR pg_partition_root(t.tableoid) = " + oid + ")")
 	sql.WriteString(" ORDER BY k.ord")
 
 	rr := r.conn.ExecParams(ctx, sql.String(), params, oids, nil, nil)

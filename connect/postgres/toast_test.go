@@ -140,3 +140,30 @@ func TestToastRereadBoundsBatch(t *testing.T) {
 		t.Fatalf("a poll returned %d rows with 1 MiB read back: want at most 9 (8 MiB and the row that crossed it)", largest)
 	}
 }
+
+// TestToastRereadPartitions: a partitioned table's values are read back
+// whether its partitions' changes are published as their own or as the
+// root's (publish_via_partition_root).
+func TestToastRereadPartitions(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE parts (id int PRIMARY KEY, status text, body text) PARTITION BY RANGE (id)",
+		"CREATE TABLE parts_1 PARTITION OF parts FOR VALUES FROM (0) TO (100)",
+		"ALTER TABLE parts_1 ALTER COLUMN body SET STORAGE EXTERNAL",
+		"INSERT INTO parts VALUES (1, 'new', "+big("p", 4)+")",
+		"CREATE PUBLICATION viaroot FOR TABLE parts WITH (publish_via_partition_root = true)")
+	want := d.text("SELECT body FROM parts WHERE id = 1")
+	for _, tc := range []struct{ name, topic string }{{"", "db.public.parts_1"}, {"viaroot", "db.public.parts"}} {
+		extra := map[string]string{"sluice.toast.reread.tables": `public\.parts.*`}
+		if tc.name != "" {
+			extra["publication.name"], extra["slot.name"], extra["publication.autocreate.mode"] = tc.name, d.name+"_vr", "disabled"
+		}
+		props := d.props(extra)
+		offsets := &memOffsets{}
+		runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 1 })
+		d.exec("UPDATE parts SET status = 'read' WHERE id = 1")
+		got := runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 1 })
+		if b, _ := after(got[0])["body"].(string); got[0].Topic != tc.topic || b != want {
+			t.Errorf("%s: body %.40q… (%d chars), want %d chars", got[0].Topic, b, len(b), len(want))
+		}
+	}
+}
