@@ -503,9 +503,12 @@ func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple
 	if before != nil && after != nil {
 		// An unchanged TOASTed value is not sent again; under REPLICA
 		// IDENTITY FULL the old row carries it, and Debezium takes it
-		// from there.
+		// from there — not from an old key tuple (a key changed under
+		// DEFAULT), whose other columns are nulls: those keep the
+		// placeholder, as Debezium's keep it (it takes only a non-null
+		// old value).
 		for j, toast := range after.toast {
-			if toast && before.present[j] && !before.toast[j] {
+			if toast && before.present[j] && !before.toast[j] && before.values[j] != nil {
 				after.values[j], after.toast[j] = before.values[j], false
 			}
 		}

@@ -54,8 +54,10 @@ type toastFix struct {
 	// the key has one, its create's).
 	after []map[string]any
 	// done says the fix was applied, or found nothing to apply: a batch
-	// cut short hands it to the next poll, which does not read it again.
+	// cut short hands it to the next poll, which does not read it again;
+	// size is the bytes it read back, which that poll counts.
 	done bool
+	size int
 }
 
 // toastFix returns the fix of a change event of rel whose new row still
@@ -137,8 +139,9 @@ const maxParams = 65535
 // fill reads back the values of the fixes of items and puts them in the
 // events, and returns how many of the items the batch keeps: the values
 // read count against budget with the items' own bytes, and the batch stops
-// (conservatively) after the item whose values crossed it — the rest go to
-// the next poll. The first item is always kept.
+// after the item whose values crossed it — the rest, filled or not, go to
+// the next poll, which counts what was filled again. The first item is
+// always kept.
 //
 // A query PostgreSQL refuses (the table or a column dropped or renamed
 // since, the key's type changed) leaves that table's placeholders, with a
@@ -159,7 +162,7 @@ func (r *rereader) fill(ctx context.Context, items []item, budget int) (int, err
 		}
 	}
 	if len(order) == 0 {
-		return len(items), nil
+		return fitting(items, budget), nil
 	}
 	if r.conn == nil {
 		c, err := dial(ctx, r.cfg, false, r.cfg.InitialStatements)
@@ -169,14 +172,6 @@ func (r *rereader) fill(ctx context.Context, items []item, budget int) (int, err
 		r.conn = c
 	}
 	cut := len(items)
-	read := make([]int, len(items)) // bytes read back, by item
-	used := func() int {
-		n := 0
-		for i := range cut {
-			n += items[i].bytes + read[i]
-		}
-		return n
-	}
 	for _, oid := range order {
 		var todo []pending
 		for _, p := range byTable[oid] {
@@ -196,12 +191,15 @@ func (r *rereader) fill(ctx context.Context, items []item, budget int) (int, err
 			for i, p := range part {
 				fixes[i] = p.fix
 			}
-			base := used()
-			err := r.query(ctx, t, fixes, func(i, size int) bool {
+			// The batch's bytes up to each row as the rows come (in the
+			// items' order): past the budget, the rest is not read now.
+			pos, used := 0, 0
+			err := r.query(ctx, t, fixes, func(i int) bool {
 				idx := part[i].idx
-				read[idx] += size
-				base += size
-				if base > budget && idx+1 < cut {
+				for ; pos <= idx; pos++ {
+					used += itemBytes(items[pos])
+				}
+				if used > budget && idx+1 < cut {
 					cut = idx + 1
 					return false
 				}
@@ -225,14 +223,38 @@ func (r *rereader) fill(ctx context.Context, items []item, budget int) (int, err
 			}
 		}
 	}
-	return cut, nil
+	// A table read first did not know what the ones after it would add
+	// before its rows: the cut, once every value is in, is the one that
+	// holds.
+	return min(cut, fitting(items, budget)), nil
+}
+
+// itemBytes is an item's size: its values as the stream sent them, and
+// those read back into it.
+func itemBytes(it item) int {
+	if it.fix != nil {
+		return it.bytes + it.fix.size
+	}
+	return it.bytes
+}
+
+// fitting is how many of items fit in budget: up to the one that crosses it,
+// and at least one.
+func fitting(items []item, budget int) int {
+	used := 0
+	for i, it := range items {
+		if used += itemBytes(it); used > budget {
+			return i + 1
+		}
+	}
+	return len(items)
 }
 
 // query reads back the columns of fixes (all of table t) in one statement,
-// rows in the fixes' order, and fills each fix it finds a row for; found
-// is told each row's fix (its index in fixes) and the bytes read, and
-// stops the reading when it returns false.
-func (r *rereader) query(ctx context.Context, t *Table, fixes []*toastFix, found func(i, size int) bool) error {
+// rows in the fixes' order, and fills each fix it finds a row for (with
+// the bytes read as its size); found is told each filled fix (its index in
+// fixes), and stops the reading when it returns false.
+func (r *rereader) query(ctx context.Context, t *Table, fixes []*toastFix, found func(i int) bool) error {
 	// Every column any fix needs, once.
 	var cols []int
 	for _, f := range fixes {
@@ -319,7 +341,8 @@ func (r *rereader) query(ctx context.Context, t *Table, fixes []*toastFix, found
 				a[t.Columns[j].Name] = v
 			}
 		}
-		if !found(i, size) {
+		f.size = size
+		if !found(i) {
 			break
 		}
 	}

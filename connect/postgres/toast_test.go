@@ -89,17 +89,28 @@ func TestToastReread(t *testing.T) {
 }
 
 // TestToastRereadBoundsBatch: the values read back count against a poll's
-// 8 MiB: updates of rows with 1 MiB TOASTed values come in polls of a few
-// rows, each with its value, in order, none lost between polls.
+// 8 MiB: updates of rows with 1 MiB TOASTed values, of two tables in turn,
+// come in polls of a few rows, each with its value, in order, none lost or
+// repeated between polls.
 func TestToastRereadBoundsBatch(t *testing.T) {
 	d := newTestDB(t)
-	d.exec("CREATE TABLE docs (id int PRIMARY KEY, status text, body text)",
-		"ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL",
-		"INSERT INTO docs SELECT g, 'new', "+big("z", 1024)+" || g FROM generate_series(1, 30) g")
+	for _, tb := range []string{"a", "b"} {
+		d.exec("CREATE TABLE "+tb+" (id int PRIMARY KEY, status text, body text)",
+			"ALTER TABLE "+tb+" ALTER COLUMN body SET STORAGE EXTERNAL",
+			"INSERT INTO "+tb+" SELECT g, 'new', "+big(tb, 1024)+" || g FROM generate_series(1, 15) g")
+	}
 	props := d.props(map[string]string{"sluice.toast.reread.tables": `.*`})
 	offsets := &memOffsets{}
 	runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 30 })
-	d.exec("UPDATE docs SET status = 'read'")
+	stmts := []string{"BEGIN"}
+	var want []string
+	for id := 1; id <= 15; id++ {
+		for _, tb := range []string{"a", "b"} {
+			stmts = append(stmts, fmt.Sprintf("UPDATE %s SET status = 'read' WHERE id = %d", tb, id))
+			want = append(want, fmt.Sprintf("%s%d", tb, id))
+		}
+	}
+	d.exec(append(stmts, "COMMIT")...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -108,9 +119,9 @@ func TestToastRereadBoundsBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = task.Stop() }()
-	var ids []int32
+	var got []string
 	largest := 0
-	for len(ids) < 30 {
+	for len(got) < len(want) {
 		recs, err := task.Poll(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -123,21 +134,48 @@ func TestToastRereadBoundsBatch(t *testing.T) {
 			}
 			a := v["after"].(map[string]any)
 			id := a["id"].(int32)
+			tb := strings.TrimPrefix(r.Topic, "db.public.")
 			if b, _ := a["body"].(string); !strings.HasSuffix(b, fmt.Sprint(id)) || len(b) < 1<<20 {
-				t.Fatalf("row %d: body %.40q… of %d chars, want its 1 MiB value", id, b, len(b))
+				t.Fatalf("%s row %d: body %.40q… of %d chars, want its 1 MiB value", tb, id, b, len(b))
 			}
-			ids, n = append(ids, id), n+1
+			got, n = append(got, fmt.Sprintf("%s%d", tb, id)), n+1
 		}
 		largest = max(largest, n)
 	}
-	for i, id := range ids {
-		if id != int32(i+1) {
-			t.Fatalf("rows in the order %v", ids)
-		}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rows in the order %v, want %v", got, want)
 	}
 	t.Logf("largest poll: %d rows", largest)
 	if largest > 9 {
 		t.Fatalf("a poll returned %d rows with 1 MiB read back: want at most 9 (8 MiB and the row that crossed it)", largest)
+	}
+}
+
+// TestToastRereadKeyChange: an update that changes the key is a delete and
+// a create, whose values are read back by the new key — and, not read
+// back, are Debezium's placeholder.
+func TestToastRereadKeyChange(t *testing.T) {
+	d := newTestDB(t)
+	for _, tb := range []string{"docs", "plain"} {
+		d.exec("CREATE TABLE "+tb+" (id int PRIMARY KEY, status text, body text)",
+			"ALTER TABLE "+tb+" ALTER COLUMN body SET STORAGE EXTERNAL",
+			"INSERT INTO "+tb+" VALUES (1, 'new', "+big("x", 4)+")")
+	}
+	props := d.props(map[string]string{"sluice.toast.reread.tables": `public\.docs`})
+	offsets := &memOffsets{}
+	runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 2 })
+	d.exec("UPDATE docs SET id = 11, status = 'moved' WHERE id = 1", "UPDATE plain SET id = 11, status = 'moved' WHERE id = 1")
+	got := runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 6 })
+	if want := "[d 1 tombstone 1 c 11 d 1 tombstone 1 c 11]"; fmt.Sprint(ops(got)) != want {
+		t.Fatalf("events %v, want %s", ops(got), want)
+	}
+	if b, want := after(got[2])["body"], d.text("SELECT body FROM docs WHERE id = 11"); b != want {
+		t.Errorf("the create's body %.40q, want the row's %d chars", b, len(want))
+	}
+	// Without the option, Debezium's placeholder: the old key tuple's
+	// other columns are nulls, not the value.
+	if b := after(got[5])["body"]; b != "__debezium_unavailable_value" {
+		t.Errorf("the create's body, not read back: %.40q, want the placeholder", b)
 	}
 }
 
