@@ -40,6 +40,13 @@ func TestSluiceOptions(t *testing.T) {
 			t.Errorf("queue %q, batch %q: %v, want %q", tc.queue, tc.batch, errs, tc.want)
 		}
 	}
+	for key, value := range map[string]string{"sluice.toast.reread.tables": `public\.(docs`, "sluice.schema.change.topic": "schema changes"} {
+		p := baseProps()
+		p[key] = value
+		if errs := configErrors(p); len(errs) != 1 || errs[0].Key != key {
+			t.Errorf("%s=%s: %v, want an error on the key", key, value, errs)
+		}
+	}
 	p = baseProps()
 	p["max.queue.size"], p["max.batch.size"] = "10", "5"
 	if c, err := ParseConfig(p); err != nil || c.MaxQueue != 10 {

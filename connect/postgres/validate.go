@@ -102,9 +102,29 @@ var supported = map[string]keyCheck{
 	"field.name.adjustment.mode":             oneOf("none"),
 	"schema.name.adjustment.mode":            oneOf("none"),
 	"unavailable.value.placeholder":          nil,
-	"sluice.toast.reread.tables":             nil,
-	"sluice.schema.change.topic":             nil,
+	"sluice.toast.reread.tables":             regexList,
+	"sluice.schema.change.topic":             topicName,
 	"sluice.heartbeat.wal.interval.ms":       intAtLeast(0),
+}
+
+// regexList accepts a comma-separated list of regular expressions, as the
+// table and column lists take them.
+func regexList(v string) string {
+	for _, e := range splitRegexList(v) {
+		if _, err := regexp.Compile("(?i)^(?:" + e + ")$"); err != nil {
+			return fmt.Sprintf("%q is not a regular expression: %v", e, err)
+		}
+	}
+	return ""
+}
+
+// topicName accepts a Kafka topic name.
+func topicName(v string) string {
+	v = strings.TrimSpace(v)
+	if !prefixRe.MatchString(v) || len(v) > 249 || v == "." || v == ".." {
+		return fmt.Sprintf("%q is not a Kafka topic name: up to 249 letters, digits, '.', '_' and '-'", v)
+	}
+	return ""
 }
 
 // required are the keys without which the connector cannot start.
