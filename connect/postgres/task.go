@@ -382,6 +382,8 @@ func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
 		defer timer.Stop()
 		select {
 		case it := <-t.out:
+			// Sized once for what is queued, as the records are below.
+			b.items = make([]item, 0, min(t.cfg.MaxBatch, 1+2*len(t.out)))
 			b.add(it)
 		case <-t.done:
 			return t.drain(ctx)
