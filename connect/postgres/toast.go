@@ -33,9 +33,9 @@ import (
 // table by the row's key, one query per table per batch, and puts the values
 // in the events' after. What is read is the row's value when Poll runs,
 // which may be newer than the change (a later event of the row carries the
-// same or a newer one). A row gone by then (or whose key changed), a table
-// without a primary key, and a value whose key column was itself left out
-// keep the placeholder.
+// same or a newer one). A row gone by then (or whose key changed since), a
+// table without a primary key, a row whose key is itself an unchanged
+// TOASTed value, and a column retyped since keep the placeholder.
 
 // toastFix is a change event whose after holds placeholders for unchanged
 // TOASTed values that are to be read back from its table by the row's key.
