@@ -22,8 +22,12 @@ import (
 // table with the one before it in the session, and when the captured
 // columns differ — one added, dropped, renamed or of another type — writes
 // one record to the option's topic, before the change event that came with
-// the new description. The first description of a session is the baseline:
-// a change whose first event is read after a restart is not announced.
+// the new description. The first description of each table in a session is
+// the baseline — that of the first event of the table the session reads,
+// skipped ones (read again before the stored position) included: a restart
+// that reads again an event from before a change announces the change
+// again (as records are at least once), and one that reads none does not
+// announce it at all.
 
 // Names of the notification's Connect schemas.
 const (
@@ -137,8 +141,9 @@ func (s *streamer) describe(ctx context.Context, m *pglogrepl.RelationMessage) (
 // table; the description itself carries no position, the message at lsn
 // does). A notification carries the position of the last event before it —
 // taken before m is processed, with the transaction's counters as they were
-// — so that a restart after it reads m again; one of an event emitted
-// before a restart is not announced again.
+// — so that a restart after it reads m again. A description that comes
+// with an event skipped on a restart (emitted before it) still sets the
+// baseline, but announces nothing.
 func (s *streamer) announce(lsn pglogrepl.LSN, m pglogrepl.Message) []connect.SourceRecord {
 	if len(s.changed) == 0 {
 		return nil

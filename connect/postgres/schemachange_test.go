@@ -115,3 +115,51 @@ func TestSchemaChangeNotifications(t *testing.T) {
 		t.Errorf("the retyped column's type: %s", a)
 	}
 }
+
+// TestSchemaChangeRestart: a notification carries the position of the
+// event before it, so a task stopped right after it reads the change that
+// came with the new columns again; the restart reads again, and skips, the
+// table's event before the change, whose description is the session's
+// baseline: the change is announced again with the event it came with, as
+// records are at least once. Once that event is committed, nothing is
+// announced again.
+func TestSchemaChangeRestart(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY)", "INSERT INTO items VALUES (0)")
+	props := d.props(map[string]string{"sluice.schema.change.topic": "db.schema-changes"})
+	offsets := &memOffsets{}
+	runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 1 })
+	d.exec("INSERT INTO items VALUES (1)", "ALTER TABLE items ADD COLUMN note text", "INSERT INTO items VALUES (2, 'two')")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	task := &Task{}
+	if err := task.Start(ctx, connect.SourceTaskContext{Offsets: offsets}, props); err != nil {
+		t.Fatal(err)
+	}
+	var recs []connect.SourceRecord
+	for len(recs) < 3 {
+		polled, err := task.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, polled...)
+	}
+	if recs[1].Topic != "db.schema-changes" {
+		t.Fatalf("topics %s, %s, %s: want the notification second", recs[0].Topic, recs[1].Topic, recs[2].Topic)
+	}
+	offsets.commit(recs[:2]) // up to the notification: the insert of row 2 is not committed
+	if err := task.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 2 })
+	if len(got) != 2 || got[0].Topic != "db.schema-changes" || fmt.Sprint(got[0].Value["added"]) != "[note]" ||
+		fmt.Sprint(after(got[1])) != "map[id:2 note:two]" {
+		t.Fatalf("after the restart: %+v, want the notification and the insert of row 2 once more", got)
+	}
+	d.exec("INSERT INTO items VALUES (3, 'three')")
+	got = runTask(t, props, offsets, func(s []seen) bool { return len(s) >= 1 })
+	if len(got) != 1 || got[0].Topic != "db.public.items" {
+		t.Fatalf("then: %+v, want the insert of row 3 alone", got)
+	}
+}
