@@ -126,6 +126,29 @@ func TestAccessibility(t *testing.T) {
 			}
 		})
 	}
+	// The home page with a selection, its bulk toolbar and a
+	// confirmation open: the modal dialog is a page of its own to a
+	// screen reader.
+	t.Run("home/confirmation", func(t *testing.T) {
+		p := p.in(t)
+		p.open("/ui/")
+		p.waitText("table.fleet tbody", name)
+		p.click(`table.fleet thead input[type=checkbox]`)
+		p.waitText(".bulk", "1 selected")
+		if vs := p.axe(); len(vs) > 0 {
+			p.failf("axe-core: the home page with a selection has %d serious or critical violations:%s", len(vs), describe(vs))
+		}
+		p.clickButton(".bulk", "Delete")
+		p.waitText("dialog.modal h2", "Delete 1 connector?")
+		if vs := p.axe(); len(vs) > 0 {
+			p.failf("axe-core: the delete confirmation has %d serious or critical violations:%s", len(vs), describe(vs))
+		}
+		p.clickButton("dialog.modal", "Cancel")
+		p.waitJS("the dialog to close", `!document.querySelector('dialog.modal')`)
+		if r := c.Do("GET", "/connectors/"+name, nil); r.Status != 200 {
+			t.Fatalf("after Cancel %s answers %s: the cancelled delete went through", name, r)
+		}
+	})
 }
 
 // hasModule reports whether the console serves the page module name.
