@@ -50,9 +50,11 @@ func startCluster(t testing.TB, agents int) *consoleCluster {
 }
 
 // startClusterWith is startCluster with the kit's options (its
-// RESTSecurity is the console's).
+// RESTSecurity is the console's). Without a browser to drive it, the test
+// ends here, before a cluster is started for nothing.
 func startClusterWith(t testing.TB, opts sluicetest.Options) *consoleCluster {
 	t.Helper()
+	needBrowser(t)
 	token := randomToken(t)
 	var b strings.Builder
 	b.WriteString("principals:\n")
