@@ -138,3 +138,32 @@ func TestSessionCookieFlags(t *testing.T) {
 		t.Errorf("the page's script reads the session cookie: document.cookie = %q", cookies)
 	}
 }
+
+// TestTeamSeesOnlyItsConnectors: an operator of team-a-* sees team a's
+// connectors on the fleet home and none of another team's, and may act on
+// its own: selecting one offers the bulk actions of an operator.
+func TestTeamSeesOnlyItsConnectors(t *testing.T) {
+	c := startCluster(t, 1)
+	c.writeLines(t, "in.txt", "a")
+	mine, theirs := "team-a-"+c.Name("src"), "team-b-"+c.Name("src")
+	for _, n := range []string{mine, theirs} {
+		c.create(t, n, fileSource("in.txt", c.Name("t")), "")
+	}
+	c.needFleet(t)
+
+	p := openTab(t, c.URL)
+	p.signIn(teamA)
+	p.open("/ui/")
+	p.waitText("table.fleet tbody", mine)
+	if rows := evalJS[[]string](p, `[...document.querySelectorAll('table.fleet tbody tr')].map(r => r.innerText)`); len(rows) != 1 || strings.Contains(strings.Join(rows, "\n"), theirs) {
+		p.failf("team a's operator sees the rows %q, want only %s", rows, mine)
+	}
+	p.click(fmt.Sprintf(`table.fleet input[type=checkbox][aria-label=%s]`, js("Select "+mine)))
+	p.waitText(".bulk", "1 selected")
+	for _, l := range []string{"Pause", "Resume", "Stop", "Restart failed tasks"} {
+		p.waitJS("the bulk action "+l, button(".bulk", l))
+	}
+	if evalJS[bool](p, button(".bulk", "Delete")+` !== null`) {
+		p.failf("an operator is offered Delete, which needs the admin role")
+	}
+}
