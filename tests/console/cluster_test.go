@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/sluice-io/sluice/coordinator"
 	"github.com/sluice-io/sluice/sluicetest"
 )
 
@@ -50,7 +49,7 @@ func startCluster(t testing.TB, agents int) *consoleCluster {
 }
 
 // startClusterWith is startCluster with the kit's options (its
-// RESTSecurity is the console's). Without a browser to drive it, the test
+// RESTSecurity's auth file is the console's). Without a browser to drive it, the test
 // ends here, before a cluster is started for nothing.
 func startClusterWith(t testing.TB, opts sluicetest.Options) *consoleCluster {
 	t.Helper()
@@ -71,7 +70,7 @@ func startClusterWith(t testing.TB, opts sluicetest.Options) *consoleCluster {
 	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts.RESTSecurity = coordinator.RESTSecurity{AuthFile: file}
+	opts.RESTSecurity.AuthFile = file
 	c := sluicetest.Start(t, opts)
 	c.Headers = basicAuth(admin)
 	return &consoleCluster{Cluster: c, token: token}
