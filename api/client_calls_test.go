@@ -124,6 +124,10 @@ func TestEveryCall(t *testing.T) {
 			_, err := c.Audit().Log(ctx, AuditQuery{Connector: "a", Since: since, Limit: 3})
 			return err
 		}},
+		{"GET /sluice/audit?operation=offsets.%2A&principal=ada&until=2026-12-01T10%3A00%3A00Z", true, func() error {
+			_, err := c.Audit().Log(ctx, AuditQuery{Principal: "ada", Operation: "offsets.*", Until: since})
+			return err
+		}},
 
 		{"GET /", true, func() error { _, err := ad.ServerInfo(ctx); return err }},
 		{"GET /health", false, func() error { _, err := ad.Health(ctx); return err }},    // a probe: sent once

@@ -215,7 +215,10 @@ var opDocs = map[string]opDoc{
 		errs: []int{404}},
 
 	"audit_log": {summary: "The audit trail of REST writes", desc: "Newest first; a caller sees the records of the connectors its admin grants cover.",
-		query: []queryParam{qString("connector", "Only this connector's records."), qString("since", "RFC 3339 time, or a duration back from now (90s, 1h, 7d)."),
+		query: []queryParam{qString("connector", "Only this connector's records."), qString("principal", "Only this caller's records."),
+			qString("operation", "Only records of this operation (connector.create), or of those a glob matches (offsets.*)."),
+			qString("since", "Only records from this time on: RFC 3339 time, or a duration back from now (90s, 1h, 7d)."),
+			qString("until", "Only records from before this time, in the same forms: the oldest record's time pages back."),
 			qInt("limit", "How many records at most (default 100).", 1, 10000)},
 		ok: []okAnswer{{status: 200, desc: "The records.", example: exAudit}}},
 	"bulk_pause":   bulkDoc("pause"),
