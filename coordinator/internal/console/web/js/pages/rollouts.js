@@ -99,28 +99,39 @@ function gateWords(r, b) {
 
 // batchSection draws batch i; open holds the connectors whose diff the
 // user opened, so that a redraw keeps them open.
-function batchSection(r, b, i, open) {
+function batchSection(r, b, i, open, now) {
   const n = b.connectors.length;
   const done = applied(b.connectors);
   const current = i === r.batch && !ENDED.includes(r.state);
   return h('section', { class: ['fk-batch', `b-state-${b.state}`], 'data-batch': i, 'aria-labelledby': `batch-${i}-h` },
     h('h3', { id: `batch-${i}-h` }, `Batch ${i + 1} of ${r.batches.length}`, badge(b.state), h('span', { class: 'sr-only', 'data-test': 'batch-state' }, b.state),
-      current ? h('span', { class: 'muted small' }, 'in progress') : null),
+      current ? h('span', { class: 'muted small' }, b.state === 'failed' ? 'the rollout stopped here' : 'in progress') : null),
     bar(done, n, `${done} of ${plural(n, 'connector')} applied`, `Batch ${i + 1} progress`),
     gateWords(r, b) ? h('p', { class: 'fk-gate' }, gateWords(r, b)) : null,
     h('table', { class: 'grid' },
       h('caption', { class: 'sr-only' }, `Connectors of batch ${i + 1}`),
-      h('thead', {}, h('tr', {}, ['Connector', 'State', 'Held to the gate', 'Change'].map(c => h('th', { scope: 'col' }, c)))),
+      h('thead', {}, h('tr', {}, ['Connector', 'Rollout step', 'Held to the gate', 'Running now', 'Change'].map(c => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, b.connectors.map(c => {
         const rows = configDiff(c.before, c.after);
         const failed = c.state.startsWith('failed');
         return h('tr', { 'data-connector': c.name },
           h('th', { scope: 'row' }, link(`/ui/connectors/${api.enc(c.name)}`, c.name)),
           h('td', {}, badge(failed ? 'failed' : c.state), failed ? h('div', { class: 'reason' }, c.state.replace(/^failed:\s*/, '')) : null),
-          h('td', {}, b.state === 'pending' ? h('span', { class: 'muted' }, 'decided as its batch starts') : c.was_running ? 'yes (was RUNNING)' : 'no (was not RUNNING)'),
+          h('td', {}, b.state === 'pending' ? h('span', { class: 'muted' }, 'decided as its batch starts') : c.was_running ? h('span', { title: 'It was RUNNING as its batch started' }, 'yes') : h('span', { title: 'It was not RUNNING as its batch started' }, 'no')),
+          h('td', {}, health(now[c.name])),
           h('td', {}, h('details', { open: open.has(c.name), on: { toggle: e => { if (e.target.open) open.add(c.name); else open.delete(c.name); } } },
             h('summary', {}, plural(rows.length, 'key')), diffTable(rows, `Config change of ${c.name}`))));
       }))));
+}
+
+// health shows a connector's status now: its state, and its failed
+// tasks with the first line of their trace (what made a batch fail).
+function health(st) {
+  if (!st) return h('span', { class: 'muted' }, '—');
+  const failed = (st.tasks || []).filter(t => t.state === 'FAILED');
+  const running = (st.tasks || []).filter(t => t.state === 'RUNNING').length;
+  return h('div', {}, badge(st.connector.state), ` ${running}/${(st.tasks || []).length} tasks running`,
+    failed.map(t => h('div', { class: 'reason', title: t.trace || '' }, `task ${t.id} FAILED: ${(t.trace || '').split('\n')[0]}`)));
 }
 
 async function renderOne(ctx, id) {
@@ -136,9 +147,10 @@ async function renderOne(ctx, id) {
   const say = outcome('rollout-outcome');
   const head = h('div', { class: 'page-head' }, h('h1', {}, `Rollout ${id}`), h('div', { class: 'actions' }));
   const why = h('div', { id: 'rollout-why', 'aria-live': 'polite' });
-  const facts = h('dl', { class: 'kv' });
+  const facts = h('dl', { class: 'kv fk-kv2' });
   const batches = h('div');
   const openDiffs = new Set();
+  let now = {}; // the rollout's connectors' statuses, by name
   mount(ctx.root, h('p', {}, link('/ui/rollouts', '‹ All rollouts')), head, say.el, why,
     h('div', { class: 'card' }, facts), h('h2', {}, 'Batches'), batches);
 
@@ -182,13 +194,20 @@ async function renderOne(ctx, id) {
       h('dt', {}, 'Started'), h('dd', {}, when(r.created_at), ` by ${r.principal || 'anonymous'}`),
       h('dt', {}, 'Last step'), h('dd', {}, when(r.updated_at)),
     ]);
-    remount(batches, JSON.stringify([r.batch, r.batches, r.batches.map(b => [ago(b.healthy_since), ago(b.verifying_since)])]),
-      () => r.batches.map((b, i) => batchSection(r, b, i, openDiffs)));
+    remount(batches, JSON.stringify([r.batch, r.batches, r.batches.map(b => [ago(b.healthy_since), ago(b.verifying_since)]), now]),
+      () => r.batches.map((b, i) => batchSection(r, b, i, openDiffs, now)));
+  }
+  // statuses reads the rollout's connectors' statuses (the page shows
+  // whether each runs, and why a task failed).
+  async function statuses() {
+    const all = await api.call('GET', '/connectors?expand=status');
+    const mine = new Set(connectorsOf(r));
+    now = Object.fromEntries(Object.entries(all).filter(([n]) => mine.has(n)).map(([n, v]) => [n, v.status]));
   }
   draw();
   await ctx.every(1500, async () => {
-    if (ENDED.includes(r.state)) return;
-    r = await api.call('GET', path);
+    try { await statuses(); } catch { /* the table keeps its last view */ }
+    if (!ENDED.includes(r.state)) r = await api.call('GET', path);
     draw();
   });
 }
