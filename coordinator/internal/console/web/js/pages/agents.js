@@ -12,10 +12,10 @@
 //   table#agent-tasks, table#agent-plugins            an agent's page
 //   section#rebalance, section#rolls                  the panels (parts/)
 
-import { h, mount, link, badge, num, ago, when } from '../dom.js';
+import { h, mount, link, badge, num, when } from '../dom.js';
 import * as api from '../api.js';
 import { confirm } from '../parts/modal.js';
-import { outcome, bar, missing, pageError, plural, focusFirst, remount } from '../parts/fleetkit.js';
+import { outcome, bar, missing, pageError, plural, remount, roughAgo } from '../parts/fleetkit.js';
 import { rebalancePanel } from '../parts/rebalance.js';
 import { rollsPanel } from '../parts/agentrolls.js';
 
@@ -28,7 +28,7 @@ export async function render(ctx) {
 function cordonWords(a) {
   if (!a.cordon) return null;
   const who = a.cordon.origin === 'operator' && a.cordon.principal ? `operator (${a.cordon.principal})` : a.cordon.origin;
-  return `by ${who}, ${ago(a.cordon.since)}`;
+  return `by ${who}, ${roughAgo(a.cordon.since)}`;
 }
 
 // heartbeat says whether the agent heartbeats, and until when its lease runs.
@@ -126,12 +126,12 @@ async function renderList(ctx) {
       return;
     }
     // What the rows show, without the lease that moves with every heartbeat.
-    const key = JSON.stringify(agents.map(a => ({ ...a, lease_expires: undefined, age: ago(a.started_at) })));
+    const key = JSON.stringify(agents.map(a => ({ ...a, lease_expires: undefined, age: roughAgo(a.started_at), by: cordonWords(a) })));
     remount(tbody, key, () => agents.length ? agents.map(a => h('tr', { 'data-agent': a.id },
       h('th', { scope: 'row' }, link(`/ui/agents/${api.enc(a.id)}`, a.id, { class: 'name' })),
       h('td', {}, badge(a.state), a.cordon ? h('div', { class: 'reason' }, cordonWords(a)) : null),
       h('td', {}, heartbeat(a)),
-      h('td', { title: a.started_at || '' }, a.started_at ? ago(a.started_at) : '—'),
+      h('td', { title: a.started_at || '' }, roughAgo(a.started_at)),
       h('td', {}, a.version || '—'),
       h('td', {}, labelList(a.labels)),
       h('td', { class: 'num' }, num((a.tasks || []).length)),
@@ -185,11 +185,11 @@ async function renderAgent(ctx, id) {
 
   const ops = say.handlers(() => refresh());
   function draw() {
-    if (!remount(head.querySelector('.actions'), JSON.stringify([a.state, a.tasks, a.cordon, a.started_at, ago(a.started_at)]), () => actions(a, ops))) return;
+    if (!remount(head.querySelector('.actions'), JSON.stringify([a.state, a.tasks, a.cordon, a.started_at, roughAgo(a.started_at)]), () => actions(a, ops))) return;
     mount(facts,
       h('dt', {}, 'State'), h('dd', {}, badge(a.state), a.cordon ? ` ${cordonWords(a)}` : ''),
       h('dt', {}, 'Heartbeat'), h('dd', {}, heartbeat(a)),
-      h('dt', {}, 'Started'), h('dd', {}, when(a.started_at), a.started_at ? ` (${ago(a.started_at)})` : ''),
+      h('dt', {}, 'Started'), h('dd', {}, when(a.started_at), a.started_at ? ` (${roughAgo(a.started_at)})` : ''),
       h('dt', {}, 'Version'), h('dd', {}, a.version || '—'),
       h('dt', {}, 'Labels'), h('dd', {}, labelList(a.labels)));
     mount(tasks, (a.tasks || []).length ? a.tasks.map(t => h('tr', {},
@@ -221,12 +221,12 @@ async function renderAgent(ctx, id) {
     const left = d.remaining.length;
     const total = d.moved + left;
     drainBox.hidden = false;
-    remount(drainBox, JSON.stringify(d) + ago(d.started_at), () => [
+    remount(drainBox, JSON.stringify(d) + roughAgo(d.started_at), () => [
       h('h2', { id: 'drain-h' }, 'Drain'),
       h('div', { class: 'card', 'aria-live': 'polite' },
         h('p', {}, badge(d.state), h('span', { 'data-test': 'drain-state', class: 'sr-only' }, d.state), ' ',
           d.state === 'done' ? `${a.id} runs no task: it can be stopped or restarted.` : d.state === 'blocked' ? 'Some tasks have nowhere to go.' : `Moving tasks off ${a.id}.`,
-          h('span', { class: 'muted' }, ` Started ${ago(d.started_at)} by ${d.origin}${d.force ? ', forced' : ''}.`)),
+          h('span', { class: 'muted' }, ` Started ${roughAgo(d.started_at)} by ${d.origin}${d.force ? ', forced' : ''}.`)),
         bar(d.moved, total, `${d.moved} of ${total} moved, ${left} left`, 'Drain progress'),
         d.moving.length ? h('p', {}, 'Moving now: ', d.moving.map(t => `${t.connector}-${t.task}`).join(', ')) : null,
         left ? h('details', { open: left <= 20 }, h('summary', {}, `Remaining (${left})`),

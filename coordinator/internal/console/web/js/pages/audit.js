@@ -91,7 +91,7 @@ export async function render(ctx) {
       last = await api.call('GET', `/sluice/audit?${q}`);
       error.hidden = true;
     } catch (e) {
-      error.textContent = e.status === 403 ? `${e.message} Reading the audit trail needs the admin role.` : missing(e, 'an audit trail (GET /sluice/audit)');
+      error.textContent = missing(e, 'an audit trail (GET /sluice/audit)');
       error.hidden = false;
       return;
     }

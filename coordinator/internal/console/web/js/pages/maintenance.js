@@ -12,11 +12,11 @@
 // #window-form-error, table#window-connectors, tr[data-connector=<name>],
 // button#window-close, table#window-outcomes, #window-outcome.
 
-import { h, mount, link, badge, ago, when, field } from '../dom.js';
+import { h, mount, link, badge, when, field } from '../dom.js';
 import * as api from '../api.js';
 import { go } from '../router.js';
 import { confirm } from '../parts/modal.js';
-import { outcome, missing, pageError, plural, focusFirst, remount } from '../parts/fleetkit.js';
+import { outcome, missing, pageError, plural, focusFirst, remount, roughAgo } from '../parts/fleetkit.js';
 
 export async function render(ctx) {
   if (ctx.params.id) return renderWindow(ctx, ctx.params.id);
@@ -58,13 +58,13 @@ async function renderList(ctx) {
       failure.hidden = false;
       return;
     }
-    remount(tbody, JSON.stringify(ws.map(w => [w, ago(w.opened_at)])), () => ws.length ? ws.map(w => h('tr', { 'data-window': w.id },
+    remount(tbody, JSON.stringify(ws.map(w => [w, roughAgo(w.opened_at)])), () => ws.length ? ws.map(w => h('tr', { 'data-window': w.id },
       h('th', { scope: 'row' }, link(`/ui/maintenance/${api.enc(w.id)}`, w.id, { class: 'name' })),
       h('td', {}, badge(w.state)),
       h('td', {}, plural(w.connectors.length, 'connector'), h('div', { class: 'muted small' }, w.selector.match ? `match ${w.selector.match}` : (w.selector.names || []).join(', '))),
       h('td', {}, w.reason || h('span', { class: 'muted' }, '—')),
       h('td', {}, w.principal || '—'),
-      h('td', { title: w.opened_at }, ago(w.opened_at))))
+      h('td', { title: w.opened_at }, roughAgo(w.opened_at))))
       : h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No window is open.')));
   });
 }

@@ -14,7 +14,7 @@ import { h, mount, link, badge, ago, when } from '../dom.js';
 import * as api from '../api.js';
 import { go } from '../router.js';
 import { confirm } from '../parts/modal.js';
-import { outcome, bar, missing, pageError, plural, focusFirst, remount, configDiff, diffTable } from '../parts/fleetkit.js';
+import { outcome, bar, missing, pageError, plural, focusFirst, remount, configDiff, diffTable, roughAgo } from '../parts/fleetkit.js';
 import { rolloutForm } from '../parts/rolloutform.js';
 
 const ENDED = ['done', 'rolled_back', 'aborted'];
@@ -62,7 +62,7 @@ async function renderList(ctx) {
       failure.hidden = false;
       return;
     }
-    remount(tbody, JSON.stringify(list.map(r => [r.id, r.state, r.batch, r.error, r.batches.map(b => [b.state, applied(b.connectors)]), ago(r.created_at)])), () =>
+    remount(tbody, JSON.stringify(list.map(r => [r.id, r.state, r.batch, r.error, r.batches.map(b => [b.state, applied(b.connectors)]), roughAgo(r.created_at)])), () =>
       list.length ? list.map(r => {
         const names = connectorsOf(r);
         const done = r.batches.filter(b => b.state === 'done').length;
@@ -73,7 +73,7 @@ async function renderList(ctx) {
           h('td', { class: 'mono small' }, patchWords(r.request.patch)),
           h('td', {}, bar(done, r.batches.length, `${done}/${r.batches.length}`, `Batches of ${r.id} done`)),
           h('td', {}, r.principal || '—'),
-          h('td', { title: r.created_at }, ago(r.created_at)));
+          h('td', { title: r.created_at }, roughAgo(r.created_at)));
       }) : h('tr', {}, h('td', { colspan: 7, class: 'empty' }, 'No rollout yet.')));
   });
 }

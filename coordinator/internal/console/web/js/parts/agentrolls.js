@@ -9,10 +9,10 @@
 // article[data-roll=<id>] with [data-test=roll-state],
 // button[data-test=roll-pause|roll-resume|roll-abort], table.roll-agents.
 
-import { h, mount, badge, ago, when } from '../dom.js';
+import { h, mount, badge, when } from '../dom.js';
 import * as api from '../api.js';
 import { confirm } from './modal.js';
-import { outcome, bar, missing, plural, focusFirst, remount } from './fleetkit.js';
+import { outcome, bar, missing, plural, focusFirst, remount, roughAgo } from './fleetkit.js';
 import { setQuery } from '../router.js';
 
 const ENDED = ['done', 'failed', 'aborted'];
@@ -114,19 +114,19 @@ export function rollsPanel(ctx) {
       r.error ? h('p', { class: 'error' }, r.error) : null,
       h('table', { class: 'grid roll-agents' },
         h('caption', { class: 'sr-only' }, `Agents of roll ${r.id}`),
-        h('thead', {}, h('tr', {}, ['Batch', 'Agent', 'Step', 'Since', 'Tasks moved', 'Started before', 'Restarted', 'Version'].map(c => h('th', { scope: 'col' }, c)))),
+        h('thead', {}, h('tr', {}, ['Batch', 'Agent', 'Step', 'Since', 'Tasks moved', 'Started before', 'Restarted', 'Version'].map(c => h('th', { scope: 'col', class: c === 'Tasks moved' ? 'num' : null }, c)))),
         h('tbody', {}, r.agents.map(a => h('tr', { class: a.batch === r.batch && !ended ? 'fk-current' : null },
           h('td', {}, a.batch + 1),
           h('th', { scope: 'row' }, a.id),
           h('td', {}, badge(a.step.replace('_', ' ')), h('div', { class: 'reason' }, a.error || STEP_WORDS[a.step] || '')),
-          h('td', {}, a.since ? ago(a.since) : '—'),
+          h('td', {}, roughAgo(a.since)),
           h('td', { class: 'num' }, a.moved),
           h('td', {}, when(a.started_at)),
           h('td', {}, when(a.restarted_at)),
           h('td', {}, a.version || '—'))))),
     ];
     const summary = [h('strong', {}, r.id), ' ', badge(r.state), h('span', { 'data-test': 'roll-state', class: 'sr-only' }, r.state),
-      h('span', { class: 'muted' }, ` by ${r.principal || 'anonymous'}, ${ago(r.created_at)} — ${r.progress.done}/${r.progress.total} agents`)];
+      h('span', { class: 'muted' }, ` by ${r.principal || 'anonymous'}, ${roughAgo(r.created_at)} — ${r.progress.done}/${r.progress.total} agents`)];
     return h('article', { class: 'card fk-item', 'data-roll': r.id },
       h('details', { open: !ended || r.id === opened, on: { toggle: e => { if (e.target.open) { opened = r.id; setQuery({ roll: r.id }); } } } },
         h('summary', {}, summary), body));
@@ -141,7 +141,7 @@ export function rollsPanel(ctx) {
       return;
     }
     rolls = rolls.slice().reverse(); // newest first
-    const key = JSON.stringify(rolls.map(r => [r, ago(r.created_at), r.agents.map(a => ago(a.since))]));
+    const key = JSON.stringify(rolls.map(r => [r, roughAgo(r.created_at), r.agents.map(a => roughAgo(a.since))]));
     const fresh = remount(list, key, () => rolls.length ? rolls.map(card) : h('p', { class: 'muted' }, 'No roll yet.'));
     if (fresh && !scrolled) {
       const art = list.querySelector(`article[data-roll="${CSS.escape(opened)}"]`);

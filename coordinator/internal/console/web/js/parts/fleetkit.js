@@ -2,7 +2,7 @@
 // share: an inline place for an action's outcome, a progress bar with its
 // words, a glob preview and the words for a missing endpoint.
 
-import { h, mount } from '../dom.js';
+import { h, mount, ago } from '../dom.js';
 
 /**
  * outcome is an inline, live region next to the controls it reports on:
@@ -99,4 +99,14 @@ export function remount(el, key, build) {
   el.fkKey = key;
   mount(el, build());
   return true;
+}
+
+/**
+ * roughAgo words a time as ago does, but to the minute ("under a minute
+ * ago"): a list keyed on it is drawn again only when what it shows
+ * changes, so a focused button in it stays focused.
+ */
+export function roughAgo(t) {
+  if (!t) return '—';
+  return Date.now() - new Date(t).getTime() < 60000 ? 'under a minute ago' : ago(t);
 }
