@@ -201,7 +201,7 @@ async function renderWindow(ctx, id) {
     holds.hidden = closed;
     const restores = w.connectors.filter(c => fate(c).restores).length;
     remount(actions, JSON.stringify([closed, restores, w.connectors.length]), () => !closed && api.can('operator')
-      ? h('button', { id: 'window-close', type: 'button', class: 'primary', on: { click: () => close(restores) } }, 'Close the window…') : null);
+      ? h('button', { id: 'window-close', type: 'button', class: 'primary', on: { click: () => close() } }, 'Close the window…') : null);
     remount(facts, JSON.stringify([w, closed]), () => [
       h('dt', {}, 'Holds'), h('dd', {}, badge(w.state), ' ', plural(w.connectors.length, 'connector')),
       h('dt', {}, 'Selector'), h('dd', {}, w.selector.match ? `match ${w.selector.match}` : (w.selector.names || []).join(', ')),
@@ -216,7 +216,11 @@ async function renderWindow(ctx, id) {
       h('td', { class: fate(c).restores ? 'ok' : null }, fate(c).word))));
   }
 
-  async function close(restores) {
+  async function close() {
+    // The confirmation counts what closing restores now, not 6 s ago.
+    try { now = await statuses(); } catch { /* counted from the last view */ }
+    draw();
+    const restores = w.connectors.filter(c => fate(c).restores).length;
     const n = w.connectors.length;
     const left = n - restores;
     if (!await confirm(`Close window ${id}?`, h('div', {},
@@ -243,9 +247,14 @@ async function renderWindow(ctx, id) {
     draw();
   }
 
+  // Every connector's status is one read of the whole fleet: every 6 s
+  // is enough to see a connector changed by hand during the window.
+  let tick = 0;
   await ctx.every(2000, async () => {
     if (closed || closing) return;
-    try { now = await statuses(); } catch { /* the table keeps its last view */ }
+    if (tick++ % 3 === 0) {
+      try { now = await statuses(); } catch { /* the table keeps its last view */ }
+    }
     try { w = await api.call('GET', path); } catch (e) { if (e.status === 404 && !closing && !closed) { closed = true; say.ok(`${e.message}: it was closed.`); } }
     if (!closing) draw();
   });
