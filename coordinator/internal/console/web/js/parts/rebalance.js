@@ -86,6 +86,7 @@ export function rebalancePanel(ctx) {
     remount(status, JSON.stringify(r), () => h('div', {},
       h('h3', {}, r.state === 'running' ? 'Rebalance in progress' : 'Last rebalance', ' ', badge(r.state)),
       bar(done, r.moves.length, `${done} of ${plural(r.moves.length, 'move')} made`, 'Rebalance progress'),
+      r.before ? h('p', { class: 'muted' }, 'Tasks per agent, planned: ', Object.keys(r.before).sort().map(a => `${a} ${r.before[a]} → ${(r.after || {})[a] ?? r.before[a]}`).join(', '), '.') : null,
       r.moves.length ? movesTable(r.moves, 'rebalance-moves', true) : null));
   }
 
