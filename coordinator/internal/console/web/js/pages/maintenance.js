@@ -76,7 +76,7 @@ function openForm(box, back) {
   const selMatch = radio('window-selector', 'match', true);
   const selNames = radio('window-selector', 'names', false);
   const match = h('input', { id: 'window-match', placeholder: 'orders-*', spellcheck: 'false', autocomplete: 'off' });
-  const names = h('textarea', { id: 'window-names', rows: 3, spellcheck: 'false', disabled: true, placeholder: 'one name a line' });
+  const names = h('textarea', { id: 'window-names', rows: 3, spellcheck: 'false', placeholder: 'one name a line' });
   const stStopped = radio('window-state', 'STOPPED', true);
   const stPaused = radio('window-state', 'PAUSED', false);
   const reason = h('input', { id: 'window-reason', placeholder: 'broker upgrade' });
@@ -85,7 +85,11 @@ function openForm(box, back) {
   let plan = null;
   const stale = () => { plan = null; openBtn.disabled = true; mount(preview); };
   for (const el of [selMatch, selNames, match, names, stStopped, stPaused]) el.addEventListener('input', stale);
-  for (const el of [selMatch, selNames]) el.addEventListener('change', () => { match.disabled = !selMatch.checked; names.disabled = !selNames.checked; });
+  const matchField = field('Glob', match, 'Go path.Match syntax: *, ?, [a-z].');
+  const namesField = field('Names', names, 'One connector name a line (or comma separated).');
+  namesField.hidden = true;
+  // Only the selector chosen is shown (and sent).
+  for (const el of [selMatch, selNames]) el.addEventListener('change', () => { matchField.hidden = !selMatch.checked; namesField.hidden = !selNames.checked; });
 
   function body() {
     const b = { state: stPaused.checked ? 'PAUSED' : 'STOPPED' };
@@ -143,8 +147,7 @@ function openForm(box, back) {
   h('h2', { id: 'window-form-h' }, 'Open a maintenance window'),
   h('fieldset', {}, h('legend', {}, 'Connectors'),
     h('div', { class: 'fk-row' }, h('label', { class: 'fk-check' }, selMatch, ' Names matching a glob'), h('label', { class: 'fk-check' }, selNames, ' These names')),
-    field('Glob', match, 'Go path.Match syntax: *, ?, [a-z].'),
-    field('Names', names, 'One connector name a line (or comma separated).')),
+    matchField, namesField),
   h('fieldset', {}, h('legend', {}, 'Hold them'),
     h('label', { class: 'fk-check' }, stStopped, ' STOPPED (tasks shut down; offsets can be edited)'),
     h('label', { class: 'fk-check' }, stPaused, ' PAUSED (tasks kept, not polled)')),

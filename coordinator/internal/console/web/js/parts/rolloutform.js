@@ -80,7 +80,10 @@ export function rolloutForm(root, onCreated) {
   const create = h('button', { id: 'rollout-create', type: 'submit', class: 'primary', disabled: true }, 'Start the rollout…');
   let preview = null; // the request the preview was made for, and its matches
 
-  const pick = () => { match.disabled = !kindMatch.checked; names.disabled = !kindNames.checked; stale(); };
+  const matchField = field('Glob', match, 'Go path.Match syntax: *, ?, [a-z]. orders-* matches orders-eu and orders-us.');
+  const namesField = field('Names', names, 'One connector name a line (or comma separated).');
+  // Only the selector chosen is shown (and sent).
+  const pick = () => { matchField.hidden = !kindMatch.checked; namesField.hidden = !kindNames.checked; stale(); };
   kindMatch.addEventListener('change', pick);
   kindNames.addEventListener('change', pick);
   // Any edit makes the preview stale: it must be made again before create.
@@ -180,8 +183,7 @@ export function rolloutForm(root, onCreated) {
   } } },
   h('fieldset', {}, h('legend', {}, 'Connectors'),
     h('div', { class: 'fk-row' }, h('label', { class: 'fk-check' }, kindMatch, ' Names matching a glob'), h('label', { class: 'fk-check' }, kindNames, ' These names')),
-    field('Glob', match, 'Go path.Match syntax: *, ?, [a-z]. orders-* matches orders-eu and orders-us.'),
-    field('Names', names, 'One connector name a line (or comma separated).')),
+    matchField, namesField),
   field('Patch (JSON)', patch, 'Merged into each config as PATCH …/config merges it: a string sets the key, null removes it.'),
   patchErr,
   h('fieldset', {}, h('legend', {}, 'Batches and health gate'),
@@ -194,7 +196,7 @@ export function rolloutForm(root, onCreated) {
   h('div', { class: 'actions' },
     h('button', { id: 'rollout-preview', type: 'button', on: { click: doPreview } }, 'Preview'),
     create));
-  names.disabled = true;
+  namesField.hidden = true;
   mount(root, form, previewBox);
   match.focus();
 }
