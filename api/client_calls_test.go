@@ -114,6 +114,10 @@ func TestEveryCall(t *testing.T) {
 			_, err := fl.CreateRollout(ctx, RolloutRequest{Selector: sel, Batches: []json.RawMessage{json.RawMessage(`1`)}})
 			return err
 		}},
+		{"POST /sluice/rollouts?dry_run=true", true, func() error {
+			_, err := fl.PlanRollout(ctx, RolloutRequest{Selector: sel})
+			return err
+		}},
 		{"GET /sluice/rollouts", true, func() error { _, err := fl.Rollouts(ctx); return err }},
 		{"GET /sluice/rollouts/r", true, func() error { _, err := fl.Rollout(ctx, "r"); return err }},
 		{"PUT /sluice/rollouts/r/pause", false, func() error { _, err := fl.PauseRollout(ctx, "r"); return err }},
