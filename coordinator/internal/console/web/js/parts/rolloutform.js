@@ -1,10 +1,9 @@
 // The form that creates a config rollout (/ui/rollouts/new): a selector
 // (a glob or names), the patch as JSON, the batches and the health gate.
-// POST /sluice/rollouts has no dry run, so the preview is made here from
-// the connectors' configs as they are now (GET /connectors?expand=info):
-// which connectors match, the batches they fall in, and each one's diff.
-// The server validates the patched configs again and applies nothing if
-// any would be invalid.
+// Preview asks the coordinator for the dry run (POST /sluice/rollouts?
+// dry_run=true): the batches, each connector's config before and after,
+// every patched config validated, nothing recorded. The rollout can start
+// only from a preview of the form as it is.
 //
 // Stable hooks: form#rollout-form, input[name=selector-kind] (match|names),
 // input#rollout-match, textarea#rollout-names, textarea#rollout-patch,
@@ -19,47 +18,21 @@ import { confirm } from './modal.js';
 import { configDiff, diffTable, plural, focusFirst, missing } from './fleetkit.js';
 
 /**
- * parsePatch reads the JSON editor: an object whose values are strings
- * (set the key) or null (remove it). It returns {patch} or {error}.
+ * parsePatch reads the JSON editor: an object whose values set keys
+ * (null removes one). It returns {patch} or {error}; the coordinator
+ * checks the values.
  */
 export function parsePatch(text) {
   let v;
   try { v = JSON.parse(text); } catch (e) { return { error: `Not JSON: ${e.message}` }; }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'The patch is a JSON object: {"key": "value", "gone": null}.' };
-  const keys = Object.keys(v);
-  if (!keys.length) return { error: 'The patch is empty: give at least one key.' };
-  const bad = keys.filter(k => v[k] !== null && typeof v[k] !== 'string');
-  if (bad.length) return { error: `Config values are strings (or null to remove the key): ${bad.map(k => `"${k}"`).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not. Quote ${bad.length === 1 ? 'it' : 'them'}, as in "batch.size": "500".` };
+  if (!Object.keys(v).length) return { error: 'The patch is empty: give at least one key.' };
   return { patch: v };
 }
 
-/** parseBatches reads "1, 10, 25%, rest" into [1, 10, "25%", "rest"]. */
+/** parseBatches reads "1, 10, 25%, rest" into [1, 10, "25%", "rest"]; the coordinator checks each. */
 export function parseBatches(text) {
-  const out = [];
-  for (const part of text.split(',').map(s => s.trim()).filter(Boolean)) {
-    if (/^\d+$/.test(part) && Number(part) >= 1) out.push(Number(part));
-    else if (/^\d+(\.\d+)?%$/.test(part) || part === 'rest') out.push(part);
-    else return { error: `Invalid batch "${part}": a number of connectors (1 or more), a share such as 25%, or rest.` };
-  }
-  return { batches: out };
-}
-
-/**
- * planBatches splits n connectors into batches as the server does: a
- * number, a share of n rounded up, or the rest; what is left goes in one
- * last batch, and a batch that would be empty is dropped.
- */
-export function planBatches(n, batches) {
-  const sizes = [];
-  let left = n;
-  for (const b of batches) {
-    if (left <= 0) break;
-    let size = b === 'rest' ? left : typeof b === 'number' ? b : Math.ceil(n * parseFloat(b) / 100);
-    size = Math.min(Math.max(size, 0), left);
-    if (size > 0) { sizes.push(size); left -= size; }
-  }
-  if (left > 0) sizes.push(left);
-  return sizes;
+  return text.split(',').map(s => s.trim()).filter(Boolean).map(p => (/^\d+$/.test(p) ? Number(p) : p));
 }
 
 /** rolloutForm fills root with the form; onCreated(rollout) follows a 201. */
@@ -115,8 +88,7 @@ export function rolloutForm(root, onCreated) {
     if (p.error) throw new Error(`Patch: ${p.error}`);
     body.patch = p.patch;
     const b = parseBatches(batches.value);
-    if (b.error) throw new Error(b.error);
-    if (b.batches.length) body.batches = b.batches;
+    if (b.length) body.batches = b;
     body.health = { running_for: runningFor.value.trim() || '30s', max_failed_tasks: Number(maxFailed.value) || 0 };
     body.on_failure = onFailure.value;
     return body;
@@ -126,41 +98,31 @@ export function rolloutForm(root, onCreated) {
     err.hidden = true;
     let body;
     try { body = request(); } catch (e) { err.textContent = e.message; err.hidden = false; focusFirst(err); return; }
-    let all;
+    let plan;
     try {
-      all = await api.call('GET', '/connectors?expand=info');
+      plan = await api.call('POST', '/sluice/rollouts?dry_run=true', body);
     } catch (e) {
-      err.textContent = `Could not read the connectors' configs for the preview: ${missing(e, 'the connectors endpoint')}`;
+      stale();
+      mount(previewBox);
+      err.textContent = missing(e, 'rollout dry runs (POST /sluice/rollouts?dry_run=true)');
       err.hidden = false;
+      focusFirst(err);
       return;
     }
-    const known = Object.keys(all).sort();
-    const chosen = body.match ? known.filter(n => api.glob(body.match, n)) : [...body.names].sort();
-    const unknown = chosen.filter(n => !all[n]);
-    const sizes = planBatches(chosen.length, body.batches || []);
-    const diffs = chosen.filter(n => all[n]).map(n => {
-      const before = all[n].info.config;
-      const after = { ...before };
-      for (const [k, v] of Object.entries(body.patch)) { if (v === null) delete after[k]; else after[k] = v; }
-      if (!('name' in after)) after.name = n; // the server keeps the name
-      return { name: n, rows: configDiff(before, after) };
-    });
-    const unchanged = diffs.filter(d => !d.rows.length).length;
-    preview = unknown.length || !chosen.length ? null : { body, count: chosen.length };
-    create.disabled = !preview;
-    let at = 0;
+    const n = plan.batches.reduce((k, b) => k + b.connectors.length, 0);
+    const unchanged = plan.batches.flatMap(b => b.connectors).filter(c => !configDiff(c.before, c.after).length).length;
+    preview = { body, count: n };
+    create.disabled = false;
+    const gate = plan.request.health || {};
     mount(previewBox, h('div', { class: 'card fk-plan' },
-      h('h2', { id: 'rollout-preview-h', tabindex: '-1' }, chosen.length ? `Preview: ${plural(chosen.length, 'connector')} in ${plural(sizes.length, 'batch', 'batches')}` : 'Preview: no connector matches'),
-      unknown.length ? h('p', { class: 'error' }, `Unknown connector${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}. The rollout would be refused (404).`) : null,
-      !chosen.length ? h('p', { class: 'error' }, 'A rollout that matches no connector is refused (400).') : null,
+      h('h2', { id: 'rollout-preview-h', tabindex: '-1' }, `Dry run: ${plural(n, 'connector')} in ${plural(plan.batches.length, 'batch', 'batches')}`),
+      h('p', {}, 'Every patched config is valid. Nothing was started.'),
       unchanged ? h('p', { class: 'muted' }, `${plural(unchanged, 'connector')} already ${unchanged === 1 ? 'has' : 'have'} this patch: written again, with no change.`) : null,
-      h('ol', { class: 'fk-batches' }, sizes.map((size, i) => {
-        const group = diffs.slice(at, at + size);
-        at += size;
-        return h('li', {}, h('details', { open: i === 0 }, h('summary', {}, `Batch ${i + 1}: ${plural(size, 'connector')}`),
-          group.map(d => h('div', {}, h('h3', {}, d.name), diffTable(d.rows, `What the patch changes in ${d.name}`)))));
-      })),
-      h('p', { class: 'muted' }, `Each batch is held to the health gate: every connector that was RUNNING, and its tasks, RUNNING for ${body.health.running_for} with at most ${body.health.max_failed_tasks} task(s) FAILED. On failure: ${body.on_failure === 'rollback' ? 'every applied batch is rolled back' : 'the rollout pauses'}. This preview is made in the browser from the configs as they are now; the coordinator validates every patched config again and applies nothing if one is invalid.`)));
+      h('ol', { class: 'fk-batches' }, plan.batches.map((b, i) => h('li', {},
+        h('details', { open: i === 0 }, h('summary', {}, `Batch ${i + 1}: ${plural(b.connectors.length, 'connector')}`),
+          b.connectors.map(c => h('div', {}, h('h3', {}, c.name),
+            diffTable(configDiff(c.before, c.after), `What the patch changes in ${c.name}`))))))),
+      h('p', { class: 'muted' }, `Each batch is held to the health gate: every connector that was RUNNING, and its tasks, RUNNING for ${gate.running_for} with at most ${gate.max_failed_tasks} task(s) FAILED. On failure: ${plan.request.on_failure === 'rollback' ? 'every applied batch is rolled back' : 'the rollout pauses'}. A connector changed by hand before its batch gets the patch merged into its config as it is then.`)));
     focusFirst(previewBox.querySelector('h2'));
   }
 
