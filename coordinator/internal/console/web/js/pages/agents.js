@@ -175,6 +175,7 @@ async function renderAgent(ctx, id) {
     h('div', { class: 'card' }, facts),
     drainBox,
     h('h2', { id: 'tasks-h' }, 'Tasks'),
+    h('p', {}, link(`/ui/?agent=${api.enc(id)}`, `${id}'s connectors in the fleet list`), h('span', { class: 'muted' }, ', with their health')),
     h('table', { class: 'grid', id: 'agent-tasks', 'aria-labelledby': 'tasks-h' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Connector'), h('th', { scope: 'col', class: 'num' }, 'Task'), h('th', { scope: 'col' }, 'State'))),
       tasks),
