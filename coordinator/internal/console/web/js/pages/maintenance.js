@@ -129,7 +129,7 @@ function openForm(box, back) {
 
   const form = h('form', { id: 'window-form', class: 'card', on: { submit: async e => {
     e.preventDefault();
-    if (!plan) return;
+    if (!plan) { doPreview(); return; } // Enter in a field previews first
     if (!await confirm(`${plan.b.state === 'STOPPED' ? 'Stop' : 'Pause'} ${plural(plan.n, 'connector')} for maintenance?`,
       h('p', {}, `Each connector's state is recorded, then it is ${plan.b.state === 'STOPPED' ? 'stopped' : 'paused'}. Closing the window gives each its state back.`),
       `Open the window: ${plural(plan.n, 'connector')}`)) return;

@@ -128,7 +128,7 @@ export function rolloutForm(root, onCreated) {
 
   const form = h('form', { id: 'rollout-form', class: 'card', on: { submit: async e => {
     e.preventDefault();
-    if (!preview) return;
+    if (!preview) { doPreview(); return; } // Enter in a field previews first
     const n = preview.count;
     if (!await confirm(`Roll the patch out to ${plural(n, 'connector')}?`, h('p', {},
       'Each connector\'s config is patched as PATCH …/config does (its tasks restart with it), batch by batch, each batch held to the health gate before the next.'),
