@@ -1,6 +1,7 @@
 // Small pieces the fleet pages (agents, rollouts, maintenance, audit)
 // share: an inline place for an action's outcome, a progress bar with its
-// words, a glob preview and the words for a missing endpoint.
+// words, a config diff, redraws that keep the focus, and the words for an
+// endpoint this coordinator does not have.
 
 import { h, mount, ago } from '../dom.js';
 
@@ -52,11 +53,6 @@ export function missing(e, what) {
 /** pageError shows a page that could not load, with why. */
 export function pageError(root, title, message) {
   mount(root, h('h1', {}, title), h('p', { class: 'error', role: 'alert' }, message));
-}
-
-/** pre shows a value as indented JSON, as text. */
-export function pre(value) {
-  return h('pre', { class: 'fk-json' }, JSON.stringify(value, null, 2));
 }
 
 /** plural words a count of a noun: "1 task", "3 tasks". */
