@@ -89,12 +89,31 @@ async function renderNew(ctx) {
   rolloutForm(box, r => { window.scrollTo(0, 0); go(`/ui/rollouts/${api.enc(r.id)}`); });
 }
 
-// gateWords says where a verifying batch stands against the health gate.
-function gateWords(r, b) {
-  const gate = r.request.health || {};
+// seconds reads a Go duration such as 30s, 2m or 1m30s (h, m, s, ms);
+// NaN when it is none.
+function seconds(d) {
+  const parts = String(d).match(/^((\d+(\.\d+)?)(h|ms|m|s))+$/) ? String(d).match(/\d+(\.\d+)?(h|ms|m|s)/g) : null;
+  if (!parts) return NaN;
+  const unit = { h: 3600, m: 60, s: 1, ms: 0.001 };
+  return parts.reduce((n, p) => n + parseFloat(p) * unit[p.replace(/^[\d.]+/, '')], 0);
+}
+
+// gate shows where a verifying batch stands against the health gate: how
+// long it has been healthy of how long the gate asks, or what it waits for.
+function gate(r, b, i) {
   if (b.state !== 'verifying') return null;
-  if (b.healthy_since) return `healthy for ${ago(b.healthy_since).replace(' ago', '')} of the ${gate.running_for || '30s'} asked (verifying since ${ago(b.verifying_since)})`;
-  return `waiting for its connectors and their new tasks to be RUNNING (verifying since ${ago(b.verifying_since)}; the gate asks ${gate.running_for || '30s'} healthy, at most ${gate.max_failed_tasks || 0} task(s) FAILED)`;
+  const g = r.request.health || {};
+  const need = g.running_for || '30s';
+  const since = `verifying since ${ago(b.verifying_since)}`;
+  if (!b.healthy_since) {
+    return h('p', { class: 'fk-gate' }, `Waiting for its connectors and their new tasks to be RUNNING (${since}; the gate asks ${need} healthy, at most ${g.max_failed_tasks || 0} task(s) FAILED).`);
+  }
+  const healthy = Math.max(0, Math.floor((Date.now() - new Date(b.healthy_since).getTime()) / 1000));
+  const total = seconds(need);
+  return h('div', { class: 'fk-gate' },
+    isFinite(total) ? bar(Math.min(healthy, total), total, `healthy for ${healthy} s of the ${need} asked`, `Health gate of batch ${i + 1}`)
+      : h('p', {}, `healthy for ${healthy} s of the ${need} asked`),
+    h('span', {}, `(${since})`));
 }
 
 // batchSection draws batch i; open holds the connectors whose diff the
@@ -107,7 +126,7 @@ function batchSection(r, b, i, open, now) {
     h('h3', { id: `batch-${i}-h` }, `Batch ${i + 1} of ${r.batches.length}`, badge(b.state), h('span', { class: 'sr-only', 'data-test': 'batch-state' }, b.state),
       current ? h('span', { class: 'muted small' }, b.state === 'failed' ? 'the rollout stopped here' : 'in progress') : null),
     bar(done, n, `${done} of ${plural(n, 'connector')} applied`, `Batch ${i + 1} progress`),
-    gateWords(r, b) ? h('p', { class: 'fk-gate' }, gateWords(r, b)) : null,
+    gate(r, b, i),
     h('table', { class: 'grid' },
       h('caption', { class: 'sr-only' }, `Connectors of batch ${i + 1}`),
       h('thead', {}, h('tr', {}, ['Connector', 'Rollout step', 'Held to the gate', 'Running now', 'Change'].map(c => h('th', { scope: 'col' }, c)))),
@@ -194,7 +213,9 @@ async function renderOne(ctx, id) {
       h('dt', {}, 'Started'), h('dd', {}, when(r.created_at), ` by ${r.principal || 'anonymous'}`),
       h('dt', {}, 'Last step'), h('dd', {}, when(r.updated_at)),
     ]);
-    remount(batches, JSON.stringify([r.batch, r.batches, r.batches.map(b => [ago(b.healthy_since), ago(b.verifying_since)]), now]),
+    // A verifying batch's gate counts seconds: it is drawn at each poll.
+    const ticking = r.batches.some(b => b.state === 'verifying') ? Date.now() : 0;
+    remount(batches, JSON.stringify([r.batch, r.batches, ticking, now]),
       () => r.batches.map((b, i) => batchSection(r, b, i, openDiffs, now)));
   }
   // statuses reads the rollout's connectors' statuses (the page shows
