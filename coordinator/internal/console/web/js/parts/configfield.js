@@ -59,7 +59,9 @@ export function configField(info, o) {
     if (d.type === 'INT' || d.type === 'LONG' || d.type === 'SHORT') props.inputmode = 'numeric';
     control = h('input', props);
   }
-  let doc = (d.documentation || '').trim();
+  // Kafka's docs hold a little HTML (<code>…</code>): its tags are dropped,
+  // and what is left is text, never markup.
+  let doc = (d.documentation || '').replace(/<\/?(code|p|br|ul|ol|li|b|i|em|strong|tt|pre)\s*\/?>/gi, '').trim();
   if (doc && !/[.!?)]$/.test(doc)) doc += '.';
   if (def !== null && def !== undefined && def !== '') doc += ` Default: ${def}.`;
   if (d.type === 'LIST' && !/comma/i.test(doc)) doc += ' A comma-separated list.';

@@ -25,8 +25,9 @@ const DEBOUNCE = 400;
  * measured from; default config), editable, prefix (ids of controls: the
  * key's control is #<prefix>-<key>), outside (keys the caller shows
  * itself), readonly (keys shown but not editable), ownFirst (the
- * plugin's own keys before the common ones), errorsOf ('all': every key's errors at once; 'touched': only of keys the user changed,
- * until showAllErrors), onChange(config), onResult(infos)}.
+ * plugin's own keys before the common ones), errorsOf ('all': every
+ * key's errors at once; 'touched': only of keys the user changed, until
+ * showAllErrors), onChange(config), onResult(infos)}.
  */
 export function configForm(o) {
   const prefix = o.prefix || 'cfg';

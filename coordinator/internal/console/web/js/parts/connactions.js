@@ -18,7 +18,7 @@ export function actions(info, o) {
   const path = `/connectors/${api.enc(name)}`;
   const buttons = h('div', { class: 'actions-bar', role: 'toolbar', 'aria-label': 'Connector actions' });
   const said = h('p', { id: 'conn-action-status', class: 'muted small', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
-  const error = h('p', { id: 'conn-action-error', class: 'error', role: 'alert', hidden: true });
+  const error = h('p', { id: 'conn-action-error', class: 'error', role: 'alert', tabindex: '-1', hidden: true });
   const el = h('div', { id: 'conn-actions', class: 'conn-actions' }, buttons, said, error);
   let sig = null;
 
@@ -46,14 +46,21 @@ export function actions(info, o) {
     const reset = h('input', { type: 'checkbox', id: 'conn-delete-offsets' });
     const ok = await confirm(`Delete ${name}?`, h('div', {},
       h('p', {}, 'Its config and tasks go. This cannot be undone from the console.'),
-      h('div', { class: 'check' }, reset, h('label', { for: reset.id }, ' Also delete its offsets (otherwise they stay in Kafka, and a connector of the same name later starts from them)'))),
+      h('div', { class: 'check' }, reset, h('label', { for: reset.id }, ' Also delete its offsets (otherwise they stay in Kafka, and a connector of the same name later starts from them)')),
+      info.state !== 'STOPPED' ? h('p', { class: 'muted small' }, 'Offsets are deleted only from a stopped connector: with this box ticked, it is stopped first.') : null),
     'Delete', 'danger');
     if (!ok) return;
     try {
+      if (reset.checked && info.state !== 'STOPPED') {
+        said.textContent = 'Stopping it first…';
+        await api.call('PUT', `${path}/stop`);
+      }
+      said.textContent = 'Deleting…';
       await api.call('DELETE', `${path}${reset.checked ? '?reset_offsets=true' : ''}`);
       if (o.onDeleted) o.onDeleted();
       go('/ui/');
     } catch (e) {
+      said.textContent = '';
       error.textContent = `Delete failed: ${e.message}`;
       error.hidden = false;
       error.focus();

@@ -5,12 +5,13 @@
 //
 // Stable hooks: [data-action=review], [data-action=discard],
 // #cfg-dirty (live count of changes), #cfg-result (live result),
-// #cfg-error (alert), #cfg-changed-elsewhere, #cfg-history (table; rows
-// [data-entry=<id>], buttons [data-action=restore]), #cfg-history-note,
+// #cfg-error (alert), #cfg-changed-elsewhere, #cfg-history-toggle (the
+// folded history's summary), #cfg-history (table; rows [data-entry=<id>],
+// buttons [data-action=restore]), #cfg-history-note,
 // the dialog's [data-test=config-diff] table; the form's controls
 // #cfg-<key> and [data-key="<key>"].
 
-import { h, mount, when } from '../dom.js';
+import { h, mount, when, ago } from '../dom.js';
 import * as api from '../api.js';
 import { setGuard } from '../router.js';
 import { dialog } from './modal.js';
@@ -33,14 +34,19 @@ export async function renderConfig(el, ctx, info) {
   const result = h('p', { id: 'cfg-result', class: 'cfg-result', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
   const failure = h('p', { id: 'cfg-error', class: 'error', role: 'alert', tabindex: '-1', hidden: true });
   const elsewhere = h('p', { id: 'cfg-changed-elsewhere', class: 'notice warn', hidden: true });
-  const historyBox = h('section', { class: 'cfg-history', 'aria-labelledby': 'cfg-history-h' });
+  // The history sits above the form, folded: a line says how many
+  // changes and the last one; opening it shows the list.
+  const historyLine = h('span', { class: 'muted small', id: 'cfg-history-line' });
+  const historyBody = h('div');
+  const historyBox = h('details', { class: 'cfg-history card', id: 'cfg-history-box' },
+    h('summary', { id: 'cfg-history-toggle' }, h('h2', { id: 'cfg-history-h' }, 'Config history'), ' ', historyLine), historyBody);
 
   mount(el,
     elsewhere,
     editable ? h('div', { class: 'toolbar cfg-bar' }, review, discard, dirtyBox) : null,
     result, failure,
-    form.el,
-    historyBox);
+    historyBox,
+    form.el);
 
   function dirtyChanged() {
     const n = form.diff().length;
@@ -131,18 +137,20 @@ export async function renderConfig(el, ctx, info) {
       if (!ctx.live()) return;
       if (e.status === 404 && !/^Connector /.test(e.message)) {
         missing = true;
-        mount(historyBox, h('h2', { id: 'cfg-history-h' }, 'Config history'),
-          h('p', { class: 'notice', id: 'cfg-history-note' }, 'This coordinator does not have a config history (GET …/config/history answered 404): it needs a newer Sluice.'));
+        historyLine.textContent = 'not on this coordinator';
+        mount(historyBody, h('p', { class: 'notice', id: 'cfg-history-note' }, 'This coordinator does not have a config history (GET …/config/history answered 404): it needs a newer Sluice.'));
       } else {
-        mount(historyBox, h('h2', { id: 'cfg-history-h' }, 'Config history'),
-          h('p', { class: 'error', id: 'cfg-history-note' }, `The config history could not be read: ${e.message}`));
+        historyLine.textContent = 'could not be read';
+        mount(historyBody, h('p', { class: 'error', id: 'cfg-history-note' }, `The config history could not be read: ${e.message}`));
       }
     }
   }
 
   function drawHistory() {
     const canRestore = api.can('operator', name);
-    mount(historyBox, h('h2', { id: 'cfg-history-h' }, 'Config history'),
+    const last = entries[0];
+    historyLine.textContent = last ? `${entries.length}${more ? '+' : ''} change${entries.length === 1 ? '' : 's'}; the last ${ago(last.time)} by ${last.principal || 'someone'} (${last.operation})` : 'no change recorded yet';
+    mount(historyBody,
       h('table', { class: 'grid', id: 'cfg-history' },
         h('caption', { class: 'sr-only' }, `Changes of ${name}'s config, newest first`),
         h('thead', {}, h('tr', {}, ['Time', 'Principal', 'Operation', 'Keys', ''].map((c, i) => h('th', { scope: 'col' }, i === 4 ? h('span', { class: 'sr-only' }, 'Actions') : c)))),
@@ -152,12 +160,12 @@ export async function renderConfig(el, ctx, info) {
           h('td', {}, h('code', {}, e.operation), e.detail ? h('div', { class: 'muted small' }, e.detail) : null),
           h('td', {}, keys(e.diff)),
           h('td', {}, canRestore && e.operation !== 'delete' ? h('button', { type: 'button', 'data-action': 'restore', 'aria-label': `Restore the config of ${new Date(e.time).toLocaleString()}`,
-            on: { click: ev => restore(e, ev.currentTarget) } }, 'Restore…') : null)))
+            on: { click: () => restore(e) } }, 'Restore…') : null)))
           : h('tr', {}, h('td', { colspan: 5, class: 'empty' }, 'No change recorded yet.')))),
       more ? h('button', { type: 'button', class: 'link', 'data-action': 'older', on: { click: () => loadHistory(true) } }, 'Show older changes') : null);
   }
 
-  async function restore(entry, btn) {
+  async function restore(entry) {
     failure.hidden = true;
     let full;
     let server;
@@ -208,7 +216,6 @@ export async function renderConfig(el, ctx, info) {
       failure.focus();
       return;
     }
-    (historyBox.querySelector('button[data-action=restore]') || btn).focus();
     result.focus();
   }
 

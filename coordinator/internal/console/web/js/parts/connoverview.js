@@ -150,7 +150,7 @@ export async function renderOverview(el, ctx, info) {
             h('td', { class: 'num' }, num(p.end_offset)),
             h('td', { class: 'num' }, p.committed_offset < 0 ? h('span', { class: 'muted', title: 'the group committed nothing' }, 'none') : num(p.committed_offset)),
             h('td', { class: 'num' }, num(p.lag)),
-            h('td', {}, lagMissing ? h('span', { class: 'muted' }, '—') : sparkline(series.get(key), { label: `Lag of ${key} over the last hour` })));
+            h('td', {}, lagMissing ? h('span', { class: 'muted' }, '—') : sparkline(series.get(key), { label: `Lag of ${key} over the last hour`, width: 180 })));
         }) : h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No partition assigned yet.')))),
       note ? h('p', { class: 'muted small', id: 'ov-lag-note' }, note) : null);
   }

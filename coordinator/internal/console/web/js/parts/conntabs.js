@@ -138,7 +138,7 @@ function change(r) {
     : !b ? `created ${a.target_state}` : !a ? 'deleted' : null;
   if (r.configs_omitted) return h('span', {}, state || '', h('span', { class: 'muted small' }, ' (configs too large to record)'));
   const rows = configDiff(b && b.config, a && a.config);
-  if (!rows.length) return h('span', {}, state || h('span', { class: 'muted' }, 'no config change'));
+  if (!rows.length) return state ? h('span', {}, state) : h('span', { class: 'muted' }, '—');
   return h('div', {}, state ? h('div', {}, state) : null,
     h('details', {}, h('summary', {}, `Config: ${diffSummary(rows)}`), diffTable(rows, 'Config change')));
 }
