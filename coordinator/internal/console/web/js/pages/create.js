@@ -40,7 +40,7 @@ export async function render(ctx) {
     ['source', 'sink'].map(t => h('optgroup', { label: t === 'source' ? 'Sources (into Kafka)' : 'Sinks (out of Kafka)' },
       byType(t).map(p => h('option', { value: p.class, selected: p.class === wanted }, `${short(p.class)}${p.version ? ` ${p.version}` : ''}`)))));
   const nameIn = h('input', { id: 'new-name', required: true, 'aria-required': 'true', autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'new-name-err',
-    on: { input: () => { nameTouched = true; if (form) form.set('name', nameIn.value); } } });
+    on: { input: () => { nameTouched = true; if (form) form.set('name', nameIn.value || null); } } });
   const nameErr = h('div', { class: 'error cf-err', id: 'new-name-err', hidden: true });
   const nameField = { control: nameIn, err: nameErr };
   let nameTouched = false;
@@ -58,7 +58,8 @@ export async function render(ctx) {
     classHelp.textContent = p ? `${p.class} — a ${p.type} connector${p.version ? `, version ${p.version}` : ''}.` : '';
     if (!p) { form = null; mount(formBox); submit.disabled = true; return; }
     const keep = form ? form.config() : {};
-    const start = { 'connector.class': p.class, name: nameIn.value };
+    const start = { 'connector.class': p.class };
+    if (nameIn.value) start.name = nameIn.value;
     // Keys the user typed for another plugin stay when they are plain
     // settings the new one may share (tasks.max, converters, …).
     for (const [k, v] of Object.entries(keep)) if (!(k in start)) start[k] = v;

@@ -46,6 +46,7 @@ export async function renderOverview(el, ctx, info) {
     const c = st.connector;
     const running = st.tasks.filter(t => t.state === 'RUNNING').length;
     const fact = (label, ...value) => h('div', { class: 'fact' }, h('dt', {}, label), h('dd', {}, ...value));
+    const twice = (label, ...value) => h('div', { class: 'fact two' }, h('dt', {}, label), h('dd', {}, ...value));
     mount(summary,
       fact('State', badge(c.state)),
       fact('Type', st.type || info.type),
@@ -53,7 +54,7 @@ export async function renderOverview(el, ctx, info) {
       fact('Plugin version', c.version || info.config['connector.plugin.version'] || '—'),
       fact('Worker', c.worker_id || '—'),
       fact('Tasks running', `${running} of ${st.tasks.length}`),
-      fact('Last restart', lastRestart),
+      twice('Last restart', lastRestart),
       c.trace ? h('div', { class: 'fact wide' }, h('dt', {}, 'Connector trace'), h('dd', {}, h('details', { class: 'trace' }, h('summary', {}, firstLine(c.trace)), h('pre', {}, c.trace)))) : null);
     mount(tasksBody, st.tasks.length ? st.tasks.map(taskRow) : h('tr', {}, h('td', { colspan: 6, class: 'empty' },
       c.state === 'STOPPED' ? 'Stopped: it has no tasks until it is resumed.' : 'No task yet.')));
