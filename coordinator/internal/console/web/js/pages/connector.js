@@ -69,8 +69,10 @@ export async function render(ctx) {
       if (!ctx.live()) return;
       stale.hidden = true;
       info.status = st;
+      // The box is a live region: it changes (and is announced) only
+      // when the state does.
+      if (st.connector.state !== info.state || !stateBox.firstChild) mount(stateBox, badge(st.connector.state, 'Connector state'));
       info.state = st.connector.state;
-      mount(stateBox, badge(st.connector.state, `Connector state; worker ${st.connector.worker_id || 'none'}`));
       bar.update(st);
       for (const fn of listeners) fn(st);
     } catch (e) {

@@ -96,7 +96,8 @@ export async function renderAudit(el, ctx, info) {
       if (!ctx.live()) return;
       failure.hidden = true;
       const sig = JSON.stringify(r.records.map(x => [x.time, x.operation]));
-      more.textContent = r.more ? 'Older entries match too: widen "At most" to see them.' : `${r.records.length} entr${r.records.length === 1 ? 'y' : 'ies'}.`;
+      const said = r.more ? 'Older entries match too: widen "At most" to see them.' : `${r.records.length} entr${r.records.length === 1 ? 'y' : 'ies'}.`;
+      if (more.textContent !== said) more.textContent = said; // a live region: say it once
       if (sig === seen) return; // unchanged: keep what the user opened
       seen = sig;
       records = r.records;
