@@ -265,6 +265,8 @@ type Coordinator struct {
 	// history is the offsets history's writer and reader.
 	history *offsethistory.Log
 	sec     restSecurity
+	// stopAuthWatch stops reloading the auth file (watchAuthFile).
+	stopAuthWatch func()
 	// metrics are the coordinator's series on cfg.Metrics.
 	metrics *metrics.Metrics
 	// faults injects a test's faults (WithFaults; nil: none).
@@ -419,6 +421,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		Logger:   c.cfg.Loggers.Logger(logging.REST),
 	}),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
+	c.stopAuthWatch = c.watchAuthFile()
 	go func() {
 		serve := func() error { return c.srv.Serve(ln) }
 		if c.sec.tls != nil {
@@ -494,6 +497,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	var errs []error
 	if c.srv != nil {
 		errs = append(errs, c.srv.Shutdown(ctx))
+	}
+	if c.stopAuthWatch != nil {
+		c.stopAuthWatch()
 	}
 	if c.audit != nil {
 		c.audit.Close(ctx) // after the REST server: its last writes are recorded

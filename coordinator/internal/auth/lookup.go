@@ -14,11 +14,12 @@ import (
 // changed password, token or grant changes it, and so ends the session.
 func (a *Authenticator) Lookup(via, name string) (p *Principal, fingerprint string, ok bool) {
 	var e *Entry
+	t := a.file.Load()
 	switch via {
 	case ViaBasic:
-		e = a.users[name]
+		e = t.users[name]
 	case ViaToken:
-		for _, t := range a.tokens {
+		for _, t := range t.tokens {
 			if t.Name == name {
 				e = t
 				break

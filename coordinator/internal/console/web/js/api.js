@@ -34,7 +34,7 @@ export async function signOut() {
 }
 
 const listeners = new Set();
-/** onLeaderless calls fn(true/false) as writes answer 503 for want of a leader, or go through. */
+/** onEvent calls fn with the API's events: offline/online, signed-out, leaderless. */
 export function onEvent(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 function emit(ev) { for (const fn of listeners) fn(ev); }
 
@@ -61,7 +61,9 @@ export async function call(method, path, body, opts = {}) {
   if (!res.ok) {
     const msg = data && typeof data === 'object' && data.message ? data.message : `${method} ${path}: HTTP ${res.status}`;
     if (res.status === 401 && session.auth && !path.startsWith('/ui/session')) emit({ type: 'signed-out', message: msg });
-    if (res.status === 503 && method !== 'GET') emit({ type: 'leaderless', message: msg });
+    // A write while no leader is known: Kafka Connect's 409 "no known
+    // leader URL" (or a 503 while Kafka is unreachable).
+    if (method !== 'GET' && (res.status === 503 || res.status === 409 && /no known leader/.test(msg))) emit({ type: 'leaderless', message: msg });
     throw new ApiError(res.status, data && data.error_code, msg);
   }
   return data;

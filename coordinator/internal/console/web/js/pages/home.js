@@ -114,7 +114,7 @@ export async function render(ctx) {
       h('td', { title: c.class }, shortClass(c.class), c.version ? h('div', { class: 'muted small' }, c.version) : null),
       h('td', { class: 'num' }, `${num(c.tasks_running)} / ${num(c.tasks_total)}`),
       h('td', {}, (c.agents || []).join(', ') || '—'),
-      h('td', { class: 'num' }, c.lag === null || c.lag === undefined ? '—' : num(c.lag)),
+      h('td', { class: 'num', title: c.sink_lag_at ? `read ${ago(c.sink_lag_at)}` : null }, c.sink_lag === null || c.sink_lag === undefined ? '—' : num(c.sink_lag)),
       h('td', {}, ago(c.changed)));
   }
 
