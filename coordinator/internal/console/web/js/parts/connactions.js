@@ -72,6 +72,7 @@ export function actions(info, o) {
     try {
       const m = await import('./flows.js');
       await m[`${kind}Flow`](info);
+      await o.refresh(); // a copy stops the old one; a cancelled flow changed nothing
     } catch (e) {
       error.textContent = `The ${kind} flow could not be started: ${e.message}`;
       error.hidden = false;
