@@ -113,7 +113,7 @@ export async function renderOverview(el, ctx, info) {
   async function readLag() {
     const lag = await api.call('GET', `/sluice/connectors/${api.enc(name)}/lag`).catch(e => ({ error: e }));
     const now = Date.now();
-    const every = history && history.interval_seconds ? Math.max(history.interval_seconds, 5) * 1000 : 10000;
+    const every = interval(history) ? Math.max(interval(history), 5) * 1000 : 10000;
     if (!lagMissing && now - historyAt >= every) {
       historyAt = now;
       try {
@@ -135,7 +135,7 @@ export async function renderOverview(el, ctx, info) {
     const series = new Map();
     for (const p of (history && history.partitions) || []) series.set(`${p.topic}/${p.partition}`, p.samples || []);
     const note = lagMissing || (history && history.note) || (history && history.since
-      ? `Sampled every ${history.interval_seconds || '?'} s by the leader since ${new Date(history.since).toLocaleTimeString()}; a failover starts it anew.` : '');
+      ? `Sampled every ${interval(history) || '?'} s by the leader since ${new Date(history.since).toLocaleTimeString()}; a failover starts it anew.` : '');
     mount(lagBox,
       h('h2', { id: 'ov-lag-h' }, 'Sink lag ', h('span', { class: 'muted small' }, `total ${num(lag.total_lag)}`)),
       h('table', { class: 'grid', id: 'ov-lag' },
@@ -217,6 +217,14 @@ function snapshots(rows) {
       h('progress', { id, max: e.total, value: e.done }, `${pct} %`),
       h('span', { class: 'muted small' }, `${pct} % — ${num(e.done)} of ${num(e.total)} chunks`));
   }));
+}
+
+// interval is a lag history's sampling interval in seconds (the answer
+// gives it in milliseconds).
+function interval(hist) {
+  if (!hist) return 0;
+  if (hist.interval_ms) return hist.interval_ms / 1000;
+  return hist.interval_seconds || 0;
 }
 
 function shortClass(cls) {
