@@ -60,14 +60,17 @@ export async function render(ctx) {
     const keep = form ? form.config() : {};
     const start = { 'connector.class': p.class };
     if (nameIn.value) start.name = nameIn.value;
-    // Keys the user typed for another plugin stay when they are plain
-    // settings the new one may share (tasks.max, converters, …).
+    // What the user typed for another plugin stays: a shared key
+    // (tasks.max, converters) keeps its value, and one the new plugin does
+    // not know shows under "Other keys", to remove with a click.
     for (const [k, v] of Object.entries(keep)) if (!(k in start)) start[k] = v;
-    form = configForm({ config: start, baseline: {}, editable: true, prefix: 'new', outside: ['name', 'connector.class'], ownFirst: true, errorsOf: 'touched',
+    const mine = configForm({ config: start, baseline: {}, editable: true, prefix: 'new', outside: ['name', 'connector.class'], ownFirst: true, errorsOf: 'touched',
       onResult: r => {
+        if (form !== mine) return; // a late answer for the plugin chosen before
         const c = r.configs.find(x => x.definition.name === 'name');
         showErrors(nameField, nameTouched && c ? c.value.errors : []);
       } });
+    form = mine;
     mount(formBox, h('h2', {}, 'Settings'), form.el);
     submit.disabled = false;
   }
