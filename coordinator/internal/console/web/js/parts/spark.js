@@ -21,7 +21,8 @@ export function seconds(t) {
 
 /**
  * sparkline draws samples [[time, value], …] (oldest first) over the
- * window [now - spanSeconds, now]: a line, the last value as a dot. label
+ * window [now - spanSeconds, now], or from the first sample when that is
+ * later: a line, the last value as a dot. label
  * names the series for assistive technology; the picture's own text
  * alternative says the range and the last value.
  */
@@ -38,14 +39,17 @@ export function sparkline(samples, { label = 'Series', width = 140, height = 28,
   const max = Math.max(...vals);
   const min = Math.min(...vals);
   const last = vals[vals.length - 1];
-  const from = now - spanSeconds;
+  // A young history (the leader started sampling minutes ago) spans what
+  // it has, not an hour of which it would fill the last sliver.
+  const from = Math.max(now - spanSeconds, Math.min(pts[0][0], now - 60));
+  const span = now - from;
   const pad = 2;
-  const x = t => pad + Math.max(0, Math.min(1, (t - from) / spanSeconds)) * (width - 2 * pad);
+  const x = t => pad + Math.max(0, Math.min(1, (t - from) / span)) * (width - 2 * pad);
   // A flat series sits at the bottom when it is zero, mid-height otherwise.
   const y = v => max === min ? (max === 0 ? height - pad : height / 2) : pad + (1 - (v - min) / (max - min)) * (height - 2 * pad);
   const d = pts.map(([t, v], i) => `${i ? 'L' : 'M'}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
   const title = svg('title');
-  title.textContent = `${label}: now ${last.toLocaleString('en-US')}, lowest ${min.toLocaleString('en-US')}, highest ${max.toLocaleString('en-US')} over ${pts.length} samples`;
+  title.textContent = `${label}: now ${last.toLocaleString('en-US')}, lowest ${min.toLocaleString('en-US')}, highest ${max.toLocaleString('en-US')} over the last ${Math.round(span / 60)} min (${pts.length} samples)`;
   root.setAttribute('aria-label', title.textContent);
   root.append(title, svg('path', { d }), svg('circle', { cx: x(pts[pts.length - 1][0]).toFixed(1), cy: y(last).toFixed(1), r: 2, class: 'spark-dot' }));
   return root;
