@@ -151,7 +151,9 @@ export async function renderOverview(el, ctx, info) {
             h('td', { class: 'num' }, num(p.end_offset)),
             h('td', { class: 'num' }, p.committed_offset < 0 ? h('span', { class: 'muted', title: 'the group committed nothing' }, 'none') : num(p.committed_offset)),
             h('td', { class: 'num' }, num(p.lag)),
-            h('td', {}, lagMissing ? h('span', { class: 'muted' }, '—') : sparkline(series.get(key), { label: `Lag of ${key} over the last hour`, width: 180 })));
+            h('td', {}, lagMissing ? h('span', { class: 'muted' }, '—') : h('div', { class: 'spark-cell' },
+              sparkline(series.get(key), { label: `Lag of ${key} over the last hour`, width: 200, height: 30 }),
+              peak(series.get(key)))));
         }) : h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No partition assigned yet.')))),
       note ? h('p', { class: 'muted small', id: 'ov-lag-note' }, note) : null);
   }
@@ -217,6 +219,12 @@ function snapshots(rows) {
       h('progress', { id, max: e.total, value: e.done }, `${pct} %`),
       h('span', { class: 'muted small' }, `${pct} % — ${num(e.done)} of ${num(e.total)} chunks`));
   }));
+}
+
+// peak words a series' highest value beside its sparkline.
+function peak(samples) {
+  if (!samples || !samples.length) return null;
+  return h('span', { class: 'muted small', 'aria-hidden': 'true' }, `peak ${num(Math.max(...samples.map(x => Number(x[1]))))}`);
 }
 
 // interval is a lag history's sampling interval in seconds (the answer
