@@ -26,8 +26,9 @@ export async function render(ctx) {
   const name = ctx.params.name;
   const tab = ctx.params.tab || 'overview';
   const base = `/ui/connectors/${api.enc(name)}`;
-  document.title = `${name} · Sluice`;
-  if (!TABS.some(([t]) => t === tab)) {
+  const label = (TABS.find(([t]) => t === tab) || [])[1];
+  document.title = label && tab !== 'overview' ? `${name} · ${label} · Sluice` : `${name} · Sluice`;
+  if (!label) {
     mount(ctx.root, h('h1', {}, name), h('p', {}, `A connector's page has no tab "${tab}". `, h('a', { href: base }, 'See its overview.')));
     return;
   }
@@ -58,9 +59,9 @@ export async function render(ctx) {
       stateBox, typeBox),
     bar.el,
     stale,
-    h('nav', { class: 'tabs', 'aria-label': 'Connector' }, TABS.map(([t, label]) => h('a', {
+    h('nav', { class: 'tabs', 'aria-label': 'Connector' }, TABS.map(([t, word]) => h('a', {
       href: t === 'overview' ? base : `${base}/${t}`, 'data-tab': t, 'aria-current': t === tab ? 'page' : false,
-    }, label))),
+    }, word))),
     tabEl);
 
   async function poll() {
