@@ -63,6 +63,12 @@ export function configForm(o) {
     formBox, jsonBox);
 
   function view(v) {
+    if (v === 'JSON' && !infos) {
+      // Which keys are secrets is the plugin's to say: without its
+      // settings the JSON view would show them in clear.
+      status.textContent = 'The JSON view waits for the plugin\'s settings, which say which values are secret.';
+      return;
+    }
     if (v === 'JSON') jsonArea.value = toJSON();
     else if (!jsonErr.hidden) {
       status.textContent = 'The JSON has an error: the form shows the last valid config.';
