@@ -44,6 +44,11 @@ export function configForm(o) {
   let timer = null;
   let pending = null;
   const touched = new Set();
+  // Keys the user edited stay on the form while the page lives, even when
+  // emptying one removed it and the plugin describes it only while set
+  // (a client override, a transform's key): its field must not vanish
+  // under the user's caret.
+  const kept = new Set();
   const opened = new Map(); // group → open, as the user left it
 
   const status = h('p', { class: 'cf-status muted', 'aria-live': 'polite', 'data-test': 'config-status' }, 'Loading the plugin\'s settings…');
@@ -121,8 +126,12 @@ export function configForm(o) {
 
   function setKey(key, v) {
     if (v === '' && secret(key) && key in base) v = base[key]; // empty: keep the secret
-    if (v === '' && base[key] !== '') delete cfg[key]; else cfg[key] = v;
+    // Emptying a key the plugin knows falls back to its default; a key it
+    // does not know stays (empty) until removed, so its field stays put
+    // while the user types a new value.
+    if (v === '' && base[key] !== '' && defs.has(key)) delete cfg[key]; else cfg[key] = v;
     touched.add(key);
+    kept.add(key);
     changed(false);
   }
 
@@ -171,7 +180,7 @@ export function configForm(o) {
   // errors and the status.
   function draw(force) {
     if (!infos) return;
-    const others = Object.keys(cfg).filter(k => !defs.has(k) && !outside.has(k)).sort();
+    const others = [...new Set([...Object.keys(cfg), ...kept])].filter(k => !defs.has(k) && !outside.has(k)).sort();
     const shownKeys = infos.configs.filter(c => (c.value.visible || c.definition.name in cfg) && !outside.has(c.definition.name));
     const sig = shownKeys.map(c => `${c.definition.group}/${c.definition.name}`).join('|') + '#' + others.join('|');
     if (force || sig !== signature) {
@@ -227,7 +236,7 @@ export function configForm(o) {
     }
     if (others.length) {
       const items = others.map(k => {
-        const f = otherField(k, cfg[k], { prefix, editable: o.editable, onInput: setKey, onRemove: key => { delete cfg[key]; touched.add(key); changed(true); } });
+        const f = otherField(k, cfg[k] ?? '', { prefix, editable: o.editable, onInput: setKey, onRemove: removeKey });
         fields.set(k, f);
         return f.wrap;
       });
@@ -240,6 +249,17 @@ export function configForm(o) {
   function pluginName() {
     const cls = cfg['connector.class'] || 'Connector';
     return cls.slice(cls.lastIndexOf('.') + 1);
+  }
+
+  // removeKey drops a key the plugin does not know; focus goes to the
+  // "Add a key" field, as the removed field is gone.
+  function removeKey(key) {
+    delete cfg[key];
+    kept.delete(key);
+    touched.add(key);
+    changed(true);
+    const next = formBox.querySelector(`#${prefix}-newkey`);
+    if (next) next.focus();
   }
 
   function section(title, main, items, anySet) {
@@ -261,6 +281,7 @@ export function configForm(o) {
       if (key in cfg) { err.textContent = `${key} is already set: change it in its field.`; err.hidden = false; k.focus(); return; }
       cfg[key] = v.value;
       touched.add(key);
+      kept.add(key);
       changed(true);
       const f = fields.get(key);
       if (f) f.control.focus();
@@ -298,8 +319,8 @@ export function configForm(o) {
       return false;
     },
     /** reset makes config the baseline and the value (after an apply). */
-    reset(next) { cfg = { ...next }; base = { ...next }; touched.clear(); showAll = o.errorsOf !== 'touched'; if (!jsonBox.hidden) jsonArea.value = toJSON(); changed(true); },
+    reset(next) { cfg = { ...next }; base = { ...next }; touched.clear(); kept.clear(); showAll = o.errorsOf !== 'touched'; if (!jsonBox.hidden) jsonArea.value = toJSON(); changed(true); },
     /** discard drops the changes. */
-    discard() { cfg = { ...base }; touched.clear(); if (!jsonBox.hidden) jsonArea.value = toJSON(); jsonErr.hidden = true; changed(true); },
+    discard() { cfg = { ...base }; touched.clear(); kept.clear(); if (!jsonBox.hidden) jsonArea.value = toJSON(); jsonErr.hidden = true; changed(true); },
   };
 }
