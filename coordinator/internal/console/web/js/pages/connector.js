@@ -8,7 +8,10 @@
 //   nav[aria-label="Connector"] a[data-tab=<tab>] (the tabs),
 //   #conn-actions button[data-action=pause|resume|stop|restart|
 //   restart-failed|delete|move|rename|copy], #conn-action-status (live
-//   result), #conn-action-error (alert), #conn-tab (the tab's box).
+//   result), #conn-action-error (alert), #conn-tab (the tab's box),
+//   #conn-delete-offsets (the delete dialog's checkbox).
+// Each tab's module lists its own: parts/connoverview.js,
+// parts/connconfig.js (and parts/configform.js), parts/conntabs.js.
 
 import { h, mount, badge } from '../dom.js';
 import * as api from '../api.js';

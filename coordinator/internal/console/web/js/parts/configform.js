@@ -12,6 +12,14 @@
 //
 // Without the operator role (validate needs it) the form is read-only and
 // built from GET /connector-plugins/{class}/config.
+//
+// Stable hooks: a key's control #<prefix>-<key> and [data-key="<key>"],
+// its field [data-field="<key>"] with its errors in .cf-err;
+// [data-test=config-status] (live error count), [data-test=config-form],
+// [data-test=config-json] (#<prefix>-json), [data-test=config-view-form]
+// and [data-test=config-view-json] (the view toggle),
+// [data-test=config-add-key], [data-test=config-add-value],
+// [data-test=config-add]; remove buttons [aria-label="Remove <key>"].
 
 import { h, mount } from '../dom.js';
 import * as api from '../api.js';
