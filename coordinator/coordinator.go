@@ -20,12 +20,15 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/console"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
+	"github.com/sluice-io/sluice/coordinator/internal/fleetlist"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/migrations"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
@@ -102,6 +105,14 @@ type Config struct {
 	OffsetsPartitions int32
 	StatusPartitions  int32
 	AgentLease        time.Duration
+	// MigrateAllowURLs are the Kafka Connect REST URLs POST
+	// /sluice/migrations may read (--migrate-allow-url): the coordinator
+	// reads no other. None: migrations are off.
+	MigrateAllowURLs []string
+	// SinkLagDegraded is the sink lag, in records, from which the fleet
+	// listing (GET /sluice/fleet/connectors) calls a running sink
+	// degraded: 0, the default of 100000; negative, never.
+	SinkLagDegraded int64
 	// AgentProbe is how often the leader probes each agent's presence on
 	// NATS (wire.SubjectAgentPresence); an agent whose connection closed is
 	// lost after two probes in a row find nobody, not after its lease. 0
@@ -154,6 +165,11 @@ type Config struct {
 	Audit AuditConfig
 	// OffsetsHistory configures the history of offsets changes.
 	OffsetsHistory OffsetsHistoryConfig
+	// ConfigHistory configures the history of config changes.
+	ConfigHistory ConfigHistoryConfig
+	// LagHistoryInterval is how often the leader samples sinks' lag for
+	// GET …/lag/history (default DefaultLagHistoryInterval).
+	LagHistoryInterval time.Duration
 	// RecordSigningKeyFile holds the key (32 bytes or more) coordinators
 	// sign the records they write for each other with: a record on the
 	// config, status, fleet, offsets history or audit topic that no
@@ -225,6 +241,15 @@ func (c *Config) Validate() error {
 	if err := c.OffsetsHistory.validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := migrations.CheckAllowURLs(c.MigrateAllowURLs); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.ConfigHistory.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LagHistoryInterval < 0 {
+		errs = append(errs, errors.New("the lag history interval must not be negative"))
+	}
 	if err := c.Audit.validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -264,7 +289,9 @@ type Coordinator struct {
 	audit  *audit.Log
 	// history is the offsets history's writer and reader.
 	history *offsethistory.Log
-	sec     restSecurity
+	// configHistory is the config history's writer and reader.
+	configHistory *confighistory.Log
+	sec           restSecurity
 	// stopAuthWatch stops reloading the auth file (watchAuthFile).
 	stopAuthWatch func()
 	// metrics are the coordinator's series on cfg.Metrics.
@@ -308,6 +335,9 @@ func New(cfg Config, opts ...Option) (*Coordinator, error) {
 	}
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
+	}
+	if cfg.LagHistoryInterval == 0 {
+		cfg.LagHistoryInterval = DefaultLagHistoryInterval
 	}
 	providers, _, err := cfg.ConfigProviders.Build(cfg.Loggers.Logger(logging.Herder))
 	if err != nil {
@@ -409,6 +439,13 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		c.audit.Close(ctx)
 		return err
 	}
+	if c.configHistory, err = c.newConfigHistory(kafkaOpts); err != nil {
+		ln.Close()
+		nc.Close()
+		c.audit.Close(ctx)
+		c.history.Close()
+		return err
+	}
 	c.herder = herder.New(c.herderConfig(workerID, auth, kafkaOpts), c.plugins(), nc, herder.WithFaults(c.faults))
 	// NATS is back: look at the lease now, not at the next tick, so that
 	// writes resume as soon as NATS does.
@@ -463,6 +500,7 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		_ = c.herder.Stop(ctx)
 		c.audit.Close(ctx)
 		c.history.Close()
+		c.configHistory.Close()
 		nc.Close()
 		return startErr
 	}
@@ -510,6 +548,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	if c.history != nil {
 		c.history.Close() // after the herder: its last markers are written
 	}
+	if c.configHistory != nil {
+		c.configHistory.Close() // after the herder: every write waited for its entries
+	}
 	if c.nc != nil {
 		c.nc.Close()
 	}
@@ -523,14 +564,17 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 // and the audit trail.
 func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
+	plugins := pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()}
 	return httpapi.Services{
-		Connectors: conns,
-		Runtime:    runtimeService{Service: conns, lag: c.herder.Lag(), gauges: c.herder.Gauges()},
-		Plugins:    pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
-		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
-		Agents:     c.herder.Fleet(),
-		Fleet:      fleetService{Service: c.herder.Fleet(), bulk: conns},
-		Admin:      adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
+		Connectors:    conns,
+		Runtime:       runtimeService{Service: conns, lag: c.herder.Lag(), lagHistory: c.herder.LagHistory(), gauges: c.herder.Gauges()},
+		Plugins:       plugins,
+		Offsets:       offsetsService{Service: c.herder.Offsets(), move: conns},
+		ConfigHistory: c.herder.ConfigHistory(),
+		Agents:        c.herder.Fleet(),
+		Fleet: fleetService{Service: c.herder.Fleet(), bulk: conns, list: c.herder.FleetList(),
+			migrations: migrations.New(migrations.Config{AllowURLs: c.cfg.MigrateAllowURLs, Connectors: conns, Plugins: plugins})},
+		Admin: adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
 
@@ -549,13 +593,26 @@ func (o offsetsService) MoveConnector(ctx context.Context, name string, req api.
 	return o.move.MoveConnector(ctx, name, req)
 }
 
-// fleetService answers the fleet endpoints: the fleet's REST face, and the
-// bulk actions over connectors, which are the connectors service's.
+// fleetService answers the fleet endpoints: the fleet's REST face, the
+// bulk actions over connectors, which are the connectors service's, and
+// the fleet listing (fleetlist).
 type fleetService struct {
 	*fleetrest.Service
 	bulk interface {
 		BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error)
 	}
+	list       *fleetlist.Lister
+	migrations *migrations.Service
+}
+
+// Migrate answers POST /sluice/migrations.
+func (f fleetService) Migrate(ctx context.Context, req api.MigrationRequest, dryRun bool, allow func(connector string) error) (api.MigrationResult, error) {
+	return f.migrations.Migrate(ctx, req, dryRun, allow)
+}
+
+// FleetConnectors answers GET /sluice/fleet/connectors.
+func (f fleetService) FleetConnectors(ctx context.Context, q api.FleetQuery, visible func(connector string) bool) (api.FleetConnectors, error) {
+	return f.list.List(ctx, q, visible)
 }
 
 // BulkAction answers POST /sluice/connectors/{action}.
@@ -564,11 +621,15 @@ func (f fleetService) BulkAction(ctx context.Context, action string, sel api.Sel
 }
 
 // runtimeService is a connector's runtime: the connectors service's status
-// reads, a sink's lag (lag) and the tasks' own gauges (gauges).
+// reads, a sink's lag (lag) and its last hour (lagHistory), and the tasks'
+// own gauges (gauges).
 type runtimeService struct {
 	*connectors.Service
 	lag interface {
 		ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
+	}
+	lagHistory interface {
+		History(ctx context.Context, name string) (api.LagHistory, error)
 	}
 	gauges interface {
 		ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error)
@@ -578,6 +639,11 @@ type runtimeService struct {
 // ConnectorGauges answers GET /sluice/connectors/{name}/gauges.
 func (r runtimeService) ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error) {
 	return r.gauges.ConnectorGauges(ctx, name)
+}
+
+// ConnectorLagHistory answers GET /sluice/connectors/{name}/lag/history.
+func (r runtimeService) ConnectorLagHistory(ctx context.Context, name string) (api.LagHistory, error) {
+	return r.lagHistory.History(ctx, name)
 }
 
 // ConnectorLag answers GET /sluice/connectors/{name}/lag.

@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/agentroll"
@@ -38,11 +39,13 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
+	"github.com/sluice-io/sluice/coordinator/internal/fleetlist"
 	"github.com/sluice-io/sluice/coordinator/internal/gauges"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
+	"github.com/sluice-io/sluice/coordinator/internal/laghistory"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
@@ -107,6 +110,10 @@ type Config struct {
 	OffsetsPartitions int32
 	StatusPartitions  int32
 	AgentLease        time.Duration
+	// SinkLagDegraded is the sink lag, in records, from which the fleet
+	// listing calls a running sink degraded (0: fleetlist's default,
+	// negative: never).
+	SinkLagDegraded int64
 	// AgentProbe is how often the leader probes each agent's presence
 	// (reconciler/presence.go); 0: never, the lease alone finds lost agents.
 	AgentProbe time.Duration
@@ -144,6 +151,12 @@ type Config struct {
 	// History records every change of a connector's positions (nil: none
 	// is recorded, and the history endpoints answer that it is off).
 	History History
+	// ConfigHistory records every change of a connector's config (nil:
+	// none is recorded).
+	ConfigHistory ConfigHistory
+	// LagHistoryInterval is how often the leader samples sinks' lag
+	// (laghistory; 0: its default).
+	LagHistoryInterval time.Duration
 	// Metrics records the herder's work, and gets the collectors of
 	// connector states, sink lag and leadership registered on Start (nil:
 	// none).
@@ -171,7 +184,11 @@ type Herder struct {
 	offs *offsets.Service
 	// conns is the connectors service (connectorsports.go), with its
 	// plugin chooser and admission.
-	conns   *connectors.Service
+	conns *connectors.Service
+	// confRec records the connectors' config writes (confighistory.go;
+	// nil without a config history).
+	confRec *confighistory.Recorder
+	confSvc *confighistory.Service
 	plugins *connectors.Plugins
 	admit   *connectors.Admission
 	fleet   *store.FleetStore
@@ -185,6 +202,8 @@ type Herder struct {
 	topics   *internaltopics.Guard
 	// lag reads sinks' consumer lag (GET …/lag and the lag metrics).
 	lag *lag.Reader
+	// lagHistory samples it while leading (GET …/lag/history).
+	lagHistory *laghistory.Sampler
 	// gauges reads tasks' own gauges from their agents (GET …/gauges).
 	gauges *gauges.Reader
 	// locks serialise the changes of each connector (connlock).
@@ -198,6 +217,8 @@ type Herder struct {
 	agentRolls *agentroll.Controller
 	// fleetAPI answers the agents and fleet endpoints (fleetrest).
 	fleetAPI *fleetrest.Service
+	// fleetList answers the fleet listing (fleetlist).
+	fleetList *fleetlist.Lister
 
 	rpc *agentrpc.Client
 	// rec places tasks on agents: it owns the agent registry, the
@@ -253,8 +274,10 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.locks = connlock.New(h.trigger)
 	h.lead = leadership.New(h.log, h.leaderComponents()...)
 	h.fleetAPI = &fleetrest.Service{}
+	h.fleetList = &fleetlist.Lister{}
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
+	h.lagHistory = h.newLagHistory()
 	h.gauges = &gauges.Reader{}
 	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
 		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
@@ -262,6 +285,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	h.newConnectors()
+	h.newConfigHistory()
 	return h
 }
 
@@ -319,6 +343,8 @@ func (h *Herder) Start(ctx context.Context) error {
 		return fmt.Errorf("read status topic: %w", err)
 	}
 	h.startFleetControllers()
+	h.fleetList.Configure(fleetlist.Config{Configs: h.configs.State, Statuses: fleetStatuses{statusesPort{h}}, Plugins: h.plugins,
+		Lags: h.lag.Latest(), LagThreshold: h.cfg.SinkLagDegraded})
 	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}

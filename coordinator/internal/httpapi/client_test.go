@@ -102,6 +102,17 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Audit().Log(ctx, api.AuditQuery{Connector: "a", Since: time.Now().Add(-time.Hour), Limit: 5})
 		return err
 	},
+	"fleet_connectors": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Connectors(ctx, api.FleetQuery{Q: "ord", States: []string{api.StateRunning, api.StateFailed}, Healths: []string{api.HealthFailed},
+			Types: []string{api.TypeSink}, Agent: "agent-1", Plugin: "FileStreamSink", Labels: map[string]string{"team": "orders", "env": "prod"},
+			Sort: api.SortChanged, Offset: 50, Limit: 25})
+		return err
+	},
+	"migrate": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Migrate(ctx, api.MigrationRequest{URL: "http://connect:8083", Connectors: "a", LeaveStopped: true, DeleteSource: true,
+			StopTimeout: "1m", User: "u", Password: "p"}, true)
+		return err
+	},
 	"bulk_pause": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Fleet().PauseConnectors(ctx, api.Selector{Names: []string{"a"}})
 		return err
@@ -135,6 +146,22 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		return err
 	},
 	"connector_lag": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Lag(ctx, "a"); return err },
+	"connector_lag_history": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().LagHistory(ctx, "a")
+		return err
+	},
+	"config_history": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().ConfigHistory(ctx, "a", api.HistoryQuery{Limit: 2, Before: historyID})
+		return err
+	},
+	"config_history_entry": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().ConfigHistoryEntry(ctx, "a", historyID)
+		return err
+	},
+	"restore_config": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().RestoreConfig(ctx, "a", historyID)
+		return err
+	},
 	"connector_gauges": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Connectors().Gauges(ctx, "a")
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 )
 
 // opDoc documents one operation of routes().
@@ -92,6 +93,12 @@ var (
 	exEntry = api.OffsetsHistoryEntry{ID: "1796119200123-c98a176d316d2399", Time: exTime, Connector: "orders-sink", Type: api.TypeSink,
 		Group: "connect-orders-sink", Operation: api.HistoryResetTo, Detail: "to=earliest", Principal: "ada",
 		State: api.HistoryApplied, Changes: exChanges.Changes}
+	exConfigEntry = api.ConfigHistoryEntry{ConfigHistorySummary: api.ConfigHistorySummary{ID: "1796119200123-c98a176d316d2399", Time: exTime,
+		Connector: "orders-src", Operation: api.ConfigPatch, Principal: "ada", Diff: api.ConfigDiff{Added: []string{}, Removed: []string{}, Changed: []string{"tasks.max"}}},
+		Before: map[string]string{"connector.class": exFileSource, "name": "orders-src", "tasks.max": "1"},
+		After:  map[string]string{"connector.class": exFileSource, "name": "orders-src", "tasks.max": "2"}}
+	exLagHistory = api.LagHistory{Connector: "orders-sink", IntervalMillis: 15000, Since: exTime, Partitions: []api.PartitionLagHistory{
+		{Topic: "orders", Partition: 0, Samples: [][2]int64{{1796119200000, 420}, {1796119215000, 380}}}}}
 	exAgent = api.AgentInfo{ID: "agent-1", Labels: map[string]string{"zone": "a"}, Version: "0.4.0",
 		Plugins: []string{exFileSource}, State: api.AgentCordoned, Cordon: &api.AgentCordon{Origin: api.CordonOperator, Principal: "otto", Since: exTime}, Registered: true, LeaseExpires: exTime, StartedAt: exTime,
 		Tasks: []api.AgentTask{{Connector: "orders-src", Task: 0, State: api.StateRunning}}}
@@ -125,6 +132,16 @@ var (
 		Before: &api.AuditState{Config: exConfig, TargetState: api.StateRunning}, After: &api.AuditState{Config: exConfig, TargetState: api.StatePaused},
 		Status: http.StatusAccepted}}}
 )
+
+// exFleet is a page of the fleet listing.
+var exFleet = api.FleetConnectors{Total: 2, Limit: api.DefaultFleetLimit, Connectors: []api.FleetConnector{
+	{Name: "orders-sink", Type: api.TypeSink, Class: "org.apache.kafka.connect.file.FileStreamSinkConnector", Version: "0.4.0",
+		State: api.StateRunning, Health: api.HealthDegraded, Reason: "1 of 2 tasks FAILED: task 1: java.io.IOException: disk full", TasksRunning: 1, TasksTotal: 2,
+		Agents: []string{"agent-1"}, Labels: map[string]string{"team": "orders"}, SinkLag: int64p(120000), SinkLagAt: &exTime, Changed: &exTime},
+	{Name: "orders-src", Type: api.TypeSource, Class: exFileSource, Version: "0.4.0", State: api.StateRunning, Health: api.HealthHealthy,
+		Reason: "1 of 1 tasks RUNNING", TasksRunning: 1, TasksTotal: 1, Agents: []string{"agent-2"}, Labels: map[string]string{"team": "orders"}, Changed: &exTime}},
+	Counts: api.FleetCounts{Health: map[string]int{api.HealthDegraded: 1, api.HealthHealthy: 1, api.HealthStopped: 1},
+		State: map[string]int{api.StateRunning: 2, api.StateStopped: 1}, Type: map[string]int{api.TypeSink: 1, api.TypeSource: 2}}}
 
 // The dry_run parameter of Sluice's offsets operations, and the body of a
 // validate.
@@ -218,6 +235,28 @@ var opDocs = map[string]opDoc{
 		query: []queryParam{qString("connector", "Only this connector's records."), qString("since", "RFC 3339 time, or a duration back from now (90s, 1h, 7d)."),
 			qInt("limit", "How many records at most (default 100).", 1, 10000)},
 		ok: []okAnswer{{status: 200, desc: "The records.", example: exAudit}}},
+	"fleet_connectors": {summary: "The fleet: every connector with its derived health",
+		desc: "The connectors the caller may view, each with its health (healthy, degraded, failed, paused, stopped or unassigned) and the reason (docs/console.md, \"Health\"), built from this coordinator's view without reading Kafka or an agent: any coordinator answers. sink_lag is the last lag this coordinator read of a sink (null until it read one). Filters combine; counts are over every connector the caller may view, before the filters.",
+		query: []queryParam{qString("q", "Only names holding this, in any case."),
+			qString("state", "Only these states, comma-separated: RUNNING, PAUSED, STOPPED, FAILED, RESTARTING, UNASSIGNED."),
+			qString("health", "Only these healths, comma-separated: failed, degraded, unassigned, paused, stopped, healthy."),
+			qString("type", "Only these types, comma-separated: source, sink, unknown."),
+			qString("agent", "Only connectors with a task on this agent."),
+			qString("plugin", "Only this plugin: its class, simple name or alias, in any case."),
+			qString("label", "key=value: only connectors whose sluice.labels hold it; repeat for more (all must hold)."),
+			qString("sort", "attention (default: failed, degraded, unassigned, paused, stopped, healthy, then name), name, or changed (latest first)."),
+			qInt("offset", "Rows to skip.", 0, 1<<31-1), qInt("limit", "Rows at most (default 50).", 1, api.MaxFleetLimit)},
+		ok: []okAnswer{{status: 200, desc: "A page of the filtered, sorted rows, their total and the fleet's counts.", example: exFleet}}},
+	"migrate": {summary: "Migrate connectors from a Kafka Connect cluster, with their positions",
+		desc:  "The coordinator reads the Kafka Connect REST URL itself, only when one of its --migrate-allow-url flags names it (403 otherwise), with the body's credentials (never the caller's) and without following redirects. Each connector the glob matches, by name: checked (a plugin, a free name, a config that validates), stopped on Kafka Connect, its offsets read, created in Sluice at them in its state (POST /connectors's create), and with delete_source deleted there. A failure names its step; earlier steps stay done, and a connector stopped on Kafka Connect is put back as it was. dry_run=true checks and answers the plan with each connector's config and offsets, changing nothing on either side. Each connector's name must be one the caller's admin grants cover. 404: no connector there matches; 502: Kafka Connect did not list its connectors.",
+		query: []queryParam{qDryRun},
+		body:  api.MigrationRequest{URL: "http://connect-1:8083", Connectors: "orders-*", StopTimeout: "2m"},
+		ok: []okAnswer{{status: 200, desc: "What became of each connector (dry run: would become, with its config and offsets).", example: api.MigrationResult{URL: "http://connect-1:8083",
+			Connectors: []api.MigratedConnector{
+				{Name: "orders-sink", Type: api.TypeSink, Class: "org.apache.kafka.connect.file.FileStreamSinkConnector", State: api.StateRunning, Result: api.MigrationMigrated, OffsetsCount: 3},
+				{Name: "orders-src", Type: api.TypeSource, Class: exFileSource, State: api.StateRunning, Result: api.MigrationFailed, Step: "create in Sluice",
+					Detail: "create in Sluice: create orders-src: the connector orders-src already exists; put back to RUNNING on Kafka Connect"}}}}},
+		errs: []int{403, 404}},
 	"bulk_pause":   bulkDoc("pause"),
 	"bulk_resume":  bulkDoc("resume"),
 	"bulk_stop":    bulkDoc("stop"),
@@ -235,6 +274,9 @@ var opDocs = map[string]opDoc{
 	"connector_lag": {summary: "A sink connector's consumer lag", ok: []okAnswer{{status: 200, desc: "The lag per partition.",
 		example: api.ConnectorLag{Connector: "orders-sink", TotalLag: 42, Partitions: []api.PartitionLag{{Topic: "orders", Partition: 0, EndOffset: 142, CommittedOffset: 100, Lag: 42}}}}},
 		errs: []int{404}},
+	"connector_lag_history": {summary: "A sink connector's consumer lag over the last hour",
+		desc: "Sampled by the leading coordinator every 15 s (--lag-history-interval), the newest 240 samples of each partition; a failover starts it anew (since). A source connector's series are empty, with a note.",
+		ok:   []okAnswer{{status: 200, desc: "Each partition's [unix milliseconds, lag] samples, oldest first.", example: exLagHistory}}, errs: []int{404}},
 	"connector_gauges": {summary: "The gauges a connector's tasks report of themselves",
 		desc: "A replication slot's lag, a snapshot's progress: what each task reports, read by the leader from the task's agent. The agents' /metrics has the same values as sluice_connector_<name>. A task whose agent did not answer in time has an error instead of gauges.",
 		ok: []okAnswer{{status: 200, desc: "Every task of the connector, by id.", example: api.ConnectorGauges{Connector: "orders-cdc", Tasks: []api.TaskGauges{
@@ -261,6 +303,16 @@ var opDocs = map[string]opDoc{
 		query:      []queryParam{qBool("force", "Undo even where positions moved since (only true or false)."), qDryRun},
 		bodySchema: map[string]any{"type": "object", "properties": map[string]any{"dry_run": map[string]any{"type": "boolean"}}, "description": "Optional; dry_run as the query parameter."},
 		ok:         []okAnswer{{status: 200, desc: "The changes made.", example: exChanges}}, errs: []int{404, 409}, reason: true},
+	"config_history": {summary: "A connector's config history",
+		desc:  "Every accepted change of its config (create, put, patch, rollout, rollback, move, restore, delete), newest first, with the keys it added, removed and changed; the newest 100 entries of each connector, a deleted connector's too.",
+		query: []queryParam{qInt("limit", "How many entries at most.", 1, confighistory.MaxLimit), qString("before", "Only entries older than this entry id.")},
+		ok:    []okAnswer{{status: 200, desc: "The entries.", example: api.ConfigHistory{Entries: []api.ConfigHistorySummary{exConfigEntry.ConfigHistorySummary}, More: true}}}, errs: []int{404}},
+	"config_history_entry": {summary: "One config history entry", desc: "The configs before and after the change; the values of PASSWORD keys read [hidden] (hidden names them).",
+		ok: []okAnswer{{status: 200, desc: "The entry.", example: exConfigEntry}}, errs: []int{404}},
+	"restore_config": {summary: "Restore the config one entry wrote",
+		desc: "Writes the entry's after config as PUT /connectors/{name}/config does (validation, tenancy, audit), recorded as a restore; a hidden secret keeps the connector's current value. 409 for an entry that wrote no config or needs a secret the connector no longer has.",
+		ok:   []okAnswer{{status: 200, desc: "The connector as restored.", example: api.ConfigRestoreResult{Connector: exInfo, Restored: "1796119200123-c98a176d316d2399", HistoryID: "1796119260456-0b1c2d3e4f5a6b7c"}}},
+		errs: []int{404, 409}},
 	"move_connector": {summary: "Move a connector to a new name with its positions", query: []queryParam{qDryRun},
 		body: api.MoveRequest{To: "orders-src-v2", Config: map[string]string{"tasks.max": "2"}},
 		ok:   []okAnswer{{status: 200, desc: "What was done.", example: exMove}}, errs: []int{404}, reason: true},

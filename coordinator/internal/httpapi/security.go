@@ -269,6 +269,10 @@ func connectorOf(request any) (string, bool) {
 		return r.name, true
 	case moveRequest:
 		return r.name, true
+	case configHistoryRequest:
+		return r.name, true
+	case configEntryRequest:
+		return r.name, true
 	}
 	return "", false
 }

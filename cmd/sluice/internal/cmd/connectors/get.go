@@ -1,6 +1,6 @@
 // Package connectors is the verbs on connectors — get, describe, create,
-// apply, patch, pause, resume, stop, restart, delete, move, copy — and
-// `sluice connectors …`, their REST-mirroring aliases.
+// apply, patch, restore, pause, resume, stop, restart, delete, move,
+// copy — and `sluice connectors …`, their REST-mirroring aliases.
 package connectors
 
 import (
@@ -10,7 +10,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,7 +25,7 @@ import (
 func Get() *cli.Command {
 	return &cli.Command{
 		Name:  "get",
-		Usage: "list connectors, plugins, offsets, tasks, task configs, task gauges or agents",
+		Usage: "list connectors, plugins, offsets, tasks, task configs, task gauges, a sink's lag, a config history or agents",
 		Flags: session.Flags(),
 		Subcommands: []*cli.Command{
 			getConnectorsCommand(),
@@ -36,6 +35,8 @@ func Get() *cli.Command {
 			getTasksCommand(),
 			getTaskConfigsCommand(),
 			getGaugesCommand(),
+			getLagCommand(),
+			getConfigHistoryCommand(),
 			{Name: "agents", Aliases: []string{"agent"}, Usage: "the agents with their state, tasks, version, labels and lease", Action: agents.List},
 		},
 	}
@@ -187,8 +188,7 @@ func getPlugins(c *cli.Context) error {
 // PluginIs reports whether name is p's class, or its short name (the
 // class after the last dot, with or without "Connector").
 func PluginIs(p api.PluginInfo, name string) bool {
-	short := p.Class[strings.LastIndexByte(p.Class, '.')+1:]
-	return name == p.Class || name == short || name+"Connector" == short
+	return api.PluginNamed(p.Class, name)
 }
 
 // OffsetRow is one partition's offset in `get offsets`.
