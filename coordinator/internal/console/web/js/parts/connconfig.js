@@ -133,6 +133,7 @@ export async function renderConfig(el, ctx, info) {
       }
       const sig = JSON.stringify(entries.map(e => e.id)) + more;
       if (sig !== historySig) { historySig = sig; drawHistory(); }
+      sayHistory(); // "the last 2 min ago" moves on between changes
     } catch (e) {
       if (!ctx.live()) return;
       if (e.status === 404 && !/^Connector /.test(e.message)) {
@@ -148,8 +149,6 @@ export async function renderConfig(el, ctx, info) {
 
   function drawHistory() {
     const canRestore = api.can('operator', name);
-    const last = entries[0];
-    historyLine.textContent = last ? `${entries.length}${more ? '+' : ''} change${entries.length === 1 ? '' : 's'}; the last ${ago(last.time)} by ${last.principal || 'someone'} (${last.operation})` : 'no change recorded yet';
     mount(historyBody,
       h('table', { class: 'grid', id: 'cfg-history' },
         h('caption', { class: 'sr-only' }, `Changes of ${name}'s config, newest first`),
@@ -163,6 +162,11 @@ export async function renderConfig(el, ctx, info) {
             on: { click: () => restore(e) } }, 'Restore…') : null)))
           : h('tr', {}, h('td', { colspan: 5, class: 'empty' }, 'No change recorded yet.')))),
       more ? h('button', { type: 'button', class: 'link', 'data-action': 'older', on: { click: () => loadHistory(true) } }, 'Show older changes') : null);
+  }
+
+  function sayHistory() {
+    const last = entries[0];
+    historyLine.textContent = last ? `${entries.length}${more ? '+' : ''} change${entries.length === 1 ? '' : 's'}; the last ${ago(last.time)} by ${last.principal || 'someone'} (${last.operation})` : 'no change recorded yet';
   }
 
   async function restore(entry) {
