@@ -16,8 +16,16 @@ type Audit struct{ c *Client }
 type AuditQuery struct {
 	// Connector keeps the records of one connector ("": all).
 	Connector string
+	// Principal keeps the records of one caller ("": all).
+	Principal string
+	// Operation keeps the records of one operation, or of those a glob
+	// matches, such as "offsets.*" ("": all).
+	Operation string
 	// Since keeps the records from this time on (zero: no bound).
 	Since time.Time
+	// Until keeps the records from before this time (zero: no bound): the
+	// oldest record's time of one page is the next page's Until.
+	Until time.Time
 	// Limit bounds the records returned (0: the server's default).
 	Limit int
 }
@@ -25,11 +33,15 @@ type AuditQuery struct {
 // Log is GET /sluice/audit: the records q selects, newest first.
 func (g *Audit) Log(ctx context.Context, q AuditQuery) (AuditLog, error) {
 	params := url.Values{}
-	if q.Connector != "" {
-		params.Set("connector", q.Connector)
+	for name, v := range map[string]string{"connector": q.Connector, "principal": q.Principal, "operation": q.Operation} {
+		if v != "" {
+			params.Set(name, v)
+		}
 	}
-	if !q.Since.IsZero() {
-		params.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
+	for name, t := range map[string]time.Time{"since": q.Since, "until": q.Until} {
+		if !t.IsZero() {
+			params.Set(name, t.UTC().Format(time.RFC3339Nano))
+		}
 	}
 	if q.Limit > 0 {
 		params.Set("limit", strconv.Itoa(q.Limit))

@@ -121,6 +121,10 @@ func TestEveryCall(t *testing.T) {
 			_, err := fl.CreateRollout(ctx, RolloutRequest{Selector: sel, Batches: []json.RawMessage{json.RawMessage(`1`)}})
 			return err
 		}},
+		{"POST /sluice/rollouts?dry_run=true", true, func() error {
+			_, err := fl.PlanRollout(ctx, RolloutRequest{Selector: sel})
+			return err
+		}},
 		{"GET /sluice/rollouts", true, func() error { _, err := fl.Rollouts(ctx); return err }},
 		{"GET /sluice/rollouts/r", true, func() error { _, err := fl.Rollout(ctx, "r"); return err }},
 		{"PUT /sluice/rollouts/r/pause", false, func() error { _, err := fl.PauseRollout(ctx, "r"); return err }},
@@ -129,6 +133,10 @@ func TestEveryCall(t *testing.T) {
 
 		{"GET /sluice/audit?connector=a&limit=3&since=2026-12-01T10%3A00%3A00Z", true, func() error {
 			_, err := c.Audit().Log(ctx, AuditQuery{Connector: "a", Since: since, Limit: 3})
+			return err
+		}},
+		{"GET /sluice/audit?operation=offsets.%2A&principal=ada&until=2026-12-01T10%3A00%3A00Z", true, func() error {
+			_, err := c.Audit().Log(ctx, AuditQuery{Principal: "ada", Operation: "offsets.*", Until: since})
 			return err
 		}},
 

@@ -181,12 +181,19 @@ func (g *Fleet) CloseMaintenance(ctx context.Context, id string) (MaintenanceWin
 // Fields left zero are left out, for the server's defaults (one batch of
 // all, its default running_for, pause on failure).
 func (g *Fleet) CreateRollout(ctx context.Context, req RolloutRequest) (Rollout, error) {
-	body := rolloutBody{Selector: req.Selector, Patch: req.Patch, Batches: req.Batches, OnFailure: req.OnFailure}
-	if req.Health != (RolloutHealth{}) {
-		body.Health = &req.Health
-	}
 	var out Rollout
-	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/rollouts", body: body}, &out)
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/rollouts", body: newRolloutBody(req)}, &out)
+	return out, err
+}
+
+// PlanRollout is POST /sluice/rollouts?dry_run=true: the rollout
+// CreateRollout would start — its batches, each connector's config before
+// and after the patch, every one validated — with the same refusals, and
+// nothing recorded. Its State is RolloutPlanned and it has no ID.
+func (g *Fleet) PlanRollout(ctx context.Context, req RolloutRequest) (Rollout, error) {
+	var out Rollout
+	// A dry run changes nothing: it may be sent again.
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/rollouts", query: url.Values{"dry_run": {"true"}}, body: newRolloutBody(req), safe: true}, &out)
 	return out, err
 }
 
@@ -198,6 +205,16 @@ type rolloutBody struct {
 	Batches   []json.RawMessage  `json:"batches,omitempty"`
 	Health    *RolloutHealth     `json:"health,omitempty"`
 	OnFailure string             `json:"on_failure,omitempty"`
+}
+
+// newRolloutBody is req as sent: fields left zero are left out, for the
+// server's defaults.
+func newRolloutBody(req RolloutRequest) rolloutBody {
+	body := rolloutBody{Selector: req.Selector, Patch: req.Patch, Batches: req.Batches, OnFailure: req.OnFailure}
+	if req.Health != (RolloutHealth{}) {
+		body.Health = &req.Health
+	}
+	return body
 }
 
 // Rollouts is GET /sluice/rollouts.

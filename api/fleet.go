@@ -233,6 +233,9 @@ type RolloutHealth struct {
 
 // The states of a rollout.
 const (
+	// RolloutPlanned is a dry run's (POST /sluice/rollouts?dry_run=true):
+	// what would be recorded, recorded nowhere.
+	RolloutPlanned    = "planned"
 	RolloutRunning    = "running"
 	RolloutPaused     = "paused"
 	RolloutDone       = "done"

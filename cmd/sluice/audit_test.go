@@ -44,4 +44,10 @@ func TestAuditCommand(t *testing.T) {
 	if got.URL.RawQuery != "" || !strings.Contains(out.String(), `"operation": "connector.create"`) {
 		t.Fatalf("requested %s, printed %s", got.URL, out.String())
 	}
+	if err := app.Run([]string{"sluice", "audit", "--url", srv.URL, "--principal", "ada", "--operation", "offsets.*", "--until", "2h", "--json"}); err != nil {
+		t.Fatal(err)
+	}
+	if got.URL.Query().Encode() != "operation=offsets.%2A&principal=ada&until=2h" {
+		t.Fatalf("requested %s", got.URL)
+	}
 }

@@ -22,6 +22,16 @@ func TestRolloutCLI(t *testing.T) {
 		mustCLI(t, "connectors", "create", "-f", dir+"/"+n+".json", "--wait", "--url", u)
 	}
 	spec := writeFile(t, dir, "rollout.json", `{"match":"ro-*","patch":{"batch.size":"10"},"batches":[1],"health":{"running_for":"1s"}}`)
+	// A dry run shows the batches and each change, and starts nothing: the
+	// rollout below takes the same connectors without a 409.
+	plan := mustCLI(t, "rollout", "create", "-f", spec, "--dry-run", "--url", u)
+	if !strings.HasPrefix(plan, "dry run: 2 connectors in 2 batches, on failure pause, healthy for 1s with at most 0 task(s) FAILED; nothing was started\n") ||
+		!regexp.MustCompile(`(?m)^2\s+pending\s+ro-b\s+pending\s+false\s+\+batch.size$`).MatchString(plan) {
+		t.Fatalf("create --dry-run:\n%s", plan)
+	}
+	if _, _, code := runCLI(t, "rollout", "create", "-f", spec, "--dry-run", "--watch", "--url", u); code != exitUsage {
+		t.Fatalf("--dry-run --watch: exit %d", code)
+	}
 	out := mustCLI(t, "rollout", "create", "-f", spec, "--watch", "--interval", "200ms", "--url", u)
 	id := regexp.MustCompile(`^rollout (\S+): 2 connectors in 2 batches\n`).FindStringSubmatch(out)
 	if id == nil || !strings.Contains(out, "batch 1/2 [##########] 1/1 verifying\n") || !strings.Contains(out, "batch 2/2 [##########] 1/1 done\n") ||

@@ -186,6 +186,35 @@ func TestAuditTrail(t *testing.T) {
 	if len(recent.Records) != len(seen) {
 		t.Fatalf("since=1h: %d records, want %d", len(recent.Records), len(seen))
 	}
+	// Filters by operation (a glob) and principal, and until pages back.
+	var offs api.AuditLog
+	c.Must(200, "GET", "/sluice/audit?principal=anonymous&operation=offsets.*", nil).JSON(t, &offs)
+	if ops := auditOps(offs.Records); ops != "offsets.reset offsets.alter offsets.alter" || offs.More {
+		t.Fatalf("operation=offsets.*: %s, want the reset and the two alters", ops)
+	}
+	c.Must(200, "GET", "/sluice/audit?principal=ada", nil).JSON(t, &offs)
+	if len(offs.Records) != 0 {
+		t.Fatalf("principal=ada: %s, want none (every write was anonymous)", show(offs.Records))
+	}
+	var before api.AuditLog
+	c.Must(200, "GET", "/sluice/audit?until="+url.QueryEscape(midway.UTC().Format(time.RFC3339Nano)), nil).JSON(t, &before)
+	if len(before.Records) != len(seen)-viaFollower || !sameAudit(before.Records[0], seen[len(seen)-viaFollower-1]) {
+		t.Fatalf("until %v: %d records, want the %d before the follower's", midway, len(before.Records), len(seen)-viaFollower)
+	}
+	var page api.AuditLog
+	c.Must(200, "GET", "/sluice/audit?limit=2&until="+url.QueryEscape(recent.Records[1].Time.UTC().Format(time.RFC3339Nano)), nil).JSON(t, &page)
+	if len(page.Records) != 2 || !page.More || !sameAudit(page.Records[0], recent.Records[2]) || !sameAudit(page.Records[1], recent.Records[3]) {
+		t.Fatalf("the second page of 2: %s, want records 3 and 4 of the trail", show(page.Records))
+	}
+}
+
+// auditOps lists the records' operations, in order.
+func auditOps(recs []api.AuditRecord) string {
+	var ops []string
+	for _, r := range recs {
+		ops = append(ops, r.Operation)
+	}
+	return strings.Join(ops, " ")
 }
 
 // Bad parameters of GET /sluice/audit are 400s that say what was wrong.
@@ -199,7 +228,7 @@ func TestAuditQueryErrors(t *testing.T) {
 		{"since=-1h", "Invalid since '-1h': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)"},
 		{"since=2026-13-01", "Invalid since '2026-13-01': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)"},
 		{"connector=", "Query parameter 'connector' must not be empty: leave it out for every connector"},
-		{"user=x", "Unknown query parameter 'user': GET /sluice/audit takes connector, since and limit"},
+		{"user=x", "Unknown query parameter 'user': GET /sluice/audit takes connector, principal, operation, since, until and limit"},
 	} {
 		wantError(t, c.Do("GET", "/sluice/audit?"+tt.query, nil), http.StatusBadRequest, tt.msg)
 	}

@@ -384,6 +384,43 @@ func TestRolloutBadInput(t *testing.T) {
 	}
 }
 
+// TestRolloutDryRun: ?dry_run=true answers the rollout as it would be
+// recorded — its batches, each connector's config before and after, state
+// planned, no id — refuses what a create refuses, and records and writes
+// nothing; the same rollout can then start.
+func TestRolloutDryRun(t *testing.T) {
+	t.Parallel()
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
+	topic := c.Name("gen")
+	a, b := c.Name("dry-a"), c.Name("dry-b")
+	mustCreate(c, a, generatorCfg(topic), "")
+	mustCreate(c, b, generatorCfg(topic), "")
+	body := map[string]any{"match": c.Name("dry-*"), "patch": map[string]any{"rate": "7"}, "batches": []any{1, "rest"}}
+	var plan api.Rollout
+	r := c.Do("POST", "/sluice/rollouts?dry_run=true", body)
+	if r.Status != http.StatusOK || r.Header.Get("Location") != "" {
+		t.Fatalf("dry run: %s", r)
+	}
+	r.JSON(t, &plan)
+	if plan.State != api.RolloutPlanned || plan.ID != "" || len(plan.Batches) != 2 || plan.Batches[0].Connectors[0].Name != a ||
+		plan.Batches[1].Connectors[0].Before["rate"] != generatorCfg(topic)["rate"] || plan.Batches[1].Connectors[0].After["rate"] != "7" {
+		t.Fatalf("plan %+v", plan)
+	}
+	r = c.Do("POST", "/sluice/rollouts?dry_run=true", map[string]any{"match": c.Name("dry-*"), "patch": map[string]any{"rate": "0"}})
+	if r.Status != 400 || !strings.HasPrefix(r.Message(), "The patch leaves 2 of the 2 matched connectors with an invalid config; nothing was applied:\n") {
+		t.Fatalf("invalid dry run: %s", r)
+	}
+	var list api.RolloutList
+	c.Must(http.StatusOK, "GET", "/sluice/rollouts", nil).JSON(t, &list)
+	if len(list.Rollouts) != 0 {
+		t.Fatalf("a dry run was recorded: %+v", list)
+	}
+	if w := configWrites(c, a, b); w[a] != 1 || w[b] != 1 {
+		t.Fatalf("config writes %v: a dry run wrote", w)
+	}
+	c.Must(http.StatusCreated, "POST", "/sluice/rollouts", body)
+}
+
 // TestRolloutGrants checks that an operator limited to some connectors
 // cannot reach others through a rollout's selector: the rollout is refused
 // with a 403 naming the connector it may not change, and nothing is

@@ -126,7 +126,17 @@ func TestParseQuery(t *testing.T) {
 		{query: "since=", err: "Invalid since ''"},
 		{query: "connector=", err: "Query parameter 'connector' must not be empty"},
 		{query: "connector=a&connector=b", err: "Query parameter 'connector' is given 2 times: give it once"},
-		{query: "order=asc", err: "Unknown query parameter 'order': GET /sluice/audit takes connector, since and limit"},
+		{query: "order=asc", err: "Unknown query parameter 'order': GET /sluice/audit takes connector, principal, operation, since, until and limit"},
+		{query: "principal=ada&operation=offsets.*", want: Query{Principal: "ada", Operation: "offsets.*", Limit: DefaultLimit}},
+		{query: "until=2h", want: Query{Until: now.Add(-2 * time.Hour), Limit: DefaultLimit}},
+		{query: "since=3h&until=2026-05-06T06:00:00Z", want: Query{Since: now.Add(-3 * time.Hour), Until: time.Date(2026, 5, 6, 6, 0, 0, 0, time.UTC), Limit: DefaultLimit}},
+		{query: "since=1h&until=2h", err: "Invalid time range: since (2026-05-06T06:08:09Z) must be before until (2026-05-06T05:08:09Z)"},
+		{query: "since=1h&until=1h", err: "Invalid time range"},
+		{query: "until=soon", err: "Invalid until 'soon': must be an RFC 3339 time"},
+		{query: "principal=", err: "Query parameter 'principal' must not be empty: leave it out for every principal"},
+		{query: "operation=", err: "Query parameter 'operation' must not be empty"},
+		{query: "operation=offsets.%5B", err: "Invalid operation 'offsets.[': not a glob"},
+		{query: "principal=a&principal=b", err: "Query parameter 'principal' is given 2 times"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -142,7 +152,8 @@ func TestParseQuery(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || got.Connector != tt.want.Connector || got.Limit != tt.want.Limit || !got.Since.Equal(tt.want.Since) {
+			if err != nil || got.Connector != tt.want.Connector || got.Principal != tt.want.Principal || got.Operation != tt.want.Operation ||
+				got.Limit != tt.want.Limit || !got.Since.Equal(tt.want.Since) || !got.Until.Equal(tt.want.Until) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
 			}
 		})

@@ -43,7 +43,9 @@ func TestWriteRead(t *testing.T) {
 	}
 	start := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	for i := range 10 {
-		l.Write(api.AuditRecord{Time: start.Add(time.Duration(i) * time.Minute), Connector: fmt.Sprintf("c%d", i%2), Operation: "o", Status: i})
+		ops := []string{"connector.create", "connector.config", "offsets.reset"}
+		l.Write(api.AuditRecord{Time: start.Add(time.Duration(i) * time.Minute), Connector: fmt.Sprintf("c%d", i%2),
+			Principal: fmt.Sprintf("p%d", i%3), Operation: ops[i%3], Status: i})
 	}
 	tests := []struct {
 		name   string
@@ -58,6 +60,13 @@ func TestWriteRead(t *testing.T) {
 		{"since", Query{Since: start.Add(7 * time.Minute), Limit: 100}, []int{9, 8, 7}, false},
 		{"since, nothing after", Query{Since: start.Add(time.Hour), Limit: 100}, nil, false},
 		{"no such connector", Query{Connector: "x", Limit: 100}, nil, false},
+		{"principal", Query{Principal: "p1", Limit: 100}, []int{7, 4, 1}, false},
+		{"operation", Query{Operation: "offsets.reset", Limit: 100}, []int{8, 5, 2}, false},
+		{"operation glob", Query{Operation: "connector.*", Limit: 100}, []int{9, 7, 6, 4, 3, 1, 0}, false},
+		{"until", Query{Until: start.Add(3 * time.Minute), Limit: 100}, []int{2, 1, 0}, false},
+		{"since and until", Query{Since: start.Add(2 * time.Minute), Until: start.Add(5 * time.Minute), Limit: 100}, []int{4, 3, 2}, false},
+		{"next page", Query{Until: start.Add(7 * time.Minute), Limit: 3}, []int{6, 5, 4}, true},
+		{"every filter", Query{Connector: "c0", Principal: "p0", Operation: "connector.*", Until: start.Add(time.Hour), Limit: 100}, []int{6, 0}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

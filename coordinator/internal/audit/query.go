@@ -2,6 +2,7 @@ package audit
 
 import (
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +21,18 @@ const (
 type Query struct {
 	// Connector, when set, keeps only the records of that connector.
 	Connector string
+	// Principal, when set, keeps only the records of that caller.
+	Principal string
+	// Operation, when set, keeps only the records whose operation it
+	// matches: a name such as connector.create, or a glob in path.Match
+	// syntax such as offsets.* (a UI filters a family of writes with it).
+	Operation string
 	// Since, when not zero, keeps only records from that time on.
 	Since time.Time
+	// Until, when not zero, keeps only records from before that time: with
+	// Since a time range, and alone the cursor of the next page back (the
+	// time of the oldest record of the page before).
+	Until time.Time
 	// Limit is the most records returned, the newest.
 	Limit int
 	// Visible, when set, keeps only the records it accepts the connector
@@ -31,33 +42,51 @@ type Query struct {
 }
 
 // queryParams are the parameters GET /sluice/audit takes.
-var queryParams = []string{"connector", "since", "limit"}
+var queryParams = []string{"connector", "principal", "operation", "since", "until", "limit"}
 
 // ParseQuery reads GET /sluice/audit's parameters: connector (a name),
-// since (an RFC 3339 time, or a duration back from now such as 90s, 1h or
-// 7d) and limit (1 to MaxLimit, default DefaultLimit). Anything else, a
-// parameter given twice or a value that does not parse is a 400 naming it.
+// principal (a caller), operation (a name or a glob), since and until (an
+// RFC 3339 time, or a duration back from now such as 90s, 1h or 7d) and
+// limit (1 to MaxLimit, default DefaultLimit). Anything else, a parameter
+// given twice or empty, or a value that does not parse is a 400 naming it.
 func ParseQuery(params url.Values, now time.Time) (Query, error) {
 	q := Query{Limit: DefaultLimit}
 	for name, vals := range params {
 		if !slices.Contains(queryParams, name) {
-			return Query{}, api.Errorf(api.CodeBadRequest, "Unknown query parameter '%s': GET /sluice/audit takes connector, since and limit", name)
+			return Query{}, api.Errorf(api.CodeBadRequest, "Unknown query parameter '%s': GET /sluice/audit takes connector, principal, operation, since, until and limit", name)
 		}
 		if len(vals) > 1 {
 			return Query{}, api.Errorf(api.CodeBadRequest, "Query parameter '%s' is given %d times: give it once", name, len(vals))
 		}
 	}
-	if params.Has("connector") {
-		if q.Connector = params.Get("connector"); q.Connector == "" {
-			return Query{}, api.Errorf(api.CodeBadRequest, "Query parameter 'connector' must not be empty: leave it out for every connector")
+	for _, p := range []struct {
+		name string
+		to   *string
+	}{{"connector", &q.Connector}, {"principal", &q.Principal}, {"operation", &q.Operation}} {
+		if name, to := p.name, p.to; params.Has(name) {
+			if *to = params.Get(name); *to == "" {
+				return Query{}, api.Errorf(api.CodeBadRequest, "Query parameter '%s' must not be empty: leave it out for every %s", name, name)
+			}
 		}
 	}
-	if params.Has("since") {
-		since, err := parseSince(params.Get("since"), now)
-		if err != nil {
-			return Query{}, err
+	if _, err := path.Match(q.Operation, ""); err != nil {
+		return Query{}, api.Errorf(api.CodeBadRequest, "Invalid operation '%s': not a glob (%v)", q.Operation, err)
+	}
+	for _, p := range []struct {
+		name string
+		to   *time.Time
+	}{{"since", &q.Since}, {"until", &q.Until}} {
+		if name, to := p.name, p.to; params.Has(name) {
+			t, err := parseTime(name, params.Get(name), now)
+			if err != nil {
+				return Query{}, err
+			}
+			*to = t
 		}
-		q.Since = since
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return Query{}, api.Errorf(api.CodeBadRequest, "Invalid time range: since (%s) must be before until (%s)",
+			q.Since.UTC().Format(time.RFC3339Nano), q.Until.UTC().Format(time.RFC3339Nano))
 	}
 	if params.Has("limit") {
 		v := params.Get("limit")
@@ -70,9 +99,9 @@ func ParseQuery(params url.Values, now time.Time) (Query, error) {
 	return q, nil
 }
 
-// parseSince reads since: an RFC 3339 time, or a positive duration back
-// from now in Go's syntax (1h30m, 90s) or whole days (7d).
-func parseSince(v string, now time.Time) (time.Time, error) {
+// parseTime reads since or until (name): an RFC 3339 time, or a positive
+// duration back from now in Go's syntax (1h30m, 90s) or whole days (7d).
+func parseTime(name, v string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return t, nil
 	}
@@ -83,7 +112,7 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		}
 	}
 	if err != nil || d <= 0 {
-		return time.Time{}, api.Errorf(api.CodeBadRequest, "Invalid since '%s': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)", v)
+		return time.Time{}, api.Errorf(api.CodeBadRequest, "Invalid %s '%s': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)", name, v)
 	}
 	return now.Add(-d), nil
 }

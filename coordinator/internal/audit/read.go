@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -106,10 +107,19 @@ func decode(r *kgo.Record) (api.AuditRecord, bool) {
 
 // matches reports whether rec is one q selects.
 func (q Query) matches(rec api.AuditRecord) bool {
-	if q.Connector != "" && rec.Connector != q.Connector {
+	if q.Connector != "" && rec.Connector != q.Connector || q.Principal != "" && rec.Principal != q.Principal {
 		return false
 	}
+	if q.Operation != "" {
+		// ParseQuery checked the pattern, so an error cannot come back.
+		if ok, _ := path.Match(q.Operation, rec.Operation); !ok {
+			return false
+		}
+	}
 	if q.Visible != nil && !q.Visible(rec.Connector) {
+		return false
+	}
+	if !q.Until.IsZero() && !rec.Time.Before(q.Until) {
 		return false
 	}
 	return q.Since.IsZero() || !rec.Time.Before(q.Since)

@@ -85,8 +85,13 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.files.ServeHTTP(w, r2)
 			return
 		}
-		writeError(w, http.StatusNotFound, "The console has no file "+rest)
-		return
+		// A missing script or style is a 404; a page's path may hold a
+		// dot anywhere else (a connector orders.v2, a rollout id
+		// 20261202-021500.123-…), and is the page.
+		if c.isAssetDir(rest) {
+			writeError(w, http.StatusNotFound, "The console has no file "+rest)
+			return
+		}
 	}
 	// A page of the console (/ui/, /ui/connectors/x, …): the same
 	// document, whose script shows what the path names.
@@ -96,4 +101,15 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		_, _ = w.Write(page) // a broken connection is the browser's
 	}
+}
+
+// isAssetDir reports whether rest (a path under /ui/) is in one of the
+// directories of the embedded files (css/, js/, img/): no page lives there.
+func (c *console) isAssetDir(rest string) bool {
+	dir, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		return false
+	}
+	st, err := fs.Stat(c.web, dir)
+	return err == nil && st.IsDir()
 }

@@ -154,17 +154,18 @@ func TestAuditDefaults(t *testing.T) {
 func TestAuditLogQuery(t *testing.T) {
 	f := newFake()
 	srv := serve(t, f)
-	if got := do(t, srv, "GET", "/sluice/audit?connector=a&limit=5", ""); got.status != 200 || got.body != `{"records":[],"more":false,"unwritten":0}` {
+	if got := do(t, srv, "GET", "/sluice/audit?connector=a&principal=ada&operation=offsets.*&until=2026-12-01T10:00:00Z&limit=5", ""); got.status != 200 || got.body != `{"records":[],"more":false,"unwritten":0}` {
 		t.Fatalf("got %d %s", got.status, got.body)
 	}
 	args, _ := f.called("AuditLog")
-	if q := args[0].(audit.Query); q.Connector != "a" || q.Limit != 5 || !q.Since.IsZero() {
+	if q := args[0].(audit.Query); q.Connector != "a" || q.Principal != "ada" || q.Operation != "offsets.*" || q.Limit != 5 || !q.Since.IsZero() ||
+		!q.Until.Equal(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)) {
 		t.Fatalf("query %+v", q)
 	}
 	for _, tt := range []struct{ query, msg string }{
 		{"limit=0", "Invalid limit '0': must be an integer from 1 to 10000"},
 		{"since=yesterday", "Invalid since 'yesterday': must be an RFC 3339 time (2026-01-02T15:04:05Z) or a positive duration back from now (90s, 1h, 7d)"},
-		{"connectors=a", "Unknown query parameter 'connectors': GET /sluice/audit takes connector, since and limit"},
+		{"connectors=a", "Unknown query parameter 'connectors': GET /sluice/audit takes connector, principal, operation, since, until and limit"},
 	} {
 		if got := do(t, srv, "GET", "/sluice/audit?"+tt.query, ""); got.status != 400 || got.body != errorBody(400, tt.msg) {
 			t.Errorf("%s: got %d %s, want 400 %q", tt.query, got.status, got.body, tt.msg)

@@ -7,6 +7,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -217,8 +218,12 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 	"rebalance_status": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().RebalanceStatus(ctx); return err },
 	"create_rollout": func(ctx context.Context, c *api.Client) error {
 		v := "2"
-		_, err := c.Fleet().CreateRollout(ctx, api.RolloutRequest{Selector: api.Selector{Match: "*"}, Patch: map[string]*string{"tasks.max": &v, "x": nil},
-			Batches: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"rest"`)}, Health: api.RolloutHealth{RunningFor: "1s"}, OnFailure: "rollback"})
+		req := api.RolloutRequest{Selector: api.Selector{Match: "*"}, Patch: map[string]*string{"tasks.max": &v, "x": nil},
+			Batches: []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"rest"`)}, Health: api.RolloutHealth{RunningFor: "1s"}, OnFailure: "rollback"}
+		if p, err := c.Fleet().PlanRollout(ctx, req); err != nil || p.State != api.RolloutPlanned {
+			return fmt.Errorf("plan: %+v, %w", p, err)
+		}
+		_, err := c.Fleet().CreateRollout(ctx, req)
 		return err
 	},
 	"list_rollouts": func(ctx context.Context, c *api.Client) error { _, err := c.Fleet().Rollouts(ctx); return err },

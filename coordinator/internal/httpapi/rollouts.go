@@ -20,8 +20,20 @@ import (
 type rolloutIDRequest struct{ id string }
 
 // decodeRolloutRequest binds POST /sluice/rollouts's body.
+// rolloutCreate is POST /sluice/rollouts as decoded: the request, and
+// whether it is a dry run.
+type rolloutCreate struct {
+	req    api.RolloutRequest
+	dryRun bool
+}
+
 func decodeRolloutRequest(_ context.Context, r *http.Request) (any, error) {
-	if err := onlyParams(r.URL.Query(), "POST /sluice/rollouts"); err != nil {
+	q := r.URL.Query()
+	if err := onlyParams(q, "POST /sluice/rollouts", "dry_run"); err != nil {
+		return nil, err
+	}
+	dryRun, err := strictBool(q, "dry_run")
+	if err != nil {
 		return nil, err
 	}
 	body, err := readJSON(r)
@@ -60,7 +72,7 @@ func decodeRolloutRequest(_ context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return req, nil
+	return rolloutCreate{req: req, dryRun: dryRun}, nil
 }
 
 // batchSpecs binds "batches": an array of numbers and strings, kept as
@@ -94,7 +106,11 @@ func decodeRolloutID(_ context.Context, r *http.Request) (any, error) {
 
 func makeCreateRollout(svc Fleet) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
-		return svc.CreateRollout(ctx, request.(api.RolloutRequest), grantCheck(ctx, operator))
+		c := request.(rolloutCreate)
+		if c.dryRun {
+			return svc.PlanRollout(ctx, c.req, grantCheck(ctx, operator))
+		}
+		return svc.CreateRollout(ctx, c.req, grantCheck(ctx, operator))
 	}
 }
 
@@ -157,8 +173,13 @@ func makeRolloutAction(call func(Fleet, context.Context, string, func(string) er
 	}
 }
 
+// encodeRolloutCreated answers a rollout made 201 with its Location, and a
+// dry run's plan 200.
 func encodeRolloutCreated(_ context.Context, w http.ResponseWriter, response any) error {
 	r := response.(api.Rollout)
+	if r.State == api.RolloutPlanned {
+		return writeJSON(w, http.StatusOK, r)
+	}
 	w.Header().Set("Location", "/sluice/rollouts/"+r.ID)
 	return writeJSON(w, http.StatusCreated, r)
 }

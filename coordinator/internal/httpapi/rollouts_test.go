@@ -17,6 +17,13 @@ func (f *fake) CreateRollout(ctx context.Context, req api.RolloutRequest, allow 
 	return api.Rollout{ID: "r1", State: api.RolloutRunning, Request: req}, f.record("CreateRollout", req)
 }
 
+func (f *fake) PlanRollout(ctx context.Context, req api.RolloutRequest, allow func(string) error) (api.Rollout, error) {
+	if err := allowAll(allow, req.Selector.Names); err != nil {
+		return api.Rollout{}, err
+	}
+	return api.Rollout{State: api.RolloutPlanned, Request: req}, f.record("PlanRollout", req)
+}
+
 func (f *fake) Rollouts(ctx context.Context) (api.RolloutList, error) {
 	return api.RolloutList{Rollouts: []api.Rollout{}}, f.record("Rollouts")
 }
@@ -111,13 +118,17 @@ func TestRolloutBodies(t *testing.T) {
 		{"batch an object", `{"match":"a*","patch":{"k":"v"},"batches":[{}]}`, `Invalid value for field "batches": expected an array of numbers and strings`},
 		{"names not strings", `{"names":[1],"patch":{"k":"v"}}`, `Invalid value for field "names": expected an array of strings`},
 		{"max_failed_tasks not an integer", `{"match":"a*","patch":{"k":"v"},"health":{"max_failed_tasks":1.5}}`, `Invalid value for field "health.max_failed_tasks": expected an integer`},
-		{"query parameter", `{"match":"a*","patch":{"k":"v"}}`, "Unknown query parameter 'dry_run'"},
+		{"query parameter", `{"match":"a*","patch":{"k":"v"}}`, "Unknown query parameter 'force'"},
+		{"dry_run not a bool", `{"match":"a*","patch":{"k":"v"}}`, "dry_run"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
 			path := "/sluice/rollouts"
-			if tt.name == "query parameter" {
-				path += "?dry_run=true"
+			switch tt.name {
+			case "query parameter":
+				path += "?force=true"
+			case "dry_run not a bool":
+				path += "?dry_run=maybe"
 			}
 			r := do(t, srv, "POST", path, tt.body)
 			if r.status != 400 || !strings.Contains(r.body, jsonText(t, tt.msg)) {
@@ -137,6 +148,14 @@ func TestRolloutBodies(t *testing.T) {
 	if req.Match != "orders-*" || *req.Patch["k"] != "v" || *req.Patch["n"] != "5" || req.Patch["gone"] != nil || len(req.Patch) != 3 ||
 		string(batches) != `[1,"25%","rest"]` || req.Health.RunningFor != "10s" || req.Health.MaxFailedTasks != 2 || req.OnFailure != "rollback" {
 		t.Fatalf("bound %+v, batches %s", req, batches)
+	}
+	// A dry run answers the plan, 200 with no Location, and creates nothing.
+	r = do(t, srv, "POST", "/sluice/rollouts?dry_run=true", `{"match":"orders-*","patch":{"k":"v"}}`)
+	if r.status != 200 || r.header.Get("Location") != "" || !strings.Contains(r.body, `"state":"planned"`) {
+		t.Fatalf("dry run: %d %v %s", r.status, r.header, r.body)
+	}
+	if args, _ := f.called("PlanRollout"); args[0].(api.RolloutRequest).Match != "orders-*" {
+		t.Fatalf("plan got %v", args)
 	}
 	for _, action := range []string{"pause", "resume", "abort"} {
 		if r := do(t, srv, "PUT", "/sluice/rollouts/r1/"+action, ""); r.status != 200 {

@@ -194,6 +194,10 @@ type Fleet interface {
 	// selector, batches, health and on_failure not yet checked. A
 	// connector allow refuses refuses the rollout.
 	CreateRollout(ctx context.Context, req api.RolloutRequest, allow func(connector string) error) (api.Rollout, error)
+	// PlanRollout answers POST /sluice/rollouts?dry_run=true: the
+	// rollout CreateRollout would record, with its refusals, recorded
+	// nowhere (state api.RolloutPlanned, no id).
+	PlanRollout(ctx context.Context, req api.RolloutRequest, allow func(connector string) error) (api.Rollout, error)
 	// Rollouts answers GET /sluice/rollouts.
 	Rollouts(ctx context.Context) (api.RolloutList, error)
 	// Rollout answers GET /sluice/rollouts/{id}.

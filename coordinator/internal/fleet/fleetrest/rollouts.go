@@ -38,6 +38,23 @@ func (s *Service) rolloutTargets(sel api.Selector) ([]string, error) {
 // rollout, which the leader's controller then drives. allow is the caller's
 // grant check (nil allows all): a connector it refuses refuses the rollout.
 func (s *Service) CreateRollout(ctx context.Context, req api.RolloutRequest, allow func(connector string) error) (api.Rollout, error) {
+	return s.rollout(ctx, req, allow, s.cfg.Rollouts.Create)
+}
+
+// PlanRollout answers POST /sluice/rollouts?dry_run=true: the rollout
+// CreateRollout would record — its batches, every connector's config
+// before and after, each validated — with the same refusals, recording
+// nothing. Its state is api.RolloutPlanned and it has no id.
+func (s *Service) PlanRollout(ctx context.Context, req api.RolloutRequest, allow func(connector string) error) (api.Rollout, error) {
+	r, err := s.rollout(ctx, req, allow, s.cfg.Rollouts.Plan)
+	r.State = api.RolloutPlanned
+	return r, err
+}
+
+// rollout checks req and the caller's grants (allow), then has the
+// controller create or plan the rollout (build).
+func (s *Service) rollout(ctx context.Context, req api.RolloutRequest, allow func(connector string) error,
+	build func(context.Context, store.RolloutSpec, []string, string) (store.Rollout, error)) (api.Rollout, error) {
 	spec := specRecord(req)
 	if err := rollout.CheckSpec(&spec); err != nil {
 		return api.Rollout{}, err
@@ -49,7 +66,7 @@ func (s *Service) CreateRollout(ctx context.Context, req api.RolloutRequest, all
 	if err := grants.Allow(allow).All(names); err != nil {
 		return api.Rollout{}, err
 	}
-	r, err := s.cfg.Rollouts.Create(ctx, spec, names, s.cfg.Principal(ctx))
+	r, err := build(ctx, spec, names, s.cfg.Principal(ctx))
 	if err != nil {
 		return api.Rollout{}, err
 	}

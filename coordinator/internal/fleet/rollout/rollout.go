@@ -238,6 +238,27 @@ func errorMessage(err error) string {
 // which Run then drives. A connector may be in one rollout in progress
 // only (409).
 func (c *Controller) Create(ctx context.Context, spec store.RolloutSpec, names []string, principal string) (store.Rollout, error) {
+	r, err := c.Plan(ctx, spec, names, principal)
+	if err != nil {
+		return store.Rollout{}, err
+	}
+	r.ID = c.cfg.NewID(r.CreatedAt)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.checkOverlap(names); err != nil {
+		return store.Rollout{}, err
+	}
+	if err := c.cfg.Store.Apply(ctx, store.StartRollout{Rollout: r}); err != nil {
+		return store.Rollout{}, c.cfg.WriteFailed(err, "Failed to record rollout %s", r.ID)
+	}
+	return r, nil
+}
+
+// Plan is what Create would record, without recording it (a dry run): the
+// batches with every connector's config before and after the patch, each
+// validated (any invalid: the same 400), and the same 409 for a connector
+// another rollout in progress holds. The plan has no ID.
+func (c *Controller) Plan(ctx context.Context, spec store.RolloutSpec, names []string, principal string) (store.Rollout, error) {
 	sizes, err := BatchSizes(spec.Batches, len(names))
 	if err != nil {
 		return store.Rollout{}, err
@@ -265,20 +286,14 @@ func (c *Controller) Create(ctx context.Context, spec store.RolloutSpec, names [
 			len(invalid), len(names), strings.Join(invalid, "\n"))
 	}
 	now := c.cfg.Clock().UTC()
-	r := store.Rollout{ID: c.cfg.NewID(now), State: store.RolloutRunning, Spec: spec, Principal: principal, CreatedAt: now, UpdatedAt: now}
+	r := store.Rollout{State: store.RolloutRunning, Spec: spec, Principal: principal, CreatedAt: now, UpdatedAt: now}
 	for _, size := range sizes {
 		r.Batches = append(r.Batches, store.RolloutBatch{State: store.BatchPending, Connectors: conns[:size:size]})
 		conns = conns[size:]
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.checkOverlap(names); err != nil {
-		return store.Rollout{}, err
-	}
-	if err := c.cfg.Store.Apply(ctx, store.StartRollout{Rollout: r}); err != nil {
-		return store.Rollout{}, c.cfg.WriteFailed(err, "Failed to record rollout %s", r.ID)
-	}
-	return r, nil
+	return r, c.checkOverlap(names)
 }
 
 // checkOverlap refuses connectors that a rollout still in progress holds;

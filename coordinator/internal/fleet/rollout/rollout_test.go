@@ -650,6 +650,45 @@ func TestCreate(t *testing.T) {
 	}
 }
 
+// TestPlan: a dry run answers what Create would record — batches, configs
+// before and after — and records nothing; it refuses what Create refuses.
+func TestPlan(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "a", "b", "c")
+	s := spec("")
+	if err := CheckSpec(&s); err != nil {
+		t.Fatal(err)
+	}
+	e.mem.Fail = func([]store.Command) error { return errors.New("a plan writes nothing") }
+	p, err := e.c.Plan(ctx, s, []string{"a", "b", "c"}, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ID != "" || len(p.Batches) != 2 || len(p.Batches[0].Connectors) != 1 || len(p.Batches[1].Connectors) != 2 || p.Principal != "ann" {
+		t.Fatalf("plan %+v", p)
+	}
+	if c := p.Batches[1].Connectors[1]; c.Name != "c" || c.Before["v"] != "1" || c.After["v"] != "2" || c.State != store.BatchPending {
+		t.Fatalf("connector %+v", c)
+	}
+	if n := len(e.c.cfg.Rollouts.Rollouts()); n != 0 {
+		t.Fatalf("a plan recorded %d rollout(s)", n)
+	}
+	bad := s
+	bad.Patch = map[string]*string{"bad": ptr("yes")}
+	if _, err := e.c.Plan(ctx, bad, []string{"a"}, "bob"); err == nil ||
+		err.Error() != "The patch leaves 1 of the 1 matched connectors with an invalid config; nothing was applied:\na: bad is yes" {
+		t.Fatalf("invalid: %v", err)
+	}
+	e.mem.Fail = nil
+	r, err := e.c.Create(ctx, s, []string{"c"}, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Plan(ctx, s, []string{"b", "c"}, "bob"); err == nil || err.Error() != "Connector c is already in rollout "+r.ID+" (running): wait for it to end or abort it" {
+		t.Fatalf("overlap: %v", err)
+	}
+}
+
 // TestPrune: a pass removes the finished rollouts beyond the newest kept,
 // in one write, and leaves those in progress.
 func TestPrune(t *testing.T) {

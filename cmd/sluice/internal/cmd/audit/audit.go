@@ -26,13 +26,16 @@ func Command() *cli.Command {
 		Usage: "show the audit trail of REST writes, newest first",
 		Flags: append(session.Flags(),
 			&cli.StringFlag{Name: "connector", Usage: "only the writes to this connector"},
+			&cli.StringFlag{Name: "principal", Usage: "only the writes of this caller"},
+			&cli.StringFlag{Name: "operation", Usage: "only the writes of this operation (connector.create), or of those a glob matches (offsets.*)"},
 			&cli.StringFlag{Name: "since", Usage: "only writes since this RFC 3339 time, or this long ago (90s, 1h, 7d)"},
+			&cli.StringFlag{Name: "until", Usage: "only writes before this RFC 3339 time, or this long ago (90s, 1h, 7d)"},
 			&cli.IntFlag{Name: "limit", Usage: "at most this many records, the newest (1 to 10000; default 100)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the records as the server sent them, not as a table"},
 		),
 		Action: func(c *cli.Context) error {
 			q := url.Values{}
-			for _, name := range []string{"connector", "since"} {
+			for _, name := range []string{"connector", "principal", "operation", "since", "until"} {
 				if c.IsSet(name) {
 					q.Set(name, c.String(name))
 				}
@@ -94,7 +97,7 @@ func printAudit(w io.Writer, log api.AuditLog) error {
 		return err
 	}
 	if log.More {
-		fmt.Fprintln(w, "(older records match too: narrow with --since or --connector, or raise --limit)")
+		fmt.Fprintln(w, "(older records match too: narrow with --since or --connector, raise --limit, or page back with --until set to the oldest time shown)")
 	}
 	if log.Unwritten > 0 {
 		fmt.Fprintf(w, "WARNING: the coordinator that answered could not write %d audit record(s) since it started; see its log\n", log.Unwritten)

@@ -35,8 +35,12 @@ func Command() *cli.Command {
 					session.FileFlag(),
 					&cli.BoolFlag{Name: "watch", Usage: "follow its progress until it ends (done, paused, rolled back, aborted)"},
 					&cli.DurationFlag{Name: "interval", Value: time.Second, Usage: "how often --watch polls"},
+					&cli.BoolFlag{Name: "dry-run", Usage: "start nothing: print the batches and each connector's change, every patched config validated"},
 				},
 				Action: func(c *cli.Context) error {
+					if c.Bool("dry-run") && c.Bool("watch") {
+						return session.Usage("--dry-run starts nothing to --watch")
+					}
 					var req api.RolloutRequest
 					if err := session.ReadJSON(c.String("file"), &req); err != nil {
 						return err
@@ -44,6 +48,13 @@ func Command() *cli.Command {
 					s, err := session.Open(c)
 					if err != nil {
 						return err
+					}
+					if c.Bool("dry-run") {
+						p, err := session.Call(s, s.API.Fleet().PlanRollout, req)
+						if err != nil {
+							return err
+						}
+						return printRollout(s, p)
 					}
 					r, err := session.Call(s, s.API.Fleet().CreateRollout, req)
 					if err != nil {
@@ -126,7 +137,12 @@ func rolloutArg(c *cli.Context) (*session.Session, string, error) {
 // printRollout prints one rollout: as a table, a line about it and a row
 // per connector.
 func printRollout(s *session.Session, r api.Rollout) error {
-	if s.Format == output.Table {
+	switch {
+	case s.Format != output.Table:
+	case r.State == api.RolloutPlanned:
+		fmt.Fprintf(s.W, "dry run: %d connectors in %d batches, on failure %s, healthy for %s with at most %d task(s) FAILED; nothing was started\n",
+			rolloutSize(r), len(r.Batches), r.Request.OnFailure, r.Request.Health.RunningFor, r.Request.Health.MaxFailedTasks)
+	default:
 		fmt.Fprintf(s.W, "rollout %s: %s, batch %s, on failure %s, healthy for %s with at most %d task(s) FAILED\n",
 			r.ID, r.State, batchPosition(r), r.Request.OnFailure, r.Request.Health.RunningFor, r.Request.Health.MaxFailedTasks)
 		if r.Error != "" {

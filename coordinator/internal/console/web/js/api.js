@@ -81,8 +81,8 @@ export const enc = encodeURIComponent;
 
 const roleRank = { viewer: 1, operator: 2, admin: 3 };
 
-// glob is Go's path.Match for the patterns grants use: * ? and [...].
-function glob(pattern, name) {
+/** glob is Go's path.Match for the patterns grants and selectors use: * ? and [...]. */
+export function glob(pattern, name) {
   let re = '^';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];

@@ -21,6 +21,7 @@ async function boot() {
     return;
   }
   renderWho();
+  watchLeader();
   const s = api.current();
   if (s.auth && !s.signed_in && location.pathname !== '/ui/signin') {
     const q = new URLSearchParams({ next: location.pathname + location.search });
@@ -28,6 +29,28 @@ async function boot() {
     history.replaceState(null, '', `/ui/signin?${q}`);
   }
   show();
+}
+
+/**
+ * watchLeader asks GET /readyz every 3 s whether a leader is known, so the
+ * banner says that writes wait for one before a write fails. A coordinator
+ * with no leader still answers 200 (it serves reads) with its "leader"
+ * check not ok; a 503 whose message names the leader says the same.
+ */
+function watchLeader() {
+  const tick = async () => {
+    const s = api.current();
+    if (s.auth && !s.signed_in) return; // /readyz needs a principal
+    try {
+      const r = await api.call('GET', '/readyz');
+      const lead = (r.checks || []).find(c => c.name === 'leader');
+      banner(lead && !lead.ok ? { type: 'leaderless', message: lead.message } : { type: 'leader' });
+    } catch (e) {
+      if (e.status === 503 && /leader/i.test(e.message)) banner({ type: 'leaderless', message: e.message });
+    }
+  };
+  tick();
+  setInterval(tick, 3000);
 }
 
 /** renderWho shows who is signed in, with the sign-out button. */
