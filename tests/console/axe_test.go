@@ -47,6 +47,15 @@ func (p *tab) axe() []violation {
 	return bad
 }
 
+// accessible fails the test when axe-core finds a serious or critical
+// violation on the page as it is now; what names the page's state.
+func (p *tab) accessible(what string) {
+	p.t.Helper()
+	if vs := p.axe(); len(vs) > 0 {
+		p.failf("axe-core: %s has %d serious or critical violations:%s", what, len(vs), describe(vs))
+	}
+}
+
 // describe prints violations for a failure message.
 func describe(vs []violation) string {
 	var b strings.Builder
@@ -69,8 +78,12 @@ var consolePages = []struct{ path, module string }{
 	{"/ui/connectors/%s", "connector"},
 	{"/ui/connectors/%s/config", "connector"},
 	{"/ui/connectors/%s/offsets", "connector"},
+	{"/ui/connectors/%s/topics", "connector"},
+	{"/ui/connectors/%s/audit", "connector"},
 	{"/ui/agents", "agents"},
+	{"/ui/agents/agent-1", "agents"},
 	{"/ui/rollouts", "rollouts"},
+	{"/ui/rollouts/new", "rollouts"},
 	{"/ui/maintenance", "maintenance"},
 	{"/ui/audit", "audit"},
 	{"/ui/migrate", "migrate"},
@@ -96,17 +109,13 @@ func TestAccessibility(t *testing.T) {
 		p.failf("axe-core did not report an input without a label; it reported:%s", describe(vs))
 	}
 	evalJS[bool](p, `(document.getElementById('planted').remove(), true)`)
-	if vs := p.axe(); len(vs) > 0 {
-		p.failf("axe-core: the sign-in page has %d serious or critical violations:%s", len(vs), describe(vs))
-	}
+	p.accessible("the sign-in page")
 	// The sign-in error, shown.
 	p.typeInto("input[name=user]", admin.name)
 	p.typeInto("input[name=password]", "wrong")
 	p.clickButton("form", "Sign in")
 	p.waitText("#signin-error", "refused")
-	if vs := p.axe(); len(vs) > 0 {
-		p.failf("axe-core: the sign-in page with its error has %d serious or critical violations:%s", len(vs), describe(vs))
-	}
+	p.accessible("the sign-in page with its error")
 
 	p.signIn(admin)
 	for _, pg := range consolePages {
@@ -121,9 +130,7 @@ func TestAccessibility(t *testing.T) {
 			}
 			p.open(path)
 			p.settle()
-			if vs := p.axe(); len(vs) > 0 {
-				p.failf("axe-core: %s has %d serious or critical violations:%s", path, len(vs), describe(vs))
-			}
+			p.accessible(path)
 		})
 	}
 	// The home page with a selection, its bulk toolbar and a
@@ -135,14 +142,10 @@ func TestAccessibility(t *testing.T) {
 		p.waitText("table.fleet tbody", name)
 		p.click(`table.fleet thead input[type=checkbox]`)
 		p.waitText(".bulk", "1 selected")
-		if vs := p.axe(); len(vs) > 0 {
-			p.failf("axe-core: the home page with a selection has %d serious or critical violations:%s", len(vs), describe(vs))
-		}
+		p.accessible("the home page with a selection")
 		p.clickButton(".bulk", "Delete")
 		p.waitText("dialog.modal h2", "Delete 1 connector?")
-		if vs := p.axe(); len(vs) > 0 {
-			p.failf("axe-core: the delete confirmation has %d serious or critical violations:%s", len(vs), describe(vs))
-		}
+		p.accessible("the delete confirmation")
 		p.clickButton("dialog.modal", "Cancel")
 		p.waitJS("the dialog to close", `!document.querySelector('dialog.modal')`)
 		if r := c.Do("GET", "/connectors/"+name, nil); r.Status != 200 {
