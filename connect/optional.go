@@ -106,3 +106,32 @@ type Gauge struct {
 type GaugeReporter interface {
 	Gauges() []Gauge
 }
+
+// Signal is a signal for a running source task, as Debezium's signal
+// channels carry one: an id (unique; made up when empty), a type
+// (execute-snapshot, stop-snapshot, …) and its data, a JSON object.
+type Signal struct {
+	ID   string
+	Type string
+	Data []byte
+}
+
+// SignalReceiver is a source task that takes signals: the agent hands it
+// those of POST /sluice/connectors/{name}/signals. Signal returns once the
+// signal is durably on its way (the native PostgreSQL connector's: a row
+// committed to its signal table, which its stream reads in order with the
+// changes around it). An error that is the signal's own fault, or the
+// connector's configuration's, is a *SignalError.
+type SignalReceiver interface {
+	Signal(ctx context.Context, s Signal) error
+}
+
+// SignalError is a signal the task refuses: Message says why. Conflict
+// says the connector cannot take signals as configured (no signal table),
+// rather than the signal being wrong.
+type SignalError struct {
+	Message  string
+	Conflict bool
+}
+
+func (e *SignalError) Error() string { return e.Message }
