@@ -29,9 +29,9 @@ type Task struct {
 	tables     []*Table // the captured tables when the task started
 	// viaRoot says the publication publishes partitions' changes as their
 	// root's.
-	viaRoot bool
-	stream     *streamer
-	progress   *Progress
+	viaRoot  bool
+	stream   *streamer
+	progress *Progress
 	// inc runs the stream's incremental snapshots (nil: no signal table,
 	// or not streaming yet); guarded by mu.
 	inc *incremental
