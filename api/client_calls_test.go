@@ -59,6 +59,10 @@ func TestEveryCall(t *testing.T) {
 		{"PUT /connectors/a/topics/reset", true, func() error { return cs.ResetTopics(ctx, "a") }},
 		{"GET /sluice/connectors/a/lag", true, func() error { _, err := cs.Lag(ctx, "a"); return err }},
 		{"GET /sluice/connectors/a/gauges", true, func() error { _, err := cs.Gauges(ctx, "a"); return err }},
+		{"POST /sluice/connectors/a/signals", false, func() error {
+			_, err := cs.Signal(ctx, "a", ConnectorSignal{Type: "stop-snapshot"})
+			return err
+		}},
 
 		{"GET /connectors/a/offsets", true, func() error { _, err := off.Get(ctx, "a"); return err }},
 		{"PATCH /connectors/a/offsets", true, func() error { _, err := off.Alter(ctx, "a", []ConnectorOffset{{}}); return err }},

@@ -2,6 +2,8 @@ package connect
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"time"
 )
 
@@ -135,3 +137,13 @@ type SignalError struct {
 }
 
 func (e *SignalError) Error() string { return e.Message }
+
+// NewSignalID is a random UUID (version 4), as Debezium names signals and
+// its snapshot chunks.
+func NewSignalID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -274,7 +274,7 @@ func (inc *incremental) readChunk(ctx context.Context) error {
 		inc.chunkID = ""
 		return nil
 	}
-	inc.chunkID, inc.opened, inc.window, inc.index = newID(), time.Now().UTC(), nil, map[string]int{}
+	inc.chunkID, inc.opened, inc.window, inc.index = connect.NewSignalID(), time.Now().UTC(), nil, map[string]int{}
 	if err := inc.watermark(ctx, signalWindowOpen); err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -223,15 +222,6 @@ func insertSignal(ctx context.Context, c *pgconn.PgConn, st SignalTable, s signa
 	return nil
 }
 
-// newID is a random UUID (version 4), as Debezium names its chunks.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
 // Signal implements connect.SignalReceiver: it checks the signal against
 // the captured tables — an execute-snapshot must name tables the connector
 // captures, each with a primary key — and writes it to the signal table,
@@ -242,7 +232,7 @@ func (t *Task) Signal(ctx context.Context, s connect.Signal) error {
 			Message: "the connector has no signal table: set signal.data.collection (docs/cdc-postgres.md#signals-and-incremental-snapshots)"}
 	}
 	if s.ID == "" {
-		s.ID = newID()
+		s.ID = connect.NewSignalID()
 	}
 	data := string(s.Data)
 	switch s.Type {

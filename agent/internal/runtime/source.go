@@ -173,6 +173,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	}
 	r.started = true
 	r.t.reportGauges(r.task)
+	r.t.takeSignals(r.task)
 	return nil
 }
 
@@ -573,6 +574,7 @@ func (r *sourceRunner) close() error {
 	var errs []error
 	if r.started {
 		r.t.stopGauges()
+		r.t.stopSignals()
 		errs = append(errs, r.task.Stop())
 	}
 	if r.plain != nil {

@@ -40,6 +40,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/gauges"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
+	"github.com/sluice-io/sluice/coordinator/internal/signals"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
@@ -187,6 +188,8 @@ type Herder struct {
 	lag *lag.Reader
 	// gauges reads tasks' own gauges from their agents (GET …/gauges).
 	gauges *gauges.Reader
+	// signals hands signals to connectors' tasks (POST …/signals).
+	signals *signals.Sender
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
 	// all is the one write path over configs, statuses and fleet
@@ -256,6 +259,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
 	h.gauges = &gauges.Reader{}
+	h.signals = &signals.Sender{}
 	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
 		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
 	h.offs = &offsets.Service{}
@@ -304,6 +308,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
 	h.lag.Configure(lag.Config{Connectors: h.configs.State, Type: h.plugins.Type, Admin: h.admin, Logger: h.log})
 	h.gauges.Configure(gauges.Config{Connectors: h.configs.State, Placed: h.placedOn, RPC: h.rpc, Term: h.term.Load})
+	h.signals.Configure(signals.Config{Connectors: h.configs.State, Placed: h.placedOn, RPC: h.rpc, Term: h.term.Load})
 	h.levels.Configure(loglevels.Config{Loggers: h.cfg.Loggers, Levels: h.configs.Loggers, Apply: h.configs.Apply,
 		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: connectors.WriteFailed, Logger: h.log})
 	h.configs.OnLoggerLevel(h.levels.ApplyClusterLevel)
@@ -404,6 +409,10 @@ func (h *Herder) Lag() *lag.Reader { return h.lag }
 // Gauges reads tasks' own gauges from their agents (gauges); it works
 // once Start has run, and answers only while this coordinator leads.
 func (h *Herder) Gauges() *gauges.Reader { return h.gauges }
+
+// Signals hands signals to connectors' tasks (signals); it works once
+// Start has run, and only while this coordinator leads.
+func (h *Herder) Signals() *signals.Sender { return h.signals }
 
 // placedOn is the agent task id is placed on, while leading.
 func (h *Herder) placedOn(id api.TaskID) (string, bool) {
