@@ -35,9 +35,9 @@ func TestSendSignal(t *testing.T) {
 		t.Fatalf("the service got %v %+v (data %s)", args[0], sig, sig.Data)
 	}
 	for body, want := range map[string]string{
-		`{"data":{}}`:                        `Missing field \"type\"`,
-		`{"type":"stop-snapshot","x":1}`:     `Unrecognized field \"x\"`,
-		`{"type":"stop-snapshot","data":[]}`: `Invalid value for field \"data\": expected object`,
+		`{"data":{}}`:                                         `Missing field \"type\"`,
+		`{"type":"stop-snapshot","x":1}`:                      `Unrecognized field \"x\"`,
+		`{"type":"stop-snapshot","data":[]}`:                  `Invalid value for field \"data\": expected object`,
 		`{"type":"t","id":"` + strings.Repeat("x", 65) + `"}`: `at most 64 characters`,
 	} {
 		r := do(t, srv, http.MethodPost, "/sluice/connectors/cdc/signals", body)
