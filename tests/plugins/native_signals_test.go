@@ -1,0 +1,110 @@
+package plugins
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sluice-io/sluice/sluicetest"
+	"github.com/sluice-io/sluice/sluicetest/procs"
+)
+
+// TestNativePostgresSignals: an incremental snapshot asked for through the
+// REST API (POST /sluice/connectors/{name}/signals) and through the CLI
+// (`sluice snapshot`) reads the table while the connector streams, its
+// reads marked source.snapshot "incremental"; a signal the connector cannot
+// act on is refused with the reason, and one for a stopped connector or a
+// connector of another class says so.
+func TestNativePostgresSignals(t *testing.T) {
+	postgres(t)
+	bin := procs.Binary() // built once per test binary run
+	if bin == "" {
+		var err error
+		if bin, err = procs.BuildBinary(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := sluicetest.Start(t, sluicetest.Options{})
+	signals := strings.ReplaceAll(c.Name("signals"), "-", "_")
+	d := &debezium{t: t}
+	d.host, d.port = postgres(t)
+	d.sql("DROP TABLE IF EXISTS "+signals, "CREATE TABLE "+signals+" (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048))")
+	t.Cleanup(func() { d.sql("DROP TABLE IF EXISTS " + signals) })
+	d = newDebezium(t, c, map[string]string{"connector.class": nativeClass, "snapshot.mode": "no_data",
+		"signal.data.collection": "public." + signals, "incremental.snapshot.chunk.size": "2", "sluice.heartbeat.wal.interval.ms": "200"})
+	c.WaitState("pg", "RUNNING", 1, "RUNNING")
+	table := "public." + d.table
+
+	r := c.Must(http.StatusAccepted, "POST", "/sluice/connectors/pg/signals",
+		map[string]any{"type": "execute-snapshot", "data": map[string]any{"data-collections": []string{table}}})
+	var sent struct {
+		ID, Type string
+		WorkerID string `json:"worker_id"`
+	}
+	r.JSON(t, &sent)
+	if sent.ID == "" || sent.Type != "execute-snapshot" || sent.WorkerID == "" {
+		t.Fatalf("answer %s", r.Body)
+	}
+	d.waitOps(60*time.Second, "r,r,r")
+	for _, ev := range d.events() {
+		if src, _ := ev["source"].(map[string]any); src["snapshot"] != "incremental" {
+			t.Fatalf("a read's source %v: want snapshot incremental", src)
+		}
+	}
+	// The stream goes on, and a second snapshot, asked for by the CLI,
+	// reads the table again with the change in it.
+	d.sql("UPDATE " + d.table + " SET name = 'TWO' WHERE id = 2")
+	d.waitOps(60*time.Second, "r,r,r,u")
+	out, err := exec.Command(bin, "snapshot", "pg", "--tables", table, "--url", c.URL).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "signal ") || !strings.Contains(string(out), "written by pg's task 0") {
+		t.Fatalf("sluice snapshot: %v\n%s", err, out)
+	}
+	d.waitOps(60*time.Second, "r,r,r,u,r,r,r")
+	if ev := d.events()[5]; fmt.Sprint(ev["after"].(map[string]any)["name"]) != "TWO" {
+		t.Fatalf("the second snapshot read %v", ev["after"])
+	}
+	// The gauges show the snapshot done.
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		g := c.Must(http.StatusOK, "GET", "/sluice/connectors/pg/gauges", nil)
+		return strings.Contains(string(g.Body), `"name":"postgres_incremental_snapshot_done","help":`) &&
+			strings.Contains(string(g.Body), `"labels":{"table":"`+table+`"},"value":1`), string(g.Body)
+	})
+
+	for _, tt := range []struct {
+		body any
+		want string
+	}{
+		{map[string]any{"type": "execute-snapshot", "data": map[string]any{"data-collections": []string{table}, "type": "blocking"}},
+			`snapshot type \"blocking\" is not supported by the native connector`},
+		{map[string]any{"type": "execute-snapshot", "data": map[string]any{"data-collections": []string{"public.nope"}}},
+			"match no table the connector captures"},
+		{map[string]any{"type": "pause-snapshot"}, `signal type \"pause-snapshot\" is not supported`},
+	} {
+		r := c.Do("POST", "/sluice/connectors/pg/signals", tt.body)
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), tt.want) {
+			t.Errorf("%v: %d %s, want 400 with %s", tt.body, r.Status, r.Body, tt.want)
+		}
+	}
+	out, err = exec.Command(bin, "snapshot-stop", "pg", "--url", c.URL, "-o", "json").CombinedOutput()
+	var stop map[string]any
+	if err != nil || json.Unmarshal(out, &stop) != nil || stop["type"] != "stop-snapshot" {
+		t.Fatalf("sluice snapshot-stop -o json: %v\n%s", err, out)
+	}
+
+	c.Must(http.StatusNoContent, "PUT", "/connectors/pg/stop", nil)
+	if r := c.Do("POST", "/sluice/connectors/pg/signals", map[string]any{"type": "stop-snapshot"}); r.Status != http.StatusConflict ||
+		!strings.Contains(string(r.Body), "Connector pg is stopped") {
+		t.Errorf("a stopped connector: %d %s", r.Status, r.Body)
+	}
+	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "gen", "config": map[string]string{
+		"connector.class": "GeneratorSource", "topic": c.Name("gen"), "count": "5", "rate": "100"}})
+	c.WaitState("gen", "RUNNING", 1, "RUNNING")
+	if r := c.Do("POST", "/sluice/connectors/gen/signals", map[string]any{"type": "stop-snapshot"}); r.Status != http.StatusBadRequest ||
+		!strings.Contains(string(r.Body), "does not take signals") {
+		t.Errorf("a connector of another class: %d %s", r.Status, r.Body)
+	}
+}
