@@ -147,3 +147,11 @@ func NewSignalID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+// OffsetsHeldKey is an offset key by which a source task holds its
+// connector's offsets to its own class while they carry work in progress
+// that only it can continue (the native PostgreSQL connector's incremental
+// snapshot): its value is the class. The agent refuses to start a task of
+// another class on such offsets — a class change, or a move, to a
+// connector that would silently drop the work — until the key is gone.
+const OffsetsHeldKey = "sluice_offsets_held_by"

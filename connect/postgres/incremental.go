@@ -41,7 +41,9 @@ import (
 
 // keyIncremental is the offset key of an incremental snapshot in progress:
 // incState as JSON. Debezium's own keys (incrementalKeys) hold Java
-// serializations; this is Sluice's, and Debezium does not read it.
+// serializations; this is Sluice's, and Debezium does not read it — so
+// the offsets are held to the native class meanwhile
+// (connect.OffsetsHeldKey).
 const keyIncremental = "sluice_incremental_snapshot"
 
 // snapshotIncremental is the offset's snapshot kind of an incremental
@@ -166,6 +168,9 @@ func (inc *incremental) store(o map[string]any) {
 	}
 	b, _ := json.Marshal(inc.state)
 	o[keyIncremental] = string(b)
+	// Debezium would read on without the snapshot: the agent refuses to
+	// start another class's task on these offsets.
+	o[connect.OffsetsHeldKey] = Class
 }
 
 // signal acts on a row of the signal table the stream read at p. It

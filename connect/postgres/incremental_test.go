@@ -219,8 +219,8 @@ func TestIncrementalSnapshotWhileWriting(t *testing.T) {
 		t.Fatalf("%d reads and %d writes: the test did not test", reads, writes)
 	}
 	t.Logf("%d rows in the table; %d read by the snapshot, %d writes streamed alongside", len(want), reads, writes)
-	if o, _ := r.offsets.Offset(r.ctx, map[string]any{PartitionKey: "db"}); o[keyIncremental] != nil {
-		t.Fatalf("the offset still holds the finished snapshot: %v", o[keyIncremental])
+	if o, _ := r.offsets.Offset(r.ctx, map[string]any{PartitionKey: "db"}); o[keyIncremental] != nil || o[connect.OffsetsHeldKey] != nil {
+		t.Fatalf("the offset still holds the finished snapshot: %v", o)
 	}
 }
 
@@ -315,6 +315,9 @@ func TestIncrementalSnapshotResumes(t *testing.T) {
 	var st incState
 	if err := json.Unmarshal([]byte(fmt.Sprint(stored[keyIncremental])), &st); err != nil || len(st.Tables) != 2 || st.Rows == 0 {
 		t.Fatalf("the stored offset's snapshot state %v: %v", stored[keyIncremental], err)
+	}
+	if stored[connect.OffsetsHeldKey] != Class {
+		t.Fatalf("the offset with a snapshot in flight is not held to the native class: %v", stored)
 	}
 	first := len(seenKeys)
 

@@ -3,6 +3,7 @@ package plugins
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -100,6 +101,36 @@ func TestNativePostgresSignals(t *testing.T) {
 		!strings.Contains(string(r.Body), "Connector pg is stopped") {
 		t.Errorf("a stopped connector: %d %s", r.Status, r.Body)
 	}
+	// Takeovers that would drop a snapshot in flight are refused when the
+	// task starts: Debezium's own in the offsets under the native class,
+	// and the native connector's under another class.
+	stored := d.offset()
+	for _, tt := range []struct {
+		key, value, class, want string
+	}{
+		{"incremental_snapshot_collections", `[{"incremental_snapshot_collections_id":"public.x"}]`, nativeClass,
+			"holds a Debezium incremental snapshot in progress"},
+		{"sluice_offsets_held_by", nativeClass, "GeneratorSource", "work in progress that only " + nativeClass + " can continue"},
+	} {
+		off := maps.Clone(stored)
+		off[tt.key] = tt.value
+		c.Must(http.StatusOK, "PATCH", "/connectors/pg/offsets",
+			map[string]any{"offsets": []any{map[string]any{"partition": map[string]any{"server": d.prefix}, "offset": off}}})
+		cfg := map[string]string{}
+		c.Must(http.StatusOK, "GET", "/connectors/pg/config", nil).JSON(t, &cfg)
+		cfg["connector.class"] = tt.class
+		if tt.class == "GeneratorSource" {
+			cfg["topic"] = c.Name("gen-pg")
+		}
+		c.Must(http.StatusOK, "PUT", "/connectors/pg/config", cfg)
+		c.Must(http.StatusAccepted, "PUT", "/connectors/pg/resume", nil)
+		st := c.WaitState("pg", "RUNNING", 1, "FAILED")
+		if !strings.Contains(st.Tasks[0].Trace, tt.want) {
+			t.Errorf("%s: trace %s, want %q", tt.key, st.Tasks[0].Trace, tt.want)
+		}
+		c.Must(http.StatusNoContent, "PUT", "/connectors/pg/stop", nil)
+	}
+
 	c.Must(http.StatusCreated, "POST", "/connectors", map[string]any{"name": "gen", "config": map[string]string{
 		"connector.class": "GeneratorSource", "topic": c.Name("gen"), "count": "5", "rate": "100"}})
 	c.WaitState("gen", "RUNNING", 1, "RUNNING")

@@ -159,6 +159,9 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		return fmt.Errorf("read offsets: %w", err)
 	}
 	r.view, r.release = view, release
+	if err := checkHeld(view.Entries(r.t.id.Connector), cfg.Registry, r.t.conn["connector.class"]); err != nil {
+		return err
+	}
 	tc := connect.SourceTaskContext{Offsets: offsetReader{r}, WorkDir: cfg.WorkDir, AllowedPaths: cfg.AllowedPaths}
 	if r.eos {
 		r.boundary, r.interval = parseBoundary(r.t.conn, cfg.FlushInterval)
