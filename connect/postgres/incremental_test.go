@@ -346,3 +346,34 @@ func jsonConverter(t *testing.T) connect.Converter {
 	}
 	return conv
 }
+
+// TestSignalTableValidated: validation names signal.data.collection when
+// the signal table does not exist, or the publication does not publish
+// it; a task does not start on such a config either.
+func TestSignalTableValidated(t *testing.T) {
+	d := newTestDB(t)
+	d.exec("CREATE TABLE items (id int PRIMARY KEY)", "CREATE PUBLICATION "+quoteIdent(d.name)+" FOR TABLE items")
+	props := d.props(map[string]string{"signal.data.collection": "public.sluice_signal", "publication.autocreate.mode": "disabled"})
+	errorOn := func(key string) string {
+		for _, v := range (&Connector{}).Validate(props) {
+			if v.Name == key && len(v.Errors) > 0 {
+				return strings.Join(v.Errors, "; ")
+			}
+		}
+		return ""
+	}
+	if msg := errorOn("signal.data.collection"); !strings.Contains(msg, "the signal table public.sluice_signal does not exist") {
+		t.Fatalf("no signal table: %q", msg)
+	}
+	d.exec(signalDDL)
+	if msg := errorOn("signal.data.collection"); !strings.Contains(msg, "does not publish the signal table public.sluice_signal") {
+		t.Fatalf("a publication without the signal table: %q", msg)
+	}
+	if err := startErr(t, props, &memOffsets{}); !strings.Contains(err.Error(), "does not publish the signal table") {
+		t.Fatalf("a task on it: %v", err)
+	}
+	d.exec("ALTER PUBLICATION " + quoteIdent(d.name) + " ADD TABLE sluice_signal")
+	if msg := errorOn("signal.data.collection"); msg != "" {
+		t.Fatalf("a published signal table: %q", msg)
+	}
+}
