@@ -136,6 +136,7 @@ type SignalError struct {
 	Conflict bool
 }
 
+// Error is the reason the signal was refused.
 func (e *SignalError) Error() string { return e.Message }
 
 // NewSignalID is a random UUID (version 4), as Debezium names signals and
