@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 	"github.com/sluice-io/sluice/connect/postgres/values"
 )
 
@@ -93,21 +94,11 @@ type Config struct {
 	// Signals is the signal table (signal.data.collection), nil when none:
 	// Debezium's source signal channel and the incremental snapshots it
 	// starts.
-	Signals *SignalTable
+	Signals *signals.Table
 	// ChunkSize is incremental.snapshot.chunk.size: the rows an incremental
 	// snapshot reads between one pair of watermarks.
 	ChunkSize int
 }
-
-// SignalTable is the table signals are written to and read from, through
-// the stream: Debezium's signal.data.collection.
-type SignalTable struct {
-	Schema, Name string
-}
-
-// ID is the table as signal.data.collection and the table lists name it:
-// schema.table.
-func (s SignalTable) ID() string { return s.Schema + "." + s.Name }
 
 // TableFilter is Debezium's table and column selection: include and exclude
 // lists of regular expressions, each matched against the whole of
@@ -115,7 +106,7 @@ func (s SignalTable) ID() string { return s.Schema + "." + s.Name }
 type TableFilter struct {
 	// Signal is the signal table, captured whatever the lists say, as
 	// Debezium captures it (nil: none).
-	Signal                       *SignalTable
+	Signal                       *signals.Table
 	SchemaInclude, SchemaExclude []*regexp.Regexp
 	TableInclude, TableExclude   []*regexp.Regexp
 	ColumnInclude, ColumnExclude []*regexp.Regexp
@@ -207,7 +198,7 @@ func ParseConfig(props map[string]string) (Config, error) {
 		ColumnInclude: p.regexps("column.include.list"), ColumnExclude: p.regexps("column.exclude.list"),
 	}
 	if v := strings.TrimSpace(props["signal.data.collection"]); v != "" {
-		st, err := parseSignalTable(v)
+		st, err := signals.ParseTable(v)
 		if err != nil {
 			return Config{}, &configError{"signal.data.collection", err.Error()}
 		}

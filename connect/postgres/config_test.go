@@ -133,24 +133,9 @@ func TestRefuseIncremental(t *testing.T) {
 	}
 }
 
-// TestSignalConfig: signal.data.collection names a table, quoted parts
-// included; the signal table is captured whatever the table lists say,
-// and column lists must keep its id, type and data.
+// TestSignalConfig: the signal table is captured whatever the table lists
+// say, and column lists must keep its id, type and data.
 func TestSignalConfig(t *testing.T) {
-	for v, want := range map[string]SignalTable{
-		"public.debezium_signal": {"public", "debezium_signal"},
-		`public."my.signals"`:    {"public", "my.signals"},
-		`"Odd ""s"".x".t`:        {`Odd "s".x`, "t"},
-	} {
-		if got, err := parseSignalTable(v); err != nil || got != want {
-			t.Errorf("%s: %+v %v, want %+v", v, got, err, want)
-		}
-	}
-	for _, v := range []string{"t", "a.b.c", `public."open`, ".t", "public."} {
-		if _, err := parseSignalTable(v); err == nil {
-			t.Errorf("%s: accepted", v)
-		}
-	}
 	p := baseProps()
 	p["signal.data.collection"], p["table.include.list"], p["schema.exclude.list"] = "ops.signals", "public.orders", "ops"
 	cfg, err := ParseConfig(p)
@@ -164,34 +149,5 @@ func TestSignalConfig(t *testing.T) {
 	p["column.exclude.list"] = `ops\.signals\.data`
 	if errs := configErrors(p); len(errs) != 1 || errs[0].Key != "column.exclude.list" || !strings.Contains(errs[0].Message, "leaves out column data of the signal table ops.signals") {
 		t.Errorf("a column list without the signal table's data: %v", errs)
-	}
-}
-
-// TestSnapshotRequest: an execute-snapshot's data as Debezium reads it,
-// and what the native connector refuses with a reason.
-func TestSnapshotRequest(t *testing.T) {
-	r, err := parseSnapshotRequest(`{"data-collections": [" public.orders "], "type": "INCREMENTAL",
-		"additional-conditions": [{"data-collection": "public\\.orders", "filter": "region = 'EU'"}]}`, true)
-	if err != nil || r.DataCollections[0] != "public.orders" || filterOf(r.AdditionalConditions, "PUBLIC.orders") != "region = 'EU'" ||
-		filterOf(r.AdditionalConditions, "public.other") != "" {
-		t.Fatalf("%+v %v", r, err)
-	}
-	for data, want := range map[string]string{
-		`{"data-collections": ["a.b"], "type": "blocking"}`:                                                 `snapshot type "blocking" is not supported`,
-		`{"data-collections": []}`:                                                                          "data-collections is missing or empty",
-		`{"data-collections": ["a.b"], "surrogate-key": "c"}`:                                               "surrogate-key is not supported",
-		`{"data-collections": ["a.b"], "additional-conditions": [{"data-collection": "(", "filter": "x"}]}`: "is not a regular expression",
-		`[1]`: "is not a JSON object",
-	} {
-		if _, err := parseSnapshotRequest(data, true); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want %q", data, err, want)
-		}
-	}
-	if _, err := parseSnapshotRequest("", false); err != nil {
-		t.Errorf("a stop-snapshot without data: %v", err)
-	}
-	matched, unmatched, err := matchTables([]string{`public\.o.*`, "public.items", "nope.x"}, []string{"public.items", "public.orders", "public.others"})
-	if err != nil || strings.Join(matched, ",") != "public.orders,public.others,public.items" || strings.Join(unmatched, ",") != "nope.x" {
-		t.Errorf("matched %v, unmatched %v, %v", matched, unmatched, err)
 	}
 }

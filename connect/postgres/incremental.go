@@ -37,6 +37,7 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/postgres/envelope"
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 )
 
 // keyIncremental is the offset key of an incremental snapshot in progress:
@@ -178,10 +179,10 @@ func (inc *incremental) store(o map[string]any) {
 // cannot act on is logged, as Debezium logs it, and the stream goes on.
 func (inc *incremental) signal(ctx context.Context, sg signal, p position) ([]connect.SourceRecord, error) {
 	switch sg.Type {
-	case SignalExecuteSnapshot:
+	case signals.ExecuteSnapshot:
 		return nil, inc.execute(ctx, sg)
-	case SignalStopSnapshot:
-		req, err := parseSnapshotRequest(sg.Data, false)
+	case signals.StopSnapshot:
+		req, err := signals.ParseRequest(sg.Data, false)
 		if err != nil {
 			inc.refuse(sg, err)
 			return nil, nil
@@ -193,12 +194,12 @@ func (inc *incremental) signal(ctx context.Context, sg signal, p position) ([]co
 			inc.log.Warn("incremental snapshot: stop-snapshot signal, but no incremental snapshot runs", "signal", sg.ID)
 		}
 		return nil, nil
-	case signalWindowOpen:
+	case signals.WindowOpen:
 		if inc.chunkID != "" && sg.ID == inc.chunkID+"-open" {
 			inc.open = true
 		}
 		return nil, nil
-	case signalWindowClose:
+	case signals.WindowClose:
 		if inc.chunkID == "" || sg.ID != inc.chunkID+"-close" {
 			return nil, nil // a watermark of a chunk before a restart
 		}
@@ -224,7 +225,7 @@ func (inc *incremental) refuse(sg signal, err error) {
 // execute starts an incremental snapshot of the signal's tables, or adds
 // them to the one running.
 func (inc *incremental) execute(ctx context.Context, sg signal) error {
-	req, err := parseSnapshotRequest(sg.Data, true)
+	req, err := signals.ParseRequest(sg.Data, true)
 	if err != nil {
 		inc.refuse(sg, err)
 		return nil
@@ -237,7 +238,7 @@ func (inc *incremental) execute(ctx context.Context, sg signal) error {
 	for i, t := range tables {
 		ids[i] = t.ID()
 	}
-	matched, unmatched, err := matchTables(req.DataCollections, ids)
+	matched, unmatched, err := signals.Match(req.DataCollections, ids)
 	if err != nil {
 		inc.refuse(sg, err)
 		return nil
@@ -252,7 +253,7 @@ func (inc *incremental) execute(ctx context.Context, sg signal) error {
 			inc.refuse(sg, fmt.Errorf("table %s has no primary key, which an incremental snapshot reads it by; it is skipped", id))
 			continue
 		}
-		add = append(add, incTable{Schema: t.Schema, Name: t.Name, Filter: filterOf(req.AdditionalConditions, id)})
+		add = append(add, incTable{Schema: t.Schema, Name: t.Name, Filter: req.Filter(id)})
 	}
 	if len(add) == 0 {
 		return nil
@@ -280,7 +281,7 @@ func (inc *incremental) readChunk(ctx context.Context) error {
 		return nil
 	}
 	inc.chunkID, inc.opened, inc.window, inc.index = connect.NewSignalID(), time.Now().UTC(), nil, map[string]int{}
-	if err := inc.watermark(ctx, signalWindowOpen); err != nil {
+	if err := inc.watermark(ctx, false); err != nil {
 		return err
 	}
 	for inc.running() {
@@ -301,7 +302,7 @@ func (inc *incremental) readChunk(ctx context.Context) error {
 		}
 		inc.nextTable(true)
 	}
-	return inc.watermark(ctx, signalWindowClose)
+	return inc.watermark(ctx, true)
 }
 
 // errTableGone is a table of the snapshot that no longer exists.
@@ -432,16 +433,15 @@ func (inc *incremental) query(ctx context.Context, t *Table, filter string, from
 	return out, nil
 }
 
-// watermark writes the current chunk's low or high watermark, as Debezium
-// writes them: the chunk's id with -open or -close, and when the window
-// opened (and closed).
-func (inc *incremental) watermark(ctx context.Context, kind string) error {
-	suffix, data := "-open", fmt.Sprintf(`{"openWindowTimestamp": "%s"}`, inc.opened.Format(time.RFC3339Nano))
-	if kind == signalWindowClose {
-		suffix = "-close"
-		data = fmt.Sprintf(`{"openWindowTimestamp": "%s", "closeWindowTimestamp": "%s"}`, inc.opened.Format(time.RFC3339Nano), time.Now().UTC().Format(time.RFC3339Nano))
+// watermark writes the current chunk's low or high (closing) watermark,
+// as Debezium writes them.
+func (inc *incremental) watermark(ctx context.Context, closing bool) error {
+	kind, closed := signals.WindowOpen, time.Time{}
+	if closing {
+		kind, closed = signals.WindowClose, time.Now()
 	}
-	return insertSignal(ctx, inc.conn, *inc.cfg.Signals, signal{ID: inc.chunkID + suffix, Type: kind, Data: data})
+	id, data := signals.Watermark(inc.chunkID, inc.opened, closed)
+	return insertSignal(ctx, inc.conn, *inc.cfg.Signals, signal{ID: id, Type: kind, Data: data})
 }
 
 // emitWindow emits the rows of the window the stream did not change, as
@@ -513,7 +513,7 @@ func (inc *incremental) applyStops() {
 		}
 		stop := ids
 		if len(names) > 0 {
-			stop, _, _ = matchTables(names, ids)
+			stop, _, _ = signals.Match(names, ids)
 		}
 		for len(stop) > 0 && inc.running() && slices.Contains(stop, inc.state.Tables[0].ID()) {
 			inc.log.Info("incremental snapshot: table stopped", "table", inc.state.Tables[0].ID())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/connect/converters"
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 )
 
 // signalDDL makes the signal table of the tests, as Debezium documents it.
@@ -132,7 +133,7 @@ func TestIncrementalSnapshotWhileWriting(t *testing.T) {
 	d.exec(signalDDL, "CREATE TABLE items (id int PRIMARY KEY, v int NOT NULL)",
 		"INSERT INTO items SELECT g, 0 FROM generate_series(1, 3000) g")
 	r := startTask(t, d.incProps(20), &memOffsets{})
-	if err := r.task.Signal(r.ctx, connect.Signal{Type: SignalExecuteSnapshot, Data: []byte(`{"data-collections": ["public\\.items"]}`)}); err != nil {
+	if err := r.task.Signal(r.ctx, connect.Signal{Type: signals.ExecuteSnapshot, Data: []byte(`{"data-collections": ["public\\.items"]}`)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -232,7 +233,7 @@ func TestIncrementalSnapshotStop(t *testing.T) {
 	d.exec(signalDDL, "CREATE TABLE items (id int PRIMARY KEY, v int NOT NULL)",
 		"INSERT INTO items SELECT g, 0 FROM generate_series(1, 20000) g")
 	r := startTask(t, d.incProps(10), &memOffsets{})
-	if err := r.task.Signal(r.ctx, connect.Signal{Type: SignalExecuteSnapshot, Data: []byte(`{"data-collections": ["public.items"]}`)}); err != nil {
+	if err := r.task.Signal(r.ctx, connect.Signal{Type: signals.ExecuteSnapshot, Data: []byte(`{"data-collections": ["public.items"]}`)}); err != nil {
 		t.Fatal(err)
 	}
 	reads := 0
@@ -249,7 +250,7 @@ func TestIncrementalSnapshotStop(t *testing.T) {
 		}
 		count(r.poll())
 	}
-	if err := r.task.Signal(r.ctx, connect.Signal{Type: SignalStopSnapshot, Data: []byte(`{"type": "incremental"}`)}); err != nil {
+	if err := r.task.Signal(r.ctx, connect.Signal{Type: signals.StopSnapshot, Data: []byte(`{"type": "incremental"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	for r.gauge("postgres_incremental_snapshot_done", "public.items") != 1 {
@@ -290,7 +291,7 @@ func TestIncrementalSnapshotResumes(t *testing.T) {
 	offsets := &memOffsets{}
 	props := d.incProps(100)
 	r := startTask(t, props, offsets)
-	if err := r.task.Signal(r.ctx, connect.Signal{Type: SignalExecuteSnapshot,
+	if err := r.task.Signal(r.ctx, connect.Signal{Type: signals.ExecuteSnapshot,
 		Data: []byte(`{"data-collections": ["public.items", "public.others"], "additional-conditions": [{"data-collection": "public.others", "filter": "n <= 300"}]}`)}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,63 +8,20 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 )
-
-// The signal types the native connector acts on, and those of the
-// watermarks it writes itself (Debezium's names).
-const (
-	SignalExecuteSnapshot = "execute-snapshot"
-	SignalStopSnapshot    = "stop-snapshot"
-	signalWindowOpen      = "snapshot-window-open"
-	signalWindowClose     = "snapshot-window-close"
-)
-
-// signalColumns are the signal table's columns, as Debezium names them.
-var signalColumns = []string{"id", "type", "data"}
-
-// parseSignalTable reads signal.data.collection: <schema>.<table>, either
-// part in double quotes when it holds a dot or other special characters
-// (Debezium's form for PostgreSQL).
-func parseSignalTable(v string) (SignalTable, error) {
-	var parts []string
-	var cur strings.Builder
-	quoted := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c == '"' && quoted && i+1 < len(v) && v[i+1] == '"':
-			cur.WriteByte('"')
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == '.' && !quoted:
-			parts = append(parts, cur.String())
-			cur.Reset()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	parts = append(parts, cur.String())
-	if quoted || len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return SignalTable{}, fmt.Errorf("%q is not a table as <schema>.<table> (quote a part that holds a dot: public.\"my.signals\")", v)
-	}
-	return SignalTable{Schema: parts[0], Name: parts[1]}, nil
-}
 
 // signalColumnErrors refuses column lists that leave the signal table's
 // columns out, as Debezium requires them in.
 func signalColumnErrors(props map[string]string) []*configError {
-	st, err := parseSignalTable(strings.TrimSpace(props["signal.data.collection"]))
+	st, err := signals.ParseTable(strings.TrimSpace(props["signal.data.collection"]))
 	if err != nil {
 		return nil // no signal table, or keyError names the problem
 	}
@@ -73,7 +30,7 @@ func signalColumnErrors(props map[string]string) []*configError {
 	if p.err != nil {
 		return nil // keyError names it
 	}
-	for _, c := range signalColumns {
+	for _, c := range signals.Columns {
 		if !f.Column(st.Schema, st.Name, c) {
 			key := "column.exclude.list"
 			if len(f.ColumnInclude) > 0 {
@@ -100,7 +57,7 @@ func checkSignalTable(ctx context.Context, c *pgconn.PgConn, cfg Config) error {
 		return fmt.Errorf("the signal table %s does not exist: create it (CREATE TABLE %s.%s (id varchar(64) PRIMARY KEY, type varchar(32) NOT NULL, data varchar(2048)))",
 			st.ID(), quoteIdent(st.Schema), quoteIdent(st.Name))
 	}
-	for _, want := range signalColumns {
+	for _, want := range signals.Columns {
 		if !slices.ContainsFunc(rows, func(r []*string) bool { return str(r[0]) == want }) {
 			return fmt.Errorf("the signal table %s has no column %s: it needs id, type and data", st.ID(), want)
 		}
@@ -126,95 +83,8 @@ type signal struct {
 	ID, Type, Data string
 }
 
-// snapshotRequest is the data of an execute-snapshot or stop-snapshot
-// signal, Debezium's fields.
-type snapshotRequest struct {
-	DataCollections      []string              `json:"data-collections"`
-	Type                 string                `json:"type"`
-	AdditionalConditions []additionalCondition `json:"additional-conditions"`
-	SurrogateKey         string                `json:"surrogate-key"`
-}
-
-// additionalCondition limits the rows of the tables DataCollection (a
-// regular expression) an incremental snapshot reads to those Filter (an
-// SQL condition) selects.
-type additionalCondition struct {
-	DataCollection string `json:"data-collection"`
-	Filter         string `json:"filter"`
-}
-
-// parseSnapshotRequest reads a snapshot signal's data; execute says it
-// is an execute-snapshot, which needs tables. Only incremental snapshots
-// are supported.
-func parseSnapshotRequest(data string, execute bool) (snapshotRequest, error) {
-	var r snapshotRequest
-	if strings.TrimSpace(data) != "" {
-		if err := json.Unmarshal([]byte(data), &r); err != nil {
-			return r, fmt.Errorf("its data is not a JSON object with Debezium's fields: %w", err)
-		}
-	}
-	if r.Type != "" && !strings.EqualFold(r.Type, "incremental") {
-		return r, fmt.Errorf("snapshot type %q is not supported by the native connector: only incremental is", r.Type)
-	}
-	if r.SurrogateKey != "" {
-		return r, errors.New("surrogate-key is not supported by the native connector: its incremental snapshots read a table by its primary key")
-	}
-	if execute && len(r.DataCollections) == 0 {
-		return r, errors.New("data-collections is missing or empty: name the tables to snapshot (regular expressions matching <schema>.<table>)")
-	}
-	for i := range r.DataCollections {
-		r.DataCollections[i] = strings.TrimSpace(r.DataCollections[i])
-	}
-	for _, c := range r.AdditionalConditions {
-		if _, err := regexp.Compile(c.DataCollection); err != nil || c.DataCollection == "" {
-			return r, fmt.Errorf("additional-conditions: data-collection %q is not a regular expression", c.DataCollection)
-		}
-		if strings.TrimSpace(c.Filter) == "" {
-			return r, fmt.Errorf("additional-conditions: the condition of %q has no filter", c.DataCollection)
-		}
-	}
-	return r, nil
-}
-
-// matchTables resolves a signal's data-collections — regular expressions
-// matched against the whole of <schema>.<table>, as Debezium matches them —
-// against tables, in tables' order, each once; unmatched are the
-// expressions that matched none.
-func matchTables(patterns []string, tables []string) (matched, unmatched []string, err error) {
-	for _, p := range patterns {
-		re, err := regexp.Compile("^(?:" + p + ")$")
-		if err != nil {
-			return nil, nil, fmt.Errorf("data-collections: %q is not a regular expression: %w", p, err)
-		}
-		n := 0
-		for _, t := range tables {
-			if re.MatchString(t) {
-				n++
-				if !slices.Contains(matched, t) {
-					matched = append(matched, t)
-				}
-			}
-		}
-		if n == 0 {
-			unmatched = append(unmatched, p)
-		}
-	}
-	return matched, unmatched, nil
-}
-
-// filterOf is the additional condition of table, the first that matches
-// it (case-insensitively, as Debezium matches them), or "".
-func filterOf(conds []additionalCondition, table string) string {
-	for _, c := range conds {
-		if re, err := regexp.Compile("(?i)^(?:" + c.DataCollection + ")$"); err == nil && re.MatchString(table) {
-			return c.Filter
-		}
-	}
-	return ""
-}
-
 // insertSignal writes a signal row; it is read back from the stream.
-func insertSignal(ctx context.Context, c *pgconn.PgConn, st SignalTable, s signal) error {
+func insertSignal(ctx context.Context, c *pgconn.PgConn, st signals.Table, s signal) error {
 	stmt := "INSERT INTO " + quoteIdent(st.Schema) + "." + quoteIdent(st.Name) + " (id, type, data) VALUES ($1, $2, $3)"
 	if _, err := query(ctx, c, stmt, s.ID, s.Type, s.Data); err != nil {
 		return fmt.Errorf("write signal %s to %s: %w", s.ID, st.ID(), err)
@@ -236,12 +106,12 @@ func (t *Task) Signal(ctx context.Context, s connect.Signal) error {
 	}
 	data := string(s.Data)
 	switch s.Type {
-	case SignalExecuteSnapshot, SignalStopSnapshot:
+	case signals.ExecuteSnapshot, signals.StopSnapshot:
 	default:
 		return &connect.SignalError{Message: fmt.Sprintf("signal type %q is not supported by the native connector: use %s or %s",
-			s.Type, SignalExecuteSnapshot, SignalStopSnapshot)}
+			s.Type, signals.ExecuteSnapshot, signals.StopSnapshot)}
 	}
-	req, err := parseSnapshotRequest(data, s.Type == SignalExecuteSnapshot)
+	req, err := signals.ParseRequest(data, s.Type == signals.ExecuteSnapshot)
 	if err != nil {
 		return &connect.SignalError{Message: s.Type + ": " + err.Error()}
 	}
@@ -250,7 +120,7 @@ func (t *Task) Signal(ctx context.Context, s connect.Signal) error {
 		return err
 	}
 	defer closeConn(c)
-	if s.Type == SignalExecuteSnapshot {
+	if s.Type == signals.ExecuteSnapshot {
 		if err := t.checkSnapshotTables(ctx, c, req); err != nil {
 			return err
 		}
@@ -260,7 +130,7 @@ func (t *Task) Signal(ctx context.Context, s connect.Signal) error {
 
 // checkSnapshotTables refuses an execute-snapshot whose tables the
 // connector does not capture or could not read by key.
-func (t *Task) checkSnapshotTables(ctx context.Context, c *pgconn.PgConn, req snapshotRequest) error {
+func (t *Task) checkSnapshotTables(ctx context.Context, c *pgconn.PgConn, req signals.Request) error {
 	cat := newCatalog(c)
 	tables, err := cat.tables(ctx, t.cfg, t.viaRoot)
 	if err != nil {
@@ -270,7 +140,7 @@ func (t *Task) checkSnapshotTables(ctx context.Context, c *pgconn.PgConn, req sn
 	for i, tb := range tables {
 		ids[i] = tb.ID()
 	}
-	matched, unmatched, err := matchTables(req.DataCollections, ids)
+	matched, unmatched, err := signals.Match(req.DataCollections, ids)
 	if err != nil {
 		return &connect.SignalError{Message: err.Error()}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 )
 
 // keyCheck checks one supported key's value; nil accepts any value.
@@ -104,7 +106,7 @@ var supported = map[string]keyCheck{
 	"unavailable.value.placeholder":          nil,
 	"sluice.heartbeat.wal.interval.ms":       intAtLeast(0),
 	"signal.data.collection": func(v string) string {
-		if _, err := parseSignalTable(strings.TrimSpace(v)); err != nil {
+		if _, err := signals.ParseTable(strings.TrimSpace(v)); err != nil {
 			return err.Error()
 		}
 		return ""
