@@ -90,10 +90,25 @@ func TestNativePostgresSignals(t *testing.T) {
 			t.Errorf("%v: %d %s, want 400 with %s", tt.body, r.Status, r.Body, tt.want)
 		}
 	}
-	out, err = exec.Command(bin, "snapshot-stop", "pg", "--url", c.URL, "-o", "json").CombinedOutput()
+	// The REST spelling of the CLI prints the server's answer.
+	out, err = exec.Command(bin, "connector", "snapshot-stop", "pg", "--url", c.URL).CombinedOutput()
 	var stop map[string]any
-	if err != nil || json.Unmarshal(out, &stop) != nil || stop["type"] != "stop-snapshot" {
-		t.Fatalf("sluice snapshot-stop -o json: %v\n%s", err, out)
+	if err != nil || json.Unmarshal(out, &stop) != nil || stop["type"] != "stop-snapshot" || stop["connector"] != "pg" {
+		t.Fatalf("sluice connector snapshot-stop: %v\n%s", err, out)
+	}
+	// The signal table's rows are change events, as Debezium emits them:
+	// the signals, and the watermarks of each chunk.
+	var kinds []string
+	for _, rec := range c.ReadTopic(d.prefix + ".public." + signals) {
+		var ev struct {
+			After struct{ Type string } `json:"after"`
+		}
+		if json.Unmarshal(rec.Value, &ev) == nil {
+			kinds = append(kinds, ev.After.Type)
+		}
+	}
+	if got := strings.Join(kinds, ","); !strings.HasPrefix(got, "execute-snapshot,snapshot-window-open,snapshot-window-close,snapshot-window-open") {
+		t.Errorf("the signal table's events: %s", got)
 	}
 
 	c.Must(http.StatusNoContent, "PUT", "/connectors/pg/stop", nil)

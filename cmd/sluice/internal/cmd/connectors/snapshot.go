@@ -17,15 +17,29 @@ import (
 // Snapshot is `sluice snapshot NAME --tables T,…`: an execute-snapshot
 // signal (an incremental snapshot of the tables) for a running CDC
 // connector, through POST /sluice/connectors/{name}/signals.
-func Snapshot() *cli.Command {
+func Snapshot() *cli.Command { return withConnFlags(snapshot()) }
+
+// SnapshotStop is `sluice snapshot-stop NAME [--tables T,…]`: a
+// stop-snapshot signal.
+func SnapshotStop() *cli.Command { return withConnFlags(snapshotStop()) }
+
+// withConnFlags gives a verb's command the connection flags, which the
+// connectors group gives its aliases itself.
+func withConnFlags(cmd *cli.Command) *cli.Command {
+	cmd.Flags = append(session.Flags(), cmd.Flags...)
+	return cmd
+}
+
+// snapshot is Snapshot without the connection flags.
+func snapshot() *cli.Command {
 	return &cli.Command{
 		Name: "snapshot", ArgsUsage: "NAME", BashComplete: complete.Connectors,
 		Usage: "take an incremental snapshot of tables of a running CDC connector while it streams (an execute-snapshot signal; POST /sluice/connectors/NAME/signals)",
-		Flags: append(session.Flags(),
+		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "tables", Aliases: []string{"t"}, Required: true,
 				Usage: "the tables, as <schema>.<table> (regular expressions, as Debezium's data-collections; comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "filter", Usage: "read only the rows of a table a condition selects: TABLE=CONDITION, e.g. public.orders=\"region = 'EU'\" (repeat for more tables)"},
-			&cli.StringFlag{Name: "id", Usage: "the signal's id (default: a new UUID)"}),
+			&cli.StringFlag{Name: "id", Usage: "the signal's id (default: a new UUID)"}},
 		Action: func(c *cli.Context) error {
 			data := map[string]any{"type": "incremental", "data-collections": c.StringSlice("tables")}
 			var conds []map[string]string
@@ -46,15 +60,14 @@ func Snapshot() *cli.Command {
 	}
 }
 
-// SnapshotStop is `sluice snapshot-stop NAME [--tables T,…]`: a
-// stop-snapshot signal.
-func SnapshotStop() *cli.Command {
+// snapshotStop is SnapshotStop without the connection flags.
+func snapshotStop() *cli.Command {
 	return &cli.Command{
 		Name: "snapshot-stop", ArgsUsage: "NAME", BashComplete: complete.Connectors,
 		Usage: "stop a CDC connector's incremental snapshot, of every table or of those named (a stop-snapshot signal; POST /sluice/connectors/NAME/signals)",
-		Flags: append(session.Flags(),
+		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "tables", Aliases: []string{"t"}, Usage: "stop only these tables' part (default: the whole snapshot)"},
-			&cli.StringFlag{Name: "id", Usage: "the signal's id (default: a new UUID)"}),
+			&cli.StringFlag{Name: "id", Usage: "the signal's id (default: a new UUID)"}},
 		Action: func(c *cli.Context) error {
 			data := map[string]any{"type": "incremental"}
 			if t := c.StringSlice("tables"); len(t) > 0 {
@@ -83,6 +96,9 @@ func sendSignal(c *cli.Context, typ string, data map[string]any) error {
 	res, err := session.Call2(s, s.API.Connectors().Signal, name, api.ConnectorSignal{ID: c.String("id"), Type: typ, Data: raw})
 	if err != nil {
 		return err
+	}
+	if s.Answer {
+		return s.PrintAnswer(res)
 	}
 	if s.Format != output.Table {
 		return s.Print(res, nil)
