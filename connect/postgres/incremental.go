@@ -134,6 +134,9 @@ type incremental struct {
 	// stops are stop-snapshot requests not applied yet, each the
 	// data-collections it named (none: every table).
 	stops [][]string
+	// emitted is the size of the rows emitted since takeBytes, which a
+	// poll's batch counts as it counts the stream's (batchBytes).
+	emitted int
 
 	mu       sync.Mutex
 	progress map[string]*incProgress
@@ -459,6 +462,7 @@ func (inc *incremental) emitWindow(p position) ([]connect.SourceRecord, error) {
 		}
 		inc.state.LastKey = r.key
 		inc.state.Rows++
+		inc.emitted += r.bytes
 		recs, err := inc.rec.read(inc.table, r.values, string(envelope.SnapshotIncremental), p)
 		if err != nil {
 			return nil, err
@@ -469,6 +473,13 @@ func (inc *incremental) emitWindow(p position) ([]connect.SourceRecord, error) {
 	inc.setProgress(id, func(pr *incProgress) { pr.rows = rows })
 	inc.window, inc.index = nil, map[string]int{}
 	return out, nil
+}
+
+// takeBytes is the size of the rows emitted since it was last called.
+func (inc *incremental) takeBytes() int {
+	n := inc.emitted
+	inc.emitted = 0
+	return n
 }
 
 // changed takes the keys a streamed change of t carries out of the open

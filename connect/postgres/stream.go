@@ -248,7 +248,11 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("at %s: %w", x.WALStart, err)
 		}
-		return s.send(ctx, recs, len(x.WALData))
+		size := len(x.WALData)
+		if s.inc != nil {
+			size += s.inc.takeBytes() // a closed window's rows
+		}
+		return s.send(ctx, recs, size)
 	}
 	return nil
 }
