@@ -56,6 +56,12 @@ func TestNativePostgresSignals(t *testing.T) {
 			t.Fatalf("a read's source %v: want snapshot incremental", src)
 		}
 	}
+	// The call is in the audit trail, with who made it.
+	sluicetest.Eventually(t, 30*time.Second, func() (bool, string) {
+		a := c.Must(http.StatusOK, "GET", "/sluice/audit?connector=pg", nil)
+		return strings.Contains(string(a.Body), `"operation":"connector.signal"`) &&
+			strings.Contains(string(a.Body), `"path":"/sluice/connectors/pg/signals"`), string(a.Body)
+	})
 	// The stream goes on, and a second snapshot, asked for by the CLI,
 	// reads the table again with the change in it.
 	d.sql("UPDATE " + d.table + " SET name = 'TWO' WHERE id = 2")
