@@ -120,6 +120,9 @@ type incremental struct {
 	known func(oid uint32) *Table
 
 	state incState
+	// stored is state as JSON, as the offsets carry it; "" until store
+	// needs it after a change (touch).
+	stored string
 	// chunkEnd is the key after which the next chunk starts.
 	chunkEnd []string
 	// table is Tables[0] from the catalog (nil: to look up).
@@ -165,13 +168,20 @@ func newIncremental(cfg Config, log *slog.Logger, cat *catalog, rec *records, vi
 
 func (inc *incremental) running() bool { return len(inc.state.Tables) > 0 }
 
+// touch says the state changed: the offsets carry it anew.
+func (inc *incremental) touch() { inc.stored = "" }
+
 // store adds the state to an offset while a snapshot runs.
 func (inc *incremental) store(o map[string]any) {
 	if !inc.running() {
 		return
 	}
-	b, _ := json.Marshal(inc.state)
-	o[keyIncremental] = string(b)
+	if inc.stored == "" {
+		// Made once a change: every streamed event's offset carries it.
+		b, _ := json.Marshal(inc.state)
+		inc.stored = string(b)
+	}
+	o[keyIncremental] = inc.stored
 	// Debezium would read on without the snapshot: the agent refuses to
 	// start another class's task on these offsets.
 	o[connect.OffsetsHeldKey] = Class
@@ -263,6 +273,7 @@ func (inc *incremental) execute(ctx context.Context, sg signal) error {
 	}
 	wasRunning := inc.running()
 	inc.state.Tables = append(inc.state.Tables, add...)
+	inc.touch()
 	for _, t := range add {
 		inc.setProgress(t.ID(), func(p *incProgress) { *p = incProgress{} })
 	}
@@ -271,6 +282,7 @@ func (inc *incremental) execute(ctx context.Context, sg signal) error {
 		return nil // read after the tables before them
 	}
 	inc.state.ID = sg.ID
+	inc.touch()
 	return inc.readChunk(ctx)
 }
 
@@ -289,16 +301,16 @@ func (inc *incremental) readChunk(ctx context.Context) error {
 	}
 	for inc.running() {
 		read, err := inc.readTable(ctx)
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) || errors.Is(err, errTableGone) {
-			// The table or its additional condition is wrong (the
-			// server refused the query): skipped, as Debezium skips it.
+		if err != nil && (ctx.Err() != nil || inc.conn.IsClosed()) {
+			return err // the session is gone: a restart reads on from the offsets
+		}
+		if err != nil {
+			// The table, its additional condition or a column's type is
+			// wrong (the server refused the query, or a value cannot be
+			// written): skipped, as Debezium skips it.
 			inc.log.Error("incremental snapshot: a table cannot be read; it is skipped", "table", inc.state.Tables[0].ID(), "err", err)
 			inc.nextTable(false)
 			continue
-		}
-		if err != nil {
-			return err
 		}
 		if read {
 			break
@@ -325,6 +337,7 @@ func (inc *incremental) readTable(ctx context.Context) (bool, error) {
 			return false, err // none: the table is empty
 		}
 		inc.state.MaxKey = max[0].key
+		inc.touch()
 	}
 	rows, err := inc.query(ctx, t, it.Filter, inc.chunkEnd, inc.state.MaxKey, false)
 	if err != nil || len(rows) == 0 {
@@ -462,6 +475,7 @@ func (inc *incremental) emitWindow(p position) ([]connect.SourceRecord, error) {
 		}
 		inc.state.LastKey = r.key
 		inc.state.Rows++
+		inc.touch()
 		inc.emitted += r.bytes
 		recs, err := inc.rec.read(inc.table, r.values, string(envelope.SnapshotIncremental), p)
 		if err != nil {
@@ -512,6 +526,7 @@ func (inc *incremental) nextTable(done bool) {
 		inc.log.Info("incremental snapshot done", "signal", inc.state.ID)
 		inc.state.ID = ""
 	}
+	inc.touch()
 }
 
 // applyStops applies the stop-snapshot requests: the tables they name
@@ -534,6 +549,7 @@ func (inc *incremental) applyStops() {
 		if len(stop) > 0 && !inc.running() {
 			inc.state.ID = ""
 		}
+		inc.touch()
 	}
 	inc.stops = nil
 }

@@ -389,3 +389,44 @@ func TestSignalTableValidated(t *testing.T) {
 		t.Fatalf("a published signal table: %q", msg)
 	}
 }
+
+// TestIncrementalSnapshotSkipsABadTable: a table the server will not read
+// as asked (an additional condition on a column it does not have) is
+// skipped with an error in the log, as Debezium skips it, and the next
+// table is read; a signal row inserted by hand that names no captured
+// table is counted as refused, and the stream goes on.
+func TestIncrementalSnapshotSkipsABadTable(t *testing.T) {
+	d := newTestDB(t)
+	d.exec(signalDDL, "CREATE TABLE a (id int PRIMARY KEY, v int)", "CREATE TABLE b (id int PRIMARY KEY, v int)",
+		"INSERT INTO a SELECT g, 0 FROM generate_series(1, 10) g", "INSERT INTO b SELECT g, 0 FROM generate_series(1, 10) g")
+	r := startTask(t, d.incProps(4), &memOffsets{})
+	d.exec(`INSERT INTO sluice_signal VALUES ('bad', 'execute-snapshot', '{"data-collections": ["public.nope"]}')`,
+		`INSERT INTO sluice_signal VALUES ('s1', 'execute-snapshot', '{"data-collections": ["public.a", "public.b"],
+			"additional-conditions": [{"data-collection": "public.a", "filter": "no_such_column > 1"}]}')`)
+	read := map[string]int{}
+	for r.gauge("postgres_incremental_snapshot_done", "public.b") != 1 {
+		if r.ctx.Err() != nil {
+			t.Fatalf("not done: %v, gauges %+v", read, r.task.Gauges())
+		}
+		for _, rec := range r.poll() {
+			if rec.Value != nil && rec.Value["op"] == "r" {
+				read[rec.Topic]++
+			}
+		}
+	}
+	d.exec("INSERT INTO b VALUES (0, -1)")
+	for marker := false; !marker; {
+		for _, rec := range r.poll() {
+			if rec.Value != nil && rec.Value["op"] == "r" {
+				read[rec.Topic]++
+			}
+			marker = marker || rec.Value != nil && rec.Value["op"] == "c" && rec.Topic == "db.public.b"
+		}
+	}
+	if read["db.public.a"] != 0 || read["db.public.b"] != 10 || r.gauge("postgres_incremental_snapshot_done", "public.a") != 1 {
+		t.Fatalf("reads %v: want a skipped (its filter does not compile) and b's 10 rows", read)
+	}
+	if n := r.gauge("postgres_signals_refused", ""); n != 1 {
+		t.Fatalf("%v signals refused, want the one naming no captured table", n)
+	}
+}
