@@ -133,7 +133,9 @@ type incremental struct {
 	// changes of the table take their keys out of the window.
 	open   bool
 	window []windowRow
-	index  map[string]int
+	// snap is the snapshot the window's rows were read in (visibility.go).
+	snap  xidSnapshot
+	index map[string]int
 	// stops are stop-snapshot requests not applied yet, each the
 	// data-collections it named (none: every table).
 	stops [][]string
@@ -339,11 +341,13 @@ func (inc *incremental) readTable(ctx context.Context) (bool, error) {
 		inc.state.MaxKey = max[0].key
 		inc.touch()
 	}
-	rows, err := inc.query(ctx, t, it.Filter, inc.chunkEnd, inc.state.MaxKey, false)
+	rows, snap, err := readInSnapshot(ctx, inc.conn, func() ([]windowRow, error) {
+		return inc.query(ctx, t, it.Filter, inc.chunkEnd, inc.state.MaxKey, false)
+	})
 	if err != nil || len(rows) == 0 {
 		return false, err
 	}
-	inc.window = rows
+	inc.window, inc.snap = rows, snap
 	for i, r := range rows {
 		inc.index[keyString(r.key)] = i
 	}
@@ -496,11 +500,16 @@ func (inc *incremental) takeBytes() int {
 	return n
 }
 
-// changed takes the keys a streamed change of t carries out of the open
-// window: the stream's event is the newer.
-func (inc *incremental) changed(t *Table, keys ...[]string) {
-	if !inc.open || inc.table == nil || t.Schema != inc.table.Schema || t.Name != inc.table.Name {
+// changed takes the keys a streamed change of t in transaction xid
+// carries out of the window: inside the window, as Debezium does, and
+// before it too when the chunk's snapshot does not include the change
+// (visibility.go) — either way the stream's event is the newer.
+func (inc *incremental) changed(t *Table, xid uint32, keys ...[]string) {
+	if len(inc.window) == 0 || inc.table == nil || t.Schema != inc.table.Schema || t.Name != inc.table.Name {
 		return
+	}
+	if !inc.open && inc.snap.includes(xid) {
+		return // the chunk read the row with this change in it
 	}
 	for _, k := range keys {
 		if k == nil {

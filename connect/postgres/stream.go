@@ -492,7 +492,7 @@ func (s *streamer) change(ctx context.Context, lsn pglogrepl.LSN, relID uint32, 
 		return pre, nil
 	}
 	if s.inc != nil {
-		s.inc.changed(rel.table, tupleKey(rel, oldTuple), tupleKey(rel, newTuple))
+		s.inc.changed(rel.table, s.tx.xid, tupleKey(rel, oldTuple), tupleKey(rel, newTuple))
 	}
 	before, err := s.row(rel, oldTuple)
 	if err != nil {
