@@ -4,9 +4,7 @@ package httpapi
 // running task (Runtime.SignalConnector).
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/go-kit/kit/endpoint"
@@ -69,29 +67,4 @@ func makeSendSignal(svc Runtime) endpoint.Endpoint {
 // the connector's stream reaches it.
 func encodeSignalSent(_ context.Context, w http.ResponseWriter, response any) error {
 	return writeJSON(w, http.StatusAccepted, response)
-}
-
-// MarshalJSON writes the object back as JSON, its members in their order
-// and its text as it came (no HTML escapes: a filter's "id > 10" stays).
-func (o jsonObject) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if err := enc.Encode(m.key); err != nil {
-			return nil, err
-		}
-		b.Truncate(b.Len() - 1) // Encode's newline
-		b.WriteByte(':')
-		if err := enc.Encode(m.value); err != nil {
-			return nil, err
-		}
-		b.Truncate(b.Len() - 1)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
