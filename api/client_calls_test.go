@@ -66,6 +66,10 @@ func TestEveryCall(t *testing.T) {
 		}},
 		{"GET /sluice/connectors/a/config/history/" + id, true, func() error { _, err := cs.ConfigHistoryEntry(ctx, "a", id); return err }},
 		{"POST /sluice/connectors/a/config/history/" + id + "/restore", true, func() error { _, err := cs.RestoreConfig(ctx, "a", id); return err }},
+		{"POST /sluice/connectors/a/signals", false, func() error {
+			_, err := cs.Signal(ctx, "a", ConnectorSignal{Type: "stop-snapshot"})
+			return err
+		}},
 
 		{"GET /connectors/a/offsets", true, func() error { _, err := off.Get(ctx, "a"); return err }},
 		{"PATCH /connectors/a/offsets", true, func() error { _, err := off.Alter(ctx, "a", []ConnectorOffset{{}}); return err }},
