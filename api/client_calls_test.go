@@ -59,6 +59,13 @@ func TestEveryCall(t *testing.T) {
 		{"PUT /connectors/a/topics/reset", true, func() error { return cs.ResetTopics(ctx, "a") }},
 		{"GET /sluice/connectors/a/lag", true, func() error { _, err := cs.Lag(ctx, "a"); return err }},
 		{"GET /sluice/connectors/a/gauges", true, func() error { _, err := cs.Gauges(ctx, "a"); return err }},
+		{"GET /sluice/connectors/a/lag/history", true, func() error { _, err := cs.LagHistory(ctx, "a"); return err }},
+		{"GET /sluice/connectors/a/config/history?before=" + id + "&limit=5", true, func() error {
+			_, err := cs.ConfigHistory(ctx, "a", HistoryQuery{Limit: 5, Before: id})
+			return err
+		}},
+		{"GET /sluice/connectors/a/config/history/" + id, true, func() error { _, err := cs.ConfigHistoryEntry(ctx, "a", id); return err }},
+		{"POST /sluice/connectors/a/config/history/" + id + "/restore", true, func() error { _, err := cs.RestoreConfig(ctx, "a", id); return err }},
 
 		{"GET /connectors/a/offsets", true, func() error { _, err := off.Get(ctx, "a"); return err }},
 		{"PATCH /connectors/a/offsets", true, func() error { _, err := off.Alter(ctx, "a", []ConnectorOffset{{}}); return err }},

@@ -20,7 +20,9 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/audit"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
+	"github.com/sluice-io/sluice/coordinator/internal/console"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
 	"github.com/sluice-io/sluice/coordinator/internal/fleetlist"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
@@ -163,6 +165,11 @@ type Config struct {
 	Audit AuditConfig
 	// OffsetsHistory configures the history of offsets changes.
 	OffsetsHistory OffsetsHistoryConfig
+	// ConfigHistory configures the history of config changes.
+	ConfigHistory ConfigHistoryConfig
+	// LagHistoryInterval is how often the leader samples sinks' lag for
+	// GET …/lag/history (default DefaultLagHistoryInterval).
+	LagHistoryInterval time.Duration
 	// RecordSigningKeyFile holds the key (32 bytes or more) coordinators
 	// sign the records they write for each other with: a record on the
 	// config, status, fleet, offsets history or audit topic that no
@@ -237,6 +244,12 @@ func (c *Config) Validate() error {
 	if err := migrations.CheckAllowURLs(c.MigrateAllowURLs); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.ConfigHistory.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LagHistoryInterval < 0 {
+		errs = append(errs, errors.New("the lag history interval must not be negative"))
+	}
 	if err := c.Audit.validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -276,7 +289,11 @@ type Coordinator struct {
 	audit  *audit.Log
 	// history is the offsets history's writer and reader.
 	history *offsethistory.Log
-	sec     restSecurity
+	// configHistory is the config history's writer and reader.
+	configHistory *confighistory.Log
+	sec           restSecurity
+	// stopAuthWatch stops reloading the auth file (watchAuthFile).
+	stopAuthWatch func()
 	// metrics are the coordinator's series on cfg.Metrics.
 	metrics *metrics.Metrics
 	// faults injects a test's faults (WithFaults; nil: none).
@@ -318,6 +335,9 @@ func New(cfg Config, opts ...Option) (*Coordinator, error) {
 	}
 	if cfg.LeaderLease == 0 {
 		cfg.LeaderLease = 6 * time.Second
+	}
+	if cfg.LagHistoryInterval == 0 {
+		cfg.LagHistoryInterval = DefaultLagHistoryInterval
 	}
 	providers, _, err := cfg.ConfigProviders.Build(cfg.Loggers.Logger(logging.Herder))
 	if err != nil {
@@ -419,14 +439,26 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		c.audit.Close(ctx)
 		return err
 	}
+	if c.configHistory, err = c.newConfigHistory(kafkaOpts); err != nil {
+		ln.Close()
+		nc.Close()
+		c.audit.Close(ctx)
+		c.history.Close()
+		return err
+	}
 	c.herder = herder.New(c.herderConfig(workerID, auth, kafkaOpts), c.plugins(), nc, herder.WithFaults(c.faults))
 	// NATS is back: look at the lease now, not at the next tick, so that
 	// writes resume as soon as NATS does.
 	nc.SetReconnectHandler(func(*nats.Conn) { c.herder.NATSReconnected() })
-	c.srv = httpapi.NewServer(httpapi.NewHandler(c.services(),
+	restAPI := httpapi.NewHandler(c.services(),
 		httpapi.WithLogger(c.cfg.Loggers.Logger(logging.REST)), httpapi.WithLeaderRouting(c.herder), httpapi.WithBrokerGate(c.herder.Health()),
-		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics)),
+		httpapi.WithSecurity(c.sec.api), c.auditOption(workerID), httpapi.WithMetrics(c.metrics))
+	c.srv = httpapi.NewServer(console.Mount(restAPI, console.Options{
+		Sessions: console.Sessions{Authenticator: c.sec.api.Authenticator, Manager: c.sec.api.Sessions},
+		Logger:   c.cfg.Loggers.Logger(logging.REST),
+	}),
 		httpapi.Limits{ReadHeaderTimeout: c.cfg.ReadHeaderTimeout, ReadBodyTimeout: c.cfg.ReadBodyTimeout, MaxHeaderBytes: c.cfg.MaxHeaderBytes})
+	c.stopAuthWatch = c.watchAuthFile()
 	go func() {
 		serve := func() error { return c.srv.Serve(ln) }
 		if c.sec.tls != nil {
@@ -468,10 +500,11 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		_ = c.herder.Stop(ctx)
 		c.audit.Close(ctx)
 		c.history.Close()
+		c.configHistory.Close()
 		nc.Close()
 		return startErr
 	}
-	c.log.Info("coordinator ready", "rest", c.URL())
+	c.log.Info("coordinator ready", "rest", c.URL(), "console", c.URL()+console.Prefix)
 	return nil
 }
 
@@ -503,6 +536,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	if c.srv != nil {
 		errs = append(errs, c.srv.Shutdown(ctx))
 	}
+	if c.stopAuthWatch != nil {
+		c.stopAuthWatch()
+	}
 	if c.audit != nil {
 		c.audit.Close(ctx) // after the REST server: its last writes are recorded
 	}
@@ -511,6 +547,9 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 	}
 	if c.history != nil {
 		c.history.Close() // after the herder: its last markers are written
+	}
+	if c.configHistory != nil {
+		c.configHistory.Close() // after the herder: every write waited for its entries
 	}
 	if c.nc != nil {
 		c.nc.Close()
@@ -527,11 +566,12 @@ func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
 	plugins := pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()}
 	return httpapi.Services{
-		Connectors: conns,
-		Runtime:    runtimeService{Service: conns, lag: c.herder.Lag(), gauges: c.herder.Gauges()},
-		Plugins:    plugins,
-		Offsets:    offsetsService{Service: c.herder.Offsets(), move: conns},
-		Agents:     c.herder.Fleet(),
+		Connectors:    conns,
+		Runtime:       runtimeService{Service: conns, lag: c.herder.Lag(), lagHistory: c.herder.LagHistory(), gauges: c.herder.Gauges()},
+		Plugins:       plugins,
+		Offsets:       offsetsService{Service: c.herder.Offsets(), move: conns},
+		ConfigHistory: c.herder.ConfigHistory(),
+		Agents:        c.herder.Fleet(),
 		Fleet: fleetService{Service: c.herder.Fleet(), bulk: conns, list: c.herder.FleetList(),
 			migrations: migrations.New(migrations.Config{AllowURLs: c.cfg.MigrateAllowURLs, Connectors: conns, Plugins: plugins})},
 		Admin: adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
@@ -581,11 +621,15 @@ func (f fleetService) BulkAction(ctx context.Context, action string, sel api.Sel
 }
 
 // runtimeService is a connector's runtime: the connectors service's status
-// reads, a sink's lag (lag) and the tasks' own gauges (gauges).
+// reads, a sink's lag (lag) and its last hour (lagHistory), and the tasks'
+// own gauges (gauges).
 type runtimeService struct {
 	*connectors.Service
 	lag interface {
 		ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
+	}
+	lagHistory interface {
+		History(ctx context.Context, name string) (api.LagHistory, error)
 	}
 	gauges interface {
 		ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error)
@@ -595,6 +639,11 @@ type runtimeService struct {
 // ConnectorGauges answers GET /sluice/connectors/{name}/gauges.
 func (r runtimeService) ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error) {
 	return r.gauges.ConnectorGauges(ctx, name)
+}
+
+// ConnectorLagHistory answers GET /sluice/connectors/{name}/lag/history.
+func (r runtimeService) ConnectorLagHistory(ctx context.Context, name string) (api.LagHistory, error) {
+	return r.lagHistory.History(ctx, name)
 }
 
 // ConnectorLag answers GET /sluice/connectors/{name}/lag.

@@ -55,14 +55,16 @@ func (c *Coordinator) herderConfig(workerID string, auth natsconn.Auth, kafkaOpt
 		DialNATS: func(name string) (*nats.Conn, error) {
 			return natsconn.Connect(c.cfg.NATSURL, name, auth, c.cfg.Loggers.Logger(logging.Root))
 		},
-		KafkaOpts:   kafkaOpts,
-		Version:     version.Version,
-		Commit:      version.Commit,
-		Logger:      c.cfg.Loggers.Logger(logging.Herder),
-		Loggers:     c.cfg.Loggers,
-		ExactlyOnce: c.cfg.ExactlyOnce,
-		Providers:   c.providers,
-		History:     c.history,
-		Metrics:     c.metrics,
+		KafkaOpts:          kafkaOpts,
+		Version:            version.Version,
+		Commit:             version.Commit,
+		Logger:             c.cfg.Loggers.Logger(logging.Herder),
+		Loggers:            c.cfg.Loggers,
+		ExactlyOnce:        c.cfg.ExactlyOnce,
+		Providers:          c.providers,
+		History:            c.history,
+		ConfigHistory:      c.configHistory,
+		LagHistoryInterval: c.cfg.LagHistoryInterval,
+		Metrics:            c.metrics,
 	}
 }

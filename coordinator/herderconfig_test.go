@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
 	"github.com/sluice-io/sluice/shared/leasetrust"
@@ -34,6 +35,7 @@ func TestHerderConfigFillsEveryField(t *testing.T) {
 	c.signing = &recordsig.Gate{}
 	c.leaderSigner, c.leaderTrust = &leasetrust.Signer{}, &leasetrust.Trust{}
 	c.history = &offsethistory.Log{}
+	c.configHistory = &confighistory.Log{}
 	hc := c.herderConfig("127.0.0.1:8083", natsconn.Auth{}, []kgo.Opt{kgo.ClientID(kafkaClientID)})
 	v := reflect.ValueOf(hc)
 	for i := range v.NumField() {

@@ -25,6 +25,7 @@ func (c *Coordinator) reservedTopics() map[string]string {
 		cmp.Or(c.cfg.LivenessTopic, DefaultLivenessTopic):              "Sluice's liveness topic",
 		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic):                   "Sluice's audit topic",
 		cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic): "Sluice's offsets history topic",
+		cmp.Or(c.cfg.ConfigHistory.Topic, DefaultConfigHistoryTopic):   "Sluice's config history topic",
 	}
 }
 
@@ -65,7 +66,8 @@ func (c *Coordinator) signingGate() (*recordsig.Gate, error) {
 // config topic (which holds the marker saying where signing began).
 func (c *Coordinator) signedTopics() []string {
 	return []string{c.cfg.StatusTopic, c.cfg.FleetTopic,
-		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic), cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic)}
+		cmp.Or(c.cfg.Audit.Topic, DefaultAuditTopic), cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic),
+		cmp.Or(c.cfg.ConfigHistory.Topic, DefaultConfigHistoryTopic)}
 }
 
 // leaderKeys reads the leader key and the trusted keys files; either may be

@@ -12,7 +12,9 @@ import (
 
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
+	"github.com/sluice-io/sluice/coordinator/internal/session"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
+	"github.com/sluice-io/sluice/shared/secretfile"
 	"github.com/sluice-io/sluice/shared/tlsfiles"
 )
 
@@ -45,6 +47,12 @@ type RESTSecurity struct {
 	// ForwardKeyFile holds the key coordinators sign forwarded identities
 	// with; every coordinator of the cluster needs the same one.
 	ForwardKeyFile string
+	// SessionKeyFile holds the key console sessions are signed with, the
+	// same on every coordinator (empty: the forward key's, else a key of
+	// this process alone).
+	SessionKeyFile string
+	// SessionTTL is how long a console sign-in lasts (0: 8 h).
+	SessionTTL time.Duration
 }
 
 // enabled reports whether callers must authenticate.
@@ -136,6 +144,13 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, ts *tenants.T
 	} else if s.TLSClientCA != "" || s.JWTIssuer != "" || s.JWTAudience != "" {
 		errs = append(errs, errors.New("--rest-tls-client-ca and --rest-jwt-issuer/--rest-jwt-audience map callers to roles: they need --rest-auth-file or --rest-jwt-jwks"))
 	}
+	if out.api.Authenticator != nil {
+		m, err := s.sessions(log, out.api.Authenticator, out.api.ForwardKey)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		out.api.Sessions = m
+	}
 	if err := errors.Join(errs...); err != nil {
 		return out, err
 	}
@@ -146,6 +161,27 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, ts *tenants.T
 		log.Warn("client certificates are taken but no --rest-forward-key-file is set: a caller known by its certificate cannot write through a follower (its identity is not forwarded)")
 	}
 	return out, nil
+}
+
+// sessions is the console's session signer: keyed by the session key
+// file, else by the forward key (derived apart), else by a key of this
+// process alone.
+func (s RESTSecurity) sessions(log *slog.Logger, authn *auth.Authenticator, forward *auth.ForwardKey) (*session.Manager, error) {
+	var key []byte
+	switch {
+	case s.SessionKeyFile != "":
+		k, err := secretfile.Key(s.SessionKeyFile, 32)
+		if err != nil {
+			return nil, fmt.Errorf("--ui-session-key-file: %w", err)
+		}
+		key = k
+	case forward != nil:
+		key = forward.Derive("sluice-console-session")
+	default:
+		log.Warn("console sessions are signed with a key of this coordinator alone: set --ui-session-key-file (or --rest-forward-key-file) to the same key on every coordinator, so that each verifies the others' sessions and sessions outlive a restart")
+		key = session.RandomKey()
+	}
+	return session.New(key, s.SessionTTL, authn)
 }
 
 // LoadCertPool reads a PEM file of CA certificates; flag names the setting

@@ -9,8 +9,8 @@ import (
 	"github.com/sluice-io/sluice/shared/kafkautil"
 )
 
-// guardRecordTopics checks the audit and offsets history topics before
-// they are created: neither is created when internal topic creation is off
+// guardRecordTopics checks the audit, offsets and config history topics before
+// they are created: none is created when internal topic creation is off
 // (Config.DisableInternalTopicCreation), nor when it existed before and
 // vanished (the fleet topic marks it), which would silently restart the
 // audit trail or the history empty. Run it after the herder's Prepare.
@@ -20,7 +20,11 @@ func (c *Coordinator) guardRecordTopics(ctx context.Context) error {
 		return err
 	}
 	history := recordTopic(cmp.Or(c.cfg.OffsetsHistory.Topic, DefaultOffsetsHistoryTopic), cmp.Or(c.cfg.OffsetsHistory.Retention, DefaultOffsetsHistoryRetention))
-	return c.herder.TopicGuard(ctx, history, "--offsets-history-topic", "lose every change of a connector's positions recorded so far, and with them every undo")
+	if err := c.herder.TopicGuard(ctx, history, "--offsets-history-topic", "lose every change of a connector's positions recorded so far, and with them every undo"); err != nil {
+		return err
+	}
+	configs := recordTopic(cmp.Or(c.cfg.ConfigHistory.Topic, DefaultConfigHistoryTopic), cmp.Or(c.cfg.ConfigHistory.Retention, DefaultConfigHistoryRetention))
+	return c.herder.TopicGuard(ctx, configs, "--config-history-topic", "lose every change of a connector's config recorded so far, and with them every restore")
 }
 
 // recordTopic is a topic of records kept for retention, as

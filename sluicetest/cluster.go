@@ -136,6 +136,9 @@ type Options struct {
 	// Kafka Connect URLs POST /sluice/migrations may read (a
 	// sluicetest/fakeconnect server's, in a test).
 	MigrateAllowURLs []string
+	// LagHistoryInterval is the coordinator's --lag-history-interval
+	// (default 0: the coordinator's, 15s).
+	LagHistoryInterval time.Duration
 }
 
 // ConnectorHost is an agent's connector host in a test: an implementation
@@ -250,6 +253,8 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ReadBodyTimeout:         opts.ReadBodyTimeout,
 		Audit:                   coordinator.AuditConfig{Topic: c.Prefix + "-audit"},
 		OffsetsHistory:          coordinator.OffsetsHistoryConfig{Topic: c.Prefix + "-offsets-history"},
+		ConfigHistory:           coordinator.ConfigHistoryConfig{Topic: c.Prefix + "-config-history"},
+		LagHistoryInterval:      opts.LagHistoryInterval,
 		RESTSecurity:            opts.RESTSecurity,
 		TenantsFile:             opts.TenantsFile,
 		RecordSigningKeyFile:    opts.RecordSigningKeyFile,

@@ -94,6 +94,7 @@ func newApp() *cli.App {
 				connectors.Create(),
 				connectors.Apply(),
 				connectors.Patch(),
+				connectors.Restore(),
 				connectors.Action("pause", "pause connectors", "paused"),
 				connectors.Action("resume", "resume connectors", "resumed"),
 				connectors.Action("stop", "stop connectors", "stopped"),

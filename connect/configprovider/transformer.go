@@ -78,6 +78,13 @@ func variableOf(m []string) variable {
 // HasVariables reports whether value holds a placeholder.
 func HasVariables(value string) bool { return pattern.MatchString(value) }
 
+// OnlyVariables reports whether value is made of placeholders alone, with
+// at least one and nothing else around them (${vault:db:password}): it
+// names a secret without holding any of it.
+func OnlyVariables(value string) bool {
+	return HasVariables(value) && pattern.ReplaceAllString(value, "") == ""
+}
+
 // Transform returns config with its placeholders resolved (Kafka's
 // ConfigTransformer.transform): every provider is asked once per path, for
 // all the keys of that path. config itself is not changed.

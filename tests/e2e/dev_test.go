@@ -20,7 +20,7 @@ import (
 )
 
 // readyRE is the one line `sluice dev` prints when it is ready.
-var readyRE = regexp.MustCompile(`^sluice dev ready rest=http://127\.0\.0\.1:(\d+) nats=nats://127\.0\.0\.1:(\d+) kafka=(127\.0\.0\.1:\d+) agents=2$`)
+var readyRE = regexp.MustCompile(`^sluice dev ready rest=http://127\.0\.0\.1:(\d+) nats=nats://127\.0\.0\.1:(\d+) kafka=(127\.0\.0\.1:\d+) agents=2 console=http://127\.0\.0\.1:\d+/ui/$`)
 
 // TestDevReadyLineHealthAndRestartKeepsConnectors starts `sluice dev` on a
 // fresh data dir and checks its ready line, GET /health and a clean exit on

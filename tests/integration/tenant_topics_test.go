@@ -104,7 +104,7 @@ func TestTenantSourceCannotWriteSluiceTopics(t *testing.T) {
 
 // TestTenantSinkCannotReadSluiceTopics: attack 3 — a team-a sink whose
 // topics.regex matches Sluice's topics (every team's configs, secrets
-// typed into them, the audit trail) is refused, naming each topic it
+// typed into them, the audit trail, the config history) is refused, naming each topic it
 // matches; so is one listing a reserved topic, or using one as its dead
 // letter queue. A pattern that matches no reserved topic is taken.
 func TestTenantSinkCannotReadSluiceTopics(t *testing.T) {
@@ -114,7 +114,7 @@ func TestTenantSinkCannotReadSluiceTopics(t *testing.T) {
 	regex := c.Prefix + "-.*"
 	var errs []string
 	for _, topic := range []struct{ name, what string }{
-		{c.Prefix + "-audit", "Sluice's audit topic"}, {c.Prefix + "-configs", "Sluice's config topic"},
+		{c.Prefix + "-audit", "Sluice's audit topic"}, {c.Prefix + "-config-history", "Sluice's config history topic"}, {c.Prefix + "-configs", "Sluice's config topic"},
 		{c.Prefix + "-fleet", "Sluice's fleet topic"}, {c.Prefix + "-liveness", "Sluice's liveness topic"}, {c.Prefix + "-offsets", "Sluice's offsets topic"},
 		{c.Prefix + "-offsets-history", "Sluice's offsets history topic"}, {c.Prefix + "-status", "Sluice's status topic"},
 	} {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -59,12 +60,12 @@ func expandTenants(g *Grant, tenants func(string) ([]string, bool)) error {
 
 // Authenticator finds who sent a request.
 type Authenticator struct {
-	users  map[string]*Entry // by name, with a password hash
-	tokens map[string]*Entry // by token hash
-	certs  map[string]*Entry // by name, client_certificate: true
-	jwt    *jwtVerifier
+	// file holds the auth file's principals; Reload swaps them whole, so
+	// a request sees the file before or after a change, never half of it.
+	file atomic.Pointer[principals]
+	jwt  *jwtVerifier
 
-	// passed remembers, per user, the SHA-256 of the last password that
+	// passed remembers, per user and hash, the SHA-256 of the last password that
 	// matched its bcrypt hash: bcrypt is slow by design, and a client
 	// sending the same Basic credentials with every request would
 	// otherwise spend its cost on each.
@@ -72,24 +73,50 @@ type Authenticator struct {
 	passed map[string][32]byte
 }
 
+// principals are an auth file's entries, indexed as requests look them up.
+type principals struct {
+	users  map[string]*Entry // by name, with a password hash
+	tokens map[string]*Entry // by token hash
+	certs  map[string]*Entry // by name, client_certificate: true
+}
+
+func index(f *File) *principals {
+	t := &principals{users: map[string]*Entry{}, tokens: map[string]*Entry{}, certs: map[string]*Entry{}}
+	if f == nil {
+		return t
+	}
+	for i := range f.Entries {
+		e := &f.Entries[i]
+		if e.PasswordHash != nil {
+			t.users[e.Name] = e
+		}
+		if e.TokenHash != "" {
+			t.tokens[e.TokenHash] = e
+		}
+		if e.ClientCertificate {
+			t.certs[e.Name] = e
+		}
+	}
+	return t
+}
+
+// Reload takes f's principals (a file read again, checked, its tenants
+// expanded) in place of the ones before: callers with a removed or
+// changed credential are refused from the next request on, and the
+// console sessions of a changed principal end (Lookup).
+func (a *Authenticator) Reload(f *File) {
+	a.file.Store(index(f))
+	// A cached password check stands for the old hash: forget them all.
+	a.mu.Lock()
+	a.passed = map[string][32]byte{}
+	a.mu.Unlock()
+}
+
 // NewAuthenticator builds an Authenticator; with a JWKS URL it fetches the
 // keys, and fails when it cannot.
 func NewAuthenticator(ctx context.Context, cfg Config) (*Authenticator, error) {
-	a := &Authenticator{users: map[string]*Entry{}, tokens: map[string]*Entry{}, certs: map[string]*Entry{}, passed: map[string][32]byte{}}
-	if cfg.File != nil {
-		for i := range cfg.File.Entries {
-			e := &cfg.File.Entries[i]
-			if e.PasswordHash != nil {
-				a.users[e.Name] = e
-			}
-			if e.TokenHash != "" {
-				a.tokens[e.TokenHash] = e
-			}
-			if e.ClientCertificate {
-				a.certs[e.Name] = e
-			}
-		}
-	}
+	a := &Authenticator{passed: map[string][32]byte{}}
+	a.file.Store(index(cfg.File))
 	if cfg.JWT != nil {
 		v, err := newJWTVerifier(ctx, *cfg.JWT)
 		if err != nil {
@@ -105,10 +132,11 @@ func NewAuthenticator(ctx context.Context, cfg Config) (*Authenticator, error) {
 // has users, Bearer when it has tokens or JWTs are configured.
 func (a *Authenticator) Challenge() []string {
 	var out []string
-	if len(a.users) > 0 {
+	t := a.file.Load()
+	if len(t.users) > 0 {
 		out = append(out, `Basic realm="sluice", charset="UTF-8"`)
 	}
-	if len(a.tokens) > 0 || a.jwt != nil {
+	if len(t.tokens) > 0 || a.jwt != nil {
 		out = append(out, `Bearer realm="sluice"`)
 	}
 	return out
@@ -148,16 +176,17 @@ func (a *Authenticator) Authenticate(r *http.Request, cs *tls.ConnectionState) (
 // accepted lists the credentials this server takes, for a 401's message.
 func (a *Authenticator) accepted() string {
 	var ways []string
-	if len(a.users) > 0 {
+	t := a.file.Load()
+	if len(t.users) > 0 {
 		ways = append(ways, "HTTP Basic")
 	}
-	if len(a.tokens) > 0 {
+	if len(t.tokens) > 0 {
 		ways = append(ways, "a bearer token")
 	}
 	if a.jwt != nil {
 		ways = append(ways, "a bearer JWT")
 	}
-	if len(a.certs) > 0 {
+	if len(t.certs) > 0 {
 		ways = append(ways, "a client certificate")
 	}
 	if len(ways) == 0 {
@@ -171,7 +200,7 @@ func (a *Authenticator) basic(r *http.Request) (*Principal, error) {
 	if !ok {
 		return nil, unauthenticated("The Basic credentials do not parse: expected base64 of user:password")
 	}
-	e, known := a.users[user]
+	e, known := a.file.Load().users[user]
 	if !known {
 		// Spend a bcrypt comparison anyway, so that the time taken does
 		// not tell unknown users from wrong passwords.
@@ -179,15 +208,18 @@ func (a *Authenticator) basic(r *http.Request) (*Principal, error) {
 		return nil, unauthenticated("The Basic credentials were refused: unknown user %q or wrong password", user)
 	}
 	sum := sha256.Sum256([]byte(pw))
+	// Keyed by the hash too: a check cached against a hash the file has
+	// since replaced (Reload) never stands for the new one.
+	key := user + "\x00" + string(e.PasswordHash)
 	a.mu.Lock()
-	prev, cached := a.passed[user]
+	prev, cached := a.passed[key]
 	a.mu.Unlock()
 	if !cached || subtle.ConstantTimeCompare(prev[:], sum[:]) != 1 {
 		if bcrypt.CompareHashAndPassword(e.PasswordHash, []byte(pw)) != nil {
 			return nil, unauthenticated("The Basic credentials were refused: unknown user %q or wrong password", user)
 		}
 		a.mu.Lock()
-		a.passed[user] = sum
+		a.passed[key] = sum
 		a.mu.Unlock()
 	}
 	return e.principal(ViaBasic), nil
@@ -204,7 +236,7 @@ func (a *Authenticator) bearer(ctx context.Context, token string) (*Principal, e
 		}
 		return p, nil
 	}
-	if e, ok := a.tokens[TokenHash(token)]; ok {
+	if e, ok := a.file.Load().tokens[TokenHash(token)]; ok {
 		return e.principal(ViaToken), nil
 	}
 	if a.jwt == nil && strings.Count(token, ".") == 2 {
@@ -223,7 +255,7 @@ func (a *Authenticator) certificate(c *x509.Certificate) (*Principal, error) {
 		names = append(names, u.String())
 	}
 	for _, n := range names {
-		if e, ok := a.certs[n]; ok && n != "" {
+		if e, ok := a.file.Load().certs[n]; ok && n != "" {
 			return e.principal(ViaCertificate), nil
 		}
 	}

@@ -54,6 +54,14 @@ func NewForwardKey(key []byte) (*ForwardKey, error) {
 	return &ForwardKey{key: bytes.Clone(key)}, nil
 }
 
+// Derive is a key for another use of the same shared secret (e.g. console
+// sessions), apart from the forward key itself: HMAC-SHA256 of label.
+func (k *ForwardKey) Derive(label string) []byte {
+	m := hmac.New(sha256.New, k.key)
+	m.Write([]byte("sluice-derive-v1\n" + label))
+	return m.Sum(nil)
+}
+
 type forwardPayload struct {
 	Principal *Principal `json:"p"`
 	Method    string     `json:"m"`

@@ -84,7 +84,11 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*Principal, err
 	if sub == "" {
 		return nil, errors.New("the JWT has no sub claim to name its principal")
 	}
-	return &Principal{Name: sub, Via: ViaJWT, Grants: rolesFromClaim(claims[v.claim], v.tenants)}, nil
+	p := &Principal{Name: sub, Via: ViaJWT, Grants: rolesFromClaim(claims[v.claim], v.tenants)}
+	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
+		p.expires = exp.Time // required by the parser: always there
+	}
+	return p, nil
 }
 
 // jwtReason words jwt's error for a 401 message.

@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Role is what a grant lets its holder do. Roles are ordered: each one may
@@ -123,6 +124,10 @@ type Principal struct {
 	// tenantOf finds a connector's tenant, for grants over tenants
 	// (WithTenancy); nil: such grants cover nothing.
 	tenantOf func(connector string) (string, bool)
+	// expires is when the credential stops being valid (a JWT's exp);
+	// zero: never. It is not forwarded: a forward is checked on its own
+	// clock (forwardSkew).
+	expires time.Time
 }
 
 // WithTenancy is p whose grants over tenants find a connector's tenant with

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
@@ -165,6 +166,7 @@ func (s *Service) writeConfigLocked(ctx context.Context, name string, config map
 // PatchConnectorConfig merges patch into an existing connector's config;
 // the merged config is what is admitted.
 func (s *Service) PatchConnectorConfig(ctx context.Context, name string, patch map[string]*string) (api.ConnectorInfo, error) {
+	ctx = confighistory.OrChange(ctx, &confighistory.Change{Operation: api.ConfigPatch})
 	// The lock is held from the read to the write: a DELETE landing in
 	// between must make the PATCH fail with 404, not re-create the
 	// connector from the merged config.

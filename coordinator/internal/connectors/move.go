@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/shared/records"
@@ -46,6 +47,11 @@ func (s *Service) MoveConnector(ctx context.Context, name string, req api.MoveRe
 	if err := s.admit.CheckNewName(to); err != nil {
 		return api.MoveResult{}, err
 	}
+	detail := fmt.Sprintf("moved from %s to %s", name, to)
+	if req.Copy {
+		detail = fmt.Sprintf("copied from %s to %s", name, to)
+	}
+	ctx = confighistory.OrChange(ctx, &confighistory.Change{Operation: api.ConfigMove, Detail: detail})
 	unlock := s.cfg.Locks.LockBoth(name, to)
 	defer unlock()
 	old, ok := s.cfg.Configs.Get(name)

@@ -49,7 +49,9 @@ func (p configsPort) PluginPin(name string) *records.PluginPin {
 	return p.h.configs.State.PluginPin(name)
 }
 func (p configsPort) Apply(ctx context.Context, cmds ...store.Command) error {
-	return p.h.configs.Apply(ctx, p.h.withPluginPins(cmds)...)
+	return p.h.recordConfigs(ctx, func(ctx context.Context, cmds ...store.Command) error {
+		return p.h.configs.Apply(ctx, p.h.withPluginPins(cmds)...)
+	}, cmds...)
 }
 func (p configsPort) Check(ctx context.Context, cmds ...store.Command) error {
 	return p.h.configs.Check(ctx, p.h.withPluginPins(cmds)...)

@@ -29,6 +29,7 @@ import (
 	"github.com/sluice-io/sluice/connect/configprovider"
 	"github.com/sluice-io/sluice/connect/plugins"
 	"github.com/sluice-io/sluice/coordinator/internal/agentrpc"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/connlock"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/agentroll"
@@ -44,6 +45,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
 	"github.com/sluice-io/sluice/coordinator/internal/internaltopics"
 	"github.com/sluice-io/sluice/coordinator/internal/lag"
+	"github.com/sluice-io/sluice/coordinator/internal/laghistory"
 	"github.com/sluice-io/sluice/coordinator/internal/leader"
 	"github.com/sluice-io/sluice/coordinator/internal/leadership"
 	"github.com/sluice-io/sluice/coordinator/internal/loglevels"
@@ -149,6 +151,12 @@ type Config struct {
 	// History records every change of a connector's positions (nil: none
 	// is recorded, and the history endpoints answer that it is off).
 	History History
+	// ConfigHistory records every change of a connector's config (nil:
+	// none is recorded).
+	ConfigHistory ConfigHistory
+	// LagHistoryInterval is how often the leader samples sinks' lag
+	// (laghistory; 0: its default).
+	LagHistoryInterval time.Duration
 	// Metrics records the herder's work, and gets the collectors of
 	// connector states, sink lag and leadership registered on Start (nil:
 	// none).
@@ -176,7 +184,11 @@ type Herder struct {
 	offs *offsets.Service
 	// conns is the connectors service (connectorsports.go), with its
 	// plugin chooser and admission.
-	conns   *connectors.Service
+	conns *connectors.Service
+	// confRec records the connectors' config writes (confighistory.go;
+	// nil without a config history).
+	confRec *confighistory.Recorder
+	confSvc *confighistory.Service
 	plugins *connectors.Plugins
 	admit   *connectors.Admission
 	fleet   *store.FleetStore
@@ -190,6 +202,8 @@ type Herder struct {
 	topics   *internaltopics.Guard
 	// lag reads sinks' consumer lag (GET …/lag and the lag metrics).
 	lag *lag.Reader
+	// lagHistory samples it while leading (GET …/lag/history).
+	lagHistory *laghistory.Sampler
 	// gauges reads tasks' own gauges from their agents (GET …/gauges).
 	gauges *gauges.Reader
 	// locks serialise the changes of each connector (connlock).
@@ -263,6 +277,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.fleetList = &fleetlist.Lister{}
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
+	h.lagHistory = h.newLagHistory()
 	h.gauges = &gauges.Reader{}
 	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
 		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
@@ -270,6 +285,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.rpc = agentrpc.NewClient(nc, cfg.GroupID, h.signingKey, cfg.Metrics)
 	h.newReconciler()
 	h.newConnectors()
+	h.newConfigHistory()
 	return h
 }
 

@@ -22,10 +22,11 @@ import (
 //	writer     fence <group>-leader, read the topics to their end, the
 //	           reconciler adopts task owners from statuses, writer on,
 //	           signing marked
+//	ids        the config history's id clock past its newest entry
 //	statuses   the term's status queue
 //	agents     the agent endpoints of this term
 //	instances  the connector instances (built-ins here, Java on agents' hosts)
-//	loggers, history, fleet, liveness, rollouts, agent rolls, reconcile:
+//	loggers, history, fleet, liveness, lag history, rollouts, agent rolls, reconcile:
 //	           the loops
 //
 // Each component's values that a later one needs (the writer, the status
@@ -33,6 +34,7 @@ import (
 func (h *Herder) leaderComponents() []leadership.Component {
 	return []leadership.Component{
 		{Name: "leader writer", Start: h.startWriter},
+		{Name: "config history ids", Start: h.observeConfigHistory},
 		{Name: "status queue", Start: h.startStatuses},
 		{Name: "agent endpoints", Start: func(_ context.Context, term int64) (func(), error) {
 			eps, err := h.rec.ServeAgents(term)
@@ -49,6 +51,7 @@ func (h *Herder) leaderComponents() []leadership.Component {
 		loop("pending offsets history", func(ctx context.Context, _ int64) { h.offs.History().ResolvePending(ctx) }),
 		loop("fleet controllers", func(ctx context.Context, _ int64) { h.runFleet(ctx) }),
 		loop("liveness beats", func(ctx context.Context, _ int64) { h.livenessLoop(ctx) }),
+		loop("lag history", h.runLagHistory),
 		{Name: "rollouts", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startRollouts(ctx), nil }},
 		{Name: "agent rolls", Start: func(ctx context.Context, _ int64) (func(), error) { return h.startAgentRolls(ctx), nil }},
 		// The reconciler's loops (presence probes, reconcile passes) run

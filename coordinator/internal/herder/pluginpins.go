@@ -3,6 +3,7 @@ package herder
 import (
 	"context"
 
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 )
 
@@ -34,10 +35,16 @@ func (h *Herder) withPluginPins(cmds []store.Command) []store.Command {
 }
 
 // pinningStore is a store whose connector config writes get their plugin
-// versions (withPluginPins): the rollout controller's.
+// versions (withPluginPins) and are recorded in the config history as the
+// rollout's: the rollout controller's.
 type pinningStore struct{ h *Herder }
 
 // Apply implements rollout.Store.
 func (s pinningStore) Apply(ctx context.Context, cmds ...store.Command) error {
-	return s.h.all.Apply(ctx, s.h.withPluginPins(cmds)...)
+	if ch := s.h.rolloutChange(cmds); ch != nil {
+		ctx = confighistory.WithChange(ctx, ch)
+	}
+	return s.h.recordConfigs(ctx, func(ctx context.Context, cmds ...store.Command) error {
+		return s.h.all.Apply(ctx, s.h.withPluginPins(cmds)...)
+	}, cmds...)
 }

@@ -94,6 +94,7 @@ var auditOps = map[string]auditOp{
 	"restore_offsets":        {"offsets.restore", true},
 	"undo_offsets":           {"offsets.undo", true},
 	"move_connector":         {"connector.move", true},
+	"restore_config":         {"connector.config.restore", true},
 	"cordon_agent":           {"agent.cordon", false},
 	"uncordon_agent":         {"agent.uncordon", false},
 	"drain_agent":            {"agent.drain", false},

@@ -146,6 +146,22 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		return err
 	},
 	"connector_lag": func(ctx context.Context, c *api.Client) error { _, err := c.Connectors().Lag(ctx, "a"); return err },
+	"connector_lag_history": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().LagHistory(ctx, "a")
+		return err
+	},
+	"config_history": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().ConfigHistory(ctx, "a", api.HistoryQuery{Limit: 2, Before: historyID})
+		return err
+	},
+	"config_history_entry": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().ConfigHistoryEntry(ctx, "a", historyID)
+		return err
+	},
+	"restore_config": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().RestoreConfig(ctx, "a", historyID)
+		return err
+	},
 	"connector_gauges": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Connectors().Gauges(ctx, "a")
 		return err

@@ -36,7 +36,7 @@ type fake struct {
 
 // services is f as every service of the handler.
 func (f *fake) services() Services {
-	return Services{Connectors: f, Runtime: f, Plugins: f, Offsets: f, Agents: f, Fleet: f, Admin: f}
+	return Services{Connectors: f, Runtime: f, Plugins: f, Offsets: f, ConfigHistory: f, Agents: f, Fleet: f, Admin: f}
 }
 
 func newFake() *fake {

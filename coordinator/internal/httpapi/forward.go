@@ -129,11 +129,11 @@ func routeToLeader(l Leadership, sec Security, next http.Handler) http.Handler {
 // not from the topics every coordinator follows: the plugins list is what
 // the live agents registered, and only the leader holds registrations; a
 // connector's gauges are read from its tasks' agents, which take commands
-// only from the leader.
+// only from the leader; a sink's lag history is what the leader sampled.
 func leaderRead(r *http.Request) bool {
 	return r.URL.Path == "/connector-plugins" || r.URL.Path == "/sluice/rebalance" ||
 		r.URL.Path == "/sluice/agents" || strings.HasPrefix(r.URL.Path, "/sluice/agents/") ||
-		strings.HasPrefix(r.URL.Path, "/sluice/connectors/") && strings.HasSuffix(r.URL.Path, "/gauges")
+		strings.HasPrefix(r.URL.Path, "/sluice/connectors/") && (strings.HasSuffix(r.URL.Path, "/gauges") || strings.HasSuffix(r.URL.Path, "/lag/history"))
 }
 
 // forwardError is the answer to a write whose forwarding to the leader at

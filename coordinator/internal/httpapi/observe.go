@@ -22,6 +22,17 @@ func makeReadiness(svc Admin) endpoint.Endpoint {
 	}
 }
 
+func makeConnectorLagHistory(svc Runtime) endpoint.Endpoint {
+	return func(ctx context.Context, request any) (any, error) {
+		h, err := svc.ConnectorLagHistory(ctx, request.(nameRequest).name)
+		h.Partitions = nonNil(h.Partitions)
+		for i := range h.Partitions {
+			h.Partitions[i].Samples = nonNil(h.Partitions[i].Samples)
+		}
+		return h, err
+	}
+}
+
 func makeConnectorLag(svc Runtime) endpoint.Endpoint {
 	return func(ctx context.Context, request any) (any, error) {
 		lag, err := svc.ConnectorLag(ctx, request.(nameRequest).name)

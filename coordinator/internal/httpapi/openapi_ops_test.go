@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/coordinator/internal/confighistory"
 )
 
 // opDoc documents one operation of routes().
@@ -92,6 +93,12 @@ var (
 	exEntry = api.OffsetsHistoryEntry{ID: "1796119200123-c98a176d316d2399", Time: exTime, Connector: "orders-sink", Type: api.TypeSink,
 		Group: "connect-orders-sink", Operation: api.HistoryResetTo, Detail: "to=earliest", Principal: "ada",
 		State: api.HistoryApplied, Changes: exChanges.Changes}
+	exConfigEntry = api.ConfigHistoryEntry{ConfigHistorySummary: api.ConfigHistorySummary{ID: "1796119200123-c98a176d316d2399", Time: exTime,
+		Connector: "orders-src", Operation: api.ConfigPatch, Principal: "ada", Diff: api.ConfigDiff{Added: []string{}, Removed: []string{}, Changed: []string{"tasks.max"}}},
+		Before: map[string]string{"connector.class": exFileSource, "name": "orders-src", "tasks.max": "1"},
+		After:  map[string]string{"connector.class": exFileSource, "name": "orders-src", "tasks.max": "2"}}
+	exLagHistory = api.LagHistory{Connector: "orders-sink", IntervalMillis: 15000, Since: exTime, Partitions: []api.PartitionLagHistory{
+		{Topic: "orders", Partition: 0, Samples: [][2]int64{{1796119200000, 420}, {1796119215000, 380}}}}}
 	exAgent = api.AgentInfo{ID: "agent-1", Labels: map[string]string{"zone": "a"}, Version: "0.4.0",
 		Plugins: []string{exFileSource}, State: api.AgentCordoned, Cordon: &api.AgentCordon{Origin: api.CordonOperator, Principal: "otto", Since: exTime}, Registered: true, LeaseExpires: exTime, StartedAt: exTime,
 		Tasks: []api.AgentTask{{Connector: "orders-src", Task: 0, State: api.StateRunning}}}
@@ -267,6 +274,9 @@ var opDocs = map[string]opDoc{
 	"connector_lag": {summary: "A sink connector's consumer lag", ok: []okAnswer{{status: 200, desc: "The lag per partition.",
 		example: api.ConnectorLag{Connector: "orders-sink", TotalLag: 42, Partitions: []api.PartitionLag{{Topic: "orders", Partition: 0, EndOffset: 142, CommittedOffset: 100, Lag: 42}}}}},
 		errs: []int{404}},
+	"connector_lag_history": {summary: "A sink connector's consumer lag over the last hour",
+		desc: "Sampled by the leading coordinator every 15 s (--lag-history-interval), the newest 240 samples of each partition; a failover starts it anew (since). A source connector's series are empty, with a note.",
+		ok:   []okAnswer{{status: 200, desc: "Each partition's [unix milliseconds, lag] samples, oldest first.", example: exLagHistory}}, errs: []int{404}},
 	"connector_gauges": {summary: "The gauges a connector's tasks report of themselves",
 		desc: "A replication slot's lag, a snapshot's progress: what each task reports, read by the leader from the task's agent. The agents' /metrics has the same values as sluice_connector_<name>. A task whose agent did not answer in time has an error instead of gauges.",
 		ok: []okAnswer{{status: 200, desc: "Every task of the connector, by id.", example: api.ConnectorGauges{Connector: "orders-cdc", Tasks: []api.TaskGauges{
@@ -293,6 +303,16 @@ var opDocs = map[string]opDoc{
 		query:      []queryParam{qBool("force", "Undo even where positions moved since (only true or false)."), qDryRun},
 		bodySchema: map[string]any{"type": "object", "properties": map[string]any{"dry_run": map[string]any{"type": "boolean"}}, "description": "Optional; dry_run as the query parameter."},
 		ok:         []okAnswer{{status: 200, desc: "The changes made.", example: exChanges}}, errs: []int{404, 409}, reason: true},
+	"config_history": {summary: "A connector's config history",
+		desc:  "Every accepted change of its config (create, put, patch, rollout, rollback, move, restore, delete), newest first, with the keys it added, removed and changed; the newest 100 entries of each connector, a deleted connector's too.",
+		query: []queryParam{qInt("limit", "How many entries at most.", 1, confighistory.MaxLimit), qString("before", "Only entries older than this entry id.")},
+		ok:    []okAnswer{{status: 200, desc: "The entries.", example: api.ConfigHistory{Entries: []api.ConfigHistorySummary{exConfigEntry.ConfigHistorySummary}, More: true}}}, errs: []int{404}},
+	"config_history_entry": {summary: "One config history entry", desc: "The configs before and after the change; the values of PASSWORD keys read [hidden] (hidden names them).",
+		ok: []okAnswer{{status: 200, desc: "The entry.", example: exConfigEntry}}, errs: []int{404}},
+	"restore_config": {summary: "Restore the config one entry wrote",
+		desc: "Writes the entry's after config as PUT /connectors/{name}/config does (validation, tenancy, audit), recorded as a restore; a hidden secret keeps the connector's current value. 409 for an entry that wrote no config or needs a secret the connector no longer has.",
+		ok:   []okAnswer{{status: 200, desc: "The connector as restored.", example: api.ConfigRestoreResult{Connector: exInfo, Restored: "1796119200123-c98a176d316d2399", HistoryID: "1796119260456-0b1c2d3e4f5a6b7c"}}},
+		errs: []int{404, 409}},
 	"move_connector": {summary: "Move a connector to a new name with its positions", query: []queryParam{qDryRun},
 		body: api.MoveRequest{To: "orders-src-v2", Config: map[string]string{"tasks.max": "2"}},
 		ok:   []okAnswer{{status: 200, desc: "What was done.", example: exMove}}, errs: []int{404}, reason: true},

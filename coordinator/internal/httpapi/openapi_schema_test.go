@@ -147,6 +147,9 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 		return nullable(g.schema(t.Elem()))
 	case reflect.Slice:
 		return map[string]any{"type": "array", "items": g.schema(t.Elem())}
+	case reflect.Array:
+		// A tuple of fixed length: a lag sample's [time, lag].
+		return map[string]any{"type": "array", "items": g.schema(t.Elem()), "minItems": t.Len(), "maxItems": t.Len()}
 	case reflect.Map:
 		s := map[string]any{"type": "object", "additionalProperties": g.schema(t.Elem())}
 		if t.Elem().Kind() == reflect.Interface {

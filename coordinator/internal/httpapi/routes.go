@@ -115,6 +115,7 @@ func routes() []route {
 		{"GET /sluice/maintenance/{id}", "get_maintenance", onFleet(makeGetMaintenance), decodeWindow, encodeJSON, viewer},
 		{"DELETE /sluice/maintenance/{id}", "close_maintenance", onFleet(makeCloseMaintenance), decodeWindow, encodeJSON, operator},
 		{"GET /sluice/connectors/{name}/lag", "connector_lag", onRuntime(makeConnectorLag), decodeName, encodeJSON, viewer},
+		{"GET /sluice/connectors/{name}/lag/history", "connector_lag_history", onRuntime(makeConnectorLagHistory), decodeName, encodeJSON, viewer},
 		{"GET /sluice/connectors/{name}/gauges", "connector_gauges", onRuntime(makeConnectorGauges), decodeName, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", onOffsets(makePreviewOffsets), decodePreview, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", onOffsets(makeResetOffsetsTo), decodeResetTo, encodeJSON, admin},
@@ -123,6 +124,9 @@ func routes() []route {
 		{"GET /sluice/connectors/{name}/offsets/history/{id}", "offsets_history_entry", onOffsets(makeOffsetsHistoryEntry), decodeHistoryEntry, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/history/{id}/undo", "undo_offsets", onOffsets(makeUndoOffsets), decodeUndo, encodeJSON, admin},
 		{"POST /sluice/connectors/{name}/move", "move_connector", onOffsets(makeMoveConnector), decodeMove, encodeJSON, admin},
+		{"GET /sluice/connectors/{name}/config/history", "config_history", onConfigHistory(makeConfigHistory), decodeConfigHistory, encodeJSON, viewer},
+		{"GET /sluice/connectors/{name}/config/history/{id}", "config_history_entry", onConfigHistory(makeConfigHistoryEntry), decodeConfigEntry("GET …/config/history/{id}"), encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/config/history/{id}/restore", "restore_config", onConfigHistory(makeRestoreConfig), decodeConfigEntry("POST …/config/history/{id}/restore"), encodeJSON, operator},
 
 		{"GET /sluice/agents", "list_agents", onAgents(makeListAgents), decodeNone, encodeJSON, viewer},
 		{"GET /sluice/agents/{id}", "get_agent", onAgents(makeGetAgent), decodeAgent, encodeJSON, viewer},

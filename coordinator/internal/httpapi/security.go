@@ -20,6 +20,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/sluice-io/sluice/api"
 	"github.com/sluice-io/sluice/coordinator/internal/auth"
+	"github.com/sluice-io/sluice/coordinator/internal/session"
 )
 
 // Security configures authentication and authorization. The zero value
@@ -52,6 +54,9 @@ type Security struct {
 	// http.DefaultTransport); with TLS it holds the CA the leader's
 	// certificate is verified against.
 	ForwardTransport http.RoundTripper
+	// Sessions verifies the console's session cookies, taken from a
+	// request that sends no Authorization header (nil: none are).
+	Sessions *session.Manager
 }
 
 // WithSecurity turns on authentication and authorization.
@@ -66,11 +71,21 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 		p, forwarded := verifiedForward(sec, logger, r)
 		if p == nil && sec.Authenticator != nil && !(sec.OpenProbes && isProbe(r)) {
 			var err error
-			if p, err = sec.Authenticator.Authenticate(r, r.TLS); err != nil {
+			if p, err = fromSession(sec.Sessions, r); p == nil && err == nil {
+				p, err = sec.Authenticator.Authenticate(r, r.TLS)
+			}
+			var denied *auth.DeniedError
+			if errors.As(err, &denied) {
+				writeError(w, forbidden(denied.Message))
+				return
+			}
+			if err != nil {
 				logger.InfoContext(r.Context(), "rest call unauthenticated", "remote", r.RemoteAddr,
 					"method", r.Method, "path", r.URL.Path, "reason", err.Error())
-				for _, c := range sec.Authenticator.Challenge() {
-					w.Header().Add("WWW-Authenticate", c)
+				if !session.FromConsole(r) {
+					for _, c := range sec.Authenticator.Challenge() {
+						w.Header().Add("WWW-Authenticate", c)
+					}
 				}
 				writeError(w, &api.Error{Code: api.Code(http.StatusUnauthorized), Message: err.Error()})
 				return
@@ -86,6 +101,27 @@ func authenticate(sec Security, logger *slog.Logger, next http.Handler) http.Han
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// fromSession is the caller of a request that carries a console session
+// instead of credentials: nil, nil when it carries none (or an
+// Authorization header, which wins). A write must carry the session's
+// CSRF token: without it the answer is a DeniedError (403).
+func fromSession(m *session.Manager, r *http.Request) (*auth.Principal, error) {
+	if m == nil || r.Header.Get("Authorization") != "" {
+		return nil, nil
+	}
+	s, err := m.Read(r)
+	switch {
+	case errors.Is(err, session.ErrNoSession):
+		return nil, nil
+	case err != nil:
+		return nil, &auth.Unauthenticated{Message: err.Error()}
+	}
+	if err := s.CheckCSRF(r); err != nil {
+		return nil, &auth.DeniedError{Message: err.Error()}
+	}
+	return s.Principal, nil
 }
 
 // callerSlot gives every request a slot for its caller (auth.WithSlot),
@@ -232,6 +268,10 @@ func connectorOf(request any) (string, bool) {
 	case restoreRequest:
 		return r.name, true
 	case moveRequest:
+		return r.name, true
+	case configHistoryRequest:
+		return r.name, true
+	case configEntryRequest:
 		return r.name, true
 	}
 	return "", false

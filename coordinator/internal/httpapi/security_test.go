@@ -63,6 +63,7 @@ var operatorOps = map[string]bool{
 	"bulk_pause": true, "bulk_resume": true, "bulk_stop": true, "bulk_restart": true,
 	"open_maintenance": true, "close_maintenance": true,
 	"create_rollout": true, "pause_rollout": true, "resume_rollout": true, "abort_rollout": true,
+	"restore_config": true,
 }
 
 // adminReads are the GETs that only admins may make: the audit trail

@@ -32,9 +32,11 @@ type Services struct {
 	Runtime    Runtime
 	Plugins    Plugins
 	Offsets    Offsets
-	Agents     Agents
-	Fleet      Fleet
-	Admin      Admin
+	// ConfigHistory is connectors' config history (confighistory.go).
+	ConfigHistory ConfigHistory
+	Agents        Agents
+	Fleet         Fleet
+	Admin         Admin
 }
 
 // Connectors is the lifecycle and config of connectors: /connectors,
@@ -80,6 +82,10 @@ type Runtime interface {
 	// ConnectorLag answers GET /sluice/connectors/{name}/lag: a sink
 	// connector's consumer lag.
 	ConnectorLag(ctx context.Context, name string) (api.ConnectorLag, error)
+	// ConnectorLagHistory answers GET
+	// /sluice/connectors/{name}/lag/history: a sink's lag per partition
+	// over the last hour, as the leader sampled it.
+	ConnectorLagHistory(ctx context.Context, name string) (api.LagHistory, error)
 	// ConnectorGauges answers GET /sluice/connectors/{name}/gauges: the
 	// gauges the connector's tasks report of themselves, read from their
 	// agents by the leader.

@@ -132,11 +132,23 @@ func (r *Reader) ConnectorLag(ctx context.Context, name string) (api.ConnectorLa
 // offset): Kafka Connect's sinks start at the earliest offset. A topic
 // that does not exist (yet) has no partitions.
 func (r *Reader) sinkLag(ctx context.Context, config map[string]string, group string) ([]api.PartitionLag, error) {
-	topics, err := r.sinkTopics(ctx, config)
+	topics, err := r.sinkTopics(ctx, config, nil)
 	if err != nil || len(topics) == 0 {
 		return []api.PartitionLag{}, err
 	}
-	var ends, starts kadm.ListedOffsets
+	ends, starts, err := r.listOffsets(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	committed, err := offsets.KafkaReader{Admin: r.cfg.Admin}.GroupOffsets(ctx, group)
+	if err != nil {
+		return nil, fmt.Errorf("fetch the committed offsets of group %s: %w", group, err)
+	}
+	return partitionLags(topics, ends, starts, committed), nil
+}
+
+// listOffsets lists the end and log start offsets of topics.
+func (r *Reader) listOffsets(ctx context.Context, topics []string) (ends, starts kadm.ListedOffsets, err error) {
 	err = kafkautil.Retry(ctx, func() error {
 		var err error
 		if ends, err = r.cfg.Admin.ListEndOffsets(ctx, topics...); err != nil {
@@ -148,34 +160,120 @@ func (r *Reader) sinkLag(ctx context.Context, config map[string]string, group st
 		return errors.Join(partitionErr(ends), partitionErr(starts))
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list the offsets of %v: %w", topics, err)
+		return nil, nil, fmt.Errorf("list the offsets of %v: %w", topics, err)
 	}
-	committed, err := offsets.KafkaReader{Admin: r.cfg.Admin}.GroupOffsets(ctx, group)
-	if err != nil {
-		return nil, fmt.Errorf("fetch the committed offsets of group %s: %w", group, err)
-	}
+	return ends, starts, nil
+}
+
+// partitionLags is the lag of a group with committed offsets on every
+// partition of topics that ends lists, sorted by topic and partition.
+func partitionLags(topics []string, ends, starts kadm.ListedOffsets, committed kadm.OffsetResponses) []api.PartitionLag {
 	out := []api.PartitionLag{}
-	ends.Each(func(e kadm.ListedOffset) {
-		if e.Err != nil {
-			return // a topic that does not exist
+	for _, t := range topics {
+		for _, e := range ends[t] {
+			if e.Err != nil {
+				continue // a topic that does not exist
+			}
+			p := api.PartitionLag{Topic: e.Topic, Partition: e.Partition, EndOffset: e.Offset, CommittedOffset: -1}
+			from := int64(0)
+			if s, ok := starts.Lookup(e.Topic, e.Partition); ok && s.Err == nil {
+				from = s.Offset
+			}
+			if o, ok := committed.Lookup(e.Topic, e.Partition); ok && o.Err == nil && o.At >= 0 {
+				p.CommittedOffset, from = o.At, o.At
+			}
+			p.Lag = max(p.EndOffset-from, 0)
+			out = append(out, p)
 		}
-		p := api.PartitionLag{Topic: e.Topic, Partition: e.Partition, EndOffset: e.Offset, CommittedOffset: -1}
-		from := int64(0)
-		if s, ok := starts.Lookup(e.Topic, e.Partition); ok && s.Err == nil {
-			from = s.Offset
-		}
-		if o, ok := committed.Lookup(e.Topic, e.Partition); ok && o.Err == nil && o.At >= 0 {
-			p.CommittedOffset, from = o.At, o.At
-		}
-		p.Lag = max(p.EndOffset-from, 0)
-		out = append(out, p)
-	})
+	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Topic != out[j].Topic {
 			return out[i].Topic < out[j].Topic
 		}
 		return out[i].Partition < out[j].Partition
 	})
+	return out
+}
+
+// SinkLag is one sink connector's lag per partition.
+type SinkLag struct {
+	Connector  string
+	Partitions []api.PartitionLag
+}
+
+// AllSinks reads the lag of every sink connector in one round: one listing
+// of the end and log start offsets of all their topics together, and one
+// fetch of all their groups' committed offsets. A connector whose group
+// cannot be read is left out of the answer; a failed listing fails the
+// round.
+func (r *Reader) AllSinks(ctx context.Context) ([]SinkLag, error) {
+	type sink struct {
+		name, group string
+		topics      []string
+	}
+	var sinks []sink
+	var all []string // every existing topic, listed once if a topics.regex needs it
+	seen := map[string]bool{}
+	var topics []string
+	for _, c := range r.cfg.Connectors.All() {
+		if r.cfg.Type(c.Config) != api.TypeSink {
+			continue
+		}
+		if strings.TrimSpace(c.Config["topics.regex"]) != "" && all == nil {
+			listed, err := r.cfg.Admin.ListTopics(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("list topics: %w", err)
+			}
+			all = append([]string{}, listed.Names()...)
+		}
+		ts, err := r.sinkTopics(ctx, c.Config, all)
+		if err != nil {
+			continue // a regex that does not compile: the connector cannot run either
+		}
+		sinks = append(sinks, sink{name: c.Name, group: records.SinkGroupID(c.Name, c.Config), topics: ts})
+		for _, t := range ts {
+			if !seen[t] {
+				seen[t] = true
+				topics = append(topics, t)
+			}
+		}
+	}
+	if len(sinks) == 0 {
+		return nil, nil
+	}
+	var ends, starts kadm.ListedOffsets
+	if len(topics) > 0 {
+		var err error
+		if ends, starts, err = r.listOffsets(ctx, topics); err != nil {
+			return nil, err
+		}
+	}
+	groups := make([]string, 0, len(sinks))
+	for _, s := range sinks {
+		groups = append(groups, s.group)
+	}
+	fetched := r.cfg.Admin.FetchManyOffsets(ctx, groups...)
+	out := make([]SinkLag, 0, len(sinks))
+	for _, s := range sinks {
+		got, ok := fetched[s.group]
+		switch {
+		case ok && got.Err != nil && !errors.Is(got.Err, kerr.GroupIDNotFound):
+			continue
+		case !ok && len(s.topics) > 0:
+			continue // the group's coordinator did not answer
+		}
+		out = append(out, SinkLag{Connector: s.name, Partitions: partitionLags(s.topics, ends, starts, got.Fetched)})
+	}
+	// The leader's lag history samples every sink this way: its rounds
+	// also keep the fleet listing's sink lag fresh (Latest).
+	at := r.cfg.Clock()
+	for _, s := range out {
+		var total int64
+		for _, p := range s.Partitions {
+			total += p.Lag
+		}
+		r.latest.RecordOne(s.Connector, total, at)
+	}
 	return out, nil
 }
 
@@ -193,19 +291,22 @@ func partitionErr(l kadm.ListedOffsets) error {
 
 // sinkTopics are the topics a sink's config subscribes to: its topics
 // list, or the existing topics its topics.regex matches whole (as Java's
-// Pattern.matches does).
-func (r *Reader) sinkTopics(ctx context.Context, config map[string]string) ([]string, error) {
+// Pattern.matches does), among all when given, else listed now.
+func (r *Reader) sinkTopics(ctx context.Context, config map[string]string, all []string) ([]string, error) {
 	if rx := strings.TrimSpace(config["topics.regex"]); rx != "" {
 		re, err := javaregex.Compile(rx)
 		if err != nil {
 			return nil, fmt.Errorf("topics.regex %q: %w", rx, err)
 		}
-		all, err := r.cfg.Admin.ListTopics(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list topics: %w", err)
+		if all == nil {
+			listed, err := r.cfg.Admin.ListTopics(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("list topics: %w", err)
+			}
+			all = listed.Names()
 		}
 		var out []string
-		for _, t := range all.Names() {
+		for _, t := range all {
 			if re.MatchString(t) {
 				out = append(out, t)
 			}

@@ -56,7 +56,7 @@ func TestConnectorLagRefusals(t *testing.T) {
 func TestSinkTopicsOfAList(t *testing.T) {
 	r := &Reader{}
 	r.Configure(Config{})
-	got, err := r.sinkTopics(context.Background(), map[string]string{"topics": " orders, ,payments ,"})
+	got, err := r.sinkTopics(context.Background(), map[string]string{"topics": " orders, ,payments ,"}, nil)
 	if err != nil || !slices.Equal(got, []string{"orders", "payments"}) {
 		t.Fatalf("topics %q, %v", got, err)
 	}

@@ -344,3 +344,11 @@ func ValidID(id string) bool {
 	}
 	return true
 }
+
+// NewID is an entry id as Begin makes them, for the coordinator's other
+// histories (the config history) whose ids sort with these by time.
+func NewID(now time.Time) string { return newID(now) }
+
+// ObserveID moves the id clock past id, an id read from a topic: the ids
+// made next sort after it (observeID).
+func ObserveID(id string) { observeID(id) }

@@ -80,6 +80,12 @@
 //	audit topic (audit): one record per REST write (key: the connector,
 //	  or empty), produced without holding the answer back for long.
 //
+// A third is the leader's, but outside this path too:
+//
+//	config history topic (confighistory): one entry per change of a
+//	  connector's config (key: the connector), appended once the config
+//	  transaction committed, not in it.
+//
 // The offsets topics themselves (the cluster's and connectors' own) are
 // Kafka Connect's: the tasks write them, under their own transactional
 // ids, and an offsets operation has an agent write them (the leader sends

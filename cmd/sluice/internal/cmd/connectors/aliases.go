@@ -18,7 +18,7 @@ func Aliases() *cli.Command {
 	return &cli.Command{
 		Name:    "connectors",
 		Aliases: []string{"connector"},
-		Usage:   "aliases of get, describe, create, pause, resume, stop, restart and delete, spelled as the REST API (the server's answers, JSON by default)",
+		Usage:   "aliases of get, describe, create, restore, pause, resume, stop, restart and delete, spelled as the REST API (the server's answers, JSON by default)",
 		Flags:   session.FlagsOutput("json"),
 		Subcommands: []*cli.Command{
 			Alias("list", "get connectors", Answer("", getConnectorsCommand())),
@@ -27,6 +27,9 @@ func Aliases() *cli.Command {
 			Alias("status", "get tasks", Answer("NAME", getTasksCommand())),
 			Alias("tasks", "get task-configs", Answer("NAME", getTaskConfigsCommand())),
 			Alias("gauges", "get gauges", Answer("NAME", getGaugesCommand())),
+			Alias("lag", "get lag", Answer("NAME", getLagCommand())),
+			Alias("config-history", "get config-history", Answer("NAME [ID]", getConfigHistoryCommand())),
+			Alias("config-restore", "restore config", Answer("NAME ID", restoreConfigCommand())),
 			Alias("stop", "stop", action("stop", "stop connectors", "stopped")),
 			Alias("pause", "pause", action("pause", "pause connectors", "paused")),
 			Alias("resume", "resume", action("resume", "resume connectors", "resumed")),

@@ -1,6 +1,6 @@
 // Package connectors is the verbs on connectors — get, describe, create,
-// apply, patch, pause, resume, stop, restart, delete, move, copy — and
-// `sluice connectors …`, their REST-mirroring aliases.
+// apply, patch, restore, pause, resume, stop, restart, delete, move,
+// copy — and `sluice connectors …`, their REST-mirroring aliases.
 package connectors
 
 import (
@@ -25,7 +25,7 @@ import (
 func Get() *cli.Command {
 	return &cli.Command{
 		Name:  "get",
-		Usage: "list connectors, plugins, offsets, tasks, task configs, task gauges or agents",
+		Usage: "list connectors, plugins, offsets, tasks, task configs, task gauges, a sink's lag, a config history or agents",
 		Flags: session.Flags(),
 		Subcommands: []*cli.Command{
 			getConnectorsCommand(),
@@ -35,6 +35,8 @@ func Get() *cli.Command {
 			getTasksCommand(),
 			getTaskConfigsCommand(),
 			getGaugesCommand(),
+			getLagCommand(),
+			getConfigHistoryCommand(),
 			{Name: "agents", Aliases: []string{"agent"}, Usage: "the agents with their state, tasks, version, labels and lease", Action: agents.List},
 		},
 	}

@@ -245,7 +245,7 @@ func runDev(c *cli.Context) error {
 	var coord *coordinator.Coordinator
 	opts := append(WithFaults(DevApp(ccfg, acfgs, ccfg.Metrics, c.String("metrics-listen"), profiling(c)...), testFaults(rootLogger(lg))), fx.Populate(&coord))
 	return runApp(context.Background(), opts, func() {
-		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d\n", coord.URL(), natsURL, brokers, len(acfgs))
+		fmt.Printf("sluice dev ready rest=%s nats=%s kafka=%s agents=%d console=%s\n", coord.URL(), natsURL, brokers, len(acfgs), coord.URL()+"/ui/")
 	})
 }
 

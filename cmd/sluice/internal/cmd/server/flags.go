@@ -52,7 +52,7 @@ var (
 	headerBytes           = envflag.Int("rest-max-header-bytes", coordinator.DefaultMaxHeaderBytes, "largest REST request line and headers, in bytes; larger ones are answered 431")
 	overridePolicyFlag    = envflag.String("connector-client-config-override-policy", clientoverrides.PolicyAllowlist, "which client config overrides (producer.override.*, consumer.override.*, admin.override.*) connectors may set: None, All, Allowlist (of --connector-client-config-override-allowlist) or Principal (the deprecated alias of an Allowlist of sasl.jaas.config, sasl.mechanism, security.protocol)")
 	overrideAllowlistFlag = envflag.String("connector-client-config-override-allowlist", strings.Join(clientoverrides.DefaultAllowlist, ","), "the client config names (group.id, not consumer.override.group.id) the Allowlist policy lets connectors override, comma-separated; empty: none")
-	recordKeyFlag         = envflag.String("record-signing-key-file", "", "file holding the key (32 bytes or more, e.g. from openssl rand -hex 32) coordinators sign the records they write for each other with; a record on the config, status, fleet, offsets history or audit topic no coordinator wrote is then ignored. The same file on every coordinator; sluice dev makes one in its data dir")
+	recordKeyFlag         = envflag.String("record-signing-key-file", "", "file holding the key (32 bytes or more, e.g. from openssl rand -hex 32) coordinators sign the records they write for each other with; a record on the config, status, fleet, offsets history, config history or audit topic no coordinator wrote is then ignored. The same file on every coordinator; sluice dev makes one in its data dir")
 	migrateAllowFlag      = &cli.StringSliceFlag{Name: "migrate-allow-url", EnvVars: envflag.Env("migrate-allow-url"), Usage: "a Kafka Connect REST URL (http[s]://host:port) POST /sluice/migrations may read, the console's migration from Kafka Connect; repeat for more. None: migrations from the coordinator are off. The coordinator sends it only the credentials a request gives, never the caller's, and follows no redirect"}
 	lagDegradedFlag       = envflag.Int("health-sink-lag-degraded", 100_000, "the fleet listing (GET /sluice/fleet/connectors) calls a running sink degraded from this consumer lag, in records, as the coordinator last read it; 0 or less: never")
 	tenantsFileFlag       = envflag.String("tenants-file", "", "YAML file of the cluster's tenants: each a connector-name pattern with the topics, consumer groups and secrets its connectors may use (docs/security.md)")
@@ -63,8 +63,8 @@ func coordinatorFlags() []cli.Flag {
 		lagDegradedFlag, migrateAllowFlag, headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
-		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, historyTopicFlag, historyRetentionFlag, tenantsFileFlag, overridePolicyFlag, overrideAllowlistFlag, recordKeyFlag,
-		leaderKeyFlag, leaderTrustFlag, insecureNATSFlag}, append(providerFlags(), restSecurityFlags()...)...)
+		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, tenantsFileFlag, overridePolicyFlag, overrideAllowlistFlag, recordKeyFlag,
+		leaderKeyFlag, leaderTrustFlag, insecureNATSFlag}, append(append(historyFlags(), providerFlags()...), restSecurityFlags()...)...)
 }
 
 func agentFlags() []cli.Flag {
@@ -159,6 +159,8 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		MaxHeaderBytes:               c.Int("rest-max-header-bytes"),
 		Audit:                        auditConfig(c),
 		OffsetsHistory:               historyConfig(c),
+		ConfigHistory:                configHistoryConfig(c),
+		LagHistoryInterval:           c.Duration("lag-history-interval"),
 		RESTSecurity:                 restSecurity(c),
 		TenantsFile:                  c.String("tenants-file"),
 		RecordSigningKeyFile:         c.String("record-signing-key-file"),

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/cmd/sluice/internal/envflag"
@@ -19,12 +21,14 @@ var (
 	restJWTAudience = envflag.String("rest-jwt-audience", "", "an aud a JWT must carry")
 	restJWTRoles    = envflag.String("rest-jwt-roles-claim", "roles", "the JWT claim listing roles: \"<role>\" or \"<role>:<pattern>[,<pattern>]\" entries")
 	restForwardKey  = envflag.String("rest-forward-key-file", "", "file of the key (32 bytes or more) coordinators sign forwarded callers' identities with; the same on every coordinator")
+	uiSessionKey    = envflag.String("ui-session-key-file", "", "file of the key (32 bytes or more) console sessions are signed with; the same on every coordinator (default: --rest-forward-key-file's key, else a key of this process: its sessions then end when it restarts)")
+	uiSessionTTL    = &cli.DurationFlag{Name: "ui-session-ttl", Value: 8 * time.Hour, Usage: "how long a console sign-in lasts", EnvVars: envflag.Env("ui-session-ttl")}
 	restOpenProbes  = &cli.BoolFlag{Name: "rest-auth-open-probes", Usage: "leave GET /, GET /health, GET /readyz and GET /metrics open without credentials", EnvVars: envflag.Env("rest-auth-open-probes")}
 )
 
 // restSecurityFlags are appended to the coordinator's and dev's flags.
 func restSecurityFlags() []cli.Flag {
-	return []cli.Flag{restTLSCert, restTLSKey, restTLSClientCA, restForwardCA, restAuthFile, restJWKS, restJWTIssuer, restJWTAudience, restJWTRoles, restForwardKey, restOpenProbes}
+	return []cli.Flag{restTLSCert, restTLSKey, restTLSClientCA, restForwardCA, restAuthFile, restJWKS, restJWTIssuer, restJWTAudience, restJWTRoles, restForwardKey, restOpenProbes, uiSessionKey, uiSessionTTL}
 }
 
 // restSecurity reads the REST security flags.
@@ -41,5 +45,7 @@ func restSecurity(c *cli.Context) coordinator.RESTSecurity {
 		JWTRolesClaim:  c.String("rest-jwt-roles-claim"),
 		ForwardKeyFile: c.String("rest-forward-key-file"),
 		OpenProbes:     c.Bool("rest-auth-open-probes"),
+		SessionKeyFile: c.String("ui-session-key-file"),
+		SessionTTL:     c.Duration("ui-session-ttl"),
 	}
 }
