@@ -179,9 +179,11 @@ bench:
 	if [[ $${BENCH_PEER:-} == connect ]]; then CONNECT_JARS_ONLY=1 ./deploy/connect/connect-up.sh; fi; \
 	(cd tests && BENCH_KAFKA=127.0.0.1:9092 SLUICE_TEST_POSTGRES=$${SLUICE_TEST_POSTGRES:-$(POSTGRES)} $(GO) run ./benchrun)
 
-## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
+## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka),
+## and the fleet listing's at 5,000 connectors (coordinator/internal/fleetlist: ns/op and allocations)
 bench-go:
 	cd tests && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+	$(GO) test -run '^$$' -bench BenchmarkFleetList -benchmem ./coordinator/internal/fleetlist/
 
 vet:
 	$(GO) vet ./... && $(GO) vet -tags sluicetest ./cmd/sluice/... && cd tests && $(GO) vet ./...
