@@ -237,3 +237,27 @@ func (g *Fleet) rolloutPut(ctx context.Context, id, verb string) (Rollout, error
 	_, err := g.c.do(ctx, call{method: http.MethodPut, path: pathf("/sluice/rollouts/%s/", id) + verb}, &out)
 	return out, err
 }
+
+// Connectors is GET /sluice/fleet/connectors: the connectors the caller
+// may view, each with its derived health, as q filters, sorts and pages
+// them, and the counts of the whole fleet by health, state and type.
+func (g *Fleet) Connectors(ctx context.Context, q FleetQuery) (FleetConnectors, error) {
+	var out FleetConnectors
+	_, err := g.c.do(ctx, call{method: http.MethodGet, path: "/sluice/fleet/connectors", query: q.values(), safe: true}, &out)
+	return out, err
+}
+
+// Migrate is POST /sluice/migrations: the coordinator reads the Kafka
+// Connect cluster of req.URL (one its --migrate-allow-url allows) and
+// moves the connectors req selects into Sluice with their positions;
+// dryRun answers the plan and changes nothing. It is not retried: each
+// connector it reached is stopped on Kafka Connect.
+func (g *Fleet) Migrate(ctx context.Context, req MigrationRequest, dryRun bool) (MigrationResult, error) {
+	q := url.Values{}
+	if dryRun {
+		q.Set("dry_run", "true")
+	}
+	var out MigrationResult
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/migrations", query: q, body: req}, &out)
+	return out, err
+}

@@ -154,6 +154,17 @@ type PluginInfo struct {
 	Version string `json:"version,omitempty"`
 }
 
+// PluginNamed reports whether name names the plugin class: in full, by
+// its simple name, or by its simple name without "Connector" (the
+// aliases connector.class takes), in any case.
+func PluginNamed(class, name string) bool {
+	if strings.EqualFold(class, name) {
+		return true
+	}
+	simple := class[strings.LastIndex(class, ".")+1:]
+	return strings.EqualFold(simple, name) || strings.EqualFold(simple, name+"Connector")
+}
+
 // ConfigKeyInfo describes one config key of a plugin.
 type ConfigKeyInfo struct {
 	Name          string   `json:"name"`

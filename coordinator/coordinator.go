@@ -24,9 +24,11 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/connectors"
 	"github.com/sluice-io/sluice/coordinator/internal/console"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/fleetrest"
+	"github.com/sluice-io/sluice/coordinator/internal/fleetlist"
 	"github.com/sluice-io/sluice/coordinator/internal/herder"
 	"github.com/sluice-io/sluice/coordinator/internal/httpapi"
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
+	"github.com/sluice-io/sluice/coordinator/internal/migrations"
 	"github.com/sluice-io/sluice/coordinator/internal/offsethistory"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
@@ -103,6 +105,14 @@ type Config struct {
 	OffsetsPartitions int32
 	StatusPartitions  int32
 	AgentLease        time.Duration
+	// MigrateAllowURLs are the Kafka Connect REST URLs POST
+	// /sluice/migrations may read (--migrate-allow-url): the coordinator
+	// reads no other. None: migrations are off.
+	MigrateAllowURLs []string
+	// SinkLagDegraded is the sink lag, in records, from which the fleet
+	// listing (GET /sluice/fleet/connectors) calls a running sink
+	// degraded: 0, the default of 100000; negative, never.
+	SinkLagDegraded int64
 	// AgentProbe is how often the leader probes each agent's presence on
 	// NATS (wire.SubjectAgentPresence); an agent whose connection closed is
 	// lost after two probes in a row find nobody, not after its lease. 0
@@ -229,6 +239,9 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("REST read timeouts and header size must not be negative"))
 	}
 	if err := c.OffsetsHistory.validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := migrations.CheckAllowURLs(c.MigrateAllowURLs); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.ConfigHistory.validate(); err != nil {
@@ -551,15 +564,17 @@ func (c *Coordinator) Stop(ctx context.Context) error {
 // and the audit trail.
 func (c *Coordinator) services() httpapi.Services {
 	conns := c.herder.Connectors()
+	plugins := pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()}
 	return httpapi.Services{
 		Connectors:    conns,
 		Runtime:       runtimeService{Service: conns, lag: c.herder.Lag(), lagHistory: c.herder.LagHistory(), gauges: c.herder.Gauges()},
-		Plugins:       pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()},
+		Plugins:       plugins,
 		Offsets:       offsetsService{Service: c.herder.Offsets(), move: conns},
 		ConfigHistory: c.herder.ConfigHistory(),
 		Agents:        c.herder.Fleet(),
-		Fleet:         fleetService{Service: c.herder.Fleet(), bulk: conns},
-		Admin:         adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
+		Fleet: fleetService{Service: c.herder.Fleet(), bulk: conns, list: c.herder.FleetList(),
+			migrations: migrations.New(migrations.Config{AllowURLs: c.cfg.MigrateAllowURLs, Connectors: conns, Plugins: plugins})},
+		Admin: adminService{Monitor: c.herder.Health(), Service: c.herder.Loggers(), audit: c.audit, metrics: c.cfg.Metrics},
 	}
 }
 
@@ -578,13 +593,26 @@ func (o offsetsService) MoveConnector(ctx context.Context, name string, req api.
 	return o.move.MoveConnector(ctx, name, req)
 }
 
-// fleetService answers the fleet endpoints: the fleet's REST face, and the
-// bulk actions over connectors, which are the connectors service's.
+// fleetService answers the fleet endpoints: the fleet's REST face, the
+// bulk actions over connectors, which are the connectors service's, and
+// the fleet listing (fleetlist).
 type fleetService struct {
 	*fleetrest.Service
 	bulk interface {
 		BulkAction(ctx context.Context, action string, sel api.Selector, includeTasks, onlyFailed bool, allow func(connector string) error) (api.BulkResults, error)
 	}
+	list       *fleetlist.Lister
+	migrations *migrations.Service
+}
+
+// Migrate answers POST /sluice/migrations.
+func (f fleetService) Migrate(ctx context.Context, req api.MigrationRequest, dryRun bool, allow func(connector string) error) (api.MigrationResult, error) {
+	return f.migrations.Migrate(ctx, req, dryRun, allow)
+}
+
+// FleetConnectors answers GET /sluice/fleet/connectors.
+func (f fleetService) FleetConnectors(ctx context.Context, q api.FleetQuery, visible func(connector string) bool) (api.FleetConnectors, error) {
+	return f.list.List(ctx, q, visible)
 }
 
 // BulkAction answers POST /sluice/connectors/{action}.

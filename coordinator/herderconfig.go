@@ -45,6 +45,7 @@ func (c *Coordinator) herderConfig(workerID string, auth natsconn.Auth, kafkaOpt
 		OffsetsPartitions:            c.cfg.OffsetsPartitions,
 		StatusPartitions:             c.cfg.StatusPartitions,
 		AgentLease:                   c.cfg.AgentLease,
+		SinkLagDegraded:              c.cfg.SinkLagDegraded,
 		AgentProbe:                   c.cfg.AgentProbe,
 		PlacementSettle:              c.cfg.PlacementSettle,
 		TaskShutdownTimeout:          c.cfg.TaskShutdownTimeout,

@@ -132,6 +132,10 @@ type Options struct {
 	// PlacementSettle is the coordinator's --placement-settle (default 0:
 	// a start holds no task back, so that tests place at once).
 	PlacementSettle time.Duration
+	// MigrateAllowURLs are every coordinator's --migrate-allow-url: the
+	// Kafka Connect URLs POST /sluice/migrations may read (a
+	// sluicetest/fakeconnect server's, in a test).
+	MigrateAllowURLs []string
 	// LagHistoryInterval is the coordinator's --lag-history-interval
 	// (default 0: the coordinator's, 15s).
 	LagHistoryInterval time.Duration
@@ -257,6 +261,7 @@ func Start(t testing.TB, opts Options) *Cluster {
 		ClientOverridePolicy:    opts.OverridePolicy,
 		ClientOverrideAllowlist: opts.OverrideAllowlist,
 		ExactlyOnce:             opts.ExactlyOnce,
+		MigrateAllowURLs:        opts.MigrateAllowURLs,
 	}
 	c.coordCfg.NATSAuth = natsconn.Auth{NkeySeedFile: c.NATSCreds.Coordinators[CoordinatorUser]}
 	c.LeaderKey, c.coordCfg.LeaderKeyFile, c.LeaderTrustedKeysFile = pinLeaderKey(t)

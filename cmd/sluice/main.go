@@ -106,7 +106,7 @@ func newApp() *cli.App {
 				logs.Command(),
 				migrate.Command(),
 			),
-			category("Operations", info.Command(), maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(), audit.Command()),
+			category("Operations", info.Command(), maintenance.Command(), rollout.Command(), agents.Command(), agents.Rebalance(), agents.Fleet(connectors.FleetList()), audit.Command()),
 			category("The CLI", config.Command(), config.Completion()),
 			category("Aliases (the REST API's spelling)", connectors.Aliases()),
 		),

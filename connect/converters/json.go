@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/javatext"
 )
 
 // JsonConverter's keys.
@@ -58,6 +59,9 @@ type JSON struct {
 	// keepNull is replace.null.with.default=false: a null stays null even
 	// where the schema has a default.
 	keepNull bool
+	// numeric is decimal.format=NUMERIC: a Decimal is written as a JSON
+	// number, not as base64 bytes.
+	numeric bool
 	// written caches the JSON of the schemas written, by their content;
 	// read the schemas read, by their JSON. nil: schemas.cache.size < 1.
 	written *lru[[]byte]
@@ -83,6 +87,7 @@ func (c *JSON) Configure(props map[string]string, isKey bool) error {
 	}
 	c.schemasDisabled = !v.Bool(SchemasEnableConfig)
 	c.keepNull = !v.Bool(ReplaceNullWithDefaultConfig)
+	c.numeric = strings.EqualFold(v.String(DecimalFormatConfig), "NUMERIC")
 	size := v.Int(SchemasCacheSizeConfig)
 	c.written, c.read = newLRU[[]byte](size), newLRU[*connect.Schema](size)
 	return nil
@@ -102,7 +107,7 @@ func (c *JSON) FromConnectData(topic string, schema *connect.Schema, value any) 
 		}
 		b.WriteString(`,"payload":`)
 	}
-	if err := writeValue(&b, schema, value, c.keepNull); err != nil {
+	if err := writeValue(&b, schema, value, c.opts()); err != nil {
 		return nil, fmt.Errorf("Converting Kafka Connect data to byte[] failed due to serialization error: %w", err)
 	}
 	if !c.schemasDisabled {
@@ -124,33 +129,43 @@ func jsonTypeName(t string) string {
 	return t
 }
 
+// opts are the converter's settings that shape a value's JSON.
+func (c *JSON) opts() valueOpts { return valueOpts{keepNull: c.keepNull, numeric: c.numeric} }
+
+// valueOpts are the settings that shape a value's JSON: keepNull is
+// replace.null.with.default=false, numeric decimal.format=NUMERIC.
+type valueOpts struct {
+	keepNull, numeric bool
+}
+
 // writeSchema writes a schema with Jackson's field order: type, the nested
-// schemas, optional, then the optional metadata and the default value. It
-// fails only on a default that does not fit its schema.
-func writeSchema(b *bytes.Buffer, s *connect.Schema) error {
+// schemas, optional, then the optional metadata and the default value
+// (written as a value, decimal.format included, never replaced). It fails
+// only on a default that does not fit its schema.
+func writeSchema(b *bytes.Buffer, s *connect.Schema, numeric bool) error {
 	if s == nil {
 		b.WriteString("null")
 		return nil
 	}
-	return writeSchemaFields(b, s, "")
+	return writeSchemaFields(b, s, "", numeric)
 }
 
-func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) error {
+func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string, numeric bool) error {
 	b.WriteString(`{"type":`)
 	writeString(b, jsonTypeName(s.Type))
 	switch s.Type {
 	case connect.SchemaTypeArray:
 		b.WriteString(`,"items":`)
-		if err := writeSchema(b, s.ValueSchema); err != nil {
+		if err := writeSchema(b, s.ValueSchema, numeric); err != nil {
 			return err
 		}
 	case connect.SchemaTypeMap:
 		b.WriteString(`,"keys":`)
-		if err := writeSchema(b, s.KeySchema); err != nil {
+		if err := writeSchema(b, s.KeySchema, numeric); err != nil {
 			return err
 		}
 		b.WriteString(`,"values":`)
-		if err := writeSchema(b, s.ValueSchema); err != nil {
+		if err := writeSchema(b, s.ValueSchema, numeric); err != nil {
 			return err
 		}
 	case connect.SchemaTypeStruct:
@@ -159,7 +174,7 @@ func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) err
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeSchemaFields(b, f.Schema, f.Name); err != nil {
+			if err := writeSchemaFields(b, f.Schema, f.Name, numeric); err != nil {
 				return err
 			}
 		}
@@ -200,7 +215,7 @@ func writeSchemaFields(b *bytes.Buffer, s *connect.Schema, fieldName string) err
 	}
 	if s.Default != nil {
 		b.WriteString(`,"default":`)
-		if err := writeValue(b, s, s.Default, false); err != nil {
+		if err := writeValue(b, s, s.Default, valueOpts{numeric: numeric}); err != nil {
 			return err
 		}
 	}
@@ -282,9 +297,9 @@ func writeEscape(b *bytes.Buffer, c byte) {
 }
 
 // writeValue writes v as JsonConverter does; a null takes the schema's
-// default unless keepNull (replace.null.with.default=false).
-func writeValue(b *bytes.Buffer, s *connect.Schema, v any, keepNull bool) error {
-	if v == nil && s != nil && s.Default != nil && !keepNull {
+// default unless o.keepNull (replace.null.with.default=false).
+func writeValue(b *bytes.Buffer, s *connect.Schema, v any, o valueOpts) error {
+	if v == nil && s != nil && s.Default != nil && !o.keepNull {
 		v = s.Default
 	}
 	if v == nil {
@@ -333,6 +348,14 @@ func writeValue(b *bytes.Buffer, s *connect.Schema, v any, keepNull bool) error 
 		if !ok {
 			return typeError(s, v)
 		}
+		if o.numeric && s.Name == javatext.DecimalName {
+			// A JSON number, spelled as BigDecimal.toString spells it
+			// (1E+3, 1E-8), as Jackson writes Kafka's DecimalNode.
+			if d, ok := javatext.Decimal(s, x); ok {
+				b.WriteString(d)
+				break
+			}
+		}
 		writeString(b, base64.StdEncoding.EncodeToString(x))
 	case connect.SchemaTypeArray:
 		rv := reflect.ValueOf(v)
@@ -344,13 +367,13 @@ func writeValue(b *bytes.Buffer, s *connect.Schema, v any, keepNull bool) error 
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeValue(b, s.ValueSchema, rv.Index(i).Interface(), keepNull); err != nil {
+			if err := writeValue(b, s.ValueSchema, rv.Index(i).Interface(), o); err != nil {
 				return err
 			}
 		}
 		b.WriteByte(']')
 	case connect.SchemaTypeMap:
-		return writeMap(b, s.KeySchema, s.ValueSchema, v, keepNull)
+		return writeMap(b, s.KeySchema, s.ValueSchema, v, o)
 	case connect.SchemaTypeStruct:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -363,7 +386,7 @@ func writeValue(b *bytes.Buffer, s *connect.Schema, v any, keepNull bool) error 
 			}
 			writeString(b, f.Name)
 			b.WriteByte(':')
-			if err := writeValue(b, f.Schema, m[f.Name], keepNull); err != nil {
+			if err := writeValue(b, f.Schema, m[f.Name], o); err != nil {
 				return err
 			}
 		}
@@ -381,7 +404,7 @@ func typeError(s *connect.Schema, v any) error {
 // writeMap writes a map as a JSON object when its keys are strings, else as
 // an array of [key, value] pairs, as JsonConverter does. Keys are sorted so
 // the output is deterministic.
-func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any, keepNull bool) error {
+func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any, o valueOpts) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Map {
 		return fmt.Errorf("Invalid Java object for schema with type MAP: %T", v)
@@ -411,12 +434,12 @@ func writeMap(b *bytes.Buffer, ks, vs *connect.Schema, v any, keepNull bool) err
 			b.WriteByte(':')
 		} else {
 			b.WriteByte('[')
-			if err := writeValue(b, ks, k.Interface(), keepNull); err != nil {
+			if err := writeValue(b, ks, k.Interface(), o); err != nil {
 				return err
 			}
 			b.WriteByte(',')
 		}
-		if err := writeValue(b, vs, rv.MapIndex(k).Interface(), keepNull); err != nil {
+		if err := writeValue(b, vs, rv.MapIndex(k).Interface(), o); err != nil {
 			return err
 		}
 		if !objectMode {
@@ -468,7 +491,7 @@ func writeSchemaless(b *bytes.Buffer, v any) error {
 			}
 			b.WriteByte(']')
 		case reflect.Map:
-			return writeMap(b, nil, nil, v, false)
+			return writeMap(b, nil, nil, v, valueOpts{})
 		default:
 			return fmt.Errorf("Couldn't convert %v to JSON.", v)
 		}

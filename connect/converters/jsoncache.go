@@ -140,7 +140,7 @@ func (k *schemaKey) appendDefault(buf []byte, s *connect.Schema) ([]byte, error)
 		return binary.AppendVarint(append(buf, 'i'), n), nil
 	}
 	k.def.Reset()
-	if err := writeValue(&k.def, s, s.Default, false); err != nil {
+	if err := writeValue(&k.def, s, s.Default, valueOpts{}); err != nil {
 		return buf, err
 	}
 	buf = binary.AppendUvarint(append(buf, 'j'), uint64(k.def.Len()))
@@ -214,7 +214,7 @@ func appendKeyString(buf []byte, s string) []byte {
 // when s's content is there, and caches what it writes otherwise.
 func (c *JSON) writeSchemaCached(b *bytes.Buffer, s *connect.Schema) error {
 	if c.written == nil || s == nil {
-		return writeSchema(b, s)
+		return writeSchema(b, s, c.numeric)
 	}
 	// The converter's own key buffer keeps its size from record to
 	// record; a goroutine that finds it in use builds its key apart.
@@ -227,14 +227,14 @@ func (c *JSON) writeSchemaCached(b *bytes.Buffer, s *connect.Schema) error {
 	key, err := k.of(s)
 	if err != nil {
 		// writeSchema fails on the same default, with its own message.
-		return writeSchema(b, s)
+		return writeSchema(b, s, c.numeric)
 	}
 	if js, ok := c.written.get(key); ok {
 		b.Write(js)
 		return nil
 	}
 	start := b.Len()
-	if err := writeSchema(b, s); err != nil {
+	if err := writeSchema(b, s, c.numeric); err != nil {
 		return err
 	}
 	c.written.add(key, bytes.Clone(b.Bytes()[start:]))

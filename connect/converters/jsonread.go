@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sluice-io/sluice/connect"
+	"github.com/sluice-io/sluice/connect/javatext"
 )
 
 // JsonConverter's read side: the envelope, the schema and the payload
@@ -246,6 +248,11 @@ func toConnect(s *connect.Schema, node any, keepNull bool) (any, error) {
 		}
 		return str, nil
 	case connect.SchemaTypeBytes:
+		if n, ok := node.(json.Number); ok && s.Name == javatext.DecimalName {
+			// decimal.format=NUMERIC's form, read whatever the setting
+			// is, as Kafka's converter reads it.
+			return decimalFromNumber(s, n)
+		}
 		str, ok := node.(string)
 		if !ok {
 			return nil, errors.New("Invalid bytes field")
@@ -341,4 +348,18 @@ func mapToConnect(s *connect.Schema, node any, keepNull bool) (any, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// decimalFromNumber reads a Decimal written as a JSON number, at its
+// schema's scale.
+func decimalFromNumber(s *connect.Schema, n json.Number) ([]byte, error) {
+	scale, err := strconv.ParseInt(s.Parameters[javatext.DecimalScale], 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("Invalid Decimal schema: scale %q", s.Parameters[javatext.DecimalScale])
+	}
+	b, err := javatext.DecimalBytes(n.String(), int32(scale))
+	if err != nil {
+		return nil, fmt.Errorf("Invalid decimal field: %w", err)
+	}
+	return b, nil
 }

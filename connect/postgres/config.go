@@ -83,6 +83,16 @@ type Config struct {
 	// Unavailable is unavailable.value.placeholder: what an unchanged
 	// TOASTed value, which pgoutput does not send, reads as.
 	Unavailable string
+	// ToastReread are the tables (schema.table patterns) whose unchanged
+	// TOASTed values are read back from the table by the row's key
+	// (sluice.toast.reread.tables; none: the placeholder stays).
+	ToastReread []*regexp.Regexp
+	// SchemaTopic is where a captured table's changed description
+	// is announced (sluice.schema.change.topic; "": nowhere).
+	SchemaTopic string
+	// MaxQueue is max.queue.size: the most messages' records queued
+	// between the stream and Poll.
+	MaxQueue int
 	// TopicDelimiter, HeartbeatTopic, ExtendedHeaders and SkipUnchanged
 	// are topic.delimiter, topic.heartbeat.name, extended.headers.enabled
 	// and skip.messages.without.change.
@@ -167,6 +177,9 @@ func ParseConfig(props map[string]string) (Config, error) {
 		StatusInterval:  time.Duration(p.int("status.update.interval.ms", 10_000)) * time.Millisecond,
 		Skipped:         map[string]bool{},
 		Unavailable:     p.str("unavailable.value.placeholder", "__debezium_unavailable_value"),
+		ToastReread:     p.regexps("sluice.toast.reread.tables"),
+		SchemaTopic:     strings.TrimSpace(p.str("sluice.schema.change.topic", "")),
+		MaxQueue:        p.int("max.queue.size", 8192),
 		TopicDelimiter:  p.str("topic.delimiter", "."),
 		HeartbeatTopic:  p.str("topic.heartbeat.name", ""),
 		ExtendedHeaders: p.bool("extended.headers.enabled", true),

@@ -167,37 +167,53 @@ func (sn *snapshotter) read(ctx context.Context, c *pgconn.PgConn, ch *chunk) {
 		}
 	}
 	fail := func(err error) { ch.err.Store(&err) }
-	rr := c.ExecParams(ctx, q, nil, nil, nil, nil)
+	// Through a cursor, snapshot.fetch.size rows a round trip, as
+	// Debezium's JDBC fetch size has it.
+	if _, err := c.Exec(ctx, "DECLARE sluice_chunk NO SCROLL CURSOR FOR "+q).ReadAll(); err != nil {
+		fail(fmt.Errorf("read %s: %w", ch.table.ID(), err))
+		return
+	}
+	fetch := fmt.Sprintf("FETCH FORWARD %d FROM sluice_chunk", max(sn.cfg.FetchSize, 1))
 	batch := rowBatch{vals: make([][]any, 0, 256), sizes: make([]int, 0, 256)}
 	text := make([]*string, len(cols))
-	for rr.NextRow() {
-		size := 0
-		for i, v := range rr.Values() {
-			text[i] = nil
-			if v != nil {
-				s := string(v)
-				text[i] = &s
-				size += len(v)
+	for more := true; more; {
+		rr := c.ExecParams(ctx, fetch, nil, nil, nil, nil)
+		n := 0
+		for rr.NextRow() {
+			n++
+			size := 0
+			for i, v := range rr.Values() {
+				text[i] = nil
+				if v != nil {
+					s := string(v)
+					text[i] = &s
+					size += len(v)
+				}
 			}
-		}
-		vals, err := sn.rec.rowValues(ch.table, text)
-		if err != nil {
-			_, _ = rr.Close()
-			fail(err)
-			return
-		}
-		batch.vals, batch.sizes = append(batch.vals, vals), append(batch.sizes, size)
-		if len(batch.vals) == cap(batch.vals) {
-			select {
-			case ch.rows <- batch:
-			case <-ctx.Done():
+			vals, err := sn.rec.rowValues(ch.table, text)
+			if err != nil {
 				_, _ = rr.Close()
+				fail(err)
 				return
 			}
-			batch = rowBatch{vals: make([][]any, 0, 256), sizes: make([]int, 0, 256)}
+			batch.vals, batch.sizes = append(batch.vals, vals), append(batch.sizes, size)
+			if len(batch.vals) == cap(batch.vals) {
+				select {
+				case ch.rows <- batch:
+				case <-ctx.Done():
+					_, _ = rr.Close()
+					return
+				}
+				batch = rowBatch{vals: make([][]any, 0, 256), sizes: make([]int, 0, 256)}
+			}
 		}
+		if _, err := rr.Close(); err != nil {
+			fail(fmt.Errorf("read %s: %w", ch.table.ID(), err))
+			return
+		}
+		more = n == max(sn.cfg.FetchSize, 1)
 	}
-	if _, err := rr.Close(); err != nil {
+	if _, err := c.Exec(ctx, "CLOSE sluice_chunk").ReadAll(); err != nil {
 		fail(fmt.Errorf("read %s: %w", ch.table.ID(), err))
 		return
 	}

@@ -49,6 +49,12 @@ type streamer struct {
 	// record carries.
 	last     position
 	lastBeat time.Time
+	// fix is the last change event's unchanged TOASTed values to read
+	// back, handed to Poll with its records.
+	fix *toastFix
+	// changed are the tables described anew with other columns, to
+	// announce before the change that came with the description.
+	changed []schemaChange
 }
 
 // relation is a table as pgoutput describes it, with the captured table it
@@ -58,6 +64,9 @@ type relation struct {
 	table *Table
 	// cols maps the relation's columns to the table's (-1: not captured).
 	cols []int
+	// desc is its captured columns as described, when schema changes are
+	// announced.
+	desc []columnDesc
 }
 
 // txState is the transaction being read.
@@ -234,9 +243,13 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("decode pgoutput at %s: %w", x.WALStart, err)
 		}
+		notes := s.announce(x.WALStart, m)
 		recs, err := s.message(ctx, x.WALStart, m)
 		if err != nil {
 			return fmt.Errorf("at %s: %w", x.WALStart, err)
+		}
+		if notes != nil {
+			recs = append(notes, recs...)
 		}
 		return s.send(ctx, recs, len(x.WALData))
 	}
@@ -248,6 +261,8 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 // interval: a walsender that hears nothing for wal_sender_timeout ends the
 // session. The last of the records is the position heartbeat records carry.
 func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord, bytes int) error {
+	fix := s.fix
+	s.fix = nil
 	if len(recs) == 0 {
 		return nil
 	}
@@ -258,7 +273,7 @@ func (s *streamer) send(ctx context.Context, recs []connect.SourceRecord, bytes 
 	defer tick.Stop()
 	for {
 		select {
-		case s.out <- item{recs: recs, bytes: bytes}:
+		case s.out <- item{recs: recs, bytes: bytes, fix: fix}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -390,12 +405,26 @@ func (s *streamer) skipEvent(lsn pglogrepl.LSN) bool {
 // may no longer be — typed from the message's type and modifier; the
 // catalog gives what the message does not: the primary key, NOT NULL and
 // defaults, of the columns it still has.
+//
+// With sluice.schema.change.topic set, a description whose captured columns
+// differ from the one before is announced there (schemachange.go).
 func (s *streamer) relation(ctx context.Context, m *pglogrepl.RelationMessage) error {
 	rel := &relation{msg: m}
+	prev := s.relations[m.RelationID]
 	s.relations[m.RelationID] = rel
 	if !s.cfg.Tables.Table(m.Namespace, m.RelationName) {
 		return nil
 	}
+	if err := s.register(ctx, rel); err != nil {
+		return err
+	}
+	return s.compare(ctx, prev, rel)
+}
+
+// register builds the captured table a relation message describes, and its
+// records' shapes.
+func (s *streamer) register(ctx context.Context, rel *relation) error {
+	m := rel.msg
 	now, err := s.cat.table(ctx, s.cfg, m.RelationID, m.Namespace, m.RelationName)
 	if err != nil {
 		return err
@@ -474,14 +503,22 @@ func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple
 	if before != nil && after != nil {
 		// An unchanged TOASTed value is not sent again; under REPLICA
 		// IDENTITY FULL the old row carries it, and Debezium takes it
-		// from there.
+		// from there — not from an old key tuple (a key changed under
+		// DEFAULT), whose other columns are nulls: those keep the
+		// placeholder, as Debezium's keep it (it takes only a non-null
+		// old value).
 		for j, toast := range after.toast {
-			if toast && before.present[j] && !before.toast[j] {
-				after.values[j] = before.values[j]
+			if toast && before.present[j] && !before.toast[j] && before.values[j] != nil {
+				after.values[j], after.toast[j] = before.values[j], false
 			}
 		}
 	}
-	return s.rec.change(rel.table, op, before, after, s.pos(lsn, kind))
+	recs, err := s.rec.change(rel.table, op, before, after, s.pos(lsn, kind))
+	if err != nil {
+		return nil, err
+	}
+	s.fix = s.toastFix(rel, newTuple, after, recs)
+	return recs, nil
 }
 
 // row converts a tuple to the table's captured columns' values (nil when

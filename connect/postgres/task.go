@@ -32,7 +32,11 @@ type Task struct {
 	// slot is the slot's state as last read, for the gauges.
 	slot atomic.Pointer[slotState]
 
-	out    chan item
+	out chan item
+	// carry are the items a poll's re-reads cut off, the next poll's
+	// first; reread reads unchanged TOASTed values back (nil: none are).
+	carry  batch
+	reread *rereader
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
@@ -75,7 +79,10 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 	if plan.snapshot == nil {
 		plan.stored = stored
 	}
-	t.out = make(chan item, 64)
+	t.out = make(chan item, min(queueItems, cfg.MaxQueue))
+	if len(cfg.ToastReread) > 0 {
+		t.reread = newRereader(cfg, t.log)
+	}
 	bctx, cancel := context.WithCancel(context.Background())
 	t.cancel, t.done = cancel, make(chan struct{})
 	go t.run(bctx, plan)
@@ -335,6 +342,10 @@ func (t *Task) work(ctx context.Context, p plan) error {
 	return s.run(ctx)
 }
 
+// queueItems is how many messages' records the stream queues for Poll at
+// most (max.queue.size may make it fewer).
+const queueItems = 64
+
 // batchBytes bounds a poll's batch by the size of the values it carries, as
 // max.batch.size bounds it by records: a batch of wide rows (a transaction
 // of large values) is cut short, so the agent holds a few MiB of them rather
@@ -342,56 +353,94 @@ func (t *Task) work(ctx context.Context, p plan) error {
 const batchBytes = 8 << 20
 
 // item is what the background work hands Poll: the records of one message
-// or snapshot row, and about how many bytes of values they carry.
+// or snapshot row, about how many bytes of values they carry, and the
+// unchanged TOASTed values to read back into them, if any.
 type item struct {
 	recs  []connect.SourceRecord
 	bytes int
+	fix   *toastFix
+}
+
+// batch is a poll's items, with their record and byte counts.
+type batch struct {
+	items          []item
+	records, bytes int
+}
+
+func (b *batch) add(it item) {
+	b.items = append(b.items, it)
+	b.records += len(it.recs)
+	b.bytes += it.bytes
 }
 
 // Poll implements connect.SourceTask.
 func (t *Task) Poll(ctx context.Context) ([]connect.SourceRecord, error) {
-	timer := time.NewTimer(500 * time.Millisecond)
-	defer timer.Stop()
-	var out []connect.SourceRecord
-	var size int
-	select {
-	case it := <-t.out:
-		// Sized once for what is queued: growing it append by append
-		// was a good part of the garbage a busy task makes.
-		out = make([]connect.SourceRecord, 0, min(t.cfg.MaxBatch, len(it.recs)+2*len(t.out)))
-		out, size = append(out, it.recs...), it.bytes
-	case <-t.done:
-		return t.drain(out)
-	case <-timer.C:
-		return nil, nil
-	case <-ctx.Done():
-		return nil, nil
-	}
-	for len(out) < t.cfg.MaxBatch && size < batchBytes {
+	b := t.carry
+	t.carry = batch{}
+	if len(b.items) == 0 {
+		timer := time.NewTimer(500 * time.Millisecond)
+		defer timer.Stop()
 		select {
 		case it := <-t.out:
-			out, size = append(out, it.recs...), size+it.bytes
-		default:
-			return out, nil
+			// Sized once for what is queued, as the records are below.
+			b.items = make([]item, 0, min(t.cfg.MaxBatch, 1+2*len(t.out)))
+			b.add(it)
+		case <-t.done:
+			return t.drain(ctx)
+		case <-timer.C:
+			return nil, nil
+		case <-ctx.Done():
+			return nil, nil
 		}
+	}
+	for b.records < t.cfg.MaxBatch && b.bytes < batchBytes {
+		select {
+		case it := <-t.out:
+			b.add(it)
+		default:
+			return t.finish(ctx, b)
+		}
+	}
+	return t.finish(ctx, b)
+}
+
+// finish reads back the batch's unchanged TOASTed values, which may cut it
+// short (the rest is the next poll's), and returns its records.
+func (t *Task) finish(ctx context.Context, b batch) ([]connect.SourceRecord, error) {
+	keep := len(b.items)
+	if t.reread != nil {
+		var err error
+		if keep, err = t.reread.fill(ctx, b.items, batchBytes); err != nil {
+			return nil, err
+		}
+		for _, it := range b.items[keep:] {
+			t.carry.add(it)
+		}
+	}
+	// Sized once: growing it append by append was a good part of the
+	// garbage a busy task makes.
+	out := make([]connect.SourceRecord, 0, b.records)
+	for _, it := range b.items[:keep] {
+		out = append(out, it.recs...)
 	}
 	return out, nil
 }
 
 // drain returns what is left once the background work ended, then why it
 // ended.
-func (t *Task) drain(out []connect.SourceRecord) ([]connect.SourceRecord, error) {
+func (t *Task) drain(ctx context.Context) ([]connect.SourceRecord, error) {
+	var b batch
 	for {
 		select {
 		case it := <-t.out:
-			out = append(out, it.recs...)
+			b.add(it)
 			continue
 		default:
 		}
 		break
 	}
-	if len(out) > 0 {
-		return out, nil
+	if len(b.items) > 0 {
+		return t.finish(ctx, b)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -532,6 +581,7 @@ func (t *Task) Stop() error {
 			t.log.Warn("slot.drop.on.stop", "err", err)
 		}
 	}
+	t.reread.close()
 	t.closeConns()
 	return nil
 }

@@ -102,7 +102,29 @@ var supported = map[string]keyCheck{
 	"field.name.adjustment.mode":             oneOf("none"),
 	"schema.name.adjustment.mode":            oneOf("none"),
 	"unavailable.value.placeholder":          nil,
+	"sluice.toast.reread.tables":             regexList,
+	"sluice.schema.change.topic":             topicName,
 	"sluice.heartbeat.wal.interval.ms":       intAtLeast(0),
+}
+
+// regexList accepts a comma-separated list of regular expressions, as the
+// table and column lists take them.
+func regexList(v string) string {
+	for _, e := range splitRegexList(v) {
+		if _, err := regexp.Compile("(?i)^(?:" + e + ")$"); err != nil {
+			return fmt.Sprintf("%q is not a regular expression: %v", e, err)
+		}
+	}
+	return ""
+}
+
+// topicName accepts a Kafka topic name.
+func topicName(v string) string {
+	v = strings.TrimSpace(v)
+	if !prefixRe.MatchString(v) || len(v) > 249 || v == "." || v == ".." {
+		return fmt.Sprintf("%q is not a Kafka topic name: up to 249 letters, digits, '.', '_' and '-'", v)
+	}
+	return ""
 }
 
 // required are the keys without which the connector cannot start.
@@ -162,7 +184,26 @@ func configErrors(props map[string]string) []*configError {
 			errs = append(errs, &configError{pair[1], "cannot be set together with " + pair[0]})
 		}
 	}
+	if q, b, ok := queueAndBatch(props); ok && q <= b {
+		errs = append(errs, &configError{"max.queue.size", fmt.Sprintf("%d must be larger than max.batch.size (%d), as Debezium requires", q, b)})
+	}
 	return errs
+}
+
+// queueAndBatch are max.queue.size and max.batch.size, defaults included,
+// when both are whole numbers.
+func queueAndBatch(props map[string]string) (queue, batch int, ok bool) {
+	read := func(k string, def int) (int, bool) {
+		v := strings.TrimSpace(props[k])
+		if v == "" {
+			return def, true
+		}
+		n, err := strconv.Atoi(v)
+		return n, err == nil
+	}
+	queue, okQ := read("max.queue.size", 8192)
+	batch, okB := read("max.batch.size", 2048)
+	return queue, batch, okQ && okB
 }
 
 // keyError is what is wrong with one key's value, or "".

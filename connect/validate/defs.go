@@ -44,6 +44,9 @@ const (
 	// AgentSelectorConfig is Sluice's placement key: the labels an agent
 	// must have to run the connector's tasks.
 	AgentSelectorConfig = "sluice.agent.selector"
+	// LabelsConfig is Sluice's labels of a connector, key=value pairs the
+	// fleet listing shows and filters on (GET /sluice/fleet/connectors).
+	LabelsConfig = "sluice.labels"
 )
 
 // MaxTasks bounds tasks.max (Kafka sets no upper bound): the coordinator
@@ -137,6 +140,8 @@ const (
 		"keys, all error context header keys will start with <code>__connect.errors.</code>"
 	selectorDoc = "Labels an agent must have to run this connector's tasks, as comma-separated key=value pairs " +
 		"(for example zone=a,host=web-1). Unset or empty: any agent. A file source should name the host its file is on."
+	labelsDoc = "Labels of this connector, as comma-separated key=value pairs (for example team=payments,env=prod): " +
+		"the fleet listing shows them and filters on them. They change nothing in how the connector runs."
 )
 
 // converterDefaults are the default class and version of one converter key:
@@ -246,6 +251,9 @@ func baseDef(in defsInput) *connect.ConfigDef {
 	d.Define(connect.ConfigKey{Name: AgentSelectorConfig, Type: connect.TypeString, Validator: selectorValidator{},
 		Importance: connect.ImportanceMedium, Documentation: selectorDoc, Group: sluiceGroup, OrderInGroup: 1,
 		Width: connect.WidthLong, DisplayName: "Agent selector"})
+	d.Define(connect.ConfigKey{Name: LabelsConfig, Type: connect.TypeString, Validator: selectorValidator{},
+		Importance: connect.ImportanceLow, Documentation: labelsDoc, Group: sluiceGroup, OrderInGroup: 2,
+		Width: connect.WidthLong, DisplayName: "Labels"})
 	return d
 }
 

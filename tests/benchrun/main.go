@@ -56,8 +56,9 @@
 //     the agent and its connector host, the worker), and the ratios
 //     native ÷ Debezium.
 //  10. postgres transaction (not in the default list; PostgreSQL only): the
-//     native connector streams one transaction of 2 GiB (rows of 64 KiB):
-//     peak agent RSS, and MiB/s from the commit.
+//     native connector streams one transaction of 2 GiB (rows of 64 KiB),
+//     in an agent with its defaults and again with GOMEMLIMIT=64MiB: peak
+//     agent RSS, and MiB/s from the commit.
 //
 // Every process runs on this machine; the broker is the one on BENCH_KAFKA
 // (default 127.0.0.1:9092), which `make bench` starts when none answers.

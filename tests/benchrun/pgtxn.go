@@ -15,7 +15,8 @@ import (
 // captured from empty; once the task streams, one INSERT commits txnMiB MiB
 // in rows of txnValueKiB (64 KiB by default), and the agent's resident
 // memory is sampled from before the INSERT until every row is in the
-// topic. One run, the native connector only.
+// topic. One run each of the native connector in an agent with its
+// defaults and in one with a soft memory limit (as scenario 9's systems).
 func (b *bench) scenarioPGTransaction() error {
 	const scen = "10 postgres transaction"
 	if _, _, missing := b.debeziumSetup(); b.pg == nil {
@@ -25,9 +26,19 @@ func (b *bench) scenarioPGTransaction() error {
 		return nil
 	}
 	defer b.dropPostgres()
+	for _, sut := range b.pgSystems(false) {
+		if err := b.pgTransaction(scen, sut); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pgTransaction is one run of scenario 10 on an agent of sut.
+func (b *bench) pgTransaction(scen string, sut dbzSUT) error {
 	mib, txnValueKiB := b.sizes.txnMiB, b.sizes.txnValueKiB
 	rows := mib * 1024 / txnValueKiB
-	table := pgPrefix(b.runID) + "s10_txn"
+	table := pgPrefix(b.runID) + "s10_" + sut.label
 	defer func() {
 		if err := b.pg.dropPrefixed(table); err != nil {
 			b.logf("  dropping %s: %v", table, err)
@@ -37,7 +48,7 @@ func (b *bench) scenarioPGTransaction() error {
 		ALTER TABLE %[1]s ALTER COLUMN v SET STORAGE EXTERNAL;`, table)); err != nil {
 		return err
 	}
-	c, err := b.pgCluster(dbzSUT{sys: sysSluice, label: "native", native: true}, "txn", dbzPaths{})
+	c, err := b.pgCluster(sut, "txn-"+strings.ReplaceAll(sut.label, "_", "-"), dbzPaths{})
 	if err != nil {
 		return err
 	}
@@ -92,15 +103,15 @@ func (b *bench) scenarioPGTransaction() error {
 	if err != nil {
 		return err
 	}
-	b.logf("  %d records in %.1fs after the commit (first after %.1fs), table %s, peak agent RSS %.0f MiB (idle %.0f MiB, %d samples)",
-		rows, drainSecs, firstSecs, size, peaks[0], idle, samples)
+	b.logf("  %s%s: %d records in %.1fs after the commit (first after %.1fs), table %s, peak agent RSS %.0f MiB (idle %.0f MiB, %d samples)",
+		sut.label, sut.suffix, rows, drainSecs, firstSecs, size, peaks[0], idle, samples)
 	fig := fmt.Sprintf("one transaction of %d MiB (%d rows × %d KiB)", mib, rows, txnValueKiB)
-	b.add(scen, sysSluice, "agent RSS before the transaction", "MiB", "info", []float64{idle}, "the native connector streaming an idle table")
-	b.add(scen, sysSluice, "agent RSS, peak, "+fig, "MiB", "lower", []float64{peaks[0]},
+	b.add(scen, sysSluice, "agent RSS before the transaction"+sut.suffix, "MiB", "info", []float64{idle}, "the native connector streaming an idle table")
+	b.add(scen, sysSluice, "agent RSS, peak, "+fig+sut.suffix, "MiB", "lower", []float64{peaks[0]},
 		fmt.Sprintf("sampled every %v from the INSERT until every row is in the topic", rssInterval))
-	b.add(scen, sysSluice, "PostgreSQL commits "+fig, "s", "info", []float64{commitSecs}, "")
-	b.add(scen, sysSluice, "commit → first record of the transaction in topic", "s", "info", []float64{firstSecs}, "")
-	b.add(scen, sysSluice, fig+" → topic, from the commit", "MiB/s", "higher", []float64{float64(mib) / drainSecs}, "")
+	b.add(scen, sysSluice, "PostgreSQL commits "+fig+sut.suffix, "s", "info", []float64{commitSecs}, "")
+	b.add(scen, sysSluice, "commit → first record of the transaction in topic"+sut.suffix, "s", "info", []float64{firstSecs}, "")
+	b.add(scen, sysSluice, fig+" → topic, from the commit"+sut.suffix, "MiB/s", "higher", []float64{float64(mib) / drainSecs}, "")
 	if err := c.rest().Connectors().Delete(context.Background(), name); err != nil {
 		return c.failed("delete "+name, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/sluice-io/sluice/connect/javatext"
 )
 
 // decimal is an exact decimal number, unscaled × 10^-scale, as Java's
@@ -146,26 +148,5 @@ func (d decimal) float64() float64 {
 // shortest big-endian two's complement form, as Connect's Decimal and
 // Debezium's VariableScaleDecimal carry it.
 func (d decimal) unscaledBytes() []byte {
-	return twosComplement(d.unscaled)
-}
-
-func twosComplement(v *big.Int) []byte {
-	if v.Sign() >= 0 {
-		b := v.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -v - 1 has the complement's bits inverted.
-	m := new(big.Int).Neg(v)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	if len(b) == 0 || b[0]&0x80 == 0 {
-		b = append([]byte{0xFF}, b...)
-	}
-	return b
+	return javatext.BigIntegerBytes(d.unscaled)
 }

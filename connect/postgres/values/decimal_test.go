@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/big"
 	"testing"
+
+	"github.com/sluice-io/sluice/connect/javatext"
 )
 
 func TestDecimal(t *testing.T) {
@@ -84,7 +86,7 @@ func TestTwosComplementRoundTrips(t *testing.T) {
 	for _, s := range []string{"0", "1", "-1", "255", "-255", "256", "-256", "32767", "-32768", "92233720368547758.07",
 		"-92233720368547758.08", "123456789012345678901234567890"} {
 		d, _ := parseDecimal(s)
-		b := twosComplement(d.unscaled)
+		b := javatext.BigIntegerBytes(d.unscaled)
 		back := new(big.Int).SetBytes(b)
 		if len(b) > 0 && b[0]&0x80 != 0 {
 			back.Sub(back, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))

@@ -39,6 +39,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/prestop"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rebalance"
 	"github.com/sluice-io/sluice/coordinator/internal/fleet/rollout"
+	"github.com/sluice-io/sluice/coordinator/internal/fleetlist"
 	"github.com/sluice-io/sluice/coordinator/internal/gauges"
 	"github.com/sluice-io/sluice/coordinator/internal/health"
 	"github.com/sluice-io/sluice/coordinator/internal/instances"
@@ -109,6 +110,10 @@ type Config struct {
 	OffsetsPartitions int32
 	StatusPartitions  int32
 	AgentLease        time.Duration
+	// SinkLagDegraded is the sink lag, in records, from which the fleet
+	// listing calls a running sink degraded (0: fleetlist's default,
+	// negative: never).
+	SinkLagDegraded int64
 	// AgentProbe is how often the leader probes each agent's presence
 	// (reconciler/presence.go); 0: never, the lease alone finds lost agents.
 	AgentProbe time.Duration
@@ -212,6 +217,8 @@ type Herder struct {
 	agentRolls *agentroll.Controller
 	// fleetAPI answers the agents and fleet endpoints (fleetrest).
 	fleetAPI *fleetrest.Service
+	// fleetList answers the fleet listing (fleetlist).
+	fleetList *fleetlist.Lister
 
 	rpc *agentrpc.Client
 	// rec places tasks on agents: it owns the agent registry, the
@@ -267,6 +274,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.locks = connlock.New(h.trigger)
 	h.lead = leadership.New(h.log, h.leaderComponents()...)
 	h.fleetAPI = &fleetrest.Service{}
+	h.fleetList = &fleetlist.Lister{}
 	h.levels = &loglevels.Service{}
 	h.lag = &lag.Reader{}
 	h.lagHistory = h.newLagHistory()
@@ -335,6 +343,8 @@ func (h *Herder) Start(ctx context.Context) error {
 		return fmt.Errorf("read status topic: %w", err)
 	}
 	h.startFleetControllers()
+	h.fleetList.Configure(fleetlist.Config{Configs: h.configs.State, Statuses: fleetStatuses{statusesPort{h}}, Plugins: h.plugins,
+		Lags: h.lag.Latest(), LagThreshold: h.cfg.SinkLagDegraded})
 	if h.offsets, err = offsetstore.New(h.cfg.OffsetsTopic, h.cfg.KafkaOpts...); err != nil {
 		return err
 	}

@@ -80,6 +80,7 @@ var auditOps = map[string]auditOp{
 	"resume_connector":       {"connector.resume", true},
 	"restart_connector":      {"connector.restart", true},
 	"reset_connector_topics": {"topics.reset", true},
+	"migrate":                {"connectors.migrate", false},
 	"bulk_pause":             {"connectors.pause", false},
 	"bulk_resume":            {"connectors.resume", false},
 	"bulk_stop":              {"connectors.stop", false},

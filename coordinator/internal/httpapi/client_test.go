@@ -102,6 +102,17 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Audit().Log(ctx, api.AuditQuery{Connector: "a", Since: time.Now().Add(-time.Hour), Limit: 5})
 		return err
 	},
+	"fleet_connectors": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Connectors(ctx, api.FleetQuery{Q: "ord", States: []string{api.StateRunning, api.StateFailed}, Healths: []string{api.HealthFailed},
+			Types: []string{api.TypeSink}, Agent: "agent-1", Plugin: "FileStreamSink", Labels: map[string]string{"team": "orders", "env": "prod"},
+			Sort: api.SortChanged, Offset: 50, Limit: 25})
+		return err
+	},
+	"migrate": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Fleet().Migrate(ctx, api.MigrationRequest{URL: "http://connect:8083", Connectors: "a", LeaveStopped: true, DeleteSource: true,
+			StopTimeout: "1m", User: "u", Password: "p"}, true)
+		return err
+	},
 	"bulk_pause": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Fleet().PauseConnectors(ctx, api.Selector{Names: []string{"a"}})
 		return err

@@ -133,6 +133,16 @@ var (
 		Status: http.StatusAccepted}}}
 )
 
+// exFleet is a page of the fleet listing.
+var exFleet = api.FleetConnectors{Total: 2, Limit: api.DefaultFleetLimit, Connectors: []api.FleetConnector{
+	{Name: "orders-sink", Type: api.TypeSink, Class: "org.apache.kafka.connect.file.FileStreamSinkConnector", Version: "0.4.0",
+		State: api.StateRunning, Health: api.HealthDegraded, Reason: "1 of 2 tasks FAILED: task 1: java.io.IOException: disk full", TasksRunning: 1, TasksTotal: 2,
+		Agents: []string{"agent-1"}, Labels: map[string]string{"team": "orders"}, SinkLag: int64p(120000), SinkLagAt: &exTime, Changed: &exTime},
+	{Name: "orders-src", Type: api.TypeSource, Class: exFileSource, Version: "0.4.0", State: api.StateRunning, Health: api.HealthHealthy,
+		Reason: "1 of 1 tasks RUNNING", TasksRunning: 1, TasksTotal: 1, Agents: []string{"agent-2"}, Labels: map[string]string{"team": "orders"}, Changed: &exTime}},
+	Counts: api.FleetCounts{Health: map[string]int{api.HealthDegraded: 1, api.HealthHealthy: 1, api.HealthStopped: 1},
+		State: map[string]int{api.StateRunning: 2, api.StateStopped: 1}, Type: map[string]int{api.TypeSink: 1, api.TypeSource: 2}}}
+
 // The dry_run parameter of Sluice's offsets operations, and the body of a
 // validate.
 var (
@@ -225,6 +235,28 @@ var opDocs = map[string]opDoc{
 		query: []queryParam{qString("connector", "Only this connector's records."), qString("since", "RFC 3339 time, or a duration back from now (90s, 1h, 7d)."),
 			qInt("limit", "How many records at most (default 100).", 1, 10000)},
 		ok: []okAnswer{{status: 200, desc: "The records.", example: exAudit}}},
+	"fleet_connectors": {summary: "The fleet: every connector with its derived health",
+		desc: "The connectors the caller may view, each with its health (healthy, degraded, failed, paused, stopped or unassigned) and the reason (docs/console.md, \"Health\"), built from this coordinator's view without reading Kafka or an agent: any coordinator answers. sink_lag is the last lag this coordinator read of a sink (null until it read one). Filters combine; counts are over every connector the caller may view, before the filters.",
+		query: []queryParam{qString("q", "Only names holding this, in any case."),
+			qString("state", "Only these states, comma-separated: RUNNING, PAUSED, STOPPED, FAILED, RESTARTING, UNASSIGNED."),
+			qString("health", "Only these healths, comma-separated: failed, degraded, unassigned, paused, stopped, healthy."),
+			qString("type", "Only these types, comma-separated: source, sink, unknown."),
+			qString("agent", "Only connectors with a task on this agent."),
+			qString("plugin", "Only this plugin: its class, simple name or alias, in any case."),
+			qString("label", "key=value: only connectors whose sluice.labels hold it; repeat for more (all must hold)."),
+			qString("sort", "attention (default: failed, degraded, unassigned, paused, stopped, healthy, then name), name, or changed (latest first)."),
+			qInt("offset", "Rows to skip.", 0, 1<<31-1), qInt("limit", "Rows at most (default 50).", 1, api.MaxFleetLimit)},
+		ok: []okAnswer{{status: 200, desc: "A page of the filtered, sorted rows, their total and the fleet's counts.", example: exFleet}}},
+	"migrate": {summary: "Migrate connectors from a Kafka Connect cluster, with their positions",
+		desc:  "The coordinator reads the Kafka Connect REST URL itself, only when one of its --migrate-allow-url flags names it (403 otherwise), with the body's credentials (never the caller's) and without following redirects. Each connector the glob matches, by name: checked (a plugin, a free name, a config that validates), stopped on Kafka Connect, its offsets read, created in Sluice at them in its state (POST /connectors's create), and with delete_source deleted there. A failure names its step; earlier steps stay done, and a connector stopped on Kafka Connect is put back as it was. dry_run=true checks and answers the plan with each connector's config and offsets, changing nothing on either side. Each connector's name must be one the caller's admin grants cover. 404: no connector there matches; 502: Kafka Connect did not list its connectors.",
+		query: []queryParam{qDryRun},
+		body:  api.MigrationRequest{URL: "http://connect-1:8083", Connectors: "orders-*", StopTimeout: "2m"},
+		ok: []okAnswer{{status: 200, desc: "What became of each connector (dry run: would become, with its config and offsets).", example: api.MigrationResult{URL: "http://connect-1:8083",
+			Connectors: []api.MigratedConnector{
+				{Name: "orders-sink", Type: api.TypeSink, Class: "org.apache.kafka.connect.file.FileStreamSinkConnector", State: api.StateRunning, Result: api.MigrationMigrated, OffsetsCount: 3},
+				{Name: "orders-src", Type: api.TypeSource, Class: exFileSource, State: api.StateRunning, Result: api.MigrationFailed, Step: "create in Sluice",
+					Detail: "create in Sluice: create orders-src: the connector orders-src already exists; put back to RUNNING on Kafka Connect"}}}}},
+		errs: []int{403, 404}},
 	"bulk_pause":   bulkDoc("pause"),
 	"bulk_resume":  bulkDoc("resume"),
 	"bulk_stop":    bulkDoc("stop"),

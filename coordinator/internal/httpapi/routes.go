@@ -103,6 +103,8 @@ func routes() []route {
 		{"GET /admin/loggers/{name}", "get_logger", onAdmin(makeGetLogger), decodeName, encodeJSON, viewer},
 		{"PUT /admin/loggers/{name}", "set_logger_level", onAdmin(makeSetLoggerLevel), decodeSetLoggerLevel, encodeSetLoggerLevel, admin},
 
+		{"GET /sluice/fleet/connectors", "fleet_connectors", onFleet(makeFleetConnectors), decodeFleetQuery, encodeJSON, viewer},
+		{"POST /sluice/migrations", "migrate", onFleet(makeMigrate), decodeMigration, encodeJSON, admin},
 		{"GET /sluice/audit", "audit_log", onAdmin(makeAuditLog), decodeAuditQuery, encodeJSON, admin},
 		{"POST /sluice/connectors/pause", "bulk_pause", onFleet(makeBulkAction), decodeBulk("pause"), encodeJSON, operator},
 		{"POST /sluice/connectors/resume", "bulk_resume", onFleet(makeBulkAction), decodeBulk("resume"), encodeJSON, operator},

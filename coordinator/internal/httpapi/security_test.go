@@ -108,6 +108,8 @@ func requestFor(rt route, conn string) (method, path, body string) {
 		body = `{"names":["` + conn + `"],"state":"STOPPED"}`
 	case "create_rollout":
 		body = `{"match":"` + conn + `*","patch":{"k":"v"}}`
+	case "migrate":
+		body = `{"url":"http://connect:8083","connectors":"` + conn + `"}`
 	}
 	return method, path, body
 }

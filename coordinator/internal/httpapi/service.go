@@ -162,6 +162,15 @@ type Agents interface {
 // actions, maintenance windows, rebalancing and rollouts. allow is the
 // caller's grant check for one connector (see Services).
 type Fleet interface {
+	// FleetConnectors answers GET /sluice/fleet/connectors: the
+	// connectors visible reports true of (nil: every one), as q, whose
+	// values are checked, filters, sorts and pages them.
+	FleetConnectors(ctx context.Context, q api.FleetQuery, visible func(connector string) bool) (api.FleetConnectors, error)
+	// Migrate answers POST /sluice/migrations: the connectors of a Kafka
+	// Connect cluster moved into Sluice with their positions (dryRun:
+	// the plan, nothing changed); a connector allow refuses is not
+	// migrated, its refusal said.
+	Migrate(ctx context.Context, req api.MigrationRequest, dryRun bool, allow func(connector string) error) (api.MigrationResult, error)
 	// BulkAction answers POST /sluice/connectors/{action}: action on each
 	// connector sel selects, each result what the single-connector
 	// endpoint answers; a connector allow refuses gets that 403 as its

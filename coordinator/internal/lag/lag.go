@@ -49,7 +49,12 @@ type Reader struct {
 	// warn rate-limits the warning of a lag that cannot be read, per
 	// connector.
 	warn *logthrottle.Limiter
+	// latest keeps the last lag read of each sink (Latest).
+	latest Latest
 }
+
+// Latest is the last lag this reader read of each sink.
+func (r *Reader) Latest() *Latest { return &r.latest }
 
 // Configure sets what the reader works with; call it once, before the
 // first read.
@@ -85,6 +90,8 @@ func (r *Reader) Lags(ctx context.Context) []metrics.SinkLag {
 		}
 		out = append(out, s)
 	}
+	r.latest.Record(out, r.cfg.Clock())
+	r.latest.Forget(func(name string) bool { _, ok := r.cfg.Connectors.Get(name); return ok })
 	return out
 }
 
@@ -115,6 +122,7 @@ func (r *Reader) ConnectorLag(ctx context.Context, name string) (api.ConnectorLa
 	for _, p := range parts {
 		out.TotalLag += p.Lag
 	}
+	r.latest.RecordOne(name, out.TotalLag, r.cfg.Clock())
 	return out, nil
 }
 
@@ -255,6 +263,16 @@ func (r *Reader) AllSinks(ctx context.Context) ([]SinkLag, error) {
 			continue // the group's coordinator did not answer
 		}
 		out = append(out, SinkLag{Connector: s.name, Partitions: partitionLags(s.topics, ends, starts, got.Fetched)})
+	}
+	// The leader's lag history samples every sink this way: its rounds
+	// also keep the fleet listing's sink lag fresh (Latest).
+	at := r.cfg.Clock()
+	for _, s := range out {
+		var total int64
+		for _, p := range s.Partitions {
+			total += p.Lag
+		}
+		r.latest.RecordOne(s.Connector, total, at)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -29,6 +30,10 @@ type Connector struct {
 	// Version grows with every change to this connector, so a request can
 	// tell whether the connector changed between its check and its write.
 	Version int64
+	// Changed is when its config, target state or task configs were last
+	// written: the timestamp of the latest such record (zero when the
+	// records were applied without one, as by Apply).
+	Changed time.Time
 }
 
 type connectorEntry struct {
@@ -81,7 +86,12 @@ func (s *ConfigState) entry(name string, create bool) *connectorEntry {
 // Apply feeds one decoded config record into the state. Task configs are
 // held back until the commit record that names their count arrives, as in
 // Kafka Connect, so a half-written set of task configs is never used.
-func (s *ConfigState) Apply(rec records.ConfigRecord) {
+func (s *ConfigState) Apply(rec records.ConfigRecord) { s.ApplyAt(rec, time.Time{}) }
+
+// ApplyAt is Apply of a record written at at (its Kafka timestamp), which
+// becomes the connector's Changed when the record is its config, target
+// state or commit of task configs.
+func (s *ConfigState) ApplyAt(rec records.ConfigRecord, at time.Time) {
 	if rec.Kind == records.KindUnknown {
 		return
 	}
@@ -154,6 +164,9 @@ func (s *ConfigState) Apply(rec records.ConfigRecord) {
 	s.version++
 	if e := s.entry(name, false); e != nil {
 		e.Version = s.version
+		if rec.Kind != records.KindTask && rec.Kind != records.KindFencing && at.After(e.Changed) {
+			e.Changed = at
+		}
 	}
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -217,6 +230,21 @@ func (s *ConfigState) All() []Connector {
 		out = append(out, copyConnector(e.Connector))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// AllShared is All without the copies of the configs, in no order: the maps are the
+// state's own, for a caller that reads every connector on each request
+// (the fleet listing) and must only read them. Apply never changes a map
+// it installed (a new record installs a new one), so reading them
+// without the lock is safe.
+func (s *ConfigState) AllShared() []Connector {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Connector, 0, len(s.connectors))
+	for _, e := range s.connectors {
+		out = append(out, e.Connector)
+	}
 	return out
 }
 

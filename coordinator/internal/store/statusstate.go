@@ -3,6 +3,7 @@ package store
 import (
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/sluice-io/sluice/shared/records"
 )
@@ -27,6 +28,9 @@ type StatusState struct {
 	tasks      map[taskKey]InstanceStatus
 	topics     map[string]map[string]bool // connector -> topic set
 	maxGen     int64
+	// changed is, by connector, when its status or a task's last changed
+	// (the latest timestamp ApplyAt was given).
+	changed map[string]time.Time
 }
 
 // NewStatusState returns an empty state.
@@ -35,26 +39,37 @@ func NewStatusState() *StatusState {
 		connectors: map[string]InstanceStatus{},
 		tasks:      map[taskKey]InstanceStatus{},
 		topics:     map[string]map[string]bool{},
+		changed:    map[string]time.Time{},
 	}
 }
 
 // Apply feeds one decoded status record into the state. A task status with
 // an older generation than the one held is ignored, so a late report from a
 // task's previous owner never overwrites its successor's.
-func (s *StatusState) Apply(rec records.StatusRecord) {
+func (s *StatusState) Apply(rec records.StatusRecord) { s.ApplyAt(rec, time.Time{}) }
+
+// ApplyAt is Apply of a record written at at (its Kafka timestamp): a
+// connector or task status applied makes at its connector's Changed.
+func (s *StatusState) ApplyAt(rec records.StatusRecord, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch rec.Kind {
 	case records.StatusConnector:
 		if rec.Tombstone {
 			delete(s.connectors, rec.Connector)
+			delete(s.changed, rec.Connector)
 			return
 		}
 		s.connectors[rec.Connector] = toInstance(rec.Status)
+		s.touch(rec.Connector, at)
 	case records.StatusTask:
 		k := taskKey{rec.Connector, rec.Task}
 		if rec.Tombstone {
 			delete(s.tasks, k)
+			if _, ok := s.connectors[rec.Connector]; ok {
+				// (A deleted connector's tasks go after it: no time to keep.)
+				s.touch(rec.Connector, at)
+			}
 			return
 		}
 		st := toInstance(rec.Status)
@@ -62,6 +77,7 @@ func (s *StatusState) Apply(rec records.StatusRecord) {
 			return
 		}
 		s.tasks[k] = st
+		s.touch(rec.Connector, at)
 		if st.Generation > s.maxGen {
 			s.maxGen = st.Generation
 		}
@@ -85,6 +101,21 @@ func toInstance(st *records.Status) InstanceStatus {
 		out.Trace = *st.Trace
 	}
 	return out
+}
+
+// touch makes at connector's Changed when it is later; s.mu is held.
+func (s *StatusState) touch(connector string, at time.Time) {
+	if at.After(s.changed[connector]) {
+		s.changed[connector] = at
+	}
+}
+
+// Changed is when the status of connector or of one of its tasks last
+// changed (zero: not known).
+func (s *StatusState) Changed(connector string) time.Time {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.changed[connector]
 }
 
 // Connector returns a connector's status.

@@ -173,7 +173,7 @@ func (s *ConfigStore) applyRecord(r *kgo.Record) {
 		}
 		return
 	}
-	s.State.Apply(rec)
+	s.State.ApplyAt(rec, r.Timestamp)
 }
 
 // OnLoggerLevel has fn called with every cluster-wide log level read, in
@@ -212,7 +212,7 @@ func (s *StatusStore) applyRecord(r *kgo.Record) {
 	if err != nil {
 		return
 	}
-	s.State.Apply(rec)
+	s.State.ApplyAt(rec, r.Timestamp)
 }
 
 // Write appends status records in one transaction and waits until they

@@ -4,9 +4,7 @@ package transfer
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -14,19 +12,12 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/cmd/connectors"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
+	"github.com/sluice-io/sluice/shared/migrate"
 )
 
 // Connector is one connector as export writes it and import and
-// migrate create it: its config, its Target state and its positions.
-type Connector struct {
-	Name   string            `json:"name"`
-	Config map[string]string `json:"config"`
-	// State is RUNNING, PAUSED or STOPPED: the state to create it in.
-	State string `json:"state"`
-	// Offsets are GET …/offsets' entries, kept as the server wrote them
-	// so that no offset goes through a float64.
-	Offsets []api.ConnectorOffset `json:"offsets"`
-}
+// migrate create it: its config, its target state and its positions.
+type Connector = migrate.Connector
 
 // ReadConnector reads one connector's config, target state and offsets
 // from a Kafka Connect REST API (Sluice's or Apache Kafka Connect's).
@@ -49,36 +40,20 @@ func ReadConnector(ctx context.Context, rc *api.Client, name string) (Connector,
 
 // ReadOffsets is GET /connectors/{name}/offsets' entries.
 func ReadOffsets(ctx context.Context, rc *api.Client, name string) ([]api.ConnectorOffset, error) {
-	o, err := rc.Offsets().Get(ctx, name)
+	o, err := migrate.ReadOffsets(ctx, rc, name)
 	if err != nil {
 		return nil, fmt.Errorf("read the offsets of %s: %w", name, session.Err(err))
 	}
-	if o.Offsets == nil {
-		o.Offsets = []api.ConnectorOffset{}
-	}
-	return o.Offsets, nil
+	return o, nil
 }
 
-// TargetState is the state a connector is meant to be in, as its status
-// shows it — RUNNING, PAUSED or STOPPED — and its type there. A FAILED,
-// UNASSIGNED or RESTARTING connector is meant to run (the status shows
-// what happened to it, not what its owner asked for), and so is one with
-// no status written yet (its type is then unknown).
+// TargetState is migrate.TargetState, its error in the CLI's words.
 func TargetState(ctx context.Context, rc *api.Client, name string) (state, typ string, err error) {
-	st, err := rc.Connectors().Status(ctx, name)
-	err = session.Err(err)
-	var he *session.HTTPError
-	if errors.As(err, &he) && he.Status == http.StatusNotFound && strings.Contains(he.Message, "No status") {
-		return api.StateRunning, api.TypeUnknown, nil
-	}
+	state, typ, err = migrate.TargetState(ctx, rc, name)
 	if err != nil {
-		return "", "", fmt.Errorf("read the status of %s: %w", name, err)
+		return "", "", fmt.Errorf("read the status of %s: %w", name, session.Err(err))
 	}
-	switch st.Connector.State {
-	case api.StatePaused, api.StateStopped:
-		return st.Connector.State, st.Type, nil
-	}
-	return api.StateRunning, st.Type, nil
+	return state, typ, nil
 }
 
 // Target is the Sluice cluster connectors are created on, with what the
@@ -154,6 +129,20 @@ func (t *Target) Create(m Connector) error {
 	return nil
 }
 
+// HasPlugin reports whether the target has a plugin for class
+// (migrate.Target).
+func (t *Target) HasPlugin(class string) bool { _, ok := t.Plugin(class); return ok }
+
+// Migrating is t as migrate.Target.
+func (t *Target) Migrating() migrate.Target { return migrating{t} }
+
+// migrating is a Target as migrate.Target: its Check and Create take a
+// context (the session's is used).
+type migrating struct{ *Target }
+
+func (m migrating) Check(_ context.Context, c Connector) error  { return m.Target.Check(c) }
+func (m migrating) Create(_ context.Context, c Connector) error { return m.Target.Create(c) }
+
 // TypeOf is the type of the target's plugin for m's class, or unknown.
 func (t *Target) TypeOf(m Connector) string {
 	if p, ok := t.Plugin(m.Config["connector.class"]); ok && p.Type != "" {
@@ -163,31 +152,17 @@ func (t *Target) TypeOf(m Connector) string {
 }
 
 // Result is what import or migrate did with one connector.
-type Result struct {
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Class      string `json:"class"`
-	Partitions int    `json:"partitions"`
-	State      string `json:"state"`
-	// Result is created, migrated, would create, would migrate, not
-	// migrated or failed.
-	Result string `json:"result"`
-	// Detail says why for a skip or a failure (and which step failed).
-	Detail string `json:"detail,omitempty"`
-}
-
-// IsFailed reports whether the connector failed (a skip is not a failure).
-func (r Result) IsFailed() bool { return r.Result == Failed }
+type Result = migrate.Result
 
 // The results of import and migrate.
 const (
-	Created       = "created"
-	Migrated      = "migrated"
-	WouldCreate   = "would create"
-	WouldMigrate  = "would migrate"
-	NotMigrated   = "not migrated"
-	Failed        = "failed"
-	DeletedSource = "migrated, deleted on the source"
+	Created       = migrate.Created
+	Migrated      = migrate.Migrated
+	WouldCreate   = migrate.WouldCreate
+	WouldMigrate  = migrate.WouldMigrate
+	NotMigrated   = migrate.NotMigrated
+	Failed        = migrate.Failed
+	DeletedSource = migrate.DeletedSource
 )
 
 // PrintResults prints the results in the session's format and returns an

@@ -154,13 +154,13 @@ func writeRebalance(w io.Writer, r api.Rebalance) error {
 
 // Fleet is `sluice fleet roll`: a rolling restart of the agents,
 // which the coordinator drives (POST /sluice/fleet/rolls) and the command
-// watches.
-func Fleet() *cli.Command {
+// watches; and more, the fleet's subcommands of other packages.
+func Fleet(more ...*cli.Command) *cli.Command {
 	return &cli.Command{
 		Name:  "fleet",
-		Usage: "fleet-wide operations on agents: a rolling restart",
+		Usage: "the fleet: its connectors with their health, and a rolling restart of its agents",
 		Flags: session.Flags(),
-		Subcommands: []*cli.Command{{
+		Subcommands: append(more, &cli.Command{
 			Name: "roll",
 			Usage: "have the coordinator drain each agent in turn, wait until it restarts (a later started_at), uncordon it, go on; " +
 				"watch it until it ends (Ctrl-C leaves it running)",
@@ -175,7 +175,7 @@ func Fleet() *cli.Command {
 				&cli.StringFlag{Name: "follow", Usage: "watch the roll of this id, started before, instead of starting one"},
 			},
 			Action: fleetRoll,
-		}},
+		}),
 	}
 }
 

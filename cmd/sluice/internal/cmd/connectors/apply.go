@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -16,6 +15,7 @@ import (
 	"github.com/sluice-io/sluice/cmd/sluice/internal/configdiff"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
+	"github.com/sluice-io/sluice/shared/migrate"
 )
 
 // Apply creates or updates connectors from files, as kcctl apply.
@@ -264,12 +264,5 @@ func Validate(s *session.Session, cfg map[string]string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var errs []string
-	for _, ci := range infos.Configs {
-		for _, e := range ci.Value.Errors {
-			errs = append(errs, ci.Value.Name+": "+e)
-		}
-	}
-	slices.Sort(errs)
-	return errs, nil
+	return migrate.ValidationErrors(infos), nil
 }

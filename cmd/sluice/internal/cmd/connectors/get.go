@@ -10,7 +10,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -189,8 +188,7 @@ func getPlugins(c *cli.Context) error {
 // PluginIs reports whether name is p's class, or its short name (the
 // class after the last dot, with or without "Connector").
 func PluginIs(p api.PluginInfo, name string) bool {
-	short := p.Class[strings.LastIndexByte(p.Class, '.')+1:]
-	return name == p.Class || name == short || name+"Connector" == short
+	return api.PluginNamed(p.Class, name)
 }
 
 // OffsetRow is one partition's offset in `get offsets`.

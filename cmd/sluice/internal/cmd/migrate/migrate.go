@@ -3,7 +3,6 @@
 package migrate
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -11,10 +10,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sluice-io/sluice/api"
-	"github.com/sluice-io/sluice/cmd/sluice/internal/output"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/selection"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/session"
 	"github.com/sluice-io/sluice/cmd/sluice/internal/transfer"
+	shared "github.com/sluice-io/sluice/shared/migrate"
+	"github.com/sluice-io/sluice/shared/secretfile"
 )
 
 // Command is `sluice migrate --from URL`: connectors of a Kafka
@@ -33,6 +33,7 @@ func Command() *cli.Command {
 			&cli.BoolFlag{Name: "leave-stopped", Usage: "create the connectors STOPPED in Sluice, whatever their state was"},
 			&cli.BoolFlag{Name: "delete-source", Usage: "delete each connector on Kafka Connect once Sluice has created it"},
 			&cli.DurationFlag{Name: "stop-timeout", Value: 2 * time.Minute, Usage: "how long to wait for a connector to stop on Kafka Connect"},
+			&cli.BoolFlag{Name: "on-coordinator", Usage: "have the coordinator read --from and migrate (POST /sluice/migrations; admin role): for a Kafka Connect this host cannot reach; the coordinator must allow the URL (--migrate-allow-url)"},
 		),
 		Action: migrate,
 	}
@@ -53,6 +54,9 @@ func migrate(c *cli.Context) error {
 	glob := c.String("connectors")
 	if err := (selection.Criteria{Glob: glob}).Validate(); err != nil {
 		return session.Usage("--connectors: %w", err)
+	}
+	if c.Bool("on-coordinator") {
+		return onCoordinator(c)
 	}
 	from, err := sourceClient(c)
 	if err != nil {
@@ -126,147 +130,48 @@ func (m *migration) progress(format string, args ...any) {
 	fmt.Fprintf(m.c.App.ErrWriter, format, args...)
 }
 
-// one migrates one connector: checks, then stop on Kafka Connect, read
-// its offsets, create in Sluice, and with --delete-source delete it on
-// Kafka Connect. A failure after the stop puts the Kafka Connect
-// connector back in the state it was in.
+// one migrates one connector (shared/migrate): checks, then stop on
+// Kafka Connect, read its offsets, create in Sluice, and with
+// --delete-source delete it on Kafka Connect. A failure after the stop
+// puts the Kafka Connect connector back in the state it was in.
 func (m *migration) one(name string) transfer.Result {
-	ctx := m.c.Context
-	r := transfer.Result{Name: name, Type: api.TypeUnknown}
-	fail := func(step string, err error) transfer.Result {
-		r.Result, r.Detail = transfer.Failed, step+": "+err.Error()
-		m.progress("%s: FAILED at %s\n", name, r.Detail)
-		return r
-	}
-	skip := func(why string) transfer.Result {
-		r.Result, r.Detail = transfer.NotMigrated, why
-		m.progress("%s: not migrated: %s\n", name, why)
-		return r
-	}
-	mc := transfer.Connector{Name: name}
-	var err error
-	if mc.Config, err = m.from.Connectors().Config(ctx, name); err != nil {
-		return fail("read the config", sourceError(m.from, err))
-	}
-	r.Class = mc.Config["connector.class"]
-	was, typ, err := transfer.TargetState(ctx, m.from, name)
-	if err != nil {
-		return fail("read the status", sourceError(m.from, err))
-	}
-	r.Type = typ
-	if _, ok := m.to.Plugin(r.Class); !ok {
-		return skip("no Sluice agent runs class " + r.Class)
-	}
-	if m.to.Exists(name) {
-		return skip("a connector of that name already exists in Sluice")
-	}
-	mc.State = was
-	if m.leaveStopped {
-		mc.State = api.StateStopped
-	}
-	r.State = mc.State
-	// Checked before the stop, so that a config Sluice would refuse does
-	// not interrupt the connector on Kafka Connect for nothing.
-	if err := m.to.Check(mc); err != nil {
-		return fail("check in Sluice", err)
-	}
-	if m.dry {
-		// Offsets read while the connector runs: what a migration now
-		// would move, give or take what it processes meanwhile.
-		offsets, err := transfer.ReadOffsets(ctx, m.from, name)
-		if err != nil {
-			return fail("read the offsets", sourceError(m.from, err))
-		}
-		r.Partitions, r.Result = len(offsets), transfer.WouldMigrate
-		m.progress("%s (%s, %s on Kafka Connect, %s): would stop it there and create it %s in Sluice\n", name, r.Type, was, output.Count(r.Partitions, "partition"), mc.State)
-		return r
-	}
-	if err := m.stop(name); err != nil {
-		return fail("stop on Kafka Connect", m.putBack(name, was, err))
-	}
-	offsets, err := transfer.ReadOffsets(ctx, m.from, name)
-	if err != nil {
-		return fail("read the offsets", m.putBack(name, was, sourceError(m.from, err)))
-	}
-	mc.Offsets, r.Partitions = offsets, len(offsets)
-	m.progress("%s: creating it in Sluice (%s, %s)… ", name, r.Type, output.Count(r.Partitions, "partition"))
-	if err := m.to.Create(mc); err != nil {
-		m.progress("failed\n")
-		return fail("create in Sluice", m.putBack(name, was, err))
-	}
-	m.progress("created %s\n", mc.State)
-	r.Result = transfer.Migrated
-	if m.deleteSource {
-		if err := m.from.Connectors().Delete(ctx, name); err != nil {
-			// Sluice has it now: putting it back would run it twice.
-			return fail("delete on Kafka Connect (it is in Sluice, and left STOPPED on Kafka Connect)", sourceError(m.from, err))
-		}
-		r.Result = transfer.DeletedSource
-		m.progress("%s: deleted on Kafka Connect\n", name)
-	}
+	r, _ := shared.One(m.c.Context, m.from, m.to.Migrating(), name, shared.Options{DryRun: m.dry, LeaveStopped: m.leaveStopped,
+		DeleteSource: m.deleteSource, StopTimeout: m.stopTimeout, Poll: session.PollInterval, Progress: m.progress,
+		SourceError: func(err error) error { return sourceError(m.from, err) }})
 	return r
 }
 
-// stop stops the connector on Kafka Connect and waits until its status
-// shows it STOPPED with no tasks: only then have its tasks committed their
-// last positions, and only then do its offsets stay put.
-func (m *migration) stop(name string) error {
-	ctx := m.c.Context
-	m.progress("%s: stopping it on Kafka Connect… ", name)
-	if err := m.from.Connectors().Stop(ctx, name); err != nil {
-		m.progress("failed\n")
-		return sourceError(m.from, err)
+// onCoordinator is migrate --on-coordinator: the coordinator reads --from
+// and migrates, with --from-user's credentials if any, and answers what
+// became of each connector.
+func onCoordinator(c *cli.Context) error {
+	if c.String("from-ca") != "" {
+		return session.Usage("--from-ca does not go with --on-coordinator: the coordinator verifies Kafka Connect with its own CAs")
 	}
-	start := time.Now()
-	last := start
-	for {
-		st, err := m.from.Connectors().Status(ctx, name)
+	req := api.MigrationRequest{URL: c.String("from"), Connectors: c.String("connectors"), LeaveStopped: c.Bool("leave-stopped"),
+		DeleteSource: c.Bool("delete-source"), StopTimeout: c.Duration("stop-timeout").String(), User: c.String("from-user")}
+	if req.User != "" {
+		if c.String("from-password-file") == "" {
+			return session.Usage("--from-user needs --from-password-file")
+		}
+		pw, err := secretfile.Read(c.String("from-password-file"))
 		if err != nil {
-			m.progress("failed\n")
-			return fmt.Errorf("read the status: %w", sourceError(m.from, err))
+			return session.Usage("--from-password-file: %w", err)
 		}
-		if st.Connector.State == api.StateStopped && len(st.Tasks) == 0 {
-			m.progress("STOPPED after %s\n", time.Since(start).Round(100*time.Millisecond))
-			return nil
-		}
-		if time.Since(start) > m.stopTimeout {
-			m.progress("timed out\n")
-			return fmt.Errorf("not STOPPED with no tasks after %s (the connector is %s with %d tasks)", m.stopTimeout, st.Connector.State, len(st.Tasks))
-		}
-		if time.Since(last) >= 5*time.Second {
-			last = time.Now()
-			m.progress("(%s with %d tasks, %s) ", st.Connector.State, len(st.Tasks), time.Since(start).Round(time.Second))
-		}
-		if err := sleep(ctx, session.PollInterval); err != nil {
-			return err
-		}
+		req.Password = pw
 	}
-}
-
-// putBack returns the Kafka Connect connector to the state it was in
-// before the migration stopped it, and returns cause with what became of
-// that.
-func (m *migration) putBack(name, was string, cause error) error {
-	put := map[string]func(context.Context, string) error{api.StateRunning: m.from.Connectors().Resume, api.StatePaused: m.from.Connectors().Pause}[was]
-	if put == nil {
-		return fmt.Errorf("%w; it was STOPPED on Kafka Connect and is left so", cause)
+	s, err := session.Open(c)
+	if err != nil {
+		return err
 	}
-	// A fresh context: a Ctrl-C that interrupted the migration must not
-	// also leave the connector stopped.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(m.c.Context), 30*time.Second)
-	defer cancel()
-	if err := put(ctx, name); err != nil {
-		return fmt.Errorf("%w; putting it back to %s on Kafka Connect failed too (%v): it is STOPPED there", cause, was, sourceError(m.from, err))
+	res, err := session.Call2(s, s.API.Fleet().Migrate, req, c.Bool("dry-run"))
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%w; put back to %s on Kafka Connect", cause, was)
-}
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
+	results := make([]transfer.Result, 0, len(res.Connectors))
+	for _, mc := range res.Connectors {
+		results = append(results, transfer.Result{Name: mc.Name, Type: mc.Type, Class: mc.Class, Partitions: mc.OffsetsCount, State: mc.State,
+			Result: mc.Result, Detail: mc.Detail, Step: mc.Step})
 	}
+	return transfer.PrintResults(s, results)
 }

@@ -53,12 +53,14 @@ var (
 	overridePolicyFlag    = envflag.String("connector-client-config-override-policy", clientoverrides.PolicyAllowlist, "which client config overrides (producer.override.*, consumer.override.*, admin.override.*) connectors may set: None, All, Allowlist (of --connector-client-config-override-allowlist) or Principal (the deprecated alias of an Allowlist of sasl.jaas.config, sasl.mechanism, security.protocol)")
 	overrideAllowlistFlag = envflag.String("connector-client-config-override-allowlist", strings.Join(clientoverrides.DefaultAllowlist, ","), "the client config names (group.id, not consumer.override.group.id) the Allowlist policy lets connectors override, comma-separated; empty: none")
 	recordKeyFlag         = envflag.String("record-signing-key-file", "", "file holding the key (32 bytes or more, e.g. from openssl rand -hex 32) coordinators sign the records they write for each other with; a record on the config, status, fleet, offsets history, config history or audit topic no coordinator wrote is then ignored. The same file on every coordinator; sluice dev makes one in its data dir")
+	migrateAllowFlag      = &cli.StringSliceFlag{Name: "migrate-allow-url", EnvVars: envflag.Env("migrate-allow-url"), Usage: "a Kafka Connect REST URL (http[s]://host:port) POST /sluice/migrations may read, the console's migration from Kafka Connect; repeat for more. None: migrations from the coordinator are off. The coordinator sends it only the credentials a request gives, never the caller's, and follows no redirect"}
+	lagDegradedFlag       = envflag.Int("health-sink-lag-degraded", 100_000, "the fleet listing (GET /sluice/fleet/connectors) calls a running sink degraded from this consumer lag, in records, as the coordinator last read it; 0 or less: never")
 	tenantsFileFlag       = envflag.String("tenants-file", "", "YAML file of the cluster's tenants: each a connector-name pattern with the topics, consumer groups and secrets its connectors may use (docs/security.md)")
 )
 
 func coordinatorFlags() []cli.Flag {
 	return append([]cli.Flag{natsFlag, kafkaFlag, listenFlag, advertiseFlag, groupIDFlag, configTopic, offsetsTopic, statusTopic, fleetTopic, livenessTopic, topicCreationFlag, leaseFlag, probeFlag, settleFlag, shutdownFlag, leaderLease, eosFlag,
-		headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
+		lagDegradedFlag, migrateAllowFlag, headerTimeout, bodyTimeout, headerBytes, logLevelFlag, logFormatFlag,
 		natsCredsFlag, natsNkeyFlag, natsUserFlag, natsPasswordFlag, natsTokenFlag, natsTLSCAFlag, natsTLSCertFlag, natsTLSKeyFlag,
 		kafkaTLSFlag, kafkaTLSCAFlag, kafkaTLSCertFlag, kafkaTLSKeyFlag, kafkaTLSSkipFlag, kafkaSASLMechFlag, kafkaSASLUserFlag, kafkaSASLPassFlag,
 		auditTopicFlag, auditRetentionFlag, auditTimeoutFlag, tenantsFileFlag, overridePolicyFlag, overrideAllowlistFlag, recordKeyFlag,
@@ -146,6 +148,8 @@ func coordinatorConfig(c *cli.Context, lg *logging.Loggers) (coordinator.Config,
 		LivenessTopic:                c.String("liveness-topic"),
 		DisableInternalTopicCreation: topicCreationDisabled(c),
 		AgentLease:                   c.Duration("agent-lease"),
+		SinkLagDegraded:              sinkLagDegraded(c.Int("health-sink-lag-degraded")),
+		MigrateAllowURLs:             c.StringSlice("migrate-allow-url"),
 		AgentProbe:                   c.Duration("agent-probe-interval"),
 		PlacementSettle:              c.Duration("placement-settle"),
 		TaskShutdownTimeout:          c.Duration("task-shutdown-timeout"),
@@ -225,3 +229,13 @@ func agentConfig(c *cli.Context, lg *logging.Loggers) (agent.Config, error) {
 // built with -tags sluicetest reads (seam_on.go); the shipped binary ignores
 // it (seam_off.go).
 const holdOffsetsEnv = "SLUICE_TEST_HOLD_OFFSETS"
+
+// sinkLagDegraded is the coordinator's SinkLagDegraded for the flag's
+// value: none below 1 (the flag says "never" where the config says
+// "default").
+func sinkLagDegraded(n int) int64 {
+	if n <= 0 {
+		return -1
+	}
+	return int64(n)
+}

@@ -38,15 +38,21 @@ const listeners = new Set();
 export function onEvent(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 function emit(ev) { for (const fn of listeners) fn(ev); }
 
-/** call sends a REST request and returns its parsed answer (null for 204). */
+/**
+ * call sends a REST request and returns its parsed answer (null for 204).
+ * opts: signal; headers (added to the request's, e.g. X-Sluice-Reason);
+ * text (a body already encoded as JSON, sent instead of body: offsets keep
+ * their numbers exactly as written); raw (answer with the response's text,
+ * unparsed, for the same reason).
+ */
 export async function call(method, path, body, opts = {}) {
-  const headers = { 'Accept': 'application/json', 'X-Sluice-Console': '1' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const headers = { 'Accept': 'application/json', 'X-Sluice-Console': '1', ...opts.headers };
+  const payload = opts.text !== undefined ? opts.text : body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && session.csrf) headers['X-Sluice-CSRF'] = session.csrf;
   let res;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', signal: opts.signal,
-      body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, credentials: 'same-origin', signal: opts.signal, body: payload });
   } catch (e) {
     if (e.name === 'AbortError') throw e;
     emit({ type: 'offline', error: e });
@@ -54,6 +60,7 @@ export async function call(method, path, body, opts = {}) {
   }
   emit({ type: 'online' });
   const text = await res.text();
+  if (opts.raw && res.ok) return text;
   let data = null;
   if (text) {
     try { data = JSON.parse(text); } catch { data = text; }
