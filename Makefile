@@ -196,9 +196,11 @@ bench-console:
 	cd tests && SLUICE_TEST_CONSOLE=1 SLUICE_CONSOLE_BENCH=$(CONSOLE_BENCH_OUT) \
 		SLUICE_CONSOLE_ARTIFACTS=$(CONSOLE_ARTIFACTS) $(GO) test -count=1 -timeout 20m -v -run '^TestFleetHomeBenchmark$$' ./console/
 
-## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka)
+## bench-go: the Go benchmarks of tests/bench (embedded broker; SLUICE_TEST_KAFKA=host:port for Apache Kafka),
+## and the fleet listing's at 5,000 connectors (coordinator/internal/fleetlist: ns/op and allocations)
 bench-go:
 	cd tests && $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+	$(GO) test -run '^$$' -bench BenchmarkFleetList -benchmem ./coordinator/internal/fleetlist/
 
 vet:
 	$(GO) vet ./... && $(GO) vet -tags sluicetest ./cmd/sluice/... && cd tests && $(GO) vet ./...

@@ -66,6 +66,10 @@ func TestEveryCall(t *testing.T) {
 		}},
 		{"GET /sluice/connectors/a/config/history/" + id, true, func() error { _, err := cs.ConfigHistoryEntry(ctx, "a", id); return err }},
 		{"POST /sluice/connectors/a/config/history/" + id + "/restore", true, func() error { _, err := cs.RestoreConfig(ctx, "a", id); return err }},
+		{"POST /sluice/connectors/a/signals", false, func() error {
+			_, err := cs.Signal(ctx, "a", ConnectorSignal{Type: "stop-snapshot"})
+			return err
+		}},
 
 		{"GET /connectors/a/offsets", true, func() error { _, err := off.Get(ctx, "a"); return err }},
 		{"PATCH /connectors/a/offsets", true, func() error { _, err := off.Alter(ctx, "a", []ConnectorOffset{{}}); return err }},
@@ -94,6 +98,12 @@ func TestEveryCall(t *testing.T) {
 		{"PUT /connector-plugins/p/config/validate", true, func() error { _, err := pl.Validate(ctx, "p", nil); return err }},
 
 		{"GET /sluice/agents", true, func() error { _, err := fl.Agents(ctx); return err }},
+		{"GET /sluice/fleet/connectors?health=failed%2Cdegraded&label=team%3Da&limit=10", true, func() error {
+			_, err := fl.Connectors(ctx, FleetQuery{Healths: []string{"failed", "degraded"}, Labels: map[string]string{"team": "a"}, Limit: 10})
+			return err
+		}},
+		{"POST /sluice/migrations", false, func() error { _, err := fl.Migrate(ctx, MigrationRequest{URL: "http://c"}, false); return err }},
+		{"POST /sluice/migrations?dry_run=true", true, func() error { _, err := fl.Migrate(ctx, MigrationRequest{URL: "http://c"}, true); return err }},
 		{"GET /sluice/agents/x", true, func() error { _, err := fl.Agent(ctx, "x"); return err }},
 		{"PUT /sluice/agents/x/cordon", true, func() error { _, err := fl.Cordon(ctx, "x"); return err }},
 		{"PUT /sluice/agents/x/uncordon", true, func() error { _, err := fl.Uncordon(ctx, "x"); return err }},

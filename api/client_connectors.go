@@ -233,6 +233,16 @@ func (g *Connectors) Gauges(ctx context.Context, name string) (ConnectorGauges, 
 	return out, err
 }
 
+// Signal is POST /sluice/connectors/{name}/signals: a signal (Debezium's
+// execute-snapshot, stop-snapshot) for the connector's running task. It is
+// not sent again when its outcome is unknown: the signal may have been
+// written. Sluice only.
+func (g *Connectors) Signal(ctx context.Context, name string, sig ConnectorSignal) (SignalSent, error) {
+	var out SignalSent
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: pathf("/sluice/connectors/%s/signals", name), body: sig}, &out)
+	return out, err
+}
+
 // nonNilConfig sends a nil config as {}: null is no config map.
 func nonNilConfig(config map[string]string) map[string]string {
 	if config == nil {

@@ -267,14 +267,16 @@ func (g *Fleet) Connectors(ctx context.Context, q FleetQuery) (FleetConnectors, 
 // Migrate is POST /sluice/migrations: the coordinator reads the Kafka
 // Connect cluster of req.URL (one its --migrate-allow-url allows) and
 // moves the connectors req selects into Sluice with their positions;
-// dryRun answers the plan and changes nothing. It is not retried: each
-// connector it reached is stopped on Kafka Connect.
+// dryRun (or req.DryRun) answers the plan and changes nothing. Only a dry run is sent
+// again after an unknown outcome: a migration stops connectors on Kafka
+// Connect and creates them in Sluice.
 func (g *Fleet) Migrate(ctx context.Context, req MigrationRequest, dryRun bool) (MigrationResult, error) {
+	dryRun = dryRun || req.DryRun
 	q := url.Values{}
 	if dryRun {
 		q.Set("dry_run", "true")
 	}
 	var out MigrationResult
-	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/migrations", query: q, body: req}, &out)
+	_, err := g.c.do(ctx, call{method: http.MethodPost, path: "/sluice/migrations", query: q, body: req, safe: dryRun}, &out)
 	return out, err
 }

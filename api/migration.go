@@ -25,6 +25,9 @@ type MigrationRequest struct {
 	// there.
 	User     string `json:"user,omitempty"`
 	Password string `json:"password,omitempty"`
+	// DryRun checks and answers the plan, changing nothing on either
+	// side, as the dry_run query parameter does.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // MigrationResult is the answer of POST /sluice/migrations.

@@ -2,6 +2,8 @@ package connect
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"time"
 )
 
@@ -106,3 +108,51 @@ type Gauge struct {
 type GaugeReporter interface {
 	Gauges() []Gauge
 }
+
+// Signal is a signal for a running source task, as Debezium's signal
+// channels carry one: an id (unique; made up when empty), a type
+// (execute-snapshot, stop-snapshot, …) and its data, a JSON object.
+type Signal struct {
+	ID   string
+	Type string
+	Data []byte
+}
+
+// SignalReceiver is a source task that takes signals: the agent hands it
+// those of POST /sluice/connectors/{name}/signals. Signal returns once the
+// signal is durably on its way (the native PostgreSQL connector's: a row
+// committed to its signal table, which its stream reads in order with the
+// changes around it). An error that is the signal's own fault, or the
+// connector's configuration's, is a *SignalError.
+type SignalReceiver interface {
+	Signal(ctx context.Context, s Signal) error
+}
+
+// SignalError is a signal the task refuses: Message says why. Conflict
+// says the connector cannot take signals as configured (no signal table),
+// rather than the signal being wrong.
+type SignalError struct {
+	Message  string
+	Conflict bool
+}
+
+// Error is the reason the signal was refused.
+func (e *SignalError) Error() string { return e.Message }
+
+// NewSignalID is a random UUID (version 4), as Debezium names signals and
+// its snapshot chunks.
+func NewSignalID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// OffsetsHeldKey is an offset key by which a source task holds its
+// connector's offsets to its own class while they carry work in progress
+// that only it can continue (the native PostgreSQL connector's incremental
+// snapshot): its value is the class. The agent refuses to start a task of
+// another class on such offsets — a class change, or a move, to a
+// connector that would silently drop the work — until the key is gone.
+const OffsetsHeldKey = "sluice_offsets_held_by"

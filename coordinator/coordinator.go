@@ -567,7 +567,7 @@ func (c *Coordinator) services() httpapi.Services {
 	plugins := pluginsService{Plugins: conns.Plugins(), Admission: conns.Admission()}
 	return httpapi.Services{
 		Connectors:    conns,
-		Runtime:       runtimeService{Service: conns, lag: c.herder.Lag(), lagHistory: c.herder.LagHistory(), gauges: c.herder.Gauges()},
+		Runtime:       runtimeService{Service: conns, lag: c.herder.Lag(), lagHistory: c.herder.LagHistory(), gauges: c.herder.Gauges(), signals: c.herder.Signals()},
 		Plugins:       plugins,
 		Offsets:       offsetsService{Service: c.herder.Offsets(), move: conns},
 		ConfigHistory: c.herder.ConfigHistory(),
@@ -621,8 +621,8 @@ func (f fleetService) BulkAction(ctx context.Context, action string, sel api.Sel
 }
 
 // runtimeService is a connector's runtime: the connectors service's status
-// reads, a sink's lag (lag) and its last hour (lagHistory), and the tasks'
-// own gauges (gauges).
+// reads, a sink's lag (lag) and its last hour (lagHistory), the tasks'
+// own gauges (gauges) and the signals handed to them (signals).
 type runtimeService struct {
 	*connectors.Service
 	lag interface {
@@ -634,6 +634,14 @@ type runtimeService struct {
 	gauges interface {
 		ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error)
 	}
+	signals interface {
+		Signal(ctx context.Context, name string, sig api.ConnectorSignal) (api.SignalSent, error)
+	}
+}
+
+// SignalConnector answers POST /sluice/connectors/{name}/signals.
+func (r runtimeService) SignalConnector(ctx context.Context, name string, sig api.ConnectorSignal) (api.SignalSent, error) {
+	return r.signals.Signal(ctx, name, sig)
 }
 
 // ConnectorGauges answers GET /sluice/connectors/{name}/gauges.

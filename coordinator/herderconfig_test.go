@@ -25,6 +25,7 @@ func TestHerderConfigFillsEveryField(t *testing.T) {
 	cfg.PlacementSettle = time.Second
 	cfg.DisableInternalTopicCreation = true
 	cfg.ExactlyOnce = true
+	cfg.SinkLagDegraded = 5000
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -166,6 +166,9 @@ func TestUsageExitCodes(t *testing.T) {
 		{"get", "connectors", "--url", "ftp://h"}, // a bad URL
 		{"patch", "connector", "x", "--set", "novalue"},
 		{"completion", "tcsh"},
+		{"snapshot", "x"},                                       // no --tables
+		{"snapshot", "x", "--tables", "a.b", "--filter", "a.b"}, // a filter without a condition
+		{"snapshot-stop"},                                       // no connector
 	} {
 		if _, errOut, code := runCLI(t, args...); code != exitUsage {
 			t.Errorf("sluice %q: exit %d, want %d (%s)", args, code, exitUsage, errOut)

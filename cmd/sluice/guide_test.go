@@ -107,6 +107,8 @@ var guideSkips = []guideSkip{
 	{"sluice rebalance --dry-run", "its output's moves depend on the scheduler's placement; TestRebalanceAndRoll checks the table"},
 	{"sluice connectors --url https://sluice.example.com:8083", "needs a Sluice serving HTTPS with bearer tokens; TestClientCredentials runs --ca and --token-file against one"},
 	{"sluice get gauges inventory-cdc", "needs the native PostgreSQL connector mid-snapshot and an agent that does not answer; TestCLIGauges runs get gauges against a generator, TestGaugeTable checks the progress and error lines"},
+	{"sluice snapshot inventory-cdc", "needs the native PostgreSQL connector with a signal table; TestNativePostgresSignals (tests/plugins) runs snapshot and connector snapshot-stop against one"},
+	{"sluice snapshot-stop inventory-cdc", "as sluice snapshot"},
 	{"sluice describe connector --generate-bash-completion", "the completion script's call, which urfave/cli reads from os.Args; TestRestartDescribePluginInfo checks the names it prints"},
 }
 

@@ -102,6 +102,8 @@ func newApp() *cli.App {
 				connectors.Action("delete", "delete connectors", "deleted"),
 				connectors.Move("move", false),
 				connectors.Move("copy", true),
+				connectors.Snapshot(),
+				connectors.SnapshotStop(),
 				offsets.Command(),
 				logs.Command(),
 				migrate.Command(),

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 	"github.com/sluice-io/sluice/connect/postgres/values"
 )
 
@@ -100,12 +101,22 @@ type Config struct {
 	HeartbeatTopic  string
 	ExtendedHeaders bool
 	SkipUnchanged   bool
+	// Signals is the signal table (signal.data.collection), nil when none:
+	// Debezium's source signal channel and the incremental snapshots it
+	// starts.
+	Signals *signals.Table
+	// ChunkSize is incremental.snapshot.chunk.size: the rows an incremental
+	// snapshot reads between one pair of watermarks.
+	ChunkSize int
 }
 
 // TableFilter is Debezium's table and column selection: include and exclude
 // lists of regular expressions, each matched against the whole of
 // "schema.table" (or "schema.table.column"), case-insensitively.
 type TableFilter struct {
+	// Signal is the signal table, captured whatever the lists say, as
+	// Debezium captures it (nil: none).
+	Signal                       *signals.Table
 	SchemaInclude, SchemaExclude []*regexp.Regexp
 	TableInclude, TableExclude   []*regexp.Regexp
 	ColumnInclude, ColumnExclude []*regexp.Regexp
@@ -115,6 +126,9 @@ type TableFilter struct {
 func (f TableFilter) Table(schema, name string) bool {
 	if schema == "pg_catalog" || schema == "information_schema" {
 		return false
+	}
+	if f.Signal != nil && f.Signal.Schema == schema && f.Signal.Name == name {
+		return true
 	}
 	if !pick(f.SchemaInclude, f.SchemaExclude, schema) {
 		return false
@@ -184,6 +198,7 @@ func ParseConfig(props map[string]string) (Config, error) {
 		HeartbeatTopic:  p.str("topic.heartbeat.name", ""),
 		ExtendedHeaders: p.bool("extended.headers.enabled", true),
 		SkipUnchanged:   p.bool("skip.messages.without.change", false),
+		ChunkSize:       p.int("incremental.snapshot.chunk.size", 1024),
 	}
 	for _, op := range p.list("skipped.operations", "t") {
 		if op != "none" {
@@ -194,6 +209,13 @@ func ParseConfig(props map[string]string) (Config, error) {
 		SchemaInclude: p.regexps("schema.include.list"), SchemaExclude: p.regexps("schema.exclude.list"),
 		TableInclude: p.regexps("table.include.list"), TableExclude: p.regexps("table.exclude.list"),
 		ColumnInclude: p.regexps("column.include.list"), ColumnExclude: p.regexps("column.exclude.list"),
+	}
+	if v := strings.TrimSpace(props["signal.data.collection"]); v != "" {
+		st, err := signals.ParseTable(v)
+		if err != nil {
+			return Config{}, &configError{"signal.data.collection", err.Error()}
+		}
+		c.Signals, c.Tables.Signal = &st, &st
 	}
 	c.MessagesInclude = p.regexps("message.prefix.include.list")
 	c.MessagesExclude = p.regexps("message.prefix.exclude.list")

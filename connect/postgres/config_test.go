@@ -29,7 +29,11 @@ func TestConfigErrors(t *testing.T) {
 		{"database.port", "x", `"x" is not a whole number`},
 		{"database.server.name", "x", "is an old Debezium key: use topic.prefix"},
 		{"column.mask.with.12.chars", "public.t.c", "is not supported by the native PostgreSQL connector"},
-		{"signal.data.collection", "public.signals", "is not supported by the native PostgreSQL connector"},
+		{"signal.kafka.topic", "signals", "is not supported by the native PostgreSQL connector"},
+		{"signal.data.collection", "signals", `"signals" is not a table as <schema>.<table>`},
+		{"signal.enabled.channels", "source,kafka", `channel "kafka" is not supported by the native connector: only source`},
+		{"incremental.snapshot.watermarking.strategy", "insert_delete", "use one of insert_insert"},
+		{"incremental.snapshot.chunk.size", "0", "below the least allowed value, 1"},
 		{"skipped.operations", "c,x", `"x" is not an operation`},
 		{"offset.mismatch.strategy", "guess", "use one of no_validation, trust_offset, trust_slot, trust_greater_lsn"},
 		{"include.unknown.datatypes", "true", "use one of false"},
@@ -126,5 +130,24 @@ func TestRefuseIncremental(t *testing.T) {
 	}
 	if err := refuseIncremental(map[string]any{"lsn": float64(1)}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSignalConfig: the signal table is captured whatever the table lists
+// say, and column lists must keep its id, type and data.
+func TestSignalConfig(t *testing.T) {
+	p := baseProps()
+	p["signal.data.collection"], p["table.include.list"], p["schema.exclude.list"] = "ops.signals", "public.orders", "ops"
+	cfg, err := ParseConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ChunkSize != 1024 || !cfg.Tables.Table("ops", "signals") || cfg.Tables.Table("ops", "other") || !cfg.Tables.Table("public", "orders") {
+		t.Errorf("chunk size %d; captured: signals %v, another table of the excluded schema %v, orders %v", cfg.ChunkSize,
+			cfg.Tables.Table("ops", "signals"), cfg.Tables.Table("ops", "other"), cfg.Tables.Table("public", "orders"))
+	}
+	p["column.exclude.list"] = `ops\.signals\.data`
+	if errs := configErrors(p); len(errs) != 1 || errs[0].Key != "column.exclude.list" || !strings.Contains(errs[0].Message, "leaves out column data of the signal table ops.signals") {
+		t.Errorf("a column list without the signal table's data: %v", errs)
 	}
 }

@@ -151,5 +151,10 @@ func checkAccess(ctx context.Context, cfg Config) map[string]string {
 	case len(pub) > 0 && cfg.PubAutocreate == PubFiltered && str(pub[0][0]) != "t":
 		out["publication.name"] = fmt.Sprintf("publication %s is not owned by %s, who must own it to set its tables (publication.autocreate.mode=filtered)", cfg.Publication, cfg.User)
 	}
+	if cfg.Signals != nil {
+		if err := checkSignalTable(ctx, c, cfg); err != nil {
+			out["signal.data.collection"] = err.Error()
+		}
+	}
 	return out
 }

@@ -142,6 +142,10 @@ func parsePosition(o map[string]any) (position, error) {
 	return p, nil
 }
 
+// streaming reports whether the offset is the stream's: an incremental
+// snapshot's reads are made at the stream's position.
+func (p position) streaming() bool { return p.Snapshot == "" || p.Snapshot == snapshotIncremental }
+
 // snapshotUnfinished reports whether the offset was written by a snapshot
 // that did not complete: Debezium then takes the snapshot again, and so
 // does the native connector.

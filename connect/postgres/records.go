@@ -24,6 +24,9 @@ type records struct {
 	em     *envelope.Emitter
 	shapes map[uint32]*shape
 	part   map[string]any
+	// incremental adds an incremental snapshot's state to the stream's
+	// offsets while one runs (nil: no signal table).
+	incremental func(offset map[string]any)
 }
 
 // shape is a table's record shapes and its columns' converters.
@@ -178,8 +181,11 @@ func source(p position, snapshot envelope.Snapshot) envelope.Source {
 // transaction in progress as Debezium stores it (none in a snapshot).
 func (r *records) withOffset(recs []connect.SourceRecord, p position) []connect.SourceRecord {
 	o := p.offset()
-	if p.Snapshot == "" {
+	if p.streaming() {
 		r.em.TransactionOffset(o)
+		if r.incremental != nil {
+			r.incremental(o)
+		}
 	}
 	for i := range recs {
 		recs[i].SourcePartition, recs[i].SourceOffset = r.part, o
@@ -264,6 +270,16 @@ func (r *records) message(transactional bool, prefix string, content []byte, p p
 		src.TxID = nil
 	}
 	return r.withOffset(r.em.Message(src, envelope.Message{Prefix: prefix, Content: content, Transactional: transactional}), p), nil
+}
+
+// dropped is a record that is not written but moves the offset to p (a
+// WAL heartbeat of the connector's own).
+func (r *records) dropped(p position) []connect.SourceRecord {
+	o := p.offset()
+	if r.incremental != nil {
+		r.incremental(o)
+	}
+	return []connect.SourceRecord{{SourcePartition: r.part, SourceOffset: o, Dropped: true}}
 }
 
 // heartbeat is Debezium's heartbeat record, carrying p's offset.

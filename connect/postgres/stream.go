@@ -55,6 +55,8 @@ type streamer struct {
 	// changed are the tables described anew with other columns, to
 	// announce before the change that came with the description.
 	changed []schemaChange
+	// inc runs incremental snapshots (nil: no signal table).
+	inc *incremental
 }
 
 // relation is a table as pgoutput describes it, with the captured table it
@@ -96,7 +98,7 @@ func newStreamer(cfg Config, conn *pgconn.PgConn, cat *catalog, rec *records, lo
 	s := &streamer{cfg: cfg, conn: conn, cat: cat, rec: rec, log: log, start: start, last: start,
 		out: out, relations: map[uint32]*relation{}}
 	s.tx.lastCommit = start.Commit
-	s.skipping = skipState{commit: start.Commit, txID: start.TxID, hasTx: start.HasTxID && start.Snapshot == "", proc: start.Proc,
+	s.skipping = skipState{commit: start.Commit, txID: start.TxID, hasTx: start.HasTxID && start.streaming(), proc: start.Proc,
 		begin: start.MessageType == "BEGIN"}
 	return s
 }
@@ -133,6 +135,14 @@ func (s *streamer) run(ctx context.Context) error {
 		}
 	}
 	s.log.Info("streaming from the slot", "slot", s.cfg.Slot, "lsn", s.startLSN().String())
+	if s.inc != nil && s.inc.running() {
+		// An incremental snapshot the task was taking when it stopped:
+		// on from the chunk after the last key its offsets hold.
+		s.log.Info("resuming the incremental snapshot", "table", s.inc.state.Tables[0].ID(), "rows", s.inc.state.Rows)
+		if err := s.inc.readChunk(ctx); err != nil {
+			return fmt.Errorf("incremental snapshot: %w", err)
+		}
+	}
 	interval := s.statusInterval()
 	next := time.Now().Add(interval)
 	s.lastBeat = time.Now()
@@ -251,7 +261,11 @@ func (s *streamer) copyData(ctx context.Context, data []byte) error {
 		if notes != nil {
 			recs = append(notes, recs...)
 		}
-		return s.send(ctx, recs, len(x.WALData))
+		size := len(x.WALData)
+		if s.inc != nil {
+			size += s.inc.takeBytes() // a closed window's rows
+		}
+		return s.send(ctx, recs, size)
 	}
 	return nil
 }
@@ -313,11 +327,11 @@ func (s *streamer) message(ctx context.Context, lsn pglogrepl.LSN, m pglogrepl.M
 		}
 		return s.rec.txEnd(s.pos(lsn, "COMMIT"))
 	case *pglogrepl.InsertMessage:
-		return s.change(lsn, m.RelationID, "INSERT", nil, m.Tuple)
+		return s.change(ctx, lsn, m.RelationID, "INSERT", nil, m.Tuple)
 	case *pglogrepl.UpdateMessage:
-		return s.change(lsn, m.RelationID, "UPDATE", m.OldTuple, m.NewTuple)
+		return s.change(ctx, lsn, m.RelationID, "UPDATE", m.OldTuple, m.NewTuple)
 	case *pglogrepl.DeleteMessage:
-		return s.change(lsn, m.RelationID, "DELETE", m.OldTuple, nil)
+		return s.change(ctx, lsn, m.RelationID, "DELETE", m.OldTuple, nil)
 	case *pglogrepl.TruncateMessage:
 		if s.skipEvent(lsn) || s.cfg.Skipped["t"] {
 			return nil, nil
@@ -365,7 +379,7 @@ func (s *streamer) logicalMessage(lsn pglogrepl.LSN, m *pglogrepl.LogicalDecodin
 		if m.Transactional {
 			return nil, nil // only a message between transactions is a safe position
 		}
-		return []connect.SourceRecord{{SourcePartition: s.rec.partition(), SourceOffset: p.offset(), Dropped: true}}, nil
+		return s.rec.dropped(p), nil
 	}
 	if s.skipEvent(lsn) || !pick(s.cfg.MessagesInclude, s.cfg.MessagesExclude, m.Prefix) {
 		return nil, nil
@@ -479,8 +493,11 @@ func (s *streamer) register(ctx context.Context, rel *relation) error {
 	return nil
 }
 
-// change emits an insert, update or delete.
-func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple, newTuple *pglogrepl.TupleData) ([]connect.SourceRecord, error) {
+// change emits an insert, update or delete. A row inserted into the
+// signal table is a signal, acted on before its own event is emitted (as
+// Debezium does): the records it makes — a closed window's rows — come
+// first, each with an offset that leaves the signal's event unprocessed.
+func (s *streamer) change(ctx context.Context, lsn pglogrepl.LSN, relID uint32, kind string, oldTuple, newTuple *pglogrepl.TupleData) ([]connect.SourceRecord, error) {
 	rel := s.relations[relID]
 	if rel == nil {
 		return nil, fmt.Errorf("a change of relation %d, which the stream never described", relID)
@@ -488,9 +505,23 @@ func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple
 	if rel.table == nil || s.skipEvent(lsn) {
 		return nil, nil
 	}
+	var pre []connect.SourceRecord
+	if s.inc != nil && kind == "INSERT" && s.isSignalTable(rel.table) {
+		if sg, ok := signalOf(rel, newTuple); ok {
+			p := s.pos(lsn, kind)
+			p.Proc = s.last.Proc
+			var err error
+			if pre, err = s.inc.signal(ctx, sg, p); err != nil {
+				return nil, fmt.Errorf("signal %s (%s): %w", sg.ID, sg.Type, err)
+			}
+		}
+	}
 	op := map[string]string{"INSERT": "c", "UPDATE": "u", "DELETE": "d"}[kind]
 	if s.cfg.Skipped[op] {
-		return nil, nil
+		return pre, nil
+	}
+	if s.inc != nil {
+		s.inc.changed(rel.table, s.tx.xid, tupleKey(rel, oldTuple), tupleKey(rel, newTuple))
 	}
 	before, err := s.row(rel, oldTuple)
 	if err != nil {
@@ -518,7 +549,12 @@ func (s *streamer) change(lsn pglogrepl.LSN, relID uint32, kind string, oldTuple
 		return nil, err
 	}
 	s.fix = s.toastFix(rel, newTuple, after, recs)
-	return recs, nil
+	return append(pre, recs...), nil
+}
+
+// isSignalTable reports whether t is the signal table.
+func (s *streamer) isSignalTable(t *Table) bool {
+	return s.cfg.Signals != nil && t.Schema == s.cfg.Signals.Schema && t.Name == s.cfg.Signals.Name
 }
 
 // row converts a tuple to the table's captured columns' values (nil when

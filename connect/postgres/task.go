@@ -27,8 +27,14 @@ type Task struct {
 	conn, repl *pgconn.PgConn
 	cat        *catalog
 	tables     []*Table // the captured tables when the task started
-	stream     *streamer
-	progress   *Progress
+	// viaRoot says the publication publishes partitions' changes as their
+	// root's.
+	viaRoot  bool
+	stream   *streamer
+	progress *Progress
+	// inc runs the stream's incremental snapshots (nil: no signal table,
+	// or not streaming yet); guarded by mu.
+	inc *incremental
 	// slot is the slot's state as last read, for the gauges.
 	slot atomic.Pointer[slotState]
 
@@ -78,6 +84,15 @@ func (t *Task) Start(ctx context.Context, tc connect.SourceTaskContext, props ma
 	}
 	if plan.snapshot == nil {
 		plan.stored = stored
+		if plan.incremental, err = parseIncState(stored); err != nil {
+			t.closeConns()
+			return err
+		}
+		if plan.incremental != nil && t.cfg.Signals == nil {
+			t.closeConns()
+			return fmt.Errorf("the connector's offset holds an incremental snapshot in progress (of %s), but signal.data.collection is not set: "+
+				"set it back to the signal table, or stop the snapshot by resetting the offset key %s", plan.incremental.Tables[0].ID(), keyIncremental)
+		}
 	}
 	t.out = make(chan item, min(queueItems, cfg.MaxQueue))
 	if len(cfg.ToastReread) > 0 {
@@ -118,7 +133,12 @@ func (t *Task) open(ctx context.Context) error {
 	if t.repl, err = dial(ctx, t.cfg, true, ""); err != nil {
 		return err
 	}
-	t.cat, t.tables = cat, tables
+	if t.cfg.Signals != nil {
+		if err := checkSignalTable(ctx, t.conn, t.cfg); err != nil {
+			return err
+		}
+	}
+	t.cat, t.tables, t.viaRoot = cat, tables, viaRoot
 	return nil
 }
 
@@ -151,6 +171,9 @@ type plan struct {
 	// ended says there is nothing to do: snapshot.mode=initial_only with
 	// the snapshot taken.
 	ended bool
+	// incremental is the incremental snapshot the stored offset holds in
+	// progress (nil: none).
+	incremental *incState
 }
 
 // plan decides, from snapshot.mode, the stored offset and the slot, whether
@@ -331,8 +354,18 @@ func (t *Task) work(ctx context.Context, p plan) error {
 	// What the slot confirmed is durable already; what the offsets hold
 	// beyond it, Commit adds.
 	s.flush.Store(uint64(slot.Confirmed))
+	if t.cfg.Signals != nil {
+		s.inc = newIncremental(t.cfg, t.log, t.cat, t.rec, t.viaRoot, p.incremental)
+		s.inc.known = func(oid uint32) *Table {
+			if r := s.relations[oid]; r != nil {
+				return r.table
+			}
+			return nil
+		}
+		t.rec.incremental = s.inc.store
+	}
 	t.mu.Lock()
-	t.stream = s
+	t.stream, t.inc = s, s.inc
 	t.mu.Unlock()
 	hctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -475,7 +508,7 @@ func (t *Task) Commit(ctx context.Context) error {
 	if at == 0 {
 		at = p.Proc
 	}
-	if at == 0 && p.Snapshot == "" {
+	if at == 0 && p.streaming() {
 		at = p.LSN
 	}
 	if uint64(at) > s.flush.Load() {
@@ -553,6 +586,12 @@ func (t *Task) Gauges() []connect.Gauge {
 		out = append(out,
 			connect.Gauge{Name: "postgres_received_lsn", Help: "The last WAL position read from the slot.", Value: float64(s.received.Load())},
 			connect.Gauge{Name: "postgres_flushed_lsn", Help: "The WAL position the task told the server its offsets hold.", Value: float64(s.flush.Load())})
+	}
+	t.mu.Lock()
+	inc := t.inc
+	t.mu.Unlock()
+	if inc != nil {
+		out = append(out, inc.gauges()...)
 	}
 	for _, tp := range t.progress.Tables() {
 		labels := map[string]string{"table": tp.Table}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sluice-io/sluice/connect/postgres/signals"
 )
 
 // keyCheck checks one supported key's value; nil accepts any value.
@@ -105,6 +107,27 @@ var supported = map[string]keyCheck{
 	"sluice.toast.reread.tables":             regexList,
 	"sluice.schema.change.topic":             topicName,
 	"sluice.heartbeat.wal.interval.ms":       intAtLeast(0),
+	"signal.data.collection": func(v string) string {
+		if _, err := signals.ParseTable(strings.TrimSpace(v)); err != nil {
+			return err.Error()
+		}
+		return ""
+	},
+	"signal.enabled.channels": func(v string) string {
+		for _, ch := range strings.Split(v, ",") {
+			if ch = strings.TrimSpace(ch); ch != "" && !strings.EqualFold(ch, "source") {
+				return fmt.Sprintf("channel %q is not supported by the native connector: only source (the signal table) is; "+
+					"send signals with POST /sluice/connectors/{name}/signals or an INSERT into signal.data.collection", ch)
+			}
+		}
+		return ""
+	},
+	// Read by Debezium's other channels only: the source channel reads the
+	// stream.
+	"signal.poll.interval.ms":                    intAtLeast(0),
+	"incremental.snapshot.chunk.size":            intAtLeast(1),
+	"incremental.snapshot.watermarking.strategy": oneOf("insert_insert"),
+	"incremental.snapshot.allow.schema.changes":  oneOf("false"),
 }
 
 // regexList accepts a comma-separated list of regular expressions, as the
@@ -178,6 +201,7 @@ func configErrors(props map[string]string) []*configError {
 			errs = append(errs, &configError{k, msg})
 		}
 	}
+	errs = append(errs, signalColumnErrors(props)...)
 	for _, pair := range [][2]string{{"schema.include.list", "schema.exclude.list"}, {"table.include.list", "table.exclude.list"},
 		{"column.include.list", "column.exclude.list"}, {"message.prefix.include.list", "message.prefix.exclude.list"}} {
 		if strings.TrimSpace(props[pair[0]]) != "" && strings.TrimSpace(props[pair[1]]) != "" {

@@ -27,6 +27,9 @@ func (r *LoggersRequest) CommandTerm() int64 { return r.Term }
 // CommandTerm is the term of the leader that asked for the gauges.
 func (r *GaugesRequest) CommandTerm() int64 { return r.Term }
 
+// CommandTerm is the term of the leader that sent the signal.
+func (r *SignalRequest) CommandTerm() int64 { return r.Term }
+
 // AgentReport is a request an agent sends to the leader: it names the
 // agent, which the leader checks against the subject it came on.
 type AgentReport interface {

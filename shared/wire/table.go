@@ -73,6 +73,9 @@ const (
 	// SubjectAgentGauges addresses the gauges endpoint of one agent: the
 	// gauges its tasks of a connector report (GaugesRequest).
 	SubjectAgentGauges = SubjectPrefix + ".%s.agent.%s.gauges"
+	// SubjectAgentSignal addresses the signal endpoint of one agent: a
+	// signal for a connector's task it runs (SignalRequest).
+	SubjectAgentSignal = SubjectPrefix + ".%s.agent.%s.signal"
 
 	// SubjectLeaderRegister and its siblings are the leader-only endpoints of
 	// one term of a group; a deposed leader's subscriptions name an older
@@ -149,6 +152,7 @@ var Subjects = []Subject{
 	{"chunk", SubjectAgentChunk, ToAgent, reflect.TypeFor[RequestChunk](), reflect.TypeFor[ChunkReply]()},
 	{"presence", SubjectAgentPresence, ToAgent, nil, nil},
 	{"gauges", SubjectAgentGauges, ToAgent, reflect.TypeFor[GaugesRequest](), reflect.TypeFor[GaugesReply]()},
+	{"signal", SubjectAgentSignal, ToAgent, reflect.TypeFor[SignalRequest](), reflect.TypeFor[SignalReply]()},
 	{"register", SubjectLeaderRegister, ToLeader, reflect.TypeFor[RegisterRequest](), reflect.TypeFor[RegisterReply]()},
 	{"heartbeat", SubjectLeaderHeartbeat, ToLeader, reflect.TypeFor[HeartbeatRequest](), reflect.TypeFor[HeartbeatReply]()},
 	{"status", SubjectLeaderStatus, ToLeader, reflect.TypeFor[StatusReport](), reflect.TypeFor[StatusReply]()},

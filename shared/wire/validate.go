@@ -185,6 +185,21 @@ func (r *GaugesRequest) Validate() error {
 	return nil
 }
 
+// Validate checks the term, the task and the signal's type.
+func (r *SignalRequest) Validate() error {
+	const msg = "signal request"
+	if err := validTerm(msg, r.Term); err != nil {
+		return err
+	}
+	if err := validTaskID(msg, "task", r.Task); err != nil {
+		return err
+	}
+	if r.Signal.Type == "" {
+		return badField(msg, "signal.type", "must not be empty")
+	}
+	return nil
+}
+
 // Validate checks the op and the fields it needs.
 func (r *PluginConnectorRequest) Validate() error {
 	const msg = "connector request"

@@ -159,6 +159,9 @@ func (r *sourceRunner) open(ctx context.Context) error {
 		return fmt.Errorf("read offsets: %w", err)
 	}
 	r.view, r.release = view, release
+	if err := checkHeld(view.Entries(r.t.id.Connector), cfg.Registry, r.t.conn["connector.class"]); err != nil {
+		return err
+	}
 	tc := connect.SourceTaskContext{Offsets: offsetReader{r}, WorkDir: cfg.WorkDir, AllowedPaths: cfg.AllowedPaths}
 	if r.eos {
 		r.boundary, r.interval = parseBoundary(r.t.conn, cfg.FlushInterval)
@@ -173,6 +176,7 @@ func (r *sourceRunner) open(ctx context.Context) error {
 	}
 	r.started = true
 	r.t.reportGauges(r.task)
+	r.t.takeSignals(r.task)
 	return nil
 }
 
@@ -573,6 +577,7 @@ func (r *sourceRunner) close() error {
 	var errs []error
 	if r.started {
 		r.t.stopGauges()
+		r.t.stopSignals()
 		errs = append(errs, r.task.Stop())
 	}
 	if r.plain != nil {

@@ -102,6 +102,9 @@ type task struct {
 	// gauges is the plugin's task while it reports gauges of itself
 	// (gauges.go); guarded by mu.
 	gauges connect.GaugeReporter
+	// signals is the plugin's source task while it runs, for the signal
+	// command (signals.go); guarded by mu.
+	signals any
 	// hosted is a host task that can tell it lost its process (nil: not
 	// one); set by newRunner.
 	hosted interface{ Err() error }

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/cmdsig"
 	"github.com/sluice-io/sluice/shared/embedded/natstest"
 	"github.com/sluice-io/sluice/shared/natsrpc"
@@ -30,7 +31,10 @@ func (idleWorker) Revoke(context.Context, int64, int64, []api.TaskID) ([]api.Tas
 func (idleWorker) Running() []wire.RunningTask { return nil }
 
 func (idleWorker) Gauges(string) []wire.TaskGauges { return nil }
-func (idleWorker) ObserveIssued(int64, int64)      {}
+func (idleWorker) Signal(context.Context, api.TaskID, connect.Signal) (string, error) {
+	return "", nil
+}
+func (idleWorker) ObserveIssued(int64, int64) {}
 
 // echoHost answers every operation with its request's name as a task
 // config, and fails "boom".

@@ -24,6 +24,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/sluice-io/sluice/api"
+	"github.com/sluice-io/sluice/connect"
 	"github.com/sluice-io/sluice/shared/faults"
 	"github.com/sluice-io/sluice/shared/leasetrust"
 	"github.com/sluice-io/sluice/shared/logthrottle"
@@ -45,6 +46,9 @@ type Worker interface {
 	// Gauges reads the gauges the held tasks of connector report of
 	// themselves (wire.GaugesRequest).
 	Gauges(connector string) []wire.TaskGauges
+	// Signal hands a signal to a running task (wire.SignalRequest) and
+	// returns its id; an api.Error says why it could not.
+	Signal(ctx context.Context, id api.TaskID, sig connect.Signal) (string, error)
 }
 
 // OffsetsApplier carries out offset operations.
@@ -225,6 +229,7 @@ func (t *Transport) Start() (err error) {
 		{"offsets-replace", wire.SubjectAgentOffsetsReplace, t.replaceEndpoint, func() any { return &wire.OffsetsReplaceRequest{} }},
 		{"connector", wire.SubjectAgentConnector, t.connectorEndpoint, func() any { return &wire.PluginConnectorRequest{} }},
 		{"gauges", wire.SubjectAgentGauges, t.gaugesEndpoint, func() any { return &wire.GaugesRequest{} }},
+		{"signal", wire.SubjectAgentSignal, t.signalEndpoint, func() any { return &wire.SignalRequest{} }},
 	} {
 		var opts []natsrpc.MountOption
 		if m.name == "connector" {
@@ -360,6 +365,23 @@ func (t *Transport) gaugesEndpoint(ctx context.Context, req any) (any, error) {
 		return nil, err
 	}
 	return wire.GaugesReply{Tasks: t.worker.Gauges(r.Connector)}, nil
+}
+
+// signalEndpoint hands a signal to one of the tasks this agent runs. A
+// write, it needs the current lease, as offsets operations do: an agent
+// the leader may have declared lost no longer acts for it.
+func (t *Transport) signalEndpoint(ctx context.Context, req any) (any, error) {
+	r := req.(*wire.SignalRequest)
+	ctx, cancel, err := t.whileLeaseCurrent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	id, err := t.worker.Signal(ctx, r.Task, connect.Signal{ID: r.Signal.ID, Type: r.Signal.Type, Data: r.Signal.Data})
+	if err != nil {
+		return nil, err
+	}
+	return wire.SignalReply{ID: id}, nil
 }
 
 // connectorEndpoint hands a connector operation of the leader to the

@@ -3,7 +3,7 @@
 // revoke, offsets, loggers) and the leader-only endpoints agents call (register,
 // heartbeat, deregister, status).
 //
-//	leader ──assign / revoke / offsets / loggers / gauges──► sluice.….agent.<id>.…   (Client)
+//	leader ──assign / revoke / offsets / loggers / gauges / signal──► sluice.….agent.<id>.…   (Client)
 //	leader ──connector (a Java connector's validate, start, …)──► sluice.….agent.<id>.connector   (Client)
 //	agent  ──register / heartbeat / status / deregister / connector event──► sluice.….leader.<term>.…   (Serve)
 //
@@ -130,6 +130,14 @@ func (c *Client) Connector(ctx context.Context, agent string, req wire.PluginCon
 func (c *Client) Gauges(ctx context.Context, agent string, req wire.GaugesRequest) (wire.GaugesReply, error) {
 	var reply wire.GaugesReply
 	err := c.call(ctx, wire.SubjectAgentGauges, agent, req.Term, req, &reply)
+	return reply, err
+}
+
+// Signal has agent hand a signal to a connector's task it runs
+// (wire.SignalRequest).
+func (c *Client) Signal(ctx context.Context, agent string, req wire.SignalRequest) (wire.SignalReply, error) {
+	var reply wire.SignalReply
+	err := c.call(ctx, wire.SubjectAgentSignal, agent, req.Term, req, &reply)
 	return reply, err
 }
 

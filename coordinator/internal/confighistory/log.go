@@ -6,7 +6,8 @@
 //
 //	connectors service / rollout ─► Recorder.Apply ─► config topic (one transaction)
 //	                                      └─ committed ─► Log.Append: one record per entry, keyed by connector
-//	REST GET …/config/history[/{id}] ─► Log.List / Log.Get: a scan of the topic, the newest MaxPerConnector entries
+//	REST GET …/config/history[/{id}] ─► Log.List / Log.Get: the records appended since the last read (index.go),
+//	                                     the newest MaxPerConnector entries; Get fetches its entry's one record
 //	REST POST …/history/{id}/restore ─► Service.Restore ─► PUT …/config's path (validation, tenancy, leader)
 //
 // An entry is written once its change is committed, never before: the
@@ -47,8 +48,10 @@ const (
 // them for good).
 const MaxPerConnector = 100
 
-// MaxScan bounds the records one read goes through: the newest MaxScan
-// records of the topic (one entry is one record, of every connector).
+// MaxScan bounds the records the history reaches: the newest MaxScan
+// records of the topic (one entry is one record, of every connector). Each
+// coordinator keeps a summary of each (index.go), and a read goes through
+// only the records appended since the previous one.
 const MaxScan = 100_000
 
 // The bounds of List's limit.
@@ -92,6 +95,8 @@ type Log struct {
 	cfg        Config
 	cl         *kgo.Client
 	maxMessage atomic.Int64
+	// index is what this coordinator read of the topic (index.go).
+	index index
 }
 
 // New makes a Log and its producer; it does not reach the broker yet.
@@ -245,41 +250,8 @@ func (l *Log) Get(ctx context.Context, connector, id string) (api.ConfigHistoryE
 	}
 	for _, e := range kept {
 		if e.ID == id {
-			return e, true, nil
+			return l.fetch(ctx, e)
 		}
 	}
 	return api.ConfigHistoryEntry{}, false, nil
-}
-
-// newest reads the newest MaxPerConnector entries of connector, highest
-// id first.
-func (l *Log) newest(ctx context.Context, connector string) ([]api.ConfigHistoryEntry, error) {
-	var kept []api.ConfigHistoryEntry
-	trim := func() {
-		slices.SortFunc(kept, func(a, b api.ConfigHistoryEntry) int { return cmp.Compare(b.ID, a.ID) })
-		if len(kept) > MaxPerConnector {
-			kept = slices.Delete(kept, MaxPerConnector, len(kept))
-		}
-	}
-	_, err := topicscan.Scan(ctx, kadm.NewClient(l.cl), l.cfg.KafkaOpts, l.cfg.Topic, time.Time{}, MaxScan, func(r *kgo.Record) {
-		if string(r.Key) != connector || !l.cfg.Gate.Admit(r) {
-			return
-		}
-		var e api.ConfigHistoryEntry
-		if json.Unmarshal(r.Value, &e) != nil || e.ID == "" || e.Connector != connector {
-			return
-		}
-		offsethistory.ObserveID(e.ID)
-		kept = append(kept, e)
-		// Trimming once twice as many are kept bounds the memory of a
-		// read to 2×MaxPerConnector entries.
-		if len(kept) >= 2*MaxPerConnector {
-			trim()
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("config history topic %s: %w", l.cfg.Topic, err)
-	}
-	trim()
-	return kept, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,44 @@ func TestObserveNewest(t *testing.T) {
 	}
 	if h, _ := l.List(testCtx(t), "a", 0, ""); len(h.Entries) != 2 || h.Entries[0].ID != w[0].ID {
 		t.Fatalf("history %+v: the appended entry is not the newest", h)
+	}
+}
+
+// TestReadsOnlyWhatIsNew: a read goes through the records appended since
+// the previous one, and a coordinator that never read the topic reads it
+// all; both see the same history.
+func TestReadsOnlyWhatIsNew(t *testing.T) {
+	l := newLog(t)
+	for i := range 3 {
+		if _, err := l.Append(testCtx(t), entry("a", api.ConfigPut, map[string]string{"i": fmt.Sprint(i)}, map[string]string{"i": fmt.Sprint(i + 1)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, err := l.List(testCtx(t), "a", 0, ""); err != nil || len(h.Entries) != 3 {
+		t.Fatalf("first read: %+v %v", h, err)
+	}
+	if l.index.next[0] != 3 {
+		t.Fatalf("read up to %d, want 3", l.index.next[0])
+	}
+	w, err := l.Append(testCtx(t), entry("a", api.ConfigPatch, map[string]string{"i": "3"}, map[string]string{"i": "4"}), entry("b", api.ConfigCreate, nil, map[string]string{"k": "v"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := l.List(testCtx(t), "a", 0, "")
+	if err != nil || len(h.Entries) != 4 || h.Entries[0].ID != w[0].ID || l.index.next[0] != 5 {
+		t.Fatalf("second read: %+v %v, read up to %d", h, err, l.index.next[0])
+	}
+	// Another coordinator's Log over the same topic reads it all.
+	other, err := New(Config{Topic: l.cfg.Topic, KafkaOpts: l.cfg.KafkaOpts, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	e, ok, err := other.Get(testCtx(t), "b", w[1].ID)
+	if err != nil || !ok || e.After["k"] != "v" || e.Operation != api.ConfigCreate {
+		t.Fatalf("the other coordinator's Get: %+v %v %v", e, ok, err)
+	}
+	if h2, _ := other.List(testCtx(t), "a", 0, ""); !reflect.DeepEqual(h2, h) {
+		t.Fatalf("the other coordinator reads %+v, this one %+v", h2, h)
 	}
 }

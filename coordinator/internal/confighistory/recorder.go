@@ -103,8 +103,8 @@ func NewRecorder(cfg RecorderConfig) *Recorder {
 	return &Recorder{cfg: cfg}
 }
 
-// appendTimeout bounds the write of the entries of a change already made:
-// they are written even when the caller went away.
+// appendTimeout bounds making and writing the entries of a change
+// already made.
 const appendTimeout = 30 * time.Second
 
 // Apply runs apply with cmds and, once it committed them, records an entry
@@ -139,6 +139,10 @@ func (r *Recorder) Apply(ctx context.Context, apply func(ctx context.Context, cm
 	if err := apply(ctx, cmds...); err != nil || len(writes) == 0 {
 		return err
 	}
+	// The change is made: its entries are made and written even when the
+	// caller went away (a Java plugin's secret keys are asked of an agent).
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
+	defer cancel()
 	ch := ChangeFrom(ctx)
 	principal := r.cfg.Principal(ctx)
 	if ch != nil && ch.Principal != "" {
@@ -162,18 +166,16 @@ func (r *Recorder) Apply(ctx context.Context, apply func(ctx context.Context, cm
 		}
 		var secretBefore, secretAfter []string
 		if before[i] != nil {
-			secretBefore = r.cfg.SecretKeys(ctx, before[i])
+			secretBefore = r.cfg.SecretKeys(actx, before[i])
 		}
 		if w.after != nil {
-			secretAfter = r.cfg.SecretKeys(ctx, w.after)
+			secretAfter = r.cfg.SecretKeys(actx, w.after)
 		}
 		entries = append(entries, newEntry(w.name, what, principal, before[i], w.after, secretBefore, secretAfter))
 	}
 	if len(entries) == 0 {
 		return nil
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), appendTimeout)
-	defer cancel()
 	written, err := r.cfg.Log.Append(actx, entries...)
 	if err != nil {
 		for _, e := range entries {

@@ -17,6 +17,7 @@ package fleetlist
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -199,7 +200,7 @@ func (l *Lister) fill(r *row, c store.Connector) {
 			if t.State == api.StateRunning {
 				r.TasksRunning++
 			}
-			if t.WorkerID != "" && t.State != "" && t.State != api.StateUnassigned && !contains(r.Agents, t.WorkerID) {
+			if t.WorkerID != "" && t.State != "" && t.State != api.StateUnassigned && !slices.Contains(r.Agents, t.WorkerID) {
 				r.Agents = append(r.Agents, t.WorkerID)
 			}
 		}
@@ -217,15 +218,6 @@ func (l *Lister) fill(r *row, c store.Connector) {
 	if t := l.cfg.Statuses.Changed(c.Name); t.After(r.changed) {
 		r.changed = t
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // healthRank is health's place in the attention order.
@@ -287,7 +279,7 @@ func (f filter) keeps(r *row) bool {
 		return false
 	case len(f.types) > 0 && !containsFold(f.types, r.Type):
 		return false
-	case f.agent != "" && !contains(r.Agents, f.agent):
+	case f.agent != "" && !slices.Contains(r.Agents, f.agent):
 		return false
 	case f.plugin != "" && !api.PluginNamed(r.Class, f.plugin):
 		return false

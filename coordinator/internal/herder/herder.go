@@ -52,6 +52,7 @@ import (
 	"github.com/sluice-io/sluice/coordinator/internal/metrics"
 	"github.com/sluice-io/sluice/coordinator/internal/offsets"
 	"github.com/sluice-io/sluice/coordinator/internal/reconciler"
+	"github.com/sluice-io/sluice/coordinator/internal/signals"
 	"github.com/sluice-io/sluice/coordinator/internal/statusqueue"
 	"github.com/sluice-io/sluice/coordinator/internal/store"
 	"github.com/sluice-io/sluice/coordinator/internal/tenants"
@@ -206,6 +207,8 @@ type Herder struct {
 	lagHistory *laghistory.Sampler
 	// gauges reads tasks' own gauges from their agents (GET …/gauges).
 	gauges *gauges.Reader
+	// signals hands signals to connectors' tasks (POST …/signals).
+	signals *signals.Sender
 	// locks serialise the changes of each connector (connlock).
 	locks *connlock.Table
 	// all is the one write path over configs, statuses and fleet
@@ -279,6 +282,7 @@ func New(cfg Config, reg *plugins.Registry, nc *nats.Conn, opts ...Option) *Herd
 	h.lag = &lag.Reader{}
 	h.lagHistory = h.newLagHistory()
 	h.gauges = &gauges.Reader{}
+	h.signals = &signals.Sender{}
 	h.health = health.New(health.Config{Version: cfg.Version, Commit: cfg.Commit, Process: healthPorts{h}, NATS: nc,
 		Lags: func(ctx context.Context) []metrics.SinkLag { return h.lag.Lags(ctx) }, Metrics: cfg.Metrics, Logger: h.log})
 	h.offs = &offsets.Service{}
@@ -328,6 +332,7 @@ func (h *Herder) Start(ctx context.Context) error {
 	h.configs.SetRecordLimit(store.NewRecordLimit(h.admin, h.cfg.ConfigTopic))
 	h.lag.Configure(lag.Config{Connectors: h.configs.State, Type: h.plugins.Type, Admin: h.admin, Logger: h.log})
 	h.gauges.Configure(gauges.Config{Connectors: h.configs.State, Placed: h.placedOn, RPC: h.rpc, Term: h.term.Load})
+	h.signals.Configure(signals.Config{Connectors: h.configs.State, Placed: h.placedOn, RPC: h.rpc, Term: h.term.Load})
 	h.levels.Configure(loglevels.Config{Loggers: h.cfg.Loggers, Levels: h.configs.Loggers, Apply: h.configs.Apply,
 		Agents: logAgents{h}, Resend: h.cfg.AgentLease / 2, WriteFailed: connectors.WriteFailed, Logger: h.log})
 	h.configs.OnLoggerLevel(h.levels.ApplyClusterLevel)
@@ -430,6 +435,10 @@ func (h *Herder) Lag() *lag.Reader { return h.lag }
 // Gauges reads tasks' own gauges from their agents (gauges); it works
 // once Start has run, and answers only while this coordinator leads.
 func (h *Herder) Gauges() *gauges.Reader { return h.gauges }
+
+// Signals hands signals to connectors' tasks (signals); it works once
+// Start has run, and only while this coordinator leads.
+func (h *Herder) Signals() *signals.Sender { return h.signals }
 
 // placedOn is the agent task id is placed on, while leading.
 func (h *Herder) placedOn(id api.TaskID) (string, bool) {

@@ -95,6 +95,7 @@ var auditOps = map[string]auditOp{
 	"undo_offsets":           {"offsets.undo", true},
 	"move_connector":         {"connector.move", true},
 	"restore_config":         {"connector.config.restore", true},
+	"send_signal":            {"connector.signal", true},
 	"cordon_agent":           {"agent.cordon", false},
 	"uncordon_agent":         {"agent.uncordon", false},
 	"drain_agent":            {"agent.drain", false},

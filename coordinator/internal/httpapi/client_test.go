@@ -167,6 +167,10 @@ var clientCalls = map[string]func(context.Context, *api.Client) error{
 		_, err := c.Connectors().Gauges(ctx, "a")
 		return err
 	},
+	"send_signal": func(ctx context.Context, c *api.Client) error {
+		_, err := c.Connectors().Signal(ctx, "a", api.ConnectorSignal{Type: "stop-snapshot"})
+		return err
+	},
 	"preview_offsets": func(ctx context.Context, c *api.Client) error {
 		_, err := c.Offsets().Preview(ctx, "a", api.OffsetsPreviewRequest{Reset: true})
 		return err

@@ -38,6 +38,7 @@ func decodeMigration(_ context.Context, r *http.Request) (any, error) {
 		"stop_timeout":  stringField("stop_timeout", &req.StopTimeout),
 		"user":          stringField("user", &req.User),
 		"password":      stringField("password", &req.Password),
+		"dry_run":       boolField("dry_run", &req.DryRun),
 	}.bind("", body)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,9 @@ func decodeMigration(_ context.Context, r *http.Request) (any, error) {
 	if req.Password != "" && req.User == "" {
 		return nil, badRequest("\"password\" needs a \"user\"")
 	}
-	return migrationRequest{req: req, dryRun: dryRun}, nil
+	// dry_run in the body or the query, as a move takes it.
+	req.DryRun = req.DryRun || dryRun
+	return migrationRequest{req: req, dryRun: req.DryRun}, nil
 }
 
 func makeMigrate(svc Fleet) endpoint.Endpoint {

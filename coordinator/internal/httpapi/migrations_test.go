@@ -19,6 +19,7 @@ func TestMigrationBodies(t *testing.T) {
 		{"unknown field", "/sluice/migrations", `{"url":"http://c","token":"x"}`, `Unrecognized field "token"`},
 		{"password without user", "/sluice/migrations", `{"url":"http://c","password":"p"}`, `"password" needs a "user"`},
 		{"dry_run not a boolean", "/sluice/migrations?dry_run=yes", `{"url":"http://c"}`, "Invalid value 'yes' for query parameter 'dry_run': must be true or false"},
+		{"body dry_run not a boolean", "/sluice/migrations", `{"url":"http://c","dry_run":"yes"}`, `Invalid value for field "dry_run"`},
 		{"unknown parameter", "/sluice/migrations?force=true", `{"url":"http://c"}`, "Unknown query parameter 'force'"},
 	}
 	for _, tt := range bad {
@@ -34,9 +35,18 @@ func TestMigrationBodies(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	args, _ := f.called("Migrate")
-	want := api.MigrationRequest{URL: "http://c:8083", Connectors: "a", LeaveStopped: true, DeleteSource: true, StopTimeout: "1m", User: "u", Password: "p"}
+	want := api.MigrationRequest{URL: "http://c:8083", Connectors: "a", LeaveStopped: true, DeleteSource: true, StopTimeout: "1m", User: "u", Password: "p", DryRun: true}
 	if args[0].(api.MigrationRequest) != want || args[1] != true {
 		t.Fatalf("bound %+v", args)
+	}
+	// dry_run in the body, as the console sends it.
+	do(t, srv, "POST", "/sluice/migrations", `{"url":"http://c:8083","dry_run":true}`)
+	if args, _ = f.called("Migrate"); args[1] != true {
+		t.Fatalf("dry_run in the body: %+v", args)
+	}
+	do(t, srv, "POST", "/sluice/migrations", `{"url":"http://c:8083","dry_run":false}`)
+	if args, _ = f.called("Migrate"); args[1] != false {
+		t.Fatalf("dry_run false: %+v", args)
 	}
 
 	// Only an admin may.

@@ -117,6 +117,7 @@ func routes() []route {
 		{"GET /sluice/connectors/{name}/lag", "connector_lag", onRuntime(makeConnectorLag), decodeName, encodeJSON, viewer},
 		{"GET /sluice/connectors/{name}/lag/history", "connector_lag_history", onRuntime(makeConnectorLagHistory), decodeName, encodeJSON, viewer},
 		{"GET /sluice/connectors/{name}/gauges", "connector_gauges", onRuntime(makeConnectorGauges), decodeName, encodeJSON, viewer},
+		{"POST /sluice/connectors/{name}/signals", "send_signal", onRuntime(makeSendSignal), decodeSignal, encodeSignalSent, operator},
 		{"POST /sluice/connectors/{name}/offsets/preview", "preview_offsets", onOffsets(makePreviewOffsets), decodePreview, encodeJSON, viewer},
 		{"POST /sluice/connectors/{name}/offsets/reset", "reset_offsets_to", onOffsets(makeResetOffsetsTo), decodeResetTo, encodeJSON, admin},
 		{"POST /sluice/connectors/{name}/offsets/restore", "restore_offsets", onOffsets(makeRestoreOffsets), decodeRestore, encodeJSON, admin},

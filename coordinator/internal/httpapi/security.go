@@ -265,6 +265,8 @@ func connectorOf(request any) (string, bool) {
 		return r.name, true
 	case undoRequest:
 		return r.name, true
+	case signalRequest:
+		return r.name, true
 	case restoreRequest:
 		return r.name, true
 	case moveRequest:

@@ -64,6 +64,7 @@ var operatorOps = map[string]bool{
 	"open_maintenance": true, "close_maintenance": true,
 	"create_rollout": true, "pause_rollout": true, "resume_rollout": true, "abort_rollout": true,
 	"restore_config": true,
+	"send_signal": true,
 }
 
 // adminReads are the GETs that only admins may make: the audit trail
@@ -102,6 +103,8 @@ func requestFor(rt route, conn string) (method, path, body string) {
 		body = `{"from":"x"}`
 	case "move_connector":
 		body = `{"to":"` + conn + `-2"}`
+	case "send_signal":
+		body = `{"type":"stop-snapshot"}`
 	case "bulk_pause", "bulk_resume", "bulk_stop", "bulk_restart":
 		body = `{"names":["` + conn + `"]}`
 	case "open_maintenance":

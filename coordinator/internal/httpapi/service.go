@@ -90,6 +90,11 @@ type Runtime interface {
 	// gauges the connector's tasks report of themselves, read from their
 	// agents by the leader.
 	ConnectorGauges(ctx context.Context, name string) (api.ConnectorGauges, error)
+	// SignalConnector answers POST /sluice/connectors/{name}/signals: a
+	// signal handed to the connector's running task, which makes it
+	// durable (the native PostgreSQL connector: a row of its signal
+	// table).
+	SignalConnector(ctx context.Context, name string, sig api.ConnectorSignal) (api.SignalSent, error)
 }
 
 // Plugins is /connector-plugins: the plugins, their config keys, and the

@@ -15,9 +15,9 @@ type Reading struct {
 
 // Latest keeps the last total lag read of each sink, so that a listing of
 // the whole fleet can show lag without reading Kafka once per connector
-// per request. It is fed by the reads the coordinator makes anyway (a
-// Prometheus scrape reads every sink's lag, GET …/lag one sink's) and
-// holds one Reading per sink: its size is bounded by the connectors.
+// per request. It is fed by the reads the coordinator makes anyway (the
+// leader's lag-history rounds and a Prometheus scrape read every sink's
+// lag, GET …/lag one sink's) and holds one Reading per sink: its size is bounded by the connectors.
 // The zero value is ready to use.
 type Latest struct {
 	mu   sync.RWMutex

@@ -35,6 +35,8 @@ func Aliases() *cli.Command {
 			Alias("resume", "resume", action("resume", "resume connectors", "resumed")),
 			Alias("restart", "restart", action("restart", "restart connectors and their tasks (--only-failed, --include-tasks=false, --task N)", "restarted")),
 			Alias("delete", "delete", action("delete", "delete connectors", "deleted")),
+			Alias("snapshot", "snapshot", session.AsAnswer(snapshot())),
+			Alias("snapshot-stop", "snapshot-stop", session.AsAnswer(snapshotStop())),
 		},
 	}
 }

@@ -79,6 +79,9 @@ func gaugeTable(rows []GaugeRow) *output.Rows {
 		for _, p := range SnapshotProgress(task) {
 			t.Add(r.Connector, id, r.Agent, gaugeName("progress", map[string]string{"table": p.Table}), p.String())
 		}
+		for _, p := range IncrementalProgress(task) {
+			t.Add(r.Connector, id, r.Agent, gaugeName("incremental_progress", map[string]string{"table": p.Table}), p.String())
+		}
 		start = end
 	}
 	return t
@@ -144,6 +147,56 @@ func SnapshotProgress(rows []GaugeRow) []TableProgress {
 		if p := by[table]; p.Chunks > 0 && p.HasDone {
 			out = append(out, *p)
 		}
+	}
+	return out
+}
+
+// IncrementalTable is how far an incremental snapshot of one table is,
+// from the native PostgreSQL connector's
+// postgres_incremental_snapshot_rows, …_rows_estimate and …_done gauges.
+type IncrementalTable struct {
+	Table          string
+	Rows, Estimate int64
+	Done           bool
+}
+
+// String is "done (3000 rows)" or "about 43% (1300 of ~3000 rows)".
+func (p IncrementalTable) String() string {
+	switch {
+	case p.Done:
+		return fmt.Sprintf("done (%d rows)", p.Rows)
+	case p.Estimate > 0:
+		return fmt.Sprintf("about %d%% (%d of ~%d rows)", min(p.Rows*100/p.Estimate, 99), p.Rows, p.Estimate)
+	}
+	return fmt.Sprintf("running (%d rows)", p.Rows)
+}
+
+// IncrementalProgress is the incremental snapshot progress of each table
+// one task's gauges tell, by table.
+func IncrementalProgress(rows []GaugeRow) []IncrementalTable {
+	by := map[string]*IncrementalTable{}
+	for _, r := range rows {
+		table, ok := r.Labels["table"]
+		if !ok || r.Value == nil || !strings.HasPrefix(r.Name, "postgres_incremental_snapshot_") {
+			continue
+		}
+		p := by[table]
+		if p == nil {
+			p = &IncrementalTable{Table: table}
+			by[table] = p
+		}
+		switch r.Name {
+		case "postgres_incremental_snapshot_rows":
+			p.Rows = int64(*r.Value)
+		case "postgres_incremental_snapshot_rows_estimate":
+			p.Estimate = int64(*r.Value)
+		case "postgres_incremental_snapshot_done":
+			p.Done = *r.Value == 1
+		}
+	}
+	out := make([]IncrementalTable, 0, len(by))
+	for _, table := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, *by[table])
 	}
 	return out
 }

@@ -42,3 +42,28 @@ cdc        1     agent-2  -                                                     
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestIncrementalProgress: a table's incremental snapshot progress line,
+// from its rows, the server's estimate and whether it is done.
+func TestIncrementalProgress(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	table := func(name string) map[string]string { return map[string]string{"table": name} }
+	rows := []GaugeRow{
+		{Name: "postgres_signals_refused", Value: v(0)},
+		{Name: "postgres_incremental_snapshot_rows", Labels: table("public.orders"), Value: v(1300)},
+		{Name: "postgres_incremental_snapshot_rows_estimate", Labels: table("public.orders"), Value: v(3000)},
+		{Name: "postgres_incremental_snapshot_done", Labels: table("public.orders"), Value: v(0)},
+		{Name: "postgres_incremental_snapshot_rows", Labels: table("public.items"), Value: v(50)},
+		{Name: "postgres_incremental_snapshot_done", Labels: table("public.items"), Value: v(1)},
+		{Name: "postgres_incremental_snapshot_rows", Labels: table("public.new"), Value: v(7)},
+		{Name: "postgres_snapshot_rows", Labels: table("public.other"), Value: v(7)},
+	}
+	var got []string
+	for _, p := range IncrementalProgress(rows) {
+		got = append(got, p.Table+": "+p.String())
+	}
+	want := "public.items: done (50 rows)|public.new: running (7 rows)|public.orders: about 43% (1300 of ~3000 rows)"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("progress %q, want %q", strings.Join(got, "|"), want)
+	}
+}
