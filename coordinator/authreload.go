@@ -23,7 +23,7 @@ func (c *Coordinator) watchAuthFile() (stop func()) {
 	if path == "" || authn == nil {
 		return func() {}
 	}
-	last, _ := os.ReadFile(path) // read at start (build); an error shows at the next look
+	last := c.sec.authFile // the bytes build parsed: a change since is seen at the first look
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {

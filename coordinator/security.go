@@ -62,6 +62,9 @@ func (s RESTSecurity) enabled() bool { return s.AuthFile != "" || s.JWKS != "" }
 type restSecurity struct {
 	tls *tls.Config // nil: plain HTTP
 	api httpapi.Security
+	// authFile is the auth file as read at start: the watcher reloads it
+	// when the file differs (watchAuthFile).
+	authFile []byte
 }
 
 // build reads and checks every file s names; an error names the file (and
@@ -110,7 +113,8 @@ func (s RESTSecurity) build(ctx context.Context, log *slog.Logger, ts *tenants.T
 	if s.enabled() {
 		var cfg auth.Config
 		if s.AuthFile != "" {
-			f, err := auth.LoadFile(s.AuthFile)
+			f, data, err := auth.ReadFile(s.AuthFile)
+			out.authFile = data
 			if err == nil {
 				err = f.ExpandTenants(tenants)
 			}

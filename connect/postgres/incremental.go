@@ -334,7 +334,9 @@ func (inc *incremental) readTable(ctx context.Context) (bool, error) {
 	}
 	it := inc.state.Tables[0]
 	if inc.state.MaxKey == nil {
-		max, err := inc.query(ctx, t, it.Filter, nil, nil, true)
+		max, _, err := readInSnapshot(ctx, inc.conn, func() ([]windowRow, error) {
+			return inc.query(ctx, t, it.Filter, nil, nil, true)
+		})
 		if err != nil || len(max) == 0 {
 			return false, err // none: the table is empty
 		}
@@ -419,7 +421,11 @@ func (inc *incremental) query(ctx context.Context, t *Table, filter string, from
 		where = append(where, rowKey+" <= "+params(to))
 	}
 	if filter != "" {
-		where = append(where, "("+filter+")")
+		// The newline ends a trailing "--" comment in the filter, which
+		// would otherwise swallow the ORDER BY and LIMIT below. The filter
+		// is SQL as Debezium runs it, with the connector's database user's
+		// rights (docs/cdc-postgres.md); the reads run READ ONLY.
+		where = append(where, "("+filter+"\n)")
 	}
 	q := "SELECT " + strings.Join(cols, ", ") + " FROM " + quoteIdent(t.Schema) + "." + quoteIdent(t.Name)
 	if len(where) > 0 {

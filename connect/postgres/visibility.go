@@ -78,13 +78,13 @@ func (s xidSnapshot) includes(xid uint32) bool {
 	return x < s.xmin || x < s.xmax && !s.xip[x]
 }
 
-// readInSnapshot runs read in a REPEATABLE READ transaction on c and
+// readInSnapshot runs read in a REPEATABLE READ, READ ONLY transaction on c and
 // returns the transaction's snapshot with what read returned: read's
 // queries see exactly the changes of the transactions the snapshot
 // includes.
 func readInSnapshot[T any](ctx context.Context, c *pgconn.PgConn, read func() (T, error)) (T, xidSnapshot, error) {
 	var zero T
-	if _, err := query(ctx, c, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+	if _, err := query(ctx, c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
 		return zero, xidSnapshot{}, fmt.Errorf("begin a chunk's transaction: %w", err)
 	}
 	out, snap, err := func() (T, xidSnapshot, error) {

@@ -123,6 +123,7 @@ func NewAuthenticator(ctx context.Context, cfg Config) (*Authenticator, error) {
 			return nil, err
 		}
 		v.tenants = cfg.Tenants
+		v.fingerprint = cfg.JWT.fingerprint()
 		a.jwt = v
 	}
 	return a, nil
@@ -270,5 +271,5 @@ var dummyHash = sync.OnceValue(func() []byte {
 })
 
 func (e *Entry) principal(via string) *Principal {
-	return &Principal{Name: e.Name, Via: via, Grants: e.Grants}
+	return &Principal{Name: e.Name, Via: via, Grants: e.Grants, entry: e}
 }

@@ -58,16 +58,23 @@ type File struct {
 
 // LoadFile reads and checks the auth file at path.
 func LoadFile(path string) (*File, error) {
+	f, _, err := ReadFile(path)
+	return f, err
+}
+
+// ReadFile is LoadFile that also returns the bytes it parsed, against
+// which a watcher of the file compares what it reads later.
+func ReadFile(path string) (*File, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("auth file: %w", err)
+		return nil, nil, fmt.Errorf("auth file: %w", err)
 	}
 	f, err := ParseFile(data)
 	if err != nil {
-		return nil, fmt.Errorf("auth file %s: %w", path, err)
+		return nil, data, fmt.Errorf("auth file %s: %w", path, err)
 	}
 	f.Path = path
-	return f, nil
+	return f, data, nil
 }
 
 // ParseFile parses an auth file's contents.

@@ -37,6 +37,8 @@ type jwtVerifier struct {
 	claim  string
 	// tenants resolves grants over tenants (Config.Tenants).
 	tenants func(string) ([]string, bool)
+	// fingerprint is JWTConfig.fingerprint of the settings.
+	fingerprint string
 }
 
 // The signing methods taken: asymmetric ones only, so that a public key
@@ -84,7 +86,7 @@ func (v *jwtVerifier) verify(ctx context.Context, token string) (*Principal, err
 	if sub == "" {
 		return nil, errors.New("the JWT has no sub claim to name its principal")
 	}
-	p := &Principal{Name: sub, Via: ViaJWT, Grants: rolesFromClaim(claims[v.claim], v.tenants)}
+	p := &Principal{Name: sub, Via: ViaJWT, Grants: rolesFromClaim(claims[v.claim], v.tenants), jwtConfig: v.fingerprint}
 	if exp, err := claims.GetExpirationTime(); err == nil && exp != nil {
 		p.expires = exp.Time // required by the parser: always there
 	}

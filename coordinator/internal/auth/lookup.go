@@ -45,6 +45,42 @@ func (e *Entry) fingerprint(via string) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// Fingerprint is the fingerprint of what authenticated p, as it was when
+// it did: its auth-file entry's (see Lookup), or for a JWT the JWT
+// settings' (JWTFingerprint); "" for a forwarded identity. A console
+// session keeps it, taken from the same look-up that checked the
+// credentials, so that a change racing the sign-in still ends it.
+func (p *Principal) Fingerprint() string {
+	switch {
+	case p.entry != nil:
+		return p.entry.fingerprint(p.Via)
+	case p.jwtConfig != "":
+		return p.jwtConfig
+	}
+	return ""
+}
+
+// JWTFingerprint is a digest of the JWT settings (JWKS, issuer, audience,
+// roles claim); "" when JWTs are not taken. A JWT's console session ends
+// when the coordinator verifying it takes JWTs no more, or under other
+// settings.
+func (a *Authenticator) JWTFingerprint() string {
+	if a.jwt == nil {
+		return ""
+	}
+	return a.jwt.fingerprint
+}
+
+// fingerprint is a digest of the settings a JWT is verified under.
+func (c JWTConfig) fingerprint() string {
+	h := sha256.New()
+	for _, part := range []string{c.JWKS, c.Issuer, c.Audience, c.RolesClaim} {
+		h.Write([]byte{byte(len(part) >> 8), byte(len(part))})
+		h.Write([]byte(part))
+	}
+	return "jwt:" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
 // Expires is when the credential p was authenticated with stops being
 // valid: a JWT's exp; zero for credentials that do not expire.
 func (p *Principal) Expires() time.Time { return p.expires }

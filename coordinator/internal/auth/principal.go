@@ -128,6 +128,12 @@ type Principal struct {
 	// zero: never. It is not forwarded: a forward is checked on its own
 	// clock (forwardSkew).
 	expires time.Time
+	// entry is the auth file's entry the principal was authenticated
+	// by (nil: a JWT or a forwarded identity), for Fingerprint.
+	entry *Entry
+	// jwtConfig is the fingerprint of the JWT settings a JWT principal
+	// was verified under.
+	jwtConfig string
 }
 
 // WithTenancy is p whose grants over tenants find a connector's tenant with

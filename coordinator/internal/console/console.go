@@ -42,6 +42,11 @@ func Mount(api http.Handler, o Options) http.Handler {
 	web, _ := fs.Sub(files, "web") // the directory is embedded
 	c := &console{o: o, web: web, files: http.FileServerFS(web)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if why := crossSite(r); why != "" {
+			o.Logger.Warn("refused a write from another site", "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "why", why)
+			writeError(w, http.StatusForbidden, "Refused a "+r.Method+" of "+r.URL.Path+": "+why+". Writes are taken from the console and from clients that are not browsers")
+			return
+		}
 		switch {
 		case r.URL.Path == "/ui":
 			http.Redirect(w, r, Prefix, http.StatusMovedPermanently)

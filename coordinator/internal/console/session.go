@@ -77,6 +77,12 @@ func (c *console) session(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		cur, err := s.Manager.Read(r)
+		if errors.Is(err, session.ErrNoSession) {
+			if info, ok := c.byCertificate(r); ok {
+				writeJSON(w, http.StatusOK, info)
+				return
+			}
+		}
 		if err != nil {
 			info := sessionInfo{Auth: true}
 			if !errors.Is(err, session.ErrNoSession) {
@@ -104,6 +110,25 @@ func (c *console) session(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		writeError(w, http.StatusMethodNotAllowed, "The session is read with GET, opened with POST and closed with DELETE")
 	}
+}
+
+// byCertificate is the session info of a caller known by its verified
+// client certificate: the browser presents it with every request, so such
+// a caller needs no session (and no CSRF token: the API refuses writes
+// other sites' pages send, console.crossSite).
+func (c *console) byCertificate(r *http.Request) (sessionInfo, bool) {
+	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+		return sessionInfo{}, false
+	}
+	bare := r.Clone(r.Context())
+	bare.Header = http.Header{}
+	p, err := c.o.Sessions.Authenticator.Authenticate(bare, r.TLS)
+	if err != nil {
+		return sessionInfo{}, false
+	}
+	info := infoOf(&session.Session{Principal: p})
+	info.Expires = nil
+	return info, true
 }
 
 // signIn checks the credentials of POST /ui/session as the REST API would

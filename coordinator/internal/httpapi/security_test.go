@@ -64,7 +64,7 @@ var operatorOps = map[string]bool{
 	"open_maintenance": true, "close_maintenance": true,
 	"create_rollout": true, "pause_rollout": true, "resume_rollout": true, "abort_rollout": true,
 	"restore_config": true,
-	"send_signal": true,
+	"send_signal":    true,
 }
 
 // adminReads are the GETs that only admins may make: the audit trail

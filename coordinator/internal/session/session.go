@@ -67,7 +67,7 @@ type Session struct {
 type payload struct {
 	Via         string          `json:"v"`
 	Name        string          `json:"n"`
-	Fingerprint string          `json:"f,omitempty"` // auth-file principals
+	Fingerprint string          `json:"f,omitempty"` // the entry's, or the JWT settings'
 	Principal   *auth.Principal `json:"p,omitempty"` // JWT principals
 	Expires     int64           `json:"e"`
 	CSRF        string          `json:"c"`
@@ -120,13 +120,15 @@ func (m *Manager) Issue(w http.ResponseWriter, r *http.Request, p *auth.Principa
 	pl := payload{Via: p.Via, Name: p.Name, Expires: now.Add(m.ttl).Unix(), CSRF: randomToken()}
 	switch p.Via {
 	case auth.ViaBasic, auth.ViaToken:
-		_, fp, ok := m.authn.Lookup(p.Via, p.Name)
-		if !ok {
+		// The fingerprint of the entry that checked the credentials, not
+		// of a look-up now: a change of the file in between ends the
+		// session at once instead of blessing the old credentials.
+		if pl.Fingerprint = p.Fingerprint(); pl.Fingerprint == "" {
 			return nil, fmt.Errorf("%s is not in the auth file", p.Kind())
 		}
-		pl.Fingerprint = fp
 	case auth.ViaJWT:
 		pl.Principal = p
+		pl.Fingerprint = p.Fingerprint()
 		if exp := p.Expires(); !exp.IsZero() && exp.Unix() < pl.Expires {
 			pl.Expires = exp.Unix()
 		}
@@ -189,6 +191,9 @@ func (m *Manager) Read(r *http.Request) (*Session, error) {
 	case auth.ViaJWT:
 		if pl.Principal == nil {
 			return nil, errors.New("the session names no principal: sign in again")
+		}
+		if fp := m.authn.JWTFingerprint(); fp == "" || !hmac.Equal([]byte(fp), []byte(pl.Fingerprint)) {
+			return nil, fmt.Errorf("the session of %s was revoked: this coordinator takes JWTs no more, or under other settings: sign in again", pl.Principal.Kind())
 		}
 		s.Principal = pl.Principal
 	default:

@@ -6,11 +6,16 @@ import * as api from './api.js';
 import { go, show, start } from './router.js';
 import { banner } from './parts/banner.js';
 
+// REASON keys why the sign-in page is shown (the server's message), kept
+// out of the address: a link of someone else's could put any text there.
+export const REASON = 'sluice-signin-reason';
+
 async function boot() {
   start();
   api.onEvent(ev => {
     if (ev.type === 'signed-out' && location.pathname !== '/ui/signin') {
-      go(`/ui/signin?next=${encodeURIComponent(location.pathname + location.search)}&reason=${encodeURIComponent(ev.message)}`, { replace: true });
+      sessionStorage.setItem(REASON, ev.message);
+      go(`/ui/signin?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
     }
     banner(ev);
   });
@@ -25,7 +30,7 @@ async function boot() {
   const s = api.current();
   if (s.auth && !s.signed_in && location.pathname !== '/ui/signin') {
     const q = new URLSearchParams({ next: location.pathname + location.search });
-    if (s.reason) q.set('reason', s.reason);
+    if (s.reason) sessionStorage.setItem(REASON, s.reason);
     history.replaceState(null, '', `/ui/signin?${q}`);
   }
   show();

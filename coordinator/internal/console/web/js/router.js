@@ -52,7 +52,7 @@ export async function show() {
   let match = null;
   for (const [re, mod, names] of routes) {
     const m = re.exec(path);
-    if (m) { match = { mod, params: Object.fromEntries(names.map((n, i) => [n, m[i + 1] && decodeURIComponent(m[i + 1])])) }; break; }
+    if (m) { match = { mod, params: Object.fromEntries(names.map((n, i) => [n, m[i + 1] && decodeSegment(m[i + 1])])) }; break; }
   }
   markNav(path);
   if (!match) {
@@ -87,6 +87,12 @@ export async function show() {
     if (page !== mine) return;
     mount(root, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, e.message));
   }
+}
+
+// decodeSegment decodes a path segment; a malformed escape (a hand-typed
+// "%") is taken as written rather than failing the page.
+function decodeSegment(seg) {
+  try { return decodeURIComponent(seg); } catch { return seg; }
 }
 
 function markNav(path) {

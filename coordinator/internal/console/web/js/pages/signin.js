@@ -4,7 +4,7 @@
 import { h, mount, field } from '../dom.js';
 import * as api from '../api.js';
 import { go } from '../router.js';
-import { renderWho } from '../main.js';
+import { renderWho, REASON } from '../main.js';
 
 export async function render(ctx) {
   document.title = 'Sign in · Sluice';
@@ -12,7 +12,8 @@ export async function render(ctx) {
   const next = ctx.query.get('next') || '/ui/';
   const safeNext = next.startsWith('/ui/') ? next : '/ui/';
   if (!s.auth || s.signed_in) { go(safeNext, { replace: true }); return; }
-  const reason = ctx.query.get('reason');
+  const reason = sessionStorage.getItem(REASON);
+  sessionStorage.removeItem(REASON);
   const error = h('p', { class: 'error', role: 'alert', id: 'signin-error' }, reason || '');
   if (!reason) error.hidden = true;
   let mode = 'password';
