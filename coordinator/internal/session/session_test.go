@@ -254,7 +254,7 @@ func TestTokenSession(t *testing.T) {
 
 // TestJWTSessionEndsWithToken: a JWT's session carries the token's
 // principal (no auth file to look it up in) and ends when the token does,
-// before the TTL.
+// before the TTL — or at once on a coordinator whose JWT settings differ.
 func TestJWTSessionEndsWithToken(t *testing.T) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -298,6 +298,12 @@ func TestJWTSessionEndsWithToken(t *testing.T) {
 	got, err := m.Read(request("GET", c))
 	if err != nil || got.Principal.Name != "carol" || got.Principal.Via != auth.ViaJWT || len(got.Principal.Grants) != 1 {
 		t.Fatalf("the JWT's session reads as %+v, %v", got, err)
+	}
+	// A coordinator that takes no JWTs (or under other settings) does
+	// not take the JWT's session either.
+	noJWT := newManager(t, testKey, 8*time.Hour, authenticator(t, fmt.Sprintf(aliceFile, hash(t, "pw"), hash(t, "b"))))
+	if _, err := noJWT.Read(request("GET", c)); err == nil || !strings.Contains(err.Error(), "revoked") {
+		t.Errorf("on a coordinator without JWTs the session reads with %v, want it revoked", err)
 	}
 	m.now = func() time.Time { return exp }
 	if _, err := m.Read(request("GET", c)); err == nil || !strings.Contains(err.Error(), "expired") {
