@@ -3,6 +3,8 @@ package console
 import (
 	"strings"
 	"testing"
+
+	"github.com/sluice-io/sluice/sluicetest"
 )
 
 // TestSignInWithPassword: a user opens a deep link, is sent to the sign-in
@@ -75,5 +77,21 @@ func TestSignInWithToken(t *testing.T) {
 	p.waitJS("the home page", `location.pathname === '/ui/'`)
 	if !strings.Contains(p.text("#who .user"), "Token ci") {
 		p.failf("the header names %q, not the token's principal", p.text("#who .user"))
+	}
+}
+
+// TestNoSignInWithAuthOff: with REST authentication off (make run) the
+// console asks for no sign-in: the fleet home opens at once, says the
+// access is open, and offers every action.
+func TestNoSignInWithAuthOff(t *testing.T) {
+	needBrowser(t)
+	c := sluicetest.Start(t, sluicetest.Options{Agents: 1})
+	p := openTab(t, c.URL)
+	p.open("/ui/signin")
+	p.waitJS("the fleet home instead of the sign-in page", `location.pathname === '/ui/' && document.querySelector('table.fleet')`)
+	p.waitText("#who", "open access")
+	p.waitJS("the New connector button", button("main", "New connector"))
+	if status := evalJS[int](p, `fetch('/ui/session', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{"user": "x", "password": "y"}'}).then(r => r.status)`); status != 409 {
+		p.failf("a sign-in with authentication off answered %d, want 409", status)
 	}
 }
