@@ -12,7 +12,14 @@ export function dialog(title, body, buttons) {
   const back = document.activeElement;
   return new Promise(resolve => {
     const dlg = h('dialog', { class: 'modal', 'aria-labelledby': 'modal-title' });
-    const done = v => { dlg.close(); dlg.remove(); if (back && back.focus) back.focus(); resolve(v); };
+    const done = v => {
+      dlg.close();
+      dlg.remove();
+      // The button that opened it may be gone (a bulk bar that closed):
+      // then the page's main region takes the focus, not <body>.
+      if (back && back.isConnected && back.focus) back.focus(); else document.getElementById('main').focus();
+      resolve(v);
+    };
     mount(dlg,
       h('h2', { id: 'modal-title' }, title),
       h('div', { class: 'modal-body' }, body),
