@@ -18,9 +18,7 @@ import (
 func TestDebeziumAgentKilledMidStream(t *testing.T) {
 	postgres(t)
 	path, hostDir := hostSetup(t)
-	if _, err := procs.BuildBinary(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
+	sluiceBinary(t)
 	c := procs.Start(t, procs.Options{Agents: 2, AgentArgs: []string{
 		"--plugin-path", strings.Join(path, ","), "--connect-host-dir", hostDir}})
 	d := newDebezium(t, c, nil)

@@ -77,9 +77,7 @@ func TestNativePostgresTakesOverFromDebeziumAndBack(t *testing.T) {
 // together and a read_committed consumer sees each change once.
 func TestNativePostgresAgentKilledMidStream(t *testing.T) {
 	postgres(t)
-	if _, err := procs.BuildBinary(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
+	sluiceBinary(t)
 	for _, eos := range []bool{false, true} {
 		t.Run(map[bool]string{false: "at least once", true: "exactly once"}[eos], func(t *testing.T) {
 			killMidStream(t, eos)
@@ -111,9 +109,7 @@ func killMidStream(t *testing.T, exactlyOnce bool) {
 // stream once each, with no gap between the snapshot and the stream.
 func TestNativePostgresAgentKilledMidSnapshot(t *testing.T) {
 	postgres(t)
-	if _, err := procs.BuildBinary(t.TempDir()); err != nil {
-		t.Fatal(err)
-	}
+	sluiceBinary(t)
 	c := procs.Start(t, procs.Options{Agents: 2,
 		CoordinatorArgs: []string{"--exactly-once-source-support=enabled"}, AgentArgs: []string{"--exactly-once-source-support=enabled"}})
 	const rows = 200_000

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/sluice-io/sluice/sluicetest"
-	"github.com/sluice-io/sluice/sluicetest/procs"
 )
 
 // TestNativePostgresSignals: an incremental snapshot asked for through the
@@ -22,13 +21,7 @@ import (
 // connector of another class says so.
 func TestNativePostgresSignals(t *testing.T) {
 	postgres(t)
-	bin := procs.Binary() // built once per test binary run
-	if bin == "" {
-		var err error
-		if bin, err = procs.BuildBinary(t.TempDir()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := sluiceBinary(t)
 	c := sluicetest.Start(t, sluicetest.Options{})
 	signals := strings.ReplaceAll(c.Name("signals"), "-", "_")
 	d := &debezium{t: t}
