@@ -79,7 +79,10 @@ func TestFleetListing(t *testing.T) {
 	want := fmt.Sprintf("%s,%s,%s,%s,%s", nowhere, paused, theirs, gen, sink)
 	sluicetest.Eventually(t, 60*time.Second, func() (bool, string) {
 		l = fleetList(t, c.URL, "", ada)
-		return fleetNames(l) == want && l.Counts.Health[api.HealthHealthy] == 2, fmt.Sprintf("%+v", l)
+		// The unplaced task's status (placement's reason) is written a
+		// moment after its task config: until then it has "no status yet".
+		n, _ := fleetRow(l, nowhere)
+		return fleetNames(l) == want && l.Counts.Health[api.HealthHealthy] == 2 && n.Reason != "task 0 unassigned: no status yet", fmt.Sprintf("%+v", l)
 	})
 	g, _ := fleetRow(l, gen)
 	if g.Type != api.TypeSource || g.Class != classGenerator || g.Version == "" || g.State != api.StateRunning || g.Reason != "1 of 1 tasks RUNNING" ||
