@@ -149,7 +149,9 @@ func TestTaskConfigsFailureRetriesWithBackoff(t *testing.T) {
 		t.Errorf("timers left after success: %v", p)
 	}
 	trace := "computing the task configs of connector a: database unreachable"
-	if got, want := h.status.of("a"), []Status{running, failed(trace), running}; !reflect.DeepEqual(got, want) {
+	// Each failed attempt reports FAILED again (a status written over the
+	// first must not hide the failure), then the success RUNNING.
+	if got, want := h.status.of("a"), []Status{running, failed(trace), failed(trace), failed(trace), failed(trace), running}; !reflect.DeepEqual(got, want) {
 		t.Errorf("statuses = %+v, want %+v", got, want)
 	}
 	// The backoff starts over after a success.
@@ -210,7 +212,7 @@ func TestStartFailureRetriesAndKeepsTaskConfigs(t *testing.T) {
 		t.Error("Changed not closed for the new task configs")
 	}
 	trace := "starting " + sourceClass + ": no route to host"
-	want := []Status{failed(trace), running, failed(trace), running}
+	want := []Status{failed(trace), running, failed(trace), failed(trace), running}
 	if got := h.status.of("a"); !reflect.DeepEqual(got, want) {
 		t.Errorf("statuses = %+v, want %+v", got, want)
 	}

@@ -258,6 +258,12 @@ func (w *worker) fail(err error) {
 		in.poke()
 	})
 	m.cfg.Logger.Warn("connector instance failed; retrying", "connector", in.name, "retry_in", delay, "err", err)
+	// Reported at every failed attempt, not once: the reconciler may have
+	// written the connector's target state (RUNNING) over the first report
+	// when it looked before that report was read back, and an unchanged
+	// failure must not stay hidden behind it (the backoff bounds these
+	// writes).
+	w.haveReported = false
 	w.report(Status{State: api.StateFailed, Trace: err.Error()})
 }
 
