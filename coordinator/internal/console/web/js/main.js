@@ -62,6 +62,9 @@ function watchLeader() {
 export function renderWho() {
   const s = api.current();
   const who = document.getElementById('who');
+  // The audit trail and migrations are admin routes: their pages are not
+  // offered to whoever holds no admin grant.
+  for (const a of document.querySelectorAll('#nav a[href="/ui/audit"], #nav a[href="/ui/migrate"]')) a.hidden = !api.can('admin');
   if (!s.auth) { mount(who, h('span', { class: 'muted', title: 'REST authentication is off' }, 'open access')); return; }
   if (!s.signed_in) { mount(who); return; }
   const roles = s.principal.grants.map(g => g.role + (g.connectors ? ` (${g.connectors.join(', ')})` : '') + (g.tenants ? ` (tenants ${g.tenants.join(', ')})` : '')).join('; ') || 'no role';
